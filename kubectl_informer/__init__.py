@@ -1,0 +1,3 @@
+"""kubectl informer: client-go's informer machinery, made visible."""
+
+__version__ = "0.1.0"

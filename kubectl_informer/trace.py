@@ -1,0 +1,141 @@
+"""The observation bus.
+
+Every engine component reports what it does as ``TraceEvent``s through one
+``Tracer``; the UI, ``-o json`` and recordings all read that one stream.
+
+Emitting with no subscriber must cost next to nothing, because the engine
+emits several events per delta: ``emit`` returns at once, and hot paths can
+test ``tracer.enabled`` before building their fields at all.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections import deque
+from typing import Any, Callable, Iterable
+
+import orjson
+
+from .clock import Clock, RealClock
+
+
+class TraceEvent:
+    """One thing the machinery did. ``fields`` holds JSON values only."""
+
+    __slots__ = ("seq", "time", "kind", "key", "fields")
+
+    def __init__(self, seq: int, time: float, kind: str, key: str | None, fields: dict[str, Any]):
+        self.seq = seq
+        self.time = time
+        self.kind = kind
+        self.key = key
+        self.fields = fields
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seq": self.seq, "time": self.time, "kind": self.kind, "key": self.key, "fields": self.fields}
+
+    def to_json(self) -> str:
+        return orjson.dumps(self.to_dict(), default=str).decode()
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "TraceEvent":
+        return cls(int(d["seq"]), float(d["time"]), str(d["kind"]), d.get("key"), dict(d.get("fields") or {}))
+
+    @classmethod
+    def from_json(cls, line: str | bytes) -> "TraceEvent":
+        return cls.from_dict(orjson.loads(line))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TraceEvent) and self.to_dict() == other.to_dict()
+
+    def __repr__(self) -> str:
+        return f"TraceEvent(seq={self.seq}, time={self.time:.3f}, kind={self.kind!r}, key={self.key!r}, fields={self.fields!r})"
+
+
+Subscriber = Callable[[TraceEvent], None]
+
+
+class Tracer:
+    """Fan-out of TraceEvents to subscribers, stamped with ``clock`` time.
+
+    Subscribers run on the emitting thread and must be quick (append to a
+    buffer); the list is copied on write so ``emit`` reads it without a lock.
+    """
+
+    def __init__(self, clock: Clock | None = None) -> None:
+        self.clock = clock or RealClock()
+        self._seq = itertools.count(1)
+        self._subscribers: tuple[Subscriber, ...] = ()
+        self._lock = threading.Lock()
+        self.enabled = False
+
+    def emit(self, kind: str, key: str | None = None, **fields: Any) -> None:
+        subs = self._subscribers
+        if not subs:
+            return
+        ev = TraceEvent(next(self._seq), self.clock.now(), kind, key, fields)
+        for s in subs:
+            s(ev)
+
+    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
+        with self._lock:
+            self._subscribers = self._subscribers + (callback,)
+            self.enabled = True
+
+        def unsubscribe() -> None:
+            with self._lock:
+                subs = list(self._subscribers)
+                if callback in subs:
+                    subs.remove(callback)
+                self._subscribers = tuple(subs)
+                self.enabled = bool(subs)
+
+        return unsubscribe
+
+
+# Shared by components built without a tracer: never subscribed, so free.
+NULL_TRACER = Tracer()
+
+
+class TraceBuffer:
+    """A subscriber that keeps events until a reader drains them.
+
+    Bounded: if nobody drains, the oldest events are dropped (and counted) so
+    memory stays bounded however long the engine runs.
+    """
+
+    def __init__(self, maxlen: int = 500_000) -> None:
+        self._events: deque[TraceEvent] = deque(maxlen=maxlen)
+        self._maxlen = maxlen
+        self._lock = threading.Lock()
+        self.received = 0
+        self.dropped = 0
+
+    def __call__(self, ev: TraceEvent) -> None:
+        # deque.append is atomic under the GIL; the counters are advisory.
+        if len(self._events) >= self._maxlen:
+            self.dropped += 1
+        self._events.append(ev)
+        self.received += 1
+
+    def extend(self, events: Iterable[TraceEvent]) -> None:
+        for ev in events:
+            self(ev)
+
+    def drain(self, max_events: int | None = None) -> list[TraceEvent]:
+        out: list[TraceEvent] = []
+        pop = self._events.popleft
+        with self._lock:
+            n = len(self._events) if max_events is None else min(max_events, len(self._events))
+            for _ in range(n):
+                out.append(pop())
+        return out
+
+    def __len__(self) -> int:
+        return len(self._events)
+
+
+def read_trace(lines: Iterable[str | bytes]) -> list[TraceEvent]:
+    """Parse NDJSON trace lines (``-o json`` output, recordings)."""
+    return [TraceEvent.from_json(line) for line in lines if line.strip()]

@@ -1,0 +1,71 @@
+"""What every pane is made of: a state fed by TraceEvents, and a widget.
+
+A pane never calls the engine. The app drains the tracer at a bounded frame
+rate, ``feed``s each event to every pane state (cheap: counters, ring
+buffers), then asks the panes whose state changed to ``refresh_view``.
+A pane module holds one ``PaneState`` subclass and one ``Pane`` subclass, so
+a pane can be tested alone by feeding its state a recorded trace.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from textual.widget import Widget
+
+from ..trace import TraceEvent
+
+
+@dataclass
+class RunInfo:
+    """What the run is, for headers and help: set once by the CLI."""
+
+    resource: str = "pods"
+    namespace: str | None = "default"     # None: all namespaces
+    context: str = ""
+    server: str = ""
+    profile: str = "1.32"                 # --client-go
+    fifo: str = "DeltaFIFO"               # "DeltaFIFO" | "RealFIFO" | "RealFIFO (atomic)"
+    initial_list: str = "paged LIST"      # "paged LIST" | "WatchList stream"
+    resync_period: float = 0.0            # seconds, as asked
+    label_selector: str | None = None
+    field_selector: str | None = None
+    demo_scenario: str | None = None
+    mode: str = "watch"                   # "watch" | "queue"
+    extra: dict = field(default_factory=dict)
+
+
+class PaneState:
+    """Fed every event in order; bumps ``version`` when it changed."""
+
+    def __init__(self) -> None:
+        self.version = 0
+
+    def feed(self, ev: TraceEvent) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def feed_all(self, events) -> None:
+        for ev in events:
+            self.feed(ev)
+
+
+class Pane(Widget):
+    """Base for pane widgets: renders its ``state`` when asked."""
+
+    can_focus = True
+
+    def __init__(self, state: PaneState, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.state = state
+        self._rendered_version = -1
+
+    def refresh_view(self, now: float | None = None) -> None:
+        """Redraw from ``self.state``; ``now`` is the trace clock's latest time
+        (for ages and countdowns). Override ``render_state``."""
+        if self.state.version == self._rendered_version and now is None:
+            return
+        self._rendered_version = self.state.version
+        self.render_state(now)
+
+    def render_state(self, now: float | None) -> None:  # pragma: no cover - interface
+        raise NotImplementedError

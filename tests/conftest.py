@@ -1,0 +1,25 @@
+import pytest
+
+from kubectl_informer.clock import FakeClock, wait_for
+from kubectl_informer.trace import TraceBuffer, Tracer
+
+
+@pytest.fixture
+def clock():
+    return FakeClock(start=1000.0)
+
+
+@pytest.fixture
+def tracer(clock):
+    return Tracer(clock)
+
+
+@pytest.fixture
+def trace(tracer):
+    """A TraceBuffer subscribed to ``tracer``."""
+    buf = TraceBuffer()
+    tracer.subscribe(buf)
+    return buf
+
+
+__all__ = ["wait_for"]
