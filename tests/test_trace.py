@@ -1,0 +1,56 @@
+from kubectl_informer.clock import FakeClock
+from kubectl_informer.trace import TraceBuffer, TraceEvent, Tracer, read_trace
+
+
+def test_emit_without_subscriber_records_nothing_and_is_disabled():
+    t = Tracer(FakeClock())
+    assert t.enabled is False
+    t.emit("fifo.queue", "default/a", type="Added")  # must not raise or allocate a sequence number
+    buf = TraceBuffer()
+    t.subscribe(buf)
+    t.emit("fifo.pop", "default/a", types=["Added"])
+    [ev] = buf.drain()
+    assert ev.seq == 1
+
+
+def test_events_carry_seq_clock_time_kind_key_fields():
+    clock = FakeClock(start=10.0)
+    t = Tracer(clock)
+    buf = TraceBuffer()
+    t.subscribe(buf)
+    t.emit("watch.start", resource_version="5")
+    clock.step(0.25)
+    t.emit("fifo.queue", "ns/a", type="Added", depth=1, pending=1)
+    a, b = buf.drain()
+    assert (a.seq, a.time, a.kind, a.key, a.fields) == (1, 10.0, "watch.start", None, {"resource_version": "5"})
+    assert (b.seq, b.time, b.kind, b.key) == (2, 10.25, "fifo.queue", "ns/a")
+
+
+def test_unsubscribe_disables_when_last_subscriber_leaves():
+    t = Tracer(FakeClock())
+    seen = []
+    unsub = t.subscribe(seen.append)
+    t.emit("x")
+    unsub()
+    t.emit("y")
+    assert [e.kind for e in seen] == ["x"]
+    assert t.enabled is False
+
+
+def test_json_round_trip_matches_design_shape():
+    ev = TraceEvent(1, 0.125, "fifo.pop", "default/web-1", {"types": ["Sync"], "is_in_initial_list": False})
+    line = ev.to_json()
+    assert line.startswith('{"seq":1,"time":0.125,"kind":"fifo.pop","key":"default/web-1","fields":')
+    assert read_trace([line, "", line.encode()]) == [ev, ev]
+
+
+def test_buffer_is_bounded_and_counts_drops():
+    buf = TraceBuffer(maxlen=3)
+    t = Tracer(FakeClock())
+    t.subscribe(buf)
+    for i in range(5):
+        t.emit("k", str(i))
+    assert buf.received == 5 and buf.dropped == 2
+    assert [e.key for e in buf.drain(2)] == ["2", "3"]
+    assert [e.key for e in buf.drain()] == ["4"]
+    assert len(buf) == 0
