@@ -1,0 +1,361 @@
+"""DeltaFIFO: client-go's per-key accumulating queue (``delta_fifo.go``).
+
+Shared informers used it up to client-go 1.32. Each key holds one queue
+slot and a list of ``Delta``s that accumulate while the key waits, so a
+consumer sees everything that happened to an object since it last looked,
+in one ``pop``. The rules, as in current client-go:
+
+- a delta for a key already queued is appended to that key's deltas (a
+  *coalesce*); the key keeps its place in the queue;
+- two trailing deletions collapse into one, keeping the one that is not a
+  ``DeletedFinalStateUnknown`` (the real final state beats a guess);
+- ``delete`` of an object that is neither queued nor known is dropped: it was
+  most likely already reported by a relist's deletion detection;
+- ``resync`` queues ``Sync`` for known keys only when nothing is queued for
+  them, since a queued delta is newer than what the indexer holds;
+- ``replace`` queues ``Replaced`` (or ``Sync`` for old consumers) for every
+  listed object, then a tombstone ``Deleted(DeletedFinalStateUnknown)`` for
+  every queued or known key missing from the list: the watch missed those
+  deletions;
+- ``has_synced`` turns true once the first ``replace``'s keys have all been
+  popped (or once anything was added before any replace).
+
+This module also defines the delta vocabulary RealFIFO uses.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Callable
+
+from ..clock import Clock, RealClock
+from ..trace import NULL_TRACER, Tracer
+from .keys import DeletedFinalStateUnknown, meta_namespace_key_func
+
+
+class DeltaType(StrEnum):
+    ADDED = "Added"
+    UPDATED = "Updated"
+    DELETED = "Deleted"
+    # A relist's view of an object (client-go emits Sync instead unless the
+    # consumer opted in with EmitDeltaTypeReplaced).
+    REPLACED = "Replaced"
+    # A periodic resync's synthetic re-delivery of a known object.
+    SYNC = "Sync"
+    # Atomic RealFIFO (client-go 1.36): one entry for a whole relist/resync.
+    REPLACED_ALL = "ReplacedAll"
+    SYNC_ALL = "SyncAll"
+    # A watch bookmark passed on so the consumer learns the resource version.
+    BOOKMARK = "Bookmark"
+
+
+ADDED = DeltaType.ADDED
+UPDATED = DeltaType.UPDATED
+DELETED = DeltaType.DELETED
+REPLACED = DeltaType.REPLACED
+SYNC = DeltaType.SYNC
+REPLACED_ALL = DeltaType.REPLACED_ALL
+SYNC_ALL = DeltaType.SYNC_ALL
+BOOKMARK = DeltaType.BOOKMARK
+
+
+@dataclass(frozen=True, slots=True)
+class Delta:
+    """One change: its type and the object's state after it (for a
+    deletion, the last state known before it)."""
+
+    type: DeltaType
+    object: Any
+
+
+@dataclass(frozen=True)
+class ReplacedAllInfo:
+    """The object of a ``ReplacedAll`` delta: a whole list, transformed."""
+
+    resource_version: str
+    objects: list = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class SyncAllInfo:
+    """The object of a ``SyncAll`` delta: re-deliver everything known."""
+
+
+class FIFOClosedError(Exception):
+    """``pop`` on a FIFO that is closed and empty."""
+
+    def __init__(self, msg: str = "DeltaFIFO: manipulating with closed queue") -> None:
+        super().__init__(msg)
+
+
+def _tombstone_label(obj: Any) -> str:
+    return "tombstone" if isinstance(obj, DeletedFinalStateUnknown) else "object"
+
+
+class DeltaFIFO:
+    """See the module docstring. Thread-safe; one consumer calls ``pop``."""
+
+    def __init__(self, key_func: Callable[[Any], str] = meta_namespace_key_func,
+                 known_objects: Any = None, emit_delta_type_replaced: bool = False,
+                 transformer: Callable[[Any], Any] | None = None, *,
+                 tracer: Tracer | None = None, clock: Clock | None = None) -> None:
+        self._key_func = key_func
+        # Anything with list_keys() and get_by_key(key) -> (obj, exists):
+        # normally the informer's Indexer.
+        self._known = known_objects
+        self._emit_replaced = emit_delta_type_replaced
+        self._transformer = transformer
+        self._tracer = tracer or NULL_TRACER
+        self._clock = clock or RealClock()
+
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
+        # key -> deltas; a key is in _items iff it is in _queue.
+        self._items: dict[str, list[Delta]] = {}
+        self._queue: deque[str] = deque()
+        self._populated = False
+        self._initial_population_count = 0
+        self._closed = False
+        # Consumers blocked in pop: notify only when someone waits.
+        self._waiting = 0
+        # key -> clock time it was queued; filled only while tracing.
+        self._queued_at: dict[str, float] = {}
+
+    # ----- keys -----
+
+    def key_of(self, obj: Any) -> str:
+        """The key of an object, of a tombstone, or of a Deltas list (its
+        newest delta's object)."""
+        if isinstance(obj, list):
+            if not obj:
+                raise KeyError("0 length Deltas object; can't get key")
+            obj = obj[-1].object
+        if isinstance(obj, DeletedFinalStateUnknown):
+            return obj.key
+        return self._key_func(obj)
+
+    # ----- producers -----
+
+    def add(self, obj: Any) -> None:
+        with self._lock:
+            self._populated = True
+            self._queue_action_locked(ADDED, ADDED, obj)
+
+    def update(self, obj: Any) -> None:
+        with self._lock:
+            self._populated = True
+            self._queue_action_locked(UPDATED, UPDATED, obj)
+
+    def delete(self, obj: Any) -> None:
+        key = self.key_of(obj)
+        with self._lock:
+            self._populated = True
+            if key not in self._items:
+                known = self._known
+                if known is None:
+                    exists = False
+                else:
+                    try:
+                        exists = known.get_by_key(key)[1]
+                    except Exception:
+                        # client-go queues the delete when the lookup fails.
+                        exists = True
+                if not exists:
+                    # Presumably already reported by a relist: do not report
+                    # the same deletion twice.
+                    tracer = self._tracer
+                    if tracer.enabled:
+                        tracer.emit("fifo.skip", key, type="Deleted", reason="unknown_delete")
+                    return
+            self._queue_action_locked(DELETED, DELETED, obj)
+
+    def _queue_action_locked(self, action: DeltaType, internal: DeltaType, obj: Any) -> None:
+        # ``action`` is what is queued; ``internal`` says why (Replace queues
+        # Sync for old consumers but its objects must still be transformed).
+        if isinstance(obj, DeletedFinalStateUnknown):
+            key = obj.key
+        else:
+            key = self._key_func(obj)
+            # Every object passes here once: transform it now. Tombstones and
+            # resync's Sync carry objects that were transformed already.
+            if self._transformer is not None and internal is not SYNC:
+                obj = self._transformer(obj)
+        delta = Delta(action, obj)
+        deltas = self._items.get(key)
+        tracer = self._tracer
+        if deltas is None:
+            self._items[key] = [delta]
+            self._queue.append(key)
+            if self._waiting:
+                self._cond.notify()
+            if tracer.enabled:
+                self._queued_at[key] = self._clock.now()
+                tracer.emit("fifo.queue", key, type=action.value, depth=len(self._queue), pending=1)
+            return
+        deltas.append(delta)
+        if action is DELETED and deltas[-2].type is DELETED:
+            # dedupDeltas: two deletions in a row are one deletion; keep the
+            # one with the most information.
+            older = deltas[-2]
+            kept = delta if isinstance(older.object, DeletedFinalStateUnknown) else older
+            dropped = older if kept is delta else delta
+            deltas[-2:] = [kept]
+            if tracer.enabled:
+                tracer.emit("fifo.dedup", key, type=action.value, dropped=_tombstone_label(dropped.object),
+                            kept=_tombstone_label(kept.object), pending=len(deltas), depth=len(self._queue))
+            return
+        if tracer.enabled:
+            tracer.emit("fifo.coalesce", key, type=action.value, pending=len(deltas), depth=len(self._queue))
+
+    def replace(self, items: list, resource_version: str = "") -> None:
+        with self._lock:
+            action = REPLACED if self._emit_replaced else SYNC
+            keys: set[str] = set()
+            key_of = self.key_of
+            for obj in items:
+                keys.add(key_of(obj))
+                self._queue_action_locked(action, REPLACED, obj)
+
+            # Deletion detection against the queue: a queued key missing from
+            # the list was deleted while the watch was down.
+            queued_deletions = 0
+            for key, deltas in list(self._items.items()):
+                if key in keys:
+                    continue
+                last = deltas[-1].object if deltas else None
+                if isinstance(last, DeletedFinalStateUnknown):
+                    last = last.obj
+                queued_deletions += 1
+                self._queue_action_locked(DELETED, DELETED, DeletedFinalStateUnknown(key, last))
+
+            # ... and against the known objects (the indexer).
+            known = self._known
+            if known is not None:
+                for key in known.list_keys():
+                    if key in keys or self._items.get(key):
+                        continue
+                    try:
+                        obj, exists = known.get_by_key(key)
+                    except Exception:
+                        obj, exists = None, False
+                    if not exists:
+                        obj = None
+                    queued_deletions += 1
+                    self._queue_action_locked(DELETED, DELETED, DeletedFinalStateUnknown(key, obj))
+
+            if not self._populated:
+                self._populated = True
+                self._initial_population_count = len(keys) + queued_deletions
+
+    def resync(self) -> None:
+        with self._lock:
+            known = self._known
+            if known is None:
+                return
+            tracer = self._tracer
+            for key in known.list_keys():
+                try:
+                    obj, exists = known.get_by_key(key)
+                except Exception:
+                    continue
+                if not exists:
+                    continue
+                # A queued delta is newer than the indexer's copy: resyncing
+                # now would deliver the stale one after it.
+                okey = self.key_of(obj)
+                if self._items.get(okey):
+                    if tracer.enabled:
+                        tracer.emit("fifo.skip", okey, type="Sync", reason="resync_pending")
+                    continue
+                self._queue_action_locked(SYNC, SYNC, obj)
+
+    # ----- consumer -----
+
+    def pop(self, process: Callable[[list[Delta], bool], Any], timeout: float | None = None) -> list[Delta]:
+        """Wait for the oldest key, remove it, call ``process(deltas,
+        is_in_initial_list)`` under the lock and return the deltas.
+
+        ``timeout`` is real seconds (``TimeoutError`` when it elapses). An
+        exception from ``process`` propagates; the deltas are not requeued.
+        """
+        with self._lock:
+            queue = self._queue
+            if not queue:
+                deadline = None if timeout is None else time.monotonic() + timeout
+                while not queue:
+                    if self._closed:
+                        raise FIFOClosedError()
+                    self._waiting += 1
+                    try:
+                        if deadline is None:
+                            self._cond.wait()
+                        else:
+                            remaining = deadline - time.monotonic()
+                            if remaining <= 0 or not self._cond.wait(remaining):
+                                if not queue and not self._closed:
+                                    raise TimeoutError("DeltaFIFO.pop timed out")
+                    finally:
+                        self._waiting -= 1
+            is_in_initial_list = not (self._populated and self._initial_population_count == 0)
+            key = queue.popleft()
+            if self._initial_population_count > 0:
+                self._initial_population_count -= 1
+            deltas = self._items.pop(key)
+            if self._queued_at or self._tracer.enabled:
+                self._trace_pop(key, deltas, is_in_initial_list)
+            process(deltas, is_in_initial_list)
+            return deltas
+
+    def _trace_pop(self, key: str, deltas: list[Delta], is_in_initial_list: bool) -> None:
+        queued_at = self._queued_at.pop(key, None)
+        tracer = self._tracer
+        if tracer.enabled:
+            waited = None if queued_at is None else max(0.0, self._clock.now() - queued_at)
+            tracer.emit("fifo.pop", key, types=[d.type.value for d in deltas],
+                        is_in_initial_list=is_in_initial_list, waited=waited, depth=len(self._queue))
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            self._cond.notify_all()
+
+    def is_closed(self) -> bool:
+        with self._lock:
+            return self._closed
+
+    def has_synced(self) -> bool:
+        with self._lock:
+            return self._populated and self._initial_population_count == 0
+
+    # ----- read-only views -----
+
+    def list(self) -> list[Any]:
+        """The newest object of each queued key, in queue order."""
+        with self._lock:
+            return [self._items[k][-1].object for k in self._queue]
+
+    def list_keys(self) -> list[str]:
+        with self._lock:
+            return list(self._queue)
+
+    def get(self, obj: Any) -> tuple[list[Delta], bool]:
+        return self.get_by_key(self.key_of(obj))
+
+    def get_by_key(self, key: str) -> tuple[list[Delta], bool]:
+        """A copy of the key's queued deltas (the FIFO keeps appending to its own)."""
+        with self._lock:
+            deltas = self._items.get(key)
+            if deltas is None:
+                return [], False
+            return list(deltas), True
+
+    def __len__(self) -> int:
+        return len(self._queue)
+
+    @property
+    def transformer(self) -> Callable[[Any], Any] | None:
+        return self._transformer

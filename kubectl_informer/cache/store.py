@@ -1,0 +1,202 @@
+"""The thread-safe, indexed object cache: client-go's ``Indexer``.
+
+A port of ``tools/cache`` ``store.go`` (the key-func-aware ``cache``),
+``thread_safe_store.go`` (``threadSafeMap`` and ``storeIndex``) and
+``index.go`` (``MetaNamespaceIndexFunc``), in one class because Python has no
+need for the interface layering.
+
+Semantics kept from client-go:
+
+- ``add`` and ``update`` are the same operation: store under the object's
+  key and move the key between index values as the object's values change.
+- ``delete`` of an absent key is a no-op.
+- ``replace`` swaps the whole item map and rebuilds every index from scratch.
+- an index set that becomes empty is dropped, so high-cardinality indices of
+  short-lived objects do not leak (kubernetes/kubernetes#84959).
+- an unknown index name raises ``KeyError`` from ``index``, ``index_keys`` and
+  ``by_index``; ``list_index_func_values`` returns ``[]`` instead.
+- ``add_indexers`` refuses a name already registered and indexes the items
+  already stored (client-go 1.30+).
+
+Returned objects are the stored ones, not copies: callers treat them as
+read-only, as client-go requires, or the indices go stale.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable, Iterable
+
+from .keys import meta_namespace_key_func
+
+IndexFunc = Callable[[Any], list]
+
+NAMESPACE_INDEX = "namespace"
+
+
+def meta_namespace_index_func(obj: Any) -> list[str]:
+    """Index by ``metadata.namespace`` (``""`` for cluster-scoped objects)."""
+    meta = obj.get("metadata") if isinstance(obj, dict) else None
+    if meta is None:
+        raise KeyError(f"object has no meta: {obj!r:.80}")
+    return [meta.get("namespace") or ""]
+
+
+class Indexer:
+    """A Store (``add``/``update``/``delete``/``get``/``list``/``replace``)
+    plus named secondary indices, guarded by one lock."""
+
+    def __init__(self, key_func: Callable[[Any], str] = meta_namespace_key_func,
+                 indexers: dict[str, IndexFunc] | None = None) -> None:
+        self._key_func = key_func
+        self._lock = threading.Lock()
+        self._items: dict[str, Any] = {}
+        self._indexers: dict[str, IndexFunc] = dict(indexers or {})
+        # index name -> indexed value -> keys (a dict used as an ordered set,
+        # so by_index lists objects in the order they were indexed).
+        self._indices: dict[str, dict[str, dict[str, None]]] = {}
+
+    # ----- Store -----
+
+    def add(self, obj: Any) -> None:
+        key = self._key_func(obj)
+        with self._lock:
+            items = self._items
+            old = items.get(key)
+            items[key] = obj
+            if self._indexers:
+                self._update_indices(old, obj, key)
+
+    # client-go's threadSafeMap.Add simply calls Update.
+    update = add
+
+    def delete(self, obj: Any) -> None:
+        key = self._key_func(obj)
+        with self._lock:
+            old = self._items.pop(key, None)
+            if old is not None and self._indexers:
+                self._update_indices(old, None, key)
+
+    def get(self, obj: Any) -> tuple[Any, bool]:
+        return self.get_by_key(self._key_func(obj))
+
+    def get_by_key(self, key: str) -> tuple[Any, bool]:
+        # A single dict lookup is atomic under the GIL and the lock guards
+        # only multi-step changes, so reads of one key skip it (hot path:
+        # the informer looks up every delta's object).
+        item = self._items.get(key)
+        return item, item is not None
+
+    def list(self) -> list[Any]:
+        with self._lock:
+            return list(self._items.values())
+
+    def list_keys(self) -> list[str]:
+        with self._lock:
+            return list(self._items)
+
+    def replace(self, items: Iterable[Any], resource_version: str = "") -> None:
+        key_func = self._key_func
+        new_items = {key_func(obj): obj for obj in items}
+        with self._lock:
+            self._items = new_items
+            self._indices = {}
+            if self._indexers:
+                for key, obj in new_items.items():
+                    self._update_indices(None, obj, key)
+
+    def resync(self) -> None:
+        """No-op, as in client-go (the FIFO does resyncs)."""
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._items
+
+    # ----- Indexer -----
+
+    def _index_func(self, index_name: str) -> IndexFunc:
+        fn = self._indexers.get(index_name)
+        if fn is None:
+            raise KeyError(f"Index with name {index_name} does not exist")
+        return fn
+
+    def index(self, index_name: str, obj: Any) -> list[Any]:
+        """Stored objects sharing any of ``obj``'s values on the index."""
+        with self._lock:
+            values = self._index_func(index_name)(obj)
+            index = self._indices.get(index_name, {})
+            if len(values) == 1:
+                keys: Iterable[str] = index.get(values[0], ())
+            else:
+                merged: dict[str, None] = {}
+                for v in values:
+                    merged.update(index.get(v, ()))
+                keys = merged
+            items = self._items
+            return [items[k] for k in keys]
+
+    def index_keys(self, index_name: str, indexed_value: str) -> list[str]:
+        """Keys of objects indexed under ``indexed_value``, sorted (Go's
+        ``sets.String.List``)."""
+        with self._lock:
+            self._index_func(index_name)
+            return sorted(self._indices.get(index_name, {}).get(indexed_value, ()))
+
+    def list_index_func_values(self, index_name: str) -> list[str]:
+        with self._lock:
+            return list(self._indices.get(index_name, ()))
+
+    def by_index(self, index_name: str, indexed_value: str) -> list[Any]:
+        with self._lock:
+            self._index_func(index_name)
+            keys = self._indices.get(index_name, {}).get(indexed_value, ())
+            items = self._items
+            return [items[k] for k in keys]
+
+    def get_indexers(self) -> dict[str, IndexFunc]:
+        return dict(self._indexers)
+
+    def add_indexers(self, indexers: dict[str, IndexFunc]) -> None:
+        with self._lock:
+            conflict = sorted(set(self._indexers) & set(indexers))
+            if conflict:
+                raise ValueError(f"indexer conflict: {conflict}")
+            self._indexers.update(indexers)
+            for key, obj in self._items.items():
+                for name in indexers:
+                    self._update_single_index(name, None, obj, key)
+
+    # ----- index maintenance (caller holds the lock) -----
+
+    def _update_indices(self, old: Any, new: Any, key: str) -> None:
+        for name in self._indexers:
+            self._update_single_index(name, old, new, key)
+
+    def _update_single_index(self, name: str, old: Any, new: Any, key: str) -> None:
+        fn = self._indexers[name]
+        old_values = fn(old) if old is not None else ()
+        new_values = fn(new) if new is not None else ()
+        index = self._indices.get(name)
+        if index is None:
+            index = self._indices[name] = {}
+        # The common case: one value, unchanged by the update.
+        if len(new_values) == 1 and len(old_values) == 1 and new_values[0] == old_values[0]:
+            return
+        for v in old_values:
+            keys = index.get(v)
+            if keys is not None:
+                keys.pop(key, None)
+                if not keys:
+                    del index[v]
+        for v in new_values:
+            keys = index.get(v)
+            if keys is None:
+                index[v] = {key: None}
+            else:
+                keys[key] = None
+
+
+# client-go's NewStore/NewIndexer: a Store is an Indexer without indexers.
+Store = Indexer
