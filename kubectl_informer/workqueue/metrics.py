@@ -1,0 +1,151 @@
+"""client-go's workqueue metrics, kept by the queue itself.
+
+client-go hands these to a Prometheus provider; we keep the same seven
+metrics in the queue and let readers take a snapshot with ``queue.metrics()``:
+
+- depth: items added and not yet handed out by ``get`` (client-go counts an
+  item re-added while processing here too, before it is back in the queue)
+- adds: adds that were not collapsed into an item already dirty
+- queue latency: clock seconds from add to ``get``
+- work duration: clock seconds from ``get`` to ``done``
+- unfinished work seconds: summed age of the items being processed now
+- longest running processor: age of the oldest item being processed now
+- retries: ``add_after`` calls (rate-limited re-adds go through it)
+
+client-go refreshes the two unfinished-work gauges from a 500 ms ticker; we
+compute them when the snapshot is taken, which is the same value without a
+thread per queue. Latency and work duration keep count and sum of every
+observation and a bounded window of recent ones for percentiles, so memory
+does not grow with run time.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import asdict, dataclass
+from typing import Any, Hashable, Iterable
+
+__all__ = ["Summary", "Reservoir", "QueueMetrics", "QueueMetricsRecorder"]
+
+# Observations kept for percentiles: recent enough to follow a live run, small
+# enough that a snapshot sorts it in well under a millisecond.
+RESERVOIR_SIZE = 1024
+
+
+@dataclass(frozen=True)
+class Summary:
+    """A histogram metric as read: totals over all observations, percentiles
+    over the recent window."""
+
+    count: int = 0
+    sum: float = 0.0
+    p50: float = 0.0
+    p90: float = 0.0
+    p99: float = 0.0
+    max: float = 0.0  # of the recent window
+
+    @property
+    def mean(self) -> float:
+        return self.sum / self.count if self.count else 0.0
+
+
+class Reservoir:
+    """Count, sum and the last ``size`` observations (a ring buffer)."""
+
+    __slots__ = ("count", "sum", "window")
+
+    def __init__(self, size: int = RESERVOIR_SIZE) -> None:
+        self.count = 0
+        self.sum = 0.0
+        self.window: deque[float] = deque(maxlen=size)
+
+    def observe(self, v: float) -> None:
+        self.count += 1
+        self.sum += v
+        self.window.append(v)
+
+    def summary(self) -> Summary:
+        return summarize(self.window, self.count, self.sum)
+
+
+def _pct(sorted_vals: list[float], q: float) -> float:
+    # Nearest-rank percentile: always an observed value.
+    idx = min(len(sorted_vals) - 1, max(0, int(q * len(sorted_vals) + 0.999999) - 1))
+    return sorted_vals[idx]
+
+
+def summarize(values: Iterable[float], count: int, total: float) -> Summary:
+    vals = sorted(values)
+    if not vals:
+        return Summary(count=count, sum=total)
+    return Summary(
+        count=count,
+        sum=total,
+        p50=_pct(vals, 0.50),
+        p90=_pct(vals, 0.90),
+        p99=_pct(vals, 0.99),
+        max=vals[-1],
+    )
+
+
+@dataclass(frozen=True)
+class QueueMetrics:
+    """A point-in-time snapshot of one queue's metrics (names as client-go's
+    ``workqueue_*`` series)."""
+
+    name: str | None
+    depth: int
+    adds: int
+    queue_latency: Summary
+    work_duration: Summary
+    unfinished_work_seconds: float
+    longest_running_processor_seconds: float
+    retries: int
+    waiting: int = 0  # delaying queue: items in the add_after heap
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class QueueMetricsRecorder:
+    """The mutable side, called by the queue under its lock.
+
+    Kept as plain attributes so the queue's hot path can update them with a
+    few dict operations (see ``Queue.add/get/done``).
+    """
+
+    __slots__ = ("depth", "adds", "retries", "add_times", "processing_start_times", "latency", "work_duration")
+
+    def __init__(self, reservoir_size: int = RESERVOIR_SIZE) -> None:
+        self.depth = 0
+        self.adds = 0
+        self.retries = 0
+        self.add_times: dict[Hashable, float] = {}
+        self.processing_start_times: dict[Hashable, float] = {}
+        self.latency = Reservoir(reservoir_size)
+        self.work_duration = Reservoir(reservoir_size)
+
+    def unfinished_work(self, now: float) -> tuple[float, float]:
+        """(total, oldest) age in seconds of the items being processed."""
+        total = 0.0
+        oldest = 0.0
+        for t in self.processing_start_times.values():
+            age = now - t
+            total += age
+            if age > oldest:
+                oldest = age
+        return total, oldest
+
+    def snapshot(self, name: str | None, now: float, waiting: int = 0) -> QueueMetrics:
+        total, oldest = self.unfinished_work(now)
+        return QueueMetrics(
+            name=name,
+            depth=self.depth,
+            adds=self.adds,
+            queue_latency=self.latency.summary(),
+            work_duration=self.work_duration.summary(),
+            unfinished_work_seconds=total,
+            longest_running_processor_seconds=oldest,
+            retries=self.retries,
+            waiting=waiting,
+        )

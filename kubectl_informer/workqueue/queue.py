@@ -1,0 +1,223 @@
+"""The work queue: client-go's ``util/workqueue`` Type.
+
+Three structures carry its guarantees:
+
+- ``queue``: the order items are handed out; every queued item is dirty and
+  not being processed.
+- ``dirty``: every item that needs processing. Adding an item already dirty
+  does nothing, so a burst of events for one key becomes one unit of work.
+- ``processing``: items a worker holds between ``get`` and ``done``. An item
+  added while it is processed is only marked dirty; ``done`` puts it back in
+  the queue. So no two workers ever hold the same item at once, and no event
+  is lost while a worker holds it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from typing import Any, Hashable
+
+from ..clock import Clock, RealClock
+from ..trace import NULL_TRACER, Tracer
+from .metrics import QueueMetrics, QueueMetricsRecorder
+
+__all__ = ["Queue"]
+
+
+def _key(item: Any) -> str:
+    return item if isinstance(item, str) else str(item)
+
+
+class Queue:
+    """client-go's work queue (``workqueue.New``).
+
+    ``get(timeout)`` takes real seconds as a safety net and raises
+    ``TimeoutError``; all measured durations (metrics, trace fields) are on
+    ``clock``.
+    """
+
+    def __init__(self, *, name: str | None = None, clock: Clock | None = None, tracer: Tracer | None = None) -> None:
+        self.name = name
+        self._clock = clock or RealClock()
+        self._tracer = tracer or NULL_TRACER
+        self._queue: deque[Hashable] = deque()
+        self._dirty: set[Hashable] = set()
+        self._processing: set[Hashable] = set()
+        # A plain Lock: cheaper than the RLock Condition() defaults to.
+        self._cond = threading.Condition(threading.Lock())
+        self._shutting_down = False
+        self._drain = False
+        self._m = QueueMetricsRecorder()
+
+    @property
+    def clock(self) -> Clock:
+        return self._clock
+
+    @property
+    def tracer(self) -> Tracer:
+        return self._tracer
+
+    # -- client-go Interface -------------------------------------------------
+
+    def add(self, item: Hashable) -> None:
+        """Mark ``item`` as needing processing."""
+        with self._cond:
+            if self._shutting_down:
+                return
+            if item in self._dirty:
+                # Collapsed: already waiting in the queue, or already due to
+                # be re-queued when its worker calls done.
+                if self._tracer.enabled:
+                    self._tracer.emit("queue.add", _key(item), outcome="already_dirty", depth=len(self._queue))
+                return
+            m = self._m
+            m.adds += 1
+            m.depth += 1
+            if item not in m.add_times:
+                m.add_times[item] = self._clock.now()
+            self._dirty.add(item)
+            if item in self._processing:
+                # Its worker still holds it: done() re-queues it.
+                if self._tracer.enabled:
+                    self._tracer.emit(
+                        "queue.add", _key(item), outcome="dirty_while_processing", depth=len(self._queue)
+                    )
+                return
+            self._queue.append(item)
+            self._cond.notify()
+            if self._tracer.enabled:
+                self._tracer.emit("queue.add", _key(item), outcome="queued", depth=len(self._queue))
+
+    def len(self) -> int:
+        """Items queued (not dirty-while-processing), for display only."""
+        with self._cond:
+            return len(self._queue)
+
+    def __len__(self) -> int:
+        return self.len()
+
+    def get(self, timeout: float | None = None) -> tuple[Any, bool]:
+        """Block until an item can be processed: ``(item, False)``; or
+        ``(None, True)`` once shutting down with nothing queued. The caller
+        must call ``done(item)``. ``timeout`` is real seconds; on expiry
+        raises ``TimeoutError``."""
+        with self._cond:
+            if not self._queue and not self._shutting_down:
+                if timeout is None:
+                    while not self._queue and not self._shutting_down:
+                        self._cond.wait()
+                else:
+                    deadline = time.monotonic() + timeout
+                    while not self._queue and not self._shutting_down:
+                        remaining = deadline - time.monotonic()
+                        if remaining <= 0:
+                            raise TimeoutError(f"workqueue get: nothing to process within {timeout}s")
+                        self._cond.wait(remaining)
+            if not self._queue:
+                return None, True
+            item = self._queue.popleft()
+            m = self._m
+            m.depth -= 1
+            now = self._clock.now()
+            m.processing_start_times[item] = now
+            added = m.add_times.pop(item, None)
+            waited = 0.0
+            if added is not None:
+                waited = now - added
+                m.latency.observe(waited)
+            self._processing.add(item)
+            self._dirty.discard(item)
+            if self._tracer.enabled:
+                self._tracer.emit("queue.get", _key(item), waited=waited, depth=len(self._queue))
+            return item, False
+
+    def done(self, item: Hashable) -> None:
+        """Finish processing ``item``; re-queue it if it was added meanwhile.
+
+        Unlike client-go, ``done`` of an item not being processed is ignored:
+        there it would queue a dirty item a second time.
+        """
+        with self._cond:
+            if item not in self._processing:
+                return
+            m = self._m
+            started = m.processing_start_times.pop(item, None)
+            worked = 0.0
+            if started is not None:
+                worked = self._clock.now() - started
+                m.work_duration.observe(worked)
+            self._processing.discard(item)
+            requeued = item in self._dirty
+            if requeued:
+                self._queue.append(item)
+                self._cond.notify()
+            elif not self._processing:
+                # Wake shut_down_with_drain waiters (and any getter).
+                self._cond.notify_all()
+            if self._tracer.enabled:
+                self._tracer.emit("queue.done", _key(item), worked=worked, requeued=requeued)
+
+    def shut_down(self) -> None:
+        """Ignore new items and tell workers to exit now (items already
+        queued are still handed out by ``get``)."""
+        with self._cond:
+            self._drain = False
+            self._shutting_down = True
+            self._cond.notify_all()
+        self._on_shutdown(drain=False)
+
+    def shut_down_with_drain(self, timeout: float | None = None) -> None:
+        """Ignore new items, then wait until every item being processed is
+        done. ``shut_down`` from another thread ends the wait early.
+        ``timeout`` is real seconds (``TimeoutError``)."""
+        with self._cond:
+            self._drain = True
+            self._shutting_down = True
+            self._cond.notify_all()
+        self._on_shutdown(drain=True)
+        with self._cond:
+            deadline = None if timeout is None else time.monotonic() + timeout
+            while self._processing and self._drain:
+                if deadline is None:
+                    self._cond.wait()
+                else:
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        raise TimeoutError(f"workqueue drain: {len(self._processing)} items still processing")
+                    self._cond.wait(remaining)
+
+    def shutting_down(self) -> bool:
+        with self._cond:
+            return self._shutting_down
+
+    def _on_shutdown(self, drain: bool) -> None:
+        """Hook for subclasses (the delaying queue stops its loop)."""
+        if self._tracer.enabled:
+            self._tracer.emit("queue.shutdown", None, drain=drain)
+
+    # -- display views -------------------------------------------------------
+
+    def queued(self) -> list:
+        """Items in the order ``get`` will hand them out."""
+        with self._cond:
+            return list(self._queue)
+
+    def dirty(self) -> set:
+        with self._cond:
+            return set(self._dirty)
+
+    def processing(self) -> set:
+        with self._cond:
+            return set(self._processing)
+
+    # -- metrics ---------------------------------------------------------------
+
+    def metrics(self) -> QueueMetrics:
+        """Snapshot of client-go's workqueue metrics for this queue."""
+        with self._cond:
+            return self._m.snapshot(self.name, self._clock.now(), self._waiting_count())
+
+    def _waiting_count(self) -> int:
+        return 0
