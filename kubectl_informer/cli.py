@@ -1,0 +1,536 @@
+"""The command line: ``kubectl informer watch|queue|replay|sim|version``.
+
+Help reads like kubectl's own (description, Examples, Options, Usage). Every
+failure the user can cause ends in one ``error: ...`` line on stderr and a
+non-zero exit; anything unexpected too, with ``--debug`` for the traceback.
+Heavy imports (kubernetes, textual) happen inside commands so that ``--help``
+and ``version`` stay fast.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import signal
+import sys
+import threading
+import time
+import traceback
+from typing import Any
+
+import click
+
+from . import __version__
+from .output import make_renderer
+from .runner import RunError, RunOptions
+from .trace import TraceBuffer, TraceEvent, Tracer
+
+PROG = "kubectl informer"
+CLIENT_GO_PROFILES = ("1.32", "1.35", "1.36")
+DEFAULT_SCENARIO = "steady"
+# sample-controller (client-go's reference controller) runs 2 workers; the
+# client-go workqueue example and controller-runtime run 1.
+DEFAULT_WORKERS = 2
+
+
+# --- help that reads like kubectl's ---------------------------------------------
+
+def _format_examples(formatter: click.HelpFormatter, examples: str) -> None:
+    if not examples:
+        return
+    formatter.write_paragraph()
+    formatter.write("Examples:\n")
+    for line in examples.strip("\n").splitlines():
+        formatter.write(("  " + line.strip()) if line.strip() else "")
+        formatter.write("\n")
+
+
+class KubectlCommand(click.Command):
+    """A command whose help is ordered as kubectl's: what it does, Examples,
+    Options, then Usage."""
+
+    def __init__(self, *args: Any, examples: str = "", usage: str = "", **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.examples = examples
+        self.usage = usage
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self.format_help_text(ctx, formatter)
+        _format_examples(formatter, self.examples)
+        self.format_options(ctx, formatter)
+        formatter.write_paragraph()
+        formatter.write(f"Usage:\n  {ctx.command_path} {self.usage or '[options]'}\n")
+
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        if self.help:
+            formatter.write(click.unstyle(self.help).strip() + "\n")
+
+
+class KubectlGroup(click.Group):
+    """The top-level group; its ``main`` is the error guard every command runs in."""
+
+    def __init__(self, *args: Any, examples: str = "", **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.examples = examples
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        if self.help:
+            formatter.write(self.help.strip() + "\n")
+        _format_examples(formatter, self.examples)
+        self.format_options(ctx, formatter)  # click's Group lists the commands after the options
+        formatter.write_paragraph()
+        formatter.write(f"Usage:\n  {ctx.command_path} [command] [options]\n")
+        formatter.write_paragraph()
+        formatter.write(f'Use "{ctx.command_path} <command> --help" for more information about a given command.\n')
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):  # type: ignore[override]
+        args = list(sys.argv[1:] if args is None else args)
+        code = run_guarded(lambda: super(KubectlGroup, self).main(
+            args=args, prog_name=prog_name or PROG, complete_var=complete_var, standalone_mode=False, **extra),
+            debug="--debug" in args or bool(os.environ.get("KUBECTL_INFORMER_DEBUG")))
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+
+def error_line(message: str) -> None:
+    """The one line every failure ends in, kubectl's ``error: ...`` form."""
+    text = " ".join(str(message).split())
+    try:
+        sys.stderr.write(f"error: {text}\n")
+        sys.stderr.flush()
+    except (BrokenPipeError, ValueError):
+        pass
+
+
+def _usage_message(e: click.ClickException) -> str:
+    msg = e.format_message().strip()
+    if msg[:1].isupper() and not msg[1:2].isupper():
+        msg = msg[0].lower() + msg[1:]
+    msg = msg.rstrip(".")
+    ctx = getattr(e, "ctx", None)
+    if isinstance(e, click.UsageError) and ctx is not None:
+        msg += f" (see '{ctx.command_path} --help')"
+    return msg
+
+
+def _silence_stdout() -> None:
+    # After EPIPE, Python would fail again flushing stdout at exit.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def run_guarded(fn, debug: bool = False) -> int:
+    """Run ``fn``; map every way it can end to an exit code and at most one line."""
+    try:
+        rv = fn()
+        return rv if isinstance(rv, int) else 0
+    except click.exceptions.Exit as e:
+        return e.exit_code
+    except click.exceptions.Abort:
+        return 130
+    except click.ClickException as e:
+        error_line(_usage_message(e))
+        return e.exit_code
+    except RunError as e:
+        error_line(str(e))
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # The reader went away (`| head`): a normal end for a stream.
+        _silence_stdout()
+        return 0
+    except Exception as e:  # the last guard: one line, traceback only on request
+        if debug:
+            traceback.print_exc()
+        from .runner import describe_error
+        known = describe_error(e)
+        if known:
+            error_line(known)
+        else:
+            error_line(f"unexpected {type(e).__name__}: {e}" + ("" if debug else " (run with --debug for the traceback)"))
+        return 1
+
+
+# --- parameter types -----------------------------------------------------------------
+
+class Duration(click.ParamType):
+    """Go duration syntax, as every client-go flag takes: 3s, 500ms, 1m30s."""
+
+    name = "DURATION"
+
+    def convert(self, value: Any, param, ctx) -> float:
+        if isinstance(value, (int, float)):
+            return float(value)
+        from .durations import parse_duration
+        try:
+            return parse_duration(str(value))
+        except ValueError as e:
+            self.fail(str(e), param, ctx)
+
+
+DURATION = Duration()
+
+
+def debug_option(f):
+    # Read by the guard from argv; declared so every command accepts it.
+    return click.option("--debug", is_flag=True, expose_value=False, help="Print the traceback of an unexpected failure.")(f)
+
+
+def connection_options(f):
+    opts = [
+        click.option("-n", "--namespace", metavar="NS", help="Namespace to watch (default: the context's, else default)."),
+        click.option("-A", "--all-namespaces", is_flag=True, help="Watch the resource across all namespaces."),
+        click.option("-l", "--selector", "label_selector", metavar="SELECTOR", help="Label selector, e.g. app=web,tier!=db."),
+        click.option("--field-selector", metavar="SELECTOR", help="Field selector, e.g. status.phase=Running."),
+        click.option("--context", metavar="NAME", help="The kubeconfig context to use."),
+        click.option("--kubeconfig", metavar="FILE", help="Path to the kubeconfig file (default: $KUBECONFIG or ~/.kube/config)."),
+        click.option("--demo", "demo", is_flag=False, flag_value=DEFAULT_SCENARIO, default=None, metavar="[SCENARIO]",
+                     help=f"Run against the built-in simulated cluster (real HTTP on 127.0.0.1); SCENARIO defaults to {DEFAULT_SCENARIO}."),
+    ]
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
+def profile_options(f):
+    opts = [
+        click.option("--resync", type=DURATION, default="0s", show_default=True,
+                     help="Resync period of the informer and its handler (0: off, as client-go's default)."),
+        click.option("--client-go", "client_go", type=click.Choice(CLIENT_GO_PROFILES), default="1.32", show_default=True,
+                     help="Which client-go's machinery to run: 1.32 DeltaFIFO+LIST, 1.35 RealFIFO+WatchList, 1.36 atomic RealFIFO."),
+        click.option("--fifo", type=click.Choice(("delta", "real")), default=None, help="Override the profile's FIFO."),
+        click.option("--watch-list/--no-watch-list", "watch_list", default=None,
+                     help="Override the profile's initial list (WatchList stream or paged LIST)."),
+    ]
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
+def output_options(f):
+    opts = [
+        click.option("-o", "--output", type=click.Choice(("tui", "json", "text")), default="tui", show_default=True,
+                     help="tui: the live UI; json: the trace as NDJSON; text: one line per delta applied to the cache."),
+        click.option("--duration", "run_for", type=DURATION, default=None,
+                     help="Headless output only: stop after this long."),
+        click.option("--max-events", type=click.IntRange(min=1), default=None, metavar="N",
+                     help="Headless output only: stop after this many lines."),
+        click.option("--show-secret-data", is_flag=True,
+                     help="Show Secret values (they are redacted by default)."),
+    ]
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
+# --- the group -------------------------------------------------------------------------
+
+@click.group(cls=KubectlGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]},
+             help="Run client-go's informer machinery (Reflector, DeltaFIFO, Indexer, handlers, workqueue) "
+                  "against one resource of your cluster and watch it work.",
+             examples="""
+# Watch pods in the current namespace: deltas, FIFO, cache, resourceVersions
+kubectl informer watch pods
+
+# The same with a 30s resync, as client-go 1.36 runs it
+kubectl informer watch deployments.apps -A --resync 30s --client-go 1.36
+
+# A workqueue with 2 workers, failing 10% of items, queue pane first
+kubectl informer queue pods --resync 3s --fail-rate 0.1
+
+# No cluster at hand: the built-in simulated one
+kubectl informer watch pods --demo
+
+# Headless, for scripts: one line per delta
+kubectl informer watch pods -o text
+""")
+@debug_option
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    if ctx.invoked_subcommand is None:
+        click.echo(ctx.get_help())
+
+
+def _swap_demo_resource(resource: str | None, demo: str | None) -> tuple[str | None, str | None]:
+    """``--demo pods`` reads ``pods`` as the scenario; when it is no scenario
+    and RESOURCE is missing, the user meant the resource."""
+    if resource is None and demo is not None:
+        from .sim.scenarios import SCENARIOS
+        if demo not in SCENARIOS:
+            return demo, DEFAULT_SCENARIO
+    return resource, demo
+
+
+def _check_output_flags(output: str, run_for: float | None, max_events: int | None) -> None:
+    if output == "tui" and (run_for is not None or max_events is not None):
+        raise click.UsageError("--duration and --max-events apply to -o json and -o text only")
+
+
+def _build_options(mode: str, resource: str, name: str | None, namespace, all_namespaces, label_selector,
+                   field_selector, context, kubeconfig, demo, resync, client_go, fifo, watch_list,
+                   show_secret_data, **extra: Any) -> RunOptions:
+    if namespace and all_namespaces:
+        raise click.UsageError("-n/--namespace and -A/--all-namespaces cannot be used together")
+    return RunOptions(resource=resource, name=name, namespace=namespace, all_namespaces=all_namespaces,
+                      label_selector=label_selector, field_selector=field_selector, resync=resync,
+                      client_go=client_go, fifo=fifo, watch_list=watch_list, context=context, kubeconfig=kubeconfig,
+                      demo=demo, show_secret_data=show_secret_data, mode=mode, **extra)
+
+
+@cli.command(cls=KubectlCommand, usage="RESOURCE [NAME] [options]",
+             help="Run an informer on RESOURCE and show every step: list or WatchList, watch events, the "
+                  "FIFO's deltas, the cache, resourceVersions and resyncs. NAME narrows it to one object.",
+             examples="""
+# Pods of the current namespace in the live UI
+kubectl informer watch pods
+
+# One deployment, all its deltas with their diffs, as text
+kubectl informer watch deployments.apps web -o text
+
+# Every namespace, resync every 10s, RealFIFO and WatchList (client-go 1.35)
+kubectl informer watch pods -A --resync 10s --client-go 1.35
+
+# The trace as NDJSON, recorded for `kubectl informer replay`
+kubectl informer watch pods -o json --duration 1m > trace.ndjson
+
+# The simulated cluster with a burst on one key (coalescing in the FIFO)
+kubectl informer watch pods --demo burst
+""")
+@click.argument("resource", required=False)
+@click.argument("name", required=False)
+@connection_options
+@profile_options
+@output_options
+@debug_option
+def watch(resource, name, output, run_for, max_events, **kw) -> int:
+    resource, kw["demo"] = _swap_demo_resource(resource, kw["demo"])
+    if resource is None:
+        raise click.UsageError("you must specify the type of resource to watch, e.g. pods or deployments.apps")
+    _check_output_flags(output, run_for, max_events)
+    opts = _build_options("watch", resource, name, **kw)
+    return execute(opts, output, run_for=run_for, max_events=max_events, start_pane="deltas")
+
+
+@cli.command(cls=KubectlCommand, usage="[RESOURCE] [options]",
+             help="Feed RESOURCE's informer into a rate-limited workqueue drained by simulated workers, and "
+                  "show queued, dirty, processing and waiting items, requeues and the workqueue metrics. "
+                  "RESOURCE defaults to pods.",
+             examples="""
+# Resync every 3s: watch Sync deltas become queue adds that dedupe
+kubectl informer queue --resync 3s
+
+# 4 slow workers, 20% failures retried with exponential back-off
+kubectl informer queue pods --workers 4 --work-time 1s --fail-rate 0.2 --rate-limiter exponential:5ms,1000s
+
+# A token bucket of 10 qps, burst 100, on the simulated cluster
+kubectl informer queue --rate-limiter bucket:10,100 --demo
+""")
+@click.argument("resource", required=False)
+@connection_options
+@profile_options
+@click.option("--workers", type=int, default=DEFAULT_WORKERS, show_default=True,
+              help="Worker threads draining the queue (sample-controller runs 2).")
+@click.option("--work-time", type=DURATION, default="200ms", show_default=True, help="How long each item takes to process.")
+@click.option("--fail-rate", type=float, default=0.0, show_default=True,
+              help="Fraction of items whose processing fails and is requeued rate-limited (0..1).")
+@click.option("--rate-limiter", default="default", show_default=True, metavar="SPEC",
+              help="default | exponential:BASE,MAX | fastslow:FAST,SLOW,N | bucket:QPS,BURST.")
+@output_options
+@debug_option
+def queue(resource, output, run_for, max_events, workers, work_time, fail_rate, rate_limiter, **kw) -> int:
+    resource, kw["demo"] = _swap_demo_resource(resource, kw["demo"])
+    _check_output_flags(output, run_for, max_events)
+    opts = _build_options("queue", resource or "pods", None, workers=workers, work_time=work_time,
+                          fail_rate=fail_rate, rate_limiter=rate_limiter, **kw)
+    return execute(opts, output, run_for=run_for, max_events=max_events, start_pane="queue")
+
+
+# --- running ---------------------------------------------------------------------------
+
+def _need_terminal() -> None:
+    if not (sys.stdout.isatty() and sys.stdin.isatty()):
+        raise RunError("the live UI needs a terminal: use -o json or -o text to run without one")
+
+
+def execute(opts: RunOptions, output: str, run_for: float | None = None, max_events: int | None = None,
+            start_pane: str = "deltas") -> int:
+    from .runner import Run
+
+    if output == "tui":
+        _need_terminal()
+    tracer = Tracer()
+    buffer = TraceBuffer()
+    tracer.subscribe(buffer)
+    run = Run(opts, tracer)
+    info = run.prepare()
+    try:
+        run.start()
+        if output == "tui":
+            from .tui.app import InformerApp
+            InformerApp(buffer, info, start_pane=start_pane).run()
+        else:
+            renderer = make_renderer(output, sys.stdout, workers=opts.mode == "queue")
+            stream_headless(buffer, renderer, run.stop_event, run_for=run_for, max_events=max_events)
+    finally:
+        run.stop()
+    return 0
+
+
+class _Terminated(Exception):
+    pass
+
+
+def stream_headless(buffer: TraceBuffer, renderer, stop_event: threading.Event, run_for: float | None = None,
+                    max_events: int | None = None, poll: float = 0.05) -> None:
+    """Drain the trace into ``renderer`` until ``run_for`` passes, ``max_events``
+    lines are written, SIGTERM or Ctrl-C arrives; each line is flushed as it is
+    written."""
+    deadline = None if run_for is None else time.monotonic() + run_for
+    old_term = None
+    if threading.current_thread() is threading.main_thread():
+        def on_term(signum, frame):
+            raise _Terminated()
+        old_term = signal.signal(signal.SIGTERM, on_term)
+    try:
+        while not stop_event.is_set():
+            for ev in buffer.drain():
+                renderer.render((ev,))
+                if max_events is not None and renderer.lines >= max_events:
+                    return
+            if deadline is not None and time.monotonic() >= deadline:
+                return
+            stop_event.wait(poll)
+    except (KeyboardInterrupt, _Terminated):
+        return
+    finally:
+        if old_term is not None:
+            signal.signal(signal.SIGTERM, old_term)
+
+
+# --- replay ------------------------------------------------------------------------------
+
+def read_trace_file(path: str) -> list[TraceEvent]:
+    try:
+        fh = sys.stdin if path == "-" else open(path, "rb")
+    except OSError as e:
+        raise RunError(f"cannot read {path}: {e.strerror or e}") from None
+    events: list[TraceEvent] = []
+    try:
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                events.append(TraceEvent.from_json(line))
+            except Exception:
+                raise RunError(f"{path}:{n}: not a trace event (expected the NDJSON lines of -o json)") from None
+    except OSError as e:
+        raise RunError(f"cannot read {path}: {e.strerror or e}") from None
+    finally:
+        if fh is not sys.stdin:
+            fh.close()
+    if not events:
+        raise RunError(f"{path}: no trace events in it")
+    return events
+
+
+def info_from_trace(events: list[TraceEvent], path: str):
+    from .tui.pane import RunInfo
+    info = RunInfo(resource="(replay)", namespace=None, context=f"replay of {os.path.basename(path)}",
+                   mode="queue" if any(e.kind.startswith("worker.") for e in events) else "watch",
+                   extra={"replay": path})
+    for ev in events:
+        if ev.kind == "informer.start":
+            f = ev.fields
+            info.fifo = str(f.get("fifo") or info.fifo)
+            if "watch_list" in f:
+                info.initial_list = "WatchList stream" if f.get("watch_list") else "paged LIST"
+            info.resync_period = float(f.get("resync_check_period") or 0.0)
+            break
+    return info
+
+
+@cli.command(cls=KubectlCommand, usage="FILE [options]",
+             help="Replay a trace recorded with -o json, in the live UI or as text. FILE - reads stdin.",
+             examples="""
+# Record a minute, then step through it in the UI (p pauses)
+kubectl informer watch pods -o json --duration 1m > trace.ndjson
+kubectl informer replay trace.ndjson
+
+# The deltas of a recording, one per line
+kubectl informer replay trace.ndjson -o text
+""")
+@click.argument("file")
+@click.option("-o", "--output", type=click.Choice(("tui", "json", "text")), default="tui", show_default=True,
+              help="tui: the UI; json: the events again as NDJSON; text: one line per delta.")
+@debug_option
+def replay(file: str, output: str) -> int:
+    if output == "tui":
+        _need_terminal()
+    events = read_trace_file(file)
+    if output != "tui":
+        renderer = make_renderer(output, sys.stdout, workers=any(e.kind.startswith("worker.") for e in events))
+        renderer.render(events)
+        return 0
+    info = info_from_trace(events, file)
+    buffer = TraceBuffer(maxlen=len(events))
+    buffer.extend(events)
+    from .tui.app import InformerApp
+    InformerApp(buffer, info, start_pane="queue" if info.mode == "queue" else "deltas").run()
+    return 0
+
+
+# --- sim, version --------------------------------------------------------------------------
+
+@cli.command(cls=KubectlCommand, usage="[options]",
+             help="Run the simulated API server in the foreground (until Ctrl-C), so kubectl and the plugin "
+                  "can be used side by side against it.",
+             examples="""
+# Serve on a free port and write a kubeconfig for it
+kubectl informer sim --write-kubeconfig /tmp/sim.kubeconfig --scenario burst
+
+# In another terminal
+KUBECONFIG=/tmp/sim.kubeconfig kubectl get pods -w
+KUBECONFIG=/tmp/sim.kubeconfig kubectl informer watch pods
+""")
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True, help="Port on 127.0.0.1 (0: any free one).")
+@click.option("--write-kubeconfig", metavar="FILE", default=None, help="Write a kubeconfig pointing at the server.")
+@click.option("--scenario", default=None, metavar="NAME", help="Churn scenario to run (see --list-scenarios).")
+@click.option("--list-scenarios", is_flag=True, help="List the scenarios and exit.")
+@click.option("--tls", is_flag=True, help="Serve HTTPS with a self-signed certificate.")
+@debug_option
+def sim(port: int, write_kubeconfig: str | None, scenario: str | None, list_scenarios: bool, tls: bool) -> int:
+    from .sim.scenarios import SCENARIOS
+    if list_scenarios:
+        for name in sorted(SCENARIOS):
+            desc = getattr(SCENARIOS[name], "description", "")
+            click.echo(f"{name:<16} {desc}".rstrip())
+        return 0
+    if scenario is not None and scenario not in SCENARIOS:
+        raise RunError(f'unknown scenario "{scenario}" (known: {", ".join(sorted(SCENARIOS))})')
+    from .sim.run import run_sim
+    try:
+        run_sim(port=port, write_kubeconfig=write_kubeconfig, scenario=scenario, tls=tls)
+    except KeyboardInterrupt:
+        return 0
+    except OSError as e:
+        raise RunError(f"cannot serve on 127.0.0.1:{port}: {e.strerror or e}") from None
+    return 0
+
+
+@cli.command(cls=KubectlCommand, usage="[options]", help="Print the plugin's version.",
+             examples="kubectl informer version")
+@debug_option
+def version() -> int:
+    click.echo(f"kubectl-informer v{__version__} (python {platform.python_version()}, "
+               f"client-go profiles {', '.join(CLIENT_GO_PROFILES)})")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console-script entry point (``kubectl-informer``)."""
+    return cli.main(args=argv, prog_name=PROG, standalone_mode=True)

@@ -1,0 +1,109 @@
+"""Headless renderers for ``-o json`` and ``-o text``.
+
+Both read the same TraceEvents the TUI reads. They write one line per event
+and flush it at once, so ``| grep`` and ``| jq`` see each delta as it
+happens; a closed pipe (``| head``) raises ``BrokenPipeError`` to the caller,
+which ends the run quietly.
+"""
+
+from __future__ import annotations
+
+from typing import IO, Iterable
+
+from .trace import TraceEvent
+
+OUTPUTS = ("tui", "json", "text")
+
+
+class JsonRenderer:
+    """Every TraceEvent as one NDJSON line (the recording format)."""
+
+    def __init__(self, out: IO[str]) -> None:
+        self.out = out
+        self.lines = 0
+
+    def render(self, events: Iterable[TraceEvent]) -> int:
+        n = 0
+        for ev in events:
+            self.out.write(ev.to_json() + "\n")
+            self.out.flush()
+            n += 1
+        self.lines += n
+        return n
+
+
+def format_store_event(ev: TraceEvent) -> str | None:
+    """``Sync default/web-1 rv=1234 Running`` for a store.* event, else None.
+
+    The first word is the delta that was applied (Added, Updated, Sync,
+    Replaced, Deleted); updates add their diff, deletions say whether the
+    object came as a DeletedFinalStateUnknown tombstone.
+    """
+    if not ev.kind.startswith("store."):
+        return None
+    f = ev.fields
+    delta = f.get("delta") or {"store.add": "Added", "store.update": "Updated", "store.delete": "Deleted"}.get(
+        ev.kind, ev.kind)
+    parts = [str(delta), ev.key or "-", f"rv={f.get('resource_version') or '-'}"]
+    summary = f.get("summary")
+    if summary:
+        parts.append(str(summary))
+    if ev.kind == "store.update":
+        diff = f.get("diff") or []
+        if diff:
+            parts.append("(" + ", ".join(str(d) for d in diff) + ")")
+        elif f.get("old_resource_version") == f.get("resource_version"):
+            # Same RV on both sides: a resync or relist handed the object back unchanged.
+            parts.append("(no change)")
+    elif ev.kind == "store.delete" and f.get("tombstone"):
+        parts.append("(tombstone: DeletedFinalStateUnknown)")
+    if f.get("is_in_initial_list"):
+        parts.append("[initial list]")
+    return " ".join(parts)
+
+
+def format_worker_event(ev: TraceEvent) -> str | None:
+    """Workqueue outcomes for ``queue -o text``: one line per finished item
+    and per rate-limited requeue."""
+    f = ev.fields
+    if ev.kind == "worker.done":
+        dur = f.get("duration")
+        took = f" {dur * 1000:.0f}ms" if isinstance(dur, (int, float)) else ""
+        return f"Worked {ev.key} worker={f.get('worker')} {f.get('outcome')}{took}"
+    if ev.kind == "queue.rate_limited":
+        delay = f.get("delay")
+        after = f" after {delay * 1000:.0f}ms" if isinstance(delay, (int, float)) else ""
+        return f"Requeue {ev.key}{after} requeues={f.get('requeues')}"
+    return None
+
+
+class TextRenderer:
+    """One line per delta applied to the cache (store.* events); with
+    ``workers=True`` also one per worker outcome and requeue."""
+
+    def __init__(self, out: IO[str], workers: bool = False) -> None:
+        self.out = out
+        self.workers = workers
+        self.lines = 0
+
+    def render(self, events: Iterable[TraceEvent]) -> int:
+        n = 0
+        for ev in events:
+            line = format_store_event(ev)
+            if line is None and self.workers:
+                line = format_worker_event(ev)
+            if line is None:
+                continue
+            self.out.write(line + "\n")
+            self.out.flush()
+            n += 1
+        self.lines += n
+        return n
+
+
+def make_renderer(output: str, out: IO[str], workers: bool = False):
+    if output == "json":
+        return JsonRenderer(out)
+    if output == "text":
+        return TextRenderer(out, workers=workers)
+    raise ValueError(f"no headless renderer for output {output!r}")

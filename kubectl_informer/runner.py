@@ -1,0 +1,350 @@
+"""One run of the machinery: connect, build the pipeline, start and stop its threads.
+
+``Run.prepare()`` does everything that can fail because of the user's input
+(profile, rate limiter, kubeconfig, discovery, RBAC) *before* any thread or
+UI starts, and turns each failure into a one-line ``RunError``. ``start()``
+builds the informer (and the simulated controller for ``queue``) and runs
+them on threads, as client-go runs them on goroutines; ``stop()`` closes the
+stop event and joins every thread it started, so quitting leaves none behind.
+"""
+
+from __future__ import annotations
+
+import base64
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .tui.pane import RunInfo
+from .trace import Tracer
+
+# How long stop() waits for each thread; threads are daemons, so a stuck one
+# cannot keep the process alive, but tests assert none is left.
+STOP_TIMEOUT = 5.0
+
+SECRET_ANNOTATION_WITH_DATA = "kubectl.kubernetes.io/last-applied-configuration"
+
+
+class RunError(Exception):
+    """A failure caused by the user's input or environment: one line, no traceback."""
+
+
+@dataclass
+class RunOptions:
+    resource: str = "pods"
+    name: str | None = None
+    namespace: str | None = None
+    all_namespaces: bool = False
+    label_selector: str | None = None
+    field_selector: str | None = None
+    resync: float = 0.0
+    client_go: str = "1.32"
+    fifo: str | None = None
+    watch_list: bool | None = None
+    context: str | None = None
+    kubeconfig: str | None = None
+    demo: str | None = None              # scenario name, or None for a real cluster
+    show_secret_data: bool = False
+    mode: str = "watch"                  # "watch" | "queue"
+    workers: int = 2
+    work_time: float = 0.2
+    fail_rate: float = 0.0
+    rate_limiter: str = "default"
+    seed: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def field_selector_with_name(self) -> str | None:
+        """``NAME`` narrows the watch to one object, as ``kubectl get pod NAME -w``
+        does: a ``metadata.name`` field selector joined to any given one."""
+        parts = [p for p in (self.field_selector, f"metadata.name={self.name}" if self.name else None) if p]
+        return ",".join(parts) or None
+
+
+# --- transforms ------------------------------------------------------------
+
+def _redacted(value: Any, encoded: bool) -> str:
+    if not isinstance(value, str):
+        return "<redacted>"
+    if encoded:
+        n = len(value) * 3 // 4 - value[-2:].count("=")
+    else:
+        n = len(value.encode())
+    # Like `kubectl describe secret`: the size is shown, never the bytes.
+    return f"<redacted {n} bytes>"
+
+
+def strip_managed_fields(obj: Any) -> Any:
+    """managedFields is often a third of an object and says nothing about the
+    informer's work (PERFORMANCE.md), so it never reaches the FIFO."""
+    if isinstance(obj, dict):
+        md = obj.get("metadata")
+        if isinstance(md, dict):
+            md.pop("managedFields", None)
+    return obj
+
+
+def redact_secret(obj: Any) -> Any:
+    """Keep a Secret's keys (so a diff still says ``data.password ~``) but
+    never its values, nor the last-applied annotation that repeats them."""
+    if not isinstance(obj, dict):
+        return obj
+    for name, encoded in (("data", True), ("stringData", False)):
+        d = obj.get(name)
+        if isinstance(d, dict):
+            obj[name] = {k: _redacted(v, encoded) for k, v in d.items()}
+    ann = (obj.get("metadata") or {}).get("annotations")
+    if isinstance(ann, dict) and SECRET_ANNOTATION_WITH_DATA in ann:
+        ann[SECRET_ANNOTATION_WITH_DATA] = "<redacted>"
+    return obj
+
+
+def make_transform(is_secret: bool, show_secret_data: bool) -> Callable[[Any], Any]:
+    if is_secret and not show_secret_data:
+        def transform(obj: Any) -> Any:
+            return redact_secret(strip_managed_fields(obj))
+        return transform
+    return strip_managed_fields
+
+
+# --- errors ------------------------------------------------------------------
+
+def describe_error(err: BaseException, server: str = "") -> str | None:
+    """A one-line message for failures the user can act on, or None."""
+    from .cache.listwatch import ApiError
+
+    if isinstance(err, ApiError):
+        if err.status == 403:
+            return err.message or "forbidden (HTTP 403): check your RBAC permissions to list and watch"
+        if err.status == 401:
+            return "unauthorized (HTTP 401): your credentials were rejected" + (f": {err.message}" if err.message else "")
+        text = err.message or err.reason or "request failed"
+        return f"the server answered {err.status}{' ' + err.reason if err.reason else ''}: {text}"
+    where = f" at {server}" if server else ""
+    if isinstance(err, (ConnectionError, TimeoutError)):
+        return f"cannot reach the API server{where}: {_short_reason(err)}"
+    try:
+        import urllib3.exceptions as u3
+        if isinstance(err, (u3.MaxRetryError, u3.NewConnectionError, u3.ProtocolError, u3.TimeoutError)):
+            return f"cannot reach the API server{where}: {_short_reason(err)}"
+        if isinstance(err, u3.SSLError):
+            return f"TLS error talking to the API server{where}: {_short_reason(err)}"
+    except ImportError:  # pragma: no cover - kubernetes depends on urllib3
+        pass
+    if isinstance(err, OSError):
+        return f"cannot reach the API server{where}: {_short_reason(err)}"
+    return None
+
+
+def _short_reason(err: BaseException) -> str:
+    reason = getattr(err, "reason", None)
+    if isinstance(reason, BaseException):
+        err = reason
+    text = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    for marker in ("Connection refused", "timed out", "Name or service not known", "No route to host",
+                   "certificate verify failed"):
+        if marker.lower() in text.lower():
+            return marker.lower() if marker != "Connection refused" else "connection refused"
+    return text[:200]
+
+
+# --- the run -------------------------------------------------------------------
+
+class _NoopHandler:
+    """``watch`` has no controller; one listener still makes the informer
+    deliver handler.* events and resync, as any real user's handler would."""
+
+    def on_add(self, obj, is_in_initial_list=False):
+        pass
+
+    def on_update(self, old, new):
+        pass
+
+    def on_delete(self, obj):
+        pass
+
+
+class Run:
+    def __init__(self, opts: RunOptions, tracer: Tracer | None = None) -> None:
+        self.opts = opts
+        self.tracer = tracer or Tracer()
+        self.stop_event = threading.Event()
+        self.threads: list[threading.Thread] = []
+        self.demo = None
+        self.target = None
+        self.resource = None
+        self.lw = None
+        self.profile = None
+        self.rate_limiter = None
+        self.informer = None
+        self.controller = None
+        self.info: RunInfo | None = None
+        self._stopped = False
+
+    # Everything that can fail on user input, before any thread starts.
+    def prepare(self) -> RunInfo:
+        o = self.opts
+        from .pipeline import resolve_profile
+
+        try:
+            self.profile = resolve_profile(o.client_go, fifo=o.fifo, watch_list=o.watch_list)
+        except ValueError as e:
+            raise RunError(str(e)) from None
+        if o.mode == "queue":
+            from .workqueue.rate_limiters import parse_rate_limiter
+            try:
+                self.rate_limiter = parse_rate_limiter(o.rate_limiter)
+            except ValueError as e:
+                raise RunError(str(e)) from None
+            if o.workers < 1:
+                raise RunError(f"--workers must be at least 1, got {o.workers}")
+            if not 0.0 <= o.fail_rate <= 1.0:
+                raise RunError(f"--fail-rate must be between 0 and 1, got {o.fail_rate}")
+            if o.work_time < 0:
+                raise RunError("--work-time must not be negative")
+        if o.resync < 0:
+            raise RunError("--resync must not be negative")
+        if o.demo is not None and (o.kubeconfig or o.context):
+            raise RunError("--demo runs its own simulated cluster: drop --kubeconfig/--context, or drop --demo")
+
+        kubeconfig, context = o.kubeconfig, o.context
+        if o.demo is not None:
+            self._start_demo(o.demo)
+            kubeconfig, context = self.demo.kubeconfig_path, None
+
+        from .kube.config import load_kube
+        from .kube.discovery import resolve_resource
+        from .kube.errors import KubeError
+        from .kube.listwatch import KubeListerWatcher
+
+        try:
+            try:
+                self.target = load_kube(kubeconfig=kubeconfig, context=context)
+            except KubeError as e:
+                raise RunError(str(e)) from None
+            server = getattr(self.target, "server", "") or ""
+            try:
+                self.resource = resolve_resource(self.target.api_client, o.resource)
+                verbs = set(getattr(self.resource, "verbs", None) or ())
+                if verbs and not {"list", "watch"} <= verbs:
+                    raise RunError(f'the server does not support list and watch on "{self._resource_name()}"')
+                namespace = None
+                if self.resource.namespaced and not o.all_namespaces:
+                    namespace = o.namespace or getattr(self.target, "namespace", None) or "default"
+                self.lw = KubeListerWatcher(self.target.api_client, self.resource, namespace=namespace,
+                                            label_selector=o.label_selector,
+                                            field_selector=o.field_selector_with_name())
+                self._preflight()
+            except KubeError as e:
+                raise RunError(str(e)) from None
+            except RunError:
+                raise
+            except Exception as e:  # network and API failures: one line if we know them
+                msg = describe_error(e, server)
+                if msg is None:
+                    raise
+                raise RunError(msg) from None
+        except BaseException:
+            self.stop()
+            raise
+
+        self.info = RunInfo(
+            resource=self._resource_name(),
+            namespace=namespace,
+            context=getattr(self.target, "context", "") or "",
+            server=server,
+            profile=self.profile.client_go,
+            fifo=self.profile.fifo_label,
+            initial_list=self.profile.initial_list_label,
+            resync_period=o.resync,
+            label_selector=o.label_selector,
+            field_selector=o.field_selector_with_name(),
+            demo_scenario=o.demo,
+            mode=o.mode,
+            extra=dict(o.extra),
+        )
+        if o.mode == "queue":
+            self.info.extra.update(workers=o.workers, work_time=o.work_time, fail_rate=o.fail_rate,
+                                   rate_limiter=o.rate_limiter)
+        return self.info
+
+    def _start_demo(self, scenario: str) -> None:
+        from .sim.scenarios import SCENARIOS
+        if scenario not in SCENARIOS:
+            known = ", ".join(sorted(SCENARIOS))
+            raise RunError(f'unknown scenario "{scenario}" (known: {known}); '
+                           f'put --demo after RESOURCE or write --demo=SCENARIO')
+        from .sim.demo import start_demo
+        self.demo = start_demo(scenario)
+
+    def _resource_name(self) -> str:
+        r = self.resource
+        if r is None:
+            return self.opts.resource
+        group = getattr(r, "group", "")
+        return f"{r.resource}.{group}" if group else r.resource
+
+    def _preflight(self) -> None:
+        """A list with limit=1 proves we may list before the UI starts: an RBAC
+        403 or a dead server becomes one line instead of a reflector retrying
+        in a loop behind the UI. (watch is not probed: a watch request would
+        block until its first event.)"""
+        from .cache.listwatch import ListOptions
+        self.lw.list(ListOptions(limit=1))
+
+    def start(self) -> None:
+        """Build the pipeline and start its threads; prepare() first."""
+        if self.lw is None:
+            raise RuntimeError("Run.prepare() must succeed before start()")
+        o = self.opts
+        from .pipeline import new_informer
+
+        is_secret = getattr(self.resource, "resource", "") == "secrets" and not getattr(self.resource, "group", "")
+        self.informer = new_informer(self.lw, self.profile, resync_period=o.resync, tracer=self.tracer,
+                                     transform=make_transform(is_secret, o.show_secret_data))
+        if o.mode == "queue":
+            from .controller import SimulatedController
+            self.controller = SimulatedController(self.informer, workers=o.workers, work_time=o.work_time,
+                                                  fail_rate=o.fail_rate, rate_limiter=self.rate_limiter,
+                                                  tracer=self.tracer, seed=o.seed)
+        else:
+            self.informer.add_event_handler(_NoopHandler())
+        self._spawn("informer", self.informer.run)
+        if self.controller is not None:
+            self._spawn("controller", self.controller.run)
+
+    def _spawn(self, name: str, target: Callable[[threading.Event], Any]) -> None:
+        t = threading.Thread(target=target, args=(self.stop_event,), name=f"kubectl-informer-{name}", daemon=True)
+        self.threads.append(t)
+        t.start()
+
+    def alive_threads(self) -> list[threading.Thread]:
+        return [t for t in self.threads if t.is_alive()]
+
+    def stop(self, timeout: float = STOP_TIMEOUT) -> list[threading.Thread]:
+        """Close the stop event, shut the queue, join threads, stop the demo.
+        Returns the threads still alive after ``timeout`` (none, normally)."""
+        if self._stopped:
+            return self.alive_threads()
+        self._stopped = True
+        self.stop_event.set()
+        if self.controller is not None:
+            q = getattr(self.controller, "queue", None)
+            if q is not None:
+                try:
+                    q.shut_down()
+                except Exception:
+                    pass
+        for t in self.threads:
+            t.join(timeout)
+        if self.demo is not None:
+            try:
+                self.demo.stop()
+            except Exception:
+                pass
+        return self.alive_threads()
+
+    def __enter__(self) -> "Run":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
