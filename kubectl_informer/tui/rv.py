@@ -1,0 +1,311 @@
+"""The ResourceVersion pane: the reflector's RV over time.
+
+The reflector's whole contract with the API server is a ResourceVersion: it
+lists at one, watches from it, advances it on every event and bookmark, and
+when the server says the RV is too old (410 Gone) it must relist. This pane
+draws that RV as a step chart with a mark for each of those moments.
+
+RVs are opaque strings to clients; etcd (and our simulated server) makes
+them integers, so the chart is numeric when every RV shown parses as one and
+falls back to marking each change otherwise.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from rich.text import Text
+
+from ..trace import TraceEvent
+from .chart import column_of, fmt_secs, join_lines, step_chart, step_values
+from .pane import Pane, PaneState
+
+# Points closer together than this share one slot (the last wins), so a
+# burst of 20,000 events/s costs one slot per 0.1 s, not one per event.
+BUCKET = 0.1
+MAX_POINTS = 4096
+MAX_MARKS = 512
+MIN_WINDOW = 10.0    # seconds: a young run still gets a readable axis
+MAX_WINDOW = 600.0
+
+# Mark glyphs, by precedence when two share a column (highest wins).
+MARKS = {
+    "gone": ("✗", "bold red", 5, "410 Gone"),
+    "relist": ("R", "bold yellow", 4, "relist"),
+    "list": ("L", "bold cyan", 3, "list"),
+    "watch": ("W", "bold green", 2, "watch"),
+    "bookmark": ("B", "blue", 1, "bookmark"),
+}
+
+
+def _is_expired(reason, error) -> bool:
+    text = f"{reason or ''} {error or ''}".lower()
+    return "expired" in text or "410" in text or "gone" in text or "too old" in text
+
+
+class RVState(PaneState):
+    def __init__(self) -> None:
+        super().__init__()
+        self.points: deque[tuple[float, str]] = deque(maxlen=MAX_POINTS)
+        self._bucket = None
+        self.marks: deque[tuple[float, str, str]] = deque(maxlen=MAX_MARKS)
+        self.list_rv: str | None = None
+        self.watch_rv: str | None = None
+        self.synced_rv: str | None = None
+        self.watch_open = False
+        self.watch_end_reason: str | None = None
+        self.listing = False
+        self.counts = {"list": 0, "watch": 0, "bookmark": 0, "relist": 0, "gone": 0}
+        self.relist_reasons: dict[str, int] = {}
+        self.last_time: float | None = None
+        # A 410 on the watch is followed by a relist with reason expired:
+        # count that as one 410, not two.
+        self._gone_pending = False
+        self._handlers = {
+            "list.start": self._list_start,
+            "list.done": self._list_done,
+            "watch.start": self._watch_start,
+            "watch.event": self._watch_event,
+            "watch.bookmark": self._watch_bookmark,
+            "watch.end": self._watch_end,
+            "rv.advance": self._rv_advance,
+            "relist": self._relist,
+        }
+
+    def feed(self, ev: TraceEvent) -> None:
+        h = self._handlers.get(ev.kind)
+        if h is not None:
+            self.last_time = ev.time
+            h(ev)
+            self.version += 1
+
+    # -- handlers -------------------------------------------------------
+    def _point(self, t: float, rv) -> None:
+        if rv is None or rv == "":
+            return
+        rv = str(rv)
+        b = int(t / BUCKET)
+        if b == self._bucket and self.points:
+            self.points[-1] = (t, rv)
+        else:
+            self._bucket = b
+            self.points.append((t, rv))
+
+    def _mark(self, t: float, what: str, text: str) -> None:
+        self.counts[what] += 1
+        self.marks.append((t, what, text))
+
+    def _list_start(self, ev: TraceEvent) -> None:
+        self.listing = True
+
+    def _list_done(self, ev: TraceEvent) -> None:
+        f = ev.fields
+        rv = f.get("resource_version")
+        self.listing = False
+        self.list_rv = None if rv is None else str(rv)
+        self._point(ev.time, rv)
+        how = "watch-list" if f.get("watch_list") else "list"
+        extra = f" items={f['items']}" if f.get("items") is not None else ""
+        if f.get("duration") is not None:
+            extra += f" in {fmt_secs(f['duration'])}"
+        self._mark(ev.time, "list", f"{how} done at rv {rv}{extra}")
+
+    def _watch_start(self, ev: TraceEvent) -> None:
+        rv = ev.fields.get("resource_version")
+        self.watch_open = True
+        self.watch_end_reason = None
+        self.watch_rv = None if rv in (None, "") else str(rv)
+        self._mark(ev.time, "watch", f"watch from rv {rv if rv not in (None, '') else '(latest)'}")
+
+    def _watch_event(self, ev: TraceEvent) -> None:
+        rv = ev.fields.get("resource_version")
+        if rv not in (None, ""):
+            self.watch_rv = str(rv)
+            self._point(ev.time, rv)
+
+    def _watch_bookmark(self, ev: TraceEvent) -> None:
+        rv = ev.fields.get("resource_version")
+        if rv not in (None, ""):
+            self.watch_rv = str(rv)
+            self._point(ev.time, rv)
+        self._mark(ev.time, "bookmark", f"bookmark at rv {rv}")
+
+    def _watch_end(self, ev: TraceEvent) -> None:
+        f = ev.fields
+        reason, error = f.get("reason"), f.get("error")
+        self.watch_open = False
+        self.watch_end_reason = str(error or reason or "ended")
+        if error is not None and _is_expired(reason, error) or reason == "expired":
+            self._gone_pending = True
+            self._mark(ev.time, "gone", f"410 Gone: watch at rv {f.get('resource_version', self.watch_rv)} expired")
+
+    def _rv_advance(self, ev: TraceEvent) -> None:
+        new = ev.fields.get("new")
+        if new not in (None, ""):
+            self.synced_rv = str(new)
+            self._point(ev.time, new)
+
+    def _relist(self, ev: TraceEvent) -> None:
+        reason = str(ev.fields.get("reason") or "unknown")
+        self.relist_reasons[reason] = self.relist_reasons.get(reason, 0) + 1
+        if reason == "expired" and not self._gone_pending:
+            # e.g. a LIST at a too-old RV: a 410 that never showed as a watch end
+            self._mark(ev.time, "gone", "410 Gone: resource version expired")
+        self._gone_pending = False
+        self._mark(ev.time, "relist", f"relist: {reason}")
+
+    # -- views ----------------------------------------------------------
+    def window(self, now: float | None) -> tuple[float, float]:
+        """The time span the chart shows, ending at ``now``."""
+        end = now if now is not None else (self.last_time or 0.0)
+        firsts = [q[0][0] for q in (self.points, self.marks) if q]
+        start = min(firsts) if firsts else end
+        if end - start < MIN_WINDOW:
+            start = end - MIN_WINDOW
+        elif end - start > MAX_WINDOW:
+            start = end - MAX_WINDOW
+        return start, end
+
+
+class RVPane(Pane):
+    DEFAULT_CSS = """
+    RVPane { height: 1fr; width: 1fr; padding: 0 1; }
+    """
+
+    def __init__(self, state: RVState, **kwargs) -> None:
+        super().__init__(state, **kwargs)
+        self._now: float | None = None
+
+    def render_state(self, now: float | None) -> None:
+        self._now = now
+        self.refresh()
+
+    def render(self) -> Text:
+        return render_rv(self.state, self._now, self.size.width, self.size.height)
+
+
+def _rv_label(rv: str | None) -> str:
+    return rv if rv else "-"
+
+
+def render_rv(st: RVState, now: float | None, width: int, height: int) -> Text:
+    width = max(width, 20)
+    height = max(height, 3)
+    if now is None:
+        now = st.last_time
+    watch = _rv_label(st.watch_rv)
+    if st.watch_rv is not None and not st.watch_open and st.watch_end_reason:
+        watch += f" (closed: {st.watch_end_reason})"
+    head = Text.assemble(
+        ("ResourceVersion", "bold"),
+        "  list ", (_rv_label(st.list_rv), "cyan"),
+        " · watch ", (watch, "green" if st.watch_open else "dim"),
+        " · synced ", (_rv_label(st.synced_rv), "bold"),
+    )
+    if st.listing:
+        head.append("  listing…", "yellow")
+    c = st.counts
+    reasons = ", ".join(f"{k} {v}" for k, v in sorted(st.relist_reasons.items()))
+    counters = Text.assemble(
+        f"lists {c['list']}  watches {c['watch']}  bookmarks {c['bookmark']}  relists {c['relist']}",
+        f" ({reasons})" if reasons else "",
+        "  410s ", (str(c["gone"]), "bold red" if c["gone"] else ""),
+    )
+    legend = Text()
+    for what in ("list", "watch", "bookmark", "relist", "gone"):
+        glyph, style, _, name = MARKS[what]
+        legend.append(glyph, style)
+        legend.append(f" {name}  ")
+
+    if now is None:
+        return join_lines([head, Text("no list or watch yet", style="dim")], width)
+
+    # Rows: head, counters, chart, axis, marks, time labels, legend, log.
+    show_counters = height >= 8
+    show_legend = height >= 9
+    fixed = 1 + show_counters + 3 + show_legend
+    avail = max(1, height - fixed)
+    chart_h = min(avail, 10 + max(0, (avail - 10) // 2))
+    log_rows = avail - chart_h
+
+    t0, t1 = st.window(now)
+    # Visible points plus the last one before the window (the step carries).
+    pts = [p for p in st.points if p[0] >= t0]
+    before = [p for p in st.points if p[0] < t0]
+    if before:
+        pts.insert(0, (t0, before[-1][1]))
+    numeric: list[tuple[float, float]] | None = []
+    for t, rv in pts:
+        try:
+            numeric.append((t, int(rv)))
+        except ValueError:
+            numeric = None
+            break
+
+    lines: list[Text] = [head]
+    if show_counters:
+        lines.append(counters)
+    if numeric:
+        lo = min(v for _, v in numeric)
+        hi = max(v for _, v in numeric)
+        lw = max(len(str(lo)), len(str(hi)))
+        plot_w = max(4, width - lw - 2)
+        values = step_values(numeric, t0, t1, plot_w)
+        rows = step_chart(values, lo, hi, chart_h)
+        for i, row in enumerate(rows):
+            if i == 0:
+                label, tick = str(hi), "┤"
+            elif i == chart_h - 1:
+                label, tick = str(lo), "┤"
+            else:
+                label, tick = "", "│"
+            lines.append(Text.assemble((f"{label:>{lw}} {tick}", "dim"), (row, "cyan")))
+    else:
+        lw = 1
+        plot_w = max(4, width - lw - 2)
+        cells = [" "] * plot_w
+        prev = None
+        for t, rv in pts:
+            if rv != prev and prev is not None:
+                cells[column_of(t, t0, t1, plot_w)] = "•"
+            prev = rv
+        note = "RVs are not numbers here: each • is a change" if pts else "no resource version yet"
+        for i in range(chart_h):
+            if i == chart_h // 2:
+                lines.append(Text.assemble((" " * lw + " │", "dim"), ("".join(cells), "cyan")))
+            elif i == 0 and chart_h > 1:
+                lines.append(Text.assemble((" " * lw + " │", "dim"), (note, "dim")))
+            else:
+                lines.append(Text(" " * lw + " │", style="dim"))
+    lines.append(Text(" " * lw + " └" + "─" * plot_w, style="dim"))
+
+    # Marks strip: the most important mark wins a shared column.
+    cells: list[tuple[str, str, int] | None] = [None] * plot_w
+    for t, what, _ in st.marks:
+        if t < t0:
+            continue
+        col = column_of(t, t0, t1, plot_w)
+        glyph, style, rank, _ = MARKS[what]
+        cur = cells[col]
+        if cur is not None and cur[0] != glyph and col + 1 < plot_w and cells[col + 1] is None:
+            col += 1  # nudge: a 410 and its relist in one column both stay visible
+            cur = None
+        if cur is None or rank >= cur[2]:
+            cells[col] = (glyph, style, rank)
+    strip = Text(" " * (lw + 2))
+    for cell in cells:
+        if cell is None:
+            strip.append(" ")
+        else:
+            strip.append(cell[0], cell[1])
+    lines.append(strip)
+    left = f"-{fmt_secs(t1 - t0)}"
+    lines.append(Text(" " * (lw + 2) + left + "now".rjust(plot_w - len(left)), style="dim"))
+    if show_legend:
+        lines.append(legend)
+    if log_rows > 0:
+        recent = list(st.marks)[-log_rows:][::-1]
+        for t, what, text in recent:
+            glyph, style, _, _ = MARKS[what]
+            lines.append(Text.assemble((f"{fmt_secs(now - t):>7} ago ", "dim"), (glyph, style), " ", text))
+    return join_lines(lines[:height], width)
