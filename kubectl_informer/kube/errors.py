@@ -1,0 +1,48 @@
+"""Errors from talking to a cluster, each a single line a user can act on.
+
+``str(err)`` is the whole message, already prefixed ``error: `` as kubectl
+prints it, so the CLI can print it as is. HTTP failures are
+``cache.listwatch.ApiError`` (re-exported here) so the Reflector can read the
+API's Status from them.
+"""
+
+from __future__ import annotations
+
+from kubectl_informer.cache.listwatch import ApiError
+
+__all__ = ["KubeError", "KubeConfigError", "UnknownResourceError", "DiscoveryError", "ApiError", "one_line"]
+
+
+def one_line(text: object, limit: int = 300) -> str:
+    """Collapse whitespace (tracebacks, YAML errors) into one bounded line."""
+    s = " ".join(str(text).split())
+    return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+class KubeError(Exception):
+    def __init__(self, message: str):
+        self.message = one_line(message)
+        super().__init__(self.message)
+
+    def __str__(self) -> str:
+        return f"error: {self.message}"
+
+
+class KubeConfigError(KubeError):
+    """A kubeconfig that is missing, unreadable, invalid, or lacks the context."""
+
+
+class UnknownResourceError(KubeError):
+    """A resource name discovery does not know; ``suggestions`` holds the closest names."""
+
+    def __init__(self, name: str, suggestions: list[str] | None = None):
+        self.name = name
+        self.suggestions = list(suggestions or [])
+        msg = f'the server doesn\'t have a resource type "{name}"'
+        if self.suggestions:
+            msg += f" (did you mean {', '.join(self.suggestions)}?)"
+        super().__init__(msg)
+
+
+class DiscoveryError(KubeError):
+    """Discovery itself failed (forbidden, unreachable, not an API server)."""

@@ -1,0 +1,212 @@
+"""A ListerWatcher over a real API server: raw JSON in, dicts out.
+
+Lists are read whole and decoded once with orjson (3-4x faster than
+``json.loads`` on a 25 MB pod list, and the kubernetes client's model classes
+would cost another order of magnitude). Watches are decoded line by line as
+the chunks arrive, so an event reaches the Reflector as soon as the server
+flushes it.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Iterator
+
+import orjson
+import urllib3
+
+from kubectl_informer.cache.listwatch import ERROR, ListOptions, WatchEvent
+
+from . import rest
+from .discovery import Resource
+from .errors import one_line
+
+# Client-side read timeout beyond the server's timeoutSeconds: a watch the
+# server should have closed but went silent ends (the Reflector re-watches).
+WATCH_READ_GRACE = 30.0
+LIST_TIMEOUT = (30.0, 120.0)  # (connect, read) seconds
+_CHUNK = 64 * 1024
+
+
+class KubeListerWatcher:
+    """client-go's ``NewFilteredListWatchFromClient`` for one resource.
+
+    ``namespace=None`` lists and watches all namespaces (and is the only
+    choice for cluster-scoped resources). The selectors given here override any
+    in the options, as client-go's options modifier does.
+    """
+
+    def __init__(self, api_client: Any, resource: Resource, namespace: str | None = None,
+                 label_selector: str | None = None, field_selector: str | None = None):
+        self.api_client = api_client
+        self.resource = resource
+        self.namespace = namespace if resource.namespaced else None
+        self.label_selector = label_selector
+        self.field_selector = field_selector
+        self.path = resource.path(self.namespace)
+
+    def _selectors(self, options: ListOptions) -> list[tuple[str, Any]]:
+        q: list[tuple[str, Any]] = []
+        label = self.label_selector if self.label_selector is not None else options.label_selector
+        field = self.field_selector if self.field_selector is not None else options.field_selector
+        if label:
+            q.append(("labelSelector", label))
+        if field:
+            q.append(("fieldSelector", field))
+        return q
+
+    def list(self, options: ListOptions) -> dict:
+        q = self._selectors(options)
+        if options.resource_version is not None:
+            q.append(("resourceVersion", options.resource_version))
+        if options.resource_version_match:
+            q.append(("resourceVersionMatch", options.resource_version_match))
+        if options.limit:
+            q.append(("limit", int(options.limit)))
+        if options.continue_:
+            q.append(("continue", options.continue_))
+        if options.timeout_seconds:
+            q.append(("timeoutSeconds", int(options.timeout_seconds)))
+        result = rest.get_json(self.api_client, self.path, q, timeout=LIST_TIMEOUT)
+        if not isinstance(result, dict):
+            raise ConnectionError(f"{self.path}: expected a List object")
+        items = result.get("items")
+        if items is None:
+            result["items"] = items = []
+        # The server leaves kind/apiVersion off list items; client-go's
+        # unstructured decoder fills them in, and so do we (kubectl does too).
+        kind, api_version = self.resource.kind, self.resource.api_version
+        for item in items:
+            if "kind" not in item:
+                item["kind"] = kind
+                item["apiVersion"] = api_version
+        return result
+
+    def watch(self, options: ListOptions) -> "KubeWatch":
+        q: list[tuple[str, Any]] = [("watch", "true")]
+        q += self._selectors(options)
+        if options.resource_version is not None:
+            q.append(("resourceVersion", options.resource_version))
+        if options.resource_version_match:
+            q.append(("resourceVersionMatch", options.resource_version_match))
+        if options.allow_watch_bookmarks:
+            q.append(("allowWatchBookmarks", "true"))
+        if options.send_initial_events is not None:
+            q.append(("sendInitialEvents", "true" if options.send_initial_events else "false"))
+        read_timeout = None
+        if options.timeout_seconds:
+            q.append(("timeoutSeconds", int(options.timeout_seconds)))
+            read_timeout = float(options.timeout_seconds) + WATCH_READ_GRACE
+        resp = rest.get(self.api_client, self.path, q, timeout=(30.0, read_timeout))
+        return KubeWatch(resp)
+
+    def __repr__(self) -> str:
+        return f"KubeListerWatcher({self.path!r})"
+
+
+class KubeWatch:
+    """One watch stream. Iterate for ``WatchEvent``s; ``stop()`` from any
+    thread closes the response, which ends the iteration.
+
+    Transport failures and the server closing the stream end the iteration
+    quietly (client-go's StreamWatcher does the same for EOF and closed
+    connections); a line that is not a watch event ends it with an ERROR event.
+    """
+
+    def __init__(self, resp: Any):
+        self._resp = resp
+        self._lock = threading.Lock()
+        self._stopped = False
+        self._closed = False
+
+    def __iter__(self) -> Iterator[WatchEvent]:
+        return self._events()
+
+    @property
+    def stopped(self) -> bool:
+        return self._stopped
+
+    def stop(self) -> None:
+        with self._lock:
+            if self._stopped:
+                return
+            self._stopped = True
+        try:
+            # shutdown() unblocks a read in progress on another thread.
+            self._resp.shutdown()
+        except Exception:
+            pass
+        self._close()
+
+    def _close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        try:
+            self._resp.close()
+            self._resp.release_conn()
+        except Exception:
+            pass
+
+    def _chunks(self) -> Iterator[bytes]:
+        resp = self._resp
+        if resp.chunked and resp.supports_chunked_reads():
+            # One HTTP chunk per flush; the API server flushes every event.
+            yield from resp.read_chunked(None, decode_content=True)
+            return
+        while True:  # close-delimited or sized body: take whatever has arrived
+            data = resp.read1(_CHUNK)
+            if not data:
+                return
+            yield data
+
+    def _events(self) -> Iterator[WatchEvent]:
+        pending = bytearray()  # a line split across chunks
+        try:
+            for chunk in self._chunks():
+                if self._stopped:
+                    return
+                start = 0
+                while True:
+                    nl = chunk.find(b"\n", start)
+                    if nl < 0:
+                        if start < len(chunk):
+                            pending += chunk[start:] if start else chunk
+                        break
+                    if pending:
+                        pending += chunk[start:nl]
+                        line: Any = pending
+                        pending = bytearray()
+                    else:
+                        line = memoryview(chunk)[start:nl]  # no copy for the common case
+                    start = nl + 1
+                    ev, bad = _decode(line)
+                    if ev is not None:
+                        yield ev
+                    if bad:
+                        return
+            if pending and not self._stopped:
+                ev, _ = _decode(pending)
+                if ev is not None:
+                    yield ev
+        except (urllib3.exceptions.HTTPError, OSError, ValueError, AttributeError):
+            # Reset, timeout, or stop() closing the socket under us: the
+            # stream is over; the Reflector decides what happens next.
+            return
+        finally:
+            self._close()
+
+
+def _decode(line: Any) -> tuple[WatchEvent | None, bool]:
+    """(event, undecodable); blank lines give (None, False)."""
+    try:
+        ev = orjson.loads(line)
+        return WatchEvent(ev["type"], ev.get("object")), False
+    except (orjson.JSONDecodeError, KeyError, TypeError) as e:
+        text = bytes(line[:80]).decode("utf-8", "replace")
+        if not text.strip():
+            return None, False
+        return WatchEvent(ERROR, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 500,
+                                  "reason": "InternalError",
+                                  "message": f"unable to decode watch event: {one_line(e, 120)}: {text!r}"}), True
