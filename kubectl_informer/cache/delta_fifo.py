@@ -112,7 +112,8 @@ class DeltaFIFO:
         self._tracer = tracer or NULL_TRACER
         self._clock = clock or RealClock()
 
-        self._lock = threading.Lock()
+        # Reentrant so a pop's process callback may read the FIFO (len, has_synced).
+        self._lock = threading.RLock()
         self._cond = threading.Condition(self._lock)
         # key -> deltas; a key is in _items iff it is in _queue.
         self._items: dict[str, list[Delta]] = {}

@@ -49,7 +49,7 @@ class Indexer:
     def __init__(self, key_func: Callable[[Any], str] = meta_namespace_key_func,
                  indexers: dict[str, IndexFunc] | None = None) -> None:
         self._key_func = key_func
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._items: dict[str, Any] = {}
         self._indexers: dict[str, IndexFunc] = dict(indexers or {})
         # index name -> indexed value -> keys (a dict used as an ordered set,
