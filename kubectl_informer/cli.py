@@ -84,9 +84,10 @@ class KubectlGroup(click.Group):
         formatter.write(f'Use "{ctx.command_path} <command> --help" for more information about a given command.\n')
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):  # type: ignore[override]
+        # Always "kubectl informer": kubectl runs us as kubectl-informer, users type the former.
         args = list(sys.argv[1:] if args is None else args)
         code = run_guarded(lambda: super(KubectlGroup, self).main(
-            args=args, prog_name=prog_name or PROG, complete_var=complete_var, standalone_mode=False, **extra),
+            args=args, prog_name=PROG, complete_var=complete_var, standalone_mode=False, **extra),
             debug="--debug" in args or bool(os.environ.get("KUBECTL_INFORMER_DEBUG")))
         if standalone_mode:
             sys.exit(code)
@@ -333,7 +334,7 @@ kubectl informer queue --rate-limiter bucket:10,100 --demo
 @click.argument("resource", required=False)
 @connection_options
 @profile_options
-@click.option("--workers", type=int, default=DEFAULT_WORKERS, show_default=True,
+@click.option("--workers", type=int, default=DEFAULT_WORKERS, show_default=True, metavar="N",
               help="Worker threads draining the queue (sample-controller runs 2).")
 @click.option("--work-time", type=DURATION, default="200ms", show_default=True, help="How long each item takes to process.")
 @click.option("--fail-rate", type=float, default=0.0, show_default=True,

@@ -183,6 +183,10 @@ class Run:
     # Everything that can fail on user input, before any thread starts.
     def prepare(self) -> RunInfo:
         o = self.opts
+        if o.resync < 0:
+            raise RunError("--resync must not be negative")
+        if o.demo is not None and (o.kubeconfig or o.context):
+            raise RunError("--demo runs its own simulated cluster: drop --kubeconfig/--context, or drop --demo")
         from .pipeline import resolve_profile
 
         try:
@@ -201,10 +205,6 @@ class Run:
                 raise RunError(f"--fail-rate must be between 0 and 1, got {o.fail_rate}")
             if o.work_time < 0:
                 raise RunError("--work-time must not be negative")
-        if o.resync < 0:
-            raise RunError("--resync must not be negative")
-        if o.demo is not None and (o.kubeconfig or o.context):
-            raise RunError("--demo runs its own simulated cluster: drop --kubeconfig/--context, or drop --demo")
 
         kubeconfig, context = o.kubeconfig, o.context
         if o.demo is not None:
