@@ -1,0 +1,518 @@
+"""The Reflector: keeps a store in step with the API through LIST and WATCH.
+
+A port of client-go's ``tools/cache/reflector.go``. It lists (paged, or as
+a WatchList stream), replaces the store with the result, then watches from
+the listed resource version and applies every event to the store. It keeps
+the last resource version it synced to so that a broken watch resumes
+where it stopped and a relist never goes back in time.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from typing import Any, Callable
+
+from ..clock import Clock, RealClock
+from ..trace import NULL_TRACER, Tracer
+from .keys import deletion_handling_meta_namespace_key_func
+from .listwatch import (
+    ADDED,
+    BOOKMARK,
+    DELETED,
+    ERROR,
+    INITIAL_EVENTS_END_ANNOTATION,
+    MODIFIED,
+    ApiError,
+    ListOptions,
+    is_expired,
+    is_too_large_resource_version,
+    is_too_many_requests,
+)
+
+# client-go's pager.PageSize.
+DEFAULT_PAGE_SIZE = 500
+# Watches time out in [MIN_WATCH_TIMEOUT, 2*MIN_WATCH_TIMEOUT) to spread
+# reconnections of many clients over time.
+MIN_WATCH_TIMEOUT = 300.0
+
+
+class _StopRequested(Exception):
+    """The reflector's stop event was set while it was watching."""
+
+
+class VeryShortWatchError(Exception):
+    """A watch closed in under a second with no events: the server most
+    likely refused what was asked (for a WatchList stream: unsupported)."""
+
+
+class BackoffManager:
+    """client-go's ``wait.NewExponentialBackoffManager(800ms, 30s, 2m, 2.0,
+    1.0, clock)``: each back-off doubles up to the cap, with up to 100%
+    jitter added, and starts over after ``reset`` seconds without one."""
+
+    def __init__(self, clock: Clock, initial: float = 0.8, cap: float = 30.0, reset: float = 120.0,
+                 factor: float = 2.0, jitter: float = 1.0, rng: random.Random | None = None):
+        self.clock = clock
+        self.initial = initial
+        self.cap = cap
+        self.reset = reset
+        self.factor = factor
+        self.jitter = jitter
+        self._rng = rng or random.Random()
+        self._duration = initial
+        self._capped = False
+        self._last: float | None = None
+
+    def next(self) -> float:
+        now = self.clock.now()
+        if self._last is None or now - self._last > self.reset:
+            self._duration = self.initial
+            self._capped = False
+        self._last = now
+        d = self._duration
+        if not self._capped:
+            self._duration = d * self.factor
+            if self._duration > self.cap:
+                self._duration = self.cap
+                self._capped = True
+        if self.jitter > 0:
+            d = d + self._rng.random() * self.jitter * d
+        return d
+
+
+def _default_watch_error_handler(reflector: "Reflector", err: BaseException) -> None:
+    # client-go logs here; our trace already carries the error.
+    pass
+
+
+class Reflector:
+    def __init__(self, lw, store, resync_period: float = 0.0, page_size: int | None = None,
+                 should_resync: Callable[[], bool] | None = None, use_watch_list: bool = False,
+                 name: str = "reflector", *, clock: Clock | None = None, tracer: Tracer | None = None,
+                 watch_error_handler: Callable[["Reflector", BaseException], None] | None = None,
+                 min_watch_timeout: float = MIN_WATCH_TIMEOUT, rng: random.Random | None = None):
+        self.lw = lw
+        self.store = store
+        self.resync_period = float(resync_period or 0.0)
+        self.page_size = page_size
+        self.should_resync = should_resync
+        self.use_watch_list = use_watch_list
+        self.name = name
+        self.clock = clock or RealClock()
+        self.tracer = tracer or NULL_TRACER
+        self.watch_error_handler = watch_error_handler or _default_watch_error_handler
+        # client-go never honours less than 5 minutes.
+        self.min_watch_timeout = max(MIN_WATCH_TIMEOUT, float(min_watch_timeout))
+        self._rng = rng or random.Random()
+        self.backoff = BackoffManager(self.clock, rng=self._rng)
+        self._lock = threading.Lock()
+        self._last_sync_rv = ""
+        self._rv_unavailable = False
+        self._paginated_result = False
+        # Why the next ListAndWatch relists (None before the first list).
+        self._relist_reason: str | None = None
+        self._current_watch = None
+        self._stop_event: threading.Event | None = None
+        self._stopper: threading.Thread | None = None
+        self._resync_error: BaseException | None = None
+        self._store_bookmark = getattr(store, "bookmark", None)
+
+    # ------------------------------------------------------------ public API
+    def last_sync_resource_version(self) -> str:
+        return self._last_sync_rv
+
+    def run(self, stop_event: threading.Event) -> None:
+        """ListAndWatch until ``stop_event`` is set, backing off between
+        attempts as client-go's ``wait.BackoffUntil`` (sliding)."""
+        while not stop_event.is_set():
+            try:
+                self.list_and_watch(stop_event)
+            except Exception as err:  # noqa: BLE001 - reported, then retried
+                self.watch_error_handler(self, err)
+            if stop_event.is_set():
+                break
+            if self.clock.wait_event(stop_event, self.backoff.next()):
+                break
+
+    def list_and_watch(self, stop_event: threading.Event) -> None:
+        """List (or stream the initial list), then watch until the watch
+        fails in a way that needs a relist. Raises when the list fails."""
+        self._ensure_stopper(stop_event)
+        if stop_event.is_set():
+            return
+        if self._relist_reason is not None:
+            self.tracer.emit("relist", None, reason=self._relist_reason)
+        self._relist_reason = "error"
+        w = it = None
+        fallback = not self.use_watch_list
+        if self.use_watch_list:
+            try:
+                w = self._watch_list(stop_event)
+                if w is None:
+                    return  # stopped
+                w, it = w
+            except Exception as err:  # noqa: BLE001 - client-go falls back to LIST on any error
+                self.tracer.emit("list.done", None, resource_version="", items=0, duration=0.0,
+                                 watch_list=True, error=f"{err}; falling back to LIST")
+                fallback = True
+                w = it = None
+        if fallback:
+            self._list(stop_event)
+            if stop_event.is_set():
+                return
+        cancel = threading.Event()
+        resync = self._start_resync(stop_event, cancel)
+        try:
+            self._watch(w, it, stop_event)
+        finally:
+            cancel.set()
+            if resync is not None:
+                resync.join(timeout=1.0)
+
+    # ------------------------------------------------------------ RV tracking
+    def _set_last_sync_rv(self, rv: str, source: str) -> None:
+        old = self._last_sync_rv
+        self._last_sync_rv = rv
+        if self.tracer.enabled and old != rv:
+            self.tracer.emit("rv.advance", None, old=old, new=rv, source=source)
+
+    def _set_rv_unavailable(self, value: bool) -> None:
+        with self._lock:
+            self._rv_unavailable = value
+
+    def relist_resource_version(self) -> str:
+        """"" after an expired / too-large failure (a consistent read),
+        "0" for the first list (servable from the watch cache), else the
+        last synced RV (never older than what was seen)."""
+        with self._lock:
+            if self._rv_unavailable:
+                return ""
+            if self._last_sync_rv == "":
+                return "0"
+            return self._last_sync_rv
+
+    def rewatch_resource_version(self) -> str:
+        with self._lock:
+            if self._rv_unavailable:
+                return ""
+            return self._last_sync_rv
+
+    # ------------------------------------------------------------------ list
+    def _effective_page_size(self, rv: str) -> int | None:
+        if self.page_size is not None:
+            return self.page_size if self.page_size > 0 else None
+        if self._paginated_result:
+            return DEFAULT_PAGE_SIZE
+        if rv not in ("", "0"):
+            # A relist at a specific RV unpaged can be served from the watch
+            # cache; paged it would go to etcd.
+            return None
+        return DEFAULT_PAGE_SIZE
+
+    def _paged_list(self, rv: str) -> tuple[list, str, bool]:
+        """client-go's pager: follow ``continue``; an expired continue token
+        falls back to one full list at RV ""."""
+        limit = self._effective_page_size(rv)
+        opts = ListOptions(resource_version=rv, limit=limit)
+        items: list = []
+        paginated = False
+        tracer = self.tracer
+        while True:
+            t0 = self.clock.now()
+            try:
+                page = self.lw.list(opts)
+            except ApiError as err:
+                if not (is_expired(err) and opts.continue_):
+                    raise
+                full = self.lw.list(ListOptions(resource_version=""))
+                meta = full.get("metadata") or {}
+                return list(full.get("items") or []), meta.get("resourceVersion") or "", paginated
+            meta = page.get("metadata") or {}
+            page_items = page.get("items") or []
+            items.extend(page_items)
+            cont = meta.get("continue") or ""
+            if tracer.enabled:
+                tracer.emit("list.page", None, resource_version=meta.get("resourceVersion") or "",
+                            items=len(page_items), duration=self.clock.now() - t0, watch_list=False,
+                            **{"continue": cont})
+            if not cont:
+                return items, meta.get("resourceVersion") or "", paginated
+            paginated = True
+            opts = ListOptions(limit=limit, continue_=cont)
+
+    def _list(self, stop_event: threading.Event) -> None:
+        rv = self.relist_resource_version()
+        start = self.clock.now()
+        self.tracer.emit("list.start", None, resource_version=rv, watch_list=False)
+        try:
+            items, list_rv, paginated = self._paged_list(rv)
+        except ApiError as err:
+            if not (is_expired(err) or is_too_large_resource_version(err)):
+                self._emit_list_failed(start, err)
+                raise
+            # The RV we asked for is gone or not there yet: a consistent
+            # list at "" always makes progress.
+            self._set_rv_unavailable(True)
+            self.tracer.emit("relist", None, reason="expired" if is_expired(err) else "too_large")
+            rv = self.relist_resource_version()
+            self.tracer.emit("list.start", None, resource_version=rv, watch_list=False)
+            try:
+                items, list_rv, paginated = self._paged_list(rv)
+            except Exception as err2:
+                self._emit_list_failed(start, err2)
+                raise
+        except Exception as err:
+            self._emit_list_failed(start, err)
+            raise
+        if stop_event.is_set():
+            return
+        # Only a paginated answer to RV "0" says the watch cache is off.
+        if rv == "0" and paginated:
+            self._paginated_result = True
+        self._set_rv_unavailable(False)
+        self.store.replace(items, list_rv)
+        self._set_last_sync_rv(list_rv, "list")
+        self.tracer.emit("list.done", None, resource_version=list_rv, items=len(items),
+                         duration=self.clock.now() - start, watch_list=False, **{"continue": ""})
+
+    def _emit_list_failed(self, start: float, err: BaseException) -> None:
+        self.tracer.emit("list.done", None, resource_version="", items=0, duration=self.clock.now() - start,
+                         watch_list=False, error=str(err) or type(err).__name__)
+
+    # ------------------------------------------------------------- watch-list
+    def _retriable_with_side_effects(self, err: BaseException, stop_event: threading.Event) -> bool:
+        if isinstance(err, ConnectionRefusedError) or is_too_many_requests(err):
+            self.clock.wait_event(stop_event, self.backoff.next())
+            return True
+        if is_expired(err) or is_too_large_resource_version(err):
+            # Start the stream again at the most recent RV.
+            self._set_rv_unavailable(True)
+            return True
+        return False
+
+    def _watch_list(self, stop_event: threading.Event):
+        """Stream the initial state as watch events ended by the
+        initial-events-end bookmark; replace the store once. Returns the
+        still-open watch, or None when stopped."""
+        while True:
+            if stop_event.is_set():
+                return None
+            rv = self.rewatch_resource_version()
+            temp: dict[str, Any] = {}
+            opts = ListOptions(resource_version=rv, allow_watch_bookmarks=True, send_initial_events=True,
+                               resource_version_match="NotOlderThan", timeout_seconds=self._watch_timeout())
+            start = self.clock.now()
+            self.tracer.emit("list.start", None, resource_version=rv, watch_list=True)
+            try:
+                w = self.lw.watch(opts)
+            except Exception as err:
+                if self._retriable_with_side_effects(err, stop_event):
+                    continue
+                raise
+            box = {"rv": ""}
+            it = iter(w)
+            try:
+                received = self._handle_watch(start, w, it, _TempStore(temp),
+                                              lambda rv, _source: box.__setitem__("rv", rv), stop_event,
+                                              exit_on_initial_end=True, temporary=True)
+            except _StopRequested:
+                w.stop()
+                return None
+            except Exception as err:
+                w.stop()
+                if self._retriable_with_side_effects(err, stop_event):
+                    continue
+                raise
+            if received:
+                break
+            # Ended before the bookmark: ask again from the start.
+        self._set_rv_unavailable(False)
+        list_rv = box["rv"]
+        self.store.replace(list(temp.values()), list_rv)
+        self._set_last_sync_rv(list_rv, "list")
+        self.tracer.emit("list.done", None, resource_version=list_rv, items=len(temp),
+                         duration=self.clock.now() - start, watch_list=True, **{"continue": ""})
+        return w, it
+
+    # ----------------------------------------------------------------- watch
+    def _watch_timeout(self) -> int:
+        return int(self.min_watch_timeout * (self._rng.random() + 1.0))
+
+    def _watch(self, w, it, stop_event: threading.Event) -> None:
+        tracer = self.tracer
+        while True:
+            if stop_event.is_set():
+                if w is not None:
+                    w.stop()
+                return
+            start = self.clock.now()
+            if w is None:
+                rv = self._last_sync_rv
+                opts = ListOptions(resource_version=rv, timeout_seconds=self._watch_timeout(),
+                                   allow_watch_bookmarks=True)
+                try:
+                    w = self.lw.watch(opts)
+                    it = iter(w)
+                except Exception as err:
+                    if isinstance(err, ConnectionRefusedError) or is_too_many_requests(err):
+                        tracer.emit("watch.end", None, resource_version=rv, error=_err_str(err))
+                        if self.clock.wait_event(stop_event, self.backoff.next()):
+                            return
+                        continue
+                    tracer.emit("watch.end", None, resource_version=rv, error=_err_str(err))
+                    raise
+            tracer.emit("watch.start", None, resource_version=self._last_sync_rv)
+            err: BaseException | None = None
+            try:
+                self._handle_watch(start, w, it, self.store, self._set_last_sync_rv, stop_event)
+            except _StopRequested:
+                w.stop()
+                tracer.emit("watch.end", None, resource_version=self._last_sync_rv, reason="stopped")
+                return
+            except Exception as e:  # noqa: BLE001 - classified below
+                err = e
+            w.stop()
+            w = it = None
+            if err is None:
+                # A clean close (timeout, dropped connection): watch again
+                # from where we are, no relist.
+                tracer.emit("watch.end", None, resource_version=self._last_sync_rv, reason="closed")
+                continue
+            tracer.emit("watch.end", None, resource_version=self._last_sync_rv, error=_err_str(err))
+            if is_too_many_requests(err):
+                if self.clock.wait_event(stop_event, self.backoff.next()):
+                    return
+                continue
+            if is_expired(err):
+                # Relist at the last RV: "not older than" still holds.
+                self._relist_reason = "expired"
+            elif is_too_large_resource_version(err):
+                self._relist_reason = "too_large"
+            elif isinstance(err, VeryShortWatchError):
+                self._relist_reason = "watch_closed"
+            else:
+                self._relist_reason = "error"
+            return
+
+    def _handle_watch(self, start: float, w, it, store, set_rv, stop_event: threading.Event,
+                      exit_on_initial_end: bool = False, temporary: bool = False) -> bool:
+        """Apply ``w``'s events to ``store``; returns whether the
+        initial-events-end bookmark came. Raises ApiError for an ERROR
+        event, _StopRequested when stopped."""
+        self._current_watch = w
+        if stop_event.is_set():
+            w.stop()
+            raise _StopRequested()
+        tracer = self.tracer
+        add, update, delete = store.add, store.update, store.delete
+        forward_bookmark = None if temporary else self._store_bookmark
+        received = False
+        count = 0
+        try:
+            for ev in it:
+                if stop_event.is_set():
+                    raise _StopRequested()
+                etype = ev.type
+                obj = ev.object
+                if etype == ERROR:
+                    raise ApiError.from_status(obj if isinstance(obj, dict) else {})
+                try:
+                    rv = obj["metadata"].get("resourceVersion") or ""
+                except (KeyError, TypeError, AttributeError):
+                    continue  # not an object we understand: skipped, as client-go
+                if etype == ADDED:
+                    add(obj)
+                elif etype == MODIFIED:
+                    update(obj)
+                elif etype == DELETED:
+                    delete(obj)
+                elif etype == BOOKMARK:
+                    ann = obj["metadata"].get("annotations") or {}
+                    if ann.get(INITIAL_EVENTS_END_ANNOTATION) == "true":
+                        received = True
+                    elif forward_bookmark is not None:
+                        forward_bookmark(rv)
+                    if tracer.enabled:
+                        tracer.emit("watch.bookmark", None, resource_version=rv)
+                else:
+                    continue
+                if tracer.enabled and etype != BOOKMARK:
+                    tracer.emit("watch.event", None, type=etype, resource_version=rv)
+                set_rv(rv, "bookmark" if etype == BOOKMARK else "event")
+                count += 1
+                if exit_on_initial_end and received:
+                    return True
+        finally:
+            self._current_watch = None
+        if self._resync_error is not None:
+            err, self._resync_error = self._resync_error, None
+            raise err
+        if stop_event.is_set():
+            raise _StopRequested()
+        if count == 0 and self.clock.now() - start < 1.0:
+            raise VeryShortWatchError(f"{self.name}: watch lasted less than a second and no items received")
+        return received
+
+    # ---------------------------------------------------------------- resync
+    def _start_resync(self, stop_event: threading.Event, cancel: threading.Event):
+        if self.resync_period <= 0:
+            return None
+
+        def loop() -> None:
+            while True:
+                if self.clock.wait_event(cancel, self.resync_period) or stop_event.is_set():
+                    return
+                if self.should_resync is None or self.should_resync():
+                    try:
+                        self.store.resync()
+                    except Exception as err:  # noqa: BLE001 - ends the watch, as client-go's resyncerrc
+                        self._resync_error = err
+                        w = self._current_watch
+                        if w is not None:
+                            w.stop()
+                        return
+
+        t = threading.Thread(target=loop, name=f"{self.name}-resync", daemon=True)
+        t.start()
+        return t
+
+    # ------------------------------------------------------------------ stop
+    def _ensure_stopper(self, stop_event: threading.Event) -> None:
+        """A watch blocks in its iterator; one thread per stop event stops
+        the current watch when the event is set."""
+        if self._stop_event is stop_event and self._stopper is not None:
+            return
+        self._stop_event = stop_event
+
+        def wait_and_stop() -> None:
+            stop_event.wait()
+            w = self._current_watch
+            if w is not None:
+                w.stop()
+
+        self._stopper = threading.Thread(target=wait_and_stop, name=f"{self.name}-stopper", daemon=True)
+        self._stopper.start()
+
+
+class _TempStore:
+    """The WatchList stream's temporary store: objects by key, in order."""
+
+    __slots__ = ("_d",)
+
+    def __init__(self, d: dict):
+        self._d = d
+
+    def add(self, obj) -> None:
+        self._d[deletion_handling_meta_namespace_key_func(obj)] = obj
+
+    update = add
+
+    def delete(self, obj) -> None:
+        self._d.pop(deletion_handling_meta_namespace_key_func(obj), None)
+
+
+def _err_str(err: BaseException) -> str:
+    if isinstance(err, ApiError):
+        return f"{err.status} {err.reason}: {err.message}".strip()
+    return f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
