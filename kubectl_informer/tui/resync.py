@@ -1,0 +1,349 @@
+"""The Resync pane: check-period ticks, listeners' periods, Syncs per tick.
+
+A shared informer has one resync *check period*: the reflector's timer fires
+that often and asks the informer whether any listener is due. Each listener
+(event handler) asked for its own period, but client-go adjusts it:
+
+- a period below 1 s becomes 1 s;
+- a period below the check period lowers the check period when the handler
+  is added before the informer starts, and is raised to the check period when
+  added after (the check period can no longer change);
+- with check period 0 (the informer has no resync), every period becomes 0.
+
+And a listener is only resynced on a tick, at the first tick at or after its
+due time, so its real cadence is its period rounded up to a multiple of the
+check period. This pane shows all of that, plus how many ``Sync`` deltas each
+tick queued and how many keys it skipped because they already had deltas
+pending (client-go's resync only queues keys with nothing queued).
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from collections import deque
+
+from rich.text import Text
+
+from ..trace import TraceEvent
+from .chart import column_of, fmt_secs, join_lines
+from .pane import Pane, PaneState
+
+MAX_TICKS = 256
+MIN_PERIOD = 1.0  # client-go's minimumResyncPeriod
+SYNC_TYPES = frozenset(("Sync", "SyncAll"))
+
+
+def cadence(effective: float, check: float | None) -> float:
+    """How often a listener with ``effective`` period really resyncs when
+    ticks come every ``check`` seconds: the period rounded up to ticks."""
+    if not effective or not check:
+        return effective or 0.0
+    return math.ceil(effective / check - 1e-9) * check
+
+
+class Listener:
+    __slots__ = ("name", "requested", "effective", "check_period", "reason", "registered_at",
+                 "after_start", "prev_check", "next_due", "last_resync", "resyncs", "syncs")
+
+    def __init__(self, name: str, requested: float, effective: float, check_period: float | None,
+                 reason: str | None, registered_at: float, after_start: bool, prev_check: float | None) -> None:
+        self.name = name
+        self.requested = requested
+        self.effective = effective
+        self.check_period = check_period
+        self.reason = reason
+        self.registered_at = registered_at
+        self.after_start = after_start
+        self.prev_check = prev_check
+        # As client-go's processorListener: due one period after it was added,
+        # then one period after each tick that resynced it.
+        self.next_due = registered_at + effective if effective > 0 else None
+        self.last_resync: float | None = None
+        self.resyncs = 0      # ticks that found it due
+        self.syncs = 0        # Sync updates delivered to its handler
+
+    def why(self, check: float | None) -> list[str]:
+        """Why the effective period differs from the asked one, in client-go's terms."""
+        r, e = self.requested, self.effective
+        out: list[str] = []
+        if self.reason:
+            out.append(self.reason)
+        elif r and not e:
+            out.append("the informer has no resync (check period 0), so no resync")
+        elif r and e != r:
+            if r < MIN_PERIOD:
+                out.append(f"below client-go's {fmt_secs(MIN_PERIOD)} minimum")
+            c = self.check_period
+            if c and e == c and max(r, MIN_PERIOD) < c:
+                when = "after start" if self.after_start else "with a larger check period"
+                out.append(f"asked {fmt_secs(r)} {when}; below the {fmt_secs(c)} check period, so raised to it")
+        elif r and self.prev_check and self.check_period == r and self.prev_check > r and not self.after_start:
+            out.append(f"added before start: lowered the check period {fmt_secs(self.prev_check)} → {fmt_secs(r)}")
+        cad = cadence(e, check)
+        if e and check and abs(cad - e) > 1e-6:
+            out.append(f"ticks come every {fmt_secs(check)}; resynced on the first tick once due: every {fmt_secs(cad)}")
+        return out
+
+
+class Tick:
+    __slots__ = ("time", "due", "queued", "skipped")
+
+    def __init__(self, time: float, due: tuple[str, ...]) -> None:
+        self.time = time
+        self.due = due
+        self.queued = 0   # Sync deltas queued by this tick's resync
+        self.skipped = 0  # keys skipped: deltas already pending
+
+
+class ResyncState(PaneState):
+    def __init__(self) -> None:
+        super().__init__()
+        self.check_period: float | None = None
+        self.started_at: float | None = None
+        self.listeners: dict[str, Listener] = {}
+        self.ticks: deque[Tick] = deque(maxlen=MAX_TICKS)
+        self.tick_count = 0
+        self.syncs_queued = 0
+        self.syncs_skipped = 0
+        self.last_time: float | None = None
+        self._handlers = {
+            "informer.start": self._informer_start,
+            "handler.register": self._register,
+            "resync.tick": self._tick,
+            "fifo.queue": self._fifo_queue,
+            "fifo.coalesce": self._fifo_queue,
+            "fifo.skip": self._fifo_skip,
+            "handler.update": self._handler_update,
+        }
+
+    def feed(self, ev: TraceEvent) -> None:
+        h = self._handlers.get(ev.kind)
+        if h is not None and h(ev) is not False:
+            self.last_time = ev.time
+            self.version += 1
+
+    # -- handlers -------------------------------------------------------
+    def _informer_start(self, ev: TraceEvent) -> None:
+        self.started_at = ev.time
+        cp = ev.fields.get("resync_check_period")
+        if cp is not None:
+            self.check_period = float(cp)
+
+    def _register(self, ev: TraceEvent) -> None:
+        f = ev.fields
+        name = str(f.get("listener") or f"handler-{len(self.listeners) + 1}")
+        requested = float(f.get("requested") or 0.0)
+        effective = float(f.get("effective") or 0.0)
+        cp = f.get("check_period")
+        cp = None if cp is None else float(cp)
+        prev = self.check_period
+        after = self.started_at is not None and ev.time >= self.started_at
+        self.listeners[name] = Listener(name, requested, effective, cp, f.get("reason"), ev.time, after, prev)
+        if cp is not None:
+            self.check_period = cp
+
+    def _tick(self, ev: TraceEvent) -> None:
+        f = ev.fields
+        due = tuple(str(x) for x in (f.get("due") or ()))
+        cp = f.get("check_period")
+        if cp is not None:
+            self.check_period = float(cp)
+        self.ticks.append(Tick(ev.time, due))
+        self.tick_count += 1
+        for name in due:
+            ls = self.listeners.get(name)
+            if ls is not None:
+                ls.resyncs += 1
+                ls.last_resync = ev.time
+                if ls.effective > 0:
+                    ls.next_due = ev.time + ls.effective
+
+    def _fifo_queue(self, ev: TraceEvent):
+        if ev.fields.get("type") not in SYNC_TYPES or not self.ticks:
+            return False
+        self.ticks[-1].queued += 1
+        self.syncs_queued += 1
+
+    def _fifo_skip(self, ev: TraceEvent):
+        if ev.fields.get("reason") != "resync_pending" or not self.ticks:
+            return False
+        self.ticks[-1].skipped += 1
+        self.syncs_skipped += 1
+
+    def _handler_update(self, ev: TraceEvent):
+        if not ev.fields.get("is_sync"):
+            return False
+        ls = self.listeners.get(str(ev.fields.get("listener")))
+        if ls is None:
+            return False
+        ls.syncs += 1
+
+    # -- views ----------------------------------------------------------
+    def next_tick(self, now: float) -> float | None:
+        """When the next check-period tick is expected (ticks follow the last
+        one every check period)."""
+        cp = self.check_period
+        if not cp:
+            return None
+        base = self.ticks[-1].time if self.ticks else self.started_at
+        if base is None:
+            return None
+        n = max(1, math.ceil((now - base) / cp - 1e-9))
+        return base + n * cp
+
+    def resync_at(self, ls: Listener, now: float) -> float | None:
+        """The tick at which ``ls`` will next be resynced: the first at or
+        after its due time."""
+        if ls.next_due is None or not self.check_period:
+            return None
+        nt = self.next_tick(now)
+        if nt is None:
+            return ls.next_due
+        cp = self.check_period
+        k = max(0, math.ceil((ls.next_due - nt) / cp - 1e-9))
+        return nt + k * cp
+
+
+class ResyncPane(Pane):
+    DEFAULT_CSS = """
+    ResyncPane { height: 1fr; width: 1fr; padding: 0 1; }
+    """
+
+    def __init__(self, state: ResyncState, **kwargs) -> None:
+        super().__init__(state, **kwargs)
+        self._now: float | None = None
+
+    def render_state(self, now: float | None) -> None:
+        self._now = now
+        self.refresh()
+
+    def render(self) -> Text:
+        return render_resync(self.state, self._now, self.size.width, self.size.height)
+
+
+def _timeline(st: ResyncState, now: float, width: int) -> list[Text]:
+    """Two rows: the ticks (past solid, expected dashed) and a time axis."""
+    cp = st.check_period or 1.0
+    window = min(max(width * cp / 3, 10.0), 600.0)  # about 3 columns per tick
+    t0, t1 = now - window * 0.8, now + window * 0.2
+    cells: list[tuple[str, str]] = [("·", "dim")] * width
+    for tk in st.ticks:
+        if tk.time >= t0:
+            cells[column_of(tk.time, t0, t1, width)] = ("┃", "bold yellow") if tk.due else ("│", "yellow")
+    nt = st.next_tick(now)
+    while nt is not None and nt <= t1:
+        cells[column_of(nt, t0, t1, width)] = ("┆", "dim yellow")
+        nt += cp
+    for i, ls in enumerate(st.listeners.values()):
+        at = st.resync_at(ls, now)
+        if at is not None and now < at <= t1 and i < 9:
+            cells[column_of(at, t0, t1, width)] = (str(i + 1), "bold magenta")
+    now_col = column_of(now, t0, t1, width)
+    row = Text()
+    for ch, style in cells:
+        row.append(ch, style)
+    axis = [" "] * width
+    left = f"-{fmt_secs(now - t0)}"
+    right = f"+{fmt_secs(t1 - now)}"
+    for i, ch in enumerate(left):
+        axis[i] = ch
+    for i, ch in enumerate(right):
+        axis[width - len(right) + i] = ch
+    label = "now"
+    start = max(len(left) + 1, min(now_col - 1, width - len(right) - len(label) - 1))
+    for i, ch in enumerate("▲" + label):
+        if 0 <= start + i < width:
+            axis[start + i] = ch
+    return [row, Text("".join(axis), style="dim")]
+
+
+def render_resync(st: ResyncState, now: float | None, width: int, height: int) -> Text:
+    width = max(width, 20)
+    height = max(height, 3)
+    if now is None:
+        now = st.last_time
+    cp = st.check_period
+    head = Text.assemble(("Resync", "bold"), "  check ")
+    if cp is None:
+        head.append("-", "dim")
+    elif cp == 0:
+        head.append("0 (resync off)", "dim")
+    else:
+        head.append(fmt_secs(cp), "bold yellow")
+    head.append(f" · {st.tick_count} ticks · Syncs {st.syncs_queued} queued, {st.syncs_skipped} skipped")
+    if now is None:
+        return join_lines([head, Text("no informer yet", style="dim")], width)
+    nt = st.next_tick(now)
+    if nt is not None:
+        head.append(f" · next tick {fmt_secs(nt - now)}")
+
+    lines: list[Text] = [head]
+    label_w = 7
+    tw = max(10, width - label_w)
+    if cp:
+        tl = _timeline(st, now, tw)
+        lines.append(Text.assemble(("ticks  ", "bold"), tl[0]))
+        if height >= 8:
+            lines.append(Text.assemble(" " * label_w, tl[1]))
+
+    # Listener table: one row each, then the why lines under it.
+    nw = max([8] + [len(n) for n in st.listeners])
+    nw = min(nw, max(8, width // 4))
+    lt: list[Text] = []
+    if st.listeners:
+        lt.append(Text(f"  {'listener':<{nw}}  {'asked':>6} {'got':>6} {'every':>6} {'next':>13} {'syncs':>6}", style="bold"))
+    for i, ls in enumerate(st.listeners.values()):
+        at = st.resync_at(ls, now)
+        if ls.effective <= 0:
+            nxt = Text("never", style="dim")
+        elif at is None:
+            nxt = Text("-", style="dim")
+        else:
+            due_in = ls.next_due - now if ls.next_due is not None else None
+            if due_in is not None and due_in <= 0:
+                nxt = Text(f"due; tick {fmt_secs(at - now)}", style="bold magenta")
+            else:
+                nxt = Text(f"in {fmt_secs(at - now)}", style="magenta")
+        differs = ls.effective != ls.requested
+        name = ls.name if len(ls.name) <= nw else ls.name[: nw - 1] + "…"
+        row = Text.assemble(
+            (f"{i + 1} " if i < 9 else "  ", "bold magenta"),
+            f"{name:<{nw}}  {fmt_secs(ls.requested):>6} ",
+            (f"{fmt_secs(ls.effective):>6}", "bold yellow" if differs else ""),
+            f" {fmt_secs(cadence(ls.effective, cp)):>6} ",
+        )
+        nxt.pad_left(13 - nxt.cell_len)
+        row.append_text(nxt)
+        row.append(f" {ls.syncs:>6}")
+        lt.append(row)
+        for why in ls.why(cp):
+            for j, part in enumerate(textwrap.wrap(why, max(10, width - 6))):
+                lt.append(Text.assemble(("    ↳ " if j == 0 else "      ", "yellow"), (part, "italic")))
+    if not st.listeners:
+        lt.append(Text("no listeners registered yet", style="dim"))
+
+    # Recent ticks, newest first.
+    tt: list[Text] = [Text(f"  {'tick':>9}  {'Syncs':>5} {'skipped':>7}  due listeners", style="bold")]
+    for tk in reversed(st.ticks):
+        due = ", ".join(tk.due) if tk.due else "(none due)"
+        tt.append(Text.assemble(
+            f"  {fmt_secs(now - tk.time) + ' ago':>9}  ",
+            (f"{tk.queued:>5}", "green" if tk.queued else "dim"),
+            " ",
+            (f"{tk.skipped:>7}", "yellow" if tk.skipped else "dim"),
+            "  ",
+            (due, "" if tk.due else "dim"),
+        ))
+        if len(tt) > height:
+            break
+    if len(tt) == 1:
+        tt.append(Text("  no ticks yet" if cp else "  no ticks: resync is off", style="dim"))
+
+    avail = height - len(lines)
+    # Listeners first (the why lines are the point), but leave ticks some rows.
+    ticks_min = min(len(tt), 3 if avail >= 8 else 2 if avail >= 5 else 0)
+    n_lt = min(len(lt), max(1, avail - ticks_min))
+    lines.extend(lt[:n_lt])
+    lines.extend(tt[: max(0, height - len(lines))])
+    return join_lines(lines[:height], width)
