@@ -26,6 +26,8 @@ from .queue import Queue, _key
 
 __all__ = ["DelayingQueue"]
 
+_NS = 1e-9
+
 
 class _Entry:
     __slots__ = ("ready_at", "seq", "item", "live")
@@ -91,7 +93,9 @@ class DelayingQueue(Queue):
         heap = self._heap
         with self._wcond:
             while not self._stopped and not self._shutting_down:
-                now = self._clock.now()
+                # Go's time is whole nanoseconds; allowing 1 ns keeps float
+                # rounding of "now + delay" from stranding a ready item.
+                now = self._clock.now() + _NS
                 while heap and (not heap[0].live or heap[0].ready_at <= now):
                     entry = heapq.heappop(heap)
                     if entry.live:
