@@ -1,0 +1,115 @@
+"""Short human summaries of objects and of what changed between two states.
+
+The informer attaches them to ``store.*`` trace events (only while someone
+is subscribed) so the UI can show "status.phase Pending→Running" without
+keeping both objects. Both run per delta, so they compare whole subtrees
+with ``==`` (C speed) and descend only where something differs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .keys import DeletedFinalStateUnknown
+
+# Fields that change on every write and say nothing to a reader.
+_IGNORED = frozenset({
+    "metadata.resourceVersion",
+    "metadata.managedFields",
+    "metadata.generation",
+    "status.observedGeneration",
+})
+
+# metadata.labels.app reads better as labels.app.
+_SHORT_PREFIX = {"metadata.labels": "labels", "metadata.annotations": "annotations"}
+
+_MAX_VALUE = 24
+
+
+def summarize(obj: Any) -> str:
+    """A few words of status: a pod's phase ("Terminating" once deleting),
+    "ready 2/3" for workloads with replicas, "" otherwise."""
+    if isinstance(obj, DeletedFinalStateUnknown):
+        obj = obj.obj
+    if not isinstance(obj, dict):
+        return ""
+    meta = obj.get("metadata") or {}
+    status = obj.get("status")
+    if not isinstance(status, dict):
+        status = {}
+    kind = obj.get("kind") or ""
+    if kind == "Pod" or ("phase" in status and "replicas" not in status):
+        if meta.get("deletionTimestamp"):
+            return "Terminating"
+        return str(status.get("phase") or "")
+    spec = obj.get("spec")
+    if isinstance(spec, dict) and "replicas" in spec:
+        ready = status.get("readyReplicas") or 0
+        return f"ready {ready}/{spec.get('replicas') or 0}"
+    if "replicas" in status:
+        return f"ready {status.get('readyReplicas') or 0}/{status.get('replicas') or 0}"
+    return ""
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, (dict, list)):
+        text = "{…}" if isinstance(value, dict) else f"[{len(value)}]"
+    else:
+        text = str(value)
+    return text if len(text) <= _MAX_VALUE else text[: _MAX_VALUE - 1] + "…"
+
+
+def _label(path: str) -> str:
+    for long, short in _SHORT_PREFIX.items():
+        if path.startswith(long):
+            return short + path[len(long):]
+    return path
+
+
+def _walk(old: Any, new: Any, path: str, out: list[str], cap: int) -> None:
+    """Append differences to ``out``; stop once it holds ``cap``."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        for k in sorted(old.keys() | new.keys(), key=str):
+            if len(out) >= cap:
+                return
+            sub = f"{path}.{k}" if path else str(k)
+            if sub in _IGNORED:
+                continue
+            if k not in new:
+                out.append(f"{_label(sub)} -")
+            elif k not in old:
+                out.append(f"{_label(sub)} +")
+            else:
+                a, b = old[k], new[k]
+                if a is not b and a != b:
+                    _walk(a, b, sub, out, cap)
+        return
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        for i, (a, b) in enumerate(zip(old, new)):
+            if len(out) >= cap:
+                return
+            if a != b:
+                _walk(a, b, f"{path}[{i}]", out, cap)
+        return
+    if isinstance(old, (dict, list)) or isinstance(new, (dict, list)):
+        out.append(f"{_label(path)} changed")
+        return
+    out.append(f"{_label(path)} {_short(old)}→{_short(new)}")
+
+
+def diff_summary(old: Any, new: Any, limit: int = 4) -> list[str]:
+    """Up to ``limit`` short lines naming what changed from ``old`` to
+    ``new`` (paths in sorted order), e.g. "status.phase Pending→Running",
+    "labels.app +", "labels.app -"; a last "…" line says there was more.
+    Ignores resourceVersion, managedFields and generation noise."""
+    if isinstance(old, DeletedFinalStateUnknown):
+        old = old.obj
+    if isinstance(new, DeletedFinalStateUnknown):
+        new = new.obj
+    if old is new or not isinstance(old, dict) or not isinstance(new, dict):
+        return []
+    out: list[str] = []
+    _walk(old, new, "", out, limit + 1)
+    if len(out) > limit:
+        return out[:limit] + ["…"]
+    return out
