@@ -1,0 +1,295 @@
+"""RealFIFO: the in-order queue of client-go 1.33+ informers (``the_real_fifo.go``).
+
+Unlike DeltaFIFO nothing accumulates per key: every add, update and delete
+is its own entry, popped in arrival order, one ``Delta`` per ``pop``, so a
+handler sees every intermediate state and every deletion, even of an object
+added and deleted before it was popped.
+
+Two modes, as client-go:
+
+- with known objects (1.33-1.35, ``InOrderInformers``): ``replace`` queues a
+  tombstone for each queued key whose last entry is not a deletion and for
+  each known key, both missing from the list, then one ``Replaced`` per
+  listed object; ``resync`` queues ``Sync`` for known keys with nothing
+  queued.
+- atomic (1.36, ``AtomicFIFO``, no known objects): ``replace`` queues one
+  ``ReplacedAll`` entry holding the whole list and ``resync`` one ``SyncAll``;
+  the consumer diffs against its indexer. ``bookmark`` queues ``Bookmark``
+  deltas when enabled. ``has_synced`` stays false until the first
+  ``ReplacedAll`` has been processed, even for an empty list.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from typing import Any, Callable
+
+from ..clock import Clock, RealClock
+from ..trace import NULL_TRACER, Tracer
+from .delta_fifo import (ADDED, BOOKMARK, DELETED, REPLACED, REPLACED_ALL, SYNC, SYNC_ALL, UPDATED, Delta,
+                         DeltaType, FIFOClosedError, ReplacedAllInfo, SyncAllInfo)
+from .keys import DeletedFinalStateUnknown, meta_namespace_key_func
+
+_SYNC_ALL_INFO = SyncAllInfo()
+
+
+class RealFIFO:
+    """See the module docstring. Thread-safe; one consumer calls ``pop``."""
+
+    def __init__(self, key_func: Callable[[Any], str] = meta_namespace_key_func,
+                 known_objects: Any = None, transformer: Callable[[Any], Any] | None = None,
+                 atomic_events: bool = False, emit_delta_type_bookmark: bool = False, *,
+                 tracer: Tracer | None = None, clock: Clock | None = None) -> None:
+        # The same combinations client-go rejects (with a panic) at construction.
+        if atomic_events:
+            if known_objects is not None:
+                raise ValueError("RealFIFO: known_objects must not be given with atomic_events")
+        else:
+            if known_objects is None:
+                raise ValueError("RealFIFO: known_objects is required without atomic_events")
+            if emit_delta_type_bookmark:
+                raise ValueError("RealFIFO: emit_delta_type_bookmark requires atomic_events")
+        self._key_func = key_func
+        self._known = known_objects
+        self._transformer = transformer
+        self._atomic = atomic_events
+        self._emit_bookmark = emit_delta_type_bookmark
+        self._tracer = tracer or NULL_TRACER
+        self._clock = clock or RealClock()
+
+        # Reentrant so a pop's process callback may read the FIFO (len, has_synced).
+        self._lock = threading.RLock()
+        self._cond = threading.Condition(self._lock)
+        # Entries are (delta, key or None, clock time queued or None): the key
+        # is computed once on the way in and reused for the per-key counts.
+        self._items: deque[tuple[Delta, str | None, float | None]] = deque()
+        # key -> number of entries queued for it (resync's "nothing queued"
+        # test in O(1), and the trace's ``pending``).
+        self._per_key: dict[str, int] = {}
+        self._populated = False
+        self._initial_population_count = 0
+        self._closed = False
+        self._waiting = 0
+
+    # ----- keys -----
+
+    def key_of(self, obj: Any) -> str:
+        """The key of an object, a tombstone, a Delta or a Deltas list."""
+        if isinstance(obj, list):
+            if not obj:
+                raise KeyError("0 length Deltas object; can't get key")
+            obj = obj[-1]
+        if isinstance(obj, Delta):
+            obj = obj.object
+        if isinstance(obj, DeletedFinalStateUnknown):
+            return obj.key
+        return self._key_func(obj)
+
+    # ----- producers -----
+
+    def add(self, obj: Any) -> None:
+        with self._lock:
+            self._populated = True
+            self._add_locked(ADDED, False, obj)
+
+    def update(self, obj: Any) -> None:
+        with self._lock:
+            self._populated = True
+            self._add_locked(UPDATED, False, obj)
+
+    def delete(self, obj: Any) -> None:
+        # No "unknown delete" filter here: every notification is delivered.
+        with self._lock:
+            self._populated = True
+            self._add_locked(DELETED, False, obj)
+
+    def _add_locked(self, action: DeltaType, skip_transform: bool, obj: Any) -> None:
+        if isinstance(obj, DeletedFinalStateUnknown):
+            key = obj.key
+        else:
+            key = self._key_func(obj)
+            # Tombstones and Sync objects went through the transformer already.
+            if self._transformer is not None and not skip_transform:
+                obj = self._transformer(obj)
+        per_key = self._per_key
+        n = per_key.get(key, 0) + 1
+        per_key[key] = n
+        tracer = self._tracer
+        if tracer.enabled:
+            self._items.append((Delta(action, obj), key, self._clock.now()))
+            tracer.emit("fifo.queue", key, type=action.value, depth=len(self._items), pending=n)
+        else:
+            self._items.append((Delta(action, obj), key, None))
+        if self._waiting:
+            self._cond.notify()
+
+    def _add_keyless_locked(self, delta: Delta, **fields: Any) -> None:
+        tracer = self._tracer
+        if tracer.enabled:
+            self._items.append((delta, None, self._clock.now()))
+            tracer.emit("fifo.queue", None, type=delta.type.value, depth=len(self._items), pending=1, **fields)
+        else:
+            self._items.append((delta, None, None))
+        if self._waiting:
+            self._cond.notify()
+
+    def replace(self, items: list, resource_version: str = "") -> None:
+        with self._lock:
+            if self._atomic:
+                objs = list(items)
+                if self._transformer is not None:
+                    objs = [self._transformer(o) for o in objs]
+                self._add_keyless_locked(Delta(REPLACED_ALL, ReplacedAllInfo(resource_version, objs)),
+                                         objects=len(objs), resource_version=resource_version)
+            else:
+                self._reconcile_replacement_locked(items)
+            if not self._populated:
+                self._populated = True
+                # Everything queued now, including entries queued before this
+                # first list, counts towards the initial population.
+                self._initial_population_count = len(self._items)
+
+    def _reconcile_replacement_locked(self, items: list) -> None:
+        key_of = self.key_of
+        new_keys = {key_of(obj) for obj in items}
+
+        # The last queued entry of each key, in first-queued order.
+        last_for_key: dict[str, Delta] = {}
+        for delta, key, _t in self._items:
+            if key is not None:
+                last_for_key[key] = delta
+
+        # A queued key missing from the list was deleted while the watch was
+        # down, unless its last entry already says so.
+        for key, last in list(last_for_key.items()):
+            if key in new_keys or last.type is DELETED:
+                continue
+            self._add_locked(DELETED, True, DeletedFinalStateUnknown(key, last.object))
+
+        # A known key missing from the list and from the queue: same story.
+        known = self._known
+        for key in known.list_keys():
+            if key in new_keys or key in last_for_key:
+                continue
+            try:
+                obj, exists = known.get_by_key(key)
+            except Exception:
+                obj, exists = None, False
+            self._add_locked(DELETED, False, DeletedFinalStateUnknown(key, obj if exists else None))
+
+        for obj in items:
+            self._add_locked(REPLACED, False, obj)
+
+    def resync(self) -> None:
+        with self._lock:
+            if self._atomic:
+                self._add_keyless_locked(Delta(SYNC_ALL, _SYNC_ALL_INFO))
+                return
+            known = self._known
+            if known is None:
+                return
+            per_key = self._per_key
+            tracer = self._tracer
+            for key in known.list_keys():
+                # A queued entry is newer than the indexer's copy: resyncing
+                # now would deliver the stale one after it.
+                if key in per_key:
+                    if tracer.enabled:
+                        tracer.emit("fifo.skip", key, type="Sync", reason="resync_pending")
+                    continue
+                try:
+                    obj, exists = known.get_by_key(key)
+                except Exception:
+                    continue
+                if not exists:
+                    continue
+                self._add_locked(SYNC, True, obj)
+
+    def bookmark(self, resource_version: str) -> None:
+        """Pass a watch bookmark's resource version to the consumer (atomic
+        mode with bookmarks enabled; otherwise a no-op, as client-go's FIFO
+        without the option)."""
+        if not self._emit_bookmark:
+            return
+        with self._lock:
+            self._add_keyless_locked(Delta(BOOKMARK, resource_version), resource_version=resource_version)
+
+    # ----- consumer -----
+
+    def pop(self, process: Callable[[list[Delta], bool], Any], timeout: float | None = None) -> list[Delta]:
+        """Wait for the oldest entry, remove it, call ``process([delta],
+        is_in_initial_list)`` under the lock and return ``[delta]``.
+
+        ``timeout`` is real seconds (``TimeoutError``). An exception from
+        ``process`` propagates; the entry is not requeued.
+        """
+        with self._lock:
+            items = self._items
+            if not items:
+                deadline = None if timeout is None else time.monotonic() + timeout
+                while not items:
+                    if self._closed:
+                        raise FIFOClosedError("RealFIFO: manipulating with closed queue")
+                    self._waiting += 1
+                    try:
+                        if deadline is None:
+                            self._cond.wait()
+                        else:
+                            remaining = deadline - time.monotonic()
+                            if remaining <= 0 or not self._cond.wait(remaining):
+                                if not items and not self._closed:
+                                    raise TimeoutError("RealFIFO.pop timed out")
+                    finally:
+                        self._waiting -= 1
+            is_in_initial_list = not (self._populated and self._initial_population_count == 0)
+            delta, key, queued_at = items.popleft()
+            if key is not None:
+                per_key = self._per_key
+                n = per_key[key] - 1
+                if n:
+                    per_key[key] = n
+                else:
+                    del per_key[key]
+            tracer = self._tracer
+            if tracer.enabled:
+                waited = None if queued_at is None else max(0.0, self._clock.now() - queued_at)
+                tracer.emit("fifo.pop", key, types=[delta.type.value], is_in_initial_list=is_in_initial_list,
+                            waited=waited, depth=len(items))
+            deltas = [delta]
+            try:
+                process(deltas, is_in_initial_list)
+            finally:
+                # Counted down only after processing, so has_synced() cannot
+                # turn true while the last initial entry is still being applied.
+                if self._initial_population_count > 0:
+                    self._initial_population_count -= 1
+            return deltas
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            self._cond.notify_all()
+
+    def is_closed(self) -> bool:
+        with self._lock:
+            return self._closed
+
+    def has_synced(self) -> bool:
+        with self._lock:
+            return self._populated and self._initial_population_count == 0
+
+    # ----- read-only views -----
+
+    def pending(self) -> list[Delta]:
+        """The queued entries, oldest first (for display)."""
+        with self._lock:
+            return [e[0] for e in self._items]
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @property
+    def transformer(self) -> Callable[[Any], Any] | None:
+        return self._transformer
