@@ -84,10 +84,10 @@ def parse_duration(s: str, *, allow_negative: bool = False) -> float:
         unit = s[:i]
         s = s[i:]
         if not unit:
-            raise _invalid(orig, "missing unit")
+            raise _invalid(orig)
         scale = _UNITS.get(unit)
         if scale is None:
-            raise _invalid(orig, f'unknown unit "{unit}"')
+            raise _invalid(orig)
         v = int(int_part or "0") * scale
         if frac_part:
             # Exact: fraction * scale / 10**digits, truncated like Go.
