@@ -1,0 +1,372 @@
+"""The Textual app: header, panes, and the timer that feeds them.
+
+The engine's threads emit into a bounded ``TraceBuffer``; the UI never runs
+per event. A timer at ``frame_rate`` drains the buffer within a time budget
+(so a flood cannot starve key presses), feeds every event to every pane's
+state (cheap: counters and rings), then redraws, inside one
+``batch_update``, only the visible panes whose state changed.
+
+Small terminals get one pane at a time behind a tab bar (two side by side
+from 120 columns), as k9s does; large ones a grid of every pane.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.containers import Container
+from textual.events import Resize
+from textual.widgets import Footer, Input, Static
+
+from ..trace import TraceBuffer
+from .cache import CachePane, CacheState
+from .deltas import DeltasPane, DeltasState
+from .fifo import FifoPane, FifoState
+from .header import FeedStats, HeaderPane, HeaderState
+from .help import HelpScreen
+from .inspector import InspectorPane, InspectorState
+from .keymap import APP_BINDINGS, JUMP_BINDINGS, PANE_LETTERS
+from .pane import Pane, PaneState, RunInfo
+from .rv import RVPane, RVState
+
+
+@dataclass(frozen=True)
+class PaneSpec:
+    name: str
+    title: str
+    state_cls: type[PaneState]
+    pane_cls: type[Pane]
+
+
+# Tab order; the grid places them in this order too (see app.tcss).
+PANES: tuple[PaneSpec, ...] = (
+    PaneSpec("deltas", "Deltas", DeltasState, DeltasPane),
+    PaneSpec("fifo", "FIFO", FifoState, FifoPane),
+    PaneSpec("rv", "ResourceVersion", RVState, RVPane),
+    PaneSpec("cache", "Cache", CacheState, CachePane),
+    PaneSpec("inspector", "Inspector", InspectorState, InspectorPane),
+)
+PANE_NAMES = tuple(p.name for p in PANES)
+
+# Below this the grid is unreadable: one (or two) panes behind tabs instead.
+GRID_MIN = (150, 36)
+COMPANION_MIN_WIDTH = 120
+# Drain in chunks; stop when the frame's budget is spent.
+CHUNK = 2000
+# Unchanged panes still redraw this often, for ages and countdowns.
+CLOCK_REFRESH = 0.5
+
+
+class TabBar(Static):
+    """One line: the panes with their jump keys, the active one highlighted."""
+
+    def show_tabs(self, specs: list[PaneSpec], active: str, shown: set[str], filter_text: str) -> None:
+        t = Text(no_wrap=True, overflow="ellipsis")
+        for i, spec in enumerate(specs, 1):
+            style = "bold reverse" if spec.name == active else ("bold" if spec.name in shown else "dim")
+            t.append(f" {i}", "cyan" if spec.name != active else style)
+            t.append(f" {spec.title} ", style)
+        if filter_text:
+            t.append(f"  /{filter_text}", "bold yellow")
+        self.update(t)
+
+
+class InformerApp(App[None]):
+    """``InformerApp(buffer, info, start_pane="deltas", frame_rate=15.0)``.
+
+    ``panes`` limits the panes shown (tests, snapshots); ``clock``, if given,
+    gives "now" for ages and countdowns (else the trace clock's latest event
+    time, moved on by wall time since).
+    """
+
+    CSS_PATH = "app.tcss"
+    TITLE = "kubectl informer"
+    BINDINGS = [*APP_BINDINGS, *JUMP_BINDINGS]
+    ENABLE_COMMAND_PALETTE = False
+
+    def __init__(
+        self,
+        buffer: TraceBuffer,
+        info: RunInfo,
+        *,
+        start_pane: str = "deltas",
+        frame_rate: float = 15.0,
+        panes: tuple[str, ...] | list[str] | None = None,
+        clock=None,
+        max_events_per_frame: int = 200_000,
+    ) -> None:
+        super().__init__()
+        self.buffer = buffer
+        self.info = info
+        self.frame_rate = max(float(frame_rate), 1.0)
+        self.clock = clock
+        self.max_events_per_frame = max_events_per_frame
+        wanted = PANE_NAMES if panes is None else tuple(panes)
+        unknown = [n for n in wanted if n not in PANE_NAMES]
+        if unknown:
+            raise ValueError(f"unknown pane {unknown[0]!r}; panes: {', '.join(PANE_NAMES)}")
+        self.specs = [s for s in PANES if s.name in wanted]
+        self.header_state = HeaderState()
+        self.states: dict[str, PaneState] = {s.name: s.state_cls() for s in self.specs}
+        self.panes: dict[str, Pane] = {}
+        self._all_states = [self.header_state, *self.states.values()]
+        self.active = start_pane if start_pane in self.states else self.specs[0].name
+        self._previous = self.active
+        self.paused = False
+        self.zoomed = False
+        self.layout_mode = "tabs"
+        self.filter_text = ""
+        # Feed statistics.
+        self.absorbed = 0
+        self.frames = 0
+        self._rate_mark = (time.monotonic(), 0)
+        self._per_s = 0.0
+        self._last_trace_time: float | None = None
+        self._last_trace_mono = time.monotonic()
+        self._last_clock_refresh = 0.0
+        self._budget = min(0.5 / self.frame_rate, 0.05)
+
+    # -- layout --------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        self.header = HeaderPane(self.header_state, self.info, id="header")
+        yield self.header
+        self.tabbar = TabBar(id="tabbar")
+        yield self.tabbar
+        with Container(id="panes"):
+            for spec in self.specs:
+                pane = spec.pane_cls(self.states[spec.name], id=f"pane-{spec.name}")
+                pane.add_class("pane")
+                pane.border_title = spec.title
+                self.panes[spec.name] = pane
+                yield pane
+        self.filter_input = Input(placeholder="filter keys: type a substring · enter keeps it · esc clears", id="filter")
+        yield self.filter_input
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.filter_input.display = False
+        self._apply_layout(self.size.width, self.size.height)
+        self.panes[self.active].focus()
+        self.set_interval(1.0 / self.frame_rate, self._tick, name="drain")
+
+    def on_resize(self, event: Resize) -> None:
+        self._apply_layout(event.size.width, event.size.height)
+
+    def _apply_layout(self, width: int, height: int) -> None:
+        grid = width >= GRID_MIN[0] and height >= GRID_MIN[1] and not self.zoomed
+        self.layout_mode = "grid" if grid else "tabs"
+        container = self.query_one("#panes")
+        container.set_class(grid, "-grid")
+        container.set_class(not grid, "-tabs")
+        shown = self.shown_panes(width)
+        for name, pane in self.panes.items():
+            pane.display = name in shown
+            pane.set_class(name == self.active, "-active")
+        self._update_tabbar()
+        # Panes just shown need drawing even if their state did not change.
+        now = self._now()
+        for name in shown:
+            self.panes[name].refresh_view(now)
+
+    def shown_panes(self, width: int | None = None) -> set[str]:
+        if self.layout_mode == "grid":
+            return set(self.panes)
+        width = self.size.width if width is None else width
+        shown = {self.active}
+        if width >= COMPANION_MIN_WIDTH and len(self.panes) > 1:
+            # A companion to the active pane: where enter leads, or back.
+            companion = "inspector" if self.active != "inspector" else "deltas"
+            if companion not in self.panes:
+                companion = next(n for n in self.panes if n != self.active)
+            shown.add(companion)
+        return shown
+
+    def _update_tabbar(self) -> None:
+        self.tabbar.show_tabs(self.specs, self.active, self.shown_panes(), self.filter_text)
+
+    def activate(self, name: str) -> None:
+        """Make ``name`` the active pane: shown, focused, highlighted."""
+        if name not in self.panes:
+            return
+        if name != self.active:
+            self._previous = self.active
+        self.active = name
+        self._apply_layout(self.size.width, self.size.height)
+        self.panes[name].focus()
+
+    def on_descendant_focus(self, event) -> None:
+        # A click in the grid moves the active pane too.
+        for name, pane in self.panes.items():
+            if pane is event.widget and name != self.active:
+                self._previous = self.active
+                self.active = name
+                for n, p in self.panes.items():
+                    p.set_class(n == name, "-active")
+                self._update_tabbar()
+
+    # -- feeding -------------------------------------------------------------
+    def _now(self) -> float | None:
+        if self.clock is not None:
+            return self.clock.now()
+        if self._last_trace_time is None:
+            return None
+        if self.paused:
+            return self._last_trace_time
+        return self._last_trace_time + (time.monotonic() - self._last_trace_mono)
+
+    def drain(self, budget: float | None = None, max_events: int | None = None) -> int:
+        """Move events from the buffer into every pane state; returns how many.
+
+        Stops after ``budget`` seconds (None: until the buffer is empty)."""
+        start = time.perf_counter()
+        limit = self.max_events_per_frame if max_events is None else max_events
+        states = self._all_states
+        total = 0
+        while total < limit:
+            batch = self.buffer.drain(min(CHUNK, limit - total))
+            if not batch:
+                break
+            for st in states:
+                st.feed_all(batch)
+            total += len(batch)
+            self._last_trace_time = batch[-1].time
+            self._last_trace_mono = time.monotonic()
+            if budget is not None and time.perf_counter() - start > budget:
+                break
+        self.absorbed += total
+        return total
+
+    def _tick(self) -> None:
+        versions = {name: st.version for name, st in self.states.items()}
+        header_version = self.header_state.version
+        if not self.paused:
+            self.drain(self._budget)
+        self.frames += 1
+        mono = time.monotonic()
+        t0, n0 = self._rate_mark
+        if mono - t0 >= 1.0:
+            self._per_s = (self.absorbed - n0) / (mono - t0)
+            self._rate_mark = (mono, self.absorbed)
+        self.header.stats = FeedStats(self.absorbed, self._per_s, len(self.buffer), self.buffer.dropped, self.paused)
+        clock_due = mono - self._last_clock_refresh >= CLOCK_REFRESH
+        if clock_due:
+            self._last_clock_refresh = mono
+        now = self._now()
+        with self.batch_update():
+            if clock_due or header_version != self.header_state.version:
+                self.header.refresh_view(now)
+            if self.paused:
+                return
+            for name in self.shown_panes():
+                pane = self.panes[name]
+                if clock_due or versions[name] != self.states[name].version:
+                    pane.refresh_view(now)
+
+    def pump(self) -> int:
+        """Drain everything now and redraw (tests, replays)."""
+        n = self.drain()
+        now = self._now()
+        with self.batch_update():
+            self.header.refresh_view(now)
+            for name in self.shown_panes():
+                self.panes[name].refresh_view(now)
+        return n
+
+    # -- actions -------------------------------------------------------------
+    def action_help(self) -> None:
+        if isinstance(self.screen, HelpScreen):
+            self.pop_screen()
+            return
+        panes = [(f"{i} {PANE_LETTERS.get(s.name, '')}".strip(), s.title, s.name) for i, s in enumerate(self.specs, 1)]
+        self.push_screen(HelpScreen(panes))
+
+    def action_pause(self) -> None:
+        self.paused = not self.paused
+        self.header.stats = FeedStats(self.absorbed, self._per_s, len(self.buffer), self.buffer.dropped, self.paused)
+        self.header.refresh_view(self._now())
+
+    def action_next_pane(self) -> None:
+        self._cycle(1)
+
+    def action_prev_pane(self) -> None:
+        self._cycle(-1)
+
+    def _cycle(self, step: int) -> None:
+        if self.filter_input.has_focus:
+            return
+        names = [s.name for s in self.specs]
+        i = names.index(self.active) if self.active in names else 0
+        self.activate(names[(i + step) % len(names)])
+
+    def action_jump(self, name: str) -> None:
+        self.activate(name)
+
+    def action_jump_index(self, index: int) -> None:
+        if 1 <= index <= len(self.specs):
+            self.activate(self.specs[index - 1].name)
+
+    def action_zoom(self) -> None:
+        self.zoomed = not self.zoomed
+        self._apply_layout(self.size.width, self.size.height)
+        self.panes[self.active].focus()
+
+    def action_filter(self) -> None:
+        self.filter_input.value = self.filter_text
+        self.filter_input.display = True
+        self.filter_input.focus()
+
+    def set_filter(self, text: str) -> None:
+        self.filter_text = text
+        for name in ("deltas", "fifo", "cache", "inspector"):
+            pane = self.panes.get(name)
+            if pane is not None:
+                pane.set_filter(text)
+        self._update_tabbar()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input is self.filter_input:
+            self.set_filter(event.value.strip())
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input is not self.filter_input:
+            return
+        self.set_filter(event.value.strip())
+        self.filter_input.display = False
+        inspector = self.panes.get("inspector")
+        # A filter that names a key exactly picks it for the inspector.
+        if self.filter_text and isinstance(inspector, InspectorPane) and self.filter_text in inspector.state.history:
+            inspector.inspect(self.filter_text)
+        self.panes[self.active].focus()
+
+    def action_escape(self) -> None:
+        if self.filter_input.display:
+            self.filter_input.display = False
+            self.set_filter("")
+            self.panes[self.active].focus()
+        elif self.filter_text:
+            self.set_filter("")
+        elif self.active == "inspector" and self._previous != "inspector":
+            self.activate(self._previous)
+
+    def selected_key(self) -> str | None:
+        pane = self.panes.get(self.active)
+        key = pane.selected_key() if pane is not None and hasattr(pane, "selected_key") else None
+        if key is None and self.filter_text:
+            inspector = self.panes.get("inspector")
+            if isinstance(inspector, InspectorPane):
+                key = inspector.state.find(self.filter_text)
+        return key
+
+    def action_inspect(self) -> None:
+        inspector = self.panes.get("inspector")
+        if not isinstance(inspector, InspectorPane):
+            return
+        key = self.selected_key()
+        if key is None:
+            self.notify("no key selected: move the cursor in Deltas or FIFO, or / to filter", severity="warning")
+            return
+        inspector.inspect(key)
+        self.activate("inspector")

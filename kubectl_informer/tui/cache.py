@@ -1,0 +1,126 @@
+"""Cache pane: what the informer's indexer holds, per namespace.
+
+Counted from ``store.*`` events, which the informer emits once per delta it
+applies to the indexer, so the count is the indexer's size without reading it
+(a pane never calls the engine).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from rich.text import Text
+
+from ..trace import TraceEvent
+from .pane import PaneState
+from .ring import RateMeter
+from .textpane import TextPane
+
+CLUSTER = "(cluster)"
+
+
+def _namespace(key: str) -> str:
+    ns, sep, _ = key.partition("/")
+    return ns if sep else CLUSTER
+
+
+class CacheState(PaneState):
+    """Keys in the indexer and their count per namespace; op counters."""
+
+    KINDS = frozenset(("store.add", "store.update", "store.delete", "informer.synced"))
+
+    def __init__(self) -> None:
+        super().__init__()
+        # Bounded by what the cluster holds, as the indexer itself is.
+        self.keys: set[str] = set()
+        self.per_ns: Counter[str] = Counter()
+        self.ops: Counter[str] = Counter()  # add / update / delete
+        self.deltas: Counter[str] = Counter()  # by DeltaType
+        self.rate = RateMeter(window=3)
+        self.synced_items: int | None = None
+        self.last_time = 0.0
+
+    def feed(self, ev: TraceEvent) -> None:
+        kind = ev.kind
+        if kind not in self.KINDS:
+            return
+        if kind == "informer.synced":
+            self.synced_items = ev.fields.get("items")
+            self.version += 1
+            return
+        key = ev.key
+        if not key:
+            return
+        op = kind[6:]
+        self.ops[op] += 1
+        self.deltas[ev.fields.get("delta") or op] += 1
+        self.rate.add(ev.time)
+        self.last_time = ev.time
+        if op == "delete":
+            if key in self.keys:
+                self.keys.discard(key)
+                ns = _namespace(key)
+                self.per_ns[ns] -= 1
+                if self.per_ns[ns] <= 0:
+                    del self.per_ns[ns]
+        elif key not in self.keys:
+            # An update of a key not held (a Replaced/Sync of a new object) adds it.
+            self.keys.add(key)
+            self.per_ns[_namespace(key)] += 1
+        self.version += 1
+
+    def feed_all(self, events) -> None:
+        kinds = self.KINDS
+        feed = self.feed
+        for ev in events:
+            if ev.kind in kinds:
+                feed(ev)
+
+    @property
+    def count(self) -> int:
+        return len(self.keys)
+
+
+class CachePane(TextPane):
+    """Object count, then a bar per namespace, largest first."""
+
+    TITLE = "Cache"
+    state: CacheState
+
+    def draw_lines(self, width: int, height: int) -> list[Text]:
+        st = self.state
+        now = self.now if self.now is not None else st.last_time
+        head = Text(no_wrap=True)
+        head.append(f"{st.count} objects", "bold")
+        head.append(f" in {len(st.per_ns)} namespaces  ", "")
+        head.append(f"{st.rate.rate(now):.0f} ops/s", "dim")
+        lines = [head]
+        ops = Text(no_wrap=True)
+        ops.append(f"adds {st.ops['add']}  ", "green")
+        ops.append(f"updates {st.ops['update']}  ", "yellow")
+        ops.append(f"deletes {st.ops['delete']}", "red")
+        if st.synced_items is not None:
+            ops.append(f"  synced with {st.synced_items}", "dim")
+        lines.append(ops)
+        f = self.filter_text
+        nss = [(ns, n) for ns, n in st.per_ns.most_common() if not f or f in ns + "/"]
+        if not nss:
+            lines.append(Text("cache empty", "dim"))
+            return lines
+        room = height - len(lines)
+        name_w = min(max(len(ns) for ns, _ in nss[:room]), max(width // 3, 8))
+        top = nss[0][1] or 1
+        num_w = len(str(top))
+        bar_w = max(width - name_w - num_w - 3, 1)
+        for i, (ns, n) in enumerate(nss):
+            if len(lines) >= height:
+                break
+            if i == room - 1 and len(nss) > room:
+                lines.append(Text(f"… {len(nss) - i} more namespaces", "dim"))
+                break
+            line = Text(no_wrap=True)
+            line.append(f"{ns:<{name_w}} ", "bold")
+            line.append(f"{n:>{num_w}} ")
+            line.append("█" * max(1, round(bar_w * n / top)), "blue")
+            lines.append(line)
+        return lines

@@ -1,0 +1,213 @@
+"""Deltas pane: the stream of deltas the informer applied to its indexer.
+
+Fed by ``store.add``/``store.update``/``store.delete`` (one per popped delta
+applied), so it shows what a handler sees, in the order it sees it: the delta
+type, the key, the resourceVersion, a short status and, for updates, what
+changed (``status.phase Pending→Running``).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections import Counter, deque
+
+from rich.text import Text
+from textual.binding import Binding
+
+from ..trace import TraceEvent
+from .pane import PaneState
+from .textpane import TextPane, matches
+
+# Colour per DeltaType value, shared by the FIFO and inspector panes.
+DELTA_STYLES = {
+    "Added": "bold green",
+    "Updated": "yellow",
+    "Deleted": "bold red",
+    "Replaced": "magenta",
+    "Sync": "cyan",
+    "ReplacedAll": "bold magenta",
+    "SyncAll": "bold cyan",
+    "Bookmark": "dim",
+}
+
+_KIND_DELTA = {"store.add": "Added", "store.update": "Updated", "store.delete": "Deleted"}
+
+
+def delta_style(delta: str) -> str:
+    return DELTA_STYLES.get(delta, "white")
+
+
+class DeltaRow:
+    __slots__ = ("seq", "time", "delta", "key", "rv", "old_rv", "summary", "diff", "initial", "tombstone")
+
+    def __init__(self, ev: TraceEvent) -> None:
+        f = ev.fields
+        self.seq = ev.seq
+        self.time = ev.time
+        self.delta = f.get("delta") or _KIND_DELTA.get(ev.kind, ev.kind)
+        self.key = ev.key or ""
+        self.rv = f.get("resource_version") or ""
+        self.old_rv = f.get("old_resource_version")
+        self.summary = f.get("summary") or ""
+        self.diff = f.get("diff") or ()
+        self.initial = bool(f.get("is_in_initial_list"))
+        self.tombstone = bool(f.get("tombstone"))
+
+
+class DeltasState(PaneState):
+    """A ring of the last ``maxlen`` deltas applied, and counts per type."""
+
+    def __init__(self, maxlen: int = 2000) -> None:
+        super().__init__()
+        self.rows: deque[DeltaRow] = deque(maxlen=maxlen)
+        self.counts: Counter[str] = Counter()
+        self.total = 0
+        self.t0: float | None = None
+
+    def feed(self, ev: TraceEvent) -> None:
+        if self.t0 is None:
+            self.t0 = ev.time
+        if ev.kind in _KIND_DELTA:
+            row = DeltaRow(ev)
+            self.rows.append(row)
+            self.counts[row.delta] += 1
+            self.total += 1
+            self.version += 1
+
+    def feed_all(self, events) -> None:
+        # The hot path: one tight loop instead of a call per event.
+        if self.t0 is None and events:
+            self.t0 = events[0].time
+        kinds = _KIND_DELTA
+        rows = self.rows
+        counts = self.counts
+        n = 0
+        for ev in events:
+            if ev.kind in kinds:
+                row = DeltaRow(ev)
+                rows.append(row)
+                counts[row.delta] += 1
+                n += 1
+        if n:
+            self.total += n
+            self.version += 1
+
+
+def format_row(row: DeltaRow, t0: float, key_width: int, width: int) -> Text:
+    line = Text(no_wrap=True)
+    line.append(f"{row.time - t0:8.3f} ", "dim")
+    line.append(f"{row.delta:<8} ", delta_style(row.delta))
+    line.append(f"{row.key:<{key_width}} ", "bold")
+    line.append(f"rv={row.rv} ", "dim")
+    if row.initial:
+        line.append("init ", "dim italic")
+    if row.tombstone:
+        line.append("tombstone ", "red")
+    if row.summary:
+        line.append(f"{row.summary} ", "green" if row.summary == "Running" else "")
+    if row.diff:
+        line.append(", ".join(str(d) for d in row.diff), "italic")
+    return line
+
+
+class DeltasPane(TextPane):
+    """The popped delta stream, newest at the bottom; a cursor to pick a key."""
+
+    TITLE = "Deltas"
+    BINDINGS = [
+        Binding("up,k", "cursor(-1)", "Up", show=False),
+        Binding("down,j", "cursor(1)", "Down", show=False),
+        Binding("pageup", "cursor(-20)", "Page up", show=False),
+        Binding("pagedown", "cursor(20)", "Page down", show=False),
+        Binding("home,g", "cursor_home", "Oldest", show=False),
+        Binding("end,G", "follow", "Follow", show=False),
+    ]
+
+    state: DeltasState
+
+    def __init__(self, state: DeltasState, **kwargs) -> None:
+        super().__init__(state, **kwargs)
+        # None: follow the newest row. Else the seq of the selected row, so the
+        # selection stays on its row while new deltas arrive.
+        self.cursor_seq: int | None = None
+        self._cursor_offset = 0  # row of the window the cursor is drawn on
+
+    # -- selection ---------------------------------------------------------
+    def _visible_rows(self) -> list[DeltaRow]:
+        if not self.filter_text:
+            return list(self.state.rows)
+        f = self.filter_text
+        return [r for r in self.state.rows if f in r.key]
+
+    def _cursor_index(self, rows: list[DeltaRow]) -> int:
+        if not rows:
+            return -1
+        if self.cursor_seq is None:
+            return len(rows) - 1
+        seqs = [r.seq for r in rows]
+        i = bisect_left(seqs, self.cursor_seq)
+        return min(i, len(rows) - 1)
+
+    def selected_key(self) -> str | None:
+        rows = self._visible_rows()
+        i = self._cursor_index(rows)
+        return rows[i].key if i >= 0 else None
+
+    def action_cursor(self, step: int) -> None:
+        rows = self._visible_rows()
+        if not rows:
+            return
+        height = max(self.content_region.height - 1, 1)
+        if self.cursor_seq is None:
+            self._cursor_offset = min(len(rows), height) - 1
+        i = min(max(self._cursor_index(rows) + step, 0), len(rows) - 1)
+        self.cursor_seq = rows[i].seq
+        self._cursor_offset = min(max(self._cursor_offset + step, 0), height - 1)
+        self.refresh()
+
+    def action_cursor_home(self) -> None:
+        rows = self._visible_rows()
+        if rows:
+            self.cursor_seq = rows[0].seq
+            self._cursor_offset = 0
+            self.refresh()
+
+    def action_follow(self) -> None:
+        self.cursor_seq = None
+        self.refresh()
+
+    # -- drawing -----------------------------------------------------------
+    def draw_lines(self, width: int, height: int) -> list[Text]:
+        st = self.state
+        rows = self._visible_rows()
+        status = Text(no_wrap=True)
+        status.append(f"{st.total} deltas ", "bold")
+        for name in ("Added", "Updated", "Deleted", "Replaced", "Sync"):
+            if st.counts.get(name):
+                status.append(f"{name} {st.counts[name]}  ", delta_style(name))
+        if self.filter_text:
+            status.append(f"filter /{self.filter_text} ({len(rows)} match)  ", "reverse")
+        status.append("following" if self.cursor_seq is None else "paused at cursor (End follows)", "dim")
+        body_h = height - 1
+        if not rows or body_h <= 0:
+            hint = Text("no deltas yet: they appear as the informer pops them from its FIFO", "dim")
+            return [status, hint]
+        ci = self._cursor_index(rows)
+        if self.cursor_seq is None:
+            start = max(len(rows) - body_h, 0)
+        else:
+            offset = min(self._cursor_offset, body_h - 1)
+            start = max(ci - offset, 0)
+            start = min(start, max(len(rows) - body_h, 0))
+        window = rows[start : start + body_h]
+        key_width = min(max((len(r.key) for r in window), default=10), max(width // 3, 10))
+        t0 = st.t0 or 0.0
+        lines = [status]
+        focused = self.has_focus
+        for i, row in enumerate(window, start):
+            line = format_row(row, t0, key_width, width)
+            if i == ci and (focused or self.cursor_seq is not None):
+                line.truncate(width, overflow="ellipsis", pad=True)
+                line.stylize("reverse")
+            lines.append(line)
+        return lines

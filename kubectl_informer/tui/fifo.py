@@ -1,0 +1,199 @@
+"""FIFO pane: what waits in the informer's queue, and what the queue did.
+
+Built from ``fifo.queue``/``fifo.coalesce``/``fifo.dedup``/``fifo.skip``/
+``fifo.pop``. DeltaFIFO keeps one slot per key and appends deltas to a key
+already queued (a coalesce), so a key shows its pending deltas
+(``default/web-1 [Updated Updated Deleted]``); RealFIFO queues every delta on
+its own, and a key queued twice shows both.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, deque
+
+from rich.text import Text
+from textual.binding import Binding
+
+from ..trace import TraceEvent
+from .deltas import delta_style
+from .pane import PaneState
+from .textpane import TextPane
+
+# The key a FIFO entry has when it is not one object (an atomic ReplacedAll /
+# SyncAll batch, or a Bookmark, in client-go 1.36's RealFIFO).
+BATCH_KEY = "(batch)"
+MAX_PENDING_SHOWN = 32
+
+
+class FifoState(PaneState):
+    """Keys queued now, with their pending delta types; counters; recent events."""
+
+    KINDS = frozenset(("fifo.queue", "fifo.coalesce", "fifo.dedup", "fifo.skip", "fifo.pop"))
+
+    def __init__(self, max_keys: int = 100_000, recent: int = 200) -> None:
+        super().__init__()
+        self.max_keys = max_keys
+        # Insertion order is queue order: the oldest key pops first.
+        self.queued: OrderedDict[str, list[str]] = OrderedDict()
+        self.depth = 0
+        self.queues = self.coalesces = self.dedups = self.skips = self.pops = 0
+        # (time, kind, key, detail) of coalesces, dedups and skips, newest last.
+        self.recent: deque[tuple[float, str, str, str]] = deque(maxlen=recent)
+        self.t0: float | None = None
+
+    def feed(self, ev: TraceEvent) -> None:
+        if self.t0 is None:
+            self.t0 = ev.time
+        kind = ev.kind
+        if kind not in self.KINDS:
+            return
+        key = ev.key if ev.key is not None else BATCH_KEY
+        f = ev.fields
+        if kind == "fifo.queue" or kind == "fifo.coalesce":
+            typ = str(f.get("type", "?"))
+            pend = self.queued.get(key)
+            if pend is None:
+                if len(self.queued) >= self.max_keys:
+                    self.queued.popitem(last=False)
+                pend = self.queued[key] = []
+            pending = f.get("pending")
+            if isinstance(pending, list) and pending:
+                pend[:] = [str(p) for p in pending[-MAX_PENDING_SHOWN:]]
+            else:
+                pend.append(typ)
+                if len(pend) > MAX_PENDING_SHOWN:
+                    del pend[0]
+            if kind == "fifo.queue":
+                self.queues += 1
+            else:
+                self.coalesces += 1
+                self.recent.append((ev.time, "coalesce", key, f"+{typ} → [{' '.join(pend)}]"))
+            if "depth" in f:
+                self.depth = f["depth"]
+        elif kind == "fifo.pop":
+            self.pops += 1
+            types = f.get("types") or []
+            pend = self.queued.get(key)
+            if pend is not None:
+                # DeltaFIFO pops all of a key's deltas; RealFIFO one entry.
+                n = len(types) if types else len(pend)
+                del pend[:n]
+                if not pend:
+                    del self.queued[key]
+            self.depth = max(self.depth - 1, len(self.queued)) if self.depth else len(self.queued)
+        elif kind == "fifo.dedup":
+            self.dedups += 1
+            pend = self.queued.get(key)
+            # Two trailing deletions became one.
+            if pend and len(pend) >= 2 and pend[-1] == "Deleted" and pend[-2] == "Deleted":
+                pend.pop()
+            self.recent.append((ev.time, "dedup", key, f"dropped {f.get('dropped', '?')} kept {f.get('kept', '?')}"))
+        else:  # fifo.skip
+            self.skips += 1
+            self.recent.append((ev.time, "skip", key, f"{f.get('type', '?')}: {f.get('reason', '?')}"))
+        self.version += 1
+
+    def feed_all(self, events) -> None:
+        kinds = self.KINDS
+        feed = self.feed
+        if self.t0 is None and events:
+            self.t0 = events[0].time
+        for ev in events:
+            if ev.kind in kinds:
+                feed(ev)
+
+
+_RECENT_STYLE = {"coalesce": "yellow", "dedup": "magenta", "skip": "dim cyan"}
+
+
+class FifoPane(TextPane):
+    """Queued keys on top (oldest first: next to pop), recent queue events below."""
+
+    TITLE = "FIFO"
+    BINDINGS = [
+        Binding("up,k", "cursor(-1)", "Up", show=False),
+        Binding("down,j", "cursor(1)", "Down", show=False),
+        Binding("home,g", "cursor_home", "Top", show=False),
+    ]
+
+    state: FifoState
+
+    def __init__(self, state: FifoState, **kwargs) -> None:
+        super().__init__(state, **kwargs)
+        self.cursor = 0  # index into the selectable rows of the last frame
+        self._row_keys: list[str] = []
+
+    def action_cursor(self, step: int) -> None:
+        self.cursor = max(0, min(self.cursor + step, max(len(self._row_keys) - 1, 0)))
+        self.refresh()
+
+    def action_cursor_home(self) -> None:
+        self.cursor = 0
+        self.refresh()
+
+    def selected_key(self) -> str | None:
+        if not self._row_keys:
+            return None
+        key = self._row_keys[min(self.cursor, len(self._row_keys) - 1)]
+        return None if key == BATCH_KEY else key
+
+    def draw_lines(self, width: int, height: int) -> list[Text]:
+        st = self.state
+        f = self.filter_text
+        head = Text(no_wrap=True)
+        head.append(f"depth {len(st.queued)} ", "bold")
+        head.append(f"queued {st.queues}  ", "green")
+        head.append(f"coalesces {st.coalesces}  ", "yellow")
+        head.append(f"dedups {st.dedups}  ", "magenta")
+        head.append(f"skips {st.skips}  ", "cyan")
+        head.append(f"pops {st.pops}", "blue")
+        if f:
+            head.append(f"  filter /{f}", "reverse")
+        # (line, key): a line with a key is selectable.
+        rows: list[tuple[Text, str | None]] = [(head, None)]
+        body = height - 1
+        # Queued keys get the upper part, recent events at least the rest.
+        q_space = max(body - min(len(st.recent), body // 2) - 1, 1) if st.recent else body
+        queued = [(k, p) for k, p in st.queued.items() if not f or f in k] if f else None
+        items = queued if queued is not None else st.queued.items()
+        n_match = len(queued) if queued is not None else len(st.queued)
+        if n_match == 0:
+            rows.append((Text("queue empty: every delta has been popped", "dim"), None))
+        limit = q_space if n_match <= q_space else q_space - 1
+        for i, (key, pend) in enumerate(items):
+            if i >= limit:
+                break
+            line = Text(no_wrap=True)
+            line.append(key, "bold")
+            line.append(" [")
+            for j, t in enumerate(pend):
+                if j:
+                    line.append(" ")
+                line.append(t, delta_style(t))
+            line.append("]")
+            rows.append((line, key))
+        if n_match > limit:
+            rows.append((Text(f"… {n_match - limit} more queued", "dim"), None))
+        if st.recent and height - len(rows) >= 2:
+            rows.append((Text("recent coalesces, dedups, skips (newest first)", "bold dim"), None))
+            t0 = st.t0 or 0.0
+            for t, kind, key, detail in reversed(st.recent):
+                if len(rows) >= height:
+                    break
+                if f and f not in key:
+                    continue
+                line = Text(no_wrap=True)
+                line.append(f"{t - t0:8.3f} ", "dim")
+                line.append(f"{kind:<8} ", _RECENT_STYLE.get(kind, ""))
+                line.append(f"{key} ", "bold")
+                line.append(detail)
+                rows.append((line, key))
+        selectable = [i for i, (_, k) in enumerate(rows) if k is not None]
+        self._row_keys = [rows[i][1] for i in selectable]  # type: ignore[misc]
+        if self._row_keys:
+            self.cursor = min(self.cursor, len(self._row_keys) - 1)
+            if self.has_focus:
+                line = rows[selectable[self.cursor]][0]
+                line.truncate(width, overflow="ellipsis", pad=True)
+                line.stylize("reverse")
+        return [line for line, _ in rows]

@@ -1,0 +1,186 @@
+"""Header: what is being watched, how, and whether the watch is healthy.
+
+Static facts come from ``RunInfo`` (set by the CLI); live ones from events:
+``informer.start`` (the FIFO and initial-list mode actually running),
+``informer.synced``, ``watch.start``/``watch.end``/``watch.event``/
+``watch.bookmark``, ``list.*``, ``relist`` and ``rv.advance``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+
+from ..trace import TraceEvent
+from .pane import PaneState, RunInfo
+from .textpane import TextPane
+
+
+def fmt_age(seconds: float | None) -> str:
+    """Go-like short duration: 450ms, 12s, 3m4s, 2h5m."""
+    if seconds is None:
+        return "-"
+    s = max(seconds, 0.0)
+    if s < 1:
+        return f"{s * 1000:.0f}ms"
+    if s < 60:
+        return f"{s:.0f}s" if s >= 10 else f"{s:.1f}s"
+    m, sec = divmod(int(s), 60)
+    if m < 60:
+        return f"{m}m{sec}s"
+    h, m = divmod(m, 60)
+    return f"{h}h{m}m"
+
+
+@dataclass
+class FeedStats:
+    """How the app is keeping up with the trace, shown in the header."""
+
+    absorbed: int = 0
+    per_s: float = 0.0
+    buffered: int = 0
+    dropped: int = 0
+    paused: bool = False
+
+
+class HeaderState(PaneState):
+    KINDS = frozenset((
+        "informer.start", "informer.synced", "watch.start", "watch.end", "watch.event",
+        "watch.bookmark", "list.start", "list.done", "relist", "rv.advance",
+    ))
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.info = RunInfo()
+        self.fifo: str | None = None
+        self.watch_list: bool | None = None
+        self.synced = False
+        self.synced_items: int | None = None
+        self.synced_after: float | None = None
+        self.listing_since: float | None = None
+        self.watching_since: float | None = None
+        self.watch_ended: str | None = None  # reason or error of the last watch.end
+        self.last_event: float | None = None
+        self.watch_events = 0
+        self.relists = 0
+        self.last_relist: str | None = None
+        self.rv = ""
+        self.last_time = 0.0
+
+    def feed(self, ev: TraceEvent) -> None:
+        kind = ev.kind
+        if kind not in self.KINDS:
+            return
+        f = ev.fields
+        self.last_time = ev.time
+        if kind == "watch.event" or kind == "watch.bookmark":
+            self.last_event = ev.time
+            self.watch_events += 1
+        elif kind == "watch.start":
+            self.watching_since = ev.time
+            self.watch_ended = None
+        elif kind == "watch.end":
+            self.watching_since = None
+            self.watch_ended = str(f.get("error") or f.get("reason") or "ended")
+        elif kind == "list.start":
+            self.listing_since = ev.time
+        elif kind == "list.done":
+            self.listing_since = None
+        elif kind == "relist":
+            self.relists += 1
+            self.last_relist = str(f.get("reason", ""))
+        elif kind == "rv.advance":
+            self.rv = str(f.get("new", ""))
+        elif kind == "informer.synced":
+            self.synced = True
+            self.synced_items = f.get("items")
+            self.synced_after = f.get("duration")
+        elif kind == "informer.start":
+            self.fifo = f.get("fifo")
+            self.watch_list = f.get("watch_list")
+            self.synced = False
+        self.version += 1
+
+    def feed_all(self, events) -> None:
+        kinds = self.KINDS
+        feed = self.feed
+        for ev in events:
+            if ev.kind in kinds:
+                feed(ev)
+
+
+class HeaderPane(TextPane):
+    """Two lines: the run (resource, scope, profile) and its health."""
+
+    can_focus = False
+    state: HeaderState
+
+    def __init__(self, state: HeaderState, info: RunInfo | None = None, **kwargs) -> None:
+        super().__init__(state, **kwargs)
+        if info is not None:
+            state.info = info
+        self.stats = FeedStats()
+
+    def draw_lines(self, width: int, height: int) -> list[Text]:
+        st = self.state
+        info = st.info
+        now = self.now if self.now is not None else st.last_time
+        one = Text(no_wrap=True)
+        one.append(" informer ", "bold reverse")
+        one.append(f" {info.resource} ", "bold cyan")
+        ns = "all namespaces" if info.namespace is None else f"ns {info.namespace}"
+        one.append(ns, "")
+        if info.label_selector:
+            one.append(f" -l {info.label_selector}", "dim")
+        if info.field_selector:
+            one.append(f" --field-selector {info.field_selector}", "dim")
+        ctx = info.context or "-"
+        if info.demo_scenario:
+            ctx += f" (demo: {info.demo_scenario})"
+        one.append(f"  ctx {ctx}", "")
+        fifo = st.fifo or info.fifo
+        initial = info.initial_list
+        if st.watch_list is not None:
+            initial = "WatchList stream" if st.watch_list else "paged LIST"
+        one.append(f"  client-go {info.profile} ", "bold")
+        one.append(f"{fifo} · {initial}", "magenta")
+        if info.resync_period:
+            one.append(f"  resync {fmt_age(info.resync_period)}", "dim")
+
+        two = Text(no_wrap=True)
+        if st.synced:
+            two.append("● synced", "bold green")
+            if st.synced_items is not None:
+                two.append(f" {st.synced_items}", "green")
+            if st.synced_after is not None:
+                two.append(f" in {fmt_age(st.synced_after)}", "dim")
+        elif st.listing_since is not None:
+            two.append(f"◌ listing {fmt_age(now - st.listing_since)}", "bold yellow")
+        else:
+            two.append("◌ not synced", "bold yellow")
+        two.append(" │ watch ", "dim")
+        if st.watching_since is not None:
+            two.append("● ", "bold green")
+            two.append(fmt_age(now - st.watching_since), "green")
+        elif st.watch_ended:
+            two.append(f"✕ {st.watch_ended}", "bold red")
+        else:
+            two.append("○ not started", "dim")
+        age = None if st.last_event is None else now - st.last_event
+        style = "dim" if age is None or age < 30 else "yellow"
+        two.append(f" last event {fmt_age(age)} ago" if age is not None else " no events", style)
+        two.append(" │ rv ", "dim")
+        two.append(st.rv or "-", "bold")
+        two.append(" │ relists ", "dim")
+        two.append(str(st.relists), "bold red" if st.relists else "")
+        if st.last_relist:
+            two.append(f" ({st.last_relist})", "red")
+        s = self.stats
+        if s.paused:
+            two.append(f" ❚❚ PAUSED {s.buffered} buffered ", "bold reverse yellow")
+        else:
+            two.append(f" │ {s.per_s:,.0f} ev/s", "dim")
+        if s.dropped:
+            two.append(f"  dropped {s.dropped}", "bold red")
+        return [one, two][:height]

@@ -1,0 +1,60 @@
+"""A pane drawn as lines of text, only as many as fit.
+
+Textual's RichLog and DataTable cost about a quarter of a millisecond per
+row written (docs/PERFORMANCE.md), far too slow for a stream of thousands of
+deltas a second. A ``TextPane`` instead keeps nothing but its state's rings
+and, when Textual asks for a frame, builds the few lines that are visible.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from .pane import Pane, PaneState
+
+
+class TextPane(Pane):
+    """Base for the core panes: ``draw_lines`` builds the visible lines."""
+
+    TITLE = ""
+
+    def __init__(self, state: PaneState, **kwargs) -> None:
+        super().__init__(state, **kwargs)
+        self.now: float | None = None
+        self.filter_text = ""
+        if self.TITLE:
+            self.border_title = self.TITLE
+
+    def render_state(self, now: float | None) -> None:
+        if now is not None:
+            self.now = now
+        self.refresh()
+
+    def set_filter(self, text: str) -> None:
+        self.filter_text = text
+        self.refresh()
+
+    def selected_key(self) -> str | None:
+        """The key Enter should inspect; panes with a cursor override."""
+        return None
+
+    def render(self) -> Text:
+        size = self.content_region.size if self.is_mounted else None
+        width = size.width if size else 80
+        height = size.height if size else 24
+        lines = self.draw_lines(max(width, 1), max(height, 1))
+        out = Text(no_wrap=True, overflow="ellipsis", end="")
+        for i, line in enumerate(lines[: max(height, 1)]):
+            if i:
+                out.append("\n")
+            line.truncate(width, overflow="ellipsis")
+            out.append_text(line)
+        return out
+
+    def draw_lines(self, width: int, height: int) -> list[Text]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+def matches(key: str | None, filter_text: str) -> bool:
+    """Filter rule shared by the panes: a substring of the key."""
+    return not filter_text or (key is not None and filter_text in key)

@@ -1,0 +1,112 @@
+"""Deterministic traces and screen reading for the TUI tests."""
+
+from __future__ import annotations
+
+from kubectl_informer.trace import TraceBuffer, TraceEvent
+from kubectl_informer.tui.pane import RunInfo
+
+
+class TraceMaker:
+    """Builds a recorded trace: seq from 1, time from ``start`` in ``step`` s."""
+
+    def __init__(self, start: float = 100.0, step: float = 0.01) -> None:
+        self.events: list[TraceEvent] = []
+        self.t = start
+        self.step = step
+
+    def __call__(self, kind: str, key: str | None = None, **fields) -> TraceEvent:
+        self.t += self.step
+        ev = TraceEvent(len(self.events) + 1, round(self.t, 6), kind, key, fields)
+        self.events.append(ev)
+        return ev
+
+    def buffer(self) -> TraceBuffer:
+        buf = TraceBuffer()
+        buf.extend(self.events)
+        return buf
+
+
+def life_of_pod(e: TraceMaker, key: str, rv: int, phase: str = "Pending") -> None:
+    """One object through every stage: watch → FIFO → pop → store → handler → queue → worker."""
+    e("watch.event", key, type="ADDED", resource_version=str(rv))
+    e("fifo.queue", key, type="Added", depth=1, pending=["Added"])
+    e("fifo.pop", key, types=["Added"], is_in_initial_list=False, waited=0.002)
+    e("store.add", key, resource_version=str(rv), delta="Added", summary=phase, is_in_initial_list=False)
+    e("handler.add", key, listener="handler-1", is_sync=False)
+    e("queue.add", key, outcome="queued", depth=1)
+    e("queue.get", key, waited=0.001, depth=0)
+    e("worker.start", key, worker=0)
+    e("worker.done", key, worker=0, outcome="ok", duration=0.2)
+    e("queue.done", key, worked=0.2, requeued=False)
+
+
+def demo_trace() -> TraceMaker:
+    """An initial list of 5 pods, sync, a watch with updates, a coalesce, a
+    dedup, a skip and a delete: every core pane has something to show."""
+    e = TraceMaker()
+    e("informer.start", fifo="DeltaFIFO", watch_list=False, resync_check_period=0.0)
+    e("list.start", resource_version="0")
+    keys = [f"default/web-{i}" for i in range(4)] + ["kube-system/dns-0"]
+    for i, k in enumerate(keys):
+        e("fifo.queue", k, type="Replaced", depth=i + 1, pending=["Replaced"])
+    e("list.done", resource_version="100", items=5, duration=0.05)
+    e("rv.advance", old="", new="100", source="list")
+    for k in keys:
+        e("fifo.pop", k, types=["Replaced"], is_in_initial_list=True, waited=0.001)
+        e("store.add", k, resource_version="90", delta="Replaced", summary="Pending", is_in_initial_list=True)
+        e("handler.add", k, listener="handler-1", is_sync=False)
+    e("informer.synced", items=5, duration=0.25)
+    e("watch.start", resource_version="100")
+    k = "default/web-1"
+    e("watch.event", k, type="MODIFIED", resource_version="101")
+    e("rv.advance", old="100", new="101", source="event")
+    e("fifo.queue", k, type="Updated", depth=1, pending=["Updated"])
+    e("watch.event", k, type="MODIFIED", resource_version="102")
+    e("fifo.coalesce", k, type="Updated", depth=1, pending=["Updated", "Updated"])
+    e("fifo.pop", k, types=["Updated", "Updated"], is_in_initial_list=False, waited=0.01)
+    e("store.update", k, resource_version="101", old_resource_version="90", delta="Updated",
+      summary="Running", diff=["status.phase Pending→Running"], is_in_initial_list=False)
+    e("handler.update", k, listener="handler-1", is_sync=False)
+    e("store.update", k, resource_version="102", old_resource_version="101", delta="Updated",
+      summary="Running", diff=["labels.app +"], is_in_initial_list=False)
+    e("handler.update", k, listener="handler-1", is_sync=False)
+    e("queue.add", k, outcome="queued", depth=1)
+    e("queue.get", k, waited=0.001, depth=0)
+    e("worker.start", k, worker=0)
+    e("worker.done", k, worker=0, outcome="ok", duration=0.2)
+    e("queue.done", k, worked=0.2, requeued=False)
+    # Still queued at the end: an update then two deletions, deduped.
+    k = "default/web-3"
+    e("fifo.queue", k, type="Updated", depth=1, pending=["Updated"])
+    e("fifo.coalesce", k, type="Deleted", depth=1, pending=["Updated", "Deleted"])
+    e("fifo.coalesce", k, type="Deleted", depth=1, pending=["Updated", "Deleted", "Deleted"])
+    e("fifo.dedup", k, dropped="DeletedFinalStateUnknown", kept="Deleted")
+    e("fifo.skip", "default/ghost", type="Deleted", reason="unknown_delete")
+    k = "default/web-2"
+    e("watch.event", k, type="DELETED", resource_version="103")
+    e("fifo.queue", k, type="Deleted", depth=2, pending=["Deleted"])
+    e("fifo.pop", k, types=["Deleted"], is_in_initial_list=False, waited=0.01)
+    e("store.delete", k, resource_version="103", delta="Deleted", summary="", tombstone=False,
+      is_in_initial_list=False)
+    e("handler.delete", k, listener="handler-1", is_sync=False)
+    e("watch.bookmark", None, resource_version="110")
+    return e
+
+
+def info(**kw) -> RunInfo:
+    base = dict(resource="pods", namespace="default", context="sim", profile="1.32",
+                fifo="DeltaFIFO", initial_list="paged LIST")
+    base.update(kw)
+    return RunInfo(**base)
+
+
+def screen_text(app) -> str:
+    """The screen as plain text, line per row (what a user reads)."""
+    update = app.screen._compositor.render_update(full=True)
+    return "\n".join("".join(s.text for s in line) for line in update.strips)
+
+
+def pane_text(pane) -> str:
+    """A pane's visible lines as plain text."""
+    size = pane.content_region.size
+    return "\n".join(line.plain for line in pane.draw_lines(size.width, size.height))
