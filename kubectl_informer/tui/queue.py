@@ -1,0 +1,447 @@
+"""The Queue pane: the workqueue rebuilt from its trace, with its metrics.
+
+client-go's work queue holds three structures (``util/workqueue/queue.go``):
+``queue`` (the order items are handed out), ``dirty`` (everything that needs
+processing) and ``processing`` (what workers hold). An add of an item already
+dirty does nothing; an add while the item is processed only marks it dirty,
+and ``done`` puts it back in the queue. The delaying queue parks items until
+their ready time; the rate-limiting queue asks a limiter for that delay.
+
+``QueueState`` replays ``queue.*`` and ``worker.*`` events through exactly
+those rules, so the pane shows the queue a controller really had, plus
+client-go's metrics computed the way ``metrics.go`` computes them: depth (adds
+minus gets, so an item dirty while processing counts), adds, queue latency
+(first add to get), work duration (get to done), unfinished work and the
+longest running processor, and retries (``add_after`` calls).
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections import deque
+
+from rich.text import Text
+
+from ..trace import TraceEvent
+from .chart import bar, fmt_secs, join_lines, percentile, side_by_side
+from .pane import Pane, PaneState
+
+RESERVOIR = 1024   # recent observations kept for p50/p99, as the engine's metrics
+RATE_WINDOW = 5    # seconds averaged for adds/s
+LABEL_W = 14
+
+
+class QueueState(PaneState):
+    def __init__(self) -> None:
+        super().__init__()
+        # The queue's own structures, as client-go's Type.
+        self.queue: dict[str, None] = {}          # an ordered set: O(1) append and removal
+        self.dirty: set[str] = set()
+        self.processing: dict[str, float] = {}    # item -> get time
+        self.waiting: dict[str, float] = {}       # item -> ready time (delaying queue)
+        self.requeues: dict[str, int] = {}        # rate limiter's failures per item
+        self.shutting_down = False
+        self.drain = False
+        # Worker slots: id -> (item, start) or None when idle.
+        self.workers: dict[int, tuple[str, float] | None] = {}
+        self.worker_ok = 0
+        self.worker_errors = 0
+        # client-go metrics.
+        self.adds = 0
+        self.gets = 0
+        self.depth = 0
+        self.retries = 0
+        self.requeued_on_done = 0
+        self.add_times: dict[str, float] = {}
+        self.latency: deque[float] = deque(maxlen=RESERVOIR)
+        self.work: deque[float] = deque(maxlen=RESERVOIR)
+        # Events the model could not place (a trace that lost events).
+        self.gaps = 0
+        self._rate: deque[list] = deque(maxlen=RATE_WINDOW + 2)  # [second, adds]
+        self.first_add: float | None = None
+        self.last_time: float | None = None
+        self._handlers = {
+            "queue.add": self._add,
+            "queue.get": self._get,
+            "queue.done": self._done,
+            "queue.add_after": self._add_after,
+            "queue.rate_limited": self._rate_limited,
+            "queue.forget": self._forget,
+            "queue.shutdown": self._shutdown,
+            "worker.start": self._worker_start,
+            "worker.done": self._worker_done,
+        }
+
+    def feed(self, ev: TraceEvent) -> None:
+        h = self._handlers.get(ev.kind)
+        if h is not None:
+            self.last_time = ev.time
+            h(ev.key, ev.time, ev.fields)
+            self.version += 1
+
+    # -- the queue's rules ----------------------------------------------
+    def _add(self, k: str, t: float, f: dict) -> None:
+        ready = self.waiting.get(k)
+        if ready is not None and t >= ready - 1e-9:
+            del self.waiting[k]  # the delaying queue's loop moved it in
+        if k in self.dirty:
+            outcome = "already_dirty"
+        elif k in self.processing:
+            outcome = "dirty_while_processing"
+        else:
+            outcome = "queued"
+        told = f.get("outcome")
+        if told is not None and told != outcome and told in ("queued", "already_dirty", "dirty_while_processing"):
+            # The trace lost events: follow what the queue says it did.
+            self.gaps += 1
+            outcome = told
+            if outcome == "dirty_while_processing":
+                self.queue.pop(k, None)
+                self.processing.setdefault(k, t)
+            elif outcome == "queued":
+                self.dirty.discard(k)
+                self.processing.pop(k, None)
+        if outcome == "already_dirty":
+            self.dirty.add(k)
+            return
+        self.adds += 1
+        self.depth += 1
+        if k not in self.add_times:
+            self.add_times[k] = t
+        self.dirty.add(k)
+        if outcome == "queued":
+            self.queue[k] = None
+        sec = int(t)
+        r = self._rate
+        if r and r[-1][0] == sec:
+            r[-1][1] += 1
+        else:
+            r.append([sec, 1])
+        if self.first_add is None:
+            self.first_add = t
+
+    def _get(self, k: str, t: float, f: dict) -> None:
+        if k in self.queue:
+            del self.queue[k]
+        else:
+            self.gaps += 1
+        self.gets += 1
+        self.depth -= 1
+        self.processing[k] = t
+        added = self.add_times.pop(k, None)
+        if added is not None:
+            self.latency.append(t - added)
+        self.dirty.discard(k)
+
+    def _done(self, k: str, t: float, f: dict) -> None:
+        started = self.processing.pop(k, None)
+        if started is None:
+            self.gaps += 1  # the engine ignores done of an item not processing, and emits nothing
+            return
+        self.work.append(t - started)
+        if k in self.dirty:
+            self.queue[k] = None
+            self.requeued_on_done += 1
+
+    def _add_after(self, k: str, t: float, f: dict) -> None:
+        self.retries += 1  # client-go counts every AddAfter as a retry
+        delay = float(f.get("delay") or 0.0)
+        if delay <= 0:
+            return  # added at once: its queue.add follows
+        ready = t + delay
+        cur = self.waiting.get(k)
+        if cur is None or ready < cur:  # an earlier ready time wins
+            self.waiting[k] = ready
+
+    def _rate_limited(self, k: str, t: float, f: dict) -> None:
+        n = f.get("requeues")
+        if n:
+            self.requeues[k] = int(n)
+
+    def _forget(self, k: str, t: float, f: dict) -> None:
+        self.requeues.pop(k, None)
+
+    def _shutdown(self, k, t: float, f: dict) -> None:
+        self.shutting_down = True
+        self.drain = bool(f.get("drain"))
+
+    def _worker_start(self, k: str, t: float, f: dict) -> None:
+        self.workers[int(f.get("worker", 0))] = (k, t)
+
+    def _worker_done(self, k: str, t: float, f: dict) -> None:
+        self.workers[int(f.get("worker", 0))] = None
+        if f.get("outcome") == "error":
+            self.worker_errors += 1
+        else:
+            self.worker_ok += 1
+
+    # -- views ----------------------------------------------------------
+    def queued(self) -> list[str]:
+        """Items in the order ``get`` will hand them out."""
+        return list(self.queue)
+
+    def dirty_while_processing(self) -> list[str]:
+        return [k for k in self.processing if k in self.dirty]
+
+    def adds_per_second(self, now: float) -> float:
+        if self.first_add is None:
+            return 0.0
+        lo = now - RATE_WINDOW
+        n = sum(c for s, c in self._rate if s + 1 > lo)
+        span = min(float(RATE_WINDOW), max(1.0, now - self.first_add))
+        return n / span
+
+    def unfinished_work(self, now: float) -> tuple[float, float]:
+        """client-go's unfinished work seconds and longest running processor."""
+        total = oldest = 0.0
+        for start in self.processing.values():
+            age = now - start
+            total += age
+            oldest = max(oldest, age)
+        return total, oldest
+
+    def percentiles(self, which: str) -> tuple[float | None, float | None]:
+        vals = sorted(self.latency if which == "latency" else self.work)
+        return percentile(vals, 50), percentile(vals, 99)
+
+
+class QueuePane(Pane):
+    DEFAULT_CSS = """
+    QueuePane { height: 1fr; width: 1fr; padding: 0 1; }
+    """
+
+    def __init__(self, state: QueueState, **kwargs) -> None:
+        super().__init__(state, **kwargs)
+        self._now: float | None = None
+
+    def render_state(self, now: float | None) -> None:
+        self._now = now
+        self.refresh()
+
+    def render(self) -> Text:
+        return render_queue(self.state, self._now, self.size.width, self.size.height)
+
+
+def _flow(items, total: int, width: int, max_lines: int) -> list[Text]:
+    """Lay ``items`` (Texts) out left to right over at most ``max_lines``
+    lines, ending with ``…+N`` when they do not all fit. Only as many items
+    as fit are drawn, so a queue of 10,000 costs a screenful."""
+    lines: list[Text] = []
+    cur = Text()
+    placed = 0
+    for item in items:
+        rest = total - placed - 1
+        room = width - cur.cell_len - (2 if cur.cell_len else 0)
+        need = item.cell_len + (len(f"  …+{rest}") if rest and len(lines) == max_lines - 1 else 0)
+        if need > room:
+            if cur.cell_len and len(lines) < max_lines - 1:
+                lines.append(cur)
+                cur = Text()
+                room = width
+                need = item.cell_len + (len(f"  …+{rest}") if rest and len(lines) == max_lines - 1 else 0)
+            if need > room and cur.cell_len:
+                break
+        if cur.cell_len:
+            cur.append("  ")
+        cur.append_text(item)
+        placed += 1
+        if placed >= total:
+            break
+    if placed < total:
+        if cur.cell_len:
+            cur.append("  ")
+        cur.append(f"…+{total - placed}", "dim")
+    if cur.cell_len or not lines:
+        lines.append(cur)
+    return lines[:max_lines]
+
+
+def _section(title: str, count: int | None, body: list[Text], style: str = "bold") -> list[Text]:
+    label = title if count is None else f"{title} {count}"
+    out = []
+    for i, line in enumerate(body):
+        head = Text(f"{label:<{LABEL_W - 1}} " if i == 0 else " " * LABEL_W, style=style if i == 0 else "")
+        head.append_text(line)
+        out.append(head)
+    return out
+
+
+def _allocate(wants: list[int], avail: int) -> list[int]:
+    """Share ``avail`` rows between sections: one each first, then the rest
+    in turn to those wanting more."""
+    got = [0] * len(wants)
+    for i, w in enumerate(wants):
+        if avail > 0 and w > 0:
+            got[i] = 1
+            avail -= 1
+    while avail > 0:
+        progressed = False
+        for i, w in enumerate(wants):
+            if avail > 0 and got[i] < w:
+                got[i] += 1
+                avail -= 1
+                progressed = True
+        if not progressed:
+            break
+    return got
+
+
+def render_queue(st: QueueState, now: float | None, width: int, height: int) -> Text:
+    width = max(width, 30)
+    height = max(height, 3)
+    if now is None:
+        now = st.last_time if st.last_time is not None else 0.0
+    busy = sum(1 for w in st.workers.values() if w is not None)
+    head = Text.assemble(
+        ("Workqueue", "bold"),
+        "  depth ", (str(st.depth), "bold cyan"),
+        f" · adds {st.adds_per_second(now):.0f}/s ({st.adds})",
+        " · retries ", (str(st.retries), "bold yellow" if st.retries else ""),
+    )
+    if st.workers:
+        head.append(f" · workers {busy}/{len(st.workers)} busy")
+    if st.shutting_down:
+        head.append("  SHUTTING DOWN" + (" (drain)" if st.drain else ""), "bold red")
+    if st.gaps:
+        head.append(f"  trace gaps {st.gaps}", "dim red")
+    lp50, lp99 = st.percentiles("latency")
+    wp50, wp99 = st.percentiles("work")
+    unfinished, longest = st.unfinished_work(now)
+    metrics = Text.assemble(
+        ("queue latency", "bold"), f" p50 {fmt_secs(lp50)} p99 {fmt_secs(lp99)} · ",
+        ("work duration", "bold"), f" p50 {fmt_secs(wp50)} p99 {fmt_secs(wp99)}",
+    )
+    unfin = Text.assemble(
+        ("unfinished work", "bold"), f" {fmt_secs(unfinished)} · ",
+        ("longest running", "bold"), f" {fmt_secs(longest)}",
+    )
+    if metrics.cell_len + 3 + unfin.cell_len <= width:
+        metrics.append(" · ")
+        metrics.append_text(unfin)
+        lines = [head, metrics]
+    elif height >= 12:
+        lines = [head, metrics, unfin]
+    else:
+        lines = [head, Text.assemble(
+            ("p50/p99", "bold"), f" latency {fmt_secs(lp50)}/{fmt_secs(lp99)}",
+            f" work {fmt_secs(wp50)}/{fmt_secs(wp99)} · ",
+            ("unfinished", "bold"), f" {fmt_secs(unfinished)} ",
+            ("longest", "bold"), f" {fmt_secs(longest)}",
+        )]
+    avail = height - len(lines)
+    if avail <= 0:
+        return join_lines(lines[:height], width)
+
+    wide = width >= 110
+    lw = (width * 9) // 20 if wide else width
+    rw = width - lw - 2
+    body_l = lw - LABEL_W
+    body_r = (rw if wide else width) - LABEL_W
+
+    # Processing: worker slots when workers report, else the processing set.
+    dwp = {k for k in st.processing if k in st.dirty}
+    scale = max([wp99 or 0.0] + [now - s for s in st.processing.values()] + [1e-9])
+
+    def proc_line(k: str, start: float, slot: str | None) -> Text:
+        age = now - start
+        t = Text()
+        if slot is not None:
+            t.append(f"{slot} ", "bold")
+            t.append("▶ ", "green")
+        t.append(k)
+        t.append(f" {fmt_secs(age):>6} ", "dim")
+        t.append(bar(age / scale, 8), "green")
+        if k in dwp:
+            t.append(" ↻ dirty: requeued on done", "yellow")
+        return t
+
+    proc: list[Text] = []
+    held = set()
+    for wid in sorted(st.workers):
+        slot = st.workers[wid]
+        if slot is None:
+            proc.append(Text.assemble((f"w{wid} ", "bold"), ("· idle", "dim")))
+        else:
+            held.add(slot[0])
+            start = st.processing.get(slot[0], slot[1])
+            proc.append(proc_line(slot[0], start, f"w{wid}"))
+    for k, start in st.processing.items():
+        if k not in held:
+            proc.append(proc_line(k, start, None))
+    if not proc:
+        proc.append(Text("nothing", style="dim"))
+
+    # Waiting: soonest first, with countdowns.
+    soon = heapq.nsmallest(64, st.waiting.items(), key=lambda kv: kv[1])
+
+    def waiting_items():
+        for k, ready in soon:
+            left = ready - now
+            t = Text(k)
+            t.append(f" in {fmt_secs(max(0.0, left))}" if left > 0 else " ready", "magenta")
+            n = st.requeues.get(k)
+            if n:
+                t.append(f" ×{n}", "yellow")
+            yield t
+
+    def queued_items(limit):
+        for i, k in enumerate(itertools.islice(st.queue, limit)):
+            yield Text(k, style="bold" if i == 0 else "")
+
+    top_requeues = heapq.nlargest(64, st.requeues.items(), key=lambda kv: kv[1])
+
+    def requeue_items():
+        for k, n in top_requeues:
+            yield Text.assemble(k, (f" ×{n}", "yellow"))
+
+    def dirty_body(w, rows):
+        if not st.dirty:
+            return [Text("none", style="dim")]
+        parts = Text(f"{len(st.queue)} queued", style="dim")
+        if dwp:
+            parts.append(f" + {len(dwp)} processing (requeued on done): ", "dim")
+            more = _flow((Text(k, style="yellow") for k in dwp), len(dwp), max(10, w - parts.cell_len), 1)[0]
+            parts.append_text(more)
+        return [parts]
+
+    def build(spec, w, rows):
+        title, count, fn = spec
+        return _section(title, count, fn(w, rows))
+
+    queued_spec = ("queued", len(st.queue),
+                   lambda w, rows: _flow(queued_items(rows * (w // 4 + 1)), len(st.queue), w, rows)
+                   if st.queue else [Text("empty", style="dim")])
+    proc_spec = ("processing", len(st.processing), lambda w, rows: proc[:rows] if len(proc) <= rows
+                 else proc[: rows - 1] + [Text(f"…+{len(proc) - rows + 1}", style="dim")])
+    waiting_spec = ("waiting", len(st.waiting),
+                    lambda w, rows: _flow(waiting_items(), len(st.waiting), w, rows)
+                    if st.waiting else [Text("none", style="dim")])
+    requeue_spec = ("requeues", len(st.requeues),
+                    lambda w, rows: _flow(requeue_items(), len(st.requeues), w, rows)
+                    if st.requeues else [Text("none", style="dim")])
+    dirty_spec = ("dirty", len(st.dirty), dirty_body)
+
+    def want_flow(n, w):  # rows a flowed section would like
+        return max(1, min(n * 18 // max(w, 1) + 1, n))
+
+    if wide:
+        left_specs = [queued_spec, waiting_spec, requeue_spec]
+        totals_spec = ("totals", None, lambda w, rows: [Text(
+            f"gets {st.gets} · requeued on done {st.requeued_on_done} · "
+            f"work ok {st.worker_ok} / errors {st.worker_errors}", style="dim")])
+        right_specs = [proc_spec, dirty_spec, totals_spec]
+        lw_rows = _allocate([want_flow(len(st.queue), body_l), want_flow(len(st.waiting), body_l),
+                             want_flow(len(st.requeues), body_l)], avail)
+        rw_rows = _allocate([len(proc), 1, 1], avail)
+        left = [ln for spec, r in zip(left_specs, lw_rows) if r for ln in build(spec, body_l, r)[:r]]
+        right = [ln for spec, r in zip(right_specs, rw_rows) if r for ln in build(spec, body_r, r)[:r]]
+        lines.extend(side_by_side(left, right, lw))
+    else:
+        specs = [queued_spec, proc_spec, waiting_spec, requeue_spec, dirty_spec]
+        wants = [want_flow(len(st.queue), body_l), len(proc), want_flow(len(st.waiting), body_l),
+                 want_flow(len(st.requeues), body_l), 1]
+        for spec, r in zip(specs, _allocate(wants, avail)):
+            if r:
+                lines.extend(build(spec, body_l, r)[:r])
+    return join_lines(lines[:height], width)
