@@ -97,6 +97,7 @@ def _kubeconfig_paths(kubeconfig: str | None) -> list[str]:
 def _merge(paths: list[str]) -> Any:
     """Merge files first-wins (kubectl's rule) through the client's merger,
     checking each file first so a bad one is named in the error."""
+    current = None
     for path in paths:
         try:
             with open(path) as f:
@@ -113,12 +114,16 @@ def _merge(paths: list[str]) -> Any:
             items = doc.get(key) or []
             if not isinstance(items, list) or not all(isinstance(i, dict) and "name" in i for i in items):
                 raise KubeConfigError(f'error loading config file "{path}": "{key}" must be a list of named entries')
+        current = current or doc.get("current-context")
     try:
         merger = kube_config.KubeConfigMerger(os.pathsep.join(paths))
     except (ConfigException, yaml.YAMLError, OSError) as e:
         raise KubeConfigError(f"invalid kubeconfig: {one_line(e)}") from None
     if merger.config is None:
         raise KubeConfigError("invalid kubeconfig: no configuration found")
+    # kubectl takes current-context from the first file that sets it; the
+    # client's merger lets the last one win.
+    merger.config.value["current-context"] = current
     return merger.config
 
 

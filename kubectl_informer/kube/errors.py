@@ -1,7 +1,8 @@
 """Errors from talking to a cluster, each a single line a user can act on.
 
-``str(err)`` is the whole message, already prefixed ``error: `` as kubectl
-prints it, so the CLI can print it as is. HTTP failures are
+``str(err)`` is the whole message without kubectl's ``error: `` prefix,
+which the CLI adds when it prints the line (``error: context "foo" does not
+exist``). HTTP failures are
 ``cache.listwatch.ApiError`` (re-exported here) so the Reflector can read the
 API's Status from them.
 """
@@ -23,9 +24,6 @@ class KubeError(Exception):
     def __init__(self, message: str):
         self.message = one_line(message)
         super().__init__(self.message)
-
-    def __str__(self) -> str:
-        return f"error: {self.message}"
 
 
 class KubeConfigError(KubeError):

@@ -187,8 +187,10 @@ class KubeWatch:
                     if bad:
                         return
             if pending and not self._stopped:
-                ev, _ = _decode(pending)
-                if ev is not None:
+                # A final line without its newline: an event if complete; a
+                # truncated one is an unexpected EOF, which ends quietly.
+                ev, bad = _decode(pending)
+                if ev is not None and not bad:
                     yield ev
         except (urllib3.exceptions.HTTPError, OSError, ValueError, AttributeError):
             # Reset, timeout, or stop() closing the socket under us: the

@@ -61,13 +61,13 @@ def test_crds_and_cluster_scoped(api, disco):
 def test_unknown_names_suggest_the_closest(api, disco):
     with pytest.raises(UnknownResourceError) as e:
         resolve_resource(api, "podz")
-    assert str(e.value) == 'error: the server doesn\'t have a resource type "podz" (did you mean pods?)'
+    assert str(e.value) == 'the server doesn\'t have a resource type "podz" (did you mean pods?)'
     with pytest.raises(UnknownResourceError) as e:
         resolve_resource(api, "deploymnets")
     assert "did you mean deployments" in str(e.value)
     with pytest.raises(UnknownResourceError) as e:
         resolve_resource(api, "zzzzqqq")
-    assert str(e.value) == 'error: the server doesn\'t have a resource type "zzzzqqq"'
+    assert str(e.value) == 'the server doesn\'t have a resource type "zzzzqqq"'
     # subresources are not listable resources; a group limits the search
     for name in ("pods/log", "deployments.batch", "pods.v2.apps"):
         with pytest.raises(UnknownResourceError):
@@ -98,7 +98,7 @@ def test_forbidden_discovery_is_one_clear_line(api, disco):
     disco.routes["/apis"] = Reply(403, status(403, "Forbidden", msg))
     with pytest.raises(DiscoveryError) as e:
         Discovery(api).resolve("pods")
-    assert str(e.value) == f"error: forbidden: cannot discover the server's resources: {msg}"
+    assert str(e.value) == f"forbidden: cannot discover the server's resources: {msg}"
     disco.routes["/apis"] = Reply(401, status(401, "Unauthorized", "Unauthorized"))
     with pytest.raises(DiscoveryError, match="must be logged in"):
         Discovery(api).resolve("pods")
@@ -113,5 +113,5 @@ def test_connection_refused_names_the_server(disco):
     cfg.host = f"http://127.0.0.1:{port}"
     with pytest.raises(DiscoveryError) as e:
         resolve_resource(k8s_client.ApiClient(cfg), "pods")
-    assert str(e.value) == (f"error: the connection to the server 127.0.0.1:{port} was refused - "
+    assert str(e.value) == (f"the connection to the server 127.0.0.1:{port} was refused - "
                             "did you specify the right host or port?")
