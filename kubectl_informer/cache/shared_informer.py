@@ -1,0 +1,574 @@
+"""SharedIndexInformer: one reflector and cache, many handlers.
+
+A port of client-go's ``shared_informer.go`` and the parts of
+``controller.go`` it runs (the pop loop and ``processDeltas``). The
+reflector fills a FIFO (DeltaFIFO, or RealFIFO for client-go 1.33+); one
+thread pops it, applies each delta to the indexer and hands a notification
+to every listener. Each listener has its own thread and an unbounded
+buffer, so a slow handler delays only itself.
+
+Resync follows client-go exactly: a handler asks for a period (minimum
+1 s); before the informer starts a shorter period lowers the informer's
+resync check period, after it starts the period is raised to the check
+period; with a check period of 0 no handler resyncs. On each check tick
+only the listeners that are due get the Sync updates (updates whose old
+and new resourceVersion are equal).
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+from collections import deque
+from typing import Any, Callable
+
+from ..clock import Clock, RealClock
+from ..trace import NULL_TRACER, Tracer
+from .delta_fifo import (ADDED, BOOKMARK, DELETED, REPLACED, REPLACED_ALL, SYNC, SYNC_ALL, UPDATED, DeltaFIFO,
+                         FIFOClosedError)
+from .diff import diff_summary, summarize
+from .keys import DeletedFinalStateUnknown, deletion_handling_meta_namespace_key_func, meta_namespace_key_func
+from .real_fifo import RealFIFO
+from .reflector import Reflector
+from .store import Indexer
+
+MINIMUM_RESYNC_PERIOD = 1.0
+
+# Notification kinds (small tuples travel through the listener buffers).
+_ADD, _UPDATE, _DELETE = 0, 1, 2
+
+
+class ResourceEventHandler:
+    """What a handler implements; every method defaults to doing nothing."""
+
+    def on_add(self, obj: Any, is_in_initial_list: bool) -> None:
+        pass
+
+    def on_update(self, old: Any, new: Any) -> None:
+        pass
+
+    def on_delete(self, obj: Any) -> None:
+        pass
+
+
+class ResourceEventHandlerFuncs(ResourceEventHandler):
+    """A handler from up to three functions. ``add`` may take ``(obj)`` as
+    client-go's AddFunc or ``(obj, is_in_initial_list)``."""
+
+    def __init__(self, add: Callable | None = None, update: Callable | None = None,
+                 delete: Callable | None = None):
+        self.add = add
+        self.update = update
+        self.delete = delete
+        self._add_wants_initial = False
+        if add is not None:
+            try:
+                params = [p for p in inspect.signature(add).parameters.values()
+                          if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+                self._add_wants_initial = len(params) >= 2 or any(
+                    p.kind == p.VAR_POSITIONAL for p in inspect.signature(add).parameters.values())
+            except (TypeError, ValueError):
+                pass
+
+    def on_add(self, obj: Any, is_in_initial_list: bool) -> None:
+        if self.add is not None:
+            if self._add_wants_initial:
+                self.add(obj, is_in_initial_list)
+            else:
+                self.add(obj)
+
+    def on_update(self, old: Any, new: Any) -> None:
+        if self.update is not None:
+            self.update(old, new)
+
+    def on_delete(self, obj: Any) -> None:
+        if self.delete is not None:
+            self.delete(obj)
+
+
+def determine_resync_period(desired: float, check: float) -> float:
+    """client-go's determineResyncPeriod: 0 stays 0; no resync at all when
+    the informer does not resync; never below the check period."""
+    if desired == 0:
+        return 0.0
+    if check == 0:
+        return 0.0
+    return max(desired, check)
+
+
+def _rv(obj: Any) -> str:
+    if isinstance(obj, dict):
+        meta = obj.get("metadata")
+        if meta:
+            return meta.get("resourceVersion") or ""
+    elif isinstance(obj, DeletedFinalStateUnknown):
+        return _rv(obj.obj)
+    return ""
+
+
+class ProcessorListener:
+    """Relays notifications to one handler on its own thread through an
+    unbounded buffer (client-go's processorListener; its two goroutines and
+    ring buffer become one thread and a deque). Also the registration
+    handle ``add_event_handler`` returns."""
+
+    def __init__(self, name: str, handler: ResourceEventHandler, requested_resync_period: float,
+                 resync_period: float, now: float, upstream_has_synced: Callable[[], bool],
+                 tracer: Tracer = NULL_TRACER):
+        self.name = name
+        self.handler = handler
+        self.requested_resync_period = requested_resync_period
+        self.resync_period = resync_period
+        self.next_resync = now + resync_period
+        self._upstream_has_synced = upstream_has_synced
+        self._tracer = tracer
+        self._cond = threading.Condition(threading.Lock())
+        self._buf: deque = deque()
+        self._waiting = False
+        self._stopped = False
+        self._initial_pending = 0
+        self._thread: threading.Thread | None = None
+        self.delivered = 0
+        self.errors = 0
+
+    # --- registration ---
+    def has_synced(self) -> bool:
+        """The informer has synced and every initial-list add was handled."""
+        return self._initial_pending == 0 and self._upstream_has_synced()
+
+    def buffered(self) -> int:
+        return len(self._buf)
+
+    # --- producer side ---
+    def add(self, notification: tuple) -> None:
+        with self._cond:
+            if notification[0] == _ADD and notification[2]:
+                self._initial_pending += 1
+            self._buf.append(notification)
+            if self._waiting:
+                self._cond.notify()
+
+    # --- resync bookkeeping (under the processor's lock) ---
+    def should_resync(self, now: float) -> bool:
+        return self.resync_period != 0 and now >= self.next_resync
+
+    def determine_next_resync(self, now: float) -> None:
+        self.next_resync = now + self.resync_period
+
+    # --- thread ---
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name=f"listener-{self.name}", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        with self._cond:
+            self._stopped = True
+            self._cond.notify_all()
+
+    def join(self, timeout: float | None = None) -> None:
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _run(self) -> None:
+        cond = self._cond
+        buf = self._buf
+        handler = self.handler
+        on_add, on_update, on_delete = handler.on_add, handler.on_update, handler.on_delete
+        while True:
+            with cond:
+                while not buf:
+                    if self._stopped:
+                        return
+                    self._waiting = True
+                    cond.wait()
+                    self._waiting = False
+                if self._stopped:
+                    return
+                n = buf.popleft()
+            kind = n[0]
+            try:
+                if kind == _UPDATE:
+                    on_update(n[1], n[2])
+                elif kind == _ADD:
+                    on_add(n[1], n[2])
+                else:
+                    on_delete(n[1])
+            except Exception as err:  # noqa: BLE001 - client-go skips the item and goes on
+                self.errors += 1
+                self._tracer.emit("handler.error", None, listener=self.name, error=f"{type(err).__name__}: {err}")
+            finally:
+                if kind == _ADD and n[2]:
+                    with cond:
+                        self._initial_pending -= 1
+            self.delivered += 1
+
+    def __repr__(self) -> str:
+        return f"ProcessorListener({self.name!r}, resync_period={self.resync_period})"
+
+
+class SharedProcessor:
+    """Fans notifications out to listeners; tracks which are due a resync."""
+
+    def __init__(self, clock: Clock, tracer: Tracer):
+        self.clock = clock
+        self.tracer = tracer
+        self._lock = threading.Lock()
+        # listener -> whether it is due the current resync's Sync updates
+        self.listeners: dict[ProcessorListener, bool] = {}
+        self.started = False
+        self.check_period = 0.0
+
+    def add_listener(self, listener: ProcessorListener) -> None:
+        with self._lock:
+            self.listeners[listener] = True
+            if self.started:
+                listener.start()
+
+    def run(self) -> None:
+        with self._lock:
+            for listener in self.listeners:
+                listener.start()
+            self.started = True
+
+    def stop(self) -> None:
+        with self._lock:
+            listeners = list(self.listeners)
+            self.listeners = {}
+            self.started = False
+        for listener in listeners:
+            listener.stop()
+        for listener in listeners:
+            listener.join(5.0)
+
+    def distribute(self, notification: tuple, sync: bool) -> list[ProcessorListener]:
+        """Give ``notification`` to every listener, or for a sync only to
+        the listeners due a resync. Returns who got it."""
+        got = []
+        for listener, syncing in list(self.listeners.items()):
+            if not sync or syncing:
+                listener.add(notification)
+                got.append(listener)
+        return got
+
+    def should_resync(self) -> bool:
+        """Called by the reflector every check period: mark the listeners
+        whose period has come, and say whether any did."""
+        with self._lock:
+            now = self.clock.now()
+            due = []
+            for listener in self.listeners:
+                s = listener.should_resync(now)
+                self.listeners[listener] = s
+                if s:
+                    due.append(listener.name)
+                    listener.determine_next_resync(now)
+        self.tracer.emit("resync.tick", None, due=due, check_period=self.check_period)
+        return bool(due)
+
+    def resync_check_period_changed(self, check: float) -> None:
+        with self._lock:
+            self.check_period = check
+            for listener in self.listeners:
+                listener.resync_period = determine_resync_period(listener.requested_resync_period, check)
+
+
+def _fifo_label(fifo: str, atomic: bool) -> str:
+    if fifo == "delta":
+        return "DeltaFIFO"
+    return "RealFIFO (atomic)" if atomic else "RealFIFO"
+
+
+class SharedIndexInformer:
+    def __init__(self, lw, resync_period: float = 0, indexers: dict | None = None, *,
+                 clock: Clock | None = None, tracer: Tracer | None = None, fifo: str = "delta",
+                 atomic_events: bool = False, use_watch_list: bool = False, page_size: int | None = None,
+                 name: str = "informer", emit_bookmarks: bool | None = None):
+        if fifo not in ("delta", "real"):
+            raise ValueError(f'fifo must be "delta" or "real", not {fifo!r}')
+        if atomic_events and fifo != "real":
+            raise ValueError("atomic events need the RealFIFO")
+        self.lw = lw
+        self.clock = clock or RealClock()
+        self.tracer = tracer or NULL_TRACER
+        self.name = name
+        self.fifo_kind = fifo
+        self.atomic_events = atomic_events
+        self.emit_bookmarks = atomic_events if emit_bookmarks is None else emit_bookmarks
+        self.use_watch_list = use_watch_list
+        self.page_size = page_size
+        self.indexer = Indexer(deletion_handling_meta_namespace_key_func, indexers)
+        self.default_event_handler_resync_period = float(resync_period or 0.0)
+        self._resync_check_period = float(resync_period or 0.0)
+        self.processor = SharedProcessor(self.clock, self.tracer)
+        self.processor.check_period = self._resync_check_period
+        self._started_lock = threading.Lock()
+        # Held while a delta is applied, so a late handler joins between two.
+        self._block_deltas = threading.RLock()
+        self._started = False
+        self._stopped = False
+        self._transform: Callable | None = None
+        self._watch_error_handler: Callable | None = None
+        self._listener_seq = 0
+        self.fifo: DeltaFIFO | RealFIFO | None = None
+        self.reflector: Reflector | None = None
+        self._start_time = 0.0
+        self._synced_emitted = False
+        # The last resource version a Bookmark delta told us (RealFIFO 1.36).
+        self.bookmark_resource_version = ""
+
+    # ------------------------------------------------------------ settings
+    @property
+    def resync_check_period(self) -> float:
+        return self._resync_check_period
+
+    def set_transform(self, fn: Callable[[Any], Any] | None) -> None:
+        with self._started_lock:
+            if self._started:
+                raise RuntimeError("informer has already started")
+            self._transform = fn
+
+    def set_watch_error_handler(self, fn: Callable[[Any, BaseException], None]) -> None:
+        with self._started_lock:
+            if self._started:
+                raise RuntimeError("informer has already started")
+            self._watch_error_handler = fn
+
+    def add_indexers(self, indexers: dict) -> None:
+        with self._started_lock:
+            if self._stopped:
+                raise RuntimeError("indexer was not added because it has stopped already")
+            self.indexer.add_indexers(indexers)
+
+    # ------------------------------------------------------------- queries
+    def get_store(self) -> Indexer:
+        return self.indexer
+
+    def get_indexer(self) -> Indexer:
+        return self.indexer
+
+    def has_started(self) -> bool:
+        return self._started
+
+    def is_stopped(self) -> bool:
+        return self._stopped
+
+    def has_synced(self) -> bool:
+        fifo = self.fifo
+        return fifo is not None and fifo.has_synced()
+
+    def last_sync_resource_version(self) -> str:
+        r = self.reflector
+        return "" if r is None else r.last_sync_resource_version()
+
+    @property
+    def fifo_label(self) -> str:
+        return _fifo_label(self.fifo_kind, self.atomic_events)
+
+    # ------------------------------------------------------------- handlers
+    def add_event_handler(self, handler: ResourceEventHandler, resync_period: float | None = None,
+                          name: str | None = None) -> ProcessorListener:
+        with self._started_lock:
+            if self._stopped:
+                raise RuntimeError(f"handler {name or handler!r} was not added to shared informer "
+                                   "because it has stopped already")
+            self._listener_seq += 1
+            name = name or f"handler-{self._listener_seq}"
+            requested = self.default_event_handler_resync_period if resync_period is None else float(resync_period)
+            period = requested
+            reason = None
+            if period > 0:
+                if period < MINIMUM_RESYNC_PERIOD:
+                    period = MINIMUM_RESYNC_PERIOD
+                    reason = f"raised to the minimum of {MINIMUM_RESYNC_PERIOD:g}s"
+                if period < self._resync_check_period:
+                    if self._started:
+                        period = self._resync_check_period
+                        reason = "raised to the resync check period: the informer has already started"
+                    else:
+                        # Lower the check period so this handler is served on time.
+                        self._resync_check_period = period
+                        self.processor.resync_check_period_changed(period)
+                        reason = reason or None
+            effective = determine_resync_period(period, self._resync_check_period)
+            if period > 0 and effective == 0:
+                reason = "the informer does not resync (check period 0)"
+            listener = ProcessorListener(name, handler, period, effective, self.clock.now(), self.has_synced,
+                                         self.tracer)
+            self.tracer.emit("handler.register", None, listener=name, requested=requested, effective=effective,
+                             check_period=self._resync_check_period, reason=reason)
+            if not self._started:
+                self.processor.add_listener(listener)
+                return listener
+            # Join between two deltas: synthetic adds of everything cached,
+            # queued before the handle is returned so has_synced cannot lie.
+            with self._block_deltas:
+                self.processor.add_listener(listener)
+                tracer = self.tracer
+                for item in self.indexer.list():
+                    listener.add((_ADD, item, True))
+                    if tracer.enabled:
+                        tracer.emit("handler.add", deletion_handling_meta_namespace_key_func(item),
+                                    listener=name, is_sync=False, synthetic=True)
+            return listener
+
+    # ------------------------------------------------------------------ run
+    def _new_fifo(self):
+        if self.fifo_kind == "delta":
+            return DeltaFIFO(meta_namespace_key_func, known_objects=self.indexer, emit_delta_type_replaced=True,
+                             transformer=self._transform, tracer=self.tracer, clock=self.clock)
+        if self.atomic_events:
+            return RealFIFO(meta_namespace_key_func, transformer=self._transform, atomic_events=True,
+                            emit_delta_type_bookmark=self.emit_bookmarks, tracer=self.tracer, clock=self.clock)
+        return RealFIFO(meta_namespace_key_func, known_objects=self.indexer, transformer=self._transform,
+                        tracer=self.tracer, clock=self.clock)
+
+    def run(self, stop_event: threading.Event) -> None:
+        """Run until ``stop_event`` is set (blocks; call from a thread)."""
+        with self._started_lock:
+            if self._started:
+                return  # client-go: running more than once is not allowed
+            self.fifo = self._new_fifo()
+            self.reflector = Reflector(
+                self.lw, self.fifo, resync_period=self._resync_check_period, page_size=self.page_size,
+                should_resync=self.processor.should_resync, use_watch_list=self.use_watch_list,
+                name=f"{self.name}-reflector", clock=self.clock, tracer=self.tracer,
+                watch_error_handler=self._watch_error_handler)
+            self._started = True
+            self._start_time = self.clock.now()
+        self.processor.check_period = self._resync_check_period
+        self.tracer.emit("informer.start", None, fifo=self.fifo_label, watch_list=self.use_watch_list,
+                         resync_check_period=self._resync_check_period)
+        self.processor.run()
+        fifo = self.fifo
+
+        def close_on_stop() -> None:
+            stop_event.wait()
+            fifo.close()
+
+        closer = threading.Thread(target=close_on_stop, name=f"{self.name}-closer", daemon=True)
+        closer.start()
+        rt = threading.Thread(target=self.reflector.run, args=(stop_event,), name=f"{self.name}-reflector",
+                              daemon=True)
+        rt.start()
+        try:
+            self._process_loop(stop_event)
+        finally:
+            rt.join(10.0)
+            with self._started_lock:
+                self._stopped = True  # no new listeners
+            self.processor.stop()
+
+    def _process_loop(self, stop_event: threading.Event) -> None:
+        fifo = self.fifo
+        pop = fifo.pop
+        handle = self._handle_deltas
+        while not stop_event.is_set():
+            try:
+                pop(handle)
+            except FIFOClosedError:
+                return
+            except Exception as err:  # noqa: BLE001 - client-go drops the item and goes on
+                self.tracer.emit("informer.error", None, error=f"{type(err).__name__}: {err}")
+            if not self._synced_emitted and fifo.has_synced():
+                self._synced_emitted = True
+                self.tracer.emit("informer.synced", None, items=len(self.indexer),
+                                 duration=self.clock.now() - self._start_time)
+
+    # --------------------------------------------------------- HandleDeltas
+    def _handle_deltas(self, deltas: list, is_in_initial_list: bool) -> None:
+        with self._block_deltas:
+            indexer = self.indexer
+            tracer = self.tracer
+            for d in deltas:
+                t = d.type
+                obj = d.object
+                if t is DELETED:
+                    indexer.delete(obj)
+                    if tracer.enabled:
+                        self._trace_store("store.delete", t, obj, None, is_in_initial_list)
+                    self._distribute((_DELETE, obj), False)
+                elif t is UPDATED or t is ADDED or t is REPLACED or t is SYNC:
+                    old, exists = indexer.get(obj)
+                    if exists:
+                        indexer.update(obj)
+                        if tracer.enabled:
+                            self._trace_store("store.update", t, obj, old, is_in_initial_list)
+                        self._on_update(old, obj)
+                    else:
+                        indexer.add(obj)
+                        if tracer.enabled:
+                            self._trace_store("store.add", t, obj, None, is_in_initial_list)
+                        self._distribute((_ADD, obj, is_in_initial_list), False)
+                elif t is REPLACED_ALL:
+                    self._process_replaced_all(obj, is_in_initial_list)
+                elif t is SYNC_ALL:
+                    for item in indexer.list():
+                        self._on_update(item, item)
+                    return  # as client-go: a SyncAll ends the batch
+                elif t is BOOKMARK:
+                    self.bookmark_resource_version = obj
+                    if tracer.enabled:
+                        tracer.emit("informer.bookmark", None, resource_version=obj)
+
+    def _on_update(self, old: Any, new: Any) -> None:
+        # An update that did not change the resourceVersion is a resync
+        # (Sync, or Replaced of an unchanged object): only due listeners.
+        self._distribute((_UPDATE, old, new), _rv(old) == _rv(new))
+
+    def _distribute(self, notification: tuple, sync: bool) -> None:
+        got = self.processor.distribute(notification, sync)
+        tracer = self.tracer
+        if tracer.enabled and got:
+            kind = notification[0]
+            obj = notification[2] if kind == _UPDATE else notification[1]
+            key = deletion_handling_meta_namespace_key_func(obj)
+            event = ("handler.add", "handler.update", "handler.delete")[kind]
+            for listener in got:
+                tracer.emit(event, key, listener=listener.name, is_sync=sync, buffered=len(listener._buf))
+
+    def _trace_store(self, kind: str, delta_type, obj: Any, old: Any, is_in_initial_list: bool) -> None:
+        key = deletion_handling_meta_namespace_key_func(obj)
+        fields: dict[str, Any] = {"resource_version": _rv(obj), "delta": delta_type.value,
+                                  "summary": summarize(obj), "is_in_initial_list": is_in_initial_list}
+        if kind == "store.update":
+            fields["old_resource_version"] = _rv(old)
+            fields["diff"] = diff_summary(old, obj)
+        elif kind == "store.delete":
+            fields["tombstone"] = isinstance(obj, DeletedFinalStateUnknown)
+        self.tracer.emit(kind, key, **fields)
+
+    def _process_replaced_all(self, info, is_in_initial_list: bool) -> None:
+        """client-go 1.36 processReplacedAllInfo: diff the whole list against
+        the indexer, replace the indexer at once, then notify deletions
+        first and adds/updates in list order."""
+        indexer = self.indexer
+        objs = list(info.objects)
+        key_of = deletion_handling_meta_namespace_key_func
+        new_keys = {key_of(o) for o in objs}
+        deletions = []
+        for key in indexer.list_keys():
+            if key not in new_keys:
+                old, exists = indexer.get_by_key(key)
+                deletions.append(DeletedFinalStateUnknown(key, old if exists else None))
+        replacements = []
+        for o in objs:
+            old, exists = indexer.get_by_key(key_of(o))
+            replacements.append((old if exists else None, o))
+        indexer.replace(objs, info.resource_version)
+        tracer = self.tracer
+        if tracer.enabled:
+            for tomb in deletions:
+                self._trace_store("store.delete", DELETED, tomb, None, is_in_initial_list)
+            for old, new in replacements:
+                if old is None:
+                    self._trace_store("store.add", REPLACED, new, None, is_in_initial_list)
+                else:
+                    self._trace_store("store.update", REPLACED, new, old, is_in_initial_list)
+        for tomb in deletions:
+            self._distribute((_DELETE, tomb), False)
+        for old, new in replacements:
+            if old is None:
+                self._distribute((_ADD, new, is_in_initial_list), False)
+            else:
+                self._on_update(old, new)
