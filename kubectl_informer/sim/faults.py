@@ -1,0 +1,143 @@
+"""Fault injection for the simulated API server.
+
+Faults are what a real cluster does to a client now and then: watches that
+end or are cut, 410 / 429 / 500 answers, streams that stall, slow answers,
+and an API server that does not support WatchList. Tests and scenarios set
+them; the HTTP handler consults them on every request. Durations are real
+seconds: the server runs on wall time.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+
+from kubectl_informer.cache.listwatch import ApiError
+
+_REASONS = {
+    400: ("BadRequest", "bad request (injected)"),
+    403: ("Forbidden", "forbidden (injected)"),
+    404: ("NotFound", "the server could not find the requested resource (injected)"),
+    409: ("Conflict", "conflict (injected)"),
+    410: ("Expired", "too old resource version (injected)"),
+    429: ("TooManyRequests", "too many requests, please try again later (injected)"),
+    500: ("InternalError", "Internal error occurred: injected failure"),
+    503: ("ServiceUnavailable", "the server is currently unable to handle the request (injected)"),
+    504: ("Timeout", "the server was unable to return a response in the time allotted (injected)"),
+}
+
+
+def status_error(status: int, message: str | None = None) -> ApiError:
+    reason, default = _REASONS.get(status, ("InternalError", f"injected HTTP {status}"))
+    return ApiError(status, reason, message or default, retry_after=1 if status == 429 else None)
+
+
+@dataclass
+class _Failure:
+    status: int
+    count: int
+    verb: str | None
+    resource: str | None
+    message: str | None
+
+
+class Faults:
+    """The server's fault switches. Verbs: get, list, watch, create, update,
+    patch, delete (and None for any)."""
+
+    def __init__(self, store, watch_list: bool = True):
+        self._store = store
+        self._lock = threading.Lock()
+        self._failures: list[_Failure] = []
+        self._stall_until = 0.0
+        self._delay = 0.0
+        self._delay_verb: str | None = None
+        self.watch_list_enabled = watch_list
+        # "reject": 422 as a server with the WatchList gate off; "ignore": treat
+        # sendInitialEvents as unknown, as servers before 1.27 did.
+        self.watch_list_mode = "reject"
+        self.injected = 0  # failures answered so far
+
+    # -- switches --
+    def drop_watches(self, resource=None, abrupt: bool = False) -> int:
+        """End every open watch now (``abrupt``: cut the connection instead of
+        ending the stream). Returns how many."""
+        return self._store.drop_watches(resource, abrupt=abrupt)
+
+    def fail_next(self, status: int, count: int = 1, verb: str | None = None, resource: str | None = None,
+                  message: str | None = None) -> None:
+        """Answer the next ``count`` requests (of ``verb`` on ``resource``, if
+        given) with a Status of ``status``. A 410 on a watch arrives as an
+        ERROR event on an open stream, as kube-apiserver sends it."""
+        if count < 1:
+            raise ValueError("count must be >= 1")
+        if resource is not None:
+            resource = self._store.resource(resource).qualified
+        with self._lock:
+            self._failures.append(_Failure(int(status), int(count), verb, resource, message))
+
+    def clear(self) -> None:
+        """Remove every pending failure, stall and delay; WatchList back on."""
+        with self._lock:
+            self._failures.clear()
+            self._stall_until = 0.0
+            self._delay = 0.0
+            self._delay_verb = None
+            self.watch_list_enabled = True
+            self.watch_list_mode = "reject"
+
+    def stall_watches(self, seconds: float) -> None:
+        """Hold every watch stream's events for ``seconds`` (then they flow)."""
+        with self._lock:
+            self._stall_until = time.monotonic() + max(0.0, seconds)
+
+    def delay(self, seconds: float, verb: str | None = None) -> None:
+        """Delay every response (of ``verb``) by ``seconds``; 0 turns it off."""
+        with self._lock:
+            self._delay = max(0.0, seconds)
+            self._delay_verb = verb
+
+    def set_watch_list(self, enabled: bool, mode: str = "reject") -> None:
+        """Turn WatchList (sendInitialEvents) support on or off."""
+        if mode not in ("reject", "ignore"):
+            raise ValueError('watch-list mode must be "reject" or "ignore"')
+        with self._lock:
+            self.watch_list_enabled = bool(enabled)
+            self.watch_list_mode = mode
+
+    @property
+    def watch_list(self) -> bool:
+        return self.watch_list_enabled
+
+    @watch_list.setter
+    def watch_list(self, enabled: bool) -> None:
+        self.set_watch_list(enabled)
+
+    # -- what the handler asks --
+    def take_failure(self, verb: str, resource: str | None) -> ApiError | None:
+        with self._lock:
+            for f in self._failures:
+                if f.verb not in (None, verb):
+                    continue
+                if f.resource is not None and resource is not None and f.resource != resource:
+                    continue
+                f.count -= 1
+                if f.count <= 0:
+                    self._failures.remove(f)
+                self.injected += 1
+                return status_error(f.status, f.message)
+        return None
+
+    def pending_failures(self) -> int:
+        with self._lock:
+            return sum(f.count for f in self._failures)
+
+    def response_delay(self, verb: str) -> float:
+        with self._lock:
+            if self._delay and self._delay_verb in (None, verb):
+                return self._delay
+        return 0.0
+
+    def stall_remaining(self) -> float:
+        return max(0.0, self._stall_until - time.monotonic())

@@ -1,0 +1,43 @@
+"""Writing a kubeconfig that points kubectl and the kubernetes client at the simulator."""
+
+from __future__ import annotations
+
+import base64
+import os
+
+import yaml
+
+# The simulator accepts any credentials; a token makes clients send one as they would to a cluster.
+SIM_TOKEN = "kubectl-informer-sim"
+
+
+def kubeconfig_dict(url: str, context: str = "sim", namespace: str = "default", ca_pem: bytes | None = None) -> dict:
+    cluster: dict = {"server": url}
+    if ca_pem:
+        cluster["certificate-authority-data"] = base64.b64encode(ca_pem).decode()
+    ctx: dict = {"cluster": context, "user": context}
+    if namespace:
+        ctx["namespace"] = namespace
+    return {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": context, "cluster": cluster}],
+        "users": [{"name": context, "user": {"token": SIM_TOKEN}}],
+        "contexts": [{"name": context, "context": ctx}],
+        "current-context": context,
+        "preferences": {},
+    }
+
+
+def write_kubeconfig(path: str, url: str, context: str = "sim", namespace: str = "default",
+                     ca_pem: bytes | None = None) -> str:
+    """Write the kubeconfig to ``path`` (mode 0600, parents created); returns the path."""
+    path = os.path.abspath(os.path.expanduser(path))
+    parent = os.path.dirname(path)
+    if parent:
+        os.makedirs(parent, exist_ok=True)
+    data = yaml.safe_dump(kubeconfig_dict(url, context, namespace, ca_pem), sort_keys=False)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(data)
+    return path

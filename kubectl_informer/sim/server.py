@@ -1,0 +1,572 @@
+"""The simulated Kubernetes API server: real HTTP on loopback.
+
+Enough of the API for the real ``kubectl`` and the kubernetes Python client:
+discovery (``/version``, ``/api``, ``/apis``, group versions with short
+names), and for every served type create, get, list, watch, update (PUT),
+patch (merge; strategic merge treated as merge; JSON patch) and delete,
+with kube-apiserver's resourceVersion, paging and WatchList rules (see
+``store.py``). Aggregated discovery and Table output are not offered: kubectl
+falls back to plain discovery documents and prints plain lists.
+
+Watch streams are chunked JSON lines, one chunk per event, flushed as sent.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import socket
+import ssl
+import tempfile
+import threading
+import time
+from collections import deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+import orjson
+import yaml
+
+from kubectl_informer.cache.listwatch import ApiError
+from kubectl_informer.sim import kubeconfig as _kubeconfig
+from kubectl_informer.sim import openapi
+from kubectl_informer.sim.faults import Faults
+from kubectl_informer.sim.resources import NAMESPACES, ResourceDef
+from kubectl_informer.sim.selectors import parse_field_selector, parse_label_selector
+from kubectl_informer.sim.store import (
+    BOOKMARK, Store, bookmark_line, is_bookmark, is_close, watch_line,
+)
+
+log = logging.getLogger(__name__)
+
+SIM_VERSION = {
+    "major": "1", "minor": "32", "gitVersion": "v1.32.0-kubectl-informer-sim", "gitCommit": "sim",
+    "gitTreeState": "clean", "buildDate": "2026-01-01T00:00:00Z", "goVersion": "go1.23.0",
+    "compiler": "gc", "platform": "linux/amd64",
+}
+
+# Initial watch events are written in chunks of about this many bytes (live
+# events go one per chunk, flushed at once).
+_INITIAL_CHUNK = 256 * 1024
+
+_PATCH_TYPES = {
+    "application/merge-patch+json": "merge",
+    "application/strategic-merge-patch+json": "strategic",
+    "application/json-patch+json": "json",
+}
+
+
+def _status_ok() -> dict:
+    return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"}
+
+
+def _truthy(v: str | None) -> bool:
+    return (v or "").lower() in ("true", "1", "yes")
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+    allow_reuse_address = True
+    request_queue_size = 128
+
+    def __init__(self, addr, handler, sim: "SimServer"):
+        self.sim = sim
+        super().__init__(addr, handler)
+
+    def handle_error(self, request, client_address):  # a dropped client is not an error worth a traceback
+        log.debug("connection error from %s", client_address, exc_info=True)
+
+
+class SimServer:
+    """The simulated API server (see module doc). ``start()`` binds and serves
+    in a background thread; ``url`` is then set."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, tls: bool = False, watch_cache_size: int = 100,
+                 watch_list: bool = True, *, store: Store | None = None, bookmark_interval: float = 60.0,
+                 too_large_wait: float = 0.0, history_limit: int = 10_000, default_watch_timeout: float = 1800.0):
+        self.host = host
+        self.port = port
+        self.tls = tls
+        self.store = store or Store(watch_cache_size=watch_cache_size, history_limit=history_limit,
+                                    too_large_wait=too_large_wait)
+        self.faults = Faults(self.store, watch_list=watch_list)
+        self.bookmark_interval = bookmark_interval
+        self.default_watch_timeout = default_watch_timeout
+        self.url = ""
+        self.ca_pem: bytes | None = None
+        self.request_log: deque = deque(maxlen=2000)  # (method, path, status), for tests and debugging
+        self._httpd: _HTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self._conns: set[socket.socket] = set()
+        self._conns_lock = threading.Lock()
+        self._tmpdir: str | None = None
+        self._stopped = threading.Event()
+
+    # ------------------------------------------------------------ lifecycle
+    def start(self) -> "SimServer":
+        self._httpd = _HTTPServer((self.host, self.port), _Handler, self)
+        self.port = self._httpd.server_address[1]
+        scheme = "http"
+        if self.tls:
+            from kubectl_informer.sim.tls import make_self_signed
+            self._tmpdir = tempfile.mkdtemp(prefix="kubectl-informer-sim-tls-")
+            try:
+                cert, key = make_self_signed(self._tmpdir, self.host)
+            except Exception:
+                self._httpd.server_close()
+                shutil.rmtree(self._tmpdir, ignore_errors=True)
+                raise
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(cert, key)
+            ctx.set_alpn_protocols(["http/1.1"])
+            with open(cert, "rb") as f:
+                self.ca_pem = f.read()
+            # Handshake in the handler thread, not in the accept loop.
+            self._httpd.socket = ctx.wrap_socket(self._httpd.socket, server_side=True,
+                                                 do_handshake_on_connect=False)
+            scheme = "https"
+        self.url = f"{scheme}://{self.host}:{self.port}"
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.1},
+                                        name="sim-apiserver", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving: end every watch, close every connection."""
+        if self._httpd is None or self._stopped.is_set():
+            return
+        self._stopped.set()
+        self._httpd.shutdown()
+        self.store.close_all()
+        with self._conns_lock:
+            conns = list(self._conns)
+        for c in conns:
+            try:
+                c.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        if self._tmpdir:
+            shutil.rmtree(self._tmpdir, ignore_errors=True)
+
+    def __enter__(self) -> "SimServer":
+        return self.start() if self._httpd is None else self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def write_kubeconfig(self, path: str, context: str = "sim", namespace: str = "default") -> str:
+        if not self.url:
+            raise RuntimeError("start the server before writing its kubeconfig")
+        return _kubeconfig.write_kubeconfig(path, self.url, context, namespace, self.ca_pem)
+
+    def active_connections(self) -> int:
+        with self._conns_lock:
+            return len(self._conns)
+
+    def _track(self, conn: socket.socket, add: bool) -> None:
+        with self._conns_lock:
+            if add:
+                self._conns.add(conn)
+            else:
+                self._conns.discard(conn)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "kubectl-informer-sim"
+    sys_version = ""
+    server: _HTTPServer
+
+    # ------------------------------------------------------------ plumbing
+    def setup(self) -> None:
+        super().setup()
+        self.sim = self.server.sim
+        self.sim._track(self.connection, True)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        except OSError:
+            pass
+        finally:
+            self.sim._track(self.connection, False)
+
+    def log_message(self, format, *args) -> None:  # noqa: A002 - stdlib's signature
+        pass
+
+    def _send(self, code: int, body: bytes | list[bytes], ctype: str = "application/json",
+              headers: dict | None = None) -> None:
+        parts = body if isinstance(body, list) else [body]
+        self.send_response(code)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(sum(len(p) for p in parts)))
+        self.send_header("Cache-Control", "no-cache, private")
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        if self.command != "HEAD":
+            for p in parts:
+                self.wfile.write(p)
+        self.sim.request_log.append((self.command, self.path, code))
+
+    def _send_json(self, code: int, obj) -> None:
+        self._send(code, orjson.dumps(obj))
+
+    def _send_error(self, err: ApiError) -> None:
+        headers = {}
+        if err.retry_after:
+            headers["Retry-After"] = str(int(err.retry_after))
+        self._send(err.status, orjson.dumps(err.to_status()), headers=headers)
+
+    def _read_body(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(n) if n else b""
+        if not raw:
+            return None
+        ctype = (self.headers.get("Content-Type") or "application/json").split(";")[0].strip()
+        try:
+            if "yaml" in ctype:
+                return yaml.safe_load(raw)
+            return orjson.loads(raw)
+        except (orjson.JSONDecodeError, yaml.YAMLError) as e:
+            raise ApiError(400, "BadRequest", f"the body of the request was in an unknown format: {e}") from None
+
+    def do_GET(self) -> None:
+        self._dispatch()
+
+    def do_HEAD(self) -> None:
+        self._dispatch()
+
+    def do_POST(self) -> None:
+        self._dispatch()
+
+    def do_PUT(self) -> None:
+        self._dispatch()
+
+    def do_PATCH(self) -> None:
+        self._dispatch()
+
+    def do_DELETE(self) -> None:
+        self._dispatch()
+
+    # ------------------------------------------------------------ routing
+    def _dispatch(self) -> None:
+        try:
+            self._route()
+        except ApiError as e:
+            self._send_error(e)
+        except (BrokenPipeError, ConnectionResetError, ssl.SSLError):
+            self.close_connection = True
+        except Exception as e:  # a bug here must answer 500, not kill the connection silently
+            log.exception("sim server error")
+            self._send_error(ApiError(500, "InternalError", f"Internal error occurred: {type(e).__name__}: {e}"))
+
+    def _route(self) -> None:
+        url = urlsplit(self.path)
+        self.query = {k: v[0] for k, v in parse_qs(url.query, keep_blank_values=True).items()}
+        parts = [p for p in url.path.split("/") if p]
+        reg = self.sim.store.registry
+        method = self.command
+        if method in ("GET", "HEAD"):
+            if parts == ["version"]:
+                return self._send_json(200, SIM_VERSION)
+            if parts and parts[0] in ("healthz", "readyz", "livez"):
+                return self._send(200, b"ok", "text/plain; charset=utf-8")
+            if parts == ["api"]:
+                return self._send_json(200, {"kind": "APIVersions", "versions": ["v1"],
+                                             "serverAddressByClientCIDRs": [
+                                                 {"clientCIDR": "0.0.0.0/0",
+                                                  "serverAddress": f"{self.sim.host}:{self.sim.port}"}]})
+            if parts == ["apis"]:
+                return self._send_json(200, reg.group_list())
+            if len(parts) == 2 and parts[0] == "apis":
+                doc = reg.group(parts[1])
+                if doc is None:
+                    raise ApiError(404, "NotFound", "the server could not find the requested resource")
+                return self._send_json(200, doc)
+            if parts == ["api", "v1"] or (len(parts) == 3 and parts[0] == "apis"):
+                g, v = ("", "v1") if parts[0] == "api" else (parts[1], parts[2])
+                doc = reg.resource_list(g, v)
+                if doc is None:
+                    raise ApiError(404, "NotFound", "the server could not find the requested resource")
+                return self._send_json(200, doc)
+            if parts == ["openapi", "v3"]:
+                return self._send_json(200, openapi.root_document(reg))
+            if len(parts) >= 4 and parts[:2] == ["openapi", "v3"]:
+                g, v = ("", parts[3]) if parts[2] == "api" else (parts[3], parts[4] if len(parts) > 4 else "")
+                doc = openapi.gv_document(reg, g, v)
+                if doc is not None:
+                    return self._send_json(200, doc)
+        if len(parts) >= 3 and parts[:2] == ["api", "v1"]:
+            return self._resource_request("", "v1", parts[2:])
+        if len(parts) >= 4 and parts[0] == "apis":
+            return self._resource_request(parts[1], parts[2], parts[3:])
+        raise ApiError(404, "NotFound", "the server could not find the requested resource")
+
+    def _resource_request(self, group: str, version: str, rest: list[str]) -> None:
+        reg = self.sim.store.registry
+        watch_path = False
+        if rest and rest[0] == "watch":  # the deprecated /watch/ prefix
+            watch_path, rest = True, rest[1:]
+        namespace = None
+        if len(rest) >= 3 and rest[0] == "namespaces" and not (
+                len(rest) == 3 and rest[2] in NAMESPACES.subresources and group == ""):
+            namespace, rest = rest[1], rest[2:]
+        if not rest or len(rest) > 3:
+            raise ApiError(404, "NotFound", "the server could not find the requested resource")
+        rdef = reg.by_path(group, version, rest[0])
+        if rdef is None or (namespace is not None and not rdef.namespaced):
+            raise ApiError(404, "NotFound", "the server could not find the requested resource")
+        name = rest[1] if len(rest) >= 2 else None
+        sub = rest[2] if len(rest) == 3 else None
+        if sub is not None and sub not in rdef.subresources:
+            raise ApiError(404, "NotFound", "the server could not find the requested resource")
+        method = self.command
+        if name is None:
+            verb = {"GET": "list", "HEAD": "list", "POST": "create", "DELETE": "deletecollection"}.get(method)
+            if verb == "list" and (watch_path or _truthy(self.query.get("watch"))):
+                verb = "watch"
+        else:
+            verb = {"GET": "get", "HEAD": "get", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}.get(method)
+            if verb == "get" and (watch_path or _truthy(self.query.get("watch"))):
+                verb = "watch"
+        if verb is None:
+            raise ApiError(405, "MethodNotAllowed", f"the server does not allow this method on the requested "
+                                                    f"resource")
+        if "dryRun" in self.query and verb not in ("get", "list", "watch"):
+            raise ApiError(400, "BadRequest", "dry run is not supported by the simulated API server")
+        faults = self.sim.faults
+        delay = faults.response_delay(verb)
+        if delay:
+            time.sleep(delay)
+        failure = faults.take_failure(verb, rdef.qualified)
+        if failure is not None:
+            if verb == "watch" and failure.status == 410:
+                return self._watch_error(failure)
+            raise failure
+        getattr(self, f"_do_{verb}")(rdef, namespace, name, sub)
+
+    # ------------------------------------------------------------ verbs
+    def _selectors(self, rdef: ResourceDef):
+        lm = parse_label_selector(self.query.get("labelSelector"))
+        fm = parse_field_selector(self.query.get("fieldSelector"), rdef.field_names, rdef.kind)
+        return lm, fm
+
+    def _do_get(self, rdef, namespace, name, sub) -> None:
+        e = self.sim.store.get_entry(rdef, namespace, name)
+        self._send(200, e.raw)
+
+    def _do_list(self, rdef, namespace, name, sub) -> None:
+        lm, fm = self._selectors(rdef)
+        q = self.query
+        if "sendInitialEvents" in q:
+            raise ApiError(422, "Invalid", 'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: '
+                                           'sendInitialEvents is forbidden for list')
+        try:
+            limit = int(q.get("limit") or 0)
+        except ValueError:
+            raise ApiError(400, "BadRequest", f'invalid limit "{q.get("limit")}"') from None
+        entries, rv, cont, remaining = self.sim.store.list_entries(
+            rdef, namespace, lm, fm, q.get("resourceVersion", ""), q.get("resourceVersionMatch", ""), limit,
+            q.get("continue", ""))
+        meta = f'"resourceVersion":"{rv}"'
+        if cont:
+            meta += f',"continue":"{cont}"'
+        if remaining is not None:
+            meta += f',"remainingItemCount":{remaining}'
+        head = (f'{{"kind":"{rdef.list_kind}","apiVersion":"{rdef.api_version}","metadata":{{{meta}}},'
+                f'"items":[').encode()
+        self._send(200, [head, b",".join([e.raw for e in entries]), b"]}"])
+
+    def _do_create(self, rdef, namespace, name, sub) -> None:
+        body = self._read_body()
+        if not isinstance(body, dict):
+            raise ApiError(400, "BadRequest", "the body of the request must be a JSON object")
+        kind = body.get("kind")
+        if kind and kind != rdef.kind:
+            raise ApiError(400, "BadRequest", f"the API version in the data ({body.get('apiVersion')}) does "
+                                              f"not match the expected API version ({rdef.api_version})"
+                           if body.get("apiVersion") not in (None, rdef.api_version) else
+                           f"kind {kind} does not match the resource {rdef.resource}")
+        obj = self.sim.store.create(rdef, body, namespace)
+        self._send_json(201, obj)
+
+    def _do_update(self, rdef, namespace, name, sub) -> None:
+        body = self._read_body()
+        if not isinstance(body, dict):
+            raise ApiError(400, "BadRequest", "the body of the request must be a JSON object")
+        meta = body.setdefault("metadata", {})
+        if meta.get("name") and meta["name"] != name:
+            raise ApiError(400, "BadRequest", f'the name of the object ({meta["name"]}) does not match the name '
+                                              f'on the URL ({name})')
+        meta["name"] = name
+        if namespace:
+            meta["namespace"] = namespace
+        self._send_json(200, self.sim.store.update(rdef, body, subresource=sub or ""))
+
+    def _do_patch(self, rdef, namespace, name, sub) -> None:
+        ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip()
+        ptype = _PATCH_TYPES.get(ctype)
+        if ptype is None:
+            raise ApiError(415, "UnsupportedMediaType", f'the body of the request was in an unknown format - '
+                                                        f'accepted media types include: '
+                                                        f'{", ".join(_PATCH_TYPES)}')
+        body = self._read_body()
+        self._send_json(200, self.sim.store.patch(rdef, namespace, name, body, ptype, subresource=sub or ""))
+
+    def _do_delete(self, rdef, namespace, name, sub) -> None:
+        opts = self._read_body() or {}
+        pre = opts.get("preconditions") or {} if isinstance(opts, dict) else {}
+        obj = self.sim.store.delete(rdef, namespace, name, pre.get("resourceVersion"), pre.get("uid"))
+        self._send_json(200, obj)
+
+    def _do_deletecollection(self, rdef, namespace, name, sub) -> None:
+        self._read_body()
+        lm, fm = self._selectors(rdef)
+        self.sim.store.delete_collection(rdef, namespace, lm, fm)
+        self._send_json(200, _status_ok())
+
+    # ------------------------------------------------------------ watch
+    def _start_chunked(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Cache-Control", "no-cache, private")
+        self.end_headers()
+        self.wfile.flush()
+        self.sim.request_log.append((self.command, self.path, 200))
+
+    def _chunk(self, data: bytes) -> None:
+        if data:
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+
+    def _end_chunked(self) -> None:
+        self.wfile.write(b"0\r\n\r\n")
+
+    def _watch_error(self, err: ApiError) -> None:
+        # kube-apiserver answers a watch it cannot serve from the cache (too old,
+        # too large) with 200 and a single ERROR event.
+        self._start_chunked()
+        self._chunk(watch_line("ERROR", orjson.dumps(err.to_status())))
+        self._end_chunked()
+
+    def _do_watch(self, rdef, namespace, name, sub) -> None:
+        q = self.query
+        store, faults = self.sim.store, self.sim.faults
+        lm, fm = self._selectors(rdef)
+        if name is not None:  # watch of one object: a field selector on its name
+            one = name
+            fm0 = fm
+            fm = (lambda f: f.get("metadata.name") == one and (fm0 is None or fm0(f)))
+        allow_bookmarks = _truthy(q.get("allowWatchBookmarks"))
+        sie_raw = q.get("sendInitialEvents")
+        send_initial = None if sie_raw is None else _truthy(sie_raw)
+        match = q.get("resourceVersionMatch", "")
+        if send_initial is not None and not faults.watch_list_enabled:
+            if faults.watch_list_mode == "reject":
+                raise ApiError(422, "Invalid", 'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: '
+                                               'Forbidden: sendInitialEvents is forbidden for watch unless the '
+                                               'WatchList feature gate is enabled',
+                               [{"reason": "FieldValueForbidden", "field": "sendInitialEvents",
+                                 "message": "Forbidden: sendInitialEvents is forbidden for watch unless the "
+                                            "WatchList feature gate is enabled"}])
+            send_initial, match = None, ""  # a server that predates the parameter ignores it
+        if send_initial is not None:
+            if match != "NotOlderThan":
+                raise ApiError(422, "Invalid", 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: '
+                                               'Forbidden: sendInitialEvents requires setting '
+                                               'resourceVersionMatch to NotOlderThan')
+            if send_initial and not allow_bookmarks:
+                raise ApiError(422, "Invalid", 'ListOptions.meta.k8s.io "" is invalid: allowWatchBookmarks: '
+                                               'Forbidden: sendInitialEvents requires setting '
+                                               'allowWatchBookmarks to true')
+        elif match:
+            raise ApiError(422, "Invalid", 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: '
+                                           'Forbidden: resourceVersionMatch is forbidden for watch unless '
+                                           'sendInitialEvents is provided')
+        try:
+            timeout = float(q["timeoutSeconds"]) if q.get("timeoutSeconds") else self.sim.default_watch_timeout
+        except ValueError:
+            raise ApiError(400, "BadRequest", f'invalid timeoutSeconds "{q.get("timeoutSeconds")}"') from None
+        try:
+            w, initial, end_rv = store.start_watch(rdef, namespace, lm, fm, q.get("resourceVersion", ""),
+                                                   allow_bookmarks, send_initial)
+        except ApiError as e:
+            if e.status in (410, 504):
+                return self._watch_error(e)
+            raise
+        try:
+            self._stream(rdef, w, initial, end_rv, timeout)
+        finally:
+            store.stop_watch(w)
+
+    def _stream(self, rdef, w, initial: list[bytes], end_rv: int | None, timeout: float) -> None:
+        sim, store, faults = self.sim, self.sim.store, self.sim.faults
+        self._start_chunked()
+        buf, size = [], 0
+        for line in initial:
+            buf.append(line)
+            size += len(line)
+            if size >= _INITIAL_CHUNK:
+                self._chunk(b"".join(buf))
+                buf, size = [], 0
+        if end_rv is not None:
+            buf.append(bookmark_line(rdef, end_rv, initial_end=True))
+        self._chunk(b"".join(buf))
+        start = time.monotonic()
+        deadline = start + max(0.0, timeout)
+        interval = sim.bookmark_interval
+        next_bookmark = start + interval if (w.bookmarks and interval > 0) else None
+        while not sim._stopped.is_set():
+            now = time.monotonic()
+            if now >= deadline:
+                break
+            if next_bookmark is not None and now >= next_bookmark:
+                store.bookmark(w)
+                next_bookmark = now + interval
+            wait = deadline - now
+            if next_bookmark is not None:
+                wait = min(wait, next_bookmark - now)
+            stall = faults.stall_remaining()
+            if stall > 0:
+                # Hold events back (they stay queued) until the stall ends or the watch closes.
+                if w.closed:
+                    pass
+                else:
+                    time.sleep(min(stall, wait, 0.05))
+                    continue
+            item = w.next(min(wait, 0.5))
+            if item is None:
+                continue
+            if is_close(item):
+                if w.close_reason in ("abrupt", "stopped"):
+                    self._cut()
+                    return
+                break
+            if is_bookmark(item):
+                if item.rv >= w.last_rv:
+                    self._chunk(bookmark_line(rdef, item.rv))
+                    w.last_rv = max(w.last_rv, item.rv)
+                continue
+            if item.rv <= w.last_rv:
+                continue  # already in the initial state sent to this watcher
+            t = w.filter(item)
+            w.last_rv = item.rv
+            if t is not None:
+                self._chunk(item.line(t))
+        self._end_chunked()
+
+    def _cut(self) -> None:
+        self.close_connection = True
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+__all__ = ["SimServer", "SIM_VERSION", "BOOKMARK"]

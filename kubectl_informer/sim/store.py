@@ -1,0 +1,964 @@
+"""The simulated API server's storage: objects, resourceVersions, history, watches.
+
+It plays both etcd and kube-apiserver's watch cache:
+
+- one global resourceVersion counter, bumped by every create/update/delete;
+- per resource, a *watch-cache window* of the last ``watch_cache_size`` events:
+  a watch from an RV older than the window gets 410 "too old resource version",
+  as kube-apiserver's cacher answers;
+- per resource, a longer *history* (etcd's MVCC revisions until compaction)
+  from which Exact lists and continue tokens are served; ``compact()`` drops it,
+  after which those answer 410 as etcd compaction makes them;
+- watchers, each with its own queue, fed under the store lock so every
+  watcher sees events in RV order.
+
+Each object is kept as its serialized JSON bytes (plus its labels and
+field-selector values): lists are built by joining bytes, so a 50,000-pod list
+costs a join, not 50,000 encodes, and memory stays near the wire size.
+Errors are ``ApiError`` with kube-apiserver's status, reason and wording.
+"""
+
+from __future__ import annotations
+
+import base64
+import bisect
+import copy
+import random
+import string
+import threading
+import time
+import uuid
+from collections import deque
+from datetime import datetime, timezone
+from typing import Any, Callable, Iterable
+
+import orjson
+
+from kubectl_informer.cache.listwatch import ApiError, INITIAL_EVENTS_END_ANNOTATION
+from kubectl_informer.sim.resources import NAMESPACES, Registry, ResourceDef
+
+# kube-apiserver's wording (staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go).
+EXPIRED_LIST = "The resourceVersion for the provided list is too old."
+INCONSISTENT_CONTINUE = (
+    "The provided continue parameter is too old to display a consistent list result. "
+    "You can start a new list without the continue parameter, or use the continue token in this response "
+    "to retrieve the remainder of the results. Continuing with the provided token results in an "
+    "inconsistent list - objects that were created, modified, or deleted between the time the first chunk "
+    "was returned and now may show up in the list.")
+
+ADDED, MODIFIED, DELETED, BOOKMARK = "ADDED", "MODIFIED", "DELETED", "BOOKMARK"
+
+
+def now_rfc3339() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class Entry:
+    """One stored object version: its JSON bytes and what selectors read."""
+
+    __slots__ = ("key", "namespace", "name", "rv", "raw", "labels", "fields")
+
+    def __init__(self, key: str, namespace: str, name: str, rv: int, raw: bytes, labels: dict, fields: dict):
+        self.key, self.namespace, self.name, self.rv = key, namespace, name, rv
+        self.raw, self.labels, self.fields = raw, labels, fields
+
+    def obj(self) -> dict:
+        """A fresh decoded copy (callers may mutate it)."""
+        return orjson.loads(self.raw)
+
+
+class Event:
+    """A committed change; ``entry`` is the new state (for DELETED, the last
+    state stamped with the deletion's RV), ``prev`` the state before."""
+
+    __slots__ = ("type", "rv", "entry", "prev", "_line")
+
+    def __init__(self, type: str, rv: int, entry: Entry, prev: Entry | None):
+        self.type, self.rv, self.entry, self.prev = type, rv, entry, prev
+        self._line: bytes | None = None
+
+    def line(self, type: str | None = None) -> bytes:
+        """The watch-stream line, cached for the event's own type."""
+        if type is None or type == self.type:
+            if self._line is None:
+                self._line = watch_line(self.type, self.entry.raw)
+            return self._line
+        return watch_line(type, self.entry.raw)
+
+
+def watch_line(type: str, raw: bytes) -> bytes:
+    return b'{"type":"' + type.encode() + b'","object":' + raw + b"}\n"
+
+
+class _Bookmark:
+    __slots__ = ("rv",)
+
+    def __init__(self, rv: int):
+        self.rv = rv
+
+
+_CLOSE = object()
+
+
+class Watcher:
+    """One watch stream's queue. The store pushes under its lock; the HTTP
+    handler thread pops, filters and writes."""
+
+    def __init__(self, state: "_ResourceState", namespace: str | None, label_match, field_match,
+                 bookmarks: bool, max_queue: int):
+        self.state = state
+        self.rdef = state.rdef
+        self.namespace = namespace or None
+        self.label_match = label_match
+        self.field_match = field_match
+        self.bookmarks = bookmarks
+        self.max_queue = max_queue
+        self._items: deque = deque()
+        self._cond = threading.Condition(threading.Lock())
+        self.closed = False
+        self.close_reason = ""   # "dropped", "abrupt", "slow", "stopped", "reload"
+        self.last_rv = 0         # highest RV written to the client
+
+    # -- producer side (store lock held) --
+    def push(self, item) -> None:
+        with self._cond:
+            if self.closed:
+                return
+            if len(self._items) >= self.max_queue:
+                # kube-apiserver closes a watcher that cannot keep up.
+                self.closed, self.close_reason = True, "slow"
+                self._items.append(_CLOSE)
+            else:
+                self._items.append(item)
+            self._cond.notify()
+
+    def close(self, reason: str) -> None:
+        with self._cond:
+            if not self.closed:
+                self.closed, self.close_reason = True, reason
+                self._items.append(_CLOSE)
+                self._cond.notify()
+
+    # -- consumer side --
+    def next(self, timeout: float | None):
+        """The next item, ``None`` on timeout, ``_CLOSE`` once closed."""
+        with self._cond:
+            if not self._items:
+                self._cond.wait(timeout)
+            if not self._items:
+                return None
+            return self._items.popleft()
+
+    def pending(self) -> int:
+        with self._cond:
+            return len(self._items)
+
+    def matches(self, e: Entry | None) -> bool:
+        if e is None:
+            return False
+        if self.namespace is not None and e.namespace != self.namespace:
+            return False
+        if self.label_match is not None and not self.label_match(e.labels):
+            return False
+        if self.field_match is not None and not self.field_match(e.fields):
+            return False
+        return True
+
+    def filter(self, ev: Event) -> str | None:
+        """The type to send for ``ev`` (selectors turn MODIFIED into ADDED or
+        DELETED when an object enters or leaves the selection), or None."""
+        if ev.type != MODIFIED:
+            return ev.type if self.matches(ev.entry) else None
+        now_in, was_in = self.matches(ev.entry), self.matches(ev.prev)
+        if now_in and was_in:
+            return MODIFIED
+        if now_in:
+            return ADDED
+        if was_in:
+            return DELETED
+        return None
+
+
+class _ResourceState:
+    def __init__(self, rdef: ResourceDef, window: int, history_limit: int):
+        self.rdef = rdef
+        self.objects: dict[str, Entry] = {}
+        self._sorted: list[str] | None = []
+        self.window: deque[Event] = deque()
+        self.window_size = window
+        self.window_start = 0      # every event with rv > window_start is in the window
+        self.history: deque[Event] = deque()
+        self.history_limit = history_limit
+        self.history_floor = 0     # states at rv >= history_floor can be rebuilt
+        self.watchers: set[Watcher] = set()
+
+    def sorted_keys(self) -> list[str]:
+        if self._sorted is None:
+            self._sorted = sorted(self.objects)
+        return self._sorted
+
+    def keys_changed(self) -> None:
+        self._sorted = None
+
+    def record(self, ev: Event) -> None:
+        self.window.append(ev)
+        while len(self.window) > self.window_size:
+            self.window_start = self.window.popleft().rv
+        self.history.append(ev)
+        while len(self.history) > self.history_limit:
+            self.history_floor = self.history.popleft().rv
+        for w in list(self.watchers):
+            w.push(ev)
+
+    def snapshot_at(self, rv: int) -> dict[str, Entry]:
+        """The objects as they were at ``rv`` (caller checked history_floor)."""
+        objs = dict(self.objects)
+        for ev in reversed(self.history):
+            if ev.rv <= rv:
+                break
+            if ev.prev is None:
+                objs.pop(ev.entry.key, None)
+            else:
+                objs[ev.entry.key] = ev.prev
+        return objs
+
+
+def encode_continue(rv: int, start_key: str) -> str:
+    # The shape of apiserver's continueToken: {"v","rv","start"}, base64 (URL-safe).
+    raw = orjson.dumps({"v": "meta.k8s.io/v1", "rv": rv, "start": start_key + "\x00"})
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_continue(token: str) -> tuple[int, str]:
+    try:
+        pad = "=" * (-len(token) % 4)
+        data = orjson.loads(base64.urlsafe_b64decode(token + pad))
+        if data.get("v") != "meta.k8s.io/v1":
+            raise ValueError("incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+        rv = int(data["rv"])
+        start = str(data["start"])
+        if rv == 0:
+            raise ValueError("incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+    except ValueError as e:
+        raise ApiError(400, "BadRequest", f"continue key is not valid: {e}") from None
+    except Exception:
+        raise ApiError(400, "BadRequest", "continue key is not valid: incorrect encoding") from None
+    return rv, start
+
+
+def _invalid(field: str, detail: str) -> ApiError:
+    return ApiError(422, "Invalid", f'ListOptions.meta.k8s.io "" is invalid: {field}: {detail}',
+                    [{"reason": "FieldValueForbidden", "message": detail, "field": field}])
+
+
+def _not_found(rdef: ResourceDef, name: str) -> ApiError:
+    what = f"{rdef.resource}.{rdef.group}" if rdef.group else rdef.resource
+    return ApiError(404, "NotFound", f'{what} "{name}" not found')
+
+
+def merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7386 JSON merge patch (also used for strategic merge: lists replace)."""
+    if not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    out = dict(target) if isinstance(target, dict) else {}
+    for k, v in patch.items():
+        if k.startswith("$"):
+            continue  # strategic-merge directives ($patch, $retainKeys, ...): ignored
+        if v is None:
+            out.pop(k, None)
+        else:
+            out[k] = merge_patch(out.get(k), v)
+    return out
+
+
+def json_patch(target: Any, ops: list) -> Any:
+    """RFC 6902 JSON patch: add, remove, replace, test, copy, move."""
+    doc = copy.deepcopy(target)
+
+    def walk(path: str):
+        parts = [p.replace("~1", "/").replace("~0", "~") for p in path.split("/")[1:]]
+        if not parts:
+            raise ApiError(422, "Invalid", "json patch: empty path")
+        cur = doc
+        for p in parts[:-1]:
+            cur = cur[int(p)] if isinstance(cur, list) else cur[p]
+        return cur, parts[-1]
+
+    try:
+        for op in ops:
+            kind, path = op["op"], op["path"]
+            if kind in ("add", "replace"):
+                parent, last = walk(path)
+                if isinstance(parent, list):
+                    idx = len(parent) if last == "-" else int(last)
+                    if kind == "add":
+                        parent.insert(idx, op["value"])
+                    else:
+                        parent[idx] = op["value"]
+                else:
+                    if kind == "replace" and last not in parent:
+                        raise KeyError(last)
+                    parent[last] = op["value"]
+            elif kind == "remove":
+                parent, last = walk(path)
+                if isinstance(parent, list):
+                    parent.pop(int(last))
+                else:
+                    del parent[last]
+            elif kind == "test":
+                parent, last = walk(path)
+                val = parent[int(last)] if isinstance(parent, list) else parent[last]
+                if val != op["value"]:
+                    raise ApiError(422, "Invalid", f"json patch: test failed at {path}")
+            elif kind in ("copy", "move"):
+                src_parent, src_last = walk(op["from"])
+                val = src_parent[int(src_last)] if isinstance(src_parent, list) else src_parent[src_last]
+                if kind == "move":
+                    if isinstance(src_parent, list):
+                        src_parent.pop(int(src_last))
+                    else:
+                        del src_parent[src_last]
+                json_patch_apply_add(walk, path, copy.deepcopy(val))
+            else:
+                raise ApiError(422, "Invalid", f"json patch: unknown op {kind!r}")
+    except ApiError:
+        raise
+    except (KeyError, IndexError, ValueError, TypeError) as e:
+        raise ApiError(422, "Invalid", f"json patch could not be applied: {e}") from None
+    return doc
+
+
+def json_patch_apply_add(walk, path, value) -> None:
+    parent, last = walk(path)
+    if isinstance(parent, list):
+        parent.insert(len(parent) if last == "-" else int(last), value)
+    else:
+        parent[last] = value
+
+
+class Store:
+    """All objects of the simulated cluster. Thread-safe; see module doc.
+
+    ``resource`` arguments accept any name discovery would (``pods``, ``po``,
+    ``deployments.apps``) or a ``ResourceDef``.
+    """
+
+    def __init__(self, registry: Registry | None = None, watch_cache_size: int = 100,
+                 history_limit: int = 10_000, max_watcher_queue: int = 100_000, too_large_wait: float = 0.0):
+        self.registry = registry or Registry()
+        self.lock = threading.RLock()
+        self._rv_changed = threading.Condition(self.lock)
+        self._rv = 0
+        self.watch_cache_size = watch_cache_size
+        self.history_limit = history_limit
+        self.max_watcher_queue = max_watcher_queue
+        # How long a request for a future RV waits for it before 504 (kube-apiserver waits 3 s).
+        self.too_large_wait = too_large_wait
+        self._states: dict[ResourceDef, _ResourceState] = {}
+        for d in self.registry.defs:
+            self._state(d)
+        self._rand = random.Random()
+
+    # ---------------------------------------------------------------- basics
+    def resource(self, name: str | ResourceDef) -> ResourceDef:
+        try:
+            return self.registry.lookup(name)
+        except KeyError:
+            raise ApiError(404, "NotFound", f'the server could not find the requested resource ({name})') from None
+
+    def _state(self, rdef: ResourceDef) -> _ResourceState:
+        st = self._states.get(rdef)
+        if st is None:
+            st = self._states[rdef] = _ResourceState(rdef, self.watch_cache_size, self.history_limit)
+            st.window_start = st.history_floor = self._rv
+        return st
+
+    def current_rv(self) -> int:
+        return self._rv
+
+    def _next_rv(self) -> int:
+        self._rv += 1
+        return self._rv
+
+    def set_watch_cache_size(self, size: int, resource: str | ResourceDef | None = None) -> None:
+        """Resize the watch-cache window of one resource (or all, and the default)."""
+        if size < 0:
+            raise ValueError("watch cache size must be >= 0")
+        with self.lock:
+            targets = [self._state(self.resource(resource))] if resource else list(self._states.values())
+            if resource is None:
+                self.watch_cache_size = size
+            for st in targets:
+                st.window_size = size
+                while len(st.window) > size:
+                    st.window_start = st.window.popleft().rv
+
+    def _entry(self, rdef: ResourceDef, obj: dict) -> Entry:
+        meta = obj["metadata"]
+        ns = meta.get("namespace") or "" if rdef.namespaced else ""
+        name = meta["name"]
+        key = f"{ns}/{name}" if ns else name
+        labels = meta.get("labels") or {}
+        return Entry(key, ns, name, int(meta["resourceVersion"]), orjson.dumps(obj), dict(labels),
+                     rdef.field_values(obj))
+
+    def _key(self, rdef: ResourceDef, namespace: str | None, name: str) -> str:
+        return f"{namespace}/{name}" if rdef.namespaced and namespace else name
+
+    # ---------------------------------------------------------------- reads
+    def get(self, resource, namespace: str | None, name: str) -> dict:
+        rdef = self.resource(resource)
+        with self.lock:
+            e = self._state(rdef).objects.get(self._key(rdef, namespace, name))
+        if e is None:
+            raise _not_found(rdef, name)
+        return e.obj()
+
+    def get_entry(self, resource, namespace: str | None, name: str) -> Entry:
+        rdef = self.resource(resource)
+        with self.lock:
+            e = self._state(rdef).objects.get(self._key(rdef, namespace, name))
+        if e is None:
+            raise _not_found(rdef, name)
+        return e
+
+    def list(self, resource, namespace: str | None = None) -> list[dict]:
+        """Current objects, decoded, in key order."""
+        rdef = self.resource(resource)
+        with self.lock:
+            st = self._state(rdef)
+            entries = [st.objects[k] for k in self._ns_keys(st, namespace)]
+        return [e.obj() for e in entries]
+
+    def keys(self, resource, namespace: str | None = None) -> list[str]:
+        rdef = self.resource(resource)
+        with self.lock:
+            return list(self._ns_keys(self._state(rdef), namespace))
+
+    def count(self, resource) -> int:
+        with self.lock:
+            return len(self._state(self.resource(resource)).objects)
+
+    def _ns_keys(self, st: _ResourceState, namespace: str | None) -> list[str]:
+        keys = st.sorted_keys()
+        if not namespace or not st.rdef.namespaced:
+            return keys
+        # "ns/" .. "ns0": '0' follows '/' so this slice is exactly the namespace.
+        lo = bisect.bisect_left(keys, namespace + "/")
+        hi = bisect.bisect_left(keys, namespace + "0")
+        return keys[lo:hi]
+
+    # ---------------------------------------------------------------- writes
+    def create(self, resource, obj: dict, namespace: str | None = None) -> dict:
+        rdef = self.resource(resource)
+        obj = copy.deepcopy(obj)
+        meta = obj.setdefault("metadata", {})
+        if not isinstance(meta, dict):
+            raise ApiError(400, "BadRequest", "metadata must be an object")
+        if rdef.namespaced:
+            ns = meta.get("namespace") or namespace or "default"
+            if namespace and meta.get("namespace") and meta["namespace"] != namespace:
+                raise ApiError(400, "BadRequest", "the namespace of the provided object does not match the "
+                                                  "namespace sent on the request")
+            meta["namespace"] = ns
+        else:
+            meta.pop("namespace", None)
+            ns = ""
+        if not meta.get("name"):
+            if meta.get("generateName"):
+                meta["name"] = meta["generateName"] + "".join(
+                    self._rand.choice(string.ascii_lowercase + string.digits) for _ in range(5))
+            else:
+                raise ApiError(422, "Invalid", f"{rdef.kind} \"\" is invalid: metadata.name: Required value: "
+                                               "name or generateName is required",
+                               [{"reason": "FieldValueRequired", "message": "Required value: name or generateName "
+                                 "is required", "field": "metadata.name"}])
+        obj["apiVersion"] = rdef.api_version
+        obj["kind"] = rdef.kind
+        meta["uid"] = str(uuid.uuid4())
+        meta["creationTimestamp"] = now_rfc3339()
+        meta.pop("deletionTimestamp", None)
+        if rdef.has_generation:
+            meta["generation"] = 1
+        self._defaults(rdef, obj)
+        with self.lock:
+            st = self._state(rdef)
+            if rdef.namespaced:
+                if ns not in self._state(NAMESPACES).objects:
+                    raise ApiError(404, "NotFound", f'namespaces "{ns}" not found')
+            key = f"{ns}/{meta['name']}" if ns else meta["name"]
+            if key in st.objects:
+                what = f"{rdef.resource}.{rdef.group}" if rdef.group else rdef.resource
+                raise ApiError(409, "AlreadyExists", f'{what} "{meta["name"]}" already exists')
+            rv = self._next_rv()
+            meta["resourceVersion"] = str(rv)
+            e = self._entry(rdef, obj)
+            st.objects[key] = e
+            st.keys_changed()
+            st.record(Event(ADDED, rv, e, None))
+            self._rv_changed.notify_all()
+        return orjson.loads(e.raw)
+
+    @staticmethod
+    def _defaults(rdef: ResourceDef, obj: dict) -> None:
+        if rdef.resource == "pods" and rdef.group == "":
+            obj.setdefault("spec", {})
+            obj.setdefault("status", {}).setdefault("phase", "Pending")
+        elif rdef.resource == "namespaces" and rdef.group == "":
+            obj.setdefault("spec", {"finalizers": ["kubernetes"]})
+            obj.setdefault("status", {}).setdefault("phase", "Active")
+            labels = obj["metadata"].setdefault("labels", {})
+            labels.setdefault("kubernetes.io/metadata.name", obj["metadata"]["name"])
+
+    def update(self, resource, obj: dict, subresource: str | None = None) -> dict:
+        """Replace an object. A non-empty metadata.resourceVersion is a
+        precondition (409 Conflict on mismatch), as for PUT.
+
+        ``subresource``: None replaces the whole object (what a controller or
+        the kubelet does in scenarios); "" is a PUT on the main resource (the
+        status of types with a status subresource is kept, as kube's
+        strategies do); "status" changes only the status.
+        """
+        rdef = self.resource(resource)
+        obj = copy.deepcopy(obj)
+        meta = obj.get("metadata") or {}
+        name = meta.get("name")
+        if not name:
+            raise ApiError(422, "Invalid", "metadata.name: Required value")
+        with self.lock:
+            st = self._state(rdef)
+            key = self._key(rdef, meta.get("namespace"), name)
+            old = st.objects.get(key)
+            if old is None:
+                raise _not_found(rdef, name)
+            want_rv = meta.get("resourceVersion")
+            if want_rv and str(want_rv) != str(old.rv):
+                what = f"{rdef.resource}.{rdef.group}" if rdef.group else rdef.resource
+                raise ApiError(409, "Conflict", f'Operation cannot be fulfilled on {what} "{name}": the object '
+                                                "has been modified; please apply your changes to the latest "
+                                                "version and try again")
+            old_obj = old.obj()
+            if subresource == "status":
+                new = old_obj
+                new["status"] = obj.get("status")
+                if new["status"] is None:
+                    new.pop("status")
+            else:
+                new = obj
+                if subresource == "" and "status" in rdef.subresources:
+                    if "status" in old_obj:
+                        new["status"] = old_obj["status"]
+                    else:
+                        new.pop("status", None)
+            return self._replace(rdef, st, old, old_obj, new)
+
+    def _replace(self, rdef: ResourceDef, st: _ResourceState, old: Entry, old_obj: dict, new: dict) -> dict:
+        # Caller holds the lock.
+        nm = new.setdefault("metadata", {})
+        om = old_obj["metadata"]
+        for f in ("uid", "creationTimestamp", "name"):
+            nm[f] = om.get(f)
+        if rdef.namespaced:
+            nm["namespace"] = om.get("namespace")
+        else:
+            nm.pop("namespace", None)
+        new["apiVersion"] = rdef.api_version
+        new["kind"] = rdef.kind
+        if rdef.has_generation:
+            nm["generation"] = om.get("generation", 1)
+            if new.get("spec") != old_obj.get("spec"):
+                nm["generation"] = om.get("generation", 1) + 1
+        nm["resourceVersion"] = str(old.rv)
+        if orjson.dumps(new) == old.raw:
+            return old_obj  # a no-op update does not bump the RV, as in kube-apiserver
+        rv = self._next_rv()
+        nm["resourceVersion"] = str(rv)
+        e = self._entry(rdef, new)
+        st.objects[old.key] = e
+        st.record(Event(MODIFIED, rv, e, old))
+        self._rv_changed.notify_all()
+        return orjson.loads(e.raw)
+
+    def patch(self, resource, namespace: str | None, name: str, patch: Any, patch_type: str = "merge",
+              subresource: str | None = None) -> dict:
+        """``patch_type``: "merge", "strategic" (treated as merge) or "json"."""
+        rdef = self.resource(resource)
+        with self.lock:
+            st = self._state(rdef)
+            old = st.objects.get(self._key(rdef, namespace, name))
+            if old is None:
+                raise _not_found(rdef, name)
+            old_obj = old.obj()
+            if patch_type == "json":
+                if not isinstance(patch, list):
+                    raise ApiError(400, "BadRequest", "json patch must be a list of operations")
+                new = json_patch(old_obj, patch)
+            else:
+                if not isinstance(patch, dict):
+                    raise ApiError(400, "BadRequest", "merge patch must be a JSON object")
+                new = merge_patch(old_obj, patch)
+            if not isinstance(new, dict):
+                raise ApiError(422, "Invalid", "patched object is not an object")
+            want_rv = (new.get("metadata") or {}).get("resourceVersion")
+            if want_rv and str(want_rv) != str(old.rv):
+                what = f"{rdef.resource}.{rdef.group}" if rdef.group else rdef.resource
+                raise ApiError(409, "Conflict", f'Operation cannot be fulfilled on {what} "{name}": the object '
+                                                "has been modified; please apply your changes to the latest "
+                                                "version and try again")
+            if subresource == "status":
+                keep = old.obj()
+                keep["status"] = new.get("status")
+                new = keep
+            elif subresource == "" and "status" in rdef.subresources:
+                new["status"] = old_obj.get("status")
+                if new["status"] is None:
+                    new.pop("status")
+            return self._replace(rdef, st, old, old.obj(), new)
+
+    def delete(self, resource, namespace: str | None, name: str, precondition_rv: str | None = None,
+               precondition_uid: str | None = None) -> dict:
+        """Delete at once (no graceful termination); returns the last state.
+        Deleting a namespace deletes everything in it first."""
+        rdef = self.resource(resource)
+        with self.lock:
+            st = self._state(rdef)
+            key = self._key(rdef, namespace, name)
+            old = st.objects.get(key)
+            if old is None:
+                raise _not_found(rdef, name)
+            if (precondition_rv and str(precondition_rv) != str(old.rv)) or (
+                    precondition_uid and precondition_uid != orjson.loads(old.raw)["metadata"].get("uid")):
+                what = f"{rdef.resource}.{rdef.group}" if rdef.group else rdef.resource
+                raise ApiError(409, "Conflict", f'Operation cannot be fulfilled on {what} "{name}": the '
+                                                "precondition does not match")
+            if rdef is NAMESPACES:
+                for other in self._states.values():
+                    if other.rdef.namespaced:
+                        for k in list(self._ns_keys(other, name)):
+                            self._delete_entry(other, other.objects[k])
+            return self._delete_entry(st, old)
+
+    def _delete_entry(self, st: _ResourceState, old: Entry) -> dict:
+        rv = self._next_rv()
+        obj = old.obj()
+        # The DELETED event carries the last state at the deletion's revision, as etcd's watch does.
+        obj["metadata"]["resourceVersion"] = str(rv)
+        e = self._entry(st.rdef, obj)
+        del st.objects[old.key]
+        st.keys_changed()
+        st.record(Event(DELETED, rv, e, old))
+        self._rv_changed.notify_all()
+        return obj
+
+    def delete_collection(self, resource, namespace: str | None = None, label_match=None, field_match=None) -> int:
+        rdef = self.resource(resource)
+        n = 0
+        with self.lock:
+            st = self._state(rdef)
+            for k in list(self._ns_keys(st, namespace)):
+                e = st.objects[k]
+                if label_match and not label_match(e.labels):
+                    continue
+                if field_match and not field_match(e.fields):
+                    continue
+                self._delete_entry(st, e)
+                n += 1
+        return n
+
+    def bulk_load(self, resource, objs: Iterable[dict]) -> int:
+        """Load many objects fast, each at its own RV, *without* watch events:
+        like an apiserver restarted over a filled etcd. The resource's watch
+        window and history restart at the new RV, and its open watches close,
+        so a client that was watching relists. Namespaces are not checked.
+        Returns the number loaded."""
+        rdef = self.resource(resource)
+        created = now_rfc3339()
+        n = 0
+        with self.lock:
+            st = self._state(rdef)
+            for obj in objs:
+                meta = obj.setdefault("metadata", {})
+                obj["apiVersion"] = rdef.api_version
+                obj["kind"] = rdef.kind
+                if rdef.namespaced:
+                    meta.setdefault("namespace", "default")
+                meta.setdefault("uid", str(uuid.uuid4()))
+                meta.setdefault("creationTimestamp", created)
+                if rdef.has_generation:
+                    meta.setdefault("generation", 1)
+                meta["resourceVersion"] = str(self._next_rv())
+                e = self._entry(rdef, obj)
+                st.objects[e.key] = e
+                n += 1
+            st.keys_changed()
+            st.window.clear()
+            st.history.clear()
+            st.window_start = st.history_floor = self._rv
+            for w in list(st.watchers):
+                w.close("reload")
+            self._rv_changed.notify_all()
+        return n
+
+    # ---------------------------------------------------------------- RV rules
+    def _parse_rv(self, rv: str) -> int:
+        try:
+            n = int(rv)
+            if n < 0:
+                raise ValueError
+            return n
+        except ValueError:
+            raise ApiError(400, "BadRequest", f'invalid resource version "{rv}"') from None
+
+    def _too_large(self, want: int) -> ApiError:
+        return ApiError(504, "Timeout", f"Timeout: Too large resource version: {want}, current: {self._rv}",
+                        [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
+                        retry_after=1)
+
+    def _wait_fresh(self, want: int) -> None:
+        """Wait (lock held) up to ``too_large_wait`` for the store to reach
+        ``want``, as the watch cache does, then 504."""
+        if want <= self._rv:
+            return
+        deadline = time.monotonic() + self.too_large_wait
+        while want > self._rv:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise self._too_large(want)
+            self._rv_changed.wait(left)
+
+    def list_entries(self, resource, namespace: str | None = None, label_match=None, field_match=None,
+                     resource_version: str | None = "", resource_version_match: str | None = "",
+                     limit: int | None = 0, continue_: str | None = "") -> tuple[list[Entry], int, str, int | None]:
+        """A LIST as kube-apiserver serves it: ``(entries, list_rv, continue, remaining)``.
+
+        RV "" is the latest state; "0" any state, served from the cache and
+        unpaged (limit ignored); "N" without a match is not-older-than N, or
+        Exact when paged (limit > 0); Exact "N" rebuilds the state at N from
+        history (410 once compacted); continue tokens list at their RV.
+        """
+        rdef = self.resource(resource)
+        rv = resource_version or ""
+        match = resource_version_match or ""
+        limit = int(limit or 0)
+        if limit < 0:
+            limit = 0
+        if match and match not in ("Exact", "NotOlderThan"):
+            raise _invalid("resourceVersionMatch", f'Unsupported value: "{match}": supported values: '
+                                                   '"Exact", "NotOlderThan"')
+        with self.lock:
+            st = self._state(rdef)
+            start_after = ""
+            if continue_:
+                if rv and rv != "0":
+                    raise ApiError(400, "BadRequest", "specifying resource version is not allowed when using "
+                                                      "continue")
+                at, start_after = decode_continue(continue_)
+                if at == -1:
+                    at = self._rv
+                if at > self._rv:
+                    raise self._too_large(at)
+                if at < st.history_floor:
+                    st_key = start_after.rstrip("\x00")
+                    raise _ExpiredContinue(encode_continue(-1, st_key))
+                snapshot = self._snapshot(st, at)
+            else:
+                if match and not rv:
+                    raise _invalid("resourceVersionMatch", "Forbidden: resourceVersionMatch is forbidden "
+                                                           "unless resourceVersion is provided")
+                if match == "Exact" and rv == "0":
+                    raise _invalid("resourceVersionMatch", 'Forbidden: resourceVersionMatch "exact" is '
+                                                           'forbidden for resourceVersion "0"')
+                if rv == "":
+                    at, snapshot = self._rv, None
+                elif rv == "0":
+                    # From the watch cache: any state will do, and the cache ignores limit.
+                    at, snapshot, limit = self._rv, None, 0
+                else:
+                    want = self._parse_rv(rv)
+                    self._wait_fresh(want)
+                    exact = match == "Exact" or (not match and limit > 0)
+                    if exact:
+                        if want < st.history_floor:
+                            raise ApiError(410, "Expired", EXPIRED_LIST)
+                        at, snapshot = want, self._snapshot(st, want)
+                    else:
+                        at, snapshot = self._rv, None
+            if snapshot is None:
+                keys = self._ns_keys(st, namespace)
+                objects = st.objects
+            else:
+                objects = snapshot
+                keys = sorted(snapshot)
+                if namespace and rdef.namespaced:
+                    keys = [k for k in keys if k.startswith(namespace + "/")]
+            if start_after:
+                keys = keys[bisect.bisect_left(keys, start_after):]
+            if label_match is None and field_match is None and not limit:
+                return [objects[k] for k in keys], at, "", None
+            entries: list[Entry] = []
+            cont = ""
+            remaining = None
+            for i, k in enumerate(keys):
+                e = objects[k]
+                if label_match is not None and not label_match(e.labels):
+                    continue
+                if field_match is not None and not field_match(e.fields):
+                    continue
+                if limit and len(entries) == limit:
+                    cont = encode_continue(at, entries[-1].key)
+                    if label_match is None and field_match is None:
+                        remaining = len(keys) - i
+                    break
+                entries.append(e)
+            return entries, at, cont, remaining
+
+    def _snapshot(self, st: _ResourceState, at: int) -> dict[str, Entry] | None:
+        """The objects at ``at``, or None when nothing changed since (then the
+        live dict and its sorted keys serve, which keeps paging 50k cheap)."""
+        if not st.history or st.history[-1].rv <= at:
+            return None
+        return st.snapshot_at(at)
+
+    def compact(self, rv: int | None = None) -> int:
+        """Forget history up to ``rv`` (default: now), as etcd compaction:
+        Exact lists and continue tokens from before it answer 410."""
+        with self.lock:
+            rv = self._rv if rv is None else min(int(rv), self._rv)
+            for st in self._states.values():
+                while st.history and st.history[0].rv <= rv:
+                    st.history.popleft()
+                st.history_floor = max(st.history_floor, rv)
+            return rv
+
+    def expire_watch_cache(self, resource=None) -> int:
+        """Empty the watch-cache window (of one resource or all) so that any
+        watch from an RV before now answers 410 and its client relists."""
+        with self.lock:
+            targets = [self._state(self.resource(resource))] if resource else list(self._states.values())
+            for st in targets:
+                st.window.clear()
+                st.window_start = self._rv
+            return self._rv
+
+    # ---------------------------------------------------------------- watches
+    def start_watch(self, resource, namespace: str | None = None, label_match=None, field_match=None,
+                    resource_version: str | None = "", allow_bookmarks: bool = False,
+                    send_initial_events: bool | None = None) -> tuple[Watcher, list[bytes], int | None]:
+        """Register a watcher. Returns ``(watcher, initial_lines, end_bookmark_rv)``:
+        the lines to write first (synthetic ADDED events or replayed window
+        events), and for a WatchList the RV of the initial-events-end bookmark.
+
+        Raises ApiError 410 (too old) or 504 (too large); the server sends
+        those as an ERROR event on a 200 stream, as kube-apiserver's cacher.
+        """
+        rdef = self.resource(resource)
+        rv = resource_version or ""
+        with self.lock:
+            st = self._state(rdef)
+            w = Watcher(st, namespace if rdef.namespaced else None, label_match, field_match, allow_bookmarks,
+                        self.max_watcher_queue)
+            want = None if rv in ("", "0") else self._parse_rv(rv)
+            if want is not None:
+                self._wait_fresh(want)
+            initial: list[bytes] = []
+            end_rv = None
+            if send_initial_events or (send_initial_events is None and want is None):
+                # Synthetic ADDED events for the current state (WatchList, or a watch from "" / "0").
+                keys = self._ns_keys(st, w.namespace)
+                entries = [st.objects[k] for k in keys]
+                w.last_rv = self._rv
+                if send_initial_events:
+                    end_rv = self._rv
+            elif want is None:
+                entries = []           # sendInitialEvents=false from "" / "0": start now
+                w.last_rv = self._rv
+            else:
+                if want < st.window_start:
+                    raise ApiError(410, "Expired", f"too old resource version: {want} ({st.window_start})")
+                entries = []
+                for ev in st.window:
+                    if ev.rv > want:
+                        t = w.filter(ev)
+                        if t is not None:
+                            initial.append(ev.line(t))
+                w.last_rv = self._rv
+            st.watchers.add(w)
+        # Encoding outside the lock; entries are immutable.
+        for e in entries:
+            if w.matches(e):
+                initial.append(watch_line(ADDED, e.raw))
+        return w, initial, end_rv
+
+    def stop_watch(self, w: Watcher) -> None:
+        with self.lock:
+            w.state.watchers.discard(w)
+
+    def watchers(self, resource=None) -> list[Watcher]:
+        with self.lock:
+            if resource is not None:
+                return list(self._state(self.resource(resource)).watchers)
+            return [w for st in self._states.values() for w in st.watchers]
+
+    def send_bookmarks(self, resource=None) -> int:
+        """Queue a BOOKMARK at the current RV to every watcher that allowed
+        bookmarks (of one resource or all): what kube-apiserver does on its
+        bookmark timer. Returns how many were queued."""
+        n = 0
+        with self.lock:
+            for w in self.watchers(resource):
+                if w.bookmarks:
+                    w.push(_Bookmark(self._rv))
+                    n += 1
+        return n
+
+    def bookmark(self, w: Watcher) -> None:
+        """Queue a BOOKMARK at the current RV to one watcher (its periodic timer)."""
+        with self.lock:
+            w.push(_Bookmark(self._rv))
+
+    def drop_watches(self, resource=None, abrupt: bool = False) -> int:
+        """End open watches: cleanly (the stream ends, as on a server timeout)
+        or ``abrupt`` (the connection is cut, as on a server restart)."""
+        ws = self.watchers(resource)
+        for w in ws:
+            w.close("abrupt" if abrupt else "dropped")
+        return len(ws)
+
+    def close_all(self) -> None:
+        for w in self.watchers():
+            w.close("stopped")
+
+
+class _ExpiredContinue(ApiError):
+    """410 for a compacted continue token; the Status carries a fresh token."""
+
+    def __init__(self, token: str):
+        super().__init__(410, "Expired", INCONSISTENT_CONTINUE)
+        self.continue_token = token
+
+    def to_status(self) -> dict:
+        st = super().to_status()
+        st["metadata"] = {"continue": self.continue_token}
+        return st
+
+
+def bookmark_object(rdef: ResourceDef, rv: int, initial_end: bool = False) -> dict:
+    meta: dict[str, Any] = {"resourceVersion": str(rv)}
+    if initial_end:
+        meta["annotations"] = {INITIAL_EVENTS_END_ANNOTATION: "true"}
+    return {"kind": rdef.kind, "apiVersion": rdef.api_version, "metadata": meta}
+
+
+def bookmark_line(rdef: ResourceDef, rv: int, initial_end: bool = False) -> bytes:
+    return watch_line(BOOKMARK, orjson.dumps(bookmark_object(rdef, rv, initial_end)))
+
+
+def is_bookmark(item) -> bool:
+    return isinstance(item, _Bookmark)
+
+
+def is_close(item) -> bool:
+    return item is _CLOSE
+
+
+Mutator = Callable[[dict], None]
