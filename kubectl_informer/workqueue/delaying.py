@@ -61,7 +61,7 @@ class DelayingQueue(Queue):
         ``seconds <= 0``. Ignored while shutting down."""
         if self._shutting_down:
             return
-        with self._cond:
+        with self._lock:
             self._m.retries += 1
         if self._tracer.enabled:
             self._tracer.emit("queue.add_after", _key(item), delay=seconds)

@@ -45,8 +45,12 @@ class Queue:
         self._queue: deque[Hashable] = deque()
         self._dirty: set[Hashable] = set()
         self._processing: set[Hashable] = set()
-        # A plain Lock: cheaper than the RLock Condition() defaults to.
-        self._cond = threading.Condition(threading.Lock())
+        # A plain Lock, entered directly on the hot path (Condition's own
+        # __enter__ is a Python-level call); the Condition shares it.
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
+        # Threads blocked in get(): add/done skip notify() when there are none.
+        self._getters = 0
         self._shutting_down = False
         self._drain = False
         self._m = QueueMetricsRecorder()
@@ -63,7 +67,7 @@ class Queue:
 
     def add(self, item: Hashable) -> None:
         """Mark ``item`` as needing processing."""
-        with self._cond:
+        with self._lock:
             if self._shutting_down:
                 return
             if item in self._dirty:
@@ -86,13 +90,14 @@ class Queue:
                     )
                 return
             self._queue.append(item)
-            self._cond.notify()
+            if self._getters:
+                self._cond.notify()
             if self._tracer.enabled:
                 self._tracer.emit("queue.add", _key(item), outcome="queued", depth=len(self._queue))
 
     def len(self) -> int:
         """Items queued (not dirty-while-processing), for display only."""
-        with self._cond:
+        with self._lock:
             return len(self._queue)
 
     def __len__(self) -> int:
@@ -103,18 +108,22 @@ class Queue:
         ``(None, True)`` once shutting down with nothing queued. The caller
         must call ``done(item)``. ``timeout`` is real seconds; on expiry
         raises ``TimeoutError``."""
-        with self._cond:
+        with self._lock:
             if not self._queue and not self._shutting_down:
-                if timeout is None:
-                    while not self._queue and not self._shutting_down:
-                        self._cond.wait()
-                else:
-                    deadline = time.monotonic() + timeout
-                    while not self._queue and not self._shutting_down:
-                        remaining = deadline - time.monotonic()
-                        if remaining <= 0:
-                            raise TimeoutError(f"workqueue get: nothing to process within {timeout}s")
-                        self._cond.wait(remaining)
+                self._getters += 1
+                try:
+                    if timeout is None:
+                        while not self._queue and not self._shutting_down:
+                            self._cond.wait()
+                    else:
+                        deadline = time.monotonic() + timeout
+                        while not self._queue and not self._shutting_down:
+                            remaining = deadline - time.monotonic()
+                            if remaining <= 0:
+                                raise TimeoutError(f"workqueue get: nothing to process within {timeout}s")
+                            self._cond.wait(remaining)
+                finally:
+                    self._getters -= 1
             if not self._queue:
                 return None, True
             item = self._queue.popleft()
@@ -139,7 +148,7 @@ class Queue:
         Unlike client-go, ``done`` of an item not being processed is ignored:
         there it would queue a dirty item a second time.
         """
-        with self._cond:
+        with self._lock:
             if item not in self._processing:
                 return
             m = self._m
@@ -152,9 +161,10 @@ class Queue:
             requeued = item in self._dirty
             if requeued:
                 self._queue.append(item)
-                self._cond.notify()
-            elif not self._processing:
-                # Wake shut_down_with_drain waiters (and any getter).
+                if self._getters:
+                    self._cond.notify()
+            elif not self._processing and self._shutting_down:
+                # The last item is done: wake shut_down_with_drain waiters.
                 self._cond.notify_all()
             if self._tracer.enabled:
                 self._tracer.emit("queue.done", _key(item), worked=worked, requeued=requeued)
@@ -162,7 +172,7 @@ class Queue:
     def shut_down(self) -> None:
         """Ignore new items and tell workers to exit now (items already
         queued are still handed out by ``get``)."""
-        with self._cond:
+        with self._lock:
             self._drain = False
             self._shutting_down = True
             self._cond.notify_all()
@@ -172,12 +182,12 @@ class Queue:
         """Ignore new items, then wait until every item being processed is
         done. ``shut_down`` from another thread ends the wait early.
         ``timeout`` is real seconds (``TimeoutError``)."""
-        with self._cond:
+        with self._lock:
             self._drain = True
             self._shutting_down = True
             self._cond.notify_all()
         self._on_shutdown(drain=True)
-        with self._cond:
+        with self._lock:
             deadline = None if timeout is None else time.monotonic() + timeout
             while self._processing and self._drain:
                 if deadline is None:
@@ -189,7 +199,7 @@ class Queue:
                     self._cond.wait(remaining)
 
     def shutting_down(self) -> bool:
-        with self._cond:
+        with self._lock:
             return self._shutting_down
 
     def _on_shutdown(self, drain: bool) -> None:
@@ -201,22 +211,22 @@ class Queue:
 
     def queued(self) -> list:
         """Items in the order ``get`` will hand them out."""
-        with self._cond:
+        with self._lock:
             return list(self._queue)
 
     def dirty(self) -> set:
-        with self._cond:
+        with self._lock:
             return set(self._dirty)
 
     def processing(self) -> set:
-        with self._cond:
+        with self._lock:
             return set(self._processing)
 
     # -- metrics ---------------------------------------------------------------
 
     def metrics(self) -> QueueMetrics:
         """Snapshot of client-go's workqueue metrics for this queue."""
-        with self._cond:
+        with self._lock:
             return self._m.snapshot(self.name, self._clock.now(), self._waiting_count())
 
     def _waiting_count(self) -> int:
