@@ -323,12 +323,14 @@ def render_queue(st: QueueState, now: float | None, width: int, height: int) -> 
     elif height >= 12:
         lines = [head, metrics, unfin]
     else:
-        lines = [head, Text.assemble(
+        compact = Text.assemble(
             ("p50/p99", "bold"), f" latency {fmt_secs(lp50)}/{fmt_secs(lp99)}",
-            f" work {fmt_secs(wp50)}/{fmt_secs(wp99)} · ",
-            ("unfinished", "bold"), f" {fmt_secs(unfinished)} ",
-            ("longest", "bold"), f" {fmt_secs(longest)}",
-        )]
+            f" work {fmt_secs(wp50)}/{fmt_secs(wp99)} · ", ("longest", "bold"), f" {fmt_secs(longest)}",
+        )
+        more = Text.assemble(" · ", ("unfinished", "bold"), f" {fmt_secs(unfinished)}")
+        if compact.cell_len + more.cell_len <= width:
+            compact.append_text(more)
+        lines = [head, compact]
     avail = height - len(lines)
     if avail <= 0:
         return join_lines(lines[:height], width)
@@ -422,8 +424,23 @@ def render_queue(st: QueueState, now: float | None, width: int, height: int) -> 
                     if st.requeues else [Text("none", style="dim")])
     dirty_spec = ("dirty", len(st.dirty), dirty_body)
 
-    def want_flow(n, w):  # rows a flowed section would like
-        return max(1, min(n * 18 // max(w, 1) + 1, n))
+    def want_flow(widths, w):
+        """Rows a flowed section needs for items of ``widths`` (stops at ``avail``)."""
+        rows, used = 1, 0
+        for iw in widths:
+            if used and used + 2 + iw > w:
+                rows += 1
+                used = 0
+                if rows > avail:
+                    break
+            used += (2 if used else 0) + iw
+        return rows
+
+    def wants_left(w):
+        cap = avail * (w // 4 + 1)
+        return [want_flow((len(k) for k in itertools.islice(st.queue, cap)), w),
+                want_flow((len(k) + 12 for k in itertools.islice(st.waiting, cap)), w),
+                want_flow((len(k) + 4 for k in itertools.islice(st.requeues, cap)), w)]
 
     if wide:
         left_specs = [queued_spec, waiting_spec, requeue_spec]
@@ -431,16 +448,15 @@ def render_queue(st: QueueState, now: float | None, width: int, height: int) -> 
             f"gets {st.gets} · requeued on done {st.requeued_on_done} · "
             f"work ok {st.worker_ok} / errors {st.worker_errors}", style="dim")])
         right_specs = [proc_spec, dirty_spec, totals_spec]
-        lw_rows = _allocate([want_flow(len(st.queue), body_l), want_flow(len(st.waiting), body_l),
-                             want_flow(len(st.requeues), body_l)], avail)
+        lw_rows = _allocate(wants_left(body_l), avail)
         rw_rows = _allocate([len(proc), 1, 1], avail)
         left = [ln for spec, r in zip(left_specs, lw_rows) if r for ln in build(spec, body_l, r)[:r]]
         right = [ln for spec, r in zip(right_specs, rw_rows) if r for ln in build(spec, body_r, r)[:r]]
         lines.extend(side_by_side(left, right, lw))
     else:
         specs = [queued_spec, proc_spec, waiting_spec, requeue_spec, dirty_spec]
-        wants = [want_flow(len(st.queue), body_l), len(proc), want_flow(len(st.waiting), body_l),
-                 want_flow(len(st.requeues), body_l), 1]
+        wq, ww, wr = wants_left(body_l)
+        wants = [wq, len(proc), ww, wr, 1]
         for spec, r in zip(specs, _allocate(wants, avail)):
             if r:
                 lines.extend(build(spec, body_l, r)[:r])

@@ -1,0 +1,316 @@
+"""The Queue pane: QueueState rebuilds the real workqueue from its trace, and
+the pane shows it (Pilot tests and snapshots)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+from textual.app import App
+
+from kubectl_informer.clock import FakeClock, wait_for
+from kubectl_informer.trace import TraceBuffer, TraceEvent, Tracer
+from kubectl_informer.tui.queue import QueuePane, QueueState, render_queue
+from kubectl_informer.workqueue import Queue, RateLimitingQueue
+from kubectl_informer.workqueue.rate_limiters import ItemExponentialFailureRateLimiter
+
+
+class OnePane(App):
+    """A tiny app holding one pane, drawn at a fixed trace time."""
+
+    def __init__(self, pane, now):
+        super().__init__()
+        self.pane, self.now = pane, now
+
+    def compose(self):
+        yield self.pane
+
+    def on_mount(self):
+        self.pane.refresh_view(self.now)
+
+
+def screen_text(app) -> str:
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+def shown(app, size) -> str:
+    async def run():
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            return screen_text(app)
+    return asyncio.run(run())
+
+
+class Trace:
+    """Hand-written recorded traces: seq from 1, explicit times."""
+
+    def __init__(self):
+        self.events: list[TraceEvent] = []
+
+    def __call__(self, t, kind, key=None, **fields):
+        self.events.append(TraceEvent(len(self.events) + 1, t, kind, key, fields))
+
+
+def controller_trace() -> Trace:
+    """Two workers; web-0 is re-added while processing; web-1 fails and is
+    rate limited; web-7 waits for its back-off; the rest are queued."""
+    e = Trace()
+    for i in range(30):
+        e(i * 0.01, "queue.add", f"default/web-{i}", outcome="queued", depth=i + 1)
+    e(0.5, "queue.get", "default/web-0", waited=0.5, depth=29)
+    e(0.5, "worker.start", "default/web-0", worker=0)
+    e(0.6, "queue.get", "default/web-1", waited=0.59, depth=28)
+    e(0.6, "worker.start", "default/web-1", worker=1)
+    e(0.7, "queue.add", "default/web-0", outcome="dirty_while_processing", depth=28)
+    e(0.8, "worker.done", "default/web-1", worker=1, outcome="error", duration=0.2)
+    e(0.8, "queue.rate_limited", "default/web-1", delay=0.4, requeues=1)
+    e(0.8, "queue.add_after", "default/web-1", delay=0.4)
+    e(0.8, "queue.done", "default/web-1", worked=0.2, requeued=False)
+    e(0.9, "queue.rate_limited", "default/web-7", delay=3.2, requeues=4)
+    e(0.9, "queue.add_after", "default/web-7", delay=3.2)
+    e(0.9, "queue.add", "default/web-3", outcome="already_dirty", depth=28)
+    return e
+
+
+# -- the state machine, scripted -------------------------------------------
+
+def test_state_after_controller_trace():
+    st = QueueState()
+    st.feed_all(controller_trace().events)
+    assert st.queued() == [f"default/web-{i}" for i in range(2, 30)]
+    assert st.dirty == {f"default/web-{i}" for i in range(2, 30)} | {"default/web-0"}
+    assert set(st.processing) == {"default/web-0"}
+    assert st.dirty_while_processing() == ["default/web-0"]
+    assert st.waiting == {"default/web-1": pytest.approx(1.2), "default/web-7": pytest.approx(4.1)}
+    assert st.requeues == {"default/web-1": 1, "default/web-7": 4}
+    assert st.workers == {0: ("default/web-0", 0.5), 1: None}
+    # client-go's metrics: depth counts the dirty-while-processing add.
+    assert (st.adds, st.gets, st.depth, st.retries) == (31, 2, 29, 2)
+    assert list(st.latency) == [pytest.approx(0.5), pytest.approx(0.59)]
+    assert list(st.work) == [pytest.approx(0.2)]
+    assert st.unfinished_work(1.0) == (pytest.approx(0.5), pytest.approx(0.5))
+    assert st.gaps == 0
+
+
+def test_done_requeues_a_dirty_item_and_latency_runs_from_its_add():
+    # client-go: TestAddWhileProcessing (queue_test.go): an add while the item
+    # is processed is held back until done, then queued once.
+    e = Trace()
+    e(1.0, "queue.add", "a", outcome="queued")
+    e(2.0, "queue.get", "a")
+    e(2.5, "queue.add", "a", outcome="dirty_while_processing")
+    e(2.6, "queue.add", "a", outcome="already_dirty")
+    st = QueueState()
+    st.feed_all(e.events)
+    assert st.queued() == [] and st.dirty == {"a"} and set(st.processing) == {"a"}
+    e(3.0, "queue.done", "a", requeued=True)
+    e(4.0, "queue.get", "a")
+    st.feed_all(e.events[4:])
+    assert st.requeued_on_done == 1
+    # latency of the second get runs from the add at 2.5 (metrics.go keeps the first add time)
+    assert list(st.latency) == [1.0, 1.5]
+    assert list(st.work) == [1.0]
+    assert (st.adds, st.depth) == (2, 0)
+
+
+def test_waiting_keeps_the_earlier_ready_time_and_leaves_when_added():
+    # client-go: TestDeduping (delaying_queue_test.go)
+    e = Trace()
+    e(10.0, "queue.add_after", "a", delay=5.0)
+    e(11.0, "queue.add_after", "a", delay=10.0)   # later: ignored
+    e(11.0, "queue.add_after", "b", delay=1.0)
+    e(11.5, "queue.add", "b", outcome="queued")   # a direct add before b is ready
+    st = QueueState()
+    st.feed_all(e.events)
+    assert st.waiting == {"a": 15.0, "b": 12.0}
+    assert st.retries == 3
+    e(12.0, "queue.add", "b", outcome="already_dirty")  # the waiting loop's add
+    e(15.0, "queue.add", "a", outcome="queued")
+    st.feed_all(e.events[4:])
+    assert st.waiting == {}
+    assert st.queued() == ["b", "a"]
+
+
+def test_forget_clears_requeues_and_shutdown_is_shown():
+    e = Trace()
+    e(1.0, "queue.rate_limited", "a", delay=0.1, requeues=3)
+    e(1.0, "queue.add_after", "a", delay=0.1)
+    e(2.0, "queue.forget", "a", requeues=3)
+    e(3.0, "queue.shutdown", drain=True)
+    st = QueueState()
+    st.feed_all(e.events)
+    assert st.requeues == {}
+    assert st.shutting_down and st.drain
+    text = render_queue(st, 3.0, 78, 12).plain
+    assert "SHUTTING DOWN (drain)" in text
+
+
+def test_a_lost_event_is_counted_and_the_queue_follows_the_trace():
+    # The UI attached late (or the buffer dropped events): trust the outcome.
+    e = Trace()
+    e(1.0, "queue.get", "a")                       # never saw its add
+    e(2.0, "queue.add", "b", outcome="queued")
+    e(3.0, "queue.add", "b", outcome="queued")     # model says already dirty
+    st = QueueState()
+    st.feed_all(e.events)
+    assert st.gaps == 2
+    assert st.queued() == ["b"]
+
+
+def test_adds_per_second_over_the_last_five_seconds():
+    e = Trace()
+    for i in range(100):
+        e(100.0 + i * 0.1, "queue.add", f"k{i}", outcome="queued")  # 10/s for 10 s
+    st = QueueState()
+    st.feed_all(e.events)
+    assert st.adds_per_second(110.0) == pytest.approx(10.0, rel=0.2)
+    assert st.adds_per_second(200.0) == 0.0
+
+
+# -- against the real workqueue -------------------------------------------
+
+def _compare(st: QueueState, q: RateLimitingQueue, clock: FakeClock) -> None:
+    assert st.queued() == q.queued()
+    assert st.dirty == q.dirty()
+    assert set(st.processing) == q.processing()
+    assert st.waiting == dict(q.waiting())
+    assert st.requeues == {k: q.num_requeues(k) for k in "abcdefgh" if q.num_requeues(k)}
+    m = q.metrics()
+    assert (st.depth, st.adds, st.retries) == (m.depth, m.adds, m.retries)
+    lp50, lp99 = st.percentiles("latency")
+    wp50, wp99 = st.percentiles("work")
+    assert (lp50 or 0.0, lp99 or 0.0) == (m.queue_latency.p50, m.queue_latency.p99)
+    assert (wp50 or 0.0, wp99 or 0.0) == (m.work_duration.p50, m.work_duration.p99)
+    assert st.unfinished_work(clock.now()) == (
+        pytest.approx(m.unfinished_work_seconds), pytest.approx(m.longest_running_processor_seconds))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_reconstruction_matches_the_real_rate_limiting_queue(seed):
+    """Random controller-like operations on the real RateLimitingQueue (FakeClock):
+    after every step the state rebuilt from the trace equals the queue's own
+    queued()/dirty()/processing()/waiting() views and metrics()."""
+    clock = FakeClock(start=1000.0)
+    tracer = Tracer(clock)
+    buf = TraceBuffer()
+    tracer.subscribe(buf)
+    q = RateLimitingQueue(ItemExponentialFailureRateLimiter(0.05, 2.0), name="t", clock=clock, tracer=tracer)
+    st = QueueState()
+    rng = random.Random(seed)
+    keys = "abcdefgh"
+    try:
+        for _ in range(300):
+            op = rng.random()
+            if op < 0.30:
+                q.add(rng.choice(keys))
+            elif op < 0.45 and q.len():
+                q.get(timeout=5)
+            elif op < 0.60 and q.processing():
+                item = rng.choice(sorted(q.processing()))
+                if rng.random() < 0.4:
+                    q.add_rate_limited(item)
+                else:
+                    q.forget(item)
+                q.done(item)
+            elif op < 0.68:
+                q.add_after(rng.choice(keys), rng.choice([0.0, 0.1, 0.3, 1.0]))
+            else:
+                # Let time pass; wait for the waiting loop to add what came due.
+                step = rng.choice([0.01, 0.05, 0.2, 0.5])
+                due = [k for k, r in q.waiting() if r <= clock.now() + step]
+                mark = buf.received
+                clock.step(step)
+
+                def moved():
+                    evs = list(buf._events)[-(buf.received - mark):] if buf.received > mark else []
+                    got = {ev.key for ev in evs if ev.kind == "queue.add"}
+                    return set(due) <= got
+                assert wait_for(moved, timeout=5)
+            st.feed_all(buf.drain())
+            _compare(st, q, clock)
+    finally:
+        q.shut_down()
+    assert st.gaps == 0
+    # the script exercised every path
+    assert st.adds > 30 and st.retries > 5 and st.requeued_on_done > 0 and len(st.latency) > 20, (
+        st.adds, st.retries, st.requeued_on_done, len(st.latency))
+
+
+def test_reinsert_and_collapse_through_the_plain_queue(clock, tracer, trace):
+    # client-go: TestReinsert and TestCollapseWhileProcessing (queue_test.go)
+    q = Queue(clock=clock, tracer=tracer)
+    st = QueueState()
+    q.add("foo")
+    item, _ = q.get()
+    q.add(item)         # re-added while processing
+    q.add(item)         # collapsed
+    st.feed_all(trace.drain())
+    assert st.queued() == q.queued() == []
+    assert st.dirty == q.dirty() == {"foo"}
+    clock.step(0.25)
+    q.done(item)
+    st.feed_all(trace.drain())
+    assert st.queued() == q.queued() == ["foo"]
+    assert set(st.processing) == q.processing() == set()
+    assert list(st.work) == [0.25]
+
+
+# -- on screen ------------------------------------------------------------
+
+def _pane_app(now=1.0):
+    st = QueueState()
+    st.feed_all(controller_trace().events)
+    return OnePane(QueuePane(st, id="queue"), now)
+
+
+def test_pane_at_80x24_shows_every_part():
+    text = shown(_pane_app(), (80, 24))
+    lines = text.splitlines()
+    assert len(lines) == 24 and all(len(line) <= 80 for line in lines)
+    assert "Workqueue  depth 29" in lines[0]
+    assert "adds 31/s (31)" in lines[0] and "retries 2" in lines[0] and "workers 1/2 busy" in lines[0]
+    assert "queue latency p50 500ms p99 590ms" in text
+    assert "work duration p50 200ms p99 200ms" in text
+    assert "unfinished work 500ms" in text and "longest running 500ms" in text
+    queued = next(line for line in lines if line.startswith(" queued 28"))
+    # In order: the head first.
+    assert queued.split()[2:5] == ["default/web-2", "default/web-3", "default/web-4"]
+    assert "w0 ▶ default/web-0" in text and "↻ dirty: requeued on done" in text
+    assert "w1 · idle" in text
+    assert "default/web-1 in 200ms ×1" in text and "default/web-7 in 3.1s ×4" in text
+    assert "requeues 2" in text and "default/web-7 ×4" in text
+    assert "dirty 29" in text and "28 queued + 1 processing" in text
+
+
+def test_pane_in_a_small_slot_keeps_the_summary_and_crops_the_queue():
+    # Half of 80x24 (two panes stacked), inside the app's borders.
+    text = shown(_pane_app(), (76, 9))
+    lines = text.splitlines()
+    assert "depth 29" in lines[0]
+    assert "p50/p99 latency 500ms/590ms work 200ms/200ms · longest 500ms" in lines[1]
+    assert lines[2].startswith(" queued 28     default/web-2")
+    assert "…+21" in lines[3]   # the rest of the queue, counted
+    assert "w0 ▶ default/web-0" in text and "waiting 2" in text and "dirty 29" in text
+
+
+def test_pane_uses_a_large_terminal():
+    text = shown(_pane_app(), (160, 50))
+    assert "queue latency p50 500ms p99 590ms · work duration p50 200ms p99 200ms · unfinished work" in text
+    assert "default/web-29" in text   # the whole queue fits
+    assert "…+" not in text
+    assert "gets 2 · requeued on done 0 · work ok 0 / errors 1" in text
+
+
+def test_countdowns_move_with_now():
+    app = _pane_app(now=2.0)
+    text = shown(app, (80, 24))
+    assert "default/web-1 ready ×1" in text and "default/web-7 in 2.1s ×4" in text
+
+
+def test_snapshot_80x24(snap_compare):
+    assert snap_compare(_pane_app(), terminal_size=(80, 24))
+
+
+def test_snapshot_160x50(snap_compare):
+    assert snap_compare(_pane_app(), terminal_size=(160, 50))
