@@ -30,6 +30,8 @@ from .help import HelpScreen
 from .inspector import InspectorPane, InspectorState
 from .keymap import APP_BINDINGS, JUMP_BINDINGS, PANE_LETTERS
 from .pane import Pane, PaneState, RunInfo
+from .queue import QueuePane, QueueState
+from .resync import ResyncPane, ResyncState
 from .rv import RVPane, RVState
 
 
@@ -46,6 +48,8 @@ PANES: tuple[PaneSpec, ...] = (
     PaneSpec("deltas", "Deltas", DeltasState, DeltasPane),
     PaneSpec("fifo", "FIFO", FifoState, FifoPane),
     PaneSpec("rv", "ResourceVersion", RVState, RVPane),
+    PaneSpec("resync", "Resync", ResyncState, ResyncPane),
+    PaneSpec("queue", "Queue", QueueState, QueuePane),
     PaneSpec("cache", "Cache", CacheState, CachePane),
     PaneSpec("inspector", "Inspector", InspectorState, InspectorPane),
 )
@@ -122,7 +126,7 @@ class InformerApp(App[None]):
         # Feed statistics.
         self.absorbed = 0
         self.frames = 0
-        self._rate_mark = (time.monotonic(), 0)
+        self._rate_mark = (self._mono(), 0)
         self._per_s = 0.0
         self._last_trace_time: float | None = None
         self._last_trace_mono = time.monotonic()
@@ -208,6 +212,11 @@ class InformerApp(App[None]):
                 self._update_tabbar()
 
     # -- feeding -------------------------------------------------------------
+    def _mono(self) -> float:
+        # With a clock given (tests: a FakeClock), rates and refresh pacing
+        # follow it too, so what is drawn is deterministic.
+        return self.clock.now() if self.clock is not None else time.monotonic()
+
     def _now(self) -> float | None:
         if self.clock is not None:
             return self.clock.now()
@@ -245,7 +254,7 @@ class InformerApp(App[None]):
         if not self.paused:
             self.drain(self._budget)
         self.frames += 1
-        mono = time.monotonic()
+        mono = self._mono()
         t0, n0 = self._rate_mark
         if mono - t0 >= 1.0:
             self._per_s = (self.absorbed - n0) / (mono - t0)

@@ -95,11 +95,11 @@ class DeltasState(PaneState):
 
 def format_row(row: DeltaRow, t0: float, key_width: int, width: int) -> Text:
     line = Text(no_wrap=True)
-    line.append(f"{row.time - t0:8.3f} ", "dim")
+    line.append(f"{row.time - t0:7.2f} ", "dim")
     line.append(f"{row.delta:<8} ", delta_style(row.delta))
     line.append(f"{row.key:<{key_width}} ", "bold")
     line.append(f"rv={row.rv} ", "dim")
-    if row.initial:
+    if row.initial and width >= 100:
         line.append("init ", "dim italic")
     if row.tombstone:
         line.append("tombstone ", "red")

@@ -183,7 +183,7 @@ class FifoPane(TextPane):
                 if f and f not in key:
                     continue
                 line = Text(no_wrap=True)
-                line.append(f"{t - t0:8.3f} ", "dim")
+                line.append(f"{t - t0:7.2f} ", "dim")
                 line.append(f"{kind:<8} ", _RECENT_STYLE.get(kind, ""))
                 line.append(f"{key} ", "bold")
                 line.append(detail)

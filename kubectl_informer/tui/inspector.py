@@ -29,6 +29,9 @@ STAGES = (
     ("worker", "worker", "bold magenta"),
 )
 
+# Pipeline order for the ribbon (STAGES is in matching order: pop before fifo).
+STAGE_ORDER = ("watch", "list", "fifo", "pop", "store", "handler", "queue", "worker")
+
 
 def stage_of(kind: str) -> tuple[str, str]:
     for prefix, name, style in STAGES:
@@ -197,10 +200,12 @@ class InspectorPane(TextPane):
             name, style = stage_of(ev.kind)
             seen[name] = (seen.get(name, (0, style))[0] + 1, style)
         ribbon = Text(no_wrap=True)
-        for i, (_, name, style) in enumerate(s for s in STAGES if s[1] in seen):
+        order = [n for n in STAGE_ORDER if n in seen] + [n for n in seen if n not in STAGE_ORDER]
+        for i, name in enumerate(order):
             if i:
                 ribbon.append(" → ", "dim")
-            ribbon.append(f"{name} {seen[name][0]}", style)
+            count, style = seen[name]
+            ribbon.append(f"{name} {count}", style)
         lines = [head, ribbon]
         room = height - len(lines)
         shown = life[-room:] if room > 0 else []

@@ -110,3 +110,25 @@ def pane_text(pane) -> str:
     """A pane's visible lines as plain text."""
     size = pane.content_region.size
     return "\n".join(line.plain for line in pane.draw_lines(size.width, size.height))
+
+
+def run(coro_fn, app, size=(80, 24)):
+    """Run ``coro_fn(pilot)`` against ``app`` headless at ``size`` (no pytest-asyncio here)."""
+    import asyncio
+
+    async def main():
+        async with app.run_test(size=size) as pilot:
+            app.pump()
+            await pilot.pause()
+            return await coro_fn(pilot)
+
+    return asyncio.run(main())
+
+
+def make_app(trace=None, size_panes=None, **kw):
+    from kubectl_informer.clock import FakeClock
+    from kubectl_informer.tui.app import InformerApp
+
+    trace = trace or demo_trace()
+    kw.setdefault("clock", FakeClock(start=trace.t + 1.0))
+    return InformerApp(trace.buffer(), kw.pop("info", None) or info(), panes=size_panes, **kw)
