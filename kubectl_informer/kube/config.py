@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+import urllib3
 import yaml
 from kubernetes import client as k8s_client
 from kubernetes.config import incluster_config, kube_config
@@ -71,7 +72,7 @@ def load_kube(kubeconfig: str | None = None, context: str | None = None) -> Kube
     if not cfg.host or cfg.host == "http://localhost":
         raise KubeConfigError(f'context "{name}": cluster has no server')
     namespace = ctx.get("namespace") or "default"
-    return KubeTarget(_api_client(cfg), name, namespace, cfg.host)
+    return KubeTarget(new_api_client(cfg), name, namespace, cfg.host)
 
 
 def _entries(merged: Any, key: str) -> list[dict]:
@@ -146,10 +147,20 @@ def _load_in_cluster() -> KubeTarget:
             namespace = f.read().strip() or "default"
     except OSError:
         pass
-    return KubeTarget(_api_client(cfg), "in-cluster", namespace, cfg.host)
+    return KubeTarget(new_api_client(cfg), "in-cluster", namespace, cfg.host)
 
 
-def _api_client(cfg: Any) -> Any:
+def new_api_client(cfg: Any) -> Any:
+    """An ApiClient for ``cfg`` that hands every HTTP status to the caller.
+
+    urllib3 (under the kubernetes client) would otherwise sleep out a 429's
+    Retry-After and retry, hiding throttling from the Reflector, whose own
+    back-off is what this tool shows. Connection failures still get urllib3's
+    three quick retries.
+    """
+    if cfg.retries is None:
+        cfg.retries = urllib3.util.Retry(total=3, status=0, status_forcelist=(), redirect=3,
+                                         respect_retry_after_header=False, raise_on_status=False)
     api = k8s_client.ApiClient(cfg)
     api.user_agent = USER_AGENT
     return api

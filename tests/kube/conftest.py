@@ -1,6 +1,8 @@
 import pytest
 from kubernetes import client as k8s_client
 
+from kubectl_informer.kube.config import new_api_client
+
 from .fake_apiserver import FakeAPIServer, serve_discovery
 
 
@@ -15,7 +17,7 @@ def fake():
 def api(fake):
     cfg = k8s_client.Configuration()
     cfg.host = fake.url
-    client = k8s_client.ApiClient(cfg)
+    client = new_api_client(cfg)
     yield client
     client.close()
 
