@@ -198,3 +198,38 @@ def test_bad_settings_are_one_line_errors(informer, kwargs):
     with pytest.raises(ValueError) as e:
         SimulatedController(informer, **kwargs)
     assert "\n" not in str(e.value)
+
+
+def test_with_real_shared_informer_over_fake_source(clock, tracer):
+    # The real pipeline: FakeSource -> Reflector -> FIFO -> Indexer ->
+    # SharedIndexInformer handler -> RateLimitingQueue -> workers.
+    from kubectl_informer.cache.fake_source import FakeSource, make_object
+    from kubectl_informer.cache.shared_informer import SharedIndexInformer
+
+    src = FakeSource(clock=clock)
+    for i in range(20):
+        src.add(make_object(f"p{i}"))
+    informer = SharedIndexInformer(src, clock=clock, tracer=tracer)
+    ctrl = SimulatedController(informer, workers=2, work_time=0.0, clock=clock, tracer=tracer)
+    done_keys = []
+    tracer.subscribe(lambda e: done_keys.append(e.key) if e.kind == "worker.done" else None)
+
+    stop = threading.Event()
+    threads = [
+        threading.Thread(target=informer.run, args=(stop,), daemon=True),
+        threading.Thread(target=ctrl.run, args=(stop,), daemon=True),
+    ]
+    for t in threads:
+        t.start()
+    try:
+        assert wait_for(lambda: set(done_keys) == {f"default/p{i}" for i in range(20)}, 10)
+        del done_keys[:]
+        src.modify(make_object("p3", phase="Running"))
+        src.delete(make_object("p7"))
+        assert wait_for(lambda: {"default/p3", "default/p7"} <= set(done_keys), 10)
+        assert ctrl.stats()["overlaps"] == 0
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(10)
+    assert not any(t.is_alive() for t in threads)
