@@ -50,6 +50,8 @@ SIM_VERSION = {
 # events go one per chunk, flushed at once).
 _INITIAL_CHUNK = 256 * 1024
 
+_LIST_SLICE = 400
+
 _PATCH_TYPES = {
     "application/merge-patch+json": "merge",
     "application/strategic-merge-patch+json": "strategic",
@@ -381,7 +383,15 @@ class _Handler(BaseHTTPRequestHandler):
             meta += f',"remainingItemCount":{remaining}'
         head = (f'{{"kind":"{rdef.list_kind}","apiVersion":"{rdef.api_version}","metadata":{{{meta}}},'
                 f'"items":[').encode()
-        self._send(200, [head, b",".join([e.raw for e in entries]), b"]}"])
+        # Items are joined in slices of a few hundred: one huge join would
+        # allocate the whole body (150 MB for 50k pods) at once.
+        parts = [head]
+        for i in range(0, len(entries), _LIST_SLICE):
+            if i:
+                parts.append(b",")
+            parts.append(b",".join([e.raw for e in entries[i:i + _LIST_SLICE]]))
+        parts.append(b"]}")
+        self._send(200, parts)
 
     def _do_create(self, rdef, namespace, name, sub) -> None:
         body = self._read_body()

@@ -1,0 +1,107 @@
+"""The built-in demo cluster: a simulated API server with seeded objects and
+a churn scenario running, as ``--demo`` starts it in-process."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+
+from kubectl_informer.clock import Clock
+from kubectl_informer.sim.objects import (
+    make_configmap, make_deployment, make_pod, make_secret, make_widget,
+)
+from kubectl_informer.sim.resources import widget_crd
+from kubectl_informer.sim.scenarios import ScenarioRunner, get_scenario
+from kubectl_informer.sim.server import SimServer
+
+# namespace -> (app, replicas)
+DEMO_LAYOUT: dict[str, list[tuple[str, int]]] = {
+    "default": [("web", 4), ("api", 3)],
+    "shop": [("frontend", 4), ("cart", 3), ("payments", 2)],
+    "batch": [("worker", 5)],
+}
+
+
+def seed(store) -> int:
+    """Fill ``store`` with the demo objects (through normal creates, so each
+    has its own RV). Returns the number of pods."""
+    pods = 0
+    store.create("customresourcedefinitions", widget_crd())
+    for ns, apps in DEMO_LAYOUT.items():
+        try:
+            store.create("namespaces", {"metadata": {"name": ns}})
+        except Exception:
+            pass  # already there (a reseed)
+        for i, (app, replicas) in enumerate(apps):
+            store.create("deployments", make_deployment(ns, app, replicas))
+            store.create("configmaps", make_configmap(ns, f"{app}-config"))
+            for r in range(replicas):
+                # batch has finished and waiting pods beside running ones.
+                phase = "Running"
+                if ns == "batch":
+                    phase = ("Succeeded", "Running", "Pending", "Running", "Failed")[r % 5]
+                store.create("pods", make_pod(ns, app=app, index=pods, phase=phase))
+                pods += 1
+        store.create("secrets", make_secret(ns, f"{ns}-credentials"))
+        store.create("widgets", make_widget(ns, f"{ns}-widget", size=len(apps), color=("blue", "red", "green")[
+            len(ns) % 3]))
+    return pods
+
+
+@dataclass
+class Demo:
+    server: SimServer
+    kubeconfig_path: str
+    runner: ScenarioRunner | None = None
+    _tmpdir: str | None = field(default=None, repr=False)
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    def stop(self) -> None:
+        if self.runner is not None:
+            self.runner.stop()
+        self.server.stop()
+        if self._tmpdir:
+            shutil.rmtree(self._tmpdir, ignore_errors=True)
+            self._tmpdir = None
+
+    def __enter__(self) -> "Demo":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def start_demo(scenario: str | None = None, *, rate: float | None = None, port: int = 0, tls: bool = False,
+               kubeconfig_path: str | None = None, watch_cache_size: int = 100, watch_list: bool = True,
+               clock: Clock | None = None, seed_objects: bool = True, seed_value: int | None = None,
+               bookmark_interval: float = 60.0) -> Demo:
+    """Start a seeded simulated cluster running ``scenario`` (default
+    "steady"; "quiet" for none). Writes a kubeconfig (to a temp dir unless
+    ``kubeconfig_path``). ValueError for an unknown scenario."""
+    sc = get_scenario(scenario or "steady")
+    server = SimServer(port=port, tls=tls, watch_cache_size=watch_cache_size, watch_list=watch_list,
+                       bookmark_interval=bookmark_interval)
+    server.start()
+    tmpdir = None
+    try:
+        if seed_objects:
+            seed(server.store)
+        if kubeconfig_path is None:
+            tmpdir = tempfile.mkdtemp(prefix="kubectl-informer-demo-")
+            kubeconfig_path = os.path.join(tmpdir, "kubeconfig")
+        path = server.write_kubeconfig(kubeconfig_path)
+        runner = None
+        if sc.name != "quiet":
+            runner = ScenarioRunner(sc, server.store, server.faults, rate=rate, clock=clock, seed=seed_value)
+            runner.start()
+    except BaseException:
+        server.stop()
+        if tmpdir:
+            shutil.rmtree(tmpdir, ignore_errors=True)
+        raise
+    return Demo(server, path, runner, tmpdir)

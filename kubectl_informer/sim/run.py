@@ -1,0 +1,48 @@
+"""``kubectl informer sim``: the simulated cluster in the foreground, for
+practising with kubectl and the plugin side by side."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from typing import TextIO
+
+from kubectl_informer.sim.demo import start_demo
+from kubectl_informer.sim.scenarios import get_scenario
+
+
+def run_sim(port: int = 0, write_kubeconfig: str | None = None, scenario: str | None = None, tls: bool = False,
+            *, rate: float | None = None, watch_cache_size: int = 100, watch_list: bool = True,
+            out: TextIO | None = None, stop_event: threading.Event | None = None) -> None:
+    """Serve until Ctrl-C (or ``stop_event``). Bad input raises ValueError
+    with a one-line message (unknown scenario, port in use)."""
+    out = out or sys.stdout
+    sc = get_scenario(scenario or "steady")
+    if not 0 <= port <= 65535:
+        raise ValueError(f"invalid port {port}")
+    try:
+        demo = start_demo(sc.name, rate=rate, port=port, tls=tls, kubeconfig_path=write_kubeconfig,
+                          watch_cache_size=watch_cache_size, watch_list=watch_list)
+    except OSError as e:
+        raise ValueError(f"cannot listen on 127.0.0.1:{port}: {e.strerror or e}") from None
+    stop_event = stop_event or threading.Event()
+    kc = demo.kubeconfig_path
+    print(f"Simulated API server listening on {demo.url}", file=out)
+    print(f"Kubeconfig: {kc}", file=out)
+    print(f"Scenario: {sc.name} - {sc.description}", file=out)
+    print(f"Try:  kubectl --kubeconfig {kc} get pods -A", file=out)
+    print(f"      KUBECONFIG={kc} kubectl informer watch pods", file=out)
+    print("Press Ctrl-C to stop.", file=out, flush=True)
+    try:
+        while not stop_event.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        demo.stop()
+        if write_kubeconfig is None:
+            pass  # the temp kubeconfig went with the demo
+        elif os.path.exists(kc):
+            print(f"(kubeconfig left at {kc})", file=out)
+        print("Simulated API server stopped.", file=out, flush=True)

@@ -1,0 +1,303 @@
+"""Named churn scenarios: what the simulated cluster does while you watch.
+
+Each scenario teaches one piece of the informer machinery (see its
+description). A ``ScenarioRunner`` runs one in a thread: one ``step`` per tick,
+``rate`` ticks per second on its clock (a FakeClock in tests), until its stop
+event is set.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from dataclasses import dataclass, field
+from typing import Callable
+
+from kubectl_informer.cache.listwatch import ApiError
+from kubectl_informer.clock import Clock, RealClock
+from kubectl_informer.sim.objects import make_pod, pod_status
+
+
+@dataclass
+class Context:
+    """What a scenario step works with."""
+
+    store: object
+    faults: object | None
+    rng: random.Random
+    resource: str = "pods"
+    namespaces: list[str] = field(default_factory=lambda: ["default"])
+    tick: int = 0
+    state: dict = field(default_factory=dict)
+
+    _counter: int = 0
+
+    def pod_keys(self) -> list[str]:
+        return self.store.keys(self.resource)
+
+    def random_pod(self) -> tuple[str, str] | None:
+        keys = self.pod_keys()
+        if not keys:
+            return None
+        ns, _, name = self.rng.choice(keys).partition("/")
+        return ns, name
+
+    def new_pod(self, namespace: str | None = None, phase: str = "Pending") -> dict:
+        self._counter += 1
+        ns = namespace or self.rng.choice(self.namespaces)
+        app = self.rng.choice(("web", "api", "worker"))
+        obj = make_pod(ns, app=app, index=100_000 + self.tick * 100 + self._counter + self.rng.randrange(10**6),
+                       phase=phase)
+        try:
+            return self.store.create(self.resource, obj)
+        except ApiError:
+            return obj  # name clash or namespace gone: skip this one
+
+    def delete(self, ns: str, name: str) -> bool:
+        try:
+            self.store.delete(self.resource, ns, name)
+            return True
+        except ApiError:
+            return False
+
+    def mutate(self, ns: str, name: str, fn: Callable[[dict], None]) -> bool:
+        try:
+            obj = self.store.get(self.resource, ns, name)
+            fn(obj)
+            self.store.update(self.resource, obj)
+            return True
+        except ApiError:
+            return False  # deleted meanwhile
+
+
+def _bump_annotation(obj: dict, key: str = "sim.kubectl-informer/touch") -> None:
+    ann = obj["metadata"].setdefault("annotations", {})
+    ann[key] = str(int(ann.get(key, "0")) + 1)
+
+
+def _advance_phase(obj: dict) -> None:
+    phase = (obj.get("status") or {}).get("phase", "Pending")
+    nxt = {"Pending": "Running", "Running": "Running", "Succeeded": "Succeeded", "Failed": "Failed"}[phase]
+    restarts = 0
+    if phase == "Running":
+        cs = (obj.get("status") or {}).get("containerStatuses") or [{}]
+        restarts = int(cs[0].get("restartCount", 0)) + 1
+    ip = (obj.get("status") or {}).get("podIP") or "10.244.0.9"
+    app = obj["metadata"].get("labels", {}).get("app", "web")
+    obj["status"] = pod_status(nxt, ip, app=app, restarts=restarts)
+
+
+class ScenarioLogic:
+    def step(self, ctx: Context) -> None:
+        raise NotImplementedError
+
+
+class Quiet(ScenarioLogic):
+    def step(self, ctx: Context) -> None:
+        pass
+
+
+class Steady(ScenarioLogic):
+    """A few changes a second: pods start, restart, get relabelled; now and
+    then one is created or deleted, keeping the population near its start."""
+
+    def step(self, ctx: Context) -> None:
+        keys = ctx.pod_keys()
+        target = ctx.state.setdefault("population", max(len(keys), 1))
+        r = ctx.rng.random()
+        if keys and (len(keys) > target * 1.2 or (r < 0.12 and len(keys) > target * 0.8)):
+            ns, _, name = ctx.rng.choice(keys).partition("/")
+            ctx.delete(ns, name)
+        elif len(keys) < target * 0.8 or r < 0.24:
+            ctx.new_pod()
+        elif keys:
+            ns, _, name = ctx.rng.choice(keys).partition("/")
+            if r < 0.7:
+                ctx.mutate(ns, name, _advance_phase)
+            elif r < 0.85:
+                ctx.mutate(ns, name, lambda o: o["metadata"].setdefault("labels", {}).__setitem__(
+                    "version", f"v{ctx.rng.randrange(1, 4)}"))
+            else:
+                ctx.mutate(ns, name, _bump_annotation)
+
+
+class Burst(ScenarioLogic):
+    """Per tick, ``size`` updates to one pod back to back: faster than a
+    consumer pops, so DeltaFIFO coalesces them under one key."""
+
+    def __init__(self, size: int = 20):
+        self.size = size
+
+    def step(self, ctx: Context) -> None:
+        target = ctx.random_pod()
+        if target is None:
+            ctx.new_pod()
+            return
+        ns, name = target
+        for _ in range(self.size):
+            if not ctx.mutate(ns, name, _bump_annotation):
+                break
+
+
+class DisconnectedDelete(ScenarioLogic):
+    """Per tick, with every watch cut: delete a pod the clients know, create
+    and delete one they never see, create one more; then the watch cache
+    forgets those events so the clients' re-watch gets 410 and they relist.
+    The relist no longer has the deleted pod: DeltaFIFO.Replace queues a
+    Deleted(DeletedFinalStateUnknown) tombstone for it."""
+
+    def step(self, ctx: Context) -> None:
+        store = ctx.store
+        # Under the store lock no watch can start in between, so the gap is certain.
+        with store.lock:
+            store.drop_watches(ctx.resource)
+            target = ctx.random_pod()
+            if target is not None:
+                ctx.delete(*target)
+            ghost = ctx.new_pod()
+            ctx.delete(ghost["metadata"].get("namespace", "default"), ghost["metadata"]["name"])
+            ctx.new_pod(phase="Running")
+            store.expire_watch_cache(ctx.resource)
+
+
+class MassDelete(ScenarioLogic):
+    """Deletes every pod of one namespace in one burst, then (next tick)
+    creates them again: a flood of Deleted then Added deltas."""
+
+    def step(self, ctx: Context) -> None:
+        deleted = ctx.state.pop("deleted", None)
+        if deleted:
+            for ns, n in deleted:
+                ctx.new_pod(ns)
+            return
+        ns = ctx.rng.choice(ctx.namespaces)
+        keys = ctx.store.keys(ctx.resource, ns)
+        for k in keys:
+            ctx.delete(ns, k.partition("/")[2])
+        ctx.state["deleted"] = [(ns, k) for k in keys]
+
+
+class RelistStorm(ScenarioLogic):
+    """Every tick a few updates, then every watch is cut and the watch cache
+    expired: each client's re-watch gets 410 Expired and it relists (and a
+    DeltaFIFO sees Replaced/Sync for every object)."""
+
+    def step(self, ctx: Context) -> None:
+        for _ in range(3):
+            t = ctx.random_pod()
+            if t:
+                ctx.mutate(*t, _bump_annotation)
+        with ctx.store.lock:
+            ctx.store.expire_watch_cache(ctx.resource)
+            ctx.store.drop_watches(ctx.resource)
+
+
+class Flaky(ScenarioLogic):
+    """Steady churn on an unreliable server: in turn a watch is dropped, the
+    next watch answers 429 (back off), the next list answers 500, and a
+    watch stream stalls for a second."""
+
+    def __init__(self):
+        self.steady = Steady()
+
+    def step(self, ctx: Context) -> None:
+        self.steady.step(ctx)
+        faults = ctx.faults
+        if faults is None:
+            return
+        phase = ctx.tick % 8
+        if phase == 2:
+            faults.drop_watches(ctx.resource)
+        elif phase == 4:
+            faults.fail_next(429, verb="watch", resource=ctx.resource)
+            faults.drop_watches(ctx.resource)
+        elif phase == 6:
+            faults.fail_next(500, verb="list", resource=ctx.resource)
+            faults.fail_next(410, verb="watch", resource=ctx.resource)
+            faults.drop_watches(ctx.resource)
+        elif phase == 7:
+            faults.stall_watches(1.0)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    description: str
+    factory: Callable[[], ScenarioLogic]
+    rate: float  # default ticks per second
+
+
+SCENARIOS: dict[str, Scenario] = {s.name: s for s in (
+    Scenario("steady", "Steady updates: pods start, restart and get relabelled, a few are created and deleted "
+                       "(about 4 changes a second).", Steady, 4.0),
+    Scenario("burst", "A burst on one key: 20 back-to-back updates to one pod every 3 s, so DeltaFIFO "
+                      "coalesces them into one queue slot.", Burst, 1 / 3),
+    Scenario("disconnect", "Create-then-delete while disconnected: watches are cut, a known pod is deleted and "
+                           "a pod created and deleted in the gap, the watch cache forgets it; the client relists "
+                           "and sees a DeletedFinalStateUnknown tombstone. Every 8 s.", DisconnectedDelete, 1 / 8),
+    Scenario("mass-delete", "Mass deletes: every pod of one namespace deleted at once, recreated 5 s later.",
+             MassDelete, 1 / 5),
+    Scenario("relist-storm", "Relist storm: every 4 s all watches are cut and the watch cache expired, so every "
+                             "client gets 410 Expired and relists.", RelistStorm, 1 / 4),
+    Scenario("flaky", "Steady churn on a flaky server: dropped watches, 429 on watch, 500 on list, 410 on "
+                      "watch, stalled streams, in turn.", Flaky, 2.0),
+    Scenario("quiet", "Nothing changes: the objects sit still (good for exploring resync).", Quiet, 1.0),
+)}
+
+
+def get_scenario(name: str) -> Scenario:
+    """The scenario called ``name``; ValueError (one line) if there is none."""
+    try:
+        return SCENARIOS[name]
+    except KeyError:
+        raise ValueError(f"unknown scenario {name!r} (choose from: {', '.join(SCENARIOS)})") from None
+
+
+class ScenarioRunner:
+    """Runs a scenario's steps on a clock: ``start()``/``stop()`` in a thread,
+    or ``step()`` by hand."""
+
+    def __init__(self, scenario: str | Scenario, store, faults=None, rate: float | None = None,
+                 clock: Clock | None = None, seed: int | None = None, resource: str = "pods",
+                 namespaces: list[str] | None = None):
+        self.scenario = get_scenario(scenario) if isinstance(scenario, str) else scenario
+        self.rate = float(rate if rate is not None else self.scenario.rate)
+        if self.rate <= 0:
+            raise ValueError(f"scenario rate must be > 0, got {self.rate}")
+        self.clock = clock or RealClock()
+        self.logic = self.scenario.factory()
+        if namespaces is None:
+            namespaces = sorted({k.partition("/")[0] for k in store.keys(resource) if "/" in k}) or ["default"]
+        self.ctx = Context(store, faults, random.Random(seed), resource, list(namespaces))
+        self.stop_event = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.errors = 0
+
+    @property
+    def ticks(self) -> int:
+        return self.ctx.tick
+
+    def step(self) -> None:
+        self.ctx.tick += 1
+        self.logic.step(self.ctx)
+
+    def run(self, stop_event: threading.Event) -> None:
+        interval = 1.0 / self.rate
+        while not stop_event.is_set():
+            try:
+                self.step()
+            except ApiError:
+                self.errors += 1  # a race with kubectl (object gone): the next tick goes on
+            if self.clock.wait_event(stop_event, interval):
+                return
+
+    def start(self) -> "ScenarioRunner":
+        self._thread = threading.Thread(target=self.run, args=(self.stop_event,),
+                                        name=f"sim-scenario-{self.scenario.name}", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self.stop_event.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
