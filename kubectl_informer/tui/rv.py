@@ -102,6 +102,9 @@ class RVState(PaneState):
         f = ev.fields
         rv = f.get("resource_version")
         self.listing = False
+        if f.get("error"):
+            self._mark(ev.time, "list", f"list failed: {f['error']}")
+            return
         self.list_rv = None if rv is None else str(rv)
         self._point(ev.time, rv)
         how = "watch-list" if f.get("watch_list") else "list"
@@ -204,6 +207,8 @@ def render_rv(st: RVState, now: float | None, width: int, height: int) -> Text:
     )
     if st.listing:
         head.append("  listing…", "yellow")
+    if head.cell_len > width:  # narrow slot: the numbers matter more than the title
+        head = Text.assemble(("RV", "bold"), head[len("ResourceVersion"):])
     c = st.counts
     reasons = ", ".join(f"{k} {v}" for k, v in sorted(st.relist_reasons.items()))
     counters = Text.assemble(

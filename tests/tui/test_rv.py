@@ -1,0 +1,234 @@
+"""The ResourceVersion pane: RVState from recorded and real reflector traces,
+and what the pane draws (Pilot tests and snapshots)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+
+from textual.app import App
+
+from kubectl_informer.cache.fake_source import FakeSource, make_object
+from kubectl_informer.cache.reflector import Reflector
+from kubectl_informer.cache.store import Indexer
+from kubectl_informer.clock import wait_for
+from kubectl_informer.trace import TraceEvent
+from kubectl_informer.tui.rv import MAX_MARKS, MAX_POINTS, RVPane, RVState, render_rv
+
+
+class OnePane(App):
+    """A tiny app holding one pane, drawn at a fixed trace time."""
+
+    def __init__(self, pane, now):
+        super().__init__()
+        self.pane, self.now = pane, now
+
+    def compose(self):
+        yield self.pane
+
+    def on_mount(self):
+        self.pane.refresh_view(self.now)
+
+
+def screen_text(app) -> str:
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+def shown(app, size) -> str:
+    async def run():
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            return screen_text(app)
+    return asyncio.run(run())
+
+
+class Trace:
+    def __init__(self):
+        self.events: list[TraceEvent] = []
+
+    def __call__(self, t, kind, key=None, **fields):
+        self.events.append(TraceEvent(len(self.events) + 1, t, kind, key, fields))
+
+
+def expiry_trace() -> Trace:
+    """List at 1000, a watch advancing 7 per event, a bookmark, then a 410,
+    the relist it causes, a new list at 1500 and a new watch."""
+    e = Trace()
+    e(0.0, "list.start", resource_version="0", watch_list=False)
+    e(0.8, "list.done", resource_version="1000", items=500, duration=0.8, watch_list=False)
+    e(0.8, "rv.advance", old="", new="1000", source="list")
+    e(0.9, "watch.start", resource_version="1000")
+    rv = 1000
+    for i in range(40):
+        t = 1 + i * 0.5
+        rv += 7
+        e(t, "watch.event", type="MODIFIED", resource_version=str(rv))
+        e(t, "rv.advance", old=str(rv - 7), new=str(rv), source="event")
+        if i == 28:
+            e(t + 0.1, "watch.bookmark", resource_version=str(rv))
+    e(21.5, "watch.end", resource_version=str(rv), error="410 Expired: too old resource version")
+    e(21.5, "relist", reason="expired")
+    e(21.6, "list.start", resource_version=str(rv), watch_list=False)
+    e(22.0, "list.done", resource_version="1500", items=510, duration=0.4, watch_list=False)
+    e(22.0, "rv.advance", old=str(rv), new="1500", source="list")
+    e(22.1, "watch.start", resource_version="1500")
+    return e
+
+
+# -- state --------------------------------------------------------------------
+
+def test_state_tracks_list_watch_and_synced_rv_and_marks():
+    st = RVState()
+    st.feed_all(expiry_trace().events)
+    assert (st.list_rv, st.watch_rv, st.synced_rv) == ("1500", "1500", "1500")
+    assert st.watch_open
+    assert st.counts == {"list": 2, "watch": 2, "bookmark": 1, "relist": 1, "gone": 1}
+    assert st.relist_reasons == {"expired": 1}
+    kinds = [what for _, what, _ in st.marks]
+    assert kinds == ["list", "watch", "bookmark", "gone", "relist", "list", "watch"]
+
+
+def test_watch_end_without_410_is_no_gone_mark_and_closes_the_watch():
+    e = Trace()
+    e(1.0, "watch.start", resource_version="5")
+    e(2.0, "watch.event", type="ADDED", resource_version="6")
+    e(3.0, "watch.end", resource_version="6", reason="closed")
+    st = RVState()
+    st.feed_all(e.events)
+    assert st.counts["gone"] == 0 and not st.watch_open
+    assert st.watch_rv == "6"
+    assert "watch 6 (closed: closed)" in render_rv(st, 3.0, 80, 20).plain
+
+
+def test_expired_list_without_a_watch_end_still_counts_one_410():
+    e = Trace()
+    e(1.0, "relist", reason="expired")     # e.g. the LIST itself got 410
+    e(2.0, "relist", reason="too_large")
+    st = RVState()
+    st.feed_all(e.events)
+    assert st.counts["gone"] == 1 and st.counts["relist"] == 2
+    assert st.relist_reasons == {"expired": 1, "too_large": 1}
+
+
+def test_history_is_bounded_and_bursts_share_a_slot():
+    st = RVState()
+    n = 0
+    # 200,000 RV advances over 2,000 s, 100 per second.
+    for i in range(200_000):
+        n += 1
+        st.feed(TraceEvent(n, i * 0.01, "rv.advance", None, {"old": str(i), "new": str(i + 1), "source": "event"}))
+        if i % 50 == 0:
+            st.feed(TraceEvent(n, i * 0.01, "watch.bookmark", None, {"resource_version": str(i + 1)}))
+    assert len(st.points) == MAX_POINTS
+    assert len(st.marks) == MAX_MARKS
+    # One slot per 0.1 s, holding the latest RV of that slot.
+    assert st.points[-1] == (199_999 * 0.01, "200000")
+    assert st.points[-2][1] == "199990"
+
+
+def test_non_numeric_rvs_fall_back_to_step_marks():
+    e = Trace()
+    e(0.0, "list.done", resource_version="a1b", items=1, duration=0.1)
+    e(1.0, "watch.start", resource_version="a1b")
+    e(2.0, "watch.event", type="MODIFIED", resource_version="c9f")
+    e(3.0, "watch.event", type="MODIFIED", resource_version="x00")
+    st = RVState()
+    st.feed_all(e.events)
+    text = render_rv(st, 10.0, 78, 16).plain
+    assert "RVs are not numbers here: each • is a change" in text
+    assert text.count("•") == 3  # two changes + the legend-free note's bullet
+    assert "watch x00" in text
+
+
+# -- against the real reflector -------------------------------------------
+
+def test_state_matches_a_real_reflector_through_a_410(clock, tracer, trace):
+    # The reflector lists, watches, gets a bookmark, then the server expires
+    # the watch (410): it relists at its last RV and watches again.
+    src = FakeSource()
+    for i in range(3):
+        src.add(make_object(f"p{i}"))
+    r = Reflector(src, Indexer(), clock=clock, tracer=tracer, rng=random.Random(1))
+    stop = threading.Event()
+    th = threading.Thread(target=r.run, args=(stop,), daemon=True)
+    th.start()
+    try:
+        assert wait_for(lambda: src.open_watches() == 1)
+        src.add(make_object("p7"))
+        src.bookmark()
+        assert wait_for(lambda: r.last_sync_resource_version() == src.resource_version)
+        src.expire_watches()
+        assert wait_for(clock.has_waiters)   # the back-off before the relist
+        clock.step(2.0)
+        assert wait_for(lambda: src.open_watches() == 1)
+        src.add(make_object("p8"))
+        assert wait_for(lambda: r.last_sync_resource_version() == src.resource_version)
+    finally:
+        stop.set()
+        th.join(5)
+    st = RVState()
+    st.feed_all(trace.drain())
+    assert st.synced_rv == r.last_sync_resource_version() == "5"
+    assert st.list_rv == "4"       # the relist, at the last synced RV
+    assert st.counts["list"] == 2 and st.counts["gone"] == 1
+    assert st.relist_reasons == {"expired": 1}
+    assert st.counts["bookmark"] >= 1
+    text = render_rv(st, clock.now(), 78, 22).plain
+    assert "✗" in text and "R" in text
+    assert "relist: expired" in text
+
+
+# -- on screen ------------------------------------------------------------
+
+def _pane_app(now=25.0):
+    st = RVState()
+    st.feed_all(expiry_trace().events)
+    return OnePane(RVPane(st, id="rv"), now)
+
+
+def test_pane_at_80x24():
+    text = shown(_pane_app(), (80, 24))
+    lines = text.splitlines()
+    assert "ResourceVersion  list 1500 · watch 1500 · synced 1500" in lines[0]
+    assert "lists 2  watches 2  bookmarks 1  relists 1 (expired 1)  410s 1" in lines[1]
+    # The y axis runs from the lowest to the highest RV shown.
+    assert lines[2].lstrip().startswith("1500 ┤")
+    axis = next(i for i, line in enumerate(lines) if "└" in line)
+    assert lines[axis - 1].lstrip().startswith("1000 ┤")
+    # Marks strip under the axis: list+watch at the start, the bookmark, then
+    # 410, relist, list, watch in that order.
+    marks = lines[axis + 1].strip()
+    assert marks.replace(" ", "") == "LWB✗RLW"
+    assert "-24.2s" in lines[axis + 2] and lines[axis + 2].rstrip().endswith("now")
+    assert "L list  W watch  B bookmark  R relist  ✗ 410 Gone" in text
+    # The most recent marks, newest first.
+    assert "2.9s ago W watch from rv 1500" in text
+    assert "3.5s ago R relist: expired" in text
+
+
+def test_pane_when_two_share_the_screen():
+    # One of two stacked panes in 80x24, inside borders: 76x8.
+    text = shown(_pane_app(), (76, 8))
+    lines = text.splitlines()
+    assert "list 1500" in lines[0]
+    assert any("┤" in line for line in lines)
+    assert any("✗" in line for line in lines)
+
+
+def test_pane_uses_a_large_terminal():
+    text = shown(_pane_app(), (160, 50))
+    lines = text.splitlines()
+    chart_rows = [line for line in lines if "┤" in line or line.strip().startswith("│")]
+    assert len(chart_rows) >= 20
+    # Room for the whole history of marks.
+    assert "list done at rv 1000 items=500 in 800ms" in text
+    assert "410 Gone: watch at rv 1280 expired" in text
+
+
+def test_snapshot_80x24(snap_compare):
+    assert snap_compare(_pane_app(), terminal_size=(80, 24))
+
+
+def test_snapshot_160x50(snap_compare):
+    assert snap_compare(_pane_app(), terminal_size=(160, 50))
