@@ -53,6 +53,9 @@ class DeltaType(StrEnum):
     BOOKMARK = "Bookmark"
 
 
+# Plain-str names for trace fields (Enum.value is a slow descriptor).
+TYPE_NAMES: dict[DeltaType, str] = {t: t.value for t in DeltaType}
+
 ADDED = DeltaType.ADDED
 UPDATED = DeltaType.UPDATED
 DELETED = DeltaType.DELETED
@@ -195,7 +198,7 @@ class DeltaFIFO:
                 self._cond.notify()
             if tracer.enabled:
                 self._queued_at[key] = self._clock.now()
-                tracer.emit("fifo.queue", key, type=action.value, depth=len(self._queue), pending=1)
+                tracer.emit("fifo.queue", key, type=TYPE_NAMES[action], depth=len(self._queue), pending=1)
             return
         deltas.append(delta)
         if action is DELETED and deltas[-2].type is DELETED:
@@ -206,11 +209,11 @@ class DeltaFIFO:
             dropped = older if kept is delta else delta
             deltas[-2:] = [kept]
             if tracer.enabled:
-                tracer.emit("fifo.dedup", key, type=action.value, dropped=_tombstone_label(dropped.object),
+                tracer.emit("fifo.dedup", key, type=TYPE_NAMES[action], dropped=_tombstone_label(dropped.object),
                             kept=_tombstone_label(kept.object), pending=len(deltas), depth=len(self._queue))
             return
         if tracer.enabled:
-            tracer.emit("fifo.coalesce", key, type=action.value, pending=len(deltas), depth=len(self._queue))
+            tracer.emit("fifo.coalesce", key, type=TYPE_NAMES[action], pending=len(deltas), depth=len(self._queue))
 
     def replace(self, items: list, resource_version: str = "") -> None:
         with self._lock:
@@ -306,18 +309,20 @@ class DeltaFIFO:
             if self._initial_population_count > 0:
                 self._initial_population_count -= 1
             deltas = self._items.pop(key)
-            if self._queued_at or self._tracer.enabled:
-                self._trace_pop(key, deltas, is_in_initial_list)
+            if self._queued_at:
+                queued_at = self._queued_at.pop(key, None)
+                tracer = self._tracer
+                if tracer.enabled:
+                    tracer.emit("fifo.pop", key, types=[TYPE_NAMES[d.type] for d in deltas],
+                                is_in_initial_list=is_in_initial_list,
+                                waited=None if queued_at is None else self._clock.now() - queued_at,
+                                depth=len(queue))
+            elif self._tracer.enabled:
+                # Queued before tracing began: how long it waited is unknown.
+                self._tracer.emit("fifo.pop", key, types=[TYPE_NAMES[d.type] for d in deltas],
+                                  is_in_initial_list=is_in_initial_list, waited=None, depth=len(queue))
             process(deltas, is_in_initial_list)
             return deltas
-
-    def _trace_pop(self, key: str, deltas: list[Delta], is_in_initial_list: bool) -> None:
-        queued_at = self._queued_at.pop(key, None)
-        tracer = self._tracer
-        if tracer.enabled:
-            waited = None if queued_at is None else max(0.0, self._clock.now() - queued_at)
-            tracer.emit("fifo.pop", key, types=[d.type.value for d in deltas],
-                        is_in_initial_list=is_in_initial_list, waited=waited, depth=len(self._queue))
 
     def close(self) -> None:
         with self._lock:

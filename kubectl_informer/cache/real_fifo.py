@@ -28,7 +28,7 @@ from typing import Any, Callable
 
 from ..clock import Clock, RealClock
 from ..trace import NULL_TRACER, Tracer
-from .delta_fifo import (ADDED, BOOKMARK, DELETED, REPLACED, REPLACED_ALL, SYNC, SYNC_ALL, UPDATED, Delta,
+from .delta_fifo import (ADDED, BOOKMARK, DELETED, REPLACED, REPLACED_ALL, SYNC, SYNC_ALL, TYPE_NAMES, UPDATED, Delta,
                          DeltaType, FIFOClosedError, ReplacedAllInfo, SyncAllInfo)
 from .keys import DeletedFinalStateUnknown, meta_namespace_key_func
 
@@ -62,9 +62,13 @@ class RealFIFO:
         # Reentrant so a pop's process callback may read the FIFO (len, has_synced).
         self._lock = threading.RLock()
         self._cond = threading.Condition(self._lock)
-        # Entries are (delta, key or None, clock time queued or None): the key
-        # is computed once on the way in and reused for the per-key counts.
-        self._items: deque[tuple[Delta, str | None, float | None]] = deque()
+        # Entries in three aligned deques rather than one deque of tuples (one
+        # allocation less per delta): the delta, its key (None for ReplacedAll,
+        # SyncAll, Bookmark), computed once on the way in, and the clock time
+        # it was queued (None unless tracing).
+        self._items: deque[Delta] = deque()
+        self._keys: deque[str | None] = deque()
+        self._times: deque[float | None] = deque()
         # key -> number of entries queued for it (resync's "nothing queued"
         # test in O(1), and the trace's ``pending``).
         self._per_key: dict[str, int] = {}
@@ -116,22 +120,26 @@ class RealFIFO:
         per_key = self._per_key
         n = per_key.get(key, 0) + 1
         per_key[key] = n
+        self._items.append(Delta(action, obj))
+        self._keys.append(key)
         tracer = self._tracer
         if tracer.enabled:
-            self._items.append((Delta(action, obj), key, self._clock.now()))
-            tracer.emit("fifo.queue", key, type=action.value, depth=len(self._items), pending=n)
+            self._times.append(self._clock.now())
+            tracer.emit("fifo.queue", key, type=TYPE_NAMES[action], depth=len(self._items), pending=n)
         else:
-            self._items.append((Delta(action, obj), key, None))
+            self._times.append(None)
         if self._waiting:
             self._cond.notify()
 
     def _add_keyless_locked(self, delta: Delta, **fields: Any) -> None:
+        self._items.append(delta)
+        self._keys.append(None)
         tracer = self._tracer
         if tracer.enabled:
-            self._items.append((delta, None, self._clock.now()))
-            tracer.emit("fifo.queue", None, type=delta.type.value, depth=len(self._items), pending=1, **fields)
+            self._times.append(self._clock.now())
+            tracer.emit("fifo.queue", None, type=TYPE_NAMES[delta.type], depth=len(self._items), pending=1, **fields)
         else:
-            self._items.append((delta, None, None))
+            self._times.append(None)
         if self._waiting:
             self._cond.notify()
 
@@ -157,7 +165,7 @@ class RealFIFO:
 
         # The last queued entry of each key, in first-queued order.
         last_for_key: dict[str, Delta] = {}
-        for delta, key, _t in self._items:
+        for delta, key in zip(self._items, self._keys):
             if key is not None:
                 last_for_key[key] = delta
 
@@ -244,7 +252,9 @@ class RealFIFO:
                     finally:
                         self._waiting -= 1
             is_in_initial_list = not (self._populated and self._initial_population_count == 0)
-            delta, key, queued_at = items.popleft()
+            delta = items.popleft()
+            key = self._keys.popleft()
+            queued_at = self._times.popleft()
             if key is not None:
                 per_key = self._per_key
                 n = per_key[key] - 1
@@ -254,8 +264,8 @@ class RealFIFO:
                     del per_key[key]
             tracer = self._tracer
             if tracer.enabled:
-                waited = None if queued_at is None else max(0.0, self._clock.now() - queued_at)
-                tracer.emit("fifo.pop", key, types=[delta.type.value], is_in_initial_list=is_in_initial_list,
+                waited = None if queued_at is None else self._clock.now() - queued_at
+                tracer.emit("fifo.pop", key, types=[TYPE_NAMES[delta.type]], is_in_initial_list=is_in_initial_list,
                             waited=waited, depth=len(items))
             deltas = [delta]
             try:
@@ -285,7 +295,7 @@ class RealFIFO:
     def pending(self) -> list[Delta]:
         """The queued entries, oldest first (for display)."""
         with self._lock:
-            return [e[0] for e in self._items]
+            return list(self._items)
 
     def __len__(self) -> int:
         return len(self._items)
