@@ -103,6 +103,11 @@ class Queue:
     def __len__(self) -> int:
         return self.len()
 
+    def __bool__(self) -> bool:
+        # A queue is an object, not a container: `queue or default` must not
+        # replace an empty queue.
+        return True
+
     def get(self, timeout: float | None = None) -> tuple[Any, bool]:
         """Block until an item can be processed: ``(item, False)``; or
         ``(None, True)`` once shutting down with nothing queued. The caller

@@ -118,6 +118,11 @@ def test_len():
     assert len(q) == 2
 
 
+def test_empty_queue_is_truthy():
+    # `queue or default` must not throw away an empty queue.
+    assert bool(Queue()) is True
+
+
 def test_reinsert():
     # client-go: TestReinsert
     q = Queue()
