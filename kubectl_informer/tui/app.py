@@ -41,13 +41,14 @@ class PaneSpec:
     title: str
     state_cls: type[PaneState]
     pane_cls: type[Pane]
+    short: str = ""  # tab bar label, so seven tabs fit in 80 columns
 
 
 # Tab order; the grid places them in this order too (see app.tcss).
 PANES: tuple[PaneSpec, ...] = (
     PaneSpec("deltas", "Deltas", DeltasState, DeltasPane),
     PaneSpec("fifo", "FIFO", FifoState, FifoPane),
-    PaneSpec("rv", "ResourceVersion", RVState, RVPane),
+    PaneSpec("rv", "ResourceVersion", RVState, RVPane, "RV"),
     PaneSpec("resync", "Resync", ResyncState, ResyncPane),
     PaneSpec("queue", "Queue", QueueState, QueuePane),
     PaneSpec("cache", "Cache", CacheState, CachePane),
@@ -72,7 +73,7 @@ class TabBar(Static):
         for i, spec in enumerate(specs, 1):
             style = "bold reverse" if spec.name == active else ("bold" if spec.name in shown else "dim")
             t.append(f" {i}", "cyan" if spec.name != active else style)
-            t.append(f" {spec.title} ", style)
+            t.append(f" {spec.short or spec.title} ", style)
         if filter_text:
             t.append(f"  /{filter_text}", "bold yellow")
         self.update(t)
@@ -259,13 +260,15 @@ class InformerApp(App[None]):
         if mono - t0 >= 1.0:
             self._per_s = (self.absorbed - n0) / (mono - t0)
             self._rate_mark = (mono, self.absorbed)
-        self.header.stats = FeedStats(self.absorbed, self._per_s, len(self.buffer), self.buffer.dropped, self.paused)
+        stats = FeedStats(self.absorbed, self._per_s, len(self.buffer), self.buffer.dropped, self.paused)
+        stats_changed = stats != self.header.stats
+        self.header.stats = stats
         clock_due = mono - self._last_clock_refresh >= CLOCK_REFRESH
         if clock_due:
             self._last_clock_refresh = mono
         now = self._now()
         with self.batch_update():
-            if clock_due or header_version != self.header_state.version:
+            if clock_due or stats_changed or header_version != self.header_state.version:
                 self.header.refresh_view(now)
             if self.paused:
                 return

@@ -149,6 +149,11 @@ class HeaderPane(TextPane):
             one.append(f"  resync {fmt_age(info.resync_period)}", "dim")
 
         two = Text(no_wrap=True)
+        s = self.stats
+        if s.paused:
+            # First on the line: it must survive an 80-column crop.
+            two.append(f"❚❚ PAUSED {s.buffered} buffered", "bold reverse yellow")
+            two.append(" ")
         if st.synced:
             two.append("● synced", "bold green")
             if st.synced_items is not None:
@@ -176,10 +181,7 @@ class HeaderPane(TextPane):
         two.append(str(st.relists), "bold red" if st.relists else "")
         if st.last_relist:
             two.append(f" ({st.last_relist})", "red")
-        s = self.stats
-        if s.paused:
-            two.append(f" ❚❚ PAUSED {s.buffered} buffered ", "bold reverse yellow")
-        else:
+        if not s.paused:
             two.append(f" │ {s.per_s:,.0f} ev/s", "dim")
         if s.dropped:
             two.append(f"  dropped {s.dropped}", "bold red")

@@ -1,0 +1,211 @@
+"""Keys a k9s user expects: ?, q, /, p, tab, enter, esc, jumps, zoom."""
+
+from kubectl_informer.clock import wait_for
+from kubectl_informer.tui.help import HelpScreen
+
+from .helpers import TraceMaker, demo_trace, make_app, pane_text, run, screen_text
+
+
+def test_question_mark_opens_help_and_escape_closes_it():
+    app = make_app()
+
+    async def check(pilot):
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        text = screen_text(app)
+        assert "filter by key" in text and "Inspector" in text and "pause" in text
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+        await pilot.press("question_mark", "question_mark")
+        assert not isinstance(app.screen, HelpScreen)
+
+    run(check, app)
+
+
+def test_q_quits():
+    app = make_app()
+
+    async def check(pilot):
+        await pilot.press("q")
+        await pilot.pause()
+        return app.is_running
+
+    assert run(check, app) is False
+    assert app.return_code == 0
+
+
+def test_slash_filters_deltas_fifo_and_inspector_and_escape_clears():
+    app = make_app()
+
+    async def check(pilot):
+        await pilot.press("slash")
+        assert app.filter_input.display and app.filter_input.has_focus
+        await pilot.press(*"web-1")
+        assert app.filter_text == "web-1"
+        rows = pane_text(app.panes["deltas"]).splitlines()[1:]
+        keys = {ln.split()[2] for ln in rows if ln.strip()}
+        assert keys == {"default/web-1"}
+        assert "web-3" not in pane_text(app.panes["fifo"])
+        assert "web-2" not in pane_text(app.panes["inspector"])
+        # Letters typed into the filter are not pane jumps.
+        assert app.active == "deltas"
+        await pilot.press("enter")  # keeps the filter, closes the input
+        assert not app.filter_input.display and app.filter_text == "web-1"
+        assert "/web-1" in screen_text(app).splitlines()[2]
+        await pilot.press("escape")
+        assert app.filter_text == ""
+        assert len([ln for ln in pane_text(app.panes["deltas"]).splitlines()[1:] if ln.strip()]) == 8
+
+    run(check, app)
+
+
+def test_filter_naming_a_key_exactly_picks_it_for_the_inspector():
+    app = make_app()
+
+    async def check(pilot):
+        await pilot.press("slash", *"default/web-3", "enter")
+        assert app.panes["inspector"].inspected == "default/web-3"
+
+    run(check, app)
+
+
+def test_p_pauses_the_view_and_the_buffer_keeps_events_until_resumed():
+    app = make_app(frame_rate=50)
+
+    async def check(pilot):
+        deltas = app.states["deltas"]
+        before = deltas.total
+        await pilot.press("p")
+        assert app.paused
+        e = TraceMaker(start=500.0)
+        for i in range(50):
+            e("store.add", f"ns/p-{i}", resource_version=str(i), delta="Added")
+        app.buffer.extend(e.events)
+        await pilot.pause(0.2)  # ten frames pass
+        assert deltas.total == before and len(app.buffer) == 50
+        assert "PAUSED 50 buffered" in screen_text(app)
+        await pilot.press("p")
+        await pilot.pause(0.1)
+        for _ in range(50):
+            if deltas.total == before + 50:
+                break
+            await pilot.pause(0.05)
+        assert deltas.total == before + 50 and len(app.buffer) == 0
+
+    run(check, app)
+
+
+def test_tab_and_shift_tab_cycle_panes_and_jump_keys_go_straight_there():
+    app = make_app()
+
+    async def check(pilot):
+        order = [s.name for s in app.specs]
+        assert app.active == order[0]
+        await pilot.press("tab")
+        assert app.active == order[1] and app.panes[order[1]].has_focus
+        assert app.panes[order[1]].display and not app.panes[order[0]].display  # 80 columns: one pane
+        await pilot.press("shift+tab", "shift+tab")
+        assert app.active == order[-1]
+        await pilot.press("1")
+        assert app.active == order[0]
+        await pilot.press(str(len(order)))
+        assert app.active == order[-1]
+        await pilot.press("f")
+        assert app.active == "fifo"
+        await pilot.press("c")
+        assert app.active == "cache"
+        await pilot.press("d")
+        assert app.active == "deltas"
+
+    run(check, app)
+
+
+def test_enter_inspects_the_selected_delta_and_escape_goes_back():
+    app = make_app()
+
+    async def check(pilot):
+        await pilot.press("up")  # from the tail (web-2 deleted) to web-1's last update
+        assert app.panes["deltas"].selected_key() == "default/web-1"
+        await pilot.press("enter")
+        assert app.active == "inspector"
+        insp = app.panes["inspector"]
+        assert insp.inspected == "default/web-1"
+        lines = pane_text(insp).splitlines()
+        assert lines[0].startswith("default/web-1")
+        kinds = [ln.split()[2] for ln in lines[2:] if ln.strip()]
+        # Its life in order: listed, popped, stored, handled, then the watch.
+        assert kinds.index("fifo.queue") < kinds.index("fifo.pop") < kinds.index("store.add")
+        assert kinds.index("watch.event") < kinds.index("fifo.coalesce") < kinds.index("store.update")
+        assert kinds[-3:] == ["worker.start", "worker.done", "queue.done"]
+        await pilot.press("escape")
+        assert app.active == "deltas"
+
+    run(check, app, (100, 40))  # tall enough for web-1's 18 events
+
+
+def test_enter_in_fifo_inspects_the_queued_key():
+    app = make_app(start_pane="fifo")
+
+    async def check(pilot):
+        await pilot.press("enter")
+        assert app.panes["inspector"].inspected == "default/web-3"
+
+    run(check, app)
+
+
+def test_enter_in_the_inspector_key_list_and_backspace():
+    app = make_app(start_pane="inspector")
+
+    async def check(pilot):
+        await pilot.press("down", "enter")  # second most recent key
+        insp = app.panes["inspector"]
+        assert insp.inspected == "default/ghost"
+        await pilot.press("backspace")
+        assert insp.inspected is None
+
+    run(check, app)
+
+
+def test_z_zooms_one_pane_on_a_large_terminal():
+    app = make_app()
+
+    async def check(pilot):
+        assert app.layout_mode == "grid"
+        await pilot.press("z")
+        assert app.layout_mode == "tabs"
+        assert sum(p.display for p in app.panes.values()) <= 2
+        await pilot.press("z")
+        assert app.layout_mode == "grid"
+
+    run(check, app, (160, 50))
+
+
+def test_timer_drains_the_buffer_without_pump():
+    app = make_app(trace=TraceMaker(), frame_rate=30)
+
+    async def check(pilot):
+        e = demo_trace()
+        app.buffer.extend(e.events)
+        for _ in range(100):
+            if app.states["deltas"].total == 8:
+                break
+            await pilot.pause(0.02)
+        assert app.states["deltas"].total == 8
+        assert "default/web-2" in pane_text(app.panes["deltas"])
+
+    run(check, app)
+
+
+def test_a_frame_stops_draining_when_its_budget_is_spent():
+    from kubectl_informer.tui.app import CHUNK
+
+    e = TraceMaker()
+    for i in range(5 * CHUNK):
+        e("store.add", f"ns/p-{i}", resource_version=str(i), delta="Added")
+    app = make_app(e)
+    # A zero budget: one chunk, then give the event loop back.
+    assert app.drain(budget=0.0) == CHUNK
+    assert len(app.buffer) == 4 * CHUNK
+    assert app.drain(max_events=10) == 10
+    assert app.drain() == 4 * CHUNK - 10
+    assert wait_for(lambda: len(app.buffer) == 0, 1.0)
