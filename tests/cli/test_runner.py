@@ -1,0 +1,77 @@
+"""Run: prepare (all user-caused failures before any thread), start, stop with
+no thread left behind. Against the simulated cluster over real HTTP."""
+
+import threading
+
+import pytest
+
+from kubectl_informer.clock import wait_for
+from kubectl_informer.runner import Run, RunError, RunOptions
+from kubectl_informer.trace import TraceBuffer, Tracer
+
+pytestmark = pytest.mark.e2e
+
+
+def _run(**kw):
+    tracer = Tracer()
+    buf = TraceBuffer()
+    tracer.subscribe(buf)
+    return Run(RunOptions(demo="steady", **kw), tracer), buf
+
+
+def _collect(buf, seen, kind):
+    seen.extend(buf.drain())
+    return any(e.kind == kind for e in seen)
+
+
+@pytest.mark.parametrize("mode", ["watch", "queue"])
+def test_run_syncs_then_stops_every_thread_it_started(mode):
+    before = set(threading.enumerate())
+    run, buf = _run(mode=mode, work_time=0.01)
+    info = run.prepare()
+    assert info.resource == "pods" and info.namespace == "default" and info.mode == mode
+    assert info.fifo == "DeltaFIFO" and info.initial_list == "paged LIST"
+    run.start()
+    seen = []
+    assert wait_for(lambda: _collect(buf, seen, "informer.synced"), timeout=20)
+    if mode == "queue":
+        assert wait_for(lambda: _collect(buf, seen, "worker.done"), timeout=20)
+        assert info.extra["workers"] == 2
+    assert run.stop() == []
+    # Not only our threads: the informer's listeners, the workers and the demo server's too.
+    assert wait_for(lambda: set(threading.enumerate()) <= before, timeout=10), \
+        sorted(t.name for t in set(threading.enumerate()) - before)
+
+
+def test_secrets_reach_the_cache_redacted():
+    run, buf = _run(resource="secrets")
+    run.prepare()
+    run.start()
+    try:
+        assert wait_for(lambda: run.informer.has_synced(), timeout=20)
+        for obj in run.informer.get_store().list():
+            assert "managedFields" not in obj["metadata"]
+            for v in (obj.get("data") or {}).values():
+                assert v.startswith("<redacted ")
+    finally:
+        run.stop()
+
+
+@pytest.mark.parametrize("kw,message", [
+    ({"client_go": "1.36", "fifo": "delta"}, None),  # whatever resolve_profile refuses, one line
+    ({"mode": "queue", "rate_limiter": "bucket:ten"}, None),
+    ({"resync": -1.0}, "--resync must not be negative"),
+])
+def test_bad_options_fail_in_prepare_before_any_thread(kw, message):
+    before = set(threading.enumerate())
+    run, _ = _run(**kw)
+    try:
+        run.prepare()
+    except RunError as e:
+        assert "\n" not in str(e)
+        if message:
+            assert message in str(e)
+    else:
+        pytest.fail(f"{kw} was accepted")
+    assert run.threads == []
+    assert wait_for(lambda: set(threading.enumerate()) <= before, timeout=10)

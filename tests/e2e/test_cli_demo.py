@@ -1,0 +1,154 @@
+"""The real command, headless, against the in-process simulated cluster
+(--demo: real HTTP on 127.0.0.1 through the kubeconfig it writes)."""
+
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+SCRIPT = Path(sys.executable).parent / "kubectl-informer"
+
+
+def start(*args):
+    cmd = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "kubectl_informer"]
+    env = dict(os.environ, KUBECONFIG=os.devnull, PYTHONUNBUFFERED="1")
+    return subprocess.Popen(cmd + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env, bufsize=1)
+
+
+def read_until(proc, predicate, timeout=30.0):
+    """Lines as they arrive until ``predicate(lines)``; a run that ends first fails."""
+    lines: list[str] = []
+    deadline = time.monotonic() + timeout
+    while not predicate(lines):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            proc.kill()
+            pytest.fail(f"timed out; got {len(lines)} lines, last: {lines[-5:]}; stderr: {proc.stderr.read()}")
+        ready, _, _ = select.select([proc.stdout], [], [], min(left, 0.5))
+        if ready:
+            line = proc.stdout.readline()
+            if not line:
+                proc.wait(5)
+                pytest.fail(f"ended early (rc={proc.returncode}): {lines[-5:]} stderr: {proc.stderr.read()}")
+            lines.append(line.rstrip("\n"))
+    return lines
+
+
+def finish(proc, sig=signal.SIGTERM, timeout=15):
+    proc.send_signal(sig)
+    try:
+        rc = proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail("did not stop on signal")
+    rest_out, err = proc.stdout.read(), proc.stderr.read()
+    return rc, rest_out, err
+
+
+def test_text_shows_the_initial_list_then_live_updates_with_diffs():
+    p = start("watch", "pods", "--demo", "-o", "text")
+    lines = read_until(p, lambda ls: any(l.startswith("Updated ") and "(" in l and "[initial list]" not in l
+                                         for l in ls))
+    initial = [l for l in lines if l.endswith("[initial list]")]
+    assert initial, lines[:5]
+    for line in lines:
+        word, key, rv = line.split()[:3]
+        assert word in ("Added", "Updated", "Deleted", "Replaced", "Sync"), line
+        assert key.startswith("default/") and rv.startswith("rv="), line
+    rc, _, err = finish(p)  # SIGTERM: a clean stop, no traceback
+    assert rc == 0 and err == ""
+
+
+def test_json_is_an_ndjson_trace_of_the_real_pipeline():
+    p = start("watch", "pods", "--demo", "-o", "json")
+    lines = read_until(p, lambda ls: any('"watch.event"' in l for l in ls) and
+                       any('"store.update"' in l and '"is_in_initial_list"' not in l for l in ls) or
+                       sum('"store.' in l for l in ls) > 40)
+    events = [orjson.loads(l) for l in lines]
+    seqs = [e["seq"] for e in events]
+    assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
+    kinds = [e["kind"] for e in events]
+    assert kinds.index("list.start") < kinds.index("list.done") < kinds.index("watch.start")
+    assert "informer.synced" in kinds and "fifo.pop" in kinds
+    start_ev = next(e for e in events if e["kind"] == "informer.start")
+    assert start_ev["fields"]["fifo"] == "DeltaFIFO"
+    # Closing the pipe (as `| head` does) ends the run quietly.
+    p.stdout.close()
+    rc = p.wait(15)
+    assert rc == 0 and p.stderr.read() == ""
+
+
+def test_client_go_136_streams_the_initial_list_into_an_atomic_real_fifo():
+    p = start("watch", "pods", "--demo", "--client-go", "1.36", "-o", "json", "--max-events", "400")
+    lines = read_until(p, lambda ls: any('"informer.synced"' in l for l in ls))
+    events = [orjson.loads(l) for l in lines]
+    start_ev = next(e for e in events if e["kind"] == "informer.start")
+    assert start_ev["fields"]["fifo"] == "RealFIFO (atomic)" and start_ev["fields"]["watch_list"] is True
+    assert any(e["kind"] == "list.start" and e["fields"].get("watch_list") for e in events)
+    rc, _, err = finish(p, signal.SIGINT)  # Ctrl-C
+    assert rc == 0 and err == ""
+
+
+def test_queue_text_shows_workers_failing_and_requeueing():
+    p = start("queue", "--demo", "-o", "text", "--fail-rate", "0.5", "--work-time", "1ms", "--workers", "3")
+    lines = read_until(p, lambda ls: any(l.startswith("Requeue ") for l in ls)
+                       and any(l.startswith("Worked ") and " ok " in l for l in ls))
+    assert any(l.startswith("Worked ") and " error " in l for l in lines)
+    assert {l.split()[2] for l in lines if l.startswith("Worked ")} <= {"worker=1", "worker=2", "worker=3"}
+    rc, _, err = finish(p)
+    assert rc == 0 and err == ""
+
+
+def test_duration_and_max_events_end_a_run_by_themselves():
+    p = start("watch", "pods", "--demo", "-o", "text", "--max-events", "3")
+    out, err = p.communicate(timeout=30)
+    assert p.returncode == 0 and err == ""
+    assert len(out.splitlines()) == 3
+    p = start("watch", "pods", "--demo", "-o", "json", "--duration", "1500ms")
+    t0 = time.monotonic()
+    out, err = p.communicate(timeout=30)
+    assert p.returncode == 0 and err == "" and out
+    assert time.monotonic() - t0 < 20
+
+
+def test_unknown_resource_on_the_demo_cluster_suggests_names():
+    p = start("watch", "podz", "--demo", "-o", "text")
+    out, err = p.communicate(timeout=30)
+    assert p.returncode == 1 and out == ""
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "pods" in lines[0], err
+
+
+def test_unknown_scenario_is_one_line():
+    p = start("watch", "pods", "--demo", "nosuch", "-o", "text")
+    out, err = p.communicate(timeout=30)
+    assert p.returncode == 1
+    assert err.startswith('error: unknown scenario "nosuch" (known: ') and len(err.splitlines()) == 1
+
+
+RBAC_MESSAGE = 'pods is forbidden: User "dev" cannot list resource "pods" in API group "" in the namespace "default"'
+
+
+def test_rbac_403_is_caught_by_the_preflight_list(tmp_path):
+    """A 403 on list ends the run before the UI starts, with the server's message."""
+    from click.testing import CliRunner
+
+    from kubectl_informer.cli import cli
+    from kubectl_informer.sim.server import SimServer
+
+    with SimServer() as srv:
+        kc = srv.write_kubeconfig(str(tmp_path / "kubeconfig"))
+        srv.faults.fail_next(403, verb="list", resource="pods", message=RBAC_MESSAGE)
+        r = CliRunner().invoke(cli, ["watch", "pods", "-o", "text", "--kubeconfig", kc])
+    assert r.exit_code == 1
+    assert r.stderr.splitlines() == [f"error: {RBAC_MESSAGE}"]
+    assert r.stdout == ""

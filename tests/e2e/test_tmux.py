@@ -1,0 +1,128 @@
+"""The real command in a real terminal: tmux runs `kubectl informer watch pods
+--demo`, capture-pane reads the screen, send-keys types."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.tmux, pytest.mark.e2e,
+              pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)")]
+
+SCRIPT = Path(sys.executable).parent / "kubectl-informer"
+DELTA_LINE = re.compile(r"\b(Added|Updated|Replaced|Sync|Deleted)\s+(default/[\w.-]+) rv=\d+")
+
+
+class Terminal:
+    def __init__(self, tmp_path: Path, width: int, height: int, args: str):
+        self.sock = str(tmp_path / "tmux.sock")
+        self.exit_file = tmp_path / "exit"
+        cmd = str(SCRIPT) if SCRIPT.exists() else f"{sys.executable} -m kubectl_informer"
+        env = dict(os.environ, KUBECONFIG=os.devnull)
+        env.pop("TMUX", None)
+        self.env = env
+        self.tmux("new-session", "-d", "-s", "ki", "-x", str(width), "-y", str(height),
+                  f"{cmd} {args}; echo $? > {self.exit_file}; sleep 60")
+
+    def tmux(self, *args: str) -> str:
+        r = subprocess.run(["tmux", "-S", self.sock, *args], capture_output=True, text=True, timeout=20, env=self.env)
+        assert r.returncode == 0, r.stderr
+        return r.stdout
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p", "-t", "ki")
+
+    def wait(self, predicate, what: str, timeout: float = 30.0) -> str:
+        deadline = time.monotonic() + timeout
+        while True:
+            text = self.screen()
+            if predicate(text):
+                return text
+            if time.monotonic() > deadline:
+                pytest.fail(f"screen never showed {what}:\n{text}")
+            time.sleep(0.1)  # polling the screen, not letting time pass
+
+    def keys(self, *keys: str) -> None:
+        self.tmux("send-keys", "-t", "ki", *keys)
+
+    def exit_code(self, timeout: float = 15.0) -> int:
+        deadline = time.monotonic() + timeout
+        while not (self.exit_file.exists() and self.exit_file.read_text().strip()):
+            if time.monotonic() > deadline:
+                pytest.fail(f"did not exit:\n{self.screen()}")
+            time.sleep(0.05)
+        return int(self.exit_file.read_text())
+
+    def close(self) -> None:
+        subprocess.run(["tmux", "-S", self.sock, "kill-server"], capture_output=True, env=self.env)
+
+
+@pytest.fixture
+def terminal(tmp_path):
+    made = []
+
+    def make(width, height, args="watch pods --demo"):
+        t = Terminal(tmp_path, width, height, args)
+        made.append(t)
+        return t
+
+    yield make
+    for t in made:
+        t.close()
+
+
+def pane_title(screen: str, title: str) -> bool:
+    """A pane's border carries its title: `╭─ Deltas ───`."""
+    return any(re.search(rf"[─━╭┌]\s*{re.escape(title)}\s*[─━]", line) for line in screen.splitlines())
+
+
+def test_80x24_deltas_help_tab_filter_quit(terminal):
+    t = terminal(80, 24)
+    screen = t.wait(lambda s: len(DELTA_LINE.findall(s)) >= 3 and pane_title(s, "Deltas"), "deltas")
+    lines = screen.splitlines()
+    assert len(lines) <= 24 and all(len(line) <= 80 for line in lines)
+    assert "pods" in lines[0] and "DeltaFIFO" in screen
+    assert "q Quit" in screen and "? Help" in screen  # the footer names the keys
+
+    t.keys("?")
+    t.wait(lambda s: "filter by key" in s and "quit" in s, "the help screen")
+    t.keys("Escape")
+    t.wait(lambda s: "filter by key" not in s and pane_title(s, "Deltas"), "help closed")
+
+    t.keys("Tab")
+    t.wait(lambda s: pane_title(s, "FIFO") and not pane_title(s, "Deltas"), "the FIFO pane after tab")
+    t.keys("BTab")
+    screen = t.wait(lambda s: pane_title(s, "Deltas"), "back to Deltas")
+
+    key = DELTA_LINE.search(screen).group(2)
+    name = key.split("/", 1)[1]
+    t.keys("/")
+    t.wait(lambda s: "filter keys" in s, "the filter input")
+    t.keys(name, "Enter")
+    # The tab bar (under the two header lines) shows the filter kept.
+    screen = t.wait(lambda s: any(f"/{name}" in line for line in s.splitlines()[:4]) and DELTA_LINE.search(s),
+                    "the filter applied")
+    shown = {m.group(2) for m in DELTA_LINE.finditer(screen)}
+    assert shown and all(name in k for k in shown), shown
+
+    t.keys("q")
+    assert t.exit_code() == 0
+
+
+def test_large_terminal_shows_the_panes_side_by_side(terminal):
+    t = terminal(160, 45)
+    screen = t.wait(lambda s: DELTA_LINE.search(s) and all(pane_title(s, p) for p in ("Deltas", "FIFO", "Cache")),
+                    "the grid of panes")
+    assert pane_title(screen, "ResourceVersion")
+    assert max(len(line) for line in screen.splitlines()) > 120  # it uses the width
+    # Shrinking the terminal falls back to one pane behind tabs.
+    t.tmux("set-option", "-t", "ki", "window-size", "manual")
+    t.tmux("resize-window", "-t", "ki", "-x", "80", "-y", "24")
+    t.wait(lambda s: pane_title(s, "Deltas") and not pane_title(s, "FIFO"), "tabs after shrinking")
+    t.keys("q")
+    assert t.exit_code() == 0
