@@ -258,6 +258,34 @@ def _timeline(st: ResyncState, now: float, width: int) -> list[Text]:
     return [row, Text("".join(axis), style="dim")]
 
 
+def _listener_rows(entries, nw: int, budget: int) -> list[Text]:
+    """The listener table in ``budget`` rows. When it does not all fit, the
+    listeners whose period client-go changed (those with a why) come first:
+    they are what this pane is for."""
+    if not entries:
+        return [Text("no listeners registered yet", style="dim")]
+    head = Text(f"  {'listener':<{nw}}  {'asked':>6} {'got':>6} {'every':>6} {'next':>13} {'syncs':>6}",
+                style="bold")
+    full = [head] + [ln for _, row, whys, _ in entries for ln in (row, *whys)]
+    if len(full) <= budget:
+        return full
+    budget -= 1  # the header
+    ranked = sorted(entries, key=lambda e: (e[3], e[0]))
+    chosen = {e[0] for e in ranked[:budget]}
+    left = budget - len(chosen)
+    extra: dict[int, int] = {}
+    for i, _, whys, _ in ranked:
+        if i in chosen and whys and left > 0:
+            extra[i] = min(len(whys), left)
+            left -= extra[i]
+    out = [head]
+    for i, row, whys, _ in entries:
+        if i in chosen:
+            out.append(row)
+            out.extend(whys[: extra.get(i, 0)])
+    return out
+
+
 def render_resync(st: ResyncState, now: float | None, width: int, height: int) -> Text:
     width = max(width, 20)
     height = max(height, 3)
@@ -284,15 +312,14 @@ def render_resync(st: ResyncState, now: float | None, width: int, height: int) -
     if cp:
         tl = _timeline(st, now, tw)
         lines.append(Text.assemble(("ticks  ", "bold"), tl[0]))
-        if height >= 8:
+        if height >= 10:
             lines.append(Text.assemble(" " * label_w, tl[1]))
 
     # Listener table: one row each, then the why lines under it.
     nw = max([8] + [len(n) for n in st.listeners])
     nw = min(nw, max(8, width // 4))
-    lt: list[Text] = []
-    if st.listeners:
-        lt.append(Text(f"  {'listener':<{nw}}  {'asked':>6} {'got':>6} {'every':>6} {'next':>13} {'syncs':>6}", style="bold"))
+    # (index, row, why lines, priority when rows are short: changed periods first)
+    entries: list[tuple[int, Text, list[Text], int]] = []
     for i, ls in enumerate(st.listeners.values()):
         at = st.resync_at(ls, now)
         if ls.effective <= 0:
@@ -316,13 +343,11 @@ def render_resync(st: ResyncState, now: float | None, width: int, height: int) -
         nxt.pad_left(13 - nxt.cell_len)
         row.append_text(nxt)
         row.append(f" {ls.syncs:>6}")
-        lt.append(row)
-        for why in ls.why(cp):
-            for j, part in enumerate(textwrap.wrap(why, max(10, width - 6))):
-                lt.append(Text.assemble(("    ↳ " if j == 0 else "      ", "yellow"), (part, "italic")))
-    if not st.listeners:
-        lt.append(Text("no listeners registered yet", style="dim"))
+        whys = [Text.assemble(("    ↳ " if j == 0 else "      ", "yellow"), (part, "italic"))
+                for why in ls.why(cp) for j, part in enumerate(textwrap.wrap(why, max(10, width - 6)))]
+        entries.append((i, row, whys, 0 if differs and whys else 1 if whys else 2))
 
+    # Recent ticks, newest first.
     # Recent ticks, newest first.
     tt: list[Text] = [Text(f"  {'tick':>9}  {'Syncs':>5} {'skipped':>7}  due listeners", style="bold")]
     for tk in reversed(st.ticks):
@@ -343,7 +368,6 @@ def render_resync(st: ResyncState, now: float | None, width: int, height: int) -
     avail = height - len(lines)
     # Listeners first (the why lines are the point), but leave ticks some rows.
     ticks_min = min(len(tt), 3 if avail >= 8 else 2 if avail >= 5 else 0)
-    n_lt = min(len(lt), max(1, avail - ticks_min))
-    lines.extend(lt[:n_lt])
+    lines.extend(_listener_rows(entries, nw, max(1, avail - ticks_min)))
     lines.extend(tt[: max(0, height - len(lines))])
     return join_lines(lines[:height], width)
