@@ -32,15 +32,15 @@ APP_BINDINGS = [
 HELP_KEYS = [
     ("?", "this help (esc closes)"),
     ("q", "quit"),
-    ("/", "filter by key: substring, applies to Deltas, FIFO, Cache and Inspector; enter keeps it, esc clears"),
-    ("p", "pause: the view freezes, the trace keeps buffering (bounded); p again catches up"),
+    ("/", "filter keys by substring (Deltas, FIFO, Cache, Inspector); enter keeps, esc clears"),
+    ("p", "pause the view; events keep buffering (bounded); p again catches up"),
     ("tab / shift+tab", "next / previous pane"),
-    ("1-9, or d f r s w c i", "jump to a pane (the letter is shown in the tab bar)"),
-    ("↑ ↓ j k, home end", "move the cursor in Deltas, FIFO and the Inspector key list; end follows the stream"),
-    ("enter", "inspect the selected key (or the filtered one) in the Inspector"),
+    ("1-9 or a letter", "jump to a pane (its keys are listed below)"),
+    ("↑ ↓ j k home end", "move the cursor; end follows the stream again"),
+    ("enter", "follow the selected (or filtered) key in the Inspector"),
     ("backspace", "Inspector: back to its key list"),
-    ("z", "zoom: one pane full screen even on a large terminal (z again: grid)"),
-    ("esc", "close the filter or help, clear the filter, leave the Inspector"),
+    ("z", "zoom one pane on a large terminal; z again for the grid"),
+    ("esc", "close filter or help, clear the filter, leave the Inspector"),
 ]
 
 # Jump keys: a letter per pane, and 1-9 in tab order (resolved by the app).

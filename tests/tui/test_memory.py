@@ -1,0 +1,65 @@
+"""Memory stays bounded however long the run: 200k events through the app."""
+
+import tracemalloc
+
+from kubectl_informer.trace import TraceEvent
+
+from .helpers import make_app, TraceMaker
+
+KINDS = [
+    ("watch.event", {"type": "MODIFIED", "resource_version": "1"}),
+    ("fifo.queue", {"type": "Updated", "depth": 1, "pending": ["Updated"]}),
+    ("fifo.coalesce", {"type": "Updated", "depth": 1, "pending": ["Updated", "Updated"]}),
+    ("fifo.skip", {"type": "Sync", "reason": "resync_pending"}),
+    ("fifo.pop", {"types": ["Updated", "Updated"], "is_in_initial_list": False, "waited": 0.001}),
+    ("store.update", {"resource_version": "2", "delta": "Updated", "summary": "Running", "diff": ["labels.a +"]}),
+    ("handler.update", {"listener": "handler-1", "is_sync": False}),
+    ("queue.add", {"outcome": "queued", "depth": 1}),
+    ("queue.get", {"waited": 0.001, "depth": 0}),
+    ("queue.done", {"worked": 0.01, "requeued": False}),
+]
+
+
+def events(start_seq: int, n: int, keys: int):
+    """``n`` events over ``keys`` distinct keys, each key's events in pipeline order."""
+    out = []
+    per = len(KINDS)
+    for i in range(n):
+        kind, fields = KINDS[i % per]
+        j = (start_seq + i) // per % keys
+        key = f"ns-{j % 50}/pod-{j}"
+        out.append(TraceEvent(start_seq + i, 100.0 + (start_seq + i) * 1e-4, kind, key, dict(fields)))
+    return out
+
+
+def test_200k_events_keep_every_ring_within_its_bound():
+    app = make_app(trace=TraceMaker())
+    tracemalloc.start()
+    try:
+        app.buffer.extend(events(1, 100_000, keys=10_000))
+        assert app.drain() == 100_000
+        half, _ = tracemalloc.get_traced_memory()
+        # Another 100k: the same cluster's objects churning on.
+        app.buffer.extend(events(100_001, 100_000, keys=10_000))
+        assert app.drain() == 100_000
+        full, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    st = app.states
+    assert len(st["deltas"].rows) == st["deltas"].rows.maxlen
+    insp = st["inspector"].history
+    assert len(insp) == insp.max_keys and insp.evicted > 0
+    assert all(len(insp.ring(k)) <= insp.per_key for k in list(insp.keys_newest_first())[:100])
+    assert len(st["fifo"].recent) == st["fifo"].recent.maxlen
+    assert len(st["fifo"].queued) <= st["fifo"].max_keys
+    assert len(app.buffer) == 0
+    # The second 100k costs next to nothing: every ring was already full.
+    assert full - half < 0.05 * half, (half, full)
+
+
+def test_unread_buffer_drops_oldest_instead_of_growing():
+    from kubectl_informer.trace import TraceBuffer
+
+    buf = TraceBuffer(maxlen=1000)
+    buf.extend(events(1, 5000, keys=10))
+    assert len(buf) == 1000 and buf.dropped == 4000
