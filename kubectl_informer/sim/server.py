@@ -542,17 +542,13 @@ class _Handler(BaseHTTPRequestHandler):
             wait = deadline - now
             if next_bookmark is not None:
                 wait = min(wait, next_bookmark - now)
-            stall = faults.stall_remaining()
-            if stall > 0:
-                # Hold events back (they stay queued) until the stall ends or the watch closes.
-                if w.closed:
-                    pass
-                else:
-                    time.sleep(min(stall, wait, 0.05))
-                    continue
             item = w.next(min(wait, 0.5))
             if item is None:
                 continue
+            # A stall holds this event (and the queue behind it) until it ends
+            # or the watch is closed.
+            while (stall := faults.stall_remaining()) > 0 and not w.closed and not sim._stopped.is_set():
+                time.sleep(min(stall, 0.05))
             if is_close(item):
                 if w.close_reason in ("abrupt", "stopped"):
                     self._cut()

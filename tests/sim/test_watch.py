@@ -1,0 +1,253 @@
+"""Watch semantics through real HTTP: watch-cache window, 410/504 as ERROR
+events, bookmarks, WatchList, selectors on the stream, timeoutSeconds."""
+
+import pytest
+
+from kubectl_informer.sim.server import SimServer
+from tests.sim._http import RawClient
+from tests.sim.conftest import pod
+
+PODS = "/api/v1/namespaces/default/pods"
+
+
+def rv_of(ev):
+    return int(ev["object"]["metadata"]["resourceVersion"])
+
+
+def test_watch_from_rv_replays_later_events_then_streams(client, sim):
+    client.request("POST", PODS, pod("a"))
+    rv = sim.store.current_rv()
+    client.request("POST", PODS, pod("b"))
+    client.request("DELETE", PODS + "/a")
+    w = client.watch(PODS, resourceVersion=str(rv))
+    assert w.status == 200 and w.resp.getheader("Transfer-Encoding") == "chunked"
+    evs = w.take(2)
+    assert [(e["type"], e["object"]["metadata"]["name"]) for e in evs] == [("ADDED", "b"), ("DELETED", "a")]
+    assert rv_of(evs[1]) == sim.store.current_rv()  # DELETED carries the deletion's RV
+    sim.store.create("pods", pod("c"))
+    ev = w.next()
+    assert (ev["type"], ev["object"]["metadata"]["name"]) == ("ADDED", "c")
+    assert ev["object"]["kind"] == "Pod"
+    w.close()
+
+
+def test_watch_without_rv_starts_with_synthetic_adds(client, sim):
+    for n in ("a", "b"):
+        client.request("POST", PODS, pod(n))
+    for rv in ("", "0"):
+        w = client.watch(PODS, resourceVersion=rv or None)
+        assert [(e["type"], e["object"]["metadata"]["name"]) for e in w.take(2)] == [("ADDED", "a"), ("ADDED", "b")]
+        w.close()
+
+
+def test_watch_older_than_window_is_410_error_event():
+    with SimServer(watch_cache_size=5) as sim:
+        sim.store.create("namespaces", {"metadata": {"name": "default"}})
+        client = RawClient(sim.url)
+        rv = sim.store.current_rv()
+        for i in range(5):
+            sim.store.create("pods", pod(f"p{i}"))
+        w = client.watch(PODS, resourceVersion=str(rv))  # 5 events after rv: still in the window
+        assert len(w.take(5)) == 5
+        w.close()
+        sim.store.create("pods", pod("p5"))  # the window slides past rv
+        w = client.watch(PODS, resourceVersion=str(rv))
+        evs = w.rest()
+        assert w.status == 200 and len(evs) == 1 and evs[0]["type"] == "ERROR"
+        st = evs[0]["object"]
+        assert st["code"] == 410 and st["reason"] == "Expired"
+        assert st["message"] == f"too old resource version: {rv} ({rv + 1})"
+
+
+def test_watch_future_rv_is_too_large_error_event(client, sim):
+    w = client.watch(PODS, resourceVersion=str(sim.store.current_rv() + 100))
+    evs = w.rest()
+    st = evs[0]["object"]
+    assert evs[0]["type"] == "ERROR" and st["code"] == 504
+    assert st["details"]["causes"] == [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}]
+
+
+def test_expire_watch_cache_makes_old_rvs_410(client, sim):
+    client.request("POST", PODS, pod("a"))
+    rv = sim.store.current_rv()
+    client.request("POST", PODS, pod("b"))
+    sim.store.expire_watch_cache("pods")
+    assert client.watch(PODS, resourceVersion=str(rv)).rest()[0]["object"]["code"] == 410
+    w = client.watch(PODS, resourceVersion=str(sim.store.current_rv()))  # from now: fine
+    sim.store.create("pods", pod("c"))
+    assert w.next()["object"]["metadata"]["name"] == "c"
+    w.close()
+
+
+def test_timeout_seconds_ends_the_stream_cleanly(client, sim):
+    w = client.watch(PODS, resourceVersion=str(sim.store.current_rv()), timeoutSeconds="0.2")
+    assert w.rest() == []  # clean end: the terminating chunk arrived
+
+
+def test_label_selector_turns_modified_into_added_and_deleted(client, sim):
+    client.request("POST", PODS, pod("a", labels={"app": "x"}))
+    w = client.watch(PODS, resourceVersion=str(sim.store.current_rv()), labelSelector="app=y")
+    p = PODS + "/a"
+    client.request("PATCH", p, {"metadata": {"labels": {"app": "y"}}}, ctype="application/merge-patch+json")
+    client.request("PATCH", p, {"metadata": {"labels": {"v": "2"}}}, ctype="application/merge-patch+json")
+    client.request("PATCH", p, {"metadata": {"labels": {"app": "z"}}}, ctype="application/merge-patch+json")
+    assert [e["type"] for e in w.take(3)] == ["ADDED", "MODIFIED", "DELETED"]
+    w.close()
+
+
+def test_namespace_and_field_selector_filter_watch(client, sim):
+    w = client.watch("/api/v1/pods", resourceVersion=str(sim.store.current_rv()),
+                     fieldSelector="metadata.namespace=other")
+    client.request("POST", PODS, pod("skip"))
+    client.request("POST", "/api/v1/namespaces/other/pods", pod("seen", ns="other"))
+    assert w.next()["object"]["metadata"]["name"] == "seen"
+    w.close()
+
+
+def test_watch_one_object_by_name(client, sim):
+    client.request("POST", PODS, pod("a"))
+    client.request("POST", PODS, pod("b"))
+    w = client.watch(PODS + "/b", resourceVersion="")
+    ev = w.next()
+    assert ev["object"]["metadata"]["name"] == "b"
+    client.request("DELETE", PODS + "/a")
+    client.request("DELETE", PODS + "/b")
+    ev = w.next()
+    assert (ev["type"], ev["object"]["metadata"]["name"]) == ("DELETED", "b")
+    w.close()
+
+
+def test_bookmarks_on_request_only_when_allowed(client, sim):
+    rv = str(sim.store.current_rv())
+    with_bm = client.watch(PODS, resourceVersion=rv, allowWatchBookmarks="true")
+    without = client.watch(PODS, resourceVersion=rv)
+    from kubectl_informer.clock import wait_for
+    assert wait_for(lambda: len(sim.store.watchers("pods")) == 2)
+    sim.store.create("configmaps", {"metadata": {"name": "c", "namespace": "default"}})  # RV moves elsewhere
+    assert sim.store.send_bookmarks() == 1
+    ev = with_bm.next()
+    assert ev["type"] == "BOOKMARK" and rv_of(ev) == sim.store.current_rv()
+    assert ev["object"]["kind"] == "Pod" and ev["object"]["apiVersion"] == "v1"
+    sim.store.create("pods", pod("a"))
+    assert without.next()["type"] == "ADDED"  # no bookmark went to it
+    with_bm.close()
+    without.close()
+
+
+def test_periodic_bookmarks():
+    with SimServer(bookmark_interval=0.05) as sim:
+        w = RawClient(sim.url).watch(PODS, resourceVersion="0", allowWatchBookmarks="true")
+        evs = w.take(2)
+        assert [e["type"] for e in evs] == ["BOOKMARK", "BOOKMARK"]
+        w.close()
+
+
+def test_bookmark_never_goes_behind_events(client, sim):
+    w = client.watch(PODS, resourceVersion=str(sim.store.current_rv()), allowWatchBookmarks="true")
+    from kubectl_informer.clock import wait_for
+    assert wait_for(lambda: sim.store.watchers("pods"))
+    for i in range(20):
+        sim.store.create("pods", pod(f"p{i}"))
+        if i % 5 == 0:
+            sim.store.send_bookmarks()
+    last = 0
+    for ev in w.take(24):
+        assert rv_of(ev) >= last
+        last = rv_of(ev)
+    w.close()
+
+
+def watch_list(client, **extra):
+    params = dict(sendInitialEvents="true", resourceVersionMatch="NotOlderThan", allowWatchBookmarks="true")
+    params.update(extra)
+    return client.watch(PODS, **params)
+
+
+def test_watch_list_sends_state_then_initial_events_end_bookmark(client, sim):
+    for n in ("a", "b", "c"):
+        client.request("POST", PODS, pod(n))
+    rv = sim.store.current_rv()
+    w = watch_list(client, resourceVersion="")
+    evs = w.take(4)
+    assert [(e["type"], e["object"]["metadata"].get("name")) for e in evs[:3]] == [
+        ("ADDED", "a"), ("ADDED", "b"), ("ADDED", "c")]
+    end = evs[3]
+    assert end["type"] == "BOOKMARK" and rv_of(end) == rv
+    assert end["object"]["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
+    sim.store.create("pods", pod("d"))
+    ev = w.next()
+    assert (ev["type"], ev["object"]["metadata"]["name"]) == ("ADDED", "d")
+    w.close()
+
+
+def test_watch_list_from_future_rv_is_too_large(client, sim):
+    evs = watch_list(client, resourceVersion=str(sim.store.current_rv() + 5)).rest()
+    assert evs[0]["type"] == "ERROR" and evs[0]["object"]["code"] == 504
+
+
+def test_watch_list_validation(client):
+    w = client.watch(PODS, sendInitialEvents="true", resourceVersionMatch="NotOlderThan")
+    assert w.status == 422 and "allowWatchBookmarks" in w.resp.read().decode()
+    w = client.watch(PODS, sendInitialEvents="true", allowWatchBookmarks="true")
+    assert w.status == 422 and "NotOlderThan" in w.resp.read().decode()
+    w = client.watch(PODS, resourceVersionMatch="NotOlderThan")
+    assert w.status == 422
+    status, st = client.get(PODS, sendInitialEvents="true")
+    assert status == 422 and "forbidden for list" in st["message"]
+
+
+def test_watch_list_switched_off_rejects_like_a_gate_off_server(client, sim):
+    sim.faults.set_watch_list(False)
+    w = watch_list(client, resourceVersion="")
+    assert w.status == 422
+    assert "WatchList feature gate" in w.resp.read().decode()
+    sim.faults.watch_list = True
+    assert watch_list(client, resourceVersion="").status == 200
+
+
+def test_watch_list_switched_off_ignore_mode_is_a_plain_watch(client, sim):
+    client.request("POST", PODS, pod("a"))
+    rv = sim.store.current_rv()
+    sim.faults.set_watch_list(False, mode="ignore")
+    w = watch_list(client, resourceVersion=str(rv))
+    sim.store.create("pods", pod("b"))
+    ev = w.next()  # no initial ADDED for "a", no end bookmark: the old server's plain watch from rv
+    assert (ev["type"], ev["object"]["metadata"]["name"]) == ("ADDED", "b")
+    w.close()
+    with pytest.raises(ValueError):
+        sim.faults.set_watch_list(False, mode="sometimes")
+
+
+def test_bulk_load_closes_watches_and_resets_window(client, sim):
+    from kubectl_informer.sim.objects import many_pods
+    client.request("POST", PODS, pod("a"))
+    rv = sim.store.current_rv()
+    w = client.watch(PODS, resourceVersion=str(rv))
+    from kubectl_informer.clock import wait_for
+    assert wait_for(lambda: sim.store.watchers("pods"))
+    sim.store.bulk_load("pods", many_pods(10))
+    assert w.rest() == []
+    assert client.watch(PODS, resourceVersion=str(rv)).rest()[0]["object"]["code"] == 410
+
+
+def test_large_initial_watch_list():
+    from kubectl_informer.sim.objects import many_pods
+    with SimServer() as sim:
+        sim.store.bulk_load("pods", many_pods(3000))
+        w = watch_list(RawClient(sim.url), resourceVersion="")
+        evs = w.take(3001)
+        assert len(evs) == 3001 and evs[-1]["type"] == "BOOKMARK"
+        w.close()
+
+
+def test_server_stop_ends_open_watches(sim):
+    w = RawClient(sim.url).watch(PODS, resourceVersion="0")
+    from kubectl_informer.clock import wait_for
+    assert wait_for(lambda: sim.store.watchers("pods"))
+    sim.stop()
+    import http.client
+    try:
+        w.rest()
+    except (http.client.HTTPException, OSError):
+        pass  # cut, as a stopped server does
+    assert sim.active_connections() == 0 or wait_for(lambda: sim.active_connections() == 0)
