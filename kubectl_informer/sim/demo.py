@@ -18,9 +18,9 @@ from kubectl_informer.sim.server import SimServer
 
 # namespace -> (app, replicas)
 DEMO_LAYOUT: dict[str, list[tuple[str, int]]] = {
-    "default": [("web", 4), ("api", 3)],
-    "shop": [("frontend", 4), ("cart", 3), ("payments", 2)],
-    "batch": [("worker", 5)],
+    "default": [("web", 5), ("api", 4)],
+    "shop": [("frontend", 5), ("cart", 3), ("payments", 3)],
+    "batch": [("worker", 8)],
 }
 
 
