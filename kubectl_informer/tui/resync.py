@@ -82,7 +82,8 @@ class Listener:
             out.append(f"added before start: lowered the check period {fmt_secs(self.prev_check)} → {fmt_secs(r)}")
         cad = cadence(e, check)
         if e and check and abs(cad - e) > 1e-6:
-            out.append(f"ticks come every {fmt_secs(check)}; resynced on the first tick once due: every {fmt_secs(cad)}")
+            out.append(f"ticks come every {fmt_secs(check)}; "
+                       f"resynced on the first tick once due: every {fmt_secs(cad)}")
         return out
 
 

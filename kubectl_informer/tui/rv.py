@@ -138,7 +138,7 @@ class RVState(PaneState):
         reason, error = f.get("reason"), f.get("error")
         self.watch_open = False
         self.watch_end_reason = str(error or reason or "ended")
-        if error is not None and _is_expired(reason, error) or reason == "expired":
+        if reason == "expired" or (error is not None and _is_expired(reason, error)):
             self._gone_pending = True
             self._mark(ev.time, "gone", f"410 Gone: watch at rv {f.get('resource_version', self.watch_rv)} expired")
 
