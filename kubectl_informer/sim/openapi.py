@@ -51,3 +51,8 @@ def gv_document(registry: Registry, group: str, version: str) -> dict | None:
     return {"openapi": "3.0.0",
             "info": {"title": "Kubernetes (kubectl-informer simulator)", "version": "v1.32.0"},
             "paths": paths, "components": {"schemas": {}}}
+
+
+def v2_document() -> dict:
+    return {"swagger": "2.0", "info": {"title": "Kubernetes (kubectl-informer simulator)", "version": "v1.32.0"},
+            "paths": {}, "definitions": {}}

@@ -297,6 +297,12 @@ class _Handler(BaseHTTPRequestHandler):
                 if doc is None:
                     raise ApiError(404, "NotFound", "the server could not find the requested resource")
                 return self._send_json(200, doc)
+            if parts == ["openapi", "v2"]:
+                # An empty document: kubectl (older ones validate with v2) then
+                # finds no schema for a kind and leaves validation to the server.
+                if "protobuf" in (self.headers.get("Accept") or ""):
+                    return self._send(200, b"", "application/com.github.proto-openapi.spec.v2@v1.0+protobuf")
+                return self._send_json(200, openapi.v2_document())
             if parts == ["openapi", "v3"]:
                 return self._send_json(200, openapi.root_document(reg))
             if len(parts) >= 4 and parts[:2] == ["openapi", "v3"]:
