@@ -9,6 +9,8 @@ and ``version`` stay fast.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import platform
 import signal
@@ -126,6 +128,10 @@ def _silence_stdout() -> None:
 
 def run_guarded(fn, debug: bool = False) -> int:
     """Run ``fn``; map every way it can end to an exit code and at most one line."""
+    if not debug:
+        # Library warnings (urllib3's retries) would reach stderr through logging's
+        # last-resort handler and break the one-line rule.
+        logging.getLogger().addHandler(logging.NullHandler())
     try:
         rv = fn()
         return rv if isinstance(rv, int) else 0
@@ -202,8 +208,9 @@ def profile_options(f):
     opts = [
         click.option("--resync", type=DURATION, default="0s", show_default=True,
                      help="Resync period of the informer and its handler (0: off, as client-go's default)."),
-        click.option("--client-go", "client_go", type=click.Choice(CLIENT_GO_PROFILES), default="1.32", show_default=True,
-                     help="Which client-go's machinery to run: 1.32 DeltaFIFO+LIST, 1.35 RealFIFO+WatchList, 1.36 atomic RealFIFO."),
+        click.option("--client-go", "client_go", default="1.32", show_default=True, metavar="1.32|1.35|1.36",
+                     help="Which client-go's machinery to run: 1.32 DeltaFIFO+LIST, 1.35 RealFIFO+WatchList, "
+                          "1.36 atomic RealFIFO (other 1.x minors map to what that release ran)."),
         click.option("--fifo", type=click.Choice(("delta", "real")), default=None, help="Override the profile's FIFO."),
         click.option("--watch-list/--no-watch-list", "watch_list", default=None,
                      help="Override the profile's initial list (WatchList stream or paged LIST)."),
@@ -376,10 +383,21 @@ def execute(opts: RunOptions, output: str, run_for: float | None = None, max_eve
             InformerApp(buffer, info, start_pane=start_pane).run()
         else:
             renderer = make_renderer(output, sys.stdout, workers=opts.mode == "queue")
-            stream_headless(buffer, renderer, run.stop_event, run_for=run_for, max_events=max_events)
+            with _quiet_on_closed_pipe():
+                stream_headless(buffer, renderer, run.stop_event, run_for=run_for, max_events=max_events)
     finally:
         run.stop()
     return 0
+
+
+@contextlib.contextmanager
+def _quiet_on_closed_pipe():
+    """The reader went away (`| head`): a normal end for a stream, exit 0.
+    Handled here because click turns EPIPE into exit 1 before our guard sees it."""
+    try:
+        yield
+    except BrokenPipeError:
+        _silence_stdout()
 
 
 class _Terminated(Exception):
@@ -475,7 +493,8 @@ def replay(file: str, output: str) -> int:
     events = read_trace_file(file)
     if output != "tui":
         renderer = make_renderer(output, sys.stdout, workers=any(e.kind.startswith("worker.") for e in events))
-        renderer.render(events)
+        with _quiet_on_closed_pipe():
+            renderer.render(events)
         return 0
     info = info_from_trace(events, file)
     buffer = TraceBuffer(maxlen=len(events))

@@ -16,7 +16,8 @@ def _run(**kw):
     tracer = Tracer()
     buf = TraceBuffer()
     tracer.subscribe(buf)
-    return Run(RunOptions(demo="steady", **kw), tracer), buf
+    kw.setdefault("demo", "steady")
+    return Run(RunOptions(**kw), tracer), buf
 
 
 def _collect(buf, seen, kind):
@@ -58,8 +59,11 @@ def test_secrets_reach_the_cache_redacted():
 
 
 @pytest.mark.parametrize("kw,message", [
-    ({"client_go": "1.36", "fifo": "delta"}, None),  # whatever resolve_profile refuses, one line
-    ({"mode": "queue", "rate_limiter": "bucket:ten"}, None),
+    ({"client_go": "one"}, 'invalid --client-go "one"'),
+    ({"fifo": "lifo"}, 'invalid --fifo "lifo"'),
+    ({"mode": "queue", "rate_limiter": "bucket:ten"}, "bucket"),
+    ({"mode": "queue", "workers": 0}, "--workers must be at least 1"),
+    ({"demo": "nosuch"}, 'unknown scenario "nosuch"'),
     ({"resync": -1.0}, "--resync must not be negative"),
 ])
 def test_bad_options_fail_in_prepare_before_any_thread(kw, message):
