@@ -533,12 +533,22 @@ def sim(port: int, write_kubeconfig: str | None, scenario: str | None, list_scen
     if scenario is not None and scenario not in SCENARIOS:
         raise RunError(f'unknown scenario "{scenario}" (known: {", ".join(sorted(SCENARIOS))})')
     from .sim.run import run_sim
+
+    def on_term(signum, frame):
+        raise KeyboardInterrupt  # run_sim stops the server on it, as on Ctrl-C
+
+    old_term = signal.signal(signal.SIGTERM, on_term) if threading.current_thread() is threading.main_thread() else None
     try:
         run_sim(port=port, write_kubeconfig=write_kubeconfig, scenario=scenario, tls=tls)
     except KeyboardInterrupt:
         return 0
+    except ValueError as e:
+        raise RunError(str(e)) from None
     except OSError as e:
         raise RunError(f"cannot serve on 127.0.0.1:{port}: {e.strerror or e}") from None
+    finally:
+        if old_term is not None:
+            signal.signal(signal.SIGTERM, old_term)
     return 0
 
 

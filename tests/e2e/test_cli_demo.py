@@ -2,10 +2,11 @@
 (--demo: real HTTP on 127.0.0.1 through the kubeconfig it writes)."""
 
 import os
-import select
+import queue
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -20,8 +21,18 @@ SCRIPT = Path(sys.executable).parent / "kubectl-informer"
 def start(*args):
     cmd = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "kubectl_informer"]
     env = dict(os.environ, KUBECONFIG=os.devnull, PYTHONUNBUFFERED="1")
-    return subprocess.Popen(cmd + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    proc = subprocess.Popen(cmd + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=env, bufsize=1)
+    # A reader thread, so lines already buffered are never stuck behind select().
+    proc.lines = queue.Queue()
+
+    def pump():
+        for line in proc.stdout:
+            proc.lines.put(line)
+        proc.lines.put(None)
+
+    threading.Thread(target=pump, daemon=True).start()
+    return proc
 
 
 def read_until(proc, predicate, timeout=30.0):
@@ -33,14 +44,30 @@ def read_until(proc, predicate, timeout=30.0):
         if left <= 0:
             proc.kill()
             pytest.fail(f"timed out; got {len(lines)} lines, last: {lines[-5:]}; stderr: {proc.stderr.read()}")
-        ready, _, _ = select.select([proc.stdout], [], [], min(left, 0.5))
-        if ready:
-            line = proc.stdout.readline()
-            if not line:
-                proc.wait(5)
-                pytest.fail(f"ended early (rc={proc.returncode}): {lines[-5:]} stderr: {proc.stderr.read()}")
-            lines.append(line.rstrip("\n"))
+        try:
+            line = proc.lines.get(timeout=min(left, 0.5))
+        except queue.Empty:
+            continue
+        if line is None:
+            proc.wait(5)
+            pytest.fail(f"ended early (rc={proc.returncode}): {lines[-5:]} stderr: {proc.stderr.read()}")
+        lines.append(line.rstrip("\n"))
     return lines
+
+
+def done(proc, timeout=30):
+    """Wait for a run that ends by itself: (stdout, stderr)."""
+    proc.wait(timeout)
+    return rest_of_output(proc), proc.stderr.read()
+
+
+def rest_of_output(proc) -> str:
+    out = []
+    while True:
+        line = proc.lines.get(timeout=10)
+        if line is None:
+            return "".join(out)
+        out.append(line)
 
 
 def finish(proc, sig=signal.SIGTERM, timeout=15):
@@ -50,8 +77,7 @@ def finish(proc, sig=signal.SIGTERM, timeout=15):
     except subprocess.TimeoutExpired:
         proc.kill()
         pytest.fail("did not stop on signal")
-    rest_out, err = proc.stdout.read(), proc.stderr.read()
-    return rc, rest_out, err
+    return rc, rest_of_output(proc), proc.stderr.read()
 
 
 def test_text_shows_the_initial_list_then_live_updates_with_diffs():
@@ -82,10 +108,16 @@ def test_json_is_an_ndjson_trace_of_the_real_pipeline():
     assert "informer.synced" in kinds and "fifo.pop" in kinds
     start_ev = next(e for e in events if e["kind"] == "informer.start")
     assert start_ev["fields"]["fifo"] == "DeltaFIFO"
-    # Closing the pipe (as `| head` does) ends the run quietly.
-    p.stdout.close()
-    rc = p.wait(15)
-    assert rc == 0 and p.stderr.read() == ""
+    rc, _, err = finish(p)
+    assert rc == 0 and err == ""
+
+
+def test_a_closed_pipe_ends_the_run_quietly():
+    cmd = str(SCRIPT) if SCRIPT.exists() else f"{sys.executable} -m kubectl_informer"
+    r = subprocess.run(["bash", "-c", f"set -o pipefail; {cmd} watch pods --demo -o json | head -n 5"],
+                       capture_output=True, text=True, timeout=60, env=dict(os.environ, KUBECONFIG=os.devnull))
+    assert r.returncode == 0 and r.stderr == ""
+    assert len(r.stdout.splitlines()) == 5
 
 
 def test_client_go_136_streams_the_initial_list_into_an_atomic_real_fifo():
@@ -111,19 +143,19 @@ def test_queue_text_shows_workers_failing_and_requeueing():
 
 def test_duration_and_max_events_end_a_run_by_themselves():
     p = start("watch", "pods", "--demo", "-o", "text", "--max-events", "3")
-    out, err = p.communicate(timeout=30)
+    out, err = done(p)
     assert p.returncode == 0 and err == ""
     assert len(out.splitlines()) == 3
     p = start("watch", "pods", "--demo", "-o", "json", "--duration", "1500ms")
     t0 = time.monotonic()
-    out, err = p.communicate(timeout=30)
+    out, err = done(p)
     assert p.returncode == 0 and err == "" and out
     assert time.monotonic() - t0 < 20
 
 
 def test_unknown_resource_on_the_demo_cluster_suggests_names():
     p = start("watch", "podz", "--demo", "-o", "text")
-    out, err = p.communicate(timeout=30)
+    out, err = done(p)
     assert p.returncode == 1 and out == ""
     lines = err.splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and "pods" in lines[0], err
@@ -131,7 +163,7 @@ def test_unknown_resource_on_the_demo_cluster_suggests_names():
 
 def test_unknown_scenario_is_one_line():
     p = start("watch", "pods", "--demo", "nosuch", "-o", "text")
-    out, err = p.communicate(timeout=30)
+    out, err = done(p)
     assert p.returncode == 1
     assert err.startswith('error: unknown scenario "nosuch" (known: ') and len(err.splitlines()) == 1
 
@@ -153,3 +185,32 @@ def test_rbac_403_is_caught_by_the_preflight_list(tmp_path):
     assert r.exit_code == 1
     assert r.stderr.splitlines() == [f"error: {RBAC_MESSAGE}"]
     assert r.stdout == ""
+
+
+def test_sim_serves_kubectl_and_the_plugin_side_by_side(tmp_path):
+    kc = tmp_path / "sim.kubeconfig"
+    sim = start("sim", "--write-kubeconfig", str(kc), "--scenario", "quiet")
+    try:
+        read_until(sim, lambda ls: any(l.startswith("Press Ctrl-C") for l in ls))
+        got = subprocess.run(["kubectl", "--kubeconfig", str(kc), "get", "pods", "-n", "default", "-o", "name"],
+                             capture_output=True, text=True, timeout=60)
+        assert got.returncode == 0, got.stderr
+        pods = {line.split("/", 1)[1] for line in got.stdout.split()}
+        assert pods
+        watch = start("watch", "pods", "--kubeconfig", str(kc), "-o", "text", "--max-events", str(len(pods)))
+        out, err = done(watch)
+        assert watch.returncode == 0 and err == ""
+        # The informer's initial list is what kubectl lists.
+        assert {line.split()[1].split("/", 1)[1] for line in out.splitlines()} == pods
+    finally:
+        rc, out, err = finish(sim, signal.SIGINT)
+    assert rc == 0 and "Simulated API server stopped." in out and err == ""
+
+
+def test_sim_bad_input_is_one_line():
+    p = start("sim", "--scenario", "nosuch")
+    out, err = done(p)
+    assert p.returncode == 1 and err.startswith('error: unknown scenario "nosuch"') and len(err.splitlines()) == 1
+    p = start("sim", "--list-scenarios")
+    out, err = done(p)
+    assert p.returncode == 0 and "steady" in out and "quiet" in out
