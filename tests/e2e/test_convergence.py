@@ -25,7 +25,9 @@ from kubectl_informer.kube.config import load_kube
 from kubectl_informer.kube.discovery import resolve_resource
 from kubectl_informer.kube.listwatch import KubeListerWatcher
 from kubectl_informer.pipeline import new_informer, resolve_profile
+from kubectl_informer.sim.demo import seed
 from kubectl_informer.sim.objects import make_pod
+from kubectl_informer.sim.scenarios import SCENARIOS, ScenarioRunner
 from kubectl_informer.sim.server import SimServer
 from kubectl_informer.trace import TraceBuffer, Tracer
 
@@ -262,3 +264,23 @@ def test_kubectl_changes_reach_the_cache(sim):
         want = assert_converges(sim, inf, "configmaps", "-A")
         assert {"default/cm-0", "default/cm-2"} <= set(want) and "default/cm-1" not in want
         assert inf.get_indexer().get_by_key("default/cm-0")[0]["metadata"]["labels"] == {"x": "y"}
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("scenario", sorted(SCENARIOS))
+def test_scenarios(sim, scenario, profile):
+    """Every sim scenario, stepped by hand while the informer runs: after its
+    faults are over, the cache is what kubectl lists."""
+    seed(sim.store)
+    runner = ScenarioRunner(scenario, sim.store, sim.faults, seed=7)
+    with running(sim, profile) as inf:
+        for _ in range(8):  # Flaky cycles through all its faults in 8 ticks
+            runner.step()
+            # Give the informer a chance to see each tick (not required for
+            # convergence, but it makes a disconnect happen while watching).
+            wait_for(lambda: sim.store.watchers("pods"), 2)
+        # A failure the informer had no reason to meet (a LIST fault under
+        # WatchList) would otherwise be answered to kubectl.
+        wait_for(lambda: sim.faults.pending_failures() == 0, 3)
+        sim.faults.clear()
+        assert_converges(sim, inf)
