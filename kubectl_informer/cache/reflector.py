@@ -307,6 +307,7 @@ class Reflector:
             try:
                 w = self.lw.watch(opts)
             except Exception as err:
+                self.tracer.emit("watch.end", None, resource_version=rv, error=_err_str(err), watch_list=True)
                 if self._retriable_with_side_effects(err, stop_event):
                     continue
                 raise
@@ -321,11 +322,14 @@ class Reflector:
                 return None
             except Exception as err:
                 w.stop()
+                self.tracer.emit("watch.end", None, resource_version=rv, error=_err_str(err), watch_list=True)
                 if self._retriable_with_side_effects(err, stop_event):
                     continue
                 raise
             if received:
                 break
+            self.tracer.emit("watch.end", None, resource_version=rv, reason="closed before initial-events-end",
+                             watch_list=True)
             # Ended before the bookmark: ask again from the start.
         self._set_rv_unavailable(False)
         list_rv = box["rv"]
