@@ -28,12 +28,14 @@ def run_sim(port: int = 0, write_kubeconfig: str | None = None, scenario: str | 
         raise ValueError(f"cannot listen on 127.0.0.1:{port}: {e.strerror or e}") from None
     stop_event = stop_event or threading.Event()
     kc = demo.kubeconfig_path
-    print(f"Simulated API server listening on {demo.url}", file=out)
-    print(f"Kubeconfig: {kc}", file=out)
-    print(f"Scenario: {sc.name} - {sc.description}", file=out)
-    print(f"Try:  kubectl --kubeconfig {kc} get pods -A", file=out)
-    print(f"      KUBECONFIG={kc} kubectl informer watch pods", file=out)
-    print("Press Ctrl-C to stop.", file=out, flush=True)
+    # One write, flushed: a reader waiting for the last line gets them all at once.
+    out.write(f"Simulated API server listening on {demo.url}\n"
+              f"Kubeconfig: {kc}\n"
+              f"Scenario: {sc.name} - {sc.description}\n"
+              f"Try:  kubectl --kubeconfig {kc} get pods -A\n"
+              f"      KUBECONFIG={kc} kubectl informer watch pods\n"
+              "Press Ctrl-C to stop.\n")
+    out.flush()
     try:
         while not stop_event.wait(0.5):
             pass
