@@ -79,10 +79,11 @@ class Demo:
 def start_demo(scenario: str | None = None, *, rate: float | None = None, port: int = 0, tls: bool = False,
                kubeconfig_path: str | None = None, watch_cache_size: int = 100, watch_list: bool = True,
                clock: Clock | None = None, seed_objects: bool = True, seed_value: int | None = None,
-               bookmark_interval: float = 60.0) -> Demo:
+               bookmark_interval: float = 60.0, bulk_pods: int = 0, bulk_namespace: str = "bench") -> Demo:
     """Start a seeded simulated cluster running ``scenario`` (default
     "steady"; "quiet" for none). Writes a kubeconfig (to a temp dir unless
-    ``kubeconfig_path``). ValueError for an unknown scenario."""
+    ``kubeconfig_path``). ``bulk_pods`` adds that many pods to namespace
+    ``bulk_namespace``. ValueError for an unknown scenario."""
     sc = get_scenario(scenario or "steady")
     server = SimServer(port=port, tls=tls, watch_cache_size=watch_cache_size, watch_list=watch_list,
                        bookmark_interval=bookmark_interval)
@@ -91,6 +92,12 @@ def start_demo(scenario: str | None = None, *, rate: float | None = None, port: 
     try:
         if seed_objects:
             seed(server.store)
+        if bulk_pods:
+            # Many pods at once (benchmarks): bulk_load, in a namespace of their own.
+            from kubectl_informer.sim.objects import many_pods
+            if bulk_namespace not in server.store.keys("namespaces"):
+                server.store.create("namespaces", {"metadata": {"name": bulk_namespace}})
+            server.store.bulk_load("pods", many_pods(bulk_pods, bulk_namespace))
         if kubeconfig_path is None:
             tmpdir = tempfile.mkdtemp(prefix="kubectl-informer-demo-")
             kubeconfig_path = os.path.join(tmpdir, "kubeconfig")

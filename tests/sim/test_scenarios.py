@@ -193,3 +193,18 @@ def test_run_sim_bad_input():
             run_sim(port=s.port, scenario="quiet")
     finally:
         s.stop()
+
+
+def test_start_demo_bulk_pods():
+    with start_demo("quiet", bulk_pods=300) as demo:
+        status, lst = RawClient(demo.url).get("/api/v1/namespaces/bench/pods", limit="100")
+        assert status == 200 and lst["metadata"]["remainingItemCount"] == 200
+
+
+def test_module_entry_point_bad_input_is_one_line():
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-m", "kubectl_informer.sim", "--scenario", "nosuch"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and r.stderr.startswith("error: unknown scenario 'nosuch'")
+    assert len(r.stderr.strip().splitlines()) == 1
