@@ -85,11 +85,12 @@ def pane_title(screen: str, title: str) -> bool:
 
 def test_80x24_deltas_help_tab_filter_quit(terminal):
     t = terminal(80, 24)
-    screen = t.wait(lambda s: len(DELTA_LINE.findall(s)) >= 3 and pane_title(s, "Deltas"), "deltas")
+    # The footer names the keys.
+    screen = t.wait(lambda s: len(DELTA_LINE.findall(s)) >= 3 and pane_title(s, "Deltas") and "q Quit" in s
+                    and "? Help" in s, "deltas and the footer")
     lines = screen.splitlines()
     assert len(lines) <= 24 and all(len(line) <= 80 for line in lines)
     assert "pods" in lines[0] and "DeltaFIFO" in screen
-    assert "q Quit" in screen and "? Help" in screen  # the footer names the keys
 
     # The help lists the keymap's own lines (short ones: long ones wrap at 80 columns).
     help_lines = [desc for _, desc in HELP_KEYS if len(desc) < 40][:3]
@@ -128,5 +129,28 @@ def test_large_terminal_shows_the_panes_side_by_side(terminal):
     t.tmux("set-option", "-t", "ki", "window-size", "manual")
     t.tmux("resize-window", "-t", "ki", "-x", "80", "-y", "24")
     t.wait(lambda s: pane_title(s, "Deltas") and not pane_title(s, "FIFO"), "tabs after shrinking")
+    t.keys("q")
+    assert t.exit_code() == 0
+
+
+def test_queue_starts_on_the_queue_pane(terminal):
+    t = terminal(100, 30, "queue --demo --fail-rate 0.2 --work-time 50ms")
+    screen = t.wait(lambda s: pane_title(s, "Queue") and "processing" in s and "workers" in s and "default/" in s,
+                    "the Queue pane with work in it")
+    assert not pane_title(screen, "Deltas")
+    t.keys("q")
+    assert t.exit_code() == 0
+
+
+def test_replay_of_a_recording_in_the_ui(terminal, tmp_path):
+    cmd = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "kubectl_informer"]
+    rec = tmp_path / "trace.ndjson"
+    with rec.open("w") as f:
+        r = subprocess.run(cmd + ["watch", "pods", "--demo", "-o", "json", "--max-events", "150"], stdout=f,
+                           stderr=subprocess.PIPE, text=True, timeout=60, env=dict(os.environ, KUBECONFIG=os.devnull))
+    assert r.returncode == 0, r.stderr
+    t = terminal(80, 24, f"replay {rec}")
+    screen = t.wait(lambda s: len(DELTA_LINE.findall(s)) >= 3, "the recorded deltas")
+    assert "replay" in screen
     t.keys("q")
     assert t.exit_code() == 0
