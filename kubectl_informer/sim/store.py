@@ -187,6 +187,7 @@ class _ResourceState:
         self.window: deque[Event] = deque()
         self.window_size = window
         self.window_start = 0      # every event with rv > window_start is in the window
+        self.evicted = False       # has the window dropped an event since it (re)started?
         self.history: deque[Event] = deque()
         self.history_limit = history_limit
         self.history_floor = 0     # states at rv >= history_floor can be rebuilt
@@ -204,11 +205,20 @@ class _ResourceState:
         self.window.append(ev)
         while len(self.window) > self.window_size:
             self.window_start = self.window.popleft().rv
+            self.evicted = True
         self.history.append(ev)
         while len(self.history) > self.history_limit:
             self.history_floor = self.history.popleft().rv
         for w in list(self.watchers):
             w.push(ev)
+
+    def too_old_below(self) -> int:
+        """The lowest RV a watch may start from. As kube-apiserver's watch
+        cache: the RV it started at until an event is evicted, then one less
+        than the oldest event it still holds."""
+        if self.evicted and self.window:
+            return self.window[0].rv - 1
+        return self.window_start
 
     def snapshot_at(self, rv: int) -> dict[str, Entry]:
         """The objects as they were at ``rv`` (caller checked history_floor)."""
@@ -392,6 +402,7 @@ class Store:
                 st.window_size = size
                 while len(st.window) > size:
                     st.window_start = st.window.popleft().rv
+                    st.evicted = True
 
     def _entry(self, rdef: ResourceDef, obj: dict) -> Entry:
         meta = obj["metadata"]
@@ -694,6 +705,7 @@ class Store:
             st.window.clear()
             st.history.clear()
             st.window_start = st.history_floor = self._rv
+            st.evicted = False
             for w in list(st.watchers):
                 w.close("reload")
             self._rv_changed.notify_all()
@@ -838,6 +850,7 @@ class Store:
             for st in targets:
                 st.window.clear()
                 st.window_start = self._rv
+                st.evicted = False
             return self._rv
 
     # ---------------------------------------------------------------- watches
@@ -873,8 +886,9 @@ class Store:
                 entries = []           # sendInitialEvents=false from "" / "0": start now
                 w.last_rv = self._rv
             else:
-                if want < st.window_start:
-                    raise ApiError(410, "Expired", f"too old resource version: {want} ({st.window_start})")
+                floor = st.too_old_below()
+                if want < floor:
+                    raise ApiError(410, "Expired", f"too old resource version: {want} ({floor})")
                 entries = []
                 for ev in st.window:
                     if ev.rv > want:

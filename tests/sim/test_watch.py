@@ -251,3 +251,23 @@ def test_server_stop_ends_open_watches(sim):
     except (http.client.HTTPException, OSError):
         pass  # cut, as a stopped server does
     assert sim.active_connections() == 0 or wait_for(lambda: sim.active_connections() == 0)
+
+
+def test_window_floor_follows_the_oldest_held_event_like_the_cacher():
+    # watch_cache.go: once an event is evicted, a watch from below (oldest - 1) is too old,
+    # even when the RVs in between belonged to other resources.
+    with SimServer(watch_cache_size=2) as sim:
+        sim.store.create("namespaces", {"metadata": {"name": "default"}})
+        client = RawClient(sim.url)
+        sim.store.create("pods", pod("a"))
+        sim.store.create("configmaps", {"metadata": {"name": "c1", "namespace": "default"}})
+        gap = sim.store.current_rv()
+        sim.store.create("configmaps", {"metadata": {"name": "c2", "namespace": "default"}})
+        sim.store.create("pods", pod("b"))
+        sim.store.create("pods", pod("c"))  # evicts "a"; the oldest held is "b"
+        oldest = sim.store.current_rv() - 1
+        evs = client.watch(PODS, resourceVersion=str(gap)).rest()
+        assert evs[0]["object"]["message"] == f"too old resource version: {gap} ({oldest - 1})"
+        w = client.watch(PODS, resourceVersion=str(oldest - 1))
+        assert [e["object"]["metadata"]["name"] for e in w.take(2)] == ["b", "c"]
+        w.close()
