@@ -67,7 +67,7 @@ class KubeListerWatcher:
             q.append(("continue", options.continue_))
         if options.timeout_seconds:
             q.append(("timeoutSeconds", int(options.timeout_seconds)))
-        result = rest.get_json(self.api_client, self.path, q, timeout=LIST_TIMEOUT)
+        result = rest.get_json(self.api_client, self.path, q, timeout=LIST_TIMEOUT, is_list=True)
         if not isinstance(result, dict):
             raise ConnectionError(f"{self.path}: expected a List object")
         items = result.get("items")
