@@ -20,6 +20,12 @@ _IGNORED = frozenset({
     "status.observedGeneration",
 })
 
+# The same, by parent path, for the walk.
+_IGNORED_UNDER: dict[str, frozenset] = {}
+for _p in _IGNORED:
+    _parent, _, _leaf = _p.rpartition(".")
+    _IGNORED_UNDER[_parent] = _IGNORED_UNDER.get(_parent, frozenset()) | {_leaf}
+
 # metadata.labels.app reads better as labels.app.
 _SHORT_PREFIX = {"metadata.labels": "labels", "metadata.annotations": "annotations"}
 
@@ -52,6 +58,8 @@ def summarize(obj: Any) -> str:
 
 
 def _short(value: Any) -> str:
+    if type(value) is str and len(value) <= _MAX_VALUE:
+        return value
     if isinstance(value, (dict, list)):
         text = "{…}" if isinstance(value, dict) else f"[{len(value)}]"
     else:
@@ -60,29 +68,50 @@ def _short(value: Any) -> str:
 
 
 def _label(path: str) -> str:
-    for long, short in _SHORT_PREFIX.items():
-        if path.startswith(long):
-            return short + path[len(long):]
+    if path.startswith("metadata.l") or path.startswith("metadata.a"):
+        for long, short in _SHORT_PREFIX.items():
+            if path.startswith(long):
+                return short + path[len(long):]
     return path
 
 
+_MISSING = object()
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def _walk(old: Any, new: Any, path: str, out: list[str], cap: int) -> None:
-    """Append differences to ``out``; stop once it holds ``cap``."""
+    """Append differences to ``out`` (dict order); stop once it holds
+    ``cap``. Equal subtrees are skipped with one C-level comparison."""
     if isinstance(old, dict) and isinstance(new, dict):
-        for k in sorted(old.keys() | new.keys(), key=str):
+        get = old.get
+        skip = _IGNORED_UNDER.get(path)
+        prefix = None
+        added = 0
+        for k, b in new.items():
+            a = get(k, _MISSING)
+            if a is b or a == b or (skip is not None and k in skip):
+                continue
             if len(out) >= cap:
                 return
-            sub = f"{path}.{k}" if path else str(k)
-            if sub in _IGNORED:
-                continue
-            if k not in new:
-                out.append(f"{_label(sub)} -")
-            elif k not in old:
-                out.append(f"{_label(sub)} +")
+            if prefix is None:
+                prefix = _label(path) + "." if path else ""
+            if a is _MISSING:
+                added += 1
+                out.append(f"{prefix}{k} +")
+            elif type(a) in _SCALARS and type(b) in _SCALARS:
+                out.append(f"{prefix}{k} {_short(a)}→{_short(b)}")
             else:
-                a, b = old[k], new[k]
-                if a is not b and a != b:
-                    _walk(a, b, sub, out, cap)
+                _walk(a, b, f"{path}.{k}" if path else str(k), out, cap)
+        # Some key of old is missing from new iff old has more keys than
+        # new has old ones.
+        if len(old) > len(new) - added:
+            if prefix is None:
+                prefix = _label(path) + "." if path else ""
+            for k in old:
+                if k not in new and (skip is None or k not in skip):
+                    if len(out) >= cap:
+                        return
+                    out.append(f"{prefix}{k} -")
         return
     if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
         for i, (a, b) in enumerate(zip(old, new)):
@@ -99,7 +128,7 @@ def _walk(old: Any, new: Any, path: str, out: list[str], cap: int) -> None:
 
 def diff_summary(old: Any, new: Any, limit: int = 4) -> list[str]:
     """Up to ``limit`` short lines naming what changed from ``old`` to
-    ``new`` (paths in sorted order), e.g. "status.phase Pending→Running",
+    ``new`` (sorted), e.g. "status.phase Pending→Running",
     "labels.app +", "labels.app -"; a last "…" line says there was more.
     Ignores resourceVersion, managedFields and generation noise."""
     if isinstance(old, DeletedFinalStateUnknown):
@@ -111,5 +140,9 @@ def diff_summary(old: Any, new: Any, limit: int = 4) -> list[str]:
     out: list[str] = []
     _walk(old, new, "", out, limit + 1)
     if len(out) > limit:
-        return out[:limit] + ["…"]
+        out = out[:limit]
+        out.sort()
+        out.append("…")
+        return out
+    out.sort()
     return out

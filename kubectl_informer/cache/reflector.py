@@ -442,7 +442,11 @@ class Reflector:
                 else:
                     continue
                 if tracer.enabled and etype != BOOKMARK:
-                    tracer.emit("watch.event", None, type=etype, resource_version=rv)
+                    try:
+                        key = deletion_handling_meta_namespace_key_func(obj)
+                    except KeyError:
+                        key = None
+                    tracer.emit("watch.event", key, type=etype, resource_version=rv)
                 set_rv(rv, "bookmark" if etype == BOOKMARK else "event")
                 count += 1
                 if exit_on_initial_end and received:

@@ -36,6 +36,7 @@ MINIMUM_RESYNC_PERIOD = 1.0
 
 # Notification kinds (small tuples travel through the listener buffers).
 _ADD, _UPDATE, _DELETE = 0, 1, 2
+_HANDLER_EVENTS = ("handler.add", "handler.update", "handler.delete")
 
 
 class ResourceEventHandler:
@@ -97,13 +98,12 @@ def determine_resync_period(desired: float, check: float) -> float:
 
 
 def _rv(obj: Any) -> str:
-    if isinstance(obj, dict):
-        meta = obj.get("metadata")
-        if meta:
-            return meta.get("resourceVersion") or ""
-    elif isinstance(obj, DeletedFinalStateUnknown):
-        return _rv(obj.obj)
-    return ""
+    try:
+        return obj["metadata"]["resourceVersion"]
+    except (KeyError, TypeError):
+        if isinstance(obj, DeletedFinalStateUnknown):
+            return _rv(obj.obj)
+        return ""
 
 
 class ProcessorListener:
@@ -216,12 +216,16 @@ class SharedProcessor:
         self._lock = threading.Lock()
         # listener -> whether it is due the current resync's Sync updates
         self.listeners: dict[ProcessorListener, bool] = {}
+        # Every listener, for the common non-sync distribution (a tuple
+        # rebuilt on change, read without the lock).
+        self._all: tuple[ProcessorListener, ...] = ()
         self.started = False
         self.check_period = 0.0
 
     def add_listener(self, listener: ProcessorListener) -> None:
         with self._lock:
             self.listeners[listener] = True
+            self._all = tuple(self.listeners)
             if self.started:
                 listener.start()
 
@@ -235,6 +239,7 @@ class SharedProcessor:
         with self._lock:
             listeners = list(self.listeners)
             self.listeners = {}
+            self._all = ()
             self.started = False
         for listener in listeners:
             listener.stop()
@@ -244,11 +249,14 @@ class SharedProcessor:
     def distribute(self, notification: tuple, sync: bool) -> list[ProcessorListener]:
         """Give ``notification`` to every listener, or for a sync only to
         the listeners due a resync. Returns who got it."""
-        got = []
-        for listener, syncing in list(self.listeners.items()):
-            if not sync or syncing:
+        if not sync:
+            got = self._all
+            for listener in got:
                 listener.add(notification)
-                got.append(listener)
+            return got
+        got = [listener for listener, syncing in self.listeners.copy().items() if syncing]
+        for listener in got:
+            listener.add(notification)
         return got
 
     def should_resync(self) -> bool:
@@ -480,26 +488,31 @@ class SharedIndexInformer:
         with self._block_deltas:
             indexer = self.indexer
             tracer = self.tracer
+            key_func = meta_namespace_key_func
             for d in deltas:
                 t = d.type
                 obj = d.object
                 if t is DELETED:
                     indexer.delete(obj)
                     if tracer.enabled:
-                        self._trace_store("store.delete", t, obj, None, is_in_initial_list)
-                    self._distribute((_DELETE, obj), False)
+                        key = obj.key if type(obj) is DeletedFinalStateUnknown else key_func(obj)
+                        self._trace_store("store.delete", key, t, obj, None, is_in_initial_list)
+                        self._distribute((_DELETE, obj), False, key)
+                    else:
+                        self._distribute((_DELETE, obj), False)
                 elif t is UPDATED or t is ADDED or t is REPLACED or t is SYNC:
-                    old, exists = indexer.get(obj)
+                    key = key_func(obj)
+                    old, exists = indexer.get_by_key(key)
                     if exists:
                         indexer.update(obj)
                         if tracer.enabled:
-                            self._trace_store("store.update", t, obj, old, is_in_initial_list)
-                        self._on_update(old, obj)
+                            self._trace_store("store.update", key, t, obj, old, is_in_initial_list)
+                        self._on_update(old, obj, key)
                     else:
                         indexer.add(obj)
                         if tracer.enabled:
-                            self._trace_store("store.add", t, obj, None, is_in_initial_list)
-                        self._distribute((_ADD, obj, is_in_initial_list), False)
+                            self._trace_store("store.add", key, t, obj, None, is_in_initial_list)
+                        self._distribute((_ADD, obj, is_in_initial_list), False, key)
                 elif t is REPLACED_ALL:
                     self._process_replaced_all(obj, is_in_initial_list)
                 elif t is SYNC_ALL:
@@ -511,32 +524,37 @@ class SharedIndexInformer:
                     if tracer.enabled:
                         tracer.emit("informer.bookmark", None, resource_version=obj)
 
-    def _on_update(self, old: Any, new: Any) -> None:
+    def _on_update(self, old: Any, new: Any, key: str | None = None) -> None:
         # An update that did not change the resourceVersion is a resync
         # (Sync, or Replaced of an unchanged object): only due listeners.
-        self._distribute((_UPDATE, old, new), _rv(old) == _rv(new))
+        self._distribute((_UPDATE, old, new), _rv(old) == _rv(new), key)
 
-    def _distribute(self, notification: tuple, sync: bool) -> None:
+    def _distribute(self, notification: tuple, sync: bool, key: str | None = None) -> None:
         got = self.processor.distribute(notification, sync)
         tracer = self.tracer
         if tracer.enabled and got:
             kind = notification[0]
-            obj = notification[2] if kind == _UPDATE else notification[1]
-            key = deletion_handling_meta_namespace_key_func(obj)
-            event = ("handler.add", "handler.update", "handler.delete")[kind]
+            if key is None:
+                obj = notification[2] if kind == _UPDATE else notification[1]
+                key = obj.key if type(obj) is DeletedFinalStateUnknown else meta_namespace_key_func(obj)
+            event = _HANDLER_EVENTS[kind]
+            emit = tracer.emit
             for listener in got:
-                tracer.emit(event, key, listener=listener.name, is_sync=sync, buffered=len(listener._buf))
+                emit(event, key, listener=listener.name, is_sync=sync, buffered=len(listener._buf))
 
-    def _trace_store(self, kind: str, delta_type, obj: Any, old: Any, is_in_initial_list: bool) -> None:
-        key = deletion_handling_meta_namespace_key_func(obj)
-        fields: dict[str, Any] = {"resource_version": _rv(obj), "delta": delta_type.value,
-                                  "summary": summarize(obj), "is_in_initial_list": is_in_initial_list}
+    def _trace_store(self, kind: str, key: str, delta_type, obj: Any, old: Any, is_in_initial_list: bool) -> None:
+        rv = _rv(obj)
         if kind == "store.update":
-            fields["old_resource_version"] = _rv(old)
-            fields["diff"] = diff_summary(old, obj)
+            self.tracer.emit(kind, key, resource_version=rv, delta=delta_type.value, summary=summarize(obj),
+                             is_in_initial_list=is_in_initial_list, old_resource_version=_rv(old),
+                             diff=diff_summary(old, obj))
         elif kind == "store.delete":
-            fields["tombstone"] = isinstance(obj, DeletedFinalStateUnknown)
-        self.tracer.emit(kind, key, **fields)
+            self.tracer.emit(kind, key, resource_version=rv, delta=delta_type.value, summary=summarize(obj),
+                             is_in_initial_list=is_in_initial_list,
+                             tombstone=type(obj) is DeletedFinalStateUnknown)
+        else:
+            self.tracer.emit(kind, key, resource_version=rv, delta=delta_type.value, summary=summarize(obj),
+                             is_in_initial_list=is_in_initial_list)
 
     def _process_replaced_all(self, info, is_in_initial_list: bool) -> None:
         """client-go 1.36 processReplacedAllInfo: diff the whole list against
@@ -559,12 +577,12 @@ class SharedIndexInformer:
         tracer = self.tracer
         if tracer.enabled:
             for tomb in deletions:
-                self._trace_store("store.delete", DELETED, tomb, None, is_in_initial_list)
+                self._trace_store("store.delete", tomb.key, DELETED, tomb, None, is_in_initial_list)
             for old, new in replacements:
                 if old is None:
-                    self._trace_store("store.add", REPLACED, new, None, is_in_initial_list)
+                    self._trace_store("store.add", key_of(new), REPLACED, new, None, is_in_initial_list)
                 else:
-                    self._trace_store("store.update", REPLACED, new, old, is_in_initial_list)
+                    self._trace_store("store.update", key_of(new), REPLACED, new, old, is_in_initial_list)
         for tomb in deletions:
             self._distribute((_DELETE, tomb), False)
         for old, new in replacements:
