@@ -146,7 +146,7 @@ def test_replay_of_a_recording_in_the_ui(terminal, tmp_path):
     cmd = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "kubectl_informer"]
     rec = tmp_path / "trace.ndjson"
     with rec.open("w") as f:
-        r = subprocess.run(cmd + ["watch", "pods", "--demo", "-o", "json", "--max-events", "150"], stdout=f,
+        r = subprocess.run(cmd + ["watch", "pods", "--demo", "-o", "json", "--max-events", "45"], stdout=f,
                            stderr=subprocess.PIPE, text=True, timeout=60, env=dict(os.environ, KUBECONFIG=os.devnull))
     assert r.returncode == 0, r.stderr
     t = terminal(80, 24, f"replay {rec}")
