@@ -385,8 +385,13 @@ def execute(opts: RunOptions, output: str, run_for: float | None = None, max_eve
             renderer = make_renderer(output, sys.stdout, workers=opts.mode == "queue")
             with _quiet_on_closed_pipe():
                 stream_headless(buffer, renderer, run.stop_event, run_for=run_for, max_events=max_events)
+                if run.errors:
+                    renderer.render(buffer.drain())  # what came before the crash
     finally:
         run.stop()
+    failure = run.failure()
+    if failure:
+        raise RunError(failure)
     return 0
 
 

@@ -178,6 +178,7 @@ class Run:
         self.informer = None
         self.controller = None
         self.info: RunInfo | None = None
+        self.errors: list[tuple[str, BaseException]] = []  # (thread, exception) of crashed engine threads
         self._stopped = False
 
     # Everything that can fail on user input, before any thread starts.
@@ -313,9 +314,27 @@ class Run:
             self._spawn("controller", self.controller.run)
 
     def _spawn(self, name: str, target: Callable[[threading.Event], Any]) -> None:
-        t = threading.Thread(target=target, args=(self.stop_event,), name=f"kubectl-informer-{name}", daemon=True)
+        def guarded(stop_event: threading.Event) -> None:
+            # A crashed engine thread ends the run (and is reported) instead of
+            # leaving a UI or a stream that silently stops moving.
+            try:
+                target(stop_event)
+            except BaseException as e:  # noqa: BLE001 - reported by the CLI
+                if not stop_event.is_set():
+                    self.errors.append((name, e))
+                    self.tracer.emit("run.error", None, thread=name, error=f"{type(e).__name__}: {e}")
+                    stop_event.set()
+
+        t = threading.Thread(target=guarded, args=(self.stop_event,), name=f"kubectl-informer-{name}", daemon=True)
         self.threads.append(t)
         t.start()
+
+    def failure(self) -> str | None:
+        """One line about the first engine thread that crashed, if any."""
+        if not self.errors:
+            return None
+        name, err = self.errors[0]
+        return f"the {name} thread stopped: {describe_error(err) or f'{type(err).__name__}: {err}'}"
 
     def alive_threads(self) -> list[threading.Thread]:
         return [t for t in self.threads if t.is_alive()]

@@ -79,3 +79,26 @@ def test_bad_options_fail_in_prepare_before_any_thread(kw, message):
         pytest.fail(f"{kw} was accepted")
     assert run.threads == []
     assert wait_for(lambda: set(threading.enumerate()) <= before, timeout=10)
+
+
+def test_a_crashed_engine_thread_ends_a_headless_run_with_one_line(monkeypatch):
+    from click.testing import CliRunner
+
+    from kubectl_informer import pipeline
+    from kubectl_informer.cli import cli
+
+    real = pipeline.new_informer
+
+    def crashing(*a, **kw):
+        informer = real(*a, **kw)
+
+        def run(stop_event):
+            raise RuntimeError("boom")
+
+        informer.run = run
+        return informer
+
+    monkeypatch.setattr(pipeline, "new_informer", crashing)
+    r = CliRunner().invoke(cli, ["watch", "pods", "--demo", "-o", "text"])
+    assert r.exit_code == 1
+    assert r.stderr.splitlines() == ["error: the informer thread stopped: RuntimeError: boom"]
