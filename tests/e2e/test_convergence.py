@@ -284,3 +284,20 @@ def test_scenarios(sim, scenario, profile):
         wait_for(lambda: sim.faults.pending_failures() == 0, 3)
         sim.faults.clear()
         assert_converges(sim, inf)
+
+
+def test_over_tls(tmp_path):
+    """HTTPS with the CA from the written kubeconfig, as with a real cluster."""
+    srv = SimServer(tls=True).start()
+    try:
+        for ns in NAMESPACES:
+            srv.store.create("namespaces", {"metadata": {"name": ns}})
+        srv.kubeconfig = srv.write_kubeconfig(str(tmp_path / "kubeconfig"))
+        assert srv.url.startswith("https://")
+        churn = Churn(srv)
+        churn.create(6)
+        with running(srv, "1.36") as inf:
+            churn.step(10)
+            assert_converges(srv, inf)
+    finally:
+        srv.stop()
