@@ -183,13 +183,15 @@ class RelistStorm(ScenarioLogic):
     DeltaFIFO sees Replaced/Sync for every object)."""
 
     def step(self, ctx: Context) -> None:
-        for _ in range(3):
-            t = ctx.random_pod()
-            if t:
-                ctx.mutate(*t, _bump_annotation)
+        # Cut first, change, then forget: a client that re-watches from its
+        # last RV is behind the window (an up-to-date client would not be).
         with ctx.store.lock:
-            ctx.store.expire_watch_cache(ctx.resource)
             ctx.store.drop_watches(ctx.resource)
+            for _ in range(3):
+                t = ctx.random_pod()
+                if t:
+                    ctx.mutate(*t, _bump_annotation)
+            ctx.store.expire_watch_cache(ctx.resource)
 
 
 class Flaky(ScenarioLogic):
