@@ -377,10 +377,14 @@ def execute(opts: RunOptions, output: str, run_for: float | None = None, max_eve
     run = Run(opts, tracer)
     info = run.prepare()
     try:
-        run.start()
+        app = None
         if output == "tui":
             from .tui.app import InformerApp
-            InformerApp(buffer, info, start_pane=start_pane).run()
+            app = InformerApp(buffer, info, start_pane=start_pane)
+            run.on_failure = lambda: _close_app(app)
+        run.start()
+        if app is not None:
+            app.run()
         else:
             renderer = make_renderer(output, sys.stdout, workers=opts.mode == "queue")
             with _quiet_on_closed_pipe():
@@ -393,6 +397,19 @@ def execute(opts: RunOptions, output: str, run_for: float | None = None, max_eve
     if failure:
         raise RunError(failure)
     return 0
+
+
+def _close_app(app, wait: float = 10.0) -> None:
+    """Close the UI from an engine thread (the app may still be starting)."""
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        if app.is_running:
+            try:
+                app.call_from_thread(app.exit)
+                return
+            except RuntimeError:
+                pass
+        time.sleep(0.05)
 
 
 @contextlib.contextmanager

@@ -179,6 +179,7 @@ class Run:
         self.controller = None
         self.info: RunInfo | None = None
         self.errors: list[tuple[str, BaseException]] = []  # (thread, exception) of crashed engine threads
+        self.on_failure: Callable[[], None] | None = None  # e.g. close the UI
         self._stopped = False
 
     # Everything that can fail on user input, before any thread starts.
@@ -324,6 +325,8 @@ class Run:
                     self.errors.append((name, e))
                     self.tracer.emit("run.error", None, thread=name, error=f"{type(e).__name__}: {e}")
                     stop_event.set()
+                    if self.on_failure is not None:
+                        self.on_failure()
 
         t = threading.Thread(target=guarded, args=(self.stop_event,), name=f"kubectl-informer-{name}", daemon=True)
         self.threads.append(t)

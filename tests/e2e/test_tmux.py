@@ -21,12 +21,13 @@ DELTA_LINE = re.compile(r"\b(Added|Updated|Replaced|Sync|Deleted)\s+(default/[\w
 
 
 class Terminal:
-    def __init__(self, tmp_path: Path, width: int, height: int, args: str):
+    def __init__(self, tmp_path: Path, width: int, height: int, args: str, env_extra: dict | None = None):
         self.sock = str(tmp_path / "tmux.sock")
         self.exit_file = tmp_path / "exit"
         cmd = str(SCRIPT) if SCRIPT.exists() else f"{sys.executable} -m kubectl_informer"
         env = dict(os.environ, KUBECONFIG=os.devnull)
         env.pop("TMUX", None)
+        env.update(env_extra or {})
         self.env = env
         self.tmux("new-session", "-d", "-s", "ki", "-x", str(width), "-y", str(height),
                   f"{cmd} {args}; echo $? > {self.exit_file}; sleep 60")
@@ -68,8 +69,8 @@ class Terminal:
 def terminal(tmp_path):
     made = []
 
-    def make(width, height, args="watch pods --demo"):
-        t = Terminal(tmp_path, width, height, args)
+    def make(width, height, args="watch pods --demo", env_extra=None):
+        t = Terminal(tmp_path, width, height, args, env_extra)
         made.append(t)
         return t
 
@@ -154,3 +155,30 @@ def test_replay_of_a_recording_in_the_ui(terminal, tmp_path):
     assert "replay" in screen
     t.keys("q")
     assert t.exit_code() == 0
+
+
+CRASHING_INFORMER = """
+import time
+import kubectl_informer.pipeline as pipeline
+_real = pipeline.new_informer
+def _crashing(*a, **kw):
+    informer = _real(*a, **kw)
+    def run(stop_event):
+        time.sleep(1.0)
+        raise RuntimeError("boom")
+    informer.run = run
+    return informer
+pipeline.new_informer = _crashing
+"""
+
+
+def test_an_engine_crash_closes_the_ui_and_says_why(terminal, tmp_path):
+    # sitecustomize runs in the real command's process before the CLI starts.
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(CRASHING_INFORMER)
+    t = terminal(80, 24, "watch pods --demo", {"PYTHONPATH": str(site)})
+    assert t.exit_code() == 1
+    screen = t.wait(lambda s: "error:" in s, "the error line after the UI closed")
+    assert "error: the informer thread stopped: RuntimeError: boom" in screen
+    assert "Traceback" not in screen
