@@ -232,8 +232,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(err.status, orjson.dumps(err.to_status()), headers=headers)
 
     def _read_body(self):
-        n = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(n) if n else b""
+        raw = self._body
         if not raw:
             return None
         ctype = (self.headers.get("Content-Type") or "application/json").split(";")[0].strip()
@@ -265,6 +264,16 @@ class _Handler(BaseHTTPRequestHandler):
     # ------------------------------------------------------------ routing
     def _dispatch(self) -> None:
         try:
+            # Read the whole body first, whatever the answer: bytes left unread
+            # would be parsed as the next request on this keep-alive connection.
+            try:
+                n = int(self.headers.get("Content-Length") or 0)
+            except ValueError:
+                n = -1
+            if n < 0:
+                self.close_connection = True
+                raise ApiError(400, "BadRequest", "invalid Content-Length")
+            self._body = self.rfile.read(n) if n else b""
             self._route()
         except ApiError as e:
             self._send_error(e)

@@ -171,3 +171,19 @@ def test_yaml_body_accepted(client):
     conn.request("POST", "/api/v1/namespaces/default/configmaps", body=body,
                  headers={"Content-Type": "application/yaml"})
     assert conn.getresponse().status == 201
+
+
+def test_error_answers_leave_the_keep_alive_connection_usable(sim):
+    import http.client
+    import json
+    conn = http.client.HTTPConnection("127.0.0.1", sim.port)
+    body = json.dumps({"metadata": {"name": "x"}}).encode()
+    conn.request("POST", "/api/v1/namespaces/default/nothings", body=body,
+                 headers={"Content-Type": "application/json"})
+    r = conn.getresponse()
+    assert r.status == 404
+    r.read()
+    conn.request("GET", "/api/v1/namespaces/default/pods")  # same connection
+    r = conn.getresponse()
+    assert r.status == 200 and json.loads(r.read())["kind"] == "PodList"
+    conn.close()
