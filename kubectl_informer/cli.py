@@ -384,7 +384,7 @@ def execute(opts: RunOptions, output: str, run_for: float | None = None, max_eve
             run.on_failure = lambda: _close_app(app)
         run.start()
         if app is not None:
-            app.run()
+            _run_app(app)
         else:
             renderer = make_renderer(output, sys.stdout, workers=opts.mode == "queue")
             with _quiet_on_closed_pipe():
@@ -397,6 +397,20 @@ def execute(opts: RunOptions, output: str, run_for: float | None = None, max_eve
     if failure:
         raise RunError(failure)
     return 0
+
+
+def _run_app(app) -> None:
+    """Run the UI; SIGTERM closes it like `q` (so the terminal is restored)."""
+    old_term = None
+    if threading.current_thread() is threading.main_thread():
+        def on_term(signum, frame):
+            threading.Thread(target=_close_app, args=(app,), daemon=True).start()
+        old_term = signal.signal(signal.SIGTERM, on_term)
+    try:
+        app.run()
+    finally:
+        if old_term is not None:
+            signal.signal(signal.SIGTERM, old_term)
 
 
 def _close_app(app, wait: float = 10.0) -> None:
@@ -522,7 +536,7 @@ def replay(file: str, output: str) -> int:
     buffer = TraceBuffer(maxlen=len(events))
     buffer.extend(events)
     from .tui.app import InformerApp
-    InformerApp(buffer, info, start_pane="queue" if info.mode == "queue" else "deltas").run()
+    _run_app(InformerApp(buffer, info, start_pane="queue" if info.mode == "queue" else "deltas"))
     return 0
 
 

@@ -3,6 +3,7 @@
 
 import os
 import re
+import signal
 import shutil
 import subprocess
 import sys
@@ -60,6 +61,18 @@ class Terminal:
                 pytest.fail(f"did not exit:\n{self.screen()}")
             time.sleep(0.05)
         return int(self.exit_file.read_text())
+
+    def command_pid(self) -> int:
+        """The plugin's pid: the child of the pane's shell."""
+        shell = int(self.tmux("list-panes", "-t", "ki", "-F", "#{pane_pid}").strip())
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == shell:  # ppid
+                return int(stat.parent.name)
+        pytest.fail("the command is not running")
 
     def close(self) -> None:
         subprocess.run(["tmux", "-S", self.sock, "kill-server"], capture_output=True, env=self.env)
@@ -182,3 +195,12 @@ def test_an_engine_crash_closes_the_ui_and_says_why(terminal, tmp_path):
     screen = t.wait(lambda s: "error:" in s, "the error line after the UI closed")
     assert "error: the informer thread stopped: RuntimeError: boom" in screen
     assert "Traceback" not in screen
+
+
+def test_sigterm_closes_the_ui_cleanly(terminal):
+    t = terminal(80, 24)
+    t.wait(lambda s: DELTA_LINE.search(s), "deltas")
+    os.kill(t.command_pid(), signal.SIGTERM)
+    assert t.exit_code() == 0
+    # The terminal is restored: the UI's alternate screen is gone.
+    t.wait(lambda s: not pane_title(s, "Deltas"), "the shell's screen again")
