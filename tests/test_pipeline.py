@@ -72,3 +72,22 @@ def test_new_informer_runs_each_profile(clock, tracer, trace, name):
     finally:
         stop.set()
         t.join(10)
+
+
+def test_new_informer_tunes_gc_without_lowering():
+    import gc
+
+    from kubectl_informer.pipeline import GC_GEN0_THRESHOLD, tune_gc
+    old = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        new_informer(FakeSource(), PROFILES["1.32"])
+        assert gc.get_threshold() == (GC_GEN0_THRESHOLD, 20, 100)
+        gc.set_threshold(10 * GC_GEN0_THRESHOLD, 30, 200)
+        tune_gc()
+        assert gc.get_threshold() == (10 * GC_GEN0_THRESHOLD, 30, 200)
+        gc.set_threshold(0)  # GC disabled by threshold 0: left alone
+        tune_gc()
+        assert gc.get_threshold()[0] == 0
+    finally:
+        gc.set_threshold(*old)

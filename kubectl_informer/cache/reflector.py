@@ -442,11 +442,10 @@ class Reflector:
                 else:
                     continue
                 if tracer.enabled and etype != BOOKMARK:
-                    try:
-                        key = deletion_handling_meta_namespace_key_func(obj)
-                    except KeyError:
-                        key = None
-                    tracer.emit("watch.event", key, type=etype, resource_version=rv)
+                    meta = obj["metadata"]
+                    ns = meta.get("namespace")
+                    name = meta.get("name")
+                    tracer.emit("watch.event", f"{ns}/{name}" if ns else name, type=etype, resource_version=rv)
                 set_rv(rv, "bookmark" if etype == BOOKMARK else "event")
                 count += 1
                 if exit_on_initial_end and received:
