@@ -92,17 +92,13 @@ def test_stall_holds_events_then_delivers_them(client, sim):
 
 def test_delay_slows_matching_verbs(client, sim):
     sim.faults.delay(0.3, verb="list")
+    # Only lower bounds on wall time: the machine may be loaded.
+    assert sim.faults.response_delay("get") == 0 and sim.faults.response_delay("list") == 0.3
     t = time.monotonic()
-    client.get(PODS + "/x")
-    fast = time.monotonic() - t
-    t = time.monotonic()
-    client.get(PODS)
-    slow = time.monotonic() - t
-    assert slow >= 0.3 and fast < 0.3
+    assert client.get(PODS)[0] == 200
+    assert time.monotonic() - t >= 0.3
     sim.faults.clear()
-    t = time.monotonic()
-    client.get(PODS)
-    assert time.monotonic() - t < 0.3
+    assert sim.faults.response_delay("list") == 0
 
 
 def test_slow_watcher_is_closed(client, sim):
