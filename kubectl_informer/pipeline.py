@@ -95,7 +95,7 @@ def resolve_profile(client_go: str | None = DEFAULT_CLIENT_GO, fifo: str | None 
 # watches the trace); with CPython's default of 700 they survive into older
 # generations while they wait in a buffer, and full collections over the
 # cache then cost more than the pipeline itself. Measured in bench/engine.py.
-GC_GEN0_THRESHOLD = 50_000
+GC_GEN0_THRESHOLD = 100_000
 
 
 def tune_gc() -> None:
