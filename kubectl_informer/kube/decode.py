@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import gc
 import re
+import threading
 
 import orjson
 
@@ -35,21 +36,53 @@ MAX_EXTENSIONS = 64
 _ITEMS_START = re.compile(rb'"items"\s*:\s*\[\s*\{\s*"((?:[^"\\]|\\.){1,64})"\s*:')
 
 
+class _GCPause:
+    """Pause the cyclic GC while any holder needs it paused (a list decode, a
+    WatchList's initial events, possibly on several threads at once); the GC
+    comes back on with the last release, if it was on before the first."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._depth = 0
+        self._was_enabled = False
+
+    def acquire(self) -> None:
+        with self._lock:
+            if self._depth == 0:
+                self._was_enabled = gc.isenabled()
+                gc.disable()
+            self._depth += 1
+
+    def release(self, freeze: bool = False) -> None:
+        with self._lock:
+            self._depth -= 1
+            if self._depth == 0 and self._was_enabled:
+                gc.enable()
+        if freeze:
+            # Long-lived (the cache holds them): keep them out of every later collection.
+            gc.freeze()
+
+    @property
+    def depth(self) -> int:
+        return self._depth
+
+
+gc_pause = _GCPause()
+
+
 def loads_list(body: bytes, loads=orjson.loads) -> dict:
     """Decode a List object's JSON; the result equals ``loads(body)``."""
     if len(body) < SPLIT_THRESHOLD:
         return loads(body)
-    enabled = gc.isenabled()
-    gc.disable()
+    gc_pause.acquire()
+    ok = False
     try:
         result = _split_decode(body, loads) if loads is orjson.loads else None
         if result is None:
             result = loads(body)
+        ok = True
     finally:
-        if enabled:
-            gc.enable()
-    # Long-lived (the cache holds them): keep them out of every later collection.
-    gc.freeze()
+        gc_pause.release(freeze=ok)
     return result
 
 

@@ -10,14 +10,16 @@ flushes it.
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any, Iterator
 
 import orjson
 import urllib3
 
-from kubectl_informer.cache.listwatch import ERROR, ListOptions, WatchEvent
+from kubectl_informer.cache.listwatch import ADDED, BOOKMARK, ERROR, INITIAL_EVENTS_END_ANNOTATION, ListOptions, WatchEvent
 
 from . import rest
+from .decode import gc_pause
 from .discovery import Resource
 from .errors import one_line
 
@@ -26,6 +28,9 @@ from .errors import one_line
 WATCH_READ_GRACE = 30.0
 LIST_TIMEOUT = (30.0, 120.0)  # (connect, read) seconds
 _CHUNK = 64 * 1024
+# The GC stays paused through a WatchList's initial events (see decode.py)
+# at most this long, in case the end bookmark never comes.
+INITIAL_EVENTS_GC_PAUSE_MAX = 30.0
 
 
 class KubeListerWatcher:
@@ -98,7 +103,7 @@ class KubeListerWatcher:
             q.append(("timeoutSeconds", int(options.timeout_seconds)))
             read_timeout = float(options.timeout_seconds) + WATCH_READ_GRACE
         resp = rest.get(self.api_client, self.path, q, timeout=(30.0, read_timeout))
-        return KubeWatch(resp)
+        return KubeWatch(resp, initial_events=bool(options.send_initial_events))
 
     def __repr__(self) -> str:
         return f"KubeListerWatcher({self.path!r})"
@@ -113,8 +118,9 @@ class KubeWatch:
     connections); a line that is not a watch event ends it with an ERROR event.
     """
 
-    def __init__(self, resp: Any):
+    def __init__(self, resp: Any, initial_events: bool = False):
         self._resp = resp
+        self._initial_events = initial_events
         self._lock = threading.Lock()
         self._stopped = False
         self._closed = False
@@ -162,42 +168,64 @@ class KubeWatch:
             yield data
 
     def _events(self) -> Iterator[WatchEvent]:
+        # A WatchList's initial events are the whole collection: decode them
+        # with the GC paused, as a big List (decode.py), until the end bookmark.
+        paused = self._initial_events
+        if paused:
+            gc_pause.acquire()
+            pause_until = time.monotonic() + INITIAL_EVENTS_GC_PAUSE_MAX
         pending = bytearray()  # a line split across chunks
         try:
-            for chunk in self._chunks():
-                if self._stopped:
-                    return
-                start = 0
-                while True:
-                    nl = chunk.find(b"\n", start)
-                    if nl < 0:
-                        if start < len(chunk):
-                            pending += chunk[start:] if start else chunk
-                        break
-                    if pending:
-                        pending += chunk[start:nl]
-                        line: Any = pending
-                        pending = bytearray()
-                    else:
-                        line = memoryview(chunk)[start:nl]  # no copy for the common case
-                    start = nl + 1
-                    ev, bad = _decode(line)
-                    if ev is not None:
-                        yield ev
-                    if bad:
-                        return
-            if pending and not self._stopped:
-                # A final line without its newline: an event if complete; a
-                # truncated one is an unexpected EOF, which ends quietly.
-                ev, bad = _decode(pending)
-                if ev is not None and not bad:
-                    yield ev
+            for ev in self._decoded(pending):
+                if paused and (ev.type != ADDED or time.monotonic() > pause_until):
+                    paused = False
+                    gc_pause.release(freeze=ev.type == BOOKMARK and _is_initial_events_end(ev.object))
+                yield ev
         except (urllib3.exceptions.HTTPError, OSError, ValueError, AttributeError):
             # Reset, timeout, or stop() closing the socket under us: the
             # stream is over; the Reflector decides what happens next.
             return
         finally:
+            if paused:
+                gc_pause.release()
             self._close()
+
+    def _decoded(self, pending: bytearray) -> Iterator[WatchEvent]:
+        for chunk in self._chunks():
+            if self._stopped:
+                return
+            start = 0
+            while True:
+                nl = chunk.find(b"\n", start)
+                if nl < 0:
+                    if start < len(chunk):
+                        pending += chunk[start:] if start else chunk
+                    break
+                if pending:
+                    pending += chunk[start:nl]
+                    line: Any = bytes(pending)
+                    pending.clear()
+                else:
+                    line = memoryview(chunk)[start:nl]  # no copy for the common case
+                start = nl + 1
+                ev, bad = _decode(line)
+                if ev is not None:
+                    yield ev
+                if bad:
+                    return
+        if pending and not self._stopped:
+            # A final line without its newline: an event if complete; a
+            # truncated one is an unexpected EOF, which ends quietly.
+            ev, bad = _decode(pending)
+            if ev is not None and not bad:
+                yield ev
+
+
+def _is_initial_events_end(obj: Any) -> bool:
+    try:
+        return obj["metadata"]["annotations"][INITIAL_EVENTS_END_ANNOTATION] == "true"
+    except (KeyError, TypeError):
+        return False
 
 
 def _decode(line: Any) -> tuple[WatchEvent | None, bool]:

@@ -165,3 +165,27 @@ def test_stream_closed_by_the_server_ends_quietly(api, fake):
     assert [e.type for e in got] == ["ADDED"]
     fake.routes["/api/v1/pods"] = Stream([b'{"type":"ADDED","object":{"metadata":{"name":"x"}}}'], chunked=False)
     assert [e.object["metadata"]["name"] for e in KubeListerWatcher(api, PODS).watch(ListOptions())] == ["x"]
+
+
+def test_gc_is_paused_through_watch_list_initial_events_only(api, fake):
+    import gc
+
+    end = {"kind": "Pod", "metadata": {"resourceVersion": "12",
+                                       "annotations": {"k8s.io/initial-events-end": "true"}}}
+    fake.routes["/api/v1/pods"] = Stream(events(("ADDED", pod("a", 11)), ("ADDED", pod("b", 12)),
+                                                ("BOOKMARK", end), ("MODIFIED", pod("a", 13))))
+    lw = KubeListerWatcher(api, PODS)
+    seen = []
+    try:
+        for ev in lw.watch(ListOptions(send_initial_events=True, allow_watch_bookmarks=True)):
+            seen.append((ev.type, gc.isenabled()))
+    finally:
+        gc.unfreeze()
+    assert seen == [("ADDED", False), ("ADDED", False), ("BOOKMARK", True), ("MODIFIED", True)]
+    assert gc.isenabled()
+    # A stream that ends before its bookmark (or a plain watch) leaves the GC on.
+    fake.routes["/api/v1/pods"] = Stream(events(("ADDED", pod("a", 11))))
+    assert [e.type for e in lw.watch(ListOptions(send_initial_events=True))] == ["ADDED"]
+    assert gc.isenabled()
+    fake.routes["/api/v1/pods"] = Stream(events(("ADDED", pod("a", 11))))
+    assert [gc.isenabled() for _ in lw.watch(ListOptions())] == [True]
