@@ -54,6 +54,7 @@ class Faults:
         self._delay = 0.0
         self._delay_verb: str | None = None
         self.watch_list_enabled = watch_list
+        self._watch_list_default = watch_list
         # "reject": 422 as a server with the WatchList gate off; "ignore": treat
         # sendInitialEvents as unknown, as servers before 1.27 did.
         self.watch_list_mode = "reject"
@@ -78,13 +79,14 @@ class Faults:
             self._failures.append(_Failure(int(status), int(count), verb, resource, message))
 
     def clear(self) -> None:
-        """Remove every pending failure, stall and delay; WatchList back on."""
+        """Remove every pending failure, stall and delay; WatchList back to
+        what the server started with."""
         with self._lock:
             self._failures.clear()
             self._stall_until = 0.0
             self._delay = 0.0
             self._delay_verb = None
-            self.watch_list_enabled = True
+            self.watch_list_enabled = self._watch_list_default
             self.watch_list_mode = "reject"
 
     def stall_watches(self, seconds: float) -> None:

@@ -114,3 +114,11 @@ def test_slow_watcher_is_closed(client, sim):
     got = [e["object"]["metadata"]["name"] for e in w.rest()]
     # What was queued (plus the one the handler may already hold), then the end: never all 8.
     assert got in (["p0", "p1", "p2", "p3", "p4"], ["p0", "p1", "p2", "p3", "p4", "p5"])
+
+
+def test_clear_restores_the_servers_watch_list_setting():
+    from kubectl_informer.sim.server import SimServer
+    s = SimServer(watch_list=False)
+    s.faults.set_watch_list(True)
+    s.faults.clear()
+    assert s.faults.watch_list is False
