@@ -85,6 +85,18 @@ def _walk(old: Any, new: Any, path: str, out: list[str], cap: int) -> None:
     if isinstance(old, dict) and isinstance(new, dict):
         get = old.get
         skip = _IGNORED_UNDER.get(path)
+        if skip is not None:
+            # Usually only ignored fields changed (metadata.resourceVersion):
+            # compare once with them taken from ``old``, in C.
+            probe = dict(new)
+            for k in skip:
+                v = get(k, _MISSING)
+                if v is _MISSING:
+                    probe.pop(k, None)
+                else:
+                    probe[k] = v
+            if probe == old:
+                return
         prefix = None
         added = 0
         for k, b in new.items():

@@ -25,7 +25,7 @@ from typing import Any, Callable
 from ..clock import Clock, RealClock
 from ..trace import NULL_TRACER, Tracer
 from .delta_fifo import (ADDED, BOOKMARK, DELETED, REPLACED, REPLACED_ALL, SYNC, SYNC_ALL, UPDATED, DeltaFIFO,
-                         FIFOClosedError)
+                         DeltaType, FIFOClosedError)
 from .diff import diff_summary, summarize
 from .keys import DeletedFinalStateUnknown, deletion_handling_meta_namespace_key_func, meta_namespace_key_func
 from .real_fifo import RealFIFO
@@ -37,6 +37,8 @@ MINIMUM_RESYNC_PERIOD = 1.0
 # Notification kinds (small tuples travel through the listener buffers).
 _ADD, _UPDATE, _DELETE = 0, 1, 2
 _HANDLER_EVENTS = ("handler.add", "handler.update", "handler.delete")
+# DeltaType -> its plain str (Enum.value is a slow descriptor on a hot path).
+_DELTA_NAME = {t: str(t.value) for t in DeltaType}
 
 
 class ResourceEventHandler:
@@ -545,15 +547,15 @@ class SharedIndexInformer:
     def _trace_store(self, kind: str, key: str, delta_type, obj: Any, old: Any, is_in_initial_list: bool) -> None:
         rv = _rv(obj)
         if kind == "store.update":
-            self.tracer.emit(kind, key, resource_version=rv, delta=delta_type.value, summary=summarize(obj),
+            self.tracer.emit(kind, key, resource_version=rv, delta=_DELTA_NAME[delta_type], summary=summarize(obj),
                              is_in_initial_list=is_in_initial_list, old_resource_version=_rv(old),
                              diff=diff_summary(old, obj))
         elif kind == "store.delete":
-            self.tracer.emit(kind, key, resource_version=rv, delta=delta_type.value, summary=summarize(obj),
+            self.tracer.emit(kind, key, resource_version=rv, delta=_DELTA_NAME[delta_type], summary=summarize(obj),
                              is_in_initial_list=is_in_initial_list,
                              tombstone=type(obj) is DeletedFinalStateUnknown)
         else:
-            self.tracer.emit(kind, key, resource_version=rv, delta=delta_type.value, summary=summarize(obj),
+            self.tracer.emit(kind, key, resource_version=rv, delta=_DELTA_NAME[delta_type], summary=summarize(obj),
                              is_in_initial_list=is_in_initial_list)
 
     def _process_replaced_all(self, info, is_in_initial_list: bool) -> None:
