@@ -536,7 +536,7 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             store.stop_watch(w)
 
-    def _stream(self, rdef, w, initial: list[bytes], end_rv: int | None, timeout: float) -> None:
+    def _stream(self, rdef, w, initial, end_rv: int | None, timeout: float) -> None:
         sim, store, faults = self.sim, self.sim.store, self.sim.faults
         self._start_chunked()
         buf, size = [], 0

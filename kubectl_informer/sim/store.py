@@ -31,7 +31,7 @@ import time
 import uuid
 from collections import deque
 from datetime import datetime, timezone
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 import orjson
 
@@ -863,7 +863,7 @@ class Store:
     # ---------------------------------------------------------------- watches
     def start_watch(self, resource, namespace: str | None = None, label_match=None, field_match=None,
                     resource_version: str | None = "", allow_bookmarks: bool = False,
-                    send_initial_events: bool | None = None) -> tuple[Watcher, list[bytes], int | None]:
+                    send_initial_events: bool | None = None) -> tuple[Watcher, Iterator[bytes], int | None]:
         """Register a watcher. Returns ``(watcher, initial_lines, end_bookmark_rv)``:
         the lines to write first (synthetic ADDED events or replayed window
         events), and for a WatchList the RV of the initial-events-end bookmark.
@@ -904,11 +904,15 @@ class Store:
                             initial.append(ev.line(t))
                 w.last_rv = self._rv
             st.watchers.add(w)
-        # Encoding outside the lock; entries are immutable.
-        for e in entries:
-            if w.matches(e):
-                initial.append(watch_line(ADDED, e.raw))
-        return w, initial, end_rv
+
+        def lines():
+            # Lazily, outside the lock (entries are immutable): a 50k-pod initial
+            # state is streamed in chunks, never held as one more copy.
+            yield from initial
+            for e in entries:
+                if w.matches(e):
+                    yield watch_line(ADDED, e.raw)
+        return w, lines(), end_rv
 
     def stop_watch(self, w: Watcher) -> None:
         with self.lock:
