@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
+import select
 import shutil
 import socket
 import ssl
@@ -565,6 +566,9 @@ class _Handler(BaseHTTPRequestHandler):
                 wait = min(wait, next_bookmark - now)
             item = w.next(min(wait, 0.5))
             if item is None:
+                if self._client_gone():
+                    self.close_connection = True
+                    return
                 continue
             # A stall holds this event (and the queue behind it) until it ends
             # or the watch is closed.
@@ -587,6 +591,27 @@ class _Handler(BaseHTTPRequestHandler):
             if t is not None:
                 self._chunk(item.line(t))
         self._end_chunked()
+
+    def _client_gone(self) -> bool:
+        """Has the client closed a quiet watch? (Otherwise the handler would
+        only notice at its next write, which on a quiet resource may be the
+        watch's timeout, half an hour later.)"""
+        conn = self.connection
+        try:
+            readable, _, _ = select.select([conn], [], [], 0)
+            if not readable:
+                return False
+            if isinstance(conn, ssl.SSLSocket):
+                conn.setblocking(False)
+                try:
+                    return conn.recv(1) == b""
+                except (ssl.SSLWantReadError, BlockingIOError):
+                    return False
+                finally:
+                    conn.setblocking(True)
+            return conn.recv(1, socket.MSG_PEEK) == b""
+        except (OSError, ValueError):
+            return True
 
     def _cut(self) -> None:
         self.close_connection = True

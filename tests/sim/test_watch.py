@@ -271,3 +271,24 @@ def test_window_floor_follows_the_oldest_held_event_like_the_cacher():
         w = client.watch(PODS, resourceVersion=str(oldest - 1))
         assert [e["object"]["metadata"]["name"] for e in w.take(2)] == ["b", "c"]
         w.close()
+
+
+def test_a_client_closing_a_quiet_watch_frees_it(sim):
+    # Without this the handler would only notice at its next write.
+    for _ in range(2):
+        w = RawClient(sim.url).watch(PODS, resourceVersion="0")
+        from kubectl_informer.clock import wait_for
+        assert wait_for(lambda: len(sim.store.watchers("pods")) == 1)
+        w.resp.close()
+        w.close()
+        assert wait_for(lambda: not sim.store.watchers("pods"), timeout=5)
+
+
+def test_a_client_closing_a_quiet_tls_watch_frees_it():
+    from kubectl_informer.clock import wait_for
+    with SimServer(tls=True) as sim:
+        w = RawClient(sim.url, ca_pem=sim.ca_pem).watch(PODS, resourceVersion="0")
+        assert wait_for(lambda: len(sim.store.watchers("pods")) == 1)
+        w.resp.close()
+        w.close()
+        assert wait_for(lambda: not sim.store.watchers("pods"), timeout=5)
