@@ -587,8 +587,9 @@ class Store:
             if new.get("spec") != old_obj.get("spec"):
                 nm["generation"] = om.get("generation", 1) + 1
         nm["resourceVersion"] = str(old.rv)
-        if orjson.dumps(new) == old.raw:
-            return old_obj  # a no-op update does not bump the RV, as in kube-apiserver
+        current = old.obj()  # fresh: ``old_obj`` may be ``new`` itself (status updates)
+        if new == current:
+            return current  # a no-op update does not bump the RV, as in kube-apiserver
         rv = self._next_rv()
         nm["resourceVersion"] = str(rv)
         e = self._entry(rdef, new)

@@ -187,3 +187,16 @@ def test_error_answers_leave_the_keep_alive_connection_usable(sim):
     r = conn.getresponse()
     assert r.status == 200 and json.loads(r.read())["kind"] == "PodList"
     conn.close()
+
+
+def test_noop_detection_ignores_key_order_and_status_updates_still_count(client, sim):
+    _, obj, _ = client.request("POST", PODS, pod("a", labels={"x": "1", "y": "2"}))
+    reordered = {k: obj[k] for k in reversed(list(obj))}
+    reordered["metadata"] = {k: obj["metadata"][k] for k in reversed(list(obj["metadata"]))}
+    status, same, _ = client.request("PUT", PODS + "/a", reordered)
+    assert same["metadata"]["resourceVersion"] == obj["metadata"]["resourceVersion"]
+    stored = sim.store.get("pods", "default", "a")
+    stored["status"] = {"phase": "Running"}
+    new = sim.store.update("pods", stored, subresource="status")
+    assert new["status"] == {"phase": "Running"}
+    assert int(new["metadata"]["resourceVersion"]) > int(obj["metadata"]["resourceVersion"])
