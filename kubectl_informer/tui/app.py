@@ -12,6 +12,8 @@ from 120 columns), as k9s does; large ones a grid of every pane.
 
 from __future__ import annotations
 
+import gc
+import sys
 import time
 from dataclasses import dataclass
 
@@ -19,7 +21,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.containers import Container
 from textual.events import Resize
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from ..trace import TraceBuffer
 from .cache import CachePane, CacheState
@@ -59,10 +61,67 @@ PANE_NAMES = tuple(p.name for p in PANES)
 # Below this the grid is unreadable: one (or two) panes behind tabs instead.
 GRID_MIN = (150, 36)
 COMPANION_MIN_WIDTH = 120
-# Drain in chunks; stop when the frame's budget is spent.
-CHUNK = 2000
+# Drain in chunks small enough that the frame's time budget is honoured.
+CHUNK = 256
 # Unchanged panes still redraw this often, for ages and countdowns.
 CLOCK_REFRESH = 0.5
+# Drawing is most of a frame's cost on a big grid: the focused pane redraws
+# every frame, the others every BACKGROUND_EVERY frames (5 Hz at 15 Hz).
+BACKGROUND_EVERY = 3
+# Garbage collection: see InformerApp._tune_gc.
+GC_THRESHOLD = (20_000, 50, 100)
+# The interpreter's thread switch interval while the UI runs; see _tune_threads.
+SWITCH_INTERVAL = 0.001
+
+
+class KeyHints(Static):
+    """The footer: the app's keys, fixed.
+
+    Textual's Footer recomposes its keys on every focus change, which costs
+    a relayout per tab press and, under a flood of events, left its old key
+    widgets alive (hundreds a minute in bench/tui.py); our keys do not
+    change with focus, so one line of text says them.
+    """
+
+    def on_mount(self) -> None:
+        t = Text(no_wrap=True, overflow="ellipsis")
+        for b in APP_BINDINGS:
+            if b.show:
+                t.append(f" {_key_label(b.key)} ", "bold reverse")
+                t.append(f" {b.description}  ")
+        self.update(t)
+
+
+def _key_label(key: str) -> str:
+    first = key.split(",")[0]
+    return {"question_mark": "?", "slash": "/", "enter": "⏎", "escape": "esc"}.get(first, first)
+
+
+def _feeder(state: PaneState):
+    """How to feed ``state`` a batch of events, cheaply.
+
+    A state that overrides ``feed_all`` filters its own kinds in one loop.
+    One that keeps PaneState's per-event ``feed_all`` gets only the kinds it
+    handles (``KINDS``, or the keys of its ``_handlers`` dispatch table), so
+    the app does not call it for the many events it would ignore; the events
+    it gets, and their order, are the same.
+    """
+    if type(state).feed_all is not PaneState.feed_all:
+        return state.feed_all
+    kinds = getattr(state, "KINDS", None)
+    if kinds is None and isinstance(getattr(state, "_handlers", None), dict):
+        kinds = frozenset(state._handlers)
+    if not kinds:
+        return state.feed_all
+    kinds = frozenset(kinds)
+    feed = state.feed
+
+    def feed_kinds(batch) -> None:
+        for ev in batch:
+            if ev.kind in kinds:
+                feed(ev)
+
+    return feed_kinds
 
 
 class TabBar(Static):
@@ -102,6 +161,7 @@ class InformerApp(App[None]):
         panes: tuple[str, ...] | list[str] | None = None,
         clock=None,
         max_events_per_frame: int = 200_000,
+        tune_gc: bool = True,
     ) -> None:
         super().__init__()
         self.buffer = buffer
@@ -109,6 +169,9 @@ class InformerApp(App[None]):
         self.frame_rate = max(float(frame_rate), 1.0)
         self.clock = clock
         self.max_events_per_frame = max_events_per_frame
+        self.tune_gc = tune_gc
+        self._gc_saved: tuple[int, int, int] | None = None
+        self._switch_saved: float | None = None
         wanted = PANE_NAMES if panes is None else tuple(panes)
         unknown = [n for n in wanted if n not in PANE_NAMES]
         if unknown:
@@ -118,6 +181,7 @@ class InformerApp(App[None]):
         self.states: dict[str, PaneState] = {s.name: s.state_cls() for s in self.specs}
         self.panes: dict[str, Pane] = {}
         self._all_states = [self.header_state, *self.states.values()]
+        self._feeders = [_feeder(st) for st in self._all_states]
         self.active = start_pane if start_pane in self.states else self.specs[0].name
         self._previous = self.active
         self.paused = False
@@ -149,13 +213,52 @@ class InformerApp(App[None]):
                 yield pane
         self.filter_input = Input(placeholder="filter keys: type a substring · enter keeps it · esc clears", id="filter")
         yield self.filter_input
-        yield Footer()
+        yield KeyHints(id="keyhints")
 
     def on_mount(self) -> None:
         self.filter_input.display = False
         self._apply_layout(self.size.width, self.size.height)
         self.panes[self.active].focus()
         self.set_interval(1.0 / self.frame_rate, self._tick, name="drain")
+        if self.tune_gc:
+            self._tune_gc()
+            self._tune_threads()
+
+    def on_unmount(self) -> None:
+        if self._gc_saved is not None:
+            gc.set_threshold(*self._gc_saved)
+            gc.unfreeze()
+            self._gc_saved = None
+        if self._switch_saved is not None:
+            sys.setswitchinterval(self._switch_saved)
+            self._switch_saved = None
+
+    def _tune_threads(self) -> None:
+        """Let the UI thread get the GIL back quickly from the engine's threads.
+
+        Every await in the event loop can hand the GIL to a busy engine thread
+        (the reflector decoding JSON, the FIFO pop loop) for a whole switch
+        interval, 5 ms by default, and a key press crosses many awaits. In
+        bench/tui.py under a flood, 1 ms brought key latency p99 from ~190 ms
+        to under 20 ms and doubled the events absorbed (same run, same machine).
+        """
+        self._switch_saved = sys.getswitchinterval()
+        sys.setswitchinterval(min(self._switch_saved, SWITCH_INTERVAL))
+
+    def _tune_gc(self) -> None:
+        """Keep full garbage collections from stalling the UI.
+
+        The UI's rings and the engine's cache hold hundreds of thousands of
+        long-lived objects, and a full collection walks them all: measured
+        pauses of 100-350 ms every second under a flood of events, which is
+        what a key press then waits for. Everything alive at start goes to
+        the permanent generation (``gc.freeze``), and collections run after
+        more allocations. Objects the rings drop are freed by reference
+        counting as before; cycles are still collected, less often.
+        """
+        self._gc_saved = gc.get_threshold()
+        gc.freeze()
+        gc.set_threshold(*GC_THRESHOLD)
 
     def on_resize(self, event: Resize) -> None:
         self._apply_layout(event.size.width, event.size.height)
@@ -233,24 +336,31 @@ class InformerApp(App[None]):
         Stops after ``budget`` seconds (None: until the buffer is empty)."""
         start = time.perf_counter()
         limit = self.max_events_per_frame if max_events is None else max_events
-        states = self._all_states
+        feeders = self._feeders
         total = 0
         while total < limit:
             batch = self.buffer.drain(min(CHUNK, limit - total))
             if not batch:
                 break
-            for st in states:
-                st.feed_all(batch)
+            for feed in feeders:
+                feed(batch)
             total += len(batch)
             self._last_trace_time = batch[-1].time
             self._last_trace_mono = time.monotonic()
-            if budget is not None and time.perf_counter() - start > budget:
+            if budget is not None and (time.perf_counter() - start > budget or self._input_waiting()):
                 break
         self.absorbed += total
         return total
 
+    def _input_waiting(self) -> bool:
+        """A key is on its way (app → screen → focused widget): answer it
+        first; the buffer keeps the rest of the events for the next frame."""
+        if self.message_queue_size or self.screen.message_queue_size:
+            return True
+        focused = self.focused
+        return focused is not None and focused.message_queue_size > 0
+
     def _tick(self) -> None:
-        versions = {name: st.version for name, st in self.states.items()}
         header_version = self.header_state.version
         if not self.paused:
             self.drain(self._budget)
@@ -272,9 +382,11 @@ class InformerApp(App[None]):
                 self.header.refresh_view(now)
             if self.paused:
                 return
+            background_due = self.frames % BACKGROUND_EVERY == 0
             for name in self.shown_panes():
                 pane = self.panes[name]
-                if clock_due or versions[name] != self.states[name].version:
+                changed = pane.state.version != pane._rendered_version
+                if clock_due or (changed and (background_due or name == self.active)):
                     pane.refresh_view(now)
 
     def pump(self) -> int:

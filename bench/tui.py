@@ -1,0 +1,199 @@
+"""Benchmark: how fast the UI absorbs trace events, and whether it still answers keys.
+
+A producer thread keeps the app's TraceBuffer topped up with a realistic mix
+of events (watch → FIFO → store → handler → workqueue → worker, over 5,000
+keys) as fast as it can; the app runs headless (``run_test``) at 160x50 with
+every pane visible in the grid, draining at its normal frame rate. Every half
+second the bench presses a key (tab) and times how long until the app has
+acted on it. RSS is sampled every second.
+
+Targets (issue 4): >= 20,000 events/s absorbed, a key answered within 100 ms,
+RSS growth < 10% over a 5-minute run. ``TUI_BENCH_SECONDS`` shortens the run.
+
+    python bench/tui.py            # 300 s
+    TUI_BENCH_SECONDS=30 python bench/tui.py
+
+The last line is ``bench tui: events_per_s=N key_latency_ms=F rss_growth=F``
+(key latency: the p99 of the presses; rss_growth: a fraction, 0.10 = 10%).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from textual import events  # noqa: E402
+
+from kubectl_informer.trace import TraceBuffer, TraceEvent  # noqa: E402
+from kubectl_informer.tui.app import InformerApp  # noqa: E402
+from kubectl_informer.tui.pane import RunInfo  # noqa: E402
+
+KEYS = 5000
+BUFFER_HIGH = 100_000   # producer waits when this many events wait to be drained
+SIZE = (160, 50)
+TARGET_EPS = 20_000
+TARGET_KEY_MS = 100.0
+TARGET_RSS = 0.10
+
+# One object's trip through the pipeline (an update coalesced with a second).
+TEMPLATE = [
+    ("watch.event", {"type": "MODIFIED"}),
+    ("rv.advance", {"source": "event"}),
+    ("fifo.queue", {"type": "Updated", "depth": 3, "pending": ["Updated"]}),
+    ("watch.event", {"type": "MODIFIED"}),
+    ("fifo.coalesce", {"type": "Updated", "depth": 3, "pending": ["Updated", "Updated"]}),
+    ("fifo.pop", {"types": ["Updated", "Updated"], "is_in_initial_list": False, "waited": 0.002}),
+    ("store.update", {"delta": "Updated", "summary": "Running", "diff": ["status.phase Pending→Running"],
+                      "is_in_initial_list": False}),
+    ("handler.update", {"listener": "handler-1", "is_sync": False}),
+    ("queue.add", {"outcome": "queued", "depth": 1}),
+    ("queue.get", {"waited": 0.001, "depth": 0}),
+    ("worker.start", {"worker": 0}),
+    ("worker.done", {"worker": 0, "outcome": "ok", "duration": 0.01}),
+    ("queue.done", {"worked": 0.01, "requeued": False}),
+]
+
+
+def rss_bytes() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+class Producer(threading.Thread):
+    """Emits new TraceEvents into the buffer as fast as it is drained."""
+
+    def __init__(self, buffer: TraceBuffer) -> None:
+        super().__init__(daemon=True, name="producer")
+        self.buffer = buffer
+        self.stop = threading.Event()
+        self.produced = 0
+        self.waits = 0
+
+    def run(self) -> None:
+        buf = self.buffer
+        seq = 0
+        rv = 1000
+        t0 = time.monotonic()
+        n_t = len(TEMPLATE)
+        while not self.stop.is_set():
+            if len(buf) >= BUFFER_HIGH:
+                self.waits += 1
+                time.sleep(0.002)
+                continue
+            batch = []
+            now = time.monotonic()
+            for _ in range(200):
+                j = seq // n_t
+                kind, fields = TEMPLATE[seq % n_t]
+                key = f"ns-{j % 40}/pod-{j % KEYS}"
+                f = dict(fields)
+                if kind in ("watch.event", "store.update"):
+                    rv += 1
+                    f["resource_version"] = str(rv)
+                elif kind == "rv.advance":
+                    f["old"], f["new"] = str(rv - 1), str(rv)
+                    key = None
+                seq += 1
+                batch.append(TraceEvent(seq, now - t0, kind, key, f))
+            buf.extend(batch)
+            self.produced += len(batch)
+
+
+def prime(buffer: TraceBuffer) -> None:
+    """Start of a run: informer start, a list, sync, a watch."""
+    evs = [
+        ("informer.start", None, {"fifo": "DeltaFIFO", "watch_list": False, "resync_check_period": 0.0}),
+        ("list.start", None, {"resource_version": "0"}),
+        ("list.done", None, {"resource_version": "1000", "items": 0, "duration": 0.01}),
+        ("informer.synced", None, {"items": 0, "duration": 0.01}),
+        ("watch.start", None, {"resource_version": "1000"}),
+    ]
+    buffer.extend(TraceEvent(-i, 0.0, k, key, f) for i, (k, key, f) in enumerate(evs))
+
+
+async def run(seconds: float) -> dict:
+    buffer = TraceBuffer(maxlen=BUFFER_HIGH * 2)
+    prime(buffer)
+    info = RunInfo(resource="pods", namespace=None, context="bench", profile="1.32")
+    app = InformerApp(buffer, info, start_pane="deltas", frame_rate=15.0)
+    producer = Producer(buffer)
+    latencies: list[float] = []
+    samples: list[tuple[float, int, int, int]] = []  # (t, absorbed, frames, rss)
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.layout_mode == "grid"
+        producer.start()
+        start = time.monotonic()
+        next_key = start + 0.5
+        next_sample = start
+        while (now := time.monotonic()) - start < seconds:
+            if now >= next_sample:
+                samples.append((now - start, app.absorbed, app.frames, rss_bytes()))
+                next_sample += 1.0
+            if now >= next_key:
+                before = app.active
+                t0 = time.perf_counter()
+                # As a terminal would: the driver queues a key event; no
+                # waiting for idle as Pilot.press does.
+                app._driver.send_message(events.Key("tab", None))
+                while app.active == before:
+                    await asyncio.sleep(0.0005)
+                latencies.append((time.perf_counter() - t0) * 1000)
+                next_key += 0.5
+            await asyncio.sleep(0.01)
+        elapsed = time.monotonic() - start
+        samples.append((elapsed, app.absorbed, app.frames, rss_bytes()))
+        producer.stop.set()
+    producer.join(2)
+    return {
+        "elapsed": elapsed, "samples": samples, "latencies": latencies,
+        "absorbed": app.absorbed, "frames": app.frames, "produced": producer.produced,
+        "backlog": len(buffer), "dropped": buffer.dropped, "producer_waits": producer.waits,
+    }
+
+
+def main() -> None:
+    seconds = float(os.environ.get("TUI_BENCH_SECONDS", "300"))
+    print(f"tui bench: {seconds:g}s headless at {SIZE[0]}x{SIZE[1]}, every pane in the grid, "
+          f"{KEYS} keys, frame rate 15 Hz")
+    r = asyncio.run(run(seconds))
+    el = r["elapsed"]
+    samples = r["samples"]
+    print(f"{'t(s)':>6} {'events/s':>10} {'frames/s':>9} {'rss MiB':>8}")
+    step = max(1, len(samples) // 15)
+    prev = samples[0]
+    for s in samples[step::step]:
+        dt = s[0] - prev[0] or 1.0
+        print(f"{s[0]:6.0f} {(s[1] - prev[1]) / dt:10,.0f} {(s[2] - prev[2]) / dt:9.1f} {s[3] / 2**20:8.1f}")
+        prev = s
+    # Skip the first fifth (imports, first frames, rings filling) for rates and RSS.
+    warm = next((s for s in samples if s[0] >= min(max(2.0, 0.2 * el), el / 2)), samples[0])
+    last = samples[-1]
+    span = (last[0] - warm[0]) or 1.0
+    eps = (last[1] - warm[1]) / span
+    fps = (last[2] - warm[2]) / span
+    growth = (last[3] - warm[3]) / warm[3]
+    lat = sorted(r["latencies"]) or [float("nan")]
+    p50 = statistics.median(lat)
+    p99 = lat[min(len(lat) - 1, int(0.99 * len(lat)))]
+    print(f"events absorbed {r['absorbed']:,} of {r['produced']:,} produced; backlog at end {r['backlog']:,}; "
+          f"producer waited on a full buffer {r['producer_waits']} times; dropped {r['dropped']}")
+    print(f"events/s absorbed (after warm-up at {warm[0]:.0f}s): {eps:,.0f}   target >= {TARGET_EPS:,}")
+    print(f"frames/s: {fps:.1f}   (timer at 15 Hz)")
+    print(f"key latency over {len(r['latencies'])} presses: p50 {p50:.1f} ms, p99 {p99:.1f} ms, "
+          f"max {lat[-1]:.1f} ms   target p99 <= {TARGET_KEY_MS:.0f} ms")
+    print(f"rss {warm[3] / 2**20:.1f} MiB at {warm[0]:.0f}s -> {last[3] / 2**20:.1f} MiB at {last[0]:.0f}s: "
+          f"growth {growth * 100:.1f}%   target < {TARGET_RSS * 100:.0f}%")
+    ok = eps >= TARGET_EPS and p99 <= TARGET_KEY_MS and growth < TARGET_RSS
+    print("targets met" if ok else "targets NOT met")
+    print(f"bench tui: events_per_s={eps:.0f} key_latency_ms={p99:.1f} rss_growth={growth:.3f}")
+
+
+if __name__ == "__main__":
+    main()
