@@ -522,7 +522,9 @@ class _Handler(BaseHTTPRequestHandler):
                                            'Forbidden: resourceVersionMatch is forbidden for watch unless '
                                            'sendInitialEvents is provided')
         try:
-            timeout = float(q["timeoutSeconds"]) if q.get("timeoutSeconds") else self.sim.default_watch_timeout
+            timeout = float(q["timeoutSeconds"]) if q.get("timeoutSeconds") else 0.0
+            if timeout <= 0:  # 0 or unset: the server's own timeout, as kube-apiserver
+                timeout = self.sim.default_watch_timeout
         except ValueError:
             raise ApiError(400, "BadRequest", f'invalid timeoutSeconds "{q.get("timeoutSeconds")}"') from None
         try:
