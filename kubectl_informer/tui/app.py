@@ -21,6 +21,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.containers import Container
 from textual.events import Resize
+from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from ..trace import TraceBuffer
@@ -124,18 +125,29 @@ def _feeder(state: PaneState):
     return feed_kinds
 
 
-class TabBar(Static):
-    """One line: the panes with their jump keys, the active one highlighted."""
+class TabBar(Widget):
+    """One line: the panes with their jump keys, the active one highlighted.
+
+    Drawn with ``render`` and a plain refresh: Static.update would ask for
+    a relayout of the screen on every tab press."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._text = Text()
 
     def show_tabs(self, specs: list[PaneSpec], active: str, shown: set[str], filter_text: str) -> None:
-        t = Text(no_wrap=True, overflow="ellipsis")
+        t = Text(no_wrap=True, overflow="ellipsis", end="")
         for i, spec in enumerate(specs, 1):
             style = "bold reverse" if spec.name == active else ("bold" if spec.name in shown else "dim")
             t.append(f" {i}", "cyan" if spec.name != active else style)
             t.append(f" {spec.short or spec.title} ", style)
         if filter_text:
             t.append(f"  /{filter_text}", "bold yellow")
-        self.update(t)
+        self._text = t
+        self.refresh()
+
+    def render(self) -> Text:
+        return self._text
 
 
 class InformerApp(App[None]):
@@ -301,8 +313,14 @@ class InformerApp(App[None]):
             return
         if name != self.active:
             self._previous = self.active
-        self.active = name
-        self._apply_layout(self.size.width, self.size.height)
+        previous, self.active = self.active, name
+        if self.layout_mode == "grid":
+            # Every pane is already shown: move the highlight only, no relayout.
+            self.panes[previous].remove_class("-active")
+            self.panes[name].add_class("-active")
+            self._update_tabbar()
+        else:
+            self._apply_layout(self.size.width, self.size.height)
         self.panes[name].focus()
 
     def on_descendant_focus(self, event) -> None:
