@@ -53,6 +53,9 @@ class DeltaRow:
         self.initial = bool(f.get("is_in_initial_list"))
         self.tombstone = bool(f.get("tombstone"))
 
+    def __repr__(self) -> str:
+        return f"DeltaRow({self.seq}, {self.delta}, {self.key!r}, rv={self.rv!r})"
+
 
 class DeltasState(PaneState):
     """A ring of the last ``maxlen`` deltas applied, and counts per type."""

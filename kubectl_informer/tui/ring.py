@@ -60,6 +60,9 @@ class KeyedHistory(Generic[K, T]):
     def keys_newest_first(self) -> Iterator[K]:
         return reversed(self._rings)
 
+    def __repr__(self) -> str:
+        return f"KeyedHistory({dict(self._rings)!r})"
+
     def total_items(self) -> int:
         return sum(len(r) for r in self._rings.values())
 
@@ -73,6 +76,9 @@ class RateMeter:
         self.window = window
         # (second, count) pairs, oldest first; at most window+1 of them.
         self._buckets: deque[list[float]] = deque(maxlen=window + 1)
+
+    def __repr__(self) -> str:
+        return f"RateMeter({list(self._buckets)!r})"
 
     def add(self, t: float, n: int = 1) -> None:
         sec = int(t)
