@@ -1,9 +1,9 @@
 """A ListerWatcher over a real API server: raw JSON in, dicts out.
 
-Lists are read whole and decoded once with orjson (3-4x faster than
-``json.loads`` on a 25 MB pod list, and the kubernetes client's model classes
-would cost another order of magnitude). Watches are decoded line by line as
-the chunks arrive, so an event reaches the Reflector as soon as the server
+Lists are read whole and decoded with orjson, item by item with the GC
+paused (``decode.loads_list``; the kubernetes client's model classes would
+cost an order of magnitude more). Watches are decoded line by line as the
+chunks arrive, so an event reaches the Reflector as soon as the server
 flushes it.
 """
 
@@ -16,7 +16,9 @@ from typing import Any, Iterator
 import orjson
 import urllib3
 
-from kubectl_informer.cache.listwatch import ADDED, BOOKMARK, ERROR, INITIAL_EVENTS_END_ANNOTATION, ListOptions, WatchEvent
+from kubectl_informer.cache.listwatch import (
+    ADDED, BOOKMARK, ERROR, INITIAL_EVENTS_END_ANNOTATION, ListOptions, WatchEvent,
+)
 
 from . import rest
 from .decode import gc_pause
