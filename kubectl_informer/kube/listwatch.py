@@ -33,6 +33,7 @@ _CHUNK = 64 * 1024
 # The GC stays paused through a WatchList's initial events (see decode.py)
 # at most this long, in case the end bookmark never comes.
 INITIAL_EVENTS_GC_PAUSE_MAX = 30.0
+FREEZE_MIN_ITEMS = 1000
 
 
 class KubeListerWatcher:
@@ -177,11 +178,17 @@ class KubeWatch:
             gc_pause.acquire()
             pause_until = time.monotonic() + INITIAL_EVENTS_GC_PAUSE_MAX
         pending = bytearray()  # a line split across chunks
+        initial = 0
         try:
             for ev in self._decoded(pending):
-                if paused and (ev.type != ADDED or time.monotonic() > pause_until):
-                    paused = False
-                    gc_pause.release(freeze=ev.type == BOOKMARK and _is_initial_events_end(ev.object))
+                if paused:
+                    if ev.type == ADDED and time.monotonic() <= pause_until:
+                        initial += 1
+                    else:
+                        paused = False
+                        # Freeze only a big collection, as loads_list does.
+                        gc_pause.release(freeze=initial >= FREEZE_MIN_ITEMS and ev.type == BOOKMARK
+                                         and _is_initial_events_end(ev.object))
                 yield ev
         except (urllib3.exceptions.HTTPError, OSError, ValueError, AttributeError):
             # Reset, timeout, or stop() closing the socket under us: the

@@ -14,6 +14,8 @@ from kubectl_informer.kube.decode import loads_list
 @pytest.fixture(autouse=True)
 def split_everything(monkeypatch):
     monkeypatch.setattr(decode, "SPLIT_THRESHOLD", 0)
+    yield
+    gc.unfreeze()  # loads_list freezes what it decoded; leave the process as we found it
 
 
 def pod(i, owners=1):

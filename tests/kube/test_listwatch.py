@@ -8,6 +8,7 @@ import pytest
 from kubectl_informer.cache.listwatch import ApiError, ListOptions, is_expired, is_too_many_requests
 from kubectl_informer.clock import wait_for
 from kubectl_informer.kube.discovery import Resource
+from kubectl_informer.kube import listwatch as kube_listwatch
 from kubectl_informer.kube.listwatch import KubeListerWatcher
 
 from .fake_apiserver import Reply, Stream, status
@@ -167,7 +168,7 @@ def test_stream_closed_by_the_server_ends_quietly(api, fake):
     assert [e.object["metadata"]["name"] for e in KubeListerWatcher(api, PODS).watch(ListOptions())] == ["x"]
 
 
-def test_gc_is_paused_through_watch_list_initial_events_only(api, fake):
+def test_gc_is_paused_through_watch_list_initial_events_only(api, fake, monkeypatch):
     import gc
 
     end = {"kind": "Pod", "metadata": {"resourceVersion": "12",
@@ -175,13 +176,18 @@ def test_gc_is_paused_through_watch_list_initial_events_only(api, fake):
     fake.routes["/api/v1/pods"] = Stream(events(("ADDED", pod("a", 11)), ("ADDED", pod("b", 12)),
                                                 ("BOOKMARK", end), ("MODIFIED", pod("a", 13))))
     lw = KubeListerWatcher(api, PODS)
+    gc.unfreeze()
     seen = []
+    for ev in lw.watch(ListOptions(send_initial_events=True, allow_watch_bookmarks=True)):
+        seen.append((ev.type, gc.isenabled()))
+    assert seen == [("ADDED", False), ("ADDED", False), ("BOOKMARK", True), ("MODIFIED", True)]
+    assert gc.get_freeze_count() == 0  # two objects: nothing worth freezing
+    monkeypatch.setattr(kube_listwatch, "FREEZE_MIN_ITEMS", 2)
     try:
-        for ev in lw.watch(ListOptions(send_initial_events=True, allow_watch_bookmarks=True)):
-            seen.append((ev.type, gc.isenabled()))
+        list(lw.watch(ListOptions(send_initial_events=True, allow_watch_bookmarks=True)))
+        assert gc.get_freeze_count() > 0  # a big collection is frozen out of later collections
     finally:
         gc.unfreeze()
-    assert seen == [("ADDED", False), ("ADDED", False), ("BOOKMARK", True), ("MODIFIED", True)]
     assert gc.isenabled()
     # A stream that ends before its bookmark (or a plain watch) leaves the GC on.
     fake.routes["/api/v1/pods"] = Stream(events(("ADDED", pod("a", 11))))
