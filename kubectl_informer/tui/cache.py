@@ -92,7 +92,8 @@ class CachePane(TextPane):
         now = self.now if self.now is not None else st.last_time
         head = Text(no_wrap=True)
         head.append(f"{st.count} objects", "bold")
-        head.append(f" in {len(st.per_ns)} namespaces  ", "")
+        n_ns = len(st.per_ns)
+        head.append(f" in {n_ns} namespace{'' if n_ns == 1 else 's'}  ", "")
         head.append(f"{st.rate.rate(now):.0f} ops/s", "dim")
         lines = [head]
         ops = Text(no_wrap=True)

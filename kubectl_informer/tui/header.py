@@ -182,7 +182,8 @@ class HeaderPane(TextPane):
         if st.last_relist:
             two.append(f" ({st.last_relist})", "red")
         if not s.paused:
-            two.append(f" │ {s.per_s:,.0f} ev/s", "dim")
+            rate = f"{s.per_s:,.0f}" if s.per_s >= 10 or s.per_s == 0 else f"{s.per_s:.1f}"
+            two.append(f" │ {rate} ev/s", "dim")
         if s.dropped:
             two.append(f"  dropped {s.dropped}", "bold red")
         return [one, two][:height]
