@@ -39,7 +39,6 @@ def make_pod(namespace: str, name: str | None = None, app: str = "web", index: i
     name = name or f"{rs}-{_hash(f'{rs}-{index}', 5)}"
     node = node or f"node-{index % 3 + 1}"
     ts = _ts()
-    ready = "True" if phase == "Running" else "False"
     ip = f"10.244.{index // 250 % 250}.{index % 250 + 2}"
     pod = {
         "apiVersion": "v1",

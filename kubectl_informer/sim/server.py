@@ -14,7 +14,6 @@ Watch streams are chunked JSON lines, one chunk per event, flushed as sent.
 from __future__ import annotations
 
 import logging
-import os
 import select
 import shutil
 import socket
@@ -35,9 +34,7 @@ from kubectl_informer.sim import openapi
 from kubectl_informer.sim.faults import Faults
 from kubectl_informer.sim.resources import NAMESPACES, ResourceDef
 from kubectl_informer.sim.selectors import parse_field_selector, parse_label_selector
-from kubectl_informer.sim.store import (
-    BOOKMARK, Store, bookmark_line, is_bookmark, is_close, watch_line,
-)
+from kubectl_informer.sim.store import Store, bookmark_line, is_bookmark, is_close, watch_line
 
 log = logging.getLogger(__name__)
 
@@ -623,4 +620,4 @@ class _Handler(BaseHTTPRequestHandler):
             pass
 
 
-__all__ = ["SimServer", "SIM_VERSION", "BOOKMARK"]
+__all__ = ["SimServer", "SIM_VERSION"]

@@ -31,7 +31,7 @@ import time
 import uuid
 from collections import deque
 from datetime import datetime, timezone
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 import orjson
 
@@ -986,5 +986,3 @@ def is_bookmark(item) -> bool:
 def is_close(item) -> bool:
     return item is _CLOSE
 
-
-Mutator = Callable[[dict], None]

@@ -1,6 +1,5 @@
 """Fault injection through real HTTP."""
 
-import http.client
 import time
 
 import pytest
