@@ -58,6 +58,7 @@ class QueueState(PaneState):
         self.work: deque[float] = deque(maxlen=RESERVOIR)
         # Events the model could not place (a trace that lost events).
         self.gaps = 0
+        self.bad_events = 0
         self._rate: deque[list] = deque(maxlen=RATE_WINDOW + 2)  # [second, adds]
         self.first_add: float | None = None
         self.last_time: float | None = None
@@ -75,10 +76,21 @@ class QueueState(PaneState):
 
     def feed(self, ev: TraceEvent) -> None:
         h = self._handlers.get(ev.kind)
-        if h is not None:
-            self.last_time = ev.time
-            h(ev.key, ev.time, ev.fields)
-            self.version += 1
+        if h is None:
+            return
+        k = ev.key
+        if type(k) is not str:
+            if k is None and ev.kind != "queue.shutdown":
+                self.bad_events += 1  # every other queue event names its item
+                return
+            k = None if k is None else str(k)
+        try:
+            h(k, ev.time, ev.fields)
+        except (TypeError, ValueError, AttributeError, OverflowError):
+            self.bad_events += 1  # a malformed recording must not stop the UI
+            return
+        self.last_time = ev.time
+        self.version += 1
 
     # -- the queue's rules ----------------------------------------------
     def _add(self, k: str, t: float, f: dict) -> None:
@@ -145,8 +157,8 @@ class QueueState(PaneState):
             self.requeued_on_done += 1
 
     def _add_after(self, k: str, t: float, f: dict) -> None:
-        self.retries += 1  # client-go counts every AddAfter as a retry
         delay = float(f.get("delay") or 0.0)
+        self.retries += 1  # client-go counts every AddAfter as a retry
         if delay <= 0:
             return  # added at once: its queue.add follows
         ready = t + delay

@@ -34,6 +34,15 @@ MIN_PERIOD = 1.0  # client-go's minimumResyncPeriod
 SYNC_TYPES = frozenset(("Sync", "SyncAll"))
 
 
+def _seconds(v) -> float:
+    """A period from the trace: finite, not negative and not absurdly small
+    (ticks are counted by division), else the event is bad."""
+    x = float(v)
+    if not math.isfinite(x) or x < 0 or 0 < x < 1e-6:
+        raise ValueError(f"bad period {v!r}")
+    return x
+
+
 def cadence(effective: float, check: float | None) -> float:
     """How often a listener with ``effective`` period really resyncs when
     ticks come every ``check`` seconds: the period rounded up to ticks."""
@@ -108,6 +117,7 @@ class ResyncState(PaneState):
         self.syncs_queued = 0
         self.syncs_skipped = 0
         self.last_time: float | None = None
+        self.bad_events = 0
         self._handlers = {
             "informer.start": self._informer_start,
             "handler.register": self._register,
@@ -120,24 +130,31 @@ class ResyncState(PaneState):
 
     def feed(self, ev: TraceEvent) -> None:
         h = self._handlers.get(ev.kind)
-        if h is not None and h(ev) is not False:
-            self.last_time = ev.time
-            self.version += 1
+        if h is None:
+            return
+        try:
+            if h(ev) is False:
+                return
+        except (TypeError, ValueError, AttributeError, OverflowError):
+            self.bad_events += 1  # a malformed recording must not stop the UI
+            return
+        self.last_time = ev.time
+        self.version += 1
 
     # -- handlers -------------------------------------------------------
     def _informer_start(self, ev: TraceEvent) -> None:
         self.started_at = ev.time
         cp = ev.fields.get("resync_check_period")
         if cp is not None:
-            self.check_period = float(cp)
+            self.check_period = _seconds(cp)
 
     def _register(self, ev: TraceEvent) -> None:
         f = ev.fields
         name = str(f.get("listener") or f"handler-{len(self.listeners) + 1}")
-        requested = float(f.get("requested") or 0.0)
-        effective = float(f.get("effective") or 0.0)
+        requested = _seconds(f.get("requested") or 0.0)
+        effective = _seconds(f.get("effective") or 0.0)
         cp = f.get("check_period")
-        cp = None if cp is None else float(cp)
+        cp = None if cp is None else _seconds(cp)
         prev = self.check_period
         after = self.started_at is not None and ev.time >= self.started_at
         self.listeners[name] = Listener(name, requested, effective, cp, f.get("reason"), ev.time, after, prev)
@@ -149,7 +166,7 @@ class ResyncState(PaneState):
         due = tuple(str(x) for x in (f.get("due") or ()))
         cp = f.get("check_period")
         if cp is not None:
-            self.check_period = float(cp)
+            self.check_period = _seconds(cp)
         self.ticks.append(Tick(ev.time, due))
         self.tick_count += 1
         for name in due:
@@ -233,7 +250,9 @@ def _timeline(st: ResyncState, now: float, width: int) -> list[Text]:
         if tk.time >= t0:
             cells[column_of(tk.time, t0, t1, width)] = ("┃", "bold yellow") if tk.due else ("│", "yellow")
     nt = st.next_tick(now)
-    while nt is not None and nt <= t1:
+    for _ in range(width):  # bounded: a tiny period would otherwise loop for ages
+        if nt is None or nt > t1:
+            break
         cells[column_of(nt, t0, t1, width)] = ("┆", "dim yellow")
         nt += cp
     for i, ls in enumerate(st.listeners.values()):

@@ -58,6 +58,7 @@ class RVState(PaneState):
         self.counts = {"list": 0, "watch": 0, "bookmark": 0, "relist": 0, "gone": 0}
         self.relist_reasons: dict[str, int] = {}
         self.last_time: float | None = None
+        self.bad_events = 0
         # A 410 on the watch is followed by a relist with reason expired:
         # count that as one 410, not two.
         self._gone_pending = False
@@ -75,8 +76,12 @@ class RVState(PaneState):
     def feed(self, ev: TraceEvent) -> None:
         h = self._handlers.get(ev.kind)
         if h is not None:
+            try:
+                h(ev)
+            except (TypeError, ValueError, AttributeError, OverflowError):
+                self.bad_events += 1  # a malformed recording must not stop the UI
+                return
             self.last_time = ev.time
-            h(ev)
             self.version += 1
 
     # -- handlers -------------------------------------------------------

@@ -158,6 +158,18 @@ def test_a_lost_event_is_counted_and_the_queue_follows_the_trace():
     assert st.queued() == ["b"]
 
 
+def test_malformed_events_are_counted_and_skipped():
+    e = Trace()
+    e(1.0, "queue.add", None, outcome="queued")         # no item
+    e(2.0, "queue.add_after", "a", delay="soon")        # not a duration
+    e(3.0, "worker.start", "a", worker="w-one")         # not a slot number
+    e(4.0, "queue.add", 7, outcome="queued")            # a non-string item is named by str()
+    st = QueueState()
+    st.feed_all(e.events)
+    assert st.bad_events == 3
+    assert st.queued() == ["7"] and st.waiting == {} and st.workers == {} and st.retries == 0
+
+
 def test_adds_per_second_over_the_last_five_seconds():
     e = Trace()
     for i in range(100):
@@ -314,3 +326,27 @@ def test_snapshot_80x24(snap_compare):
 
 def test_snapshot_160x50(snap_compare):
     assert snap_compare(_pane_app(), terminal_size=(160, 50))
+
+
+# -- malformed input ------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as hs  # noqa: E402
+
+_values = hs.one_of(hs.none(), hs.booleans(), hs.integers(-5, 5), hs.floats(-10, 10, allow_nan=False),
+                    hs.text(max_size=5), hs.lists(hs.text(max_size=3), max_size=3))
+_kinds = hs.sampled_from(["queue.add", "queue.get", "queue.done", "queue.add_after", "queue.rate_limited",
+                          "queue.forget", "queue.shutdown", "worker.start", "worker.done", "fifo.pop"])
+_fields = hs.dictionaries(hs.sampled_from(["outcome", "delay", "requeues", "worker", "drain", "depth"]), _values)
+
+
+@settings(max_examples=150, deadline=None)
+@given(hs.lists(hs.tuples(_kinds, hs.one_of(hs.none(), hs.sampled_from(["a", "b"]), hs.integers(0, 2)),
+                          hs.floats(0, 100, allow_nan=False), _fields), max_size=40),
+       hs.integers(1, 200), hs.integers(1, 60))
+def test_any_trace_feeds_and_renders_without_error(events, width, height):
+    st = QueueState()
+    for i, (kind, key, t, fields) in enumerate(events):
+        st.feed(TraceEvent(i + 1, t, kind, key, fields))
+    render_queue(st, None, width, height)
+    render_queue(st, 50.0, width, height)

@@ -281,3 +281,40 @@ def test_snapshot_80x24(snap_compare):
 
 def test_snapshot_160x50(snap_compare):
     assert snap_compare(_pane_app(), terminal_size=(160, 50))
+
+
+# -- malformed input ------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as hs  # noqa: E402
+
+_values = hs.one_of(hs.none(), hs.booleans(), hs.integers(-5, 5), hs.floats(-10, 10, allow_nan=False),
+                    hs.text(max_size=5), hs.lists(hs.text(max_size=3), max_size=3))
+_kinds = hs.sampled_from(["informer.start", "handler.register", "resync.tick", "fifo.queue", "fifo.coalesce",
+                          "fifo.skip", "handler.update", "queue.add"])
+_fields = hs.dictionaries(hs.sampled_from(["listener", "requested", "effective", "check_period", "reason", "due",
+                                           "type", "is_sync", "resync_check_period"]),
+                          hs.one_of(_values, hs.sampled_from(["Sync", "resync_pending", "h"])))
+
+
+@settings(max_examples=150, deadline=None)
+@given(hs.lists(hs.tuples(_kinds, hs.floats(0, 1000, allow_nan=False), _fields), max_size=40),
+       hs.integers(1, 200), hs.integers(1, 60))
+def test_any_trace_feeds_and_renders_without_error(events, width, height):
+    st = ResyncState()
+    for i, (kind, t, fields) in enumerate(events):
+        st.feed(TraceEvent(i + 1, t, kind, None, fields))
+    render_resync(st, None, width, height)
+    render_resync(st, 1000.0, width, height)
+
+
+def test_bad_periods_are_dropped_not_drawn():
+    e = Trace()
+    e(0.0, "informer.start", resync_check_period=4.0)
+    e(1.0, "resync.tick", due=[], check_period=-1)
+    e(2.0, "resync.tick", due=[], check_period=1e-300)
+    e(3.0, "handler.register", listener="x", requested="soon", effective=1.0, check_period=4.0)
+    st = ResyncState()
+    st.feed_all(e.events)
+    assert st.bad_events == 3 and st.check_period == 4.0 and st.listeners == {}
+    assert "check 4s" in render_resync(st, 3.0, 80, 20).plain

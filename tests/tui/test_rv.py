@@ -232,3 +232,27 @@ def test_snapshot_80x24(snap_compare):
 
 def test_snapshot_160x50(snap_compare):
     assert snap_compare(_pane_app(), terminal_size=(160, 50))
+
+
+# -- malformed input ------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as hs  # noqa: E402
+
+_values = hs.one_of(hs.none(), hs.booleans(), hs.integers(-5, 5), hs.floats(-10, 10, allow_nan=False),
+                    hs.text(max_size=5), hs.sampled_from(["1", "99", "1e3"]), hs.lists(hs.text(max_size=3), max_size=3))
+_kinds = hs.sampled_from(["list.start", "list.done", "watch.start", "watch.event", "watch.bookmark", "watch.end",
+                          "rv.advance", "relist", "fifo.pop"])
+_fields = hs.dictionaries(hs.sampled_from(["resource_version", "new", "old", "reason", "error", "items",
+                                           "duration", "watch_list"]), _values)
+
+
+@settings(max_examples=150, deadline=None)
+@given(hs.lists(hs.tuples(_kinds, hs.floats(0, 1000, allow_nan=False), _fields), max_size=40),
+       hs.integers(1, 200), hs.integers(1, 60))
+def test_any_trace_feeds_and_renders_without_error(events, width, height):
+    st = RVState()
+    for i, (kind, t, fields) in enumerate(events):
+        st.feed(TraceEvent(i + 1, t, kind, None, fields))
+    render_rv(st, None, width, height)
+    render_rv(st, 1000.0, width, height)
