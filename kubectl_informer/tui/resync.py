@@ -157,7 +157,9 @@ class ResyncState(PaneState):
         cp = None if cp is None else _seconds(cp)
         prev = self.check_period
         after = self.started_at is not None and ev.time >= self.started_at
-        self.listeners[name] = Listener(name, requested, effective, cp, f.get("reason"), ev.time, after, prev)
+        reason = f.get("reason")
+        reason = str(reason) if reason else None
+        self.listeners[name] = Listener(name, requested, effective, cp, reason, ev.time, after, prev)
         if cp is not None:
             self.check_period = cp
 
