@@ -126,6 +126,10 @@ class RVState(PaneState):
         self._mark(ev.time, "watch", f"watch from rv {rv if rv not in (None, '') else '(latest)'}")
 
     def _watch_event(self, ev: TraceEvent) -> None:
+        if self.listing:
+            # A WatchList stream's initial events carry each object's own RV,
+            # in no order; the reflector's RV is the closing bookmark's.
+            return
         rv = ev.fields.get("resource_version")
         if rv not in (None, ""):
             self.watch_rv = str(rv)
@@ -133,6 +137,9 @@ class RVState(PaneState):
 
     def _watch_bookmark(self, ev: TraceEvent) -> None:
         rv = ev.fields.get("resource_version")
+        if self.listing:
+            self._mark(ev.time, "bookmark", f"bookmark at rv {rv}: initial events end")
+            return
         if rv not in (None, ""):
             self.watch_rv = str(rv)
             self._point(ev.time, rv)

@@ -101,6 +101,26 @@ def test_watch_end_without_410_is_no_gone_mark_and_closes_the_watch():
     assert "watch 6 (closed: closed)" in render_rv(st, 3.0, 80, 20).plain
 
 
+def test_watch_list_initial_events_do_not_move_the_rv():
+    # WatchList (client-go 1.35+): the initial events carry each object's own
+    # RV in any order; the list RV is the initial-events-end bookmark's.
+    e = Trace()
+    e(0.0, "list.start", resource_version="", watch_list=True)
+    for rv in ("17", "3", "12"):
+        e(0.1, "watch.event", type="ADDED", resource_version=rv)
+    e(0.2, "watch.bookmark", resource_version="20")
+    e(0.2, "rv.advance", old="", new="20", source="list")
+    e(0.2, "list.done", resource_version="20", items=3, duration=0.2, watch_list=True)
+    e(0.2, "watch.start", resource_version="20")
+    e(1.0, "watch.event", type="MODIFIED", resource_version="21")
+    st = RVState()
+    st.feed_all(e.events)
+    assert [rv for _, rv in st.points] == ["20", "21"]   # 17, 3 and 12 are not drawn
+    assert (st.list_rv, st.watch_rv, st.synced_rv) == ("20", "21", "20")
+    assert [text for _, what, text in st.marks if what == "bookmark"] == ["bookmark at rv 20: initial events end"]
+    assert "watch-list done at rv 20 items=3 in 200ms" in [text for _, _, text in st.marks]
+
+
 def test_expired_list_without_a_watch_end_still_counts_one_410():
     e = Trace()
     e(1.0, "relist", reason="expired")     # e.g. the LIST itself got 410
