@@ -199,6 +199,31 @@ def test_state_matches_a_real_reflector_through_a_410(clock, tracer, trace):
     assert "relist: expired" in text
 
 
+def test_state_matches_a_real_watch_list_reflector(clock, tracer, trace):
+    src = FakeSource()
+    for i in range(4):
+        src.add(make_object(f"p{i}"))
+    src.modify(make_object("p0"))    # p0's RV (5) is now above p1..p3's
+    r = Reflector(src, Indexer(), use_watch_list=True, clock=clock, tracer=tracer, rng=random.Random(1))
+    stop = threading.Event()
+    th = threading.Thread(target=r.run, args=(stop,), daemon=True)
+    th.start()
+    try:
+        assert wait_for(lambda: r.last_sync_resource_version() == "5")
+        clock.step(1.0)   # a later chart slot
+        src.add(make_object("p9"))
+        assert wait_for(lambda: r.last_sync_resource_version() == "6")
+    finally:
+        stop.set()
+        th.join(5)
+    st = RVState()
+    st.feed_all(trace.drain())
+    assert (st.list_rv, st.synced_rv) == ("5", "6")
+    # The chart never dips to the initial events' own RVs.
+    assert [rv for _, rv in st.points] == ["5", "6"]
+    assert [what for _, what, _ in st.marks][:2] == ["bookmark", "list"]
+
+
 # -- on screen ------------------------------------------------------------
 
 def _pane_app(now=25.0):
