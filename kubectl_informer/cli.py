@@ -230,6 +230,8 @@ def output_options(f):
                      help="Headless output only: stop after this many lines."),
         click.option("--show-secret-data", is_flag=True,
                      help="Show Secret values (they are redacted by default)."),
+        click.option("--record", metavar="FILE", default=None,
+                     help="Also write the trace to FILE as NDJSON, for `kubectl informer replay`."),
     ]
     for o in reversed(opts):
         f = o(f)
@@ -315,13 +317,13 @@ kubectl informer watch pods --demo burst
 @profile_options
 @output_options
 @debug_option
-def watch(resource, name, output, run_for, max_events, **kw) -> int:
+def watch(resource, name, output, run_for, max_events, record, **kw) -> int:
     resource, kw["demo"] = _swap_demo_resource(resource, kw["demo"])
     if resource is None:
         raise click.UsageError("you must specify the type of resource to watch, e.g. pods or deployments.apps")
     _check_output_flags(output, run_for, max_events)
     opts = _build_options("watch", resource, name, **kw)
-    return execute(opts, output, run_for=run_for, max_events=max_events, start_pane="deltas")
+    return execute(opts, output, run_for=run_for, max_events=max_events, start_pane="deltas", record=record)
 
 
 @cli.command(cls=KubectlCommand, usage="[RESOURCE] [options]",
@@ -350,12 +352,12 @@ kubectl informer queue --rate-limiter bucket:10,100 --demo
               help="default | exponential:BASE,MAX | fastslow:FAST,SLOW,N | bucket:QPS,BURST.")
 @output_options
 @debug_option
-def queue(resource, output, run_for, max_events, workers, work_time, fail_rate, rate_limiter, **kw) -> int:
+def queue(resource, output, run_for, max_events, record, workers, work_time, fail_rate, rate_limiter, **kw) -> int:
     resource, kw["demo"] = _swap_demo_resource(resource, kw["demo"])
     _check_output_flags(output, run_for, max_events)
     opts = _build_options("queue", resource or "pods", None, workers=workers, work_time=work_time,
                           fail_rate=fail_rate, rate_limiter=rate_limiter, **kw)
-    return execute(opts, output, run_for=run_for, max_events=max_events, start_pane="queue")
+    return execute(opts, output, run_for=run_for, max_events=max_events, start_pane="queue", record=record)
 
 
 # --- running ---------------------------------------------------------------------------
@@ -366,7 +368,8 @@ def _need_terminal() -> None:
 
 
 def execute(opts: RunOptions, output: str, run_for: float | None = None, max_events: int | None = None,
-            start_pane: str = "deltas") -> int:
+            start_pane: str = "deltas", record: str | None = None) -> int:
+    from .output import Recorder
     from .runner import Run
 
     if output == "tui":
@@ -376,7 +379,13 @@ def execute(opts: RunOptions, output: str, run_for: float | None = None, max_eve
     tracer.subscribe(buffer)
     run = Run(opts, tracer)
     info = run.prepare()
+    recorder = None
     try:
+        if record:
+            try:
+                recorder = Recorder(record, tracer)
+            except OSError as e:
+                raise RunError(f"cannot record to {record}: {e.strerror or e}") from None
         app = None
         if output == "tui":
             from .tui.app import InformerApp
@@ -393,6 +402,8 @@ def execute(opts: RunOptions, output: str, run_for: float | None = None, max_eve
                     renderer.render(buffer.drain())  # what came before the crash
     finally:
         run.stop()
+        if recorder is not None:
+            recorder.stop()
     failure = run.failure()
     if failure:
         raise RunError(failure)

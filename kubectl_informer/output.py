@@ -8,9 +8,10 @@ which ends the run quietly.
 
 from __future__ import annotations
 
+import threading
 from typing import IO, Iterable
 
-from .trace import TraceEvent
+from .trace import TraceBuffer, TraceEvent, Tracer
 
 OUTPUTS = ("tui", "json", "text")
 
@@ -107,3 +108,40 @@ def make_renderer(output: str, out: IO[str], workers: bool = False):
     if output == "text":
         return TextRenderer(out, workers=workers)
     raise ValueError(f"no headless renderer for output {output!r}")
+
+
+class Recorder:
+    """``--record FILE``: every TraceEvent of the run written as NDJSON (the
+    format ``replay`` reads) by a thread of its own, so the engine never waits
+    on the disk; ``stop()`` writes what is left and closes the file."""
+
+    def __init__(self, path: str, tracer: Tracer, interval: float = 0.2) -> None:
+        self.path = path
+        self.file = open(path, "w", encoding="utf-8")  # OSError: the caller reports it
+        self.buffer = TraceBuffer()
+        self.written = 0
+        self._interval = interval
+        self._stop = threading.Event()
+        self._unsubscribe = tracer.subscribe(self.buffer)
+        self._thread = threading.Thread(target=self._loop, name="kubectl-informer-recorder", daemon=True)
+        self._thread.start()
+
+    def _flush(self) -> None:
+        events = self.buffer.drain()
+        if events:
+            self.file.write("".join(ev.to_json() + "\n" for ev in events))
+            self.file.flush()
+            self.written += len(events)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self._interval):
+            self._flush()
+
+    def stop(self) -> None:
+        if self._stop.is_set():
+            return
+        self._unsubscribe()
+        self._stop.set()
+        self._thread.join(5)
+        self._flush()
+        self.file.close()

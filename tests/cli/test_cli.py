@@ -66,7 +66,7 @@ def test_watch_help_lists_every_flag_of_the_issue():
     for flag in ("-n, --namespace", "-A, --all-namespaces", "-l, --selector", "--field-selector", "--resync",
                  "--client-go 1.32|1.35|1.36", "--fifo [delta|real]", "--watch-list / --no-watch-list",
                  "--context", "--kubeconfig", "--demo [SCENARIO]", "-o, --output [tui|json|text]",
-                 "--show-secret-data", "--duration", "--max-events"):
+                 "--show-secret-data", "--duration", "--max-events", "--record FILE"):
         assert flag in out, flag
 
 

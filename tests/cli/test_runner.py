@@ -102,3 +102,35 @@ def test_a_crashed_engine_thread_ends_a_headless_run_with_one_line(monkeypatch):
     r = CliRunner().invoke(cli, ["watch", "pods", "--demo", "-o", "text"])
     assert r.exit_code == 1
     assert r.stderr.splitlines() == ["error: the informer thread stopped: RuntimeError: boom"]
+
+
+def test_record_writes_the_trace_replay_reads(tmp_path):
+    from click.testing import CliRunner
+
+    from kubectl_informer.cli import cli, read_trace_file
+
+    rec = tmp_path / "rec.ndjson"
+    r = CliRunner().invoke(cli, ["watch", "pods", "--demo", "quiet", "-o", "text", "--max-events", "4",
+                                 "--record", str(rec)])
+    assert r.exit_code == 0, r.stderr
+    printed = [line.split()[1] for line in r.stdout.splitlines()]
+    events = read_trace_file(str(rec))
+    assert events[0].kind in ("handler.register", "informer.start")
+    stored = [e.key for e in events if e.kind.startswith("store.")]
+    assert stored[:4] == printed
+    bad = CliRunner().invoke(cli, ["watch", "pods", "--demo", "-o", "text", "--record", str(tmp_path / "no" / "f")])
+    assert bad.exit_code == 1
+    assert bad.stderr.startswith("error: cannot record to ") and len(bad.stderr.splitlines()) == 1
+
+
+def test_all_namespaces_watches_every_namespace():
+    run, buf = _run(all_namespaces=True, demo="quiet")
+    info = run.prepare()
+    assert info.namespace is None
+    run.start()
+    try:
+        assert wait_for(lambda: run.informer.has_synced(), timeout=20)
+        namespaces = {key.split("/")[0] for key in run.informer.get_store().list_keys()}
+        assert len(namespaces) > 1 and "default" in namespaces
+    finally:
+        run.stop()
