@@ -61,8 +61,11 @@ def _run_launcher(env_extra, *args):
 
 def test_launcher_starts_the_plugin_from_its_environment(tmp_path):
     # An environment already made (as after the first run): this interpreter has the plugin installed.
+    # A wrapper, not a symlink: a symlinked venv interpreter would lose its venv.
     (tmp_path / "bin").mkdir()
-    os.symlink(sys.executable, tmp_path / "bin" / "python")
+    py = tmp_path / "bin" / "python"
+    py.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    py.chmod(0o755)
     r = _run_launcher({"KUBECTL_INFORMER_HOME": str(tmp_path)}, "version")
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("kubectl-informer v")
