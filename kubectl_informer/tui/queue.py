@@ -317,6 +317,16 @@ def render_queue(st: QueueState, now: float | None, width: int, height: int) -> 
         head.append("  SHUTTING DOWN" + (" (drain)" if st.drain else ""), "bold red")
     if st.gaps:
         head.append(f"  trace gaps {st.gaps}", "dim red")
+    if head.cell_len > width:
+        # A narrow slot: the same facts, fewer words.
+        head = Text.assemble(
+            ("depth ", "bold"), (str(st.depth), "bold cyan"),
+            f" · {st.adds_per_second(now):.0f} adds/s · retries {st.retries}",
+        )
+        if st.workers:
+            head.append(f" · busy {busy}/{len(st.workers)}")
+        if st.shutting_down:
+            head.append(" · SHUT DOWN", "bold red")
     lp50, lp99 = st.percentiles("latency")
     wp50, wp99 = st.percentiles("work")
     unfinished, longest = st.unfinished_work(now)
@@ -342,6 +352,9 @@ def render_queue(st: QueueState, now: float | None, width: int, height: int) -> 
         more = Text.assemble(" · ", ("unfinished", "bold"), f" {fmt_secs(unfinished)}")
         if compact.cell_len + more.cell_len <= width:
             compact.append_text(more)
+        elif compact.cell_len > width:
+            compact = Text.assemble(("p50/p99", "bold"), f" lat {fmt_secs(lp50)}/{fmt_secs(lp99)}"
+                                    f" work {fmt_secs(wp50)}/{fmt_secs(wp99)}")
         lines = [head, compact]
     avail = height - len(lines)
     if avail <= 0:

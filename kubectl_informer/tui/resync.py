@@ -30,6 +30,7 @@ from .chart import column_of, fmt_secs, join_lines
 from .pane import Pane, PaneState
 
 MAX_TICKS = 256
+NEXT_W = 14       # "due; tick 2.6s"
 MIN_PERIOD = 1.0  # client-go's minimumResyncPeriod
 SYNC_TYPES = frozenset(("Sync", "SyncAll"))
 
@@ -270,24 +271,23 @@ def _timeline(st: ResyncState, now: float, width: int) -> list[Text]:
     right = f"+{fmt_secs(t1 - now)}"
     for i, ch in enumerate(left):
         axis[i] = ch
-    for i, ch in enumerate(right):
-        axis[width - len(right) + i] = ch
-    label = "now"
-    start = max(len(left) + 1, min(now_col - 1, width - len(right) - len(label) - 1))
-    for i, ch in enumerate("▲" + label):
-        if 0 <= start + i < width:
+    # "▲now" under the now column; the future span's label only if it fits after it.
+    start = max(len(left) + 1, now_col)
+    for i, ch in enumerate("▲now"):
+        if start + i < width:
             axis[start + i] = ch
+    if start + 4 + 1 + len(right) <= width:
+        for i, ch in enumerate(right):
+            axis[width - len(right) + i] = ch
     return [row, Text("".join(axis), style="dim")]
 
 
-def _listener_rows(entries, nw: int, budget: int) -> list[Text]:
+def _listener_rows(entries, head: Text, budget: int) -> list[Text]:
     """The listener table in ``budget`` rows. When it does not all fit, the
     listeners whose period client-go changed (those with a why) come first:
     they are what this pane is for."""
     if not entries:
         return [Text("no listeners registered yet", style="dim")]
-    head = Text(f"  {'listener':<{nw}}  {'asked':>6} {'got':>6} {'every':>6} {'next':>13} {'syncs':>6}",
-                style="bold")
     full = [head] + [ln for _, row, whys, _ in entries for ln in (row, *whys)]
     if len(full) <= budget:
         return full
@@ -327,6 +327,12 @@ def render_resync(st: ResyncState, now: float | None, width: int, height: int) -
     nt = st.next_tick(now)
     if nt is not None:
         head.append(f" · next tick {fmt_secs(nt - now)}")
+    if head.cell_len > width and cp:
+        # A narrow slot: the same facts, fewer words.
+        head = Text.assemble(("Resync ", "bold"), (fmt_secs(cp), "bold yellow"),
+                             f" · {st.tick_count} ticks · Syncs {st.syncs_queued}/{st.syncs_skipped} skipped")
+        if nt is not None:
+            head.append(f" · next {fmt_secs(nt - now)}")
 
     lines: list[Text] = [head]
     label_w = 7
@@ -340,6 +346,15 @@ def render_resync(st: ResyncState, now: float | None, width: int, height: int) -
     # Listener table: one row each, then the why lines under it.
     nw = max([8] + [len(n) for n in st.listeners])
     nw = min(nw, max(8, width // 4))
+    # Columns give way in a narrow slot: syncs first, then the cadence.
+    show_syncs = nw + 47 <= width
+    show_every = nw + 40 <= width
+    table_head = f"  {'listener':<{nw}}  {'asked':>6} {'got':>6}"
+    if show_every:
+        table_head += f" {'every':>6}"
+    table_head += f" {'next':>{NEXT_W}}"
+    if show_syncs:
+        table_head += f" {'syncs':>6}"
     # (index, row, why lines, priority when rows are short: changed periods first)
     entries: list[tuple[int, Text, list[Text], int]] = []
     for i, ls in enumerate(st.listeners.values()):
@@ -360,11 +375,14 @@ def render_resync(st: ResyncState, now: float | None, width: int, height: int) -
             (f"{i + 1} " if i < 9 else "  ", "bold magenta"),
             f"{name:<{nw}}  {fmt_secs(ls.requested):>6} ",
             (f"{fmt_secs(ls.effective):>6}", "bold yellow" if differs else ""),
-            f" {fmt_secs(cadence(ls.effective, cp)):>6} ",
         )
-        nxt.pad_left(13 - nxt.cell_len)
+        if show_every:
+            row.append(f" {fmt_secs(cadence(ls.effective, cp)):>6}")
+        row.append(" ")
+        nxt.pad_left(NEXT_W - nxt.cell_len)
         row.append_text(nxt)
-        row.append(f" {ls.syncs:>6}")
+        if show_syncs:
+            row.append(f" {ls.syncs:>6}")
         whys = [Text.assemble(("    ↳ " if j == 0 else "      ", "yellow"), (part, "italic"))
                 for why in ls.why(cp) for j, part in enumerate(textwrap.wrap(why, max(10, width - 6)))]
         entries.append((i, row, whys, 0 if differs and whys else 1 if whys else 2))
@@ -390,6 +408,6 @@ def render_resync(st: ResyncState, now: float | None, width: int, height: int) -
     avail = height - len(lines)
     # Listeners first (the why lines are the point), but leave ticks some rows.
     ticks_min = min(len(tt), 3 if avail >= 8 else 2 if avail >= 5 else 0)
-    lines.extend(_listener_rows(entries, nw, max(1, avail - ticks_min)))
+    lines.extend(_listener_rows(entries, Text(table_head, style="bold"), max(1, avail - ticks_min)))
     lines.extend(tt[: max(0, height - len(lines))])
     return join_lines(lines[:height], width)

@@ -306,6 +306,14 @@ def test_pane_in_a_small_slot_keeps_the_summary_and_crops_the_queue():
     assert "w0 ▶ default/web-0" in text and "waiting 2" in text and "dirty 29" in text
 
 
+def test_pane_in_a_grid_slot_keeps_the_facts_in_fewer_words():
+    text = shown(_pane_app(), (47, 10))
+    lines = text.splitlines()
+    assert "depth 29 · 31 adds/s · retries 2 · busy 1/2" in lines[0]
+    assert "p50/p99 lat 500ms/590ms work 200ms/200ms" in lines[1]
+    assert "queued 28" in lines[2] and "…+25" in lines[3]
+
+
 def test_pane_uses_a_large_terminal():
     text = shown(_pane_app(), (160, 50))
     assert "queue latency p50 500ms p99 590ms · work duration p50 200ms p99 200ms · unfinished work" in text

@@ -211,8 +211,8 @@ def test_state_matches_a_real_informer(clock, tracer):
     assert st.resync_at(slow, start + 12) == start + 24
     assert (st.listeners["handler-1"].syncs, slow.syncs, late.syncs) == (6, 2, 6)
     text = render_resync(st, start + 12, 78, 22).plain
-    assert "3 late           3s     4s     4s         in 4s      6" in text
-    assert "2 slow          10s    10s    12s        in 12s      2" in text
+    assert "3 late           3s     4s     4s          in 4s      6" in text
+    assert "2 slow          10s    10s    12s         in 12s      2" in text
     assert "0s ago      2       0  handler-1, slow, late" in text
 
 
@@ -232,9 +232,9 @@ def test_pane_at_80x24():
     assert lines[1].count("┃") == 5   # five ticks, each with listeners due
     assert "▲now" in lines[2]
     assert "listener" in lines[3] and "asked" in lines[3] and "got" in lines[3] and "every" in lines[3]
-    assert "3 late                 3s     4s     4s       in 2.6s     12" in text
+    assert "3 late                 3s     4s     4s        in 2.6s     12" in text
     assert "↳ raised to the resync check period: the informer has already started" in text
-    assert "2 slow-controller     10s    10s    12s       in 2.6s      3" in text
+    assert "2 slow-controller     10s    10s    12s        in 2.6s      3" in text
     assert "↳ ticks come every 4s; resynced on the first tick once due: every 12s" in text
     tick_rows = [line for line in lines if "ago" in line]
     assert tick_rows[0].split()[:4] == ["1.4s", "ago", "3", "1"]
@@ -245,11 +245,21 @@ def test_pane_at_80x24():
 def test_pane_when_two_share_the_screen():
     # Side by side in 120x24 (the app's companion layout), inside borders.
     text = shown(_pane_app(), (56, 18))
-    assert "check 4s" in text.splitlines()[0]
+    assert "Resync 4s · 5 ticks · Syncs 15/5 skipped · next 2.6s" in text.splitlines()[0]
     assert "3 late" in text
     assert "↳ raised to the resync check period: the informer" in text   # wrapped,
     assert "has already started" in text                                # not cropped
     assert "every 12s" in text
+
+
+def test_pane_in_a_grid_slot_drops_columns_not_listeners():
+    # The app's grid gives a pane about 47x10.
+    text = shown(_pane_app(), (47, 10))
+    lines = text.splitlines()
+    assert "Resync 4s · 5 ticks · Syncs 15/5 skipped" in lines[0]
+    assert "every" not in lines[3] and "syncs" not in lines[3] and "next" in lines[3]
+    assert "3 late             3s     4s        in 2.6s" in text
+    assert "↳ raised to the resync check period: the" in text
 
 
 def test_pane_in_a_short_slot_keeps_every_listener_and_a_tick():
