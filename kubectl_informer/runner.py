@@ -286,12 +286,16 @@ class Run:
         return f"{r.resource}.{group}" if group else r.resource
 
     def _preflight(self) -> None:
-        """A list with limit=1 proves we may list before the UI starts: an RBAC
-        403 or a dead server becomes one line instead of a reflector retrying
-        in a loop behind the UI. (watch is not probed: a watch request would
-        block until its first event.)"""
+        """A list with limit=1, then a watch opened and closed at once, prove
+        we may list and watch before the UI starts: an RBAC 403 (a role with
+        list but no watch is a common one) or a dead server becomes one line
+        instead of a reflector retrying in a loop behind the UI. The API server
+        answers a watch's status before any event, so the probe does not wait."""
         from .cache.listwatch import ListOptions
-        self.lw.list(ListOptions(limit=1))
+        listed = self.lw.list(ListOptions(limit=1))
+        rv = ((listed or {}).get("metadata") or {}).get("resourceVersion") or None
+        w = self.lw.watch(ListOptions(resource_version=rv, timeout_seconds=1))
+        w.stop()
 
     def start(self) -> None:
         """Build the pipeline and start its threads; prepare() first."""
