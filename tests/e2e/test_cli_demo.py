@@ -208,3 +208,32 @@ def test_the_preflight_watch_does_not_wait_for_events():
     finally:
         run.stop()
     assert opened < 10
+
+
+def test_sim_serves_kubectl_and_the_plugin_side_by_side(tmp_path):
+    kc = tmp_path / "sim.kubeconfig"
+    sim = start("sim", "--write-kubeconfig", str(kc), "--scenario", "quiet")
+    try:
+        read_until(sim, lambda ls: any(l.startswith("Press Ctrl-C") for l in ls))
+        got = subprocess.run(["kubectl", "--kubeconfig", str(kc), "get", "pods", "-n", "default", "-o", "name"],
+                             capture_output=True, text=True, timeout=60)
+        assert got.returncode == 0, got.stderr
+        pods = {line.split("/", 1)[1] for line in got.stdout.split()}
+        assert pods
+        watch = start("watch", "pods", "--kubeconfig", str(kc), "-o", "text", "--max-events", str(len(pods)))
+        out, err = done(watch)
+        assert watch.returncode == 0 and err == ""
+        # The informer's initial list is what kubectl lists.
+        assert {line.split()[1].split("/", 1)[1] for line in out.splitlines()} == pods
+    finally:
+        rc, out, err = finish(sim, signal.SIGINT)
+    assert rc == 0 and "Simulated API server stopped." in out and err == ""
+
+
+def test_sim_bad_input_is_one_line():
+    p = start("sim", "--scenario", "nosuch")
+    out, err = done(p)
+    assert p.returncode == 1 and err.startswith('error: unknown scenario "nosuch"') and len(err.splitlines()) == 1
+    p = start("sim", "--list-scenarios")
+    out, err = done(p)
+    assert p.returncode == 0 and "steady" in out and "quiet" in out
