@@ -26,12 +26,14 @@ APP_BINDINGS = [
     Binding("z", "zoom", "Zoom", show=False),
     Binding("escape", "escape", "Back", show=False),
     Binding("q", "quit", "Quit"),
+    # k9s quits on ctrl+c too; Textual's default only tells you to press ctrl+q.
+    Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
 ]
 
 # (keys, what they do) for the help screen.
 HELP_KEYS = [
     ("?", "this help (esc closes)"),
-    ("q", "quit"),
+    ("q / ctrl+c", "quit"),
     ("/", "filter keys by substring (Deltas, FIFO, Cache, Inspector); enter keeps, esc clears"),
     ("p", "pause the view; events keep buffering (bounded); p again catches up"),
     ("tab / shift+tab", "next / previous pane"),

@@ -22,11 +22,15 @@ def test_question_mark_opens_help_and_escape_closes_it():
     run(check, app)
 
 
-def test_q_quits():
+import pytest
+
+
+@pytest.mark.parametrize("key", ["q", "ctrl+c"])
+def test_q_and_ctrl_c_quit(key):
     app = make_app()
 
     async def check(pilot):
-        await pilot.press("q")
+        await pilot.press(key)
         await pilot.pause()
         return app.is_running
 
