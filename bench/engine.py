@@ -243,6 +243,14 @@ def child_rss(n: int, profile_name: str) -> dict:
             return orjson.loads(body)
 
         def watch(self, options):
+            if options.send_initial_events:
+                # WatchList profiles: the objects arrive as a decoded stream.
+                from kubectl_informer.cache.listwatch import WatchEvent
+                lst = orjson.loads(body)
+                end = {"metadata": {"resourceVersion": str(n),
+                                    "annotations": {"k8s.io/initial-events-end": "true"}}}
+                return _Replay([WatchEvent("ADDED", o) for o in lst["items"]] + [WatchEvent("BOOKMARK", end)],
+                               threading.Event())
             return _Replay([], threading.Event())
 
     informer = new_informer(DecodingLW(), resolve_profile(profile_name), tracer=Tracer())
