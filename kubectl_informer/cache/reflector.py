@@ -411,6 +411,7 @@ class Reflector:
         tracer = self.tracer
         add, update, delete = store.add, store.update, store.delete
         forward_bookmark = None if temporary else self._store_bookmark
+        main = getattr(set_rv, "__func__", None) is Reflector._set_last_sync_rv and set_rv.__self__ is self
         received = False
         count = 0
         try:
@@ -446,7 +447,15 @@ class Reflector:
                     ns = meta.get("namespace")
                     name = meta.get("name")
                     tracer.emit("watch.event", f"{ns}/{name}" if ns else name, type=etype, resource_version=rv)
-                set_rv(rv, "bookmark" if etype == BOOKMARK else "event")
+                if main:
+                    # _set_last_sync_rv inlined: this runs once per event.
+                    old = self._last_sync_rv
+                    self._last_sync_rv = rv
+                    if old != rv and tracer.enabled:
+                        tracer.emit("rv.advance", None, old=old, new=rv,
+                                    source="bookmark" if etype == BOOKMARK else "event")
+                else:
+                    set_rv(rv, "bookmark" if etype == BOOKMARK else "event")
                 count += 1
                 if exit_on_initial_end and received:
                     return True

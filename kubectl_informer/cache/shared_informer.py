@@ -509,7 +509,14 @@ class SharedIndexInformer:
                         indexer.update(obj)
                         if tracer.enabled:
                             self._trace_store("store.update", key, t, obj, old, is_in_initial_list)
-                        self._on_update(old, obj, key)
+                        sync = _rv(old) == _rv(obj)
+                        if not sync and not tracer.enabled:
+                            # The common case, inlined: a real update to every listener.
+                            n = (_UPDATE, old, obj)
+                            for listener in self.processor._all:
+                                listener.add(n)
+                        else:
+                            self._distribute((_UPDATE, old, obj), sync, key)
                     else:
                         indexer.add(obj)
                         if tracer.enabled:
