@@ -372,15 +372,17 @@ def execute(opts: RunOptions, output: str, run_for: float | None = None, max_eve
     from .output import Recorder
     from .runner import Run
 
-    if output == "tui":
-        _need_terminal()
     tracer = Tracer()
     buffer = TraceBuffer()
     tracer.subscribe(buffer)
     run = Run(opts, tracer)
-    info = run.prepare()
     recorder = None
     try:
+        # Resolve the resource and the cluster first: a typo deserves its own
+        # error (with suggestions) even where there is no terminal for the UI.
+        info = run.prepare()
+        if output == "tui":
+            _need_terminal()
         if record:
             try:
                 recorder = Recorder(record, tracer)

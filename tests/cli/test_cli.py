@@ -108,7 +108,14 @@ def test_unknown_client_go_is_one_line():
 
 
 def test_tui_without_a_terminal_says_how_to_run_headless():
-    assert_one_line_error(invoke("watch", "pods"), code=1, contains=["needs a terminal", "-o json", "-o text"])
+    assert_one_line_error(invoke("watch", "pods", "--demo"), code=1,
+                          contains=["needs a terminal", "-o json", "-o text"])
+
+
+def test_a_bad_resource_is_reported_before_the_missing_terminal():
+    # The typo is the user's real problem; the terminal only matters once the run can start.
+    assert_one_line_error(invoke("watch", "podz", "--demo"), code=1,
+                          contains=['doesn\'t have a resource type "podz"', "did you mean pods?"])
 
 
 # --- replay -----------------------------------------------------------------------
