@@ -25,15 +25,14 @@ This module also defines the delta vocabulary RealFIFO uses.
 
 from __future__ import annotations
 
-import threading
-import time
 from collections import deque
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Callable
 
-from ..clock import Clock, RealClock
-from ..trace import NULL_TRACER, Tracer
+from ..clock import Clock
+from ..trace import Tracer
+from .fifo_base import FIFOBase, FIFOClosedError  # noqa: F401 (FIFOClosedError re-exported)
 from .keys import DeletedFinalStateUnknown, meta_namespace_key_func
 
 
@@ -88,44 +87,24 @@ class SyncAllInfo:
     """The object of a ``SyncAll`` delta: re-deliver everything known."""
 
 
-class FIFOClosedError(Exception):
-    """``pop`` on a FIFO that is closed and empty."""
-
-    def __init__(self, msg: str = "DeltaFIFO: manipulating with closed queue") -> None:
-        super().__init__(msg)
-
-
 def _tombstone_label(obj: Any) -> str:
     return "tombstone" if isinstance(obj, DeletedFinalStateUnknown) else "object"
 
 
-class DeltaFIFO:
+class DeltaFIFO(FIFOBase):
     """See the module docstring. Thread-safe; one consumer calls ``pop``."""
+
+    _NAME = "DeltaFIFO"
 
     def __init__(self, key_func: Callable[[Any], str] = meta_namespace_key_func,
                  known_objects: Any = None, emit_delta_type_replaced: bool = False,
                  transformer: Callable[[Any], Any] | None = None, *,
                  tracer: Tracer | None = None, clock: Clock | None = None) -> None:
-        self._key_func = key_func
-        # Anything with list_keys() and get_by_key(key) -> (obj, exists):
-        # normally the informer's Indexer.
-        self._known = known_objects
+        self._init_base(key_func, known_objects, transformer, tracer, clock)
         self._emit_replaced = emit_delta_type_replaced
-        self._transformer = transformer
-        self._tracer = tracer or NULL_TRACER
-        self._clock = clock or RealClock()
-
-        # Reentrant so a pop's process callback may read the FIFO (len, has_synced).
-        self._lock = threading.RLock()
-        self._cond = threading.Condition(self._lock)
         # key -> deltas; a key is in _items iff it is in _queue.
         self._items: dict[str, list[Delta]] = {}
         self._queue: deque[str] = deque()
-        self._populated = False
-        self._initial_population_count = 0
-        self._closed = False
-        # Consumers blocked in pop: notify only when someone waits.
-        self._waiting = 0
         # key -> clock time it was queued; filled only while tracing.
         self._queued_at: dict[str, float] = {}
 
@@ -289,21 +268,7 @@ class DeltaFIFO:
         with self._lock:
             queue = self._queue
             if not queue:
-                deadline = None if timeout is None else time.monotonic() + timeout
-                while not queue:
-                    if self._closed:
-                        raise FIFOClosedError()
-                    self._waiting += 1
-                    try:
-                        if deadline is None:
-                            self._cond.wait()
-                        else:
-                            remaining = deadline - time.monotonic()
-                            if remaining <= 0 or not self._cond.wait(remaining):
-                                if not queue and not self._closed:
-                                    raise TimeoutError("DeltaFIFO.pop timed out")
-                    finally:
-                        self._waiting -= 1
+                self._wait_for_entry_locked(queue, timeout)
             is_in_initial_list = not (self._populated and self._initial_population_count == 0)
             key = queue.popleft()
             if self._initial_population_count > 0:
@@ -323,19 +288,6 @@ class DeltaFIFO:
                                   is_in_initial_list=is_in_initial_list, waited=None, depth=len(queue))
             process(deltas, is_in_initial_list)
             return deltas
-
-    def close(self) -> None:
-        with self._lock:
-            self._closed = True
-            self._cond.notify_all()
-
-    def is_closed(self) -> bool:
-        with self._lock:
-            return self._closed
-
-    def has_synced(self) -> bool:
-        with self._lock:
-            return self._populated and self._initial_population_count == 0
 
     # ----- read-only views -----
 
@@ -361,7 +313,3 @@ class DeltaFIFO:
 
     def __len__(self) -> int:
         return len(self._queue)
-
-    @property
-    def transformer(self) -> Callable[[Any], Any] | None:
-        return self._transformer

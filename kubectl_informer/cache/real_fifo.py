@@ -21,22 +21,23 @@ Two modes, as client-go:
 
 from __future__ import annotations
 
-import threading
-import time
 from collections import deque
 from typing import Any, Callable
 
-from ..clock import Clock, RealClock
-from ..trace import NULL_TRACER, Tracer
+from ..clock import Clock
+from ..trace import Tracer
 from .delta_fifo import (ADDED, BOOKMARK, DELETED, REPLACED, REPLACED_ALL, SYNC, SYNC_ALL, TYPE_NAMES, UPDATED, Delta,
-                         DeltaType, FIFOClosedError, ReplacedAllInfo, SyncAllInfo)
+                         DeltaType, ReplacedAllInfo, SyncAllInfo)
+from .fifo_base import FIFOBase
 from .keys import DeletedFinalStateUnknown, meta_namespace_key_func
 
 _SYNC_ALL_INFO = SyncAllInfo()
 
 
-class RealFIFO:
+class RealFIFO(FIFOBase):
     """See the module docstring. Thread-safe; one consumer calls ``pop``."""
+
+    _NAME = "RealFIFO"
 
     def __init__(self, key_func: Callable[[Any], str] = meta_namespace_key_func,
                  known_objects: Any = None, transformer: Callable[[Any], Any] | None = None,
@@ -51,17 +52,9 @@ class RealFIFO:
                 raise ValueError("RealFIFO: known_objects is required without atomic_events")
             if emit_delta_type_bookmark:
                 raise ValueError("RealFIFO: emit_delta_type_bookmark requires atomic_events")
-        self._key_func = key_func
-        self._known = known_objects
-        self._transformer = transformer
+        self._init_base(key_func, known_objects, transformer, tracer, clock)
         self._atomic = atomic_events
         self._emit_bookmark = emit_delta_type_bookmark
-        self._tracer = tracer or NULL_TRACER
-        self._clock = clock or RealClock()
-
-        # Reentrant so a pop's process callback may read the FIFO (len, has_synced).
-        self._lock = threading.RLock()
-        self._cond = threading.Condition(self._lock)
         # Entries in three aligned deques rather than one deque of tuples (one
         # allocation less per delta): the delta, its key (None for ReplacedAll,
         # SyncAll, Bookmark), computed once on the way in, and the clock time
@@ -72,10 +65,6 @@ class RealFIFO:
         # key -> number of entries queued for it (resync's "nothing queued"
         # test in O(1), and the trace's ``pending``).
         self._per_key: dict[str, int] = {}
-        self._populated = False
-        self._initial_population_count = 0
-        self._closed = False
-        self._waiting = 0
 
     # ----- keys -----
 
@@ -236,21 +225,7 @@ class RealFIFO:
         with self._lock:
             items = self._items
             if not items:
-                deadline = None if timeout is None else time.monotonic() + timeout
-                while not items:
-                    if self._closed:
-                        raise FIFOClosedError("RealFIFO: manipulating with closed queue")
-                    self._waiting += 1
-                    try:
-                        if deadline is None:
-                            self._cond.wait()
-                        else:
-                            remaining = deadline - time.monotonic()
-                            if remaining <= 0 or not self._cond.wait(remaining):
-                                if not items and not self._closed:
-                                    raise TimeoutError("RealFIFO.pop timed out")
-                    finally:
-                        self._waiting -= 1
+                self._wait_for_entry_locked(items, timeout)
             is_in_initial_list = not (self._populated and self._initial_population_count == 0)
             delta = items.popleft()
             key = self._keys.popleft()
@@ -277,19 +252,6 @@ class RealFIFO:
                     self._initial_population_count -= 1
             return deltas
 
-    def close(self) -> None:
-        with self._lock:
-            self._closed = True
-            self._cond.notify_all()
-
-    def is_closed(self) -> bool:
-        with self._lock:
-            return self._closed
-
-    def has_synced(self) -> bool:
-        with self._lock:
-            return self._populated and self._initial_population_count == 0
-
     # ----- read-only views -----
 
     def pending(self) -> list[Delta]:
@@ -299,7 +261,3 @@ class RealFIFO:
 
     def __len__(self) -> int:
         return len(self._items)
-
-    @property
-    def transformer(self) -> Callable[[Any], Any] | None:
-        return self._transformer
