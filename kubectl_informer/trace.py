@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+import time
 from collections import deque
 from typing import Any, Callable, Iterable
 
@@ -65,6 +66,8 @@ class Tracer:
 
     def __init__(self, clock: Clock | None = None) -> None:
         self.clock = clock or RealClock()
+        # emit runs several times per delta: skip a Python frame where we can.
+        self._now = time.monotonic if type(self.clock) is RealClock else self.clock.now
         self._seq = itertools.count(1)
         self._subscribers: tuple[Subscriber, ...] = ()
         self._lock = threading.Lock()
@@ -74,7 +77,7 @@ class Tracer:
         subs = self._subscribers
         if not subs:
             return
-        ev = TraceEvent(next(self._seq), self.clock.now(), kind, key, fields)
+        ev = TraceEvent(next(self._seq), self._now(), kind, key, fields)
         for s in subs:
             s(ev)
 
@@ -107,17 +110,21 @@ class TraceBuffer:
 
     def __init__(self, maxlen: int = 500_000) -> None:
         self._events: deque[TraceEvent] = deque(maxlen=maxlen)
-        self._maxlen = maxlen
+        self._append = self._events.append
         self._lock = threading.Lock()
+        self._drained = 0
         self.received = 0
-        self.dropped = 0
 
     def __call__(self, ev: TraceEvent) -> None:
-        # deque.append is atomic under the GIL; the counters are advisory.
-        if len(self._events) >= self._maxlen:
-            self.dropped += 1
-        self._events.append(ev)
+        # Called for every event: deque.append is atomic under the GIL and
+        # drops the oldest when full; the counters are advisory.
+        self._append(ev)
         self.received += 1
+
+    @property
+    def dropped(self) -> int:
+        """Events pushed out unread because nobody drained in time."""
+        return max(0, self.received - self._drained - len(self._events))
 
     def extend(self, events: Iterable[TraceEvent]) -> None:
         for ev in events:
@@ -130,6 +137,7 @@ class TraceBuffer:
             n = len(self._events) if max_events is None else min(max_events, len(self._events))
             for _ in range(n):
                 out.append(pop())
+            self._drained += n
         return out
 
     def __len__(self) -> int:
