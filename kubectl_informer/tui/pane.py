@@ -58,6 +58,8 @@ class Pane(Widget):
         super().__init__(**kwargs)
         self.state = state
         self._rendered_version = -1
+        # The trace clock's latest time, as last passed to ``refresh_view``.
+        self.now: float | None = None
 
     def refresh_view(self, now: float | None = None) -> None:
         """Redraw from ``self.state``; ``now`` is the trace clock's latest time
@@ -67,5 +69,9 @@ class Pane(Widget):
         self._rendered_version = self.state.version
         self.render_state(now)
 
-    def render_state(self, now: float | None) -> None:  # pragma: no cover - interface
-        raise NotImplementedError
+    def render_state(self, now: float | None) -> None:
+        """Default: remember ``now`` (a None keeps the last time known) and
+        let Textual call ``render`` for the next frame."""
+        if now is not None:
+            self.now = now
+        self.refresh()

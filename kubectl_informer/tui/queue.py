@@ -223,16 +223,8 @@ class QueuePane(Pane):
     QueuePane { height: 1fr; width: 1fr; padding: 0 1; }
     """
 
-    def __init__(self, state: QueueState, **kwargs) -> None:
-        super().__init__(state, **kwargs)
-        self._now: float | None = None
-
-    def render_state(self, now: float | None) -> None:
-        self._now = now
-        self.refresh()
-
     def render(self) -> Text:
-        return render_queue(self.state, self._now, self.size.width, self.size.height)
+        return render_queue(self.state, self.now, self.size.width, self.size.height)
 
 
 def _flow(items, total: int, width: int, max_lines: int) -> list[Text]:

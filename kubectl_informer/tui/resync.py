@@ -231,16 +231,8 @@ class ResyncPane(Pane):
     ResyncPane { height: 1fr; width: 1fr; padding: 0 1; }
     """
 
-    def __init__(self, state: ResyncState, **kwargs) -> None:
-        super().__init__(state, **kwargs)
-        self._now: float | None = None
-
-    def render_state(self, now: float | None) -> None:
-        self._now = now
-        self.refresh()
-
     def render(self) -> Text:
-        return render_resync(self.state, self._now, self.size.width, self.size.height)
+        return render_resync(self.state, self.now, self.size.width, self.size.height)
 
 
 def _timeline(st: ResyncState, now: float, width: int) -> list[Text]:

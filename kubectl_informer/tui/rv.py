@@ -187,16 +187,8 @@ class RVPane(Pane):
     RVPane { height: 1fr; width: 1fr; padding: 0 1; }
     """
 
-    def __init__(self, state: RVState, **kwargs) -> None:
-        super().__init__(state, **kwargs)
-        self._now: float | None = None
-
-    def render_state(self, now: float | None) -> None:
-        self._now = now
-        self.refresh()
-
     def render(self) -> Text:
-        return render_rv(self.state, self._now, self.size.width, self.size.height)
+        return render_rv(self.state, self.now, self.size.width, self.size.height)
 
 
 def _rv_label(rv: str | None) -> str:

@@ -20,15 +20,9 @@ class TextPane(Pane):
 
     def __init__(self, state: PaneState, **kwargs) -> None:
         super().__init__(state, **kwargs)
-        self.now: float | None = None
         self.filter_text = ""
         if self.TITLE:
             self.border_title = self.TITLE
-
-    def render_state(self, now: float | None) -> None:
-        if now is not None:
-            self.now = now
-        self.refresh()
 
     def set_filter(self, text: str) -> None:
         self.filter_text = text
