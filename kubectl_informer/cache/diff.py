@@ -138,9 +138,16 @@ def _walk(old: Any, new: Any, path: str, out: list[str], cap: int) -> None:
     out.append(f"{_label(path)} {_short(old)}→{_short(new)}")
 
 
+def _order(line: str) -> tuple[bool, str]:
+    # Timestamps change with almost every status write; what a reader wants
+    # first is the change that caused the write (phase, restartCount, labels).
+    head = line.split(" ", 1)[0]
+    return (head.endswith(("Time", "Timestamp", "At")), line)
+
+
 def diff_summary(old: Any, new: Any, limit: int = 4) -> list[str]:
     """Up to ``limit`` short lines naming what changed from ``old`` to
-    ``new`` (sorted), e.g. "status.phase Pending→Running",
+    ``new`` (sorted, timestamps last), e.g. "status.phase Pending→Running",
     "labels.app +", "labels.app -"; a last "…" line says there was more.
     Ignores resourceVersion, managedFields and generation noise."""
     if isinstance(old, DeletedFinalStateUnknown):
@@ -153,8 +160,8 @@ def diff_summary(old: Any, new: Any, limit: int = 4) -> list[str]:
     _walk(old, new, "", out, limit + 1)
     if len(out) > limit:
         out = out[:limit]
-        out.sort()
+        out.sort(key=_order)
         out.append("…")
         return out
-    out.sort()
+    out.sort(key=_order)
     return out

@@ -62,3 +62,16 @@ def test_diff_long_values_are_shortened():
     new = pod(spec={"x": "b" * 100})
     (line,) = diff_summary(old, new)
     assert line.startswith("spec.x ") and len(line) < 70
+
+
+def test_timestamps_sort_after_the_change_that_caused_them():
+    old = {"metadata": {"name": "p", "resourceVersion": "1"},
+           "status": {"conditions": [{"type": "Ready", "lastTransitionTime": "2026-01-01T00:00:00Z"}],
+                      "containerStatuses": [{"restartCount": 0}]}}
+    new = {"metadata": {"name": "p", "resourceVersion": "2"},
+           "status": {"conditions": [{"type": "Ready", "lastTransitionTime": "2026-01-01T00:00:05Z"}],
+                      "containerStatuses": [{"restartCount": 1}]}}
+    assert diff_summary(old, new) == [
+        "status.containerStatuses[0].restartCount 0→1",
+        "status.conditions[0].lastTransitionTime 2026-01-01T00:00:00Z→2026-01-01T00:00:05Z",
+    ]
