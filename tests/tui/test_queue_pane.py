@@ -3,11 +3,9 @@ the pane shows it (Pilot tests and snapshots)."""
 
 from __future__ import annotations
 
-import asyncio
 import random
 
 import pytest
-from textual.app import App
 
 from kubectl_informer.clock import FakeClock, wait_for
 from kubectl_informer.trace import TraceBuffer, TraceEvent, Tracer
@@ -15,41 +13,7 @@ from kubectl_informer.tui.queue import QueuePane, QueueState, render_queue
 from kubectl_informer.workqueue import Queue, RateLimitingQueue
 from kubectl_informer.workqueue.rate_limiters import ItemExponentialFailureRateLimiter
 
-
-class OnePane(App):
-    """A tiny app holding one pane, drawn at a fixed trace time."""
-
-    def __init__(self, pane, now):
-        super().__init__()
-        self.pane, self.now = pane, now
-
-    def compose(self):
-        yield self.pane
-
-    def on_mount(self):
-        self.pane.refresh_view(self.now)
-
-
-def screen_text(app) -> str:
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
-
-
-def shown(app, size) -> str:
-    async def run():
-        async with app.run_test(size=size) as pilot:
-            await pilot.pause()
-            return screen_text(app)
-    return asyncio.run(run())
-
-
-class Trace:
-    """Hand-written recorded traces: seq from 1, explicit times."""
-
-    def __init__(self):
-        self.events: list[TraceEvent] = []
-
-    def __call__(self, t, kind, key=None, **fields):
-        self.events.append(TraceEvent(len(self.events) + 1, t, kind, key, fields))
+from .pane_harness import OnePane, Trace, shown
 
 
 def controller_trace() -> Trace:

@@ -3,10 +3,7 @@ what the pane draws (Pilot tests and snapshots)."""
 
 from __future__ import annotations
 
-import asyncio
-import threading
 
-from textual.app import App
 
 from kubectl_informer.cache.fake_source import FakeSource, make_object
 from kubectl_informer.cache.shared_informer import ResourceEventHandler, SharedIndexInformer
@@ -14,39 +11,7 @@ from kubectl_informer.clock import wait_for
 from kubectl_informer.trace import TraceEvent
 from kubectl_informer.tui.resync import ResyncPane, ResyncState, cadence, render_resync
 
-
-class OnePane(App):
-    """A tiny app holding one pane, drawn at a fixed trace time."""
-
-    def __init__(self, pane, now):
-        super().__init__()
-        self.pane, self.now = pane, now
-
-    def compose(self):
-        yield self.pane
-
-    def on_mount(self):
-        self.pane.refresh_view(self.now)
-
-
-def screen_text(app) -> str:
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
-
-
-def shown(app, size) -> str:
-    async def run():
-        async with app.run_test(size=size) as pilot:
-            await pilot.pause()
-            return screen_text(app)
-    return asyncio.run(run())
-
-
-class Trace:
-    def __init__(self):
-        self.events: list[TraceEvent] = []
-
-    def __call__(self, t, kind, key=None, **fields):
-        self.events.append(TraceEvent(len(self.events) + 1, t, kind, key, fields))
+from .pane_harness import OnePane, Trace, running, shown
 
 
 AFTER_START = "raised to the resync check period: the informer has already started"
@@ -176,10 +141,7 @@ def test_state_matches_a_real_informer(clock, tracer):
     inf = SharedIndexInformer(src, 4, clock=clock, tracer=tracer)
     inf.add_event_handler(Quiet())
     inf.add_event_handler(Quiet(), 10, name="slow")
-    stop = threading.Event()
-    th = threading.Thread(target=inf.run, args=(stop,), daemon=True)
-    th.start()
-    try:
+    with running(inf.run, join=10):
         assert wait_for(inf.has_synced)
         inf.add_event_handler(Quiet(), 3, name="late")
 
@@ -194,9 +156,6 @@ def test_state_matches_a_real_informer(clock, tracer):
             assert wait_for(lambda: sum(
                 1 for ev in list(events) if ev.kind == "handler.update" and ev.fields.get("is_sync")
                 and ev.time == clock.now()) == want)
-    finally:
-        stop.set()
-        th.join(10)
     st = ResyncState()
     st.feed_all(events)
     start = st.started_at

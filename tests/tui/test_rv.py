@@ -3,11 +3,8 @@ and what the pane draws (Pilot tests and snapshots)."""
 
 from __future__ import annotations
 
-import asyncio
 import random
-import threading
 
-from textual.app import App
 
 from kubectl_informer.cache.fake_source import FakeSource, make_object
 from kubectl_informer.cache.reflector import Reflector
@@ -16,39 +13,7 @@ from kubectl_informer.clock import wait_for
 from kubectl_informer.trace import TraceEvent
 from kubectl_informer.tui.rv import MAX_MARKS, MAX_POINTS, RVPane, RVState, render_rv
 
-
-class OnePane(App):
-    """A tiny app holding one pane, drawn at a fixed trace time."""
-
-    def __init__(self, pane, now):
-        super().__init__()
-        self.pane, self.now = pane, now
-
-    def compose(self):
-        yield self.pane
-
-    def on_mount(self):
-        self.pane.refresh_view(self.now)
-
-
-def screen_text(app) -> str:
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
-
-
-def shown(app, size) -> str:
-    async def run():
-        async with app.run_test(size=size) as pilot:
-            await pilot.pause()
-            return screen_text(app)
-    return asyncio.run(run())
-
-
-class Trace:
-    def __init__(self):
-        self.events: list[TraceEvent] = []
-
-    def __call__(self, t, kind, key=None, **fields):
-        self.events.append(TraceEvent(len(self.events) + 1, t, kind, key, fields))
+from .pane_harness import OnePane, Trace, running, shown
 
 
 def expiry_trace() -> Trace:
@@ -170,10 +135,7 @@ def test_state_matches_a_real_reflector_through_a_410(clock, tracer, trace):
     for i in range(3):
         src.add(make_object(f"p{i}"))
     r = Reflector(src, Indexer(), clock=clock, tracer=tracer, rng=random.Random(1))
-    stop = threading.Event()
-    th = threading.Thread(target=r.run, args=(stop,), daemon=True)
-    th.start()
-    try:
+    with running(r.run):
         assert wait_for(lambda: src.open_watches() == 1)
         src.add(make_object("p7"))
         src.bookmark()
@@ -184,9 +146,6 @@ def test_state_matches_a_real_reflector_through_a_410(clock, tracer, trace):
         assert wait_for(lambda: src.open_watches() == 1)
         src.add(make_object("p8"))
         assert wait_for(lambda: r.last_sync_resource_version() == src.resource_version)
-    finally:
-        stop.set()
-        th.join(5)
     st = RVState()
     st.feed_all(trace.drain())
     assert st.synced_rv == r.last_sync_resource_version() == "5"
@@ -205,17 +164,11 @@ def test_state_matches_a_real_watch_list_reflector(clock, tracer, trace):
         src.add(make_object(f"p{i}"))
     src.modify(make_object("p0"))    # p0's RV (5) is now above p1..p3's
     r = Reflector(src, Indexer(), use_watch_list=True, clock=clock, tracer=tracer, rng=random.Random(1))
-    stop = threading.Event()
-    th = threading.Thread(target=r.run, args=(stop,), daemon=True)
-    th.start()
-    try:
+    with running(r.run):
         assert wait_for(lambda: r.last_sync_resource_version() == "5")
         clock.step(1.0)   # a later chart slot
         src.add(make_object("p9"))
         assert wait_for(lambda: r.last_sync_resource_version() == "6")
-    finally:
-        stop.set()
-        th.join(5)
     st = RVState()
     st.feed_all(trace.drain())
     assert (st.list_rv, st.synced_rv) == ("5", "6")
