@@ -15,50 +15,7 @@ from kubectl_informer.cache.delta_fifo import (ADDED, DELETED, REPLACED, SYNC, U
 from kubectl_informer.cache.keys import DeletedFinalStateUnknown as DFSU
 from kubectl_informer.clock import wait_for
 
-# ----- helpers (client-go's testFifoObject, literalListerGetter, Pop, pop2) -----
-
-
-def mk(name: str, val=None) -> dict:
-    return {"metadata": {"name": name}, "val": val}
-
-
-class LiteralListerGetter:
-    """Known objects from a function that lists the same objects every time."""
-
-    def __init__(self, fn):
-        self._fn = fn
-
-    def list_keys(self) -> list[str]:
-        return [o["metadata"]["name"] for o in self._fn()]
-
-    def get_by_key(self, key: str):
-        for o in self._fn():
-            if o["metadata"]["name"] == key:
-                return o, True
-        return None, False
-
-
-def known(*objs) -> LiteralListerGetter:
-    return LiteralListerGetter(lambda: list(objs))
-
-
-def pop(f) -> list[Delta]:
-    return f.pop(lambda deltas, initial: None, timeout=5)
-
-
-def pop2(f) -> tuple[list[Delta], bool]:
-    seen = {}
-
-    def process(deltas, initial):
-        seen["deltas"], seen["initial"] = deltas, initial
-
-    f.pop(process, timeout=5)
-    return seen["deltas"], seen["initial"]
-
-
-def newest_val(f):
-    return pop(f)[-1].object["val"]
-
+from .helpers import assert_pop_unblocks_when_closed, known, mk, newest_val, pop, pop2, three_known
 
 D = Delta
 
@@ -256,13 +213,9 @@ def test_delete_existing_non_propagated():
     assert [d.type for d in deltas] == [ADDED, DELETED]
 
 
-def _three_known():
-    return known(mk("foo", 5), mk("bar", 6), mk("baz", 7))
-
-
 def test_replace_makes_deletions_after_delete():
     # TestDeltaFIFO_ReplaceMakesDeletions: a pre-existing Delete
-    f = DeltaFIFO(known_objects=_three_known())
+    f = DeltaFIFO(known_objects=three_known())
     f.delete(mk("baz", 10))
     f.replace([mk("foo", 5)], "0")
     assert pop(f) == [D(DELETED, mk("baz", 10))]
@@ -274,7 +227,7 @@ def test_replace_makes_deletions_after_delete():
 
 def test_replace_makes_deletions_after_add():
     # TestDeltaFIFO_ReplaceMakesDeletions: starting with an Add
-    f = DeltaFIFO(known_objects=_three_known())
+    f = DeltaFIFO(known_objects=three_known())
     f.add(mk("baz", 10))
     f.replace([mk("foo", 5)], "0")
     assert pop(f) == [D(ADDED, mk("baz", 10)), D(DELETED, DFSU("baz", mk("baz", 10)))]
@@ -284,7 +237,7 @@ def test_replace_makes_deletions_after_add():
 
 def test_replace_makes_deletions_after_delete_and_recreate():
     # TestDeltaFIFO_ReplaceMakesDeletions: deleted and recreated in the queue
-    f = DeltaFIFO(known_objects=_three_known())
+    f = DeltaFIFO(known_objects=three_known())
     f.delete(mk("bar", 6))
     f.add(mk("bar", 100))
     f.replace([mk("foo", 5)], "0")
@@ -297,7 +250,7 @@ def test_replace_makes_deletions_after_delete_and_recreate():
 
 def test_replace_makes_deletions_after_sync():
     # TestDeltaFIFO_ReplaceMakesDeletions: synced first, the delete uses the latest version
-    f = DeltaFIFO(known_objects=_three_known())
+    f = DeltaFIFO(known_objects=three_known())
     f.replace([mk("bar", 100), mk("foo", 5)], "0")
     f.replace([mk("foo", 5)], "0")
     assert pop(f) == [D(SYNC, mk("bar", 100)), D(DELETED, DFSU("bar", mk("bar", 100)))]
@@ -317,7 +270,7 @@ def test_replace_makes_deletions_without_known_objects():
 
 def test_replace_makes_deletions_replaced():
     # TestDeltaFIFO_ReplaceMakesDeletionsReplaced
-    f = DeltaFIFO(known_objects=_three_known(), emit_delta_type_replaced=True)
+    f = DeltaFIFO(known_objects=three_known(), emit_delta_type_replaced=True)
     f.delete(mk("baz", 10))
     f.replace([mk("foo", 6)], "0")
     assert pop(f) == [D(DELETED, mk("baz", 10))]
@@ -343,7 +296,7 @@ def test_update_resync_race():
 
 def test_has_synced_correct_on_deletion():
     # TestDeltaFIFO_HasSyncedCorrectOnDeletion
-    f = DeltaFIFO(known_objects=_three_known())
+    f = DeltaFIFO(known_objects=three_known())
     f.replace([mk("foo", 5)], "0")
     expected = [
         [D(SYNC, mk("foo", 5))],
@@ -405,23 +358,7 @@ def test_has_synced(actions, expected):
 
 def test_pop_should_unblock_when_closed():
     # TestDeltaFIFO_PopShouldUnblockWhenClosed
-    f = DeltaFIFO(known_objects=known(mk("foo", 5)))
-    results = []
-
-    def consumer():
-        try:
-            f.pop(lambda d, i: None, timeout=5)
-        except FIFOClosedError as e:
-            results.append(e)
-
-    threads = [threading.Thread(target=consumer) for _ in range(10)]
-    for t in threads:
-        t.start()
-    assert wait_for(lambda: f._waiting == 10)
-    f.close()
-    for t in threads:
-        t.join(2)
-    assert len(results) == 10 and f.is_closed()
+    assert_pop_unblocks_when_closed(DeltaFIFO(known_objects=known(mk("foo", 5))))
 
 
 # ----- behaviour the Go tests cover only indirectly -----

@@ -12,29 +12,10 @@ from kubectl_informer.cache.delta_fifo import (ADDED, BOOKMARK, DELETED, REPLACE
 from kubectl_informer.cache.keys import DeletedFinalStateUnknown as DFSU
 from kubectl_informer.cache.real_fifo import RealFIFO
 from kubectl_informer.cache.store import Indexer
-from kubectl_informer.clock import wait_for
-from tests.cache.test_delta_fifo import known, mk, pop, pop2
+
+from .helpers import assert_pop_unblocks_when_closed, empty_known, known, mk, pop, pop2, pop_n, pop_val, three_known
 
 D = Delta
-
-
-def empty_known():
-    return known()
-
-
-def pop_val(f):
-    return pop(f)[0].object["val"]
-
-
-def pop_n(f, n) -> list[Delta]:
-    out = []
-    for _ in range(n):
-        out.extend(pop(f))
-    return out
-
-
-def _three_known():
-    return known(mk("foo", 5), mk("bar", 6), mk("baz", 7))
 
 
 # ----- ported cases -----
@@ -155,7 +136,7 @@ def test_enqueueing_no_lister():
 
 def test_enqueueing_with_lister():
     # TestRealFIFO_enqueueingWithLister
-    f = RealFIFO(known_objects=_three_known())
+    f = RealFIFO(known_objects=three_known())
     f.add(mk("foo", 10))
     f.update(mk("bar", 15))
     f.delete(mk("baz", 20))
@@ -197,7 +178,7 @@ def test_delete_existing_non_propagated():
 
 def test_replace_makes_deletions_after_delete():
     # TestRealFIFO_ReplaceMakesDeletions: known deletions come before the new items
-    f = RealFIFO(known_objects=_three_known())
+    f = RealFIFO(known_objects=three_known())
     f.delete(mk("baz", 10))
     f.replace([mk("foo", 5)], "0")
     assert pop_n(f, 3) == [D(DELETED, mk("baz", 10)), D(DELETED, DFSU("bar", mk("bar", 6))),
@@ -206,7 +187,7 @@ def test_replace_makes_deletions_after_delete():
 
 def test_replace_makes_deletions_after_add():
     # TestRealFIFO_ReplaceMakesDeletions: starting with an Add
-    f = RealFIFO(known_objects=_three_known())
+    f = RealFIFO(known_objects=three_known())
     f.add(mk("baz", 10))
     f.replace([mk("foo", 5)], "0")
     assert pop_n(f, 4) == [D(ADDED, mk("baz", 10)), D(DELETED, DFSU("baz", mk("baz", 10))),
@@ -215,7 +196,7 @@ def test_replace_makes_deletions_after_add():
 
 def test_replace_makes_deletions_after_delete_and_recreate():
     # TestRealFIFO_ReplaceMakesDeletions: deleted and recreated in the queue
-    f = RealFIFO(known_objects=_three_known())
+    f = RealFIFO(known_objects=three_known())
     f.delete(mk("bar", 6))
     f.add(mk("bar", 100))
     f.replace([mk("foo", 5)], "0")
@@ -226,7 +207,7 @@ def test_replace_makes_deletions_after_delete_and_recreate():
 
 def test_replace_makes_deletions_after_sync():
     # TestRealFIFO_ReplaceMakesDeletions: replaced first, the delete uses the latest version
-    f = RealFIFO(known_objects=_three_known())
+    f = RealFIFO(known_objects=three_known())
     f.replace([mk("bar", 100), mk("foo", 5)], "0")
     f.replace([mk("foo", 5)], "0")
     assert pop_n(f, 5) == [D(DELETED, DFSU("baz", mk("baz", 7))), D(REPLACED, mk("bar", 100)),
@@ -245,7 +226,7 @@ def test_replace_makes_deletions_with_empty_known():
 
 def test_replace_makes_deletions_replaced():
     # TestRealFIFO_ReplaceMakesDeletionsReplaced
-    f = RealFIFO(known_objects=_three_known())
+    f = RealFIFO(known_objects=three_known())
     f.delete(mk("baz", 10))
     f.replace([mk("foo", 6)], "0")
     assert pop_n(f, 3) == [D(DELETED, mk("baz", 10)), D(DELETED, DFSU("bar", mk("bar", 6))),
@@ -263,7 +244,7 @@ def test_update_resync_race():
 
 def test_has_synced_correct_on_deletion():
     # TestRealFIFO_HasSyncedCorrectOnDeletion
-    f = RealFIFO(known_objects=_three_known())
+    f = RealFIFO(known_objects=three_known())
     f.replace([mk("foo", 5)], "0")
     expected = [
         [D(DELETED, DFSU("bar", mk("bar", 6)))],
@@ -326,22 +307,7 @@ def test_has_synced(actions, expected):
 def test_pop_should_unblock_when_closed(atomic):
     # TestRealFIFO_PopShouldUnblockWhenClosed
     f = RealFIFO(atomic_events=True) if atomic else RealFIFO(known_objects=known(mk("foo", 5)))
-    results = []
-
-    def consumer():
-        try:
-            f.pop(lambda d, i: None, timeout=5)
-        except FIFOClosedError as e:
-            results.append(e)
-
-    threads = [threading.Thread(target=consumer) for _ in range(10)]
-    for t in threads:
-        t.start()
-    assert wait_for(lambda: f._waiting == 10)
-    f.close()
-    for t in threads:
-        t.join(2)
-    assert len(results) == 10 and f.is_closed()
+    assert_pop_unblocks_when_closed(f)
 
 
 # ----- construction rules -----
