@@ -35,14 +35,30 @@ class RateLimiter(Protocol):
     def num_requeues(self, item: Hashable) -> int: ...
 
 
-class ItemExponentialFailureRateLimiter:
+class _PerItemFailures:
+    """Failure counts per item, for the per-item limiters: ``num_requeues``
+    reads an item's count, ``forget`` drops it. Subclasses count in ``when``."""
+
+    def __init__(self) -> None:
+        self._failures: dict[Hashable, int] = {}
+        self._lock = threading.Lock()
+
+    def num_requeues(self, item: Hashable) -> int:
+        with self._lock:
+            return self._failures.get(item, 0)
+
+    def forget(self, item: Hashable) -> None:
+        with self._lock:
+            self._failures.pop(item, None)
+
+
+class ItemExponentialFailureRateLimiter(_PerItemFailures):
     """``base * 2**failures``, capped at ``max``: per-item back-off."""
 
     def __init__(self, base: float, max: float) -> None:  # noqa: A002 - client-go's names
         self.base = float(base)
         self.max = float(max)
-        self._failures: dict[Hashable, int] = {}
-        self._lock = threading.Lock()
+        super().__init__()
 
     def when(self, item: Hashable) -> float:
         with self._lock:
@@ -54,41 +70,24 @@ class ItemExponentialFailureRateLimiter:
         backoff = self.base * (2.0**exp)
         return self.max if backoff > self.max else backoff
 
-    def num_requeues(self, item: Hashable) -> int:
-        with self._lock:
-            return self._failures.get(item, 0)
-
-    def forget(self, item: Hashable) -> None:
-        with self._lock:
-            self._failures.pop(item, None)
-
     def __repr__(self) -> str:
         return f"exponential:{format_duration(self.base)},{format_duration(self.max)}"
 
 
-class ItemFastSlowRateLimiter:
+class ItemFastSlowRateLimiter(_PerItemFailures):
     """``fast`` for the first ``max_fast_attempts`` failures, then ``slow``."""
 
     def __init__(self, fast: float, slow: float, max_fast_attempts: int) -> None:
         self.fast = float(fast)
         self.slow = float(slow)
         self.max_fast_attempts = int(max_fast_attempts)
-        self._failures: dict[Hashable, int] = {}
-        self._lock = threading.Lock()
+        super().__init__()
 
     def when(self, item: Hashable) -> float:
         with self._lock:
             n = self._failures.get(item, 0) + 1
             self._failures[item] = n
         return self.fast if n <= self.max_fast_attempts else self.slow
-
-    def num_requeues(self, item: Hashable) -> int:
-        with self._lock:
-            return self._failures.get(item, 0)
-
-    def forget(self, item: Hashable) -> None:
-        with self._lock:
-            self._failures.pop(item, None)
 
     def __repr__(self) -> str:
         return f"fastslow:{format_duration(self.fast)},{format_duration(self.slow)},{self.max_fast_attempts}"
