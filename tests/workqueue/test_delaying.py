@@ -26,6 +26,27 @@ def added(q, n):
     assert wait_for(lambda: q.len() == n, timeout=5), q.len()
 
 
+def fire(q, clock, step, waiting, ready, waiting_after):
+    """``waiting`` items wait and none is queued; ``step`` clock seconds later
+    ``ready`` are queued and ``waiting_after`` still wait."""
+    settle(q, clock)
+    assert q.metrics().waiting == waiting
+    assert q.len() == 0
+    clock.step(step)
+    added(q, ready)
+    assert q.metrics().waiting == waiting_after
+
+
+def process_then_nothing_more(q, clock, step):
+    """Get and finish the queued item; ``step`` clock seconds later nothing
+    else has been queued."""
+    item, _ = q.get()
+    q.done(item)
+    clock.step(step)
+    settle(q, clock)
+    assert q.len() == 0
+
+
 @pytest.fixture
 def q(clock):
     q = DelayingQueue(name="test", clock=clock)
@@ -36,18 +57,9 @@ def q(clock):
 def test_simple_queue(q, clock):
     # client-go: TestSimpleQueue
     q.add_after("foo", 0.050)
-    settle(q, clock)
-    assert q.metrics().waiting == 1
-    assert q.len() == 0
-    clock.step(0.060)
-    added(q, 1)
-    assert q.metrics().waiting == 0
-    item, _ = q.get()
-    q.done(item)
+    fire(q, clock, 0.060, waiting=1, ready=1, waiting_after=0)
     # Past client-go's heartbeat: nothing more appears.
-    clock.step(10)
-    settle(q, clock)
-    assert q.len() == 0
+    process_then_nothing_more(q, clock, 10)
 
 
 def test_deduping(q, clock):
@@ -55,17 +67,8 @@ def test_deduping(q, clock):
     # earlier one brings it forward)
     q.add_after("foo", 0.050)
     q.add_after("foo", 0.070)
-    settle(q, clock)
-    assert q.metrics().waiting == 1
-    assert q.len() == 0
-    clock.step(0.060)
-    added(q, 1)
-    assert q.metrics().waiting == 0
-    item, _ = q.get()
-    q.done(item)
-    clock.step(0.020)  # past the second add_after: it was collapsed
-    settle(q, clock)
-    assert q.len() == 0
+    fire(q, clock, 0.060, waiting=1, ready=1, waiting_after=0)
+    process_then_nothing_more(q, clock, 0.020)  # past the second add_after: it was collapsed
 
     q.add_after("foo", 0.050)
     q.add_after("foo", 0.030)
@@ -74,23 +77,14 @@ def test_deduping(q, clock):
     assert q.len() == 0
     clock.step(0.040)
     added(q, 1)
-    item, _ = q.get()
-    q.done(item)
-    clock.step(0.020)
-    settle(q, clock)
-    assert q.len() == 0
+    process_then_nothing_more(q, clock, 0.020)
 
 
 def test_add_two_fire_early(q, clock):
     # client-go: TestAddTwoFireEarly
     q.add_after("foo", 1)
     q.add_after("bar", 0.050)
-    settle(q, clock)
-    assert q.metrics().waiting == 2
-    assert q.len() == 0
-    clock.step(0.060)
-    added(q, 1)
-    assert q.metrics().waiting == 1
+    fire(q, clock, 0.060, waiting=2, ready=1, waiting_after=1)
     assert q.get()[0] == "bar"
 
     q.add_after("baz", 2)
@@ -112,12 +106,7 @@ def test_copy_shifting(q, clock):
     q.add_after("foo", 1)
     q.add_after("bar", 0.5)
     q.add_after("baz", 0.25)
-    settle(q, clock)
-    assert q.metrics().waiting == 3
-    assert q.len() == 0
-    clock.step(2)
-    added(q, 3)
-    assert q.metrics().waiting == 0
+    fire(q, clock, 2, waiting=3, ready=3, waiting_after=0)
     assert [q.get()[0] for _ in range(3)] == ["baz", "bar", "foo"]
 
 
