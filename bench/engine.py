@@ -7,7 +7,9 @@ Each measurement runs in a fresh subprocess (so peak RSS and warm-up do not
 leak between runs). The ListerWatcher is scripted: its LIST answers the
 objects, its watch replays pre-built MODIFIED events (``updates`` per
 object) once the informer has synced, so the figure is the pipeline's own
-cost, not a producer's. The handler is SimulatedController's (enqueue the
+cost, not a producer's. The child pins its threads to one CPU as the CLI
+does (``pipeline.pin_to_one_cpu``); ``ENGINE_BENCH_UNPINNED=1`` measures
+them free to roam, where GIL hand-offs across cores halve the figure. The handler is SimulatedController's (enqueue the
 key on a RateLimitingQueue) with 2 workers doing zero-time work.
 
 Figures:
@@ -138,7 +140,7 @@ def child_throughput(n: int, updates: int, tracer_mode: str, profile_name: str) 
     import gc
 
     from kubectl_informer.controller import SimulatedController
-    from kubectl_informer.pipeline import new_informer, resolve_profile
+    from kubectl_informer.pipeline import new_informer, pin_to_one_cpu, resolve_profile
     from kubectl_informer.trace import TraceBuffer, Tracer
 
     objects = [small_object(i) for i in range(n)]
@@ -166,6 +168,8 @@ def child_throughput(n: int, updates: int, tracer_mode: str, profile_name: str) 
             buf = TraceBuffer(maxlen=2_000_000)
             tracer.subscribe(buf)
 
+    if os.environ.get("ENGINE_BENCH_UNPINNED") is None:
+        pin_to_one_cpu()  # as the CLI runs the pipeline
     informer = new_informer(lw, resolve_profile(profile_name), tracer=tracer)
     ctrl = SimulatedController(informer, workers=2, work_time=0.0, tracer=tracer if tracer_mode != "stub" else None)
     if tracer_mode == "stub":
@@ -303,6 +307,9 @@ def main() -> None:
     n, u, prof = a.objects, a.updates, a.profile
     print(f"engine bench: {n} objects x {u} updates = {n * u} deltas, profile {prof}, "
           f"{os.cpu_count()} cpus, best of {a.reps}")
+    print("pipeline threads pinned to one CPU, as the CLI runs them (pipeline.pin_to_one_cpu)"
+          if os.environ.get("ENGINE_BENCH_UNPINNED") is None else
+          "pipeline threads NOT pinned (ENGINE_BENCH_UNPINNED set): the GIL hands off across cores")
     best: dict[str, float] = {}
     best_cpu: dict[str, float] = {}
     for rep in range(a.reps):

@@ -370,6 +370,7 @@ def _need_terminal() -> None:
 def execute(opts: RunOptions, output: str, run_for: float | None = None, max_events: int | None = None,
             start_pane: str = "deltas", record: str | None = None) -> int:
     from .output import Recorder
+    from .pipeline import pin_to_one_cpu
     from .runner import Run
 
     tracer = Tracer()
@@ -377,6 +378,8 @@ def execute(opts: RunOptions, output: str, run_for: float | None = None, max_eve
     tracer.subscribe(buffer)
     run = Run(opts, tracer)
     recorder = None
+    # Before any thread starts (the demo server's included), so all inherit it.
+    unpin = pin_to_one_cpu()
     try:
         # Resolve the resource and the cluster first: a typo deserves its own
         # error (with suggestions) even where there is no terminal for the UI.
@@ -406,6 +409,7 @@ def execute(opts: RunOptions, output: str, run_for: float | None = None, max_eve
         run.stop()
         if recorder is not None:
             recorder.stop()
+        unpin()
     failure = run.failure()
     if failure:
         raise RunError(failure)

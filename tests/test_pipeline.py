@@ -91,3 +91,30 @@ def test_new_informer_tunes_gc_without_lowering():
         assert gc.get_threshold()[0] == 0
     finally:
         gc.set_threshold(*old)
+
+
+def test_pin_to_one_cpu_pins_the_thread_and_its_children_then_restores(monkeypatch):
+    import os
+    import threading
+
+    from kubectl_informer.pipeline import PIN_ENV, pin_to_one_cpu
+
+    if not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2:
+        import pytest
+        pytest.skip("needs Linux with two or more CPUs")
+    before = os.sched_getaffinity(0)
+    restore = pin_to_one_cpu()
+    try:
+        assert len(os.sched_getaffinity(0)) == 1
+        seen = []
+        t = threading.Thread(target=lambda: seen.append(os.sched_getaffinity(0)))
+        t.start()
+        t.join()
+        assert seen == [os.sched_getaffinity(0)]  # threads started now inherit the one CPU
+    finally:
+        restore()
+    assert os.sched_getaffinity(0) == before
+
+    monkeypatch.setenv(PIN_ENV, "1")
+    pin_to_one_cpu()()
+    assert os.sched_getaffinity(0) == before
