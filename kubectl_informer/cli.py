@@ -208,6 +208,10 @@ def profile_options(f):
     opts = [
         click.option("--resync", type=DURATION, default="0s", show_default=True,
                      help="Resync period of the informer and its handler (0: off, as client-go's default)."),
+        click.option("--late-handler-resync", "late_handler_resync", type=DURATION, default=None, metavar="DURATION",
+                     help="Also add a handler with this resync period after the informer has started, as a "
+                          "controller that registers late does: a period below --resync is raised to it "
+                          "(the 3s-asked, 4s-got case)."),
         click.option("--client-go", "client_go", default="1.32", show_default=True, metavar="1.32|1.35|1.36",
                      help="Which client-go's machinery to run: 1.32 DeltaFIFO+LIST, 1.35 RealFIFO+WatchList, "
                           "1.36 atomic RealFIFO (other 1.x minors map to what that release ran)."),
@@ -283,11 +287,12 @@ def _check_output_flags(output: str, run_for: float | None, max_events: int | No
 
 def _build_options(mode: str, resource: str, name: str | None, namespace, all_namespaces, label_selector,
                    field_selector, context, kubeconfig, demo, resync, client_go, fifo, watch_list,
-                   show_secret_data, **extra: Any) -> RunOptions:
+                   show_secret_data, late_handler_resync=None, **extra: Any) -> RunOptions:
     if namespace and all_namespaces:
         raise click.UsageError("-n/--namespace and -A/--all-namespaces cannot be used together")
     return RunOptions(resource=resource, name=name, namespace=namespace, all_namespaces=all_namespaces,
                       label_selector=label_selector, field_selector=field_selector, resync=resync,
+                      late_handler_resync=late_handler_resync,
                       client_go=client_go, fifo=fifo, watch_list=watch_list, context=context, kubeconfig=kubeconfig,
                       demo=demo, show_secret_data=show_secret_data, mode=mode, **extra)
 
@@ -304,6 +309,9 @@ kubectl informer watch deployments.apps web -o text
 
 # Every namespace, resync every 10s, RealFIFO and WatchList (client-go 1.35)
 kubectl informer watch pods -A --resync 10s --client-go 1.35
+
+# Why a 3s resync fires every 4s: a handler added after start (Resync pane)
+kubectl informer watch pods --demo quiet --resync 4s --late-handler-resync 3s
 
 # The trace as NDJSON, recorded for `kubectl informer replay`
 kubectl informer watch pods -o json --duration 1m > trace.ndjson

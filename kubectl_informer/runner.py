@@ -38,6 +38,7 @@ class RunOptions:
     label_selector: str | None = None
     field_selector: str | None = None
     resync: float = 0.0
+    late_handler_resync: float | None = None  # a second handler, added after start
     client_go: str = "1.32"
     fifo: str | None = None
     watch_list: bool | None = None
@@ -317,6 +318,18 @@ class Run:
         self._spawn("informer", self.informer.run)
         if self.controller is not None:
             self._spawn("controller", self.controller.run)
+        if o.late_handler_resync is not None:
+            self._add_late_handler(o.late_handler_resync)
+
+    def _add_late_handler(self, period: float) -> None:
+        """Register a handler once the informer runs, as a controller that
+        starts late does: client-go raises a period below the check period."""
+        from .clock import wait_for
+
+        if not wait_for(lambda: self.informer.has_started() or self.stop_event.is_set(), timeout=10.0):
+            raise RunError("the informer did not start within 10s")
+        if not self.stop_event.is_set():
+            self.informer.add_event_handler(_NoopHandler(), resync_period=period, name="late-handler")
 
     def _spawn(self, name: str, target: Callable[[threading.Event], Any]) -> None:
         def guarded(stop_event: threading.Event) -> None:

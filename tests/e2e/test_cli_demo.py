@@ -237,3 +237,16 @@ def test_sim_bad_input_is_one_line():
     p = start("sim", "--list-scenarios")
     out, err = done(p)
     assert p.returncode == 0 and "steady" in out and "quiet" in out
+
+
+def test_late_handler_shows_the_3s_asked_4s_got_rule():
+    # client-go: a handler added after start with a period below the check period is raised to it.
+    proc = start("watch", "pods", "--demo", "quiet", "-o", "json", "--resync", "4s",
+                 "--late-handler-resync", "3s", "--duration", "3s")
+    out, err = done(proc)
+    regs = {e["fields"]["listener"]: e["fields"] for e in map(orjson.loads, out.splitlines())
+            if e["kind"] == "handler.register"}
+    assert regs["handler-1"]["requested"] == 4.0 and regs["handler-1"]["effective"] == 4.0
+    late = regs["late-handler"]
+    assert (late["requested"], late["effective"], late["check_period"]) == (3.0, 4.0, 4.0)
+    assert "already started" in late["reason"]
