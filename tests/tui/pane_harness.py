@@ -8,6 +8,7 @@ import asyncio
 import threading
 from contextlib import contextmanager
 
+from hypothesis import strategies as hs
 from textual.app import App
 
 from kubectl_informer.trace import TraceEvent
@@ -62,3 +63,8 @@ def running(run, join: float = 5):
     finally:
         stop.set()
         th.join(join)
+
+
+# Malformed field values for the panes' fuzz tests: every JSON shape, wrong types included.
+json_values = hs.one_of(hs.none(), hs.booleans(), hs.integers(-5, 5), hs.floats(-10, 10, allow_nan=False),
+                        hs.text(max_size=5), hs.lists(hs.text(max_size=3), max_size=3))

@@ -305,8 +305,9 @@ def test_snapshot_160x50(snap_compare):
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as hs  # noqa: E402
 
-_values = hs.one_of(hs.none(), hs.booleans(), hs.integers(-5, 5), hs.floats(-10, 10, allow_nan=False),
-                    hs.text(max_size=5), hs.lists(hs.text(max_size=3), max_size=3))
+from .pane_harness import json_values  # noqa: E402
+
+_values = json_values
 _kinds = hs.sampled_from(["queue.add", "queue.get", "queue.done", "queue.add_after", "queue.rate_limited",
                           "queue.forget", "queue.shutdown", "worker.start", "worker.done", "fifo.pop"])
 _fields = hs.dictionaries(hs.sampled_from(["outcome", "delay", "requeues", "worker", "drain", "depth"]), _values)

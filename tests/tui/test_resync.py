@@ -257,8 +257,9 @@ def test_snapshot_160x50(snap_compare):
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as hs  # noqa: E402
 
-_values = hs.one_of(hs.none(), hs.booleans(), hs.integers(-5, 5), hs.floats(-10, 10, allow_nan=False),
-                    hs.text(max_size=5), hs.lists(hs.text(max_size=3), max_size=3))
+from .pane_harness import json_values  # noqa: E402
+
+_values = json_values
 _kinds = hs.sampled_from(["informer.start", "handler.register", "resync.tick", "fifo.queue", "fifo.coalesce",
                           "fifo.skip", "handler.update", "queue.add"])
 _fields = hs.dictionaries(hs.sampled_from(["listener", "requested", "effective", "check_period", "reason", "due",
