@@ -121,8 +121,6 @@ def describe_error(err: BaseException, server: str = "") -> str | None:
         text = err.message or err.reason or "request failed"
         return f"the server answered {err.status}{' ' + err.reason if err.reason else ''}: {text}"
     where = f" at {server}" if server else ""
-    if isinstance(err, (ConnectionError, TimeoutError)):
-        return f"cannot reach the API server{where}: {_short_reason(err)}"
     try:
         import urllib3.exceptions as u3
         if isinstance(err, (u3.MaxRetryError, u3.NewConnectionError, u3.ProtocolError, u3.TimeoutError)):
@@ -131,7 +129,7 @@ def describe_error(err: BaseException, server: str = "") -> str | None:
             return f"TLS error talking to the API server{where}: {_short_reason(err)}"
     except ImportError:  # pragma: no cover - kubernetes depends on urllib3
         pass
-    if isinstance(err, OSError):
+    if isinstance(err, OSError):  # refused, reset, timed out (ConnectionError and TimeoutError are OSErrors)
         return f"cannot reach the API server{where}: {_short_reason(err)}"
     return None
 
