@@ -1,0 +1,100 @@
+"""The krew archive, installed as krew installs it, works through the real
+kubectl on a PATH with no Python: plugin discovery, version, help, a headless
+demo run and the live UI in tmux."""
+
+import shutil
+import subprocess
+import time
+
+import pytest
+
+from tests.packaging import krew
+from tests.packaging.conftest import KUBECTL, bare_env, this_platform
+
+pytestmark = [pytest.mark.e2e, pytest.mark.tmux]
+
+TMUX = shutil.which("tmux") or "/usr/bin/tmux"
+
+
+def kubectl(path: str, home, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run([KUBECTL, *args], env=bare_env(path, home), capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_install_puts_the_plugin_license_and_readme_in_place(krew_root):
+    store = next((krew_root / "store" / "informer").iterdir())
+    assert store.name == "v0.1.0"
+    names = {p.name for p in store.iterdir()}
+    assert {"kubectl-informer", "kubectl_complete-informer", "_internal", "LICENSE", "README.md"} <= names
+    assert "Apache License" in (store / "LICENSE").read_text()
+    assert store / "LICENSE" in krew.installed_license_files(krew_root)  # validate-krew-manifest's check
+    link = krew_root / "bin" / "kubectl-informer"
+    assert link.is_symlink() and link.resolve() == (store / "kubectl-informer").resolve()
+
+
+def test_install_refuses_an_archive_that_is_not_the_manifests(krew_build, tmp_path):
+    tampered = tmp_path / krew_build.archive.name
+    tampered.write_bytes(krew_build.archive.read_bytes() + b"\0")
+    with pytest.raises(AssertionError, match="sha256"):
+        krew.install(krew_build.manifest, tampered, tmp_path / "root", *this_platform())
+
+
+def test_kubectl_plugin_list_finds_the_installed_plugin(krew_root, no_python_path, tmp_path):
+    r = kubectl(no_python_path, tmp_path, "plugin", "list")
+    assert r.returncode == 0, r.stderr
+    assert str(krew_root / "bin" / "kubectl-informer") in r.stdout.splitlines()
+
+
+def test_version_and_help_run_without_python(no_python_path, tmp_path):
+    r = kubectl(no_python_path, tmp_path, "informer", "version")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("kubectl-informer v0.1.0 (python 3.")
+    r = kubectl(no_python_path, tmp_path, "informer", "--help")
+    assert r.returncode == 0, r.stderr
+    assert "Usage:\n  kubectl informer [command] [options]" in r.stdout
+    r = kubectl(no_python_path, tmp_path, "informer", "watch", "pods", "--resync", "soon")
+    assert r.returncode == 2 and r.stderr.startswith("error: invalid value for '--resync'")
+
+
+def test_headless_demo_streams_deltas(no_python_path, tmp_path):
+    r = kubectl(no_python_path, tmp_path, "informer", "watch", "pods", "--demo", "-o", "text", "--duration", "5s")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    # The demo seeds 9 pods in "default" (the scenario may add one before the list).
+    initial = [line for line in lines if line.endswith(" [initial list]")]
+    assert len(initial) >= 9 and all(line.startswith("Replaced default/") for line in initial), r.stdout
+    live = [line for line in lines if not line.endswith(" [initial list]")]
+    assert live and all(line.split()[0] in ("Added", "Updated", "Deleted") for line in live), r.stdout
+    assert r.stderr == ""
+
+
+def _tmux(sock, env, *args):
+    r = subprocess.run([TMUX, "-S", str(sock), *args], env=env, capture_output=True,
+                       text=True, timeout=20)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def test_live_ui_runs_in_a_terminal(no_python_path, tmp_path):
+    env = dict(bare_env(no_python_path, tmp_path), TERM="xterm-256color")
+    sock, done = tmp_path / "tmux.sock", tmp_path / "exit"
+    _tmux(sock, env, "new-session", "-d", "-x", "150", "-y", "40",
+          f"{KUBECTL} informer watch pods --demo; echo $? > {done}; sleep 30")
+    try:
+        deadline, screen = time.monotonic() + 30, ""
+        while "Deltas" not in screen or "synced" not in screen:
+            assert time.monotonic() < deadline, f"the UI never drew its panes:\n{screen}"
+            time.sleep(0.2)  # polling the terminal
+            screen = _tmux(sock, env, "capture-pane", "-p")
+        assert "informer  pods" in screen and "ctx sim (demo: steady)" in screen
+        time.sleep(3)  # a few seconds of live updates
+        screen = _tmux(sock, env, "capture-pane", "-p")
+        assert "Replaced default/" in screen
+        _tmux(sock, env, "send-keys", "q")
+        deadline = time.monotonic() + 15
+        while not (done.exists() and done.read_text().strip()):
+            assert time.monotonic() < deadline, "q did not end the UI"
+            time.sleep(0.1)
+        assert done.read_text().strip() == "0"
+    finally:
+        subprocess.run([TMUX, "-S", str(sock), "kill-server"], env=env, capture_output=True)
