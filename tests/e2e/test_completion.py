@@ -1,0 +1,122 @@
+"""Shell completion through the real kubectl: `kubectl __complete informer ...`
+runs the `kubectl_complete-informer` that pip installed, which answers from
+the command tree, the kubeconfig and the (simulated) cluster over HTTP."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from kubectl_informer.sim.demo import start_demo
+
+pytestmark = pytest.mark.e2e
+
+KUBECTL = "/usr/bin/kubectl"
+BIN = Path(sys.executable).parent
+
+
+@pytest.fixture(scope="module")
+def plugin_path(tmp_path_factory):
+    """A PATH holding the two console scripts and the system's tools."""
+    d = tmp_path_factory.mktemp("bin")
+    for name in ("kubectl-informer", "kubectl_complete-informer"):
+        assert (BIN / name).exists(), f"{BIN / name} missing: pip install -e . puts it there"
+        os.symlink(BIN / name, d / name)
+    return f"{d}{os.pathsep}/usr/bin{os.pathsep}/bin"
+
+
+@pytest.fixture(scope="module")
+def sim_kubeconfig(tmp_path_factory):
+    path = tmp_path_factory.mktemp("sim") / "kubeconfig"
+    demo = start_demo("quiet", kubeconfig_path=str(path))
+    yield path
+    demo.stop()
+
+
+def complete(path: str, *words: str, kubeconfig=os.devnull) -> tuple[list[str], str]:
+    """Candidates (without descriptions) and the directive kubectl printed."""
+    env = dict(os.environ, PATH=path, KUBECONFIG=str(kubeconfig))
+    r = subprocess.run([KUBECTL, "__complete", "informer", *words], env=env, capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines and lines[-1].startswith(":"), r.stdout
+    assert "Traceback" not in r.stderr
+    return [c.split("\t")[0] for c in lines[:-1]], lines[-1]
+
+
+def test_subcommands(plugin_path):
+    assert complete(plugin_path, "") == (["watch", "queue", "replay", "sim", "version"], ":4")
+    assert complete(plugin_path, "re") == (["replay"], ":4")
+    assert complete(plugin_path, "nosuch", "") == ([], ":4")
+
+
+def test_flags_of_a_subcommand(plugin_path):
+    cands, directive = complete(plugin_path, "watch", "--re")
+    assert (cands, directive) == (["--resync", "--record"], ":4")
+    cands, _ = complete(plugin_path, "queue", "--")
+    assert {"--workers", "--rate-limiter", "--namespace", "--demo", "--help"} <= set(cands)
+    assert "--workers" not in complete(plugin_path, "watch", "--")[0]
+
+
+def test_flag_values_from_choices(plugin_path):
+    assert complete(plugin_path, "watch", "pods", "-o", "") == (["tui", "json", "text"], ":4")
+    assert complete(plugin_path, "watch", "pods", "--output=j") == (["--output=json"], ":4")
+    assert complete(plugin_path, "watch", "--client-go", "1.3") == (["1.32", "1.35", "1.36"], ":4")
+
+
+def test_demo_offers_the_scenarios(plugin_path):
+    from kubectl_informer.sim.scenarios import SCENARIOS
+    assert complete(plugin_path, "watch", "--demo", "") == (list(SCENARIOS), ":4")
+    assert complete(plugin_path, "queue", "--demo=re") == (["--demo=relist-storm"], ":4")
+    assert complete(plugin_path, "sim", "--scenario", "b") == (["burst"], ":4")
+
+
+def test_demo_resources_and_namespaces_need_no_cluster(plugin_path):
+    cands, _ = complete(plugin_path, "watch", "--demo", "burst", "")
+    assert {"pods", "deployments.apps", "widgets.example.com"} <= set(cands)
+    assert complete(plugin_path, "watch", "pods", "--demo", "-n", "")[0] == ["default", "shop", "batch"]
+
+
+def test_resources_from_the_clusters_discovery(plugin_path, sim_kubeconfig):
+    cands, directive = complete(plugin_path, "watch", "", kubeconfig=sim_kubeconfig)
+    assert directive == ":4"
+    assert {"pods", "namespaces", "deployments.apps", "customresourcedefinitions.apiextensions.k8s.io"} <= set(cands)
+    assert complete(plugin_path, "queue", "dep", kubeconfig=sim_kubeconfig)[0] == ["deployments.apps"]
+
+
+def test_namespaces_from_the_cluster(plugin_path, sim_kubeconfig):
+    cands, _ = complete(plugin_path, "watch", "pods", "-n", "", kubeconfig=sim_kubeconfig)
+    assert {"default", "shop", "batch"} <= set(cands)
+    assert complete(plugin_path, "watch", "pods", "--namespace=sh", kubeconfig=sim_kubeconfig)[0] == \
+        ["--namespace=shop"]
+
+
+def test_contexts_from_the_kubeconfig_named_before(plugin_path, tmp_path):
+    cfg = {"apiVersion": "v1", "kind": "Config", "current-context": "prod",
+           "clusters": [{"name": "c", "cluster": {"server": "https://127.0.0.1:1"}}],
+           "users": [{"name": "u", "user": {}}],
+           "contexts": [{"name": n, "context": {"cluster": "c", "user": "u"}} for n in ("prod", "staging", "kind")]}
+    path = tmp_path / "config"
+    path.write_text(yaml.safe_dump(cfg))
+    assert complete(plugin_path, "watch", "--kubeconfig", str(path), "--context", "") == \
+        (["prod", "staging", "kind"], ":4")
+    assert complete(plugin_path, "watch", "--context", "st", kubeconfig=path) == (["staging"], ":4")
+
+
+def test_an_unreachable_cluster_gives_no_candidates_and_no_noise(plugin_path, tmp_path):
+    cfg = {"apiVersion": "v1", "kind": "Config", "current-context": "gone",
+           "clusters": [{"name": "c", "cluster": {"server": "http://127.0.0.1:9"}}],
+           "users": [{"name": "u", "user": {}}],
+           "contexts": [{"name": "gone", "context": {"cluster": "c", "user": "u"}}]}
+    path = tmp_path / "config"
+    path.write_text(yaml.safe_dump(cfg))
+    assert complete(plugin_path, "watch", "", kubeconfig=path) == ([], ":4")
+
+
+def test_file_arguments_leave_it_to_the_shell(plugin_path):
+    assert complete(plugin_path, "replay", "") == ([], ":0")
+    assert complete(plugin_path, "watch", "--kubeconfig", "") == ([], ":0")
