@@ -98,3 +98,23 @@ def test_live_ui_runs_in_a_terminal(no_python_path, tmp_path):
         assert done.read_text().strip() == "0"
     finally:
         subprocess.run([TMUX, "-S", str(sock), "kill-server"], env=env, capture_output=True)
+
+
+def test_completion_through_the_link_the_caveats_suggest(krew_root, no_python_path, tmp_path):
+    # `ln -s kubectl-informer ~/.krew/bin/kubectl_complete-informer`: the binary answers by its name.
+    link = krew_root / "bin" / "kubectl_complete-informer"
+    link.symlink_to("kubectl-informer")
+    try:
+        r = kubectl(no_python_path, tmp_path, "__complete", "informer", "watch", "--demo", "b")
+    finally:
+        link.unlink()
+    assert r.returncode == 0, r.stderr
+    assert [line.split("\t")[0] for line in r.stdout.splitlines()] == ["burst", ":4"]
+
+
+def test_completion_through_the_archives_completer(krew_root, no_python_path, tmp_path):
+    # The archive's own kubectl_complete-informer, its folder on PATH.
+    store = next((krew_root / "store" / "informer").iterdir())
+    r = kubectl(f"{store}:{no_python_path}", tmp_path, "__complete", "informer", "qu")
+    assert r.returncode == 0, r.stderr
+    assert [line.split("\t")[0] for line in r.stdout.splitlines()] == ["queue", ":4"]
