@@ -3,6 +3,7 @@ renders a manifest krew accepts, and assembling refuses what no build made."""
 
 import copy
 import hashlib
+import os
 import re
 import tomllib
 
@@ -110,3 +111,45 @@ def test_assemble_refuses_a_changed_archive_or_a_missing_platform(tmp_path, caps
         b.assemble(tmp_path / "out2", dirs)
     assert "not the archive whose sha256 its build wrote" in capsys.readouterr().err
     assert not (tmp_path / "out2").exists()
+
+
+def test_release_workflow_runs_the_build_command_on_every_platform():
+    wf = yaml.safe_load((ROOT / ".github" / "workflows" / "release.yml").read_text())
+    build_job = wf["jobs"]["build"]
+    got = [(m["os"], m["arch"]) for m in build_job["strategy"]["matrix"]["include"]]
+    assert sorted(got) == sorted(PLATFORMS)
+    runs = "\n".join(s.get("run", "") for s in build_job["steps"])
+    assert 'python packaging/build.py --out dist --repository "${GITHUB_REPOSITORY}" ' \
+           '--expect "${{ matrix.os }}/${{ matrix.arch }}"' in runs
+    assert "pip install '.[build]'" in runs
+    release = "\n".join(s.get("run", "") for s in wf["jobs"]["release"]["steps"])
+    assert "python packaging/build.py assemble --out release artifacts/krew-*" in release
+    text = (ROOT / ".github" / "workflows" / "release.yml").read_text()
+    assert not re.search(r"[0-9a-fA-F]{64}", text)
+
+
+def test_the_wheel_installs_both_executables_with_complete_metadata(tmp_path):
+    import subprocess
+    import sys
+    import zipfile
+    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    [wheel] = tmp_path.glob("kubectl_informer-*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        meta = z.read("kubectl_informer-0.1.0.dist-info/METADATA").decode()
+        entry_points = z.read("kubectl_informer-0.1.0.dist-info/entry_points.txt").decode()
+        assert "Apache License" in z.read("kubectl_informer-0.1.0.dist-info/licenses/LICENSE").decode()
+    assert "License-Expression: Apache-2.0" in meta and "License-File: LICENSE" in meta
+    assert "Project-URL: Source, https://github.com/" in meta and "Requires-Python: >=3.11" in meta
+    assert "Classifier: Environment :: Console" in meta
+    assert "kubectl-informer = kubectl_informer.cli:main" in entry_points
+    assert "kubectl_complete-informer = kubectl_informer.completion:main" in entry_points
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    r = subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "-q",
+                        "--no-deps", str(wheel)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    for name in ("kubectl-informer", "kubectl_complete-informer"):
+        script = venv / "bin" / name
+        assert script.exists() and os.access(script, os.X_OK)
