@@ -86,8 +86,12 @@ def validate(path: Path) -> list[str]:
     if (m.get("metadata") or {}).get("name") != name:
         errs.append(f"plugin should be named {name!r} (its file name), not {(m.get('metadata') or {}).get('name')!r}")
     short = spec.get("shortDescription") or ""
-    if not short or "\n" in short.strip() or len(short) > 70:
-        errs.append("shortDescription must be one line of at most 70 characters")
+    if not short or "\n" in short.strip():
+        errs.append("shortDescription must be one line")
+    # krew warns about longer lines (unless one long word, such as a URL).
+    for key, most in (("shortDescription", 70), ("description", 80), ("caveats", 80)):
+        if any(len(line) > most and " " in line.strip() for line in str(spec.get(key) or "").splitlines()):
+            errs.append(f"{key} has lines longer than {most} characters")
     if not SEMVER.match(str(spec.get("version") or "")):
         errs.append(f"version {spec.get('version')!r} is not a semantic version with a leading v")
     platforms = spec.get("platforms") or []

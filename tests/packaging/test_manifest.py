@@ -63,6 +63,7 @@ def test_built_manifest_passes_krews_rules_and_names_the_built_archive(krew_buil
     (lambda m: m["metadata"].update(name="other"), "should be named 'informer'"),
     (lambda m: m["spec"].update(version="0.1.0"), "semantic version"),
     (lambda m: m["spec"].update(shortDescription="two\nlines"), "one line"),
+    (lambda m: m["spec"].update(caveats="a line " * 20), "caveats has lines longer than 80"),
     (lambda m: m["spec"]["platforms"][0].update(sha256="A" * 64), "64 lowercase hex"),
     (lambda m: m["spec"]["platforms"][0]["selector"]["matchLabels"].update(distro="debian"), "'distro' not supported"),
     (lambda m: m["spec"]["platforms"].append(copy.deepcopy(m["spec"]["platforms"][0])), "overlap on linux/amd64"),
