@@ -123,9 +123,10 @@ def _entries(root: Path) -> list[Path]:
 
 
 def make_tar(staged: Path, dest: Path, mtime: int) -> None:
-    """Only directories and regular files: krew's extractor refuses links."""
+    """Only directories and regular files: krew's extractor refuses links.
+    Level 6: level 9 takes four times as long for 0.3% less."""
     with open(dest, "wb") as raw, tarfile.open(fileobj=raw, mode="w:gz", format=tarfile.PAX_FORMAT,
-                                                  compresslevel=9) as tar:
+                                                  compresslevel=6) as tar:
         for path in _entries(staged):
             info = tarfile.TarInfo(path.relative_to(staged).as_posix())
             st = path.stat()  # follows links: their targets are archived as plain files
@@ -142,7 +143,7 @@ def make_tar(staged: Path, dest: Path, mtime: int) -> None:
 
 def make_zip(staged: Path, dest: Path, mtime: int) -> None:
     stamp = time.gmtime(max(mtime, 315532800))[:6]  # zip dates start in 1980
-    with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
+    with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as z:
         for path in _entries(staged):
             name = path.relative_to(staged).as_posix() + ("/" if path.is_dir() else "")
             info = zipfile.ZipInfo(name, stamp)
