@@ -154,3 +154,14 @@ def test_the_wheel_installs_both_executables_with_complete_metadata(tmp_path):
     for name in ("kubectl-informer", "kubectl_complete-informer"):
         script = venv / "bin" / name
         assert script.exists() and os.access(script, os.X_OK)
+
+
+def test_build_refuses_to_run_on_another_platform_than_expected(tmp_path):
+    import subprocess
+    import sys
+    osname, arch = build_module().this_platform()
+    r = subprocess.run([sys.executable, str(ROOT / "packaging" / "build.py"), "--out", str(tmp_path / "out"),
+                        "--expect", "plan9/mips"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1
+    assert r.stderr.splitlines() == [f"error: this machine is {osname}/{arch}, not plan9/mips"]
+    assert not (tmp_path / "out").exists()
