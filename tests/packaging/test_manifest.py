@@ -5,7 +5,10 @@ import copy
 import hashlib
 import os
 import re
+import subprocess
+import sys
 import tomllib
+import zipfile
 
 import pytest
 import yaml
@@ -130,9 +133,6 @@ def test_release_workflow_runs_the_build_command_on_every_platform():
 
 
 def test_the_wheel_installs_both_executables_with_complete_metadata(tmp_path):
-    import subprocess
-    import sys
-    import zipfile
     r = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
@@ -157,8 +157,6 @@ def test_the_wheel_installs_both_executables_with_complete_metadata(tmp_path):
 
 
 def test_build_refuses_to_run_on_another_platform_than_expected(tmp_path):
-    import subprocess
-    import sys
     osname, arch = build_module().this_platform()
     r = subprocess.run([sys.executable, str(ROOT / "packaging" / "build.py"), "--out", str(tmp_path / "out"),
                         "--expect", "plan9/mips"], capture_output=True, text=True, timeout=60)
