@@ -93,10 +93,11 @@ def _one_line(text: str | None, limit: int = 60) -> str:
     return first if len(first) <= limit else first[: limit - 3].rstrip() + "..."
 
 
-def _flags(cmd: click.Command, prefix: str) -> list[str]:
+def _flags(cmd: click.Command, prefix: str, given: set[str]) -> list[str]:
+    """The command's flags, but not those already given (as cobra does)."""
     out = []
     for p in cmd.params:
-        if not isinstance(p, click.Option) or p.hidden:
+        if not isinstance(p, click.Option) or p.hidden or p.name in given:
             continue
         desc = _one_line(p.help)
         for flag in [*p.opts, *p.secondary_opts]:
@@ -233,7 +234,7 @@ def complete(root: click.Group, args: list[str]) -> tuple[list[str], int]:
         cands, directive = option_values(p, opt)
         return [f"{flag}={c}" for c in _filter(cands, value)], directive
     if word.startswith("-"):
-        return _filter(_flags(p.command, word), word), NO_FILE_COMP
+        return _filter(_flags(p.command, word, set(p.values)), word), NO_FILE_COMP
     if isinstance(p.command, click.Group):
         if p.positional:  # an unknown subcommand: nothing follows it
             return [], NO_FILE_COMP

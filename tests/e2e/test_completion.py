@@ -60,6 +60,8 @@ def test_flags_of_a_subcommand(plugin_path):
     cands, _ = complete(plugin_path, "queue", "--")
     assert {"--workers", "--rate-limiter", "--namespace", "--demo", "--help"} <= set(cands)
     assert "--workers" not in complete(plugin_path, "watch", "--")[0]
+    cands, _ = complete(plugin_path, "watch", "pods", "--resync", "3s", "-o", "text", "--")
+    assert "--resync" not in cands and "--output" not in cands and "--duration" in cands
 
 
 def test_flag_values_from_choices(plugin_path):
