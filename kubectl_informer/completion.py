@@ -181,6 +181,19 @@ def _cluster_namespaces(kubeconfig: str | None, context: str | None) -> list[str
     return [i["metadata"]["name"] for i in body.get("items") or []]
 
 
+def _cluster_object_names(p: Parsed) -> list[str]:
+    """Names of RESOURCE's objects in the namespace the run would watch."""
+    from .kube import rest
+    from .kube.config import load_kube
+    from .kube.discovery import Discovery
+    target = load_kube(p.values.get("kubeconfig"), p.values.get("context"))
+    res = Discovery(target.api_client).resolve(p.positional[0])
+    ns = None if "all_namespaces" in p.values else (p.values.get("namespace") or target.namespace)
+    body = rest.get_json(target.api_client, res.path(ns), [("limit", 500)],
+                         timeout=(CLUSTER_TIMEOUT, CLUSTER_TIMEOUT), is_list=True)
+    return sorted({i["metadata"]["name"] for i in body.get("items") or []})
+
+
 def _from_cluster_or_sim(p: Parsed, sim: Callable[[], list[str]], cluster: Callable) -> list[str]:
     if "demo" in p.values:
         return sim()
@@ -213,6 +226,8 @@ def positional_values(p: Parsed) -> tuple[list[str], int]:
     name = p.command.name
     if name in ("watch", "queue") and not p.positional:
         return _from_cluster_or_sim(p, _sim_resources, _cluster_resources), NO_FILE_COMP
+    if name == "watch" and len(p.positional) == 1 and "demo" not in p.values:
+        return _with_deadline(lambda: _cluster_object_names(p)), NO_FILE_COMP
     if name == "replay" and not p.positional:
         return [], DEFAULT
     return [], NO_FILE_COMP

@@ -90,6 +90,14 @@ def test_resources_from_the_clusters_discovery(plugin_path, sim_kubeconfig):
     assert complete(plugin_path, "queue", "dep", kubeconfig=sim_kubeconfig)[0] == ["deployments.apps"]
 
 
+def test_object_names_for_watch_name(plugin_path, sim_kubeconfig):
+    cands, directive = complete(plugin_path, "watch", "deployments.apps", "-n", "shop", "", kubeconfig=sim_kubeconfig)
+    assert (cands, directive) == (["cart", "frontend", "payments"], ":4")
+    cands, _ = complete(plugin_path, "watch", "configmaps", "-A", "w", kubeconfig=sim_kubeconfig)
+    assert cands == ["web-config", "worker-config"]
+    assert complete(plugin_path, "watch", "pods", "x", "", kubeconfig=sim_kubeconfig) == ([], ":4")
+
+
 def test_namespaces_from_the_cluster(plugin_path, sim_kubeconfig):
     cands, _ = complete(plugin_path, "watch", "pods", "-n", "", kubeconfig=sim_kubeconfig)
     assert {"default", "shop", "batch"} <= set(cands)
