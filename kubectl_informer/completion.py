@@ -6,8 +6,9 @@ plugin's name, the last one being the word to complete ("" for a new word).
 It expects cobra's ``__complete`` answer: one candidate a line (optionally
 ``value<TAB>description``), then ``:<directive>``. Candidates come from the
 click command tree (subcommands, flags, choices), the kubeconfig (contexts),
-the cluster (resources from discovery, object names, namespaces; GETs only, a few seconds
-at most) or the simulator (``--demo``: its scenarios, resources, namespaces).
+the cluster (resources from discovery, object names, namespaces; GETs only,
+a few seconds at most) or the simulator (``--demo``: its scenarios,
+resources, namespaces).
 Nothing ever goes to stderr: kubectl shows it to the user mid-line.
 """
 
