@@ -767,42 +767,7 @@ class Store:
                                                    '"Exact", "NotOlderThan"')
         with self.lock:
             st = self._state(rdef)
-            start_after = ""
-            if continue_:
-                if rv and rv != "0":
-                    raise ApiError(400, "BadRequest", "specifying resource version is not allowed when using "
-                                                      "continue")
-                at, start_after = decode_continue(continue_)
-                if at == -1:
-                    at = self._rv
-                if at > self._rv:
-                    raise self._too_large(at)
-                if at < st.history_floor:
-                    st_key = start_after.rstrip("\x00")
-                    raise _ExpiredContinue(encode_continue(-1, st_key))
-                snapshot = self._snapshot(st, at)
-            else:
-                if match and not rv:
-                    raise _invalid("resourceVersionMatch", "Forbidden: resourceVersionMatch is forbidden "
-                                                           "unless resourceVersion is provided")
-                if match == "Exact" and rv == "0":
-                    raise _invalid("resourceVersionMatch", 'Forbidden: resourceVersionMatch "exact" is '
-                                                           'forbidden for resourceVersion "0"')
-                if rv == "":
-                    at, snapshot = self._rv, None
-                elif rv == "0":
-                    # From the watch cache: any state will do, and the cache ignores limit.
-                    at, snapshot, limit = self._rv, None, 0
-                else:
-                    want = self._parse_rv(rv)
-                    self._wait_fresh(want)
-                    exact = match == "Exact" or (not match and limit > 0)
-                    if exact:
-                        if want < st.history_floor:
-                            raise ApiError(410, "Expired", EXPIRED_LIST)
-                        at, snapshot = want, self._snapshot(st, want)
-                    else:
-                        at, snapshot = self._rv, None
+            at, snapshot, limit, start_after = self._list_point(st, rv, match, limit, continue_ or "")
             if snapshot is None:
                 keys = self._ns_keys(st, namespace)
                 objects = st.objects
@@ -813,24 +778,41 @@ class Store:
                     keys = [k for k in keys if k.startswith(namespace + "/")]
             if start_after:
                 keys = keys[bisect.bisect_left(keys, start_after):]
-            if label_match is None and field_match is None and not limit:
-                return [objects[k] for k in keys], at, "", None
-            entries: list[Entry] = []
-            cont = ""
-            remaining = None
-            for i, k in enumerate(keys):
-                e = objects[k]
-                if label_match is not None and not label_match(e.labels):
-                    continue
-                if field_match is not None and not field_match(e.fields):
-                    continue
-                if limit and len(entries) == limit:
-                    cont = encode_continue(at, entries[-1].key)
-                    if label_match is None and field_match is None:
-                        remaining = len(keys) - i
-                    break
-                entries.append(e)
-            return entries, at, cont, remaining
+            return _page(keys, objects, label_match, field_match, limit, at)
+
+    def _list_point(self, st: _ResourceState, rv: str, match: str, limit: int,
+                    continue_: str) -> tuple[int, dict | None, int, str]:
+        """Where a LIST reads (lock held): ``(rv, snapshot or None for the
+        live state, limit, key to start after)``, or the ApiError kube answers."""
+        if continue_:
+            if rv and rv != "0":
+                raise ApiError(400, "BadRequest", "specifying resource version is not allowed when using "
+                                                  "continue")
+            at, start_after = decode_continue(continue_)
+            if at == -1:
+                at = self._rv
+            if at > self._rv:
+                raise self._too_large(at)
+            if at < st.history_floor:
+                raise _ExpiredContinue(encode_continue(-1, start_after.rstrip("\x00")))
+            return at, self._snapshot(st, at), limit, start_after
+        if match and not rv:
+            raise _invalid("resourceVersionMatch", "Forbidden: resourceVersionMatch is forbidden "
+                                                   "unless resourceVersion is provided")
+        if match == "Exact" and rv == "0":
+            raise _invalid("resourceVersionMatch", 'Forbidden: resourceVersionMatch "exact" is '
+                                                   'forbidden for resourceVersion "0"')
+        if rv == "":
+            return self._rv, None, limit, ""
+        if rv == "0":
+            return self._rv, None, 0, ""  # from the watch cache: any state will do, and it ignores limit
+        want = self._parse_rv(rv)
+        self._wait_fresh(want)
+        if match == "Exact" or (not match and limit > 0):
+            if want < st.history_floor:
+                raise ApiError(410, "Expired", EXPIRED_LIST)
+            return want, self._snapshot(st, want), limit, ""
+        return self._rv, None, limit, ""
 
     def _snapshot(self, st: _ResourceState, at: int) -> dict[str, Entry] | None:
         """The objects at ``at``, or None when nothing changed since (then the
@@ -953,6 +935,30 @@ class Store:
     def close_all(self) -> None:
         for w in self.watchers():
             w.close("stopped")
+
+
+def _page(keys: list[str], objects: dict[str, Entry], label_match, field_match, limit: int,
+          at: int) -> tuple[list[Entry], int, str, int | None]:
+    """The selected entries of ``keys``, at most ``limit`` (0: all), with the
+    continue token and remainingItemCount of a paged list."""
+    if label_match is None and field_match is None and not limit:
+        return [objects[k] for k in keys], at, "", None
+    entries: list[Entry] = []
+    cont = ""
+    remaining = None
+    for i, k in enumerate(keys):
+        e = objects[k]
+        if label_match is not None and not label_match(e.labels):
+            continue
+        if field_match is not None and not field_match(e.fields):
+            continue
+        if limit and len(entries) == limit:
+            cont = encode_continue(at, entries[-1].key)
+            if label_match is None and field_match is None:
+                remaining = len(keys) - i
+            break
+        entries.append(e)
+    return entries, at, cont, remaining
 
 
 class _ExpiredContinue(ApiError):
