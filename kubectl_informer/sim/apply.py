@@ -124,7 +124,7 @@ def server_side_apply(store, rdef, namespace: str | None, name: str, config, man
         raise ApiError(422, "Invalid", "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: "
                                        "is required for apply patch")
     config = _check_config(rdef, name, config)
-    fs = fieldset({k: v for k, v in config.items() if k not in ("apiVersion", "kind")})
+    fs = _applied_fields(config)
     with store.lock:
         try:
             current = store.get(rdef, namespace, name)
@@ -155,6 +155,16 @@ def server_side_apply(store, rdef, namespace: str | None, name: str, config, man
             _remove(new, path)
         new["metadata"]["managedFields"] = kept + [_entry(manager, rdef.api_version, fs)]
         return 200, store.update(rdef, new, subresource="", dry_run=dry_run)
+
+
+def _applied_fields(config: dict) -> dict:
+    # The object's identity (apiVersion, kind, name, namespace) is nobody's field.
+    body = {k: v for k, v in config.items() if k not in ("apiVersion", "kind")}
+    body["metadata"] = {k: v for k, v in config["metadata"].items() if k not in ("name", "namespace",
+                                                                                 "resourceVersion")}
+    if not body["metadata"]:
+        del body["metadata"]
+    return fieldset(body)
 
 
 def _without(fs: dict, paths: set) -> dict:

@@ -274,14 +274,7 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             # Read the whole body first, whatever the answer: bytes left unread
             # would be parsed as the next request on this keep-alive connection.
-            try:
-                n = int(self.headers.get("Content-Length") or 0)
-            except ValueError:
-                n = -1
-            if n < 0:
-                self.close_connection = True
-                raise ApiError(400, "BadRequest", "invalid Content-Length")
-            self._body = self.rfile.read(n) if n else b""
+            self._body = self._read_request_body()
             self._route()
         except ApiError as e:
             self._send_error(e)
@@ -291,6 +284,48 @@ class _Handler(BaseHTTPRequestHandler):
             log.exception("sim server error")
             self._send_error(ApiError(500, "InternalError", "Internal error occurred: the simulated API server "
                                                             "could not handle this request"))
+
+    def _read_request_body(self) -> bytes:
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            return self._read_chunked()  # kubectl create --raw -f streams its file
+        try:
+            n = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            n = -1
+        if n < 0:
+            self.close_connection = True
+            raise ApiError(400, "BadRequest", "invalid Content-Length")
+        return self.rfile.read(n) if n else b""
+
+    def _read_chunked(self, limit: int = 64 << 20) -> bytes:
+        parts, total = [], 0
+        while True:
+            line = self.rfile.readline(1024)
+            try:
+                size = int(line.split(b";")[0].strip(), 16)
+            except ValueError:
+                self.close_connection = True
+                raise ApiError(400, "BadRequest", "invalid chunked request body") from None
+            if size == 0:
+                while self.rfile.readline(1024) not in (b"\r\n", b"\n", b""):
+                    pass  # trailers
+                return b"".join(parts)
+            total += size
+            if total > limit:
+                self.close_connection = True
+                raise ApiError(413, "RequestEntityTooLarge", "the request body is too large")
+            parts.append(self.rfile.read(size))
+            self.rfile.readline(1024)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """The stdlib's answer to a request it cannot parse, as a Status (not HTML)."""
+        self.close_connection = True
+        reason = {400: "BadRequest", 404: "NotFound", 405: "MethodNotAllowed", 414: "RequestURITooLong",
+                  431: "RequestHeaderFieldsTooLarge", 501: "NotImplemented"}.get(code, "BadRequest")
+        try:
+            self._send(code, orjson.dumps(ApiError(code, reason, message or reason).to_status()))
+        except OSError:
+            pass
 
     def _route(self) -> None:
         url = urlsplit(self.path)

@@ -88,7 +88,7 @@ def on_create(rdef, obj: dict) -> None:
         obj.setdefault("spec", {})
         obj.setdefault("status", {}).setdefault("phase", "Pending")
     elif rdef.kind == "Namespace" and rdef.group == "":
-        obj.setdefault("spec", {"finalizers": ["kubernetes"]})
+        obj["spec"] = {**(obj.get("spec") or {}), "finalizers": ["kubernetes"]}  # set by kube on every create
         obj.setdefault("status", {}).setdefault("phase", "Active")
         labels = obj["metadata"].setdefault("labels", {})
         labels.setdefault("kubernetes.io/metadata.name", obj["metadata"]["name"])
