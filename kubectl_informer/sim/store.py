@@ -494,7 +494,7 @@ class Store:
         # Caller holds the lock.
         nm = new.setdefault("metadata", {})
         om = old_obj["metadata"]
-        strategy.on_update(rdef, new, old_obj)
+        strategy.on_update(rdef, new, old.obj())  # not old_obj: a status update passes it as new
         for f in ("uid", "creationTimestamp", "name", "deletionTimestamp", "deletionGracePeriodSeconds"):
             if om.get(f) is None:
                 nm.pop(f, None)

@@ -6,6 +6,7 @@ One simulated cluster serves the whole module."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 
@@ -286,3 +287,27 @@ def test_plugin_watches_events_of_the_demo():
     rc, _, err = finish(p)
     assert rc == 0 and err == ""
 
+
+
+def test_kubectl_does_not_fall_back_from_protobuf_on_415(env):
+    """Why the simulator decodes protobuf: a server that answers 415 (as one
+    without protobuf would) gets no JSON retry from kubectl's typed clients."""
+    sim, kubectl, _ = env
+    sim.faults.fail_next(415, verb="create", resource="configmaps")
+    before = len([r for r in sim.request_log if r[0] == "POST"])
+    r = kubectl("create", "configmap", "no-fallback", "--from-literal=a=b", ok=False)
+    assert r.returncode == 1 and "unknown format" in r.stderr
+    assert len([r for r in sim.request_log if r[0] == "POST"]) == before + 1  # one try, no JSON retry
+    assert "no-fallback" not in {c["metadata"]["name"] for c in sim.store.list("configmaps", "default")}
+
+
+def test_kubectl_132_sends_no_cbor_even_with_the_client_gates(env, tmp_path):
+    _, kubectl, _ = env
+    f = tmp_path / "cm.yaml"
+    f.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cbor-cm}\ndata: {a: b}\n")
+    env_vars = dict(os.environ, KUBE_FEATURE_ClientsAllowCBOR="true", KUBE_FEATURE_ClientsPreferCBOR="true")
+    r = subprocess.run(kubectl.base + ["-v=8", "create", "-f", str(f)], capture_output=True, text=True,
+                       env=env_vars, timeout=60)
+    assert r.stdout.strip() == "configmap/cbor-cm created"
+    sent = re.findall(r"POST http\S+configmaps\S*\n.*?Content-Type: (\S+)", r.stderr, re.S)
+    assert sent == ["application/json"]
