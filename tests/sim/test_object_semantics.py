@@ -207,11 +207,6 @@ def test_table_list_get_and_watch(client, sim):
     assert ev["type"] == "ADDED" and ev["object"]["kind"] == "Table" and ev["object"]["rows"][0]["cells"][0] == "t"
 
 
-def test_unacceptable_accept_is_406(client):
-    status, st = raw(client, "GET", PODS, b"", "application/json", accept="application/vnd.kubernetes.protobuf")
-    assert status == 406 and st["kind"] == "Status" and st["reason"] == "NotAcceptable"
-
-
 def _varint(n: int) -> bytes:
     out = bytearray()
     while True:
@@ -266,3 +261,22 @@ def test_ill_typed_objects_are_422_not_500(client, obj, field):
 def test_garbage_json_is_a_plain_400(client):
     status, st = raw(client, "POST", CMS, b'{"metadata": \xff', "application/json")
     assert status == 400 and st["message"] == "the body of the request was in an unknown format: it is not valid JSON"
+
+
+@pytest.mark.parametrize("method,path,accept", [
+    ("GET", PODS + "/x/log", "application/json"),
+    ("GET", PODS + "/x/exec", "application/json"),
+    ("GET", "/api/v1/namespaces/default/services", "application/json"),
+    ("GET", "/api/v1/nodes", "application/json"),
+    ("POST", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", "application/json"),
+    ("GET", "/apis/apps/v1/namespaces/default/replicasets", "application/json"),
+])
+def test_what_docs_say_is_not_served_is_a_404_status(client, method, path, accept):
+    status, st = raw(client, method, path, b"{}" if method == "POST" else b"", "application/json", accept)
+    assert status == 404 and st["kind"] == "Status" and st["reason"] == "NotFound"
+
+
+@pytest.mark.parametrize("accept", ["application/yaml", "application/cbor", "application/vnd.kubernetes.protobuf"])
+def test_only_json_responses(client, accept):
+    status, st = raw(client, "GET", PODS, b"", "application/json", accept)
+    assert status == 406 and st["reason"] == "NotAcceptable"
