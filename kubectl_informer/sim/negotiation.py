@@ -85,20 +85,18 @@ def negotiate(accept: str | None, streaming: bool = False) -> Rendering:
 
 # ---------------------------------------------------------------- request bodies
 
-def _json(raw: bytes):
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        raise ApiError(400, "BadRequest", "the body of the request was in an unknown format: "
-                                          "it is not valid JSON") from None
+def _parse_with(parse, errors, what: str):
+    def decode(raw: bytes):
+        try:
+            return parse(raw)
+        except errors:
+            raise ApiError(400, "BadRequest", f"the body of the request was in an unknown format: "
+                                              f"it is not valid {what}") from None
+    return decode
 
 
-def _yaml(raw: bytes):
-    try:
-        return yaml.safe_load(raw)
-    except yaml.YAMLError:
-        raise ApiError(400, "BadRequest", "the body of the request was in an unknown format: "
-                                          "it is not valid YAML") from None
+_json = _parse_with(orjson.loads, orjson.JSONDecodeError, "JSON")
+_yaml = _parse_with(yaml.safe_load, yaml.YAMLError, "YAML")
 
 
 # Content-Type -> decoder. JSON patch types are JSON; apply patches are YAML (JSON is YAML).
