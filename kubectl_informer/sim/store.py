@@ -37,7 +37,7 @@ import orjson
 
 from kubectl_informer.cache.listwatch import ApiError, INITIAL_EVENTS_END_ANNOTATION
 from kubectl_informer.sim import strategy
-from kubectl_informer.sim.patches import json_patch, merge_patch
+from kubectl_informer.sim.patches import json_patch, merge_patch, strategic_merge_patch
 from kubectl_informer.sim.resources import NAMESPACES, PODS, Registry, ResourceDef
 
 # kube-apiserver's wording (staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go).
@@ -522,7 +522,7 @@ class Store:
 
     def patch(self, resource, namespace: str | None, name: str, patch: Any, patch_type: str = "merge",
               subresource: str | None = None, dry_run: bool = False) -> dict:
-        """``patch_type``: "merge", "strategic" (treated as merge) or "json"."""
+        """``patch_type``: "merge", "strategic" or "json"."""
         rdef = self.resource(resource)
         with self.lock:
             st = self._state(rdef)
@@ -537,7 +537,7 @@ class Store:
             else:
                 if not isinstance(patch, dict):
                     raise ApiError(400, "BadRequest", "merge patch must be a JSON object")
-                new = merge_patch(old_obj, patch)
+                new = (strategic_merge_patch if patch_type == "strategic" else merge_patch)(old_obj, patch)
             if not isinstance(new, dict):
                 raise ApiError(422, "Invalid", "patched object is not an object")
             want_rv = (new.get("metadata") or {}).get("resourceVersion")

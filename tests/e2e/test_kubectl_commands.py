@@ -168,6 +168,16 @@ def test_scale_and_the_scale_and_status_subresources(env):
     assert d["status"]["readyReplicas"] == 6 and d["metadata"]["generation"] == gen + 1  # status: no new generation
 
 
+def test_set_image_patches_one_container_and_keeps_the_rest(env):
+    sim, kubectl, _ = env
+    name = sim.store.list("pods", "batch")[0]["metadata"]["name"]
+    before = sim.store.get("pods", "batch", name)["spec"]["containers"][0]
+    out = kubectl("set", "image", f"pod/{name}", f"{before['name']}=busybox:1.36", "-n", "batch").stdout
+    assert out.strip() == f"pod/{name} image updated"
+    after = sim.store.get("pods", "batch", name)["spec"]["containers"]
+    assert after == [{**before, "image": "busybox:1.36"}]  # ports, resources... kept: a strategic merge
+
+
 def test_server_side_dry_run_changes_nothing(env):
     sim, kubectl, _ = env
     rv = sim.store.current_rv()

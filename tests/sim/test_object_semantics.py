@@ -280,3 +280,28 @@ def test_what_docs_say_is_not_served_is_a_404_status(client, method, path, accep
 def test_only_json_responses(client, accept):
     status, st = raw(client, "GET", PODS, b"", "application/json", accept)
     assert status == 406 and st["reason"] == "NotAcceptable"
+
+
+def test_strategic_merge_patch_merges_keyed_lists(client):
+    p = pod("sm")
+    p["spec"] = {"containers": [{"name": "a", "image": "x:1", "ports": [{"containerPort": 80}]},
+                                {"name": "b", "image": "y:1"}]}
+    p["metadata"]["finalizers"] = ["f/one"]
+    client.request("POST", PODS, p)
+    smp = "application/strategic-merge-patch+json"
+    _, obj, _ = client.request("PATCH", PODS + "/sm", {"spec": {
+        "$setElementOrder/containers": [{"name": "a"}, {"name": "b"}],
+        "containers": [{"name": "a", "image": "x:2"}, {"name": "c", "image": "z:1"}]},
+        "metadata": {"finalizers": ["f/two"]}}, ctype=smp)
+    assert obj["spec"]["containers"] == [{"name": "a", "image": "x:2", "ports": [{"containerPort": 80}]},
+                                         {"name": "b", "image": "y:1"}, {"name": "c", "image": "z:1"}]
+    assert obj["metadata"]["finalizers"] == ["f/one", "f/two"]
+    _, obj, _ = client.request("PATCH", PODS + "/sm", {"spec": {"containers": [{"name": "b", "$patch": "delete"}]},
+                                                       "metadata": {"finalizers": None}}, ctype=smp)
+    assert [c["name"] for c in obj["spec"]["containers"]] == ["a", "c"] and "finalizers" not in obj["metadata"]
+    _, obj, _ = client.request("PATCH", PODS + "/sm", {"metadata": {"labels": {"$patch": "replace", "only": "me"}}},
+                               ctype=smp)
+    assert obj["metadata"]["labels"] == {"only": "me"}
+    _, obj, _ = client.request("PATCH", PODS + "/sm", {"metadata": {"labels": {"x": "y"}}},
+                               ctype="application/merge-patch+json")
+    assert obj["metadata"]["labels"] == {"only": "me", "x": "y"}
