@@ -403,9 +403,10 @@ class _Handler(BaseHTTPRequestHandler):
             verb = {"GET": "get", "HEAD": "get", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}.get(method)
             if verb == "get" and (watch_path or _truthy(self.query.get("watch"))):
                 verb = "watch"
-        if verb is None:
-            raise ApiError(405, "MethodNotAllowed", f"the server does not allow this method on the requested "
-                                                    f"resource")
+        allowed = ("get", "patch", "update") if sub else rdef.verbs
+        if verb is None or verb not in allowed:
+            raise ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested "
+                                                    "resource")
         self.dry_run = self._dry_run(verb)
         self.rendering = negotiation.negotiate(self.headers.get("Accept")) if verb in (
             "get", "list", "watch") else negotiation.PLAIN

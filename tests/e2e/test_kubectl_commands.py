@@ -136,6 +136,32 @@ def test_get_events_and_wide(env):
                            "COUNT", "NAME"]
 
 
+def test_describe_shows_the_pods_events(env):
+    sim, kubectl, _ = env
+    name = sim.store.list("pods", "default")[0]["metadata"]["name"]
+    out = kubectl("describe", "pod", name).stdout
+    events = out[out.index("Events:"):].splitlines()
+    assert events[1].split() == ["Type", "Reason", "Age", "From", "Message"]
+    assert {tuple(line.split()[:2]) for line in events[3:]} == {("Normal", "Scheduled"), ("Normal", "Started")}
+
+
+def test_get_pods_watch_prints_table_rows(env):
+    sim, kubectl, _ = env
+    p = subprocess.Popen(kubectl.base + ["get", "pods", "-n", "shop", "--watch-only"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        assert wait_for(lambda: sim.store.watchers("pods"), timeout=20)
+        obj = sim.store.list("pods", "shop")[-1]
+        obj["metadata"]["labels"]["touched"] = "yes"
+        sim.store.update("pods", obj)
+        lines = [p.stdout.readline(), p.stdout.readline()]
+        assert header(lines[0]) == ["NAME", "READY", "STATUS", "RESTARTS", "AGE"]
+        assert re.split(r"\s{2,}", lines[1].strip())[:4] == [obj["metadata"]["name"], "1/1", "Running", "0"]
+    finally:
+        p.kill()
+        p.wait()
+
+
 def test_get_events_watch_streams_new_events(env):
     sim, kubectl, _ = env
     p = subprocess.Popen(kubectl.base + ["get", "events", "-n", "default", "--watch-only"], stdout=subprocess.PIPE,

@@ -305,3 +305,14 @@ def test_strategic_merge_patch_merges_keyed_lists(client):
     _, obj, _ = client.request("PATCH", PODS + "/sm", {"metadata": {"labels": {"x": "y"}}},
                                ctype="application/merge-patch+json")
     assert obj["metadata"]["labels"] == {"only": "me", "x": "y"}
+
+
+@pytest.mark.parametrize("method,path", [
+    ("GET", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"),
+    ("DELETE", "/api/v1/namespaces"),
+    ("DELETE", PODS + "/x/status"),
+    ("POST", DEPLOYS + "/x/scale"),
+])
+def test_verbs_a_resource_does_not_have_are_405(client, method, path):
+    status, st = raw(client, method, path, b"", "application/json")
+    assert status == 405 and st["reason"] == "MethodNotAllowed"
