@@ -1,15 +1,15 @@
-"""Server-side apply (``PATCH`` with ``application/apply-patch+yaml``).
+"""Field management: ``metadata.managedFields`` and server-side apply
+(``PATCH`` with ``application/apply-patch+yaml``).
 
-Enough of kube-apiserver's field management for ``kubectl apply
---server-side`` and ``kubectl diff --server-side``: the applied
-configuration is merged into the object (maps merge, lists are replaced as
-a whole), each field manager's applied fields are recorded in
-``metadata.managedFields`` (operation Apply, FieldsV1), a field a manager
-applied before and leaves out now is removed unless another manager applied
-it too, and a field another Apply manager owns with a different value is a
-409 conflict unless ``force=true``. Not modelled: ownership by Update
-operations (PUT and other patches record no managedFields), and merging of
-keyed lists (containers by name) item by item.
+Enough of kube-apiserver's for ``kubectl apply --server-side`` and ``kubectl
+diff --server-side``: every write through the API records its manager's
+fields (operation Update: the fields it changed, taken from other managers;
+operation Apply: the fields of the applied configuration). Apply merges the
+configuration into the object (maps merge, lists are replaced as a whole),
+removes a field the manager applied before and leaves out now unless
+another manager owns it too, and answers 409 when another manager owns a
+field it sets to another value, unless ``force=true``. A keyed list (the
+containers) is owned as one field, not item by item.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from kubectl_informer.sim.strategy import now_rfc3339
 
 _SERVER_FIELDS = ("uid", "resourceVersion", "generation", "creationTimestamp", "managedFields",
                   "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink")
+# Nobody's fields: the object's identity and what the server keeps.
+_UNOWNED = {("apiVersion",), ("kind",)} | {("metadata", f) for f in _SERVER_FIELDS + ("name", "namespace")}
 
 
 def fieldset(obj) -> dict:
@@ -75,30 +77,92 @@ def _merge(into: dict, config: dict) -> None:
             into[k] = copy.deepcopy(v)
 
 
-def _conflicts(current: dict, config: dict, entries: list[dict], manager: str) -> dict[str, set]:
+def _is_mine(e: dict, manager: str, operation: str, subresource: str = "") -> bool:
+    return (e.get("manager"), e.get("operation"), e.get("subresource", "")) == (manager, operation, subresource)
+
+
+def _conflicts(current: dict, config: dict, entries: list[dict], manager: str) -> list[tuple[int, set]]:
+    """(index of the other manager's entry, the paths it owns that config sets otherwise)."""
     mine = leaves(fieldset(config))
-    out: dict[str, set] = {}
-    for e in entries:
-        if e.get("manager") == manager or e.get("operation") != "Apply":
+    out = []
+    for i, e in enumerate(entries):
+        if _is_mine(e, manager, "Apply"):
             continue
         theirs = leaves(e.get("fieldsV1") or {}) & mine
         differ = {p for p in theirs if _get(current, p) != _get(config, p)}
         if differ:
-            out[e["manager"]] = differ
+            out.append((i, differ))
     return out
 
 
-def _conflict_error(rdef, name: str, conflicts: dict[str, set]) -> ApiError:
-    lines = [f'conflict with "{m}": .{".".join(p)}' for m, ps in conflicts.items() for p in sorted(ps)]
-    causes = [{"reason": "FieldManagerConflict", "message": f'conflict with "{m}"', "field": "." + ".".join(p)}
-              for m, ps in conflicts.items() for p in sorted(ps)]
-    return ApiError(409, "Conflict", f"Apply failed with {len(lines)} conflict{'s' if len(lines) > 1 else ''}: "
-                                     + "\n".join(lines), causes)
+def _who(e: dict) -> str:
+    """A manager as kube-apiserver names it in a conflict."""
+    who = f'"{e.get("manager", "")}"'
+    if e.get("subresource"):
+        who += f' with subresource "{e["subresource"]}"'
+    if e.get("operation") == "Update":
+        who += f" using {e.get('apiVersion', '')}" + (f" at {e['time']}" if e.get("time") else "")
+    return who
 
 
-def _entry(manager: str, api_version: str, fields: dict) -> dict:
-    return {"manager": manager, "operation": "Apply", "apiVersion": api_version, "time": now_rfc3339(),
-            "fieldsType": "FieldsV1", "fieldsV1": fields}
+def _conflict_error(entries: list[dict], conflicts: list[tuple[int, set]]) -> ApiError:
+    pairs = [(_who(entries[i]), "." + ".".join(p)) for i, ps in conflicts for p in sorted(ps)]
+    causes = [{"reason": "FieldManagerConflict", "message": f"conflict with {who}", "field": path}
+              for who, path in pairs]
+    if len(pairs) == 1:
+        return ApiError(409, "Conflict", f"Apply failed with 1 conflict: conflict with {pairs[0][0]}: "
+                                         f"{pairs[0][1]}", causes)
+    lines = []
+    for who in sorted({w for w, _ in pairs}):
+        lines.append(f"conflicts with {who}:")
+        lines += [f"- {path}" for w, path in pairs if w == who]
+    return ApiError(409, "Conflict", f"Apply failed with {len(pairs)} conflicts: " + "\n".join(lines), causes)
+
+
+def _entry(manager: str, api_version: str, fields: dict, operation: str = "Apply", subresource: str = "") -> dict:
+    e = {"manager": manager, "operation": operation, "apiVersion": api_version, "time": now_rfc3339(),
+         "fieldsType": "FieldsV1", "fieldsV1": fields}
+    if subresource:
+        e["subresource"] = subresource
+    return e
+
+
+def _from_leaves(paths) -> dict:
+    out: dict = {}
+    for p in paths:
+        node = out
+        for part in p:
+            node = node.setdefault(part if part.startswith("k:") else f"f:{part}", {})
+    return out
+
+
+def _changed(old: dict | None, new: dict) -> set[tuple]:
+    paths = leaves(fieldset(new)) | (leaves(fieldset(old)) if old else set())
+    return {p for p in paths if p[:2] not in _UNOWNED and p[:1] not in _UNOWNED
+            and (old is None or _get(old, p) != _get(new, p))}
+
+
+def record_update(old: dict | None, new: dict, manager: str, api_version: str, subresource: str = "") -> None:
+    """Set ``new``'s managedFields for a write by ``manager`` (operation
+    Update): it now owns the fields it changed, and the others no longer do."""
+    entries = list((old or new).get("metadata", {}).get("managedFields") or [])
+    changed = _changed(old, new)
+    if not changed:
+        if old is not None:
+            new["metadata"]["managedFields"] = entries
+        return
+    kept, mine = [], set()
+    for e in entries:
+        owned = leaves(e.get("fieldsV1") or {})
+        if _is_mine(e, manager, "Update", subresource):
+            mine = owned
+            continue
+        if owned & changed:
+            e = {**e, "fieldsV1": _from_leaves(owned - changed)}
+        if e["fieldsV1"]:
+            kept.append(e)
+    new["metadata"]["managedFields"] = kept + [
+        _entry(manager, api_version, _from_leaves(mine | changed), "Update", subresource)]
 
 
 def _check_config(rdef, name: str, config) -> dict:
@@ -137,18 +201,20 @@ def server_side_apply(store, rdef, namespace: str | None, name: str, config, man
         entries = current["metadata"].get("managedFields") or []
         conflicts = _conflicts(current, config, entries, manager)
         if conflicts and not force:
-            raise _conflict_error(rdef, name, conflicts)
-        prev = next((e for e in entries if e.get("manager") == manager and e.get("operation") == "Apply"), None)
+            raise _conflict_error(entries, conflicts)
+        lost = dict(conflicts)
+        prev = next((e for e in entries if _is_mine(e, manager, "Apply")), None)
         new = copy.deepcopy(current)
         _merge(new, config)
         others = set()
         kept = []
-        for e in entries:
+        for i, e in enumerate(entries):
             if e is prev:
                 continue
-            if e.get("manager") in conflicts:  # forced: the fields change owner
-                lost = conflicts[e["manager"]]
-                e = {**e, "fieldsV1": _without(e.get("fieldsV1") or {}, lost)}
+            if i in lost:  # forced: the fields change owner
+                e = {**e, "fieldsV1": _from_leaves(leaves(e.get("fieldsV1") or {}) - lost[i])}
+                if not e["fieldsV1"]:
+                    continue
             others |= leaves(e.get("fieldsV1") or {})
             kept.append(e)
         for path in leaves(prev.get("fieldsV1") or {}) - leaves(fs) - others if prev else ():
@@ -165,13 +231,3 @@ def _applied_fields(config: dict) -> dict:
     if not body["metadata"]:
         del body["metadata"]
     return fieldset(body)
-
-
-def _without(fs: dict, paths: set) -> dict:
-    out = copy.deepcopy(fs)
-    for p in paths:
-        node = out
-        for part in p[:-1]:
-            node = node.get(f"f:{part}", {})
-        node.pop(f"f:{p[-1]}", None)
-    return out

@@ -436,6 +436,11 @@ class _Handler(BaseHTTPRequestHandler):
             raise ApiError(400, "BadRequest", f'Invalid dryRun value: "{bad}": supported values: "All"')
         return True
 
+    def _manager(self) -> str:
+        """The field manager of a write: ``fieldManager``, else the client's
+        User-Agent up to its first "/", as kube-apiserver derives it."""
+        return self.query.get("fieldManager") or (self.headers.get("User-Agent") or "unknown").split("/")[0][:128]
+
     def _do_get(self, rdef, namespace, name, sub) -> None:
         if sub == "scale":
             return self._send_json(200, scale.to_scale(self.sim.store.get(rdef, namespace, name)))
@@ -500,7 +505,8 @@ class _Handler(BaseHTTPRequestHandler):
             body["status"] = {"allowed": True, "reason": "the simulated API server allows every request"}
             body.setdefault("metadata", {})["creationTimestamp"] = None
             return self._send_json(201, body)
-        self._send_json(201, self.sim.store.create(rdef, body, namespace, dry_run=self.dry_run))
+        self._send_json(201, self.sim.store.create(rdef, body, namespace, dry_run=self.dry_run,
+                                                   manager=self._manager()))
 
     def _do_update(self, rdef, namespace, name, sub) -> None:
         if sub == "scale":
@@ -515,7 +521,8 @@ class _Handler(BaseHTTPRequestHandler):
         meta["name"] = name
         if namespace:
             meta["namespace"] = namespace
-        self._send_json(200, self.sim.store.update(rdef, body, subresource=sub or "", dry_run=self.dry_run))
+        self._send_json(200, self.sim.store.update(rdef, body, subresource=sub or "", dry_run=self.dry_run,
+                                                   manager=self._manager()))
 
     def _set_scale(self, rdef, namespace, name, scale_obj) -> None:
         store = self.sim.store
@@ -526,7 +533,7 @@ class _Handler(BaseHTTPRequestHandler):
             if rv:
                 obj["metadata"]["resourceVersion"] = rv
             obj.setdefault("spec", {})["replicas"] = want
-            new = store.update(rdef, obj, subresource="", dry_run=self.dry_run)
+            new = store.update(rdef, obj, subresource="", dry_run=self.dry_run, manager=self._manager())
         self._send_json(200, scale.to_scale(new))
 
     def _do_patch(self, rdef, namespace, name, sub) -> None:
@@ -542,7 +549,7 @@ class _Handler(BaseHTTPRequestHandler):
             new = json_patch(current, body) if ptype == "json" else merge_patch(current, body)
             return self._set_scale(rdef, namespace, name, new)
         self._send_json(200, store.patch(rdef, namespace, name, body, ptype, subresource=sub or "",
-                                         dry_run=self.dry_run))
+                                         dry_run=self.dry_run, manager=self._manager()))
 
     def _do_delete(self, rdef, namespace, name, sub) -> None:
         opts = self._read_body()

@@ -37,6 +37,7 @@ import orjson
 
 from kubectl_informer.cache.listwatch import ApiError, INITIAL_EVENTS_END_ANNOTATION
 from kubectl_informer.sim import strategy
+from kubectl_informer.sim.apply import record_update
 from kubectl_informer.sim.patches import json_patch, merge_patch, strategic_merge_patch
 from kubectl_informer.sim.resources import NAMESPACES, PODS, Registry, ResourceDef
 
@@ -392,9 +393,11 @@ class Store:
         return keys[lo:hi]
 
     # ---------------------------------------------------------------- writes
-    def create(self, resource, obj: dict, namespace: str | None = None, dry_run: bool = False) -> dict:
+    def create(self, resource, obj: dict, namespace: str | None = None, dry_run: bool = False,
+               manager: str = "") -> dict:
         """Store a new object. ``dry_run``: everything but the write (the
-        answer has no resourceVersion)."""
+        answer has no resourceVersion). ``manager``: the field manager of a
+        write through the API (recorded in managedFields)."""
         rdef = self.resource(resource)
         obj = copy.deepcopy(obj)
         meta = obj.setdefault("metadata", {})
@@ -426,6 +429,8 @@ class Store:
         if rdef.has_generation:
             meta["generation"] = 1
         strategy.on_create(rdef, obj)
+        if manager:
+            record_update(None, obj, manager, rdef.api_version)
         with self.lock:
             st = self._state(rdef)
             if rdef.namespaced:
@@ -447,7 +452,8 @@ class Store:
             self._rv_changed.notify_all()
         return orjson.loads(e.raw)
 
-    def update(self, resource, obj: dict, subresource: str | None = None, dry_run: bool = False) -> dict:
+    def update(self, resource, obj: dict, subresource: str | None = None, dry_run: bool = False,
+               manager: str = "") -> dict:
         """Replace an object. A non-empty metadata.resourceVersion is a
         precondition (409 Conflict on mismatch), as for PUT.
 
@@ -487,10 +493,10 @@ class Store:
                         new["status"] = old_obj["status"]
                     else:
                         new.pop("status", None)
-            return self._replace(rdef, st, old, old_obj, new, dry_run)
+            return self._replace(rdef, st, old, old_obj, new, dry_run, manager, subresource or "")
 
     def _replace(self, rdef: ResourceDef, st: _ResourceState, old: Entry, old_obj: dict, new: dict,
-                 dry_run: bool = False) -> dict:
+                 dry_run: bool = False, manager: str = "", subresource: str = "") -> dict:
         # Caller holds the lock.
         nm = new.setdefault("metadata", {})
         om = old_obj["metadata"]
@@ -511,6 +517,8 @@ class Store:
             if new.get("spec") != old_obj.get("spec"):
                 nm["generation"] = om.get("generation", 1) + 1
         nm["resourceVersion"] = str(old.rv)
+        if manager:
+            record_update(old.obj(), new, manager, rdef.api_version, subresource)
         current = old.obj()  # fresh: ``old_obj`` may be ``new`` itself (status updates)
         if new == current:
             return current  # a no-op update does not bump the RV, as in kube-apiserver
@@ -521,7 +529,7 @@ class Store:
         return self._write(st, old, new)
 
     def patch(self, resource, namespace: str | None, name: str, patch: Any, patch_type: str = "merge",
-              subresource: str | None = None, dry_run: bool = False) -> dict:
+              subresource: str | None = None, dry_run: bool = False, manager: str = "") -> dict:
         """``patch_type``: "merge", "strategic" or "json"."""
         rdef = self.resource(resource)
         with self.lock:
@@ -554,7 +562,7 @@ class Store:
                 new["status"] = old_obj.get("status")
                 if new["status"] is None:
                     new.pop("status")
-            return self._replace(rdef, st, old, old.obj(), new, dry_run)
+            return self._replace(rdef, st, old, old.obj(), new, dry_run, manager, subresource or "")
 
     def delete(self, resource, namespace: str | None, name: str, precondition_rv: str | None = None,
                precondition_uid: str | None = None, grace_period: int | None = 0,

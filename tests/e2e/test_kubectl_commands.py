@@ -21,7 +21,7 @@ from tests.e2e.test_kubectl_sim import Kubectl
 
 pytestmark = pytest.mark.e2e
 
-SERVER_META = ("uid", "resourceVersion", "creationTimestamp", "generation", "namespace")
+SERVER_META = ("uid", "resourceVersion", "creationTimestamp", "generation", "namespace", "managedFields")
 
 
 @pytest.fixture(scope="module")
@@ -72,6 +72,8 @@ def test_typed_creates_send_protobuf_and_store_what_kubectl_built(env, args, res
     want = json.loads(kubectl("--dry-run=client", "-o", "json", *args).stdout)
     name = made.split("/")[1]
     got = sim.store.get(resource, None if resource == "namespaces" else "default", name)
+    assert [(m["manager"], m["operation"]) for m in got["metadata"]["managedFields"]] == [("kubectl-create",
+                                                                                           "Update")]
     got, want = comparable(got), comparable(want)
     if resource == "namespaces":  # the server's own defaults
         assert got["metadata"].pop("labels") == {"kubernetes.io/metadata.name": "pb-ns"}
@@ -260,6 +262,13 @@ def test_apply_server_side_and_diff(env):
     assert r.returncode != 0 and 'conflict with "kubectl": .spec.replicas' in r.stderr
     kubectl("apply", "--server-side", "--field-manager=other", "--force-conflicts", "-f", str(f2))
     assert sim.store.get("deployments", "default", "ssa")["spec"]["replicas"] == 5
+    kubectl("scale", "deploy", "ssa", "--replicas=6")  # an Update: kubectl (its User-Agent) now owns replicas
+    mf = sim.store.get("deployments", "default", "ssa")["metadata"]["managedFields"]
+    assert ("kubectl", "Update", {"f:spec": {"f:replicas": {}}}) in [
+        (m["manager"], m["operation"], m["fieldsV1"]) for m in mf]
+    r = kubectl("apply", "--server-side", "--field-manager=other", "-f", str(f2), ok=False)
+    assert re.search(r'Apply failed with 1 conflict: conflict with "kubectl" using apps/v1 at \S+: \.spec\.replicas',
+                     r.stderr)
 
 
 def test_auth_can_i_is_always_yes(env):

@@ -316,3 +316,16 @@ def test_strategic_merge_patch_merges_keyed_lists(client):
 def test_verbs_a_resource_does_not_have_are_405(client, method, path):
     status, st = raw(client, method, path, b"", "application/json")
     assert status == 405 and st["reason"] == "MethodNotAllowed"
+
+
+def test_writes_record_their_managers_fields(client):
+    conn_path = CMS + "?fieldManager=maker"
+    client.request("POST", conn_path, {"metadata": {"name": "mf", "labels": {"a": "1"}}, "data": {"k": "v"}})
+    _, obj, _ = client.request("PATCH", CMS + "/mf?fieldManager=editor", {"data": {"k": "w"}},
+                               ctype="application/merge-patch+json")
+    owners = {m["manager"]: (m["operation"], m["fieldsV1"]) for m in obj["metadata"]["managedFields"]}
+    assert owners == {"maker": ("Update", {"f:metadata": {"f:labels": {"f:a": {}}}}),
+                      "editor": ("Update", {"f:data": {"f:k": {}}})}
+    _, same, _ = client.request("PATCH", CMS + "/mf?fieldManager=editor", {"data": {"k": "w"}},
+                                ctype="application/merge-patch+json")
+    assert same["metadata"]["resourceVersion"] == obj["metadata"]["resourceVersion"]  # no change, no write
