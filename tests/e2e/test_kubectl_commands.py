@@ -5,6 +5,7 @@ One simulated cluster serves the whole module."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -147,38 +148,38 @@ def test_describe_shows_the_pods_events(env):
     assert {tuple(line.split()[:2]) for line in events[3:]} == {("Normal", "Scheduled"), ("Normal", "Started")}
 
 
-def test_get_pods_watch_prints_table_rows(env):
-    sim, kubectl, _ = env
-    p = subprocess.Popen(kubectl.base + ["get", "pods", "-n", "shop", "--watch-only"], stdout=subprocess.PIPE,
+@contextlib.contextmanager
+def watching(sim, kubectl, resource: str, namespace: str):
+    """``kubectl get RESOURCE -w --watch-only`` running, its watch open."""
+    p = subprocess.Popen(kubectl.base + ["get", resource, "-n", namespace, "--watch-only"], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     try:
-        assert wait_for(lambda: sim.store.watchers("pods"), timeout=20)
+        assert wait_for(lambda: sim.store.watchers(resource), timeout=20)
+        yield p
+    finally:
+        p.kill()
+        p.wait()
+
+
+def test_get_pods_watch_prints_table_rows(env):
+    sim, kubectl, _ = env
+    with watching(sim, kubectl, "pods", "shop") as p:
         obj = sim.store.list("pods", "shop")[-1]
         obj["metadata"]["labels"]["touched"] = "yes"
         sim.store.update("pods", obj)
         lines = [p.stdout.readline(), p.stdout.readline()]
-        assert header(lines[0]) == ["NAME", "READY", "STATUS", "RESTARTS", "AGE"]
-        assert re.split(r"\s{2,}", lines[1].strip())[:4] == [obj["metadata"]["name"], "1/1", "Running", "0"]
-    finally:
-        p.kill()
-        p.wait()
+    assert header(lines[0]) == ["NAME", "READY", "STATUS", "RESTARTS", "AGE"]
+    assert rows(lines[0] + lines[1])[0][:4] == [obj["metadata"]["name"], "1/1", "Running", "0"]
 
 
 def test_get_events_watch_streams_new_events(env):
     sim, kubectl, _ = env
-    p = subprocess.Popen(kubectl.base + ["get", "events", "-n", "default", "--watch-only"], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
-    try:
-        assert wait_for(lambda: sim.store.watchers("events"), timeout=20)
+    with watching(sim, kubectl, "events", "default") as p:
         pod = sim.store.list("pods", "default")[0]
         EventRecorder(sim.store).record(pod, "Warning", "Unhealthy", "Readiness probe failed", "kubelet")
-        line = p.stdout.readline()
-        if line.startswith("LAST SEEN"):
-            line = p.stdout.readline()
-        assert re.split(r"\s{2,}", line.strip())[1:4] == ["Warning", "Unhealthy", f"pod/{pod['metadata']['name']}"]
-    finally:
-        p.kill()
-        p.wait()
+        lines = [p.stdout.readline(), p.stdout.readline()]
+    assert header(lines[0]) == ["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
+    assert rows(lines[0] + lines[1])[0][1:4] == ["Warning", "Unhealthy", f"pod/{pod['metadata']['name']}"]
 
 
 def test_scale_and_the_scale_and_status_subresources(env):
