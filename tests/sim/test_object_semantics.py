@@ -329,3 +329,16 @@ def test_writes_record_their_managers_fields(client):
     _, same, _ = client.request("PATCH", CMS + "/mf?fieldManager=editor", {"data": {"k": "w"}},
                                 ctype="application/merge-patch+json")
     assert same["metadata"]["resourceVersion"] == obj["metadata"]["resourceVersion"]  # no change, no write
+
+
+def test_protobuf_delete_options(client, sim):
+    sim.store.pod_stop_seconds = 30
+    _, p, _ = client.request("POST", PODS, {**pod("pbdel"), "spec": {"nodeName": "n", "containers": [{"name": "c"}]}})
+    wrong = _field(2, _field(1, b"not-the-uid"))
+    status, st = raw(client, "DELETE", PODS + "/pbdel", _envelope("DeleteOptions", wrong),
+                     "application/vnd.kubernetes.protobuf")
+    assert status == 409 and "UID in precondition: not-the-uid" in st["message"]
+    grace = _varint(1 << 3 | 0) + _varint(7)  # gracePeriodSeconds = 7
+    status, obj = raw(client, "DELETE", PODS + "/pbdel", _envelope("DeleteOptions", grace),
+                      "application/vnd.kubernetes.protobuf")
+    assert status == 200 and obj["metadata"]["deletionGracePeriodSeconds"] == 7
