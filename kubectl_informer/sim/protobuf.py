@@ -187,6 +187,8 @@ def _int_or_string(b: bytes):
 
 def _scalar(typ: str, wt: int, v):
     """One value of a non-map field."""
+    if (typ in ("i", "b")) != isinstance(v, int):
+        raise _bad("a protobuf field has the wrong wire type")
     if typ == "s":
         return _text(v)
     if typ == "i":
@@ -236,6 +238,8 @@ def decode_message(message: str, buf: bytes) -> dict:
             if wt == 2 and not v:
                 continue  # an empty field we do not model means nothing
             raise _bad(f"field {num} of {message} is not supported by the simulated API server")
+        if wt != (0 if f.type in ("i", "b") else 2):
+            raise _bad(f"field {num} of {message} has the wrong wire type")
         if f.type.startswith("map:"):
             k, val = _map_entry(f.type[4:], v)
             out.setdefault(f.name, {})[k] = val
@@ -257,7 +261,16 @@ def decode_message(message: str, buf: bytes) -> dict:
 
 
 def decode(body: bytes) -> dict:
-    """A protobuf request body (magic + Unknown envelope) as a JSON object."""
+    """A protobuf request body (magic + Unknown envelope) as a JSON object;
+    ApiError 415 for anything else."""
+    try:
+        return _decode(body)
+    except (ValueError, OverflowError, OSError, TypeError, AttributeError):
+        # A time out of range, FieldsV1 that is not JSON, a nested field of the wrong wire type.
+        raise _bad("malformed protobuf body") from None
+
+
+def _decode(body: bytes) -> dict:
     if not body.startswith(MAGIC):
         raise _bad("protobuf body without the k8s magic prefix")
     env = decode_message("Unknown", body[len(MAGIC):])
