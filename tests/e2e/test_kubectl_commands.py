@@ -82,6 +82,20 @@ def test_typed_creates_send_protobuf_and_store_what_kubectl_built(env, args, res
     assert got == want
 
 
+def test_debug_copy_sends_a_whole_pod_as_protobuf(env):
+    sim, kubectl, _ = env
+    src = sim.store.list("pods", "default")[0]
+    r = kubectl("debug", f"pod/{src['metadata']['name']}", "--copy-to=dbg", "--image=busybox", "--container=dbg",
+                "--attach=false", "--profile=restricted", "--", "sleep", "1")
+    assert r.returncode == 0
+    copy = sim.store.get("pods", "default", "dbg")["spec"]
+    assert copy["containers"][0] == src["spec"]["containers"][0]  # ports, resources, ... all decoded
+    assert copy["tolerations"] == src["spec"]["tolerations"]
+    assert copy["containers"][1]["securityContext"] == {
+        "allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}, "runAsNonRoot": True,
+        "seccompProfile": {"type": "RuntimeDefault"}}
+
+
 def test_deployment_from_protobuf_keeps_an_explicit_zero(env):
     sim, _, _ = env
     assert sim.store.get("deployments", "default", "pb-deploy")["spec"]["replicas"] == 0
