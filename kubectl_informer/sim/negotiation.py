@@ -79,8 +79,8 @@ def negotiate(accept: str | None, streaming: bool = False) -> Rendering:
         t = TRANSFORMS.get(key)
         if t is not None:
             return Rendering(t, *key)
-    raise ApiError(406, "NotAcceptable", f"only the following media types are accepted: application/json, "
-                                         f"{', '.join(f'application/json;as={a};g={g};v={v}' for a, g, v in TRANSFORMS)}")
+    kinds = ", ".join(f"application/json;as={a};g={g};v={v}" for a, g, v in TRANSFORMS)
+    raise ApiError(406, "NotAcceptable", f"only the following media types are accepted: application/json, {kinds}")
 
 
 # ---------------------------------------------------------------- request bodies

@@ -122,6 +122,9 @@ BUILTIN: tuple[ResourceDef, ...] = (NAMESPACES, PODS, CONFIGMAPS, SECRETS, EVENT
 
 # Discovery's kind/group/version of a subresource that is not the parent kind.
 _SUBRESOURCE_KINDS = {"scale": ("autoscaling", "v1", "Scale")}
+# The verbs of each subresource (discovery publishes them; the server refuses others with 405).
+SUBRESOURCE_VERBS: dict[str, tuple[str, ...]] = {"status": ("get", "patch", "update"),
+                                                 "scale": ("get", "patch", "update")}
 
 
 def widget_crd() -> dict:
@@ -202,7 +205,7 @@ class Registry:
             resources.append(d.api_resource())
             for sub in d.subresources:
                 entry = {"name": f"{d.resource}/{sub}", "singularName": "", "namespaced": d.namespaced,
-                         "kind": d.kind, "verbs": ["get", "patch", "update"]}
+                         "kind": d.kind, "verbs": list(SUBRESOURCE_VERBS[sub])}
                 if sub in _SUBRESOURCE_KINDS:
                     entry["group"], entry["version"], entry["kind"] = _SUBRESOURCE_KINDS[sub]
                 resources.append(entry)

@@ -35,7 +35,7 @@ from kubectl_informer.sim import negotiation, openapi, scale, tables  # noqa: F4
 from kubectl_informer.sim.apply import server_side_apply
 from kubectl_informer.sim.faults import Faults
 from kubectl_informer.sim.patches import json_patch, merge_patch
-from kubectl_informer.sim.resources import NAMESPACES, SELF_SUBJECT_ACCESS_REVIEWS, ResourceDef
+from kubectl_informer.sim.resources import NAMESPACES, SELF_SUBJECT_ACCESS_REVIEWS, SUBRESOURCE_VERBS, ResourceDef
 from kubectl_informer.sim.selectors import parse_field_selector, parse_label_selector
 from kubectl_informer.sim.store import Store, bookmark_line, is_bookmark, is_close, watch_line
 
@@ -403,7 +403,7 @@ class _Handler(BaseHTTPRequestHandler):
             verb = {"GET": "get", "HEAD": "get", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}.get(method)
             if verb == "get" and (watch_path or _truthy(self.query.get("watch"))):
                 verb = "watch"
-        allowed = ("get", "patch", "update") if sub else rdef.verbs
+        allowed = SUBRESOURCE_VERBS[sub] if sub else rdef.verbs
         if verb is None or verb not in allowed:
             raise ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested "
                                                     "resource")
