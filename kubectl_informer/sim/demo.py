@@ -9,6 +9,7 @@ import tempfile
 from dataclasses import dataclass, field
 
 from kubectl_informer.clock import Clock
+from kubectl_informer.sim.events import EventRecorder, pod_events
 from kubectl_informer.sim.objects import (
     make_configmap, make_deployment, make_pod, make_secret, make_widget,
 )
@@ -28,6 +29,7 @@ def seed(store) -> int:
     """Fill ``store`` with the demo objects (through normal creates, so each
     has its own RV). Returns the number of pods."""
     pods = 0
+    events = EventRecorder(store)
     store.create("customresourcedefinitions", widget_crd())
     for ns, apps in DEMO_LAYOUT.items():
         try:
@@ -42,7 +44,10 @@ def seed(store) -> int:
                 phase = "Running"
                 if ns == "batch":
                     phase = ("Succeeded", "Running", "Pending", "Running", "Failed")[r % 5]
-                store.create("pods", make_pod(ns, app=app, index=pods, phase=phase))
+                made = store.create("pods", make_pod(ns, app=app, index=pods, phase=phase))
+                pod_events(events, None, made)  # Scheduled
+                if phase != "Pending":
+                    pod_events(events, {**made, "status": {"phase": "Pending"}}, made)  # Started
                 pods += 1
         store.create("secrets", make_secret(ns, f"{ns}-credentials"))
         store.create("widgets", make_widget(ns, f"{ns}-widget", size=len(apps), color=("blue", "red", "green")[

@@ -24,6 +24,7 @@ _REASONS = {
     429: ("TooManyRequests", "too many requests, please try again later (injected)"),
     500: ("InternalError", "Internal error occurred: injected failure"),
     503: ("ServiceUnavailable", "the server is currently unable to handle the request (injected)"),
+    415: ("UnsupportedMediaType", "the body of the request was in an unknown format (injected)"),
     504: ("Timeout", "the server was unable to return a response in the time allotted (injected)"),
 }
 

@@ -100,14 +100,31 @@ CONFIGMAPS = ResourceDef("", "v1", "configmaps", "ConfigMap", True, "configmap",
 SECRETS = ResourceDef("", "v1", "secrets", "Secret", True, "secret", (),
                       fields=(("type", ("type",)),))
 DEPLOYMENTS = ResourceDef("apps", "v1", "deployments", "Deployment", True, "deployment", ("deploy",), ("all",),
-                          subresources=("status",), has_generation=True)
+                          subresources=("status", "scale"), has_generation=True)
+EVENTS = ResourceDef("", "v1", "events", "Event", True, "event", ("ev",),
+                     fields=tuple((f, tuple(f.split("."))) for f in (
+                         "involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
+                         "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
+                         "involvedObject.fieldPath", "reason", "reportingComponent", "type")) + (
+                         ("source", ("source", "component")),))
+# Answered, never stored: every access is allowed (``kubectl auth can-i``).
+SELF_SUBJECT_ACCESS_REVIEWS = ResourceDef("authorization.k8s.io", "v1", "selfsubjectaccessreviews",
+                                          "SelfSubjectAccessReview", False, "selfsubjectaccessreview",
+                                          verbs=("create",))
 CRDS = ResourceDef("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", False,
                    "customresourcedefinition", ("crd", "crds"), ("api-extensions",), subresources=("status",),
                    has_generation=True)
 WIDGETS = ResourceDef("example.com", "v1", "widgets", "Widget", True, "widget", ("wd",), ("all",),
-                      has_generation=True)
+                      subresources=("status",), has_generation=True)
 
-BUILTIN: tuple[ResourceDef, ...] = (NAMESPACES, PODS, CONFIGMAPS, SECRETS, DEPLOYMENTS, CRDS, WIDGETS)
+BUILTIN: tuple[ResourceDef, ...] = (NAMESPACES, PODS, CONFIGMAPS, SECRETS, EVENTS, DEPLOYMENTS, CRDS, WIDGETS,
+                                    SELF_SUBJECT_ACCESS_REVIEWS)
+
+# Discovery's kind/group/version of a subresource that is not the parent kind.
+_SUBRESOURCE_KINDS = {"scale": ("autoscaling", "v1", "Scale")}
+# The verbs of each subresource (discovery publishes them; the server refuses others with 405).
+SUBRESOURCE_VERBS: dict[str, tuple[str, ...]] = {"status": ("get", "patch", "update"),
+                                                 "scale": ("get", "patch", "update")}
 
 
 def widget_crd() -> dict:
@@ -122,7 +139,12 @@ def widget_crd() -> dict:
                       "shortNames": ["wd"], "categories": ["all"]},
             "scope": "Namespaced",
             "versions": [{
-                "name": "v1", "served": True, "storage": True,
+                "name": "v1", "served": True, "storage": True, "subresources": {"status": {}},
+                "additionalPrinterColumns": [
+                    {"name": "Size", "type": "integer", "jsonPath": ".spec.size", "description": "How big it is"},
+                    {"name": "Color", "type": "string", "jsonPath": ".spec.color"},
+                    {"name": "Ready", "type": "boolean", "jsonPath": ".status.ready", "priority": 1},
+                    {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}],
                 "schema": {"openAPIV3Schema": {
                     "type": "object",
                     "properties": {
@@ -182,8 +204,11 @@ class Registry:
         for d in defs:
             resources.append(d.api_resource())
             for sub in d.subresources:
-                resources.append({"name": f"{d.resource}/{sub}", "singularName": "", "namespaced": d.namespaced,
-                                  "kind": d.kind, "verbs": ["get", "patch", "update"]})
+                entry = {"name": f"{d.resource}/{sub}", "singularName": "", "namespaced": d.namespaced,
+                         "kind": d.kind, "verbs": list(SUBRESOURCE_VERBS[sub])}
+                if sub in _SUBRESOURCE_KINDS:
+                    entry["group"], entry["version"], entry["kind"] = _SUBRESOURCE_KINDS[sub]
+                resources.append(entry)
         return {"kind": "APIResourceList", "apiVersion": "v1",
                 "groupVersion": f"{group}/{version}" if group else version, "resources": resources}
 

@@ -15,6 +15,7 @@ from typing import Callable
 
 from kubectl_informer.cache.listwatch import ApiError
 from kubectl_informer.clock import Clock, RealClock
+from kubectl_informer.sim.events import EventRecorder, pod_events
 from kubectl_informer.sim.objects import make_pod, pod_status
 
 
@@ -29,6 +30,7 @@ class Context:
     namespaces: list[str] = field(default_factory=lambda: ["default"])
     tick: int = 0
     state: dict = field(default_factory=dict)
+    events: EventRecorder | None = None  # Normal/Warning events for what the steps do
 
     _counter: int = 0
 
@@ -49,25 +51,34 @@ class Context:
         obj = make_pod(ns, app=app, index=100_000 + self.tick * 100 + self._counter + self.rng.randrange(10**6),
                        phase=phase)
         try:
-            return self.store.create(self.resource, obj)
+            made = self.store.create(self.resource, obj)
         except ApiError:
             return obj  # name clash or namespace gone: skip this one
+        self._record(None, made)
+        return made
 
     def delete(self, ns: str, name: str) -> bool:
         try:
-            self.store.delete(self.resource, ns, name)
-            return True
+            last = self.store.delete(self.resource, ns, name)
         except ApiError:
             return False
+        self._record(last, None)
+        return True
 
     def mutate(self, ns: str, name: str, fn: Callable[[dict], None]) -> bool:
         try:
             obj = self.store.get(self.resource, ns, name)
+            before = self.store.get(self.resource, ns, name)
             fn(obj)
-            self.store.update(self.resource, obj)
-            return True
+            after = self.store.update(self.resource, obj)
         except ApiError:
             return False  # deleted meanwhile
+        self._record(before, after)
+        return True
+
+    def _record(self, before: dict | None, after: dict | None) -> None:
+        if self.events is not None and self.resource == "pods":
+            pod_events(self.events, before, after)
 
 
 def _bump_annotation(obj: dict, key: str = "sim.kubectl-informer/touch") -> None:
@@ -247,6 +258,14 @@ SCENARIOS: dict[str, Scenario] = {s.name: s for s in (
 )}
 
 
+def _serves_events(store) -> bool:
+    try:
+        store.resource("events")
+        return True
+    except ApiError:
+        return False
+
+
 def get_scenario(name: str) -> Scenario:
     """The scenario called ``name``; ValueError (one line) if there is none."""
     try:
@@ -270,7 +289,8 @@ class ScenarioRunner:
         self.logic = self.scenario.factory()
         if namespaces is None:
             namespaces = sorted({k.partition("/")[0] for k in store.keys(resource) if "/" in k}) or ["default"]
-        self.ctx = Context(store, faults, random.Random(seed), resource, list(namespaces))
+        recorder = EventRecorder(store) if _serves_events(store) else None
+        self.ctx = Context(store, faults, random.Random(seed), resource, list(namespaces), events=recorder)
         self.stop_event = threading.Event()
         self._thread: threading.Thread | None = None
         self.errors = 0

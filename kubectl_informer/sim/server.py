@@ -3,10 +3,12 @@
 Enough of the API for the real ``kubectl`` and the kubernetes Python client:
 discovery (``/version``, ``/api``, ``/apis``, group versions with short
 names), and for every served type create, get, list, watch, update (PUT),
-patch (merge; strategic merge treated as merge; JSON patch) and delete,
-with kube-apiserver's resourceVersion, paging and WatchList rules (see
-``store.py``). Aggregated discovery and Table output are not offered: kubectl
-falls back to plain discovery documents and prints plain lists.
+patch (merge; strategic merge treated as merge; JSON patch; server-side
+apply) and delete, with kube-apiserver's resourceVersion, paging and
+WatchList rules (see ``store.py``), Table responses (``tables.py``), request
+bodies in JSON, YAML or protobuf (``negotiation.py``), the ``status`` and
+``scale`` subresources, server-side dry-run and SelfSubjectAccessReview.
+Aggregated discovery is not offered: kubectl falls back to plain discovery.
 
 Watch streams are chunked JSON lines, one chunk per event, flushed as sent.
 """
@@ -26,13 +28,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 import orjson
-import yaml
 
 from kubectl_informer.cache.listwatch import ApiError
 from kubectl_informer.sim import kubeconfig as _kubeconfig
-from kubectl_informer.sim import openapi
+from kubectl_informer.sim import negotiation, openapi, scale, tables  # noqa: F401 - tables registers Table
+from kubectl_informer.sim.apply import server_side_apply
 from kubectl_informer.sim.faults import Faults
-from kubectl_informer.sim.resources import NAMESPACES, ResourceDef
+from kubectl_informer.sim.patches import json_patch, merge_patch
+from kubectl_informer.sim.resources import NAMESPACES, SELF_SUBJECT_ACCESS_REVIEWS, SUBRESOURCE_VERBS, ResourceDef
 from kubectl_informer.sim.selectors import parse_field_selector, parse_label_selector
 from kubectl_informer.sim.store import Store, bookmark_line, is_bookmark, is_close, watch_line
 
@@ -54,7 +57,9 @@ _PATCH_TYPES = {
     "application/merge-patch+json": "merge",
     "application/strategic-merge-patch+json": "strategic",
     "application/json-patch+json": "json",
+    "application/apply-patch+yaml": "apply",
 }
+_OBJECT_TYPES = ("application/json", "application/yaml", "application/vnd.kubernetes.protobuf")
 
 
 def _status_ok() -> dict:
@@ -229,17 +234,22 @@ class _Handler(BaseHTTPRequestHandler):
             headers["Retry-After"] = str(int(err.retry_after))
         self._send(err.status, orjson.dumps(err.to_status()), headers=headers)
 
-    def _read_body(self):
-        raw = self._body
-        if not raw:
+    def _content_type(self) -> str:
+        return (self.headers.get("Content-Type") or "application/json").split(";")[0].strip().lower()
+
+    def _read_body(self, accepted: tuple[str, ...] = _OBJECT_TYPES):
+        if not self._body:
             return None
-        ctype = (self.headers.get("Content-Type") or "application/json").split(";")[0].strip()
-        try:
-            if "yaml" in ctype:
-                return yaml.safe_load(raw)
-            return orjson.loads(raw)
-        except (orjson.JSONDecodeError, yaml.YAMLError) as e:
-            raise ApiError(400, "BadRequest", f"the body of the request was in an unknown format: {e}") from None
+        if self._content_type() not in accepted:
+            raise ApiError(415, "UnsupportedMediaType", f'the body of the request was in an unknown format - '
+                                                        f'accepted media types include: {", ".join(accepted)}')
+        return negotiation.decode_body(self._content_type(), self._body)
+
+    def _send_rendered(self, code: int, rdef: ResourceDef, obj: dict) -> None:
+        """One object, as the request's Accept asks (a Table row, or itself)."""
+        r = self.rendering
+        self._send_json(code, obj if r.transform is None else r.transform.object(rdef, obj, self.query,
+                                                                                  self.sim.store))
 
     def do_GET(self) -> None:
         self._dispatch()
@@ -264,26 +274,63 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             # Read the whole body first, whatever the answer: bytes left unread
             # would be parsed as the next request on this keep-alive connection.
-            try:
-                n = int(self.headers.get("Content-Length") or 0)
-            except ValueError:
-                n = -1
-            if n < 0:
-                self.close_connection = True
-                raise ApiError(400, "BadRequest", "invalid Content-Length")
-            self._body = self.rfile.read(n) if n else b""
+            self._body = self._read_request_body()
             self._route()
         except ApiError as e:
             self._send_error(e)
         except (BrokenPipeError, ConnectionResetError, ssl.SSLError):
             self.close_connection = True
-        except Exception as e:  # a bug here must answer 500, not kill the connection silently
+        except Exception:  # a bug here must answer 500 in Status form, not kill the connection
             log.exception("sim server error")
-            self._send_error(ApiError(500, "InternalError", f"Internal error occurred: {type(e).__name__}: {e}"))
+            self._send_error(ApiError(500, "InternalError", "Internal error occurred: the simulated API server "
+                                                            "could not handle this request"))
+
+    def _read_request_body(self) -> bytes:
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            return self._read_chunked()  # kubectl create --raw -f streams its file
+        try:
+            n = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            n = -1
+        if n < 0:
+            self.close_connection = True
+            raise ApiError(400, "BadRequest", "invalid Content-Length")
+        return self.rfile.read(n) if n else b""
+
+    def _read_chunked(self, limit: int = 64 << 20) -> bytes:
+        parts, total = [], 0
+        while True:
+            line = self.rfile.readline(1024)
+            try:
+                size = int(line.split(b";")[0].strip(), 16)
+            except ValueError:
+                self.close_connection = True
+                raise ApiError(400, "BadRequest", "invalid chunked request body") from None
+            if size == 0:
+                while self.rfile.readline(1024) not in (b"\r\n", b"\n", b""):
+                    pass  # trailers
+                return b"".join(parts)
+            total += size
+            if total > limit:
+                self.close_connection = True
+                raise ApiError(413, "RequestEntityTooLarge", "the request body is too large")
+            parts.append(self.rfile.read(size))
+            self.rfile.readline(1024)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """The stdlib's answer to a request it cannot parse, as a Status (not HTML)."""
+        self.close_connection = True
+        reason = {400: "BadRequest", 404: "NotFound", 405: "MethodNotAllowed", 414: "RequestURITooLong",
+                  431: "RequestHeaderFieldsTooLarge", 501: "NotImplemented"}.get(code, "BadRequest")
+        try:
+            self._send(code, orjson.dumps(ApiError(code, reason, message or reason).to_status()))
+        except OSError:
+            pass
 
     def _route(self) -> None:
         url = urlsplit(self.path)
-        self.query = {k: v[0] for k, v in parse_qs(url.query, keep_blank_values=True).items()}
+        self.query_all = parse_qs(url.query, keep_blank_values=True)
+        self.query = {k: v[0] for k, v in self.query_all.items()}
         parts = [p for p in url.path.split("/") if p]
         reg = self.sim.store.registry
         method = self.command
@@ -356,11 +403,13 @@ class _Handler(BaseHTTPRequestHandler):
             verb = {"GET": "get", "HEAD": "get", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}.get(method)
             if verb == "get" and (watch_path or _truthy(self.query.get("watch"))):
                 verb = "watch"
-        if verb is None:
-            raise ApiError(405, "MethodNotAllowed", f"the server does not allow this method on the requested "
-                                                    f"resource")
-        if "dryRun" in self.query and verb not in ("get", "list", "watch"):
-            raise ApiError(400, "BadRequest", "dry run is not supported by the simulated API server")
+        allowed = SUBRESOURCE_VERBS[sub] if sub else rdef.verbs
+        if verb is None or verb not in allowed:
+            raise ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested "
+                                                    "resource")
+        self.dry_run = self._dry_run(verb)
+        self.rendering = negotiation.negotiate(self.headers.get("Accept")) if verb in (
+            "get", "list", "watch") else negotiation.PLAIN
         faults = self.sim.faults
         delay = faults.response_delay(verb)
         if delay:
@@ -378,7 +427,25 @@ class _Handler(BaseHTTPRequestHandler):
         fm = parse_field_selector(self.query.get("fieldSelector"), rdef.field_names, rdef.kind)
         return lm, fm
 
+    def _dry_run(self, verb: str) -> bool:
+        vals = [v for v in self.query_all.get("dryRun", []) if v]
+        if not vals:
+            return False
+        if verb in ("get", "list", "watch") or any(v != "All" for v in vals):
+            bad = next((v for v in vals if v != "All"), vals[0])
+            raise ApiError(400, "BadRequest", f'Invalid dryRun value: "{bad}": supported values: "All"')
+        return True
+
+    def _manager(self) -> str:
+        """The field manager of a write: ``fieldManager``, else the client's
+        User-Agent up to its first "/", as kube-apiserver derives it."""
+        return self.query.get("fieldManager") or (self.headers.get("User-Agent") or "unknown").split("/")[0][:128]
+
     def _do_get(self, rdef, namespace, name, sub) -> None:
+        if sub == "scale":
+            return self._send_json(200, scale.to_scale(self.sim.store.get(rdef, namespace, name)))
+        if self.rendering.transform is not None:
+            return self._send_rendered(200, rdef, self.sim.store.get(rdef, namespace, name))
         e = self.sim.store.get_entry(rdef, namespace, name)
         self._send(200, e.raw)
 
@@ -395,6 +462,14 @@ class _Handler(BaseHTTPRequestHandler):
         entries, rv, cont, remaining = self.sim.store.list_entries(
             rdef, namespace, lm, fm, q.get("resourceVersion", ""), q.get("resourceVersionMatch", ""), limit,
             q.get("continue", ""))
+        if self.rendering.transform is not None:
+            meta = {"resourceVersion": str(rv)}
+            if cont:
+                meta["continue"] = cont
+            if remaining is not None:
+                meta["remainingItemCount"] = remaining
+            return self._send_json(200, self.rendering.transform.list(rdef, [e.obj() for e in entries], meta, q,
+                                                                      self.sim.store))
         meta = f'"resourceVersion":"{rv}"'
         if cont:
             meta += f',"continue":"{cont}"'
@@ -412,46 +487,84 @@ class _Handler(BaseHTTPRequestHandler):
         parts.append(b"]}")
         self._send(200, parts)
 
-    def _do_create(self, rdef, namespace, name, sub) -> None:
+    def _object_body(self, rdef) -> dict:
         body = self._read_body()
         if not isinstance(body, dict):
-            raise ApiError(400, "BadRequest", "the body of the request must be a JSON object")
-        kind = body.get("kind")
+            raise ApiError(400, "BadRequest", "the body of the request must be an object")
+        kind, api_version = body.get("kind"), body.get("apiVersion")
+        if api_version not in (None, "", rdef.api_version):
+            raise ApiError(400, "BadRequest", f"the API version in the data ({api_version}) does not match the "
+                                              f"expected API version ({rdef.api_version})")
         if kind and kind != rdef.kind:
-            raise ApiError(400, "BadRequest", f"the API version in the data ({body.get('apiVersion')}) does "
-                                              f"not match the expected API version ({rdef.api_version})"
-                           if body.get("apiVersion") not in (None, rdef.api_version) else
-                           f"kind {kind} does not match the resource {rdef.resource}")
-        obj = self.sim.store.create(rdef, body, namespace)
-        self._send_json(201, obj)
+            raise ApiError(400, "BadRequest", f"kind {kind} does not match the resource {rdef.resource}")
+        return body
+
+    def _do_create(self, rdef, namespace, name, sub) -> None:
+        body = self._object_body(rdef)
+        if rdef is SELF_SUBJECT_ACCESS_REVIEWS:
+            body["status"] = {"allowed": True, "reason": "the simulated API server allows every request"}
+            body.setdefault("metadata", {})["creationTimestamp"] = None
+            return self._send_json(201, body)
+        self._send_json(201, self.sim.store.create(rdef, body, namespace, dry_run=self.dry_run,
+                                                   manager=self._manager()))
 
     def _do_update(self, rdef, namespace, name, sub) -> None:
-        body = self._read_body()
-        if not isinstance(body, dict):
-            raise ApiError(400, "BadRequest", "the body of the request must be a JSON object")
+        if sub == "scale":
+            return self._set_scale(rdef, namespace, name, self._read_body())
+        body = self._object_body(rdef)
         meta = body.setdefault("metadata", {})
+        if not isinstance(meta, dict):
+            raise ApiError(400, "BadRequest", "metadata must be an object")
         if meta.get("name") and meta["name"] != name:
             raise ApiError(400, "BadRequest", f'the name of the object ({meta["name"]}) does not match the name '
                                               f'on the URL ({name})')
         meta["name"] = name
         if namespace:
             meta["namespace"] = namespace
-        self._send_json(200, self.sim.store.update(rdef, body, subresource=sub or ""))
+        self._send_json(200, self.sim.store.update(rdef, body, subresource=sub or "", dry_run=self.dry_run,
+                                                   manager=self._manager()))
+
+    def _set_scale(self, rdef, namespace, name, scale_obj) -> None:
+        store = self.sim.store
+        want = scale.replicas_of(scale_obj, rdef.kind, name)
+        rv = ((scale_obj or {}).get("metadata") or {}).get("resourceVersion")
+        with store.lock:
+            obj = store.get(rdef, namespace, name)
+            if rv:
+                obj["metadata"]["resourceVersion"] = rv
+            obj.setdefault("spec", {})["replicas"] = want
+            new = store.update(rdef, obj, subresource="", dry_run=self.dry_run, manager=self._manager())
+        self._send_json(200, scale.to_scale(new))
 
     def _do_patch(self, rdef, namespace, name, sub) -> None:
-        ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip()
-        ptype = _PATCH_TYPES.get(ctype)
-        if ptype is None:
-            raise ApiError(415, "UnsupportedMediaType", f'the body of the request was in an unknown format - '
-                                                        f'accepted media types include: '
-                                                        f'{", ".join(_PATCH_TYPES)}')
-        body = self._read_body()
-        self._send_json(200, self.sim.store.patch(rdef, namespace, name, body, ptype, subresource=sub or ""))
+        ptype = _PATCH_TYPES.get(self._content_type())
+        body = self._read_body(tuple(_PATCH_TYPES))
+        store = self.sim.store
+        if ptype == "apply":
+            code, obj = server_side_apply(store, rdef, namespace, name, body, self.query.get("fieldManager", ""),
+                                          _truthy(self.query.get("force")), self.dry_run)
+            return self._send_json(code, obj)
+        if sub == "scale":
+            current = scale.to_scale(store.get(rdef, namespace, name))
+            new = json_patch(current, body) if ptype == "json" else merge_patch(current, body)
+            return self._set_scale(rdef, namespace, name, new)
+        self._send_json(200, store.patch(rdef, namespace, name, body, ptype, subresource=sub or "",
+                                         dry_run=self.dry_run, manager=self._manager()))
 
     def _do_delete(self, rdef, namespace, name, sub) -> None:
-        opts = self._read_body() or {}
-        pre = opts.get("preconditions") or {} if isinstance(opts, dict) else {}
-        obj = self.sim.store.delete(rdef, namespace, name, pre.get("resourceVersion"), pre.get("uid"))
+        opts = self._read_body()
+        opts = opts if isinstance(opts, dict) else {}
+        if "dryRun" in opts and opts["dryRun"]:
+            self.query_all["dryRun"] = list(opts["dryRun"])
+            self.dry_run = self._dry_run("delete")
+        grace = opts.get("gracePeriodSeconds", self.query.get("gracePeriodSeconds"))
+        try:
+            grace = None if grace in (None, "") else int(grace)
+        except (TypeError, ValueError):
+            raise ApiError(400, "BadRequest", f"invalid gracePeriodSeconds {grace!r}") from None
+        pre = opts.get("preconditions") or {}
+        obj = self.sim.store.delete(rdef, namespace, name, pre.get("resourceVersion"), pre.get("uid"),
+                                    grace_period=grace, dry_run=self.dry_run)
         self._send_json(200, obj)
 
     def _do_deletecollection(self, rdef, namespace, name, sub) -> None:
@@ -526,7 +639,7 @@ class _Handler(BaseHTTPRequestHandler):
             raise ApiError(400, "BadRequest", f'invalid timeoutSeconds "{q.get("timeoutSeconds")}"') from None
         try:
             w, initial, end_rv = store.start_watch(rdef, namespace, lm, fm, q.get("resourceVersion", ""),
-                                                   allow_bookmarks, send_initial)
+                                                   allow_bookmarks, send_initial, self._encoder(rdef))
         except ApiError as e:
             if e.status in (410, 504):
                 return self._watch_error(e)
@@ -536,8 +649,18 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             store.stop_watch(w)
 
+    def _encoder(self, rdef):
+        """How a watch event's object is written: None for as stored, else
+        a function of its JSON bytes (a Table row, ...)."""
+        t = self.rendering.transform
+        if t is None:
+            return None
+        store, q = self.sim.store, self.query
+        return lambda raw: orjson.dumps(t.object(rdef, orjson.loads(raw), q, store))
+
     def _stream(self, rdef, w, initial, end_rv: int | None, timeout: float) -> None:
         sim, store, faults = self.sim, self.sim.store, self.sim.faults
+        enc = self._encoder(rdef)
         self._start_chunked()
         buf, size = [], 0
         for line in initial:
@@ -588,7 +711,7 @@ class _Handler(BaseHTTPRequestHandler):
             t = w.filter(item)
             w.last_rv = item.rv
             if t is not None:
-                self._chunk(item.line(t))
+                self._chunk(item.line(t) if enc is None else watch_line(t, enc(item.entry.raw)))
         self._end_chunked()
 
     def _client_gone(self) -> bool:

@@ -30,13 +30,16 @@ import threading
 import time
 import uuid
 from collections import deque
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any, Iterable, Iterator
 
 import orjson
 
 from kubectl_informer.cache.listwatch import ApiError, INITIAL_EVENTS_END_ANNOTATION
-from kubectl_informer.sim.resources import NAMESPACES, Registry, ResourceDef
+from kubectl_informer.sim import strategy
+from kubectl_informer.sim.apply import record_update
+from kubectl_informer.sim.patches import json_patch, merge_patch, strategic_merge_patch
+from kubectl_informer.sim.resources import NAMESPACES, PODS, Registry, ResourceDef
 
 # kube-apiserver's wording (staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go).
 EXPIRED_LIST = "The resourceVersion for the provided list is too old."
@@ -50,8 +53,7 @@ INCONSISTENT_CONTINUE = (
 ADDED, MODIFIED, DELETED, BOOKMARK = "ADDED", "MODIFIED", "DELETED", "BOOKMARK"
 
 
-def now_rfc3339() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+now_rfc3339 = strategy.now_rfc3339
 
 
 class Entry:
@@ -267,86 +269,6 @@ def _not_found(rdef: ResourceDef, name: str) -> ApiError:
     return ApiError(404, "NotFound", f'{what} "{name}" not found')
 
 
-def merge_patch(target: Any, patch: Any) -> Any:
-    """RFC 7386 JSON merge patch (also used for strategic merge: lists replace)."""
-    if not isinstance(patch, dict):
-        return copy.deepcopy(patch)
-    out = dict(target) if isinstance(target, dict) else {}
-    for k, v in patch.items():
-        if k.startswith("$"):
-            continue  # strategic-merge directives ($patch, $retainKeys, ...): ignored
-        if v is None:
-            out.pop(k, None)
-        else:
-            out[k] = merge_patch(out.get(k), v)
-    return out
-
-
-def json_patch(target: Any, ops: list) -> Any:
-    """RFC 6902 JSON patch: add, remove, replace, test, copy, move."""
-    doc = copy.deepcopy(target)
-
-    def walk(path: str):
-        parts = [p.replace("~1", "/").replace("~0", "~") for p in path.split("/")[1:]]
-        if not parts:
-            raise ApiError(422, "Invalid", "json patch: empty path")
-        cur = doc
-        for p in parts[:-1]:
-            cur = cur[int(p)] if isinstance(cur, list) else cur[p]
-        return cur, parts[-1]
-
-    try:
-        for op in ops:
-            kind, path = op["op"], op["path"]
-            if kind in ("add", "replace"):
-                parent, last = walk(path)
-                if isinstance(parent, list):
-                    idx = len(parent) if last == "-" else int(last)
-                    if kind == "add":
-                        parent.insert(idx, op["value"])
-                    else:
-                        parent[idx] = op["value"]
-                else:
-                    if kind == "replace" and last not in parent:
-                        raise KeyError(last)
-                    parent[last] = op["value"]
-            elif kind == "remove":
-                parent, last = walk(path)
-                if isinstance(parent, list):
-                    parent.pop(int(last))
-                else:
-                    del parent[last]
-            elif kind == "test":
-                parent, last = walk(path)
-                val = parent[int(last)] if isinstance(parent, list) else parent[last]
-                if val != op["value"]:
-                    raise ApiError(422, "Invalid", f"json patch: test failed at {path}")
-            elif kind in ("copy", "move"):
-                src_parent, src_last = walk(op["from"])
-                val = src_parent[int(src_last)] if isinstance(src_parent, list) else src_parent[src_last]
-                if kind == "move":
-                    if isinstance(src_parent, list):
-                        src_parent.pop(int(src_last))
-                    else:
-                        del src_parent[src_last]
-                json_patch_apply_add(walk, path, copy.deepcopy(val))
-            else:
-                raise ApiError(422, "Invalid", f"json patch: unknown op {kind!r}")
-    except ApiError:
-        raise
-    except (KeyError, IndexError, ValueError, TypeError) as e:
-        raise ApiError(422, "Invalid", f"json patch could not be applied: {e}") from None
-    return doc
-
-
-def json_patch_apply_add(walk, path, value) -> None:
-    parent, last = walk(path)
-    if isinstance(parent, list):
-        parent.insert(len(parent) if last == "-" else int(last), value)
-    else:
-        parent[last] = value
-
-
 class Store:
     """All objects of the simulated cluster. Thread-safe; see module doc.
 
@@ -369,6 +291,10 @@ class Store:
         for d in self.registry.defs:
             self._state(d)
         self._rand = random.Random()
+        # Graceful pod deletion: the simulated kubelet stops a pod's containers
+        # in this many seconds when its grace period is longer (None: wait it all).
+        self.pod_stop_seconds: float | None = 1.0
+        self._timers: set[threading.Timer] = set()
 
     # ---------------------------------------------------------------- basics
     def resource(self, name: str | ResourceDef) -> ResourceDef:
@@ -467,12 +393,15 @@ class Store:
         return keys[lo:hi]
 
     # ---------------------------------------------------------------- writes
-    def create(self, resource, obj: dict, namespace: str | None = None) -> dict:
+    def create(self, resource, obj: dict, namespace: str | None = None, dry_run: bool = False,
+               manager: str = "") -> dict:
+        """Store a new object. ``dry_run``: everything but the write (the
+        answer has no resourceVersion). ``manager``: the field manager of a
+        write through the API (recorded in managedFields)."""
         rdef = self.resource(resource)
         obj = copy.deepcopy(obj)
         meta = obj.setdefault("metadata", {})
-        if not isinstance(meta, dict):
-            raise ApiError(400, "BadRequest", "metadata must be an object")
+        strategy.validate(rdef, obj)
         if rdef.namespaced:
             ns = meta.get("namespace") or namespace or "default"
             if namespace and meta.get("namespace") and meta["namespace"] != namespace:
@@ -496,9 +425,12 @@ class Store:
         meta["uid"] = str(uuid.uuid4())
         meta["creationTimestamp"] = now_rfc3339()
         meta.pop("deletionTimestamp", None)
+        meta.pop("deletionGracePeriodSeconds", None)
         if rdef.has_generation:
             meta["generation"] = 1
-        self._defaults(rdef, obj)
+        strategy.on_create(rdef, obj)
+        if manager:
+            record_update(None, obj, manager, rdef.api_version)
         with self.lock:
             st = self._state(rdef)
             if rdef.namespaced:
@@ -508,6 +440,9 @@ class Store:
             if key in st.objects:
                 what = f"{rdef.resource}.{rdef.group}" if rdef.group else rdef.resource
                 raise ApiError(409, "AlreadyExists", f'{what} "{meta["name"]}" already exists')
+            if dry_run:
+                meta.pop("resourceVersion", None)
+                return obj
             rv = self._next_rv()
             meta["resourceVersion"] = str(rv)
             e = self._entry(rdef, obj)
@@ -517,18 +452,8 @@ class Store:
             self._rv_changed.notify_all()
         return orjson.loads(e.raw)
 
-    @staticmethod
-    def _defaults(rdef: ResourceDef, obj: dict) -> None:
-        if rdef.resource == "pods" and rdef.group == "":
-            obj.setdefault("spec", {})
-            obj.setdefault("status", {}).setdefault("phase", "Pending")
-        elif rdef.resource == "namespaces" and rdef.group == "":
-            obj.setdefault("spec", {"finalizers": ["kubernetes"]})
-            obj.setdefault("status", {}).setdefault("phase", "Active")
-            labels = obj["metadata"].setdefault("labels", {})
-            labels.setdefault("kubernetes.io/metadata.name", obj["metadata"]["name"])
-
-    def update(self, resource, obj: dict, subresource: str | None = None) -> dict:
+    def update(self, resource, obj: dict, subresource: str | None = None, dry_run: bool = False,
+               manager: str = "") -> dict:
         """Replace an object. A non-empty metadata.resourceVersion is a
         precondition (409 Conflict on mismatch), as for PUT.
 
@@ -568,14 +493,19 @@ class Store:
                         new["status"] = old_obj["status"]
                     else:
                         new.pop("status", None)
-            return self._replace(rdef, st, old, old_obj, new)
+            return self._replace(rdef, st, old, old_obj, new, dry_run, manager, subresource or "")
 
-    def _replace(self, rdef: ResourceDef, st: _ResourceState, old: Entry, old_obj: dict, new: dict) -> dict:
+    def _replace(self, rdef: ResourceDef, st: _ResourceState, old: Entry, old_obj: dict, new: dict,
+                 dry_run: bool = False, manager: str = "", subresource: str = "") -> dict:
         # Caller holds the lock.
         nm = new.setdefault("metadata", {})
         om = old_obj["metadata"]
-        for f in ("uid", "creationTimestamp", "name"):
-            nm[f] = om.get(f)
+        strategy.on_update(rdef, new, old.obj())  # not old_obj: a status update passes it as new
+        for f in ("uid", "creationTimestamp", "name", "deletionTimestamp", "deletionGracePeriodSeconds"):
+            if om.get(f) is None:
+                nm.pop(f, None)
+            else:
+                nm[f] = om.get(f)
         if rdef.namespaced:
             nm["namespace"] = om.get("namespace")
         else:
@@ -587,20 +517,20 @@ class Store:
             if new.get("spec") != old_obj.get("spec"):
                 nm["generation"] = om.get("generation", 1) + 1
         nm["resourceVersion"] = str(old.rv)
+        if manager:
+            record_update(old.obj(), new, manager, rdef.api_version, subresource)
         current = old.obj()  # fresh: ``old_obj`` may be ``new`` itself (status updates)
         if new == current:
             return current  # a no-op update does not bump the RV, as in kube-apiserver
-        rv = self._next_rv()
-        nm["resourceVersion"] = str(rv)
-        e = self._entry(rdef, new)
-        st.objects[old.key] = e
-        st.record(Event(MODIFIED, rv, e, old))
-        self._rv_changed.notify_all()
-        return orjson.loads(e.raw)
+        if dry_run:
+            return new
+        if nm.get("deletionTimestamp") and not nm.get("finalizers") and nm.get("deletionGracePeriodSeconds") == 0:
+            return self._delete_entry(st, old)  # the last finalizer is gone: the deletion completes
+        return self._write(st, old, new)
 
     def patch(self, resource, namespace: str | None, name: str, patch: Any, patch_type: str = "merge",
-              subresource: str | None = None) -> dict:
-        """``patch_type``: "merge", "strategic" (treated as merge) or "json"."""
+              subresource: str | None = None, dry_run: bool = False, manager: str = "") -> dict:
+        """``patch_type``: "merge", "strategic" or "json"."""
         rdef = self.resource(resource)
         with self.lock:
             st = self._state(rdef)
@@ -615,7 +545,7 @@ class Store:
             else:
                 if not isinstance(patch, dict):
                     raise ApiError(400, "BadRequest", "merge patch must be a JSON object")
-                new = merge_patch(old_obj, patch)
+                new = (strategic_merge_patch if patch_type == "strategic" else merge_patch)(old_obj, patch)
             if not isinstance(new, dict):
                 raise ApiError(422, "Invalid", "patched object is not an object")
             want_rv = (new.get("metadata") or {}).get("resourceVersion")
@@ -632,30 +562,118 @@ class Store:
                 new["status"] = old_obj.get("status")
                 if new["status"] is None:
                     new.pop("status")
-            return self._replace(rdef, st, old, old.obj(), new)
+            return self._replace(rdef, st, old, old.obj(), new, dry_run, manager, subresource or "")
 
     def delete(self, resource, namespace: str | None, name: str, precondition_rv: str | None = None,
-               precondition_uid: str | None = None) -> dict:
-        """Delete at once (no graceful termination); returns the last state.
-        Deleting a namespace deletes everything in it first."""
+               precondition_uid: str | None = None, grace_period: int | None = 0,
+               dry_run: bool = False) -> dict:
+        """Delete as kube-apiserver does; returns the object's state after the call.
+
+        An object with ``metadata.finalizers`` gets a ``deletionTimestamp`` and
+        stays until an update removes the last finalizer. A scheduled, running
+        pod is deleted gracefully: ``deletionTimestamp`` and
+        ``deletionGracePeriodSeconds`` (``grace_period``; None: its
+        ``terminationGracePeriodSeconds``, else 30) are set by an update, and
+        the simulated kubelet deletes it when its containers have stopped (see
+        ``pod_stop_seconds``). Grace 0 (the default here; the HTTP API passes
+        DeleteOptions' value) deletes at once. Deleting a namespace
+        deletes everything in it first."""
         rdef = self.resource(resource)
         with self.lock:
             st = self._state(rdef)
-            key = self._key(rdef, namespace, name)
-            old = st.objects.get(key)
+            old = st.objects.get(self._key(rdef, namespace, name))
             if old is None:
                 raise _not_found(rdef, name)
-            if (precondition_rv and str(precondition_rv) != str(old.rv)) or (
-                    precondition_uid and precondition_uid != orjson.loads(old.raw)["metadata"].get("uid")):
-                what = f"{rdef.resource}.{rdef.group}" if rdef.group else rdef.resource
-                raise ApiError(409, "Conflict", f'Operation cannot be fulfilled on {what} "{name}": the '
-                                                "precondition does not match")
+            obj = old.obj()
+            meta = obj["metadata"]
+            self._check_preconditions(rdef, name, old, meta, precondition_rv, precondition_uid)
+            grace = self._grace_period(rdef, obj, grace_period)
+            if grace or meta.get("finalizers"):
+                return self._mark_deleting(st, old, obj, grace, dry_run)
+            if dry_run:
+                return obj
             if rdef is NAMESPACES:
                 for other in self._states.values():
                     if other.rdef.namespaced:
                         for k in list(self._ns_keys(other, name)):
                             self._delete_entry(other, other.objects[k])
             return self._delete_entry(st, old)
+
+    @staticmethod
+    def _check_preconditions(rdef, name, old: Entry, meta: dict, want_rv, want_uid) -> None:
+        what = f"{rdef.resource}.{rdef.group}" if rdef.group else rdef.resource
+        prefix = f'Operation cannot be fulfilled on {what} "{name}": '
+        if want_uid and want_uid != meta.get("uid"):
+            raise ApiError(409, "Conflict", f"{prefix}Precondition failed: UID in precondition: {want_uid}, "
+                                            f"UID in object meta: {meta.get('uid')}")
+        if want_rv and str(want_rv) != str(old.rv):
+            raise ApiError(409, "Conflict", f"{prefix}Precondition failed: ResourceVersion in precondition: "
+                                            f"{want_rv}, ResourceVersion in object meta: {old.rv}")
+
+    @staticmethod
+    def _grace_period(rdef: ResourceDef, obj: dict, asked: int | None) -> int:
+        """Seconds of graceful termination: only pods that run on a node have any."""
+        if rdef is not PODS:
+            return 0
+        spec, status = obj.get("spec") or {}, obj.get("status") or {}
+        if not spec.get("nodeName") or status.get("phase") in ("Succeeded", "Failed"):
+            return 0  # nothing runs it: kube-apiserver deletes it at once
+        if asked is None:
+            asked = spec.get("terminationGracePeriodSeconds", 30)
+        return max(0, int(asked))
+
+    def _mark_deleting(self, st: _ResourceState, old: Entry, obj: dict, grace: int, dry_run: bool) -> dict:
+        meta = obj["metadata"]
+        current = meta.get("deletionGracePeriodSeconds")
+        if meta.get("deletionTimestamp") and current is not None and current <= grace:
+            return obj  # already going, no sooner than asked
+        when = datetime.now(timezone.utc) + timedelta(seconds=grace)
+        meta["deletionTimestamp"] = when.strftime("%Y-%m-%dT%H:%M:%SZ")
+        meta["deletionGracePeriodSeconds"] = grace
+        if dry_run:
+            return obj
+        if not grace and not meta.get("finalizers"):
+            return self._delete_entry(st, old)
+        out = self._write(st, old, obj)
+        if grace:
+            stop = grace if self.pod_stop_seconds is None else min(grace, self.pod_stop_seconds)
+            self._after(stop, self._kubelet_stopped, st, old.key, meta.get("uid"))
+        return out
+
+    def _after(self, seconds: float, fn, *args) -> None:
+        def run():
+            self._timers.discard(t)
+            fn(*args)
+        t = threading.Timer(seconds, run)
+        t.daemon = True
+        self._timers.add(t)
+        t.start()
+
+    def _kubelet_stopped(self, st: _ResourceState, key: str, uid: str) -> None:
+        """The pod's containers have stopped: the kubelet's delete with grace 0."""
+        with self.lock:
+            old = st.objects.get(key)
+            if old is None:
+                return
+            obj = old.obj()
+            meta = obj["metadata"]
+            if meta.get("uid") != uid or not meta.get("deletionTimestamp"):
+                return
+            if meta.get("finalizers"):
+                meta["deletionGracePeriodSeconds"] = 0
+                self._write(st, old, obj)
+            else:
+                self._delete_entry(st, old)
+
+    def _write(self, st: _ResourceState, old: Entry, obj: dict) -> dict:
+        """Commit ``obj`` as the new state of ``old`` (lock held): a MODIFIED event."""
+        rv = self._next_rv()
+        obj["metadata"]["resourceVersion"] = str(rv)
+        e = self._entry(st.rdef, obj)
+        st.objects[old.key] = e
+        st.record(Event(MODIFIED, rv, e, old))
+        self._rv_changed.notify_all()
+        return orjson.loads(e.raw)
 
     def _delete_entry(self, st: _ResourceState, old: Entry) -> dict:
         rv = self._next_rv()
@@ -767,42 +785,7 @@ class Store:
                                                    '"Exact", "NotOlderThan"')
         with self.lock:
             st = self._state(rdef)
-            start_after = ""
-            if continue_:
-                if rv and rv != "0":
-                    raise ApiError(400, "BadRequest", "specifying resource version is not allowed when using "
-                                                      "continue")
-                at, start_after = decode_continue(continue_)
-                if at == -1:
-                    at = self._rv
-                if at > self._rv:
-                    raise self._too_large(at)
-                if at < st.history_floor:
-                    st_key = start_after.rstrip("\x00")
-                    raise _ExpiredContinue(encode_continue(-1, st_key))
-                snapshot = self._snapshot(st, at)
-            else:
-                if match and not rv:
-                    raise _invalid("resourceVersionMatch", "Forbidden: resourceVersionMatch is forbidden "
-                                                           "unless resourceVersion is provided")
-                if match == "Exact" and rv == "0":
-                    raise _invalid("resourceVersionMatch", 'Forbidden: resourceVersionMatch "exact" is '
-                                                           'forbidden for resourceVersion "0"')
-                if rv == "":
-                    at, snapshot = self._rv, None
-                elif rv == "0":
-                    # From the watch cache: any state will do, and the cache ignores limit.
-                    at, snapshot, limit = self._rv, None, 0
-                else:
-                    want = self._parse_rv(rv)
-                    self._wait_fresh(want)
-                    exact = match == "Exact" or (not match and limit > 0)
-                    if exact:
-                        if want < st.history_floor:
-                            raise ApiError(410, "Expired", EXPIRED_LIST)
-                        at, snapshot = want, self._snapshot(st, want)
-                    else:
-                        at, snapshot = self._rv, None
+            at, snapshot, limit, start_after = self._list_point(st, rv, match, limit, continue_ or "")
             if snapshot is None:
                 keys = self._ns_keys(st, namespace)
                 objects = st.objects
@@ -813,24 +796,41 @@ class Store:
                     keys = [k for k in keys if k.startswith(namespace + "/")]
             if start_after:
                 keys = keys[bisect.bisect_left(keys, start_after):]
-            if label_match is None and field_match is None and not limit:
-                return [objects[k] for k in keys], at, "", None
-            entries: list[Entry] = []
-            cont = ""
-            remaining = None
-            for i, k in enumerate(keys):
-                e = objects[k]
-                if label_match is not None and not label_match(e.labels):
-                    continue
-                if field_match is not None and not field_match(e.fields):
-                    continue
-                if limit and len(entries) == limit:
-                    cont = encode_continue(at, entries[-1].key)
-                    if label_match is None and field_match is None:
-                        remaining = len(keys) - i
-                    break
-                entries.append(e)
-            return entries, at, cont, remaining
+            return _page(keys, objects, label_match, field_match, limit, at)
+
+    def _list_point(self, st: _ResourceState, rv: str, match: str, limit: int,
+                    continue_: str) -> tuple[int, dict | None, int, str]:
+        """Where a LIST reads (lock held): ``(rv, snapshot or None for the
+        live state, limit, key to start after)``, or the ApiError kube answers."""
+        if continue_:
+            if rv and rv != "0":
+                raise ApiError(400, "BadRequest", "specifying resource version is not allowed when using "
+                                                  "continue")
+            at, start_after = decode_continue(continue_)
+            if at == -1:
+                at = self._rv
+            if at > self._rv:
+                raise self._too_large(at)
+            if at < st.history_floor:
+                raise _ExpiredContinue(encode_continue(-1, start_after.rstrip("\x00")))
+            return at, self._snapshot(st, at), limit, start_after
+        if match and not rv:
+            raise _invalid("resourceVersionMatch", "Forbidden: resourceVersionMatch is forbidden "
+                                                   "unless resourceVersion is provided")
+        if match == "Exact" and rv == "0":
+            raise _invalid("resourceVersionMatch", 'Forbidden: resourceVersionMatch "exact" is '
+                                                   'forbidden for resourceVersion "0"')
+        if rv == "":
+            return self._rv, None, limit, ""
+        if rv == "0":
+            return self._rv, None, 0, ""  # from the watch cache: any state will do, and it ignores limit
+        want = self._parse_rv(rv)
+        self._wait_fresh(want)
+        if match == "Exact" or (not match and limit > 0):
+            if want < st.history_floor:
+                raise ApiError(410, "Expired", EXPIRED_LIST)
+            return want, self._snapshot(st, want), limit, ""
+        return self._rv, None, limit, ""
 
     def _snapshot(self, st: _ResourceState, at: int) -> dict[str, Entry] | None:
         """The objects at ``at``, or None when nothing changed since (then the
@@ -864,10 +864,12 @@ class Store:
     # ---------------------------------------------------------------- watches
     def start_watch(self, resource, namespace: str | None = None, label_match=None, field_match=None,
                     resource_version: str | None = "", allow_bookmarks: bool = False,
-                    send_initial_events: bool | None = None) -> tuple[Watcher, Iterator[bytes], int | None]:
+                    send_initial_events: bool | None = None,
+                    encode=None) -> tuple[Watcher, Iterator[bytes], int | None]:
         """Register a watcher. Returns ``(watcher, initial_lines, end_bookmark_rv)``:
         the lines to write first (synthetic ADDED events or replayed window
         events), and for a WatchList the RV of the initial-events-end bookmark.
+        ``encode`` (JSON bytes -> bytes) rewrites those lines' objects.
 
         Raises ApiError 410 (too old) or 504 (too large); the server sends
         those as an ERROR event on a 200 stream, as kube-apiserver's cacher.
@@ -902,7 +904,7 @@ class Store:
                     if ev.rv > want:
                         t = w.filter(ev)
                         if t is not None:
-                            initial.append(ev.line(t))
+                            initial.append(ev.line(t) if encode is None else watch_line(t, encode(ev.entry.raw)))
                 w.last_rv = self._rv
             st.watchers.add(w)
 
@@ -912,7 +914,7 @@ class Store:
             yield from initial
             for e in entries:
                 if w.matches(e):
-                    yield watch_line(ADDED, e.raw)
+                    yield watch_line(ADDED, e.raw if encode is None else encode(e.raw))
         return w, lines(), end_rv
 
     def stop_watch(self, w: Watcher) -> None:
@@ -951,8 +953,34 @@ class Store:
         return len(ws)
 
     def close_all(self) -> None:
+        for t in list(self._timers):
+            t.cancel()
         for w in self.watchers():
             w.close("stopped")
+
+
+def _page(keys: list[str], objects: dict[str, Entry], label_match, field_match, limit: int,
+          at: int) -> tuple[list[Entry], int, str, int | None]:
+    """The selected entries of ``keys``, at most ``limit`` (0: all), with the
+    continue token and remainingItemCount of a paged list."""
+    if label_match is None and field_match is None and not limit:
+        return [objects[k] for k in keys], at, "", None
+    entries: list[Entry] = []
+    cont = ""
+    remaining = None
+    for i, k in enumerate(keys):
+        e = objects[k]
+        if label_match is not None and not label_match(e.labels):
+            continue
+        if field_match is not None and not field_match(e.fields):
+            continue
+        if limit and len(entries) == limit:
+            cont = encode_continue(at, entries[-1].key)
+            if label_match is None and field_match is None:
+                remaining = len(keys) - i
+            break
+        entries.append(e)
+    return entries, at, cont, remaining
 
 
 class _ExpiredContinue(ApiError):

@@ -117,7 +117,9 @@ def test_merge_strategic_and_json_patch(client):
                                                             "value": "y"}], ctype="application/json-patch+json")
     assert status == 200 and obj["metadata"]["labels"]["app"] == "y"
     status, st, _ = client.request("PATCH", PODS + "/a", {"x": 1}, ctype="application/apply-patch+yaml")
-    assert status == 415
+    assert status == 422 and "fieldManager: Required value" in st["message"]  # apply needs a manager
+    status, st, _ = client.request("PATCH", PODS + "/a", {"x": 1}, ctype="application/cbor")
+    assert status == 415 and st["reason"] == "UnsupportedMediaType"
 
 
 def test_delete_returns_last_state_and_namespace_delete_cascades(client, sim):

@@ -1,0 +1,122 @@
+"""Content negotiation: which representation a GET, LIST or WATCH answers in,
+and how a request body is decoded.
+
+Responses are JSON. The ``Accept`` header may ask for another *kind* of the
+same data with ``as=<Kind>;g=<group>;v=<version>`` parameters (kubectl's
+``get`` asks for ``as=Table``). Each such kind is one entry of ``TRANSFORMS``:
+an object with ``list(rdef, objs, list_meta, query, store)`` for a LIST and
+``object(rdef, obj, query, store)`` for a GET or one watch event. To serve another
+kind, register it here; the server needs no change.
+
+Accept entries are tried in order, as kube-apiserver does: the first one the
+server can produce wins; nothing acceptable is 406.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import orjson
+import yaml
+
+from kubectl_informer.cache.listwatch import ApiError
+from kubectl_informer.sim import protobuf
+
+
+class Transform(Protocol):
+    def list(self, rdef, objs: list[dict], list_meta: dict, query: dict, store) -> dict: ...
+
+    def object(self, rdef, obj: dict, query: dict, store) -> dict: ...
+
+
+# (as, group, version) -> Transform. tables.py registers Table (v1 and v1beta1).
+TRANSFORMS: dict[tuple[str, str, str], Transform] = {}
+
+
+def register(as_kind: str, group: str, version: str, transform: Transform) -> None:
+    TRANSFORMS[(as_kind, group, version)] = transform
+
+
+@dataclass(frozen=True)
+class Rendering:
+    """What a response carries: the object itself (``transform`` None) or
+    another kind of it."""
+
+    transform: Transform | None = None
+    as_kind: str = ""
+    group: str = ""
+    version: str = ""
+
+
+PLAIN = Rendering()
+_JSON_TYPES = ("application/json", "application/*", "*/*")
+
+
+def _media_ranges(accept: str):
+    for part in accept.split(","):
+        fields = [f.strip() for f in part.split(";")]
+        if not fields[0]:
+            continue
+        params = {}
+        for f in fields[1:]:
+            k, _, v = f.partition("=")
+            params[k.strip().lower()] = v.strip().strip('"')
+        yield fields[0].lower(), params
+
+
+def negotiate(accept: str | None, streaming: bool = False) -> Rendering:
+    """The representation for an ``Accept`` header (None or empty: JSON)."""
+    if not accept:
+        return PLAIN
+    for mtype, params in _media_ranges(accept):
+        if mtype not in _JSON_TYPES:
+            continue  # protobuf, yaml, cbor responses are not produced
+        as_kind = params.get("as")
+        if not as_kind:
+            return PLAIN
+        key = (as_kind, params.get("g", ""), params.get("v", ""))
+        t = TRANSFORMS.get(key)
+        if t is not None:
+            return Rendering(t, *key)
+    kinds = ", ".join(f"application/json;as={a};g={g};v={v}" for a, g, v in TRANSFORMS)
+    raise ApiError(406, "NotAcceptable", f"only the following media types are accepted: application/json, {kinds}")
+
+
+# ---------------------------------------------------------------- request bodies
+
+def _parse_with(parse, errors, what: str):
+    def decode(raw: bytes):
+        try:
+            return parse(raw)
+        except errors:
+            raise ApiError(400, "BadRequest", f"the body of the request was in an unknown format: "
+                                              f"it is not valid {what}") from None
+    return decode
+
+
+_json = _parse_with(orjson.loads, orjson.JSONDecodeError, "JSON")
+_yaml = _parse_with(yaml.safe_load, yaml.YAMLError, "YAML")
+
+
+# Content-Type -> decoder. JSON patch types are JSON; apply patches are YAML (JSON is YAML).
+BODY_DECODERS = {
+    "application/json": _json,
+    "application/merge-patch+json": _json,
+    "application/strategic-merge-patch+json": _json,
+    "application/json-patch+json": _json,
+    "application/yaml": _yaml,
+    "application/apply-patch+yaml": _yaml,
+    protobuf.CONTENT_TYPE: protobuf.decode,
+}
+
+
+def decode_body(content_type: str | None, raw: bytes) -> Any:
+    """The request body as JSON data; 415 for a content type not understood
+    (CBOR among them: client-go then retries in JSON, see docs/simulator.md)."""
+    ctype = (content_type or "application/json").split(";")[0].strip().lower()
+    dec = BODY_DECODERS.get(ctype)
+    if dec is None:
+        raise ApiError(415, "UnsupportedMediaType", f'the body of the request was in an unknown format - '
+                                                    f'accepted media types include: {", ".join(BODY_DECODERS)}')
+    return dec(raw)
