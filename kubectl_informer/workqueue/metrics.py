@@ -16,16 +16,36 @@ client-go refreshes the two unfinished-work gauges from a 500 ms ticker; we
 compute them when the snapshot is taken, which is the same value without a
 thread per queue. Latency and work duration keep count and sum of every
 observation and a bounded window of recent ones for percentiles, so memory
-does not grow with run time.
+does not grow with run time. They also count every observation into
+client-go's histogram buckets, so an exporter can publish the same
+``_bucket`` series a Go controller does.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import deque
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Hashable, Iterable
 
-__all__ = ["Summary", "Reservoir", "QueueMetrics", "QueueMetricsRecorder"]
+__all__ = ["Summary", "Reservoir", "QueueMetrics", "QueueMetricsRecorder", "BUCKETS"]
+
+
+
+def exponential_buckets(start: float, factor: float, count: int) -> tuple[float, ...]:
+    """Prometheus' ExponentialBuckets, multiplied out the same way, so the
+    bounds are the same floats (9.999999999999999e-06, not 1e-05) and an
+    exported page reads like a Go controller's."""
+    out = []
+    for _ in range(count):
+        out.append(start)
+        start *= factor
+    return tuple(out)
+
+
+# component-base's workqueue histograms (queue_duration_seconds and
+# work_duration_seconds): ExponentialBuckets(10e-7, 10, 10), 1 us .. 1000 s.
+BUCKETS: tuple[float, ...] = exponential_buckets(10e-7, 10, 10)
 
 # Observations kept for percentiles: recent enough to follow a live run, small
 # enough that a snapshot sorts it in well under a millisecond.
@@ -43,6 +63,8 @@ class Summary:
     p90: float = 0.0
     p99: float = 0.0
     max: float = 0.0  # of the recent window
+    # Cumulative counts per upper bound of BUCKETS (the +Inf bucket is count).
+    buckets: tuple[int, ...] = ()
 
     @property
     def mean(self) -> float:
@@ -52,20 +74,31 @@ class Summary:
 class Reservoir:
     """Count, sum and the last ``size`` observations (a ring buffer)."""
 
-    __slots__ = ("count", "sum", "window")
+    __slots__ = ("count", "sum", "window", "per_bucket")
 
     def __init__(self, size: int = RESERVOIR_SIZE) -> None:
         self.count = 0
         self.sum = 0.0
         self.window: deque[float] = deque(maxlen=size)
+        self.per_bucket = [0] * (len(BUCKETS) + 1)  # the last one is above every bound
 
     def observe(self, v: float) -> None:
         self.count += 1
         self.sum += v
         self.window.append(v)
+        # A bound counts values <= it (Prometheus' "le").
+        self.per_bucket[bisect_left(BUCKETS, v)] += 1
+
+    def cumulative_buckets(self) -> tuple[int, ...]:
+        out, running = [], 0
+        for n in self.per_bucket[:-1]:
+            running += n
+            out.append(running)
+        return tuple(out)
 
     def summary(self) -> Summary:
-        return summarize(self.window, self.count, self.sum)
+        s = summarize(self.window, self.count, self.sum)
+        return replace(s, buckets=self.cumulative_buckets())
 
 
 def _pct(sorted_vals: list[float], q: float) -> float:
