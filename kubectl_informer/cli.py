@@ -1,4 +1,4 @@
-"""The command line: ``kubectl informer watch|queue|replay|sim|version``.
+"""The command line: ``kubectl informer watch|queue|attach|replay|sim|version``.
 
 Help reads like kubectl's own (description, Examples, Options, Usage). Every
 failure the user can cause ends in one ``error: ...`` line on stderr and a
@@ -358,14 +358,44 @@ kubectl informer queue --rate-limiter bucket:10,100 --demo
               help="Fraction of items whose processing fails and is requeued rate-limited (0..1).")
 @click.option("--rate-limiter", default="default", show_default=True, metavar="SPEC",
               help="default | exponential:BASE,MAX | fastslow:FAST,SLOW,N | bucket:QPS,BURST.")
+@click.option("--metrics-addr", metavar="HOST:PORT", default=None,
+              help="Serve the queue's metrics with client-go's names at http://HOST:PORT/metrics "
+                   "(for `kubectl informer attach` or Prometheus).")
 @output_options
 @debug_option
-def queue(resource, output, run_for, max_events, record, workers, work_time, fail_rate, rate_limiter, **kw) -> int:
+def queue(resource, output, run_for, max_events, record, workers, work_time, fail_rate, rate_limiter, metrics_addr,
+          **kw) -> int:
     resource, kw["demo"] = _swap_demo_resource(resource, kw["demo"])
     _check_output_flags(output, run_for, max_events)
+    if metrics_addr is not None:
+        _check_metrics_addr(metrics_addr)
+        kw["extra"] = {"metrics_addr": metrics_addr}
     opts = _build_options("queue", resource or "pods", None, workers=workers, work_time=work_time,
                           fail_rate=fail_rate, rate_limiter=rate_limiter, **kw)
     return execute(opts, output, run_for=run_for, max_events=max_events, start_pane="queue", record=record)
+
+
+def _check_metrics_addr(addr: str) -> None:
+    from .attach.exporter import parse_metrics_addr
+    try:
+        _host, port = parse_metrics_addr(addr)
+    except ValueError as e:
+        raise click.BadParameter(str(e).removeprefix(f'--metrics-addr "{addr}" '), param_hint="'--metrics-addr'")
+    if port == 0:
+        raise click.BadParameter("needs a port to serve on, e.g. 127.0.0.1:9100", param_hint="'--metrics-addr'")
+
+
+def _start_exporter(opts: RunOptions):
+    """The ``--metrics-addr`` server, bound before anything runs (a port in
+    use is one line); it answers once the controller exists."""
+    addr = opts.extra.get("metrics_addr")
+    if not addr:
+        return None
+    from .attach.exporter import MetricsExporter
+    try:
+        return MetricsExporter(addr)
+    except OSError as e:
+        raise RunError(f"cannot serve metrics on {addr}: {e.strerror or e}") from None
 
 
 # --- running ---------------------------------------------------------------------------
@@ -386,6 +416,7 @@ def execute(opts: RunOptions, output: str, run_for: float | None = None, max_eve
     tracer.subscribe(buffer)
     run = Run(opts, tracer)
     recorder = None
+    exporter = None
     # Before any thread starts (the demo server's included), so all inherit it.
     unpin = pin_to_one_cpu()
     try:
@@ -394,6 +425,7 @@ def execute(opts: RunOptions, output: str, run_for: float | None = None, max_eve
         info = run.prepare()
         if output == "tui":
             _need_terminal()
+        exporter = _start_exporter(opts)
         if record:
             try:
                 recorder = Recorder(record, tracer)
@@ -405,6 +437,8 @@ def execute(opts: RunOptions, output: str, run_for: float | None = None, max_eve
             app = InformerApp(buffer, info, start_pane=start_pane)
             run.on_failure = lambda: _close_app(app)
         run.start()
+        if exporter is not None:
+            exporter.serve(run.controller)
         if app is not None:
             _run_app(app)
         else:
@@ -417,6 +451,8 @@ def execute(opts: RunOptions, output: str, run_for: float | None = None, max_eve
         run.stop()
         if recorder is not None:
             recorder.stop()
+        if exporter is not None:
+            exporter.stop()
         unpin()
     failure = run.failure()
     if failure:
@@ -490,6 +526,80 @@ def stream_headless(buffer: TraceBuffer, renderer, stop_event: threading.Event, 
     finally:
         if old_term is not None:
             signal.signal(signal.SIGTERM, old_term)
+
+
+# --- attach ------------------------------------------------------------------------------
+
+@cli.command(cls=KubectlCommand, usage="TARGET [options]",
+             help="Attach to a running controller's metrics and show its workqueues live: depth, adds/s, "
+                  "queue latency and work duration p50/p99, retries, reconciles and workers. TARGET is a URL "
+                  "(after your own kubectl port-forward), pod/NAME[:PORT] or deploy/NAME[:PORT], read through "
+                  "the API server's pods/proxy subresource (GET only).",
+             examples="""
+# A controller whose metrics port you forwarded
+kubectl port-forward -n my-system deploy/my-controller 8080 &
+kubectl informer attach http://127.0.0.1:8080/metrics
+
+# Through the API server (needs get on pods/proxy), a ready pod of the deployment
+kubectl informer attach deploy/my-controller -n my-system
+
+# Behind kube-rbac-proxy: HTTPS and a bearer token
+kubectl informer attach https://127.0.0.1:8443/metrics --token "$(kubectl create token my-sa)" --insecure-skip-tls-verify
+
+# Our own informer on pods beside the controller's queues
+kubectl informer attach pod/my-controller-7d9f:8080 --resource pods
+
+# Three scrapes as text, for scripts
+kubectl informer attach http://127.0.0.1:8080/metrics -o text --count 3
+""")
+@click.argument("target")
+@click.option("-n", "--namespace", metavar="NS", help="Namespace of the pod or deployment (default: the context's).")
+@click.option("--context", metavar="NAME", help="The kubeconfig context to use.")
+@click.option("--kubeconfig", metavar="FILE", help="Path to the kubeconfig file (default: $KUBECONFIG or ~/.kube/config).")
+@click.option("--interval", type=DURATION, default="1s", show_default=True, help="How often to scrape.")
+@click.option("--path", "metrics_path", default="/metrics", show_default=True, help="Metrics path on the pod (pod/deploy targets).")
+@click.option("--scheme", type=click.Choice(("auto", "http", "https")), default="auto", show_default=True,
+              help="Scheme on the pod's port (auto: https for a port named https* or 443/8443).")
+@click.option("--token", metavar="TOKEN", default=None, help="Bearer token for the endpoint (kube-rbac-proxy).")
+@click.option("--token-file", metavar="FILE", default=None, help="Read the bearer token from FILE.")
+@click.option("--certificate-authority", "ca_file", metavar="FILE", default=None, help="CA bundle for an HTTPS endpoint.")
+@click.option("--insecure-skip-tls-verify", "insecure", is_flag=True, help="Do not verify an HTTPS endpoint's certificate.")
+@click.option("--resource", metavar="RESOURCE", default=None,
+              help="Also run our informer on RESOURCE and show its deltas beside the queues (live UI).")
+@click.option("-o", "--output", type=click.Choice(("tui", "json", "text")), default="tui", show_default=True,
+              help="tui: the live screen; json: one object per scrape; text: a block of lines per scrape.")
+@click.option("--count", type=click.IntRange(min=1), default=None, metavar="N", help="Headless output only: stop after N scrapes.")
+@click.option("--duration", "run_for", type=DURATION, default=None, help="Headless output only: stop after this long.")
+@debug_option
+def attach(target, namespace, context, kubeconfig, interval, metrics_path, scheme, token, token_file, ca_file,
+           insecure, resource, output, count, run_for) -> int:
+    from .attach.run import AttachFailed, AttachOptions, TargetError, run_attach
+    if interval <= 0:
+        raise click.BadParameter("must be above 0", param_hint="'--interval'")
+    if output == "tui" and (count is not None or run_for is not None):
+        raise click.UsageError("--count and --duration apply to -o json and -o text only")
+    if resource and output != "tui":
+        raise click.UsageError("--resource shows our informer beside the queues in the live UI only")
+    if token and token_file:
+        raise click.UsageError("--token and --token-file cannot be used together")
+    if token_file:
+        try:
+            with open(token_file, encoding="utf-8") as fh:
+                token = fh.read().strip()
+        except OSError as e:
+            raise RunError(f"cannot read {token_file}: {e.strerror or e}") from None
+    opts = AttachOptions(target, namespace=namespace, context=context, kubeconfig=kubeconfig, interval=interval,
+                         path=metrics_path, scheme=scheme, token=token, ca_file=ca_file, insecure=insecure)
+    try:
+        with _quiet_on_closed_pipe():
+            return run_attach(opts, output, count=count, duration=run_for, resource=resource,
+                              before_ui=_need_terminal)
+    except TargetError as e:
+        raise click.UsageError(str(e)) from None
+    except AttachFailed as e:
+        raise RunError(str(e)) from None
+    except KeyboardInterrupt:
+        return 0
 
 
 # --- replay ------------------------------------------------------------------------------

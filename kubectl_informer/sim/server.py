@@ -31,7 +31,7 @@ import orjson
 
 from kubectl_informer.cache.listwatch import ApiError
 from kubectl_informer.sim import kubeconfig as _kubeconfig
-from kubectl_informer.sim import negotiation, openapi, scale, tables  # noqa: F401 - tables registers Table
+from kubectl_informer.sim import negotiation, openapi, pod_proxy, scale, tables  # noqa: F401 - tables registers Table
 from kubectl_informer.sim.apply import server_side_apply
 from kubectl_informer.sim.faults import Faults
 from kubectl_informer.sim.patches import json_patch, merge_patch
@@ -370,6 +370,8 @@ class _Handler(BaseHTTPRequestHandler):
                 doc = openapi.gv_document(reg, g, v)
                 if doc is not None:
                     return self._send_json(200, doc)
+        if pod_proxy.matches(parts):
+            return pod_proxy.serve(self, parts, url.query)
         if len(parts) >= 3 and parts[:2] == ["api", "v1"]:
             return self._resource_request("", "v1", parts[2:])
         if len(parts) >= 4 and parts[0] == "apis":

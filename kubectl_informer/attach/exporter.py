@@ -1,0 +1,125 @@
+"""``queue --metrics-addr``: our simulated controller's metrics, served the
+way a Go controller serves them, so ``attach`` (and a user's Prometheus)
+can read the model like any controller.
+
+The workqueue series carry client-go's names, label (``name``) and buckets
+(component-base's ``metrics/prometheus/workqueue``); the simulated workers
+stand in for a reconciler, so their totals go out as controller-runtime's
+``controller_runtime_*`` series (``controller`` label; result ``success``
+or ``error``). Values are read from the queue's own ``metrics()`` at each
+scrape, as client-go's provider would hold them; nothing is counted twice.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from prometheus_client import start_http_server
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
+from prometheus_client.registry import CollectorRegistry
+from prometheus_client.utils import floatToGoString
+
+from ..workqueue.metrics import BUCKETS
+
+HELP = {
+    "depth": "Current depth of workqueue",
+    "adds": "Total number of adds handled by workqueue",
+    "queue_duration_seconds": "How long in seconds an item stays in workqueue before being requested.",
+    "work_duration_seconds": "How long in seconds processing an item from workqueue takes.",
+    "unfinished_work_seconds": "How many seconds of work has done that is in progress and hasn't been observed "
+                               "by work_duration. Large values indicate stuck threads. One can deduce the number "
+                               "of stuck threads by observing the rate at which this increases.",
+    "longest_running_processor_seconds": "How many seconds has the longest running processor for workqueue "
+                                         "been running.",
+    "retries": "Total number of retries handled by workqueue",
+}
+
+
+def _histogram(name: str, queue: str, summary) -> HistogramMetricFamily:
+    h = HistogramMetricFamily("workqueue_" + name, HELP[name], labels=["name"])
+    buckets = [(floatToGoString(b), float(c)) for b, c in zip(BUCKETS, summary.buckets or [0] * len(BUCKETS))]
+    buckets.append(("+Inf", float(summary.count)))
+    h.add_metric([queue], buckets, summary.sum)
+    return h
+
+
+class QueueCollector:
+    """A prometheus_client collector over one controller's queue."""
+
+    def __init__(self, controller: Any) -> None:
+        self.controller = controller
+
+    def collect(self) -> Iterator:
+        c = self.controller
+        m = c.queue.metrics()
+        name = m.name or c.name
+        for key, value, cls in (("depth", m.depth, GaugeMetricFamily), ("adds", m.adds, CounterMetricFamily)):
+            yield _family(cls, key, name, value)
+        yield _histogram("queue_duration_seconds", name, m.queue_latency)
+        yield _histogram("work_duration_seconds", name, m.work_duration)
+        yield _family(GaugeMetricFamily, "unfinished_work_seconds", name, m.unfinished_work_seconds)
+        yield _family(GaugeMetricFamily, "longest_running_processor_seconds", name,
+                      m.longest_running_processor_seconds)
+        yield _family(CounterMetricFamily, "retries", name, m.retries)
+        yield from _controller_families(c)
+
+
+def _family(cls, key: str, queue: str, value: float):
+    f = cls("workqueue_" + key, HELP[key], labels=["name"])
+    f.add_metric([queue], float(value))
+    return f
+
+
+def _controller_families(c: Any) -> Iterator:
+    s = c.stats()
+    total = CounterMetricFamily("controller_runtime_reconcile", "Total number of reconciliations per controller",
+                                labels=["controller", "result"])
+    total.add_metric([c.name, "success"], float(s["processed"] - s["failures"]))
+    total.add_metric([c.name, "error"], float(s["failures"]))
+    yield total
+    errors = CounterMetricFamily("controller_runtime_reconcile_errors",
+                                 "Total number of reconciliation errors per controller", labels=["controller"])
+    errors.add_metric([c.name], float(s["failures"]))
+    yield errors
+    for metric, help_text, value in (
+            ("controller_runtime_active_workers", "Number of currently used workers per controller", s["active"]),
+            ("controller_runtime_max_concurrent_reconciles", "Maximum number of concurrent reconciles per "
+                                                             "controller", c.workers)):
+        g = GaugeMetricFamily(metric, help_text, labels=["controller"])
+        g.add_metric([c.name], float(value))
+        yield g
+
+
+def parse_metrics_addr(addr: str) -> tuple[str, int]:
+    """``127.0.0.1:9100`` or ``:9100`` (loopback); ValueError otherwise."""
+    host, sep, port = addr.rpartition(":")
+    if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ValueError(f'--metrics-addr "{addr}" is not HOST:PORT (e.g. 127.0.0.1:9100)')
+    return host.strip("[]") or "127.0.0.1", int(port)
+
+
+class MetricsExporter:
+    """Binds at once (so a port in use is an error before anything runs);
+    ``serve(controller)`` starts answering; ``stop()`` closes the socket."""
+
+    def __init__(self, addr: str) -> None:
+        host, port = parse_metrics_addr(addr)
+        self.registry = CollectorRegistry(auto_describe=False)
+        self._collector: QueueCollector | None = None
+        self._server, self._thread = start_http_server(port, addr=host, registry=self.registry)
+        self.host = host
+        self.port = self._server.server_port
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}/metrics"
+
+    def serve(self, controller: Any) -> None:
+        self._collector = QueueCollector(controller)
+        self.registry.register(self._collector)
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(5.0)

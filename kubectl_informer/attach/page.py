@@ -1,0 +1,89 @@
+"""One scrape of a metrics page, parsed by prometheus_client's text parser.
+
+Samples are indexed by their own name (``workqueue_adds_total``,
+``workqueue_queue_duration_seconds_bucket``), not by family, so a page
+without ``# TYPE`` lines reads the same as one with them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from prometheus_client.parser import text_string_to_metric_families
+
+Labels = dict[str, str]
+
+
+class NotPrometheusText(ValueError):
+    """The body is not the Prometheus text exposition format."""
+
+
+@dataclass(frozen=True)
+class Histogram:
+    """Cumulative bucket counts (upper bound, count), +Inf last; count; sum."""
+
+    buckets: tuple[tuple[float, float], ...]
+    count: float
+    sum: float
+
+
+@dataclass
+class Page:
+    time: float
+    samples: dict[str, list[tuple[Labels, float]]] = field(default_factory=dict)
+
+    def has(self, name: str) -> bool:
+        return name in self.samples
+
+    def by(self, name: str, key: str, fallback: str | None = None) -> dict[str, float]:
+        """Values of ``name`` summed per value of label ``key`` (or of
+        ``fallback`` when ``key`` is absent): controller-runtime's depth has
+        a ``priority`` label whose series add up to the queue's depth."""
+        out: dict[str, float] = {}
+        for labels, value in self.samples.get(name, ()):
+            k = labels.get(key, labels.get(fallback, "") if fallback else "")
+            if not math.isnan(value):
+                out[k] = out.get(k, 0.0) + value
+        return out
+
+    def by2(self, name: str, key: str, key2: str) -> dict[tuple[str, str], float]:
+        out: dict[tuple[str, str], float] = {}
+        for labels, value in self.samples.get(name, ()):
+            k = (labels.get(key, ""), labels.get(key2, ""))
+            out[k] = out.get(k, 0.0) + value
+        return out
+
+    def histograms(self, name: str, key: str) -> dict[str, Histogram]:
+        """``name``'s histogram per value of label ``key`` (series that differ
+        in other labels are added bucket by bucket)."""
+        buckets: dict[str, dict[float, float]] = {}
+        for labels, value in self.samples.get(name + "_bucket", ()):
+            le = labels.get("le")
+            if le is None:
+                continue
+            try:
+                bound = float(le)
+            except ValueError:
+                continue
+            per = buckets.setdefault(labels.get(key, ""), {})
+            per[bound] = per.get(bound, 0.0) + value
+        counts = self.by(name + "_count", key)
+        sums = self.by(name + "_sum", key)
+        return {k: Histogram(tuple(sorted(b.items())), counts.get(k, b.get(math.inf, 0.0)), sums.get(k, 0.0))
+                for k, b in buckets.items()}
+
+
+def parse_page(text: str, time: float) -> Page:
+    """Parse ``text``; NotPrometheusText when it is not the text format or
+    holds no sample at all (an HTML login page, a JSON Status, nothing)."""
+    page = Page(time)
+    try:
+        for family in text_string_to_metric_families(text):
+            for s in family.samples:
+                page.samples.setdefault(s.name, []).append((s.labels, s.value))
+    except (ValueError, TypeError, IndexError) as e:
+        raise NotPrometheusText(str(e).splitlines()[0][:120] if str(e) else type(e).__name__) from None
+    if not page.samples:
+        raise NotPrometheusText("the page holds no samples")
+    return page

@@ -1,0 +1,188 @@
+"""One GET of a metrics page, straight (a URL) or through the API server's
+``pods/proxy`` subresource, and every way it fails as one line.
+
+Both scrapers ask for the classic text format (``version=0.0.4``), which
+every Go and Python client serves; a bearer token and a CA file serve an
+endpoint behind kube-rbac-proxy.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import urllib3
+
+from ..kube.errors import ApiError, one_line
+from .page import NotPrometheusText, Page, parse_page
+from .target import ResolveError, Target, is_ready, pick_port, proxy_path, selector_of
+
+ACCEPT = "text/plain;version=0.0.4;q=1,*/*;q=0.1"
+RBAC_PROXY_RULE = 'RBAC rule: apiGroups [""], resources ["pods/proxy"], verbs ["get"]'
+
+
+class ScrapeError(Exception):
+    """A failed scrape, one line; ``status`` is the HTTP code if any."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(one_line(message))
+        self.status = status
+
+
+def _not_text(where: str, err: NotPrometheusText, ctype: str) -> ScrapeError:
+    kind = f" (Content-Type {ctype})" if ctype and not ctype.startswith("text/plain") else ""
+    return ScrapeError(f"{where} did not answer Prometheus text{kind}: {err}")
+
+
+class UrlScraper:
+    """GET a URL: the user port-forwarded the metrics port themselves."""
+
+    def __init__(self, url: str, token: str | None = None, ca_file: str | None = None, insecure: bool = False,
+                 timeout: float = 5.0) -> None:
+        self.url = url
+        self.describe = url
+        self.headers = {"Accept": ACCEPT}
+        if token:
+            self.headers["Authorization"] = f"Bearer {token}"
+        kw: dict[str, Any] = {"retries": False, "timeout": urllib3.Timeout(total=timeout)}
+        if url.startswith("https://"):
+            if insecure:
+                kw["cert_reqs"] = "CERT_NONE"
+                urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)
+            elif ca_file:
+                kw["ca_certs"] = ca_file
+        self.http = urllib3.PoolManager(**kw)
+
+    def fetch(self) -> str:
+        try:
+            resp = self.http.request("GET", self.url, headers=self.headers, preload_content=True)
+        except urllib3.exceptions.SSLError as e:
+            raise ScrapeError(f"TLS error talking to {self.url}: {_reason(e)} (pass --certificate-authority FILE, "
+                              f"or --insecure-skip-tls-verify for a self-signed certificate)") from None
+        except urllib3.exceptions.HTTPError as e:
+            reason = _reason(e)
+            hint = " (is your kubectl port-forward running?)" if reason == "connection refused" else ""
+            raise ScrapeError(f"cannot reach {self.url}: {reason}{hint}") from None
+        body = resp.data.decode("utf-8", "replace")
+        if resp.status == 401:
+            raise ScrapeError(f"unauthorized (HTTP 401) at {self.url}: the endpoint wants a bearer token "
+                              f"(behind kube-rbac-proxy?): pass --token or --token-file", 401)
+        if resp.status == 403:
+            raise ScrapeError(f"forbidden (HTTP 403) at {self.url}: the token's identity may not read it; "
+                              f"kube-rbac-proxy needs a ClusterRole allowing get on nonResourceURLs "
+                              f"[\"/metrics\"] bound to it", 403)
+        if resp.status == 404:
+            raise ScrapeError(f"not found (HTTP 404) at {self.url}: no metrics at this path "
+                              f"(controller-runtime serves /metrics)", 404)
+        if not 200 <= resp.status <= 299:
+            raise ScrapeError(f"{self.url} answered HTTP {resp.status}: {one_line(body, 160)}", resp.status)
+        self.content_type = resp.headers.get("Content-Type", "")
+        return body
+
+
+def _reason(e: BaseException) -> str:
+    text = str(getattr(e, "reason", None) or e)
+    for marker in ("Connection refused", "timed out", "Name or service not known", "certificate verify failed"):
+        if marker.lower() in text.lower():
+            return marker.lower()
+    return one_line(text, 160)
+
+
+class ProxyScraper:
+    """GET through ``/api/v1/namespaces/NS/pods/[https:]NAME:PORT/proxy/PATH``."""
+
+    def __init__(self, api_client: Any, namespace: str, target: Target, pod: str, port: int, port_name: str,
+                 scheme: str, path: str, declared: str, timeout: float = 5.0) -> None:
+        self.api_client = api_client
+        self.namespace = namespace
+        self.pod = pod
+        self.port = port
+        self.path = proxy_path(namespace, pod, port, scheme, path)
+        self.timeout = timeout
+        self.declared = declared
+        via = f" of {target.kind}/{target.name}" if target.kind == "deploy" else ""
+        self.describe = f"pod/{pod}{via} :{port}{'/' + port_name if port_name else ''} via pods/proxy, ns {namespace}"
+        self.where = f"pod/{pod}:{port}"
+        self.content_type = ""
+
+    def fetch(self) -> str:
+        from ..kube.rest import get
+
+        try:
+            resp = get(self.api_client, self.path, timeout=self.timeout, accept=ACCEPT)
+        except ApiError as e:
+            raise self._api_error(e) from None
+        except ConnectionRefusedError:
+            raise ScrapeError("cannot reach the API server: connection refused") from None
+        except OSError as e:
+            raise ScrapeError(f"cannot reach the API server: {one_line(e, 160)}") from None
+        try:
+            self.content_type = resp.headers.get("Content-Type", "")
+            return resp.data.decode("utf-8", "replace")
+        finally:
+            resp.release_conn()
+
+    def _api_error(self, e: ApiError) -> ScrapeError:
+        msg = e.message or e.reason or ""
+        if e.status == 403:
+            who = "" if "pods/proxy" in msg else f" (the answer: {one_line(msg, 120)})"
+            return ScrapeError(f"forbidden (HTTP 403) proxying to {self.where}: you need get on pods/proxy in "
+                               f"namespace {self.namespace} ({RBAC_PROXY_RULE}){who}", 403)
+        if e.status == 401:
+            return ScrapeError(f"unauthorized (HTTP 401) proxying to {self.where}: the API server rejected your "
+                               f"credentials, or the pod's endpoint wants a token (kube-rbac-proxy), which the "
+                               f"proxy does not forward: port-forward and pass --token instead", 401)
+        if e.status in (502, 503) and ("refused" in msg or "dial" in msg or "reach" in msg):
+            return ScrapeError(f"no such port: nothing answers on {self.where} ({one_line(msg, 120)}; "
+                               f"declared ports: {self.declared})", e.status)
+        if e.status == 404:
+            return ScrapeError(f"not found (HTTP 404) at {self.where}{self.path.split('/proxy', 1)[1]}: "
+                               f"{one_line(msg, 120)}", 404)
+        return ScrapeError(f"proxying to {self.where}: the server answered {e.status} {e.reason}: "
+                           f"{one_line(msg, 160)}", e.status)
+
+
+def scrape(scraper, now: float | None = None) -> Page:
+    """Fetch and parse one page; ScrapeError for every failure."""
+    body = scraper.fetch()
+    try:
+        return parse_page(body, time.monotonic() if now is None else now)
+    except NotPrometheusText as e:
+        raise _not_text(getattr(scraper, "where", scraper.describe), e,
+                        getattr(scraper, "content_type", "")) from None
+
+
+def resolve_proxy(api_client: Any, namespace: str, target: Target, scheme: str, path: str,
+                  timeout: float = 5.0) -> ProxyScraper:
+    """Find the pod (a ready one of a deployment) and its port: GETs only."""
+    from ..kube.rest import get_json
+    from .target import _ports_text, declared_ports
+
+    def fetch(p: str, what: str, query=()):
+        try:
+            return get_json(api_client, p, query, timeout=timeout)
+        except ApiError as e:
+            if e.status == 404:
+                raise ResolveError(f'{what} not found in namespace "{namespace}"') from None
+            if e.status == 403:
+                raise ResolveError(f"forbidden (HTTP 403): {one_line(e.message, 200)}") from None
+            raise ResolveError(f"the server answered {e.status} {e.reason}: {one_line(e.message, 160)}") from None
+
+    ns = namespace
+    if target.kind == "deploy":
+        dep = fetch(f"/apis/apps/v1/namespaces/{ns}/deployments/{target.name}",
+                    f'deployments.apps "{target.name}"')
+        sel = selector_of(dep)
+        pods = fetch(f"/api/v1/namespaces/{ns}/pods", "pods", [("labelSelector", sel)]).get("items") or []
+        ready = sorted((p for p in pods if is_ready(p)), key=lambda p: p["metadata"]["name"])
+        if not ready:
+            raise ResolveError(f"deploy/{target.name} has no ready pod ({len(pods)} pods match {sel or 'its selector'})")
+        pod = ready[0]
+    else:
+        pod = fetch(f"/api/v1/namespaces/{ns}/pods/{target.name}", f'pods "{target.name}"')
+    name = pod["metadata"]["name"]
+    port, port_name = pick_port(name, pod, target.port)
+    if scheme == "auto":
+        scheme = "https" if "https" in port_name or port in (443, 8443) else "http"
+    return ProxyScraper(api_client, ns, target, name, port, port_name, scheme, path,
+                        _ports_text(declared_ports(pod)), timeout)
