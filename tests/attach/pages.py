@@ -1,0 +1,133 @@
+"""Metric pages in the exact text form Go controllers print them.
+
+Built from the registrations, not copied from a live process:
+
+- CLIENT_GO: a kube-controller-manager-style page. Names, the single
+  ``name`` label, the BETA stability (component-base prefixes HELP with
+  "[BETA]") and the buckets ExponentialBuckets(10e-7, 10, 10) come from
+  k8s.io/component-base/metrics/prometheus/workqueue/metrics.go. Bounds are
+  written as client_golang writes floats (strconv 'g', shortest), so the
+  products of the repeated multiplication show as 9.999999999999999e-06.
+  rest_client_requests_total{code,host,method} is client-go's
+  tools/metrics RequestResult as registered by component-base.
+- CONTROLLER_RUNTIME: sigs.k8s.io/controller-runtime pkg/metrics/workqueue.go
+  (labels ``name`` and ``controller``, depth also ``priority``; buckets
+  ExponentialBuckets(10e-9, 10, 12)), pkg/internal/controller/metrics/metrics.go
+  (controller_runtime_reconcile_total{controller,result} with results
+  success/error/requeue/requeue_after, reconcile_errors_total,
+  active_workers, max_concurrent_reconciles) and pkg/metrics/client_go_adapter.go
+  (rest_client_requests_total{code,host,method}). client_golang prints
+  label names sorted, ``le`` last on buckets.
+- REFLECTOR: reflector_lists_total / reflector_watches_total{name}, as
+  client-go's tools/cache reflector metrics provider names them when a
+  process registers one (most do not).
+"""
+
+from __future__ import annotations
+
+CB_BOUNDS = ("1e-06", "9.999999999999999e-06", "9.999999999999999e-05", "0.001", "0.01", "0.1", "1", "10", "100",
+             "1000")
+CR_BOUNDS = ("1e-08", "1e-07", "1e-06", "9.999999999999999e-06", "9.999999999999999e-05", "0.001", "0.01", "0.1",
+             "1", "10", "100", "1000")
+
+
+def _hist(name: str, labels: str, bounds, cumulative, total_sum: float) -> str:
+    lines = []
+    sep = "," if labels else ""
+    for b, c in zip(bounds, cumulative):
+        lines.append(f'{name}_bucket{{{labels}{sep}le="{b}"}} {c}')
+    lines.append(f'{name}_bucket{{{labels}{sep}le="+Inf"}} {cumulative[-1]}')
+    lines.append(f"{name}_sum{{{labels}}} {total_sum}")
+    lines.append(f"{name}_count{{{labels}}} {cumulative[-1]}")
+    return "\n".join(lines)
+
+
+def client_go_page(depth: int, adds: int, retries: int, latency_cum, work_cum, latency_sum=1.5, work_sum=2.5,
+                   unfinished=0.0, longest=0.0, requests_200=100) -> str:
+    q = 'name="deployment"'
+    return f"""# HELP rest_client_requests_total [ALPHA] Number of HTTP requests, partitioned by status code, method, and host.
+# TYPE rest_client_requests_total counter
+rest_client_requests_total{{code="200",host="172.18.0.2:6443",method="GET"}} {requests_200}
+rest_client_requests_total{{code="200",host="172.18.0.2:6443",method="PUT"}} 7
+rest_client_requests_total{{code="409",host="172.18.0.2:6443",method="PUT"}} 2
+# HELP workqueue_adds_total [BETA] Total number of adds handled by workqueue
+# TYPE workqueue_adds_total counter
+workqueue_adds_total{{{q}}} {adds}
+workqueue_adds_total{{name="replicaset"}} 3
+# HELP workqueue_depth [BETA] Current depth of workqueue
+# TYPE workqueue_depth gauge
+workqueue_depth{{{q}}} {depth}
+workqueue_depth{{name="replicaset"}} 0
+# HELP workqueue_longest_running_processor_seconds [BETA] How many seconds has the longest running processor for workqueue been running.
+# TYPE workqueue_longest_running_processor_seconds gauge
+workqueue_longest_running_processor_seconds{{{q}}} {longest}
+# HELP workqueue_queue_duration_seconds [BETA] How long in seconds an item stays in workqueue before being requested.
+# TYPE workqueue_queue_duration_seconds histogram
+{_hist("workqueue_queue_duration_seconds", q, CB_BOUNDS, latency_cum, latency_sum)}
+# HELP workqueue_retries_total [BETA] Total number of retries handled by workqueue
+# TYPE workqueue_retries_total counter
+workqueue_retries_total{{{q}}} {retries}
+# HELP workqueue_unfinished_work_seconds [BETA] How many seconds of work has done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.
+# TYPE workqueue_unfinished_work_seconds gauge
+workqueue_unfinished_work_seconds{{{q}}} {unfinished}
+# HELP workqueue_work_duration_seconds [BETA] How long in seconds processing an item from workqueue takes.
+# TYPE workqueue_work_duration_seconds histogram
+{_hist("workqueue_work_duration_seconds", q, CB_BOUNDS, work_cum, work_sum)}
+"""
+
+
+def controller_runtime_page(success: int, errors: int, requeue: int, active: int, depth_p0: int, depth_p1: int,
+                            adds: int, latency_cum, reflector: bool = False) -> str:
+    c = 'controller="memcached",name="memcached"'
+    zeros = [0] * len(CR_BOUNDS)
+    text = f"""# HELP controller_runtime_active_workers Number of currently used workers per controller
+# TYPE controller_runtime_active_workers gauge
+controller_runtime_active_workers{{controller="memcached"}} {active}
+# HELP controller_runtime_max_concurrent_reconciles Maximum number of concurrent reconciles per controller
+# TYPE controller_runtime_max_concurrent_reconciles gauge
+controller_runtime_max_concurrent_reconciles{{controller="memcached"}} 4
+# HELP controller_runtime_reconcile_errors_total Total number of reconciliation errors per controller
+# TYPE controller_runtime_reconcile_errors_total counter
+controller_runtime_reconcile_errors_total{{controller="memcached"}} {errors}
+# HELP controller_runtime_reconcile_total Total number of reconciliations per controller
+# TYPE controller_runtime_reconcile_total counter
+controller_runtime_reconcile_total{{controller="memcached",result="error"}} {errors}
+controller_runtime_reconcile_total{{controller="memcached",result="requeue"}} {requeue}
+controller_runtime_reconcile_total{{controller="memcached",result="requeue_after"}} 0
+controller_runtime_reconcile_total{{controller="memcached",result="success"}} {success}
+# HELP rest_client_requests_total Number of HTTP requests, partitioned by status code, method, and host.
+# TYPE rest_client_requests_total counter
+rest_client_requests_total{{code="200",host="10.96.0.1:443",method="GET"}} 41
+rest_client_requests_total{{code="201",host="10.96.0.1:443",method="POST"}} 3
+# HELP workqueue_adds_total Total number of adds handled by workqueue
+# TYPE workqueue_adds_total counter
+workqueue_adds_total{{{c}}} {adds}
+# HELP workqueue_depth Current depth of workqueue by workqueue and priority
+# TYPE workqueue_depth gauge
+workqueue_depth{{{c},priority=""}} {depth_p0}
+workqueue_depth{{{c},priority="1"}} {depth_p1}
+# HELP workqueue_longest_running_processor_seconds How many seconds has the longest running processor for workqueue been running.
+# TYPE workqueue_longest_running_processor_seconds gauge
+workqueue_longest_running_processor_seconds{{{c}}} 0.25
+# HELP workqueue_queue_duration_seconds How long in seconds an item stays in workqueue before being requested
+# TYPE workqueue_queue_duration_seconds histogram
+{_hist("workqueue_queue_duration_seconds", c, CR_BOUNDS, latency_cum, 0.75)}
+# HELP workqueue_retries_total Total number of retries handled by workqueue
+# TYPE workqueue_retries_total counter
+workqueue_retries_total{{{c}}} {errors}
+# HELP workqueue_unfinished_work_seconds How many seconds of work has been done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.
+# TYPE workqueue_unfinished_work_seconds gauge
+workqueue_unfinished_work_seconds{{{c}}} 0.5
+# HELP workqueue_work_duration_seconds How long in seconds processing an item from workqueue takes.
+# TYPE workqueue_work_duration_seconds histogram
+{_hist("workqueue_work_duration_seconds", c, CR_BOUNDS, zeros, 0)}
+"""
+    if reflector:
+        text += """# HELP reflector_lists_total Total number of API lists done by the reflectors
+# TYPE reflector_lists_total counter
+reflector_lists_total{name="sigs.k8s.io/controller-runtime/pkg/cache/internal/informers.go:106"} 2
+# HELP reflector_watches_total Total number of API watches done by the reflectors
+# TYPE reflector_watches_total counter
+reflector_watches_total{name="sigs.k8s.io/controller-runtime/pkg/cache/internal/informers.go:106"} 5
+"""
+    return text
