@@ -5,6 +5,7 @@ is one line and kubectl's exit code."""
 import json
 import os
 import socket
+import ssl
 import subprocess
 import sys
 import threading
@@ -15,6 +16,7 @@ import pytest
 
 from kubectl_informer.attach.target import TargetError, parse_target, pick_port, selector_of
 from kubectl_informer.sim.demo import start_demo
+from kubectl_informer.sim.tls import make_self_signed
 from tests.kube.fake_apiserver import FakeAPIServer, Reply
 
 from .pages import client_go_page
@@ -34,7 +36,8 @@ def cli(*args, timeout=30):
 class Page(ThreadingHTTPServer):
     """A metrics endpoint on loopback answering ``body`` (status, content type)."""
 
-    def __init__(self, body: str, status: int = 200, ctype: str = "text/plain; version=0.0.4"):
+    def __init__(self, body: str, status: int = 200, ctype: str = "text/plain; version=0.0.4", tls=None,
+                 token: str | None = None):
         page = self
 
         class H(BaseHTTPRequestHandler):
@@ -44,15 +47,21 @@ class Page(ThreadingHTTPServer):
             def do_GET(self):
                 page.paths.append(self.path)
                 page.auth.append(self.headers.get("Authorization"))
-                data = page.body.encode()
-                self.send_response(page.status)
+                status, data = page.status, page.body.encode()
+                if page.token and self.headers.get("Authorization") != f"Bearer {page.token}":
+                    status, data = 401, b"Unauthorized\n"  # as kube-rbac-proxy answers
+                self.send_response(status)
                 self.send_header("Content-Type", page.ctype)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
 
         super().__init__(("127.0.0.1", 0), H)
-        self.body, self.status, self.ctype = body, status, ctype
+        if tls:
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(*tls)
+            self.socket = ctx.wrap_socket(self.socket, server_side=True)
+        self.body, self.status, self.ctype, self.token = body, status, ctype, token
         self.paths, self.auth = [], []
         self.daemon_threads = True
         threading.Thread(target=self.serve_forever, daemon=True).start()
@@ -215,3 +224,24 @@ def test_parse_target_and_port_rules():
     assert selector_of({"spec": {"selector": {"matchLabels": {"b": "2", "a": "1"}, "matchExpressions": [
         {"key": "tier", "operator": "In", "values": ["x", "y"]}, {"key": "gone", "operator": "DoesNotExist"}]}}}) \
         == "a=1,b=2,tier in (x,y),!gone"
+
+
+def test_https_and_a_bearer_token_as_behind_kube_rbac_proxy(tmp_path):
+    cert, key = make_self_signed(str(tmp_path))
+    page = Page(client_go_page(depth=1, adds=7, retries=0, latency_cum=LAT, work_cum=LAT), tls=(cert, key),
+                token="s3cret")
+    (tmp_path / "token").write_text("s3cret\n")
+    url = f"https://127.0.0.1:{page.port}/metrics"
+    try:
+        r = cli("attach", url, "-o", "json", "--count", "1")
+        assert r.returncode == 1 and r.stderr.startswith(f"error: TLS error talking to {url}: certificate verify "
+                                                         f"failed (pass --certificate-authority FILE"), r.stderr
+        r = cli("attach", url, "-o", "json", "--count", "1", "--certificate-authority", cert)
+        assert r.returncode == 1 and r.stderr.startswith(f"error: unauthorized (HTTP 401) at {url}"), r.stderr
+        for auth in (["--certificate-authority", cert, "--token-file", str(tmp_path / "token")],
+                     ["--insecure-skip-tls-verify", "--token", "s3cret"]):
+            r = cli("attach", url, "-o", "json", "--count", "1", *auth)
+            assert r.returncode == 0, r.stderr
+            assert json.loads(r.stdout)["queues"]["deployment"]["adds_total"] == 7
+    finally:
+        page.close()

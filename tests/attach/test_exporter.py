@@ -1,0 +1,112 @@
+"""queue --metrics-addr's exporter: client-go's names, label and buckets, the
+queue's own values at each scrape (FakeClock, so every figure is exact)."""
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kubectl_informer.attach.exporter import MetricsExporter, parse_metrics_addr
+from kubectl_informer.attach.page import parse_page
+from kubectl_informer.attach.scrape import UrlScraper
+from kubectl_informer.controller import SimulatedController
+from kubectl_informer.workqueue import ItemExponentialFailureRateLimiter
+from kubectl_informer.workqueue.metrics import BUCKETS
+from tests.test_controller import FakeInformer
+
+CLIENT_GO_NAMES = {  # component-base/metrics/prometheus/workqueue/metrics.go
+    "workqueue_depth", "workqueue_adds_total", "workqueue_queue_duration_seconds_bucket",
+    "workqueue_queue_duration_seconds_count", "workqueue_queue_duration_seconds_sum",
+    "workqueue_work_duration_seconds_bucket", "workqueue_work_duration_seconds_count",
+    "workqueue_work_duration_seconds_sum", "workqueue_unfinished_work_seconds",
+    "workqueue_longest_running_processor_seconds", "workqueue_retries_total",
+}
+
+
+@pytest.fixture
+def served(clock):
+    ctrl = SimulatedController(FakeInformer(), workers=3, work_time=0, clock=clock,
+                               rate_limiter=ItemExponentialFailureRateLimiter(10.0, 100.0))
+    exporter = MetricsExporter("127.0.0.1:0")
+    exporter.serve(ctrl)
+    yield ctrl, UrlScraper(exporter.url)
+    exporter.stop()
+
+
+def values(page, name):
+    return {tuple(sorted(labels.items())): v for labels, v in page.samples[name]}
+
+
+def test_the_page_has_client_gos_names_labels_and_buckets(served, clock):
+    ctrl, scraper = served
+    q = ctrl.queue
+    q.add("a")
+    q.add("b")
+    clock.step(0.002)
+    item, _ = q.get()                 # waited 2 ms
+    clock.step(0.5)
+    q.done(item)                      # worked 500 ms
+    q.add_rate_limited("c")           # a retry, parked 10 s: not back within this test
+    item, _ = q.get()                 # "b", still processing below
+    clock.step(3.0)
+    page = parse_page(scraper.fetch(), 0.0)
+
+    wq = {n for n in page.samples if n.startswith("workqueue_")}
+    assert wq == CLIENT_GO_NAMES
+    for name in wq:
+        for labels, _ in page.samples[name]:
+            assert set(labels) == ({"name", "le"} if name.endswith("_bucket") else {"name"})
+            assert labels["name"] == "controller"
+    assert values(page, "workqueue_depth") == {(("name", "controller"),): 0}
+    assert values(page, "workqueue_adds_total") == {(("name", "controller"),): 2}
+    assert values(page, "workqueue_retries_total") == {(("name", "controller"),): 1}
+    assert values(page, "workqueue_unfinished_work_seconds") == {(("name", "controller"),): 3.0}
+    assert values(page, "workqueue_longest_running_processor_seconds") == {(("name", "controller"),): 3.0}
+    lat = page.histograms("workqueue_queue_duration_seconds", "name")["controller"]
+    assert [b for b, _ in lat.buckets] == [*BUCKETS, float("inf")]
+    # "a" waited 2 ms (le 0.01), "b" 502 ms (le 1).
+    assert [c for _, c in lat.buckets] == [0, 0, 0, 0, 1, 1, 2, 2, 2, 2, 2]
+    assert (lat.count, lat.sum) == (2, pytest.approx(0.002 + 0.502))
+    work = page.histograms("workqueue_work_duration_seconds", "name")["controller"]
+    assert [c for _, c in work.buckets] == [0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1]
+    assert (work.count, work.sum) == (1, pytest.approx(0.5))
+    assert values(page, "controller_runtime_max_concurrent_reconciles") == {(("controller", "controller"),): 3}
+    assert set(values(page, "controller_runtime_reconcile_total")) == {
+        (("controller", "controller"), ("result", "success")), (("controller", "controller"), ("result", "error"))}
+
+
+def test_bounds_are_printed_as_a_go_process_prints_them(served):
+    _, scraper = served
+    text = scraper.fetch()
+    assert 'workqueue_queue_duration_seconds_bucket{le="9.999999999999999e-06",name="controller"} 0.0' in text
+    assert "# TYPE workqueue_work_duration_seconds histogram" in text
+
+
+def test_metrics_addr_forms():
+    assert parse_metrics_addr("127.0.0.1:9100") == ("127.0.0.1", 9100)
+    assert parse_metrics_addr(":9100") == ("127.0.0.1", 9100)
+    for bad in ("9100", "host:", "h:99999", "h:x"):
+        with pytest.raises(ValueError):
+            parse_metrics_addr(bad)
+
+
+def test_queue_metrics_addr_errors_are_one_line():
+    script = Path(sys.executable).parent / "kubectl-informer"
+    env = dict(os.environ)
+    env.pop("KUBECONFIG", None)
+
+    def run(*args):
+        return subprocess.run([str(script), "queue", *args], capture_output=True, text=True, timeout=60, env=env)
+
+    for addr in ("nonsense", "127.0.0.1:0"):
+        r = run("--demo", "quiet", "-o", "json", "--duration", "1s", "--metrics-addr", addr)
+        assert r.returncode == 2 and r.stderr.startswith("error: invalid value for '--metrics-addr'"), r.stderr
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        r = run("--demo", "quiet", "-o", "json", "--duration", "1s", "--metrics-addr", f"127.0.0.1:{port}")
+    assert (r.returncode, r.stderr) == (1, f"error: cannot serve metrics on 127.0.0.1:{port}: Address already in use\n")
