@@ -3,6 +3,12 @@
 Samples are indexed by their own name (``workqueue_adds_total``,
 ``workqueue_queue_duration_seconds_bucket``), not by family, so a page
 without ``# TYPE`` lines reads the same as one with them.
+
+Only the families attach shows are handed to the parser: a controller's
+page is mostly Go runtime, process and REST latency histograms, and
+parsing them would be most of a scrape's cost (bench/attach.py). The head
+of the page is always parsed whole, so a page that is not the text format
+at all is still refused by the parser, with its words.
 """
 
 from __future__ import annotations
@@ -13,6 +19,10 @@ from dataclasses import dataclass, field
 from prometheus_client.parser import text_string_to_metric_families
 
 Labels = dict[str, str]
+
+# Metric name prefixes attach reads; every other line is skipped unparsed.
+WANTED = ("workqueue_", "controller_runtime_", "rest_client_requests_total", "reflector_")
+HEAD_LINES = 50
 
 
 class NotPrometheusText(ValueError):
@@ -78,12 +88,22 @@ def parse_page(text: str, time: float) -> Page:
     """Parse ``text``; NotPrometheusText when it is not the text format or
     holds no sample at all (an HTML login page, a JSON Status, nothing)."""
     page = Page(time)
+    lines = text.splitlines()
+    head = _parse("\n".join(lines[:HEAD_LINES]) + "\n")
+    if not head and not any(ln.strip() for ln in lines[HEAD_LINES:]):
+        raise NotPrometheusText("the page holds no samples")
+    for s in _parse(_wanted(lines)):
+        page.samples.setdefault(s.name, []).append((s.labels, s.value))
+    return page
+
+
+def _wanted(lines: list[str]) -> str:
+    keep = [ln for ln in lines if (ln[7:] if ln.startswith(("# HELP ", "# TYPE ")) else ln).startswith(WANTED)]
+    return "\n".join(keep) + "\n"
+
+
+def _parse(text: str) -> list:
     try:
-        for family in text_string_to_metric_families(text):
-            for s in family.samples:
-                page.samples.setdefault(s.name, []).append((s.labels, s.value))
+        return [s for family in text_string_to_metric_families(text) for s in family.samples]
     except (ValueError, TypeError, IndexError) as e:
         raise NotPrometheusText(str(e).splitlines()[0][:120] if str(e) else type(e).__name__) from None
-    if not page.samples:
-        raise NotPrometheusText("the page holds no samples")
-    return page

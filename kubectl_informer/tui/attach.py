@@ -59,7 +59,7 @@ def controller_text(c: ControllerFigures) -> Text:
 class SparkRow(Horizontal):
     DEFAULT_CSS = """
     SparkRow { height: 1; }
-    SparkRow Label { width: 10; color: $text-muted; }
+    SparkRow Label { width: 16; color: $text-muted; }
     SparkRow Sparkline { width: 1fr; margin-right: 2; }
     """
 
@@ -67,10 +67,12 @@ class SparkRow(Horizontal):
         super().__init__(**kw)
         self.names = names
         self.lines: dict[str, Sparkline] = {}
+        self.labels: dict[str, Label] = {}
 
     def compose(self) -> ComposeResult:
         for n in self.names:
-            yield Label(n)
+            self.labels[n] = Label(n)
+            yield self.labels[n]
             line = Sparkline([0.0], summary_function=max)
             self.lines[n] = line
             yield line
@@ -78,6 +80,8 @@ class SparkRow(Horizontal):
     def show(self, series: dict[str, list[float]]) -> None:
         for n, data in series.items():
             self.lines[n].data = data or [0.0]
+            # The scale: a sparkline's top is the largest value it holds.
+            self.labels[n].update(f"{n} ≤{max(data or [0.0]):.3g}")
 
 
 class QueueCard(Vertical):

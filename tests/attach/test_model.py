@@ -118,3 +118,17 @@ def test_bucket_bounds_are_read_as_go_prints_them():
     h = page.histograms("workqueue_queue_duration_seconds", "name")["deployment"]
     assert [b for b, _ in h.buckets][:-1] == [float(x) for x in CB_BOUNDS]
     assert h.buckets[1][0] == 9.999999999999999e-06
+
+
+def test_other_families_are_skipped_and_a_page_without_workqueues_says_so():
+    runtime = "".join(f'go_gc_duration_seconds{{quantile="{i / 100}"}} {i}\n' for i in range(80))
+    page = parse_page(runtime + client_go_page(depth=4, adds=1, retries=0, latency_cum=LAT_1, work_cum=WORK), 0.0)
+    assert "go_gc_duration_seconds" not in page.samples
+    assert page.by("workqueue_depth", "name")["deployment"] == 4
+    m = AttachModel()
+    m.update(parse_page(runtime, 1.0))
+    assert m.queues == {} and model_lines(m) == [
+        "no workqueue or controller metrics on this page (is it a client-go controller's?)"]
+    # Garbage in the head is refused by the parser even among skipped families.
+    with pytest.raises(NotPrometheusText, match="invalid metric name"):
+        parse_page("<html>\n" + runtime, 0.0)

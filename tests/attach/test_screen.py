@@ -41,15 +41,19 @@ def test_cards_show_each_queue_and_controller_and_flag_the_backlog():
             await pilot.pause()
             text = screen_text(app)
             cards = {c.text.render().plain.split("\n")[0]: c for c in app.query(QueueCard)}
-            spark = [s.data for s in app.query(Sparkline)]
+            dep = cards["workqueue deployment"].sparks
+            spark = [dep.lines[n].data for n in ("depth", "adds/s", "retries/s")]
+            labels = [str(dep.labels[n].render()) for n in ("depth", "adds/s", "retries/s")]
+            assert len(app.query(Sparkline)) == 3 * 3 + 2  # three queue cards, one controller card
             await pilot.press("q")
-            return text, cards, spark
+            return text, cards, spark, labels
 
-    text, cards, spark = asyncio.run(go())
+    text, cards, spark, labels = asyncio.run(go())
     assert "attach http://127.0.0.1:8080/metrics · scrape 3" in text
     assert "deployment is backing up: depth rose from 2 to 20" in text
     assert "controller memcached  reconciles error" in text and "workers 2/4 active" in text
     assert "rest client: 200 " in text
     assert set(cards) == {"workqueue deployment", "workqueue replicaset", "workqueue memcached"}
     # The deployment card's sparklines: depth, adds/s, retries/s per scrape.
-    assert spark[:3] == [[2.0, 20.0], [0.0, 25.0], [0.0, 2.5]]
+    assert spark == [[2.0, 20.0], [0.0, 25.0], [0.0, 2.5]]
+    assert labels == ["depth ≤20", "adds/s ≤25", "retries/s ≤2.5"]
