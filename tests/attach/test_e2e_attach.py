@@ -43,7 +43,7 @@ def test_attach_figures_equal_the_queues_own():
         run.start()
         exporter.serve(run.controller)
         scraper = UrlScraper(exporter.url)
-        model = AttachModel(rate_window=2.0, quantile_window=0.5)
+        model = AttachModel(rate_window=0.2, quantile_window=0.5)  # rates and quantiles between the last two scrapes
         saw_rate = False
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline and not (saw_rate and model.scrapes >= 4):
