@@ -184,18 +184,15 @@ class AttachApp(App[None]):
         self.others.update("\n".join(rest))
 
     def _place(self, queues: list[QueueFigures], controllers: list[ControllerFigures]) -> None:
-        for c in controllers:
-            card = self.controller_cards.get(c.name)
-            if card is None:
-                card = self.controller_cards[c.name] = ControllerCard()
-                self.cards.mount(card, before=self.others)
-            self._show(card, c)
-        for q in queues:
-            card = self.queue_cards.get(q.name)
-            if card is None:
-                card = self.queue_cards[q.name] = QueueCard()
-                self.cards.mount(card, before=self.others)
-            self._show(card, q)
+        # Controllers first, then queues; a new name gets a card, in arrival order.
+        for figures, cards, cls in ((controllers, self.controller_cards, ControllerCard),
+                                    (queues, self.queue_cards, QueueCard)):
+            for f in figures:
+                card = cards.get(f.name)
+                if card is None:
+                    card = cards[f.name] = cls()
+                    self.cards.mount(card, before=self.others)
+                self._show(card, f)
 
     def _show(self, card, figures) -> None:
         if hasattr(card, "text"):
