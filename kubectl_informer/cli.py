@@ -593,7 +593,7 @@ def attach(target, namespace, context, kubeconfig, interval, metrics_path, schem
     try:
         with _quiet_on_closed_pipe():
             return run_attach(opts, output, count=count, duration=run_for, resource=resource,
-                              before_ui=_need_terminal)
+                              before_ui=_need_terminal, run_app=_run_app)
     except TargetError as e:
         raise click.UsageError(str(e)) from None
     except AttachFailed as e:

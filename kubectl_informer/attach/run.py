@@ -136,10 +136,12 @@ __all__ = ["AttachOptions", "AttachFailed", "TargetError", "open_scraper", "firs
 
 
 def run_attach(o: AttachOptions, output: str, count: int | None = None, duration: float | None = None,
-               resource: str | None = None, before_ui: Callable[[], None] | None = None) -> int:
+               resource: str | None = None, before_ui: Callable[[], None] | None = None,
+               run_app: Callable[[object], None] | None = None) -> int:
     """The whole command: first scrape (errors end it), then the screen or
     the printed scrapes until quit, ``count`` or ``duration``.
-    ``before_ui`` checks for a terminal once the target proved readable."""
+    ``before_ui`` checks for a terminal once the target proved readable;
+    ``run_app`` runs the screen (the CLI's closes it on SIGTERM too)."""
     scraper = open_scraper(o)
     model = AttachModel()
     first_scrape(scraper, model)
@@ -155,7 +157,7 @@ def run_attach(o: AttachOptions, output: str, count: int | None = None, duration
         from ..tui.attach import AttachApp
         app = AttachApp(model, lock, scraper.describe, buffer=side[1] if side else None, resource=resource or "")
         loop.start()
-        app.run()
+        (run_app or (lambda a: a.run()))(app)
     finally:
         if loop.is_alive():
             loop.stop()
