@@ -55,8 +55,11 @@ def test_attach_figures_equal_the_queues_own():
 
         run.demo.runner.stop()
         assert wait_for(lambda: quiescent(run), timeout=30.0)
-        model.update(scrape(scraper))
-        model.update(scrape(scraper))  # a second quiescent scrape: no observations in the window
+        # Two quiescent scrapes stamped a window apart, so the window holds no
+        # observations and p50/p99 are over all of them, as the queue's own buckets.
+        t = time.monotonic()
+        model.update(scrape(scraper, now=t + 1.0))
+        model.update(scrape(scraper, now=t + 2.0))
 
         own = run.controller.queue.metrics()
         stats = run.controller.stats()
