@@ -49,7 +49,7 @@ def complete(path: str, *words: str, kubeconfig=os.devnull) -> tuple[list[str], 
 
 
 def test_subcommands(plugin_path):
-    assert complete(plugin_path, "") == (["watch", "queue", "replay", "sim", "version"], ":4")
+    assert complete(plugin_path, "") == (["watch", "queue", "attach", "replay", "sim", "version"], ":4")
     assert complete(plugin_path, "re") == (["replay"], ":4")
     assert complete(plugin_path, "nosuch", "") == ([], ":4")
 
@@ -60,6 +60,7 @@ def test_flags_of_a_subcommand(plugin_path):
     cands, _ = complete(plugin_path, "queue", "--")
     assert {"--workers", "--rate-limiter", "--namespace", "--demo", "--help"} <= set(cands)
     assert "--workers" not in complete(plugin_path, "watch", "--")[0]
+    assert complete(plugin_path, "attach", "--to")[0] == ["--token", "--token-file"]
     cands, _ = complete(plugin_path, "watch", "pods", "--resync", "3s", "-o", "text", "--")
     assert "--resync" not in cands and "--output" not in cands and "--duration" in cands
 
