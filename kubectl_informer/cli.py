@@ -23,7 +23,7 @@ from typing import Any
 import click
 
 from . import __version__
-from .output import make_renderer
+from .output import make_renderer, no_resources_message
 from .runner import RunError, RunOptions
 from .trace import TraceBuffer, TraceEvent, Tracer
 
@@ -443,6 +443,8 @@ def execute(opts: RunOptions, output: str, run_for: float | None = None, max_eve
             _run_app(app)
         else:
             renderer = make_renderer(output, sys.stdout, workers=opts.mode == "queue")
+            if output == "text":
+                renderer.empty_message, renderer.err = no_resources_message(info.namespace), sys.stderr
             with _quiet_on_closed_pipe():
                 stream_headless(buffer, renderer, run.stop_event, run_for=run_for, max_events=max_events)
                 if run.errors:

@@ -78,19 +78,32 @@ def format_worker_event(ev: TraceEvent) -> str | None:
     return None
 
 
+def no_resources_message(namespace: str | None) -> str:
+    """kubectl get's line for an empty result (cluster-wide: no namespace)."""
+    return f"No resources found in {namespace} namespace." if namespace else "No resources found"
+
+
 class TextRenderer:
     """One line per delta applied to the cache (store.* events); with
-    ``workers=True`` also one per worker outcome and requeue."""
+    ``workers=True`` also one per worker outcome and requeue. An informer
+    that synced with nothing says ``empty_message`` once on ``err``, where
+    kubectl get says it, so a pipe reading deltas never sees it."""
 
-    def __init__(self, out: IO[str], workers: bool = False) -> None:
+    def __init__(self, out: IO[str], workers: bool = False, empty_message: str | None = None,
+                 err: IO[str] | None = None) -> None:
         self.out = out
         self.workers = workers
+        self.empty_message = empty_message
+        self.err = err
         self.lines = 0
 
     def render(self, events: Iterable[TraceEvent]) -> int:
         n = 0
         for ev in events:
             line = format_store_event(ev)
+            if ev.kind == "informer.synced" and not ev.fields.get("items") and self.empty_message:
+                (self.err or self.out).write(self.empty_message + "\n")
+                (self.err or self.out).flush()
             if line is None and self.workers:
                 line = format_worker_event(ev)
             if line is None:

@@ -233,6 +233,7 @@ class DeltaFIFO(FIFOBase):
             if not self._populated:
                 self._populated = True
                 self._initial_population_count = len(keys) + queued_deletions
+        self._notify_if_synced()
 
     def resync(self) -> None:
         with self._lock:

@@ -25,6 +25,9 @@ class FIFOBase:
 
     # Names used in the errors ``pop`` raises.
     _NAME = "DeltaFIFO"
+    # Called (outside the lock) after a ``replace`` that leaves the FIFO synced
+    # at once (an empty first list): no pop follows to notice the transition.
+    on_synced: Callable[[], None] | None = None
 
     def _init_base(self, key_func: Callable[[Any], str], known_objects: Any,
                    transformer: Callable[[Any], Any] | None, tracer: Tracer | None, clock: Clock | None) -> None:
@@ -79,6 +82,10 @@ class FIFOBase:
     def has_synced(self) -> bool:
         with self._lock:
             return self._populated and self._initial_population_count == 0
+
+    def _notify_if_synced(self) -> None:
+        if self.on_synced is not None and self.has_synced():
+            self.on_synced()
 
     @property
     def transformer(self) -> Callable[[Any], Any] | None:

@@ -147,6 +147,7 @@ class RealFIFO(FIFOBase):
                 # Everything queued now, including entries queued before this
                 # first list, counts towards the initial population.
                 self._initial_population_count = len(self._items)
+        self._notify_if_synced()
 
     def _reconcile_replacement_locked(self, items: list) -> None:
         key_of = self.key_of

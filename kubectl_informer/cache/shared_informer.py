@@ -439,6 +439,7 @@ class SharedIndexInformer:
             if self._started:
                 return  # client-go: running more than once is not allowed
             self.fifo = self._new_fifo()
+            self.fifo.on_synced = self._emit_synced
             self.reflector = Reflector(
                 self.lw, self.fifo, resync_period=self._resync_check_period, page_size=self.page_size,
                 should_resync=self.processor.should_resync, use_watch_list=self.use_watch_list,
@@ -481,9 +482,18 @@ class SharedIndexInformer:
             except Exception as err:  # noqa: BLE001 - client-go drops the item and goes on
                 self.tracer.emit("informer.error", None, error=f"{type(err).__name__}: {err}")
             if not self._synced_emitted and fifo.has_synced():
-                self._synced_emitted = True
-                self.tracer.emit("informer.synced", None, items=len(self.indexer),
-                                 duration=self.clock.now() - self._start_time)
+                self._emit_synced()
+
+    def _emit_synced(self) -> None:
+        """``informer.synced`` once, at has_synced's first true: after the pop
+        that emptied the initial population, or at a Replace that queued
+        nothing (an empty list), where no pop follows."""
+        with self._started_lock:
+            if self._synced_emitted:
+                return
+            self._synced_emitted = True
+        self.tracer.emit("informer.synced", None, items=len(self.indexer),
+                         duration=self.clock.now() - self._start_time)
 
     # --------------------------------------------------------- HandleDeltas
     def _handle_deltas(self, deltas: list, is_in_initial_list: bool) -> None:
