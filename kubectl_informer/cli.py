@@ -22,7 +22,7 @@ from typing import Any
 
 import click
 
-from . import __version__
+from . import __version__, params
 from .output import make_renderer, no_resources_message
 from .runner import RunError, RunOptions
 from .trace import TraceBuffer, TraceEvent, Tracer
@@ -192,8 +192,8 @@ def connection_options(f):
     opts = [
         click.option("-n", "--namespace", metavar="NS", help="Namespace to watch (default: the context's, else default)."),
         click.option("-A", "--all-namespaces", is_flag=True, help="Watch the resource across all namespaces."),
-        click.option("-l", "--selector", "label_selector", metavar="SELECTOR", help="Label selector, e.g. app=web,tier!=db."),
-        click.option("--field-selector", metavar="SELECTOR", help="Field selector, e.g. status.phase=Running."),
+        click.option("-l", "--selector", "label_selector", type=params.LABEL_SELECTOR, metavar="SELECTOR", help="Label selector, e.g. app=web,tier!=db."),
+        click.option("--field-selector", type=params.FIELD_SELECTOR, metavar="SELECTOR", help="Field selector, e.g. status.phase=Running."),
         click.option("--context", metavar="NAME", help="The kubeconfig context to use."),
         click.option("--kubeconfig", metavar="FILE", help="Path to the kubeconfig file (default: $KUBECONFIG or ~/.kube/config)."),
         click.option("--demo", "demo", is_flag=False, flag_value=DEFAULT_SCENARIO, default=None, metavar="[SCENARIO]",
@@ -212,7 +212,7 @@ def profile_options(f):
                      help="Also add a handler with this resync period after the informer has started, as a "
                           "controller that registers late does: a period below --resync is raised to it "
                           "(the 3s-asked, 4s-got case)."),
-        click.option("--client-go", "client_go", default="1.32", show_default=True, metavar="1.32|1.35|1.36",
+        click.option("--client-go", "client_go", type=params.CLIENT_GO, default="1.32", show_default=True, metavar="1.32|1.35|1.36",
                      help="Which client-go's machinery to run: 1.32 DeltaFIFO+LIST, 1.35 RealFIFO+WatchList, "
                           "1.36 atomic RealFIFO (other 1.x minors map to what that release ran)."),
         click.option("--fifo", type=click.Choice(("delta", "real")), default=None, help="Override the profile's FIFO."),
@@ -351,12 +351,12 @@ kubectl informer queue --rate-limiter bucket:10,100 --demo
 @click.argument("resource", required=False)
 @connection_options
 @profile_options
-@click.option("--workers", type=int, default=DEFAULT_WORKERS, show_default=True, metavar="N",
+@click.option("--workers", type=params.WORKERS, default=DEFAULT_WORKERS, show_default=True, metavar="N",
               help="Worker threads draining the queue (sample-controller runs 2).")
 @click.option("--work-time", type=DURATION, default="200ms", show_default=True, help="How long each item takes to process.")
-@click.option("--fail-rate", type=float, default=0.0, show_default=True,
+@click.option("--fail-rate", type=params.FAIL_RATE, default=0.0, show_default=True, metavar="RATE",
               help="Fraction of items whose processing fails and is requeued rate-limited (0..1).")
-@click.option("--rate-limiter", default="default", show_default=True, metavar="SPEC",
+@click.option("--rate-limiter", type=params.RATE_LIMITER, default="default", show_default=True, metavar="SPEC",
               help="default | exponential:BASE,MAX | fastslow:FAST,SLOW,N | bucket:QPS,BURST.")
 @click.option("--metrics-addr", metavar="HOST:PORT", default=None,
               help="Serve the queue's metrics with client-go's names at http://HOST:PORT/metrics "
@@ -606,9 +606,20 @@ def attach(target, namespace, context, kubeconfig, interval, metrics_path, schem
 
 # --- replay ------------------------------------------------------------------------------
 
+def _open_trace(path: str):
+    """The file, or stdin for ``-``; a gzip-compressed recording is read as is."""
+    if path == "-":
+        return sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
+    fh = open(path, "rb")
+    if fh.peek(2)[:2] == b"\x1f\x8b":
+        import gzip
+        return gzip.GzipFile(fileobj=fh)
+    return fh
+
+
 def read_trace_file(path: str) -> list[TraceEvent]:
     try:
-        fh = sys.stdin if path == "-" else open(path, "rb")
+        fh = _open_trace(path)
     except OSError as e:
         raise RunError(f"cannot read {path}: {e.strerror or e}") from None
     events: list[TraceEvent] = []
@@ -619,11 +630,16 @@ def read_trace_file(path: str) -> list[TraceEvent]:
             try:
                 events.append(TraceEvent.from_json(line))
             except Exception:
-                raise RunError(f"{path}:{n}: not a trace event (expected the NDJSON lines of -o json)") from None
+                what = "truncated: the recording ends mid-event" if not line.endswith(
+                    b"\n" if isinstance(line, bytes) else "\n") else \
+                    "not a trace event (expected the NDJSON lines of -o json)"
+                raise RunError(f"{path}:{n}: {what}") from None
+    except EOFError:
+        raise RunError(f"{path}: truncated: the compressed recording ends early") from None
     except OSError as e:
-        raise RunError(f"cannot read {path}: {e.strerror or e}") from None
+        raise RunError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
     finally:
-        if fh is not sys.stdin:
+        if path != "-":
             fh.close()
     if not events:
         raise RunError(f"{path}: no trace events in it")

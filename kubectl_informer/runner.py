@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import base64
 import threading
+
+import click
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -228,6 +230,9 @@ class Run:
                 verbs = set(getattr(self.resource, "verbs", None) or ())
                 if verbs and not {"list", "watch"} <= verbs:
                     raise RunError(f'the server does not support list and watch on "{self._resource_name()}"')
+                if o.namespace and not self.resource.namespaced:
+                    from .params import UsageRunError
+                    raise UsageRunError(f'"{self._resource_name()}" is cluster-scoped: drop -n/--namespace')
                 namespace = None
                 if self.resource.namespaced and not o.all_namespaces:
                     namespace = o.namespace or getattr(self.target, "namespace", None) or "default"
@@ -237,7 +242,7 @@ class Run:
                 self._preflight()
             except KubeError as e:
                 raise RunError(str(e)) from None
-            except RunError:
+            except (RunError, click.ClickException):
                 raise
             except Exception as e:  # network and API failures: one line if we know them
                 msg = describe_error(e, server)
@@ -293,6 +298,9 @@ class Run:
         from .cache.listwatch import ListOptions
         listed = self.lw.list(ListOptions(limit=1))
         rv = ((listed or {}).get("metadata") or {}).get("resourceVersion") or None
+        if self.opts.name and not (listed or {}).get("items"):
+            where = f' in namespace "{self.lw.namespace}"' if self.lw.namespace else ""
+            raise RunError(f'{self._resource_name()} "{self.opts.name}" not found{where}')
         w = self.lw.watch(ListOptions(resource_version=rv, timeout_seconds=1))
         w.stop()
 

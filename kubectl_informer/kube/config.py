@@ -60,6 +60,9 @@ def load_kube(kubeconfig: str | None = None, context: str | None = None) -> Kube
     cluster_names = {c.get("name") for c in _entries(merged, "clusters")}
     if ctx.get("cluster") not in cluster_names:
         raise KubeConfigError(f'context "{name}": cluster "{ctx.get("cluster")}" does not exist')
+    user = ctx.get("user")
+    if user and user not in {u.get("name") for u in _entries(merged, "users")}:
+        raise KubeConfigError(f'context "{name}": user "{user}" does not exist')
     cfg = type.__call__(k8s_client.Configuration)
     try:
         loader = kube_config.KubeConfigLoader(config_dict=merged, active_context=name, config_base_path=None,

@@ -73,7 +73,7 @@ def test_watch_help_lists_every_flag_of_the_issue():
 def test_queue_help_shows_client_go_like_defaults():
     # click wraps at hyphens; join those back before comparing
     out = " ".join(re.sub(r"-\n\s+", "-", invoke("queue", "--help").stdout).split())
-    assert "--workers N Worker threads draining the queue (sample-controller runs 2). [default: 2]" in out
+    assert "--workers N Worker threads draining the queue (sample-controller runs 2). [default: 2; 1<=x<=256]" in out
     assert "--work-time DURATION How long each item takes to process. [default: 200ms]" in out
     assert "[default: 0s]" in out  # --resync off unless asked, as client-go
 
@@ -103,8 +103,8 @@ def test_usage_errors_are_one_line(args, expected):
 
 
 def test_unknown_client_go_is_one_line():
-    assert_one_line_error(invoke("watch", "pods", "-o", "text", "--client-go", "2.0"), code=1,
-                          contains=['invalid --client-go "2.0"'])
+    assert_one_line_error(invoke("watch", "pods", "-o", "text", "--client-go", "2.0"), code=2,
+                          contains=["invalid value for '--client-go'", '"2.0"'])
 
 
 def test_tui_without_a_terminal_says_how_to_run_headless():

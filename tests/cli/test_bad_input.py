@@ -1,0 +1,104 @@
+"""Bad input, flag by flag: one ``error:`` line, exit 2 for a bad flag or
+value (click's usage errors), 1 for what the run meets (files, clusters)."""
+
+from __future__ import annotations
+
+import gzip
+
+import pytest
+
+from tests.cli.test_cli import TRACE, _kubeconfig, assert_one_line_error, invoke
+
+HEADLESS = ["-o", "text", "--duration", "1s"]
+
+
+@pytest.mark.parametrize("args,expected", [
+    (["queue", "--fail-rate", "2"], "invalid value for '--fail-rate'"),
+    (["queue", "--fail-rate", "-0.1"], "invalid value for '--fail-rate'"),
+    (["queue", "--fail-rate", "lots"], "invalid value for '--fail-rate'"),
+    (["queue", "--rate-limiter", "foo"], 'invalid rate limiter "foo"'),
+    (["queue", "--rate-limiter", "bucket:ten,1"], "invalid value for '--rate-limiter'"),
+    (["watch", "pods", "--client-go", "2.0"], "invalid value for '--client-go'"),
+    (["watch", "pods", "--client-go", "latest"], "invalid value for '--client-go'"),
+    (["queue", "--workers", "0"], "invalid value for '--workers'"),
+    (["queue", "--workers", "-1"], "invalid value for '--workers'"),
+    (["queue", "--workers", "100000"], "invalid value for '--workers'"),
+    (["watch", "pods", "--resync", "10"], "invalid value for '--resync'"),
+    (["watch", "pods", "--resync", "3x"], 'invalid duration "3x"'),
+    (["watch", "pods", "--resync", "-1s"], "must not be negative"),
+    (["watch", "pods", "--resync", "1e9h"], 'invalid duration "1e9h"'),
+    (["watch", "pods", "--resync", "9999999h"], "out of range"),
+    (["queue", "--work-time", "-1s"], "invalid value for '--work-time'"),
+    (["watch", "pods", "--max-events", "many"], "invalid value for '--max-events'"),
+    (["watch", "pods", "-l", "a%b"], "invalid value for '-l' / '--selector'"),
+    (["watch", "pods", "-l", "app in (a"], "invalid value for '-l' / '--selector'"),
+    (["watch", "pods", "--field-selector", "status.phase"], "invalid value for '--field-selector'"),
+    (["watch", "pods", "--field-selector", "a=b,c"], '"c" is not a field selector term'),
+])
+def test_bad_flag_values_are_usage_errors(args, expected):
+    # Rejected before any cluster is touched: --demo is not even needed.
+    assert_one_line_error(invoke(*args, *HEADLESS), code=2, contains=[expected])
+
+
+def test_good_selectors_pass_the_checks():
+    r = invoke("watch", "pods", "--demo", "-l", "app=web,tier!=db,env in (a,b),!legacy",
+               "--field-selector", "status.phase!=Failed,metadata.namespace==default", *HEADLESS)
+    assert r.exit_code == 0, r.stderr
+
+
+def test_namespace_with_a_cluster_scoped_resource_is_a_usage_error():
+    assert_one_line_error(invoke("watch", "namespaces", "-n", "team-a", "--demo", *HEADLESS), code=2,
+                          contains=['"namespaces" is cluster-scoped: drop -n/--namespace'])
+
+
+def test_a_name_that_does_not_exist_is_one_line():
+    assert_one_line_error(invoke("watch", "pods", "no-such-pod", "--demo", *HEADLESS), code=1,
+                          contains=['pods "no-such-pod" not found in namespace "default"'])
+
+
+def test_record_to_an_unwritable_path_is_one_line(tmp_path):
+    assert_one_line_error(invoke("watch", "pods", "--demo", *HEADLESS, "--record", str(tmp_path / "no" / "x")),
+                          code=1, contains=["cannot record to", "No such file or directory"])
+    assert_one_line_error(invoke("watch", "pods", "--demo", *HEADLESS, "--record", str(tmp_path)),
+                          code=1, contains=["cannot record to", "Is a directory"])
+
+
+def test_replay_reads_gzip_and_reports_truncation(tmp_path):
+    gz = tmp_path / "trace.ndjson.gz"
+    gz.write_bytes(gzip.compress(TRACE.encode()))
+    r = invoke("replay", str(gz), "-o", "text")
+    assert r.exit_code == 0 and r.stdout.splitlines()[0].startswith("Replaced default/web-1"), r.stderr
+    cut = tmp_path / "cut.ndjson"
+    cut.write_text(TRACE.rstrip("\n")[:-20])
+    assert_one_line_error(invoke("replay", str(cut), "-o", "text"), code=1,
+                          contains=[f"{cut}:6: truncated: the recording ends mid-event"])
+    cutgz = tmp_path / "cut.gz"
+    cutgz.write_bytes(gzip.compress(TRACE.encode() * 50)[:200])
+    assert_one_line_error(invoke("replay", str(cutgz), "-o", "text"), code=1, contains=["truncated"])
+    assert_one_line_error(invoke("replay", str(tmp_path), "-o", "text"), code=1, contains=["Is a directory"])
+    binary = tmp_path / "corrupt"
+    binary.write_bytes(b"\x00\xff\xfe garbage\n")
+    assert_one_line_error(invoke("replay", str(binary), "-o", "text"), code=1, contains=["not a trace event"])
+
+
+@pytest.mark.parametrize("body,expected", [
+    ("", "file is empty"),
+    ("clusters: [1, 2]\n", '"clusters" must be a list of named entries'),
+    ("apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n", "current-context is not set"),
+    (": : :\n", "invalid YAML"),
+])
+def test_kubeconfig_problems_are_one_line(tmp_path, body, expected):
+    kc = tmp_path / "kc"
+    kc.write_text(body)
+    assert_one_line_error(invoke("watch", "pods", *HEADLESS, "--kubeconfig", str(kc)), code=1, contains=[expected])
+
+
+def test_context_pointing_at_a_missing_cluster_or_user(tmp_path):
+    kc = _kubeconfig(tmp_path, "http://127.0.0.1:1")
+    text = kc.read_text()
+    kc.write_text(text.replace("cluster: c, user: u", "cluster: gone, user: u"))
+    assert_one_line_error(invoke("watch", "pods", *HEADLESS, "--kubeconfig", str(kc)), code=1,
+                          contains=['cluster "gone" does not exist'])
+    kc.write_text(text.replace("cluster: c, user: u", "cluster: c, user: nobody"))
+    r = invoke("watch", "pods", *HEADLESS, "--kubeconfig", str(kc))
+    assert_one_line_error(r, code=1, contains=['user "nobody" does not exist'])
