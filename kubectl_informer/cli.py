@@ -196,6 +196,9 @@ def connection_options(f):
         click.option("--field-selector", type=params.FIELD_SELECTOR, metavar="SELECTOR", help="Field selector, e.g. status.phase=Running."),
         click.option("--context", metavar="NAME", help="The kubeconfig context to use."),
         click.option("--kubeconfig", metavar="FILE", help="Path to the kubeconfig file (default: $KUBECONFIG or ~/.kube/config)."),
+        click.option("--request-timeout", "request_timeout", type=DURATION, default="0", show_default=True,
+                     help="How long to wait for one request (discovery, each list page) before giving up, as "
+                          "kubectl's flag; 0: no limit. Watches are not cut by it."),
         click.option("--demo", "demo", is_flag=False, flag_value=DEFAULT_SCENARIO, default=None, metavar="[SCENARIO]",
                      help=f"Run against the built-in simulated cluster (real HTTP on 127.0.0.1); SCENARIO defaults to {DEFAULT_SCENARIO}."),
     ]
@@ -411,6 +414,8 @@ def execute(opts: RunOptions, output: str, run_for: float | None = None, max_eve
     from .pipeline import pin_to_one_cpu
     from .runner import Run
 
+    from .time_limit import TimeLimitReached, remaining, time_limit
+
     tracer = Tracer()
     buffer = TraceBuffer()
     tracer.subscribe(buffer)
@@ -419,10 +424,17 @@ def execute(opts: RunOptions, output: str, run_for: float | None = None, max_eve
     exporter = None
     # Before any thread starts (the demo server's included), so all inherit it.
     unpin = pin_to_one_cpu()
+    started = time.monotonic()
     try:
         # Resolve the resource and the cluster first: a typo deserves its own
         # error (with suggestions) even where there is no terminal for the UI.
-        info = run.prepare()
+        try:
+            with time_limit(run_for):
+                info = run.prepare()
+        except TimeLimitReached:
+            raise RunError(f"--duration passed before the API server answered the first requests "
+                           f"(discovery and a one-item list); see --request-timeout") from None
+        run_for = remaining(run_for, started)
         if output == "tui":
             _need_terminal()
         exporter = _start_exporter(opts)

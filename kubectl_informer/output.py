@@ -83,6 +83,21 @@ def no_resources_message(namespace: str | None) -> str:
     return f"No resources found in {namespace} namespace." if namespace else "No resources found"
 
 
+def format_trouble(ev: TraceEvent, empty_message: str | None = None) -> str | None:
+    """What ``-o text`` says on stderr besides the deltas: an empty result
+    (as kubectl get), and each failure the reflector backs off from."""
+    f = ev.fields
+    if ev.kind == "informer.synced" and not f.get("items"):
+        return empty_message
+    if ev.kind == "reflector.backoff" and f.get("error"):
+        delay = f.get("delay")
+        after = f"{delay:.1f}s" if isinstance(delay, (int, float)) else "a while"
+        return f"retrying in {after}: {f.get('error')}"
+    if ev.kind == "watch.end" and f.get("error"):
+        return f"watch ended: {f.get('error')}"
+    return None
+
+
 class TextRenderer:
     """One line per delta applied to the cache (store.* events); with
     ``workers=True`` also one per worker outcome and requeue. An informer
@@ -101,9 +116,11 @@ class TextRenderer:
         n = 0
         for ev in events:
             line = format_store_event(ev)
-            if ev.kind == "informer.synced" and not ev.fields.get("items") and self.empty_message:
-                (self.err or self.out).write(self.empty_message + "\n")
-                (self.err or self.out).flush()
+            if self.err is not None:
+                note = format_trouble(ev, self.empty_message)
+                if note is not None:
+                    self.err.write(note + "\n")
+                    self.err.flush()
             if line is None and self.workers:
                 line = format_worker_event(ev)
             if line is None:

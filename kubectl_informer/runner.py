@@ -54,6 +54,7 @@ class RunOptions:
     fail_rate: float = 0.0
     rate_limiter: str = "default"
     seed: int | None = None
+    request_timeout: float | None = None  # kubectl's --request-timeout: one request's whole time
     extra: dict[str, Any] = field(default_factory=dict)
 
     def field_selector_with_name(self) -> str | None:
@@ -123,6 +124,11 @@ def describe_error(err: BaseException, server: str = "") -> str | None:
         text = err.message or err.reason or "request failed"
         return f"the server answered {err.status}{' ' + err.reason if err.reason else ''}: {text}"
     where = f" at {server}" if server else ""
+    from .kube.errors import RedirectError
+    if isinstance(err, RedirectError):
+        return str(err)
+    if isinstance(err, TimeoutError) and "--request-timeout" in str(err):
+        return f"the API server{where} did not answer in time: {err}"
     try:
         import urllib3.exceptions as u3
         if isinstance(err, (u3.MaxRetryError, u3.NewConnectionError, u3.ProtocolError, u3.TimeoutError)):
@@ -146,6 +152,19 @@ def _short_reason(err: BaseException) -> str:
         if marker.lower() in text.lower():
             return marker.lower() if marker != "Connection refused" else "connection refused"
     return text[:200]
+
+
+def list_progress(tracer: Tracer, interval: float = 1.0) -> Callable[[int, float], None]:
+    """``list.progress`` (bytes so far, seconds) at most every ``interval``
+    seconds of a list's body: a slow list shows that it moves, and how fast."""
+    last = [0.0]
+
+    def progress(received: int, elapsed: float) -> None:
+        if elapsed - last[0] >= interval:
+            last[0] = elapsed
+            tracer.emit("list.progress", None, bytes=received, elapsed=elapsed)
+
+    return progress
 
 
 # --- the run -------------------------------------------------------------------
@@ -218,15 +237,18 @@ class Run:
         from .kube.discovery import resolve_resource
         from .kube.errors import KubeError
         from .kube.listwatch import KubeListerWatcher
+        from .kube.rest import set_request_timeout
+        from .kube.retry import retry_transient
 
         try:
             try:
                 self.target = load_kube(kubeconfig=kubeconfig, context=context)
             except KubeError as e:
                 raise RunError(str(e)) from None
+            set_request_timeout(self.target.api_client, o.request_timeout)
             server = getattr(self.target, "server", "") or ""
             try:
-                self.resource = resolve_resource(self.target.api_client, o.resource)
+                self.resource = retry_transient(lambda: resolve_resource(self.target.api_client, o.resource))
                 verbs = set(getattr(self.resource, "verbs", None) or ())
                 if verbs and not {"list", "watch"} <= verbs:
                     raise RunError(f'the server does not support list and watch on "{self._resource_name()}"')
@@ -239,7 +261,7 @@ class Run:
                 self.lw = KubeListerWatcher(self.target.api_client, self.resource, namespace=namespace,
                                             label_selector=o.label_selector,
                                             field_selector=o.field_selector_with_name())
-                self._preflight()
+                retry_transient(self._preflight)
             except KubeError as e:
                 raise RunError(str(e)) from None
             except (RunError, click.ClickException):
@@ -321,6 +343,7 @@ class Run:
                                                   tracer=self.tracer, seed=o.seed)
         else:
             self.informer.add_event_handler(_NoopHandler())
+        self.lw.on_progress = list_progress(self.tracer)
         self._spawn("informer", self.informer.run)
         if self.controller is not None:
             self._spawn("controller", self.controller.run)
@@ -372,6 +395,9 @@ class Run:
             return self.alive_threads()
         self._stopped = True
         self.stop_event.set()
+        if self.target is not None:  # a list that trickles or stalls must not hold the stop up
+            from .kube.rest import abort_requests
+            abort_requests(self.target.api_client)
         if self.controller is not None:
             q = getattr(self.controller, "queue", None)
             if q is not None:

@@ -41,6 +41,10 @@ class _StopRequested(Exception):
     """The reflector's stop event was set while it was watching."""
 
 
+class ContinueLoopError(Exception):
+    """A paged list whose server hands back a continue token it sent before."""
+
+
 class VeryShortWatchError(Exception):
     """A watch closed in under a second with no events: the server most
     likely refused what was asked (for a WatchList stream: unsupported)."""
@@ -126,14 +130,26 @@ class Reflector:
         """ListAndWatch until ``stop_event`` is set, backing off between
         attempts as client-go's ``wait.BackoffUntil`` (sliding)."""
         while not stop_event.is_set():
+            failed: BaseException | None = None
             try:
                 self.list_and_watch(stop_event)
             except Exception as err:  # noqa: BLE001 - reported, then retried
+                failed = err
                 self.watch_error_handler(self, err)
             if stop_event.is_set():
                 break
-            if self.clock.wait_event(stop_event, self.backoff.next()):
+            if self._wait_backoff(stop_event, failed):
                 break
+
+    def _wait_backoff(self, stop_event: threading.Event, err: BaseException | None = None) -> bool:
+        """Wait out the next back-off (traced with its delay and the error
+        that caused it); True when stopped meanwhile."""
+        delay = self.backoff.next()
+        if err is not None:
+            self.tracer.emit("reflector.backoff", None, delay=delay, error=_err_str(err))
+        else:
+            self.tracer.emit("reflector.backoff", None, delay=delay)
+        return self.clock.wait_event(stop_event, delay)
 
     def list_and_watch(self, stop_event: threading.Event) -> None:
         """List (or stream the initial list), then watch until the watch
@@ -217,6 +233,7 @@ class Reflector:
         opts = ListOptions(resource_version=rv, limit=limit)
         items: list = []
         paginated = False
+        seen: set[str] = set()  # continue tokens: one that comes back would loop forever
         tracer = self.tracer
         while True:
             t0 = self.clock.now()
@@ -238,6 +255,10 @@ class Reflector:
                             **{"continue": cont})
             if not cont:
                 return items, meta.get("resourceVersion") or "", paginated
+            if cont in seen:
+                raise ContinueLoopError(f"the server sent continue token {cont[:40]!r} a second time "
+                                        f"after {len(items)} items: the paged list would never end")
+            seen.add(cont)
             paginated = True
             opts = ListOptions(limit=limit, continue_=cont)
 
@@ -283,7 +304,7 @@ class Reflector:
     # ------------------------------------------------------------- watch-list
     def _retriable_with_side_effects(self, err: BaseException, stop_event: threading.Event) -> bool:
         if isinstance(err, ConnectionRefusedError) or is_too_many_requests(err):
-            self.clock.wait_event(stop_event, self.backoff.next())
+            self._wait_backoff(stop_event, err)
             return True
         if is_expired(err) or is_too_large_resource_version(err):
             # Start the stream again at the most recent RV.
@@ -361,7 +382,7 @@ class Reflector:
                 except Exception as err:
                     if isinstance(err, ConnectionRefusedError) or is_too_many_requests(err):
                         tracer.emit("watch.end", None, resource_version=rv, error=_err_str(err))
-                        if self.clock.wait_event(stop_event, self.backoff.next()):
+                        if self._wait_backoff(stop_event, err):
                             return
                         continue
                     tracer.emit("watch.end", None, resource_version=rv, error=_err_str(err))
@@ -385,7 +406,7 @@ class Reflector:
                 continue
             tracer.emit("watch.end", None, resource_version=self._last_sync_rv, error=_err_str(err))
             if is_too_many_requests(err):
-                if self.clock.wait_event(stop_event, self.backoff.next()):
+                if self._wait_backoff(stop_event, err):
                     return
                 continue
             if is_expired(err):

@@ -162,7 +162,9 @@ def new_api_client(cfg: Any) -> Any:
     three quick retries.
     """
     if cfg.retries is None:
-        cfg.retries = urllib3.util.Retry(total=3, status=0, status_forcelist=(), redirect=3,
+        # redirect=False: a 3xx comes back to rest.get, which refuses it
+        # (credentials must never follow a redirect to another host).
+        cfg.retries = urllib3.util.Retry(total=3, status=0, status_forcelist=(), redirect=False,
                                          respect_retry_after_header=False, raise_on_status=False)
     api = k8s_client.ApiClient(cfg)
     api.user_agent = USER_AGENT

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import rest
-from .errors import ApiError, DiscoveryError, UnknownResourceError, one_line
+from .errors import ApiError, DiscoveryError, RedirectError, UnknownResourceError, one_line
 
 _VERSION_RE = re.compile(r"^v\d+((alpha|beta)\d+)?$")
 
@@ -83,6 +83,10 @@ class Discovery:
             host = self.api_client.configuration.host
             raise DiscoveryError(f"the connection to the server {_hostport(host)} was refused - "
                                  "did you specify the right host or port?") from None
+        except RedirectError as e:
+            raise DiscoveryError(str(e)) from None
+        except ConnectionResetError as e:
+            raise  # a body cut short: transient, the caller may retry
         except ConnectionError as e:
             raise DiscoveryError(f"unable to connect to the server: {one_line(e)}") from None
 
@@ -202,7 +206,9 @@ def _discovery_api_error(e: ApiError) -> DiscoveryError:
         return DiscoveryError(f"forbidden: cannot discover the server's resources: {e.message or e.reason}")
     if e.status == 401:
         return DiscoveryError("you must be logged in to the server (Unauthorized)")
-    return DiscoveryError(f"discovery failed: {e.status} {e.message or e.reason}")
+    err = DiscoveryError(f"discovery failed: {e.status} {e.message or e.reason}")
+    err.status = e.status  # a 5xx/429 is worth retrying (kube.retry)
+    return err
 
 
 def _hostport(url: str) -> str:

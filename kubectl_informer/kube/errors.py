@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from kubectl_informer.cache.listwatch import ApiError
 
-__all__ = ["KubeError", "KubeConfigError", "UnknownResourceError", "DiscoveryError", "ApiError", "one_line"]
+__all__ = ["KubeError", "KubeConfigError", "UnknownResourceError", "DiscoveryError", "ApiError", "RedirectError",
+           "one_line"]
 
 
 def one_line(text: object, limit: int = 300) -> str:
@@ -44,3 +45,18 @@ class UnknownResourceError(KubeError):
 
 class DiscoveryError(KubeError):
     """Discovery itself failed (forbidden, unreachable, not an API server)."""
+
+
+class RedirectError(ConnectionError):
+    """The API server answered with a redirect. Never followed: the bearer
+    token or client certificate must not reach whatever host it names (an
+    API server does not redirect its clients; a proxy or a wrong URL does)."""
+
+    def __init__(self, origin: str, status: int, location: str):
+        self.origin = origin
+        self.status = status
+        self.location = location
+        super().__init__(one_line(
+            f"the API server at {origin} answered {status} with a redirect to {location or '(no Location)'}; "
+            f"not followed, so that credentials never go to another host: put the right server address in "
+            f"the kubeconfig"))

@@ -52,6 +52,8 @@ class KubeListerWatcher:
         self.label_selector = label_selector
         self.field_selector = field_selector
         self.path = resource.path(self.namespace)
+        # Told (bytes so far, seconds) as a list's body arrives: a slow list shows its progress.
+        self.on_progress: rest.Progress | None = None
 
     def _selectors(self, options: ListOptions) -> list[tuple[str, Any]]:
         q: list[tuple[str, Any]] = []
@@ -75,7 +77,8 @@ class KubeListerWatcher:
             q.append(("continue", options.continue_))
         if options.timeout_seconds:
             q.append(("timeoutSeconds", int(options.timeout_seconds)))
-        result = rest.get_json(self.api_client, self.path, q, timeout=LIST_TIMEOUT, is_list=True)
+        result = rest.get_json(self.api_client, self.path, q, timeout=LIST_TIMEOUT, is_list=True,
+                               progress=self.on_progress)
         if not isinstance(result, dict):
             raise ConnectionError(f"{self.path}: expected a List object")
         items = result.get("items")

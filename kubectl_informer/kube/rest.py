@@ -8,13 +8,17 @@ decodes it with orjson.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+import html
+import re
+import threading
+import time
+from typing import Any, Callable, Iterable
 
 import orjson
 import urllib3
 
 from .decode import loads_list
-from .errors import ApiError, one_line
+from .errors import ApiError, RedirectError, one_line
 
 ACCEPT_JSON = "application/json"
 
@@ -43,11 +47,26 @@ def status_error(resp: Any, body: bytes | None = None) -> ApiError:
         if not status.get("code"):
             status = {**status, "code": resp.status}
         return ApiError.from_status(status, retry_after=retry_after)
-    # Not a Status (a proxy's HTML page, an empty 500): keep the first line.
-    text = one_line(body.decode("utf-8", "replace"), 200) if body else ""
+    # Not a Status (a proxy's HTML page, an empty 500): its title or text, one line.
+    text = one_line(_plain_text(body.decode("utf-8", "replace")), 200) if body else ""
     reason = _REASONS.get(resp.status, resp.reason or "")
     return ApiError(resp.status, reason, text or f"{resp.status} {resp.reason or reason}".strip(),
                     retry_after=retry_after)
+
+
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.I | re.S)
+_TAG = re.compile(r"<[^>]*>")
+
+
+def _plain_text(text: str) -> str:
+    """An HTML error page (a proxy's, a load balancer's) as the words a user
+    needs: its <title>, else its text without tags."""
+    if "<" not in text[:200]:
+        return text
+    m = _TITLE.search(text)
+    if m and m.group(1).strip():
+        return html.unescape(m.group(1))
+    return html.unescape(_TAG.sub(" ", text))
 
 
 _REASONS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 405: "MethodNotAllowed",
@@ -87,6 +106,10 @@ def get(api_client: Any, path: str, query: Iterable[tuple[str, Any]] = (), *,
             raise ConnectionError(f"{url}: {one_line(getattr(e, 'reason', e), 200)}") from None
         raise
     resp = rest.response
+    if 300 <= resp.status <= 399:
+        location = resp.headers.get("Location") or "" if resp.headers is not None else ""
+        resp.release_conn()
+        raise RedirectError(_origin(url), resp.status, location)
     if not 200 <= resp.status <= 299:
         try:
             err = status_error(resp)
@@ -109,17 +132,133 @@ def _origin(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
+# --- limits every request of one client shares -----------------------------------
+
+class RequestLimits:
+    """What ``--request-timeout`` sets for one ApiClient (kubectl's flag: a
+    single request's whole time, 0 for none), and the requests in flight, so
+    that stopping the run can close them instead of waiting on a server that
+    trickles or stalls."""
+
+    def __init__(self, timeout: float | None = None) -> None:
+        self.timeout = timeout or None
+        self._lock = threading.Lock()
+        self._open: set = set()
+        self.aborted = False
+
+    def bound(self, timeout: float | tuple[float, float] | None) -> float | tuple[float, float] | None:
+        """``timeout`` (connect, read) capped by the request timeout."""
+        t = self.timeout
+        if t is None:
+            return timeout
+        if timeout is None:
+            return (t, t)
+        if isinstance(timeout, tuple):
+            return tuple(min(x, t) if x is not None else t for x in timeout)  # type: ignore[return-value]
+        return min(timeout, t)
+
+    def track(self, resp: Any) -> None:
+        with self._lock:
+            self._open.add(resp)
+            aborted = self.aborted
+        if aborted:
+            _shutdown(resp)
+
+    def untrack(self, resp: Any) -> None:
+        with self._lock:
+            self._open.discard(resp)
+
+    def abort(self) -> None:
+        """Close every request in flight, and any started from now on."""
+        with self._lock:
+            self.aborted = True
+            open_ = list(self._open)
+        for resp in open_:
+            _shutdown(resp)
+
+
+def _shutdown(resp: Any) -> None:
+    try:
+        resp.shutdown()  # unblocks a read in progress on another thread
+    except Exception:
+        pass
+
+
+def limits(api_client: Any) -> RequestLimits:
+    """The client's RequestLimits (none set: no timeout, nothing aborted)."""
+    lim = getattr(api_client, "_kubectl_informer_limits", None)
+    if lim is None:
+        lim = RequestLimits()
+        try:
+            api_client._kubectl_informer_limits = lim
+        except AttributeError:
+            pass
+    return lim
+
+
+def set_request_timeout(api_client: Any, seconds: float | None) -> None:
+    limits(api_client).timeout = seconds or None
+
+
+def abort_requests(api_client: Any) -> None:
+    limits(api_client).abort()
+
+
+Progress = Callable[[int, float], None]
+_READ = 64 * 1024
+
+
+def read_body(resp: Any, path: str, deadline: float | None = None, progress: Progress | None = None,
+              started: float | None = None) -> bytes:
+    """The whole body, piece by piece as it arrives: a request timeout is a
+    deadline for all of it (a server sending a byte a second never trips a
+    per-read timeout), and ``progress(bytes, seconds)`` hears of each piece."""
+    started = time.monotonic() if started is None else started
+    parts: list[bytes] = []
+    got = 0
+    while True:
+        piece = resp.read1(_READ)
+        if not piece:
+            break
+        parts.append(piece)
+        got += len(piece)
+        now = time.monotonic()
+        if progress is not None:
+            progress(got, now - started)
+        if deadline is not None and now > deadline:
+            raise TimeoutError(f"{path}: the request timed out after {now - started:.1f}s "
+                               f"({got} bytes received; see --request-timeout)")
+    return b"".join(parts)
+
+
 def get_json(api_client: Any, path: str, query: Iterable[tuple[str, Any]] = (), *,
-             timeout: float | tuple[float, float] | None = None, is_list: bool = False) -> Any:
+             timeout: float | tuple[float, float] | None = None, is_list: bool = False,
+             progress: Progress | None = None) -> Any:
     """GET and decode the body (``loads``, orjson); a List (``is_list``)
     through ``decode.loads_list``, which keeps big lists fast and small."""
-    resp = get(api_client, path, query, timeout=timeout)
+    lim = limits(api_client)
+    if lim.aborted:
+        raise ConnectionAbortedError(f"{path}: the run is stopping")
+    started = time.monotonic()
+    deadline = None if lim.timeout is None else started + lim.timeout
+    resp = get(api_client, path, query, timeout=lim.bound(timeout))
+    lim.track(resp)
+    body = None
     try:
-        body = resp.data
-    except urllib3.exceptions.HTTPError as e:
-        raise ConnectionError(f"reading {path}: {one_line(e, 200)}") from None
+        body = read_body(resp, path, deadline, progress, started)
+    except (urllib3.exceptions.HTTPError, ConnectionError) as e:  # reset or cut mid-body
+        raise ConnectionResetError(f"reading {path}: {one_line(e, 200)}") from None
+    except (ValueError, AttributeError) as e:  # a read on a response closed by abort()
+        raise ConnectionAbortedError(f"reading {path}: {one_line(e, 200)}") from None
     finally:
+        lim.untrack(resp)
+        if body is None:
+            # Cut short: the rest of the answer may still come on this
+            # connection, so it must never serve another request.
+            resp.close()
         resp.release_conn()
+    if lim.aborted:
+        raise ConnectionAbortedError(f"{path}: the run is stopping")
     try:
         return loads_list(body, loads) if is_list else loads(body)
     except ValueError as e:  # orjson.JSONDecodeError and json.JSONDecodeError both are

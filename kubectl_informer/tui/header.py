@@ -47,7 +47,7 @@ class FeedStats:
 class HeaderState(PaneState):
     KINDS = frozenset((
         "informer.start", "informer.synced", "watch.start", "watch.end", "watch.event",
-        "watch.bookmark", "list.start", "list.done", "relist", "rv.advance",
+        "watch.bookmark", "list.start", "list.done", "relist", "rv.advance", "list.progress", "reflector.backoff",
     ))
 
     def __init__(self) -> None:
@@ -67,6 +67,9 @@ class HeaderState(PaneState):
         self.last_relist: str | None = None
         self.rv = ""
         self.last_time = 0.0
+        self.list_bytes: int | None = None  # of the list in progress (list.progress)
+        self.trouble: str | None = None  # the last failure the reflector backs off from
+        self.retry_at: float | None = None
 
     def feed(self, ev: TraceEvent) -> None:
         kind = ev.kind
@@ -85,8 +88,16 @@ class HeaderState(PaneState):
             self.watch_ended = str(f.get("error") or f.get("reason") or "ended")
         elif kind == "list.start":
             self.listing_since = ev.time
+            self.list_bytes = None
         elif kind == "list.done":
             self.listing_since = None
+            self.trouble = str(f["error"]) if f.get("error") else None
+        elif kind == "list.progress":
+            self.list_bytes = f.get("bytes")
+        elif kind == "reflector.backoff":
+            if f.get("error"):
+                self.trouble = str(f["error"])
+            self.retry_at = ev.time + float(f.get("delay") or 0.0)
         elif kind == "relist":
             self.relists += 1
             self.last_relist = str(f.get("reason", ""))
@@ -162,6 +173,12 @@ class HeaderPane(TextPane):
                 two.append(f" in {fmt_age(st.synced_after)}", "dim")
         elif st.listing_since is not None:
             two.append(f"◌ listing {fmt_age(now - st.listing_since)}", "bold yellow")
+            if st.list_bytes is not None:
+                two.append(f" {st.list_bytes:,} bytes so far", "yellow")
+        elif st.trouble:
+            two.append(f"✕ {st.trouble}", "bold red")
+            if st.retry_at is not None and st.retry_at > now:
+                two.append(f" · retry in {fmt_age(st.retry_at - now)}", "red")
         else:
             two.append("◌ not synced", "bold yellow")
         two.append(" │ watch ", "dim")

@@ -45,6 +45,15 @@ class Stream:
         return out
 
 
+@dataclass
+class Raw:
+    """A route that writes the response itself: ``fn(handler, request)`` gets
+    the BaseHTTPRequestHandler (``wfile``, ``connection``) to misbehave at the
+    byte level: trickle, reset, stall."""
+
+    fn: Callable[[Any, Request], None]
+
+
 Handler = Callable[[Request], Any]
 
 
@@ -56,7 +65,7 @@ class Reply:
 
 
 class FakeAPIServer:
-    def __init__(self) -> None:
+    def __init__(self, host: str = "127.0.0.1") -> None:
         self.routes: dict[str, Any] = {}
         self.requests: list[Request] = []
         server = self
@@ -79,7 +88,12 @@ class FakeAPIServer:
                     route = Reply(404, {"kind": "Status", "apiVersion": "v1", "status": "Failure",
                                         "message": "the server could not find the requested resource",
                                         "reason": "NotFound", "code": 404})
-                if isinstance(route, Stream):
+                if isinstance(route, Raw):
+                    try:
+                        route.fn(self, req)
+                    except OSError:
+                        self.close_connection = True  # the client hung up
+                elif isinstance(route, Stream):
                     self._stream(route)
                 else:
                     if not isinstance(route, Reply):
@@ -119,13 +133,15 @@ class FakeAPIServer:
                 except OSError:
                     pass  # the client hung up (stop())
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _H)
+        self._httpd = ThreadingHTTPServer((host, 0), _H)
+        self._httpd.handle_error = lambda request, address: None  # a client hanging up is no news here
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
 
     def start(self) -> "FakeAPIServer":
         self._thread.start()

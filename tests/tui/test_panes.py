@@ -185,3 +185,27 @@ def test_grid_on_a_large_terminal_tabs_on_a_small_one():
 def test_unknown_pane_name_is_a_one_line_error():
     with pytest.raises(ValueError, match="unknown pane 'nope'"):
         InformerApp(demo_trace().buffer(), info(), panes=["nope"])
+
+
+def test_header_shows_a_slow_list_moving_then_its_failure_and_the_retry():
+    e = TraceMaker()
+    e("informer.start", fifo="DeltaFIFO", watch_list=False, resync_check_period=0.0)
+    e("list.start", resource_version="0", watch_list=False)
+    e("list.progress", bytes=1234, elapsed=3.0)
+    app = make_app(e)
+
+    async def check(pilot):
+        head = "\n".join(screen_text(app).splitlines()[:2])
+        assert "◌ listing" in head and "1,234 bytes so far" in head
+
+    run(check, app, (160, 30))
+    e("list.done", resource_version="", items=0, duration=5.0, watch_list=False,
+      error="503 ServiceUnavailable: upstream down")
+    e("reflector.backoff", delay=600.0, error="503 ServiceUnavailable: upstream down")
+    app = make_app(e)
+
+    async def check_failed(pilot):
+        head = "\n".join(screen_text(app).splitlines()[:2])
+        assert "✕ 503 ServiceUnavailable: upstream down · retry in" in head
+
+    run(check_failed, app, (160, 30))
