@@ -424,6 +424,7 @@ def execute(opts: RunOptions, output: str, run_for: float | None = None, max_eve
     exporter = None
     # Before any thread starts (the demo server's included), so all inherit it.
     unpin = pin_to_one_cpu()
+    from .kube import config  # noqa: F401 - the kubernetes client's import is not part of --duration
     started = time.monotonic()
     try:
         # Resolve the resource and the cluster first: a typo deserves its own

@@ -119,6 +119,16 @@ def get(api_client: Any, path: str, query: Iterable[tuple[str, Any]] = (), *,
     return resp
 
 
+def _cause(e: BaseException) -> str:
+    """The innermost OSError's words ("Connection reset by peer"), else the text."""
+    for arg in getattr(e, "args", ()):
+        if isinstance(arg, OSError) and arg.strerror:
+            return arg.strerror
+    if isinstance(e, OSError) and e.strerror:
+        return e.strerror
+    return one_line(e, 160)
+
+
 def _transport_error(e: BaseException, url: str) -> OSError:
     cause = e.__cause__ or e.__context__
     if isinstance(cause, ConnectionRefusedError) or "Connection refused" in str(e):
@@ -247,7 +257,7 @@ def get_json(api_client: Any, path: str, query: Iterable[tuple[str, Any]] = (), 
     try:
         body = read_body(resp, path, deadline, progress, started)
     except (urllib3.exceptions.HTTPError, ConnectionError) as e:  # reset or cut mid-body
-        raise ConnectionResetError(f"reading {path}: {one_line(e, 200)}") from None
+        raise ConnectionResetError(f"reading {path}: the connection broke mid-answer ({_cause(e)})") from None
     except (ValueError, AttributeError) as e:  # a read on a response closed by abort()
         raise ConnectionAbortedError(f"reading {path}: {one_line(e, 200)}") from None
     finally:
