@@ -482,11 +482,13 @@ def _run_app(app) -> None:
         def on_term(signum, frame):
             threading.Thread(target=_close_app, args=(app,), daemon=True).start()
         old_term = signal.signal(signal.SIGTERM, on_term)
+        old_hup = signal.signal(signal.SIGHUP, on_term)  # the terminal or its pane closed
     try:
         app.run()
     finally:
         if old_term is not None:
             signal.signal(signal.SIGTERM, old_term)
+            signal.signal(signal.SIGHUP, old_hup)
 
 
 def _close_app(app, wait: float = 10.0) -> None:
@@ -527,6 +529,7 @@ def stream_headless(buffer: TraceBuffer, renderer, stop_event: threading.Event, 
         def on_term(signum, frame):
             raise _Terminated()
         old_term = signal.signal(signal.SIGTERM, on_term)
+        old_hup = signal.signal(signal.SIGHUP, on_term)
     try:
         while not stop_event.is_set():
             for ev in buffer.drain():
@@ -541,6 +544,7 @@ def stream_headless(buffer: TraceBuffer, renderer, stop_event: threading.Event, 
     finally:
         if old_term is not None:
             signal.signal(signal.SIGTERM, old_term)
+            signal.signal(signal.SIGHUP, old_hup)
 
 
 # --- attach ------------------------------------------------------------------------------

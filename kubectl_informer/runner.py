@@ -245,6 +245,9 @@ class Run:
                 self.target = load_kube(kubeconfig=kubeconfig, context=context)
             except KubeError as e:
                 raise RunError(str(e)) from None
+            finally:
+                if self.demo is not None:
+                    self.demo.release_kubeconfig()
             set_request_timeout(self.target.api_client, o.request_timeout)
             server = getattr(self.target, "server", "") or ""
             try:

@@ -70,6 +70,11 @@ class Demo:
         if self.runner is not None:
             self.runner.stop()
         self.server.stop()
+        self.release_kubeconfig()
+
+    def release_kubeconfig(self) -> None:
+        """Remove the temporary kubeconfig (once loaded it is not needed), so
+        that no exit path, a SIGKILL included, leaves its directory behind."""
         if self._tmpdir:
             shutil.rmtree(self._tmpdir, ignore_errors=True)
             self._tmpdir = None

@@ -265,3 +265,24 @@ def test_an_empty_namespace_syncs_and_text_says_no_resources_once(profile):
     out, err = done(p)
     synced = [orjson.loads(l) for l in out.splitlines() if '"informer.synced"' in l]
     assert len(synced) == 1 and synced[0]["fields"]["items"] == 0 and err == ""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGKILL])
+def test_a_demo_leaves_no_temp_directory_on_any_signal(tmp_path, sig):
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    cmd = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "kubectl_informer"]
+    env = dict(os.environ, KUBECONFIG=os.devnull, PYTHONUNBUFFERED="1", TMPDIR=str(tmp))
+    p = subprocess.Popen(cmd + ["watch", "pods", "--demo", "-o", "json"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        for line in p.stdout:  # running: the informer has synced
+            if '"informer.synced"' in line:
+                break
+        p.send_signal(sig)
+        p.communicate(timeout=15)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode in (0, -signal.SIGKILL), p.returncode
+    assert [f.name for f in tmp.iterdir() if f.name.startswith("kubectl-informer-demo-")] == []

@@ -204,3 +204,35 @@ def test_sigterm_closes_the_ui_cleanly(terminal):
     assert t.exit_code() == 0
     # The terminal is restored: the UI's alternate screen is gone.
     t.wait(lambda s: not pane_title(s, "Deltas"), "the shell's screen again")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGHUP])
+def test_signals_close_the_ui_restore_the_terminal_and_leave_no_temp_dir(terminal, tmp_path, sig):
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    t = terminal(80, 24, env_extra={"TMPDIR": str(tmp)})
+    t.wait(lambda s: DELTA_LINE.search(s), "deltas")
+    os.kill(t.command_pid(), sig)
+    assert t.exit_code() in (0, 130)
+    t.wait(lambda s: not pane_title(s, "Deltas"), "the shell's screen again")
+    assert not [f for f in tmp.iterdir() if f.name.startswith("kubectl-informer-demo-")]
+
+
+def test_killing_the_pane_ends_the_command_and_leaves_no_temp_dir(terminal, tmp_path):
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    t = terminal(80, 24, env_extra={"TMPDIR": str(tmp)})
+    t.wait(lambda s: DELTA_LINE.search(s), "deltas")
+    pid = t.command_pid()
+    t.tmux("kill-pane", "-t", "ki")
+    def alive() -> bool:
+        try:
+            return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+        except (OSError, IndexError):
+            return False
+
+    deadline = time.monotonic() + 15
+    while alive():
+        assert time.monotonic() < deadline, "the command outlived its pane"
+        time.sleep(0.1)
+    assert not [f for f in tmp.iterdir() if f.name.startswith("kubectl-informer-demo-")]
