@@ -102,3 +102,22 @@ def test_context_pointing_at_a_missing_cluster_or_user(tmp_path):
     kc.write_text(text.replace("cluster: c, user: u", "cluster: c, user: nobody"))
     r = invoke("watch", "pods", *HEADLESS, "--kubeconfig", str(kc))
     assert_one_line_error(r, code=1, contains=['user "nobody" does not exist'])
+
+
+@pytest.mark.parametrize("user,cluster", [
+    ('{client-certificate-data: "Y2VydA==", client-key-data: "S2V5LVNFQ1JFVC0xMjM=!", token: "tok-SECRET-123"}',
+     '{server: "https://127.0.0.1:1"}'),
+    ('{client-certificate-data: "Y2VydA==", client-key-data: "S2V5LVNFQ1JFVC0xMjM=", token: "tok-SECRET-123"}',
+     '{server: "https://127.0.0.1:1"}'),
+    ('{token: "tok-SECRET-123"}', '{server: "https://127.0.0.1:1", certificate-authority-data: "!!x"}'),
+    ('{token: "tok-SECRET-123"}', '{server: "http://127.0.0.1:1"}'),
+])
+def test_credentials_never_appear_in_errors_even_with_debug(tmp_path, user, cluster):
+    kc = tmp_path / "kc"
+    kc.write_text(f"apiVersion: v1\nkind: Config\nclusters: [{{name: c, cluster: {cluster}}}]\n"
+                  f"users: [{{name: u, user: {user}}}]\ncontexts: [{{name: x, context: {{cluster: c, user: u}}}}]\n"
+                  f"current-context: x\n")
+    r = invoke("watch", "pods", *HEADLESS, "--kubeconfig", str(kc), "--debug")
+    assert r.exit_code == 1
+    for secret in ("tok-SECRET-123", "S2V5LVNFQ1JFVC0xMjM", "Key-SECRET-123"):
+        assert secret not in r.stderr + r.stdout

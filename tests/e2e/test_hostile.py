@@ -60,7 +60,7 @@ def _start(behaviour: str, tmp: Path, *extra: str):
     kc = tmp / f"{behaviour}.kubeconfig"
     kc.write_text(json.dumps(kubeconfig_for(h.srv.url)))
     env = dict(os.environ, KUBECONFIG=os.devnull, PYTHONUNBUFFERED="1")
-    p = subprocess.Popen(command("watch", "pods", "-o", "json", "--duration", f"{DURATION}s", "--kubeconfig",
+    p = subprocess.Popen(command("watch", "pods", "-o", "json", "--duration", f"{DURATION}s", "--debug", "--kubeconfig",
                                  str(kc), *extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     return h, other, p, time.monotonic()
 
