@@ -60,8 +60,10 @@ def _start(behaviour: str, tmp: Path, *extra: str):
     kc = tmp / f"{behaviour}.kubeconfig"
     kc.write_text(json.dumps(kubeconfig_for(h.srv.url)))
     env = dict(os.environ, KUBECONFIG=os.devnull, PYTHONUNBUFFERED="1")
-    p = subprocess.Popen(command("watch", "pods", "-o", "json", "--duration", f"{DURATION}s", "--debug", "--kubeconfig",
-                                 str(kc), *extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    # --debug: anything unexpected would print its traceback, which the tests refuse.
+    p = subprocess.Popen(command("watch", "pods", "-o", "json", "--duration", f"{DURATION}s", "--debug",
+                                 "--kubeconfig", str(kc), *extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=env)
     return h, other, p, time.monotonic()
 
 
