@@ -11,6 +11,7 @@ stop event and joins every thread it started, so quitting leaves none behind.
 from __future__ import annotations
 
 import base64
+import contextlib
 import threading
 
 import click
@@ -152,6 +153,21 @@ def _short_reason(err: BaseException) -> str:
         if marker.lower() in text.lower():
             return marker.lower() if marker != "Connection refused" else "connection refused"
     return text[:200]
+
+
+@contextlib.contextmanager
+def _naming_a_bare_403(verb: str, resource: str, namespace: str | None):
+    """A 403 without the API server's message (a proxy's) still says what was
+    refused, as the API server's own message does."""
+    from .cache.listwatch import ApiError
+    try:
+        yield
+    except ApiError as e:
+        if e.status != 403 or " cannot " in (e.message or ""):  # the API server names them itself
+            raise
+        where = f'in the namespace "{namespace}"' if namespace else "at the cluster scope"
+        raise ApiError(403, "Forbidden", f'{resource} is forbidden: cannot {verb} resource "{resource}" {where}'
+                       + (f" ({e.message})" if e.message else "")) from None
 
 
 def list_progress(tracer: Tracer, interval: float = 1.0) -> Callable[[int, float], None]:
@@ -321,12 +337,14 @@ class Run:
         instead of a reflector retrying in a loop behind the UI. The API server
         answers a watch's status before any event, so the probe does not wait."""
         from .cache.listwatch import ListOptions
-        listed = self.lw.list(ListOptions(limit=1))
+        with _naming_a_bare_403("list", self._resource_name(), self.lw.namespace):
+            listed = self.lw.list(ListOptions(limit=1))
         rv = ((listed or {}).get("metadata") or {}).get("resourceVersion") or None
         if self.opts.name and not (listed or {}).get("items"):
             where = f' in namespace "{self.lw.namespace}"' if self.lw.namespace else ""
             raise RunError(f'{self._resource_name()} "{self.opts.name}" not found{where}')
-        w = self.lw.watch(ListOptions(resource_version=rv, timeout_seconds=1))
+        with _naming_a_bare_403("watch", self._resource_name(), self.lw.namespace):
+            w = self.lw.watch(ListOptions(resource_version=rv, timeout_seconds=1))
         w.stop()
 
     def start(self) -> None:

@@ -121,3 +121,18 @@ def test_credentials_never_appear_in_errors_even_with_debug(tmp_path, user, clus
     assert r.exit_code == 1
     for secret in ("tok-SECRET-123", "S2V5LVNFQ1JFVC0xMjM", "Key-SECRET-123"):
         assert secret not in r.stderr + r.stdout
+
+
+def test_a_tls_verification_failure_is_one_line(tmp_path):
+    import yaml
+
+    from kubectl_informer.sim.server import SimServer
+    srv = SimServer(tls=True).start()
+    try:
+        doc = yaml.safe_load(open(srv.write_kubeconfig(str(tmp_path / "kc"))))
+        del doc["clusters"][0]["cluster"]["certificate-authority-data"]  # the self-signed CA is not trusted
+        (tmp_path / "noca").write_text(yaml.safe_dump(doc))
+        assert_one_line_error(invoke("watch", "pods", *HEADLESS, "--kubeconfig", str(tmp_path / "noca")), code=1,
+                              contains=["certificate verify failed", srv.url])
+    finally:
+        srv.stop()

@@ -280,3 +280,19 @@ def test_text_output_says_what_the_reflector_backs_off_from(tmp_path):
     assert lines and all(l.startswith("retrying in ") for l in lines), lines
     assert lines[0].endswith("reading /api/v1/namespaces/default/pods: the connection broke mid-answer "
                              "(Connection reset by peer)") and out == b"", lines
+
+
+def test_a_403_without_a_message_still_names_verb_resource_and_namespace(tmp_path):
+    from tests.kube.fake_apiserver import Reply
+    h = Hostile("pods")
+    h.srv.routes[PODS] = Reply(403, b"<html><title>403 Forbidden</title></html>", {"Content-Type": "text/html"})
+    kc = tmp_path / "kc"
+    kc.write_text(json.dumps(kubeconfig_for(h.srv.url)))
+    try:
+        r = subprocess.run(command("watch", "pods", "-o", "text", "--kubeconfig", str(kc)), capture_output=True,
+                           text=True, timeout=60, env=dict(os.environ, KUBECONFIG=os.devnull))
+    finally:
+        h.close()
+    assert r.returncode == 1
+    assert r.stderr == ('error: pods is forbidden: cannot list resource "pods" in the namespace "default" '
+                        '(403 Forbidden)\n')
