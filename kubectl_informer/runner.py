@@ -249,31 +249,17 @@ class Run:
             self._start_demo(o.demo)
             kubeconfig, context = self.demo.kubeconfig_path, None
 
-        from .kube.config import load_kube
         from .kube.discovery import resolve_resource
         from .kube.errors import KubeError
         from .kube.listwatch import KubeListerWatcher
-        from .kube.rest import set_request_timeout
         from .kube.retry import retry_transient
 
         try:
-            try:
-                self.target = load_kube(kubeconfig=kubeconfig, context=context)
-            except KubeError as e:
-                raise RunError(str(e)) from None
-            finally:
-                if self.demo is not None:
-                    self.demo.release_kubeconfig()
-            set_request_timeout(self.target.api_client, o.request_timeout)
+            self._load_target(kubeconfig, context)
             server = getattr(self.target, "server", "") or ""
             try:
                 self.resource = retry_transient(lambda: resolve_resource(self.target.api_client, o.resource))
-                verbs = set(getattr(self.resource, "verbs", None) or ())
-                if verbs and not {"list", "watch"} <= verbs:
-                    raise RunError(f'the server does not support list and watch on "{self._resource_name()}"')
-                if o.namespace and not self.resource.namespaced:
-                    from .params import UsageRunError
-                    raise UsageRunError(f'"{self._resource_name()}" is cluster-scoped: drop -n/--namespace')
+                self._check_resource()
                 namespace = None
                 if self.resource.namespaced and not o.all_namespaces:
                     namespace = o.namespace or getattr(self.target, "namespace", None) or "default"
@@ -313,6 +299,27 @@ class Run:
             self.info.extra.update(workers=o.workers, work_time=o.work_time, fail_rate=o.fail_rate,
                                    rate_limiter=o.rate_limiter)
         return self.info
+
+    def _load_target(self, kubeconfig: str | None, context: str | None) -> None:
+        from .kube.config import load_kube
+        from .kube.errors import KubeError
+        from .kube.rest import set_request_timeout
+        try:
+            self.target = load_kube(kubeconfig=kubeconfig, context=context)
+        except KubeError as e:
+            raise RunError(str(e)) from None
+        finally:
+            if self.demo is not None:  # loaded: no exit path may leave it behind
+                self.demo.release_kubeconfig()
+        set_request_timeout(self.target.api_client, self.opts.request_timeout)
+
+    def _check_resource(self) -> None:
+        verbs = set(getattr(self.resource, "verbs", None) or ())
+        if verbs and not {"list", "watch"} <= verbs:
+            raise RunError(f'the server does not support list and watch on "{self._resource_name()}"')
+        if self.opts.namespace and not self.resource.namespaced:
+            from .params import UsageRunError
+            raise UsageRunError(f'"{self._resource_name()}" is cluster-scoped: drop -n/--namespace')
 
     def _start_demo(self, scenario: str) -> None:
         from .sim.scenarios import SCENARIOS
