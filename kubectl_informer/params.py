@@ -9,7 +9,7 @@ the parser the run uses, so what the flag accepts and what runs agree.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Callable
 
 import click
 
@@ -17,47 +17,43 @@ import click
 MAX_WORKERS = 256
 
 
-class ClientGo(click.ParamType):
-    """A client-go release, ``1.32`` or ``v1.35.2`` (mapped to its profile)."""
+class Checked(click.ParamType):
+    """A string flag checked by the parser the run will use: what that parser
+    raises (``errors``) becomes click's usage error, worded by ``message``."""
 
-    name = "1.32|1.35|1.36"
+    def __init__(self, name: str, check: Callable[[str], Any], errors: tuple = (ValueError,),
+                 message: Callable[[Exception], str] = str) -> None:
+        self.name = name
+        self._check = check
+        self._errors = errors
+        self._message = message
 
     def convert(self, value: Any, param, ctx) -> str:
-        from .pipeline import resolve_profile
         try:
-            resolve_profile(str(value))
-        except ValueError as e:
-            self.fail(str(e).replace('invalid --client-go "', '"'), param, ctx)
+            self._check(str(value))
+        except self._errors as e:
+            self.fail(self._message(e), param, ctx)
         return str(value)
 
 
-class RateLimiterSpec(click.ParamType):
-    """A ``--rate-limiter`` spec, parsed as the run will parse it."""
-
-    name = "SPEC"
-
-    def convert(self, value: Any, param, ctx) -> str:
-        from .workqueue.rate_limiters import parse_rate_limiter
-        try:
-            parse_rate_limiter(str(value))
-        except ValueError as e:
-            self.fail(str(e), param, ctx)
-        return str(value)
+def _check_client_go(value: str) -> None:
+    from .pipeline import resolve_profile
+    resolve_profile(value)
 
 
-class LabelSelector(click.ParamType):
-    """A label selector in the API server's grammar (``app=web,tier!=db``)."""
+def _check_rate_limiter(value: str) -> None:
+    from .workqueue.rate_limiters import parse_rate_limiter
+    parse_rate_limiter(value)
 
-    name = "SELECTOR"
 
-    def convert(self, value: Any, param, ctx) -> str:
-        from .cache.listwatch import ApiError
-        from .sim.selectors import parse_label_selector
-        try:
-            parse_label_selector(str(value))
-        except ApiError as e:
-            self.fail(e.message, param, ctx)
-        return str(value)
+def _check_label_selector(value: str) -> None:
+    # The simulator parses selectors with kube-apiserver's grammar.
+    from .cache.listwatch import ApiError
+    from .sim.selectors import parse_label_selector
+    try:
+        parse_label_selector(value)
+    except ApiError as e:
+        raise ValueError(e.message) from None
 
 
 _FIELD_TERM = re.compile(r"^\s*[A-Za-z0-9_.\-/]+\s*(==|!=|=)\s*[^,=!]*\s*$")
@@ -77,9 +73,10 @@ class FieldSelector(click.ParamType):
         return text
 
 
-CLIENT_GO = ClientGo()
-RATE_LIMITER = RateLimiterSpec()
-LABEL_SELECTOR = LabelSelector()
+CLIENT_GO = Checked("1.32|1.35|1.36", _check_client_go,
+                    message=lambda e: str(e).replace('invalid --client-go "', '"'))
+RATE_LIMITER = Checked("SPEC", _check_rate_limiter)
+LABEL_SELECTOR = Checked("SELECTOR", _check_label_selector)
 FIELD_SELECTOR = FieldSelector()
 WORKERS = click.IntRange(1, MAX_WORKERS)
 FAIL_RATE = click.FloatRange(0.0, 1.0)
