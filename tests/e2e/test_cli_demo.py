@@ -252,19 +252,18 @@ def test_late_handler_shows_the_3s_asked_4s_got_rule():
     assert "already started" in late["reason"]
 
 
-@pytest.mark.parametrize("profile", ["1.32", "1.35", "1.36"])
-def test_an_empty_namespace_syncs_and_text_says_no_resources_once(profile):
-    """The informer syncs on an empty list (client-go's HasSynced), and -o text
-    says so as kubectl get does, once, on stderr."""
-    p = start("watch", "pods", "-n", "nothing-here", "--demo", "quiet", "--client-go", profile, "-o", "text",
-              "--duration", "2s")
-    out, err = done(p)
-    assert out == "" and err == "No resources found in nothing-here namespace.\n" and p.returncode == 0
-    p = start("watch", "pods", "-n", "nothing-here", "--demo", "quiet", "--client-go", profile, "-o", "json",
-              "--duration", "2s")
-    out, err = done(p)
-    synced = [orjson.loads(l) for l in out.splitlines() if '"informer.synced"' in l]
-    assert len(synced) == 1 and synced[0]["fields"]["items"] == 0 and err == ""
+def test_an_empty_namespace_syncs_and_text_says_no_resources_once(tmp_path):
+    """The informer syncs on an empty list (client-go's HasSynced) for every
+    profile, and -o text says so as kubectl get does, once, on stderr."""
+    runs = {profile: start("watch", "pods", "-n", "nothing-here", "--demo", "quiet", "--client-go", profile,
+                           "-o", "text", "--duration", "2s", "--record", str(tmp_path / f"{profile}.ndjson"))
+            for profile in ("1.32", "1.35", "1.36")}
+    for profile, p in runs.items():
+        out, err = done(p)
+        assert out == "" and err == "No resources found in nothing-here namespace.\n" and p.returncode == 0
+        recorded = [orjson.loads(l) for l in (tmp_path / f"{profile}.ndjson").read_text().splitlines()]
+        synced = [e for e in recorded if e["kind"] == "informer.synced"]
+        assert len(synced) == 1 and synced[0]["fields"]["items"] == 0, profile
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGKILL])

@@ -27,7 +27,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
 SCRIPT = Path(sys.executable).parent / "kubectl-informer"
 DURATION = 3.0
-WAVE = 5
+WAVE = 8
 
 
 def command(*args: str) -> list[str]:

@@ -75,14 +75,13 @@ def headless_runs(kc: str, rec: Path) -> list[list[str]]:
     runs = []
     for profile in ("1.32", "1.35", "1.36"):
         runs += [
-            ["watch", "pods", "-A", "-o", "json", "--client-go", profile, "--resync", "1s", *base],
-            ["queue", "pods", "-o", "text", "--fail-rate", "0.5", "--client-go", profile, *base],
-            ["watch", "secrets", "-A", "-o", "json", "--client-go", profile, "--record",
+            ["queue", "pods", "-A", "-o", "text", "--fail-rate", "0.5", "--resync", "1s", "--client-go", profile,
+             *base],
+            ["watch", "secrets", "-A", "-o", "text", "--resync", "1s", "--client-go", profile, "--record",
              str(rec / f"secrets-{profile}.ndjson"), "--debug", *base],
-            ["watch", "secrets", "-o", "text", "--client-go", profile, *base],
         ]
     runs += [
-        ["watch", "deployments.apps", "-n", "shop", "-l", "app=cart", "-o", "text", *base],
+        ["watch", "deployments.apps", "-n", "shop", "-l", "app=cart", "-o", "json", *base],
         ["watch", "widgets", "-A", "-o", "json", "--no-watch-list", "--client-go", "1.36", *base],
         ["watch", "configmaps", "web-config", "-o", "json", "--late-handler-resync", "1s", "--resync", "2s", *base],
         ["watch", "namespaces", "-o", "text", "--field-selector", "metadata.name=shop", *base],
@@ -92,9 +91,9 @@ def headless_runs(kc: str, rec: Path) -> list[list[str]]:
 
 def run_all(cmds: list[list[str]], env: dict) -> list[tuple[list[str], int, str, str]]:
     out = []
-    for i in range(0, len(cmds), 5):  # a few at a time on two shared cores
+    for i in range(0, len(cmds), 6):  # a few at a time on two shared cores
         procs = [(c, subprocess.Popen(command(*c), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                      env=env)) for c in cmds[i:i + 5]]
+                                      env=env)) for c in cmds[i:i + 6]]
         for c, p in procs:
             o, e = p.communicate(timeout=60)
             out.append((c, p.returncode, o, e))
@@ -118,12 +117,13 @@ def drive_the_ui(kc: str, tmp: Path, env: dict) -> list[str]:
             + list(PANE_LETTERS.values()) + [str(i) for i in range(1, 10)] + ["c", "Enter", "i"])
     try:
         deadline = time.monotonic() + 30
-        while "applied" not in tmux("capture-pane", "-p", "-t", "ro"):
+        while "default/applied" not in (first := tmux("capture-pane", "-p", "-t", "ro")):
             assert time.monotonic() < deadline, "the UI never showed the secrets"
             time.sleep(0.2)
+        screens.append(first)
         for key in keys:
             tmux("send-keys", "-t", "ro", key)
-            time.sleep(0.05)
+            time.sleep(0.1)
             screens.append(tmux("capture-pane", "-p", "-t", "ro"))
         time.sleep(0.5)
         screens.append(tmux("capture-pane", "-p", "-t", "ro"))
@@ -142,7 +142,8 @@ def runs(sim, tmp_path_factory):
     env = dict(os.environ, KUBECONFIG=os.devnull, PYTHONUNBUFFERED="1")
     sim.request_log.clear()
     results = run_all(headless_runs(sim.kubeconfig, rec), env)
-    replays = run_all([["replay", str(f), "-o", o] for f in sorted(rec.iterdir()) for o in ("json", "text")], env)
+    replays = run_all([["replay", str(f), "-o", ("json", "text")[i % 2]] for i, f in enumerate(sorted(rec.iterdir()))],
+                      env)
     screens = drive_the_ui(sim.kubeconfig, tmp, env) if shutil.which("tmux") else None
     return {"results": results, "replays": replays, "recordings": [f.read_text() for f in rec.iterdir()],
             "screens": screens, "log": list(sim.request_log)}
