@@ -85,7 +85,7 @@ def no_resources_message(namespace: str | None) -> str:
 
 def format_trouble(ev: TraceEvent, empty_message: str | None = None) -> str | None:
     """What ``-o text`` says on stderr besides the deltas: an empty result
-    (as kubectl get), and each failure the reflector backs off from."""
+    (as kubectl get), each failure the reflector backs off from, each relist."""
     f = ev.fields
     if ev.kind == "informer.synced" and not f.get("items"):
         return empty_message
@@ -95,6 +95,8 @@ def format_trouble(ev: TraceEvent, empty_message: str | None = None) -> str | No
         return f"retrying in {after}: {f.get('error')}"
     if ev.kind == "watch.end" and f.get("error"):
         return f"watch ended: {f.get('error')}"
+    if ev.kind == "relist":
+        return f"relisting ({f.get('reason')})"
     return None
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -276,7 +278,8 @@ def test_text_output_says_what_the_reflector_backs_off_from(tmp_path):
             p.kill()
         h.close()
         other.stop()
-    lines = err.decode().splitlines()
+    lines = [l for l in err.decode().splitlines() if not l.startswith("relisting (")]
+    assert "relisting (error)" in err.decode()
     assert lines and all(l.startswith("retrying in ") for l in lines), lines
     assert lines[0].endswith("reading /api/v1/namespaces/default/pods: the connection broke mid-answer "
                              "(Connection reset by peer)") and out == b"", lines
@@ -296,3 +299,21 @@ def test_a_403_without_a_message_still_names_verb_resource_and_namespace(tmp_pat
     assert r.returncode == 1
     assert r.stderr == ('error: pods is forbidden: cannot list resource "pods" in the namespace "default" '
                         '(403 Forbidden)\n')
+
+
+@pytest.mark.tmux
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)")
+def test_the_ui_shows_a_slow_list_moving_and_ctrl_c_ends_it(tmp_path):
+    from tests.e2e.test_tmux import Terminal, pane_title
+    h = Hostile("slow_loris")
+    kc = tmp_path / "kc"
+    kc.write_text(json.dumps(kubeconfig_for(h.srv.url)))
+    t = Terminal(tmp_path, 120, 30, f"watch pods --kubeconfig {kc}")
+    try:
+        t.wait(lambda s: re.search(r"listing \S+ \d+ bytes so far", s), "the list's progress in the header")
+        t.keys("C-c")
+        assert t.exit_code(timeout=10) == 0
+        t.wait(lambda s: not pane_title(s, "Deltas"), "the shell's screen again")
+    finally:
+        t.close()
+        h.close()
