@@ -56,7 +56,7 @@ def test_subcommands(plugin_path):
 
 def test_flags_of_a_subcommand(plugin_path):
     cands, directive = complete(plugin_path, "watch", "--re")
-    assert (cands, directive) == (["--resync", "--record"], ":4")
+    assert (cands, directive) == (["--request-timeout", "--resync", "--record"], ":4")
     cands, _ = complete(plugin_path, "queue", "--")
     assert {"--workers", "--rate-limiter", "--namespace", "--demo", "--help"} <= set(cands)
     assert "--workers" not in complete(plugin_path, "watch", "--")[0]
