@@ -139,7 +139,7 @@ def build_events(objects: list, updates: int) -> tuple[list, str]:
 def child_throughput(n: int, updates: int, tracer_mode: str, profile_name: str) -> dict:
     import gc
 
-    from kubectl_informer.controller import SimulatedController
+    from kubectl_informer.sample_controller import SimulatedController
     from kubectl_informer.pipeline import new_informer, pin_to_one_cpu, resolve_profile
     from kubectl_informer.trace import TraceBuffer, Tracer
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -307,7 +308,7 @@ class Run:
         self.informer = new_informer(self.lw, self.profile, resync_period=o.resync, tracer=self.tracer,
                                      transform=make_transform(is_secret, o.show_secret_data))
         if o.mode == "queue":
-            from .controller import SimulatedController
+            from .sample_controller import SimulatedController
             self.controller = SimulatedController(self.informer, workers=o.workers, work_time=o.work_time,
                                                   fail_rate=o.fail_rate, rate_limiter=self.rate_limiter,
                                                   tracer=self.tracer, seed=o.seed)
@@ -322,10 +323,11 @@ class Run:
     def _add_late_handler(self, period: float) -> None:
         """Register a handler once the informer runs, as a controller that
         starts late does: client-go raises a period below the check period."""
-        from .clock import wait_for
-
-        if not wait_for(lambda: self.informer.has_started() or self.stop_event.is_set(), timeout=10.0):
-            raise RunError("the informer did not start within 10s")
+        deadline = time.monotonic() + 10.0
+        while not (self.informer.has_started() or self.stop_event.is_set()):
+            if time.monotonic() >= deadline:
+                raise RunError("the informer did not start within 10s")
+            self.stop_event.wait(0.005)
         if not self.stop_event.is_set():
             self.informer.add_event_handler(_NoopHandler(), resync_period=period, name="late-handler")
 

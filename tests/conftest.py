@@ -1,6 +1,6 @@
 import pytest
 
-from kubectl_informer.clock import FakeClock, wait_for
+from kubectl_informer.clock.testing import FakeClock, wait_for
 from kubectl_informer.trace import TraceBuffer, Tracer
 
 

@@ -1,4 +1,4 @@
-from kubectl_informer.clock import FakeClock
+from kubectl_informer.clock.testing import FakeClock
 from kubectl_informer.trace import TraceBuffer, TraceEvent, Tracer, read_trace
 
 

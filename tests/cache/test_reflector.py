@@ -9,12 +9,12 @@ import threading
 
 import pytest
 
-from kubectl_informer.cache.fake_source import FakeSource, expired_error, make_object, too_large_error, \
+from kubectl_informer.cache.testing.fake_controller_source import FakeSource, expired_error, make_object, too_large_error, \
     too_many_requests_error
 from kubectl_informer.cache.listwatch import ADDED, BOOKMARK, DELETED, MODIFIED, ApiError, ListOptions, \
     ListWatch, WatchEvent
 from kubectl_informer.cache.reflector import BackoffManager, Reflector
-from kubectl_informer.clock import FakeClock, wait_for
+from kubectl_informer.clock.testing import FakeClock, wait_for
 
 
 class RecordingStore:

@@ -126,7 +126,7 @@ def run(coro_fn, app, size=(80, 24)):
 
 
 def make_app(trace=None, size_panes=None, **kw):
-    from kubectl_informer.clock import FakeClock
+    from kubectl_informer.clock.testing import FakeClock
     from kubectl_informer.tui.app import InformerApp
 
     trace = trace or demo_trace()

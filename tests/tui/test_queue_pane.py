@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from kubectl_informer.clock import FakeClock, wait_for
+from kubectl_informer.clock.testing import FakeClock, wait_for
 from kubectl_informer.trace import TraceBuffer, TraceEvent, Tracer
 from kubectl_informer.tui.queue import QueuePane, QueueState, render_queue
 from kubectl_informer.workqueue import Queue, RateLimitingQueue

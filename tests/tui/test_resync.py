@@ -5,9 +5,9 @@ from __future__ import annotations
 
 
 
-from kubectl_informer.cache.fake_source import FakeSource, make_object
+from kubectl_informer.cache.testing.fake_controller_source import FakeSource, make_object
 from kubectl_informer.cache.shared_informer import ResourceEventHandler, SharedIndexInformer
-from kubectl_informer.clock import wait_for
+from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.trace import TraceEvent
 from kubectl_informer.tui.resync import ResyncPane, ResyncState, cadence, render_resync
 

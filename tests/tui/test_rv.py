@@ -6,10 +6,10 @@ from __future__ import annotations
 import random
 
 
-from kubectl_informer.cache.fake_source import FakeSource, make_object
+from kubectl_informer.cache.testing.fake_controller_source import FakeSource, make_object
 from kubectl_informer.cache.reflector import Reflector
 from kubectl_informer.cache.store import Indexer
-from kubectl_informer.clock import wait_for
+from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.trace import TraceEvent
 from kubectl_informer.tui.rv import MAX_MARKS, MAX_POINTS, RVPane, RVState, render_rv
 

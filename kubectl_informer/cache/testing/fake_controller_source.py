@@ -17,9 +17,9 @@ import threading
 from collections import OrderedDict, deque
 from typing import Any, Iterator
 
-from ..clock import Clock
-from .keys import meta_namespace_key_func
-from .listwatch import (
+from ...clock import Clock
+from ..keys import meta_namespace_key_func
+from ..listwatch import (
     ADDED,
     BOOKMARK,
     DELETED,
