@@ -112,7 +112,7 @@ def make_transform(is_secret: bool, show_secret_data: bool) -> Callable[[Any], A
 
 def describe_error(err: BaseException, server: str = "") -> str | None:
     """A one-line message for failures the user can act on, or None."""
-    from .cache.listwatch import ApiError
+    from .apierrors import ApiError
 
     if isinstance(err, ApiError):
         if err.status == 403:

@@ -13,22 +13,11 @@ import random
 import threading
 from typing import Any, Callable
 
+from ..apierrors import ApiError, is_expired, is_too_large_resource_version, is_too_many_requests
 from ..clock import Clock, RealClock
 from ..trace import NULL_TRACER, Tracer
 from .keys import deletion_handling_meta_namespace_key_func
-from .listwatch import (
-    ADDED,
-    BOOKMARK,
-    DELETED,
-    ERROR,
-    INITIAL_EVENTS_END_ANNOTATION,
-    MODIFIED,
-    ApiError,
-    ListOptions,
-    is_expired,
-    is_too_large_resource_version,
-    is_too_many_requests,
-)
+from .listwatch import ADDED, BOOKMARK, DELETED, ERROR, INITIAL_EVENTS_END_ANNOTATION, MODIFIED, ListOptions
 
 # client-go's pager.PageSize.
 DEFAULT_PAGE_SIZE = 500

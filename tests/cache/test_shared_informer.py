@@ -10,7 +10,7 @@ import pytest
 
 from kubectl_informer.cache.testing.fake_controller_source import FakeSource, make_object
 from kubectl_informer.cache.keys import DeletedFinalStateUnknown
-from kubectl_informer.cache.listwatch import ApiError
+from kubectl_informer.apierrors import ApiError
 from kubectl_informer.cache.shared_informer import ResourceEventHandler, ResourceEventHandlerFuncs, \
     SharedIndexInformer, determine_resync_period
 from kubectl_informer.clock.testing import FakeClock, wait_for

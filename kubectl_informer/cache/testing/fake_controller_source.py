@@ -17,6 +17,7 @@ import threading
 from collections import OrderedDict, deque
 from typing import Any, Iterator
 
+from ...apierrors import ApiError
 from ...clock import Clock
 from ..keys import meta_namespace_key_func
 from ..listwatch import (
@@ -26,7 +27,6 @@ from ..listwatch import (
     ERROR,
     INITIAL_EVENTS_END_ANNOTATION,
     MODIFIED,
-    ApiError,
     ListOptions,
     WatchEvent,
 )
