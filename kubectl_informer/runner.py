@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 from .tui.pane import RunInfo
 from .trace import Tracer
+from .trace_kinds import RUN_ERROR
 
 # How long stop() waits for each thread; threads are daemons, so a stuck one
 # cannot keep the process alive, but tests assert none is left.
@@ -340,7 +341,7 @@ class Run:
             except BaseException as e:  # noqa: BLE001 - reported by the CLI
                 if not stop_event.is_set():
                     self.errors.append((name, e))
-                    self.tracer.emit("run.error", None, thread=name, error=f"{type(e).__name__}: {e}")
+                    self.tracer.emit(RUN_ERROR, None, thread=name, error=f"{type(e).__name__}: {e}")
                     stop_event.set()
                     if self.on_failure is not None:
                         self.on_failure()

@@ -5,12 +5,14 @@ Every engine component reports what it does as ``TraceEvent``s through one
 
 Emitting with no subscriber must cost next to nothing, because the engine
 emits several events per delta: ``emit`` returns at once, and hot paths can
-test ``tracer.enabled`` before building their fields at all.
+test ``tracer.enabled`` before building their fields at all. Kinds and
+fields are declared in ``trace_kinds``; ``emit`` checks nothing (tests do).
 """
 
 from __future__ import annotations
 
 import itertools
+import os
 import threading
 import time
 from collections import deque
@@ -19,33 +21,79 @@ from typing import Any, Callable, Iterable
 import orjson
 
 from .clock import Clock, RealClock
+from .trace_kinds import KINDS, TRACE_VERSION, checked, upgrade_v1, with_defaults
+
+
+class Lazy:
+    """A field computed only when a reader asks for it (``Kind.derived``):
+    the engine hands over what it already holds, and only readers that
+    look (a pane showing the row, ``-o json``) pay for the derivation."""
+
+    __slots__ = ("fn", "args")
+
+    def __init__(self, fn: Callable[..., Any], *args: Any) -> None:
+        self.fn = fn
+        self.args = args
+
+
+_DERIVED = {name: k.derived for name, k in KINDS.items() if k.derived}
 
 
 class TraceEvent:
-    """One thing the machinery did. ``fields`` holds JSON values only."""
+    """One thing the machinery did; ``fields`` holds JSON values only and
+    follows the kind's declaration in ``trace_kinds``."""
 
-    __slots__ = ("seq", "time", "kind", "key", "fields")
+    __slots__ = ("seq", "time", "kind", "key", "_fields")
 
     def __init__(self, seq: int, time: float, kind: str, key: str | None, fields: dict[str, Any]):
         self.seq = seq
         self.time = time
         self.kind = kind
         self.key = key
-        self.fields = fields
+        self._fields = fields
+
+    @property
+    def fields(self) -> dict[str, Any]:
+        f = self._fields
+        derived = _DERIVED.get(self.kind)
+        if derived:
+            for name in derived:
+                v = f.get(name)
+                if type(v) is Lazy:
+                    f[name] = v.fn(*v.args)
+        return f
 
     def to_dict(self) -> dict[str, Any]:
-        return {"seq": self.seq, "time": self.time, "kind": self.kind, "key": self.key, "fields": self.fields}
+        return {"seq": self.seq, "time": self.time, "kind": self.kind, "key": self.key, "fields": self.fields,
+                "v": TRACE_VERSION}
 
     def to_json(self) -> str:
         return orjson.dumps(self.to_dict(), default=str).decode()
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "TraceEvent":
-        return cls(int(d["seq"]), float(d["time"]), str(d["kind"]), d.get("key"), dict(d.get("fields") or {}))
+        kind = str(d["kind"])
+        fields = dict(d.get("fields") or {})
+        if d.get("v") is None:
+            fields = upgrade_v1(kind, fields)
+        return cls(int(d["seq"]), float(d["time"]), KINDS.get(kind, kind), d.get("key"), fields)
 
     @classmethod
     def from_json(cls, line: str | bytes) -> "TraceEvent":
         return cls.from_dict(orjson.loads(line))
+
+    @classmethod
+    def checked(cls, seq: int, time: float, kind: str, key: str | None = None, **fields: Any) -> "TraceEvent":
+        """An event built by hand (tests, benches), refused unless the
+        contract declares its kind, key and fields."""
+        checked(kind, key, fields)
+        return cls(seq, time, KINDS[kind], key, fields)
+
+    @classmethod
+    def build(cls, seq: int, time: float, kind: str, key: str | None = None, **fields: Any) -> "TraceEvent":
+        """As ``checked``, with the fields left out set to their zero values
+        (``trace_kinds.with_defaults``): for traces written by hand."""
+        return cls.checked(seq, time, kind, key, **with_defaults(kind, fields))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, TraceEvent) and self.to_dict() == other.to_dict()
@@ -53,6 +101,10 @@ class TraceEvent:
     def __repr__(self) -> str:
         return f"TraceEvent(seq={self.seq}, time={self.time:.3f}, kind={self.kind!r}, key={self.key!r}, fields={self.fields!r})"
 
+
+# Set (tests do): every emitted event is checked against trace_kinds, and an
+# undeclared kind or field raises where it is emitted.
+CHECK_ENV = "KUBECTL_INFORMER_TRACE_CHECK"
 
 Subscriber = Callable[[TraceEvent], None]
 
@@ -72,6 +124,12 @@ class Tracer:
         self._subscribers: tuple[Subscriber, ...] = ()
         self._lock = threading.Lock()
         self.enabled = False
+        if os.environ.get(CHECK_ENV):
+            self.emit = self._checked_emit  # type: ignore[method-assign]
+
+    def _checked_emit(self, kind: str, key: str | None = None, **fields: Any) -> None:
+        checked(kind, key, fields)
+        Tracer.emit(self, kind, key, **fields)
 
     def emit(self, kind: str, key: str | None = None, **fields: Any) -> None:
         subs = self._subscribers

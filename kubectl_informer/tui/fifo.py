@@ -56,13 +56,9 @@ class FifoState(PaneState):
                 if len(self.queued) >= self.max_keys:
                     self.queued.popitem(last=False)
                 pend = self.queued[key] = []
-            pending = f.get("pending")
-            if isinstance(pending, list) and pending:
-                pend[:] = [str(p) for p in pending[-MAX_PENDING_SHOWN:]]
-            else:
-                pend.append(typ)
-                if len(pend) > MAX_PENDING_SHOWN:
-                    del pend[0]
+            pend.append(typ)
+            if len(pend) > MAX_PENDING_SHOWN:
+                del pend[0]
             if kind == "fifo.queue":
                 self.queues += 1
             else:
@@ -83,10 +79,8 @@ class FifoState(PaneState):
             self.depth = max(self.depth - 1, len(self.queued)) if self.depth else len(self.queued)
         elif kind == "fifo.dedup":
             self.dedups += 1
-            pend = self.queued.get(key)
-            # Two trailing deletions became one.
-            if pend and len(pend) >= 2 and pend[-1] == "Deleted" and pend[-2] == "Deleted":
-                pend.pop()
+            # The second deletion replaced the first in place (no coalesce
+            # was reported for it): the key's pending types are unchanged.
             self.recent.append((ev.time, "dedup", key, f"dropped {f.get('dropped', '?')} kept {f.get('kept', '?')}"))
         else:  # fifo.skip
             self.skips += 1

@@ -53,9 +53,7 @@ def describe(ev: TraceEvent) -> Text:
         typ = str(f.get("type", ""))
         t.append(typ, delta_style(typ))
         pend = f.get("pending")
-        if isinstance(pend, list):
-            t.append(f" pending [{' '.join(map(str, pend))}]")
-        elif pend is not None:
+        if pend is not None:
             t.append(f" pending {pend}")
     elif k == "fifo.pop":
         types = f.get("types") or []

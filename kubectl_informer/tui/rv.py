@@ -38,11 +38,6 @@ MARKS = {
 }
 
 
-def _is_expired(reason, error) -> bool:
-    text = f"{reason or ''} {error or ''}".lower()
-    return "expired" in text or "410" in text or "gone" in text or "too old" in text
-
-
 class RVState(PaneState):
     def __init__(self) -> None:
         super().__init__()
@@ -150,7 +145,7 @@ class RVState(PaneState):
         reason, error = f.get("reason"), f.get("error")
         self.watch_open = False
         self.watch_end_reason = str(error or reason or "ended")
-        if reason == "expired" or (error is not None and _is_expired(reason, error)):
+        if f.get("expired") is True:
             self._gone_pending = True
             self._mark(ev.time, "gone", f"410 Gone: watch at rv {f.get('resource_version', self.watch_rv)} expired")
 

@@ -21,6 +21,7 @@ from typing import Any, Hashable
 
 from ..clock import Clock, RealClock
 from ..trace import NULL_TRACER, Tracer
+from ..trace_kinds import QUEUE_ADD, QUEUE_DONE, QUEUE_GET, QUEUE_SHUTDOWN
 from .metrics import QueueMetrics, QueueMetricsRecorder
 
 __all__ = ["Queue"]
@@ -74,7 +75,7 @@ class Queue:
                 # Collapsed: already waiting in the queue, or already due to
                 # be re-queued when its worker calls done.
                 if self._tracer.enabled:
-                    self._tracer.emit("queue.add", _key(item), outcome="already_dirty", depth=len(self._queue))
+                    self._tracer.emit(QUEUE_ADD, _key(item), outcome="already_dirty", depth=len(self._queue))
                 return
             m = self._m
             m.adds += 1
@@ -86,14 +87,14 @@ class Queue:
                 # Its worker still holds it: done() re-queues it.
                 if self._tracer.enabled:
                     self._tracer.emit(
-                        "queue.add", _key(item), outcome="dirty_while_processing", depth=len(self._queue)
+                        QUEUE_ADD, _key(item), outcome="dirty_while_processing", depth=len(self._queue)
                     )
                 return
             self._queue.append(item)
             if self._getters:
                 self._cond.notify()
             if self._tracer.enabled:
-                self._tracer.emit("queue.add", _key(item), outcome="queued", depth=len(self._queue))
+                self._tracer.emit(QUEUE_ADD, _key(item), outcome="queued", depth=len(self._queue))
 
     def len(self) -> int:
         """Items queued (not dirty-while-processing), for display only."""
@@ -144,7 +145,7 @@ class Queue:
             self._processing.add(item)
             self._dirty.discard(item)
             if self._tracer.enabled:
-                self._tracer.emit("queue.get", _key(item), waited=waited, depth=len(self._queue))
+                self._tracer.emit(QUEUE_GET, _key(item), waited=waited, depth=len(self._queue))
             return item, False
 
     def done(self, item: Hashable) -> None:
@@ -172,7 +173,7 @@ class Queue:
                 # The last item is done: wake shut_down_with_drain waiters.
                 self._cond.notify_all()
             if self._tracer.enabled:
-                self._tracer.emit("queue.done", _key(item), worked=worked, requeued=requeued)
+                self._tracer.emit(QUEUE_DONE, _key(item), worked=worked, requeued=requeued)
 
     def shut_down(self) -> None:
         """Ignore new items and tell workers to exit now (items already
@@ -210,7 +211,7 @@ class Queue:
     def _on_shutdown(self, drain: bool) -> None:
         """Hook for subclasses (the delaying queue stops its loop)."""
         if self._tracer.enabled:
-            self._tracer.emit("queue.shutdown", None, drain=drain)
+            self._tracer.emit(QUEUE_SHUTDOWN, None, drain=drain)
 
     # -- display views -------------------------------------------------------
 

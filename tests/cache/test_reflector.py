@@ -228,8 +228,11 @@ def test_expired_watch_relists_at_last_rv(clock, tracer, trace, runners):
     assert wait_for(lambda: len(calls(src, "watch")) == 2)
     assert [o.resource_version for o in calls(src, "list")] == ["0", "3"]
     assert calls(src, "list")[1].limit is None  # a relist at an RV is unpaged
-    relists = [e.fields["reason"] for e in trace.drain() if e.kind == "relist"]
+    evs = trace.drain()
+    relists = [e.fields["reason"] for e in evs if e.kind == "relist"]
     assert relists == ["expired"]
+    # The fact, not the wording: watch.end says the watch expired.
+    assert [e.fields["expired"] for e in evs if e.kind == "watch.end"] == [True]
 
 
 def test_other_watch_error_relists_with_reason_error(clock, tracer, trace, runners):
@@ -243,6 +246,7 @@ def test_other_watch_error_relists_with_reason_error(clock, tracer, trace, runne
     assert wait_for(lambda: len(calls(src, "list")) == 2)
     evs = trace.drain()
     assert any(e.kind == "watch.end" and "etcd hiccup" in e.fields.get("error", "") for e in evs)
+    assert not any(e.fields.get("expired") for e in evs if e.kind == "watch.end")
     assert wait_for(lambda: any(e.kind == "relist" for e in evs + trace.drain()))
 
 
