@@ -16,7 +16,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .tui.pane import RunInfo
+from .profiles import DEFAULT_CLIENT_GO
+from .run_info import RunInfo
 from .trace import Tracer
 from .trace_kinds import RUN_ERROR
 
@@ -41,7 +42,7 @@ class RunOptions:
     field_selector: str | None = None
     resync: float = 0.0
     late_handler_resync: float | None = None  # a second handler, added after start
-    client_go: str = "1.32"
+    client_go: str = DEFAULT_CLIENT_GO
     fifo: str | None = None
     watch_list: bool | None = None
     context: str | None = None
@@ -361,19 +362,13 @@ class Run:
         return [t for t in self.threads if t.is_alive()]
 
     def stop(self, timeout: float = STOP_TIMEOUT) -> list[threading.Thread]:
-        """Close the stop event, shut the queue, join threads, stop the demo.
+        """Close the stop event, join threads, stop the demo.
         Returns the threads still alive after ``timeout`` (none, normally)."""
         if self._stopped:
             return self.alive_threads()
         self._stopped = True
+        # The controller shuts its own queue when the stop event closes.
         self.stop_event.set()
-        if self.controller is not None:
-            q = getattr(self.controller, "queue", None)
-            if q is not None:
-                try:
-                    q.shut_down()
-                except Exception:
-                    pass
         for t in self.threads:
             t.join(timeout)
         if self.demo is not None:

@@ -63,6 +63,11 @@ class TraceEvent:
                     f[name] = v.fn(*v.args)
         return f
 
+    @property
+    def raw_fields(self) -> dict[str, Any]:
+        """The fields as emitted: a derived one may still be a ``Lazy``."""
+        return self._fields
+
     def to_dict(self) -> dict[str, Any]:
         return {"seq": self.seq, "time": self.time, "kind": self.kind, "key": self.key, "fields": self.fields,
                 "v": TRACE_VERSION}
@@ -113,7 +118,9 @@ class Tracer:
     """Fan-out of TraceEvents to subscribers, stamped with ``clock`` time.
 
     Subscribers run on the emitting thread and must be quick (append to a
-    buffer); the list is copied on write so ``emit`` reads it without a lock.
+    buffer). ``emit`` calls one ``_sink`` read without a lock: None with no
+    subscriber, a ``TraceBuffer``'s own deque append when it is the only one
+    (no Python frame per event), else a fan-out over all of them.
     """
 
     def __init__(self, clock: Clock | None = None) -> None:
@@ -122,6 +129,8 @@ class Tracer:
         self._now = time.monotonic if type(self.clock) is RealClock else self.clock.now
         self._seq = itertools.count(1)
         self._subscribers: tuple[Subscriber, ...] = ()
+        self._sink: Subscriber | None = None
+        self._direct: TraceBuffer | None = None  # the buffer whose deque is the sink
         self._lock = threading.Lock()
         self.enabled = False
         if os.environ.get(CHECK_ENV):
@@ -132,25 +141,49 @@ class Tracer:
         Tracer.emit(self, kind, key, **fields)
 
     def emit(self, kind: str, key: str | None = None, **fields: Any) -> None:
-        subs = self._subscribers
-        if not subs:
+        sink = self._sink
+        if sink is None:
             return
-        ev = TraceEvent(next(self._seq), self._now(), kind, key, fields)
-        for s in subs:
-            s(ev)
+        sink(TraceEvent(next(self._seq), self._now(), kind, key, fields))
+
+    def issued(self) -> int:
+        """Sequence numbers handed out so far (events emitted to someone)."""
+        return int(repr(self._seq)[6:-1]) - 1  # "count(N)": N is the next one
+
+    def _set_subscribers(self, subs: tuple[Subscriber, ...]) -> None:
+        self._subscribers = subs
+        direct = subs[0] if len(subs) == 1 and isinstance(subs[0], TraceBuffer) else None
+        if direct is not self._direct:
+            # A buffer fed directly does not count its events: the tracer's
+            # sequence numbers do, from when it became (until it stops being) the sink.
+            if self._direct is not None:
+                self._direct._fed_directly(None)
+            if direct is not None:
+                direct._fed_directly(self)
+            self._direct = direct
+        if not subs:
+            self._sink = None
+        elif direct is not None:
+            self._sink = direct.trace_sink
+        elif len(subs) == 1:
+            self._sink = subs[0]
+        else:
+            def fan_out(ev: TraceEvent) -> None:
+                for s in subs:
+                    s(ev)
+            self._sink = fan_out
+        self.enabled = bool(subs)
 
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
         with self._lock:
-            self._subscribers = self._subscribers + (callback,)
-            self.enabled = True
+            self._set_subscribers(self._subscribers + (callback,))
 
         def unsubscribe() -> None:
             with self._lock:
                 subs = list(self._subscribers)
                 if callback in subs:
                     subs.remove(callback)
-                self._subscribers = tuple(subs)
-                self.enabled = bool(subs)
+                self._set_subscribers(tuple(subs))
 
         return unsubscribe
 
@@ -163,21 +196,36 @@ class TraceBuffer:
     """A subscriber that keeps events until a reader drains them.
 
     Bounded: if nobody drains, the oldest events are dropped (and counted) so
-    memory stays bounded however long the engine runs.
+    memory stays bounded however long the engine runs. Subscribed alone to a
+    tracer, events go straight into its deque (``trace_sink``); what it
+    received is then the tracer's count of events since it subscribed.
     """
 
     def __init__(self, maxlen: int = 500_000) -> None:
         self._events: deque[TraceEvent] = deque(maxlen=maxlen)
-        self._append = self._events.append
+        self._append = self.trace_sink = self._events.append
         self._lock = threading.Lock()
         self._drained = 0
-        self.received = 0
+        self._counted = 0  # events received by __call__ and extend
+        self._tracer: Tracer | None = None  # set while a tracer appends to the deque directly
+        self._from = 0
+
+    def _fed_directly(self, tracer: Tracer | None) -> None:
+        if self._tracer is not None:
+            self._counted += self._tracer.issued() - self._from
+        self._tracer = tracer
+        if tracer is not None:
+            self._from = tracer.issued()
 
     def __call__(self, ev: TraceEvent) -> None:
-        # Called for every event: deque.append is atomic under the GIL and
-        # drops the oldest when full; the counters are advisory.
+        # deque.append is atomic under the GIL and drops the oldest when full.
         self._append(ev)
-        self.received += 1
+        self._counted += 1
+
+    @property
+    def received(self) -> int:
+        t = self._tracer
+        return self._counted if t is None else self._counted + t.issued() - self._from
 
     @property
     def dropped(self) -> int:
@@ -185,16 +233,15 @@ class TraceBuffer:
         return max(0, self.received - self._drained - len(self._events))
 
     def extend(self, events: Iterable[TraceEvent]) -> None:
-        for ev in events:
-            self(ev)
+        events = list(events)
+        self._events.extend(events)
+        self._counted += len(events)
 
     def drain(self, max_events: int | None = None) -> list[TraceEvent]:
-        out: list[TraceEvent] = []
         pop = self._events.popleft
         with self._lock:
             n = len(self._events) if max_events is None else min(max_events, len(self._events))
-            for _ in range(n):
-                out.append(pop())
+            out = [pop() for _ in range(n)]
             self._drained += n
         return out
 

@@ -55,3 +55,19 @@ def test_buffer_is_bounded_and_counts_drops():
     assert [e.key for e in buf.drain(2)] == ["2", "3"]
     assert [e.key for e in buf.drain()] == ["4"]
     assert len(buf) == 0
+
+
+def test_buffer_counts_what_it_received_alone_shared_and_after_leaving():
+    t = Tracer(FakeClock())
+    buf = TraceBuffer()
+    unsub = t.subscribe(buf)          # alone: the tracer appends to its deque directly
+    t.emit("watch.start", resource_version="1")
+    seen = []
+    unsub_other = t.subscribe(seen.append)  # shared: a fan-out calls it
+    t.emit("watch.start", resource_version="2")
+    unsub_other()
+    t.emit("watch.start", resource_version="3")
+    unsub()
+    t.emit("watch.start", resource_version="4")  # gone: not received
+    assert buf.received == 3 and len(seen) == 1 and buf.dropped == 0
+    assert [e.fields["resource_version"] for e in buf.drain()] == ["1", "2", "3"]

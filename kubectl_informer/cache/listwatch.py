@@ -9,7 +9,7 @@ errors are in ``kubectl_informer.apierrors``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Protocol, runtime_checkable
 
 ADDED = "ADDED"

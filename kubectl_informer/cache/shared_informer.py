@@ -23,6 +23,7 @@ from collections import deque
 from typing import Any, Callable
 
 from ..clock import Clock, RealClock
+from ..profiles import fifo_label, initial_list_label
 from ..trace import Lazy, NULL_TRACER, Tracer
 from ..trace_kinds import (
     HANDLER_ADD,
@@ -298,12 +299,6 @@ class SharedProcessor:
                 listener.resync_period = determine_resync_period(listener.requested_resync_period, check)
 
 
-def _fifo_label(fifo: str, atomic: bool) -> str:
-    if fifo == "delta":
-        return "DeltaFIFO"
-    return "RealFIFO (atomic)" if atomic else "RealFIFO"
-
-
 class SharedIndexInformer:
     def __init__(self, lw, resync_period: float = 0, indexers: dict | None = None, *,
                  clock: Clock | None = None, tracer: Tracer | None = None, fifo: str = "delta",
@@ -388,7 +383,7 @@ class SharedIndexInformer:
 
     @property
     def fifo_label(self) -> str:
-        return _fifo_label(self.fifo_kind, self.atomic_events)
+        return fifo_label(self.fifo_kind, self.atomic_events)
 
     # ------------------------------------------------------------- handlers
     def add_event_handler(self, handler: ResourceEventHandler, resync_period: float | None = None,
@@ -463,6 +458,7 @@ class SharedIndexInformer:
             self._start_time = self.clock.now()
         self.processor.check_period = self._resync_check_period
         self.tracer.emit(INFORMER_START, None, fifo=self.fifo_label, watch_list=self.use_watch_list,
+                         initial_list=initial_list_label(self.use_watch_list),
                          resync_check_period=self._resync_check_period)
         self.processor.run()
         fifo = self.fifo

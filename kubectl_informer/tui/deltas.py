@@ -14,7 +14,7 @@ from collections import Counter, deque
 from rich.text import Text
 from textual.binding import Binding
 
-from ..trace import TraceEvent
+from ..trace import Lazy, TraceEvent
 from .pane import PaneState
 from .textpane import TextPane, matches
 
@@ -38,10 +38,11 @@ def delta_style(delta: str) -> str:
 
 
 class DeltaRow:
-    __slots__ = ("seq", "time", "delta", "key", "rv", "old_rv", "summary", "diff", "initial", "tombstone")
+    __slots__ = ("seq", "time", "delta", "key", "rv", "old_rv", "summary", "_diff", "initial", "tombstone")
 
     def __init__(self, ev: TraceEvent) -> None:
-        f = ev.fields
+        # The raw fields: a derived diff stays uncomputed until the row is drawn.
+        f = ev.raw_fields
         self.seq = ev.seq
         self.time = ev.time
         self.delta = f.get("delta") or _KIND_DELTA.get(ev.kind, ev.kind)
@@ -49,9 +50,16 @@ class DeltaRow:
         self.rv = f.get("resource_version") or ""
         self.old_rv = f.get("old_resource_version")
         self.summary = f.get("summary") or ""
-        self.diff = f.get("diff") or ()
+        self._diff = f.get("diff") or ()
         self.initial = bool(f.get("is_in_initial_list"))
         self.tombstone = bool(f.get("tombstone"))
+
+    @property
+    def diff(self):
+        d = self._diff
+        if type(d) is Lazy:
+            d = self._diff = d.fn(*d.args) or ()
+        return d
 
     def __repr__(self) -> str:
         return f"DeltaRow({self.seq}, {self.delta}, {self.key!r}, rv={self.rv!r})"

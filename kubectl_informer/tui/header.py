@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
+from ..profiles import initial_list_label
 from ..trace import TraceEvent
 from .pane import PaneState, RunInfo
 from .textpane import TextPane
@@ -142,7 +143,7 @@ class HeaderPane(TextPane):
         fifo = st.fifo or info.fifo
         initial = info.initial_list
         if st.watch_list is not None:
-            initial = "WatchList stream" if st.watch_list else "paged LIST"
+            initial = initial_list_label(st.watch_list)
         one.append(f"  client-go {info.profile} ", "bold")
         one.append(f"{fifo} · {initial}", "magenta")
         if info.resync_period:

@@ -9,30 +9,10 @@ a pane can be tested alone by feeding its state a recorded trace.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from textual.widget import Widget
 
+from ..run_info import RunInfo  # noqa: F401 - panes and tests name it from here
 from ..trace import TraceEvent
-
-
-@dataclass
-class RunInfo:
-    """What the run is, for headers and help: set once by the CLI."""
-
-    resource: str = "pods"
-    namespace: str | None = "default"     # None: all namespaces
-    context: str = ""
-    server: str = ""
-    profile: str = "1.32"                 # --client-go
-    fifo: str = "DeltaFIFO"               # "DeltaFIFO" | "RealFIFO" | "RealFIFO (atomic)"
-    initial_list: str = "paged LIST"      # "paged LIST" | "WatchList stream"
-    resync_period: float = 0.0            # seconds, as asked
-    label_selector: str | None = None
-    field_selector: str | None = None
-    demo_scenario: str | None = None
-    mode: str = "watch"                   # "watch" | "queue"
-    extra: dict = field(default_factory=dict)
 
 
 class PaneState:

@@ -63,7 +63,7 @@ class DelayingQueue(Queue):
         if self._shutting_down:
             return
         with self._lock:
-            self._m.retries += 1
+            self._metrics.retry()
         if self._tracer.enabled:
             self._tracer.emit(QUEUE_ADD_AFTER, _key(item), delay=seconds)
         if seconds <= 0:

@@ -54,7 +54,7 @@ class Queue:
         self._getters = 0
         self._shutting_down = False
         self._drain = False
-        self._m = QueueMetricsRecorder()
+        self._metrics = QueueMetricsRecorder(self._clock.now)
 
     @property
     def clock(self) -> Clock:
@@ -77,11 +77,7 @@ class Queue:
                 if self._tracer.enabled:
                     self._tracer.emit(QUEUE_ADD, _key(item), outcome="already_dirty", depth=len(self._queue))
                 return
-            m = self._m
-            m.adds += 1
-            m.depth += 1
-            if item not in m.add_times:
-                m.add_times[item] = self._clock.now()
+            self._metrics.add(item)
             self._dirty.add(item)
             if item in self._processing:
                 # Its worker still holds it: done() re-queues it.
@@ -133,15 +129,7 @@ class Queue:
             if not self._queue:
                 return None, True
             item = self._queue.popleft()
-            m = self._m
-            m.depth -= 1
-            now = self._clock.now()
-            m.processing_start_times[item] = now
-            added = m.add_times.pop(item, None)
-            waited = 0.0
-            if added is not None:
-                waited = now - added
-                m.latency.observe(waited)
+            waited = self._metrics.get(item)
             self._processing.add(item)
             self._dirty.discard(item)
             if self._tracer.enabled:
@@ -157,12 +145,7 @@ class Queue:
         with self._lock:
             if item not in self._processing:
                 return
-            m = self._m
-            started = m.processing_start_times.pop(item, None)
-            worked = 0.0
-            if started is not None:
-                worked = self._clock.now() - started
-                m.work_duration.observe(worked)
+            worked = self._metrics.done(item)
             self._processing.discard(item)
             requeued = item in self._dirty
             if requeued:
@@ -233,7 +216,7 @@ class Queue:
     def metrics(self) -> QueueMetrics:
         """Snapshot of client-go's workqueue metrics for this queue."""
         with self._lock:
-            return self._m.snapshot(self.name, self._clock.now(), self._waiting_count())
+            return self._metrics.snapshot(self.name, self._clock.now(), self._waiting_count())
 
     def _waiting_count(self) -> int:
         return 0
