@@ -101,7 +101,7 @@ class DeltaFIFO(FIFOBase):
                  known_objects: Any = None, emit_delta_type_replaced: bool = False,
                  transformer: Callable[[Any], Any] | None = None, *,
                  tracer: Tracer | None = None, clock: Clock | None = None) -> None:
-        self._init_base(key_func, known_objects, transformer, tracer, clock)
+        super().__init__(key_func, known_objects, transformer, tracer, clock)
         self._emit_replaced = emit_delta_type_replaced
         # key -> deltas; a key is in _items iff it is in _queue.
         self._items: dict[str, list[Delta]] = {}

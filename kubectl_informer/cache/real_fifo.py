@@ -53,7 +53,7 @@ class RealFIFO(FIFOBase):
                 raise ValueError("RealFIFO: known_objects is required without atomic_events")
             if emit_delta_type_bookmark:
                 raise ValueError("RealFIFO: emit_delta_type_bookmark requires atomic_events")
-        self._init_base(key_func, known_objects, transformer, tracer, clock)
+        super().__init__(key_func, known_objects, transformer, tracer, clock)
         self._atomic = atomic_events
         self._emit_bookmark = emit_delta_type_bookmark
         # Entries in three aligned deques rather than one deque of tuples (one

@@ -314,12 +314,9 @@ class Reflector:
                 if self._retriable_with_side_effects(err, stop_event):
                     continue
                 raise
-            box = {"rv": ""}
             it = iter(w)
             try:
-                received = self._handle_watch(start, w, it, _TempStore(temp),
-                                              lambda rv, _source: box.__setitem__("rv", rv), stop_event,
-                                              exit_on_initial_end=True, temporary=True)
+                received, list_rv = self.handle_list_watch(start, w, it, _TempStore(temp), stop_event)
             except _StopRequested:
                 w.stop()
                 return None
@@ -334,7 +331,6 @@ class Reflector:
             self._watch_ended(rv, reason="closed before initial-events-end", watch_list=True)
             # Ended before the bookmark: ask again from the start.
         self._set_rv_unavailable(False)
-        list_rv = box["rv"]
         self.store.replace(list(temp.values()), list_rv)
         self._set_last_sync_rv(list_rv, "list")
         self.tracer.emit(LIST_DONE, None, resource_version=list_rv, items=len(temp),
@@ -371,7 +367,7 @@ class Reflector:
             tracer.emit(WATCH_START, None, resource_version=self._last_sync_rv)
             err: BaseException | None = None
             try:
-                self._handle_watch(start, w, it, self.store, self._set_last_sync_rv, stop_event)
+                self.handle_watch(start, w, it, self.store, stop_event)
             except _StopRequested:
                 w.stop()
                 self._watch_ended(self._last_sync_rv, reason="stopped")
@@ -401,20 +397,33 @@ class Reflector:
                 self._relist_reason = "error"
             return
 
-    def _handle_watch(self, start: float, w, it, store, set_rv, stop_event: threading.Event,
-                      exit_on_initial_end: bool = False, temporary: bool = False) -> bool:
-        """Apply ``w``'s events to ``store``; returns whether the
-        initial-events-end bookmark came. Raises ApiError for an ERROR
-        event, _StopRequested when stopped."""
+    def handle_watch(self, start: float, w, it, store, stop_event: threading.Event) -> bool:
+        """client-go's handleWatch: apply a watch's events to ``store``, each
+        advancing the last synced RV, until it ends. Returns whether an
+        initial-events-end bookmark came."""
+        return self.handle_any_watch(start, w, it, store, stop_event, exit_on_initial_end=False, main=True)[0]
+
+    def handle_list_watch(self, start: float, w, it, store, stop_event: threading.Event) -> tuple[bool, str]:
+        """client-go's handleListWatch: collect a WatchList stream's initial
+        events into a temporary ``store`` until the initial-events-end
+        bookmark; returns (whether it came, the last RV seen). The last synced
+        RV and the real store's bookmarks are left alone."""
+        return self.handle_any_watch(start, w, it, store, stop_event, exit_on_initial_end=True, main=False)
+
+    def handle_any_watch(self, start: float, w, it, store, stop_event: threading.Event,
+                         exit_on_initial_end: bool, main: bool) -> tuple[bool, str]:
+        """client-go's handleAnyWatch, under handle_watch and handle_list_watch.
+        Returns (initial-events-end bookmark came, last RV seen). Raises
+        ApiError for an ERROR event, _StopRequested when stopped."""
         self._current_watch = w
         if stop_event.is_set():
             w.stop()
             raise _StopRequested()
         tracer = self.tracer
         add, update, delete = store.add, store.update, store.delete
-        forward_bookmark = None if temporary else self._store_bookmark
-        main = getattr(set_rv, "__func__", None) is Reflector._set_last_sync_rv and set_rv.__self__ is self
+        forward_bookmark = self._store_bookmark if main else None
         received = False
+        last_rv = ""
         count = 0
         try:
             for ev in it:
@@ -449,6 +458,7 @@ class Reflector:
                     ns = meta.get("namespace")
                     name = meta.get("name")
                     tracer.emit(WATCH_EVENT, f"{ns}/{name}" if ns else name, type=etype, resource_version=rv)
+                last_rv = rv
                 if main:
                     # _set_last_sync_rv inlined: this runs once per event.
                     old = self._last_sync_rv
@@ -456,11 +466,9 @@ class Reflector:
                     if old != rv and tracer.enabled:
                         tracer.emit(RV_ADVANCE, None, old=old, new=rv,
                                     source="bookmark" if etype == BOOKMARK else "event")
-                else:
-                    set_rv(rv, "bookmark" if etype == BOOKMARK else "event")
                 count += 1
                 if exit_on_initial_end and received:
-                    return True
+                    return True, last_rv
         finally:
             self._current_watch = None
         if self._resync_error is not None:
@@ -470,7 +478,7 @@ class Reflector:
             raise _StopRequested()
         if count == 0 and self.clock.now() - start < 1.0:
             raise VeryShortWatchError(f"{self.name}: watch lasted less than a second and no items received")
-        return received
+        return received, last_rv
 
     # ---------------------------------------------------------------- resync
     def _start_resync(self, stop_event: threading.Event, cancel: threading.Event):

@@ -142,7 +142,7 @@ def test_watch_handler_applies_events_and_bookmark_advances_rv(clock, tracer, tr
     src.bookmark()
     src.delete("default/p9")
     src.drop_watches()
-    r._handle_watch(clock.now(), w, iter(w), store, r._set_last_sync_rv, threading.Event())
+    r.handle_watch(clock.now(), w, iter(w), store, threading.Event())
     assert store.ops == [("add", "default/p9", "3"), ("update", "default/p0", "4"), ("bookmark", "4"),
                          ("delete", "default/p9", "5")]
     assert r.last_sync_resource_version() == "5"
@@ -159,7 +159,7 @@ def test_bookmark_alone_advances_rv(clock, tracer, trace):
     src._rv = 7  # the server moved on with objects we do not see
     src.bookmark()
     src.drop_watches()
-    r._handle_watch(clock.now(), w, iter(w), store, r._set_last_sync_rv, threading.Event())
+    r.handle_watch(clock.now(), w, iter(w), store, threading.Event())
     assert store.ops == []
     assert r.last_sync_resource_version() == "7"
     evs = trace.drain()
@@ -175,7 +175,7 @@ def test_error_event_ends_watch_as_api_error(clock, tracer):
     w = src.watch(ListOptions(resource_version="1"))
     src.send_error(ApiError(500, "InternalError", "boom"))
     with pytest.raises(ApiError) as ei:
-        r._handle_watch(clock.now(), w, iter(w), RecordingStore(), r._set_last_sync_rv, threading.Event())
+        r.handle_watch(clock.now(), w, iter(w), RecordingStore(), threading.Event())
     assert ei.value.status == 500 and ei.value.message == "boom"
 
 
@@ -186,13 +186,13 @@ def test_very_short_empty_watch_is_an_error(clock):
     w = src.watch(ListOptions(resource_version="1"))
     src.drop_watches()
     with pytest.raises(Exception, match="less than a second"):
-        r._handle_watch(clock.now(), w, iter(w), RecordingStore(), r._set_last_sync_rv, threading.Event())
+        r.handle_watch(clock.now(), w, iter(w), RecordingStore(), threading.Event())
     # The same close after a second on the clock is a normal end.
     w = src.watch(ListOptions(resource_version="1"))
     start = clock.now()
     clock.step(1.5)
     src.drop_watches()
-    assert r._handle_watch(start, w, iter(w), RecordingStore(), r._set_last_sync_rv, threading.Event()) is False
+    assert r.handle_watch(start, w, iter(w), RecordingStore(), threading.Event()) is False
 
 
 def test_clean_watch_close_rewatches_without_relist(clock, tracer, trace, runners):
@@ -454,7 +454,7 @@ def test_stopped_before_watch_handler(clock):
     stop = threading.Event()
     stop.set()
     with pytest.raises(Exception):
-        r._handle_watch(clock.now(), w, iter(w), RecordingStore(), r._set_last_sync_rv, stop)
+        r.handle_watch(clock.now(), w, iter(w), RecordingStore(), stop)
     assert w.stopped
 
 
