@@ -24,15 +24,30 @@ from collections import deque
 from rich.text import Text
 
 from ..trace import TraceEvent
+from ..trace_kinds import (
+    QUEUE_ADD,
+    QUEUE_ADD_AFTER,
+    QUEUE_DONE,
+    QUEUE_FORGET,
+    QUEUE_GET,
+    QUEUE_RATE_LIMITED,
+    QUEUE_SHUTDOWN,
+    WORKER_DONE,
+    WORKER_START,
+)
 from .chart import bar, fmt_secs, join_lines, percentile, side_by_side
-from .pane import Pane, PaneState
+from .pane import DispatchState, Pane
 
 RESERVOIR = 1024   # recent observations kept for p50/p99, as the engine's metrics
 RATE_WINDOW = 5    # seconds averaged for adds/s
 LABEL_W = 14
 
 
-class QueueState(PaneState):
+class QueueState(DispatchState):
+    HANDLERS = {QUEUE_ADD: "_add", QUEUE_GET: "_get", QUEUE_DONE: "_done", QUEUE_ADD_AFTER: "_add_after",
+                QUEUE_RATE_LIMITED: "_rate_limited", QUEUE_FORGET: "_forget", QUEUE_SHUTDOWN: "_shutdown",
+                WORKER_START: "_worker_start", WORKER_DONE: "_worker_done"}
+
     def __init__(self) -> None:
         super().__init__()
         # The queue's own structures, as client-go's Type.
@@ -58,39 +73,17 @@ class QueueState(PaneState):
         self.work: deque[float] = deque(maxlen=RESERVOIR)
         # Events the model could not place (a trace that lost events).
         self.gaps = 0
-        self.bad_events = 0
         self._rate: deque[list] = deque(maxlen=RATE_WINDOW + 2)  # [second, adds]
         self.first_add: float | None = None
-        self.last_time: float | None = None
-        self._handlers = {
-            "queue.add": self._add,
-            "queue.get": self._get,
-            "queue.done": self._done,
-            "queue.add_after": self._add_after,
-            "queue.rate_limited": self._rate_limited,
-            "queue.forget": self._forget,
-            "queue.shutdown": self._shutdown,
-            "worker.start": self._worker_start,
-            "worker.done": self._worker_done,
-        }
 
-    def feed(self, ev: TraceEvent) -> None:
-        h = self._handlers.get(ev.kind)
-        if h is None:
-            return
+    def handle(self, handler, ev: TraceEvent):
         k = ev.key
         if type(k) is not str:
-            if k is None and ev.kind != "queue.shutdown":
+            if k is None and ev.kind != QUEUE_SHUTDOWN:
                 self.bad_events += 1  # every other queue event names its item
-                return
+                return False
             k = None if k is None else str(k)
-        try:
-            h(k, ev.time, ev.fields)
-        except (TypeError, ValueError, AttributeError, OverflowError):
-            self.bad_events += 1  # a malformed recording must not stop the UI
-            return
-        self.last_time = ev.time
-        self.version += 1
+        return handler(k, ev.time, ev.fields)
 
     # -- the queue's rules ----------------------------------------------
     def _add(self, k: str, t: float, f: dict) -> None:

@@ -26,8 +26,17 @@ from collections import deque
 from rich.text import Text
 
 from ..trace import TraceEvent
+from ..trace_kinds import (
+    FIFO_COALESCE,
+    FIFO_QUEUE,
+    FIFO_SKIP,
+    HANDLER_REGISTER,
+    HANDLER_UPDATE,
+    INFORMER_START,
+    RESYNC_TICK,
+)
 from .chart import column_of, fmt_secs, join_lines
-from .pane import Pane, PaneState
+from .pane import DispatchState, Pane
 
 MAX_TICKS = 256
 NEXT_W = 14       # "due; tick 2.6s"
@@ -107,7 +116,11 @@ class Tick:
         self.skipped = 0  # keys skipped: deltas already pending
 
 
-class ResyncState(PaneState):
+class ResyncState(DispatchState):
+    HANDLERS = {INFORMER_START: "_informer_start", HANDLER_REGISTER: "_register", RESYNC_TICK: "_tick",
+                FIFO_QUEUE: "_fifo_queue", FIFO_COALESCE: "_fifo_queue", FIFO_SKIP: "_fifo_skip",
+                HANDLER_UPDATE: "_handler_update"}
+
     def __init__(self) -> None:
         super().__init__()
         self.check_period: float | None = None
@@ -117,30 +130,6 @@ class ResyncState(PaneState):
         self.tick_count = 0
         self.syncs_queued = 0
         self.syncs_skipped = 0
-        self.last_time: float | None = None
-        self.bad_events = 0
-        self._handlers = {
-            "informer.start": self._informer_start,
-            "handler.register": self._register,
-            "resync.tick": self._tick,
-            "fifo.queue": self._fifo_queue,
-            "fifo.coalesce": self._fifo_queue,
-            "fifo.skip": self._fifo_skip,
-            "handler.update": self._handler_update,
-        }
-
-    def feed(self, ev: TraceEvent) -> None:
-        h = self._handlers.get(ev.kind)
-        if h is None:
-            return
-        try:
-            if h(ev) is False:
-                return
-        except (TypeError, ValueError, AttributeError, OverflowError):
-            self.bad_events += 1  # a malformed recording must not stop the UI
-            return
-        self.last_time = ev.time
-        self.version += 1
 
     # -- handlers -------------------------------------------------------
     def _informer_start(self, ev: TraceEvent) -> None:

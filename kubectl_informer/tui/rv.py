@@ -17,8 +17,18 @@ from collections import deque
 from rich.text import Text
 
 from ..trace import TraceEvent
+from ..trace_kinds import (
+    LIST_DONE,
+    LIST_START,
+    RELIST,
+    RV_ADVANCE,
+    WATCH_BOOKMARK,
+    WATCH_END,
+    WATCH_EVENT,
+    WATCH_START,
+)
 from .chart import column_of, fmt_secs, join_lines, step_chart, step_values
-from .pane import Pane, PaneState
+from .pane import DispatchState, Pane
 
 # Points closer together than this share one slot (the last wins), so a
 # burst of 20,000 events/s costs one slot per 0.1 s, not one per event.
@@ -38,7 +48,11 @@ MARKS = {
 }
 
 
-class RVState(PaneState):
+class RVState(DispatchState):
+    HANDLERS = {LIST_START: "_list_start", LIST_DONE: "_list_done", WATCH_START: "_watch_start",
+                WATCH_EVENT: "_watch_event", WATCH_BOOKMARK: "_watch_bookmark", WATCH_END: "_watch_end",
+                RV_ADVANCE: "_rv_advance", RELIST: "_relist"}
+
     def __init__(self) -> None:
         super().__init__()
         self.points: deque[tuple[float, str]] = deque(maxlen=MAX_POINTS)
@@ -52,32 +66,9 @@ class RVState(PaneState):
         self.listing = False
         self.counts = {"list": 0, "watch": 0, "bookmark": 0, "relist": 0, "gone": 0}
         self.relist_reasons: dict[str, int] = {}
-        self.last_time: float | None = None
-        self.bad_events = 0
         # A 410 on the watch is followed by a relist with reason expired:
         # count that as one 410, not two.
         self._gone_pending = False
-        self._handlers = {
-            "list.start": self._list_start,
-            "list.done": self._list_done,
-            "watch.start": self._watch_start,
-            "watch.event": self._watch_event,
-            "watch.bookmark": self._watch_bookmark,
-            "watch.end": self._watch_end,
-            "rv.advance": self._rv_advance,
-            "relist": self._relist,
-        }
-
-    def feed(self, ev: TraceEvent) -> None:
-        h = self._handlers.get(ev.kind)
-        if h is not None:
-            try:
-                h(ev)
-            except (TypeError, ValueError, AttributeError, OverflowError):
-                self.bad_events += 1  # a malformed recording must not stop the UI
-                return
-            self.last_time = ev.time
-            self.version += 1
 
     # -- handlers -------------------------------------------------------
     def _point(self, t: float, rv) -> None:
