@@ -15,6 +15,7 @@ from rich.text import Text
 from textual.binding import Binding
 
 from ..trace import Lazy, TraceEvent
+from .cursor import CURSOR_BINDINGS
 from .pane import PaneState
 from .textpane import TextPane, matches
 
@@ -126,8 +127,7 @@ class DeltasPane(TextPane):
 
     TITLE = "Deltas"
     BINDINGS = [
-        Binding("up,k", "cursor(-1)", "Up", show=False),
-        Binding("down,j", "cursor(1)", "Down", show=False),
+        *CURSOR_BINDINGS,
         Binding("pageup", "cursor(-20)", "Page up", show=False),
         Binding("pagedown", "cursor(20)", "Page down", show=False),
         Binding("home,g", "cursor_home", "Oldest", show=False),

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections import OrderedDict, deque
 
 from rich.text import Text
-from textual.binding import Binding
 
 from ..trace import TraceEvent
+from .cursor import CURSOR_BINDINGS, HOME_BINDING, KeyCursor
 from .deltas import delta_style
 from .pane import PaneState
 from .textpane import TextPane
@@ -100,35 +100,21 @@ class FifoState(PaneState):
 _RECENT_STYLE = {"coalesce": "yellow", "dedup": "magenta", "skip": "dim cyan"}
 
 
-class FifoPane(TextPane):
+class FifoPane(KeyCursor, TextPane):
     """Queued keys on top (oldest first: next to pop), recent queue events below."""
 
     TITLE = "FIFO"
-    BINDINGS = [
-        Binding("up,k", "cursor(-1)", "Up", show=False),
-        Binding("down,j", "cursor(1)", "Down", show=False),
-        Binding("home,g", "cursor_home", "Top", show=False),
-    ]
+    BINDINGS = [*CURSOR_BINDINGS, HOME_BINDING]
 
     state: FifoState
 
     def __init__(self, state: FifoState, **kwargs) -> None:
         super().__init__(state, **kwargs)
         self.cursor = 0  # index into the selectable rows of the last frame
-        self._row_keys: list[str] = []
-
-    def action_cursor(self, step: int) -> None:
-        self.cursor = max(0, min(self.cursor + step, max(len(self._row_keys) - 1, 0)))
-        self.refresh()
-
-    def action_cursor_home(self) -> None:
-        self.cursor = 0
-        self.refresh()
+        self.cursor_keys: list[str] = []
 
     def selected_key(self) -> str | None:
-        if not self._row_keys:
-            return None
-        key = self._row_keys[min(self.cursor, len(self._row_keys) - 1)]
+        key = self.cursor_key()
         return None if key == BATCH_KEY else key
 
     def draw_lines(self, width: int, height: int) -> list[Text]:
@@ -183,9 +169,9 @@ class FifoPane(TextPane):
                 line.append(detail)
                 rows.append((line, key))
         selectable = [i for i, (_, k) in enumerate(rows) if k is not None]
-        self._row_keys = [rows[i][1] for i in selectable]  # type: ignore[misc]
-        if self._row_keys:
-            self.cursor = min(self.cursor, len(self._row_keys) - 1)
+        self.cursor_keys = [rows[i][1] for i in selectable]  # type: ignore[misc]
+        if self.cursor_keys:
+            self.clamp_cursor()
             if self.has_focus:
                 line = rows[selectable[self.cursor]][0]
                 line.truncate(width, overflow="ellipsis", pad=True)
