@@ -185,13 +185,14 @@ class Run:
         self._stopped = False
 
     # Everything that can fail on user input, before any thread starts.
-    def prepare(self) -> RunInfo:
+    def _check_options(self) -> None:
+        """The flags' values, before anything connects: one line each."""
         o = self.opts
         if o.resync < 0:
             raise RunError("--resync must not be negative")
         if o.demo is not None and (o.kubeconfig or o.context):
             raise RunError("--demo runs its own simulated cluster: drop --kubeconfig/--context, or drop --demo")
-        from .pipeline import resolve_profile
+        from .profiles import resolve_profile
 
         try:
             self.profile = resolve_profile(o.client_go, fifo=o.fifo, watch_list=o.watch_list)
@@ -210,6 +211,9 @@ class Run:
             if o.work_time < 0:
                 raise RunError("--work-time must not be negative")
 
+    def prepare(self) -> RunInfo:
+        self._check_options()
+        o = self.opts
         kubeconfig, context = o.kubeconfig, o.context
         if o.demo is not None:
             self._start_demo(o.demo)
