@@ -12,6 +12,7 @@ import threading
 from typing import IO, Iterable
 
 from .trace import TraceBuffer, TraceEvent, Tracer
+from .trace_kinds import QUEUE_RATE_LIMITED, STORE_ADD, STORE_DELETE, STORE_UPDATE, WORKER_DONE
 
 OUTPUTS = ("tui", "json", "text")
 
@@ -33,6 +34,9 @@ class JsonRenderer:
         return n
 
 
+_STORE_DELTAS = {STORE_ADD: "Added", STORE_UPDATE: "Updated", STORE_DELETE: "Deleted"}
+
+
 def format_store_event(ev: TraceEvent) -> str | None:
     """``Sync default/web-1 rv=1234 Running`` for a store.* event, else None.
 
@@ -40,23 +44,23 @@ def format_store_event(ev: TraceEvent) -> str | None:
     Replaced, Deleted); updates add their diff, deletions say whether the
     object came as a DeletedFinalStateUnknown tombstone.
     """
-    if not ev.kind.startswith("store."):
+    default_delta = _STORE_DELTAS.get(ev.kind)
+    if default_delta is None:
         return None
     f = ev.fields
-    delta = f.get("delta") or {"store.add": "Added", "store.update": "Updated", "store.delete": "Deleted"}.get(
-        ev.kind, ev.kind)
+    delta = f.get("delta") or default_delta
     parts = [str(delta), ev.key or "-", f"rv={f.get('resource_version') or '-'}"]
     summary = f.get("summary")
     if summary:
         parts.append(str(summary))
-    if ev.kind == "store.update":
+    if ev.kind == STORE_UPDATE:
         diff = f.get("diff") or []
         if diff:
             parts.append("(" + ", ".join(str(d) for d in diff) + ")")
         elif f.get("old_resource_version") == f.get("resource_version"):
             # Same RV on both sides: a resync or relist handed the object back unchanged.
             parts.append("(no change)")
-    elif ev.kind == "store.delete" and f.get("tombstone"):
+    elif ev.kind == STORE_DELETE and f.get("tombstone"):
         parts.append("(tombstone: DeletedFinalStateUnknown)")
     if f.get("is_in_initial_list"):
         parts.append("[initial list]")
@@ -67,11 +71,11 @@ def format_worker_event(ev: TraceEvent) -> str | None:
     """Workqueue outcomes for ``queue -o text``: one line per finished item
     and per rate-limited requeue."""
     f = ev.fields
-    if ev.kind == "worker.done":
+    if ev.kind == WORKER_DONE:
         dur = f.get("duration")
         took = f" {dur * 1000:.0f}ms" if isinstance(dur, (int, float)) else ""
         return f"Worked {ev.key} worker={f.get('worker')} {f.get('outcome')}{took}"
-    if ev.kind == "queue.rate_limited":
+    if ev.kind == QUEUE_RATE_LIMITED:
         delay = f.get("delay")
         after = f" after {delay * 1000:.0f}ms" if isinstance(delay, (int, float)) else ""
         return f"Requeue {ev.key}{after} requeues={f.get('requeues')}"
