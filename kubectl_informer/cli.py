@@ -25,6 +25,7 @@ from .profiles import DEFAULT_CLIENT_GO, PROFILES, initial_list_label
 from .run_info import RunInfo
 from .runner import RunError, RunOptions
 from .trace import TraceBuffer, TraceEvent
+from .trace_kinds import INFORMER_START
 
 PROG = "kubectl informer"
 CLIENT_GO_PROFILES = tuple(PROFILES)
@@ -545,7 +546,7 @@ def info_from_trace(events: list[TraceEvent], path: str) -> RunInfo:
                    mode="queue" if any(e.kind.startswith("worker.") for e in events) else "watch",
                    extra={"replay": path})
     for ev in events:
-        if ev.kind == "informer.start":
+        if ev.kind == INFORMER_START:
             f = ev.fields
             info.fifo = str(f.get("fifo") or info.fifo)
             if "watch_list" in f:

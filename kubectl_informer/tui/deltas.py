@@ -15,6 +15,7 @@ from rich.text import Text
 from textual.binding import Binding
 
 from ..trace import Lazy, TraceEvent
+from ..trace_kinds import STORE_ADD, STORE_DELETE, STORE_UPDATE
 from .cursor import CURSOR_BINDINGS
 from .pane import PaneState
 from .textpane import TextPane, matches
@@ -31,7 +32,7 @@ DELTA_STYLES = {
     "Bookmark": "dim",
 }
 
-_KIND_DELTA = {"store.add": "Added", "store.update": "Updated", "store.delete": "Deleted"}
+_KIND_DELTA = {STORE_ADD: "Added", STORE_UPDATE: "Updated", STORE_DELETE: "Deleted"}
 
 
 def delta_style(delta: str) -> str:

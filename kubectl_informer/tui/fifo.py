@@ -14,6 +14,7 @@ from collections import OrderedDict, deque
 from rich.text import Text
 
 from ..trace import TraceEvent
+from ..trace_kinds import FIFO_COALESCE, FIFO_DEDUP, FIFO_POP, FIFO_QUEUE, FIFO_SKIP
 from .cursor import CURSOR_BINDINGS, HOME_BINDING, KeyCursor
 from .deltas import delta_style
 from .pane import PaneState
@@ -28,7 +29,7 @@ MAX_PENDING_SHOWN = 32
 class FifoState(PaneState):
     """Keys queued now, with their pending delta types; counters; recent events."""
 
-    KINDS = frozenset(("fifo.queue", "fifo.coalesce", "fifo.dedup", "fifo.skip", "fifo.pop"))
+    KINDS = frozenset((FIFO_QUEUE, FIFO_COALESCE, FIFO_DEDUP, FIFO_SKIP, FIFO_POP))
 
     def __init__(self, max_keys: int = 100_000, recent: int = 200) -> None:
         super().__init__()
@@ -49,7 +50,7 @@ class FifoState(PaneState):
             return
         key = ev.key if ev.key is not None else BATCH_KEY
         f = ev.fields
-        if kind == "fifo.queue" or kind == "fifo.coalesce":
+        if kind == FIFO_QUEUE or kind == FIFO_COALESCE:
             typ = str(f.get("type", "?"))
             pend = self.queued.get(key)
             if pend is None:
@@ -59,14 +60,14 @@ class FifoState(PaneState):
             pend.append(typ)
             if len(pend) > MAX_PENDING_SHOWN:
                 del pend[0]
-            if kind == "fifo.queue":
+            if kind == FIFO_QUEUE:
                 self.queues += 1
             else:
                 self.coalesces += 1
                 self.recent.append((ev.time, "coalesce", key, f"+{typ} → [{' '.join(pend)}]"))
             if "depth" in f:
                 self.depth = f["depth"]
-        elif kind == "fifo.pop":
+        elif kind == FIFO_POP:
             self.pops += 1
             types = f.get("types") or []
             pend = self.queued.get(key)
@@ -77,7 +78,7 @@ class FifoState(PaneState):
                 if not pend:
                     del self.queued[key]
             self.depth = max(self.depth - 1, len(self.queued)) if self.depth else len(self.queued)
-        elif kind == "fifo.dedup":
+        elif kind == FIFO_DEDUP:
             self.dedups += 1
             # The second deletion replaced the first in place (no coalesce
             # was reported for it): the key's pending types are unchanged.

@@ -14,6 +14,18 @@ from rich.text import Text
 
 from ..profiles import initial_list_label
 from ..trace import TraceEvent
+from ..trace_kinds import (
+    INFORMER_START,
+    INFORMER_SYNCED,
+    LIST_DONE,
+    LIST_START,
+    RELIST,
+    RV_ADVANCE,
+    WATCH_BOOKMARK,
+    WATCH_END,
+    WATCH_EVENT,
+    WATCH_START,
+)
 from .pane import PaneState, RunInfo
 from .textpane import TextPane
 
@@ -47,8 +59,8 @@ class FeedStats:
 
 class HeaderState(PaneState):
     KINDS = frozenset((
-        "informer.start", "informer.synced", "watch.start", "watch.end", "watch.event",
-        "watch.bookmark", "list.start", "list.done", "relist", "rv.advance",
+        INFORMER_START, INFORMER_SYNCED, WATCH_START, WATCH_END, WATCH_EVENT,
+        WATCH_BOOKMARK, LIST_START, LIST_DONE, RELIST, RV_ADVANCE,
     ))
 
     def __init__(self) -> None:
@@ -75,29 +87,29 @@ class HeaderState(PaneState):
             return
         f = ev.fields
         self.last_time = ev.time
-        if kind == "watch.event" or kind == "watch.bookmark":
+        if kind == WATCH_EVENT or kind == WATCH_BOOKMARK:
             self.last_event = ev.time
             self.watch_events += 1
-        elif kind == "watch.start":
+        elif kind == WATCH_START:
             self.watching_since = ev.time
             self.watch_ended = None
-        elif kind == "watch.end":
+        elif kind == WATCH_END:
             self.watching_since = None
             self.watch_ended = str(f.get("error") or f.get("reason") or "ended")
-        elif kind == "list.start":
+        elif kind == LIST_START:
             self.listing_since = ev.time
-        elif kind == "list.done":
+        elif kind == LIST_DONE:
             self.listing_since = None
-        elif kind == "relist":
+        elif kind == RELIST:
             self.relists += 1
             self.last_relist = str(f.get("reason", ""))
-        elif kind == "rv.advance":
+        elif kind == RV_ADVANCE:
             self.rv = str(f.get("new", ""))
-        elif kind == "informer.synced":
+        elif kind == INFORMER_SYNCED:
             self.synced = True
             self.synced_items = f.get("items")
             self.synced_after = f.get("duration")
-        elif kind == "informer.start":
+        elif kind == INFORMER_START:
             self.fifo = f.get("fifo")
             self.watch_list = f.get("watch_list")
             self.synced = False

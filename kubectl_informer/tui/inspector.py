@@ -12,6 +12,7 @@ from rich.text import Text
 from textual.binding import Binding
 
 from ..trace import TraceEvent
+from ..trace_kinds import FIFO_COALESCE, FIFO_POP, FIFO_QUEUE, WATCH_EVENT
 from .cursor import CURSOR_BINDINGS, KeyCursor
 from .deltas import delta_style
 from .pane import PaneState
@@ -22,7 +23,7 @@ from .textpane import TextPane
 STAGES = (
     ("watch", "watch", "blue"),
     ("list", "list", "blue"),
-    ("fifo.pop", "pop", "bold cyan"),
+    (FIFO_POP, "pop", "bold cyan"),
     ("fifo", "fifo", "cyan"),
     ("store", "store", "green"),
     ("handler", "handler", "yellow"),
@@ -46,17 +47,17 @@ def describe(ev: TraceEvent) -> Text:
     f = ev.fields
     k = ev.kind
     t = Text(no_wrap=True)
-    if k == "watch.event":
+    if k == WATCH_EVENT:
         typ = str(f.get("type", ""))
         t.append(f"{typ} ", "bold")
         t.append(f"rv={f.get('resource_version', '')}", "dim")
-    elif k in ("fifo.queue", "fifo.coalesce"):
+    elif k in (FIFO_QUEUE, FIFO_COALESCE):
         typ = str(f.get("type", ""))
         t.append(typ, delta_style(typ))
         pend = f.get("pending")
         if pend is not None:
             t.append(f" pending {pend}")
-    elif k == "fifo.pop":
+    elif k == FIFO_POP:
         types = f.get("types") or []
         t.append("[")
         for i, typ in enumerate(types):
