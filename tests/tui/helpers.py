@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kubectl_informer.trace import TraceBuffer, TraceEvent
-from kubectl_informer.tui.pane import RunInfo
+from kubectl_informer.run_info import RunInfo
 
 
 class TraceMaker:
