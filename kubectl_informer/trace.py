@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable
 import orjson
 
 from .clock import Clock, RealClock
-from .trace_kinds import KINDS, TRACE_VERSION, checked, upgrade_v1, with_defaults
+from .trace_kinds import KINDS, TRACE_VERSION, ContractError, checked, upgrade_v1, with_defaults
 
 
 class Lazy:
@@ -36,37 +36,23 @@ class Lazy:
         self.args = args
 
 
-_DERIVED = {name: k.derived for name, k in KINDS.items() if k.derived}
-
-
 class TraceEvent:
     """One thing the machinery did; ``fields`` holds JSON values only and
     follows the kind's declaration in ``trace_kinds``."""
 
-    __slots__ = ("seq", "time", "kind", "key", "_fields")
+    __slots__ = ("seq", "time", "kind", "key", "fields")
 
     def __init__(self, seq: int, time: float, kind: str, key: str | None, fields: dict[str, Any]):
         self.seq = seq
         self.time = time
         self.kind = kind
         self.key = key
-        self._fields = fields
-
-    @property
-    def fields(self) -> dict[str, Any]:
-        f = self._fields
-        derived = _DERIVED.get(self.kind)
-        if derived:
-            for name in derived:
-                v = f.get(name)
-                if type(v) is Lazy:
-                    f[name] = v.fn(*v.args)
-        return f
+        self.fields = fields
 
     @property
     def raw_fields(self) -> dict[str, Any]:
-        """The fields as emitted: a derived one may still be a ``Lazy``."""
-        return self._fields
+        """The fields as emitted (a ``DerivedTraceEvent``'s may hold a ``Lazy``)."""
+        return self.fields
 
     def to_dict(self) -> dict[str, Any]:
         return {"seq": self.seq, "time": self.time, "kind": self.kind, "key": self.key, "fields": self.fields,
@@ -107,6 +93,34 @@ class TraceEvent:
         return f"TraceEvent(seq={self.seq}, time={self.time:.3f}, kind={self.kind!r}, key={self.key!r}, fields={self.fields!r})"
 
 
+class DerivedTraceEvent(TraceEvent):
+    """An event of a kind with derived fields (``Kind.derived``), emitted by
+    ``Tracer.emit_derived``: reading ``fields`` computes them once. Only these
+    events pay for the property; every other event's ``fields`` is a plain slot."""
+
+    __slots__ = ("_raw",)
+
+    def __init__(self, seq: int, time: float, kind: str, key: str | None, fields: dict[str, Any]):
+        self.seq = seq
+        self.time = time
+        self.kind = kind
+        self.key = key
+        self._raw = fields
+
+    @property  # type: ignore[override]
+    def fields(self) -> dict[str, Any]:
+        f = self._raw
+        for name in getattr(self.kind, "derived", ()):
+            v = f.get(name)
+            if type(v) is Lazy:
+                f[name] = v.fn(*v.args)
+        return f
+
+    @property
+    def raw_fields(self) -> dict[str, Any]:
+        return self._raw
+
+
 # Set (tests do): every emitted event is checked against trace_kinds, and an
 # undeclared kind or field raises where it is emitted.
 CHECK_ENV = "KUBECTL_INFORMER_TRACE_CHECK"
@@ -135,16 +149,30 @@ class Tracer:
         self.enabled = False
         if os.environ.get(CHECK_ENV):
             self.emit = self._checked_emit  # type: ignore[method-assign]
+            self.emit_derived = self._checked_emit_derived  # type: ignore[method-assign]
 
     def _checked_emit(self, kind: str, key: str | None = None, **fields: Any) -> None:
         checked(kind, key, fields)
+        if any(type(v) is Lazy for v in fields.values()):
+            raise ContractError(f"{kind}: a Lazy field needs emit_derived")
         Tracer.emit(self, kind, key, **fields)
+
+    def _checked_emit_derived(self, kind: str, key: str | None = None, **fields: Any) -> None:
+        checked(kind, key, fields)
+        Tracer.emit_derived(self, kind, key, **fields)
 
     def emit(self, kind: str, key: str | None = None, **fields: Any) -> None:
         sink = self._sink
         if sink is None:
             return
         sink(TraceEvent(next(self._seq), self._now(), kind, key, fields))
+
+    def emit_derived(self, kind: str, key: str | None = None, **fields: Any) -> None:
+        """``emit`` for a kind with derived fields, passed as ``Lazy``."""
+        sink = self._sink
+        if sink is None:
+            return
+        sink(DerivedTraceEvent(next(self._seq), self._now(), kind, key, fields))
 
     def issued(self) -> int:
         """Sequence numbers handed out so far (events emitted to someone)."""

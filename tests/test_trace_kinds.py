@@ -10,7 +10,7 @@ import pytest
 from kubectl_informer import trace_kinds
 from kubectl_informer.cache.diff import diff_summary
 from kubectl_informer.clock.testing import FakeClock
-from kubectl_informer.trace import Lazy, TraceBuffer, TraceEvent, Tracer, read_trace
+from kubectl_informer.trace import DerivedTraceEvent, Lazy, TraceBuffer, TraceEvent, Tracer, read_trace
 from kubectl_informer.trace_kinds import KINDS, ContractError, Kind
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -23,7 +23,8 @@ def _emit_calls():
     for path in sorted(PACKAGE.rglob("*.py")):
         tree = ast.parse(path.read_text(), str(path))
         for node in ast.walk(tree):
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "emit"):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ("emit", "emit_derived")):
                 continue
             if not node.args:
                 continue
@@ -71,6 +72,9 @@ def test_a_checking_tracer_refuses_undeclared_kinds_fields_keys_and_types(monkey
         t.emit("fifo.queue", "ns/a", type="Added", depth=1, pending=["Added"])
     with pytest.raises(ContractError, match="is not one of"):
         t.emit("relist", None, reason="felt like it")
+    with pytest.raises(ContractError, match="needs emit_derived"):
+        t.emit("store.update", "ns/a", resource_version="2", delta="Updated", summary="", is_in_initial_list=False,
+               old_resource_version="1", diff=Lazy(list))
     t.emit("watch.start", None, resource_version="1")  # a declared event passes
 
 
@@ -110,7 +114,7 @@ def test_a_derived_field_is_computed_when_read_and_written_to_json():
         calls.append(1)
         return diff_summary(o, n)
 
-    ev = TraceEvent(1, 0.0, trace_kinds.STORE_UPDATE, "ns/a",
+    ev = DerivedTraceEvent(1, 0.0, trace_kinds.STORE_UPDATE, "ns/a",
                     {"resource_version": "2", "delta": "Updated", "summary": "Running", "is_in_initial_list": False,
                      "old_resource_version": "1", "diff": Lazy(counted, old, new)})
     assert calls == []

@@ -568,9 +568,9 @@ class SharedIndexInformer:
             # The diff is derived when a reader looks (trace.Lazy): most
             # events are counted or drained unread, and diffing every update
             # cost the traced pipeline a quarter of its time.
-            self.tracer.emit(kind, key, resource_version=rv, delta=_DELTA_NAME[delta_type], summary=summarize(obj),
-                             is_in_initial_list=is_in_initial_list, old_resource_version=_rv(old),
-                             diff=Lazy(diff_summary, old, obj))
+            self.tracer.emit_derived(kind, key, resource_version=rv, delta=_DELTA_NAME[delta_type],
+                                     summary=summarize(obj), is_in_initial_list=is_in_initial_list,
+                                     old_resource_version=_rv(old), diff=Lazy(diff_summary, old, obj))
         elif kind is STORE_DELETE:
             self.tracer.emit(kind, key, resource_version=rv, delta=_DELTA_NAME[delta_type], summary=summarize(obj),
                              is_in_initial_list=is_in_initial_list,
