@@ -8,7 +8,7 @@ leak between runs). The ListerWatcher is scripted: its LIST answers the
 objects, its watch replays pre-built MODIFIED events (``updates`` per
 object) once the informer has synced, so the figure is the pipeline's own
 cost, not a producer's. The child pins its threads to one CPU as the CLI
-does (``pipeline.pin_to_one_cpu``); ``ENGINE_BENCH_UNPINNED=1`` measures
+does (``lifecycle.tuned(ENGINE)``, which also sets the GC); ``ENGINE_BENCH_UNPINNED=1`` measures
 them free to roam, where GIL hand-offs across cores halve the figure. The handler is SimulatedController's (enqueue the
 key on a RateLimitingQueue) with 2 workers doing zero-time work.
 
@@ -32,6 +32,7 @@ its JSON size. The last line is the machine-readable summary.
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 import json
 import os
 import resource
@@ -139,8 +140,9 @@ def build_events(objects: list, updates: int) -> tuple[list, str]:
 def child_throughput(n: int, updates: int, tracer_mode: str, profile_name: str) -> dict:
     import gc
 
-    from kubectl_informer.controller import SimulatedController
-    from kubectl_informer.pipeline import new_informer, pin_to_one_cpu, resolve_profile
+    from kubectl_informer.sample_controller import SimulatedController
+    from kubectl_informer.lifecycle import ENGINE, tuned
+    from kubectl_informer.pipeline import new_informer, resolve_profile
     from kubectl_informer.trace import TraceBuffer, Tracer
 
     objects = [small_object(i) for i in range(n)]
@@ -168,8 +170,11 @@ def child_throughput(n: int, updates: int, tracer_mode: str, profile_name: str) 
             buf = TraceBuffer(maxlen=2_000_000)
             tracer.subscribe(buf)
 
-    if os.environ.get("ENGINE_BENCH_UNPINNED") is None:
-        pin_to_one_cpu()  # as the CLI runs the pipeline
+    # The process tuning the CLI gives a run without the UI: the GC setting
+    # and, unless ENGINE_BENCH_UNPINNED, the one-CPU pin.
+    setting = ENGINE if os.environ.get("ENGINE_BENCH_UNPINNED") is None else replace(ENGINE, pin=False)
+    tuning = tuned(setting)
+    tuning.__enter__()
     informer = new_informer(lw, resolve_profile(profile_name), tracer=tracer)
     ctrl = SimulatedController(informer, workers=2, work_time=0.0, tracer=tracer if tracer_mode != "stub" else None)
     if tracer_mode == "stub":
@@ -231,9 +236,11 @@ def child_rss(n: int, profile_name: str) -> dict:
     import orjson
 
     from kubectl_informer.cache.shared_informer import ResourceEventHandlerFuncs
+    from kubectl_informer.lifecycle import ENGINE, tuned
     from kubectl_informer.pipeline import new_informer, resolve_profile
     from kubectl_informer.trace import Tracer
 
+    tuned(ENGINE).__enter__()  # as the CLI runs without the UI
     body = orjson.dumps({"kind": "PodList", "apiVersion": "v1", "metadata": {"resourceVersion": str(n)},
                          "items": [small_object(i) for i in range(n)]})
     json_per_object = len(orjson.dumps(small_object(n // 2)))
@@ -307,7 +314,7 @@ def main() -> None:
     n, u, prof = a.objects, a.updates, a.profile
     print(f"engine bench: {n} objects x {u} updates = {n * u} deltas, profile {prof}, "
           f"{os.cpu_count()} cpus, best of {a.reps}")
-    print("pipeline threads pinned to one CPU, as the CLI runs them (pipeline.pin_to_one_cpu)"
+    print("pipeline threads pinned to one CPU, as the CLI runs them (lifecycle.tuned(ENGINE))"
           if os.environ.get("ENGINE_BENCH_UNPINNED") is None else
           "pipeline threads NOT pinned (ENGINE_BENCH_UNPINNED set): the GIL hands off across cores")
     best: dict[str, float] = {}

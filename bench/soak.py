@@ -36,7 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kubectl_informer.cache.keys import meta_namespace_key_func  # noqa: E402
-from kubectl_informer.clock import wait_for  # noqa: E402
+from kubectl_informer.clock.testing import wait_for  # noqa: E402
 from kubectl_informer.runner import Run, RunOptions  # noqa: E402
 from kubectl_informer.sim.objects import make_pod  # noqa: E402
 from kubectl_informer.trace import TraceBuffer, Tracer  # noqa: E402

@@ -13,9 +13,7 @@ import contextlib
 import logging
 import os
 import platform
-import signal
 import sys
-import threading
 import time
 import traceback
 from typing import Any
@@ -24,11 +22,14 @@ import click
 
 from . import __version__, params
 from .output import make_renderer, no_resources_message
+from .profiles import DEFAULT_CLIENT_GO, PROFILES, initial_list_label
+from .run_info import RunInfo
 from .runner import RunError, RunOptions
-from .trace import TraceBuffer, TraceEvent, Tracer
+from .trace import TraceBuffer, TraceEvent
+from .trace_kinds import INFORMER_START
 
 PROG = "kubectl informer"
-CLIENT_GO_PROFILES = ("1.32", "1.35", "1.36")
+CLIENT_GO_PROFILES = tuple(PROFILES)
 DEFAULT_SCENARIO = "steady"
 # sample-controller (client-go's reference controller) runs 2 workers; the
 # client-go workqueue example and controller-runtime run 1.
@@ -215,7 +216,8 @@ def profile_options(f):
                      help="Also add a handler with this resync period after the informer has started, as a "
                           "controller that registers late does: a period below --resync is raised to it "
                           "(the 3s-asked, 4s-got case)."),
-        click.option("--client-go", "client_go", type=params.CLIENT_GO, default="1.32", show_default=True, metavar="1.32|1.35|1.36",
+        click.option("--client-go", "client_go", type=params.CLIENT_GO, default=DEFAULT_CLIENT_GO,
+                     show_default=True, metavar="|".join(PROFILES),
                      help="Which client-go's machinery to run: 1.32 DeltaFIFO+LIST, 1.35 RealFIFO+WatchList, "
                           "1.36 atomic RealFIFO (other 1.x minors map to what that release ran)."),
         click.option("--fifo", type=click.Choice(("delta", "real")), default=None, help="Override the profile's FIFO."),
@@ -408,100 +410,36 @@ def _need_terminal() -> None:
         raise RunError("the live UI needs a terminal: use -o json or -o text to run without one")
 
 
+def _run_app(app) -> None:
+    """Run a UI with the UI's process setting; SIGTERM closes it like `q`."""
+    from .lifecycle import UI, serve_app, tuned
+    with tuned(UI):
+        serve_app(app)
+
+
 def execute(opts: RunOptions, output: str, run_for: float | None = None, max_events: int | None = None,
             start_pane: str = "deltas", record: str | None = None) -> int:
-    from .output import Recorder
-    from .pipeline import pin_to_one_cpu
-    from .runner import Run
+    """Run as the flags say: ``lifecycle.running`` owns everything from the
+    process tuning to the last thread joined; this only picks the reader."""
+    from .lifecycle import running
 
-    from .time_limit import TimeLimitReached, remaining, time_limit
-
-    tracer = Tracer()
-    buffer = TraceBuffer()
-    tracer.subscribe(buffer)
-    run = Run(opts, tracer)
-    recorder = None
-    exporter = None
-    # Before any thread starts (the demo server's included), so all inherit it.
-    unpin = pin_to_one_cpu()
     from .kube import config  # noqa: F401 - the kubernetes client's import is not part of --duration
+    from .time_limit import remaining
+
     started = time.monotonic()
-    try:
-        # Resolve the resource and the cluster first: a typo deserves its own
-        # error (with suggestions) even where there is no terminal for the UI.
-        try:
-            with time_limit(run_for):
-                info = run.prepare()
-        except TimeLimitReached:
-            raise RunError(f"--duration passed before the API server answered the first requests "
-                           f"(discovery and a one-item list); see --request-timeout") from None
-        run_for = remaining(run_for, started)
-        if output == "tui":
-            _need_terminal()
-        exporter = _start_exporter(opts)
-        if record:
-            try:
-                recorder = Recorder(record, tracer)
-            except OSError as e:
-                raise RunError(f"cannot record to {record}: {e.strerror or e}") from None
-        app = None
-        if output == "tui":
+    ui = output == "tui"
+    with running(opts, ui=ui, record=record, check=_need_terminal if ui else None, exporter=_start_exporter,
+                 prepare_limit=run_for) as r:
+        if ui:
             from .tui.app import InformerApp
-            app = InformerApp(buffer, info, start_pane=start_pane)
-            run.on_failure = lambda: _close_app(app)
-        run.start()
-        if exporter is not None:
-            exporter.serve(run.controller)
-        if app is not None:
-            _run_app(app)
+            r.serve_ui(InformerApp(r.buffer, r.info, start_pane=start_pane))
         else:
             renderer = make_renderer(output, sys.stdout, workers=opts.mode == "queue")
             if output == "text":
-                renderer.empty_message, renderer.err = no_resources_message(info.namespace), sys.stderr
+                renderer.empty_message, renderer.err = no_resources_message(r.info.namespace), sys.stderr
             with _quiet_on_closed_pipe():
-                stream_headless(buffer, renderer, run.stop_event, run_for=run_for, max_events=max_events)
-                if run.errors:
-                    renderer.render(buffer.drain())  # what came before the crash
-    finally:
-        run.stop()
-        if recorder is not None:
-            recorder.stop()
-        if exporter is not None:
-            exporter.stop()
-        unpin()
-    failure = run.failure()
-    if failure:
-        raise RunError(failure)
+                r.stream(renderer, run_for=remaining(run_for, started), max_events=max_events)
     return 0
-
-
-def _run_app(app) -> None:
-    """Run the UI; SIGTERM closes it like `q` (so the terminal is restored)."""
-    old_term = None
-    if threading.current_thread() is threading.main_thread():
-        def on_term(signum, frame):
-            threading.Thread(target=_close_app, args=(app,), daemon=True).start()
-        old_term = signal.signal(signal.SIGTERM, on_term)
-        old_hup = signal.signal(signal.SIGHUP, on_term)  # the terminal or its pane closed
-    try:
-        app.run()
-    finally:
-        if old_term is not None:
-            signal.signal(signal.SIGTERM, old_term)
-            signal.signal(signal.SIGHUP, old_hup)
-
-
-def _close_app(app, wait: float = 10.0) -> None:
-    """Close the UI from an engine thread (the app may still be starting)."""
-    deadline = time.monotonic() + wait
-    while time.monotonic() < deadline:
-        if app.is_running:
-            try:
-                app.call_from_thread(app.exit)
-                return
-            except RuntimeError:
-                pass
-        time.sleep(0.05)
 
 
 @contextlib.contextmanager
@@ -512,39 +450,6 @@ def _quiet_on_closed_pipe():
         yield
     except BrokenPipeError:
         _silence_stdout()
-
-
-class _Terminated(Exception):
-    pass
-
-
-def stream_headless(buffer: TraceBuffer, renderer, stop_event: threading.Event, run_for: float | None = None,
-                    max_events: int | None = None, poll: float = 0.05) -> None:
-    """Drain the trace into ``renderer`` until ``run_for`` passes, ``max_events``
-    lines are written, SIGTERM or Ctrl-C arrives; each line is flushed as it is
-    written."""
-    deadline = None if run_for is None else time.monotonic() + run_for
-    old_term = None
-    if threading.current_thread() is threading.main_thread():
-        def on_term(signum, frame):
-            raise _Terminated()
-        old_term = signal.signal(signal.SIGTERM, on_term)
-        old_hup = signal.signal(signal.SIGHUP, on_term)
-    try:
-        while not stop_event.is_set():
-            for ev in buffer.drain():
-                renderer.render((ev,))
-                if max_events is not None and renderer.lines >= max_events:
-                    return
-            if deadline is not None and time.monotonic() >= deadline:
-                return
-            stop_event.wait(poll)
-    except (KeyboardInterrupt, _Terminated):
-        return
-    finally:
-        if old_term is not None:
-            signal.signal(signal.SIGTERM, old_term)
-            signal.signal(signal.SIGHUP, old_hup)
 
 
 # --- attach ------------------------------------------------------------------------------
@@ -663,17 +568,16 @@ def read_trace_file(path: str) -> list[TraceEvent]:
     return events
 
 
-def info_from_trace(events: list[TraceEvent], path: str):
-    from .tui.pane import RunInfo
+def info_from_trace(events: list[TraceEvent], path: str) -> RunInfo:
     info = RunInfo(resource="(replay)", namespace=None, context=f"replay of {os.path.basename(path)}",
                    mode="queue" if any(e.kind.startswith("worker.") for e in events) else "watch",
                    extra={"replay": path})
     for ev in events:
-        if ev.kind == "informer.start":
+        if ev.kind == INFORMER_START:
             f = ev.fields
             info.fifo = str(f.get("fifo") or info.fifo)
             if "watch_list" in f:
-                info.initial_list = "WatchList stream" if f.get("watch_list") else "paged LIST"
+                info.initial_list = initial_list_label(bool(f.get("watch_list")))
             info.resync_period = float(f.get("resync_check_period") or 0.0)
             break
     return info
@@ -740,21 +644,20 @@ def sim(port: int, write_kubeconfig: str | None, scenario: str | None, list_scen
         raise RunError(f'unknown scenario "{scenario}" (known: {", ".join(sorted(SCENARIOS))})')
     from .sim.run import run_sim
 
-    def on_term(signum, frame):
+    from .lifecycle import on_sigterm
+
+    def on_term():
         raise KeyboardInterrupt  # run_sim stops the server on it, as on Ctrl-C
 
-    old_term = signal.signal(signal.SIGTERM, on_term) if threading.current_thread() is threading.main_thread() else None
     try:
-        run_sim(port=port, write_kubeconfig=write_kubeconfig, scenario=scenario, tls=tls)
+        with on_sigterm(on_term):
+            run_sim(port=port, write_kubeconfig=write_kubeconfig, scenario=scenario, tls=tls)
     except KeyboardInterrupt:
         return 0
     except ValueError as e:
         raise RunError(str(e)) from None
     except OSError as e:
         raise RunError(f"cannot serve on 127.0.0.1:{port}: {e.strerror or e}") from None
-    finally:
-        if old_term is not None:
-            signal.signal(signal.SIGTERM, old_term)
     return 0
 
 

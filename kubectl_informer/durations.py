@@ -143,3 +143,29 @@ def format_duration(seconds: float) -> str:
         if hours:
             out = f"{hours}h" + out
     return sign + out
+
+
+def format_short(seconds: float | None) -> str:
+    """A short Go-like duration for display: ``850ms``, ``1.2s``, ``4s``,
+    ``1m30s``, ``2h5m``; ``-`` for None. (``format_duration`` is Go's exact
+    ``Duration.String``, for flags and round trips.)"""
+    if seconds is None:
+        return "-"
+    if seconds < 0:
+        return "-" + format_short(-seconds)
+    if seconds == 0:
+        return "0s"
+    if seconds < 0.001:
+        return f"{seconds * 1e6:.0f}µs"
+    if seconds < 1:
+        ms = seconds * 1000
+        return f"{ms:.1f}ms" if ms < 10 else f"{ms:.0f}ms"
+    if seconds < 60:
+        r = round(seconds, 1)
+        return f"{r:.0f}s" if r == int(r) else f"{r:.1f}s"
+    if seconds < 3600:
+        m, s = divmod(int(round(seconds)), 60)
+        return f"{m}m{s}s" if s else f"{m}m"
+    h, rest = divmod(int(round(seconds)), 3600)
+    m = rest // 60
+    return f"{h}h{m}m" if m else f"{h}h"

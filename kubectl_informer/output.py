@@ -12,6 +12,8 @@ import threading
 from typing import IO, Iterable
 
 from .trace import TraceBuffer, TraceEvent, Tracer
+from .trace_kinds import (INFORMER_SYNCED, QUEUE_RATE_LIMITED, REFLECTOR_BACKOFF, RELIST, STORE_ADD, STORE_DELETE,
+                          STORE_UPDATE, WATCH_END, WORKER_DONE)
 
 OUTPUTS = ("tui", "json", "text")
 
@@ -33,6 +35,9 @@ class JsonRenderer:
         return n
 
 
+_STORE_DELTAS = {STORE_ADD: "Added", STORE_UPDATE: "Updated", STORE_DELETE: "Deleted"}
+
+
 def format_store_event(ev: TraceEvent) -> str | None:
     """``Sync default/web-1 rv=1234 Running`` for a store.* event, else None.
 
@@ -40,23 +45,23 @@ def format_store_event(ev: TraceEvent) -> str | None:
     Replaced, Deleted); updates add their diff, deletions say whether the
     object came as a DeletedFinalStateUnknown tombstone.
     """
-    if not ev.kind.startswith("store."):
+    default_delta = _STORE_DELTAS.get(ev.kind)
+    if default_delta is None:
         return None
     f = ev.fields
-    delta = f.get("delta") or {"store.add": "Added", "store.update": "Updated", "store.delete": "Deleted"}.get(
-        ev.kind, ev.kind)
+    delta = f.get("delta") or default_delta
     parts = [str(delta), ev.key or "-", f"rv={f.get('resource_version') or '-'}"]
     summary = f.get("summary")
     if summary:
         parts.append(str(summary))
-    if ev.kind == "store.update":
+    if ev.kind == STORE_UPDATE:
         diff = f.get("diff") or []
         if diff:
             parts.append("(" + ", ".join(str(d) for d in diff) + ")")
         elif f.get("old_resource_version") == f.get("resource_version"):
             # Same RV on both sides: a resync or relist handed the object back unchanged.
             parts.append("(no change)")
-    elif ev.kind == "store.delete" and f.get("tombstone"):
+    elif ev.kind == STORE_DELETE and f.get("tombstone"):
         parts.append("(tombstone: DeletedFinalStateUnknown)")
     if f.get("is_in_initial_list"):
         parts.append("[initial list]")
@@ -67,11 +72,11 @@ def format_worker_event(ev: TraceEvent) -> str | None:
     """Workqueue outcomes for ``queue -o text``: one line per finished item
     and per rate-limited requeue."""
     f = ev.fields
-    if ev.kind == "worker.done":
+    if ev.kind == WORKER_DONE:
         dur = f.get("duration")
         took = f" {dur * 1000:.0f}ms" if isinstance(dur, (int, float)) else ""
         return f"Worked {ev.key} worker={f.get('worker')} {f.get('outcome')}{took}"
-    if ev.kind == "queue.rate_limited":
+    if ev.kind == QUEUE_RATE_LIMITED:
         delay = f.get("delay")
         after = f" after {delay * 1000:.0f}ms" if isinstance(delay, (int, float)) else ""
         return f"Requeue {ev.key}{after} requeues={f.get('requeues')}"
@@ -87,15 +92,15 @@ def format_trouble(ev: TraceEvent, empty_message: str | None = None) -> str | No
     """What ``-o text`` says on stderr besides the deltas: an empty result
     (as kubectl get), each failure the reflector backs off from, each relist."""
     f = ev.fields
-    if ev.kind == "informer.synced" and not f.get("items"):
+    if ev.kind == INFORMER_SYNCED and not f.get("items"):
         return empty_message
-    if ev.kind == "reflector.backoff" and f.get("error"):
+    if ev.kind == REFLECTOR_BACKOFF and f.get("error"):
         delay = f.get("delay")
         after = f"{delay:.1f}s" if isinstance(delay, (int, float)) else "a while"
         return f"retrying in {after}: {f.get('error')}"
-    if ev.kind == "watch.end" and f.get("error"):
+    if ev.kind == WATCH_END and f.get("error"):
         return f"watch ended: {f.get('error')}"
-    if ev.kind == "relist":
+    if ev.kind == RELIST:
         return f"relisting ({f.get('reason')})"
     return None
 

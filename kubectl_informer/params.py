@@ -48,7 +48,7 @@ def _check_rate_limiter(value: str) -> None:
 
 def _check_label_selector(value: str) -> None:
     # The simulator parses selectors with kube-apiserver's grammar.
-    from .cache.listwatch import ApiError
+    from .apierrors import ApiError
     from .sim.selectors import parse_label_selector
     try:
         parse_label_selector(value)

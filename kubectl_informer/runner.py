@@ -13,13 +13,16 @@ from __future__ import annotations
 import base64
 import contextlib
 import threading
-
-import click
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .tui.pane import RunInfo
+import click
+
+from .profiles import DEFAULT_CLIENT_GO
+from .run_info import RunInfo
 from .trace import Tracer
+from .trace_kinds import LIST_PROGRESS, RUN_ERROR
 
 # How long stop() waits for each thread; threads are daemons, so a stuck one
 # cannot keep the process alive, but tests assert none is left.
@@ -42,7 +45,7 @@ class RunOptions:
     field_selector: str | None = None
     resync: float = 0.0
     late_handler_resync: float | None = None  # a second handler, added after start
-    client_go: str = "1.32"
+    client_go: str = DEFAULT_CLIENT_GO
     fifo: str | None = None
     watch_list: bool | None = None
     context: str | None = None
@@ -115,7 +118,7 @@ def make_transform(is_secret: bool, show_secret_data: bool) -> Callable[[Any], A
 
 def describe_error(err: BaseException, server: str = "") -> str | None:
     """A one-line message for failures the user can act on, or None."""
-    from .cache.listwatch import ApiError
+    from .apierrors import ApiError
 
     if isinstance(err, ApiError):
         if err.status == 403:
@@ -159,7 +162,7 @@ def _short_reason(err: BaseException) -> str:
 def _naming_a_bare_403(verb: str, resource: str, namespace: str | None):
     """A 403 without the API server's message (a proxy's) still says what was
     refused, as the API server's own message does."""
-    from .cache.listwatch import ApiError
+    from .apierrors import ApiError
     try:
         yield
     except ApiError as e:
@@ -178,7 +181,7 @@ def list_progress(tracer: Tracer, interval: float = 1.0) -> Callable[[int, float
     def progress(received: int, elapsed: float) -> None:
         if elapsed - last[0] >= interval:
             last[0] = elapsed
-            tracer.emit("list.progress", None, bytes=received, elapsed=elapsed)
+            tracer.emit(LIST_PROGRESS, None, bytes=received, elapsed=elapsed)
 
     return progress
 
@@ -219,13 +222,14 @@ class Run:
         self._stopped = False
 
     # Everything that can fail on user input, before any thread starts.
-    def prepare(self) -> RunInfo:
+    def _check_options(self) -> None:
+        """The flags' values, before anything connects: one line each."""
         o = self.opts
         if o.resync < 0:
             raise RunError("--resync must not be negative")
         if o.demo is not None and (o.kubeconfig or o.context):
             raise RunError("--demo runs its own simulated cluster: drop --kubeconfig/--context, or drop --demo")
-        from .pipeline import resolve_profile
+        from .profiles import resolve_profile
 
         try:
             self.profile = resolve_profile(o.client_go, fifo=o.fifo, watch_list=o.watch_list)
@@ -244,6 +248,9 @@ class Run:
             if o.work_time < 0:
                 raise RunError("--work-time must not be negative")
 
+    def prepare(self) -> RunInfo:
+        self._check_options()
+        o = self.opts
         kubeconfig, context = o.kubeconfig, o.context
         if o.demo is not None:
             self._start_demo(o.demo)
@@ -365,7 +372,7 @@ class Run:
         self.informer = new_informer(self.lw, self.profile, resync_period=o.resync, tracer=self.tracer,
                                      transform=make_transform(is_secret, o.show_secret_data))
         if o.mode == "queue":
-            from .controller import SimulatedController
+            from .sample_controller import SimulatedController
             self.controller = SimulatedController(self.informer, workers=o.workers, work_time=o.work_time,
                                                   fail_rate=o.fail_rate, rate_limiter=self.rate_limiter,
                                                   tracer=self.tracer, seed=o.seed)
@@ -381,10 +388,11 @@ class Run:
     def _add_late_handler(self, period: float) -> None:
         """Register a handler once the informer runs, as a controller that
         starts late does: client-go raises a period below the check period."""
-        from .clock import wait_for
-
-        if not wait_for(lambda: self.informer.has_started() or self.stop_event.is_set(), timeout=10.0):
-            raise RunError("the informer did not start within 10s")
+        deadline = time.monotonic() + 10.0
+        while not (self.informer.has_started() or self.stop_event.is_set()):
+            if time.monotonic() >= deadline:
+                raise RunError("the informer did not start within 10s")
+            self.stop_event.wait(0.005)
         if not self.stop_event.is_set():
             self.informer.add_event_handler(_NoopHandler(), resync_period=period, name="late-handler")
 
@@ -397,7 +405,7 @@ class Run:
             except BaseException as e:  # noqa: BLE001 - reported by the CLI
                 if not stop_event.is_set():
                     self.errors.append((name, e))
-                    self.tracer.emit("run.error", None, thread=name, error=f"{type(e).__name__}: {e}")
+                    self.tracer.emit(RUN_ERROR, None, thread=name, error=f"{type(e).__name__}: {e}")
                     stop_event.set()
                     if self.on_failure is not None:
                         self.on_failure()
@@ -417,22 +425,16 @@ class Run:
         return [t for t in self.threads if t.is_alive()]
 
     def stop(self, timeout: float = STOP_TIMEOUT) -> list[threading.Thread]:
-        """Close the stop event, shut the queue, join threads, stop the demo.
+        """Close the stop event, join threads, stop the demo.
         Returns the threads still alive after ``timeout`` (none, normally)."""
         if self._stopped:
             return self.alive_threads()
         self._stopped = True
+        # The controller shuts its own queue when the stop event closes.
         self.stop_event.set()
         if self.target is not None:  # a list that trickles or stalls must not hold the stop up
             from .kube.rest import abort_requests
             abort_requests(self.target.api_client)
-        if self.controller is not None:
-            q = getattr(self.controller, "queue", None)
-            if q is not None:
-                try:
-                    q.shut_down()
-                except Exception:
-                    pass
         for t in self.threads:
             t.join(timeout)
         if self.demo is not None:

@@ -5,12 +5,14 @@ Every engine component reports what it does as ``TraceEvent``s through one
 
 Emitting with no subscriber must cost next to nothing, because the engine
 emits several events per delta: ``emit`` returns at once, and hot paths can
-test ``tracer.enabled`` before building their fields at all.
+test ``tracer.enabled`` before building their fields at all. Kinds and
+fields are declared in ``trace_kinds``; ``emit`` checks nothing (tests do).
 """
 
 from __future__ import annotations
 
 import itertools
+import os
 import threading
 import time
 from collections import deque
@@ -19,10 +21,24 @@ from typing import Any, Callable, Iterable
 import orjson
 
 from .clock import Clock, RealClock
+from .trace_kinds import KINDS, TRACE_VERSION, ContractError, checked, upgrade_v1, with_defaults
+
+
+class Lazy:
+    """A field computed only when a reader asks for it (``Kind.derived``):
+    the engine hands over what it already holds, and only readers that
+    look (a pane showing the row, ``-o json``) pay for the derivation."""
+
+    __slots__ = ("fn", "args")
+
+    def __init__(self, fn: Callable[..., Any], *args: Any) -> None:
+        self.fn = fn
+        self.args = args
 
 
 class TraceEvent:
-    """One thing the machinery did. ``fields`` holds JSON values only."""
+    """One thing the machinery did; ``fields`` holds JSON values only and
+    follows the kind's declaration in ``trace_kinds``."""
 
     __slots__ = ("seq", "time", "kind", "key", "fields")
 
@@ -33,19 +49,42 @@ class TraceEvent:
         self.key = key
         self.fields = fields
 
+    @property
+    def raw_fields(self) -> dict[str, Any]:
+        """The fields as emitted (a ``DerivedTraceEvent``'s may hold a ``Lazy``)."""
+        return self.fields
+
     def to_dict(self) -> dict[str, Any]:
-        return {"seq": self.seq, "time": self.time, "kind": self.kind, "key": self.key, "fields": self.fields}
+        return {"seq": self.seq, "time": self.time, "kind": self.kind, "key": self.key, "fields": self.fields,
+                "v": TRACE_VERSION}
 
     def to_json(self) -> str:
         return orjson.dumps(self.to_dict(), default=str).decode()
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "TraceEvent":
-        return cls(int(d["seq"]), float(d["time"]), str(d["kind"]), d.get("key"), dict(d.get("fields") or {}))
+        kind = str(d["kind"])
+        fields = dict(d.get("fields") or {})
+        if d.get("v") is None:
+            fields = upgrade_v1(kind, fields)
+        return cls(int(d["seq"]), float(d["time"]), KINDS.get(kind, kind), d.get("key"), fields)
 
     @classmethod
     def from_json(cls, line: str | bytes) -> "TraceEvent":
         return cls.from_dict(orjson.loads(line))
+
+    @classmethod
+    def checked(cls, seq: int, time: float, kind: str, key: str | None = None, **fields: Any) -> "TraceEvent":
+        """An event built by hand (tests, benches), refused unless the
+        contract declares its kind, key and fields."""
+        checked(kind, key, fields)
+        return cls(seq, time, KINDS[kind], key, fields)
+
+    @classmethod
+    def build(cls, seq: int, time: float, kind: str, key: str | None = None, **fields: Any) -> "TraceEvent":
+        """As ``checked``, with the fields left out set to their zero values
+        (``trace_kinds.with_defaults``): for traces written by hand."""
+        return cls.checked(seq, time, kind, key, **with_defaults(kind, fields))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, TraceEvent) and self.to_dict() == other.to_dict()
@@ -54,6 +93,38 @@ class TraceEvent:
         return f"TraceEvent(seq={self.seq}, time={self.time:.3f}, kind={self.kind!r}, key={self.key!r}, fields={self.fields!r})"
 
 
+class DerivedTraceEvent(TraceEvent):
+    """An event of a kind with derived fields (``Kind.derived``), emitted by
+    ``Tracer.emit_derived``: reading ``fields`` computes them once. Only these
+    events pay for the property; every other event's ``fields`` is a plain slot."""
+
+    __slots__ = ("_raw",)
+
+    def __init__(self, seq: int, time: float, kind: str, key: str | None, fields: dict[str, Any]):
+        self.seq = seq
+        self.time = time
+        self.kind = kind
+        self.key = key
+        self._raw = fields
+
+    @property  # type: ignore[override]
+    def fields(self) -> dict[str, Any]:
+        f = self._raw
+        for name in getattr(self.kind, "derived", ()):
+            v = f.get(name)
+            if type(v) is Lazy:
+                f[name] = v.fn(*v.args)
+        return f
+
+    @property
+    def raw_fields(self) -> dict[str, Any]:
+        return self._raw
+
+
+# Set (tests do): every emitted event is checked against trace_kinds, and an
+# undeclared kind or field raises where it is emitted.
+CHECK_ENV = "KUBECTL_INFORMER_TRACE_CHECK"
+
 Subscriber = Callable[[TraceEvent], None]
 
 
@@ -61,7 +132,9 @@ class Tracer:
     """Fan-out of TraceEvents to subscribers, stamped with ``clock`` time.
 
     Subscribers run on the emitting thread and must be quick (append to a
-    buffer); the list is copied on write so ``emit`` reads it without a lock.
+    buffer). ``emit`` calls one ``_sink`` read without a lock: None with no
+    subscriber, a ``TraceBuffer``'s own deque append when it is the only one
+    (no Python frame per event), else a fan-out over all of them.
     """
 
     def __init__(self, clock: Clock | None = None) -> None:
@@ -70,29 +143,75 @@ class Tracer:
         self._now = time.monotonic if type(self.clock) is RealClock else self.clock.now
         self._seq = itertools.count(1)
         self._subscribers: tuple[Subscriber, ...] = ()
+        self._sink: Subscriber | None = None
+        self._direct: TraceBuffer | None = None  # the buffer whose deque is the sink
         self._lock = threading.Lock()
         self.enabled = False
+        if os.environ.get(CHECK_ENV):
+            self.emit = self._checked_emit  # type: ignore[method-assign]
+            self.emit_derived = self._checked_emit_derived  # type: ignore[method-assign]
+
+    def _checked_emit(self, kind: str, key: str | None = None, **fields: Any) -> None:
+        checked(kind, key, fields)
+        if any(type(v) is Lazy for v in fields.values()):
+            raise ContractError(f"{kind}: a Lazy field needs emit_derived")
+        Tracer.emit(self, kind, key, **fields)
+
+    def _checked_emit_derived(self, kind: str, key: str | None = None, **fields: Any) -> None:
+        checked(kind, key, fields)
+        Tracer.emit_derived(self, kind, key, **fields)
 
     def emit(self, kind: str, key: str | None = None, **fields: Any) -> None:
-        subs = self._subscribers
-        if not subs:
+        sink = self._sink
+        if sink is None:
             return
-        ev = TraceEvent(next(self._seq), self._now(), kind, key, fields)
-        for s in subs:
-            s(ev)
+        sink(TraceEvent(next(self._seq), self._now(), kind, key, fields))
+
+    def emit_derived(self, kind: str, key: str | None = None, **fields: Any) -> None:
+        """``emit`` for a kind with derived fields, passed as ``Lazy``."""
+        sink = self._sink
+        if sink is None:
+            return
+        sink(DerivedTraceEvent(next(self._seq), self._now(), kind, key, fields))
+
+    def issued(self) -> int:
+        """Sequence numbers handed out so far (events emitted to someone)."""
+        return int(repr(self._seq)[6:-1]) - 1  # "count(N)": N is the next one
+
+    def _set_subscribers(self, subs: tuple[Subscriber, ...]) -> None:
+        self._subscribers = subs
+        direct = subs[0] if len(subs) == 1 and isinstance(subs[0], TraceBuffer) else None
+        if direct is not self._direct:
+            # A buffer fed directly does not count its events: the tracer's
+            # sequence numbers do, from when it became (until it stops being) the sink.
+            if self._direct is not None:
+                self._direct._fed_directly(None)
+            if direct is not None:
+                direct._fed_directly(self)
+            self._direct = direct
+        if not subs:
+            self._sink = None
+        elif direct is not None:
+            self._sink = direct.trace_sink
+        elif len(subs) == 1:
+            self._sink = subs[0]
+        else:
+            def fan_out(ev: TraceEvent) -> None:
+                for s in subs:
+                    s(ev)
+            self._sink = fan_out
+        self.enabled = bool(subs)
 
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
         with self._lock:
-            self._subscribers = self._subscribers + (callback,)
-            self.enabled = True
+            self._set_subscribers(self._subscribers + (callback,))
 
         def unsubscribe() -> None:
             with self._lock:
                 subs = list(self._subscribers)
                 if callback in subs:
                     subs.remove(callback)
-                self._subscribers = tuple(subs)
-                self.enabled = bool(subs)
+                self._set_subscribers(tuple(subs))
 
         return unsubscribe
 
@@ -105,21 +224,36 @@ class TraceBuffer:
     """A subscriber that keeps events until a reader drains them.
 
     Bounded: if nobody drains, the oldest events are dropped (and counted) so
-    memory stays bounded however long the engine runs.
+    memory stays bounded however long the engine runs. Subscribed alone to a
+    tracer, events go straight into its deque (``trace_sink``); what it
+    received is then the tracer's count of events since it subscribed.
     """
 
     def __init__(self, maxlen: int = 500_000) -> None:
         self._events: deque[TraceEvent] = deque(maxlen=maxlen)
-        self._append = self._events.append
+        self._append = self.trace_sink = self._events.append
         self._lock = threading.Lock()
         self._drained = 0
-        self.received = 0
+        self._counted = 0  # events received by __call__ and extend
+        self._tracer: Tracer | None = None  # set while a tracer appends to the deque directly
+        self._from = 0
+
+    def _fed_directly(self, tracer: Tracer | None) -> None:
+        if self._tracer is not None:
+            self._counted += self._tracer.issued() - self._from
+        self._tracer = tracer
+        if tracer is not None:
+            self._from = tracer.issued()
 
     def __call__(self, ev: TraceEvent) -> None:
-        # Called for every event: deque.append is atomic under the GIL and
-        # drops the oldest when full; the counters are advisory.
+        # deque.append is atomic under the GIL and drops the oldest when full.
         self._append(ev)
-        self.received += 1
+        self._counted += 1
+
+    @property
+    def received(self) -> int:
+        t = self._tracer
+        return self._counted if t is None else self._counted + t.issued() - self._from
 
     @property
     def dropped(self) -> int:
@@ -127,16 +261,15 @@ class TraceBuffer:
         return max(0, self.received - self._drained - len(self._events))
 
     def extend(self, events: Iterable[TraceEvent]) -> None:
-        for ev in events:
-            self(ev)
+        events = list(events)
+        self._events.extend(events)
+        self._counted += len(events)
 
     def drain(self, max_events: int | None = None) -> list[TraceEvent]:
-        out: list[TraceEvent] = []
         pop = self._events.popleft
         with self._lock:
             n = len(self._events) if max_events is None else min(max_events, len(self._events))
-            for _ in range(n):
-                out.append(pop())
+            out = [pop() for _ in range(n)]
             self._drained += n
         return out
 

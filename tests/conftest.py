@@ -1,6 +1,12 @@
+import os
+
+# Every Tracer built in the tests (and in the CLI processes they start)
+# checks each event against kubectl_informer.trace_kinds as it is emitted.
+os.environ["KUBECTL_INFORMER_TRACE_CHECK"] = "1"
+
 import pytest
 
-from kubectl_informer.clock import FakeClock, wait_for
+from kubectl_informer.clock.testing import FakeClock, wait_for
 from kubectl_informer.trace import TraceBuffer, Tracer
 
 

@@ -1,6 +1,7 @@
 import threading
 
-from kubectl_informer.clock import FakeClock, RealClock, wait_for
+from kubectl_informer.clock import RealClock
+from kubectl_informer.clock.testing import FakeClock, wait_for
 
 
 def test_fake_clock_moves_only_when_stepped():

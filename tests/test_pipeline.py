@@ -2,9 +2,9 @@ import threading
 
 import pytest
 
-from kubectl_informer.cache.fake_source import FakeSource, make_object
+from kubectl_informer.cache.testing.fake_controller_source import FakeSource, make_object
 from kubectl_informer.cache.shared_informer import ResourceEventHandlerFuncs
-from kubectl_informer.clock import wait_for
+from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.pipeline import PROFILES, Profile, new_informer, resolve_profile
 
 
@@ -72,49 +72,3 @@ def test_new_informer_runs_each_profile(clock, tracer, trace, name):
     finally:
         stop.set()
         t.join(10)
-
-
-def test_new_informer_tunes_gc_without_lowering():
-    import gc
-
-    from kubectl_informer.pipeline import GC_GEN0_THRESHOLD, tune_gc
-    old = gc.get_threshold()
-    try:
-        gc.set_threshold(700, 10, 10)
-        new_informer(FakeSource(), PROFILES["1.32"])
-        assert gc.get_threshold() == (GC_GEN0_THRESHOLD, 20, 100)
-        gc.set_threshold(10 * GC_GEN0_THRESHOLD, 30, 200)
-        tune_gc()
-        assert gc.get_threshold() == (10 * GC_GEN0_THRESHOLD, 30, 200)
-        gc.set_threshold(0)  # GC disabled by threshold 0: left alone
-        tune_gc()
-        assert gc.get_threshold()[0] == 0
-    finally:
-        gc.set_threshold(*old)
-
-
-def test_pin_to_one_cpu_pins_the_thread_and_its_children_then_restores(monkeypatch):
-    import os
-    import threading
-
-    from kubectl_informer.pipeline import PIN_ENV, pin_to_one_cpu
-
-    if not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2:
-        import pytest
-        pytest.skip("needs Linux with two or more CPUs")
-    before = os.sched_getaffinity(0)
-    restore = pin_to_one_cpu()
-    try:
-        assert len(os.sched_getaffinity(0)) == 1
-        seen = []
-        t = threading.Thread(target=lambda: seen.append(os.sched_getaffinity(0)))
-        t.start()
-        t.join()
-        assert seen == [os.sched_getaffinity(0)]  # threads started now inherit the one CPU
-    finally:
-        restore()
-    assert os.sched_getaffinity(0) == before
-
-    monkeypatch.setenv(PIN_ENV, "1")
-    pin_to_one_cpu()()
-    assert os.sched_getaffinity(0) == before

@@ -32,6 +32,7 @@ from typing import Any, Callable
 
 from ..clock import Clock
 from ..trace import Tracer
+from ..trace_kinds import FIFO_COALESCE, FIFO_DEDUP, FIFO_POP, FIFO_QUEUE, FIFO_SKIP
 from .fifo_base import FIFOBase, FIFOClosedError  # noqa: F401 (FIFOClosedError re-exported)
 from .keys import DeletedFinalStateUnknown, meta_namespace_key_func
 
@@ -100,7 +101,7 @@ class DeltaFIFO(FIFOBase):
                  known_objects: Any = None, emit_delta_type_replaced: bool = False,
                  transformer: Callable[[Any], Any] | None = None, *,
                  tracer: Tracer | None = None, clock: Clock | None = None) -> None:
-        self._init_base(key_func, known_objects, transformer, tracer, clock)
+        super().__init__(key_func, known_objects, transformer, tracer, clock)
         self._emit_replaced = emit_delta_type_replaced
         # key -> deltas; a key is in _items iff it is in _queue.
         self._items: dict[str, list[Delta]] = {}
@@ -152,7 +153,7 @@ class DeltaFIFO(FIFOBase):
                     # the same deletion twice.
                     tracer = self._tracer
                     if tracer.enabled:
-                        tracer.emit("fifo.skip", key, type="Deleted", reason="unknown_delete")
+                        tracer.emit(FIFO_SKIP, key, type="Deleted", reason="unknown_delete")
                     return
             self._queue_action_locked(DELETED, DELETED, obj)
 
@@ -177,7 +178,7 @@ class DeltaFIFO(FIFOBase):
                 self._cond.notify()
             if tracer.enabled:
                 self._queued_at[key] = self._clock.now()
-                tracer.emit("fifo.queue", key, type=TYPE_NAMES[action], depth=len(self._queue), pending=1)
+                tracer.emit(FIFO_QUEUE, key, type=TYPE_NAMES[action], depth=len(self._queue), pending=1)
             return
         deltas.append(delta)
         if action is DELETED and deltas[-2].type is DELETED:
@@ -188,11 +189,11 @@ class DeltaFIFO(FIFOBase):
             dropped = older if kept is delta else delta
             deltas[-2:] = [kept]
             if tracer.enabled:
-                tracer.emit("fifo.dedup", key, type=TYPE_NAMES[action], dropped=_tombstone_label(dropped.object),
+                tracer.emit(FIFO_DEDUP, key, type=TYPE_NAMES[action], dropped=_tombstone_label(dropped.object),
                             kept=_tombstone_label(kept.object), pending=len(deltas), depth=len(self._queue))
             return
         if tracer.enabled:
-            tracer.emit("fifo.coalesce", key, type=TYPE_NAMES[action], pending=len(deltas), depth=len(self._queue))
+            tracer.emit(FIFO_COALESCE, key, type=TYPE_NAMES[action], pending=len(deltas), depth=len(self._queue))
 
     def replace(self, items: list, resource_version: str = "") -> None:
         with self._lock:
@@ -253,7 +254,7 @@ class DeltaFIFO(FIFOBase):
                 okey = self.key_of(obj)
                 if self._items.get(okey):
                     if tracer.enabled:
-                        tracer.emit("fifo.skip", okey, type="Sync", reason="resync_pending")
+                        tracer.emit(FIFO_SKIP, okey, type="Sync", reason="resync_pending")
                     continue
                 self._queue_action_locked(SYNC, SYNC, obj)
 
@@ -279,13 +280,13 @@ class DeltaFIFO(FIFOBase):
                 queued_at = self._queued_at.pop(key, None)
                 tracer = self._tracer
                 if tracer.enabled:
-                    tracer.emit("fifo.pop", key, types=[TYPE_NAMES[d.type] for d in deltas],
+                    tracer.emit(FIFO_POP, key, types=[TYPE_NAMES[d.type] for d in deltas],
                                 is_in_initial_list=is_in_initial_list,
                                 waited=None if queued_at is None else self._clock.now() - queued_at,
                                 depth=len(queue))
             elif self._tracer.enabled:
                 # Queued before tracing began: how long it waited is unknown.
-                self._tracer.emit("fifo.pop", key, types=[TYPE_NAMES[d.type] for d in deltas],
+                self._tracer.emit(FIFO_POP, key, types=[TYPE_NAMES[d.type] for d in deltas],
                                   is_in_initial_list=is_in_initial_list, waited=None, depth=len(queue))
             process(deltas, is_in_initial_list)
             return deltas

@@ -26,6 +26,7 @@ from typing import Any, Callable
 
 from ..clock import Clock
 from ..trace import Tracer
+from ..trace_kinds import FIFO_POP, FIFO_QUEUE, FIFO_SKIP
 from .delta_fifo import (ADDED, BOOKMARK, DELETED, REPLACED, REPLACED_ALL, SYNC, SYNC_ALL, TYPE_NAMES, UPDATED, Delta,
                          DeltaType, ReplacedAllInfo, SyncAllInfo)
 from .fifo_base import FIFOBase
@@ -52,7 +53,7 @@ class RealFIFO(FIFOBase):
                 raise ValueError("RealFIFO: known_objects is required without atomic_events")
             if emit_delta_type_bookmark:
                 raise ValueError("RealFIFO: emit_delta_type_bookmark requires atomic_events")
-        self._init_base(key_func, known_objects, transformer, tracer, clock)
+        super().__init__(key_func, known_objects, transformer, tracer, clock)
         self._atomic = atomic_events
         self._emit_bookmark = emit_delta_type_bookmark
         # Entries in three aligned deques rather than one deque of tuples (one
@@ -114,7 +115,7 @@ class RealFIFO(FIFOBase):
         tracer = self._tracer
         if tracer.enabled:
             self._times.append(self._clock.now())
-            tracer.emit("fifo.queue", key, type=TYPE_NAMES[action], depth=len(self._items), pending=n)
+            tracer.emit(FIFO_QUEUE, key, type=TYPE_NAMES[action], depth=len(self._items), pending=n)
         else:
             self._times.append(None)
         if self._waiting:
@@ -126,7 +127,7 @@ class RealFIFO(FIFOBase):
         tracer = self._tracer
         if tracer.enabled:
             self._times.append(self._clock.now())
-            tracer.emit("fifo.queue", None, type=TYPE_NAMES[delta.type], depth=len(self._items), pending=1, **fields)
+            tracer.emit(FIFO_QUEUE, None, type=TYPE_NAMES[delta.type], depth=len(self._items), pending=1, **fields)
         else:
             self._times.append(None)
         if self._waiting:
@@ -195,7 +196,7 @@ class RealFIFO(FIFOBase):
                 # now would deliver the stale one after it.
                 if key in per_key:
                     if tracer.enabled:
-                        tracer.emit("fifo.skip", key, type="Sync", reason="resync_pending")
+                        tracer.emit(FIFO_SKIP, key, type="Sync", reason="resync_pending")
                     continue
                 try:
                     obj, exists = known.get_by_key(key)
@@ -241,7 +242,7 @@ class RealFIFO(FIFOBase):
             tracer = self._tracer
             if tracer.enabled:
                 waited = None if queued_at is None else self._clock.now() - queued_at
-                tracer.emit("fifo.pop", key, types=[TYPE_NAMES[delta.type]], is_in_initial_list=is_in_initial_list,
+                tracer.emit(FIFO_POP, key, types=[TYPE_NAMES[delta.type]], is_in_initial_list=is_in_initial_list,
                             waited=waited, depth=len(items))
             deltas = [delta]
             try:

@@ -13,22 +13,13 @@ import random
 import threading
 from typing import Any, Callable
 
+from ..apierrors import ApiError, is_expired, is_too_large_resource_version, is_too_many_requests
 from ..clock import Clock, RealClock
 from ..trace import NULL_TRACER, Tracer
+from ..trace_kinds import (LIST_DONE, LIST_PAGE, LIST_START, REFLECTOR_BACKOFF, RELIST, RV_ADVANCE, WATCH_BOOKMARK,
+                           WATCH_END, WATCH_EVENT, WATCH_START)
 from .keys import deletion_handling_meta_namespace_key_func
-from .listwatch import (
-    ADDED,
-    BOOKMARK,
-    DELETED,
-    ERROR,
-    INITIAL_EVENTS_END_ANNOTATION,
-    MODIFIED,
-    ApiError,
-    ListOptions,
-    is_expired,
-    is_too_large_resource_version,
-    is_too_many_requests,
-)
+from .listwatch import ADDED, BOOKMARK, DELETED, ERROR, INITIAL_EVENTS_END_ANNOTATION, MODIFIED, ListOptions
 
 # client-go's pager.PageSize.
 DEFAULT_PAGE_SIZE = 500
@@ -146,9 +137,9 @@ class Reflector:
         that caused it); True when stopped meanwhile."""
         delay = self.backoff.next()
         if err is not None:
-            self.tracer.emit("reflector.backoff", None, delay=delay, error=_err_str(err))
+            self.tracer.emit(REFLECTOR_BACKOFF, None, delay=delay, error=_err_str(err))
         else:
-            self.tracer.emit("reflector.backoff", None, delay=delay)
+            self.tracer.emit(REFLECTOR_BACKOFF, None, delay=delay)
         return self.clock.wait_event(stop_event, delay)
 
     def list_and_watch(self, stop_event: threading.Event) -> None:
@@ -158,7 +149,7 @@ class Reflector:
         if stop_event.is_set():
             return
         if self._relist_reason is not None:
-            self.tracer.emit("relist", None, reason=self._relist_reason)
+            self.tracer.emit(RELIST, None, reason=self._relist_reason)
         self._relist_reason = "error"
         w = it = None
         fallback = not self.use_watch_list
@@ -169,7 +160,7 @@ class Reflector:
                     return  # stopped
                 w, it = w
             except Exception as err:  # noqa: BLE001 - client-go falls back to LIST on any error
-                self.tracer.emit("list.done", None, resource_version="", items=0, duration=0.0,
+                self.tracer.emit(LIST_DONE, None, resource_version="", items=0, duration=0.0,
                                  watch_list=True, error=f"{err}; falling back to LIST")
                 fallback = True
                 w = it = None
@@ -191,7 +182,20 @@ class Reflector:
         old = self._last_sync_rv
         self._last_sync_rv = rv
         if self.tracer.enabled and old != rv:
-            self.tracer.emit("rv.advance", None, old=old, new=rv, source=source)
+            self.tracer.emit(RV_ADVANCE, None, old=old, new=rv, source=source)
+
+    def _watch_ended(self, rv: str, reason: str | None = None, err: BaseException | None = None,
+                     watch_list: bool | None = None) -> None:
+        """watch.end with the facts readers need: ``expired`` says a 410 ended
+        it (so the reflector relists), not the error's wording."""
+        fields: dict[str, Any] = {"resource_version": rv, "expired": err is not None and is_expired(err)}
+        if reason is not None:
+            fields["reason"] = reason
+        if err is not None:
+            fields["error"] = _err_str(err)
+        if watch_list is not None:
+            fields["watch_list"] = watch_list
+        self.tracer.emit(WATCH_END, None, **fields)
 
     def _set_rv_unavailable(self, value: bool) -> None:
         with self._lock:
@@ -250,7 +254,7 @@ class Reflector:
             items.extend(page_items)
             cont = meta.get("continue") or ""
             if tracer.enabled:
-                tracer.emit("list.page", None, resource_version=meta.get("resourceVersion") or "",
+                tracer.emit(LIST_PAGE, None, resource_version=meta.get("resourceVersion") or "",
                             items=len(page_items), duration=self.clock.now() - t0, watch_list=False,
                             **{"continue": cont})
             if not cont:
@@ -265,7 +269,7 @@ class Reflector:
     def _list(self, stop_event: threading.Event) -> None:
         rv = self.relist_resource_version()
         start = self.clock.now()
-        self.tracer.emit("list.start", None, resource_version=rv, watch_list=False)
+        self.tracer.emit(LIST_START, None, resource_version=rv, watch_list=False)
         try:
             items, list_rv, paginated = self._paged_list(rv)
         except ApiError as err:
@@ -275,9 +279,9 @@ class Reflector:
             # The RV we asked for is gone or not there yet: a consistent
             # list at "" always makes progress.
             self._set_rv_unavailable(True)
-            self.tracer.emit("relist", None, reason="expired" if is_expired(err) else "too_large")
+            self.tracer.emit(RELIST, None, reason="expired" if is_expired(err) else "too_large")
             rv = self.relist_resource_version()
-            self.tracer.emit("list.start", None, resource_version=rv, watch_list=False)
+            self.tracer.emit(LIST_START, None, resource_version=rv, watch_list=False)
             try:
                 items, list_rv, paginated = self._paged_list(rv)
             except Exception as err2:
@@ -294,11 +298,11 @@ class Reflector:
         self._set_rv_unavailable(False)
         self.store.replace(items, list_rv)
         self._set_last_sync_rv(list_rv, "list")
-        self.tracer.emit("list.done", None, resource_version=list_rv, items=len(items),
+        self.tracer.emit(LIST_DONE, None, resource_version=list_rv, items=len(items),
                          duration=self.clock.now() - start, watch_list=False, **{"continue": ""})
 
     def _emit_list_failed(self, start: float, err: BaseException) -> None:
-        self.tracer.emit("list.done", None, resource_version="", items=0, duration=self.clock.now() - start,
+        self.tracer.emit(LIST_DONE, None, resource_version="", items=0, duration=self.clock.now() - start,
                          watch_list=False, error=str(err) or type(err).__name__)
 
     # ------------------------------------------------------------- watch-list
@@ -324,39 +328,34 @@ class Reflector:
             opts = ListOptions(resource_version=rv, allow_watch_bookmarks=True, send_initial_events=True,
                                resource_version_match="NotOlderThan", timeout_seconds=self._watch_timeout())
             start = self.clock.now()
-            self.tracer.emit("list.start", None, resource_version=rv, watch_list=True)
+            self.tracer.emit(LIST_START, None, resource_version=rv, watch_list=True)
             try:
                 w = self.lw.watch(opts)
             except Exception as err:
-                self.tracer.emit("watch.end", None, resource_version=rv, error=_err_str(err), watch_list=True)
+                self._watch_ended(rv, err=err, watch_list=True)
                 if self._retriable_with_side_effects(err, stop_event):
                     continue
                 raise
-            box = {"rv": ""}
             it = iter(w)
             try:
-                received = self._handle_watch(start, w, it, _TempStore(temp),
-                                              lambda rv, _source: box.__setitem__("rv", rv), stop_event,
-                                              exit_on_initial_end=True, temporary=True)
+                received, list_rv = self.handle_list_watch(start, w, it, _TempStore(temp), stop_event)
             except _StopRequested:
                 w.stop()
                 return None
             except Exception as err:
                 w.stop()
-                self.tracer.emit("watch.end", None, resource_version=rv, error=_err_str(err), watch_list=True)
+                self._watch_ended(rv, err=err, watch_list=True)
                 if self._retriable_with_side_effects(err, stop_event):
                     continue
                 raise
             if received:
                 break
-            self.tracer.emit("watch.end", None, resource_version=rv, reason="closed before initial-events-end",
-                             watch_list=True)
+            self._watch_ended(rv, reason="closed before initial-events-end", watch_list=True)
             # Ended before the bookmark: ask again from the start.
         self._set_rv_unavailable(False)
-        list_rv = box["rv"]
         self.store.replace(list(temp.values()), list_rv)
         self._set_last_sync_rv(list_rv, "list")
-        self.tracer.emit("list.done", None, resource_version=list_rv, items=len(temp),
+        self.tracer.emit(LIST_DONE, None, resource_version=list_rv, items=len(temp),
                          duration=self.clock.now() - start, watch_list=True, **{"continue": ""})
         return w, it
 
@@ -381,19 +380,19 @@ class Reflector:
                     it = iter(w)
                 except Exception as err:
                     if isinstance(err, ConnectionRefusedError) or is_too_many_requests(err):
-                        tracer.emit("watch.end", None, resource_version=rv, error=_err_str(err))
+                        self._watch_ended(rv, err=err)
                         if self._wait_backoff(stop_event, err):
                             return
                         continue
-                    tracer.emit("watch.end", None, resource_version=rv, error=_err_str(err))
+                    self._watch_ended(rv, err=err)
                     raise
-            tracer.emit("watch.start", None, resource_version=self._last_sync_rv)
+            tracer.emit(WATCH_START, None, resource_version=self._last_sync_rv)
             err: BaseException | None = None
             try:
-                self._handle_watch(start, w, it, self.store, self._set_last_sync_rv, stop_event)
+                self.handle_watch(start, w, it, self.store, stop_event)
             except _StopRequested:
                 w.stop()
-                tracer.emit("watch.end", None, resource_version=self._last_sync_rv, reason="stopped")
+                self._watch_ended(self._last_sync_rv, reason="stopped")
                 return
             except Exception as e:  # noqa: BLE001 - classified below
                 err = e
@@ -402,9 +401,9 @@ class Reflector:
             if err is None:
                 # A clean close (timeout, dropped connection): watch again
                 # from where we are, no relist.
-                tracer.emit("watch.end", None, resource_version=self._last_sync_rv, reason="closed")
+                self._watch_ended(self._last_sync_rv, reason="closed")
                 continue
-            tracer.emit("watch.end", None, resource_version=self._last_sync_rv, error=_err_str(err))
+            self._watch_ended(self._last_sync_rv, err=err)
             if is_too_many_requests(err):
                 if self._wait_backoff(stop_event, err):
                     return
@@ -420,20 +419,33 @@ class Reflector:
                 self._relist_reason = "error"
             return
 
-    def _handle_watch(self, start: float, w, it, store, set_rv, stop_event: threading.Event,
-                      exit_on_initial_end: bool = False, temporary: bool = False) -> bool:
-        """Apply ``w``'s events to ``store``; returns whether the
-        initial-events-end bookmark came. Raises ApiError for an ERROR
-        event, _StopRequested when stopped."""
+    def handle_watch(self, start: float, w, it, store, stop_event: threading.Event) -> bool:
+        """client-go's handleWatch: apply a watch's events to ``store``, each
+        advancing the last synced RV, until it ends. Returns whether an
+        initial-events-end bookmark came."""
+        return self.handle_any_watch(start, w, it, store, stop_event, exit_on_initial_end=False, main=True)[0]
+
+    def handle_list_watch(self, start: float, w, it, store, stop_event: threading.Event) -> tuple[bool, str]:
+        """client-go's handleListWatch: collect a WatchList stream's initial
+        events into a temporary ``store`` until the initial-events-end
+        bookmark; returns (whether it came, the last RV seen). The last synced
+        RV and the real store's bookmarks are left alone."""
+        return self.handle_any_watch(start, w, it, store, stop_event, exit_on_initial_end=True, main=False)
+
+    def handle_any_watch(self, start: float, w, it, store, stop_event: threading.Event,
+                         exit_on_initial_end: bool, main: bool) -> tuple[bool, str]:
+        """client-go's handleAnyWatch, under handle_watch and handle_list_watch.
+        Returns (initial-events-end bookmark came, last RV seen). Raises
+        ApiError for an ERROR event, _StopRequested when stopped."""
         self._current_watch = w
         if stop_event.is_set():
             w.stop()
             raise _StopRequested()
         tracer = self.tracer
         add, update, delete = store.add, store.update, store.delete
-        forward_bookmark = None if temporary else self._store_bookmark
-        main = getattr(set_rv, "__func__", None) is Reflector._set_last_sync_rv and set_rv.__self__ is self
+        forward_bookmark = self._store_bookmark if main else None
         received = False
+        last_rv = ""
         count = 0
         try:
             for ev in it:
@@ -460,26 +472,25 @@ class Reflector:
                     elif forward_bookmark is not None:
                         forward_bookmark(rv)
                     if tracer.enabled:
-                        tracer.emit("watch.bookmark", None, resource_version=rv)
+                        tracer.emit(WATCH_BOOKMARK, None, resource_version=rv)
                 else:
                     continue
                 if tracer.enabled and etype != BOOKMARK:
                     meta = obj["metadata"]
                     ns = meta.get("namespace")
                     name = meta.get("name")
-                    tracer.emit("watch.event", f"{ns}/{name}" if ns else name, type=etype, resource_version=rv)
+                    tracer.emit(WATCH_EVENT, f"{ns}/{name}" if ns else name, type=etype, resource_version=rv)
+                last_rv = rv
                 if main:
                     # _set_last_sync_rv inlined: this runs once per event.
                     old = self._last_sync_rv
                     self._last_sync_rv = rv
                     if old != rv and tracer.enabled:
-                        tracer.emit("rv.advance", None, old=old, new=rv,
+                        tracer.emit(RV_ADVANCE, None, old=old, new=rv,
                                     source="bookmark" if etype == BOOKMARK else "event")
-                else:
-                    set_rv(rv, "bookmark" if etype == BOOKMARK else "event")
                 count += 1
                 if exit_on_initial_end and received:
-                    return True
+                    return True, last_rv
         finally:
             self._current_watch = None
         if self._resync_error is not None:
@@ -489,7 +500,7 @@ class Reflector:
             raise _StopRequested()
         if count == 0 and self.clock.now() - start < 1.0:
             raise VeryShortWatchError(f"{self.name}: watch lasted less than a second and no items received")
-        return received
+        return received, last_rv
 
     # ---------------------------------------------------------------- resync
     def _start_resync(self, stop_event: threading.Event, cancel: threading.Event):

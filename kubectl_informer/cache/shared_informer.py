@@ -23,7 +23,23 @@ from collections import deque
 from typing import Any, Callable
 
 from ..clock import Clock, RealClock
-from ..trace import NULL_TRACER, Tracer
+from ..profiles import fifo_label, initial_list_label
+from ..trace import Lazy, NULL_TRACER, Tracer
+from ..trace_kinds import (
+    HANDLER_ADD,
+    HANDLER_DELETE,
+    HANDLER_ERROR,
+    HANDLER_REGISTER,
+    HANDLER_UPDATE,
+    INFORMER_BOOKMARK,
+    INFORMER_ERROR,
+    INFORMER_START,
+    INFORMER_SYNCED,
+    RESYNC_TICK,
+    STORE_ADD,
+    STORE_DELETE,
+    STORE_UPDATE,
+)
 from .delta_fifo import (ADDED, BOOKMARK, DELETED, REPLACED, REPLACED_ALL, SYNC, SYNC_ALL, UPDATED, DeltaFIFO,
                          DeltaType, FIFOClosedError)
 from .diff import diff_summary, summarize
@@ -36,7 +52,7 @@ MINIMUM_RESYNC_PERIOD = 1.0
 
 # Notification kinds (small tuples travel through the listener buffers).
 _ADD, _UPDATE, _DELETE = 0, 1, 2
-_HANDLER_EVENTS = ("handler.add", "handler.update", "handler.delete")
+_HANDLER_EVENTS = (HANDLER_ADD, HANDLER_UPDATE, HANDLER_DELETE)
 # DeltaType -> its plain str (Enum.value is a slow descriptor on a hot path).
 _DELTA_NAME = {t: str(t.value) for t in DeltaType}
 
@@ -198,7 +214,7 @@ class ProcessorListener:
                     on_delete(n[1])
             except Exception as err:  # noqa: BLE001 - client-go skips the item and goes on
                 self.errors += 1
-                self._tracer.emit("handler.error", None, listener=self.name, error=f"{type(err).__name__}: {err}")
+                self._tracer.emit(HANDLER_ERROR, None, listener=self.name, error=f"{type(err).__name__}: {err}")
             finally:
                 if kind == _ADD and n[2]:
                     with cond:
@@ -273,7 +289,7 @@ class SharedProcessor:
                 if s:
                     due.append(listener.name)
                     listener.determine_next_resync(now)
-        self.tracer.emit("resync.tick", None, due=due, check_period=self.check_period)
+        self.tracer.emit(RESYNC_TICK, None, due=due, check_period=self.check_period)
         return bool(due)
 
     def resync_check_period_changed(self, check: float) -> None:
@@ -281,12 +297,6 @@ class SharedProcessor:
             self.check_period = check
             for listener in self.listeners:
                 listener.resync_period = determine_resync_period(listener.requested_resync_period, check)
-
-
-def _fifo_label(fifo: str, atomic: bool) -> str:
-    if fifo == "delta":
-        return "DeltaFIFO"
-    return "RealFIFO (atomic)" if atomic else "RealFIFO"
 
 
 class SharedIndexInformer:
@@ -373,7 +383,7 @@ class SharedIndexInformer:
 
     @property
     def fifo_label(self) -> str:
-        return _fifo_label(self.fifo_kind, self.atomic_events)
+        return fifo_label(self.fifo_kind, self.atomic_events)
 
     # ------------------------------------------------------------- handlers
     def add_event_handler(self, handler: ResourceEventHandler, resync_period: float | None = None,
@@ -405,7 +415,7 @@ class SharedIndexInformer:
                 reason = "the informer does not resync (check period 0)"
             listener = ProcessorListener(name, handler, period, effective, self.clock.now(), self.has_synced,
                                          self.tracer)
-            self.tracer.emit("handler.register", None, listener=name, requested=requested, effective=effective,
+            self.tracer.emit(HANDLER_REGISTER, None, listener=name, requested=requested, effective=effective,
                              check_period=self._resync_check_period, reason=reason)
             if not self._started:
                 self.processor.add_listener(listener)
@@ -418,7 +428,7 @@ class SharedIndexInformer:
                 for item in self.indexer.list():
                     listener.add((_ADD, item, True))
                     if tracer.enabled:
-                        tracer.emit("handler.add", deletion_handling_meta_namespace_key_func(item),
+                        tracer.emit(HANDLER_ADD, deletion_handling_meta_namespace_key_func(item),
                                     listener=name, is_sync=False, synthetic=True)
             return listener
 
@@ -448,7 +458,8 @@ class SharedIndexInformer:
             self._started = True
             self._start_time = self.clock.now()
         self.processor.check_period = self._resync_check_period
-        self.tracer.emit("informer.start", None, fifo=self.fifo_label, watch_list=self.use_watch_list,
+        self.tracer.emit(INFORMER_START, None, fifo=self.fifo_label, watch_list=self.use_watch_list,
+                         initial_list=initial_list_label(self.use_watch_list),
                          resync_check_period=self._resync_check_period)
         self.processor.run()
         fifo = self.fifo
@@ -480,7 +491,7 @@ class SharedIndexInformer:
             except FIFOClosedError:
                 return
             except Exception as err:  # noqa: BLE001 - client-go drops the item and goes on
-                self.tracer.emit("informer.error", None, error=f"{type(err).__name__}: {err}")
+                self.tracer.emit(INFORMER_ERROR, None, error=f"{type(err).__name__}: {err}")
             if not self._synced_emitted and fifo.has_synced():
                 self._emit_synced()
 
@@ -492,7 +503,7 @@ class SharedIndexInformer:
             if self._synced_emitted:
                 return
             self._synced_emitted = True
-        self.tracer.emit("informer.synced", None, items=len(self.indexer),
+        self.tracer.emit(INFORMER_SYNCED, None, items=len(self.indexer),
                          duration=self.clock.now() - self._start_time)
 
     # --------------------------------------------------------- HandleDeltas
@@ -508,7 +519,7 @@ class SharedIndexInformer:
                     indexer.delete(obj)
                     if tracer.enabled:
                         key = obj.key if type(obj) is DeletedFinalStateUnknown else key_func(obj)
-                        self._trace_store("store.delete", key, t, obj, None, is_in_initial_list)
+                        self._trace_store(STORE_DELETE, key, t, obj, None, is_in_initial_list)
                         self._distribute((_DELETE, obj), False, key)
                     else:
                         self._distribute((_DELETE, obj), False)
@@ -518,7 +529,7 @@ class SharedIndexInformer:
                     if exists:
                         indexer.update(obj)
                         if tracer.enabled:
-                            self._trace_store("store.update", key, t, obj, old, is_in_initial_list)
+                            self._trace_store(STORE_UPDATE, key, t, obj, old, is_in_initial_list)
                         sync = _rv(old) == _rv(obj)
                         if not sync and not tracer.enabled:
                             # The common case, inlined: a real update to every listener.
@@ -530,7 +541,7 @@ class SharedIndexInformer:
                     else:
                         indexer.add(obj)
                         if tracer.enabled:
-                            self._trace_store("store.add", key, t, obj, None, is_in_initial_list)
+                            self._trace_store(STORE_ADD, key, t, obj, None, is_in_initial_list)
                         self._distribute((_ADD, obj, is_in_initial_list), False, key)
                 elif t is REPLACED_ALL:
                     self._process_replaced_all(obj, is_in_initial_list)
@@ -541,7 +552,7 @@ class SharedIndexInformer:
                 elif t is BOOKMARK:
                     self.bookmark_resource_version = obj
                     if tracer.enabled:
-                        tracer.emit("informer.bookmark", None, resource_version=obj)
+                        tracer.emit(INFORMER_BOOKMARK, None, resource_version=obj)
 
     def _on_update(self, old: Any, new: Any, key: str | None = None) -> None:
         # An update that did not change the resourceVersion is a resync
@@ -563,11 +574,14 @@ class SharedIndexInformer:
 
     def _trace_store(self, kind: str, key: str, delta_type, obj: Any, old: Any, is_in_initial_list: bool) -> None:
         rv = _rv(obj)
-        if kind == "store.update":
-            self.tracer.emit(kind, key, resource_version=rv, delta=_DELTA_NAME[delta_type], summary=summarize(obj),
-                             is_in_initial_list=is_in_initial_list, old_resource_version=_rv(old),
-                             diff=diff_summary(old, obj))
-        elif kind == "store.delete":
+        if kind is STORE_UPDATE:
+            # The diff is derived when a reader looks (trace.Lazy): most
+            # events are counted or drained unread, and diffing every update
+            # cost the traced pipeline a quarter of its time.
+            self.tracer.emit_derived(kind, key, resource_version=rv, delta=_DELTA_NAME[delta_type],
+                                     summary=summarize(obj), is_in_initial_list=is_in_initial_list,
+                                     old_resource_version=_rv(old), diff=Lazy(diff_summary, old, obj))
+        elif kind is STORE_DELETE:
             self.tracer.emit(kind, key, resource_version=rv, delta=_DELTA_NAME[delta_type], summary=summarize(obj),
                              is_in_initial_list=is_in_initial_list,
                              tombstone=type(obj) is DeletedFinalStateUnknown)
@@ -596,12 +610,12 @@ class SharedIndexInformer:
         tracer = self.tracer
         if tracer.enabled:
             for tomb in deletions:
-                self._trace_store("store.delete", tomb.key, DELETED, tomb, None, is_in_initial_list)
+                self._trace_store(STORE_DELETE, tomb.key, DELETED, tomb, None, is_in_initial_list)
             for old, new in replacements:
                 if old is None:
-                    self._trace_store("store.add", key_of(new), REPLACED, new, None, is_in_initial_list)
+                    self._trace_store(STORE_ADD, key_of(new), REPLACED, new, None, is_in_initial_list)
                 else:
-                    self._trace_store("store.update", key_of(new), REPLACED, new, old, is_in_initial_list)
+                    self._trace_store(STORE_UPDATE, key_of(new), REPLACED, new, old, is_in_initial_list)
         for tomb in deletions:
             self._distribute((_DELETE, tomb), False)
         for old, new in replacements:

@@ -3,13 +3,13 @@
 ``str(err)`` is the whole message without kubectl's ``error: `` prefix,
 which the CLI adds when it prints the line (``error: context "foo" does not
 exist``). HTTP failures are
-``cache.listwatch.ApiError`` (re-exported here) so the Reflector can read the
+``apierrors.ApiError`` (re-exported here) so the Reflector can read the
 API's Status from them.
 """
 
 from __future__ import annotations
 
-from kubectl_informer.cache.listwatch import ApiError
+from kubectl_informer.apierrors import ApiError
 
 __all__ = ["KubeError", "KubeConfigError", "UnknownResourceError", "DiscoveryError", "ApiError", "RedirectError",
            "one_line"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from kubectl_informer.cache.listwatch import ApiError
+from kubectl_informer.apierrors import ApiError
 
 
 # Lists Kubernetes merges by a key in a strategic merge patch (the

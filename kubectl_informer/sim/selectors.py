@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from kubectl_informer.cache.listwatch import ApiError
+from kubectl_informer.apierrors import ApiError
 
 Matcher = Callable[[dict], bool]
 

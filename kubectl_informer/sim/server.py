@@ -29,7 +29,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import orjson
 
-from kubectl_informer.cache.listwatch import ApiError
+from kubectl_informer.apierrors import ApiError
 from kubectl_informer.sim import kubeconfig as _kubeconfig
 from kubectl_informer.sim import negotiation, openapi, pod_proxy, scale, tables  # noqa: F401 - tables registers Table
 from kubectl_informer.sim.apply import server_side_apply

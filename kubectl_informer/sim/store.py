@@ -35,7 +35,8 @@ from typing import Any, Iterable, Iterator
 
 import orjson
 
-from kubectl_informer.cache.listwatch import ApiError, INITIAL_EVENTS_END_ANNOTATION
+from kubectl_informer.apierrors import ApiError
+from kubectl_informer.cache.listwatch import INITIAL_EVENTS_END_ANNOTATION
 from kubectl_informer.sim import strategy
 from kubectl_informer.sim.apply import record_update
 from kubectl_informer.sim.patches import json_patch, merge_patch, strategic_merge_patch

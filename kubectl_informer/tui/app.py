@@ -12,8 +12,6 @@ from 120 columns), as k9s does; large ones a grid of every pane.
 
 from __future__ import annotations
 
-import gc
-import sys
 import time
 from dataclasses import dataclass
 
@@ -69,10 +67,6 @@ CLOCK_REFRESH = 0.5
 # Drawing is most of a frame's cost on a big grid: the focused pane redraws
 # every frame, the others every BACKGROUND_EVERY frames (5 Hz at 15 Hz).
 BACKGROUND_EVERY = 3
-# Garbage collection: see InformerApp._tune_gc.
-GC_THRESHOLD = (700, 10, 300)
-# The interpreter's thread switch interval while the UI runs; see _tune_threads.
-SWITCH_INTERVAL = 0.001
 
 
 class KeyHints(Static):
@@ -173,7 +167,6 @@ class InformerApp(App[None]):
         panes: tuple[str, ...] | list[str] | None = None,
         clock=None,
         max_events_per_frame: int = 200_000,
-        tune_runtime: bool = True,
     ) -> None:
         super().__init__()
         self.buffer = buffer
@@ -181,9 +174,6 @@ class InformerApp(App[None]):
         self.frame_rate = max(float(frame_rate), 1.0)
         self.clock = clock
         self.max_events_per_frame = max_events_per_frame
-        self.tune_runtime = tune_runtime
-        self._gc_saved: tuple[int, int, int] | None = None
-        self._switch_saved: float | None = None
         wanted = PANE_NAMES if panes is None else tuple(panes)
         unknown = [n for n in wanted if n not in PANE_NAMES]
         if unknown:
@@ -235,48 +225,6 @@ class InformerApp(App[None]):
         self._apply_layout(self.size.width, self.size.height)
         self.panes[self.active].focus()
         self.set_interval(1.0 / self.frame_rate, self._tick, name="drain")
-        if self.tune_runtime:
-            self._tune_gc()
-            self._tune_threads()
-
-    def on_unmount(self) -> None:
-        if self._gc_saved is not None:
-            gc.set_threshold(*self._gc_saved)
-            gc.unfreeze()
-            self._gc_saved = None
-        if self._switch_saved is not None:
-            sys.setswitchinterval(self._switch_saved)
-            self._switch_saved = None
-
-    def _tune_threads(self) -> None:
-        """Let the UI thread get the GIL back quickly from the engine's threads.
-
-        Every await in the event loop can hand the GIL to a busy engine thread
-        (the reflector decoding JSON, the FIFO pop loop) for a whole switch
-        interval, 5 ms by default, and a key press crosses many awaits. Two
-        back-to-back 15 s runs of bench/tui.py's flood: the slowest key went
-        from 245 ms to 17 ms and events absorbed from 75k/s to 140k/s.
-        """
-        self._switch_saved = sys.getswitchinterval()
-        sys.setswitchinterval(min(self._switch_saved, SWITCH_INTERVAL))
-
-    def _tune_gc(self) -> None:
-        """Keep full garbage collections from stalling the UI.
-
-        The UI's rings and the engine's cache hold hundreds of thousands of
-        long-lived objects, and a full collection walks them all: under
-        bench/tui.py's flood, 26 full collections in 15 s, median 190 ms,
-        longest 480 ms, which is what a key press then waits for. Everything
-        alive at start goes to the permanent generation (``gc.freeze``), and
-        full collections wait for 300 middle-generation ones instead of ten
-        (at 1000 the flood's RSS settled at 154 MiB instead of 93 MiB). Young collections keep Python's small default size: a larger
-        one made each take 30-60 ms of CPU. Objects the rings drop are freed
-        by reference counting as before; cycles are still collected, the
-        long-lived ones less often.
-        """
-        self._gc_saved = gc.get_threshold()
-        gc.freeze()
-        gc.set_threshold(*GC_THRESHOLD)
 
     def on_resize(self, event: Resize) -> None:
         self._apply_layout(event.size.width, event.size.height)
@@ -385,6 +333,8 @@ class InformerApp(App[None]):
         return focused is not None and focused.message_queue_size > 0
 
     def _tick(self) -> None:
+        if not self.screen_stack:
+            return  # a last frame timer firing while the app closes: nothing left to draw
         if self._input_waiting():
             # A key is travelling app → screen → widget; each hop is a message
             # and would wait behind a whole frame. Let it through first.

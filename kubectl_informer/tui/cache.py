@@ -12,6 +12,7 @@ from collections import Counter
 from rich.text import Text
 
 from ..trace import TraceEvent
+from ..trace_kinds import INFORMER_SYNCED, STORE_ADD, STORE_DELETE, STORE_UPDATE
 from .pane import PaneState
 from .ring import RateMeter
 from .textpane import TextPane
@@ -27,7 +28,7 @@ def _namespace(key: str) -> str:
 class CacheState(PaneState):
     """Keys in the indexer and their count per namespace; op counters."""
 
-    KINDS = frozenset(("store.add", "store.update", "store.delete", "informer.synced"))
+    KINDS = frozenset((STORE_ADD, STORE_UPDATE, STORE_DELETE, INFORMER_SYNCED))
 
     def __init__(self) -> None:
         super().__init__()
@@ -44,7 +45,7 @@ class CacheState(PaneState):
         kind = ev.kind
         if kind not in self.KINDS:
             return
-        if kind == "informer.synced":
+        if kind == INFORMER_SYNCED:
             self.synced_items = ev.fields.get("items")
             self.version += 1
             return

@@ -14,7 +14,9 @@ from collections import Counter, deque
 from rich.text import Text
 from textual.binding import Binding
 
-from ..trace import TraceEvent
+from ..trace import Lazy, TraceEvent
+from ..trace_kinds import STORE_ADD, STORE_DELETE, STORE_UPDATE
+from .cursor import CURSOR_BINDINGS
 from .pane import PaneState
 from .textpane import TextPane, matches
 
@@ -30,7 +32,7 @@ DELTA_STYLES = {
     "Bookmark": "dim",
 }
 
-_KIND_DELTA = {"store.add": "Added", "store.update": "Updated", "store.delete": "Deleted"}
+_KIND_DELTA = {STORE_ADD: "Added", STORE_UPDATE: "Updated", STORE_DELETE: "Deleted"}
 
 
 def delta_style(delta: str) -> str:
@@ -38,10 +40,11 @@ def delta_style(delta: str) -> str:
 
 
 class DeltaRow:
-    __slots__ = ("seq", "time", "delta", "key", "rv", "old_rv", "summary", "diff", "initial", "tombstone")
+    __slots__ = ("seq", "time", "delta", "key", "rv", "old_rv", "summary", "_diff", "initial", "tombstone")
 
     def __init__(self, ev: TraceEvent) -> None:
-        f = ev.fields
+        # The raw fields: a derived diff stays uncomputed until the row is drawn.
+        f = ev.raw_fields
         self.seq = ev.seq
         self.time = ev.time
         self.delta = f.get("delta") or _KIND_DELTA.get(ev.kind, ev.kind)
@@ -49,9 +52,16 @@ class DeltaRow:
         self.rv = f.get("resource_version") or ""
         self.old_rv = f.get("old_resource_version")
         self.summary = f.get("summary") or ""
-        self.diff = f.get("diff") or ()
+        self._diff = f.get("diff") or ()
         self.initial = bool(f.get("is_in_initial_list"))
         self.tombstone = bool(f.get("tombstone"))
+
+    @property
+    def diff(self):
+        d = self._diff
+        if type(d) is Lazy:
+            d = self._diff = d.fn(*d.args) or ()
+        return d
 
     def __repr__(self) -> str:
         return f"DeltaRow({self.seq}, {self.delta}, {self.key!r}, rv={self.rv!r})"
@@ -118,8 +128,7 @@ class DeltasPane(TextPane):
 
     TITLE = "Deltas"
     BINDINGS = [
-        Binding("up,k", "cursor(-1)", "Up", show=False),
-        Binding("down,j", "cursor(1)", "Down", show=False),
+        *CURSOR_BINDINGS,
         Binding("pageup", "cursor(-20)", "Page up", show=False),
         Binding("pagedown", "cursor(20)", "Page down", show=False),
         Binding("home,g", "cursor_home", "Oldest", show=False),

@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections import OrderedDict, deque
 
 from rich.text import Text
-from textual.binding import Binding
 
 from ..trace import TraceEvent
+from ..trace_kinds import FIFO_COALESCE, FIFO_DEDUP, FIFO_POP, FIFO_QUEUE, FIFO_SKIP
+from .cursor import CURSOR_BINDINGS, HOME_BINDING, KeyCursor
 from .deltas import delta_style
 from .pane import PaneState
 from .textpane import TextPane
@@ -28,7 +29,7 @@ MAX_PENDING_SHOWN = 32
 class FifoState(PaneState):
     """Keys queued now, with their pending delta types; counters; recent events."""
 
-    KINDS = frozenset(("fifo.queue", "fifo.coalesce", "fifo.dedup", "fifo.skip", "fifo.pop"))
+    KINDS = frozenset((FIFO_QUEUE, FIFO_COALESCE, FIFO_DEDUP, FIFO_SKIP, FIFO_POP))
 
     def __init__(self, max_keys: int = 100_000, recent: int = 200) -> None:
         super().__init__()
@@ -49,28 +50,24 @@ class FifoState(PaneState):
             return
         key = ev.key if ev.key is not None else BATCH_KEY
         f = ev.fields
-        if kind == "fifo.queue" or kind == "fifo.coalesce":
+        if kind == FIFO_QUEUE or kind == FIFO_COALESCE:
             typ = str(f.get("type", "?"))
             pend = self.queued.get(key)
             if pend is None:
                 if len(self.queued) >= self.max_keys:
                     self.queued.popitem(last=False)
                 pend = self.queued[key] = []
-            pending = f.get("pending")
-            if isinstance(pending, list) and pending:
-                pend[:] = [str(p) for p in pending[-MAX_PENDING_SHOWN:]]
-            else:
-                pend.append(typ)
-                if len(pend) > MAX_PENDING_SHOWN:
-                    del pend[0]
-            if kind == "fifo.queue":
+            pend.append(typ)
+            if len(pend) > MAX_PENDING_SHOWN:
+                del pend[0]
+            if kind == FIFO_QUEUE:
                 self.queues += 1
             else:
                 self.coalesces += 1
                 self.recent.append((ev.time, "coalesce", key, f"+{typ} → [{' '.join(pend)}]"))
             if "depth" in f:
                 self.depth = f["depth"]
-        elif kind == "fifo.pop":
+        elif kind == FIFO_POP:
             self.pops += 1
             types = f.get("types") or []
             pend = self.queued.get(key)
@@ -81,12 +78,10 @@ class FifoState(PaneState):
                 if not pend:
                     del self.queued[key]
             self.depth = max(self.depth - 1, len(self.queued)) if self.depth else len(self.queued)
-        elif kind == "fifo.dedup":
+        elif kind == FIFO_DEDUP:
             self.dedups += 1
-            pend = self.queued.get(key)
-            # Two trailing deletions became one.
-            if pend and len(pend) >= 2 and pend[-1] == "Deleted" and pend[-2] == "Deleted":
-                pend.pop()
+            # The second deletion replaced the first in place (no coalesce
+            # was reported for it): the key's pending types are unchanged.
             self.recent.append((ev.time, "dedup", key, f"dropped {f.get('dropped', '?')} kept {f.get('kept', '?')}"))
         else:  # fifo.skip
             self.skips += 1
@@ -106,35 +101,21 @@ class FifoState(PaneState):
 _RECENT_STYLE = {"coalesce": "yellow", "dedup": "magenta", "skip": "dim cyan"}
 
 
-class FifoPane(TextPane):
+class FifoPane(KeyCursor, TextPane):
     """Queued keys on top (oldest first: next to pop), recent queue events below."""
 
     TITLE = "FIFO"
-    BINDINGS = [
-        Binding("up,k", "cursor(-1)", "Up", show=False),
-        Binding("down,j", "cursor(1)", "Down", show=False),
-        Binding("home,g", "cursor_home", "Top", show=False),
-    ]
+    BINDINGS = [*CURSOR_BINDINGS, HOME_BINDING]
 
     state: FifoState
 
     def __init__(self, state: FifoState, **kwargs) -> None:
         super().__init__(state, **kwargs)
         self.cursor = 0  # index into the selectable rows of the last frame
-        self._row_keys: list[str] = []
-
-    def action_cursor(self, step: int) -> None:
-        self.cursor = max(0, min(self.cursor + step, max(len(self._row_keys) - 1, 0)))
-        self.refresh()
-
-    def action_cursor_home(self) -> None:
-        self.cursor = 0
-        self.refresh()
+        self.cursor_keys: list[str] = []
 
     def selected_key(self) -> str | None:
-        if not self._row_keys:
-            return None
-        key = self._row_keys[min(self.cursor, len(self._row_keys) - 1)]
+        key = self.cursor_key()
         return None if key == BATCH_KEY else key
 
     def draw_lines(self, width: int, height: int) -> list[Text]:
@@ -189,9 +170,9 @@ class FifoPane(TextPane):
                 line.append(detail)
                 rows.append((line, key))
         selectable = [i for i, (_, k) in enumerate(rows) if k is not None]
-        self._row_keys = [rows[i][1] for i in selectable]  # type: ignore[misc]
-        if self._row_keys:
-            self.cursor = min(self.cursor, len(self._row_keys) - 1)
+        self.cursor_keys = [rows[i][1] for i in selectable]  # type: ignore[misc]
+        if self.cursor_keys:
+            self.clamp_cursor()
             if self.has_focus:
                 line = rows[selectable[self.cursor]][0]
                 line.truncate(width, overflow="ellipsis", pad=True)

@@ -12,7 +12,22 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
+from ..profiles import initial_list_label
 from ..trace import TraceEvent
+from ..trace_kinds import (
+    INFORMER_START,
+    INFORMER_SYNCED,
+    LIST_DONE,
+    LIST_PROGRESS,
+    LIST_START,
+    REFLECTOR_BACKOFF,
+    RELIST,
+    RV_ADVANCE,
+    WATCH_BOOKMARK,
+    WATCH_END,
+    WATCH_EVENT,
+    WATCH_START,
+)
 from .pane import PaneState, RunInfo
 from .textpane import TextPane
 
@@ -46,8 +61,8 @@ class FeedStats:
 
 class HeaderState(PaneState):
     KINDS = frozenset((
-        "informer.start", "informer.synced", "watch.start", "watch.end", "watch.event",
-        "watch.bookmark", "list.start", "list.done", "relist", "rv.advance", "list.progress", "reflector.backoff",
+        INFORMER_START, INFORMER_SYNCED, WATCH_START, WATCH_END, WATCH_EVENT,
+        WATCH_BOOKMARK, LIST_START, LIST_DONE, RELIST, RV_ADVANCE, LIST_PROGRESS, REFLECTOR_BACKOFF,
     ))
 
     def __init__(self) -> None:
@@ -77,37 +92,37 @@ class HeaderState(PaneState):
             return
         f = ev.fields
         self.last_time = ev.time
-        if kind == "watch.event" or kind == "watch.bookmark":
+        if kind == WATCH_EVENT or kind == WATCH_BOOKMARK:
             self.last_event = ev.time
             self.watch_events += 1
-        elif kind == "watch.start":
+        elif kind == WATCH_START:
             self.watching_since = ev.time
             self.watch_ended = None
-        elif kind == "watch.end":
+        elif kind == WATCH_END:
             self.watching_since = None
             self.watch_ended = str(f.get("error") or f.get("reason") or "ended")
-        elif kind == "list.start":
+        elif kind == LIST_START:
             self.listing_since = ev.time
             self.list_bytes = None
-        elif kind == "list.done":
+        elif kind == LIST_DONE:
             self.listing_since = None
             self.trouble = str(f["error"]) if f.get("error") else None
-        elif kind == "list.progress":
+        elif kind == LIST_PROGRESS:
             self.list_bytes = f.get("bytes")
-        elif kind == "reflector.backoff":
+        elif kind == REFLECTOR_BACKOFF:
             if f.get("error"):
                 self.trouble = str(f["error"])
             self.retry_at = ev.time + float(f.get("delay") or 0.0)
-        elif kind == "relist":
+        elif kind == RELIST:
             self.relists += 1
             self.last_relist = str(f.get("reason", ""))
-        elif kind == "rv.advance":
+        elif kind == RV_ADVANCE:
             self.rv = str(f.get("new", ""))
-        elif kind == "informer.synced":
+        elif kind == INFORMER_SYNCED:
             self.synced = True
             self.synced_items = f.get("items")
             self.synced_after = f.get("duration")
-        elif kind == "informer.start":
+        elif kind == INFORMER_START:
             self.fifo = f.get("fifo")
             self.watch_list = f.get("watch_list")
             self.synced = False
@@ -153,7 +168,7 @@ class HeaderPane(TextPane):
         fifo = st.fifo or info.fifo
         initial = info.initial_list
         if st.watch_list is not None:
-            initial = "WatchList stream" if st.watch_list else "paged LIST"
+            initial = initial_list_label(st.watch_list)
         one.append(f"  client-go {info.profile} ", "bold")
         one.append(f"{fifo} · {initial}", "magenta")
         if info.resync_period:

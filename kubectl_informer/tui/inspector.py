@@ -12,6 +12,8 @@ from rich.text import Text
 from textual.binding import Binding
 
 from ..trace import TraceEvent
+from ..trace_kinds import FIFO_COALESCE, FIFO_POP, FIFO_QUEUE, WATCH_EVENT
+from .cursor import CURSOR_BINDINGS, KeyCursor
 from .deltas import delta_style
 from .pane import PaneState
 from .ring import KeyedHistory
@@ -21,7 +23,7 @@ from .textpane import TextPane
 STAGES = (
     ("watch", "watch", "blue"),
     ("list", "list", "blue"),
-    ("fifo.pop", "pop", "bold cyan"),
+    (FIFO_POP, "pop", "bold cyan"),
     ("fifo", "fifo", "cyan"),
     ("store", "store", "green"),
     ("handler", "handler", "yellow"),
@@ -45,19 +47,17 @@ def describe(ev: TraceEvent) -> Text:
     f = ev.fields
     k = ev.kind
     t = Text(no_wrap=True)
-    if k == "watch.event":
+    if k == WATCH_EVENT:
         typ = str(f.get("type", ""))
         t.append(f"{typ} ", "bold")
         t.append(f"rv={f.get('resource_version', '')}", "dim")
-    elif k in ("fifo.queue", "fifo.coalesce"):
+    elif k in (FIFO_QUEUE, FIFO_COALESCE):
         typ = str(f.get("type", ""))
         t.append(typ, delta_style(typ))
         pend = f.get("pending")
-        if isinstance(pend, list):
-            t.append(f" pending [{' '.join(map(str, pend))}]")
-        elif pend is not None:
+        if pend is not None:
             t.append(f" pending {pend}")
-    elif k == "fifo.pop":
+    elif k == FIFO_POP:
         types = f.get("types") or []
         t.append("[")
         for i, typ in enumerate(types):
@@ -144,15 +144,11 @@ class InspectorState(PaneState):
         return None
 
 
-class InspectorPane(TextPane):
+class InspectorPane(KeyCursor, TextPane):
     """A key's events oldest first; with no key, the keys active most recently."""
 
     TITLE = "Inspector"
-    BINDINGS = [
-        Binding("up,k", "cursor(-1)", "Up", show=False),
-        Binding("down,j", "cursor(1)", "Down", show=False),
-        Binding("backspace", "back", "Key list", show=False),
-    ]
+    BINDINGS = [*CURSOR_BINDINGS, Binding("backspace", "back", "Key list", show=False)]
 
     state: InspectorState
 
@@ -160,7 +156,7 @@ class InspectorPane(TextPane):
         super().__init__(state, **kwargs)
         self.inspected: str | None = None
         self.cursor = 0
-        self._list_keys: list[str] = []
+        self.cursor_keys: list[str] = []
 
     def inspect(self, key: str | None) -> None:
         self.inspected = key
@@ -170,16 +166,10 @@ class InspectorPane(TextPane):
     def action_back(self) -> None:
         self.inspect(None)
 
-    def action_cursor(self, step: int) -> None:
-        self.cursor = max(0, min(self.cursor + step, max(len(self._list_keys) - 1, 0)))
-        self.refresh()
-
     def selected_key(self) -> str | None:
         if self.inspected is not None:
             return self.inspected
-        if self._list_keys:
-            return self._list_keys[min(self.cursor, len(self._list_keys) - 1)]
-        return None
+        return self.cursor_key()
 
     def draw_lines(self, width: int, height: int) -> list[Text]:
         if self.inspected is None:
@@ -241,12 +231,11 @@ class InspectorPane(TextPane):
             name, style = stage_of(last.kind)
             line.append(f"{len(life)} events, last {last.kind}", style)
             lines.append(line)
-        self._list_keys = keys
+        self.cursor_keys = keys
         if not keys:
             lines.append(Text("no keys yet" if not f else f"no key matches /{f}", "dim"))
         elif self.has_focus:
-            self.cursor = min(self.cursor, len(keys) - 1)
-            line = lines[1 + self.cursor]
+            line = lines[1 + self.clamp_cursor()]
             line.truncate(width, overflow="ellipsis", pad=True)
             line.stylize("reverse")
         return lines

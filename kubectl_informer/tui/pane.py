@@ -9,30 +9,10 @@ a pane can be tested alone by feeding its state a recorded trace.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from textual.widget import Widget
 
+from ..run_info import RunInfo  # noqa: F401 - panes and tests name it from here
 from ..trace import TraceEvent
-
-
-@dataclass
-class RunInfo:
-    """What the run is, for headers and help: set once by the CLI."""
-
-    resource: str = "pods"
-    namespace: str | None = "default"     # None: all namespaces
-    context: str = ""
-    server: str = ""
-    profile: str = "1.32"                 # --client-go
-    fifo: str = "DeltaFIFO"               # "DeltaFIFO" | "RealFIFO" | "RealFIFO (atomic)"
-    initial_list: str = "paged LIST"      # "paged LIST" | "WatchList stream"
-    resync_period: float = 0.0            # seconds, as asked
-    label_selector: str | None = None
-    field_selector: str | None = None
-    demo_scenario: str | None = None
-    mode: str = "watch"                   # "watch" | "queue"
-    extra: dict = field(default_factory=dict)
 
 
 class PaneState:
@@ -47,6 +27,37 @@ class PaneState:
     def feed_all(self, events) -> None:
         for ev in events:
             self.feed(ev)
+
+
+class DispatchState(PaneState):
+    """A state fed a few kinds, one method each: ``HANDLERS`` maps a
+    ``trace_kinds`` kind to a method name. An event a method cannot use (a
+    recording outside the contract) is counted in ``bad_events`` and skipped,
+    never raised into the UI; a method returning False changed nothing."""
+
+    HANDLERS: dict[str, str] = {}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bad_events = 0
+        self.last_time: float | None = None
+        self._handlers = {kind: getattr(self, name) for kind, name in self.HANDLERS.items()}
+
+    def handle(self, handler, ev: TraceEvent):
+        return handler(ev)
+
+    def feed(self, ev: TraceEvent) -> None:
+        h = self._handlers.get(ev.kind)
+        if h is None:
+            return
+        try:
+            if self.handle(h, ev) is False:
+                return
+        except (TypeError, ValueError, AttributeError, OverflowError):
+            self.bad_events += 1
+            return
+        self.last_time = ev.time
+        self.version += 1
 
 
 class Pane(Widget):

@@ -24,15 +24,30 @@ from collections import deque
 from rich.text import Text
 
 from ..trace import TraceEvent
+from ..trace_kinds import (
+    QUEUE_ADD,
+    QUEUE_ADD_AFTER,
+    QUEUE_DONE,
+    QUEUE_FORGET,
+    QUEUE_GET,
+    QUEUE_RATE_LIMITED,
+    QUEUE_SHUTDOWN,
+    WORKER_DONE,
+    WORKER_START,
+)
 from .chart import bar, fmt_secs, join_lines, percentile, side_by_side
-from .pane import Pane, PaneState
+from .pane import DispatchState, Pane
 
 RESERVOIR = 1024   # recent observations kept for p50/p99, as the engine's metrics
 RATE_WINDOW = 5    # seconds averaged for adds/s
 LABEL_W = 14
 
 
-class QueueState(PaneState):
+class QueueState(DispatchState):
+    HANDLERS = {QUEUE_ADD: "_add", QUEUE_GET: "_get", QUEUE_DONE: "_done", QUEUE_ADD_AFTER: "_add_after",
+                QUEUE_RATE_LIMITED: "_rate_limited", QUEUE_FORGET: "_forget", QUEUE_SHUTDOWN: "_shutdown",
+                WORKER_START: "_worker_start", WORKER_DONE: "_worker_done"}
+
     def __init__(self) -> None:
         super().__init__()
         # The queue's own structures, as client-go's Type.
@@ -58,39 +73,17 @@ class QueueState(PaneState):
         self.work: deque[float] = deque(maxlen=RESERVOIR)
         # Events the model could not place (a trace that lost events).
         self.gaps = 0
-        self.bad_events = 0
         self._rate: deque[list] = deque(maxlen=RATE_WINDOW + 2)  # [second, adds]
         self.first_add: float | None = None
-        self.last_time: float | None = None
-        self._handlers = {
-            "queue.add": self._add,
-            "queue.get": self._get,
-            "queue.done": self._done,
-            "queue.add_after": self._add_after,
-            "queue.rate_limited": self._rate_limited,
-            "queue.forget": self._forget,
-            "queue.shutdown": self._shutdown,
-            "worker.start": self._worker_start,
-            "worker.done": self._worker_done,
-        }
 
-    def feed(self, ev: TraceEvent) -> None:
-        h = self._handlers.get(ev.kind)
-        if h is None:
-            return
+    def handle(self, handler, ev: TraceEvent):
         k = ev.key
         if type(k) is not str:
-            if k is None and ev.kind != "queue.shutdown":
+            if k is None and ev.kind != QUEUE_SHUTDOWN:
                 self.bad_events += 1  # every other queue event names its item
-                return
+                return False
             k = None if k is None else str(k)
-        try:
-            h(k, ev.time, ev.fields)
-        except (TypeError, ValueError, AttributeError, OverflowError):
-            self.bad_events += 1  # a malformed recording must not stop the UI
-            return
-        self.last_time = ev.time
-        self.version += 1
+        return handler(k, ev.time, ev.fields)
 
     # -- the queue's rules ----------------------------------------------
     def _add(self, k: str, t: float, f: dict) -> None:
@@ -291,11 +284,7 @@ def _allocate(wants: list[int], avail: int) -> list[int]:
     return got
 
 
-def render_queue(st: QueueState, now: float | None, width: int, height: int) -> Text:
-    width = max(width, 30)
-    height = max(height, 3)
-    if now is None:
-        now = st.last_time if st.last_time is not None else 0.0
+def _header(st: QueueState, now: float, width: int) -> Text:
     busy = sum(1 for w in st.workers.values() if w is not None)
     head = Text.assemble(
         ("Workqueue", "bold"),
@@ -319,6 +308,11 @@ def render_queue(st: QueueState, now: float | None, width: int, height: int) -> 
             head.append(f" · busy {busy}/{len(st.workers)}")
         if st.shutting_down:
             head.append(" · SHUT DOWN", "bold red")
+    return head
+
+
+def _metric_lines(st: QueueState, now: float, width: int, height: int) -> list[Text]:
+    """client-go's workqueue metrics in one, two or a compact line."""
     lp50, lp99 = st.percentiles("latency")
     wp50, wp99 = st.percentiles("work")
     unfinished, longest = st.unfinished_work(now)
@@ -333,33 +327,25 @@ def render_queue(st: QueueState, now: float | None, width: int, height: int) -> 
     if metrics.cell_len + 3 + unfin.cell_len <= width:
         metrics.append(" · ")
         metrics.append_text(unfin)
-        lines = [head, metrics]
-    elif height >= 12:
-        lines = [head, metrics, unfin]
-    else:
-        compact = Text.assemble(
-            ("p50/p99", "bold"), f" latency {fmt_secs(lp50)}/{fmt_secs(lp99)}",
-            f" work {fmt_secs(wp50)}/{fmt_secs(wp99)} · ", ("longest", "bold"), f" {fmt_secs(longest)}",
-        )
-        more = Text.assemble(" · ", ("unfinished", "bold"), f" {fmt_secs(unfinished)}")
-        if compact.cell_len + more.cell_len <= width:
-            compact.append_text(more)
-        elif compact.cell_len > width:
-            compact = Text.assemble(("p50/p99", "bold"), f" lat {fmt_secs(lp50)}/{fmt_secs(lp99)}"
-                                    f" work {fmt_secs(wp50)}/{fmt_secs(wp99)}")
-        lines = [head, compact]
-    avail = height - len(lines)
-    if avail <= 0:
-        return join_lines(lines[:height], width)
+        return [metrics]
+    if height >= 12:
+        return [metrics, unfin]
+    compact = Text.assemble(
+        ("p50/p99", "bold"), f" latency {fmt_secs(lp50)}/{fmt_secs(lp99)}",
+        f" work {fmt_secs(wp50)}/{fmt_secs(wp99)} · ", ("longest", "bold"), f" {fmt_secs(longest)}",
+    )
+    more = Text.assemble(" · ", ("unfinished", "bold"), f" {fmt_secs(unfinished)}")
+    if compact.cell_len + more.cell_len <= width:
+        compact.append_text(more)
+    elif compact.cell_len > width:
+        compact = Text.assemble(("p50/p99", "bold"), f" lat {fmt_secs(lp50)}/{fmt_secs(lp99)}"
+                                f" work {fmt_secs(wp50)}/{fmt_secs(wp99)}")
+    return [compact]
 
-    wide = width >= 110
-    lw = (width * 9) // 20 if wide else width
-    rw = width - lw - 2
-    body_l = lw - LABEL_W
-    body_r = (rw if wide else width) - LABEL_W
 
-    # Processing: worker slots when workers report, else the processing set.
-    dwp = {k for k in st.processing if k in st.dirty}
+def _processing_lines(st: QueueState, now: float, dwp: set) -> list[Text]:
+    """Worker slots when workers report, else the processing set."""
+    wp99 = st.percentiles("work")[1]
     scale = max([wp99 or 0.0] + [now - s for s in st.processing.values()] + [1e-9])
 
     def proc_line(k: str, start: float, slot: str | None) -> Text:
@@ -388,93 +374,112 @@ def render_queue(st: QueueState, now: float | None, width: int, height: int) -> 
     for k, start in st.processing.items():
         if k not in held:
             proc.append(proc_line(k, start, None))
-    if not proc:
-        proc.append(Text("nothing", style="dim"))
+    return proc or [Text("nothing", style="dim")]
 
-    # Waiting: soonest first, with countdowns.
-    soon = heapq.nsmallest(64, st.waiting.items(), key=lambda kv: kv[1])
 
-    def waiting_items():
-        for k, ready in soon:
-            left = ready - now
-            t = Text(k)
-            t.append(f" in {fmt_secs(max(0.0, left))}" if left > 0 else " ready", "magenta")
-            n = st.requeues.get(k)
-            if n:
-                t.append(f" ×{n}", "yellow")
-            yield t
+def _waiting_items(st: QueueState, now: float):
+    """Waiting items, soonest first, with countdowns."""
+    for k, ready in heapq.nsmallest(64, st.waiting.items(), key=lambda kv: kv[1]):
+        left = ready - now
+        t = Text(k)
+        t.append(f" in {fmt_secs(max(0.0, left))}" if left > 0 else " ready", "magenta")
+        n = st.requeues.get(k)
+        if n:
+            t.append(f" ×{n}", "yellow")
+        yield t
 
-    def queued_items(limit):
-        for i, k in enumerate(itertools.islice(st.queue, limit)):
-            yield Text(k, style="bold" if i == 0 else "")
 
+def _dirty_body(st: QueueState, dwp: set, w: int) -> list[Text]:
+    if not st.dirty:
+        return [Text("none", style="dim")]
+    parts = Text(f"{len(st.queue)} queued", style="dim")
+    if dwp:
+        parts.append(f" + {len(dwp)} processing (requeued on done): ", "dim")
+        more = _flow((Text(k, style="yellow") for k in dwp), len(dwp), max(10, w - parts.cell_len), 1)[0]
+        parts.append_text(more)
+    return [parts]
+
+
+def _flowed(items_fn, total: int, empty: str):
+    """A section body laid out with _flow, or ``empty`` when there is nothing."""
+    return lambda w, rows: _flow(items_fn(w, rows), total, w, rows) if total else [Text(empty, style="dim")]
+
+
+def _section_specs(st: QueueState, now: float, proc: list[Text], dwp: set) -> dict[str, tuple]:
+    """(title, count, body(width, rows)) of every section."""
     top_requeues = heapq.nlargest(64, st.requeues.items(), key=lambda kv: kv[1])
-
-    def requeue_items():
-        for k, n in top_requeues:
-            yield Text.assemble(k, (f" ×{n}", "yellow"))
-
-    def dirty_body(w, rows):
-        if not st.dirty:
-            return [Text("none", style="dim")]
-        parts = Text(f"{len(st.queue)} queued", style="dim")
-        if dwp:
-            parts.append(f" + {len(dwp)} processing (requeued on done): ", "dim")
-            more = _flow((Text(k, style="yellow") for k in dwp), len(dwp), max(10, w - parts.cell_len), 1)[0]
-            parts.append_text(more)
-        return [parts]
-
-    def build(spec, w, rows):
-        title, count, fn = spec
-        return _section(title, count, fn(w, rows))
-
-    queued_spec = ("queued", len(st.queue),
-                   lambda w, rows: _flow(queued_items(rows * (w // 4 + 1)), len(st.queue), w, rows)
-                   if st.queue else [Text("empty", style="dim")])
-    proc_spec = ("processing", len(st.processing), lambda w, rows: proc[:rows] if len(proc) <= rows
-                 else proc[: rows - 1] + [Text(f"…+{len(proc) - rows + 1}", style="dim")])
-    waiting_spec = ("waiting", len(st.waiting),
-                    lambda w, rows: _flow(waiting_items(), len(st.waiting), w, rows)
-                    if st.waiting else [Text("none", style="dim")])
-    requeue_spec = ("requeues", len(st.requeues),
-                    lambda w, rows: _flow(requeue_items(), len(st.requeues), w, rows)
-                    if st.requeues else [Text("none", style="dim")])
-    dirty_spec = ("dirty", len(st.dirty), dirty_body)
-
-    def want_flow(widths, w):
-        """Rows a flowed section needs for items of ``widths`` (stops at ``avail``)."""
-        rows, used = 1, 0
-        for iw in widths:
-            if used and used + 2 + iw > w:
-                rows += 1
-                used = 0
-                if rows > avail:
-                    break
-            used += (2 if used else 0) + iw
-        return rows
-
-    def wants_left(w):
-        cap = avail * (w // 4 + 1)
-        return [want_flow((len(k) for k in itertools.islice(st.queue, cap)), w),
-                want_flow((len(k) + 12 for k in itertools.islice(st.waiting, cap)), w),
-                want_flow((len(k) + 4 for k in itertools.islice(st.requeues, cap)), w)]
-
-    if wide:
-        left_specs = [queued_spec, waiting_spec, requeue_spec]
-        totals_spec = ("totals", None, lambda w, rows: [Text(
+    queued = _flowed(lambda w, rows: (Text(k, style="bold" if i == 0 else "")
+                                      for i, k in enumerate(itertools.islice(st.queue, rows * (w // 4 + 1)))),
+                     len(st.queue), "empty")
+    return {
+        "queued": ("queued", len(st.queue), queued),
+        "processing": ("processing", len(st.processing), lambda w, rows: proc[:rows] if len(proc) <= rows
+                       else proc[: rows - 1] + [Text(f"…+{len(proc) - rows + 1}", style="dim")]),
+        "waiting": ("waiting", len(st.waiting), _flowed(lambda w, rows: _waiting_items(st, now),
+                                                        len(st.waiting), "none")),
+        "requeues": ("requeues", len(st.requeues),
+                     _flowed(lambda w, rows: (Text.assemble(k, (f" ×{n}", "yellow")) for k, n in top_requeues),
+                             len(st.requeues), "none")),
+        "dirty": ("dirty", len(st.dirty), lambda w, rows: _dirty_body(st, dwp, w)),
+        "totals": ("totals", None, lambda w, rows: [Text(
             f"gets {st.gets} · requeued on done {st.requeued_on_done} · "
-            f"work ok {st.worker_ok} / errors {st.worker_errors}", style="dim")])
-        right_specs = [proc_spec, dirty_spec, totals_spec]
-        lw_rows = _allocate(wants_left(body_l), avail)
+            f"work ok {st.worker_ok} / errors {st.worker_errors}", style="dim")]),
+    }
+
+
+def _want_flow(widths, w: int, avail: int) -> int:
+    """Rows a flowed section needs for items of ``widths`` (stops at ``avail``)."""
+    rows, used = 1, 0
+    for iw in widths:
+        if used and used + 2 + iw > w:
+            rows += 1
+            used = 0
+            if rows > avail:
+                break
+        used += (2 if used else 0) + iw
+    return rows
+
+
+def _wants_left(st: QueueState, w: int, avail: int) -> list[int]:
+    cap = avail * (w // 4 + 1)
+    return [_want_flow((len(k) for k in itertools.islice(st.queue, cap)), w, avail),
+            _want_flow((len(k) + 12 for k in itertools.islice(st.waiting, cap)), w, avail),
+            _want_flow((len(k) + 4 for k in itertools.islice(st.requeues, cap)), w, avail)]
+
+
+def _build(spec, w: int, rows: int) -> list[Text]:
+    title, count, fn = spec
+    return _section(title, count, fn(w, rows))[:rows]
+
+
+def render_queue(st: QueueState, now: float | None, width: int, height: int) -> Text:
+    width = max(width, 30)
+    height = max(height, 3)
+    if now is None:
+        now = st.last_time if st.last_time is not None else 0.0
+    lines = [_header(st, now, width)] + _metric_lines(st, now, width, height)
+    avail = height - len(lines)
+    if avail <= 0:
+        return join_lines(lines[:height], width)
+    wide = width >= 110
+    lw = (width * 9) // 20 if wide else width
+    body_l = lw - LABEL_W
+    body_r = (width - lw - 2 if wide else width) - LABEL_W
+    dwp = {k for k in st.processing if k in st.dirty}
+    proc = _processing_lines(st, now, dwp)
+    specs = _section_specs(st, now, proc, dwp)
+    if wide:
+        lw_rows = _allocate(_wants_left(st, body_l, avail), avail)
         rw_rows = _allocate([len(proc), 1, 1], avail)
-        left = [ln for spec, r in zip(left_specs, lw_rows) if r for ln in build(spec, body_l, r)[:r]]
-        right = [ln for spec, r in zip(right_specs, rw_rows) if r for ln in build(spec, body_r, r)[:r]]
+        left = [ln for name, r in zip(("queued", "waiting", "requeues"), lw_rows) if r
+                for ln in _build(specs[name], body_l, r)]
+        right = [ln for name, r in zip(("processing", "dirty", "totals"), rw_rows) if r
+                 for ln in _build(specs[name], body_r, r)]
         lines.extend(side_by_side(left, right, lw))
     else:
-        specs = [queued_spec, proc_spec, waiting_spec, requeue_spec, dirty_spec]
-        wq, ww, wr = wants_left(body_l)
+        wq, ww, wr = _wants_left(st, body_l, avail)
         wants = [wq, len(proc), ww, wr, 1]
-        for spec, r in zip(specs, _allocate(wants, avail)):
+        for name, r in zip(("queued", "processing", "waiting", "requeues", "dirty"), _allocate(wants, avail)):
             if r:
-                lines.extend(build(spec, body_l, r)[:r])
+                lines.extend(_build(specs[name], body_l, r))
     return join_lines(lines[:height], width)

@@ -26,8 +26,17 @@ from collections import deque
 from rich.text import Text
 
 from ..trace import TraceEvent
+from ..trace_kinds import (
+    FIFO_COALESCE,
+    FIFO_QUEUE,
+    FIFO_SKIP,
+    HANDLER_REGISTER,
+    HANDLER_UPDATE,
+    INFORMER_START,
+    RESYNC_TICK,
+)
 from .chart import column_of, fmt_secs, join_lines
-from .pane import Pane, PaneState
+from .pane import DispatchState, Pane
 
 MAX_TICKS = 256
 NEXT_W = 14       # "due; tick 2.6s"
@@ -107,7 +116,11 @@ class Tick:
         self.skipped = 0  # keys skipped: deltas already pending
 
 
-class ResyncState(PaneState):
+class ResyncState(DispatchState):
+    HANDLERS = {INFORMER_START: "_informer_start", HANDLER_REGISTER: "_register", RESYNC_TICK: "_tick",
+                FIFO_QUEUE: "_fifo_queue", FIFO_COALESCE: "_fifo_queue", FIFO_SKIP: "_fifo_skip",
+                HANDLER_UPDATE: "_handler_update"}
+
     def __init__(self) -> None:
         super().__init__()
         self.check_period: float | None = None
@@ -117,30 +130,6 @@ class ResyncState(PaneState):
         self.tick_count = 0
         self.syncs_queued = 0
         self.syncs_skipped = 0
-        self.last_time: float | None = None
-        self.bad_events = 0
-        self._handlers = {
-            "informer.start": self._informer_start,
-            "handler.register": self._register,
-            "resync.tick": self._tick,
-            "fifo.queue": self._fifo_queue,
-            "fifo.coalesce": self._fifo_queue,
-            "fifo.skip": self._fifo_skip,
-            "handler.update": self._handler_update,
-        }
-
-    def feed(self, ev: TraceEvent) -> None:
-        h = self._handlers.get(ev.kind)
-        if h is None:
-            return
-        try:
-            if h(ev) is False:
-                return
-        except (TypeError, ValueError, AttributeError, OverflowError):
-            self.bad_events += 1  # a malformed recording must not stop the UI
-            return
-        self.last_time = ev.time
-        self.version += 1
 
     # -- handlers -------------------------------------------------------
     def _informer_start(self, ev: TraceEvent) -> None:
@@ -300,11 +289,7 @@ def _listener_rows(entries, head: Text, budget: int) -> list[Text]:
     return out
 
 
-def render_resync(st: ResyncState, now: float | None, width: int, height: int) -> Text:
-    width = max(width, 20)
-    height = max(height, 3)
-    if now is None:
-        now = st.last_time
+def _header(st: ResyncState, now: float | None, width: int) -> Text:
     cp = st.check_period
     head = Text.assemble(("Resync", "bold"), "  check ")
     if cp is None:
@@ -315,7 +300,7 @@ def render_resync(st: ResyncState, now: float | None, width: int, height: int) -
         head.append(fmt_secs(cp), "bold yellow")
     head.append(f" · {st.tick_count} ticks · Syncs {st.syncs_queued} queued, {st.syncs_skipped} skipped")
     if now is None:
-        return join_lines([head, Text("no informer yet", style="dim")], width)
+        return head
     nt = st.next_tick(now)
     if nt is not None:
         head.append(f" · next tick {fmt_secs(nt - now)}")
@@ -325,19 +310,26 @@ def render_resync(st: ResyncState, now: float | None, width: int, height: int) -
                              f" · {st.tick_count} ticks · Syncs {st.syncs_queued}/{st.syncs_skipped} skipped")
         if nt is not None:
             head.append(f" · next {fmt_secs(nt - now)}")
+    return head
 
-    lines: list[Text] = [head]
-    label_w = 7
-    tw = max(10, width - label_w)
-    if cp:
-        tl = _timeline(st, now, tw)
-        lines.append(Text.assemble(("ticks  ", "bold"), tl[0]))
-        if height >= 10:
-            lines.append(Text.assemble(" " * label_w, tl[1]))
 
-    # Listener table: one row each, then the why lines under it.
-    nw = max([8] + [len(n) for n in st.listeners])
-    nw = min(nw, max(8, width // 4))
+def _next_cell(st: ResyncState, ls: Listener, now: float) -> Text:
+    at = st.resync_at(ls, now)
+    if ls.effective <= 0:
+        return Text("never", style="dim")
+    if at is None:
+        return Text("-", style="dim")
+    due_in = ls.next_due - now if ls.next_due is not None else None
+    if due_in is not None and due_in <= 0:
+        return Text(f"due; tick {fmt_secs(at - now)}", style="bold magenta")
+    return Text(f"in {fmt_secs(at - now)}", style="magenta")
+
+
+def _listener_table(st: ResyncState, now: float, width: int) -> tuple[Text, list[tuple[int, Text, list[Text], int]]]:
+    """The table's head and, per listener, (index, row, why lines, priority
+    when rows are short: changed periods first)."""
+    cp = st.check_period
+    nw = min(max([8] + [len(n) for n in st.listeners]), max(8, width // 4))
     # Columns give way in a narrow slot: syncs first, then the cadence.
     show_syncs = nw + 47 <= width
     show_every = nw + 40 <= width
@@ -347,20 +339,9 @@ def render_resync(st: ResyncState, now: float | None, width: int, height: int) -
     table_head += f" {'next':>{NEXT_W}}"
     if show_syncs:
         table_head += f" {'syncs':>6}"
-    # (index, row, why lines, priority when rows are short: changed periods first)
     entries: list[tuple[int, Text, list[Text], int]] = []
     for i, ls in enumerate(st.listeners.values()):
-        at = st.resync_at(ls, now)
-        if ls.effective <= 0:
-            nxt = Text("never", style="dim")
-        elif at is None:
-            nxt = Text("-", style="dim")
-        else:
-            due_in = ls.next_due - now if ls.next_due is not None else None
-            if due_in is not None and due_in <= 0:
-                nxt = Text(f"due; tick {fmt_secs(at - now)}", style="bold magenta")
-            else:
-                nxt = Text(f"in {fmt_secs(at - now)}", style="magenta")
+        nxt = _next_cell(st, ls, now)
         differs = ls.effective != ls.requested
         name = ls.name if len(ls.name) <= nw else ls.name[: nw - 1] + "…"
         row = Text.assemble(
@@ -378,9 +359,11 @@ def render_resync(st: ResyncState, now: float | None, width: int, height: int) -
         whys = [Text.assemble(("    ↳ " if j == 0 else "      ", "yellow"), (part, "italic"))
                 for why in ls.why(cp) for j, part in enumerate(textwrap.wrap(why, max(10, width - 6)))]
         entries.append((i, row, whys, 0 if differs and whys else 1 if whys else 2))
+    return Text(table_head, style="bold"), entries
 
-    # Recent ticks, newest first.
-    # Recent ticks, newest first.
+
+def _recent_ticks(st: ResyncState, now: float, height: int) -> list[Text]:
+    """Recent ticks, newest first, under a head line."""
     tt: list[Text] = [Text(f"  {'tick':>9}  {'Syncs':>5} {'skipped':>7}  due listeners", style="bold")]
     for tk in reversed(st.ticks):
         due = ", ".join(tk.due) if tk.due else "(none due)"
@@ -395,11 +378,30 @@ def render_resync(st: ResyncState, now: float | None, width: int, height: int) -
         if len(tt) > height:
             break
     if len(tt) == 1:
-        tt.append(Text("  no ticks yet" if cp else "  no ticks: resync is off", style="dim"))
+        tt.append(Text("  no ticks yet" if st.check_period else "  no ticks: resync is off", style="dim"))
+    return tt
 
+
+def render_resync(st: ResyncState, now: float | None, width: int, height: int) -> Text:
+    width = max(width, 20)
+    height = max(height, 3)
+    if now is None:
+        now = st.last_time
+    head = _header(st, now, width)
+    if now is None:
+        return join_lines([head, Text("no informer yet", style="dim")], width)
+    lines: list[Text] = [head]
+    label_w = 7
+    if st.check_period:
+        tl = _timeline(st, now, max(10, width - label_w))
+        lines.append(Text.assemble(("ticks  ", "bold"), tl[0]))
+        if height >= 10:
+            lines.append(Text.assemble(" " * label_w, tl[1]))
+    table_head, entries = _listener_table(st, now, width)
+    tt = _recent_ticks(st, now, height)
     avail = height - len(lines)
     # Listeners first (the why lines are the point), but leave ticks some rows.
     ticks_min = min(len(tt), 3 if avail >= 8 else 2 if avail >= 5 else 0)
-    lines.extend(_listener_rows(entries, Text(table_head, style="bold"), max(1, avail - ticks_min)))
+    lines.extend(_listener_rows(entries, table_head, max(1, avail - ticks_min)))
     lines.extend(tt[: max(0, height - len(lines))])
     return join_lines(lines[:height], width)

@@ -17,8 +17,18 @@ from collections import deque
 from rich.text import Text
 
 from ..trace import TraceEvent
+from ..trace_kinds import (
+    LIST_DONE,
+    LIST_START,
+    RELIST,
+    RV_ADVANCE,
+    WATCH_BOOKMARK,
+    WATCH_END,
+    WATCH_EVENT,
+    WATCH_START,
+)
 from .chart import column_of, fmt_secs, join_lines, step_chart, step_values
-from .pane import Pane, PaneState
+from .pane import DispatchState, Pane
 
 # Points closer together than this share one slot (the last wins), so a
 # burst of 20,000 events/s costs one slot per 0.1 s, not one per event.
@@ -38,12 +48,11 @@ MARKS = {
 }
 
 
-def _is_expired(reason, error) -> bool:
-    text = f"{reason or ''} {error or ''}".lower()
-    return "expired" in text or "410" in text or "gone" in text or "too old" in text
+class RVState(DispatchState):
+    HANDLERS = {LIST_START: "_list_start", LIST_DONE: "_list_done", WATCH_START: "_watch_start",
+                WATCH_EVENT: "_watch_event", WATCH_BOOKMARK: "_watch_bookmark", WATCH_END: "_watch_end",
+                RV_ADVANCE: "_rv_advance", RELIST: "_relist"}
 
-
-class RVState(PaneState):
     def __init__(self) -> None:
         super().__init__()
         self.points: deque[tuple[float, str]] = deque(maxlen=MAX_POINTS)
@@ -57,32 +66,9 @@ class RVState(PaneState):
         self.listing = False
         self.counts = {"list": 0, "watch": 0, "bookmark": 0, "relist": 0, "gone": 0}
         self.relist_reasons: dict[str, int] = {}
-        self.last_time: float | None = None
-        self.bad_events = 0
         # A 410 on the watch is followed by a relist with reason expired:
         # count that as one 410, not two.
         self._gone_pending = False
-        self._handlers = {
-            "list.start": self._list_start,
-            "list.done": self._list_done,
-            "watch.start": self._watch_start,
-            "watch.event": self._watch_event,
-            "watch.bookmark": self._watch_bookmark,
-            "watch.end": self._watch_end,
-            "rv.advance": self._rv_advance,
-            "relist": self._relist,
-        }
-
-    def feed(self, ev: TraceEvent) -> None:
-        h = self._handlers.get(ev.kind)
-        if h is not None:
-            try:
-                h(ev)
-            except (TypeError, ValueError, AttributeError, OverflowError):
-                self.bad_events += 1  # a malformed recording must not stop the UI
-                return
-            self.last_time = ev.time
-            self.version += 1
 
     # -- handlers -------------------------------------------------------
     def _point(self, t: float, rv) -> None:
@@ -150,7 +136,7 @@ class RVState(PaneState):
         reason, error = f.get("reason"), f.get("error")
         self.watch_open = False
         self.watch_end_reason = str(error or reason or "ended")
-        if reason == "expired" or (error is not None and _is_expired(reason, error)):
+        if f.get("expired") is True:
             self._gone_pending = True
             self._mark(ev.time, "gone", f"410 Gone: watch at rv {f.get('resource_version', self.watch_rv)} expired")
 
@@ -195,11 +181,7 @@ def _rv_label(rv: str | None) -> str:
     return rv if rv else "-"
 
 
-def render_rv(st: RVState, now: float | None, width: int, height: int) -> Text:
-    width = max(width, 20)
-    height = max(height, 3)
-    if now is None:
-        now = st.last_time
+def _header(st: RVState, width: int) -> Text:
     watch = _rv_label(st.watch_rv)
     if st.watch_rv is not None and not st.watch_open and st.watch_end_reason:
         watch += f" (closed: {st.watch_end_reason})"
@@ -213,32 +195,31 @@ def render_rv(st: RVState, now: float | None, width: int, height: int) -> Text:
         head.append("  listing…", "yellow")
     if head.cell_len > width:  # narrow slot: the numbers matter more than the title
         head = Text.assemble(("RV", "bold"), head[len("ResourceVersion"):])
+    return head
+
+
+def _counters(st: RVState) -> Text:
     c = st.counts
     reasons = ", ".join(f"{k} {v}" for k, v in sorted(st.relist_reasons.items()))
-    counters = Text.assemble(
+    return Text.assemble(
         f"lists {c['list']}  watches {c['watch']}  bookmarks {c['bookmark']}  relists {c['relist']}",
         f" ({reasons})" if reasons else "",
         "  410s ", (str(c["gone"]), "bold red" if c["gone"] else ""),
     )
+
+
+def _legend() -> Text:
     legend = Text()
     for what in ("list", "watch", "bookmark", "relist", "gone"):
         glyph, style, _, name = MARKS[what]
         legend.append(glyph, style)
         legend.append(f" {name}  ")
+    return legend
 
-    if now is None:
-        return join_lines([head, Text("no list or watch yet", style="dim")], width)
 
-    # Rows: head, counters, chart, axis, marks, time labels, legend, log.
-    show_counters = height >= 8
-    show_legend = height >= 9
-    fixed = 1 + show_counters + 3 + show_legend
-    avail = max(1, height - fixed)
-    chart_h = min(avail, 10 + max(0, (avail - 10) // 2))
-    log_rows = avail - chart_h
-
-    t0, t1 = st.window(now)
-    # Visible points plus the last one before the window (the step carries).
+def _window_points(st: RVState, t0: float) -> tuple[list, list[tuple[float, float]] | None]:
+    """Visible points plus the last one before the window (the step carries);
+    and the same as numbers, or None when an RV is not a number."""
     pts = [p for p in st.points if p[0] >= t0]
     before = [p for p in st.points if p[0] < t0]
     if before:
@@ -248,47 +229,53 @@ def render_rv(st: RVState, now: float | None, width: int, height: int) -> Text:
         try:
             numeric.append((t, int(rv)))
         except ValueError:
-            numeric = None
-            break
+            return pts, None
+    return pts, numeric
 
-    lines: list[Text] = [head]
-    if show_counters:
-        lines.append(counters)
-    if numeric:
-        lo = min(v for _, v in numeric)
-        hi = max(v for _, v in numeric)
-        lw = max(len(str(lo)), len(str(hi)))
-        plot_w = max(4, width - lw - 2)
-        values = step_values(numeric, t0, t1, plot_w)
-        rows = step_chart(values, lo, hi, chart_h)
-        for i, row in enumerate(rows):
-            if i == 0:
-                label, tick = str(hi), "┤"
-            elif i == chart_h - 1:
-                label, tick = str(lo), "┤"
-            else:
-                label, tick = "", "│"
-            lines.append(Text.assemble((f"{label:>{lw}} {tick}", "dim"), (row, "cyan")))
-    else:
-        lw = 1
-        plot_w = max(4, width - lw - 2)
-        cells = [" "] * plot_w
-        prev = None
-        for t, rv in pts:
-            if rv != prev and prev is not None:
-                cells[column_of(t, t0, t1, plot_w)] = "•"
-            prev = rv
-        note = "RVs are not numbers here: each • is a change" if pts else "no resource version yet"
-        for i in range(chart_h):
-            if i == chart_h // 2:
-                lines.append(Text.assemble((" " * lw + " │", "dim"), ("".join(cells), "cyan")))
-            elif i == 0 and chart_h > 1:
-                lines.append(Text.assemble((" " * lw + " │", "dim"), (note, "dim")))
-            else:
-                lines.append(Text(" " * lw + " │", style="dim"))
-    lines.append(Text(" " * lw + " └" + "─" * plot_w, style="dim"))
 
-    # Marks strip: the most important mark wins a shared column.
+def _step_chart(numeric, t0: float, t1: float, width: int, chart_h: int) -> tuple[list[Text], int, int]:
+    """The RV as a step chart with its min and max on the axis; (lines, label width, plot width)."""
+    lo = min(v for _, v in numeric)
+    hi = max(v for _, v in numeric)
+    lw = max(len(str(lo)), len(str(hi)))
+    plot_w = max(4, width - lw - 2)
+    rows = step_chart(step_values(numeric, t0, t1, plot_w), lo, hi, chart_h)
+    lines = []
+    for i, row in enumerate(rows):
+        if i == 0:
+            label, tick = str(hi), "┤"
+        elif i == chart_h - 1:
+            label, tick = str(lo), "┤"
+        else:
+            label, tick = "", "│"
+        lines.append(Text.assemble((f"{label:>{lw}} {tick}", "dim"), (row, "cyan")))
+    return lines, lw, plot_w
+
+
+def _change_dots(pts, t0: float, t1: float, width: int, chart_h: int) -> tuple[list[Text], int, int]:
+    """RVs that are not numbers: a dot per change on one row."""
+    lw = 1
+    plot_w = max(4, width - lw - 2)
+    cells = [" "] * plot_w
+    prev = None
+    for t, rv in pts:
+        if rv != prev and prev is not None:
+            cells[column_of(t, t0, t1, plot_w)] = "•"
+        prev = rv
+    note = "RVs are not numbers here: each • is a change" if pts else "no resource version yet"
+    lines = []
+    for i in range(chart_h):
+        if i == chart_h // 2:
+            lines.append(Text.assemble((" " * lw + " │", "dim"), ("".join(cells), "cyan")))
+        elif i == 0 and chart_h > 1:
+            lines.append(Text.assemble((" " * lw + " │", "dim"), (note, "dim")))
+        else:
+            lines.append(Text(" " * lw + " │", style="dim"))
+    return lines, lw, plot_w
+
+
+def _marks_strip(st: RVState, t0: float, t1: float, lw: int, plot_w: int) -> Text:
+    """One glyph per column: the most important mark wins a shared column."""
     cells: list[tuple[str, str, int] | None] = [None] * plot_w
     for t, what, _ in st.marks:
         if t < t0:
@@ -307,14 +294,37 @@ def render_rv(st: RVState, now: float | None, width: int, height: int) -> Text:
             strip.append(" ")
         else:
             strip.append(cell[0], cell[1])
-    lines.append(strip)
+    return strip
+
+
+def render_rv(st: RVState, now: float | None, width: int, height: int) -> Text:
+    width = max(width, 20)
+    height = max(height, 3)
+    if now is None:
+        now = st.last_time
+    head = _header(st, width)
+    if now is None:
+        return join_lines([head, Text("no list or watch yet", style="dim")], width)
+    # Rows: head, counters, chart, axis, marks, time labels, legend, log.
+    show_counters = height >= 8
+    show_legend = height >= 9
+    avail = max(1, height - (1 + show_counters + 3 + show_legend))
+    chart_h = min(avail, 10 + max(0, (avail - 10) // 2))
+    log_rows = avail - chart_h
+    t0, t1 = st.window(now)
+    pts, numeric = _window_points(st, t0)
+    lines: list[Text] = [head] + ([_counters(st)] if show_counters else [])
+    chart, lw, plot_w = (_step_chart(numeric, t0, t1, width, chart_h) if numeric
+                         else _change_dots(pts, t0, t1, width, chart_h))
+    lines.extend(chart)
+    lines.append(Text(" " * lw + " └" + "─" * plot_w, style="dim"))
+    lines.append(_marks_strip(st, t0, t1, lw, plot_w))
     left = f"-{fmt_secs(t1 - t0)}"
     lines.append(Text(" " * (lw + 2) + left + "now".rjust(plot_w - len(left)), style="dim"))
     if show_legend:
-        lines.append(legend)
+        lines.append(_legend())
     if log_rows > 0:
-        recent = list(st.marks)[-log_rows:][::-1]
-        for t, what, text in recent:
+        for t, what, text in list(st.marks)[-log_rows:][::-1]:
             glyph, style, _, _ = MARKS[what]
             lines.append(Text.assemble((f"{fmt_secs(now - t):>7} ago ", "dim"), (glyph, style), " ", text))
     return join_lines(lines[:height], width)

@@ -22,6 +22,7 @@ from typing import Any, Hashable
 
 from ..clock import Clock
 from ..trace import Tracer
+from ..trace_kinds import QUEUE_ADD_AFTER
 from .queue import Queue, _key
 
 __all__ = ["DelayingQueue"]
@@ -62,9 +63,9 @@ class DelayingQueue(Queue):
         if self._shutting_down:
             return
         with self._lock:
-            self._m.retries += 1
+            self._metrics.retry()
         if self._tracer.enabled:
-            self._tracer.emit("queue.add_after", _key(item), delay=seconds)
+            self._tracer.emit(QUEUE_ADD_AFTER, _key(item), delay=seconds)
         if seconds <= 0:
             self.add(item)
             return

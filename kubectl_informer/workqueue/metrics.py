@@ -26,7 +26,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections import deque
 from dataclasses import asdict, dataclass, replace
-from typing import Any, Hashable, Iterable
+from typing import Any, Callable, Hashable, Iterable
 
 __all__ = ["Summary", "Reservoir", "QueueMetrics", "QueueMetricsRecorder", "BUCKETS"]
 
@@ -141,15 +141,15 @@ class QueueMetrics:
 
 
 class QueueMetricsRecorder:
-    """The mutable side, called by the queue under its lock.
+    """The mutable side, as client-go's ``queueMetrics``: the queue calls
+    ``add``, ``get``, ``done`` and ``retry`` under its lock, as client-go's
+    queue calls ``q.metrics.add(item)``."""
 
-    Kept as plain attributes so the queue's hot path can update them with a
-    few dict operations (see ``Queue.add/get/done``).
-    """
+    __slots__ = ("now", "depth", "adds", "retries", "add_times", "processing_start_times", "latency",
+                 "work_duration")
 
-    __slots__ = ("depth", "adds", "retries", "add_times", "processing_start_times", "latency", "work_duration")
-
-    def __init__(self, reservoir_size: int = RESERVOIR_SIZE) -> None:
+    def __init__(self, now: Callable[[], float], reservoir_size: int = RESERVOIR_SIZE) -> None:
+        self.now = now
         self.depth = 0
         self.adds = 0
         self.retries = 0
@@ -157,6 +157,36 @@ class QueueMetricsRecorder:
         self.processing_start_times: dict[Hashable, float] = {}
         self.latency = Reservoir(reservoir_size)
         self.work_duration = Reservoir(reservoir_size)
+
+    def add(self, item: Hashable) -> None:
+        """An item went into the queue (not collapsed into a dirty one)."""
+        self.adds += 1
+        self.depth += 1
+        if item not in self.add_times:
+            self.add_times[item] = self.now()
+
+    def get(self, item: Hashable) -> float:
+        """A worker took ``item``; returns the seconds it waited in the queue."""
+        self.depth -= 1
+        now = self.now()
+        self.processing_start_times[item] = now
+        added = self.add_times.pop(item, None)
+        if added is None:
+            return 0.0
+        self.latency.observe(now - added)
+        return now - added
+
+    def done(self, item: Hashable) -> float:
+        """A worker finished ``item``; returns the seconds it worked."""
+        started = self.processing_start_times.pop(item, None)
+        if started is None:
+            return 0.0
+        worked = self.now() - started
+        self.work_duration.observe(worked)
+        return worked
+
+    def retry(self) -> None:
+        self.retries += 1
 
     def unfinished_work(self, now: float) -> tuple[float, float]:
         """(total, oldest) age in seconds of the items being processed."""

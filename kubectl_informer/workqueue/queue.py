@@ -21,6 +21,7 @@ from typing import Any, Hashable
 
 from ..clock import Clock, RealClock
 from ..trace import NULL_TRACER, Tracer
+from ..trace_kinds import QUEUE_ADD, QUEUE_DONE, QUEUE_GET, QUEUE_SHUTDOWN
 from .metrics import QueueMetrics, QueueMetricsRecorder
 
 __all__ = ["Queue"]
@@ -53,7 +54,7 @@ class Queue:
         self._getters = 0
         self._shutting_down = False
         self._drain = False
-        self._m = QueueMetricsRecorder()
+        self._metrics = QueueMetricsRecorder(self._clock.now)
 
     @property
     def clock(self) -> Clock:
@@ -74,26 +75,22 @@ class Queue:
                 # Collapsed: already waiting in the queue, or already due to
                 # be re-queued when its worker calls done.
                 if self._tracer.enabled:
-                    self._tracer.emit("queue.add", _key(item), outcome="already_dirty", depth=len(self._queue))
+                    self._tracer.emit(QUEUE_ADD, _key(item), outcome="already_dirty", depth=len(self._queue))
                 return
-            m = self._m
-            m.adds += 1
-            m.depth += 1
-            if item not in m.add_times:
-                m.add_times[item] = self._clock.now()
+            self._metrics.add(item)
             self._dirty.add(item)
             if item in self._processing:
                 # Its worker still holds it: done() re-queues it.
                 if self._tracer.enabled:
                     self._tracer.emit(
-                        "queue.add", _key(item), outcome="dirty_while_processing", depth=len(self._queue)
+                        QUEUE_ADD, _key(item), outcome="dirty_while_processing", depth=len(self._queue)
                     )
                 return
             self._queue.append(item)
             if self._getters:
                 self._cond.notify()
             if self._tracer.enabled:
-                self._tracer.emit("queue.add", _key(item), outcome="queued", depth=len(self._queue))
+                self._tracer.emit(QUEUE_ADD, _key(item), outcome="queued", depth=len(self._queue))
 
     def len(self) -> int:
         """Items queued (not dirty-while-processing), for display only."""
@@ -132,19 +129,11 @@ class Queue:
             if not self._queue:
                 return None, True
             item = self._queue.popleft()
-            m = self._m
-            m.depth -= 1
-            now = self._clock.now()
-            m.processing_start_times[item] = now
-            added = m.add_times.pop(item, None)
-            waited = 0.0
-            if added is not None:
-                waited = now - added
-                m.latency.observe(waited)
+            waited = self._metrics.get(item)
             self._processing.add(item)
             self._dirty.discard(item)
             if self._tracer.enabled:
-                self._tracer.emit("queue.get", _key(item), waited=waited, depth=len(self._queue))
+                self._tracer.emit(QUEUE_GET, _key(item), waited=waited, depth=len(self._queue))
             return item, False
 
     def done(self, item: Hashable) -> None:
@@ -156,12 +145,7 @@ class Queue:
         with self._lock:
             if item not in self._processing:
                 return
-            m = self._m
-            started = m.processing_start_times.pop(item, None)
-            worked = 0.0
-            if started is not None:
-                worked = self._clock.now() - started
-                m.work_duration.observe(worked)
+            worked = self._metrics.done(item)
             self._processing.discard(item)
             requeued = item in self._dirty
             if requeued:
@@ -172,7 +156,7 @@ class Queue:
                 # The last item is done: wake shut_down_with_drain waiters.
                 self._cond.notify_all()
             if self._tracer.enabled:
-                self._tracer.emit("queue.done", _key(item), worked=worked, requeued=requeued)
+                self._tracer.emit(QUEUE_DONE, _key(item), worked=worked, requeued=requeued)
 
     def shut_down(self) -> None:
         """Ignore new items and tell workers to exit now (items already
@@ -210,7 +194,7 @@ class Queue:
     def _on_shutdown(self, drain: bool) -> None:
         """Hook for subclasses (the delaying queue stops its loop)."""
         if self._tracer.enabled:
-            self._tracer.emit("queue.shutdown", None, drain=drain)
+            self._tracer.emit(QUEUE_SHUTDOWN, None, drain=drain)
 
     # -- display views -------------------------------------------------------
 
@@ -232,7 +216,7 @@ class Queue:
     def metrics(self) -> QueueMetrics:
         """Snapshot of client-go's workqueue metrics for this queue."""
         with self._lock:
-            return self._m.snapshot(self.name, self._clock.now(), self._waiting_count())
+            return self._metrics.snapshot(self.name, self._clock.now(), self._waiting_count())
 
     def _waiting_count(self) -> int:
         return 0

@@ -12,6 +12,7 @@ from typing import Hashable
 
 from ..clock import Clock
 from ..trace import Tracer
+from ..trace_kinds import QUEUE_FORGET, QUEUE_RATE_LIMITED
 from .delaying import DelayingQueue
 from .queue import _key
 from .rate_limiters import RateLimiter, default_controller_rate_limiter
@@ -39,14 +40,14 @@ class RateLimitingQueue(DelayingQueue):
         delay = self.rate_limiter.when(item)
         if self._tracer.enabled:
             self._tracer.emit(
-                "queue.rate_limited", _key(item), delay=delay, requeues=self.rate_limiter.num_requeues(item)
+                QUEUE_RATE_LIMITED, _key(item), delay=delay, requeues=self.rate_limiter.num_requeues(item)
             )
         self.add_after(item, delay)
 
     def forget(self, item: Hashable) -> None:
         """Stop tracking ``item``'s failures (its back-off starts over)."""
         if self._tracer.enabled:
-            self._tracer.emit("queue.forget", _key(item), requeues=self.rate_limiter.num_requeues(item))
+            self._tracer.emit(QUEUE_FORGET, _key(item), requeues=self.rate_limiter.num_requeues(item))
         self.rate_limiter.forget(item)
 
     def num_requeues(self, item: Hashable) -> int:

@@ -11,7 +11,7 @@ from kubectl_informer.attach.model import AttachModel
 from kubectl_informer.attach.quantile import histogram_quantile
 from kubectl_informer.attach.report import model_lines
 from kubectl_informer.attach.scrape import UrlScraper, scrape
-from kubectl_informer.clock import wait_for
+from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.runner import Run, RunOptions
 from kubectl_informer.trace import Tracer
 from kubectl_informer.workqueue.metrics import BUCKETS

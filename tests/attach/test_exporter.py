@@ -12,10 +12,10 @@ import pytest
 from kubectl_informer.attach.exporter import MetricsExporter, parse_metrics_addr
 from kubectl_informer.attach.page import parse_page
 from kubectl_informer.attach.scrape import UrlScraper
-from kubectl_informer.controller import SimulatedController
+from kubectl_informer.sample_controller import SimulatedController
 from kubectl_informer.workqueue import ItemExponentialFailureRateLimiter
 from kubectl_informer.workqueue.metrics import BUCKETS
-from tests.test_controller import FakeInformer
+from tests.test_sample_controller import FakeInformer
 
 CLIENT_GO_NAMES = {  # component-base/metrics/prometheus/workqueue/metrics.go
     "workqueue_depth", "workqueue_adds_total", "workqueue_queue_duration_seconds_bucket",

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kubectl_informer.clock import wait_for
+from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.sim.demo import start_demo
 from tests.e2e.test_tmux import Terminal
 

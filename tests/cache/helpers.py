@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 
 from kubectl_informer.cache.delta_fifo import Delta, FIFOClosedError
-from kubectl_informer.clock import wait_for
+from kubectl_informer.clock.testing import wait_for
 
 
 def mk(name: str, val=None) -> dict:

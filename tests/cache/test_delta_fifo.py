@@ -13,7 +13,7 @@ import pytest
 from kubectl_informer.cache.delta_fifo import (ADDED, DELETED, REPLACED, SYNC, UPDATED, Delta, DeltaFIFO,
                                                DeltaType, FIFOClosedError)
 from kubectl_informer.cache.keys import DeletedFinalStateUnknown as DFSU
-from kubectl_informer.clock import wait_for
+from kubectl_informer.clock.testing import wait_for
 
 from .helpers import assert_pop_unblocks_when_closed, known, mk, newest_val, pop, pop2, three_known
 

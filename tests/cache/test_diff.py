@@ -1,5 +1,5 @@
 from kubectl_informer.cache.diff import diff_summary, summarize
-from kubectl_informer.cache.fake_source import make_object
+from kubectl_informer.cache.testing.fake_controller_source import make_object
 from kubectl_informer.cache.keys import DeletedFinalStateUnknown
 
 

@@ -9,12 +9,12 @@ import threading
 
 import pytest
 
-from kubectl_informer.cache.fake_source import FakeSource, expired_error, make_object, too_large_error, \
+from kubectl_informer.cache.testing.fake_controller_source import FakeSource, expired_error, make_object, too_large_error, \
     too_many_requests_error
-from kubectl_informer.cache.listwatch import ADDED, BOOKMARK, DELETED, MODIFIED, ApiError, ListOptions, \
-    ListWatch, WatchEvent
+from kubectl_informer.apierrors import ApiError
+from kubectl_informer.cache.listwatch import ADDED, BOOKMARK, DELETED, MODIFIED, ListOptions, ListWatch, WatchEvent
 from kubectl_informer.cache.reflector import BackoffManager, Reflector
-from kubectl_informer.clock import FakeClock, wait_for
+from kubectl_informer.clock.testing import FakeClock, wait_for
 
 
 class RecordingStore:
@@ -142,7 +142,7 @@ def test_watch_handler_applies_events_and_bookmark_advances_rv(clock, tracer, tr
     src.bookmark()
     src.delete("default/p9")
     src.drop_watches()
-    r._handle_watch(clock.now(), w, iter(w), store, r._set_last_sync_rv, threading.Event())
+    r.handle_watch(clock.now(), w, iter(w), store, threading.Event())
     assert store.ops == [("add", "default/p9", "3"), ("update", "default/p0", "4"), ("bookmark", "4"),
                          ("delete", "default/p9", "5")]
     assert r.last_sync_resource_version() == "5"
@@ -159,7 +159,7 @@ def test_bookmark_alone_advances_rv(clock, tracer, trace):
     src._rv = 7  # the server moved on with objects we do not see
     src.bookmark()
     src.drop_watches()
-    r._handle_watch(clock.now(), w, iter(w), store, r._set_last_sync_rv, threading.Event())
+    r.handle_watch(clock.now(), w, iter(w), store, threading.Event())
     assert store.ops == []
     assert r.last_sync_resource_version() == "7"
     evs = trace.drain()
@@ -175,7 +175,7 @@ def test_error_event_ends_watch_as_api_error(clock, tracer):
     w = src.watch(ListOptions(resource_version="1"))
     src.send_error(ApiError(500, "InternalError", "boom"))
     with pytest.raises(ApiError) as ei:
-        r._handle_watch(clock.now(), w, iter(w), RecordingStore(), r._set_last_sync_rv, threading.Event())
+        r.handle_watch(clock.now(), w, iter(w), RecordingStore(), threading.Event())
     assert ei.value.status == 500 and ei.value.message == "boom"
 
 
@@ -186,13 +186,13 @@ def test_very_short_empty_watch_is_an_error(clock):
     w = src.watch(ListOptions(resource_version="1"))
     src.drop_watches()
     with pytest.raises(Exception, match="less than a second"):
-        r._handle_watch(clock.now(), w, iter(w), RecordingStore(), r._set_last_sync_rv, threading.Event())
+        r.handle_watch(clock.now(), w, iter(w), RecordingStore(), threading.Event())
     # The same close after a second on the clock is a normal end.
     w = src.watch(ListOptions(resource_version="1"))
     start = clock.now()
     clock.step(1.5)
     src.drop_watches()
-    assert r._handle_watch(start, w, iter(w), RecordingStore(), r._set_last_sync_rv, threading.Event()) is False
+    assert r.handle_watch(start, w, iter(w), RecordingStore(), threading.Event()) is False
 
 
 def test_clean_watch_close_rewatches_without_relist(clock, tracer, trace, runners):
@@ -228,8 +228,11 @@ def test_expired_watch_relists_at_last_rv(clock, tracer, trace, runners):
     assert wait_for(lambda: len(calls(src, "watch")) == 2)
     assert [o.resource_version for o in calls(src, "list")] == ["0", "3"]
     assert calls(src, "list")[1].limit is None  # a relist at an RV is unpaged
-    relists = [e.fields["reason"] for e in trace.drain() if e.kind == "relist"]
+    evs = trace.drain()
+    relists = [e.fields["reason"] for e in evs if e.kind == "relist"]
     assert relists == ["expired"]
+    # The fact, not the wording: watch.end says the watch expired.
+    assert [e.fields["expired"] for e in evs if e.kind == "watch.end"] == [True]
 
 
 def test_other_watch_error_relists_with_reason_error(clock, tracer, trace, runners):
@@ -243,6 +246,7 @@ def test_other_watch_error_relists_with_reason_error(clock, tracer, trace, runne
     assert wait_for(lambda: len(calls(src, "list")) == 2)
     evs = trace.drain()
     assert any(e.kind == "watch.end" and "etcd hiccup" in e.fields.get("error", "") for e in evs)
+    assert not any(e.fields.get("expired") for e in evs if e.kind == "watch.end")
     assert wait_for(lambda: any(e.kind == "relist" for e in evs + trace.drain()))
 
 
@@ -450,7 +454,7 @@ def test_stopped_before_watch_handler(clock):
     stop = threading.Event()
     stop.set()
     with pytest.raises(Exception):
-        r._handle_watch(clock.now(), w, iter(w), RecordingStore(), r._set_last_sync_rv, stop)
+        r.handle_watch(clock.now(), w, iter(w), RecordingStore(), stop)
     assert w.stopped
 
 

@@ -8,8 +8,8 @@ import threading
 
 import pytest
 
-from kubectl_informer.cache.fake_source import FakeSource, make_object
-from kubectl_informer.clock import wait_for
+from kubectl_informer.cache.testing.fake_controller_source import FakeSource, make_object
+from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.pipeline import PROFILES, new_informer
 from kubectl_informer.trace import TraceBuffer, Tracer
 

@@ -10,7 +10,7 @@ from kubectl_informer.trace import TraceEvent, read_trace
 
 
 def ev(seq, kind, key=None, **fields):
-    return TraceEvent(seq, float(seq), kind, key, fields)
+    return TraceEvent.build(seq, float(seq), kind, key, **fields)
 
 
 def test_text_sync_line_reads_like_the_issue():

@@ -5,7 +5,7 @@ import threading
 
 import pytest
 
-from kubectl_informer.clock import wait_for
+from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.runner import Run, RunError, RunOptions
 from kubectl_informer.trace import TraceBuffer, Tracer
 

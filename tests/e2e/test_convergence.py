@@ -20,7 +20,8 @@ import pytest
 import yaml
 
 from kubectl_informer.cache.keys import meta_namespace_key_func
-from kubectl_informer.clock import RealClock, wait_for
+from kubectl_informer.clock import RealClock
+from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.kube.config import load_kube
 from kubectl_informer.kube.discovery import resolve_resource
 from kubectl_informer.kube.listwatch import KubeListerWatcher

@@ -19,10 +19,10 @@ import time
 
 import pytest
 
-from kubectl_informer.cache.fake_source import FakeSource, make_object, too_many_requests_error
-from kubectl_informer.cache.listwatch import ApiError
-from kubectl_informer.clock import FakeClock, wait_for
-from kubectl_informer.controller import SimulatedController
+from kubectl_informer.cache.testing.fake_controller_source import FakeSource, make_object, too_many_requests_error
+from kubectl_informer.apierrors import ApiError
+from kubectl_informer.clock.testing import FakeClock, wait_for
+from kubectl_informer.sample_controller import SimulatedController
 from kubectl_informer.pipeline import PROFILES, new_informer
 from kubectl_informer.trace import TraceBuffer, Tracer
 

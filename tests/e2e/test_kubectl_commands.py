@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-from kubectl_informer.clock import wait_for
+from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.sim.demo import seed
 from kubectl_informer.sim.events import EventRecorder
 from kubectl_informer.sim.server import SimServer

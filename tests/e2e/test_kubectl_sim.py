@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from kubectl_informer.clock import wait_for
+from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.sim.demo import seed
 from kubectl_informer.sim.server import SimServer
 

@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from kubectl_informer.clock import wait_for
+from kubectl_informer.clock.testing import wait_for
 from tests.sim.conftest import pod
 
 PODS = "/api/v1/namespaces/default/pods"

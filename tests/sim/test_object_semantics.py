@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from kubectl_informer.clock import wait_for
+from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.sim.events import EventRecorder
 from tests.sim.conftest import pod
 

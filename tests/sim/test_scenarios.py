@@ -5,7 +5,7 @@ import threading
 
 import pytest
 
-from kubectl_informer.clock import FakeClock, wait_for
+from kubectl_informer.clock.testing import FakeClock, wait_for
 from kubectl_informer.sim.demo import DEMO_LAYOUT, seed, start_demo
 from kubectl_informer.sim.run import run_sim
 from kubectl_informer.sim.scenarios import SCENARIOS, ScenarioRunner, get_scenario

@@ -2,7 +2,7 @@
 
 import pytest
 
-from kubectl_informer.cache.listwatch import ApiError
+from kubectl_informer.apierrors import ApiError
 from kubectl_informer.sim.selectors import parse_label_selector
 from tests.sim.conftest import pod
 

@@ -121,7 +121,7 @@ def test_bookmarks_on_request_only_when_allowed(client, sim):
     rv = str(sim.store.current_rv())
     with_bm = client.watch(PODS, resourceVersion=rv, allowWatchBookmarks="true")
     without = client.watch(PODS, resourceVersion=rv)
-    from kubectl_informer.clock import wait_for
+    from kubectl_informer.clock.testing import wait_for
     assert wait_for(lambda: len(sim.store.watchers("pods")) == 2)
     sim.store.create("configmaps", {"metadata": {"name": "c", "namespace": "default"}})  # RV moves elsewhere
     assert sim.store.send_bookmarks() == 1
@@ -144,7 +144,7 @@ def test_periodic_bookmarks():
 
 def test_bookmark_never_goes_behind_events(client, sim):
     w = client.watch(PODS, resourceVersion=str(sim.store.current_rv()), allowWatchBookmarks="true")
-    from kubectl_informer.clock import wait_for
+    from kubectl_informer.clock.testing import wait_for
     assert wait_for(lambda: sim.store.watchers("pods"))
     for i in range(20):
         sim.store.create("pods", pod(f"p{i}"))
@@ -223,7 +223,7 @@ def test_bulk_load_closes_watches_and_resets_window(client, sim):
     client.request("POST", PODS, pod("a"))
     rv = sim.store.current_rv()
     w = client.watch(PODS, resourceVersion=str(rv))
-    from kubectl_informer.clock import wait_for
+    from kubectl_informer.clock.testing import wait_for
     assert wait_for(lambda: sim.store.watchers("pods"))
     sim.store.bulk_load("pods", many_pods(10))
     assert w.rest() == []
@@ -242,7 +242,7 @@ def test_large_initial_watch_list():
 
 def test_server_stop_ends_open_watches(sim):
     w = RawClient(sim.url).watch(PODS, resourceVersion="0")
-    from kubectl_informer.clock import wait_for
+    from kubectl_informer.clock.testing import wait_for
     assert wait_for(lambda: sim.store.watchers("pods"))
     sim.stop()
     import http.client
@@ -277,7 +277,7 @@ def test_a_client_closing_a_quiet_watch_frees_it(sim):
     # Without this the handler would only notice at its next write.
     for _ in range(2):
         w = RawClient(sim.url).watch(PODS, resourceVersion="0")
-        from kubectl_informer.clock import wait_for
+        from kubectl_informer.clock.testing import wait_for
         assert wait_for(lambda: len(sim.store.watchers("pods")) == 1)
         w.resp.close()
         w.close()
@@ -285,7 +285,7 @@ def test_a_client_closing_a_quiet_watch_frees_it(sim):
 
 
 def test_a_client_closing_a_quiet_tls_watch_frees_it():
-    from kubectl_informer.clock import wait_for
+    from kubectl_informer.clock.testing import wait_for
     with SimServer(tls=True) as sim:
         w = RawClient(sim.url, ca_pem=sim.ca_pem).watch(PODS, resourceVersion="0")
         assert wait_for(lambda: len(sim.store.watchers("pods")) == 1)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kubectl_informer.trace import TraceBuffer, TraceEvent
-from kubectl_informer.tui.pane import RunInfo
+from kubectl_informer.run_info import RunInfo
 
 
 class TraceMaker:
@@ -16,7 +16,7 @@ class TraceMaker:
 
     def __call__(self, kind: str, key: str | None = None, **fields) -> TraceEvent:
         self.t += self.step
-        ev = TraceEvent(len(self.events) + 1, round(self.t, 6), kind, key, fields)
+        ev = TraceEvent.build(len(self.events) + 1, round(self.t, 6), kind, key, **fields)
         self.events.append(ev)
         return ev
 
@@ -29,10 +29,10 @@ class TraceMaker:
 def life_of_pod(e: TraceMaker, key: str, rv: int, phase: str = "Pending") -> None:
     """One object through every stage: watch → FIFO → pop → store → handler → queue → worker."""
     e("watch.event", key, type="ADDED", resource_version=str(rv))
-    e("fifo.queue", key, type="Added", depth=1, pending=["Added"])
-    e("fifo.pop", key, types=["Added"], is_in_initial_list=False, waited=0.002)
+    e("fifo.queue", key, type="Added", depth=1, pending=1)
+    e("fifo.pop", key, types=["Added"], is_in_initial_list=False, waited=0.002, depth=0)
     e("store.add", key, resource_version=str(rv), delta="Added", summary=phase, is_in_initial_list=False)
-    e("handler.add", key, listener="handler-1", is_sync=False)
+    e("handler.add", key, listener="handler-1", is_sync=False, buffered=0)
     e("queue.add", key, outcome="queued", depth=1)
     e("queue.get", key, waited=0.001, depth=0)
     e("worker.start", key, worker=0)
@@ -45,50 +45,50 @@ def demo_trace() -> TraceMaker:
     dedup, a skip and a delete: every core pane has something to show."""
     e = TraceMaker()
     e("informer.start", fifo="DeltaFIFO", watch_list=False, resync_check_period=0.0)
-    e("list.start", resource_version="0")
+    e("list.start", resource_version="0", watch_list=False)
     keys = [f"default/web-{i}" for i in range(4)] + ["kube-system/dns-0"]
     for i, k in enumerate(keys):
-        e("fifo.queue", k, type="Replaced", depth=i + 1, pending=["Replaced"])
-    e("list.done", resource_version="100", items=5, duration=0.05)
+        e("fifo.queue", k, type="Replaced", depth=i + 1, pending=1)
+    e("list.done", resource_version="100", items=5, duration=0.05, watch_list=False)
     e("rv.advance", old="", new="100", source="list")
     for k in keys:
-        e("fifo.pop", k, types=["Replaced"], is_in_initial_list=True, waited=0.001)
+        e("fifo.pop", k, types=["Replaced"], is_in_initial_list=True, waited=0.001, depth=4)
         e("store.add", k, resource_version="90", delta="Replaced", summary="Pending", is_in_initial_list=True)
-        e("handler.add", k, listener="handler-1", is_sync=False)
+        e("handler.add", k, listener="handler-1", is_sync=False, buffered=0)
     e("informer.synced", items=5, duration=0.25)
     e("watch.start", resource_version="100")
     k = "default/web-1"
     e("watch.event", k, type="MODIFIED", resource_version="101")
     e("rv.advance", old="100", new="101", source="event")
-    e("fifo.queue", k, type="Updated", depth=1, pending=["Updated"])
+    e("fifo.queue", k, type="Updated", depth=1, pending=1)
     e("watch.event", k, type="MODIFIED", resource_version="102")
-    e("fifo.coalesce", k, type="Updated", depth=1, pending=["Updated", "Updated"])
-    e("fifo.pop", k, types=["Updated", "Updated"], is_in_initial_list=False, waited=0.01)
+    e("fifo.coalesce", k, type="Updated", depth=1, pending=2)
+    e("fifo.pop", k, types=["Updated", "Updated"], is_in_initial_list=False, waited=0.01, depth=0)
     e("store.update", k, resource_version="101", old_resource_version="90", delta="Updated",
       summary="Running", diff=["status.phase Pending→Running"], is_in_initial_list=False)
-    e("handler.update", k, listener="handler-1", is_sync=False)
+    e("handler.update", k, listener="handler-1", is_sync=False, buffered=0)
     e("store.update", k, resource_version="102", old_resource_version="101", delta="Updated",
       summary="Running", diff=["labels.app +"], is_in_initial_list=False)
-    e("handler.update", k, listener="handler-1", is_sync=False)
+    e("handler.update", k, listener="handler-1", is_sync=False, buffered=0)
     e("queue.add", k, outcome="queued", depth=1)
     e("queue.get", k, waited=0.001, depth=0)
     e("worker.start", k, worker=0)
     e("worker.done", k, worker=0, outcome="ok", duration=0.2)
     e("queue.done", k, worked=0.2, requeued=False)
-    # Still queued at the end: an update then two deletions, deduped.
+    # Still queued at the end: an update then two deletions, deduped (the
+    # engine reports the second deletion as the dedup, not as a coalesce).
     k = "default/web-3"
-    e("fifo.queue", k, type="Updated", depth=1, pending=["Updated"])
-    e("fifo.coalesce", k, type="Deleted", depth=1, pending=["Updated", "Deleted"])
-    e("fifo.coalesce", k, type="Deleted", depth=1, pending=["Updated", "Deleted", "Deleted"])
-    e("fifo.dedup", k, dropped="DeletedFinalStateUnknown", kept="Deleted")
+    e("fifo.queue", k, type="Updated", depth=1, pending=1)
+    e("fifo.coalesce", k, type="Deleted", depth=1, pending=2)
+    e("fifo.dedup", k, type="Deleted", dropped="tombstone", kept="object", pending=2, depth=1)
     e("fifo.skip", "default/ghost", type="Deleted", reason="unknown_delete")
     k = "default/web-2"
     e("watch.event", k, type="DELETED", resource_version="103")
-    e("fifo.queue", k, type="Deleted", depth=2, pending=["Deleted"])
-    e("fifo.pop", k, types=["Deleted"], is_in_initial_list=False, waited=0.01)
+    e("fifo.queue", k, type="Deleted", depth=2, pending=1)
+    e("fifo.pop", k, types=["Deleted"], is_in_initial_list=False, waited=0.01, depth=1)
     e("store.delete", k, resource_version="103", delta="Deleted", summary="", tombstone=False,
       is_in_initial_list=False)
-    e("handler.delete", k, listener="handler-1", is_sync=False)
+    e("handler.delete", k, listener="handler-1", is_sync=False, buffered=0)
     e("watch.bookmark", None, resource_version="110")
     return e
 
@@ -126,7 +126,7 @@ def run(coro_fn, app, size=(80, 24)):
 
 
 def make_app(trace=None, size_panes=None, **kw):
-    from kubectl_informer.clock import FakeClock
+    from kubectl_informer.clock.testing import FakeClock
     from kubectl_informer.tui.app import InformerApp
 
     trace = trace or demo_trace()

@@ -48,6 +48,11 @@ class Trace:
         self.events: list[TraceEvent] = []
 
     def __call__(self, t, kind, key=None, **fields):
+        self.events.append(TraceEvent.build(len(self.events) + 1, t, kind, key, **fields))
+
+    def malformed(self, t, kind, key=None, **fields):
+        """An event outside the contract, as a hand-edited or foreign
+        recording may hold: the panes must count it and carry on."""
         self.events.append(TraceEvent(len(self.events) + 1, t, kind, key, fields))
 
 

@@ -1,7 +1,5 @@
 """How the app feeds pane states and what it sets while running."""
 
-import gc
-import sys
 
 from kubectl_informer.tui.app import PANES, _feeder
 from kubectl_informer.tui.pane import PaneState
@@ -47,20 +45,6 @@ def test_every_pane_state_fed_by_the_app_matches_feeding_it_event_by_event():
         fv = {k: v for k, v in vars(fast).items() if k not in skip and not callable(v)}
         sv = {k: v for k, v in vars(slow).items() if k not in skip and not callable(v)}
         assert repr(fv) == repr(sv), spec.name
-
-
-def test_runtime_knobs_are_set_while_running_and_restored_after():
-    before = (gc.get_threshold(), sys.getswitchinterval())
-    app = make_app()
-
-    async def check(pilot):
-        return gc.get_threshold(), sys.getswitchinterval()
-
-    during = run(check, app)
-    assert during[0] != before[0] and during[1] <= 0.001
-    assert (gc.get_threshold(), sys.getswitchinterval()) == before
-    app2 = make_app(tune_runtime=False)
-    assert run(check, app2) == before
 
 
 def test_footer_lists_the_keys():

@@ -1,6 +1,6 @@
 """Keys a k9s user expects: ?, q, /, p, tab, enter, esc, jumps, zoom."""
 
-from kubectl_informer.clock import wait_for
+from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.tui.help import HelpScreen
 
 from .helpers import TraceMaker, demo_trace, make_app, pane_text, run, screen_text

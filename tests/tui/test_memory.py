@@ -8,12 +8,13 @@ from .helpers import make_app, TraceMaker
 
 KINDS = [
     ("watch.event", {"type": "MODIFIED", "resource_version": "1"}),
-    ("fifo.queue", {"type": "Updated", "depth": 1, "pending": ["Updated"]}),
-    ("fifo.coalesce", {"type": "Updated", "depth": 1, "pending": ["Updated", "Updated"]}),
+    ("fifo.queue", {"type": "Updated", "depth": 1, "pending": 1}),
+    ("fifo.coalesce", {"type": "Updated", "depth": 1, "pending": 2}),
     ("fifo.skip", {"type": "Sync", "reason": "resync_pending"}),
-    ("fifo.pop", {"types": ["Updated", "Updated"], "is_in_initial_list": False, "waited": 0.001}),
-    ("store.update", {"resource_version": "2", "delta": "Updated", "summary": "Running", "diff": ["labels.a +"]}),
-    ("handler.update", {"listener": "handler-1", "is_sync": False}),
+    ("fifo.pop", {"types": ["Updated", "Updated"], "is_in_initial_list": False, "waited": 0.001, "depth": 0}),
+    ("store.update", {"resource_version": "2", "delta": "Updated", "summary": "Running", "diff": ["labels.a +"],
+                      "is_in_initial_list": False, "old_resource_version": "1"}),
+    ("handler.update", {"listener": "handler-1", "is_sync": False, "buffered": 0}),
     ("queue.add", {"outcome": "queued", "depth": 1}),
     ("queue.get", {"waited": 0.001, "depth": 0}),
     ("queue.done", {"worked": 0.01, "requeued": False}),
@@ -28,7 +29,7 @@ def events(start_seq: int, n: int, keys: int):
         kind, fields = KINDS[i % per]
         j = (start_seq + i) // per % keys
         key = f"ns-{j % 50}/pod-{j}"
-        out.append(TraceEvent(start_seq + i, 100.0 + (start_seq + i) * 1e-4, kind, key, dict(fields)))
+        out.append(TraceEvent.build(start_seq + i, 100.0 + (start_seq + i) * 1e-4, kind, key, **fields))
     return out
 
 

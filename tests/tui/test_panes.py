@@ -30,7 +30,7 @@ def test_header_shows_watchlist_profile_from_informer_start_and_relists():
     e = TraceMaker()
     e("informer.start", fifo="RealFIFO (atomic)", watch_list=True, resync_check_period=0.0)
     e("watch.start", resource_version="5")
-    e("watch.end", error="410 Gone")
+    e("watch.end", error="410 Gone", expired=True)
     e("relist", reason="expired")
     app = make_app(e, info=info(profile="1.36", fifo="RealFIFO (atomic)"))
 
@@ -99,7 +99,7 @@ def test_fifo_pane_shows_queued_keys_counters_and_recent(size):
 
     async def check(pilot):
         text = pane_text(app.panes["fifo"])
-        assert "depth 1 queued 8  coalesces 3  dedups 1  skips 1  pops 7" in text
+        assert "depth 1 queued 8  coalesces 2  dedups 1  skips 1  pops 7" in text
         assert "default/web-3 [Updated Deleted]" in text
         assert "skip     default/ghost Deleted: unknown_delete" in text
         assert "dedup    default/web-3" in text
@@ -112,9 +112,9 @@ def test_fifo_pane_shows_queued_keys_counters_and_recent(size):
 def test_fifo_pane_lists_pending_deltas_of_many_keys_in_queue_order():
     e = TraceMaker()
     for i in range(100):
-        e("fifo.queue", f"default/web-{i}", type="Updated", depth=i + 1, pending=["Updated"])
-    e("fifo.coalesce", "default/web-0", type="Updated", depth=100, pending=["Updated", "Updated"])
-    e("fifo.coalesce", "default/web-0", type="Deleted", depth=100, pending=["Updated", "Updated", "Deleted"])
+        e("fifo.queue", f"default/web-{i}", type="Updated", depth=i + 1, pending=1)
+    e("fifo.coalesce", "default/web-0", type="Updated", depth=100, pending=2)
+    e("fifo.coalesce", "default/web-0", type="Deleted", depth=100, pending=3)
     app = make_app(e, start_pane="fifo")
 
     async def check(pilot):

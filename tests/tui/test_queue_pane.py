@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from kubectl_informer.clock import FakeClock, wait_for
+from kubectl_informer.clock.testing import FakeClock, wait_for
 from kubectl_informer.trace import TraceBuffer, TraceEvent, Tracer
 from kubectl_informer.tui.queue import QueuePane, QueueState, render_queue
 from kubectl_informer.workqueue import Queue, RateLimitingQueue
@@ -124,10 +124,10 @@ def test_a_lost_event_is_counted_and_the_queue_follows_the_trace():
 
 def test_malformed_events_are_counted_and_skipped():
     e = Trace()
-    e(1.0, "queue.add", None, outcome="queued")         # no item
-    e(2.0, "queue.add_after", "a", delay="soon")        # not a duration
-    e(3.0, "worker.start", "a", worker="w-one")         # not a slot number
-    e(4.0, "queue.add", 7, outcome="queued")            # a non-string item is named by str()
+    e.malformed(1.0, "queue.add", None, outcome="queued")         # no item
+    e.malformed(2.0, "queue.add_after", "a", delay="soon")        # not a duration
+    e.malformed(3.0, "worker.start", "a", worker="w-one")         # not a slot number
+    e.malformed(4.0, "queue.add", 7, outcome="queued")            # a non-string item is named by str()
     st = QueueState()
     st.feed_all(e.events)
     assert st.bad_events == 3

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 
 
-from kubectl_informer.cache.fake_source import FakeSource, make_object
+from kubectl_informer.cache.testing.fake_controller_source import FakeSource, make_object
 from kubectl_informer.cache.shared_informer import ResourceEventHandler, SharedIndexInformer
-from kubectl_informer.clock import wait_for
+from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.trace import TraceEvent
 from kubectl_informer.tui.resync import ResyncPane, ResyncState, cadence, render_resync
 
@@ -112,7 +112,7 @@ def test_syncs_before_any_tick_are_not_counted():
 def test_ticks_are_bounded():
     st = ResyncState()
     for i in range(5000):
-        st.feed(TraceEvent(i, float(i), "resync.tick", None, {"due": ["h"], "check_period": 1.0}))
+        st.feed(TraceEvent.checked(i, float(i), "resync.tick", None, due=["h"], check_period=1.0))
     assert st.tick_count == 5000 and len(st.ticks) == 256
 
 
@@ -281,9 +281,9 @@ def test_any_trace_feeds_and_renders_without_error(events, width, height):
 def test_bad_periods_are_dropped_not_drawn():
     e = Trace()
     e(0.0, "informer.start", resync_check_period=4.0)
-    e(1.0, "resync.tick", due=[], check_period=-1)
-    e(2.0, "resync.tick", due=[], check_period=1e-300)
-    e(3.0, "handler.register", listener="x", requested="soon", effective=1.0, check_period=4.0)
+    e.malformed(1.0, "resync.tick", due=[], check_period=-1)
+    e.malformed(2.0, "resync.tick", due=[], check_period=1e-300)
+    e.malformed(3.0, "handler.register", listener="x", requested="soon", effective=1.0, check_period=4.0)
     st = ResyncState()
     st.feed_all(e.events)
     assert st.bad_events == 3 and st.check_period == 4.0 and st.listeners == {}

@@ -6,10 +6,10 @@ from __future__ import annotations
 import random
 
 
-from kubectl_informer.cache.fake_source import FakeSource, make_object
+from kubectl_informer.cache.testing.fake_controller_source import FakeSource, make_object
 from kubectl_informer.cache.reflector import Reflector
 from kubectl_informer.cache.store import Indexer
-from kubectl_informer.clock import wait_for
+from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.trace import TraceEvent
 from kubectl_informer.tui.rv import MAX_MARKS, MAX_POINTS, RVPane, RVState, render_rv
 
@@ -28,11 +28,11 @@ def expiry_trace() -> Trace:
     for i in range(40):
         t = 1 + i * 0.5
         rv += 7
-        e(t, "watch.event", type="MODIFIED", resource_version=str(rv))
+        e(t, "watch.event", "default/web-0", type="MODIFIED", resource_version=str(rv))
         e(t, "rv.advance", old=str(rv - 7), new=str(rv), source="event")
         if i == 28:
             e(t + 0.1, "watch.bookmark", resource_version=str(rv))
-    e(21.5, "watch.end", resource_version=str(rv), error="410 Expired: too old resource version")
+    e(21.5, "watch.end", resource_version=str(rv), error="410 Expired: too old resource version", expired=True)
     e(21.5, "relist", reason="expired")
     e(21.6, "list.start", resource_version=str(rv), watch_list=False)
     e(22.0, "list.done", resource_version="1500", items=510, duration=0.4, watch_list=False)
@@ -57,7 +57,7 @@ def test_state_tracks_list_watch_and_synced_rv_and_marks():
 def test_watch_end_without_410_is_no_gone_mark_and_closes_the_watch():
     e = Trace()
     e(1.0, "watch.start", resource_version="5")
-    e(2.0, "watch.event", type="ADDED", resource_version="6")
+    e(2.0, "watch.event", "default/web-0", type="ADDED", resource_version="6")
     e(3.0, "watch.end", resource_version="6", reason="closed")
     st = RVState()
     st.feed_all(e.events)
@@ -72,12 +72,12 @@ def test_watch_list_initial_events_do_not_move_the_rv():
     e = Trace()
     e(0.0, "list.start", resource_version="", watch_list=True)
     for rv in ("17", "3", "12"):
-        e(0.1, "watch.event", type="ADDED", resource_version=rv)
+        e(0.1, "watch.event", "default/web-0", type="ADDED", resource_version=rv)
     e(0.2, "watch.bookmark", resource_version="20")
     e(0.2, "rv.advance", old="", new="20", source="list")
     e(0.2, "list.done", resource_version="20", items=3, duration=0.2, watch_list=True)
     e(0.2, "watch.start", resource_version="20")
-    e(1.0, "watch.event", type="MODIFIED", resource_version="21")
+    e(1.0, "watch.event", "default/web-0", type="MODIFIED", resource_version="21")
     st = RVState()
     st.feed_all(e.events)
     assert [rv for _, rv in st.points] == ["20", "21"]   # 17, 3 and 12 are not drawn
@@ -102,9 +102,9 @@ def test_history_is_bounded_and_bursts_share_a_slot():
     # 200,000 RV advances over 2,000 s, 100 per second.
     for i in range(200_000):
         n += 1
-        st.feed(TraceEvent(n, i * 0.01, "rv.advance", None, {"old": str(i), "new": str(i + 1), "source": "event"}))
+        st.feed(TraceEvent.checked(n, i * 0.01, "rv.advance", None, old=str(i), new=str(i + 1), source="event"))
         if i % 50 == 0:
-            st.feed(TraceEvent(n, i * 0.01, "watch.bookmark", None, {"resource_version": str(i + 1)}))
+            st.feed(TraceEvent.checked(n, i * 0.01, "watch.bookmark", None, resource_version=str(i + 1)))
     assert len(st.points) == MAX_POINTS
     assert len(st.marks) == MAX_MARKS
     # One slot per 0.1 s, holding the latest RV of that slot.
@@ -116,8 +116,8 @@ def test_non_numeric_rvs_fall_back_to_step_marks():
     e = Trace()
     e(0.0, "list.done", resource_version="a1b", items=1, duration=0.1)
     e(1.0, "watch.start", resource_version="a1b")
-    e(2.0, "watch.event", type="MODIFIED", resource_version="c9f")
-    e(3.0, "watch.event", type="MODIFIED", resource_version="x00")
+    e(2.0, "watch.event", "default/web-0", type="MODIFIED", resource_version="c9f")
+    e(3.0, "watch.event", "default/web-0", type="MODIFIED", resource_version="x00")
     st = RVState()
     st.feed_all(e.events)
     text = render_rv(st, 10.0, 78, 16).plain

@@ -34,11 +34,12 @@ def test_deltas_state_feed_and_feed_all_agree():
 def test_fifo_state_tracks_pending_deltas_per_key_and_counters():
     st = FifoState()
     st.feed_all(demo_trace().events)
-    # web-3: Updated, then two deletions deduped to one; never popped.
+    # web-3: Updated, then two deletions deduped to one (the second is
+    # reported as the dedup, as the engine does); never popped.
     assert dict(st.queued) == {"default/web-3": ["Updated", "Deleted"]}
-    assert (st.queues, st.coalesces, st.dedups, st.skips, st.pops) == (8, 3, 1, 1, 7)
+    assert (st.queues, st.coalesces, st.dedups, st.skips, st.pops) == (8, 2, 1, 1, 7)
     kinds = [k for _, k, _, _ in st.recent]
-    assert kinds == ["coalesce", "coalesce", "coalesce", "dedup", "skip"]
+    assert kinds == ["coalesce", "coalesce", "dedup", "skip"]
     assert st.recent[-1][2] == "default/ghost" and "unknown_delete" in st.recent[-1][3]
 
 
@@ -53,9 +54,9 @@ def test_fifo_state_realfifo_pops_one_entry_at_a_time():
     st.feed_all(e.events)
     assert st.queued["ns/a"] == ["Added", "Updated"]
     assert st.queued[BATCH_KEY] == ["ReplacedAll"]
-    st.feed(TraceEvent(10, 200.0, "fifo.pop", "ns/a", {"types": ["Added"]}))
+    st.feed(TraceEvent.checked(10, 200.0, "fifo.pop", "ns/a", types=["Added"], is_in_initial_list=False, waited=None, depth=1))
     assert st.queued["ns/a"] == ["Updated"]
-    st.feed(TraceEvent(11, 200.1, "fifo.pop", "ns/a", {"types": ["Updated"]}))
+    st.feed(TraceEvent.checked(11, 200.1, "fifo.pop", "ns/a", types=["Updated"], is_in_initial_list=False, waited=None, depth=1))
     assert "ns/a" not in st.queued
 
 
@@ -84,7 +85,7 @@ def test_header_state_follows_sync_and_watch_health():
     assert st.last_event == e.events[-1].time  # the bookmark
     assert st.relists == 0
     more = TraceMaker(start=e.t)
-    more("watch.end", error="410 Gone: too old resource version")
+    more("watch.end", error="410 Gone: too old resource version", expired=True)
     more("relist", reason="expired")
     st.feed_all(more.events)
     assert st.watching_since is None and "410" in st.watch_ended

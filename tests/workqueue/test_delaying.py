@@ -5,7 +5,7 @@ import threading
 
 import pytest
 
-from kubectl_informer.clock import wait_for
+from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.workqueue import DelayingQueue
 
 

@@ -8,7 +8,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from kubectl_informer.clock import FakeClock, wait_for
+from kubectl_informer.clock.testing import FakeClock, wait_for
 from kubectl_informer.workqueue import DelayingQueue
 
 ITEMS = st.sampled_from(["a", "b", "c", "d", "e"])

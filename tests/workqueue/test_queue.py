@@ -7,7 +7,7 @@ import weakref
 
 import pytest
 
-from kubectl_informer.clock import wait_for
+from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.workqueue import Queue
 
 SHUTDOWNS = [Queue.shut_down, Queue.shut_down_with_drain]

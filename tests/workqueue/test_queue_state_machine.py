@@ -8,7 +8,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from kubectl_informer.clock import FakeClock
+from kubectl_informer.clock.testing import FakeClock
 from kubectl_informer.workqueue import Queue
 
 ITEMS = st.sampled_from(["a", "b", "c", "d"])

@@ -3,7 +3,7 @@ on a FakeClock, plus its trace events."""
 
 import pytest
 
-from kubectl_informer.clock import wait_for
+from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.workqueue import (
     ItemExponentialFailureRateLimiter,
     MaxOfRateLimiter,

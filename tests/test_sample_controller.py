@@ -6,8 +6,9 @@ import threading
 import pytest
 
 from kubectl_informer.cache.keys import DeletedFinalStateUnknown
-from kubectl_informer.clock import FakeClock, RealClock, wait_for
-from kubectl_informer.controller import SimulatedController
+from kubectl_informer.clock import RealClock
+from kubectl_informer.clock.testing import FakeClock, wait_for
+from kubectl_informer.sample_controller import SimulatedController
 from kubectl_informer.workqueue import ItemExponentialFailureRateLimiter, RateLimitingQueue
 
 
@@ -203,7 +204,7 @@ def test_bad_settings_are_one_line_errors(informer, kwargs):
 def test_with_real_shared_informer_over_fake_source(clock, tracer):
     # The real pipeline: FakeSource -> Reflector -> FIFO -> Indexer ->
     # SharedIndexInformer handler -> RateLimitingQueue -> workers.
-    from kubectl_informer.cache.fake_source import FakeSource, make_object
+    from kubectl_informer.cache.testing.fake_controller_source import FakeSource, make_object
     from kubectl_informer.cache.shared_informer import SharedIndexInformer
 
     src = FakeSource(clock=clock)

@@ -25,6 +25,7 @@ from typing import Any
 from .cache.keys import deletion_handling_meta_namespace_key_func
 from .clock import Clock, RealClock
 from .trace import NULL_TRACER, Tracer
+from .trace_kinds import WORKER_DONE, WORKER_START
 from .workqueue.rate_limiters import RateLimiter
 from .workqueue.rate_limiting import RateLimitingQueue
 
@@ -135,7 +136,7 @@ class SimulatedController:
             self._active[key] = n
         tracer = self.tracer
         if tracer.enabled:
-            tracer.emit("worker.start", _trace_key(key), worker=n)
+            tracer.emit(WORKER_START, _trace_key(key), worker=n)
         started = self.clock.now()
         try:
             if self.work_time > 0:
@@ -157,7 +158,7 @@ class SimulatedController:
                 self.queue.forget(key)
             if tracer.enabled:
                 tracer.emit(
-                    "worker.done",
+                    WORKER_DONE,
                     _trace_key(key),
                     worker=n,
                     outcome="error" if failed else "ok",

@@ -17,16 +17,16 @@ import threading
 from collections import OrderedDict, deque
 from typing import Any, Iterator
 
-from ..clock import Clock
-from .keys import meta_namespace_key_func
-from .listwatch import (
+from ...apierrors import ApiError
+from ...clock import Clock
+from ..keys import meta_namespace_key_func
+from ..listwatch import (
     ADDED,
     BOOKMARK,
     DELETED,
     ERROR,
     INITIAL_EVENTS_END_ANNOTATION,
     MODIFIED,
-    ApiError,
     ListOptions,
     WatchEvent,
 )

@@ -1,0 +1,296 @@
+"""The trace contract: every event kind, its key and its fields, declared once.
+
+Emitters pass these ``Kind`` constants to ``Tracer.emit``; ``output.py``, the
+panes' dispatch, the recorder, ``replay`` and the tests' trace builders read
+the same declaration, and ``docs/design-notes.md`` holds a table generated
+from it (``python -m kubectl_informer.trace_kinds`` prints it).
+
+A ``Kind`` is a ``str`` (its dotted name), so emitting costs what a string
+constant costs and recorded JSON stays a plain name. Nothing is checked on
+the hot path: ``check_event`` validates an event against its declaration, and
+the tests (and ``KUBECTL_INFORMER_TRACE_CHECK=1``) run every emitted event
+through it.
+
+Recordings: lines written since this contract carry ``"v": 2``. Lines
+without ``v`` (version 1) are upgraded on reading by ``upgrade_v1``: the only
+fact version 1 left in prose, whether a watch ended because its
+resourceVersion expired (410), is derived from that prose once, there.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+TRACE_VERSION = 2
+
+# Field types: a name from _CHECKS; "?" after it: the value may be None.
+_CHECKS = {
+    "str": lambda v: isinstance(v, str),
+    "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "float": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "bool": lambda v: isinstance(v, bool),
+    "list[str]": lambda v: isinstance(v, (list, tuple)) and all(isinstance(x, str) for x in v),
+}
+
+
+class Field:
+    __slots__ = ("name", "type", "doc", "optional", "choices")
+
+    def __init__(self, name: str, type: str, doc: str, optional: bool = False,
+                 choices: tuple[str, ...] | None = None) -> None:
+        base = type.rstrip("?")
+        if base not in _CHECKS:
+            raise ValueError(f"field {name}: unknown type {type!r}")
+        self.name, self.type, self.doc, self.optional, self.choices = name, type, doc, optional, choices
+
+    def check(self, value: Any) -> str | None:
+        if value is None:
+            return None if self.type.endswith("?") else f"{self.name} is None, declared {self.type}"
+        if not _CHECKS[self.type.rstrip("?")](value):
+            return f"{self.name}={value!r} is not {self.type}"
+        if self.choices is not None and value not in self.choices:
+            return f"{self.name}={value!r} is not one of {', '.join(self.choices)}"
+        return None
+
+
+class Kind(str):
+    """An event kind: its dotted name, whether it is keyed by an object, its
+    fields, and fields derived lazily (computed when a reader asks)."""
+
+    fields: dict[str, Field]
+    keyed: str  # "yes" | "no" | "maybe"
+    doc: str
+    derived: tuple[str, ...]
+
+    def __new__(cls, name: str, doc: str, keyed: str, fields: Iterable[Field], derived: tuple[str, ...] = ()):
+        k = super().__new__(cls, name)
+        k.doc, k.keyed, k.fields, k.derived = doc, keyed, {f.name: f for f in fields}, derived
+        return k
+
+    # A Kind is its name wherever a str is: dict keys, ==, JSON.
+    __hash__ = str.__hash__
+    __eq__ = str.__eq__
+
+    def __reduce__(self):
+        return str, (str(self),)
+
+
+KINDS: dict[str, Kind] = {}
+
+
+def _kind(name: str, doc: str, keyed: str = "no", *fields: Field, derived: tuple[str, ...] = ()) -> Kind:
+    k = Kind(name, doc, keyed, fields, derived)
+    KINDS[name] = k
+    return k
+
+
+F = Field
+_RV = "a resourceVersion"
+DELTA_TYPES = ("Added", "Updated", "Deleted", "Replaced", "Sync", "ReplacedAll", "SyncAll", "Bookmark")
+WATCH_TYPES = ("ADDED", "MODIFIED", "DELETED", "BOOKMARK")
+_DELTA = F("type", "str", "the delta's type", choices=DELTA_TYPES)
+_DEPTH = F("depth", "int", "keys (DeltaFIFO) or entries (RealFIFO) queued after this step")
+_PENDING = F("pending", "int", "deltas now queued for the key")
+_WATCH_LIST = F("watch_list", "bool", "the initial list is a WatchList stream")
+_ERROR = F("error", "str", "the error, one line")
+_LISTENER = F("listener", "str", "the handler's listener name")
+
+# --- reflector --------------------------------------------------------------------------
+LIST_START = _kind("list.start", "a LIST (or WatchList stream) begins", "no",
+                   F("resource_version", "str", "the RV asked for"), _WATCH_LIST)
+LIST_PAGE = _kind("list.page", "one page of a paged LIST came back", "no",
+                  F("resource_version", "str", _RV), F("items", "int", "objects in the page"),
+                  F("continue", "str", "the continue token, empty on the last page"),
+                  F("duration", "float", "seconds the page took"), _WATCH_LIST)
+LIST_DONE = _kind("list.done", "the initial list is complete, or failed", "no",
+                  F("resource_version", "str", "the list's RV, empty when it failed"),
+                  F("items", "int", "objects listed"), F("duration", "float", "seconds the list took"),
+                  _WATCH_LIST, F("continue", "str", "always empty", optional=True),
+                  F("error", "str", "why it failed or fell back to LIST", optional=True))
+LIST_PROGRESS = _kind("list.progress", "a list's body is still arriving (at most once a second)", "no",
+                      F("bytes", "int", "bytes received so far"), F("elapsed", "float", "seconds since the request"))
+REFLECTOR_BACKOFF = _kind("reflector.backoff", "the reflector waits out its back-off before trying again", "no",
+                          F("delay", "float", "seconds it waits"),
+                          F("error", "str", "the failure that caused it", optional=True))
+RELIST = _kind("relist", "the reflector lists again", "no",
+               F("reason", "str", "why", choices=("expired", "too_large", "error", "watch_closed")))
+RV_ADVANCE = _kind("rv.advance", "the last synced resourceVersion moved", "no",
+                   F("old", "str", "the previous RV"), F("new", "str", "the new RV"),
+                   F("source", "str", "what moved it", choices=("list", "event", "bookmark")))
+WATCH_START = _kind("watch.start", "a watch opens", "no", F("resource_version", "str", "the RV it starts from"))
+WATCH_END = _kind("watch.end", "a watch ended", "no",
+                  F("resource_version", "str", "the last RV seen"),
+                  F("reason", "str", "a clean end", optional=True,
+                    choices=("stopped", "closed", "closed before initial-events-end")),
+                  F("error", "str", "the error that ended it", optional=True),
+                  F("expired", "bool", "410 Gone: the RV is too old; the reflector relists"),
+                  F("watch_list", "bool", "the watch was a WatchList stream", optional=True))
+WATCH_EVENT = _kind("watch.event", "an ADDED/MODIFIED/DELETED watch event arrived", "yes",
+                    F("type", "str", "the event type", choices=WATCH_TYPES), F("resource_version", "str", _RV))
+WATCH_BOOKMARK = _kind("watch.bookmark", "a BOOKMARK watch event arrived", "no",
+                       F("resource_version", "str", _RV))
+
+# --- FIFOs -------------------------------------------------------------------------------
+FIFO_QUEUE = _kind("fifo.queue", "a delta queued for a key not yet queued (RealFIFO: every delta)", "maybe",
+                   _DELTA, _DEPTH, _PENDING,
+                   F("resource_version", "str", "RV of a keyless ReplacedAll or Bookmark entry", optional=True),
+                   F("objects", "int", "objects in a keyless ReplacedAll entry", optional=True))
+FIFO_COALESCE = _kind("fifo.coalesce", "a delta appended to a key already queued (DeltaFIFO)", "yes",
+                      _DELTA, _PENDING, _DEPTH)
+FIFO_DEDUP = _kind("fifo.dedup", "two trailing deletions collapsed into one (DeltaFIFO dedupDeltas)", "yes",
+                   _DELTA, F("dropped", "str", "the deletion dropped", choices=("tombstone", "object")),
+                   F("kept", "str", "the deletion kept", choices=("tombstone", "object")), _PENDING, _DEPTH)
+FIFO_SKIP = _kind("fifo.skip", "a delta the FIFO did not queue", "yes", _DELTA,
+                  F("reason", "str", "why", choices=("unknown_delete", "resync_pending")))
+FIFO_POP = _kind("fifo.pop", "the oldest key's deltas handed to the informer", "maybe",
+                 F("types", "list[str]", "the deltas' types, oldest first"),
+                 F("is_in_initial_list", "bool", "part of the initial list"),
+                 F("waited", "float?", "seconds queued (None when not measured)"), _DEPTH)
+
+# --- informer ---------------------------------------------------------------------------
+_STORE = (F("resource_version", "str", "the object's RV"),
+          F("delta", "str", "the delta applied", choices=DELTA_TYPES),
+          F("summary", "str", "status in a word or two (phase, ready counts)"),
+          F("is_in_initial_list", "bool", "part of the initial list"))
+STORE_ADD = _kind("store.add", "a delta added an object to the indexer", "yes", *_STORE)
+STORE_UPDATE = _kind("store.update", "a delta replaced an object in the indexer", "yes", *_STORE,
+                     F("old_resource_version", "str", "the replaced object's RV"),
+                     F("diff", "list[str]", "what changed (derived: computed when read)"),
+                     derived=("diff",))
+STORE_DELETE = _kind("store.delete", "a delta removed an object from the indexer", "yes", *_STORE,
+                     F("tombstone", "bool", "the object came as a DeletedFinalStateUnknown"))
+INFORMER_START = _kind("informer.start", "the informer runs", "no",
+                       F("fifo", "str", "the FIFO's label (DeltaFIFO, RealFIFO, RealFIFO (atomic))"),
+                       _WATCH_LIST, F("initial_list", "str", "the initial list's label", optional=True),
+                       F("resync_check_period", "float", "seconds between resync checks (0: none)"))
+INFORMER_SYNCED = _kind("informer.synced", "has_synced turned true", "no",
+                        F("items", "int", "objects in the cache"),
+                        F("duration", "float", "seconds since the informer started"))
+INFORMER_ERROR = _kind("informer.error", "a delta could not be applied to the indexer", "no", _ERROR)
+INFORMER_BOOKMARK = _kind("informer.bookmark", "a Bookmark delta popped (atomic RealFIFO)", "no",
+                          F("resource_version", "str", _RV))
+RESYNC_TICK = _kind("resync.tick", "a resync check ran", "no",
+                    F("due", "list[str]", "listeners resynced"), F("check_period", "float", "seconds"))
+HANDLER_REGISTER = _kind("handler.register", "a handler was added", "no", _LISTENER,
+                         F("requested", "float", "the resync period asked for"),
+                         F("effective", "float", "the period it gets"),
+                         F("check_period", "float", "the informer's resync check period"),
+                         F("reason", "str?", "why effective differs from requested"))
+_HANDLER = (_LISTENER, F("is_sync", "bool", "a resync (same RV on both sides)"),
+            F("buffered", "int", "notifications waiting in the listener", optional=True),
+            F("synthetic", "bool", "an add replayed for a handler added late", optional=True))
+HANDLER_ADD = _kind("handler.add", "an add notification for a listener", "yes", *_HANDLER)
+HANDLER_UPDATE = _kind("handler.update", "an update notification for a listener", "yes", *_HANDLER)
+HANDLER_DELETE = _kind("handler.delete", "a delete notification for a listener", "yes", *_HANDLER)
+HANDLER_ERROR = _kind("handler.error", "a handler raised", "no", _LISTENER, _ERROR)
+
+# --- workqueue and the sample controller --------------------------------------------------
+QUEUE_ADD = _kind("queue.add", "add(item)", "yes",
+                  F("outcome", "str", "what add did", choices=("queued", "already_dirty", "dirty_while_processing")),
+                  F("depth", "int", "items queued"))
+QUEUE_GET = _kind("queue.get", "a worker got an item", "yes",
+                  F("waited", "float?", "seconds queued"), F("depth", "int", "items queued"))
+QUEUE_DONE = _kind("queue.done", "done(item)", "yes", F("worked", "float?", "seconds processing"),
+                   F("requeued", "bool", "dirty again while processing: queued again"))
+QUEUE_ADD_AFTER = _kind("queue.add_after", "add_after(item, delay)", "yes", F("delay", "float", "seconds"))
+QUEUE_RATE_LIMITED = _kind("queue.rate_limited", "add_rate_limited(item)", "yes",
+                           F("delay", "float", "the limiter's back-off, seconds"),
+                           F("requeues", "int", "failures so far"))
+QUEUE_FORGET = _kind("queue.forget", "forget(item): its back-off starts over", "yes",
+                     F("requeues", "int", "failures before forgetting"))
+QUEUE_SHUTDOWN = _kind("queue.shutdown", "shut_down() or shut_down_with_drain()", "no",
+                       F("drain", "bool", "shut_down_with_drain"))
+WORKER_START = _kind("worker.start", "a worker starts on an item", "yes", F("worker", "int", "worker number"))
+WORKER_DONE = _kind("worker.done", "a worker finished an item", "yes", F("worker", "int", "worker number"),
+                    F("outcome", "str", "ok or error", choices=("ok", "error")),
+                    F("duration", "float", "seconds it worked"))
+
+# --- the run --------------------------------------------------------------------------------
+RUN_ERROR = _kind("run.error", "an engine thread died; the run ends and reports it", "no",
+                  F("thread", "str", "the thread's name"), _ERROR)
+
+
+def check_event(kind: str, key: Any, fields: dict[str, Any]) -> list[str]:
+    """What is wrong with an event against the contract (empty: nothing)."""
+    k = KINDS.get(kind)
+    if k is None:
+        return [f"undeclared kind {kind!r}"]
+    problems = []
+    if k.keyed == "yes" and not isinstance(key, str):
+        problems.append(f"{kind}: key {key!r} must be a str")
+    elif k.keyed == "no" and key is not None:
+        problems.append(f"{kind}: key {key!r} must be None")
+    elif key is not None and not isinstance(key, str):
+        problems.append(f"{kind}: key {key!r} must be a str or None")
+    for name in fields:
+        if name not in k.fields:
+            problems.append(f"{kind}: undeclared field {name!r}")
+    for f in k.fields.values():
+        if f.name not in fields:
+            if not f.optional:
+                problems.append(f"{kind}: missing field {f.name!r}")
+            continue
+        if f.name in k.derived:
+            continue  # checked where it is computed
+        p = f.check(fields[f.name])
+        if p:
+            problems.append(f"{kind}: {p}")
+    return problems
+
+
+_ZERO = {"str": "", "int": 0, "float": 0.0, "bool": False, "list[str]": []}
+
+
+def with_defaults(kind: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """``fields`` with every required field it leaves out set to its type's
+    zero value (None where None is allowed): hand-written traces name only
+    the facts they are about and still have the engine's shape."""
+    k = KINDS.get(kind)
+    if k is None:
+        return fields
+    out = dict(fields)
+    for f in k.fields.values():
+        if f.name not in out and not f.optional:
+            out[f.name] = None if f.type.endswith("?") else (f.choices[0] if f.choices else _ZERO[f.type])
+    return out
+
+
+class ContractError(ValueError):
+    pass
+
+
+def checked(kind: str, key: Any, fields: dict[str, Any]) -> None:
+    problems = check_event(kind, key, fields)
+    if problems:
+        raise ContractError("; ".join(problems))
+
+
+# --- recordings ---------------------------------------------------------------------------------
+
+def _v1_expired(fields: dict[str, Any]) -> bool:
+    # Version 1 said it only in prose: "410 Expired: too old resource version".
+    text = f"{fields.get('reason') or ''} {fields.get('error') or ''}".lower()
+    return any(word in text for word in ("expired", "410", "gone", "too old"))
+
+
+def upgrade_v1(kind: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """A version-1 recording's fields in version 2's shape."""
+    if kind == "watch.end" and "expired" not in fields:
+        fields["expired"] = _v1_expired(fields)
+    return fields
+
+
+# --- docs -----------------------------------------------------------------------------------------
+
+def markdown_table() -> str:
+    """The table of event kinds in docs/design-notes.md."""
+    key = {"yes": "object", "no": "-", "maybe": "object or -"}
+    rows = ["| kind | key | fields | what happened |", "| --- | --- | --- | --- |"]
+    for k in KINDS.values():
+        fields = ", ".join(f"`{f.name}`{'?' if f.optional else ''}: {f.type}" for f in k.fields.values())
+        rows.append(f"| `{k}` | {key[k.keyed]} | {fields} | {k.doc} |")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    print(markdown_table())
