@@ -19,9 +19,8 @@ from ..trace import NULL_TRACER, Tracer
 from ..trace_kinds import LIST_DONE, LIST_PAGE, LIST_START, RELIST, RV_ADVANCE, WATCH_BOOKMARK, WATCH_END, WATCH_EVENT, WATCH_START
 from .keys import deletion_handling_meta_namespace_key_func
 from .listwatch import ADDED, BOOKMARK, DELETED, ERROR, INITIAL_EVENTS_END_ANNOTATION, MODIFIED, ListOptions
+from .pager import DEFAULT_PAGE_SIZE, ListPager
 
-# client-go's pager.PageSize.
-DEFAULT_PAGE_SIZE = 500
 # Watches time out in [MIN_WATCH_TIMEOUT, 2*MIN_WATCH_TIMEOUT) to spread
 # reconnections of many clients over time.
 MIN_WATCH_TIMEOUT = 300.0
@@ -100,6 +99,7 @@ class Reflector:
         self._last_sync_rv = ""
         self._rv_unavailable = False
         self._paginated_result = False
+        self._page_start = 0.0
         # Why the next ListAndWatch relists (None before the first list).
         self._relist_reason: str | None = None
         self._current_watch = None
@@ -214,35 +214,27 @@ class Reflector:
         return DEFAULT_PAGE_SIZE
 
     def _paged_list(self, rv: str) -> tuple[list, str, bool]:
-        """client-go's pager: follow ``continue``; an expired continue token
-        falls back to one full list at RV ""."""
-        limit = self._effective_page_size(rv)
-        opts = ListOptions(resource_version=rv, limit=limit)
-        items: list = []
-        paginated = False
+        """client-go's ``pager.ListWithAlloc``: pages follow ``continue``; an
+        expired continue token falls back to one full list at ``rv``."""
+        pager = ListPager(self.lw.list, page_size=self._effective_page_size(rv) or 0, on_page=self._on_page)
+        self._page_start = self.clock.now()
+        result, paginated = pager.list(ListOptions(resource_version=rv))
+        meta = result.get("metadata") or {}
+        return result.get("items") or [], meta.get("resourceVersion") or "", paginated
+
+    def _on_page(self, page: dict, options: ListOptions, fallback: bool) -> None:
+        now = self.clock.now()
+        start, self._page_start = self._page_start, now
         tracer = self.tracer
-        while True:
-            t0 = self.clock.now()
-            try:
-                page = self.lw.list(opts)
-            except ApiError as err:
-                if not (is_expired(err) and opts.continue_):
-                    raise
-                full = self.lw.list(ListOptions(resource_version=""))
-                meta = full.get("metadata") or {}
-                return list(full.get("items") or []), meta.get("resourceVersion") or "", paginated
-            meta = page.get("metadata") or {}
-            page_items = page.get("items") or []
-            items.extend(page_items)
-            cont = meta.get("continue") or ""
-            if tracer.enabled:
-                tracer.emit(LIST_PAGE, None, resource_version=meta.get("resourceVersion") or "",
-                            items=len(page_items), duration=self.clock.now() - t0, watch_list=False,
-                            **{"continue": cont})
-            if not cont:
-                return items, meta.get("resourceVersion") or "", paginated
-            paginated = True
-            opts = ListOptions(limit=limit, continue_=cont)
+        if not tracer.enabled:
+            return
+        meta = page.get("metadata") or {}
+        fields = {"resource_version": meta.get("resourceVersion") or "", "items": len(page.get("items") or ()),
+                  "duration": now - start, "watch_list": False, "continue": meta.get("continue") or ""}
+        if fallback:
+            # The continue token expired: this is the pager's full list at the requested RV.
+            fields["full_list_if_expired"] = True
+        tracer.emit(LIST_PAGE, None, **fields)
 
     def _list(self, stop_event: threading.Event) -> None:
         rv = self.relist_resource_version()
