@@ -24,6 +24,7 @@ from . import rest
 from .decode import gc_pause
 from .discovery import Resource
 from .errors import one_line
+from .stream_decode import StringInterner
 
 # Client-side read timeout beyond the server's timeoutSeconds: a watch the
 # server should have closed but went silent ends (the Reflector re-watches).
@@ -52,6 +53,10 @@ class KubeListerWatcher:
         self.label_selector = label_selector
         self.field_selector = field_selector
         self.path = resource.path(self.namespace)
+        # Shared by every list of this resource: repeated values kept once.
+        self.interner = StringInterner()
+        # Set by the Reflector to trace a big list's progress: fn(bytes, items).
+        self.list_progress = None
 
     def _selectors(self, options: ListOptions) -> list[tuple[str, Any]]:
         q: list[tuple[str, Any]] = []
@@ -75,7 +80,8 @@ class KubeListerWatcher:
             q.append(("continue", options.continue_))
         if options.timeout_seconds:
             q.append(("timeoutSeconds", int(options.timeout_seconds)))
-        result = rest.get_json(self.api_client, self.path, q, timeout=LIST_TIMEOUT, is_list=True)
+        result = rest.get_list(self.api_client, self.path, q, timeout=LIST_TIMEOUT, interner=self.interner,
+                               progress=self.list_progress)
         if not isinstance(result, dict):
             raise ConnectionError(f"{self.path}: expected a List object")
         items = result.get("items")

@@ -14,6 +14,7 @@ import orjson
 import urllib3
 
 from .decode import loads_list
+from .stream_decode import StringInterner, decode_list_chunks
 from .errors import ApiError, one_line
 
 ACCEPT_JSON = "application/json"
@@ -124,3 +125,24 @@ def get_json(api_client: Any, path: str, query: Iterable[tuple[str, Any]] = (), 
         return loads_list(body, loads) if is_list else loads(body)
     except ValueError as e:  # orjson.JSONDecodeError and json.JSONDecodeError both are
         raise ConnectionError(f"{path}: the server's answer is not JSON ({one_line(e, 120)})") from None
+
+
+# Bytes read from a List body at a time: each chunk's items are decoded
+# before the next is read (stream_decode.py).
+LIST_CHUNK = 256 * 1024
+
+
+def get_list(api_client: Any, path: str, query: Iterable[tuple[str, Any]] = (), *,
+             timeout: float | tuple[float, float] | None = None, accept: str = ACCEPT_JSON,
+             interner: StringInterner | None = None, progress=None) -> Any:
+    """GET a List and decode it while it arrives (``stream_decode``), never
+    holding the whole body; ``progress(bytes, items)`` after each chunk."""
+    resp = get(api_client, path, query, timeout=timeout, accept=accept)
+    try:
+        return decode_list_chunks(resp.stream(LIST_CHUNK, decode_content=True), interner, progress)
+    except urllib3.exceptions.HTTPError as e:
+        raise ConnectionError(f"reading {path}: {one_line(e, 200)}") from None
+    except ValueError as e:  # orjson.JSONDecodeError and json.JSONDecodeError both are
+        raise ConnectionError(f"{path}: the server's answer is not JSON ({one_line(e, 120)})") from None
+    finally:
+        resp.release_conn()
