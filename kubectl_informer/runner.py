@@ -25,9 +25,6 @@ from .trace_kinds import RUN_ERROR
 # cannot keep the process alive, but tests assert none is left.
 STOP_TIMEOUT = 5.0
 
-SECRET_ANNOTATION_WITH_DATA = "kubectl.kubernetes.io/last-applied-configuration"
-
-
 class RunError(Exception):
     """A failure caused by the user's input or environment: one line, no traceback."""
 
@@ -55,6 +52,9 @@ class RunOptions:
     fail_rate: float = 0.0
     rate_limiter: str = "default"
     seed: int | None = None
+    metadata_only: bool = False          # list/watch PartialObjectMetadata (client-go's metadatainformer)
+    strip_managed_fields: bool = False   # transforms, applied before the FIFO
+    drop_paths: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def field_selector_with_name(self) -> str | None:
@@ -62,52 +62,6 @@ class RunOptions:
         does: a ``metadata.name`` field selector joined to any given one."""
         parts = [p for p in (self.field_selector, f"metadata.name={self.name}" if self.name else None) if p]
         return ",".join(parts) or None
-
-
-# --- transforms ------------------------------------------------------------
-
-def _redacted(value: Any, encoded: bool) -> str:
-    if not isinstance(value, str):
-        return "<redacted>"
-    if encoded:
-        n = len(value) * 3 // 4 - value[-2:].count("=")
-    else:
-        n = len(value.encode())
-    # Like `kubectl describe secret`: the size is shown, never the bytes.
-    return f"<redacted {n} bytes>"
-
-
-def strip_managed_fields(obj: Any) -> Any:
-    """managedFields is often a third of an object and says nothing about the
-    informer's work (PERFORMANCE.md), so it never reaches the FIFO."""
-    if isinstance(obj, dict):
-        md = obj.get("metadata")
-        if isinstance(md, dict):
-            md.pop("managedFields", None)
-    return obj
-
-
-def redact_secret(obj: Any) -> Any:
-    """Keep a Secret's keys (so a diff still says ``data.password ~``) but
-    never its values, nor the last-applied annotation that repeats them."""
-    if not isinstance(obj, dict):
-        return obj
-    for name, encoded in (("data", True), ("stringData", False)):
-        d = obj.get(name)
-        if isinstance(d, dict):
-            obj[name] = {k: _redacted(v, encoded) for k, v in d.items()}
-    ann = (obj.get("metadata") or {}).get("annotations")
-    if isinstance(ann, dict) and SECRET_ANNOTATION_WITH_DATA in ann:
-        ann[SECRET_ANNOTATION_WITH_DATA] = "<redacted>"
-    return obj
-
-
-def make_transform(is_secret: bool, show_secret_data: bool) -> Callable[[Any], Any]:
-    if is_secret and not show_secret_data:
-        def transform(obj: Any) -> Any:
-            return redact_secret(strip_managed_fields(obj))
-        return transform
-    return strip_managed_fields
 
 
 # --- errors ------------------------------------------------------------------
@@ -240,7 +194,8 @@ class Run:
                     namespace = o.namespace or getattr(self.target, "namespace", None) or "default"
                 self.lw = KubeListerWatcher(self.target.api_client, self.resource, namespace=namespace,
                                             label_selector=o.label_selector,
-                                            field_selector=o.field_selector_with_name())
+                                            field_selector=o.field_selector_with_name(),
+                                            metadata_only=o.metadata_only)
                 self._preflight()
             except KubeError as e:
                 raise RunError(str(e)) from None
@@ -310,9 +265,8 @@ class Run:
         o = self.opts
         from .pipeline import new_informer
 
-        is_secret = getattr(self.resource, "resource", "") == "secrets" and not getattr(self.resource, "group", "")
         self.informer = new_informer(self.lw, self.profile, resync_period=o.resync, tracer=self.tracer,
-                                     transform=make_transform(is_secret, o.show_secret_data))
+                                     transform=self._transform())
         if o.mode == "queue":
             from .sample_controller import SimulatedController
             self.controller = SimulatedController(self.informer, workers=o.workers, work_time=o.work_time,
@@ -325,6 +279,16 @@ class Run:
             self._spawn("controller", self.controller.run)
         if o.late_handler_resync is not None:
             self._add_late_handler(o.late_handler_resync)
+
+    def _transform(self):
+        """The chain the FIFO applies (client-go's SetTransform), measured on
+        a sample so the Cache pane can show bytes held and saved."""
+        from .transforms import MeasuredTransform, build_steps
+
+        o = self.opts
+        is_secret = getattr(self.resource, "resource", "") == "secrets" and not getattr(self.resource, "group", "")
+        steps = build_steps(o.strip_managed_fields, o.drop_paths, is_secret, o.show_secret_data)
+        return MeasuredTransform(steps, self.tracer)
 
     def _add_late_handler(self, period: float) -> None:
         """Register a handler once the informer runs, as a controller that
