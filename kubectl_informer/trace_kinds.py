@@ -101,7 +101,13 @@ LIST_START = _kind("list.start", "a LIST (or WatchList stream) begins", "no",
 LIST_PAGE = _kind("list.page", "one page of a paged LIST came back", "no",
                   F("resource_version", "str", _RV), F("items", "int", "objects in the page"),
                   F("continue", "str", "the continue token, empty on the last page"),
-                  F("duration", "float", "seconds the page took"), _WATCH_LIST)
+                  F("duration", "float", "seconds the page took"), _WATCH_LIST,
+                  F("bytes", "int", "bytes read for the page, when the ListerWatcher reports them", optional=True),
+                  F("full_list_if_expired", "bool", "the pager's full list at the requested RV after its "
+                    "continue token expired", optional=True))
+LIST_PROGRESS = _kind("list.progress", "a page is arriving: the list so far (at most every 100 ms)", "no",
+                      F("pages", "int", "pages done"), F("items", "int", "objects decoded so far"),
+                      F("bytes", "int", "bytes read so far"), F("elapsed", "float", "seconds since the list began"))
 LIST_DONE = _kind("list.done", "the initial list is complete, or failed", "no",
                   F("resource_version", "str", "the list's RV, empty when it failed"),
                   F("items", "int", "objects listed"), F("duration", "float", "seconds the list took"),
@@ -154,6 +160,12 @@ STORE_UPDATE = _kind("store.update", "a delta replaced an object in the indexer"
                      derived=("diff",))
 STORE_DELETE = _kind("store.delete", "a delta removed an object from the indexer", "yes", *_STORE,
                      F("tombstone", "bool", "the object came as a DeletedFinalStateUnknown"))
+_SAMPLE = (F("bytes", "int", "bytes the object holds, as it enters the FIFO"),
+           F("objects", "int", "objects the transform has seen"), F("every", "int", "one object in every this many is measured"))
+TRANSFORM = _kind("transform", "a sampled object before and after the transforms (SetTransform)", "yes", *_SAMPLE,
+                  F("bytes_before", "int", "bytes before the transforms"),
+                  F("transforms", "list[str]", "the transforms set"), F("applied", "list[str]", "those that changed it"))
+OBJECT_SIZE = _kind("object.size", "a sampled object's size (no transform set)", "yes", *_SAMPLE)
 INFORMER_START = _kind("informer.start", "the informer runs", "no",
                        F("fifo", "str", "the FIFO's label (DeltaFIFO, RealFIFO, RealFIFO (atomic))"),
                        _WATCH_LIST, F("initial_list", "str", "the initial list's label", optional=True),

@@ -107,6 +107,10 @@ class Reflector:
         self._stopper: threading.Thread | None = None
         self._resync_error: BaseException | None = None
         self._store_bookmark = getattr(store, "bookmark", None)
+        # A ListerWatcher that reads big lists in chunks reports progress here.
+        self._progress = _ListProgress()
+        if hasattr(lw, "list_progress"):
+            lw.list_progress = self._on_list_progress
 
     # ------------------------------------------------------------ public API
     def last_sync_resource_version(self) -> str:
@@ -218,6 +222,7 @@ class Reflector:
         expired continue token falls back to one full list at ``rv``."""
         pager = ListPager(self.lw.list, page_size=self._effective_page_size(rv) or 0, on_page=self._on_page)
         self._page_start = self.clock.now()
+        self._progress = _ListProgress(start=self._page_start)
         result, paginated = pager.list(ListOptions(resource_version=rv))
         meta = result.get("metadata") or {}
         return result.get("items") or [], meta.get("resourceVersion") or "", paginated
@@ -225,16 +230,32 @@ class Reflector:
     def _on_page(self, page: dict, options: ListOptions, fallback: bool) -> None:
         now = self.clock.now()
         start, self._page_start = self._page_start, now
+        page_bytes = self._progress.page_bytes
+        self._progress.page_done(len(page.get("items") or ()))
         tracer = self.tracer
         if not tracer.enabled:
             return
         meta = page.get("metadata") or {}
         fields = {"resource_version": meta.get("resourceVersion") or "", "items": len(page.get("items") or ()),
                   "duration": now - start, "watch_list": False, "continue": meta.get("continue") or ""}
+        if page_bytes:
+            fields["bytes"] = page_bytes
         if fallback:
             # The continue token expired: this is the pager's full list at the requested RV.
             fields["full_list_if_expired"] = True
         tracer.emit(LIST_PAGE, None, **fields)
+
+    def _on_list_progress(self, nbytes: int, items: int) -> None:
+        """A chunk of a list page arrived: trace the list's progress, at most
+        every PROGRESS_EVERY seconds (a 100k-object list is one long page)."""
+        p = self._progress
+        now = self.clock.now()
+        p.page_bytes = nbytes
+        if not self.tracer.enabled or now - p.last_emit < PROGRESS_EVERY:
+            return
+        p.last_emit = now
+        self.tracer.emit("list.progress", None, pages=p.pages, items=p.items + items,
+                         bytes=p.bytes + nbytes, elapsed=now - p.start)
 
     def _list(self, stop_event: threading.Event) -> None:
         rv = self.relist_resource_version()
@@ -511,6 +532,26 @@ class Reflector:
 
         self._stopper = threading.Thread(target=wait_and_stop, name=f"{self.name}-stopper", daemon=True)
         self._stopper.start()
+
+
+PROGRESS_EVERY = 0.1  # seconds between list.progress events
+
+
+class _ListProgress:
+    """How far the current list has come: pages and items done, bytes read."""
+
+    __slots__ = ("start", "pages", "items", "bytes", "page_bytes", "last_emit")
+
+    def __init__(self, start: float = 0.0):
+        self.start = start
+        self.pages = self.items = self.bytes = self.page_bytes = 0
+        self.last_emit = start
+
+    def page_done(self, items: int) -> None:
+        self.pages += 1
+        self.items += items
+        self.bytes += self.page_bytes
+        self.page_bytes = 0
 
 
 class _TempStore:

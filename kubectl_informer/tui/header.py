@@ -27,6 +27,7 @@ from ..trace_kinds import (
     WATCH_START,
 )
 from .pane import PaneState, RunInfo
+from .progress import ListProgress
 from .textpane import TextPane
 
 
@@ -61,7 +62,7 @@ class HeaderState(PaneState):
     KINDS = frozenset((
         INFORMER_START, INFORMER_SYNCED, WATCH_START, WATCH_END, WATCH_EVENT,
         WATCH_BOOKMARK, LIST_START, LIST_DONE, RELIST, RV_ADVANCE,
-    ))
+    )) | ListProgress.KINDS
 
     def __init__(self) -> None:
         super().__init__()
@@ -80,6 +81,7 @@ class HeaderState(PaneState):
         self.last_relist: str | None = None
         self.rv = ""
         self.last_time = 0.0
+        self.progress = ListProgress()
 
     def feed(self, ev: TraceEvent) -> None:
         kind = ev.kind
@@ -87,6 +89,8 @@ class HeaderState(PaneState):
             return
         f = ev.fields
         self.last_time = ev.time
+        if kind in ListProgress.KINDS:
+            self.progress.feed(ev)
         if kind == WATCH_EVENT or kind == WATCH_BOOKMARK:
             self.last_event = ev.time
             self.watch_events += 1
@@ -173,6 +177,8 @@ class HeaderPane(TextPane):
                 two.append(f" {st.synced_items}", "green")
             if st.synced_after is not None:
                 two.append(f" in {fmt_age(st.synced_after)}", "dim")
+        elif (progress := st.progress.line(now)) is not None:
+            two.append_text(progress)
         elif st.listing_since is not None:
             two.append(f"◌ listing {fmt_age(now - st.listing_since)}", "bold yellow")
         else:
