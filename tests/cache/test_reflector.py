@@ -674,3 +674,32 @@ def test_watch_list_relist_after_expired_watch_streams_again(clock, runners):
     second = [o for o in calls(src, "watch") if o.send_initial_events][1]
     assert second.resource_version == "3"
     assert calls(src, "list") == []
+
+
+def test_list_progress_of_a_long_page_is_traced_at_most_every_100ms(clock, tracer, trace):
+    # A ListerWatcher that reads a page in chunks reports (bytes, items) as
+    # they arrive; the reflector turns that into list.progress events.
+    src = seeded(6)
+
+    class ChunkedLW:
+        list_progress = None
+
+        def list(self, opts):
+            for i in range(1, 4):
+                clock.step(0.06)
+                self.list_progress(1000 * i, 2 * i)
+            return src.list(opts)
+
+        def watch(self, opts):
+            return src.watch(opts)
+
+    lw = ChunkedLW()
+    r = Reflector(lw, RecordingStore(), page_size=3, clock=clock, tracer=tracer)
+    assert lw.list_progress == r._on_list_progress
+    r._list(threading.Event())
+    evs = [e for e in trace.drain() if e.kind in ("list.progress", "list.page")]
+    # Chunks every 0.06 s: progress at 0.12, 0.24 and 0.36 s, counting the
+    # pages done; each page carries the bytes it read.
+    assert [(e.kind, e.fields.get("pages"), e.fields["items"], e.fields.get("bytes")) for e in evs] == [
+        ("list.progress", 0, 4, 2000), ("list.page", None, 3, 3000),
+        ("list.progress", 1, 5, 4000), ("list.progress", 1, 9, 6000), ("list.page", None, 3, 3000)]
