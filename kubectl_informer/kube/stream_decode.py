@@ -59,45 +59,43 @@ class StringInterner:
         self.max_entries = max_entries
 
     def intern(self, obj: Any) -> Any:
-        if type(obj) is dict:
-            self._dict(obj)
-        elif type(obj) is list:
-            self._list(obj)
-        return obj
-
-    def _one(self, s: str) -> str:
+        """Intern ``obj``'s short string values in place; returns ``obj``.
+        One loop over an explicit stack: this runs on every listed object."""
         table = self.table
-        got = table.get(s)
-        if got is not None:
-            return got
-        if len(table) < self.max_entries:
-            table[s] = s
-        return s
-
-    def _dict(self, d: dict) -> None:
-        skip, max_len, one = self.SKIP_KEYS, self.MAX_LEN, self._one
-        for k, v in d.items():
-            t = type(v)
-            if t is str:
-                if len(v) <= max_len and k not in skip:
-                    d[k] = one(v)
-            elif t is dict:
-                if k not in self.NO_DESCEND:
-                    self._dict(v)
-            elif t is list:
-                self._list(v)
-
-    def _list(self, items: list) -> None:
-        max_len, one = self.MAX_LEN, self._one
-        for i, v in enumerate(items):
-            t = type(v)
-            if t is str:
-                if len(v) <= max_len:
-                    items[i] = one(v)
-            elif t is dict:
-                self._dict(v)
-            elif t is list:
-                self._list(v)
+        get = table.get
+        room = self.max_entries - len(table)
+        skip, no_descend, max_len = self.SKIP_KEYS, self.NO_DESCEND, self.MAX_LEN
+        stack = [obj]
+        pop, push = stack.pop, stack.append
+        while stack:
+            node = pop()
+            if type(node) is dict:
+                for k, v in node.items():
+                    t = type(v)
+                    if t is str:
+                        if len(v) <= max_len and k not in skip:
+                            got = get(v)
+                            if got is not None:
+                                node[k] = got
+                            elif room > 0:
+                                table[v] = v
+                                room -= 1
+                    elif (t is dict or t is list) and k not in no_descend:
+                        push(v)
+            else:
+                for i, v in enumerate(node):
+                    t = type(v)
+                    if t is str:
+                        if len(v) <= max_len:
+                            got = get(v)
+                            if got is not None:
+                                node[i] = got
+                            elif room > 0:
+                                table[v] = v
+                                room -= 1
+                    elif t is dict or t is list:
+                        push(v)
+        return obj
 
 
 class ListStream:
