@@ -79,8 +79,10 @@ class ListProgress:
         elapsed = max(now - self.start, 1e-6)
         t.append(f"◌ listing {elapsed:.1f}s", "bold yellow")
         pages = self.pages_done + (1 if self.in_page else 0)
-        t.append(f" · page {pages}" if pages else " · waiting for the first page", "")
-        t.append(f" · {self.items:,} items · {fmt_bytes(self.bytes)}", "")
+        if not pages:
+            t.append(" · waiting for the first page", "")
+            return t
+        t.append(f" · page {pages} · {self.items:,} items · {fmt_bytes(self.bytes)}", "")
         if self.items:
             t.append(f" · {self.items / elapsed:,.0f} items/s", "dim")
         return t
