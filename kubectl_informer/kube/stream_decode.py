@@ -69,32 +69,19 @@ class StringInterner:
         pop, push = stack.pop, stack.append
         while stack:
             node = pop()
-            if type(node) is dict:
-                for k, v in node.items():
-                    t = type(v)
-                    if t is str:
-                        if len(v) <= max_len and k not in skip:
-                            got = get(v)
-                            if got is not None:
-                                node[k] = got
-                            elif room > 0:
-                                table[v] = v
-                                room -= 1
-                    elif (t is dict or t is list) and k not in no_descend:
-                        push(v)
-            else:
-                for i, v in enumerate(node):
-                    t = type(v)
-                    if t is str:
-                        if len(v) <= max_len:
-                            got = get(v)
-                            if got is not None:
-                                node[i] = got
-                            elif room > 0:
-                                table[v] = v
-                                room -= 1
-                    elif t is dict or t is list:
-                        push(v)
+            # List indexes are ints: never in the key sets, so one loop serves both.
+            for k, v in (node.items() if type(node) is dict else enumerate(node)):
+                t = type(v)
+                if t is str:
+                    if len(v) <= max_len and k not in skip:
+                        got = get(v)
+                        if got is not None:
+                            node[k] = got
+                        elif room > 0:
+                            table[v] = v
+                            room -= 1
+                elif (t is dict or t is list) and k not in no_descend:
+                    push(v)
         return obj
 
 

@@ -5,20 +5,14 @@ and the cache holds only metadata, converging to what kubectl lists."""
 from __future__ import annotations
 
 import http.client
-import threading
-from contextlib import contextmanager
 from urllib.parse import urlsplit
 
 import orjson
 import pytest
 
-from kubectl_informer.clock import wait_for
-from kubectl_informer.kube.config import load_kube
-from kubectl_informer.kube.discovery import resolve_resource
-from kubectl_informer.kube.listwatch import ACCEPT_METADATA, ACCEPT_METADATA_LIST, KubeListerWatcher
-from kubectl_informer.pipeline import new_informer, resolve_profile
+from kubectl_informer.kube.listwatch import ACCEPT_METADATA, ACCEPT_METADATA_LIST
 
-from .test_convergence import Churn, assert_converges, force_relist, sim  # noqa: F401 - the sim fixture
+from .test_convergence import Churn, assert_converges, force_relist, running, sim  # noqa: F401 - the sim fixture
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(60)]
 
@@ -57,29 +51,11 @@ def test_the_sim_answers_partial_object_metadata(sim):
     assert set(ev["object"]) == {"kind", "apiVersion", "metadata"}
 
 
-@contextmanager
-def metadata_informer(srv, profile: str, page_size=None):
-    target = load_kube(kubeconfig=srv.kubeconfig)
-    res = resolve_resource(target.api_client, "pods")
-    lw = KubeListerWatcher(target.api_client, res, metadata_only=True)
-    informer = new_informer(lw, resolve_profile(profile), page_size=page_size)
-    stop = threading.Event()
-    t = threading.Thread(target=informer.run, args=(stop,), daemon=True)
-    t.start()
-    try:
-        assert wait_for(informer.has_synced, 15), "informer never synced"
-        yield informer
-    finally:
-        stop.set()
-        t.join(10)
-        target.api_client.close()
-
-
 @pytest.mark.parametrize("profile, page_size", [("1.32", None), ("1.32", 3), ("1.36", None)])
 def test_metadata_informer_holds_only_metadata_and_converges(sim, profile, page_size):
     churn = Churn(sim)
     churn.create(10)
-    with metadata_informer(sim, profile, page_size) as informer:
+    with running(sim, profile, page_size=page_size, metadata_only=True) as informer:
         churn.step(30)
         force_relist(sim)
         churn.step(10)
