@@ -194,8 +194,7 @@ class Run:
                     namespace = o.namespace or getattr(self.target, "namespace", None) or "default"
                 self.lw = KubeListerWatcher(self.target.api_client, self.resource, namespace=namespace,
                                             label_selector=o.label_selector,
-                                            field_selector=o.field_selector_with_name(),
-                                            metadata_only=o.metadata_only)
+                                            field_selector=o.field_selector_with_name(), metadata_only=o.metadata_only)
                 self._preflight()
             except KubeError as e:
                 raise RunError(str(e)) from None
@@ -223,7 +222,7 @@ class Run:
             field_selector=o.field_selector_with_name(),
             demo_scenario=o.demo,
             mode=o.mode,
-            extra=dict(o.extra),
+            extra={**o.extra, **({"metadata_only": True} if o.metadata_only else {})},
         )
         if o.mode == "queue":
             self.info.extra.update(workers=o.workers, work_time=o.work_time, fail_rate=o.fail_rate,

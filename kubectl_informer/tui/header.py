@@ -162,6 +162,8 @@ class HeaderPane(TextPane):
             initial = initial_list_label(st.watch_list)
         one.append(f"  client-go {info.profile} ", "bold")
         one.append(f"{fifo} · {initial}", "magenta")
+        if info.extra.get("metadata_only"):
+            one.append(" · metadata only", "magenta")
         if info.resync_period:
             one.append(f"  resync {fmt_age(info.resync_period)}", "dim")
 

@@ -6,7 +6,7 @@ import pytest
 from kubectl_informer.tui.cache import CacheState
 from kubectl_informer.tui.header import HeaderState
 
-from .helpers import TraceMaker, make_app, pane_text, run, screen_text
+from .helpers import TraceMaker, info, make_app, pane_text, run, screen_text
 
 
 def listing_trace() -> TraceMaker:
@@ -89,3 +89,12 @@ def test_cache_pane_shows_sizes_without_transforms():
         assert not any(ln.startswith("transform") for ln in lines)
 
     run(check, app)
+
+
+def test_header_says_metadata_only():
+    app = make_app(info=info(extra={"metadata_only": True}))
+
+    async def check(pilot):
+        assert "paged LIST · metadata only" in screen_text(app).splitlines()[0]
+
+    run(check, app, (160, 50))
