@@ -61,6 +61,8 @@ class StringInterner:
     def intern(self, obj: Any) -> Any:
         """Intern ``obj``'s short string values in place; returns ``obj``.
         One loop over an explicit stack: this runs on every listed object."""
+        if type(obj) is not dict and type(obj) is not list:
+            return obj
         table = self.table
         get = table.get
         room = self.max_entries - len(table)
