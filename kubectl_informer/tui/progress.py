@@ -23,7 +23,7 @@ def fmt_bytes(n: float) -> str:
 
 class ListProgress:
     KINDS = frozenset(("list.start", "list.progress", "list.page", "list.done", "informer.synced",
-                       "store.add", "store.update", "store.delete"))
+                       "store.add", "store.update", "store.delete", "watch.event"))
 
     def __init__(self) -> None:
         self.reset(None)
@@ -40,13 +40,18 @@ class ListProgress:
         self.bytes = 0
         self.listed: int | None = None  # items of the finished list, while the cache fills
         self.applied = 0
+        self.watch_list = False  # a WatchList stream: its items arrive as watch events
 
     def feed(self, ev: TraceEvent) -> None:
         kind = ev.kind
         f = ev.fields
-        if kind == "list.start":
+        if kind == "watch.event":
+            if self.watch_list and self.listed is None:
+                self.items += 1
+        elif kind == "list.start":
             self.reset(ev.time)
             self.synced = False
+            self.watch_list = bool(f.get("watch_list"))
         elif kind == "list.progress":  # cumulative over the list, mid-page
             self.in_page = True
             self.items = int(f.get("items") or 0)
@@ -78,6 +83,11 @@ class ListProgress:
             return t
         elapsed = max(now - self.start, 1e-6)
         t.append(f"◌ listing {elapsed:.1f}s", "bold yellow")
+        if self.watch_list:
+            t.append(f" · WatchList stream · {self.items:,} items", "")
+            if self.items:
+                t.append(f" · {self.items / elapsed:,.0f} items/s", "dim")
+            return t
         pages = self.pages_done + (1 if self.in_page else 0)
         if not pages:
             t.append(" · waiting for the first page", "")

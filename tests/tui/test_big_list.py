@@ -38,6 +38,16 @@ def test_progress_while_listing_then_while_the_cache_fills():
     assert st.progress.line(e.t) is None
 
 
+def test_watch_list_progress_counts_the_streamed_events():
+    e = TraceMaker(step=0.5)
+    e("list.start", resource_version="", watch_list=True)
+    for i in range(4):
+        e("watch.event", f"default/p{i}", type="ADDED", resource_version=str(i))
+    st = HeaderState()
+    st.feed_all(e.events)
+    assert st.progress.line(e.t).plain == "◌ listing 2.0s · WatchList stream · 4 items · 2 items/s"
+
+
 def test_failed_list_shows_no_progress():
     e = listing_trace()
     e("list.done", resource_version="", items=0, duration=1.0, watch_list=False, error="boom")
