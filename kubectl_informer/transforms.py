@@ -103,8 +103,9 @@ def build_steps(strip_managed: bool = False, drop_paths: list[str] | None = None
 
 def object_bytes(obj: Any) -> int:
     """Memory an object holds of its own: its dicts, lists and values.
-    Strings shared with other objects (dict keys, which orjson shares, and
-    interned values) are not counted: they are not the object's to free."""
+    Values shared with other objects (interned strings, shared managedFields
+    trees; dict keys, which orjson shares, are never counted) are left out:
+    they are not the object's to free."""
     size = sys.getsizeof(obj)
     t = type(obj)
     if t is dict:
@@ -117,14 +118,15 @@ def object_bytes(obj: Any) -> int:
 
 
 def _value_bytes(v: Any) -> int:
+    # References of an unshared value: the container, the caller's loop
+    # name, our argument, getrefcount's argument. More: shared, not counted.
+    if sys.getrefcount(v) > 4:
+        return 0
     t = type(v)
     if t is dict or t is list:
         return object_bytes(v)
-    if t is str:
-        # References: the container, the caller's name, getrefcount's argument.
-        return sys.getsizeof(v) if sys.getrefcount(v) <= 4 else 0
-    if t is int or t is float:
-        return sys.getsizeof(v) if sys.getrefcount(v) <= 4 else 0
+    if t is str or t is int or t is float:
+        return sys.getsizeof(v)
     return 0  # None, True, False: singletons
 
 

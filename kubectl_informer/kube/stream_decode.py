@@ -50,13 +50,17 @@ class StringInterner:
 
     SKIP_KEYS = frozenset(("name", "uid", "resourceVersion", "creationTimestamp", "podIP", "ip", "startTime",
                            "containerID", "lastTransitionTime", "startedAt", "finishedAt", "time"))
-    # managedFields' field sets are trees of keys only: nothing to intern there.
-    NO_DESCEND = frozenset(("fieldsV1",))
+    # managedFields' field sets are trees of keys only, the same for every
+    # object a manager wrote the same way: one shared copy of each tree (a
+    # pod's managedFields can be most of its memory). Never mutated by anyone.
+    SHARED_TREES = frozenset(("fieldsV1",))
     MAX_LEN = 64
 
-    def __init__(self, max_entries: int = 100_000):
+    def __init__(self, max_entries: int = 100_000, max_trees: int = 10_000):
         self.table: dict[str, str] = {}
         self.max_entries = max_entries
+        self.trees: dict[bytes, Any] = {}
+        self.max_trees = max_trees
 
     def intern(self, obj: Any) -> Any:
         """Intern ``obj``'s short string values in place; returns ``obj``.
@@ -66,7 +70,7 @@ class StringInterner:
         table = self.table
         get = table.get
         room = self.max_entries - len(table)
-        skip, no_descend, max_len = self.SKIP_KEYS, self.NO_DESCEND, self.MAX_LEN
+        skip, shared_trees, max_len = self.SKIP_KEYS, self.SHARED_TREES, self.MAX_LEN
         stack = [obj]
         pop, push = stack.pop, stack.append
         while stack:
@@ -82,9 +86,22 @@ class StringInterner:
                         elif room > 0:
                             table[v] = v
                             room -= 1
-                elif (t is dict or t is list) and k not in no_descend:
-                    push(v)
+                elif t is dict or t is list:
+                    if k in shared_trees:
+                        node[k] = self._tree(v)
+                    else:
+                        push(v)
         return obj
+
+    def _tree(self, tree: Any) -> Any:
+        trees = self.trees
+        blob = orjson.dumps(tree)
+        got = trees.get(blob)
+        if got is not None:
+            return got
+        if len(trees) < self.max_trees:
+            trees[blob] = tree
+        return tree
 
 
 class ListStream:

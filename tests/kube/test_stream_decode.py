@@ -103,3 +103,17 @@ def test_interner_shares_repeated_values_but_not_unique_ones():
     small = StringInterner(max_entries=2)
     small.intern(its[0])
     assert len(small.table) == 2  # bounded
+
+
+def test_managed_fields_trees_are_shared_between_objects():
+    def obj(i, manager):
+        return {"metadata": {"name": f"p{i}", "managedFields": [
+            {"manager": manager, "time": f"t{i}", "fieldsV1": {"f:spec": {"f:containers": {".": {}}}}}]}}
+
+    its = orjson.loads(body([obj(0, "a"), obj(1, "a"), obj(2, "b")]))["items"]
+    interner = StringInterner()
+    for it in its:
+        interner.intern(it)
+    trees = [it["metadata"]["managedFields"][0]["fieldsV1"] for it in its]
+    assert trees[0] is trees[1] and trees[0] == trees[2]  # equal trees: one object
+    assert its[0]["metadata"]["managedFields"][0]["time"] == "t0"  # the rest untouched
