@@ -185,7 +185,7 @@ def start_big_server(n: int, tmp: str):
 
 
 async def run_big_list(kubeconfig: str, n: int) -> dict:
-    from kubectl_informer.pipeline import pin_to_one_cpu
+    from kubectl_informer.lifecycle import pin_to_one_cpu
     from kubectl_informer.runner import Run, RunOptions
     from kubectl_informer.trace import Tracer
 

@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 from .cache.keys import deletion_handling_meta_namespace_key_func
 from .trace import NULL_TRACER, Tracer
+from .trace_kinds import OBJECT_SIZE, TRANSFORM
 
 SECRET_ANNOTATION_WITH_DATA = "kubectl.kubernetes.io/last-applied-configuration"
 # One object in this many is measured: a 100k-object list costs ~3,000 walks.
@@ -158,7 +159,7 @@ class MeasuredTransform:
         fields: dict[str, Any] = {"bytes": after, "objects": self.count, "every": self.sample_every}
         if self.steps:
             fields.update(bytes_before=before, transforms=self.names, applied=applied)
-            self.tracer.emit("transform", key, **fields)
+            self.tracer.emit(TRANSFORM, key, **fields)
         else:
-            self.tracer.emit("object.size", key, **fields)
+            self.tracer.emit(OBJECT_SIZE, key, **fields)
         return obj

@@ -16,7 +16,7 @@ from typing import Any, Callable
 from ..apierrors import ApiError, is_expired, is_too_large_resource_version, is_too_many_requests
 from ..clock import Clock, RealClock
 from ..trace import NULL_TRACER, Tracer
-from ..trace_kinds import LIST_DONE, LIST_PAGE, LIST_START, RELIST, RV_ADVANCE, WATCH_BOOKMARK, WATCH_END, WATCH_EVENT, WATCH_START
+from ..trace_kinds import LIST_DONE, LIST_PAGE, LIST_PROGRESS, LIST_START, RELIST, RV_ADVANCE, WATCH_BOOKMARK, WATCH_END, WATCH_EVENT, WATCH_START
 from .keys import deletion_handling_meta_namespace_key_func
 from .listwatch import ADDED, BOOKMARK, DELETED, ERROR, INITIAL_EVENTS_END_ANNOTATION, MODIFIED, ListOptions
 from .pager import DEFAULT_PAGE_SIZE, ListPager
@@ -254,7 +254,7 @@ class Reflector:
         if not self.tracer.enabled or now - p.last_emit < PROGRESS_EVERY:
             return
         p.last_emit = now
-        self.tracer.emit("list.progress", None, pages=p.pages, items=p.items + items,
+        self.tracer.emit(LIST_PROGRESS, None, pages=p.pages, items=p.items + items,
                          bytes=p.bytes + nbytes, elapsed=now - p.start)
 
     def _list(self, stop_event: threading.Event) -> None:

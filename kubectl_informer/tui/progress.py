@@ -11,6 +11,8 @@ from __future__ import annotations
 from rich.text import Text
 
 from ..trace import TraceEvent
+from ..trace_kinds import (INFORMER_SYNCED, LIST_DONE, LIST_PAGE, LIST_PROGRESS, LIST_START, STORE_ADD, STORE_DELETE,
+                           STORE_UPDATE, WATCH_EVENT)
 
 
 def fmt_bytes(n: float) -> str:
@@ -22,8 +24,8 @@ def fmt_bytes(n: float) -> str:
 
 
 class ListProgress:
-    KINDS = frozenset(("list.start", "list.progress", "list.page", "list.done", "informer.synced",
-                       "store.add", "store.update", "store.delete", "watch.event"))
+    KINDS = frozenset((LIST_START, LIST_PROGRESS, LIST_PAGE, LIST_DONE, INFORMER_SYNCED, STORE_ADD, STORE_UPDATE,
+                       STORE_DELETE, WATCH_EVENT))
 
     def __init__(self) -> None:
         self.reset(None)
@@ -45,29 +47,29 @@ class ListProgress:
     def feed(self, ev: TraceEvent) -> None:
         kind = ev.kind
         f = ev.fields
-        if kind == "watch.event":
+        if kind == WATCH_EVENT:
             if self.watch_list and self.listed is None:
                 self.items += 1
-        elif kind == "list.start":
+        elif kind == LIST_START:
             self.reset(ev.time)
             self.synced = False
             self.watch_list = bool(f.get("watch_list"))
-        elif kind == "list.progress":  # cumulative over the list, mid-page
+        elif kind == LIST_PROGRESS:  # cumulative over the list, mid-page
             self.in_page = True
             self.items = int(f.get("items") or 0)
             self.bytes = int(f.get("bytes") or 0)
-        elif kind == "list.page":
+        elif kind == LIST_PAGE:
             self.in_page = False
             self.pages_done += 1
             self.items_done += int(f.get("items") or 0)
             self.bytes_done += int(f.get("bytes") or 0)
             self.items = max(self.items, self.items_done)
             self.bytes = max(self.bytes, self.bytes_done)
-        elif kind == "list.done":
+        elif kind == LIST_DONE:
             self.listed = None if f.get("error") else int(f.get("items") or 0)
             if self.listed is None:
                 self.start = None
-        elif kind == "informer.synced":
+        elif kind == INFORMER_SYNCED:
             self.synced = True
             self.listed = None
         elif self.listed is not None:  # store.*: the listed objects reaching the cache

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from kubectl_informer.cache.fake_source import expired_error
-from kubectl_informer.cache.listwatch import ApiError, ListOptions, is_expired
+from kubectl_informer.apierrors import ApiError, is_expired
+from kubectl_informer.cache.testing.fake_controller_source import expired_error
+from kubectl_informer.cache.listwatch import ListOptions
 from kubectl_informer.cache.pager import ListPager
 
 
