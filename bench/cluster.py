@@ -1,25 +1,33 @@
-"""List-and-sync N pods from the simulated API server: ours vs the official client.
+"""List-and-sync N pods from the simulated API server: ours (full and
+metadata-only) against the official Python informer, in the same run.
 
-For each size (1,000 / 10,000 / 50,000 pods in one namespace, about 2.8 KB of
-JSON each, as real pods), the simulated API server runs in its own process
-and each client runs in a fresh subprocess, timed from the moment the process
-is spawned until its cache holds all N pods; peak RSS is the child's
-VmHWM at that moment. Clients:
+For each size (10,000 and 100,000 pods in one namespace) and each pod shape
+the simulated API server runs in its own process, and each client runs in a
+fresh subprocess, timed from the moment the process is spawned until its
+cache holds all N pods; peak RSS is the child's VmHWM at that moment. Shapes:
 
-  ours        new_informer (client-go 1.32 profile: paged LIST, DeltaFIFO,
-              Indexer, one handler) over KubeListerWatcher, orjson decoding
-  ours-json   the same with json.loads instead of orjson (the decoder choice)
-  ours-wl     the client-go 1.36 profile: WatchList stream, atomic RealFIFO
+  2k   a realistic pod without managedFields (about 2 KB of JSON)
+  8k   the same pod with the managedFields of five managers (about 8 KB)
+
+Clients:
+
+  ours        new_informer, client-go 1.32 profile (paged LIST, DeltaFIFO,
+              Indexer, one handler) over KubeListerWatcher, threads pinned to
+              one CPU as the plugin runs them
+  ours-meta   the same with --metadata-only (PartialObjectMetadata)
   theirs      kubernetes.informer.SharedInformer (kubernetes 37.0.2) over
-              CoreV1Api.list_pod_for_all_namespaces
+              CoreV1Api.list_pod_for_all_namespaces (at 10,000 pods only,
+              unless CLUSTER_BENCH_THEIRS_ALL=1: at 100,000 it takes minutes
+              and gigabytes)
 
-Runs alternate between clients and the median is reported. Target: at 10,000
-pods ours is at least 4x faster than theirs with at most half its peak RSS.
-The last line is ``bench cluster: speedup_10k=F rss_ratio_10k=F ours_10k_s=F``
-(ratios are theirs/ours).
+Runs alternate between clients and the median is reported. Targets (2k pods):
+at 10,000 ours >= 8x faster than theirs at <= 1/2 of its peak RSS; at
+100,000 ours synced in <= 5 s with <= 1.2 GiB peak RSS; metadata-only <= 1/4
+of the full peak RSS. The last line is ``bench cluster: speedup_10k=F
+rss_ratio_10k=F sync_100k_s=F rss_100k_mib=F meta_rss_ratio_100k=F``.
 
-    python bench/cluster.py                       # 1000, 10000, 50000
-    CLUSTER_BENCH_SIZES=1000,10000 python bench/cluster.py
+    python bench/cluster.py
+    CLUSTER_BENCH_SIZES=10000 CLUSTER_BENCH_SHAPES=2k python bench/cluster.py
     CLUSTER_BENCH_REPEATS=5 python bench/cluster.py
 """
 
@@ -34,21 +42,75 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CLIENTS = ("ours", "ours-json", "ours-wl", "theirs")
-TARGET_SPEEDUP = 4.0
+TARGET_SPEEDUP = 8.0
 TARGET_RSS_RATIO = 2.0
+TARGET_SYNC_100K = 5.0
+TARGET_RSS_100K_MIB = 1.2 * 1024
+TARGET_META_RATIO = 0.25
+MANAGERS = ("kube-controller-manager", "kubelet", "kubectl-client-side-apply", "helm", "argocd-controller")
+
+
+# --------------------------------------------------------------------------- pods
+
+def _fields(prefix: str, names: tuple[str, ...], depth: int) -> dict:
+    """A managedFields fieldsV1 tree: every field a manager owns, as the API
+    server writes it ("f:name" keys, "." for the node itself, empty leaves)."""
+    if depth == 0:
+        return {}
+    tree: dict = {".": {}}
+    for n in names:
+        tree[f"f:{prefix}{n}"] = _fields(prefix, names[:max(1, len(names) // 2)], depth - 1)
+    return tree
+
+
+def big_managed_fields(ts: str, app: str) -> list[dict]:
+    spec = ("containers", "dnsPolicy", "enableServiceLinks", "nodeSelector", "restartPolicy", "schedulerName",
+            "securityContext", "serviceAccountName", "terminationGracePeriodSeconds", "tolerations")
+    status = ("conditions", "containerStatuses", "hostIP", "hostIPs", "phase", "podIP", "podIPs", "startTime")
+    out = []
+    for i, manager in enumerate(MANAGERS):
+        tree = {"f:metadata": {"f:labels": {".": {}, "f:app": {}, "f:pod-template-hash": {}, f"f:{app}-{i}": {}},
+                               "f:annotations": {".": {}, f"f:{manager}/revision": {}}}}
+        if manager == "kubelet":
+            tree = {"f:status": _fields("", status, 2)}
+        else:
+            tree["f:spec"] = _fields("", (spec[i:] + spec[:i])[:9], 2)
+        entry = {"manager": manager, "operation": "Update" if i < 2 else "Apply", "apiVersion": "v1", "time": ts,
+                 "fieldsType": "FieldsV1", "fieldsV1": tree}
+        if manager == "kubelet":
+            entry["subresource"] = "status"
+        out.append(entry)
+    return out
+
+
+def make_pods(n: int, shape: str):
+    from kubectl_informer.sim.objects import make_pod
+
+    for i in range(n):
+        app = f"app{i % 50}"
+        pod = make_pod("default", f"{app}-{i:06d}", app=app, index=i, node=f"node-{i % 100}")
+        meta = pod["metadata"]
+        if shape == "8k":
+            meta["managedFields"] = big_managed_fields(meta["annotations"]["kubectl.kubernetes.io/restartedAt"], app)
+        else:
+            meta.pop("managedFields")
+        yield pod
 
 
 # --------------------------------------------------------------------------- server process
 
-def serve(n: int, kubeconfig: str) -> None:
-    from kubectl_informer.sim.objects import make_pod
+def serve(n: int, shape: str, kubeconfig: str) -> None:
     from kubectl_informer.sim.server import SimServer
 
     srv = SimServer().start()
     srv.store.create("namespaces", {"metadata": {"name": "default"}})
-    srv.store.bulk_load("pods", (make_pod("default", f"web-{i}", index=i) for i in range(n)))
+    srv.store.bulk_load("pods", make_pods(n, shape))
     srv.write_kubeconfig(kubeconfig)
+    # The sim converts each object to PartialObjectMetadata once and keeps it:
+    # convert now, so the metadata-only runs time the client, not that.
+    from kubectl_informer.sim import metadata
+    for e in srv.store.list_entries("pods")[0]:
+        metadata.partial(e.raw)
     print("ready", srv.url, flush=True)
     sys.stdin.read()  # until the parent closes our stdin
     srv.stop()
@@ -71,18 +133,18 @@ def client(kind: str, kubeconfig: str, n: int) -> None:
         done = lambda: size() >= n  # noqa: E731
     else:
         from kubectl_informer.cache.shared_informer import ResourceEventHandlerFuncs
-        from kubectl_informer.kube import rest
         from kubectl_informer.kube.config import load_kube
         from kubectl_informer.kube.discovery import resolve_resource
         from kubectl_informer.kube.listwatch import KubeListerWatcher
-        from kubectl_informer.pipeline import new_informer, resolve_profile
+        from kubectl_informer.lifecycle import pin_to_one_cpu
+        from kubectl_informer.pipeline import new_informer
+        from kubectl_informer.profiles import resolve_profile
 
-        if kind == "ours-json":
-            rest.loads = json.loads
+        pin_to_one_cpu()  # as the CLI does before its threads start
         target = load_kube(kubeconfig=kubeconfig)
         res = resolve_resource(target.api_client, "pods")
-        profile = resolve_profile("1.36" if kind == "ours-wl" else "1.32")
-        inf = new_informer(KubeListerWatcher(target.api_client, res), profile)
+        lw = KubeListerWatcher(target.api_client, res, metadata_only=kind == "ours-meta")
+        inf = new_informer(lw, resolve_profile("1.32"))
         added = [0]
 
         def on_add(obj, is_in_initial_list):
@@ -92,7 +154,7 @@ def client(kind: str, kubeconfig: str, n: int) -> None:
         threading.Thread(target=inf.run, args=(threading.Event(),), daemon=True).start()
         size = lambda: len(inf.get_indexer().list_keys())  # noqa: E731
         done = lambda: inf.has_synced() and added[0] >= n  # noqa: E731
-    deadline = time.monotonic() + 600
+    deadline = time.monotonic() + 900
     while not done():
         if time.monotonic() > deadline:
             print(json.dumps({"error": f"not synced: {size()} of {n}"}), flush=True)
@@ -130,95 +192,89 @@ def run_client(kind: str, kubeconfig: str, n: int) -> tuple[float, float]:
     return result["synced_at"] - t0, result["hwm_kib"] / 1024.0
 
 
-def decode_figures(url: str) -> dict[str, float]:
-    """Decoders on the server's own list body, best of 3, GC paused as our
-    list decoding pauses it: json.loads, orjson.loads, and loads_list (orjson
-    item by item, what KubeListerWatcher uses). Run in a child process so the
-    parent stays small."""
-    code = f"""
-import gc, json, sys, time, urllib.request
-import orjson
-from kubectl_informer.kube.decode import loads_list
-body = urllib.request.urlopen({url!r} + "/api/v1/pods?resourceVersion=0").read()
-out = {{"bytes": len(body)}}
-for name, fn in (("json", json.loads), ("orjson", orjson.loads), ("loads_list", loads_list)):
-    best = None
-    for _ in range(3):
-        gc.disable()
-        t = time.perf_counter()
-        x = fn(body)
-        d = time.perf_counter() - t
-        del x
-        gc.enable()
-        gc.unfreeze()
-        best = d if best is None else min(best, d)
-    out[name] = best
-print(json.dumps(out))
-"""
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=ROOT,
-                         env={**os.environ, "PYTHONPATH": ROOT}, timeout=600)
-    if out.returncode != 0:
-        raise SystemExit(f"bench cluster: decode figures failed: {out.stderr.decode()[-300:]}")
-    return json.loads(out.stdout)
+def list_bytes(url: str) -> int:
+    import urllib.request
+    with urllib.request.urlopen(url + "/api/v1/namespaces/default/pods?limit=1") as r:
+        one = json.loads(r.read())["items"][0]
+    return len(json.dumps(one, separators=(",", ":")))
+
+
+def measure(n: int, shape: str, clients: tuple[str, ...], repeats: int, tmp: str) -> dict[str, tuple[float, float]]:
+    kubeconfig = os.path.join(tmp, f"kubeconfig-{n}-{shape}")
+    server = subprocess.Popen([sys.executable, __file__, "--serve", str(n), shape, kubeconfig], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, cwd=ROOT, env={**os.environ, "PYTHONPATH": ROOT})
+    try:
+        ready = server.stdout.readline().decode().split()
+        if not ready or ready[0] != "ready":
+            raise SystemExit("bench cluster: the simulated server did not start")
+        print(f"\n{n:,} pods of {list_bytes(ready[1]):,} bytes of JSON each ({shape}):")
+        runs: dict[str, list[tuple[float, float]]] = {c: [] for c in clients}
+        for r in range(repeats):
+            for c in clients if r % 2 == 0 else tuple(reversed(clients)):
+                runs[c].append(run_client(c, kubeconfig, n))
+    finally:
+        server.stdin.close()
+        server.wait(60)
+    med = {c: (statistics.median(t for t, _ in v), statistics.median(m for _, m in v)) for c, v in runs.items()}
+    for c in clients:
+        t, m = med[c]
+        all_t = ", ".join(f"{x:.2f}" for x, _ in runs[c])
+        print(f"  {c:<10} {t:7.2f} s  peak RSS {m:7.0f} MiB  {m * 1024 * 1024 / n:7,.0f} B/object   (runs: {all_t} s)")
+    if "theirs" in med:
+        theirs, ours = med["theirs"], med["ours"]
+        print(f"  theirs/ours: time {theirs[0] / ours[0]:.2f}x, peak RSS {theirs[1] / ours[1]:.2f}x")
+    print(f"  metadata-only/full peak RSS: {med['ours-meta'][1] / med['ours'][1]:.2f}")
+    return med
 
 
 def main() -> None:
-    sizes = [int(s) for s in os.environ.get("CLUSTER_BENCH_SIZES", "1000,10000,50000").split(",") if s.strip()]
+    sizes = [int(s) for s in os.environ.get("CLUSTER_BENCH_SIZES", "10000,100000").split(",") if s.strip()]
+    shapes = [s.strip() for s in os.environ.get("CLUSTER_BENCH_SHAPES", "2k,8k").split(",") if s.strip()]
     repeats_env = os.environ.get("CLUSTER_BENCH_REPEATS")
-    print(f"bench cluster: list-and-sync N pods from the simulated API server (separate process); "
-          f"each client in a fresh process, time from spawn to synced; python {sys.version.split()[0]}, "
-          f"{os.cpu_count()} cpus")
-    print(f"target: at 10,000 pods ours >= {TARGET_SPEEDUP:g}x faster than kubernetes.informer.SharedInformer "
-          f"with <= 1/{TARGET_RSS_RATIO:g} of its peak RSS")
-    results: dict[int, dict[str, tuple[float, float]]] = {}
+    theirs_all = os.environ.get("CLUSTER_BENCH_THEIRS_ALL") == "1"
+    load = os.getloadavg()[0]
+    print(f"bench cluster: list-and-sync N pods from the simulated API server (separate process); each client in a "
+          f"fresh process, time from spawn to synced; python {sys.version.split()[0]}, {os.cpu_count()} cpus, "
+          f"load average {load:.1f} at start")
+    print(f"targets (2k pods): at 10,000 >= {TARGET_SPEEDUP:g}x faster than kubernetes.informer.SharedInformer at "
+          f"<= 1/{TARGET_RSS_RATIO:g} of its peak RSS; at 100,000 synced in <= {TARGET_SYNC_100K:g} s with <= "
+          f"{TARGET_RSS_100K_MIB:.0f} MiB peak RSS; metadata-only <= {TARGET_META_RATIO:g} of the full peak RSS")
+    results: dict[tuple[int, str], dict[str, tuple[float, float]]] = {}
     tmp = tempfile.mkdtemp(prefix="bench-cluster-")
     for n in sizes:
-        repeats = int(repeats_env) if repeats_env else (3 if n <= 10_000 else 1)
-        kubeconfig = os.path.join(tmp, f"kubeconfig-{n}")
-        server = subprocess.Popen([sys.executable, __file__, "--serve", str(n), kubeconfig], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, cwd=ROOT, env={**os.environ, "PYTHONPATH": ROOT})
-        try:
-            ready = server.stdout.readline().decode().split()
-            if not ready or ready[0] != "ready":
-                raise SystemExit("bench cluster: the simulated server did not start")
-            d = decode_figures(ready[1])
-            print(f"\n{n:,} pods, {d['bytes'] / 1e6:.1f} MB of JSON as listed; decode (GC paused): "
-                  f"json.loads {d['json']:.3f} s, orjson.loads {d['orjson']:.3f} s "
-                  f"({d['json'] / d['orjson']:.1f}x), loads_list {d['loads_list']:.3f} s")
-            runs: dict[str, list[tuple[float, float]]] = {c: [] for c in CLIENTS}
-            for r in range(repeats):
-                order = CLIENTS if r % 2 == 0 else tuple(reversed(CLIENTS))
-                for c in order:
-                    runs[c].append(run_client(c, kubeconfig, n))
-            med = {c: (statistics.median(t for t, _ in v), statistics.median(m for _, m in v))
-                   for c, v in runs.items()}
-            results[n] = med
-            for c in CLIENTS:
-                t, m = med[c]
-                all_t = ", ".join(f"{x:.2f}" for x, _ in runs[c])
-                print(f"  {c:<10} {t:7.2f} s  peak RSS {m:7.0f} MiB   (runs: {all_t})")
-            theirs, ours = med["theirs"], med["ours"]
-            print(f"  theirs/ours: time {theirs[0] / ours[0]:.2f}x, peak RSS {theirs[1] / ours[1]:.2f}x; "
-                  f"json/orjson in our pipeline: {med['ours-json'][0] / ours[0]:.2f}x; "
-                  f"WatchList/LIST: {med['ours-wl'][0] / ours[0]:.2f}x")
-        finally:
-            server.stdin.close()
-            server.wait(30)
-    if 10_000 in results:
-        theirs, ours = results[10_000]["theirs"], results[10_000]["ours"]
-        speedup, rss_ratio = theirs[0] / ours[0], theirs[1] / ours[1]
-        met = speedup >= TARGET_SPEEDUP and rss_ratio >= TARGET_RSS_RATIO
-        print(f"\n10,000 pods: speedup {speedup:.2f}x (target >= {TARGET_SPEEDUP:g}), RSS ratio {rss_ratio:.2f}x "
-              f"(target >= {TARGET_RSS_RATIO:g}): {'met' if met else 'NOT met'}")
-        print(f"bench cluster: speedup_10k={speedup:.2f} rss_ratio_10k={rss_ratio:.2f} ours_10k_s={ours[0]:.2f}")
-    else:
-        print("\n10,000 is not in CLUSTER_BENCH_SIZES: no 10k figures")
-        print("bench cluster: speedup_10k=nan rss_ratio_10k=nan ours_10k_s=nan")
+        for shape in shapes:
+            clients = ("ours", "ours-meta") + (("theirs",) if n <= 10_000 or theirs_all else ())
+            repeats = int(repeats_env) if repeats_env else (3 if shape == "2k" else 1)
+            results[(n, shape)] = measure(n, shape, clients, repeats, tmp)
+    print(f"\nload average {os.getloadavg()[0]:.1f} at the end (other jobs share this machine)")
+    summary(results)
+
+
+def summary(results) -> None:
+    nan = float("nan")
+    speedup = rss_ratio = sync_100k = rss_100k = meta_ratio = nan
+    small, big = results.get((10_000, "2k")), results.get((100_000, "2k"))
+    if small:
+        speedup = small["theirs"][0] / small["ours"][0]
+        rss_ratio = small["theirs"][1] / small["ours"][1]
+        print(f"10,000 pods: speedup {speedup:.2f}x (target >= {TARGET_SPEEDUP:g}), RSS ratio {rss_ratio:.2f}x "
+              f"(target >= {TARGET_RSS_RATIO:g}): "
+              f"{'met' if speedup >= TARGET_SPEEDUP and rss_ratio >= TARGET_RSS_RATIO else 'NOT met'}")
+    if big:
+        sync_100k, rss_100k = big["ours"]
+        meta_ratio = big["ours-meta"][1] / rss_100k
+        ok = sync_100k <= TARGET_SYNC_100K and rss_100k <= TARGET_RSS_100K_MIB
+        print(f"100,000 pods: synced in {sync_100k:.2f} s (target <= {TARGET_SYNC_100K:g}), peak RSS {rss_100k:.0f} "
+              f"MiB (target <= {TARGET_RSS_100K_MIB:.0f}): {'met' if ok else 'NOT met'}; metadata-only/full "
+              f"{meta_ratio:.2f} (target <= {TARGET_META_RATIO:g}): "
+              f"{'met' if meta_ratio <= TARGET_META_RATIO else 'NOT met'}")
+    print(f"bench cluster: speedup_10k={speedup:.2f} rss_ratio_10k={rss_ratio:.2f} sync_100k_s={sync_100k:.2f} "
+          f"rss_100k_mib={rss_100k:.0f} meta_rss_ratio_100k={meta_ratio:.2f}")
 
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--serve":
-        serve(int(sys.argv[2]), sys.argv[3])
+        serve(int(sys.argv[2]), sys.argv[3], sys.argv[4])
     elif len(sys.argv) > 1 and sys.argv[1] == "--client":
         client(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     else:

@@ -208,6 +208,17 @@ def connection_options(f):
     return f
 
 
+def _drop_paths(ctx, param, values) -> list[str]:
+    from .transforms import parse_transform
+    paths: list[str] = []
+    for spec in values or ():
+        try:
+            paths += parse_transform(spec)
+        except ValueError as e:
+            raise click.BadParameter(str(e).removeprefix(f'invalid --transform "{spec}": '), ctx, param) from None
+    return paths
+
+
 def profile_options(f):
     opts = [
         click.option("--resync", type=DURATION, default="0s", show_default=True,
@@ -223,6 +234,15 @@ def profile_options(f):
         click.option("--fifo", type=click.Choice(("delta", "real")), default=None, help="Override the profile's FIFO."),
         click.option("--watch-list/--no-watch-list", "watch_list", default=None,
                      help="Override the profile's initial list (WatchList stream or paged LIST)."),
+        click.option("--metadata-only", is_flag=True,
+                     help="List and watch objects as PartialObjectMetadata, as client-go's metadatainformer: "
+                          "the cache holds only metadata."),
+        click.option("--strip-managed-fields", is_flag=True,
+                     help="A transform (client-go's SetTransform) that drops metadata.managedFields before the "
+                          "FIFO; the Cache pane shows what it saves."),
+        click.option("--transform", "drop_paths", metavar="drop=PATH,...", multiple=True, callback=_drop_paths,
+                     help="A transform that drops these dotted fields before the FIFO, e.g. "
+                          "drop=status.conditions,metadata.annotations (repeatable)."),
     ]
     for o in reversed(opts):
         f = o(f)

@@ -22,14 +22,11 @@ import click
 from .profiles import DEFAULT_CLIENT_GO
 from .run_info import RunInfo
 from .trace import Tracer
-from .trace_kinds import LIST_PROGRESS, RUN_ERROR
+from .trace_kinds import RUN_ERROR
 
 # How long stop() waits for each thread; threads are daemons, so a stuck one
 # cannot keep the process alive, but tests assert none is left.
 STOP_TIMEOUT = 5.0
-
-SECRET_ANNOTATION_WITH_DATA = "kubectl.kubernetes.io/last-applied-configuration"
-
 
 class RunError(Exception):
     """A failure caused by the user's input or environment: one line, no traceback."""
@@ -59,6 +56,9 @@ class RunOptions:
     rate_limiter: str = "default"
     seed: int | None = None
     request_timeout: float | None = None  # kubectl's --request-timeout: one request's whole time
+    metadata_only: bool = False          # list/watch PartialObjectMetadata (client-go's metadatainformer)
+    strip_managed_fields: bool = False   # transforms, applied before the FIFO
+    drop_paths: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def field_selector_with_name(self) -> str | None:
@@ -66,52 +66,6 @@ class RunOptions:
         does: a ``metadata.name`` field selector joined to any given one."""
         parts = [p for p in (self.field_selector, f"metadata.name={self.name}" if self.name else None) if p]
         return ",".join(parts) or None
-
-
-# --- transforms ------------------------------------------------------------
-
-def _redacted(value: Any, encoded: bool) -> str:
-    if not isinstance(value, str):
-        return "<redacted>"
-    if encoded:
-        n = len(value) * 3 // 4 - value[-2:].count("=")
-    else:
-        n = len(value.encode())
-    # Like `kubectl describe secret`: the size is shown, never the bytes.
-    return f"<redacted {n} bytes>"
-
-
-def strip_managed_fields(obj: Any) -> Any:
-    """managedFields is often a third of an object and says nothing about the
-    informer's work (PERFORMANCE.md), so it never reaches the FIFO."""
-    if isinstance(obj, dict):
-        md = obj.get("metadata")
-        if isinstance(md, dict):
-            md.pop("managedFields", None)
-    return obj
-
-
-def redact_secret(obj: Any) -> Any:
-    """Keep a Secret's keys (so a diff still says ``data.password ~``) but
-    never its values, nor the last-applied annotation that repeats them."""
-    if not isinstance(obj, dict):
-        return obj
-    for name, encoded in (("data", True), ("stringData", False)):
-        d = obj.get(name)
-        if isinstance(d, dict):
-            obj[name] = {k: _redacted(v, encoded) for k, v in d.items()}
-    ann = (obj.get("metadata") or {}).get("annotations")
-    if isinstance(ann, dict) and SECRET_ANNOTATION_WITH_DATA in ann:
-        ann[SECRET_ANNOTATION_WITH_DATA] = "<redacted>"
-    return obj
-
-
-def make_transform(is_secret: bool, show_secret_data: bool) -> Callable[[Any], Any]:
-    if is_secret and not show_secret_data:
-        def transform(obj: Any) -> Any:
-            return redact_secret(strip_managed_fields(obj))
-        return transform
-    return strip_managed_fields
 
 
 # --- errors ------------------------------------------------------------------
@@ -171,19 +125,6 @@ def _naming_a_bare_403(verb: str, resource: str, namespace: str | None):
         where = f'in the namespace "{namespace}"' if namespace else "at the cluster scope"
         raise ApiError(403, "Forbidden", f'{resource} is forbidden: cannot {verb} resource "{resource}" {where}'
                        + (f" ({e.message})" if e.message else "")) from None
-
-
-def list_progress(tracer: Tracer, interval: float = 1.0) -> Callable[[int, float], None]:
-    """``list.progress`` (bytes so far, seconds) at most every ``interval``
-    seconds of a list's body: a slow list shows that it moves, and how fast."""
-    last = [0.0]
-
-    def progress(received: int, elapsed: float) -> None:
-        if elapsed - last[0] >= interval:
-            last[0] = elapsed
-            tracer.emit(LIST_PROGRESS, None, bytes=received, elapsed=elapsed)
-
-    return progress
 
 
 # --- the run -------------------------------------------------------------------
@@ -272,7 +213,7 @@ class Run:
                     namespace = o.namespace or getattr(self.target, "namespace", None) or "default"
                 self.lw = KubeListerWatcher(self.target.api_client, self.resource, namespace=namespace,
                                             label_selector=o.label_selector,
-                                            field_selector=o.field_selector_with_name())
+                                            field_selector=o.field_selector_with_name(), metadata_only=o.metadata_only)
                 retry_transient(self._preflight)
             except KubeError as e:
                 raise RunError(str(e)) from None
@@ -300,7 +241,7 @@ class Run:
             field_selector=o.field_selector_with_name(),
             demo_scenario=o.demo,
             mode=o.mode,
-            extra=dict(o.extra),
+            extra={**o.extra, **({"metadata_only": True} if o.metadata_only else {})},
         )
         if o.mode == "queue":
             self.info.extra.update(workers=o.workers, work_time=o.work_time, fail_rate=o.fail_rate,
@@ -368,9 +309,8 @@ class Run:
         o = self.opts
         from .pipeline import new_informer
 
-        is_secret = getattr(self.resource, "resource", "") == "secrets" and not getattr(self.resource, "group", "")
         self.informer = new_informer(self.lw, self.profile, resync_period=o.resync, tracer=self.tracer,
-                                     transform=make_transform(is_secret, o.show_secret_data))
+                                     transform=self._transform())
         if o.mode == "queue":
             from .sample_controller import SimulatedController
             self.controller = SimulatedController(self.informer, workers=o.workers, work_time=o.work_time,
@@ -378,12 +318,21 @@ class Run:
                                                   tracer=self.tracer, seed=o.seed)
         else:
             self.informer.add_event_handler(_NoopHandler())
-        self.lw.on_progress = list_progress(self.tracer)
         self._spawn("informer", self.informer.run)
         if self.controller is not None:
             self._spawn("controller", self.controller.run)
         if o.late_handler_resync is not None:
             self._add_late_handler(o.late_handler_resync)
+
+    def _transform(self):
+        """The chain the FIFO applies (client-go's SetTransform), measured on
+        a sample so the Cache pane can show bytes held and saved."""
+        from .transforms import MeasuredTransform, build_steps
+
+        o = self.opts
+        is_secret = getattr(self.resource, "resource", "") == "secrets" and not getattr(self.resource, "group", "")
+        steps = build_steps(o.strip_managed_fields, o.drop_paths, is_secret, o.show_secret_data)
+        return MeasuredTransform(steps, self.tracer)
 
     def _add_late_handler(self, period: float) -> None:
         """Register a handler once the informer runs, as a controller that

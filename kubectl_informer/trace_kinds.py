@@ -79,6 +79,8 @@ KINDS: dict[str, Kind] = {}
 
 
 def _kind(name: str, doc: str, keyed: str = "no", *fields: Field, derived: tuple[str, ...] = ()) -> Kind:
+    if name in KINDS:  # two declarations of one kind: the second would hide the first
+        raise ValueError(f"trace kind {name!r} is declared twice")
     k = Kind(name, doc, keyed, fields, derived)
     KINDS[name] = k
     return k
@@ -101,14 +103,18 @@ LIST_START = _kind("list.start", "a LIST (or WatchList stream) begins", "no",
 LIST_PAGE = _kind("list.page", "one page of a paged LIST came back", "no",
                   F("resource_version", "str", _RV), F("items", "int", "objects in the page"),
                   F("continue", "str", "the continue token, empty on the last page"),
-                  F("duration", "float", "seconds the page took"), _WATCH_LIST)
+                  F("duration", "float", "seconds the page took"), _WATCH_LIST,
+                  F("bytes", "int", "bytes read for the page, when the ListerWatcher reports them", optional=True),
+                  F("full_list_if_expired", "bool", "the pager's full list at the requested RV after its "
+                    "continue token expired", optional=True))
+LIST_PROGRESS = _kind("list.progress", "a page is arriving: the list so far (at most every 100 ms)", "no",
+                      F("pages", "int", "pages done"), F("items", "int", "objects decoded so far"),
+                      F("bytes", "int", "bytes read so far"), F("elapsed", "float", "seconds since the list began"))
 LIST_DONE = _kind("list.done", "the initial list is complete, or failed", "no",
                   F("resource_version", "str", "the list's RV, empty when it failed"),
                   F("items", "int", "objects listed"), F("duration", "float", "seconds the list took"),
                   _WATCH_LIST, F("continue", "str", "always empty", optional=True),
                   F("error", "str", "why it failed or fell back to LIST", optional=True))
-LIST_PROGRESS = _kind("list.progress", "a list's body is still arriving (at most once a second)", "no",
-                      F("bytes", "int", "bytes received so far"), F("elapsed", "float", "seconds since the request"))
 REFLECTOR_BACKOFF = _kind("reflector.backoff", "the reflector waits out its back-off before trying again", "no",
                           F("delay", "float", "seconds it waits"),
                           F("error", "str", "the failure that caused it", optional=True))
@@ -159,6 +165,12 @@ STORE_UPDATE = _kind("store.update", "a delta replaced an object in the indexer"
                      derived=("diff",))
 STORE_DELETE = _kind("store.delete", "a delta removed an object from the indexer", "yes", *_STORE,
                      F("tombstone", "bool", "the object came as a DeletedFinalStateUnknown"))
+_SAMPLE = (F("bytes", "int", "bytes the object holds, as it enters the FIFO"),
+           F("objects", "int", "objects the transform has seen"), F("every", "int", "one object in every this many is measured"))
+TRANSFORM = _kind("transform", "a sampled object before and after the transforms (SetTransform)", "yes", *_SAMPLE,
+                  F("bytes_before", "int", "bytes before the transforms"),
+                  F("transforms", "list[str]", "the transforms set"), F("applied", "list[str]", "those that changed it"))
+OBJECT_SIZE = _kind("object.size", "a sampled object's size (no transform set)", "yes", *_SAMPLE)
 INFORMER_START = _kind("informer.start", "the informer runs", "no",
                        F("fifo", "str", "the FIFO's label (DeltaFIFO, RealFIFO, RealFIFO (atomic))"),
                        _WATCH_LIST, F("initial_list", "str", "the initial list's label", optional=True),

@@ -16,13 +16,12 @@ from typing import Any, Callable
 from ..apierrors import ApiError, is_expired, is_too_large_resource_version, is_too_many_requests
 from ..clock import Clock, RealClock
 from ..trace import NULL_TRACER, Tracer
-from ..trace_kinds import (LIST_DONE, LIST_PAGE, LIST_START, REFLECTOR_BACKOFF, RELIST, RV_ADVANCE, WATCH_BOOKMARK,
-                           WATCH_END, WATCH_EVENT, WATCH_START)
+from ..trace_kinds import (LIST_DONE, LIST_PAGE, LIST_PROGRESS, LIST_START, REFLECTOR_BACKOFF, RELIST, RV_ADVANCE,
+                           WATCH_BOOKMARK, WATCH_END, WATCH_EVENT, WATCH_START)
 from .keys import deletion_handling_meta_namespace_key_func
 from .listwatch import ADDED, BOOKMARK, DELETED, ERROR, INITIAL_EVENTS_END_ANNOTATION, MODIFIED, ListOptions
+from .pager import DEFAULT_PAGE_SIZE, ListPager
 
-# client-go's pager.PageSize.
-DEFAULT_PAGE_SIZE = 500
 # Watches time out in [MIN_WATCH_TIMEOUT, 2*MIN_WATCH_TIMEOUT) to spread
 # reconnections of many clients over time.
 MIN_WATCH_TIMEOUT = 300.0
@@ -105,6 +104,7 @@ class Reflector:
         self._last_sync_rv = ""
         self._rv_unavailable = False
         self._paginated_result = False
+        self._page_start = 0.0
         # Why the next ListAndWatch relists (None before the first list).
         self._relist_reason: str | None = None
         self._current_watch = None
@@ -112,6 +112,10 @@ class Reflector:
         self._stopper: threading.Thread | None = None
         self._resync_error: BaseException | None = None
         self._store_bookmark = getattr(store, "bookmark", None)
+        # A ListerWatcher that reads big lists in chunks reports progress here.
+        self._progress = _ListProgress()
+        if hasattr(lw, "list_progress"):
+            lw.list_progress = self._on_list_progress
 
     # ------------------------------------------------------------ public API
     def last_sync_resource_version(self) -> str:
@@ -231,40 +235,52 @@ class Reflector:
         return DEFAULT_PAGE_SIZE
 
     def _paged_list(self, rv: str) -> tuple[list, str, bool]:
-        """client-go's pager: follow ``continue``; an expired continue token
-        falls back to one full list at RV ""."""
-        limit = self._effective_page_size(rv)
-        opts = ListOptions(resource_version=rv, limit=limit)
-        items: list = []
-        paginated = False
-        seen: set[str] = set()  # continue tokens: one that comes back would loop forever
-        tracer = self.tracer
-        while True:
-            t0 = self.clock.now()
-            try:
-                page = self.lw.list(opts)
-            except ApiError as err:
-                if not (is_expired(err) and opts.continue_):
-                    raise
-                full = self.lw.list(ListOptions(resource_version=""))
-                meta = full.get("metadata") or {}
-                return list(full.get("items") or []), meta.get("resourceVersion") or "", paginated
-            meta = page.get("metadata") or {}
-            page_items = page.get("items") or []
-            items.extend(page_items)
-            cont = meta.get("continue") or ""
-            if tracer.enabled:
-                tracer.emit(LIST_PAGE, None, resource_version=meta.get("resourceVersion") or "",
-                            items=len(page_items), duration=self.clock.now() - t0, watch_list=False,
-                            **{"continue": cont})
-            if not cont:
-                return items, meta.get("resourceVersion") or "", paginated
-            if cont in seen:
+        """client-go's ``pager.ListWithAlloc``: pages follow ``continue``; an
+        expired continue token falls back to one full list at ``rv``."""
+        pager = ListPager(self.lw.list, page_size=self._effective_page_size(rv) or 0, on_page=self._on_page)
+        self._page_start = self.clock.now()
+        self._progress = _ListProgress(start=self._page_start)
+        result, paginated = pager.list(ListOptions(resource_version=rv))
+        meta = result.get("metadata") or {}
+        return result.get("items") or [], meta.get("resourceVersion") or "", paginated
+
+    def _on_page(self, page: dict, options: ListOptions, fallback: bool) -> None:
+        now = self.clock.now()
+        start, self._page_start = self._page_start, now
+        progress = self._progress
+        page_bytes = progress.page_bytes
+        progress.page_done(len(page.get("items") or ()))
+        meta = page.get("metadata") or {}
+        cont = meta.get("continue") or ""
+        if self.tracer.enabled:
+            self._trace_page(meta, page, now - start, page_bytes, fallback)
+        if cont:
+            if cont in progress.continues:
                 raise ContinueLoopError(f"the server sent continue token {cont[:40]!r} a second time "
-                                        f"after {len(items)} items: the paged list would never end")
-            seen.add(cont)
-            paginated = True
-            opts = ListOptions(limit=limit, continue_=cont)
+                                        f"after {progress.items} items: the paged list would never end")
+            progress.continues.add(cont)
+
+    def _trace_page(self, meta: dict, page: dict, duration: float, page_bytes: int, fallback: bool) -> None:
+        fields = {"resource_version": meta.get("resourceVersion") or "", "items": len(page.get("items") or ()),
+                  "duration": duration, "watch_list": False, "continue": meta.get("continue") or ""}
+        if page_bytes:
+            fields["bytes"] = page_bytes
+        if fallback:
+            # The continue token expired: this is the pager's full list at the requested RV.
+            fields["full_list_if_expired"] = True
+        self.tracer.emit(LIST_PAGE, None, **fields)
+
+    def _on_list_progress(self, nbytes: int, items: int) -> None:
+        """A chunk of a list page arrived: trace the list's progress, at most
+        every PROGRESS_EVERY seconds (a 100k-object list is one long page)."""
+        p = self._progress
+        now = self.clock.now()
+        p.page_bytes = nbytes
+        if not self.tracer.enabled or now - p.last_emit < PROGRESS_EVERY:
+            return
+        p.last_emit = now
+        self.tracer.emit(LIST_PROGRESS, None, pages=p.pages, items=p.items + items,
+                         bytes=p.bytes + nbytes, elapsed=now - p.start)
 
     def _list(self, stop_event: threading.Event) -> None:
         rv = self.relist_resource_version()
@@ -541,6 +557,27 @@ class Reflector:
 
         self._stopper = threading.Thread(target=wait_and_stop, name=f"{self.name}-stopper", daemon=True)
         self._stopper.start()
+
+
+PROGRESS_EVERY = 0.1  # seconds between list.progress events
+
+
+class _ListProgress:
+    """How far the current list has come: pages and items done, bytes read."""
+
+    __slots__ = ("start", "pages", "items", "bytes", "page_bytes", "last_emit", "continues")
+
+    def __init__(self, start: float = 0.0):
+        self.start = start
+        self.pages = self.items = self.bytes = self.page_bytes = 0
+        self.last_emit = start
+        self.continues: set[str] = set()  # tokens seen: one that comes back would loop forever
+
+    def page_done(self, items: int) -> None:
+        self.pages += 1
+        self.items += items
+        self.bytes += self.page_bytes
+        self.page_bytes = 0
 
 
 class _TempStore:

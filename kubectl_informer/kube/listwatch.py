@@ -24,6 +24,7 @@ from . import rest
 from .decode import gc_pause
 from .discovery import Resource
 from .errors import one_line
+from .stream_decode import StringInterner
 
 # Client-side read timeout beyond the server's timeoutSeconds: a watch the
 # server should have closed but went silent ends (the Reflector re-watches).
@@ -34,6 +35,9 @@ _CHUNK = 64 * 1024
 # at most this long, in case the end bookmark never comes.
 INITIAL_EVENTS_GC_PAUSE_MAX = 30.0
 FREEZE_MIN_ITEMS = 1000
+# What client-go's metadata client asks for: objects as PartialObjectMetadata.
+ACCEPT_METADATA_LIST = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
+ACCEPT_METADATA = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
 
 
 class KubeListerWatcher:
@@ -41,19 +45,25 @@ class KubeListerWatcher:
 
     ``namespace=None`` lists and watches all namespaces (and is the only
     choice for cluster-scoped resources). The selectors given here override any
-    in the options, as client-go's options modifier does.
+    in the options, as client-go's options modifier does. ``metadata_only``
+    lists and watches as client-go's ``metadatainformer``: every object is a
+    PartialObjectMetadata (kind, apiVersion, metadata).
     """
 
     def __init__(self, api_client: Any, resource: Resource, namespace: str | None = None,
-                 label_selector: str | None = None, field_selector: str | None = None):
+                 label_selector: str | None = None, field_selector: str | None = None,
+                 metadata_only: bool = False):
         self.api_client = api_client
         self.resource = resource
         self.namespace = namespace if resource.namespaced else None
         self.label_selector = label_selector
         self.field_selector = field_selector
         self.path = resource.path(self.namespace)
-        # Told (bytes so far, seconds) as a list's body arrives: a slow list shows its progress.
-        self.on_progress: rest.Progress | None = None
+        self.metadata_only = metadata_only
+        # Shared by every list of this resource: repeated values kept once.
+        self.interner = StringInterner()
+        # Set by the Reflector to trace a big list's progress: fn(bytes, items).
+        self.list_progress = None
 
     def _selectors(self, options: ListOptions) -> list[tuple[str, Any]]:
         q: list[tuple[str, Any]] = []
@@ -77,8 +87,9 @@ class KubeListerWatcher:
             q.append(("continue", options.continue_))
         if options.timeout_seconds:
             q.append(("timeoutSeconds", int(options.timeout_seconds)))
-        result = rest.get_json(self.api_client, self.path, q, timeout=LIST_TIMEOUT, is_list=True,
-                               progress=self.on_progress)
+        accept = ACCEPT_METADATA_LIST if self.metadata_only else rest.ACCEPT_JSON
+        result = rest.get_list(self.api_client, self.path, q, timeout=LIST_TIMEOUT, accept=accept,
+                               interner=self.interner, progress=self.list_progress)
         if not isinstance(result, dict):
             raise ConnectionError(f"{self.path}: expected a List object")
         items = result.get("items")
@@ -87,6 +98,8 @@ class KubeListerWatcher:
         # The server leaves kind/apiVersion off list items; client-go's
         # unstructured decoder fills them in, and so do we (kubectl does too).
         kind, api_version = self.resource.kind, self.resource.api_version
+        if self.metadata_only:
+            kind, api_version = "PartialObjectMetadata", "meta.k8s.io/v1"
         for item in items:
             if "kind" not in item:
                 item["kind"] = kind
@@ -108,7 +121,8 @@ class KubeListerWatcher:
         if options.timeout_seconds:
             q.append(("timeoutSeconds", int(options.timeout_seconds)))
             read_timeout = float(options.timeout_seconds) + WATCH_READ_GRACE
-        resp = rest.get(self.api_client, self.path, q, timeout=(30.0, read_timeout))
+        resp = rest.get(self.api_client, self.path, q, timeout=(30.0, read_timeout),
+                        accept=ACCEPT_METADATA if self.metadata_only else rest.ACCEPT_JSON)
         return KubeWatch(resp, initial_events=bool(options.send_initial_events))
 
     def __repr__(self) -> str:

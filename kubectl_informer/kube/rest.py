@@ -12,13 +12,14 @@ import html
 import re
 import threading
 import time
-from typing import Any, Callable, Iterable
+from contextlib import contextmanager
+from typing import Any, Iterable, Iterator
 
 import orjson
 import urllib3
 
-from .decode import loads_list
 from .errors import ApiError, RedirectError, one_line
+from .stream_decode import StringInterner, decode_list_chunks
 
 ACCEPT_JSON = "application/json"
 
@@ -214,62 +215,72 @@ def abort_requests(api_client: Any) -> None:
     limits(api_client).abort()
 
 
-Progress = Callable[[int, float], None]
-_READ = 64 * 1024
+_READ = 256 * 1024
 
 
-def read_body(resp: Any, path: str, deadline: float | None = None, progress: Progress | None = None,
-              started: float | None = None) -> bytes:
-    """The whole body, piece by piece as it arrives: a request timeout is a
-    deadline for all of it (a server sending a byte a second never trips a
-    per-read timeout), and ``progress(bytes, seconds)`` hears of each piece."""
-    started = time.monotonic() if started is None else started
-    parts: list[bytes] = []
+def _pieces(resp: Any, path: str, deadline: float | None, started: float) -> Iterator[bytes]:
+    """The body, piece by piece as it arrives (``read1``: whatever is there,
+    never waiting to fill a buffer): a request timeout is a deadline for all
+    of it, so a server sending a byte a second never trips a per-read timeout."""
     got = 0
     while True:
         piece = resp.read1(_READ)
         if not piece:
-            break
-        parts.append(piece)
+            return
         got += len(piece)
+        yield piece
         now = time.monotonic()
-        if progress is not None:
-            progress(got, now - started)
         if deadline is not None and now > deadline:
             raise TimeoutError(f"{path}: the request timed out after {now - started:.1f}s "
                                f"({got} bytes received; see --request-timeout)")
-    return b"".join(parts)
 
 
-def get_json(api_client: Any, path: str, query: Iterable[tuple[str, Any]] = (), *,
-             timeout: float | tuple[float, float] | None = None, is_list: bool = False,
-             progress: Progress | None = None) -> Any:
-    """GET and decode the body (``loads``, orjson); a List (``is_list``)
-    through ``decode.loads_list``, which keeps big lists fast and small."""
+@contextmanager
+def _body(api_client: Any, path: str, query: Iterable[tuple[str, Any]], timeout: Any,
+          accept: str) -> Iterator[Iterator[bytes]]:
+    """GET ``path`` and hand out its body's pieces, bounded by the client's
+    request timeout and closed by ``abort_requests``; a body cut short closes
+    its connection, which must never serve another request."""
     lim = limits(api_client)
     if lim.aborted:
         raise ConnectionAbortedError(f"{path}: the run is stopping")
     started = time.monotonic()
     deadline = None if lim.timeout is None else started + lim.timeout
-    resp = get(api_client, path, query, timeout=lim.bound(timeout))
+    resp = get(api_client, path, query, timeout=lim.bound(timeout), accept=accept)
     lim.track(resp)
-    body = None
+    complete = False
     try:
-        body = read_body(resp, path, deadline, progress, started)
+        yield _pieces(resp, path, deadline, started)
+        complete = True
     except (urllib3.exceptions.HTTPError, ConnectionError) as e:  # reset or cut mid-body
+        if lim.aborted:
+            raise ConnectionAbortedError(f"{path}: the run is stopping") from None
         raise ConnectionResetError(f"reading {path}: the connection broke mid-answer ({_cause(e)})") from None
-    except (ValueError, AttributeError) as e:  # a read on a response closed by abort()
-        raise ConnectionAbortedError(f"reading {path}: {one_line(e, 200)}") from None
+    except (ValueError, AttributeError) as e:
+        if lim.aborted:  # a read on a response closed by abort()
+            raise ConnectionAbortedError(f"reading {path}: {one_line(e, 200)}") from None
+        # orjson.JSONDecodeError and json.JSONDecodeError both are ValueErrors
+        raise ConnectionError(f"{path}: the server's answer is not JSON ({one_line(e, 120)})") from None
     finally:
         lim.untrack(resp)
-        if body is None:
-            # Cut short: the rest of the answer may still come on this
-            # connection, so it must never serve another request.
+        if not complete:
             resp.close()
         resp.release_conn()
     if lim.aborted:
         raise ConnectionAbortedError(f"{path}: the run is stopping")
-    try:
-        return loads_list(body, loads) if is_list else loads(body)
-    except ValueError as e:  # orjson.JSONDecodeError and json.JSONDecodeError both are
-        raise ConnectionError(f"{path}: the server's answer is not JSON ({one_line(e, 120)})") from None
+
+
+def get_json(api_client: Any, path: str, query: Iterable[tuple[str, Any]] = (), *,
+             timeout: float | tuple[float, float] | None = None) -> Any:
+    """GET and decode the body (``loads``, orjson)."""
+    with _body(api_client, path, query, timeout, ACCEPT_JSON) as pieces:
+        return loads(b"".join(pieces))
+
+
+def get_list(api_client: Any, path: str, query: Iterable[tuple[str, Any]] = (), *,
+             timeout: float | tuple[float, float] | None = None, accept: str = ACCEPT_JSON,
+             interner: StringInterner | None = None, progress=None) -> Any:
+    """GET a List and decode it while it arrives (``stream_decode``), never
+    holding the whole body; ``progress(bytes, items)`` after each piece."""
+    with _body(api_client, path, query, timeout, accept) as pieces:
+        return decode_list_chunks(pieces, interner, progress)

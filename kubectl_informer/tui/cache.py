@@ -7,13 +7,14 @@ applies to the indexer, so the count is the indexer's size without reading it
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, deque
 
 from rich.text import Text
 
 from ..trace import TraceEvent
-from ..trace_kinds import INFORMER_SYNCED, STORE_ADD, STORE_DELETE, STORE_UPDATE
+from ..trace_kinds import INFORMER_SYNCED, OBJECT_SIZE, STORE_ADD, STORE_DELETE, STORE_UPDATE, TRANSFORM
 from .pane import PaneState
+from .progress import fmt_bytes
 from .ring import RateMeter
 from .textpane import TextPane
 
@@ -28,7 +29,7 @@ def _namespace(key: str) -> str:
 class CacheState(PaneState):
     """Keys in the indexer and their count per namespace; op counters."""
 
-    KINDS = frozenset((STORE_ADD, STORE_UPDATE, STORE_DELETE, INFORMER_SYNCED))
+    KINDS = frozenset((STORE_ADD, STORE_UPDATE, STORE_DELETE, INFORMER_SYNCED, TRANSFORM, OBJECT_SIZE))
 
     def __init__(self) -> None:
         super().__init__()
@@ -40,10 +41,15 @@ class CacheState(PaneState):
         self.rate = RateMeter(window=3)
         self.synced_items: int | None = None
         self.last_time = 0.0
+        self.sizes = SizeSamples()
 
     def feed(self, ev: TraceEvent) -> None:
         kind = ev.kind
         if kind not in self.KINDS:
+            return
+        if kind == TRANSFORM or kind == OBJECT_SIZE:
+            self.sizes.feed(ev.fields)
+            self.version += 1
             return
         if kind == INFORMER_SYNCED:
             self.synced_items = ev.fields.get("items")
@@ -82,6 +88,54 @@ class CacheState(PaneState):
         return len(self.keys)
 
 
+class SizeSamples:
+    """Bytes per object from the sampled ``transform`` / ``object.size``
+    events: a running mean over the last ``window`` samples, before and
+    after the transforms."""
+
+    def __init__(self, window: int = 256) -> None:
+        self.after: deque[int] = deque(maxlen=window)
+        self.before: deque[int] = deque(maxlen=window)
+        self.transforms: list[str] = []
+        self.every = 0
+
+    def __repr__(self) -> str:  # by value: tests compare pane states
+        return f"{type(self).__name__}({vars(self)!r})"
+
+    def feed(self, f: dict) -> None:
+        self.after.append(int(f.get("bytes") or 0))
+        self.before.append(int(f.get("bytes_before", f.get("bytes")) or 0))
+        self.transforms = list(f.get("transforms") or ())
+        self.every = int(f.get("every") or 0)
+
+    def per_object(self) -> tuple[float, float] | None:
+        """(bytes held, bytes before the transforms) per object, or None."""
+        if not self.after:
+            return None
+        return sum(self.after) / len(self.after), sum(self.before) / len(self.before)
+
+    def lines(self, count: int) -> list[Text]:
+        per = self.per_object()
+        if per is None:
+            return []
+        held, before = per
+        one = Text(no_wrap=True)
+        one.append(f"≈ {fmt_bytes(held * count)} held", "bold")
+        one.append(f", {fmt_bytes(held)}/object", "")
+        one.append(f"  (1 in {self.every} sampled)", "dim")
+        lines = [one]
+        if self.transforms:
+            two = Text(no_wrap=True)
+            saved = before - held
+            pct = 100.0 * saved / before if before else 0.0
+            two.append("transform ", "dim")
+            two.append(", ".join(self.transforms), "magenta")
+            two.append(f": {fmt_bytes(before)} → {fmt_bytes(held)}/object, saved ≈ {fmt_bytes(saved * count)}"
+                       f" (-{pct:.0f}%)", "")
+            lines.append(two)
+        return lines
+
+
 class CachePane(TextPane):
     """Object count, then a bar per namespace, largest first."""
 
@@ -104,6 +158,7 @@ class CachePane(TextPane):
         if st.synced_items is not None:
             ops.append(f"  synced with {st.synced_items}", "dim")
         lines.append(ops)
+        lines += st.sizes.lines(st.count)
         f = self.filter_text
         nss = [(ns, n) for ns, n in st.per_ns.most_common() if not f or f in ns + "/"]
         if not nss:

@@ -18,7 +18,6 @@ from ..trace_kinds import (
     INFORMER_START,
     INFORMER_SYNCED,
     LIST_DONE,
-    LIST_PROGRESS,
     LIST_START,
     REFLECTOR_BACKOFF,
     RELIST,
@@ -29,6 +28,7 @@ from ..trace_kinds import (
     WATCH_START,
 )
 from .pane import PaneState, RunInfo
+from .progress import ListProgress
 from .textpane import TextPane
 
 
@@ -62,8 +62,8 @@ class FeedStats:
 class HeaderState(PaneState):
     KINDS = frozenset((
         INFORMER_START, INFORMER_SYNCED, WATCH_START, WATCH_END, WATCH_EVENT,
-        WATCH_BOOKMARK, LIST_START, LIST_DONE, RELIST, RV_ADVANCE, LIST_PROGRESS, REFLECTOR_BACKOFF,
-    ))
+        WATCH_BOOKMARK, LIST_START, LIST_DONE, RELIST, RV_ADVANCE, REFLECTOR_BACKOFF,
+    )) | ListProgress.KINDS
 
     def __init__(self) -> None:
         super().__init__()
@@ -82,9 +82,9 @@ class HeaderState(PaneState):
         self.last_relist: str | None = None
         self.rv = ""
         self.last_time = 0.0
-        self.list_bytes: int | None = None  # of the list in progress (list.progress)
         self.trouble: str | None = None  # the last failure the reflector backs off from
         self.retry_at: float | None = None
+        self.progress = ListProgress()
 
     def feed(self, ev: TraceEvent) -> None:
         kind = ev.kind
@@ -92,6 +92,8 @@ class HeaderState(PaneState):
             return
         f = ev.fields
         self.last_time = ev.time
+        if kind in ListProgress.KINDS:
+            self.progress.feed(ev)
         if kind == WATCH_EVENT or kind == WATCH_BOOKMARK:
             self.last_event = ev.time
             self.watch_events += 1
@@ -103,12 +105,9 @@ class HeaderState(PaneState):
             self.watch_ended = str(f.get("error") or f.get("reason") or "ended")
         elif kind == LIST_START:
             self.listing_since = ev.time
-            self.list_bytes = None
         elif kind == LIST_DONE:
             self.listing_since = None
             self.trouble = str(f["error"]) if f.get("error") else None
-        elif kind == LIST_PROGRESS:
-            self.list_bytes = f.get("bytes")
         elif kind == REFLECTOR_BACKOFF:
             if f.get("error"):
                 self.trouble = str(f["error"])
@@ -171,6 +170,8 @@ class HeaderPane(TextPane):
             initial = initial_list_label(st.watch_list)
         one.append(f"  client-go {info.profile} ", "bold")
         one.append(f"{fifo} · {initial}", "magenta")
+        if info.extra.get("metadata_only"):
+            one.append(" · metadata only", "magenta")
         if info.resync_period:
             one.append(f"  resync {fmt_age(info.resync_period)}", "dim")
 
@@ -186,10 +187,10 @@ class HeaderPane(TextPane):
                 two.append(f" {st.synced_items}", "green")
             if st.synced_after is not None:
                 two.append(f" in {fmt_age(st.synced_after)}", "dim")
+        elif (progress := st.progress.line(now)) is not None:
+            two.append_text(progress)
         elif st.listing_since is not None:
             two.append(f"◌ listing {fmt_age(now - st.listing_since)}", "bold yellow")
-            if st.list_bytes is not None:
-                two.append(f" {st.list_bytes:,} bytes so far", "yellow")
         elif st.trouble:
             two.append(f"✕ {st.trouble}", "bold red")
             if st.retry_at is not None and st.retry_at > now:

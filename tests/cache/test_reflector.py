@@ -283,24 +283,62 @@ def test_expired_list_marks_rv_unavailable_until_a_list_succeeds(clock):
     assert r.relist_resource_version() == "2"
 
 
-def test_expired_continue_falls_back_to_full_list(clock):
-    # TestReflectorFullListIfExpired (pager): the continue token expired
-    # mid-list: one full list at RV "".
-    src = seeded(5)
-    seen: list[ListOptions] = []
+def test_expired_continue_falls_back_to_full_list_at_requested_rv(clock, tracer, trace):
+    # TestReflectorFullListIfExpired: page size 4; the initial list at "0";
+    # the relist at "10" gets a first page, then its continue token expires:
+    # the pager lists once more, unpaged, at the RV the reflector asked for
+    # ("10", not "": the reflector's own fallback is not needed).
+    pods = [make_object(f"pod-{i}", resourceVersion=str(i)) for i in range(8)]
+    for i, p in enumerate(pods):
+        p["metadata"]["resourceVersion"] = str(i)
+    seen: list[tuple] = []
 
     def list_func(opts):
-        seen.append(opts)
-        if opts.continue_:
-            raise expired_error("continue expired")
-        return src.list(opts)
+        key = (opts.resource_version or "", opts.continue_ or "", opts.limit or 0)
+        seen.append(key)
+        if key == ("0", "", 4):
+            return {"metadata": {"resourceVersion": "10"}, "items": pods[0:4]}
+        if key == ("10", "", 4):
+            return {"metadata": {"resourceVersion": "11", "continue": "C1"}, "items": pods[0:4]}
+        if key == ("", "C1", 4):
+            raise expired_error("The resourceVersion for the provided watch is too old.")
+        if key == ("10", "", 0):
+            return {"metadata": {"resourceVersion": "11"}, "items": pods[0:8]}
+        raise AssertionError(f"unexpected list options: {opts}")
 
     store = RecordingStore()
-    r = Reflector(ListWatch(list_func, src.watch), store, page_size=2, clock=clock)
+    r = Reflector(ListWatch(list_func, lambda o: None), store, page_size=4, clock=clock, tracer=tracer)
     r._list(threading.Event())
-    assert [(o.resource_version, o.limit, bool(o.continue_)) for o in seen] == [
-        ("0", 2, False), (None, 2, True), ("", None, False)]
-    assert store.ops == [("replace", [f"default/p{i}" for i in range(5)], "5")]
+    assert len(store.items) == 4
+    r._list(threading.Event())
+    assert len(store.items) == 8
+    assert [k[0] for k in seen] == ["0", "10", "", "10"]
+    assert r.last_sync_resource_version() == "11"
+    evs = trace.drain()
+    assert not [e for e in evs if e.kind == "relist"]  # the pager handled it
+    assert [e.fields.get("full_list_if_expired", False) for e in evs if e.kind == "list.page"] == [
+        False, False, True]
+
+
+def test_expired_full_list_after_expired_continue_relists_at_empty_rv(clock):
+    # The pager's fallback list fails as expired too: then the reflector's
+    # own rule applies, a consistent list at "" (TestReflectorExpiredExactResourceVersion).
+    src = seeded(5)
+    seen: list[tuple] = []
+    r = Reflector(src, RecordingStore(), page_size=2, clock=clock)
+    r._list(threading.Event())
+
+    def list_func(opts):
+        seen.append((opts.resource_version, opts.limit, bool(opts.continue_)))
+        if opts.continue_ or (opts.resource_version == "5" and not opts.limit):
+            raise expired_error()
+        return src.list(opts)
+
+    r.lw = ListWatch(list_func, src.watch)
+    r._list(threading.Event())
+    assert seen == [("5", 2, False), ("", 2, True), ("5", None, False),
+                    ("", 2, False), ("", 2, True), ("", None, False)]
+    assert r.last_sync_resource_version() == "5" and not r._rv_unavailable
 
 
 def test_paging_follows_continue(clock, tracer, trace):
@@ -636,3 +674,32 @@ def test_watch_list_relist_after_expired_watch_streams_again(clock, runners):
     second = [o for o in calls(src, "watch") if o.send_initial_events][1]
     assert second.resource_version == "3"
     assert calls(src, "list") == []
+
+
+def test_list_progress_of_a_long_page_is_traced_at_most_every_100ms(clock, tracer, trace):
+    # A ListerWatcher that reads a page in chunks reports (bytes, items) as
+    # they arrive; the reflector turns that into list.progress events.
+    src = seeded(6)
+
+    class ChunkedLW:
+        list_progress = None
+
+        def list(self, opts):
+            for i in range(1, 4):
+                clock.step(0.06)
+                self.list_progress(1000 * i, 2 * i)
+            return src.list(opts)
+
+        def watch(self, opts):
+            return src.watch(opts)
+
+    lw = ChunkedLW()
+    r = Reflector(lw, RecordingStore(), page_size=3, clock=clock, tracer=tracer)
+    assert lw.list_progress == r._on_list_progress
+    r._list(threading.Event())
+    evs = [e for e in trace.drain() if e.kind in ("list.progress", "list.page")]
+    # Chunks every 0.06 s: progress at 0.12, 0.24 and 0.36 s, counting the
+    # pages done; each page carries the bytes it read.
+    assert [(e.kind, e.fields.get("pages"), e.fields["items"], e.fields.get("bytes")) for e in evs] == [
+        ("list.progress", 0, 4, 2000), ("list.page", None, 3, 3000),
+        ("list.progress", 1, 5, 4000), ("list.progress", 1, 9, 6000), ("list.page", None, 3, 3000)]

@@ -5,7 +5,7 @@ import io
 import orjson
 
 from kubectl_informer.output import JsonRenderer, TextRenderer, format_store_event
-from kubectl_informer.runner import RunOptions, make_transform, redact_secret, strip_managed_fields
+from kubectl_informer.runner import RunOptions
 from kubectl_informer.trace import TraceEvent, read_trace
 
 
@@ -59,32 +59,6 @@ def test_json_renderer_round_trips_through_read_trace():
     lines = out.getvalue().splitlines()
     assert [orjson.loads(line)["kind"] for line in lines] == ["list.start", "store.add"]
     assert read_trace(lines) == events
-
-
-def test_managed_fields_are_stripped_from_every_object():
-    obj = {"metadata": {"name": "a", "managedFields": [{"manager": "kubectl"}]}, "spec": {}}
-    assert strip_managed_fields(obj) == {"metadata": {"name": "a"}, "spec": {}}
-    assert strip_managed_fields("ns/a") == "ns/a"  # explicit keys and tombstones pass through
-
-
-def test_secret_values_are_redacted_keys_kept():
-    secret = {"metadata": {"name": "s", "managedFields": [{}],
-                           "annotations": {"kubectl.kubernetes.io/last-applied-configuration": '{"data":{"p":"aHVudGVyMg=="}}',
-                                           "team": "a"}},
-              "data": {"password": "aHVudGVyMg=="}, "stringData": {"user": "admin"}}
-    out = make_transform(is_secret=True, show_secret_data=False)(secret)
-    assert out["data"] == {"password": "<redacted 7 bytes>"}  # "hunter2"
-    assert out["stringData"] == {"user": "<redacted 5 bytes>"}
-    assert out["metadata"]["annotations"] == {"kubectl.kubernetes.io/last-applied-configuration": "<redacted>",
-                                              "team": "a"}
-    assert "managedFields" not in out["metadata"]
-    shown = make_transform(is_secret=True, show_secret_data=True)(
-        {"metadata": {"name": "s"}, "data": {"password": "aHVudGVyMg=="}})
-    assert shown["data"] == {"password": "aHVudGVyMg=="}
-    # Other resources are never redacted, whatever their fields are called.
-    cm = make_transform(is_secret=False, show_secret_data=False)({"metadata": {}, "data": {"k": "v"}})
-    assert cm["data"] == {"k": "v"}
-    assert redact_secret(None) is None
 
 
 def test_name_becomes_a_metadata_name_field_selector():

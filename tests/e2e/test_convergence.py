@@ -63,10 +63,10 @@ def cache_state(informer) -> dict[str, str]:
 
 @contextmanager
 def running(srv, profile="1.32", resource="pods", namespace=None, label_selector=None, page_size=None, tracer=None,
-            lw_class=KubeListerWatcher, **prof):
+            lw_class=KubeListerWatcher, metadata_only=False, **prof):
     target = load_kube(kubeconfig=srv.kubeconfig)
     res = resolve_resource(target.api_client, resource)
-    lw = lw_class(target.api_client, res, namespace, label_selector=label_selector)
+    lw = lw_class(target.api_client, res, namespace, label_selector=label_selector, metadata_only=metadata_only)
     tr = None
     if tracer is not None:
         tr = Tracer(RealClock())

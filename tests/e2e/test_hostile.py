@@ -310,7 +310,7 @@ def test_the_ui_shows_a_slow_list_moving_and_ctrl_c_ends_it(tmp_path):
     kc.write_text(json.dumps(kubeconfig_for(h.srv.url)))
     t = Terminal(tmp_path, 120, 30, f"watch pods --kubeconfig {kc}")
     try:
-        t.wait(lambda s: re.search(r"listing \S+ \d+ bytes so far", s), "the list's progress in the header")
+        t.wait(lambda s: re.search(r"listing \S+ · page \d+ · [\d,]+ items · [\d.]+ [KMG]?B", s), "the list's progress in the header")
         t.keys("C-c")
         assert t.exit_code(timeout=10) == 0
         t.wait(lambda s: not pane_title(s, "Deltas"), "the shell's screen again")

@@ -191,12 +191,12 @@ def test_header_shows_a_slow_list_moving_then_its_failure_and_the_retry():
     e = TraceMaker()
     e("informer.start", fifo="DeltaFIFO", watch_list=False, resync_check_period=0.0)
     e("list.start", resource_version="0", watch_list=False)
-    e("list.progress", bytes=1234, elapsed=3.0)
+    e("list.progress", pages=0, items=0, bytes=1234, elapsed=3.0)
     app = make_app(e)
 
     async def check(pilot):
         head = "\n".join(screen_text(app).splitlines()[:2])
-        assert "◌ listing" in head and "1,234 bytes so far" in head
+        assert "◌ listing" in head and "page 1 · 0 items · 1.2 KB" in head
 
     run(check, app, (160, 30))
     e("list.done", resource_version="", items=0, duration=5.0, watch_list=False,

@@ -1,0 +1,228 @@
+"""Decode a List's JSON while its bytes arrive, item by item.
+
+A 100,000-pod LIST is about 300 MB of JSON. Reading it whole before decoding
+holds the body and the objects at once, and leaves the CPU idle while the
+bytes arrive. ``ListStream`` is fed the body chunk by chunk: each item is
+decoded (orjson) as soon as the separator after it has arrived, and the bytes
+before it are dropped, so the peak is the objects plus one chunk, and
+decoding overlaps the transfer.
+
+Items are found as in ``decode.py``: by the bytes ``},{"<first key>":``
+between them; a piece cut at the same bytes inside an item is never valid
+JSON and is extended to the next separator. The result always equals
+``orjson.loads(body)`` (tested with hypothesis).
+
+Decoded strings are interned as they are decoded (``StringInterner``): the
+same short values ("Running", "IfNotPresent", a node's name, an image) recur
+in every object of a big list, and one copy of each saves about a third of
+the memory a pod takes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import orjson
+
+from .decode import gc_pause
+
+# The first item's first key; the head before it is kept for the envelope.
+_ITEMS_START = re.compile(rb'"items"\s*:\s*\[\s*\{\s*"((?:[^"\\]|\\.){1,64})"\s*:')
+_EMPTY_ITEMS = re.compile(rb'"items"\s*:\s*\[\s*\]')
+# Give up looking for the items in a head longer than this: decode the body whole.
+HEAD_MAX = 1 << 20
+# Drop consumed bytes once this many have piled up before the read position.
+COMPACT_AT = 1 << 20
+MAX_EXTENSIONS = 64
+FREEZE_MIN_ITEMS = 1000
+
+
+class StringInterner:
+    """Replace each short string value in decoded JSON by one shared copy.
+
+    Values under keys that are unique per object (names, uids, resource
+    versions, IPs) are left alone, so the table holds the values that really
+    repeat; it stops growing at ``max_entries`` (memory stays bounded however
+    long the run). orjson already shares dict keys.
+    """
+
+    SKIP_KEYS = frozenset(("name", "uid", "resourceVersion", "creationTimestamp", "podIP", "ip", "startTime",
+                           "containerID", "lastTransitionTime", "startedAt", "finishedAt", "time"))
+    # managedFields' field sets are trees of keys only, the same for every
+    # object a manager wrote the same way: one shared copy of each tree (a
+    # pod's managedFields can be most of its memory). Never mutated by anyone.
+    SHARED_TREES = frozenset(("fieldsV1",))
+    MAX_LEN = 64
+
+    def __init__(self, max_entries: int = 100_000, max_trees: int = 10_000):
+        self.table: dict[str, str] = {}
+        self.max_entries = max_entries
+        self.trees: dict[bytes, Any] = {}
+        self.max_trees = max_trees
+
+    def intern(self, obj: Any) -> Any:
+        """Intern ``obj``'s short string values in place; returns ``obj``.
+        One loop over an explicit stack: this runs on every listed object."""
+        if type(obj) is not dict and type(obj) is not list:
+            return obj
+        table = self.table
+        get = table.get
+        room = self.max_entries - len(table)
+        skip, shared_trees, max_len = self.SKIP_KEYS, self.SHARED_TREES, self.MAX_LEN
+        stack = [obj]
+        pop, push = stack.pop, stack.append
+        while stack:
+            node = pop()
+            # List indexes are ints: never in the key sets, so one loop serves both.
+            for k, v in (node.items() if type(node) is dict else enumerate(node)):
+                t = type(v)
+                if t is str:
+                    if len(v) <= max_len and k not in skip:
+                        got = get(v)
+                        if got is not None:
+                            node[k] = got
+                        elif room > 0:
+                            table[v] = v
+                            room -= 1
+                elif t is dict or t is list:
+                    if k in shared_trees:
+                        node[k] = self._tree(v)
+                    else:
+                        push(v)
+        return obj
+
+    def _tree(self, tree: Any) -> Any:
+        trees = self.trees
+        blob = orjson.dumps(tree)
+        got = trees.get(blob)
+        if got is not None:
+            return got
+        if len(trees) < self.max_trees:
+            trees[blob] = tree
+        return tree
+
+
+class ListStream:
+    """Feed a List body with ``feed(chunk)``; ``finish()`` returns the List
+    as ``orjson.loads`` of the whole body would. ``items`` and
+    ``bytes_seen`` report progress between chunks."""
+
+    def __init__(self, interner: StringInterner | None = None):
+        self.interner = interner
+        self.items: list[Any] = []
+        self.bytes_seen = 0
+        self._buf = bytearray()
+        self._head: bytes | None = None  # the envelope up to the first item
+        self._whole = False  # no items found where expected: decode the body at the end
+        self._sep = b""
+        self._pos = 0  # start of the next item in _buf
+        self._scan = 0  # where to look for the next separator
+        self._tries = 0
+        self._stuck = False  # a piece that never decoded: leave the rest to finish()
+
+    def feed(self, chunk: bytes) -> None:
+        self.bytes_seen += len(chunk)
+        self._buf += chunk
+        if self._whole:
+            return
+        if self._head is None and not self._find_head():
+            return
+        if not self._stuck:
+            self._decode_ready()
+
+    def _find_head(self) -> bool:
+        buf = self._buf
+        m = _ITEMS_START.search(buf)
+        if m is None:
+            if len(buf) > HEAD_MAX or _EMPTY_ITEMS.search(buf):
+                self._whole = True
+            return False
+        first = buf.index(b"{", m.start())
+        self._head = bytes(buf[:first])
+        self._sep = b'},{"' + m.group(1) + b'":'
+        self._pos = self._scan = first
+        return True
+
+    def _decode_ready(self) -> None:
+        buf, sep, items = self._buf, self._sep, self.items
+        interner = self.interner
+        with memoryview(buf) as view:
+            while True:
+                cut = buf.find(sep, self._scan)
+                if cut < 0:
+                    break
+                try:
+                    with view[self._pos:cut + 1] as piece:
+                        item = orjson.loads(piece)
+                except orjson.JSONDecodeError:
+                    self._tries += 1
+                    self._scan = cut + 1  # a separator inside the item: extend
+                    if self._tries > MAX_EXTENSIONS:
+                        self._stuck = True
+                        break
+                    continue
+                if interner is not None:
+                    interner.intern(item)
+                items.append(item)
+                self._pos = self._scan = cut + 2
+                self._tries = 0
+        if self._pos >= COMPACT_AT:
+            del buf[:self._pos]
+            self._scan -= self._pos
+            self._pos = 0
+
+    def finish(self) -> dict:
+        """The decoded List; ``ValueError`` when the body is not one."""
+        if self._head is None:
+            result = orjson.loads(bytes(self._buf))
+            if self.interner is not None and isinstance(result, dict):
+                self.interner.intern(result.get("items"))
+            return result
+        rest = bytes(self._buf[self._pos:]).decode("utf-8")
+        self._buf = bytearray()
+        dec = json.JSONDecoder()
+        i = 0
+        while True:  # the last item(s), then the end of the items array
+            item, i = dec.raw_decode(rest, _skip_ws(rest, i))
+            if self.interner is not None:
+                self.interner.intern(item)
+            self.items.append(item)
+            i = _skip_ws(rest, i)
+            if rest[i:i + 1] == ",":
+                i += 1
+                continue
+            if rest[i:i + 1] != "]":
+                raise ValueError("the List's items array is not closed")
+            break
+        envelope = orjson.loads(self._head + b"]" + rest[i + 1:].encode())
+        if not isinstance(envelope, dict) or envelope.get("items") != []:
+            raise ValueError("not a List object")
+        envelope["items"] = self.items
+        return envelope
+
+
+def _skip_ws(s: str, i: int) -> int:
+    n = len(s)
+    while i < n and s[i] in " \t\r\n":
+        i += 1
+    return i
+
+
+def decode_list_chunks(chunks, interner: StringInterner | None = None, progress=None) -> dict:
+    """Decode a List from an iterable of byte chunks, the GC paused (see
+    decode.py) and the result frozen when it is big; ``progress(bytes,
+    items)`` is called after each chunk."""
+    stream = ListStream(interner)
+    gc_pause.acquire()
+    result = None
+    try:
+        for chunk in chunks:
+            stream.feed(chunk)
+            if progress is not None:
+                progress(stream.bytes_seen, len(stream.items))
+        result = stream.finish()
+    finally:
+        gc_pause.release(freeze=result is not None and len(stream.items) >= FREEZE_MIN_ITEMS)
+    return result

@@ -1,0 +1,119 @@
+"""ListStream: a List decoded from its chunks equals one plain decode, however
+the body is cut; interning shares strings without changing values."""
+
+import gc
+import json
+
+import orjson
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from kubectl_informer.kube import stream_decode
+from kubectl_informer.kube.stream_decode import ListStream, StringInterner, decode_list_chunks
+
+from .test_decode import body, items as list_items, pod
+
+
+@pytest.fixture(autouse=True)
+def small_buffers(monkeypatch):
+    # Compact and give up early so that small bodies take every path.
+    monkeypatch.setattr(stream_decode, "COMPACT_AT", 64)
+    yield
+    gc.unfreeze()
+
+
+def chunked(b: bytes, cuts) -> list[bytes]:
+    points = sorted({c % (len(b) + 1) for c in cuts})
+    out, prev = [], 0
+    for p in points + [len(b)]:
+        out.append(b[prev:p])
+        prev = p
+    return out
+
+
+def decode(b: bytes, cuts=(), interner=None) -> dict:
+    return decode_list_chunks(chunked(b, cuts), interner)
+
+
+@settings(max_examples=200, deadline=None)
+@given(list_items, st.lists(st.integers(min_value=0), max_size=12), st.booleans())
+def test_any_list_cut_anywhere_decodes_the_same(its, cuts, intern):
+    b = body(its)
+    assert decode(b, cuts, StringInterner() if intern else None) == orjson.loads(b)
+
+
+def test_items_are_decoded_as_the_chunks_arrive_and_consumed_bytes_dropped():
+    b = body([pod(i, owners=2) for i in range(40)])
+    s = ListStream()
+    seen = []
+    for chunk in chunked(b, range(0, len(b), 100)):
+        s.feed(chunk)
+        seen.append(len(s.items))
+        assert len(s._buf) < 64 + 100 + len(orjson.dumps(pod(0, owners=2))) * 3
+    assert seen[len(seen) // 2] > 10  # half the body in, a good part of the items out
+    assert s.finish() == orjson.loads(b)
+
+
+@pytest.mark.parametrize("doc", [
+    b'{"kind":"PodList","metadata":{},"items":[]}',
+    b'{"kind":"PodList","items":[{"a":1},{"a":2}],"metadata":{"resourceVersion":"3"}}',  # items not last
+    json.dumps({"kind": "PodList", "items": [{"a": 1}, {"a": 2}]}, indent=2).encode(),  # pretty-printed
+    b'{"kind":"Status","code":500}',
+    b'{"kind":"PodList","metadata":{"continue":"abc"},"items":[{"a":[{"a":1},{"a":2}]}, {"a":3} ] }',
+])
+@pytest.mark.parametrize("cuts", [(), (1, 7, 20, 33)])
+def test_other_shapes_decode_the_same(doc, cuts):
+    assert decode(doc, cuts) == orjson.loads(doc)
+
+
+def test_an_item_that_never_decodes_leaves_the_rest_to_the_end(monkeypatch):
+    monkeypatch.setattr(stream_decode, "MAX_EXTENSIONS", 1)
+    b = body([pod(i, owners=4) for i in range(10)])
+    assert decode(b, range(0, len(b), 50)) == orjson.loads(b)
+
+
+@pytest.mark.parametrize("doc", [b'{"kind":"PodList","items":[{"a":1},{"a":]}', b'{"kind":"PodList","items":[{"a":1}'])
+def test_invalid_json_raises_value_error(doc):
+    with pytest.raises(ValueError):
+        decode(doc, (9, 30))
+
+
+def test_gc_is_paused_while_decoding_and_restored():
+    assert gc.isenabled()
+    states = []
+
+    def chunks():
+        b = body([pod(i) for i in range(5)])
+        for c in chunked(b, (10, 200)):
+            states.append(gc.isenabled())
+            yield c
+
+    decode_list_chunks(chunks())
+    assert states and not any(states)
+    assert gc.isenabled()
+
+
+def test_interner_shares_repeated_values_but_not_unique_ones():
+    its = orjson.loads(body([pod(i) for i in range(3)]))["items"]
+    interner = StringInterner()
+    for it in its:
+        interner.intern(it)
+    assert its[0]["status"]["phase"] is its[2]["status"]["phase"]
+    assert "p-1" not in interner.table  # a name: unique per object, never kept
+    small = StringInterner(max_entries=2)
+    small.intern(its[0])
+    assert len(small.table) == 2  # bounded
+
+
+def test_managed_fields_trees_are_shared_between_objects():
+    def obj(i, manager):
+        return {"metadata": {"name": f"p{i}", "managedFields": [
+            {"manager": manager, "time": f"t{i}", "fieldsV1": {"f:spec": {"f:containers": {".": {}}}}}]}}
+
+    its = orjson.loads(body([obj(0, "a"), obj(1, "a"), obj(2, "b")]))["items"]
+    interner = StringInterner()
+    for it in its:
+        interner.intern(it)
+    trees = [it["metadata"]["managedFields"][0]["fieldsV1"] for it in its]
+    assert trees[0] is trees[1] and trees[0] == trees[2]  # equal trees: one object
+    assert its[0]["metadata"]["managedFields"][0]["time"] == "t0"  # the rest untouched
