@@ -190,8 +190,8 @@ def _cluster_object_names(p: Parsed) -> list[str]:
     target = load_kube(p.values.get("kubeconfig"), p.values.get("context"))
     res = Discovery(target.api_client).resolve(p.positional[0])
     ns = None if "all_namespaces" in p.values else (p.values.get("namespace") or target.namespace)
-    body = rest.get_json(target.api_client, res.path(ns), [("limit", 500)],
-                         timeout=(CLUSTER_TIMEOUT, CLUSTER_TIMEOUT), is_list=True)
+    body = rest.get_list(target.api_client, res.path(ns), [("limit", 500)],
+                         timeout=(CLUSTER_TIMEOUT, CLUSTER_TIMEOUT))
     return sorted({i["metadata"]["name"] for i in body.get("items") or []})
 
 
