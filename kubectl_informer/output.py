@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 from typing import IO, Iterable
 
+from .durations import format_short
 from .trace import TraceBuffer, TraceEvent, Tracer
 from .trace_kinds import (INFORMER_SYNCED, QUEUE_RATE_LIMITED, REFLECTOR_BACKOFF, RELIST, STORE_ADD, STORE_DELETE,
                           STORE_UPDATE, WATCH_END, WORKER_DONE)
@@ -74,11 +75,11 @@ def format_worker_event(ev: TraceEvent) -> str | None:
     f = ev.fields
     if ev.kind == WORKER_DONE:
         dur = f.get("duration")
-        took = f" {dur * 1000:.0f}ms" if isinstance(dur, (int, float)) else ""
+        took = f" {format_short(dur)}" if isinstance(dur, (int, float)) else ""
         return f"Worked {ev.key} worker={f.get('worker')} {f.get('outcome')}{took}"
     if ev.kind == QUEUE_RATE_LIMITED:
         delay = f.get("delay")
-        after = f" after {delay * 1000:.0f}ms" if isinstance(delay, (int, float)) else ""
+        after = f" after {format_short(delay)}" if isinstance(delay, (int, float)) else ""
         return f"Requeue {ev.key}{after} requeues={f.get('requeues')}"
     return None
 
@@ -96,7 +97,7 @@ def format_trouble(ev: TraceEvent, empty_message: str | None = None) -> str | No
         return empty_message
     if ev.kind == REFLECTOR_BACKOFF and f.get("error"):
         delay = f.get("delay")
-        after = f"{delay:.1f}s" if isinstance(delay, (int, float)) else "a while"
+        after = format_short(delay) if isinstance(delay, (int, float)) else "a while"
         return f"retrying in {after}: {f.get('error')}"
     if ev.kind == WATCH_END and f.get("error"):
         return f"watch ended: {f.get('error')}"

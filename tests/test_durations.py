@@ -3,7 +3,7 @@ Go's time/time_test.go parseDurationTests and durationTests."""
 
 import pytest
 
-from kubectl_informer.durations import format_duration, parse_duration
+from kubectl_informer.durations import format_duration, format_short, parse_duration
 
 
 @pytest.mark.parametrize(
@@ -99,3 +99,12 @@ def test_format_duration(seconds, s):
 @pytest.mark.parametrize("s", ["1m30s", "200ms", "1h0m0s", "1.5µs", "4s", "16m40s"])
 def test_format_parse_round_trip(s):
     assert format_duration(parse_duration(s)) == s
+
+
+@pytest.mark.parametrize("seconds,s", [
+    (None, "-"), (0, "0s"), (0.0005, "500µs"), (0.0052, "5.2ms"), (0.25, "250ms"), (3.0, "3s"), (12.4, "12.4s"),
+    (75, "1m15s"), (120, "2m"), (7300, "2h1m"), (7200, "2h"), (-1.5, "-1.5s"),
+])
+def test_format_short_is_the_one_display_duration(seconds, s):
+    # Every pane, the header, the inspector and -o text print durations with it.
+    assert format_short(seconds) == s

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
+from ..durations import format_short
 from .page import Histogram, Page
 from .quantile import bucket_delta, histogram_quantile
 
@@ -143,16 +144,7 @@ def backing_up_sentence(q: QueueFigures, depth_then: float, seconds: float) -> s
             f"Items wait until workers (max concurrent reconciles) are added or reconciles get faster.")
 
 
-def fmt_seconds(v: float | None) -> str:
-    if v is None:
-        return "-"
-    if v == 0:
-        return "0s"
-    if v >= 1:
-        return f"{v:.2f}s"
-    if v >= 1e-3:
-        return f"{v * 1e3:.1f}ms"
-    return f"{v * 1e6:.0f}µs"
+fmt_seconds = format_short  # the one display duration, as the panes print it
 
 
 class AttachModel:

@@ -15,6 +15,7 @@ import sys
 import time
 from typing import Callable, TypeVar
 
+from ..durations import format_short
 from .errors import ApiError, one_line
 
 T = TypeVar("T")
@@ -43,7 +44,7 @@ def describe(err: BaseException) -> str:
 
 def report_to_stderr(err: BaseException, delay: float, attempt: int) -> None:
     try:
-        sys.stderr.write(f"retrying in {delay:.1f}s (attempt {attempt + 1}): {describe(err)}\n")
+        sys.stderr.write(f"retrying in {format_short(delay)} (attempt {attempt + 1}): {describe(err)}\n")
         sys.stderr.flush()
     except (OSError, ValueError):
         pass

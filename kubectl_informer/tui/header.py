@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
+from ..durations import format_short
 from ..profiles import initial_list_label
 from ..trace import TraceEvent
 from ..trace_kinds import (
@@ -32,22 +33,6 @@ from .progress import ListProgress
 from .textpane import TextPane
 
 
-def fmt_age(seconds: float | None) -> str:
-    """Go-like short duration: 450ms, 12s, 3m4s, 2h5m."""
-    if seconds is None:
-        return "-"
-    s = max(seconds, 0.0)
-    if s < 1:
-        return f"{s * 1000:.0f}ms"
-    if s < 60:
-        return f"{s:.0f}s" if s >= 10 else f"{s:.1f}s"
-    m, sec = divmod(int(s), 60)
-    if m < 60:
-        return f"{m}m{sec}s"
-    h, m = divmod(m, 60)
-    return f"{h}h{m}m"
-
-
 @dataclass
 class FeedStats:
     """How the app is keeping up with the trace, shown in the header."""
@@ -57,6 +42,11 @@ class FeedStats:
     buffered: int = 0
     dropped: int = 0
     paused: bool = False
+
+
+def _age(seconds: float | None) -> str:
+    """How long, never negative (an event stamped a little after ``now``)."""
+    return format_short(None if seconds is None else max(seconds, 0.0))
 
 
 class HeaderState(PaneState):
@@ -173,7 +163,7 @@ class HeaderPane(TextPane):
         if info.extra.get("metadata_only"):
             one.append(" · metadata only", "magenta")
         if info.resync_period:
-            one.append(f"  resync {fmt_age(info.resync_period)}", "dim")
+            one.append(f"  resync {_age(info.resync_period)}", "dim")
 
         two = Text(no_wrap=True)
         s = self.stats
@@ -186,28 +176,28 @@ class HeaderPane(TextPane):
             if st.synced_items is not None:
                 two.append(f" {st.synced_items}", "green")
             if st.synced_after is not None:
-                two.append(f" in {fmt_age(st.synced_after)}", "dim")
+                two.append(f" in {_age(st.synced_after)}", "dim")
         elif (progress := st.progress.line(now)) is not None:
             two.append_text(progress)
         elif st.listing_since is not None:
-            two.append(f"◌ listing {fmt_age(now - st.listing_since)}", "bold yellow")
+            two.append(f"◌ listing {_age(now - st.listing_since)}", "bold yellow")
         elif st.trouble:
             two.append(f"✕ {st.trouble}", "bold red")
             if st.retry_at is not None and st.retry_at > now:
-                two.append(f" · retry in {fmt_age(st.retry_at - now)}", "red")
+                two.append(f" · retry in {_age(st.retry_at - now)}", "red")
         else:
             two.append("◌ not synced", "bold yellow")
         two.append(" │ watch ", "dim")
         if st.watching_since is not None:
             two.append("● ", "bold green")
-            two.append(fmt_age(now - st.watching_since), "green")
+            two.append(_age(now - st.watching_since), "green")
         elif st.watch_ended:
             two.append(f"✕ {st.watch_ended}", "bold red")
         else:
             two.append("○ not started", "dim")
         age = None if st.last_event is None else now - st.last_event
         style = "dim" if age is None or age < 30 else "yellow"
-        two.append(f" last event {fmt_age(age)} ago" if age is not None else " no events", style)
+        two.append(f" last event {_age(age)} ago" if age is not None else " no events", style)
         two.append(" │ rv ", "dim")
         two.append(st.rv or "-", "bold")
         two.append(" │ relists ", "dim")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.binding import Binding
 
+from ..durations import format_short
 from ..trace import TraceEvent
 from ..trace_kinds import FIFO_COALESCE, FIFO_POP, FIFO_QUEUE, WATCH_EVENT
 from .cursor import CURSOR_BINDINGS, KeyCursor
@@ -97,10 +98,9 @@ def describe(ev: TraceEvent) -> Text:
 
 def _secs(v) -> str:
     try:
-        v = float(v)
+        return format_short(float(v))
     except (TypeError, ValueError):
         return str(v)
-    return f"{v * 1000:.0f}ms" if v < 1 else f"{v:.2f}s"
 
 
 class InspectorState(PaneState):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from ..durations import format_short
 from ..trace import TraceEvent
 from ..trace_kinds import (INFORMER_SYNCED, LIST_DONE, LIST_PAGE, LIST_PROGRESS, LIST_START, STORE_ADD, STORE_DELETE,
                            STORE_UPDATE, WATCH_EVENT)
@@ -84,7 +85,7 @@ class ListProgress:
             t.append(f"◌ syncing {min(self.applied, self.listed):,}/{self.listed:,} into the cache", "bold yellow")
             return t
         elapsed = max(now - self.start, 1e-6)
-        t.append(f"◌ listing {elapsed:.1f}s", "bold yellow")
+        t.append(f"◌ listing {format_short(elapsed)}", "bold yellow")
         if self.watch_list:
             t.append(f" · WatchList stream · {self.items:,} items", "")
             if self.items:

@@ -9,7 +9,9 @@ import pytest
 
 from tests.cli.test_cli import TRACE, _kubeconfig, assert_one_line_error, invoke
 
-HEADLESS = ["-o", "text", "--duration", "1s"]
+# Long enough that a loaded machine still answers the first requests in time:
+# every run here ends with its error before that.
+HEADLESS = ["-o", "text", "--duration", "30s"]
 
 
 @pytest.mark.parametrize("args,expected", [
@@ -42,7 +44,7 @@ def test_bad_flag_values_are_usage_errors(args, expected):
 
 def test_good_selectors_pass_the_checks():
     r = invoke("watch", "pods", "--demo", "-l", "app=web,tier!=db,env in (a,b),!legacy",
-               "--field-selector", "status.phase!=Failed,metadata.namespace==default", *HEADLESS)
+               "--field-selector", "status.phase!=Failed,metadata.namespace==default", "-o", "text", "--duration", "5s")
     assert r.exit_code == 0, r.stderr
 
 

@@ -49,7 +49,7 @@ def test_text_renderer_prints_only_applied_deltas_and_flushes_each():
     rq.render([ev(4, "worker.done", "default/a", worker=1, outcome="error", duration=0.2),
                ev(5, "queue.rate_limited", "default/a", delay=0.005, requeues=1)])
     assert rq.out.getvalue().splitlines() == ["Worked default/a worker=1 error 200ms",
-                                              "Requeue default/a after 5ms requeues=1"]
+                                              "Requeue default/a after 5.0ms requeues=1"]
 
 
 def test_json_renderer_round_trips_through_read_trace():

@@ -199,7 +199,7 @@ def test_transient_errors_at_start_are_retried_with_the_back_off_shown(outcomes,
     o = outcomes[behaviour]
     assert_clean(o, 0)
     lines = o.stderr.splitlines()
-    assert lines == [f"retrying in 0.8s (attempt 2): {what}", f"retrying in 1.6s (attempt 3): {what}"] or \
+    assert lines == [f"retrying in 800ms (attempt 2): {what}", f"retrying in 1.6s (attempt 3): {what}"] or \
         lines == [l.replace("discovery failed: ", "") for l in lines], lines
     assert "<html" not in o.stderr and o.kinds("informer.synced")
 

@@ -20,7 +20,7 @@ def test_header_shows_run_profile_sync_and_watch_health(size):
         assert "client-go 1.32" in head and "DeltaFIFO · paged LIST" in head
         assert "● synced 5 in 250ms" in head
         # The FakeClock is 1 s past the trace's last event (the bookmark).
-        assert "last event 1.0s ago" in head
+        assert "last event 1s ago" in head
         assert "rv 101" in head
 
     run(check, app, size)

@@ -4,7 +4,7 @@ from kubectl_informer.trace import TraceEvent
 from kubectl_informer.tui.cache import CLUSTER, CacheState
 from kubectl_informer.tui.deltas import DeltasState
 from kubectl_informer.tui.fifo import BATCH_KEY, FifoState
-from kubectl_informer.tui.header import HeaderState, fmt_age
+from kubectl_informer.tui.header import HeaderState
 from kubectl_informer.tui.inspector import InspectorState, stage_of
 
 from .helpers import TraceMaker, demo_trace, life_of_pod
@@ -92,9 +92,6 @@ def test_header_state_follows_sync_and_watch_health():
     assert st.relists == 1 and st.last_relist == "expired"
 
 
-def test_fmt_age_is_go_like():
-    assert [fmt_age(x) for x in (0.25, 3.0, 12.4, 75, 7300)] == ["250ms", "3.0s", "12s", "1m15s", "2h1m"]
-    assert fmt_age(None) == "-"
 
 
 def test_inspector_state_keeps_a_keys_whole_life_in_order():
