@@ -181,18 +181,26 @@ def serve_app(app) -> None:
 def stream_headless(buffer: TraceBuffer, renderer, stop_event: threading.Event, run_for: float | None = None,
                     max_events: int | None = None, poll: float = 0.05) -> None:
     deadline = None if run_for is None else time.monotonic() + run_for
+
+    def flush() -> bool:
+        """Render what is buffered; True once ``max_events`` lines are out."""
+        for ev in buffer.drain():
+            renderer.render((ev,))
+            if max_events is not None and renderer.lines >= max_events:
+                return True
+        return False
+
     try:
         with on_sigterm(_raise_terminated):
             while not stop_event.is_set():
-                for ev in buffer.drain():
-                    renderer.render((ev,))
-                    if max_events is not None and renderer.lines >= max_events:
-                        return
+                if flush():
+                    return
                 if deadline is not None and time.monotonic() >= deadline:
                     return
                 stop_event.wait(poll)
     except (KeyboardInterrupt, Terminated):
-        return
+        # What happened before the signal is still said (up to a poll's worth).
+        flush()
 
 
 def close_app(app, wait: float = 10.0) -> None:
