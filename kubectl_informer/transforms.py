@@ -83,9 +83,11 @@ def redact_secret(obj: Any) -> bool:
         if isinstance(d, dict):
             obj[name] = {k: _redacted(v, encoded) for k, v in d.items()}
             changed = True
-    ann = (obj.get("metadata") or {}).get("annotations")
+    meta = obj.get("metadata") or {}
+    ann = meta.get("annotations")
     if isinstance(ann, dict) and SECRET_ANNOTATION_WITH_DATA in ann:
-        ann[SECRET_ANNOTATION_WITH_DATA] = "<redacted>"
+        # A new map: the decoded one may be shared with other objects (stream_decode).
+        meta["annotations"] = {**ann, SECRET_ANNOTATION_WITH_DATA: "<redacted>"}
         changed = True
     return changed
 

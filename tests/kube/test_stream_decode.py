@@ -117,3 +117,22 @@ def test_managed_fields_trees_are_shared_between_objects():
     trees = [it["metadata"]["managedFields"][0]["fieldsV1"] for it in its]
     assert trees[0] is trees[1] and trees[0] == trees[2]  # equal trees: one object
     assert its[0]["metadata"]["managedFields"][0]["time"] == "t0"  # the rest untouched
+
+
+def test_small_metadata_maps_of_one_owner_are_shared_but_big_ones_are_not():
+    def obj(i, rs):
+        return {"metadata": {"name": f"p{i}", "uid": f"u{i}", "labels": {"app": "a", "pod-template-hash": rs},
+                             "annotations": {"big": "x" * 600},
+                             "ownerReferences": [{"kind": "ReplicaSet", "name": f"a-{rs}", "uid": f"uid-{rs}"}]}}
+
+    its = orjson.loads(body([obj(0, "h1"), obj(1, "h1"), obj(2, "h2")]))["items"]
+    want = orjson.loads(body([obj(0, "h1"), obj(1, "h1"), obj(2, "h2")]))["items"]
+    interner = StringInterner()
+    for it in its:
+        interner.intern(it)
+    assert its == want  # values unchanged
+    m = [it["metadata"] for it in its]
+    assert m[0]["labels"] is m[1]["labels"] and m[0]["labels"] is not m[2]["labels"]
+    assert m[0]["ownerReferences"] is m[1]["ownerReferences"]
+    assert m[0]["annotations"] is not m[1]["annotations"]  # over SMALL_TREE_BYTES: never a table key
+    assert m[0]["labels"]["app"] is m[2]["labels"]["app"]  # the first of each kind is interned too
