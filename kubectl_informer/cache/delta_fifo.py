@@ -157,13 +157,15 @@ class DeltaFIFO(FIFOBase):
                     return
             self._queue_action_locked(DELETED, DELETED, obj)
 
-    def _queue_action_locked(self, action: DeltaType, internal: DeltaType, obj: Any) -> None:
+    def _queue_action_locked(self, action: DeltaType, internal: DeltaType, obj: Any, key: str | None = None) -> None:
         # ``action`` is what is queued; ``internal`` says why (Replace queues
         # Sync for old consumers but its objects must still be transformed).
+        # ``key``: the object's, when the caller computed it already.
         if isinstance(obj, DeletedFinalStateUnknown):
             key = obj.key
         else:
-            key = self._key_func(obj)
+            if key is None:
+                key = self._key_func(obj)
             # Every object passes here once: transform it now. Tombstones and
             # resync's Sync carry objects that were transformed already.
             if self._transformer is not None and internal is not SYNC:
@@ -198,43 +200,56 @@ class DeltaFIFO(FIFOBase):
     def replace(self, items: list, resource_version: str = "") -> None:
         with self._lock:
             action = REPLACED if self._emit_replaced else SYNC
-            keys: set[str] = set()
-            key_of = self.key_of
-            for obj in items:
-                keys.add(key_of(obj))
-                self._queue_action_locked(action, REPLACED, obj)
-
-            # Deletion detection against the queue: a queued key missing from
-            # the list was deleted while the watch was down.
-            queued_deletions = 0
-            for key, deltas in list(self._items.items()):
-                if key in keys:
-                    continue
-                last = deltas[-1].object if deltas else None
-                if isinstance(last, DeletedFinalStateUnknown):
-                    last = last.obj
-                queued_deletions += 1
-                self._queue_action_locked(DELETED, DELETED, DeletedFinalStateUnknown(key, last))
-
-            # ... and against the known objects (the indexer).
             known = self._known
-            if known is not None:
-                for key in known.list_keys():
-                    if key in keys or self._items.get(key):
-                        continue
-                    try:
-                        obj, exists = known.get_by_key(key)
-                    except Exception:
-                        obj, exists = None, False
-                    if not exists:
-                        obj = None
-                    queued_deletions += 1
-                    self._queue_action_locked(DELETED, DELETED, DeletedFinalStateUnknown(key, obj))
-
+            known_keys = known.list_keys() if known is not None else []
+            if not self._items and not known_keys:
+                # Nothing queued or known (the first list): no deletion to
+                # detect, so no set of the listed keys (100k strings at 100k).
+                for obj in items:
+                    self._queue_action_locked(action, REPLACED, obj)
+                keys_listed = len(self._items)
+                queued_deletions = 0
+            else:
+                keys_listed, queued_deletions = self._replace_and_detect_deletions(items, action, known, known_keys)
             if not self._populated:
                 self._populated = True
-                self._initial_population_count = len(keys) + queued_deletions
+                self._initial_population_count = keys_listed + queued_deletions
         self._notify_if_synced()
+
+    def _replace_and_detect_deletions(self, items: list, action: DeltaType, known: Any,
+                                      known_keys: list[str]) -> tuple[int, int]:
+        keys: set[str] = set()
+        key_of = self.key_of
+        for obj in items:
+            key = key_of(obj)
+            keys.add(key)
+            self._queue_action_locked(action, REPLACED, obj, key)
+
+        # Deletion detection against the queue: a queued key missing from
+        # the list was deleted while the watch was down.
+        queued_deletions = 0
+        for key, deltas in list(self._items.items()):
+            if key in keys:
+                continue
+            last = deltas[-1].object if deltas else None
+            if isinstance(last, DeletedFinalStateUnknown):
+                last = last.obj
+            queued_deletions += 1
+            self._queue_action_locked(DELETED, DELETED, DeletedFinalStateUnknown(key, last))
+
+        # ... and against the known objects (the indexer).
+        for key in known_keys:
+            if key in keys or self._items.get(key):
+                continue
+            try:
+                obj, exists = known.get_by_key(key)
+            except Exception:
+                obj, exists = None, False
+            if not exists:
+                obj = None
+            queued_deletions += 1
+            self._queue_action_locked(DELETED, DELETED, DeletedFinalStateUnknown(key, obj))
+        return len(keys), queued_deletions
 
     def resync(self) -> None:
         with self._lock:
