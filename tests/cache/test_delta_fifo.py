@@ -587,3 +587,17 @@ def test_tracing_turned_off_between_queue_and_pop_leaves_nothing_behind(clock, t
     pop(f)
     assert f._queued_at == {}
     assert [e.kind for e in buf.drain()] == ["fifo.queue"]
+
+
+@pytest.mark.parametrize("with_known", [False, True])
+def test_first_replace_counts_distinct_keys_once(with_known):
+    # The first list (nothing queued, nothing known) takes a shorter path:
+    # a key listed twice still counts once towards the initial population.
+    f = DeltaFIFO(known_objects=known()) if with_known else DeltaFIFO()
+    f.replace([mk("a", 1), mk("b", 1), mk("a", 2)], "1")
+    assert not f.has_synced()
+    first = pop(f)
+    assert [d.object["val"] for d in first] == [1, 2]
+    assert not f.has_synced()
+    pop(f)
+    assert f.has_synced()
