@@ -106,7 +106,7 @@ def build_steps(strip_managed: bool = False, drop_paths: list[str] | None = None
 
 def object_bytes(obj: Any) -> int:
     """Memory an object holds of its own: its dicts, lists and values.
-    Values shared with other objects (interned strings, shared managedFields
+    Values shared with other objects (interned strings, shared maps and managedFields
     trees; dict keys, which orjson shares, are never counted) are left out:
     they are not the object's to free."""
     size = sys.getsizeof(obj)
