@@ -1,8 +1,8 @@
 """A ListerWatcher over a real API server: raw JSON in, dicts out.
 
-Lists are read whole and decoded with orjson, item by item with the GC
-paused (``decode.loads_list``; the kubernetes client's model classes would
-cost an order of magnitude more). Watches are decoded line by line as the
+Lists are decoded as their bytes arrive (``stream_decode``), item by item
+with the GC paused (``decode.gc_pause``; the kubernetes client's model
+classes would cost an order of magnitude more). Watches are decoded line by line as the
 chunks arrive, so an event reaches the Reflector as soon as the server
 flushes it.
 """
@@ -203,7 +203,7 @@ class KubeWatch:
                         initial += 1
                     else:
                         paused = False
-                        # Freeze only a big collection, as loads_list does.
+                        # Freeze only a big collection, as a list's decode does.
                         gc_pause.release(freeze=initial >= FREEZE_MIN_ITEMS and ev.type == BOOKMARK
                                          and _is_initial_events_end(ev.object))
                 yield ev

@@ -11,7 +11,28 @@ from hypothesis import given, settings, strategies as st
 from kubectl_informer.kube import stream_decode
 from kubectl_informer.kube.stream_decode import ListStream, StringInterner, decode_list_chunks
 
-from .test_decode import body, items as list_items, pod
+
+def pod(i, owners=1):
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": f"p-{i}", "namespace": "default", "resourceVersion": str(i),
+                         "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": f"rs-{k}"}
+                                             for k in range(owners)]},
+            "status": {"phase": "Running", "note": '},{"apiVersion": inside a string'}}
+
+
+def body(items, **envelope):
+    doc = {"kind": "PodList", "apiVersion": "v1", "metadata": {"resourceVersion": "99"}, **envelope, "items": items}
+    return orjson.dumps(doc)
+
+
+json_values = st.recursive(st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(max_size=8),
+                           lambda kids: st.lists(kids, max_size=3) | st.dictionaries(st.text(max_size=5), kids,
+                                                                                    max_size=3), max_leaves=10)
+list_items = st.lists(st.fixed_dictionaries({"apiVersion": st.sampled_from(["v1", "x"])},
+                                       optional={"spec": json_values,
+                                                 "list": st.lists(st.fixed_dictionaries(
+                                                     {"apiVersion": st.text(max_size=3)}), max_size=3)}),
+                 max_size=8)
 
 
 @pytest.fixture(autouse=True)
