@@ -19,7 +19,6 @@ from ..trace_kinds import (
     INFORMER_START,
     INFORMER_SYNCED,
     LIST_DONE,
-    LIST_START,
     REFLECTOR_BACKOFF,
     RELIST,
     RV_ADVANCE,
@@ -52,7 +51,7 @@ def _age(seconds: float | None) -> str:
 class HeaderState(PaneState):
     KINDS = frozenset((
         INFORMER_START, INFORMER_SYNCED, WATCH_START, WATCH_END, WATCH_EVENT,
-        WATCH_BOOKMARK, LIST_START, LIST_DONE, RELIST, RV_ADVANCE, REFLECTOR_BACKOFF,
+        WATCH_BOOKMARK, LIST_DONE, RELIST, RV_ADVANCE, REFLECTOR_BACKOFF,
     )) | ListProgress.KINDS
 
     def __init__(self) -> None:
@@ -63,7 +62,6 @@ class HeaderState(PaneState):
         self.synced = False
         self.synced_items: int | None = None
         self.synced_after: float | None = None
-        self.listing_since: float | None = None
         self.watching_since: float | None = None
         self.watch_ended: str | None = None  # reason or error of the last watch.end
         self.last_event: float | None = None
@@ -93,10 +91,7 @@ class HeaderState(PaneState):
         elif kind == WATCH_END:
             self.watching_since = None
             self.watch_ended = str(f.get("error") or f.get("reason") or "ended")
-        elif kind == LIST_START:
-            self.listing_since = ev.time
         elif kind == LIST_DONE:
-            self.listing_since = None
             self.trouble = str(f["error"]) if f.get("error") else None
         elif kind == REFLECTOR_BACKOFF:
             if f.get("error"):
@@ -179,8 +174,6 @@ class HeaderPane(TextPane):
                 two.append(f" in {_age(st.synced_after)}", "dim")
         elif (progress := st.progress.line(now)) is not None:
             two.append_text(progress)
-        elif st.listing_since is not None:
-            two.append(f"◌ listing {_age(now - st.listing_since)}", "bold yellow")
         elif st.trouble:
             two.append(f"✕ {st.trouble}", "bold red")
             if st.retry_at is not None and st.retry_at > now:
