@@ -30,6 +30,8 @@ _CHECKS = {
     "float": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
     "bool": lambda v: isinstance(v, bool),
     "list[str]": lambda v: isinstance(v, (list, tuple)) and all(isinstance(x, str) for x in v),
+    "dict[str,str]": lambda v: isinstance(v, dict) and all(isinstance(k, str) and isinstance(x, str)
+                                                            for k, x in v.items()),
 }
 
 
@@ -96,6 +98,8 @@ _PENDING = F("pending", "int", "deltas now queued for the key")
 _WATCH_LIST = F("watch_list", "bool", "the initial list is a WatchList stream")
 _ERROR = F("error", "str", "the error, one line")
 _LISTENER = F("listener", "str", "the handler's listener name")
+# The object's labels (the decoded map itself, shared, never copied), for /label: filters.
+_LABELS = F("labels", "dict[str,str]?", "the object's metadata.labels", optional=True)
 
 # --- reflector --------------------------------------------------------------------------
 LIST_START = _kind("list.start", "a LIST (or WatchList stream) begins", "no",
@@ -138,11 +142,11 @@ WATCH_BOOKMARK = _kind("watch.bookmark", "a BOOKMARK watch event arrived", "no",
 
 # --- FIFOs -------------------------------------------------------------------------------
 FIFO_QUEUE = _kind("fifo.queue", "a delta queued for a key not yet queued (RealFIFO: every delta)", "maybe",
-                   _DELTA, _DEPTH, _PENDING,
+                   _DELTA, _DEPTH, _PENDING, _LABELS,
                    F("resource_version", "str", "RV of a keyless ReplacedAll or Bookmark entry", optional=True),
                    F("objects", "int", "objects in a keyless ReplacedAll entry", optional=True))
 FIFO_COALESCE = _kind("fifo.coalesce", "a delta appended to a key already queued (DeltaFIFO)", "yes",
-                      _DELTA, _PENDING, _DEPTH)
+                      _DELTA, _PENDING, _DEPTH, _LABELS)
 FIFO_DEDUP = _kind("fifo.dedup", "two trailing deletions collapsed into one (DeltaFIFO dedupDeltas)", "yes",
                    _DELTA, F("dropped", "str", "the deletion dropped", choices=("tombstone", "object")),
                    F("kept", "str", "the deletion kept", choices=("tombstone", "object")), _PENDING, _DEPTH)
@@ -157,7 +161,7 @@ FIFO_POP = _kind("fifo.pop", "the oldest key's deltas handed to the informer", "
 _STORE = (F("resource_version", "str", "the object's RV"),
           F("delta", "str", "the delta applied", choices=DELTA_TYPES),
           F("summary", "str", "status in a word or two (phase, ready counts)"),
-          F("is_in_initial_list", "bool", "part of the initial list"))
+          F("is_in_initial_list", "bool", "part of the initial list"), _LABELS)
 STORE_ADD = _kind("store.add", "a delta added an object to the indexer", "yes", *_STORE)
 STORE_UPDATE = _kind("store.update", "a delta replaced an object in the indexer", "yes", *_STORE,
                      F("old_resource_version", "str", "the replaced object's RV"),
@@ -220,6 +224,16 @@ WORKER_DONE = _kind("worker.done", "a worker finished an item", "yes", F("worker
 # --- the run --------------------------------------------------------------------------------
 RUN_ERROR = _kind("run.error", "an engine thread died; the run ends and reports it", "no",
                   F("thread", "str", "the thread's name"), _ERROR)
+
+# --- restarts within one UI (`:` commands, the profile switch) -----------------------------------
+RUN_RESTART = _kind("run.restart", "the pipeline restarted on the same cluster: the old run's threads "
+                    "are joined, the events after this belong to the new run", "no",
+                    F("resource", "str", "the resource now watched"),
+                    F("namespace", "str?", "its namespace (None: all namespaces)"),
+                    F("client_go", "str", "the profile's client-go version"),
+                    F("fifo", "str", "the FIFO's label"), _WATCH_LIST,
+                    F("restarts", "int", "restarts so far in this UI"),
+                    F("took", "float", "seconds from the request to the old run stopped"))
 
 
 def check_event(kind: str, key: Any, fields: dict[str, Any]) -> list[str]:

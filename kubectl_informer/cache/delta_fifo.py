@@ -34,7 +34,7 @@ from ..clock import Clock
 from ..trace import Tracer
 from ..trace_kinds import FIFO_COALESCE, FIFO_DEDUP, FIFO_POP, FIFO_QUEUE, FIFO_SKIP
 from .fifo_base import FIFOBase, FIFOClosedError  # noqa: F401 (FIFOClosedError re-exported)
-from .keys import DeletedFinalStateUnknown, meta_namespace_key_func
+from .keys import DeletedFinalStateUnknown, labels_of, meta_namespace_key_func
 
 
 class DeltaType(StrEnum):
@@ -180,7 +180,8 @@ class DeltaFIFO(FIFOBase):
                 self._cond.notify()
             if tracer.enabled:
                 self._queued_at[key] = self._clock.now()
-                tracer.emit(FIFO_QUEUE, key, type=TYPE_NAMES[action], depth=len(self._queue), pending=1)
+                tracer.emit(FIFO_QUEUE, key, type=TYPE_NAMES[action], depth=len(self._queue), pending=1,
+                            labels=labels_of(obj))
             return
         deltas.append(delta)
         if action is DELETED and deltas[-2].type is DELETED:
@@ -195,7 +196,8 @@ class DeltaFIFO(FIFOBase):
                             kept=_tombstone_label(kept.object), pending=len(deltas), depth=len(self._queue))
             return
         if tracer.enabled:
-            tracer.emit(FIFO_COALESCE, key, type=TYPE_NAMES[action], pending=len(deltas), depth=len(self._queue))
+            tracer.emit(FIFO_COALESCE, key, type=TYPE_NAMES[action], pending=len(deltas), depth=len(self._queue),
+                        labels=labels_of(obj))
 
     def replace(self, items: list, resource_version: str = "") -> None:
         with self._lock:

@@ -54,3 +54,14 @@ def resource_version(obj: Any) -> str:
     if isinstance(obj, dict):
         return (obj.get("metadata") or {}).get("resourceVersion") or ""
     return ""
+
+
+def labels_of(obj: Any) -> dict | None:
+    """The object's metadata.labels map itself (not a copy), or None."""
+    if type(obj) is DeletedFinalStateUnknown:
+        obj = obj.obj
+    if type(obj) is dict:
+        meta = obj.get("metadata")
+        if meta:
+            return meta.get("labels") or None
+    return None

@@ -30,7 +30,7 @@ from ..trace_kinds import FIFO_POP, FIFO_QUEUE, FIFO_SKIP
 from .delta_fifo import (ADDED, BOOKMARK, DELETED, REPLACED, REPLACED_ALL, SYNC, SYNC_ALL, TYPE_NAMES, UPDATED, Delta,
                          DeltaType, ReplacedAllInfo, SyncAllInfo)
 from .fifo_base import FIFOBase
-from .keys import DeletedFinalStateUnknown, meta_namespace_key_func
+from .keys import DeletedFinalStateUnknown, labels_of, meta_namespace_key_func
 
 _SYNC_ALL_INFO = SyncAllInfo()
 
@@ -115,7 +115,8 @@ class RealFIFO(FIFOBase):
         tracer = self._tracer
         if tracer.enabled:
             self._times.append(self._clock.now())
-            tracer.emit(FIFO_QUEUE, key, type=TYPE_NAMES[action], depth=len(self._items), pending=n)
+            tracer.emit(FIFO_QUEUE, key, type=TYPE_NAMES[action], depth=len(self._items), pending=n,
+                        labels=labels_of(obj))
         else:
             self._times.append(None)
         if self._waiting:

@@ -43,7 +43,7 @@ from ..trace_kinds import (
 from .delta_fifo import (ADDED, BOOKMARK, DELETED, REPLACED, REPLACED_ALL, SYNC, SYNC_ALL, UPDATED, DeltaFIFO,
                          DeltaType, FIFOClosedError)
 from .diff import diff_summary, summarize
-from .keys import DeletedFinalStateUnknown, deletion_handling_meta_namespace_key_func, meta_namespace_key_func
+from .keys import DeletedFinalStateUnknown, deletion_handling_meta_namespace_key_func, labels_of, meta_namespace_key_func
 from .real_fifo import RealFIFO
 from .reflector import Reflector
 from .store import Indexer
@@ -580,14 +580,15 @@ class SharedIndexInformer:
             # cost the traced pipeline a quarter of its time.
             self.tracer.emit_derived(kind, key, resource_version=rv, delta=_DELTA_NAME[delta_type],
                                      summary=summarize(obj), is_in_initial_list=is_in_initial_list,
-                                     old_resource_version=_rv(old), diff=Lazy(diff_summary, old, obj))
+                                     old_resource_version=_rv(old), diff=Lazy(diff_summary, old, obj),
+                                     labels=labels_of(obj))
         elif kind is STORE_DELETE:
             self.tracer.emit(kind, key, resource_version=rv, delta=_DELTA_NAME[delta_type], summary=summarize(obj),
                              is_in_initial_list=is_in_initial_list,
-                             tombstone=type(obj) is DeletedFinalStateUnknown)
+                             tombstone=type(obj) is DeletedFinalStateUnknown, labels=labels_of(obj))
         else:
             self.tracer.emit(kind, key, resource_version=rv, delta=_DELTA_NAME[delta_type], summary=summarize(obj),
-                             is_in_initial_list=is_in_initial_list)
+                             is_in_initial_list=is_in_initial_list, labels=labels_of(obj))
 
     def _process_replaced_all(self, info, is_in_initial_list: bool) -> None:
         """client-go 1.36 processReplacedAllInfo: diff the whole list against

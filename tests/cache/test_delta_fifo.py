@@ -535,9 +535,9 @@ def test_trace_queue_coalesce_pop_with_waited(clock, tracer, trace):
     pop(f)
     events = _kinds(trace)
     assert events == [
-        ("fifo.queue", "a", {"type": "Added", "depth": 1, "pending": 1}),
-        ("fifo.coalesce", "a", {"type": "Updated", "pending": 2, "depth": 1}),
-        ("fifo.queue", "b", {"type": "Added", "depth": 2, "pending": 1}),
+        ("fifo.queue", "a", {"type": "Added", "depth": 1, "pending": 1, "labels": None}),
+        ("fifo.coalesce", "a", {"type": "Updated", "pending": 2, "depth": 1, "labels": None}),
+        ("fifo.queue", "b", {"type": "Added", "depth": 2, "pending": 1, "labels": None}),
         ("fifo.pop", "a", {"types": ["Added", "Updated"], "is_in_initial_list": False,
                            "waited": 3.5, "depth": 1}),
     ]
@@ -554,7 +554,7 @@ def test_trace_skip_and_dedup(clock, tracer, trace):
     assert events[0] == ("fifo.skip", "unknown", {"type": "Deleted", "reason": "unknown_delete"})
     assert events[1][0] == "fifo.queue"
     assert events[2] == ("fifo.skip", "k", {"type": "Sync", "reason": "resync_pending"})
-    assert events[3] == ("fifo.coalesce", "k", {"type": "Deleted", "pending": 2, "depth": 1})
+    assert events[3] == ("fifo.coalesce", "k", {"type": "Deleted", "pending": 2, "depth": 1, "labels": None})
     assert events[4] == ("fifo.dedup", "k", {"type": "Deleted", "dropped": "tombstone", "kept": "object",
                                              "pending": 2, "depth": 1})
     assert len(events) == 5

@@ -483,9 +483,9 @@ def test_trace_queue_skip_and_pop(clock, tracer, trace):
     pop(f)
     evs = [(e.kind, e.key, e.fields) for e in trace.drain()]
     assert evs == [
-        ("fifo.queue", "a", {"type": "Added", "depth": 1, "pending": 1}),
-        ("fifo.queue", "a", {"type": "Updated", "depth": 2, "pending": 2}),
-        ("fifo.queue", "k", {"type": "Updated", "depth": 3, "pending": 1}),
+        ("fifo.queue", "a", {"type": "Added", "depth": 1, "pending": 1, "labels": None}),
+        ("fifo.queue", "a", {"type": "Updated", "depth": 2, "pending": 2, "labels": None}),
+        ("fifo.queue", "k", {"type": "Updated", "depth": 3, "pending": 1, "labels": None}),
         ("fifo.skip", "k", {"type": "Sync", "reason": "resync_pending"}),
         ("fifo.pop", "a", {"types": ["Added"], "is_in_initial_list": False, "waited": 1.5, "depth": 2}),
     ]
