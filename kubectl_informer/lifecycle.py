@@ -154,6 +154,17 @@ class Running:
         if self.exporter is not None:
             self.exporter.serve(self.run.controller)
 
+    def restart(self, **changes: Any) -> Any:
+        """Stop this run's pipeline and start one with ``changes`` to its
+        options (resource, namespace, all_namespaces, client_go, fifo,
+        watch_list...) on the same cluster, tracer and recorder; returns the
+        new RunInfo. The new run is prepared first: a ``RunError`` (unknown
+        resource, RBAC) leaves the old one running. A demo's simulated server
+        and scenario carry on. ``keep_namespace=True`` (the namespace was
+        inherited, not asked for) drops it for a cluster-scoped resource."""
+        from .restart import restart_running
+        return restart_running(self, changes)
+
     def serve_ui(self, app) -> None:
         """Run the UI until it quits; a crashed engine thread or SIGTERM
         closes it like `q` (so the terminal is restored)."""
@@ -232,7 +243,7 @@ def running(opts: RunOptions, ui: bool, record: str | None = None, check: Callab
     buffer = TraceBuffer()
     tracer.subscribe(buffer)
     run = Run(opts, tracer)
-    recorder = metrics = None
+    recorder = metrics = current = None
     setting = UI if ui else ENGINE
     with tuned(setting):
         try:
@@ -252,8 +263,11 @@ def running(opts: RunOptions, ui: bool, record: str | None = None, check: Callab
                     recorder = Recorder(record, tracer)
                 except OSError as e:
                     raise RunError(f"cannot record to {record}: {e.strerror or e}") from None
-            yield Running(run, buffer, info, setting, recorder, metrics)
+            current = Running(run, buffer, info, setting, recorder, metrics)
+            yield current
         finally:
+            if current is not None:  # a restart replaced the run
+                run = current.run
             run.stop()
             if recorder is not None:
                 recorder.stop()

@@ -144,13 +144,19 @@ class _NoopHandler:
 
 
 class Run:
+    """``Run(opts, tracer)``; ``successor(opts)`` is the next Run on the same
+    cluster (and the same simulated one), for a restart within one UI."""
+
     def __init__(self, opts: RunOptions, tracer: Tracer | None = None) -> None:
         self.opts = opts
         self.tracer = tracer or Tracer()
         self.stop_event = threading.Event()
         self.threads: list[threading.Thread] = []
         self.demo = None
+        self.owns_demo = True  # stop() stops the demo; a successor borrows it until handed over
         self.target = None
+        self._connection = None  # a predecessor's target: the same cluster, a fresh client
+        self.namespace_optional = False  # an inherited -n is dropped for a cluster-scoped resource
         self.resource = None
         self.lw = None
         self.profile = None
@@ -193,7 +199,7 @@ class Run:
         self._check_options()
         o = self.opts
         kubeconfig, context = o.kubeconfig, o.context
-        if o.demo is not None:
+        if o.demo is not None and self.demo is None:
             self._start_demo(o.demo)
             kubeconfig, context = self.demo.kubeconfig_path, None
 
@@ -203,7 +209,10 @@ class Run:
         from .kube.retry import retry_transient
 
         try:
-            self._load_target(kubeconfig, context)
+            if self._connection is not None:
+                self._reconnect()
+            else:
+                self._load_target(kubeconfig, context)
             server = getattr(self.target, "server", "") or ""
             try:
                 self.resource = retry_transient(lambda: resolve_resource(self.target.api_client, o.resource))
@@ -261,10 +270,36 @@ class Run:
                 self.demo.release_kubeconfig()
         set_request_timeout(self.target.api_client, self.opts.request_timeout)
 
+    def _reconnect(self) -> None:
+        """A predecessor's cluster through a client of our own: stopping a run
+        aborts its client's requests for good."""
+        from .kube.config import KubeTarget, new_api_client
+        from .kube.rest import set_request_timeout
+        old = self._connection
+        self.target = KubeTarget(new_api_client(old.api_client.configuration), old.context, old.namespace, old.server)
+        set_request_timeout(self.target.api_client, self.opts.request_timeout)
+
+    def successor(self, opts: RunOptions) -> "Run":
+        """A Run for ``opts`` on this run's cluster and tracer, not yet
+        prepared. It borrows the demo (this run still owns it) until
+        ``take_over(self)`` once it is prepared."""
+        nxt = Run(opts, self.tracer)
+        nxt.demo, nxt.owns_demo = self.demo, False
+        nxt._connection = self.target
+        nxt.on_failure = self.on_failure
+        return nxt
+
+    def take_over(self, predecessor: "Run") -> None:
+        """Own the demo from now on: stopping ``predecessor`` leaves it running."""
+        if predecessor.demo is self.demo:
+            self.owns_demo, predecessor.owns_demo = predecessor.owns_demo, False
+
     def _check_resource(self) -> None:
         verbs = set(getattr(self.resource, "verbs", None) or ())
         if verbs and not {"list", "watch"} <= verbs:
             raise RunError(f'the server does not support list and watch on "{self._resource_name()}"')
+        if self.opts.namespace and not self.resource.namespaced and self.namespace_optional:
+            self.opts.namespace = None
         if self.opts.namespace and not self.resource.namespaced:
             from .params import UsageRunError
             raise UsageRunError(f'"{self._resource_name()}" is cluster-scoped: drop -n/--namespace')
@@ -374,7 +409,7 @@ class Run:
         return [t for t in self.threads if t.is_alive()]
 
     def stop(self, timeout: float = STOP_TIMEOUT) -> list[threading.Thread]:
-        """Close the stop event, join threads, stop the demo.
+        """Close the stop event, join threads, stop the demo (if this run owns it).
         Returns the threads still alive after ``timeout`` (none, normally)."""
         if self._stopped:
             return self.alive_threads()
@@ -386,7 +421,7 @@ class Run:
             abort_requests(self.target.api_client)
         for t in self.threads:
             t.join(timeout)
-        if self.demo is not None:
+        if self.demo is not None and self.owns_demo:
             try:
                 self.demo.stop()
             except Exception:
