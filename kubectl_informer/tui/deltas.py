@@ -40,7 +40,7 @@ def delta_style(delta: str) -> str:
 
 
 class DeltaRow:
-    __slots__ = ("seq", "time", "delta", "key", "rv", "old_rv", "summary", "_diff", "initial", "tombstone")
+    __slots__ = ("seq", "time", "delta", "key", "rv", "old_rv", "summary", "_diff", "initial", "tombstone", "labels")
 
     def __init__(self, ev: TraceEvent) -> None:
         # The raw fields: a derived diff stays uncomputed until the row is drawn.
@@ -55,6 +55,7 @@ class DeltaRow:
         self._diff = f.get("diff") or ()
         self.initial = bool(f.get("is_in_initial_list"))
         self.tombstone = bool(f.get("tombstone"))
+        self.labels = f.get("labels")  # the object's map itself, for /label: filters
 
     @property
     def diff(self):
@@ -146,10 +147,10 @@ class DeltasPane(TextPane):
 
     # -- selection ---------------------------------------------------------
     def _visible_rows(self) -> list[DeltaRow]:
-        if not self.filter_text:
+        f = self.key_filter
+        if not f:
             return list(self.state.rows)
-        f = self.filter_text
-        return [r for r in self.state.rows if f in r.key]
+        return [r for r in self.state.rows if f.matches(r.key, r.delta, r.labels)]
 
     def _cursor_index(self, rows: list[DeltaRow]) -> int:
         if not rows:
@@ -199,6 +200,8 @@ class DeltasPane(TextPane):
                 status.append(f"{name} {st.counts[name]}  ", delta_style(name))
         if self.filter_text:
             status.append(f"filter /{self.filter_text} ({len(rows)} match)  ", "reverse")
+            if self.key_filter.note:
+                status.append(f"{self.key_filter.note}  ", "yellow")
         status.append("following" if self.cursor_seq is None else "paused at cursor (End follows)", "dim")
         body_h = height - 1
         if not rows or body_h <= 0:

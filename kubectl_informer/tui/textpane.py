@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from ..filters import MATCH_ALL, KeyFilter, parse_filter
 from .pane import Pane, PaneState
 
 
@@ -21,11 +22,13 @@ class TextPane(Pane):
     def __init__(self, state: PaneState, **kwargs) -> None:
         super().__init__(state, **kwargs)
         self.filter_text = ""
+        self.key_filter: KeyFilter = MATCH_ALL  # filter_text parsed (filters.py)
         if self.TITLE:
             self.border_title = self.TITLE
 
     def set_filter(self, text: str) -> None:
         self.filter_text = text
+        self.key_filter = parse_filter(text)
         self.refresh()
 
     def selected_key(self) -> str | None:
@@ -50,5 +53,5 @@ class TextPane(Pane):
 
 
 def matches(key: str | None, filter_text: str) -> bool:
-    """Filter rule shared by the panes: a substring of the key."""
-    return not filter_text or (key is not None and filter_text in key)
+    """Filter rule shared by the panes on a key alone (filters.py's syntax)."""
+    return parse_filter(filter_text).matches(key)
