@@ -1,10 +1,14 @@
 """FIFO pane: what waits in the informer's queue, and what the queue did.
 
 Built from ``fifo.queue``/``fifo.coalesce``/``fifo.dedup``/``fifo.skip``/
-``fifo.pop``. DeltaFIFO keeps one slot per key and appends deltas to a key
-already queued (a coalesce), so a key shows its pending deltas
-(``default/web-1 [Updated Updated Deleted]``); RealFIFO queues every delta on
-its own, and a key queued twice shows both.
+``fifo.pop`` (and ``informer.start`` for which FIFO runs). DeltaFIFO keeps
+one slot per key: a delta for a key already queued *accumulates* in its slot
+(the trace calls it a coalesce), and one Pop hands all of them to the
+informer, which still calls the handler once per delta; nothing is dropped
+but a repeated deletion. RealFIFO keeps every delta as its own entry, popped
+one at a time. Collapsing a key into one unit of work is the workqueue's job
+(the Queue pane), not the FIFO's. A key shows its pending deltas either way
+(``default/web-1 [Updated Updated Deleted]``).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from collections import OrderedDict, deque
 from rich.text import Text
 
 from ..trace import TraceEvent
-from ..trace_kinds import FIFO_COALESCE, FIFO_DEDUP, FIFO_POP, FIFO_QUEUE, FIFO_SKIP
+from ..trace_kinds import FIFO_COALESCE, FIFO_DEDUP, FIFO_POP, FIFO_QUEUE, FIFO_SKIP, INFORMER_START
 from .cursor import CURSOR_BINDINGS, HOME_BINDING, KeyCursor
 from .deltas import delta_style
 from .pane import PaneState
@@ -25,17 +29,29 @@ from .textpane import TextPane
 BATCH_KEY = "(batch)"
 MAX_PENDING_SHOWN = 32
 
+# What the running FIFO does with a second delta for a key, in one line.
+FIFO_RULES = {
+    "DeltaFIFO": "one slot per key: its deltas accumulate and pop together; the handler still gets each one",
+    "RealFIFO": "every delta is its own entry, popped one at a time in arrival order",
+    "RealFIFO (atomic)": "every delta its own entry; a relist or resync is one ReplacedAll/SyncAll entry",
+}
+QUEUE_NOTE = "collapsing a key into one unit of work is the workqueue's job (Queue pane)"
+
 
 class FifoState(PaneState):
     """Keys queued now, with their pending delta types; counters; recent events."""
 
-    KINDS = frozenset((FIFO_QUEUE, FIFO_COALESCE, FIFO_DEDUP, FIFO_SKIP, FIFO_POP))
+    KINDS = frozenset((FIFO_QUEUE, FIFO_COALESCE, FIFO_DEDUP, FIFO_SKIP, FIFO_POP, INFORMER_START))
 
     def __init__(self, max_keys: int = 100_000, recent: int = 200) -> None:
         super().__init__()
         self.max_keys = max_keys
+        self.fifo: str | None = None  # the FIFO's label, from informer.start
         # Insertion order is queue order: the oldest key pops first.
         self.queued: OrderedDict[str, list[str]] = OrderedDict()
+        # The labels a key's last queued delta carried (for /label:), the
+        # most recent max_keys keys.
+        self.labels: OrderedDict[str, dict | None] = OrderedDict()
         self.depth = 0
         self.queues = self.coalesces = self.dedups = self.skips = self.pops = 0
         # (time, kind, key, detail) of coalesces, dedups and skips, newest last.
@@ -48,10 +64,16 @@ class FifoState(PaneState):
         kind = ev.kind
         if kind not in self.KINDS:
             return
+        if kind == INFORMER_START:
+            self.fifo = ev.fields.get("fifo")
+            self.version += 1
+            return
         key = ev.key if ev.key is not None else BATCH_KEY
         f = ev.fields
         if kind == FIFO_QUEUE or kind == FIFO_COALESCE:
             typ = str(f.get("type", "?"))
+            if "labels" in f:
+                self._keep_labels(key, f["labels"])
             pend = self.queued.get(key)
             if pend is None:
                 if len(self.queued) >= self.max_keys:
@@ -64,7 +86,7 @@ class FifoState(PaneState):
                 self.queues += 1
             else:
                 self.coalesces += 1
-                self.recent.append((ev.time, "coalesce", key, f"+{typ} → [{' '.join(pend)}]"))
+                self.recent.append((ev.time, "append", key, f"+{typ} → slot [{' '.join(pend)}]"))
             if "depth" in f:
                 self.depth = f["depth"]
         elif kind == FIFO_POP:
@@ -88,6 +110,19 @@ class FifoState(PaneState):
             self.recent.append((ev.time, "skip", key, f"{f.get('type', '?')}: {f.get('reason', '?')}"))
         self.version += 1
 
+    def _keep_labels(self, key: str, labels: dict | None) -> None:
+        known = self.labels
+        if key in known:
+            known.move_to_end(key)
+        elif len(known) >= self.max_keys:
+            known.popitem(last=False)
+        known[key] = labels
+
+    @property
+    def entries(self) -> int:
+        """Deltas queued (RealFIFO's depth; DeltaFIFO's depth counts keys)."""
+        return sum(len(p) for p in self.queued.values())
+
     def feed_all(self, events) -> None:
         kinds = self.KINDS
         feed = self.feed
@@ -98,7 +133,14 @@ class FifoState(PaneState):
                 feed(ev)
 
 
-_RECENT_STYLE = {"coalesce": "yellow", "dedup": "magenta", "skip": "dim cyan"}
+_RECENT_STYLE = {"append": "yellow", "dedup": "magenta", "skip": "dim cyan"}
+
+
+def _recent_types(kind: str, detail: str) -> list[str]:
+    """The delta types a recent row is about, for /type: (a dedup is two deletions)."""
+    if kind == "dedup":
+        return ["Deleted"]
+    return [w.strip("+[]:") for w in detail.split()]
 
 
 class FifoPane(KeyCursor, TextPane):
@@ -118,24 +160,44 @@ class FifoPane(KeyCursor, TextPane):
         key = self.cursor_key()
         return None if key == BATCH_KEY else key
 
-    def draw_lines(self, width: int, height: int) -> list[Text]:
+    def _head(self) -> list[tuple[Text, str | None]]:
         st = self.state
-        f = self.filter_text
+        real = (st.fifo or "").startswith("RealFIFO")
         head = Text(no_wrap=True)
-        head.append(f"depth {len(st.queued)} ", "bold")
+        head.append(f"{st.fifo or 'FIFO'} ", "bold magenta")
+        if real:
+            head.append(f"depth {st.entries} entries ", "bold")
+        else:
+            head.append(f"depth {len(st.queued)} keys ", "bold")
+            head.append(f"({st.entries} deltas) ", "")
         head.append(f"queued {st.queues}  ", "green")
-        head.append(f"coalesces {st.coalesces}  ", "yellow")
-        head.append(f"dedups {st.dedups}  ", "magenta")
+        if not real:
+            head.append(f"appended {st.coalesces}  ", "yellow")
+            head.append(f"dedups {st.dedups}  ", "magenta")
         head.append(f"skips {st.skips}  ", "cyan")
         head.append(f"pops {st.pops}", "blue")
-        if f:
-            head.append(f"  filter /{f}", "reverse")
-        # (line, key): a line with a key is selectable.
+        if self.filter_text:
+            head.append(f"  filter /{self.filter_text}", "reverse")
         rows: list[tuple[Text, str | None]] = [(head, None)]
-        body = height - 1
+        rule = FIFO_RULES.get(st.fifo or "")
+        if rule:
+            rows.append((Text(f"{rule}; {QUEUE_NOTE}", "dim italic", no_wrap=True), None))
+        return rows
+
+    def _row_matches(self, key: str, types) -> bool:
+        f = self.key_filter
+        return not f or f.matches(key, types, self.state.labels.get(key) if f.uses_labels else None)
+
+    def draw_lines(self, width: int, height: int) -> list[Text]:
+        st = self.state
+        filtering = bool(self.key_filter)
+        real = (st.fifo or "").startswith("RealFIFO")
+        # (line, key): a line with a key is selectable.
+        rows = self._head()
+        body = height - len(rows)
         # Queued keys get the upper part, recent events at least the rest.
         q_space = max(body - min(len(st.recent), body // 2) - 1, 1) if st.recent else body
-        queued = [(k, p) for k, p in st.queued.items() if not f or f in k] if f else None
+        queued = [(k, p) for k, p in st.queued.items() if self._row_matches(k, p)] if filtering else None
         items = queued if queued is not None else st.queued.items()
         n_match = len(queued) if queued is not None else len(st.queued)
         if n_match == 0:
@@ -152,16 +214,18 @@ class FifoPane(KeyCursor, TextPane):
                     line.append(" ")
                 line.append(t, delta_style(t))
             line.append("]")
+            if real and len(pend) > 1:
+                line.append(f" {len(pend)} entries", "dim")
             rows.append((line, key))
         if n_match > limit:
             rows.append((Text(f"… {n_match - limit} more queued", "dim"), None))
         if st.recent and height - len(rows) >= 2:
-            rows.append((Text("recent coalesces, dedups, skips (newest first)", "bold dim"), None))
+            rows.append((Text("recent appends to a slot, dedups, skips (newest first)", "bold dim"), None))
             t0 = st.t0 or 0.0
             for t, kind, key, detail in reversed(st.recent):
                 if len(rows) >= height:
                     break
-                if f and f not in key:
+                if filtering and not self._row_matches(key, _recent_types(kind, detail)):
                     continue
                 line = Text(no_wrap=True)
                 line.append(f"{t - t0:7.2f} ", "dim")

@@ -39,7 +39,7 @@ def test_fifo_state_tracks_pending_deltas_per_key_and_counters():
     assert dict(st.queued) == {"default/web-3": ["Updated", "Deleted"]}
     assert (st.queues, st.coalesces, st.dedups, st.skips, st.pops) == (8, 2, 1, 1, 7)
     kinds = [k for _, k, _, _ in st.recent]
-    assert kinds == ["coalesce", "coalesce", "dedup", "skip"]
+    assert kinds == ["append", "append", "dedup", "skip"]
     assert st.recent[-1][2] == "default/ghost" and "unknown_delete" in st.recent[-1][3]
 
 
