@@ -26,7 +26,7 @@ RESTARTABLE = frozenset(("resource", "name", "namespace", "all_namespaces", "cli
 _locks_guard = threading.Lock()
 
 
-def _lock_for(running: Any) -> threading.Lock:
+def restart_lock(running: Any) -> threading.Lock:
     """One restart at a time per Running (a second one is refused, not queued)."""
     with _locks_guard:
         lock = getattr(running, "_restart_lock", None)
@@ -42,7 +42,7 @@ def restart_running(running: Any, changes: dict[str, Any]) -> Any:
     unknown = set(changes) - RESTARTABLE
     if unknown:
         raise ValueError(f"cannot change {', '.join(sorted(unknown))} in a restart")
-    lock = _lock_for(running)
+    lock = restart_lock(running)
     if not lock.acquire(blocking=False):
         raise RunError("a restart is already under way")
     try:

@@ -1,0 +1,94 @@
+"""Running.restart: a new pipeline on the same cluster, tracer and recorder;
+the old run's threads joined; a failed restart leaves the old run running.
+Against the simulated cluster over real HTTP."""
+
+import json
+import threading
+
+import click
+import pytest
+
+from kubectl_informer.clock.testing import wait_for
+from kubectl_informer.lifecycle import running
+from kubectl_informer.restart import restart_lock
+from kubectl_informer.runner import RunError, RunOptions
+from kubectl_informer.trace_kinds import RUN_RESTART, STORE_ADD, STORE_UPDATE
+
+
+def _keys_after_restart(buffer, seen: list, kinds=(STORE_ADD, STORE_UPDATE)) -> set[str]:
+    seen += buffer.drain()
+    marks = [i for i, ev in enumerate(seen) if ev.kind == RUN_RESTART]
+    after = seen[marks[-1]:] if marks else []
+    return {ev.key for ev in after if ev.kind in kinds}
+
+
+def test_restart_switches_resource_and_profile_on_the_same_demo_and_joins_the_old_threads(tmp_path):
+    before = set(threading.enumerate())
+    record = tmp_path / "trace.ndjson"
+    with running(RunOptions(resource="pods", demo="steady"), ui=False, record=str(record)) as r:
+        r.start()
+        first = r.run
+        demo = first.demo
+        assert wait_for(lambda: first.informer.has_synced(), timeout=10)
+        info = r.restart(resource="deploy", namespace="shop", client_go="1.36")
+        assert (info.resource, info.namespace, info.fifo, info.initial_list) == \
+            ("deployments.apps", "shop", "RealFIFO (atomic)", "WatchList stream")
+        assert first.alive_threads() == [] and first.stop_event.is_set()
+        # The same simulated server and scenario go on, now owned by the new run.
+        assert r.run is not first and r.run.demo is demo and r.run.owns_demo and not first.owns_demo
+        assert demo.runner is not None and demo.server is not None
+        seen: list = []
+        assert wait_for(lambda: _keys_after_restart(r.buffer, seen) == {"shop/frontend", "shop/cart", "shop/payments"},
+                        timeout=10)
+        restart = next(ev for ev in seen if ev.kind == RUN_RESTART)
+        assert restart.fields["resource"] == "deployments.apps" and restart.fields["restarts"] == 1
+        assert restart.fields["fifo"] == "RealFIFO (atomic)" and restart.fields["watch_list"] is True
+        # A second restart back to pods: the scenario's traffic still flows.
+        r.restart(resource="pods", namespace=None, all_namespaces=True, client_go="1.32")
+        assert wait_for(lambda: any(k.startswith("batch/") for k in _keys_after_restart(r.buffer, seen)), timeout=10)
+        assert r.restarts == 2
+    assert r.run.alive_threads() == []
+    assert wait_for(lambda: set(threading.enumerate()) <= before, timeout=10), \
+        sorted(t.name for t in set(threading.enumerate()) - before)
+    # The recorder kept writing across both restarts.
+    kinds = [json.loads(line)["kind"] for line in record.read_text().splitlines()]
+    assert kinds.count("run.restart") == 2 and kinds.index("run.restart") < len(kinds) - 1
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"resource": "nosuch"}, 'the server doesn\'t have a resource type "nosuch"'),
+    ({"client_go": "2.0"}, "invalid --client-go"),
+    ({"resource": "namespaces", "namespace": "shop"}, "is cluster-scoped"),
+])
+def test_a_failed_restart_leaves_the_old_run_running(changes, message):
+    with running(RunOptions(resource="pods", demo="steady"), ui=False) as r:
+        r.start()
+        old = r.run
+        threads = set(old.threads)
+        with pytest.raises((RunError, click.UsageError), match=message):
+            r.restart(**changes)
+        assert r.run is old and not old.stop_event.is_set() and set(old.alive_threads()) == threads
+        assert r.info.resource == "pods"
+        # The old pipeline still gets the scenario's traffic.
+        r.buffer.drain()
+        assert wait_for(lambda: any(ev.kind == STORE_UPDATE for ev in r.buffer.drain()), timeout=10)
+
+
+def test_an_inherited_namespace_is_dropped_for_a_cluster_scoped_resource():
+    with running(RunOptions(resource="pods", namespace="shop", demo="quiet"), ui=False) as r:
+        r.start()
+        info = r.restart(resource="namespaces", keep_namespace=True)
+        assert info.resource == "namespaces" and info.namespace is None
+        seen: list = []
+        assert wait_for(lambda: {"shop", "batch", "default"} <= _keys_after_restart(r.buffer, seen), timeout=10)
+
+
+def test_one_restart_at_a_time_and_only_restartable_options():
+    with running(RunOptions(resource="pods", demo="quiet"), ui=False) as r:
+        r.start()
+        with pytest.raises(ValueError, match="cannot change workers"):
+            r.restart(workers=3)
+        with restart_lock(r):  # a restart under way
+            with pytest.raises(RunError, match="already under way"):
+                r.restart(resource="deploy")
+        assert r.restart(resource="deploy").resource == "deployments.apps"
