@@ -24,6 +24,7 @@ from textual.widgets import Input, Static
 
 from ..trace import TraceBuffer
 from .cache import CachePane, CacheState
+from .command_mode import CommandMode
 from .deltas import DeltasPane, DeltasState
 from .fifo import FifoPane, FifoState
 from .header import FeedStats, HeaderPane, HeaderState
@@ -144,12 +145,13 @@ class TabBar(Widget):
         return self._text
 
 
-class InformerApp(App[None]):
+class InformerApp(CommandMode, App[None]):
     """``InformerApp(buffer, info, start_pane="deltas", frame_rate=15.0)``.
 
     ``panes`` limits the panes shown (tests, snapshots); ``clock``, if given,
     gives "now" for ages and countdowns (else the trace clock's latest event
-    time, moved on by wall time since).
+    time, moved on by wall time since). ``pipeline`` (``lifecycle.Running``)
+    lets `:` commands and ``P`` restart it (command_mode.py).
     """
 
     CSS_PATH = "app.tcss"
@@ -167,8 +169,10 @@ class InformerApp(App[None]):
         panes: tuple[str, ...] | list[str] | None = None,
         clock=None,
         max_events_per_frame: int = 200_000,
+        pipeline=None,
     ) -> None:
         super().__init__()
+        self.pipeline = pipeline
         self.buffer = buffer
         self.info = info
         self.frame_rate = max(float(frame_rate), 1.0)
@@ -218,6 +222,7 @@ class InformerApp(App[None]):
                 yield pane
         self.filter_input = Input(placeholder="filter keys: type a substring · enter keeps it · esc clears", id="filter")
         yield self.filter_input
+        yield from self.compose_command_line()
         yield KeyHints(id="keyhints")
 
     def on_mount(self) -> None:
@@ -225,6 +230,7 @@ class InformerApp(App[None]):
         self._apply_layout(self.size.width, self.size.height)
         self.panes[self.active].focus()
         self.set_interval(1.0 / self.frame_rate, self._tick, name="drain")
+        self.load_resource_names()
 
     def on_resize(self, event: Resize) -> None:
         self._apply_layout(event.size.width, event.size.height)
@@ -308,14 +314,12 @@ class InformerApp(App[None]):
         Stops after ``budget`` seconds (None: until the buffer is empty)."""
         start = time.perf_counter()
         limit = self.max_events_per_frame if max_events is None else max_events
-        feeders = self._feeders
         total = 0
         while total < limit:
             batch = self.buffer.drain(min(CHUNK, limit - total))
             if not batch:
                 break
-            for feed in feeders:
-                feed(batch)
+            self.feed_batch(batch)  # resets the panes at a run.restart
             total += len(batch)
             self._last_trace_time = batch[-1].time
             self._last_trace_mono = time.monotonic()
@@ -398,7 +402,8 @@ class InformerApp(App[None]):
         self._cycle(-1)
 
     def _cycle(self, step: int) -> None:
-        if self.filter_input.has_focus:
+        if isinstance(self.focused, Input):
+            self.complete_command()
             return
         names = [s.name for s in self.specs]
         i = names.index(self.active) if self.active in names else 0
@@ -445,6 +450,8 @@ class InformerApp(App[None]):
         self.panes[self.active].focus()
 
     def action_escape(self) -> None:
+        if self.close_command_line():
+            return
         if self.filter_input.display:
             self.filter_input.display = False
             self.set_filter("")

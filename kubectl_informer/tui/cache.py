@@ -33,8 +33,9 @@ class CacheState(PaneState):
 
     def __init__(self) -> None:
         super().__init__()
-        # Bounded by what the cluster holds, as the indexer itself is.
-        self.keys: set[str] = set()
+        # Bounded by what the cluster holds, as the indexer itself is: each
+        # key held with the last delta applied and its object's labels.
+        self.keys: dict[str, tuple[str, dict | None]] = {}
         self.per_ns: Counter[str] = Counter()
         self.ops: Counter[str] = Counter()  # add / update / delete
         self.deltas: Counter[str] = Counter()  # by DeltaType
@@ -60,20 +61,22 @@ class CacheState(PaneState):
             return
         op = kind[6:]
         self.ops[op] += 1
-        self.deltas[ev.fields.get("delta") or op] += 1
+        delta = ev.fields.get("delta") or op
+        self.deltas[delta] += 1
         self.rate.add(ev.time)
         self.last_time = ev.time
         if op == "delete":
             if key in self.keys:
-                self.keys.discard(key)
+                del self.keys[key]
                 ns = _namespace(key)
                 self.per_ns[ns] -= 1
                 if self.per_ns[ns] <= 0:
                     del self.per_ns[ns]
-        elif key not in self.keys:
-            # An update of a key not held (a Replaced/Sync of a new object) adds it.
-            self.keys.add(key)
-            self.per_ns[_namespace(key)] += 1
+        else:
+            if key not in self.keys:
+                # An update of a key not held (a Replaced/Sync of a new object) adds it.
+                self.per_ns[_namespace(key)] += 1
+            self.keys[key] = (delta, ev.fields.get("labels"))
         self.version += 1
 
     def feed_all(self, events) -> None:
@@ -86,6 +89,15 @@ class CacheState(PaneState):
     @property
     def count(self) -> int:
         return len(self.keys)
+
+    def count_matching(self, key_filter) -> Counter[str]:
+        """Objects per namespace whose key, last delta and labels pass the filter."""
+        per_ns: Counter[str] = Counter()
+        match = key_filter.matches
+        for key, (delta, labels) in self.keys.items():
+            if match(key, delta, labels):
+                per_ns[_namespace(key)] += 1
+        return per_ns
 
 
 class SizeSamples:
@@ -142,6 +154,19 @@ class CachePane(TextPane):
     TITLE = "Cache"
     state: CacheState
 
+    def __init__(self, state: CacheState, **kwargs) -> None:
+        super().__init__(state, **kwargs)
+        self._counted: tuple | None = None  # (state version, filter text, counts): one count per change
+
+    def _namespaces(self) -> list[tuple[str, int]]:
+        st = self.state
+        if not self.key_filter:
+            return st.per_ns.most_common()
+        mark = (id(st), st.version, self.filter_text)
+        if self._counted is None or self._counted[0] != mark:
+            self._counted = (mark, st.count_matching(self.key_filter).most_common())
+        return self._counted[1]
+
     def draw_lines(self, width: int, height: int) -> list[Text]:
         st = self.state
         now = self.now if self.now is not None else st.last_time
@@ -159,10 +184,12 @@ class CachePane(TextPane):
             ops.append(f"  synced with {st.synced_items}", "dim")
         lines.append(ops)
         lines += st.sizes.lines(st.count)
-        f = self.filter_text
-        nss = [(ns, n) for ns, n in st.per_ns.most_common() if not f or f in ns + "/"]
+        nss = self._namespaces()
+        if self.filter_text:
+            lines.append(Text(f"filter /{self.filter_text}: {sum(n for _, n in nss)} objects match  "
+                              f"{self.key_filter.note}", "reverse", no_wrap=True))
         if not nss:
-            lines.append(Text("cache empty", "dim"))
+            lines.append(Text("cache empty" if not self.filter_text else "no object matches", "dim"))
             return lines
         room = height - len(lines)
         name_w = min(max(len(ns) for ns, _ in nss[:room]), max(width // 3, 8))

@@ -8,7 +8,7 @@ Static facts come from ``RunInfo`` (set by the CLI); live ones from events:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rich.text import Text
 
@@ -21,6 +21,7 @@ from ..trace_kinds import (
     LIST_DONE,
     REFLECTOR_BACKOFF,
     RELIST,
+    RUN_RESTART,
     RV_ADVANCE,
     WATCH_BOOKMARK,
     WATCH_END,
@@ -51,7 +52,7 @@ def _age(seconds: float | None) -> str:
 class HeaderState(PaneState):
     KINDS = frozenset((
         INFORMER_START, INFORMER_SYNCED, WATCH_START, WATCH_END, WATCH_EVENT,
-        WATCH_BOOKMARK, LIST_DONE, RELIST, RV_ADVANCE, REFLECTOR_BACKOFF,
+        WATCH_BOOKMARK, LIST_DONE, RELIST, RV_ADVANCE, REFLECTOR_BACKOFF, RUN_RESTART,
     )) | ListProgress.KINDS
 
     def __init__(self) -> None:
@@ -73,6 +74,7 @@ class HeaderState(PaneState):
         self.trouble: str | None = None  # the last failure the reflector backs off from
         self.retry_at: float | None = None
         self.progress = ListProgress()
+        self.restarts = 0  # run.restart events seen (the last one's count)
 
     def feed(self, ev: TraceEvent) -> None:
         kind = ev.kind
@@ -110,6 +112,13 @@ class HeaderState(PaneState):
             self.fifo = f.get("fifo")
             self.watch_list = f.get("watch_list")
             self.synced = False
+        elif kind == RUN_RESTART:
+            # A restart within the UI: what runs from now on.
+            self.info = replace(self.info, resource=str(f.get("resource") or self.info.resource),
+                                namespace=f.get("namespace"), profile=str(f.get("client_go") or self.info.profile),
+                                fifo=str(f.get("fifo") or self.info.fifo),
+                                initial_list=initial_list_label(bool(f.get("watch_list"))))
+            self.restarts = int(f.get("restarts") or 0)
         self.version += 1
 
     def feed_all(self, events) -> None:
@@ -159,6 +168,8 @@ class HeaderPane(TextPane):
             one.append(" · metadata only", "magenta")
         if info.resync_period:
             one.append(f"  resync {_age(info.resync_period)}", "dim")
+        if st.restarts:
+            one.append(f"  ↻ restart {st.restarts}", "bold yellow")
 
         two = Text(no_wrap=True)
         s = self.stats

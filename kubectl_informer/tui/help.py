@@ -15,8 +15,9 @@ from .keymap import HELP_KEYS
 PANE_HELP = {
     "deltas": "every delta the informer applied to its indexer, in the order your handlers get them: "
     "type (Added Updated Deleted Replaced Sync), key, resourceVersion, status and what changed",
-    "fifo": "keys waiting in the DeltaFIFO/RealFIFO with their pending deltas; a coalesce is a delta "
-    "appended to a key already queued, a dedup two deletions collapsed, a skip a delta dropped",
+    "fifo": "keys waiting in the DeltaFIFO/RealFIFO with their pending deltas; DeltaFIFO accumulates a key's "
+    "deltas in one slot (they pop together, the handler still gets each), RealFIFO keeps each as its own "
+    "entry; a dedup is two deletions made one, a skip a delta not queued",
     "rv": "resourceVersion over time with list, watch start, bookmark, relist and 410 Gone marks",
     "resync": "resync check-period ticks; per handler the period asked and the period got, and why",
     "queue": "the workqueue: queued, dirty, processing, waiting (rate limited), workers and metrics",
@@ -50,11 +51,19 @@ class HelpScreen(ModalScreen[None]):
         panes.add_column()
         for jump, title, name in self.panes:
             panes.add_row(jump, title, PANE_HELP.get(name, ""))
+        from .command import help_rows
+        commands = Table.grid(padding=(0, 2))
+        commands.add_column(style="bold cyan", no_wrap=True)
+        commands.add_column()
+        for usage, what in help_rows():
+            commands.add_row(usage, what)
         with VerticalScroll(id="help-body"):
             yield Static(Text("kubectl informer: keys", style="bold reverse"))
             yield Static(keys)
             yield Static(Text("\npanes", style="bold reverse"))
             yield Static(panes)
+            yield Static(Text("\n: commands", style="bold reverse"))
+            yield Static(commands)
             yield Static(Text("\nesc or ? closes this help", style="dim"))
 
     def action_dismiss_help(self) -> None:

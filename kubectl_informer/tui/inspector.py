@@ -12,6 +12,7 @@ from rich.text import Text
 from textual.binding import Binding
 
 from ..durations import format_short
+from ..filters import KeyFilter, parse_filter
 from ..trace import TraceEvent
 from ..trace_kinds import FIFO_COALESCE, FIFO_POP, FIFO_QUEUE, WATCH_EVENT
 from .cursor import CURSOR_BINDINGS, KeyCursor
@@ -135,13 +136,31 @@ class InspectorState(PaneState):
         return self.history.get(key)
 
     def find(self, text: str) -> str | None:
-        """The key to inspect for a filter: exact, else the newest containing it."""
+        """The key to inspect for a filter: exact, else the newest it matches."""
         if text in self.history:
             return text
+        f = parse_filter(text)
         for key in self.history.keys_newest_first():
-            if text in key:
+            if self.matches(f, key):
                 return key
         return None
+
+    def matches(self, f: KeyFilter, key: str) -> bool:
+        """Whether ``f`` passes ``key``: its deltas are every delta type in its
+        history, its labels the newest an event carried."""
+        if not f:
+            return True
+        types: set[str] = set()
+        labels = None
+        if f.uses_types or f.uses_labels:
+            for ev in self.history.ring(key):
+                fields = ev.raw_fields
+                typ = fields.get("delta") or fields.get("type")
+                if typ:
+                    types.add(str(typ))
+                if "labels" in fields:
+                    labels = fields["labels"]
+        return f.matches(key, types, labels)
 
 
 class InspectorPane(KeyCursor, TextPane):
@@ -221,7 +240,7 @@ class InspectorPane(KeyCursor, TextPane):
         for key in st.history.keys_newest_first():
             if len(lines) >= height:
                 break
-            if f and f not in key:
+            if f and not st.matches(self.key_filter, key):
                 continue
             keys.append(key)
             life = st.history.ring(key)

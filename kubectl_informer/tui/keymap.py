@@ -19,6 +19,9 @@ PANE_LETTERS = {
 APP_BINDINGS = [
     Binding("question_mark", "help", "Help"),
     Binding("slash", "filter", "Filter"),
+    Binding("colon", "command", "Command", show=False),
+    Binding("P", "cycle_profile", "Profile", show=False),
+    Binding("exclamation_mark", "invert_filter", "Invert filter", show=False),
     Binding("p", "pause", "Pause"),
     Binding("enter", "inspect", "Inspect"),
     Binding("tab", "next_pane", "Next pane", priority=True),
@@ -34,7 +37,10 @@ APP_BINDINGS = [
 HELP_KEYS = [
     ("?", "this help (esc closes)"),
     ("q / ctrl+c", "quit"),
-    ("/", "filter keys by substring (Deltas, FIFO, Cache, Inspector); enter keeps, esc clears"),
+    ("/", "filter (Deltas, FIFO, Cache, Inspector): key regex, type:Deleted, label:app=web; enter keeps, esc clears"),
+    ("!", "invert the filter (or type it first: /!kube-system)"),
+    (":", "command: pods, deploy -n kube-system, svc -A, profile 1.36, fifo real, watchlist off, help, q"),
+    ("P", "next client-go profile (1.32 → 1.35 → 1.36): restarts the pipeline on the same traffic"),
     ("p", "pause the view; events keep buffering (bounded); p again catches up"),
     ("tab / shift+tab", "next / previous pane"),
     ("1-9 or a letter", "jump to a pane (its keys are listed below)"),

@@ -1,0 +1,210 @@
+"""k9s's `:` command mode: a registry of commands, and the app's mixin.
+
+``:pods``, ``:deploy -n kube-system``, ``:svc -A`` switch the resource (a
+name that is no command is a resource, as in k9s); ``:profile 1.36``,
+``:fifo real``, ``:watchlist off`` and the key ``P`` switch client-go's
+machinery. Each restarts the pipeline (``lifecycle.Running.restart``) on the
+same cluster, in a worker thread so the UI keeps drawing; a failure is one
+notification and the old pipeline keeps running.
+
+Adding a command (another module; imported before the app starts)::
+
+    from kubectl_informer.tui.command import COMMANDS
+
+    @COMMANDS.command("hello", help="say hello", usage="hello [NAME]")
+    def hello(app, args):
+        app.notify(f"hello {' '.join(args) or 'world'}")
+
+A handler gets the app and the words after the name (shell quoting), and
+raises ``CommandError`` for a one-line complaint. After a restart the app
+posts ``PipelineRestarted`` (``on_pipeline_restarted`` in a mixin) and
+``app.current_run()`` is the new Run.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+from textual.message import Message
+from textual.suggester import SuggestFromList
+from textual.widgets import Input
+
+from ..profiles import PROFILES, resolve_profile
+
+
+class CommandError(Exception):
+    """What was wrong with a command, in one line (shown as a notification)."""
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    run: Callable[[Any, list[str]], None]
+    help: str
+    usage: str = ""
+    aliases: tuple[str, ...] = ()
+
+
+class CommandRegistry:
+    """Name (and aliases) -> Command, in the order added."""
+
+    def __init__(self) -> None:
+        self._commands: list[Command] = []
+        self._by_name: dict[str, Command] = {}
+
+    def add(self, command: Command) -> Command:
+        for name in (command.name, *command.aliases):
+            if name in self._by_name:
+                raise ValueError(f"command {name!r} is registered twice")
+        self._commands.append(command)
+        for name in (command.name, *command.aliases):
+            self._by_name[name] = command
+        return command
+
+    def command(self, name: str, *, help: str, usage: str = "", aliases: tuple[str, ...] = ()):
+        """Decorator: register ``fn(app, args)`` as ``:name``."""
+        def register(fn: Callable[[Any, list[str]], None]) -> Callable[[Any, list[str]], None]:
+            self.add(Command(name, fn, help, usage or name, tuple(aliases)))
+            return fn
+        return register
+
+    def get(self, name: str) -> Command | None:
+        return self._by_name.get(name)
+
+    def names(self) -> list[str]:
+        return list(self._by_name)
+
+    def __iter__(self) -> Iterator[Command]:
+        return iter(self._commands)
+
+
+COMMANDS = CommandRegistry()
+
+# The resource switch is no registered name: any other word is a resource.
+RESOURCE_USAGE = "RESOURCE [-n NAMESPACE | -A]"
+RESOURCE_HELP = "watch another resource (pods, deploy, svc, widgets...) in the same run: restarts the pipeline"
+
+
+def split_command(text: str) -> tuple[str, list[str]]:
+    """``":deploy -n kube-system"`` -> ``("deploy", ["-n", "kube-system"])``."""
+    text = text.strip().removeprefix(":").strip()
+    try:
+        words = shlex.split(text)
+    except ValueError as e:
+        raise CommandError(f"cannot read {text!r}: {e}") from None
+    if not words:
+        raise CommandError("type a command: pods, deploy -n kube-system, profile 1.36, help, q")
+    return words[0], words[1:]
+
+
+def run_command(app: Any, text: str) -> None:
+    """Run one command line on ``app``; CommandError for a bad one."""
+    name, args = split_command(text)
+    cmd = COMMANDS.get(name)
+    if cmd is not None:
+        cmd.run(app, args)
+    else:
+        switch_resource(app, name, args)
+
+
+def parse_scope(args: list[str]) -> dict[str, Any]:
+    """``-n NS`` / ``--namespace NS`` / ``--namespace=NS`` / ``-A``: the
+    restart's namespace changes; none given keeps the current scope."""
+    out: dict[str, Any] = {}
+    it = iter(args)
+    for a in it:
+        if a in ("-A", "--all-namespaces"):
+            ns, every = None, True
+        elif a in ("-n", "--namespace"):
+            ns, every = next(it, None), False
+            if not ns:
+                raise CommandError(f"{a} needs a namespace, e.g. {a} kube-system")
+        elif a.startswith("--namespace=") or (a.startswith("-n") and len(a) > 2):
+            ns, every = a.split("=", 1)[1] if a.startswith("--") else a[2:], False
+        else:
+            raise CommandError(f"unexpected {a!r}: {RESOURCE_USAGE}")
+        if out and out["all_namespaces"] != every:
+            raise CommandError("-n and -A cannot be used together")
+        out.update(namespace=ns, all_namespaces=every)
+    return out
+
+
+def switch_resource(app: Any, resource: str, args: list[str]) -> None:
+    changes = parse_scope(args)
+    if not changes:
+        changes["keep_namespace"] = True  # a cluster-scoped resource drops it
+    app.restart_pipeline(f":{' '.join([resource, *args])}", resource=resource, name=None, **changes)
+
+
+def _one_arg(args: list[str], usage: str) -> str:
+    if len(args) != 1:
+        raise CommandError(f"usage: :{usage}")
+    return args[0]
+
+
+@COMMANDS.command("profile", usage="profile 1.32|1.35|1.36",
+                  help="run another client-go's machinery on the same traffic (1.32 DeltaFIFO + LIST, "
+                       "1.35 RealFIFO + WatchList, 1.36 atomic RealFIFO); clears :fifo and :watchlist")
+def _profile(app: Any, args: list[str]) -> None:
+    version = _one_arg(args, "profile 1.32|1.35|1.36")
+    try:
+        profile = resolve_profile(version)
+    except ValueError as e:
+        raise CommandError(str(e).replace("--client-go", ":profile")) from None
+    app.restart_pipeline(f":profile {version}", client_go=profile.client_go, fifo=None, watch_list=None)
+
+
+@COMMANDS.command("fifo", usage="fifo real|delta", help="the informer's queue: RealFIFO or DeltaFIFO")
+def _fifo(app: Any, args: list[str]) -> None:
+    which = _one_arg(args, "fifo real|delta").lower()
+    if which not in ("real", "delta"):
+        raise CommandError(f"unknown FIFO {which!r}: :fifo real or :fifo delta")
+    app.restart_pipeline(f":fifo {which}", fifo=which)
+
+
+_ON = {"on": True, "true": True, "yes": True, "off": False, "false": False, "no": False}
+
+
+@COMMANDS.command("watchlist", usage="watchlist on|off",
+                  help="the initial list as a WatchList stream (on) or a paged LIST (off)")
+def _watchlist(app: Any, args: list[str]) -> None:
+    word = _one_arg(args, "watchlist on|off").lower()
+    if word not in _ON:
+        raise CommandError(f"{word!r}: :watchlist on or :watchlist off")
+    app.restart_pipeline(f":watchlist {word}", watch_list=_ON[word])
+
+
+@COMMANDS.command("help", aliases=("?",), help="the keys, the panes and these commands")
+def _help(app: Any, args: list[str]) -> None:
+    app.action_help()
+
+
+@COMMANDS.command("quit", aliases=("q", "q!"), help="quit")
+def _quit(app: Any, args: list[str]) -> None:
+    app.exit()
+
+
+def help_rows() -> list[tuple[str, str]]:
+    """(usage, help) of every command, for the help screen and docs."""
+    rows = [(f":{c.usage}" + (f"  (:{', :'.join(c.aliases)})" if c.aliases else ""), c.help) for c in COMMANDS]
+    return [(f":{RESOURCE_USAGE}", RESOURCE_HELP), *rows]
+
+
+def next_profile(current: str) -> str:
+    """The profile ``P`` switches to: the next of 1.32, 1.35, 1.36, round."""
+    names = list(PROFILES)
+    try:
+        return names[(names.index(current) + 1) % len(names)]
+    except ValueError:
+        return names[0]
+
+
+class PipelineRestarted(Message):
+    """Posted to the app once the panes were reset for a new run."""
+
+    def __init__(self, run: Any, info: Any) -> None:
+        super().__init__()
+        self.run = run
+        self.info = info
