@@ -193,12 +193,17 @@ def help_rows() -> list[tuple[str, str]]:
 
 
 def next_profile(current: str) -> str:
-    """The profile ``P`` switches to: the next of 1.32, 1.35, 1.36, round."""
+    """The profile ``P`` switches to: the next newer of 1.32, 1.35, 1.36, round."""
     names = list(PROFILES)
-    try:
-        return names[(names.index(current) + 1) % len(names)]
-    except ValueError:
-        return names[0]
+
+    def minor(version: str) -> int:
+        try:
+            return int(str(version).lstrip("v").split(".")[1])
+        except (IndexError, ValueError):
+            return -1
+
+    newer = [n for n in names if minor(n) > minor(current)]
+    return newer[0] if newer else names[0]
 
 
 class PipelineRestarted(Message):

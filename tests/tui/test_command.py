@@ -1,0 +1,128 @@
+"""The command registry and the command line's parsing (no app needed)."""
+
+import pytest
+
+from kubectl_informer.tui.command import (
+    COMMANDS, Command, CommandError, CommandRegistry, help_rows, next_profile, parse_scope, run_command,
+    split_command,
+)
+
+
+def test_a_registry_maps_names_and_aliases_and_refuses_a_name_twice():
+    reg = CommandRegistry()
+
+    @reg.command("hello", help="say hello", usage="hello [NAME]", aliases=("hi",))
+    def hello(app, args):
+        app.append(args)
+
+    assert reg.get("hello") is reg.get("hi") and reg.get("hello").usage == "hello [NAME]"
+    assert [c.name for c in reg] == ["hello"] and reg.names() == ["hello", "hi"]
+    got = []
+    reg.get("hi").run(got, ["you"])
+    assert got == [["you"]]
+    with pytest.raises(ValueError, match="'hi' is registered twice"):
+        reg.add(Command("other", hello, "x", aliases=("hi",)))
+    assert reg.get("other") is None
+
+
+def test_the_builtin_commands_are_registered_with_help():
+    for name in ("profile", "fifo", "watchlist", "help", "quit", "q", "q!"):
+        assert COMMANDS.get(name) is not None, name
+    rows = dict(help_rows())
+    assert ":RESOURCE [-n NAMESPACE | -A]" in rows and ":profile 1.32|1.35|1.36" in rows
+    assert any(u.startswith(":quit") and ":q" in u for u in rows)
+
+
+@pytest.mark.parametrize("text, expected", [
+    (":pods", ("pods", [])),
+    ("deploy -n kube-system", ("deploy", ["-n", "kube-system"])),
+    (":  svc   -A ", ("svc", ["-A"])),
+    (':profile "1.36"', ("profile", ["1.36"])),
+])
+def test_split_command(text, expected):
+    assert split_command(text) == expected
+
+
+@pytest.mark.parametrize("text, message", [(":", "type a command"), (":pods 'x", "cannot read")])
+def test_split_command_refuses(text, message):
+    with pytest.raises(CommandError, match=message):
+        split_command(text)
+
+
+@pytest.mark.parametrize("args, expected", [
+    ([], {}),
+    (["-n", "kube-system"], {"namespace": "kube-system", "all_namespaces": False}),
+    (["--namespace=shop"], {"namespace": "shop", "all_namespaces": False}),
+    (["-nshop"], {"namespace": "shop", "all_namespaces": False}),
+    (["-A"], {"namespace": None, "all_namespaces": True}),
+    (["--all-namespaces"], {"namespace": None, "all_namespaces": True}),
+])
+def test_parse_scope(args, expected):
+    assert parse_scope(args) == expected
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-n"], "-n needs a namespace"),
+    (["-n", "a", "-A"], "cannot be used together"),
+    (["web"], "unexpected 'web'"),
+])
+def test_parse_scope_refuses(args, message):
+    with pytest.raises(CommandError, match=message):
+        parse_scope(args)
+
+
+class FakeApp:
+    """What a command calls on the app (the Pilot tests drive the real one)."""
+
+    def __init__(self):
+        self.restarts = []
+        self.exited = False
+
+    def restart_pipeline(self, what, **changes):
+        self.restarts.append((what, changes))
+
+    def exit(self):
+        self.exited = True
+
+
+@pytest.mark.parametrize("text, changes", [
+    (":pods", {"resource": "pods", "name": None, "keep_namespace": True}),
+    (":deploy -n kube-system", {"resource": "deploy", "name": None, "namespace": "kube-system",
+                                "all_namespaces": False}),
+    (":svc -A", {"resource": "svc", "name": None, "namespace": None, "all_namespaces": True}),
+    (":profile 1.36", {"client_go": "1.36", "fifo": None, "watch_list": None}),
+    (":profile 1.33", {"client_go": "1.33", "fifo": None, "watch_list": None}),
+    (":fifo REAL", {"fifo": "real"}),
+    (":watchlist off", {"watch_list": False}),
+    (":watchlist on", {"watch_list": True}),
+])
+def test_commands_ask_for_the_restart_they_name(text, changes):
+    app = FakeApp()
+    run_command(app, text)
+    assert [c for _, c in app.restarts] == [changes]
+
+
+@pytest.mark.parametrize("text, message", [
+    (":profile", "usage: :profile"),
+    (":profile 2.0", 'invalid :profile "2.0"'),
+    (":fifo blue", "unknown FIFO 'blue'"),
+    (":watchlist maybe", ":watchlist on or :watchlist off"),
+    (":pods -x", "unexpected '-x'"),
+])
+def test_bad_commands_say_why_in_one_line(text, message):
+    app = FakeApp()
+    with pytest.raises(CommandError, match=message) as e:
+        run_command(app, text)
+    assert "\n" not in str(e.value) and app.restarts == []
+
+
+@pytest.mark.parametrize("text", [":q", ":quit", ":q!"])
+def test_quit(text):
+    app = FakeApp()
+    run_command(app, text)
+    assert app.exited
+
+
+def test_p_cycles_the_profiles_round():
+    assert [next_profile(p) for p in ("1.32", "1.35", "1.36", "1.33", "1.28", "1.40")] == \
+        ["1.35", "1.36", "1.32", "1.35", "1.32", "1.32"]
