@@ -148,6 +148,7 @@ class Running:
     tuning: Tuning
     recorder: Any = None
     exporter: Any = None  # queue --metrics-addr: serves the controller's queue once it exists
+    restarts: int = 0  # restarts done (Running.restart)
 
     def start(self) -> None:
         self.run.start()

@@ -70,8 +70,7 @@ def _restart(running: Any, changes: dict[str, Any], keep_namespace: bool) -> Any
     new.take_over(old)  # first: stopping the old run must leave the demo running
     left = old.stop()
     running.run, running.info = new, info
-    restarts = getattr(running, "restarts", 0) + 1
-    running.restarts = restarts
+    running.restarts = restarts = running.restarts + 1
     old.tracer.emit(RUN_RESTART, None, resource=info.resource, namespace=info.namespace,
                     client_go=new.profile.client_go, fifo=new.profile.fifo_label, watch_list=new.profile.watch_list,
                     restarts=restarts, took=round(time.monotonic() - started, 6))

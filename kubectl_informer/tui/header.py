@@ -148,6 +148,8 @@ class HeaderPane(TextPane):
         one = Text(no_wrap=True)
         one.append(" informer ", "bold reverse")
         one.append(f" {info.resource} ", "bold cyan")
+        if st.restarts:  # restarted from the UI: near the start, so 80 columns show it
+            one.append(f"↻{st.restarts} ", "bold yellow")
         ns = "all namespaces" if info.namespace is None else f"ns {info.namespace}"
         one.append(ns, "")
         if info.label_selector:
@@ -168,8 +170,6 @@ class HeaderPane(TextPane):
             one.append(" · metadata only", "magenta")
         if info.resync_period:
             one.append(f"  resync {_age(info.resync_period)}", "dim")
-        if st.restarts:
-            one.append(f"  ↻ restart {st.restarts}", "bold yellow")
 
         two = Text(no_wrap=True)
         s = self.stats
