@@ -220,7 +220,8 @@ class InformerApp(CommandMode, App[None]):
                 pane.border_title = spec.title
                 self.panes[spec.name] = pane
                 yield pane
-        self.filter_input = Input(placeholder="filter keys: type a substring · enter keeps it · esc clears", id="filter")
+        self.filter_input = Input(placeholder="filter keys: text or regex · type:Deleted · label:app=web · ! first inverts · "
+                                         "enter keeps · esc clears", id="filter")
         yield self.filter_input
         yield from self.compose_command_line()
         yield KeyHints(id="keyhints")

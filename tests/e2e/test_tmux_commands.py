@@ -1,0 +1,26 @@
+"""`:` commands in a real terminal: the real command on --demo in tmux."""
+
+import re
+
+from .test_tmux import DELTA_LINE, pane_title, pytestmark, terminal  # noqa: F401 - the fixture and marks
+
+DEPLOYMENT_LINE = re.compile(r"\b(Added|Updated|Replaced|Sync)\s+shop/(frontend|cart|payments)\s")
+
+
+def test_colon_deploy_restarts_on_the_same_demo_then_profile_and_quit(terminal):  # noqa: F811
+    t = terminal(80, 24)
+    t.wait(lambda s: len(DELTA_LINE.findall(s)) >= 3, "pods' deltas")
+    t.keys(":")
+    t.wait(lambda s: "deploy -n kube-system" in s, "the command line")
+    t.keys("deploy -n shop", "Enter")
+    screen = t.wait(lambda s: "deployments.apps ↻1 ns shop" in s.splitlines()[0] and DEPLOYMENT_LINE.search(s),
+                    "the deployments of shop after the restart")
+    assert not DELTA_LINE.search(screen)  # the pods' rows went with the old run
+    t.keys("P", "f")  # client-go 1.32 -> 1.35; the FIFO pane says which FIFO runs
+    t.wait(lambda s: "↻2" in s.splitlines()[0] and "RealFIFO depth" in s, "RealFIFO after P")
+    t.keys(":")
+    t.keys("nosuch", "Enter")
+    t.wait(lambda s: 'resource type "nosuch"' in s, "the notification")
+    t.keys(":")
+    t.keys("q", "Enter")
+    assert t.exit_code() == 0
