@@ -92,3 +92,24 @@ def test_one_restart_at_a_time_and_only_restartable_options():
             with pytest.raises(RunError, match="already under way"):
                 r.restart(resource="deploy")
         assert r.restart(resource="deploy").resource == "deployments.apps"
+
+
+def test_a_queue_restart_serves_the_new_controllers_metrics():
+    import urllib.request
+
+    from kubectl_informer.attach.exporter import MetricsExporter
+
+    opts = RunOptions(resource="pods", demo="steady", mode="queue", work_time=0.0)
+    with running(opts, ui=False, exporter=lambda o: MetricsExporter("127.0.0.1:0")) as r:
+        r.start()
+        first = r.run.controller
+        r.restart(resource="deploy", all_namespaces=True)
+        assert r.run.controller is not first and first is not None
+
+        def adds() -> float:
+            body = urllib.request.urlopen(r.exporter.url, timeout=5).read().decode()
+            return sum(float(line.split()[-1]) for line in body.splitlines() if line.startswith("workqueue_adds_total"))
+
+        # Six deployments listed: the new controller's queue is the one served.
+        assert wait_for(lambda: adds() >= 6, timeout=10)
+        assert r.run.controller.queue is not first.queue

@@ -116,6 +116,9 @@ class MetricsExporter:
         return f"http://{host}:{self.port}/metrics"
 
     def serve(self, controller: Any) -> None:
+        """Answer for ``controller`` (again after a restart: the new run's)."""
+        if self._collector is not None:
+            self.registry.unregister(self._collector)
         self._collector = QueueCollector(controller)
         self.registry.register(self._collector)
 
