@@ -29,13 +29,14 @@ from .textpane import TextPane
 BATCH_KEY = "(batch)"
 MAX_PENDING_SHOWN = 32
 
-# What the running FIFO does with a second delta for a key, in one line.
+# What the running FIFO does with a second delta for a key, in one line
+# that fits 80 columns.
 FIFO_RULES = {
-    "DeltaFIFO": "one slot per key: its deltas accumulate and pop together; the handler still gets each one",
-    "RealFIFO": "every delta is its own entry, popped one at a time in arrival order",
-    "RealFIFO (atomic)": "every delta its own entry; a relist or resync is one ReplacedAll/SyncAll entry",
+    "DeltaFIFO": "one slot per key: deltas accumulate, pop together, handler gets each",
+    "RealFIFO": "every delta its own entry, popped one by one in arrival order",
+    "RealFIFO (atomic)": "every delta its own entry; relist/resync: one ReplacedAll/SyncAll",
 }
-QUEUE_NOTE = "collapsing a key into one unit of work is the workqueue's job (Queue pane)"
+QUEUE_NOTE = "the workqueue, not the FIFO, collapses a key (Queue pane)"
 
 
 class FifoState(PaneState):
@@ -136,6 +137,10 @@ class FifoState(PaneState):
 _RECENT_STYLE = {"append": "yellow", "dedup": "magenta", "skip": "dim cyan"}
 
 
+def _plural(n: int, one: str, many: str) -> str:
+    return one if n == 1 else many
+
+
 def _recent_types(kind: str, detail: str) -> list[str]:
     """The delta types a recent row is about, for /type: (a dedup is two deletions)."""
     if kind == "dedup":
@@ -160,28 +165,32 @@ class FifoPane(KeyCursor, TextPane):
         key = self.cursor_key()
         return None if key == BATCH_KEY else key
 
-    def _head(self) -> list[tuple[Text, str | None]]:
+    def _head(self, height: int) -> list[tuple[Text, str | None]]:
         st = self.state
         real = (st.fifo or "").startswith("RealFIFO")
         head = Text(no_wrap=True)
         head.append(f"{st.fifo or 'FIFO'} ", "bold magenta")
+        # What waits now: DeltaFIFO's depth is keys, RealFIFO's entries.
+        n = st.entries
         if real:
-            head.append(f"depth {st.entries} entries ", "bold")
+            head.append(f"{n} {_plural(n, 'entry', 'entries')} · ", "bold")
         else:
-            head.append(f"depth {len(st.queued)} keys ", "bold")
-            head.append(f"({st.entries} deltas) ", "")
-        head.append(f"queued {st.queues}  ", "green")
+            k = len(st.queued)
+            head.append(f"{k} {_plural(k, 'key', 'keys')}/{n} {_plural(n, 'delta', 'deltas')} · ", "bold")
+        head.append(f"queued {st.queues} ", "green")
         if not real:
-            head.append(f"appended {st.coalesces}  ", "yellow")
-            head.append(f"dedups {st.dedups}  ", "magenta")
-        head.append(f"skips {st.skips}  ", "cyan")
+            head.append(f"appended {st.coalesces} ", "yellow")
+            head.append(f"dedups {st.dedups} ", "magenta")
+        head.append(f"skips {st.skips} ", "cyan")
         head.append(f"pops {st.pops}", "blue")
         if self.filter_text:
             head.append(f"  filter /{self.filter_text}", "reverse")
         rows: list[tuple[Text, str | None]] = [(head, None)]
         rule = FIFO_RULES.get(st.fifo or "")
         if rule:
-            rows.append((Text(f"{rule}; {QUEUE_NOTE}", "dim italic", no_wrap=True), None))
+            rows.append((Text(rule, "italic", no_wrap=True), None))
+            if height >= 12:
+                rows.append((Text(QUEUE_NOTE, "dim italic", no_wrap=True), None))
         return rows
 
     def _row_matches(self, key: str, types) -> bool:
@@ -193,7 +202,7 @@ class FifoPane(KeyCursor, TextPane):
         filtering = bool(self.key_filter)
         real = (st.fifo or "").startswith("RealFIFO")
         # (line, key): a line with a key is selectable.
-        rows = self._head()
+        rows = self._head(height)
         body = height - len(rows)
         # Queued keys get the upper part, recent events at least the rest.
         q_space = max(body - min(len(st.recent), body // 2) - 1, 1) if st.recent else body

@@ -99,10 +99,10 @@ def test_fifo_pane_shows_queued_keys_counters_and_recent(size):
 
     async def check(pilot):
         text = pane_text(app.panes["fifo"])
-        assert "DeltaFIFO depth 1 keys (2 deltas) queued 8  appended 2  dedups 1  skips 1  pops 7" in text
+        assert "DeltaFIFO 1 key/2 deltas · queued 8 appended 2 dedups 1 skips 1 pops 7" in text
         # The words say what DeltaFIFO does: deltas accumulate, nothing is collapsed.
-        assert "one slot per key: its deltas accumulate and pop together" in text
-        assert "coalesc" not in text and "collapses" not in text
+        assert "one slot per key: deltas accumulate, pop together, handler gets each" in text
+        assert "coalesc" not in text and "the workqueue, not the FIFO, collapses a key (Queue pane)" in text
         assert "default/web-3 [Updated Deleted]" in text
         assert "skip     default/ghost Deleted: unknown_delete" in text
         assert "dedup    default/web-3" in text
