@@ -113,3 +113,18 @@ def test_a_queue_restart_serves_the_new_controllers_metrics():
         # Six deployments listed: the new controller's queue is the one served.
         assert wait_for(lambda: adds() >= 6, timeout=10)
         assert r.run.controller.queue is not first.queue
+
+
+@pytest.mark.parametrize("verb", ["list", "watch"])
+def test_an_rbac_403_in_a_restart_is_one_line_and_the_old_run_goes_on(verb):
+    message = f'deployments.apps is forbidden: User "dev" cannot {verb} resource "deployments" in API group "apps"'
+    with running(RunOptions(resource="pods", demo="quiet"), ui=False) as r:
+        r.start()
+        old = r.run
+        old.demo.server.faults.fail_next(403, verb=verb, resource="deployments", message=message)
+        with pytest.raises(RunError) as e:
+            r.restart(resource="deploy")
+        assert str(e.value) == message
+        assert r.run is old and old.alive_threads() and not old.stop_event.is_set()
+        # Once allowed, the same restart goes through on the same server.
+        assert r.restart(resource="deploy").resource == "deployments.apps"
