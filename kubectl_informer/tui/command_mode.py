@@ -45,6 +45,7 @@ class CommandMode:
     # -- the command line ---------------------------------------------------
     def compose_command_line(self):
         self.command_input = Input(placeholder=PLACEHOLDER, id="command", suggester=self._suggester())
+        self.command_input.border_title = ": command (tab completes, enter runs, esc closes)"
         self.command_input.display = False
         yield self.command_input
 

@@ -126,3 +126,26 @@ def test_quit(text):
 def test_p_cycles_the_profiles_round():
     assert [next_profile(p) for p in ("1.32", "1.35", "1.36", "1.33", "1.28", "1.40")] == \
         ["1.35", "1.36", "1.32", "1.35", "1.32", "1.32"]
+
+
+def test_the_docs_example_of_adding_a_command_runs(monkeypatch):
+    from pathlib import Path
+
+    import kubectl_informer.tui.command as command
+
+    fresh = CommandRegistry()
+    monkeypatch.setattr(command, "COMMANDS", fresh)
+    text = (Path(__file__).parents[2] / "docs" / "commands.md").read_text()
+    exec(text.split("## Adding a command")[1].split("```python\n")[1].split("```")[0], {})
+
+    class App:
+        said = []
+
+        def notify(self, message):
+            self.said.append(message)
+
+    app = App()
+    command.run_command(app, ":hello you")
+    assert app.said == ["hello you"] and fresh.get("hello").help == "say hello"
+    with pytest.raises(CommandError, match="usage: :hello"):
+        command.run_command(app, ":hello a b")
