@@ -84,7 +84,7 @@ COMMANDS = CommandRegistry()
 
 # The resource switch is no registered name: any other word is a resource.
 RESOURCE_USAGE = "RESOURCE [-n NAMESPACE | -A]"
-RESOURCE_HELP = "watch another resource (pods, deploy, svc, widgets...) in the same run: restarts the pipeline"
+RESOURCE_HELP = "watch another resource (pods, deploy, cm, widgets...) in the same run: restarts the pipeline"
 
 
 def split_command(text: str) -> tuple[str, list[str]]:

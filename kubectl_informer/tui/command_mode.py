@@ -22,7 +22,7 @@ from textual.widgets import Input
 from ..trace_kinds import RUN_RESTART
 from .command import COMMANDS, CommandError, PipelineRestarted, next_profile, run_command
 
-PLACEHOLDER = ": pods · deploy -n kube-system · svc -A · profile 1.36 · fifo real · watchlist off · help · q"
+PLACEHOLDER = ": pods · deploy -n kube-system · cm -A · profile 1.36 · fifo real · watchlist off · help · q"
 
 
 def _one_line(e: BaseException) -> str:

@@ -39,7 +39,7 @@ HELP_KEYS = [
     ("q / ctrl+c", "quit"),
     ("/", "filter (Deltas, FIFO, Cache, Inspector): key regex, type:Deleted, label:app=web; enter keeps, esc clears"),
     ("!", "invert the filter (or type it first: /!kube-system)"),
-    (":", "command: pods, deploy -n kube-system, svc -A, profile 1.36, fifo real, watchlist off, help, q"),
+    (":", "command: pods, deploy -n kube-system, cm -A, profile 1.36, fifo real, watchlist off, help, q"),
     ("P", "next client-go profile (1.32 → 1.35 → 1.36): restarts the pipeline on the same traffic"),
     ("p", "pause the view; events keep buffering (bounded); p again catches up"),
     ("tab / shift+tab", "next / previous pane"),
