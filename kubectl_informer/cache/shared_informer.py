@@ -23,6 +23,7 @@ from collections import deque
 from typing import Any, Callable
 
 from ..clock import Clock, RealClock
+from ..gate import Gate
 from ..profiles import fifo_label, initial_list_label
 from ..trace import Lazy, NULL_TRACER, Tracer
 from ..trace_kinds import (
@@ -336,6 +337,8 @@ class SharedIndexInformer:
         self._synced_emitted = False
         # The last resource version a Bookmark delta told us (RealFIFO 1.36).
         self.bookmark_resource_version = ""
+        # The pop loop passes it between two pops; an experiment pauses it.
+        self.consumer_gate = Gate()
 
     # ------------------------------------------------------------ settings
     @property
@@ -467,6 +470,7 @@ class SharedIndexInformer:
         def close_on_stop() -> None:
             stop_event.wait()
             fifo.close()
+            self.consumer_gate.release()
 
         closer = threading.Thread(target=close_on_stop, name=f"{self.name}-closer", daemon=True)
         closer.start()
@@ -485,7 +489,10 @@ class SharedIndexInformer:
         fifo = self.fifo
         pop = fifo.pop
         handle = self._handle_deltas
+        gate = self.consumer_gate
         while not stop_event.is_set():
+            if gate.paused and not gate.wait(stop_event):
+                return
             try:
                 pop(handle)
             except FIFOClosedError:

@@ -25,6 +25,7 @@ from textual.widgets import Input, Static
 from ..trace import TraceBuffer
 from .cache import CachePane, CacheState
 from .deltas import DeltasPane, DeltasState
+from .experiments import ExperimentsMixin
 from .fifo import FifoPane, FifoState
 from .header import FeedStats, HeaderPane, HeaderState
 from .help import HelpScreen
@@ -144,12 +145,13 @@ class TabBar(Widget):
         return self._text
 
 
-class InformerApp(App[None]):
+class InformerApp(ExperimentsMixin, App[None]):
     """``InformerApp(buffer, info, start_pane="deltas", frame_rate=15.0)``.
 
     ``panes`` limits the panes shown (tests, snapshots); ``clock``, if given,
     gives "now" for ages and countdowns (else the trace clock's latest event
-    time, moved on by wall time since).
+    time, moved on by wall time since); ``experiments`` is the run's control
+    for the experiments menu (key x).
     """
 
     CSS_PATH = "app.tcss"
@@ -167,9 +169,11 @@ class InformerApp(App[None]):
         panes: tuple[str, ...] | list[str] | None = None,
         clock=None,
         max_events_per_frame: int = 200_000,
+        experiments=None,
     ) -> None:
         super().__init__()
         self.buffer = buffer
+        self.experiments = experiments  # the run's control for key x (None: a replay)
         self.info = info
         self.frame_rate = max(float(frame_rate), 1.0)
         self.clock = clock
