@@ -14,7 +14,7 @@ from collections import OrderedDict, deque
 from rich.text import Text
 
 from ..trace import TraceEvent
-from ..trace_kinds import FIFO_COALESCE, FIFO_DEDUP, FIFO_POP, FIFO_QUEUE, FIFO_SKIP
+from ..trace_kinds import EXPERIMENT, FIFO_COALESCE, FIFO_DEDUP, FIFO_POP, FIFO_QUEUE, FIFO_SKIP, INFORMER_START
 from .cursor import CURSOR_BINDINGS, HOME_BINDING, KeyCursor
 from .deltas import delta_style
 from .pane import PaneState
@@ -29,7 +29,7 @@ MAX_PENDING_SHOWN = 32
 class FifoState(PaneState):
     """Keys queued now, with their pending delta types; counters; recent events."""
 
-    KINDS = frozenset((FIFO_QUEUE, FIFO_COALESCE, FIFO_DEDUP, FIFO_SKIP, FIFO_POP))
+    KINDS = frozenset((FIFO_QUEUE, FIFO_COALESCE, FIFO_DEDUP, FIFO_SKIP, FIFO_POP, EXPERIMENT, INFORMER_START))
 
     def __init__(self, max_keys: int = 100_000, recent: int = 200) -> None:
         super().__init__()
@@ -41,12 +41,21 @@ class FifoState(PaneState):
         # (time, kind, key, detail) of coalesces, dedups and skips, newest last.
         self.recent: deque[tuple[float, str, str, str]] = deque(maxlen=recent)
         self.t0: float | None = None
+        # The pause-fifo experiment: while paused the pane says how the
+        # backlog is held (slots, keys, deltas), which is what differs
+        # between DeltaFIFO and RealFIFO.
+        self.fifo_label = ""
+        self.consumer_paused = False
+        self.deltas_waiting = 0
 
     def feed(self, ev: TraceEvent) -> None:
         if self.t0 is None:
             self.t0 = ev.time
         kind = ev.kind
         if kind not in self.KINDS:
+            return
+        if kind == EXPERIMENT or kind == INFORMER_START:
+            self._feed_run(ev)
             return
         key = ev.key if ev.key is not None else BATCH_KEY
         f = ev.fields
@@ -60,6 +69,7 @@ class FifoState(PaneState):
             pend.append(typ)
             if len(pend) > MAX_PENDING_SHOWN:
                 del pend[0]
+            self.deltas_waiting += 1
             if kind == FIFO_QUEUE:
                 self.queues += 1
             else:
@@ -70,6 +80,7 @@ class FifoState(PaneState):
         elif kind == FIFO_POP:
             self.pops += 1
             types = f.get("types") or []
+            self.deltas_waiting = max(self.deltas_waiting - max(len(types), 1), 0)
             pend = self.queued.get(key)
             if pend is not None:
                 # DeltaFIFO pops all of a key's deltas; RealFIFO one entry.
@@ -87,6 +98,29 @@ class FifoState(PaneState):
             self.skips += 1
             self.recent.append((ev.time, "skip", key, f"{f.get('type', '?')}: {f.get('reason', '?')}"))
         self.version += 1
+
+    def _feed_run(self, ev: TraceEvent) -> None:
+        f = ev.fields
+        if ev.kind == INFORMER_START:
+            self.fifo_label = str(f.get("fifo") or "")
+            self.consumer_paused = False
+        elif f.get("name") in ("pause-fifo", "resume-fifo"):
+            self.consumer_paused = f["name"] == "pause-fifo"
+        else:
+            return
+        self.version += 1
+
+    def backlog_line(self) -> Text:
+        """While the consumer is paused: how the FIFO holds what waits."""
+        keys = len(self.queued)
+        t = Text(no_wrap=True)
+        t.append("⏸ consumer paused", "bold reverse yellow")
+        t.append(f" {self.depth} slots · {keys} keys · {self.deltas_waiting} deltas ", "bold")
+        if self.fifo_label.startswith("RealFIFO"):
+            t.append("RealFIFO: a slot per delta, popped in order", "yellow")
+        else:
+            t.append("DeltaFIFO: one slot per key; its deltas pop together, the handler gets each", "yellow")
+        return t
 
     def feed_all(self, events) -> None:
         kinds = self.KINDS
@@ -132,7 +166,9 @@ class FifoPane(KeyCursor, TextPane):
             head.append(f"  filter /{f}", "reverse")
         # (line, key): a line with a key is selectable.
         rows: list[tuple[Text, str | None]] = [(head, None)]
-        body = height - 1
+        if st.consumer_paused:
+            rows.append((st.backlog_line(), None))
+        body = height - len(rows)
         # Queued keys get the upper part, recent events at least the rest.
         q_space = max(body - min(len(st.recent), body // 2) - 1, 1) if st.recent else body
         queued = [(k, p) for k, p in st.queued.items() if not f or f in k] if f else None
