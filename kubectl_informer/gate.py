@@ -1,8 +1,8 @@
 """A gate a loop passes between two items: open unless someone paused it.
 
-The experiments (key ``x`` in the UI) pause the informer's pop loop and the
-controller's workers through one of these. A loop asks ``passable`` (one
-attribute read, so an unused gate costs nothing) and only then waits.
+The pause-workers experiment (key ``x`` in the UI) pauses the controller's
+workers through one. ``wait`` reads one attribute when the gate is open, so
+an unused gate costs nothing.
 ``release`` opens it for good: a stopping run must never leave a thread
 parked behind a pause.
 """

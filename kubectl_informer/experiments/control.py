@@ -6,7 +6,7 @@ pipeline rebuilt on the same run is followed), emits an ``experiment``
 trace event saying what the user did *before* acting (cause before effect in
 the panes and recordings), then acts through the small hooks in the engine:
 ``Reflector.close_watch``/``forget_resource_version``, the informer's
-``consumer_gate``, the controller's ``workers_gate``/``fail_next``, and the
+``pause_consumer``, the controller's ``workers_gate``/``fail_next``, and the
 simulated server's ``Faults``. Client-side experiments send nothing to the
 API server themselves; the ones on the simulated cluster are the server
 acting on itself.
@@ -59,7 +59,7 @@ class Experiments:
 
     def fifo_paused(self) -> bool:
         inf = self._run.informer
-        return inf is not None and inf.consumer_gate.paused
+        return inf is not None and inf.consumer_paused
 
     def workers_paused(self) -> bool:
         c = self._run.controller
@@ -121,13 +121,13 @@ class Experiments:
     def _pause_fifo(self) -> str:
         inf = self._run.informer
         self._emit("pause-fifo", f"pause the {inf.fifo_label} consumer: deltas wait in the FIFO")
-        inf.consumer_gate.pause()
+        inf.pause_consumer(True)
         return f"paused the {inf.fifo_label} consumer: the backlog builds (x f resumes)"
 
     def _resume_fifo(self) -> str:
         inf = self._run.informer
         self._emit("resume-fifo", f"resume the {inf.fifo_label} consumer: the backlog drains")
-        inf.consumer_gate.resume()
+        inf.pause_consumer(False)
         return "resumed the FIFO consumer: the backlog drains"
 
     def _controller(self):
