@@ -24,7 +24,6 @@ from typing import Any
 
 from .cache.keys import deletion_handling_meta_namespace_key_func
 from .clock import Clock, RealClock
-from .gate import Gate
 from .trace import NULL_TRACER, Tracer
 from .trace_kinds import EXPERIMENT_FAILED, WORKER_DONE, WORKER_START
 from .workqueue.rate_limiters import RateLimiter
@@ -103,9 +102,7 @@ class SimulatedController:
         self.processed = 0
         self.failures = 0
         self.overlaps = 0  # a key seen at two workers at once: must stay 0
-        # Experiments: workers pass the gate before each get; the next
-        # ``_fail_next`` items fail whatever the fail rate says.
-        self.workers_gate = Gate()
+        # The fail-next experiment: that many items fail whatever the fail rate says.
         self._fail_next = 0
         self._threads: list[threading.Thread] = []
         self.handler = EnqueueHandler(self.queue)
@@ -123,14 +120,21 @@ class SimulatedController:
             t.start()
         stop_event.wait()
         self.queue.shut_down()
-        self.workers_gate.release()
         for t in self._threads:
             t.join()
 
     def _worker(self, n: int, stop_event: threading.Event) -> None:
-        gate = self.workers_gate
-        while gate.wait(stop_event) and self.process_next_work_item(n, stop_event):
+        while self.process_next_work_item(n, stop_event):
             pass
+
+    def pause_workers(self, paused: bool = True) -> None:
+        """Hold the queue's gets (an experiment): each worker finishes what it
+        holds, then waits; items keep queueing until ``pause_workers(False)``."""
+        self.queue.hold(paused)
+
+    @property
+    def workers_paused(self) -> bool:
+        return self.queue.is_held()
 
     def fail_next(self, count: int) -> None:
         """The next ``count`` items a worker finishes fail (0: none)."""

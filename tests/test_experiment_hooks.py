@@ -1,7 +1,6 @@
 """The engine's hooks for the experiments (key x), on a FakeClock: the
-reflector's close_watch / forget_resource_version, the informer's paused
-consumer (a held FIFO), the controller's workers gate and fail_next, and the
-Gate itself."""
+reflector's close_watch / forget_resource_version, a held FIFO (the paused
+consumer), a held workqueue (paused workers) and the controller's fail_next."""
 
 from __future__ import annotations
 
@@ -16,37 +15,13 @@ from kubectl_informer.cache.reflector import Reflector
 from kubectl_informer.cache.shared_informer import SharedIndexInformer
 from kubectl_informer.cache.testing.fake_controller_source import make_object
 from kubectl_informer.clock.testing import wait_for
-from kubectl_informer.gate import Gate
 from kubectl_informer.sample_controller import SimulatedController
-from kubectl_informer.workqueue import ItemExponentialFailureRateLimiter
+from kubectl_informer.workqueue import ItemExponentialFailureRateLimiter, RateLimitingQueue
 
 from .cache.helpers import empty_known, mk
 from .cache.test_reflector import RecordingStore, calls, runners, seeded  # noqa: F401 - fixture
 from .cache.test_shared_informer import Recorder, source, start  # noqa: F401 - fixture
 from .test_sample_controller import FakeInformer, Running, pod
-
-
-# --- Gate ---------------------------------------------------------------------
-
-def test_gate_blocks_while_paused_and_release_frees_a_stopping_waiter():
-    gate = Gate()
-    assert gate.wait() and gate.pause() and not gate.pause()
-    passed = threading.Event()
-    t = threading.Thread(target=lambda: gate.wait() and passed.set(), daemon=True)
-    t.start()
-    assert not passed.wait(0.05)
-    assert gate.resume() and not gate.resume()
-    assert wait_for(passed.is_set)
-    stop = threading.Event()
-    gate.pause()
-    got = []
-    t2 = threading.Thread(target=lambda: got.append(gate.wait(stop)), daemon=True)
-    t2.start()
-    stop.set()
-    gate.release()
-    t2.join(2)
-    assert got == [False]
-    assert not gate.pause() and not gate.paused  # released for good
 
 
 # --- Reflector ------------------------------------------------------------------
@@ -159,22 +134,39 @@ def test_a_paused_consumer_does_not_hold_up_stop(clock, start):
 
 # --- SimulatedController ------------------------------------------------------------
 
+def test_a_held_queue_collapses_adds_and_hands_out_nothing_until_let_go():
+    q = RateLimitingQueue()
+    q.hold(True)
+    for item in ("a", "b", "a"):
+        q.add(item)
+    assert q.queued() == ["a", "b"]
+    with pytest.raises(TimeoutError):
+        q.get(timeout=0.05)
+    q.hold(False)
+    assert q.get(timeout=1) == ("a", False)
+    q.hold(True)
+    q.shut_down()  # shutting down ends the hold: what is queued is still handed out
+    assert q.get(timeout=1) == ("b", False)
+
+
 def test_paused_workers_take_nothing_until_resumed(clock, tracer):
     informer = FakeInformer()
     ctrl = SimulatedController(informer, workers=2, work_time=0.0, clock=clock, tracer=tracer)
-    ctrl.workers_gate.pause()
     with Running(ctrl):
+        assert wait_for(lambda: ctrl.queue._getters == 2)  # both workers blocked in get
+        ctrl.pause_workers()
+        assert ctrl.workers_paused
         for n in "abcd":
             informer.add(pod(n))
         assert wait_for(lambda: len(ctrl.queue) == 4)
         assert ctrl.stats()["processed"] == 0 and ctrl.queue.processing() == set()
-        ctrl.workers_gate.resume()
+        ctrl.pause_workers(False)
         assert wait_for(lambda: ctrl.stats()["processed"] == 4)
 
 
 def test_paused_workers_do_not_hold_up_stop(clock):
     ctrl = SimulatedController(FakeInformer(), workers=2, clock=clock)
-    ctrl.workers_gate.pause()
+    ctrl.pause_workers()
     with Running(ctrl):
         pass  # __exit__ asserts run() returned
 

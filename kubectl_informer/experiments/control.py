@@ -6,7 +6,7 @@ pipeline rebuilt on the same run is followed), emits an ``experiment``
 trace event saying what the user did *before* acting (cause before effect in
 the panes and recordings), then acts through the small hooks in the engine:
 ``Reflector.close_watch``/``forget_resource_version``, the informer's
-``pause_consumer``, the controller's ``workers_gate``/``fail_next``, and the
+``pause_consumer``, the controller's ``pause_workers``/``fail_next``, and the
 simulated server's ``Faults``. Client-side experiments send nothing to the
 API server themselves; the ones on the simulated cluster are the server
 acting on itself.
@@ -63,7 +63,7 @@ class Experiments:
 
     def workers_paused(self) -> bool:
         c = self._run.controller
-        return c is not None and c.workers_gate.paused
+        return c is not None and c.workers_paused
 
     def failures_to_come(self) -> int:
         c = self._run.controller
@@ -139,13 +139,13 @@ class Experiments:
     def _pause_workers(self) -> str:
         c = self._controller()
         self._emit("pause-workers", "pause the workers: items wait in the workqueue")
-        c.workers_gate.pause()
+        c.pause_workers(True)
         return "paused the workers (each finishes what it holds): the queue builds up (x p resumes)"
 
     def _resume_workers(self) -> str:
         c = self._controller()
         self._emit("resume-workers", "resume the workers: the queue drains")
-        c.workers_gate.resume()
+        c.pause_workers(False)
         return "resumed the workers"
 
     def _fail_next(self, value: str, key: str | None) -> str:

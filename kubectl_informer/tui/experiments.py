@@ -21,7 +21,7 @@ from textual.widgets import Input, Static
 from ..experiments import BY_NAME, CATALOG, Experiment, ExperimentError
 from ..experiments.catalog import COUNT, NEEDS_QUEUE, NEEDS_SIM
 
-_SHORT_WHY = {NEEDS_QUEUE: "queue mode only", NEEDS_SIM: "--demo only: needs the simulated cluster"}
+_SHORT_WHY = {NEEDS_QUEUE: "queue mode only", NEEDS_SIM: "--demo only"}
 _PROMPTS = {
     COUNT: "how many work items fail? (1-1000) · enter runs · esc back",
     "duration": "resync period of the new handler (Go duration: 3s, 1m, 0) · enter runs · esc back",
@@ -53,7 +53,8 @@ class ExperimentsScreen(ModalScreen[None]):
             body.border_title = "experiments · on this run"
             self.listing = Static(self.render_list(), id="experiments-list")
             yield self.listing
-            self.prompt = Input(id="experiments-prompt")
+            # Disabled (so never focused) until it asks: the keys go to the menu.
+            self.prompt = Input(id="experiments-prompt", disabled=True)
             yield self.prompt
 
     def on_mount(self) -> None:
@@ -76,6 +77,9 @@ class ExperimentsScreen(ModalScreen[None]):
             elif e.name == "fail-next" and (left := self.experiments.failures_to_come()):
                 t.append(f"  ({left} to fail)", "bold yellow")
             t.append("\n")
+        if any(self.experiments.unavailable(e.name) for e in CATALOG if e.needs == NEEDS_SIM):
+            t.append(" --demo only: the simulated server faults itself; never a real cluster\n",
+                     "dim")
         key = self.selected_key or "none (select one in a pane)"
         t.append(f" selected key: {key}\n", "dim")
         t.append(" a key runs one · esc closes · docs/experiments.md tells what to look at", "dim")
@@ -93,6 +97,7 @@ class ExperimentsScreen(ModalScreen[None]):
             self.asking = exp
             self.prompt.placeholder = _PROMPTS[exp.prompt]
             self.prompt.value = exp.default
+            self.prompt.disabled = False
             self.prompt.display = True
             self.prompt.focus()
             return
@@ -112,7 +117,7 @@ class ExperimentsScreen(ModalScreen[None]):
         if self.asking is not None:
             self.asking = None
             self.prompt.display = False
-            self.set_focus(None)
+            self.prompt.disabled = True
             return
         self.dismiss(None)
 
