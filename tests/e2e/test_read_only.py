@@ -134,6 +134,53 @@ def drive_the_ui(kc: str, tmp: Path, env: dict) -> list[str]:
     return screens
 
 
+# Every client-side experiment (x then its key; n and h take their default at
+# enter), toggles twice; then the --demo-only ones, which must refuse here.
+EXPERIMENT_KEYS = ["x", "w", "x", "f", "x", "f", "x", "p", "x", "p", "x", "n", "Enter", "x", "h", "Enter",
+                   "x", "r"]
+SIM_ONLY_KEYS = ["x", "g", "c", "d", "b", "Escape"]
+
+
+def _relisted_at_empty_rv(log) -> bool:
+    """A LIST asking resourceVersion "" (the forget-rv experiment's relist)."""
+    return any(m == "GET" and "watch=" not in p and ("resourceVersion=&" in p or p.endswith("resourceVersion="))
+               for m, p, _s in list(log))
+
+
+def drive_the_experiments(sim, tmp: Path, env: dict) -> list[str]:
+    """The live UI in queue mode with every experiment's key; the screens seen.
+    Waits (bounded) for the forget-rv relist to reach the server."""
+    sock = str(tmp / "tmux-x.sock")
+    env = {k: v for k, v in env.items() if k != "TMUX"}
+
+    def tmux(*args):
+        return subprocess.run(["tmux", "-S", sock, *args], capture_output=True, text=True, timeout=20,
+                              env=env).stdout
+
+    cmd = " ".join(command("queue", "pods", "-n", "default", "--work-time", "0s", "--kubeconfig", sim.kubeconfig))
+    tmux("new-session", "-d", "-s", "x", "-x", "80", "-y", "24", f"{cmd}; sleep 30")
+    screens = []
+    try:
+        deadline = time.monotonic() + 30
+        while "synced" not in (first := tmux("capture-pane", "-p", "-t", "x")):
+            assert time.monotonic() < deadline, "the UI never synced"
+            time.sleep(0.2)
+        time.sleep(1.2)  # an open watch older than a second: closing it is not a "very short watch"
+        for key in EXPERIMENT_KEYS + SIM_ONLY_KEYS:
+            tmux("send-keys", "-t", "x", key)
+            time.sleep(0.15)
+            screens.append(tmux("capture-pane", "-p", "-t", "x"))
+        deadline = time.monotonic() + 15
+        while not _relisted_at_empty_rv(sim.request_log) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        screens.append(tmux("capture-pane", "-p", "-t", "x"))
+        tmux("send-keys", "-t", "x", "q")
+        time.sleep(0.5)
+    finally:
+        subprocess.run(["tmux", "-S", sock, "kill-server"], capture_output=True, env=env)
+    return screens
+
+
 @pytest.fixture(scope="module")
 def runs(sim, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("ro-runs")
@@ -145,8 +192,11 @@ def runs(sim, tmp_path_factory):
     replays = run_all([["replay", str(f), "-o", ("json", "text")[i % 2]] for i, f in enumerate(sorted(rec.iterdir()))],
                       env)
     screens = drive_the_ui(sim.kubeconfig, tmp, env) if shutil.which("tmux") else None
+    before_experiments = len(sim.request_log)
+    experiments = drive_the_experiments(sim, tmp, env) if shutil.which("tmux") else None
     return {"results": results, "replays": replays, "recordings": [f.read_text() for f in rec.iterdir()],
-            "screens": screens, "log": list(sim.request_log)}
+            "screens": screens, "log": list(sim.request_log), "experiment_screens": experiments,
+            "experiment_log": list(sim.request_log)[before_experiments:]}
 
 
 def _is_read(method: str, target: str) -> bool:
@@ -196,6 +246,19 @@ def test_the_ui_with_every_key_showed_the_secrets_redacted(runs):
     screens = runs["screens"]
     assert any("default/applied" in s for s in screens)
     assert any("Inspector" in s for s in screens) and any("Help" in s or "help" in s for s in screens)
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)")
+def test_client_side_experiments_send_only_gets_and_sim_ones_refuse(runs):
+    log, screens = runs["experiment_log"], runs["experiment_screens"]
+    assert [(m, p) for m, p, _s in log if not _is_read(m, p)] == []
+    # They did reach the server: the closed and the forgotten watches were
+    # opened again, and forget-rv's relist asked for resourceVersion "".
+    assert sum("watch=" in p for _m, p, _s in log) >= 2
+    assert _relisted_at_empty_rv(log)
+    assert any("experiment: close-watch" in s for s in screens)
+    assert any("asked 3s, got" in s for s in screens)
+    assert any("not available here" in s for s in screens)  # the --demo-only ones, on a "real" cluster
 
 
 def test_show_secret_data_shows_them(sim):

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 
 import pytest
 
+from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.runner import Run, RunOptions
 from kubectl_informer.sim.demo import seed
 from kubectl_informer.sim.server import SimServer
@@ -74,7 +75,12 @@ def drive(lv: Live, check, size=SIZE):
             await until(pilot, lambda: lv.events("informer.synced") and lv.events("watch.start"))
             return await check(pilot, app)
 
-    return asyncio.run(main())
+    result = asyncio.run(main())
+    server = lv.run.demo.server if lv.run.demo is not None else None
+    if server is not None:
+        # The simulated server's faults act on itself: the plugin still only GETs.
+        assert {m for m, _p, _s in server.request_log} == {"GET"}
+    return result
 
 
 async def until(pilot, pred, timeout: float = 15.0):
@@ -344,3 +350,27 @@ def test_a_replay_has_no_experiments():
             assert any("not in a replay" in str(n.message) for n in app._notifications)
 
     asyncio.run(main())
+
+
+def test_the_control_refuses_in_one_line_what_it_cannot_do():
+    from kubectl_informer.experiments import ExperimentError, parse_count, parse_resync
+
+    idle = Run(RunOptions(resource="pods", demo="quiet"))
+    with pytest.raises(ExperimentError, match="not running yet"):
+        idle.experiments.run("close-watch")
+    with pytest.raises(ExperimentError, match="unknown experiment"):
+        idle.experiments.run("reboot-the-cluster")
+    with pytest.raises(ExperimentError, match="queue mode only"):
+        idle.experiments.run("pause-workers")
+    with live() as lv:
+        assert wait_for(lv.run.informer.has_started)
+        with pytest.raises(ExperimentError, match="select a key first"):
+            lv.run.experiments.run("burst")
+        assert "not on the simulated server" in lv.run.experiments.run("burst", key="default/gone")
+    assert parse_count(" 7 ") == 7 and parse_resync("1m30s") == 90.0 and parse_resync("0") == 0.0
+    for bad in ("0", "1001", "three", ""):
+        with pytest.raises(ExperimentError):
+            parse_count(bad)
+    for bad in ("3x", "-1s", ""):
+        with pytest.raises(ExperimentError, match="resync period"):
+            parse_resync(bad)
