@@ -28,9 +28,6 @@ class FIFOBase:
     # Called (outside the lock) after a ``replace`` that leaves the FIFO synced
     # at once (an empty first list): no pop follows to notice the transition.
     on_synced: Callable[[], None] | None = None
-    # A held FIFO's pop waits even with entries queued (the pause-fifo
-    # experiment): the backlog stays in the FIFO, where it can be seen.
-    _held = False
 
     def __init__(self, key_func: Callable[[Any], str], known_objects: Any,
                  transformer: Callable[[Any], Any] | None, tracer: Tracer | None, clock: Clock | None) -> None:
@@ -49,6 +46,9 @@ class FIFOBase:
         self._closed = False
         # Consumers blocked in pop: notify only when someone waits.
         self._waiting = 0
+        # A held FIFO's pop waits even with entries queued (the pause-fifo
+        # experiment): the backlog stays in the FIFO, where it can be seen.
+        self._held = False
 
     def _wait_for_entry_locked(self, pending: Sized, timeout: float | None) -> None:
         """Block (lock held) until ``pending`` is non-empty and the FIFO not
