@@ -11,6 +11,7 @@ the bearer token must appear in no output, pane, recording or replay unless
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -100,37 +101,46 @@ def run_all(cmds: list[list[str]], env: dict) -> list[tuple[list[str], int, str,
     return out
 
 
-def drive_the_ui(kc: str, tmp: Path, env: dict) -> list[str]:
-    """The live UI on Secrets with every key pressed; the screens seen."""
-    sock = str(tmp / "tmux.sock")
+@contextlib.contextmanager
+def tmux_session(sock: str, env: dict, cmd: list[str], size: tuple[int, int], shows: str):
+    """``cmd`` in a detached tmux session of ``size``, once its screen shows
+    ``shows``; yields (send a key and capture the screen, capture); quits with q."""
     env = {k: v for k, v in env.items() if k != "TMUX"}
 
     def tmux(*args):
         return subprocess.run(["tmux", "-S", sock, *args], capture_output=True, text=True, timeout=20,
                               env=env).stdout
 
-    cmd = " ".join(command("watch", "secrets", "-A", "--kubeconfig", kc))
-    tmux("new-session", "-d", "-s", "ro", "-x", "160", "-y", "50", f"{cmd}; sleep 30")
-    screens = []
+    def capture() -> str:
+        return tmux("capture-pane", "-p", "-t", "s")
+
+    def press(key: str, pause: float = 0.1) -> str:
+        tmux("send-keys", "-t", "s", key)
+        time.sleep(pause)
+        return capture()
+
+    tmux("new-session", "-d", "-s", "s", "-x", str(size[0]), "-y", str(size[1]), f"{' '.join(cmd)}; sleep 30")
+    try:
+        deadline = time.monotonic() + 30
+        while shows not in capture():
+            assert time.monotonic() < deadline, f"the UI never showed {shows!r}"
+            time.sleep(0.2)
+        yield press, capture
+        press("q", 0.5)
+    finally:
+        subprocess.run(["tmux", "-S", sock, "kill-server"], capture_output=True, env=env)
+
+
+def drive_the_ui(kc: str, tmp: Path, env: dict) -> list[str]:
+    """The live UI on Secrets with every key pressed; the screens seen."""
     keys = (["?", "Escape", "/", "a", "p", "p", "l", "i", "e", "d", "Enter", "Escape", "p", "p", "Tab", "BTab",
              "z", "z", "j", "k", "Home", "End", "Enter", "BSpace", "Escape"]
             + list(PANE_LETTERS.values()) + [str(i) for i in range(1, 10)] + ["c", "Enter", "i"])
-    try:
-        deadline = time.monotonic() + 30
-        while "default/applied" not in (first := tmux("capture-pane", "-p", "-t", "ro")):
-            assert time.monotonic() < deadline, "the UI never showed the secrets"
-            time.sleep(0.2)
-        screens.append(first)
-        for key in keys:
-            tmux("send-keys", "-t", "ro", key)
-            time.sleep(0.1)
-            screens.append(tmux("capture-pane", "-p", "-t", "ro"))
+    cmd = command("watch", "secrets", "-A", "--kubeconfig", kc)
+    with tmux_session(str(tmp / "tmux.sock"), env, cmd, (160, 50), "default/applied") as (press, capture):
+        screens = [capture()] + [press(key) for key in keys]
         time.sleep(0.5)
-        screens.append(tmux("capture-pane", "-p", "-t", "ro"))
-        tmux("send-keys", "-t", "ro", "q")
-        time.sleep(0.5)
-    finally:
-        subprocess.run(["tmux", "-S", sock, "kill-server"], capture_output=True, env=env)
+        screens.append(capture())
     return screens
 
 
@@ -150,34 +160,14 @@ def _relisted_at_empty_rv(log) -> bool:
 def drive_the_experiments(sim, tmp: Path, env: dict) -> list[str]:
     """The live UI in queue mode with every experiment's key; the screens seen.
     Waits (bounded) for the forget-rv relist to reach the server."""
-    sock = str(tmp / "tmux-x.sock")
-    env = {k: v for k, v in env.items() if k != "TMUX"}
-
-    def tmux(*args):
-        return subprocess.run(["tmux", "-S", sock, *args], capture_output=True, text=True, timeout=20,
-                              env=env).stdout
-
-    cmd = " ".join(command("queue", "pods", "-n", "default", "--work-time", "0s", "--kubeconfig", sim.kubeconfig))
-    tmux("new-session", "-d", "-s", "x", "-x", "80", "-y", "24", f"{cmd}; sleep 30")
-    screens = []
-    try:
-        deadline = time.monotonic() + 30
-        while "synced" not in (first := tmux("capture-pane", "-p", "-t", "x")):
-            assert time.monotonic() < deadline, "the UI never synced"
-            time.sleep(0.2)
+    cmd = command("queue", "pods", "-n", "default", "--work-time", "0s", "--kubeconfig", sim.kubeconfig)
+    with tmux_session(str(tmp / "tmux-x.sock"), env, cmd, (80, 24), "synced") as (press, capture):
         time.sleep(1.2)  # an open watch older than a second: closing it is not a "very short watch"
-        for key in EXPERIMENT_KEYS + SIM_ONLY_KEYS:
-            tmux("send-keys", "-t", "x", key)
-            time.sleep(0.15)
-            screens.append(tmux("capture-pane", "-p", "-t", "x"))
+        screens = [press(key, 0.15) for key in EXPERIMENT_KEYS + SIM_ONLY_KEYS]
         deadline = time.monotonic() + 15
         while not _relisted_at_empty_rv(sim.request_log) and time.monotonic() < deadline:
             time.sleep(0.1)
-        screens.append(tmux("capture-pane", "-p", "-t", "x"))
-        tmux("send-keys", "-t", "x", "q")
-        time.sleep(0.5)
-    finally:
-        subprocess.run(["tmux", "-S", sock, "kill-server"], capture_output=True, env=env)
+        screens.append(capture())
     return screens
 
 
