@@ -167,7 +167,8 @@ class Experiments:
         reg = inf.add_event_handler(_Observer(), resync_period=period, name=name)
         got = format_duration(reg.resync_period)
         check = format_duration(inf.resync_check_period)
-        return f"added {name}: asked {format_duration(period)}, got {got} (check period {check})"
+        why = "; the informer has no resync (start it with --resync)" if period and not reg.resync_period else ""
+        return f"added {name}: asked {format_duration(period)}, got {got} (check period {check}){why}"
 
     def _faults(self):
         return self._run.demo.server.faults
