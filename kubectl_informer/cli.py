@@ -452,7 +452,8 @@ def execute(opts: RunOptions, output: str, run_for: float | None = None, max_eve
                  prepare_limit=run_for) as r:
         if ui:
             from .tui.app import InformerApp
-            r.serve_ui(InformerApp(r.buffer, r.info, start_pane=start_pane, pipeline=r))
+            r.serve_ui(InformerApp(r.buffer, r.info, start_pane=start_pane, experiments=r.run.experiments,
+                                   pipeline=r))
         else:
             renderer = make_renderer(output, sys.stdout, workers=opts.mode == "queue")
             if output == "text":

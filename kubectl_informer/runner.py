@@ -166,6 +166,8 @@ class Run:
         self.info: RunInfo | None = None
         self.errors: list[tuple[str, BaseException]] = []  # (thread, exception) of crashed engine threads
         self.on_failure: Callable[[], None] | None = None  # e.g. close the UI
+        from .experiments import Experiments
+        self.experiments = Experiments(self)  # the UI's key x acts on this run through it
         self._stopped = False
 
     # Everything that can fail on user input, before any thread starts.

@@ -25,7 +25,7 @@ from typing import Any
 from .cache.keys import deletion_handling_meta_namespace_key_func
 from .clock import Clock, RealClock
 from .trace import NULL_TRACER, Tracer
-from .trace_kinds import WORKER_DONE, WORKER_START
+from .trace_kinds import EXPERIMENT_FAILED, WORKER_DONE, WORKER_START
 from .workqueue.rate_limiters import RateLimiter
 from .workqueue.rate_limiting import RateLimitingQueue
 
@@ -102,6 +102,8 @@ class SimulatedController:
         self.processed = 0
         self.failures = 0
         self.overlaps = 0  # a key seen at two workers at once: must stay 0
+        # The fail-next experiment: that many items fail whatever the fail rate says.
+        self._fail_next = 0
         self._threads: list[threading.Thread] = []
         self.handler = EnqueueHandler(self.queue)
         self.registration = informer.add_event_handler(self.handler, name=name)
@@ -124,6 +126,26 @@ class SimulatedController:
     def _worker(self, n: int, stop_event: threading.Event) -> None:
         while self.process_next_work_item(n, stop_event):
             pass
+
+    def pause_workers(self, paused: bool = True) -> None:
+        """Hold the queue's gets (an experiment): each worker finishes what it
+        holds, then waits; items keep queueing until ``pause_workers(False)``."""
+        self.queue.hold(paused)
+
+    @property
+    def workers_paused(self) -> bool:
+        return self.queue.is_held()
+
+    def fail_next(self, count: int) -> None:
+        """The next ``count`` items a worker finishes fail (0: none)."""
+        if count < 0:
+            raise ValueError(f"count must not be negative, got {count}")
+        with self._lock:
+            self._fail_next = count
+
+    def failures_to_come(self) -> int:
+        with self._lock:
+            return self._fail_next
 
     def process_next_work_item(self, n: int, stop_event: threading.Event | None = None) -> bool:
         """One turn of a worker; False once the queue has shut down."""
@@ -148,10 +170,17 @@ class SimulatedController:
                     self.clock.sleep(self.work_time)
             with self._lock:
                 failed = self._rng.random() < self.fail_rate
+                forced = self._fail_next > 0
+                if forced:
+                    self._fail_next -= 1
+                    failed = True
+                left = self._fail_next
                 self._active.pop(key, None)
                 self.processed += 1
                 if failed:
                     self.failures += 1
+            if forced:
+                tracer.emit(EXPERIMENT_FAILED, _trace_key(key), worker=n, left=left)
             if failed:
                 self.queue.add_rate_limited(key)
             else:

@@ -123,7 +123,7 @@ REFLECTOR_BACKOFF = _kind("reflector.backoff", "the reflector waits out its back
                           F("delay", "float", "seconds it waits"),
                           F("error", "str", "the failure that caused it", optional=True))
 RELIST = _kind("relist", "the reflector lists again", "no",
-               F("reason", "str", "why", choices=("expired", "too_large", "error", "watch_closed")))
+               F("reason", "str", "why", choices=("expired", "too_large", "error", "watch_closed", "forgotten")))
 RV_ADVANCE = _kind("rv.advance", "the last synced resourceVersion moved", "no",
                    F("old", "str", "the previous RV"), F("new", "str", "the new RV"),
                    F("source", "str", "what moved it", choices=("list", "event", "bookmark")))
@@ -220,6 +220,17 @@ WORKER_START = _kind("worker.start", "a worker starts on an item", "yes", F("wor
 WORKER_DONE = _kind("worker.done", "a worker finished an item", "yes", F("worker", "int", "worker number"),
                     F("outcome", "str", "ok or error", choices=("ok", "error")),
                     F("duration", "float", "seconds it worked"))
+
+# --- experiments (key x in the UI) ----------------------------------------------------------
+EXPERIMENT_NAMES = ("close-watch", "forget-rv", "pause-fifo", "resume-fifo", "pause-workers", "resume-workers",
+                    "fail-next", "add-handler", "expired-storm", "compaction", "drop-watches", "burst")
+EXPERIMENT = _kind("experiment", "the user ran an experiment from the UI (key x)", "maybe",
+                   F("name", "str", "which experiment", choices=EXPERIMENT_NAMES),
+                   F("detail", "str", "what it did, in a line"),
+                   F("count", "int", "how many: items to fail, 410s, updates", optional=True),
+                   F("period", "float", "the resync period asked for the new handler", optional=True))
+EXPERIMENT_FAILED = _kind("experiment.failed", "a worker failed its item on purpose (fail the next N)", "yes",
+                          F("worker", "int", "worker number"), F("left", "int", "failures still to come"))
 
 # --- the run --------------------------------------------------------------------------------
 RUN_ERROR = _kind("run.error", "an engine thread died; the run ends and reports it", "no",

@@ -286,7 +286,7 @@ class DeltaFIFO(FIFOBase):
         """
         with self._lock:
             queue = self._queue
-            if not queue:
+            if not queue or self._held:
                 self._wait_for_entry_locked(queue, timeout)
             is_in_initial_list = not (self._populated and self._initial_population_count == 0)
             key = queue.popleft()

@@ -46,16 +46,19 @@ class FIFOBase:
         self._closed = False
         # Consumers blocked in pop: notify only when someone waits.
         self._waiting = 0
+        # A held FIFO's pop waits even with entries queued (the pause-fifo
+        # experiment): the backlog stays in the FIFO, where it can be seen.
+        self._held = False
 
     def _wait_for_entry_locked(self, pending: Sized, timeout: float | None) -> None:
-        """Block (lock held) until ``pending`` is non-empty. Called only when it
-        is empty, so a pop that finds work pays nothing for it.
+        """Block (lock held) until ``pending`` is non-empty and the FIFO not
+        held. Called only then, so a pop that finds work pays nothing for it.
 
         ``timeout`` is real seconds (``TimeoutError``); a closed, empty FIFO
         raises ``FIFOClosedError``.
         """
         deadline = None if timeout is None else time.monotonic() + timeout
-        while not pending:
+        while not pending or self._held:
             if self._closed:
                 raise FIFOClosedError(f"{self._NAME}: manipulating with closed queue")
             self._waiting += 1
@@ -65,10 +68,19 @@ class FIFOBase:
                 else:
                     remaining = deadline - time.monotonic()
                     if remaining <= 0 or not self._cond.wait(remaining):
-                        if not pending and not self._closed:
+                        if (not pending or self._held) and not self._closed:
                             raise TimeoutError(f"{self._NAME}.pop timed out")
             finally:
                 self._waiting -= 1
+
+    def hold(self, held: bool) -> None:
+        """Hold (or let go) every pop: entries keep queueing meanwhile."""
+        with self._lock:
+            self._held = held
+            self._cond.notify_all()
+
+    def is_held(self) -> bool:
+        return self._held
 
     def close(self) -> None:
         with self._lock:

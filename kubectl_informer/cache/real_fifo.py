@@ -227,7 +227,7 @@ class RealFIFO(FIFOBase):
         """
         with self._lock:
             items = self._items
-            if not items:
+            if not items or self._held:
                 self._wait_for_entry_locked(items, timeout)
             is_in_initial_list = not (self._populated and self._initial_population_count == 0)
             delta = items.popleft()

@@ -108,6 +108,9 @@ class Reflector:
         # Why the next ListAndWatch relists (None before the first list).
         self._relist_reason: str | None = None
         self._current_watch = None
+        # Set by forget_resource_version (an experiment): the watch loop ends
+        # the watch and relists at "" at its next turn.
+        self._forget_requested = False
         self._stop_event: threading.Event | None = None
         self._stopper: threading.Thread | None = None
         self._resync_error: BaseException | None = None
@@ -120,6 +123,31 @@ class Reflector:
     # ------------------------------------------------------------ public API
     def last_sync_resource_version(self) -> str:
         return self._last_sync_rv
+
+    def close_watch(self) -> bool:
+        """End the open watch now, as a server or proxy closing it would: the
+        watch loop re-watches from the last synced RV. False: none was open."""
+        w = self._current_watch
+        if w is None:
+            return False
+        w.stop()
+        return True
+
+    def forget_resource_version(self) -> bool:
+        """Act as client-go does once a LIST at the last RV answered 410: mark
+        the last RV unavailable, end the watch and relist at "" (a consistent
+        read). Returns whether a watch was open to end."""
+        with self._lock:
+            self._forget_requested = True
+        return self.close_watch()
+
+    def _take_forget(self) -> bool:
+        with self._lock:
+            if not self._forget_requested:
+                return False
+            self._forget_requested = False
+            self._rv_unavailable = True
+            return True
 
     def run(self, stop_event: threading.Event) -> None:
         """ListAndWatch until ``stop_event`` is set, backing off between
@@ -382,9 +410,11 @@ class Reflector:
     def _watch(self, w, it, stop_event: threading.Event) -> None:
         tracer = self.tracer
         while True:
-            if stop_event.is_set():
+            if stop_event.is_set() or (self._forget_requested and self._take_forget()):
                 if w is not None:
                     w.stop()
+                if not stop_event.is_set():
+                    self._relist_reason = "forgotten"
                 return
             start = self.clock.now()
             if w is None:
@@ -414,6 +444,10 @@ class Reflector:
                 err = e
             w.stop()
             w = it = None
+            if self._forget_requested and self._take_forget():
+                self._watch_ended(self._last_sync_rv, reason="closed")
+                self._relist_reason = "forgotten"
+                return
             if err is None:
                 # A clean close (timeout, dropped connection): watch again
                 # from where we are, no relist.

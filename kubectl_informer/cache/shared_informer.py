@@ -336,6 +336,9 @@ class SharedIndexInformer:
         self._synced_emitted = False
         # The last resource version a Bookmark delta told us (RealFIFO 1.36).
         self.bookmark_resource_version = ""
+        # The pause-fifo experiment: the FIFO holds its pops (set on the FIFO
+        # once it exists).
+        self._consumer_paused = False
 
     # ------------------------------------------------------------ settings
     @property
@@ -384,6 +387,19 @@ class SharedIndexInformer:
     @property
     def fifo_label(self) -> str:
         return fifo_label(self.fifo_kind, self.atomic_events)
+
+    def pause_consumer(self, paused: bool = True) -> None:
+        """Hold the pop loop (an experiment): the reflector keeps queueing
+        into the FIFO, nothing reaches the indexer or the handlers until
+        ``pause_consumer(False)``."""
+        with self._started_lock:
+            self._consumer_paused = paused
+            if self.fifo is not None:
+                self.fifo.hold(paused)
+
+    @property
+    def consumer_paused(self) -> bool:
+        return self._consumer_paused
 
     # ------------------------------------------------------------- handlers
     def add_event_handler(self, handler: ResourceEventHandler, resync_period: float | None = None,
@@ -450,6 +466,8 @@ class SharedIndexInformer:
                 return  # client-go: running more than once is not allowed
             self.fifo = self._new_fifo()
             self.fifo.on_synced = self._emit_synced
+            if self._consumer_paused:
+                self.fifo.hold(True)
             self.reflector = Reflector(
                 self.lw, self.fifo, resync_period=self._resync_check_period, page_size=self.page_size,
                 should_resync=self.processor.should_resync, use_watch_list=self.use_watch_list,

@@ -29,6 +29,9 @@ _REASONS = {
 }
 
 
+BURST_ANNOTATION = "sim.kubectl-informer/burst"
+
+
 def status_error(status: int, message: str | None = None) -> ApiError:
     reason, default = _REASONS.get(status, ("InternalError", f"injected HTTP {status}"))
     return ApiError(status, reason, message or default, retry_after=1 if status == 429 else None)
@@ -66,6 +69,50 @@ class Faults:
         """End every open watch now (``abrupt``: cut the connection instead of
         ending the stream). Returns how many."""
         return self._store.drop_watches(resource, abrupt=abrupt)
+
+    def expired_storm(self, resource, count: int = 3) -> int:
+        """A 410 storm: the next ``count`` watches of ``resource`` answer 410
+        Expired and the open ones are ended now, so each client relists that
+        many times in a row. Returns how many watches were ended."""
+        self.fail_next(410, count=count, verb="watch", resource=resource,
+                       message="too old resource version (injected: 410 storm)")
+        return self.drop_watches(resource)
+
+    def compact(self, resource) -> tuple[int, int]:
+        """etcd compaction at the current RV, with the watch cache of
+        ``resource`` emptied and its watches ended: a client whose last RV is
+        older than the compaction gets 410 on its re-watch and relists; one
+        that is up to date watches on. Returns (compacted RV, watches ended)."""
+        store = self._store
+        with store.lock:  # no write may slip between the cut and the compaction
+            ended = store.drop_watches(resource)
+            rv = store.compact()
+            store.expire_watch_cache(resource)
+        return rv, ended
+
+    def burst(self, resource, namespace: str | None, name: str, count: int = 20) -> int:
+        """``count`` updates to one object back to back (an annotation bumped
+        each time). Returns how many were made (fewer if it went away)."""
+        done = 0
+        for _ in range(count):
+            if not self._bump(resource, namespace, name):
+                break
+            done += 1
+        return done
+
+    def _bump(self, resource, namespace: str | None, name: str, attempts: int = 5) -> bool:
+        """One update; a conflict with the scenario's own writes is retried."""
+        for _ in range(attempts):
+            try:
+                obj = self._store.get(resource, namespace, name)
+                ann = obj["metadata"].setdefault("annotations", {})
+                ann[BURST_ANNOTATION] = str(int(ann.get(BURST_ANNOTATION, "0")) + 1)
+                self._store.update(resource, obj)
+                return True
+            except ApiError as e:
+                if e.status != 409:
+                    return False  # gone meanwhile
+        return False
 
     def fail_next(self, status: int, count: int = 1, verb: str | None = None, resource: str | None = None,
                   message: str | None = None) -> None:

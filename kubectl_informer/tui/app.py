@@ -26,6 +26,7 @@ from ..trace import TraceBuffer
 from .cache import CachePane, CacheState
 from .command_mode import CommandMode
 from .deltas import DeltasPane, DeltasState
+from .experiments import ExperimentsMixin
 from .fifo import FifoPane, FifoState
 from .header import FeedStats, HeaderPane, HeaderState
 from .help import HelpScreen
@@ -145,13 +146,15 @@ class TabBar(Widget):
         return self._text
 
 
-class InformerApp(CommandMode, App[None]):
+class InformerApp(CommandMode, ExperimentsMixin, App[None]):
     """``InformerApp(buffer, info, start_pane="deltas", frame_rate=15.0)``.
 
     ``panes`` limits the panes shown (tests, snapshots); ``clock``, if given,
     gives "now" for ages and countdowns (else the trace clock's latest event
-    time, moved on by wall time since). ``pipeline`` (``lifecycle.Running``)
-    lets `:` commands and ``P`` restart it (command_mode.py).
+    time, moved on by wall time since); ``experiments`` is the run's control
+    for the experiments menu (key x). ``pipeline`` (``lifecycle.Running``)
+    lets `:` commands and ``P`` restart it (command_mode.py); after a restart
+    ``experiments`` is the new run's.
     """
 
     CSS_PATH = "app.tcss"
@@ -169,11 +172,13 @@ class InformerApp(CommandMode, App[None]):
         panes: tuple[str, ...] | list[str] | None = None,
         clock=None,
         max_events_per_frame: int = 200_000,
+        experiments=None,
         pipeline=None,
     ) -> None:
         super().__init__()
         self.pipeline = pipeline
         self.buffer = buffer
+        self.experiments = experiments  # the run's control for key x (None: a replay)
         self.info = info
         self.frame_rate = max(float(frame_rate), 1.0)
         self.clock = clock

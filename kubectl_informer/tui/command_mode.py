@@ -9,7 +9,7 @@
   header takes the new resource and profile from it, replays included.
 - ``P`` cycles the client-go profiles; ``!`` inverts the current filter.
 - ``current_run()`` is the Run running now (None in a replay): follow it
-  after ``PipelineRestarted``.
+  after ``PipelineRestarted``; the app's ``experiments`` (key x) follows it.
 """
 
 from __future__ import annotations
@@ -115,6 +115,9 @@ class CommandMode:
             now = self.header_state.info
             self.notify(f"{what}: {error} (still watching {now.resource})", severity="error", timeout=8)
             return
+        run = self.current_run()
+        if run is not None and hasattr(run, "experiments"):
+            self.experiments = run.experiments  # key x acts on the new run (experiments.py)
         scope = "all namespaces" if info.namespace is None else f"ns {info.namespace}"
         self.notify(f"{what}: now {info.resource} in {scope}, client-go {info.profile} "
                     f"({info.fifo} · {info.initial_list})")

@@ -18,7 +18,7 @@ from collections import OrderedDict, deque
 from rich.text import Text
 
 from ..trace import TraceEvent
-from ..trace_kinds import FIFO_COALESCE, FIFO_DEDUP, FIFO_POP, FIFO_QUEUE, FIFO_SKIP, INFORMER_START
+from ..trace_kinds import EXPERIMENT, FIFO_COALESCE, FIFO_DEDUP, FIFO_POP, FIFO_QUEUE, FIFO_SKIP, INFORMER_START
 from .cursor import CURSOR_BINDINGS, HOME_BINDING, KeyCursor
 from .deltas import delta_style
 from .pane import PaneState
@@ -42,12 +42,11 @@ QUEUE_NOTE = "the workqueue, not the FIFO, collapses a key (Queue pane)"
 class FifoState(PaneState):
     """Keys queued now, with their pending delta types; counters; recent events."""
 
-    KINDS = frozenset((FIFO_QUEUE, FIFO_COALESCE, FIFO_DEDUP, FIFO_SKIP, FIFO_POP, INFORMER_START))
+    KINDS = frozenset((FIFO_QUEUE, FIFO_COALESCE, FIFO_DEDUP, FIFO_SKIP, FIFO_POP, EXPERIMENT, INFORMER_START))
 
     def __init__(self, max_keys: int = 100_000, recent: int = 200) -> None:
         super().__init__()
         self.max_keys = max_keys
-        self.fifo: str | None = None  # the FIFO's label, from informer.start
         # Insertion order is queue order: the oldest key pops first.
         self.queued: OrderedDict[str, list[str]] = OrderedDict()
         # The labels a key's last queued delta carried (for /label:), the
@@ -58,6 +57,12 @@ class FifoState(PaneState):
         # (time, kind, key, detail) of coalesces, dedups and skips, newest last.
         self.recent: deque[tuple[float, str, str, str]] = deque(maxlen=recent)
         self.t0: float | None = None
+        # The pause-fifo experiment: while paused the pane says how the
+        # backlog is held (slots, keys, deltas), which is what differs
+        # between DeltaFIFO and RealFIFO.
+        self.fifo_label = ""
+        self.consumer_paused = False
+        self.deltas_waiting = 0
 
     def feed(self, ev: TraceEvent) -> None:
         if self.t0 is None:
@@ -65,9 +70,8 @@ class FifoState(PaneState):
         kind = ev.kind
         if kind not in self.KINDS:
             return
-        if kind == INFORMER_START:
-            self.fifo = ev.fields.get("fifo")
-            self.version += 1
+        if kind == EXPERIMENT or kind == INFORMER_START:
+            self._feed_run(ev)
             return
         key = ev.key if ev.key is not None else BATCH_KEY
         f = ev.fields
@@ -83,6 +87,7 @@ class FifoState(PaneState):
             pend.append(typ)
             if len(pend) > MAX_PENDING_SHOWN:
                 del pend[0]
+            self.deltas_waiting += 1
             if kind == FIFO_QUEUE:
                 self.queues += 1
             else:
@@ -93,6 +98,7 @@ class FifoState(PaneState):
         elif kind == FIFO_POP:
             self.pops += 1
             types = f.get("types") or []
+            self.deltas_waiting = max(self.deltas_waiting - max(len(types), 1), 0)
             pend = self.queued.get(key)
             if pend is not None:
                 # DeltaFIFO pops all of a key's deltas; RealFIFO one entry.
@@ -118,11 +124,28 @@ class FifoState(PaneState):
         elif len(known) >= self.max_keys:
             known.popitem(last=False)
         known[key] = labels
+    def _feed_run(self, ev: TraceEvent) -> None:
+        f = ev.fields
+        if ev.kind == INFORMER_START:
+            self.fifo_label = str(f.get("fifo") or "")
+            self.consumer_paused = False
+        elif f.get("name") in ("pause-fifo", "resume-fifo"):
+            self.consumer_paused = f["name"] == "pause-fifo"
+        else:
+            return
+        self.version += 1
 
-    @property
-    def entries(self) -> int:
-        """Deltas queued (RealFIFO's depth; DeltaFIFO's depth counts keys)."""
-        return sum(len(p) for p in self.queued.values())
+    def backlog_line(self) -> Text:
+        """While the consumer is paused: how the FIFO holds what waits."""
+        keys = len(self.queued)
+        t = Text(no_wrap=True)
+        t.append("⏸ consumer paused", "bold reverse yellow")
+        t.append(f" {self.depth} slots · {keys} keys · {self.deltas_waiting} deltas ", "bold")
+        if self.fifo_label.startswith("RealFIFO"):
+            t.append("RealFIFO: a slot per delta, popped in order", "yellow")
+        else:
+            t.append("DeltaFIFO: one slot per key; its deltas pop together, the handler gets each", "yellow")
+        return t
 
     def feed_all(self, events) -> None:
         kinds = self.KINDS
@@ -167,11 +190,11 @@ class FifoPane(KeyCursor, TextPane):
 
     def _head(self, height: int) -> list[tuple[Text, str | None]]:
         st = self.state
-        real = (st.fifo or "").startswith("RealFIFO")
+        real = st.fifo_label.startswith("RealFIFO")
         head = Text(no_wrap=True)
-        head.append(f"{st.fifo or 'FIFO'} ", "bold magenta")
+        head.append(f"{st.fifo_label or 'FIFO'} ", "bold magenta")
         # What waits now: DeltaFIFO's depth is keys, RealFIFO's entries.
-        n = st.entries
+        n = st.deltas_waiting
         if real:
             head.append(f"{n} {_plural(n, 'entry', 'entries')} · ", "bold")
         else:
@@ -186,8 +209,10 @@ class FifoPane(KeyCursor, TextPane):
         if self.filter_text:
             head.append(f"  filter /{self.filter_text}", "reverse")
         rows: list[tuple[Text, str | None]] = [(head, None)]
-        rule = FIFO_RULES.get(st.fifo or "")
-        if rule:
+        rule = FIFO_RULES.get(st.fifo_label)
+        if st.consumer_paused:  # the pause-fifo experiment: how the backlog is held
+            rows.append((st.backlog_line(), None))
+        elif rule:
             rows.append((Text(rule, "italic", no_wrap=True), None))
             if height >= 12:
                 rows.append((Text(QUEUE_NOTE, "dim italic", no_wrap=True), None))
@@ -200,7 +225,7 @@ class FifoPane(KeyCursor, TextPane):
     def draw_lines(self, width: int, height: int) -> list[Text]:
         st = self.state
         filtering = bool(self.key_filter)
-        real = (st.fifo or "").startswith("RealFIFO")
+        real = st.fifo_label.startswith("RealFIFO")
         # (line, key): a line with a key is selectable.
         rows = self._head(height)
         body = height - len(rows)

@@ -27,6 +27,7 @@ APP_BINDINGS = [
     Binding("tab", "next_pane", "Next pane", priority=True),
     Binding("shift+tab", "prev_pane", "Prev pane", show=False, priority=True),
     Binding("z", "zoom", "Zoom", show=False),
+    Binding("x", "experiments", "Experiments", show=False),
     Binding("escape", "escape", "Back", show=False),
     Binding("q", "quit", "Quit"),
     # k9s quits on ctrl+c too; Textual's default only tells you to press ctrl+q.
@@ -49,6 +50,8 @@ HELP_KEYS = [
     ("backspace", "Inspector: back to its key list"),
     ("z", "zoom one pane on a large terminal; z again for the grid"),
     ("esc", "close filter or help, clear the filter, leave the Inspector"),
+    ("x", "experiments on this run: close the watch, forget the RV, pause the FIFO or the workers, "
+          "fail items, add a handler; on --demo 410 storm, compaction, drop watches, burst"),
 ]
 
 # Jump keys: a letter per pane, and 1-9 in tab order (resolved by the app).

@@ -25,6 +25,8 @@ from rich.text import Text
 
 from ..trace import TraceEvent
 from ..trace_kinds import (
+    EXPERIMENT,
+    EXPERIMENT_FAILED,
     QUEUE_ADD,
     QUEUE_ADD_AFTER,
     QUEUE_DONE,
@@ -46,7 +48,8 @@ LABEL_W = 14
 class QueueState(DispatchState):
     HANDLERS = {QUEUE_ADD: "_add", QUEUE_GET: "_get", QUEUE_DONE: "_done", QUEUE_ADD_AFTER: "_add_after",
                 QUEUE_RATE_LIMITED: "_rate_limited", QUEUE_FORGET: "_forget", QUEUE_SHUTDOWN: "_shutdown",
-                WORKER_START: "_worker_start", WORKER_DONE: "_worker_done"}
+                WORKER_START: "_worker_start", WORKER_DONE: "_worker_done", EXPERIMENT: "_experiment",
+                EXPERIMENT_FAILED: "_experiment_failed"}
 
     def __init__(self) -> None:
         super().__init__()
@@ -75,11 +78,15 @@ class QueueState(DispatchState):
         self.gaps = 0
         self._rate: deque[list] = deque(maxlen=RATE_WINDOW + 2)  # [second, adds]
         self.first_add: float | None = None
+        # Experiments (key x): workers paused, failures still to inject, injected.
+        self.workers_paused = False
+        self.fail_left = 0
+        self.injected = 0
 
     def handle(self, handler, ev: TraceEvent):
         k = ev.key
         if type(k) is not str:
-            if k is None and ev.kind != QUEUE_SHUTDOWN:
+            if k is None and ev.kind != QUEUE_SHUTDOWN and ev.kind != EXPERIMENT:
                 self.bad_events += 1  # every other queue event names its item
                 return False
             k = None if k is None else str(k)
@@ -163,6 +170,19 @@ class QueueState(DispatchState):
         n = f.get("requeues")
         if n:
             self.requeues[k] = int(n)
+
+    def _experiment(self, k, t: float, f: dict):
+        name = f.get("name")
+        if name in ("pause-workers", "resume-workers"):
+            self.workers_paused = name == "pause-workers"
+        elif name == "fail-next":
+            self.fail_left = int(f.get("count") or 0)
+        else:
+            return False
+
+    def _experiment_failed(self, k: str, t: float, f: dict) -> None:
+        self.injected += 1
+        self.fail_left = int(f.get("left") or 0)
 
     def _forget(self, k: str, t: float, f: dict) -> None:
         self.requeues.pop(k, None)
@@ -296,6 +316,7 @@ def _header(st: QueueState, now: float, width: int) -> Text:
         head.append(f" · workers {busy}/{len(st.workers)} busy")
     if st.shutting_down:
         head.append("  SHUTTING DOWN" + (" (drain)" if st.drain else ""), "bold red")
+    _experiment_marks(head, st)
     if st.gaps:
         head.append(f"  trace gaps {st.gaps}", "dim red")
     if head.cell_len > width:
@@ -308,7 +329,18 @@ def _header(st: QueueState, now: float, width: int) -> Text:
             head.append(f" · busy {busy}/{len(st.workers)}")
         if st.shutting_down:
             head.append(" · SHUT DOWN", "bold red")
+        _experiment_marks(head, st)
     return head
+
+
+def _experiment_marks(head: Text, st: QueueState) -> None:
+    """What the experiments left in effect; first to go in a narrow slot is nothing."""
+    if st.workers_paused:
+        head.append("  ⏸ WORKERS PAUSED", "bold reverse yellow")
+    if st.fail_left:
+        head.append(f"  failing next {st.fail_left}", "bold magenta")
+    elif st.injected:
+        head.append(f"  injected failures {st.injected}", "magenta")
 
 
 def _metric_lines(st: QueueState, now: float, width: int, height: int) -> list[Text]:

@@ -18,6 +18,7 @@ from rich.text import Text
 
 from ..trace import TraceEvent
 from ..trace_kinds import (
+    EXPERIMENT,
     LIST_DONE,
     LIST_START,
     RELIST,
@@ -45,13 +46,16 @@ MARKS = {
     "list": ("L", "bold cyan", 3, "list"),
     "watch": ("W", "bold green", 2, "watch"),
     "bookmark": ("B", "blue", 1, "bookmark"),
+    "experiment": ("X", "bold magenta", 6, "experiment"),
 }
+# Experiments (key x) that act on the list and watch: marked on the chart.
+RV_EXPERIMENTS = frozenset(("close-watch", "forget-rv", "expired-storm", "compaction", "drop-watches"))
 
 
 class RVState(DispatchState):
     HANDLERS = {LIST_START: "_list_start", LIST_DONE: "_list_done", WATCH_START: "_watch_start",
                 WATCH_EVENT: "_watch_event", WATCH_BOOKMARK: "_watch_bookmark", WATCH_END: "_watch_end",
-                RV_ADVANCE: "_rv_advance", RELIST: "_relist"}
+                RV_ADVANCE: "_rv_advance", RELIST: "_relist", EXPERIMENT: "_experiment"}
 
     def __init__(self) -> None:
         super().__init__()
@@ -64,6 +68,7 @@ class RVState(DispatchState):
         self.watch_open = False
         self.watch_end_reason: str | None = None
         self.listing = False
+        self.list_asked: str | None = None  # the RV the current list asked for
         self.counts = {"list": 0, "watch": 0, "bookmark": 0, "relist": 0, "gone": 0}
         self.relist_reasons: dict[str, int] = {}
         # A 410 on the watch is followed by a relist with reason expired:
@@ -83,11 +88,13 @@ class RVState(DispatchState):
             self.points.append((t, rv))
 
     def _mark(self, t: float, what: str, text: str) -> None:
-        self.counts[what] += 1
+        self.counts[what] = self.counts.get(what, 0) + 1
         self.marks.append((t, what, text))
 
     def _list_start(self, ev: TraceEvent) -> None:
         self.listing = True
+        asked = ev.fields.get("resource_version")
+        self.list_asked = None if asked is None else str(asked)
 
     def _list_done(self, ev: TraceEvent) -> None:
         f = ev.fields
@@ -102,6 +109,10 @@ class RVState(DispatchState):
         extra = f" items={f['items']}" if f.get("items") is not None else ""
         if f.get("duration") is not None:
             extra += f" in {fmt_secs(f['duration'])}"
+        if self.list_asked == "" and (not f.get("watch_list") or self.counts["list"]):
+            # A first WatchList stream always asks ""; otherwise "" means the
+            # last RV was given up (410, too large, forgotten): read from etcd.
+            extra += ' (asked rv "": a consistent read)'
         self._mark(ev.time, "list", f"{how} done at rv {rv}{extra}")
 
     def _watch_start(self, ev: TraceEvent) -> None:
@@ -154,6 +165,12 @@ class RVState(DispatchState):
             self._mark(ev.time, "gone", "410 Gone: resource version expired")
         self._gone_pending = False
         self._mark(ev.time, "relist", f"relist: {reason}")
+
+    def _experiment(self, ev: TraceEvent):
+        name = str(ev.fields.get("name"))
+        if name not in RV_EXPERIMENTS:
+            return False
+        self._mark(ev.time, "experiment", f"experiment {name}: {ev.fields.get('detail', '')}")
 
     # -- views ----------------------------------------------------------
     def window(self, now: float | None) -> tuple[float, float]:

@@ -54,6 +54,7 @@ class Queue:
         self._getters = 0
         self._shutting_down = False
         self._drain = False
+        self._held = False
         self._metrics = QueueMetricsRecorder(self._clock.now)
 
     @property
@@ -111,15 +112,15 @@ class Queue:
         must call ``done(item)``. ``timeout`` is real seconds; on expiry
         raises ``TimeoutError``."""
         with self._lock:
-            if not self._queue and not self._shutting_down:
+            if (not self._queue or self._held) and not self._shutting_down:
                 self._getters += 1
                 try:
                     if timeout is None:
-                        while not self._queue and not self._shutting_down:
+                        while (not self._queue or self._held) and not self._shutting_down:
                             self._cond.wait()
                     else:
                         deadline = time.monotonic() + timeout
-                        while not self._queue and not self._shutting_down:
+                        while (not self._queue or self._held) and not self._shutting_down:
                             remaining = deadline - time.monotonic()
                             if remaining <= 0:
                                 raise TimeoutError(f"workqueue get: nothing to process within {timeout}s")
@@ -157,6 +158,17 @@ class Queue:
                 self._cond.notify_all()
             if self._tracer.enabled:
                 self._tracer.emit(QUEUE_DONE, _key(item), worked=worked, requeued=requeued)
+
+    def hold(self, held: bool) -> None:
+        """Hold every ``get`` (the pause-workers experiment; not in client-go):
+        items keep queueing and collapsing, no worker gets one until let go.
+        Shutting down ends the hold."""
+        with self._lock:
+            self._held = held
+            self._cond.notify_all()
+
+    def is_held(self) -> bool:
+        return self._held
 
     def shut_down(self) -> None:
         """Ignore new items and tell workers to exit now (items already

@@ -11,6 +11,7 @@ the bearer token must appear in no output, pane, recording or replay unless
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -100,37 +101,73 @@ def run_all(cmds: list[list[str]], env: dict) -> list[tuple[list[str], int, str,
     return out
 
 
-def drive_the_ui(kc: str, tmp: Path, env: dict) -> list[str]:
-    """The live UI on Secrets with every key pressed; the screens seen."""
-    sock = str(tmp / "tmux.sock")
+@contextlib.contextmanager
+def tmux_session(sock: str, env: dict, cmd: list[str], size: tuple[int, int], shows: str):
+    """``cmd`` in a detached tmux session of ``size``, once its screen shows
+    ``shows``; yields (send a key and capture the screen, capture); quits with q."""
     env = {k: v for k, v in env.items() if k != "TMUX"}
 
     def tmux(*args):
         return subprocess.run(["tmux", "-S", sock, *args], capture_output=True, text=True, timeout=20,
                               env=env).stdout
 
-    cmd = " ".join(command("watch", "secrets", "-A", "--kubeconfig", kc))
-    tmux("new-session", "-d", "-s", "ro", "-x", "160", "-y", "50", f"{cmd}; sleep 30")
-    screens = []
+    def capture() -> str:
+        return tmux("capture-pane", "-p", "-t", "s")
+
+    def press(key: str, pause: float = 0.1) -> str:
+        tmux("send-keys", "-t", "s", key)
+        time.sleep(pause)
+        return capture()
+
+    tmux("new-session", "-d", "-s", "s", "-x", str(size[0]), "-y", str(size[1]), f"{' '.join(cmd)}; sleep 30")
+    try:
+        deadline = time.monotonic() + 30
+        while shows not in capture():
+            assert time.monotonic() < deadline, f"the UI never showed {shows!r}"
+            time.sleep(0.2)
+        yield press, capture
+        press("q", 0.5)
+    finally:
+        subprocess.run(["tmux", "-S", sock, "kill-server"], capture_output=True, env=env)
+
+
+def drive_the_ui(kc: str, tmp: Path, env: dict) -> list[str]:
+    """The live UI on Secrets with every key pressed; the screens seen."""
     keys = (["?", "Escape", "/", "a", "p", "p", "l", "i", "e", "d", "Enter", "Escape", "p", "p", "Tab", "BTab",
              "z", "z", "j", "k", "Home", "End", "Enter", "BSpace", "Escape"]
             + list(PANE_LETTERS.values()) + [str(i) for i in range(1, 10)] + ["c", "Enter", "i"])
-    try:
-        deadline = time.monotonic() + 30
-        while "default/applied" not in (first := tmux("capture-pane", "-p", "-t", "ro")):
-            assert time.monotonic() < deadline, "the UI never showed the secrets"
-            time.sleep(0.2)
-        screens.append(first)
-        for key in keys:
-            tmux("send-keys", "-t", "ro", key)
+    cmd = command("watch", "secrets", "-A", "--kubeconfig", kc)
+    with tmux_session(str(tmp / "tmux.sock"), env, cmd, (160, 50), "default/applied") as (press, capture):
+        screens = [capture()] + [press(key) for key in keys]
+        time.sleep(0.5)
+        screens.append(capture())
+    return screens
+
+
+# Every client-side experiment (x then its key; n and h take their default at
+# enter), toggles twice; then the --demo-only ones, which must refuse here.
+EXPERIMENT_KEYS = ["x", "w", "x", "f", "x", "f", "x", "p", "x", "p", "x", "n", "Enter", "x", "h", "Enter",
+                   "x", "r"]
+SIM_ONLY_KEYS = ["x", "g", "c", "d", "b", "Escape"]
+
+
+def _relisted_at_empty_rv(log) -> bool:
+    """A LIST asking resourceVersion "" (the forget-rv experiment's relist)."""
+    return any(m == "GET" and "watch=" not in p and ("resourceVersion=&" in p or p.endswith("resourceVersion="))
+               for m, p, _s in list(log))
+
+
+def drive_the_experiments(sim, tmp: Path, env: dict) -> list[str]:
+    """The live UI in queue mode with every experiment's key; the screens seen.
+    Waits (bounded) for the forget-rv relist to reach the server."""
+    cmd = command("queue", "pods", "-n", "default", "--work-time", "0s", "--kubeconfig", sim.kubeconfig)
+    with tmux_session(str(tmp / "tmux-x.sock"), env, cmd, (80, 24), "synced") as (press, capture):
+        time.sleep(1.2)  # an open watch older than a second: closing it is not a "very short watch"
+        screens = [press(key, 0.15) for key in EXPERIMENT_KEYS + SIM_ONLY_KEYS]
+        deadline = time.monotonic() + 15
+        while not _relisted_at_empty_rv(sim.request_log) and time.monotonic() < deadline:
             time.sleep(0.1)
-            screens.append(tmux("capture-pane", "-p", "-t", "ro"))
-        time.sleep(0.5)
-        screens.append(tmux("capture-pane", "-p", "-t", "ro"))
-        tmux("send-keys", "-t", "ro", "q")
-        time.sleep(0.5)
-    finally:
-        subprocess.run(["tmux", "-S", sock, "kill-server"], capture_output=True, env=env)
+        screens.append(capture())
     return screens
 
 
@@ -145,8 +182,11 @@ def runs(sim, tmp_path_factory):
     replays = run_all([["replay", str(f), "-o", ("json", "text")[i % 2]] for i, f in enumerate(sorted(rec.iterdir()))],
                       env)
     screens = drive_the_ui(sim.kubeconfig, tmp, env) if shutil.which("tmux") else None
+    before_experiments = len(sim.request_log)
+    experiments = drive_the_experiments(sim, tmp, env) if shutil.which("tmux") else None
     return {"results": results, "replays": replays, "recordings": [f.read_text() for f in rec.iterdir()],
-            "screens": screens, "log": list(sim.request_log)}
+            "screens": screens, "log": list(sim.request_log), "experiment_screens": experiments,
+            "experiment_log": list(sim.request_log)[before_experiments:]}
 
 
 def _is_read(method: str, target: str) -> bool:
@@ -196,6 +236,19 @@ def test_the_ui_with_every_key_showed_the_secrets_redacted(runs):
     screens = runs["screens"]
     assert any("default/applied" in s for s in screens)
     assert any("Inspector" in s for s in screens) and any("Help" in s or "help" in s for s in screens)
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)")
+def test_client_side_experiments_send_only_gets_and_sim_ones_refuse(runs):
+    log, screens = runs["experiment_log"], runs["experiment_screens"]
+    assert [(m, p) for m, p, _s in log if not _is_read(m, p)] == []
+    # They did reach the server: the closed and the forgotten watches were
+    # opened again, and forget-rv's relist asked for resourceVersion "".
+    assert sum("watch=" in p for _m, p, _s in log) >= 2
+    assert _relisted_at_empty_rv(log)
+    assert any("experiment: close-watch" in s for s in screens)
+    assert any("asked 3s, got" in s for s in screens)
+    assert any("not available here" in s for s in screens)  # the --demo-only ones, on a "real" cluster
 
 
 def test_show_secret_data_shows_them(sim):

@@ -72,20 +72,24 @@ def test_deploy_in_another_namespace_restarts_the_pipeline_and_the_panes_show_de
 def test_profile_136_switches_the_fifo_on_the_same_traffic():
     async def check(pilot, app, r):
         fifo = app.states["fifo"]
-        assert await until(pilot, app, lambda: app.states["fifo"].fifo == "DeltaFIFO")
+        first_experiments = app.experiments = r.run.experiments  # as the CLI passes it
+        assert await until(pilot, app, lambda: app.states["fifo"].fifo_label == "DeltaFIFO")
         assert "one slot per key: deltas accumulate, pop together, handler gets each" in pane_text(app.panes["fifo"])
         await command(pilot, "profile 1.36")
-        assert await until(pilot, app, lambda: app.states["fifo"].fifo == "RealFIFO (atomic)")
+        assert await until(pilot, app, lambda: app.states["fifo"].fifo_label == "RealFIFO (atomic)")
         assert app.states["fifo"] is not fifo  # a fresh state: the old run's counts are gone
         text = pane_text(app.panes["fifo"])
         assert text.startswith("RealFIFO (atomic) ") and "entr" in text.splitlines()[0] and "appended" not in text
         assert "every delta its own entry; relist/resync: one ReplacedAll/SyncAll" in text
         header = screen_text(app).splitlines()[0]
         assert "client-go 1.36" in header and "RealFIFO (atomic) · WatchList stream" in header
+        # Key x acts on the new run: the app follows the restart.
+        assert await until(pilot, app, lambda: app.experiments is r.run.experiments)
+        assert r.run.experiments is not first_experiments
         # The scenario's traffic reaches the new pipeline.
         assert await until(pilot, app, lambda: app.states["deltas"].counts.get("Updated", 0) > 0)
         await pilot.press("P")  # 1.36 -> 1.32, round
-        assert await until(pilot, app, lambda: app.states["fifo"].fifo == "DeltaFIFO")
+        assert await until(pilot, app, lambda: app.states["fifo"].fifo_label == "DeltaFIFO")
         assert "client-go 1.32" in screen_text(app).splitlines()[0] and r.restarts == 2
 
     live(check, resource="pods", all_namespaces=True)
