@@ -57,7 +57,7 @@ class Lane:
         self.slow = False              # as the last handler.lane said
         self.errors = 0
         self.reported_at: float | None = None  # last handler.lane
-        self.history: deque[list] = deque(maxlen=HISTORY)  # [bucket, max pending in it]
+        self.history: deque[list] = deque(maxlen=HISTORY)  # [bucket, max pending in it, pending at its end]
 
     def __repr__(self) -> str:
         return "Lane(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__) + ")"
@@ -66,6 +66,12 @@ class Lane:
     def given(self) -> int:
         return self.adds + self.updates + self.deletes
 
+    @property
+    def done(self) -> int:
+        """Finished calls: the last report, or more if the buffer was seen
+        shorter since (reports are rate-limited, buffer lengths are not)."""
+        return max(self.handled, self.given - self.pending)
+
     def note_pending(self, t: float, n: int) -> None:
         self.pending = n
         self.peak = max(self.peak, n)
@@ -73,8 +79,9 @@ class Lane:
         h = self.history
         if h and h[-1][0] == b:
             h[-1][1] = max(h[-1][1], n)
+            h[-1][2] = n
         else:
-            h.append([b, n])
+            h.append([b, n, n])
 
     def is_slow(self, now: float | None) -> bool:
         """The engine's flag, or a backlog behind a call still running (no
@@ -91,16 +98,17 @@ class Lane:
             return ""
         last = int(now // BUCKET) if now is not None else self.history[-1][0]
         first = last - width + 1
-        by_bucket = dict(self.history)
-        level = 0
-        for b, v in self.history:  # the level carried into the window
+        by_bucket = {b: (peak, end) for b, peak, end in self.history}
+        level = 0  # a bucket with no event holds the level the previous one ended at
+        for b, _, end in self.history:
             if b >= first:
                 break
-            level = v
+            level = end
         cells = []
         for b in range(first, last + 1):
-            level = by_bucket.get(b, level)
-            cells.append(level)
+            peak, end = by_bucket.get(b, (level, level))
+            cells.append(peak)
+            level = end
         top = max(max(cells), 1)
         return "".join(" " if v == 0 else SPARK[min(len(SPARK) - 1, (v * len(SPARK) - 1) // top)] for v in cells)
 
@@ -191,30 +199,35 @@ def _resync_cell(ln: Lane) -> Text:
     return t
 
 
-def _lane_lines(i: int, ln: Lane, now: float | None, width: int) -> list[Text]:
+def _lane_lines(i: int, ln: Lane, now: float | None, width: int, one_line: bool) -> list[Text]:
+    """A lane on one line when the pane is wide, else on two: who and how
+    it is doing, then its counts and its buffer."""
     slow = ln.is_slow(now)
     head = Text.assemble((f"{i} " if i < 10 else "  ", "bold magenta"), (f"{ln.name:<12} ", "bold"))
     head.append_text(_resync_cell(ln))
-    head.append(f"  handled {ln.handled}/{ln.given}")
+    head.pad_right(max(0, 30 - head.cell_len))
+    state = Text(f"  handled {ln.done}/{ln.given}")
     if ln.call >= 0.001:
-        head.append(f"  call {fmt_secs(ln.call)}", "yellow" if ln.call >= SLOW_CALL else "dim")
+        state.append(f" call {fmt_secs(ln.call)}", "yellow" if ln.call >= SLOW_CALL else "dim")
     if ln.errors:
-        head.append(f"  {ln.errors} errors", "red")
+        state.append(f" {ln.errors} errors", "red")
     if slow:
-        head.append("  SLOW", "bold reverse red")
-    counts = Text.assemble("   ", ("add ", "dim"), (f"{ln.adds}", "green"), ("  upd ", "dim"), f"{ln.updates}",
+        state.append("  SLOW", "bold reverse red")
+    counts = Text.assemble(("add ", "dim"), (f"{ln.adds}", "green"), ("  upd ", "dim"), f"{ln.updates}",
                            ("  del ", "dim"), (f"{ln.deletes}", "red"), ("  sync ", "dim"), (f"{ln.syncs}", "cyan"))
     if ln.synthetic:
-        counts.append(f" ({ln.synthetic} replayed adds)", "dim")
-    pend = Text.assemble(("   pending ", "dim"), (f"{ln.pending}", "bold red" if slow else "bold"),
+        counts.append(f" ({ln.synthetic} replayed)", "dim")
+    pend = Text.assemble(("  pending ", "dim"), (f"{ln.pending}", "bold red" if slow else "bold"),
                          (f" peak {ln.peak} ", "dim"))
-    spark_w = max(0, width - pend.cell_len - 1)
-    pend.append(ln.spark(now, min(spark_w, 60)), "red" if slow else "yellow")
-    if counts.cell_len + 2 + pend.cell_len <= width:
-        counts.append("  ")
-        counts.append_text(pend[3:])
-        return [head, counts]
-    return [head, counts, pend]
+    if one_line:
+        line = Text.assemble(head, "  ", counts, pend)
+        line.append(ln.spark(now, min(40, max(0, width - line.cell_len - state.cell_len - 1))),
+                    "red" if slow else "yellow")
+        line.append_text(state)
+        return [line]
+    second = Text.assemble("   ", counts, pend)
+    second.append(ln.spark(now, min(40, max(0, width - second.cell_len))), "red" if slow else "yellow")
+    return [Text.assemble(head, state), second]
 
 
 def render_handlers(st: HandlersState, now: float | None, width: int, height: int) -> Text:
@@ -231,8 +244,9 @@ def render_handlers(st: HandlersState, now: float | None, width: int, height: in
     if not st.lanes:
         lines.append(Text("no handlers registered yet", "dim"))
         return join_lines(lines, width)
+    one_line = width >= 120 or height < 2 * len(st.lanes) + 1
     for i, ln in enumerate(st.lanes.values(), 1):
-        block = _lane_lines(i, ln, now, width)
+        block = _lane_lines(i, ln, now, width, one_line)
         if len(lines) + len(block) > height:
             lines.append(Text(f"… {len(st.lanes) - i + 1} more (z zooms)", "dim"))
             break
