@@ -240,7 +240,9 @@ class ProcessorListener:
         so the last figures shown are never a stale backlog."""
         self._waiting = True
         if self._unreported and self._tracer.enabled:
-            self._cond.wait(LANE_SAMPLE_EVERY)
+            rest = min(max(self._next_sample - self._clock.now(), 0.0), LANE_SAMPLE_EVERY)
+            if rest:
+                self._cond.wait(rest)
             if not self._buf and not self._stopped:
                 self._report(self.last_call)
         else:

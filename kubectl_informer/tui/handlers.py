@@ -19,7 +19,7 @@ from collections import deque
 
 from rich.text import Text
 
-from ..cache.shared_informer import SLOW_CALL, SLOW_PENDING, is_slow
+from ..cache.shared_informer import LANE_SAMPLE_EVERY, SLOW_CALL, SLOW_PENDING, is_slow
 from ..trace import TraceEvent
 from ..trace_kinds import (
     HANDLER_ADD,
@@ -84,13 +84,15 @@ class Lane:
             h.append([b, n, n])
 
     def is_slow(self, now: float | None) -> bool:
-        """The engine's flag, or a backlog behind a call still running (no
-        report for SLOW_CALL since notifications queued up)."""
+        """The engine's flag, or a backlog behind a call still running: a
+        lane with work reports at least every LANE_SAMPLE_EVERY, so no
+        report for twice that means its current call is a long one."""
         if self.slow and self.pending > SLOW_PENDING:
             return True
         if now is None or self.reported_at is None:
             return False
-        return is_slow(self.pending, now - self.reported_at)
+        quiet = now - self.reported_at
+        return quiet >= 2 * LANE_SAMPLE_EVERY and is_slow(self.pending, quiet)
 
     def spark(self, now: float | None, width: int) -> str:
         """Max pending per BUCKET, the newest cell on the right, scaled to the peak."""
@@ -113,6 +115,13 @@ class Lane:
         return "".join(" " if v == 0 else SPARK[min(len(SPARK) - 1, (v * len(SPARK) - 1) // top)] for v in cells)
 
 
+def _count(v) -> int:
+    n = int(v)
+    if n < 0:
+        raise ValueError(f"negative count {v!r}")
+    return n
+
+
 class HandlersState(DispatchState):
     HANDLERS = {HANDLER_REGISTER: "_register", HANDLER_ADD: "_add", HANDLER_UPDATE: "_update",
                 HANDLER_DELETE: "_delete", HANDLER_LANE: "_lane", HANDLER_ERROR: "_error",
@@ -124,7 +133,8 @@ class HandlersState(DispatchState):
         self.check_period: float | None = None
 
     def lane(self, name) -> Lane:
-        name = str(name)
+        if not isinstance(name, str):
+            raise ValueError(f"listener {name!r}")
         ln = self.lanes.get(name)
         if ln is None:
             if len(self.lanes) >= MAX_LANES:
@@ -134,17 +144,20 @@ class HandlersState(DispatchState):
 
     def _register(self, ev: TraceEvent) -> None:
         f = ev.fields
-        ln = self.lane(f["listener"])
-        ln.requested, ln.effective = float(f["requested"]), float(f["effective"])
-        ln.reason = str(f["reason"]) if f.get("reason") else None
+        requested, effective = float(f.get("requested")), float(f.get("effective"))
+        ln = self.lane(f.get("listener"))
+        ln.requested, ln.effective = requested, effective
+        ln.reason = str(f.get("reason")) if f.get("reason") else None
         if f.get("check_period") is not None:
-            self.check_period = float(f["check_period"])
+            self.check_period = float(f.get("check_period"))
 
     def _given(self, ev: TraceEvent) -> Lane:
         f = ev.fields
-        ln = self.lane(f["listener"])
-        if f.get("buffered") is not None:
-            ln.note_pending(ev.time, int(f["buffered"]))
+        buffered = f.get("buffered")
+        buffered = None if buffered is None else _count(buffered)
+        ln = self.lane(f.get("listener"))
+        if buffered is not None:
+            ln.note_pending(ev.time, buffered)
         if f.get("synthetic"):
             ln.synthetic += 1
         return ln
@@ -163,19 +176,20 @@ class HandlersState(DispatchState):
 
     def _lane(self, ev: TraceEvent) -> None:
         f = ev.fields
-        ln = self.lane(f["listener"])
-        ln.note_pending(ev.time, int(f["pending"]))
-        ln.handled, ln.call, ln.slow = int(f["handled"]), float(f["call"]), bool(f["slow"])
+        pending, handled, call = _count(f.get("pending")), _count(f.get("handled")), float(f.get("call"))
+        ln = self.lane(f.get("listener"))
+        ln.note_pending(ev.time, pending)
+        ln.handled, ln.call, ln.slow = handled, call, f.get("slow") is True
         ln.reported_at = ev.time
 
     def _error(self, ev: TraceEvent) -> None:
-        self.lane(ev.fields["listener"]).errors += 1
+        self.lane(ev.fields.get("listener")).errors += 1
 
     def _start(self, ev: TraceEvent) -> None:
-        self.check_period = float(ev.fields["resync_check_period"])
+        self.check_period = float(ev.fields.get("resync_check_period"))
 
     def _tick(self, ev: TraceEvent) -> None:
-        self.check_period = float(ev.fields["check_period"])
+        self.check_period = float(ev.fields.get("check_period"))
 
 
 class HandlersPane(Pane):
@@ -219,11 +233,9 @@ def _lane_lines(i: int, ln: Lane, now: float | None, width: int, one_line: bool)
         counts.append(f" ({ln.synthetic} replayed)", "dim")
     pend = Text.assemble(("  pending ", "dim"), (f"{ln.pending}", "bold red" if slow else "bold"),
                          (f" peak {ln.peak} ", "dim"))
-    if one_line:
-        line = Text.assemble(head, "  ", counts, pend)
-        line.append(ln.spark(now, min(40, max(0, width - line.cell_len - state.cell_len - 1))),
-                    "red" if slow else "yellow")
-        line.append_text(state)
+    if one_line:  # what matters most first: a narrow slot crops the sparkline
+        line = Text.assemble(head, state, "  ", counts, pend)
+        line.append(ln.spark(now, min(40, max(0, width - line.cell_len))), "red" if slow else "yellow")
         return [line]
     second = Text.assemble("   ", counts, pend)
     second.append(ln.spark(now, min(40, max(0, width - second.cell_len))), "red" if slow else "yellow")
