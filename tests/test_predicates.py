@@ -105,3 +105,25 @@ def test_each_predicate_is_its_field_compared(old, new):
 @given(objects)
 def test_an_object_against_itself_passes_nothing(obj):
     assert update_predicates(obj, copy.deepcopy(obj)) == [] and is_resync(obj, obj)
+
+
+def test_deltas_rows_and_inspector_lines_carry_the_marker():
+    from kubectl_informer.trace import DerivedTraceEvent, Lazy, TraceEvent
+    from kubectl_informer.trace_kinds import STORE_UPDATE
+    from kubectl_informer.tui.deltas import DeltaRow, format_row
+    from kubectl_informer.tui.inspector import describe
+
+    old, new = pod("1", 1, {"app": "web"}), pod("2", 1, {"app": "api"})
+    # As the informer emits it: derived when a reader draws the row.
+    ev = DerivedTraceEvent(1, 0.0, STORE_UPDATE, "default/web", {
+        "resource_version": "2", "delta": "Updated", "summary": "Running", "is_in_initial_list": False,
+        "old_resource_version": "1", "diff": [], "predicates": Lazy(update_predicates, old, new)})
+    assert "rv=2 ·RL· Running" in format_row(DeltaRow(ev), 0.0, 12, 100).plain
+    assert "rv=2 ·RL· Running" in describe(ev).plain
+    sync = TraceEvent.build(2, 1.0, STORE_UPDATE, "default/web", resource_version="2", old_resource_version="2",
+                            delta="Sync", summary="Running", predicates=[])
+    assert "rv=2 resync Running" in format_row(DeltaRow(sync), 0.0, 12, 100).plain
+    # Recorded before predicates existed: no marker at all.
+    old_rec = TraceEvent.build(3, 1.0, STORE_UPDATE, "default/web", resource_version="3", old_resource_version="2",
+                               delta="Updated", summary="Running")
+    assert "rv=3 Running" in format_row(DeltaRow(old_rec), 0.0, 12, 100).plain
