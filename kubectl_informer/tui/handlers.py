@@ -238,7 +238,10 @@ def _lane_lines(i: int, ln: Lane, now: float | None, width: int, one_line: bool)
         line.append(ln.spark(now, min(40, max(0, width - line.cell_len))), "red" if slow else "yellow")
         return [line]
     second = Text.assemble("   ", counts, pend)
-    second.append(ln.spark(now, min(40, max(0, width - second.cell_len))), "red" if slow else "yellow")
+    room = max(0, width - second.cell_len)
+    spark = ln.spark(now, min(40, room))
+    second.pad_right(room - len(spark))  # the newest cell at the right edge, in every lane
+    second.append(spark, "red" if slow else "yellow")
     return [Text.assemble(head, state), second]
 
 
