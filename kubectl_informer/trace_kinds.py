@@ -200,7 +200,7 @@ HANDLER_ERROR = _kind("handler.error", "a handler raised", "no", _LISTENER, _ERR
 
 # --- handler lanes (each listener's buffer and pace) ---------------------------------------
 HANDLER_LANE = _kind("handler.lane", "a listener's handler finished notifications: its buffer and pace "
-                     "(at most every 0.25 s, after each slow call, and when its buffer empties)", "no",
+                     "(at most every 0.25 s, after each slow call, and once when it goes idle)", "no",
                      _LISTENER, F("pending", "int", "notifications still waiting in its buffer"),
                      F("handled", "int", "notifications its handler has finished"),
                      F("call", "float", "seconds the last handler call took"),

@@ -41,9 +41,9 @@ from ..trace_kinds import (
     STORE_DELETE,
     STORE_UPDATE,
 )
+from ..predicates import update_predicates
 from .delta_fifo import (ADDED, BOOKMARK, DELETED, REPLACED, REPLACED_ALL, SYNC, SYNC_ALL, UPDATED, DeltaFIFO,
                          DeltaType, FIFOClosedError)
-from ..predicates import update_predicates
 from .diff import diff_summary, summarize
 from .keys import DeletedFinalStateUnknown, deletion_handling_meta_namespace_key_func, meta_namespace_key_func
 from .real_fifo import RealFIFO
@@ -58,7 +58,7 @@ MINIMUM_RESYNC_PERIOD = 1.0
 SLOW_PENDING = 10
 SLOW_CALL = 0.1
 # A listener reports its buffer and pace at most this often (clock seconds),
-# besides after every slow call and when its buffer empties.
+# besides after every slow call and once when it goes idle.
 LANE_SAMPLE_EVERY = 0.25
 
 
