@@ -260,13 +260,19 @@ def render_handlers(st: HandlersState, now: float | None, width: int, height: in
         lines.append(Text("no handlers registered yet", "dim"))
         return join_lines(lines, width)
     one_line = width >= 120 or height < 2 * len(st.lanes) + 1
+    per_lane = 1 if one_line else 2
+    # Room to spare: say why client-go changed a lane's period (a 0 check
+    # period silencing every handler's resync is the usual surprise).
+    why = len(st.lanes) * (per_lane + 1) + 2 <= height
     for i, ln in enumerate(st.lanes.values(), 1):
         block = _lane_lines(i, ln, now, width, one_line)
+        if why and ln.reason:
+            block.append(Text.assemble(("    ↳ ", "yellow"), (ln.reason, "italic")))
         if len(lines) + len(block) > height:
             lines.append(Text(f"… {len(st.lanes) - i + 1} more (z zooms)", "dim"))
             break
         lines.extend(block)
     if len(lines) < height:
-        lines.append(Text(f"SLOW: more than {SLOW_PENDING} pending and a call of {fmt_secs(SLOW_CALL)} or more "
-                          "(client-go's threshold for slow handlers blocking a FIFO)", "dim"))
+        lines.append(Text(f"SLOW: >{SLOW_PENDING} pending and a call ≥ {fmt_secs(SLOW_CALL)}, "
+                          "client-go's thresholds for slow handlers", "dim"))
     return join_lines(lines[:height], width)

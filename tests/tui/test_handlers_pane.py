@@ -92,6 +92,7 @@ def test_render_at_80_columns_shows_every_lane_and_the_flag():
     assert "1 fast         resync 3s" in text and "1 errors" in text
     assert "2 slow         no resync" in text and "SLOW" in lines[3]
     assert "3 late         resync 3s→4s" in text
+    assert "↳ raised to the resync check period: the informer has already started" in text
     assert "add 15  upd 15  del 1  sync 15" in text
     assert "pending 13 peak 15" in text
     assert all(len(ln) <= 76 for ln in lines)
@@ -103,7 +104,7 @@ def test_render_in_a_short_slot_puts_a_lane_on_one_line():
     lines = render_handlers(st, 3.4, 100, 5).plain.splitlines()
     assert len(lines) == 5 and [ln.split()[1] for ln in lines[1:4]] == ["fast", "slow", "late"]
     assert "handled 30/31" in lines[1] and "SLOW" in lines[2]
-    assert lines[4].startswith("SLOW: more than 10 pending")
+    assert lines[4].startswith("SLOW: >10 pending and a call ≥ 100ms")
     assert render_handlers(HandlersState(), None, 60, 5).plain.splitlines()[1] == "no handlers registered yet"
 
 
