@@ -273,6 +273,6 @@ def render_handlers(st: HandlersState, now: float | None, width: int, height: in
             break
         lines.extend(block)
     if len(lines) < height:
-        lines.append(Text(f"SLOW: >{SLOW_PENDING} pending and a call ≥ {fmt_secs(SLOW_CALL)}, "
-                          "client-go's thresholds for slow handlers", "dim"))
+        lines.append(Text(f"SLOW: >{SLOW_PENDING} pending and a call ≥ {fmt_secs(SLOW_CALL)} "
+                          "(client-go's slow-handler thresholds)", "dim"))
     return join_lines(lines[:height], width)
