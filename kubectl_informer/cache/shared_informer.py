@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import inspect
 import threading
+import time
 from collections import deque
 from typing import Any, Callable
 
@@ -166,6 +167,8 @@ class ProcessorListener:
         self.errors = 0
         # The lane's pace, measured only while someone reads the trace.
         self._clock = clock or RealClock()
+        # Read twice per notification while traced: no Python frame for the real clock.
+        self._now = time.monotonic if type(self._clock) is RealClock else self._clock.now
         self.last_call = 0.0
         self._next_sample = 0.0
         self._unreported = False  # calls finished since the last handler.lane
@@ -216,15 +219,12 @@ class ProcessorListener:
                     pending=pending, handled=self.delivered, call=self.last_call, errors=self.errors,
                     slow=is_slow(pending, self.last_call))
 
-    def _sample(self, call: float) -> None:
+    def _sample(self, call: float, now: float) -> None:
         """Report the lane after a call: at most every LANE_SAMPLE_EVERY,
         but after every slow call; what is left unreported is reported
-        when the listener goes idle (``_wait``)."""
+        when the listener goes idle (``_wait``). ``_run`` inlines the
+        common case (a quick call, not yet time)."""
         self.last_call = call
-        now = self._clock.now()
-        if call < SLOW_CALL and now < self._next_sample:
-            self._unreported = True
-            return
         self._next_sample = now + LANE_SAMPLE_EVERY
         self._report(call)
 
@@ -240,7 +240,7 @@ class ProcessorListener:
         so the last figures shown are never a stale backlog."""
         self._waiting = True
         if self._unreported and self._tracer.enabled:
-            rest = min(max(self._next_sample - self._clock.now(), 0.0), LANE_SAMPLE_EVERY)
+            rest = min(max(self._next_sample - self._now(), 0.0), LANE_SAMPLE_EVERY)
             if rest:
                 self._cond.wait(rest)
             if not self._buf and not self._stopped:
@@ -255,7 +255,7 @@ class ProcessorListener:
         handler = self.handler
         on_add, on_update, on_delete = handler.on_add, handler.on_update, handler.on_delete
         tracer = self._tracer
-        now = self._clock.now
+        now = self._now
         while True:
             with cond:
                 while not buf:
@@ -283,7 +283,12 @@ class ProcessorListener:
                         self._initial_pending -= 1
             self.delivered += 1
             if started is not None:
-                self._sample(now() - started)
+                ended = now()
+                if ended < self._next_sample and ended - started < SLOW_CALL:
+                    self.last_call = ended - started
+                    self._unreported = True  # the idle report carries it
+                else:
+                    self._sample(ended - started, ended)
 
     def __repr__(self) -> str:
         return f"ProcessorListener({self.name!r}, resync_period={self.resync_period})"
