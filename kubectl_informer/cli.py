@@ -249,6 +249,26 @@ def profile_options(f):
     return f
 
 
+def handler_options(f):
+    from .handler_lanes import MAX_HANDLERS
+    opts = [
+        click.option("--handlers", type=click.IntRange(1, MAX_HANDLERS), default=None, metavar="N",
+                     help="Register N event handlers (default 1; queue: the first is the controller's), each "
+                          "with its own listener thread and buffer (Handlers pane)."),
+        click.option("--handler-resync", "handler_resync", type=params.DURATION_LIST, multiple=True,
+                     callback=params.DurationList.flatten, metavar="DURATION[,...]",
+                     help="Each handler's resync (AddEventHandlerWithResyncPeriod): one value for all, or one per "
+                          "handler as 3s,5s or repeated; 0 never resyncs. Default: --resync."),
+        click.option("--handler-time", "handler_time", type=params.DURATION_LIST, multiple=True,
+                     callback=params.DurationList.flatten, metavar="DURATION[,...]",
+                     help="How long each handler works per notification, e.g. 0,500ms for a fast and a slow "
+                          "one: a slow handler's buffer grows. One value for all, or one per handler."),
+    ]
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
 def output_options(f):
     opts = [
         click.option("-o", "--output", type=click.Choice(("tui", "json", "text")), default="tui", show_default=True,
@@ -315,6 +335,7 @@ def _build_options(mode: str, resource: str, name: str | None, namespace, all_na
                    show_secret_data, late_handler_resync=None, **extra: Any) -> RunOptions:
     if namespace and all_namespaces:
         raise click.UsageError("-n/--namespace and -A/--all-namespaces cannot be used together")
+    params.check_handler_flags(extra.get("handlers"), extra.get("handler_resync", []), extra.get("handler_time", []))
     return RunOptions(resource=resource, name=name, namespace=namespace, all_namespaces=all_namespaces,
                       label_selector=label_selector, field_selector=field_selector, resync=resync,
                       late_handler_resync=late_handler_resync,
@@ -348,6 +369,7 @@ kubectl informer watch pods --demo burst
 @click.argument("name", required=False)
 @connection_options
 @profile_options
+@handler_options
 @output_options
 @debug_option
 def watch(resource, name, output, run_for, max_events, record, **kw) -> int:
@@ -383,6 +405,7 @@ kubectl informer queue --rate-limiter bucket:10,100 --demo
               help="Fraction of items whose processing fails and is requeued rate-limited (0..1).")
 @click.option("--rate-limiter", type=params.RATE_LIMITER, default="default", show_default=True, metavar="SPEC",
               help="default | exponential:BASE,MAX | fastslow:FAST,SLOW,N | bucket:QPS,BURST.")
+@handler_options
 @click.option("--metrics-addr", metavar="HOST:PORT", default=None,
               help="Serve the queue's metrics with client-go's names at http://HOST:PORT/metrics "
                    "(for `kubectl informer attach` or Prometheus).")

@@ -73,6 +73,35 @@ class FieldSelector(click.ParamType):
         return text
 
 
+class DurationList(click.ParamType):
+    """Go durations, comma-separated (``3s,5s``); the flag may repeat, and
+    ``flatten`` joins the repeats in order."""
+
+    name = "DURATION[,...]"
+
+    def convert(self, value: Any, param, ctx) -> list[float]:
+        if isinstance(value, list):
+            return value
+        from .durations import parse_duration
+        try:
+            return [parse_duration(part.strip()) for part in str(value).split(",")]
+        except ValueError as e:
+            self.fail(str(e), param, ctx)
+
+    @staticmethod
+    def flatten(ctx, param, values) -> list[float]:
+        return [v for group in values or () for v in group]
+
+
+def check_handler_flags(handlers: int | None, resyncs: list[float], times: list[float]) -> None:
+    """The lanes' lists must fit their count: a usage error (exit 2) if not."""
+    from .handler_lanes import plan_handlers
+    try:
+        plan_handlers(handlers, resyncs, times)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
+
+
 CLIENT_GO = Checked("1.32|1.35|1.36", _check_client_go,
                     message=lambda e: str(e).replace('invalid --client-go "', '"'))
 RATE_LIMITER = Checked("SPEC", _check_rate_limiter)
@@ -80,6 +109,7 @@ LABEL_SELECTOR = Checked("SELECTOR", _check_label_selector)
 FIELD_SELECTOR = FieldSelector()
 WORKERS = click.IntRange(1, MAX_WORKERS)
 FAIL_RATE = click.FloatRange(0.0, 1.0)
+DURATION_LIST = DurationList()
 
 
 class UsageRunError(click.UsageError):

@@ -42,6 +42,9 @@ class RunOptions:
     field_selector: str | None = None
     resync: float = 0.0
     late_handler_resync: float | None = None  # a second handler, added after start
+    handlers: int | None = None          # handler lanes (queue: the first is the controller's)
+    handler_resync: list[float] = field(default_factory=list)  # one for all, or one per lane
+    handler_time: list[float] = field(default_factory=list)    # work per notification, likewise
     client_go: str = DEFAULT_CLIENT_GO
     fifo: str | None = None
     watch_list: bool | None = None
@@ -129,20 +132,6 @@ def _naming_a_bare_403(verb: str, resource: str, namespace: str | None):
 
 # --- the run -------------------------------------------------------------------
 
-class _NoopHandler:
-    """``watch`` has no controller; one listener still makes the informer
-    deliver handler.* events and resync, as any real user's handler would."""
-
-    def on_add(self, obj, is_in_initial_list=False):
-        pass
-
-    def on_update(self, old, new):
-        pass
-
-    def on_delete(self, obj):
-        pass
-
-
 class Run:
     """``Run(opts, tracer)``; ``successor(opts)`` is the next Run on the same
     cluster (and the same simulated one), for a restart within one UI."""
@@ -196,6 +185,7 @@ class Run:
                 raise RunError(f"--fail-rate must be between 0 and 1, got {o.fail_rate}")
             if o.work_time < 0:
                 raise RunError("--work-time must not be negative")
+        self._handler_specs()
 
     def prepare(self) -> RunInfo:
         self._check_options()
@@ -348,18 +338,31 @@ class Run:
 
         self.informer = new_informer(self.lw, self.profile, resync_period=o.resync, tracer=self.tracer,
                                      transform=self._transform())
+        from .handler_lanes import add_handler
+        lanes = self._handler_specs()
         if o.mode == "queue":
             from .sample_controller import SimulatedController
+            first, lanes = lanes[0], lanes[1:]
             self.controller = SimulatedController(self.informer, workers=o.workers, work_time=o.work_time,
                                                   fail_rate=o.fail_rate, rate_limiter=self.rate_limiter,
-                                                  tracer=self.tracer, seed=o.seed)
-        else:
-            self.informer.add_event_handler(_NoopHandler())
+                                                  tracer=self.tracer, seed=o.seed, resync_period=first.resync,
+                                                  handler_time=first.work_time, stop_event=self.stop_event)
+        for lane in lanes:
+            add_handler(self.informer, lane.name, lane.resync, lane.work_time, stop_event=self.stop_event)
         self._spawn("informer", self.informer.run)
         if self.controller is not None:
             self._spawn("controller", self.controller.run)
         if o.late_handler_resync is not None:
             self._add_late_handler(o.late_handler_resync)
+
+    def _handler_specs(self):
+        from .handler_lanes import plan_handlers
+        o = self.opts
+        try:
+            return plan_handlers(o.handlers, o.handler_resync, o.handler_time,
+                                 first_name="controller" if o.mode == "queue" else "handler-1")
+        except ValueError as e:
+            raise RunError(str(e)) from None
 
     def _transform(self):
         """The chain the FIFO applies (client-go's SetTransform), measured on
@@ -380,7 +383,8 @@ class Run:
                 raise RunError("the informer did not start within 10s")
             self.stop_event.wait(0.005)
         if not self.stop_event.is_set():
-            self.informer.add_event_handler(_NoopHandler(), resync_period=period, name="late-handler")
+            from .handler_lanes import add_handler
+            add_handler(self.informer, "late-handler", period, stop_event=self.stop_event)
 
     def _spawn(self, name: str, target: Callable[[threading.Event], Any]) -> None:
         def guarded(stop_event: threading.Event) -> None:

@@ -24,6 +24,7 @@ from typing import Any
 
 from .cache.keys import deletion_handling_meta_namespace_key_func
 from .clock import Clock, RealClock
+from .handler_lanes import add_handler
 from .trace import NULL_TRACER, Tracer
 from .trace_kinds import EXPERIMENT_FAILED, WORKER_DONE, WORKER_START
 from .workqueue.rate_limiters import RateLimiter
@@ -77,6 +78,9 @@ class SimulatedController:
         tracer: Tracer | None = None,
         seed: int | None = None,
         name: str = "controller",
+        resync_period: float | None = None,
+        handler_time: float = 0.0,
+        stop_event: threading.Event | None = None,
     ) -> None:
         if not isinstance(workers, int) or workers < 1:
             raise ValueError(f"workers must be a whole number of at least 1, got {workers!r}")
@@ -106,7 +110,9 @@ class SimulatedController:
         self._fail_next = 0
         self._threads: list[threading.Thread] = []
         self.handler = EnqueueHandler(self.queue)
-        self.registration = informer.add_event_handler(self.handler, name=name)
+        # A handler lane as --handlers registers them: its resync, its work time.
+        self.registration = add_handler(informer, name, resync_period, handler_time, inner=self.handler,
+                                        stop_event=stop_event)
 
     # -- running -----------------------------------------------------------------
 

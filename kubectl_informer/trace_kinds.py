@@ -166,7 +166,9 @@ STORE_ADD = _kind("store.add", "a delta added an object to the indexer", "yes", 
 STORE_UPDATE = _kind("store.update", "a delta replaced an object in the indexer", "yes", *_STORE,
                      F("old_resource_version", "str", "the replaced object's RV"),
                      F("diff", "list[str]", "what changed (derived: computed when read)"),
-                     derived=("diff",))
+                     F("predicates", "list[str]", "controller-runtime update predicates that would pass it "
+                       "(derived; see predicates.py)", optional=True),
+                     derived=("diff", "predicates"))
 STORE_DELETE = _kind("store.delete", "a delta removed an object from the indexer", "yes", *_STORE,
                      F("tombstone", "bool", "the object came as a DeletedFinalStateUnknown"))
 _SAMPLE = (F("bytes", "int", "bytes the object holds, as it enters the FIFO"),
@@ -199,6 +201,14 @@ HANDLER_ADD = _kind("handler.add", "an add notification for a listener", "yes", 
 HANDLER_UPDATE = _kind("handler.update", "an update notification for a listener", "yes", *_HANDLER)
 HANDLER_DELETE = _kind("handler.delete", "a delete notification for a listener", "yes", *_HANDLER)
 HANDLER_ERROR = _kind("handler.error", "a handler raised", "no", _LISTENER, _ERROR)
+
+# --- handler lanes (each listener's buffer and pace) ---------------------------------------
+HANDLER_LANE = _kind("handler.lane", "a listener's handler finished notifications: its buffer and pace "
+                     "(at most every 0.25 s, after each slow call, and once when it goes idle)", "no",
+                     _LISTENER, F("pending", "int", "notifications still waiting in its buffer"),
+                     F("handled", "int", "notifications its handler has finished"),
+                     F("call", "float", "seconds the last handler call took"),
+                     F("slow", "bool", "more than 10 pending and the last call took 100 ms or more"))
 
 # --- workqueue and the sample controller --------------------------------------------------
 QUEUE_ADD = _kind("queue.add", "add(item)", "yes",

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import inspect
 import threading
+import time
 from collections import deque
 from typing import Any, Callable
 
@@ -29,6 +30,7 @@ from ..trace_kinds import (
     HANDLER_ADD,
     HANDLER_DELETE,
     HANDLER_ERROR,
+    HANDLER_LANE,
     HANDLER_REGISTER,
     HANDLER_UPDATE,
     INFORMER_BOOKMARK,
@@ -40,6 +42,7 @@ from ..trace_kinds import (
     STORE_DELETE,
     STORE_UPDATE,
 )
+from ..predicates import update_predicates
 from .delta_fifo import (ADDED, BOOKMARK, DELETED, REPLACED, REPLACED_ALL, SYNC, SYNC_ALL, UPDATED, DeltaFIFO,
                          DeltaType, FIFOClosedError)
 from .diff import diff_summary, summarize
@@ -49,6 +52,20 @@ from .reflector import Reflector
 from .store import Indexer
 
 MINIMUM_RESYNC_PERIOD = 1.0
+
+# client-go flags no listener as slow; its FIFOs log "slow event handlers
+# blocking the queue" when more than 10 items wait and one takes 100 ms or
+# more. A listener is flagged on the same two figures, on its own buffer.
+SLOW_PENDING = 10
+SLOW_CALL = 0.1
+# A listener reports its buffer and pace at most this often (clock seconds),
+# besides after every slow call and once when it goes idle.
+LANE_SAMPLE_EVERY = 0.25
+
+
+def is_slow(pending: int, call_seconds: float) -> bool:
+    """The slow-handler flag: a backlog, and calls too long to work it off."""
+    return pending > SLOW_PENDING and call_seconds >= SLOW_CALL
 
 # Notification kinds (small tuples travel through the listener buffers).
 _ADD, _UPDATE, _DELETE = 0, 1, 2
@@ -132,7 +149,7 @@ class ProcessorListener:
 
     def __init__(self, name: str, handler: ResourceEventHandler, requested_resync_period: float,
                  resync_period: float, now: float, upstream_has_synced: Callable[[], bool],
-                 tracer: Tracer = NULL_TRACER):
+                 tracer: Tracer = NULL_TRACER, clock: Clock | None = None):
         self.name = name
         self.handler = handler
         self.requested_resync_period = requested_resync_period
@@ -148,6 +165,13 @@ class ProcessorListener:
         self._thread: threading.Thread | None = None
         self.delivered = 0
         self.errors = 0
+        # The lane's pace, measured only while someone reads the trace.
+        self._clock = clock or RealClock()
+        # Read twice per notification while traced: no Python frame for the real clock.
+        self._now = time.monotonic if type(self._clock) is RealClock else self._clock.now
+        self.last_call = 0.0
+        self._next_sample = 0.0
+        self._unreported = False  # calls finished since the last handler.lane
 
     # --- registration ---
     def has_synced(self) -> bool:
@@ -188,23 +212,61 @@ class ProcessorListener:
         if self._thread is not None:
             self._thread.join(timeout)
 
+    def stats(self) -> dict[str, Any]:
+        """The lane as the Handlers pane shows it (experiments, tests)."""
+        pending = len(self._buf)
+        return dict(listener=self.name, requested=self.requested_resync_period, effective=self.resync_period,
+                    pending=pending, handled=self.delivered, call=self.last_call, errors=self.errors,
+                    slow=is_slow(pending, self.last_call))
+
+    def _sample(self, call: float, now: float) -> None:
+        """Report the lane after a call: at most every LANE_SAMPLE_EVERY,
+        but after every slow call; what is left unreported is reported
+        when the listener goes idle (``_wait``). ``_run`` inlines the
+        common case (a quick call, not yet time)."""
+        self.last_call = call
+        self._next_sample = now + LANE_SAMPLE_EVERY
+        self._report(call)
+
+    def _report(self, call: float) -> None:
+        self._unreported = False
+        pending = len(self._buf)
+        self._tracer.emit(HANDLER_LANE, None, listener=self.name, pending=pending, handled=self.delivered,
+                          call=round(call, 6), slow=is_slow(pending, call))
+
+    def _wait(self) -> None:
+        """Wait for a notification (under ``_cond``). With calls left
+        unreported, wait a sample period first and report the idle lane,
+        so the last figures shown are never a stale backlog."""
+        self._waiting = True
+        if self._unreported and self._tracer.enabled:
+            rest = min(max(self._next_sample - self._now(), 0.0), LANE_SAMPLE_EVERY)
+            if rest:
+                self._cond.wait(rest)
+            if not self._buf and not self._stopped:
+                self._report(self.last_call)
+        else:
+            self._cond.wait()
+        self._waiting = False
+
     def _run(self) -> None:
         cond = self._cond
         buf = self._buf
         handler = self.handler
         on_add, on_update, on_delete = handler.on_add, handler.on_update, handler.on_delete
+        tracer = self._tracer
+        now = self._now
         while True:
             with cond:
                 while not buf:
                     if self._stopped:
                         return
-                    self._waiting = True
-                    cond.wait()
-                    self._waiting = False
+                    self._wait()
                 if self._stopped:
                     return
                 n = buf.popleft()
             kind = n[0]
+            started = now() if tracer.enabled else None
             try:
                 if kind == _UPDATE:
                     on_update(n[1], n[2])
@@ -220,6 +282,13 @@ class ProcessorListener:
                     with cond:
                         self._initial_pending -= 1
             self.delivered += 1
+            if started is not None:
+                ended = now()
+                if ended < self._next_sample and ended - started < SLOW_CALL:
+                    self.last_call = ended - started
+                    self._unreported = True  # the idle report carries it
+                else:
+                    self._sample(ended - started, ended)
 
     def __repr__(self) -> str:
         return f"ProcessorListener({self.name!r}, resync_period={self.resync_period})"
@@ -430,7 +499,7 @@ class SharedIndexInformer:
             if period > 0 and effective == 0:
                 reason = "the informer does not resync (check period 0)"
             listener = ProcessorListener(name, handler, period, effective, self.clock.now(), self.has_synced,
-                                         self.tracer)
+                                         self.tracer, self.clock)
             self.tracer.emit(HANDLER_REGISTER, None, listener=name, requested=requested, effective=effective,
                              check_period=self._resync_check_period, reason=reason)
             if not self._started:
@@ -599,7 +668,7 @@ class SharedIndexInformer:
             self.tracer.emit_derived(kind, key, resource_version=rv, delta=_DELTA_NAME[delta_type],
                                      summary=summarize(obj), is_in_initial_list=is_in_initial_list,
                                      old_resource_version=_rv(old), diff=Lazy(diff_summary, old, obj),
-                                     labels=labels_of(obj))
+                                     predicates=Lazy(update_predicates, old, obj), labels=labels_of(obj))
         elif kind is STORE_DELETE:
             self.tracer.emit(kind, key, resource_version=rv, delta=_DELTA_NAME[delta_type], summary=summarize(obj),
                              is_in_initial_list=is_in_initial_list,

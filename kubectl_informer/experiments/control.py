@@ -14,9 +14,9 @@ acting on itself.
 
 from __future__ import annotations
 
-from typing import Any
 
 from ..durations import format_duration, parse_duration
+from ..handler_lanes import add_handler
 from ..trace_kinds import EXPERIMENT
 from .catalog import (BURST_UPDATES, BY_NAME, MAX_COUNT, NEEDS_QUEUE, NEEDS_SIM, STORM_WATCHES, UNAVAILABLE,
                       Experiment)
@@ -24,20 +24,6 @@ from .catalog import (BURST_UPDATES, BY_NAME, MAX_COUNT, NEEDS_QUEUE, NEEDS_SIM,
 
 class ExperimentError(Exception):
     """The experiment cannot run here or now; the message says why, in a line."""
-
-
-class _Observer:
-    """The handler an added-by-experiment listener runs: it only watches
-    (its notifications show in the trace as handler.* events)."""
-
-    def on_add(self, obj: Any, is_in_initial_list: bool = False) -> None:
-        pass
-
-    def on_update(self, old: Any, new: Any) -> None:
-        pass
-
-    def on_delete(self, obj: Any) -> None:
-        pass
 
 
 class Experiments:
@@ -164,7 +150,7 @@ class Experiments:
         self._handlers += 1
         name = f"experiment-{self._handlers}"
         self._emit("add-handler", f"add handler {name} asking resync {format_duration(period)}", period=period)
-        reg = inf.add_event_handler(_Observer(), resync_period=period, name=name)
+        reg = add_handler(inf, name, period, stop_event=self._run.stop_event)
         got = format_duration(reg.resync_period)
         check = format_duration(inf.resync_check_period)
         why = "; the informer has no resync (start it with --resync)" if period and not reg.resync_period else ""

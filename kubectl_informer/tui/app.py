@@ -28,6 +28,7 @@ from .command_mode import CommandMode
 from .deltas import DeltasPane, DeltasState
 from .experiments import ExperimentsMixin
 from .fifo import FifoPane, FifoState
+from .handlers import HandlersPane, HandlersState
 from .header import FeedStats, HeaderPane, HeaderState
 from .help import HelpScreen
 from .inspector import InspectorPane, InspectorState
@@ -56,6 +57,7 @@ PANES: tuple[PaneSpec, ...] = (
     PaneSpec("queue", "Queue", QueueState, QueuePane),
     PaneSpec("cache", "Cache", CacheState, CachePane),
     PaneSpec("inspector", "Inspector", InspectorState, InspectorPane),
+    PaneSpec("handlers", "Handlers", HandlersState, HandlersPane),
 )
 PANE_NAMES = tuple(p.name for p in PANES)
 
@@ -132,13 +134,19 @@ class TabBar(Widget):
         self._text = Text()
 
     def show_tabs(self, specs: list[PaneSpec], active: str, shown: set[str], filter_text: str) -> None:
-        t = Text(no_wrap=True, overflow="ellipsis", end="")
-        for i, spec in enumerate(specs, 1):
-            style = "bold reverse" if spec.name == active else ("bold" if spec.name in shown else "dim")
-            t.append(f" {i}", "cyan" if spec.name != active else style)
-            t.append(f" {spec.short or spec.title} ", style)
-        if filter_text:
-            t.append(f"  /{filter_text}", "bold yellow")
+        width = self.app.size.width
+        # Too many tabs for the line: the other tabs' labels shorten, the active one never does.
+        for cut in (99, 6, 5, 4, 3):
+            t = Text(no_wrap=True, overflow="ellipsis", end="")
+            for i, spec in enumerate(specs, 1):
+                style = "bold reverse" if spec.name == active else ("bold" if spec.name in shown else "dim")
+                label = spec.short or spec.title
+                t.append(f" {i}", "cyan" if spec.name != active else style)
+                t.append(f" {label if spec.name == active else label[:cut]} ", style)
+            if filter_text:
+                t.append(f"  /{filter_text}", "bold yellow")
+            if t.cell_len <= width:
+                break
         self._text = t
         self.refresh()
 

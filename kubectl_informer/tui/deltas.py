@@ -18,6 +18,7 @@ from ..trace import Lazy, TraceEvent
 from ..trace_kinds import STORE_ADD, STORE_DELETE, STORE_UPDATE
 from .cursor import CURSOR_BINDINGS
 from .pane import PaneState
+from .predicate_marker import predicate_marker
 from .textpane import TextPane, matches
 
 # Colour per DeltaType value, shared by the FIFO and inspector panes.
@@ -40,7 +41,7 @@ def delta_style(delta: str) -> str:
 
 
 class DeltaRow:
-    __slots__ = ("seq", "time", "delta", "key", "rv", "old_rv", "summary", "_diff", "initial", "tombstone", "labels")
+    __slots__ = ("seq", "time", "delta", "key", "rv", "old_rv", "summary", "_diff", "initial", "tombstone", "fields")
 
     def __init__(self, ev: TraceEvent) -> None:
         # The raw fields: a derived diff stays uncomputed until the row is drawn.
@@ -55,7 +56,12 @@ class DeltaRow:
         self._diff = f.get("diff") or ()
         self.initial = bool(f.get("is_in_initial_list"))
         self.tombstone = bool(f.get("tombstone"))
-        self.labels = f.get("labels")  # the object's map itself, for /label: filters
+        self.fields = f  # for the predicates marker, derived when drawn
+
+    @property
+    def labels(self) -> dict | None:
+        """The object's labels as applied (the map itself), for /label: filters."""
+        return self.fields.get("labels")
 
     @property
     def diff(self):
@@ -113,6 +119,8 @@ def format_row(row: DeltaRow, t0: float, key_width: int, width: int) -> Text:
     line.append(f"{row.delta:<8} ", delta_style(row.delta))
     line.append(f"{row.key:<{key_width}} ", "bold")
     line.append(f"rv={row.rv} ", "dim")
+    if row.old_rv is not None:
+        line.append_text(predicate_marker(row.fields))
     if row.initial and width >= 100:
         line.append("init ", "dim italic")
     if row.tombstone:

@@ -214,7 +214,7 @@ class FifoPane(KeyCursor, TextPane):
             rows.append((st.backlog_line(), None))
         elif rule:
             rows.append((Text(rule, "italic", no_wrap=True), None))
-            if height >= 12:
+            if height >= 8:  # a short pane keeps its rows for the queued keys
                 rows.append((Text(QUEUE_NOTE, "dim italic", no_wrap=True), None))
         return rows
 

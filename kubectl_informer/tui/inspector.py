@@ -18,6 +18,7 @@ from ..trace_kinds import FIFO_COALESCE, FIFO_POP, FIFO_QUEUE, WATCH_EVENT
 from .cursor import CURSOR_BINDINGS, KeyCursor
 from .deltas import delta_style
 from .pane import PaneState
+from .predicate_marker import predicate_marker
 from .ring import KeyedHistory
 from .textpane import TextPane
 
@@ -75,6 +76,7 @@ def describe(ev: TraceEvent) -> Text:
         d = str(f.get("delta", ""))
         t.append(f"{d} ", delta_style(d))
         t.append(f"rv={f.get('resource_version', '')} ", "dim")
+        t.append_text(predicate_marker(f))  # updates only: G R L A, or resync
         if f.get("summary"):
             t.append(f"{f['summary']} ")
         if f.get("diff"):

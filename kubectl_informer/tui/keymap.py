@@ -14,6 +14,7 @@ PANE_LETTERS = {
     "queue": "w",
     "cache": "c",
     "inspector": "i",
+    "handlers": "h",
 }
 
 APP_BINDINGS = [

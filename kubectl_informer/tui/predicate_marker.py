@@ -1,0 +1,37 @@
+"""The predicates marker on an update (Deltas rows, Inspector lines).
+
+Four cells, one per controller-runtime predicate in ``predicates.PREDICATES``
+order: its letter (G, R, L, A) when it would pass the update, ``·`` when it
+would drop it. An update whose resourceVersion did not change is marked
+``resync`` instead: no predicate but a hand-written one lets it through.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from ..predicates import PREDICATES
+from ..trace import Lazy
+
+LETTERS = tuple(name[0] for name in PREDICATES)  # G R L A
+
+
+def predicate_cells(passing) -> str:
+    """``G·L·`` for GenerationChanged and LabelChanged passing."""
+    passed = set(passing)
+    return "".join(letter if name in passed else "·" for letter, name in zip(LETTERS, PREDICATES))
+
+
+def predicate_marker(fields: dict[str, Any]) -> Text:
+    """The marker for a ``store.update``'s fields (raw or read), empty when
+    the event carries no predicates (recorded before they existed)."""
+    passing = fields.get("predicates")
+    if type(passing) is Lazy:
+        passing = fields["predicates"] = passing.fn(*passing.args)
+    if not isinstance(passing, (list, tuple)):
+        return Text()
+    if fields.get("old_resource_version") == fields.get("resource_version"):
+        return Text("resync ", "cyan")
+    return Text(predicate_cells(passing) + " ", "bold green" if passing else "dim")
