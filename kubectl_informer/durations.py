@@ -147,10 +147,13 @@ def format_duration(seconds: float) -> str:
 
 def format_short(seconds: float | None) -> str:
     """A short Go-like duration for display: ``850ms``, ``1.2s``, ``4s``,
-    ``1m30s``, ``2h5m``; ``-`` for None. (``format_duration`` is Go's exact
+    ``1m30s``, ``2h5m``; ``-`` for None, ``?`` for NaN or infinity (a
+    malformed recording). (``format_duration`` is Go's exact
     ``Duration.String``, for flags and round trips.)"""
     if seconds is None:
         return "-"
+    if seconds != seconds or seconds in (float("inf"), float("-inf")):
+        return "?"
     if seconds < 0:
         return "-" + format_short(-seconds)
     if seconds == 0:

@@ -108,3 +108,8 @@ def test_format_parse_round_trip(s):
 def test_format_short_is_the_one_display_duration(seconds, s):
     # Every pane, the header, the inspector and -o text print durations with it.
     assert format_short(seconds) == s
+
+
+def test_format_short_says_what_it_cannot_show():
+    from kubectl_informer.durations import format_short
+    assert [format_short(v) for v in (float("nan"), float("inf"), float("-inf"))] == ["?", "?", "?"]
