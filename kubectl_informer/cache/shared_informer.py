@@ -614,7 +614,7 @@ class SharedIndexInformer:
                     key = key_func(obj)
                     old, exists = indexer.get_by_key(key)
                     if exists:
-                        indexer.update(obj)
+                        indexer.add_with_key(key, obj)  # update: the key is the one just computed
                         if tracer.enabled:
                             self._trace_store(STORE_UPDATE, key, t, obj, old, is_in_initial_list)
                         sync = _rv(old) == _rv(obj)
@@ -626,7 +626,7 @@ class SharedIndexInformer:
                         else:
                             self._distribute((_UPDATE, old, obj), sync, key)
                     else:
-                        indexer.add(obj)
+                        indexer.add_with_key(key, obj)
                         if tracer.enabled:
                             self._trace_store(STORE_ADD, key, t, obj, None, is_in_initial_list)
                         self._distribute((_ADD, obj, is_in_initial_list), False, key)
