@@ -49,6 +49,7 @@ class StringInterner:
     every value of every object). What repeats sits in known places, so only
     those are visited:
 
+    - the object's ``kind`` and ``apiVersion`` are interned;
     - ``metadata``: the small ``labels``, ``annotations`` and
       ``ownerReferences`` maps (the same for every pod of one ReplicaSet,
       Job, DaemonSet...) are kept once, found by their orjson bytes; so are
@@ -91,6 +92,10 @@ class StringInterner:
                 for item in obj:
                     self.intern(item)
             return obj
+        for k in ("kind", "apiVersion"):  # sent with every PartialObjectMetadata
+            v = obj.get(k)
+            if type(v) is str:
+                obj[k] = self._string(v)
         meta = obj.get("metadata")
         if type(meta) is dict:
             self._metadata(meta)

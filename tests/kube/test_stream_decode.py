@@ -160,7 +160,7 @@ def test_small_metadata_maps_of_one_owner_are_shared_but_big_ones_are_not():
 
 def test_pod_template_parts_are_shared_where_they_repeat():
     def obj(i, image):
-        return {"metadata": {"name": f"p{i}", "namespace": "ns", "generateName": "web-"},
+        return {"kind": "Pod", "apiVersion": "v1", "metadata": {"name": f"p{i}", "namespace": "ns", "generateName": "web-"},
                 "spec": {"nodeName": f"node-{i % 2}", "tolerations": [{"key": "k", "operator": "Exists"}],
                          "containers": [{"name": "c", "image": image, "resources": {"requests": {"cpu": "1"}},
                                          "volumeMounts": [{"name": f"kube-api-access-{i}", "mountPath": "/x"}]}]},
@@ -178,5 +178,5 @@ def test_pod_template_parts_are_shared_where_they_repeat():
     assert ca["resources"] is cc["resources"] and ca["image"] is cb["image"]
     assert ca["volumeMounts"] is not cb["volumeMounts"]  # one per pod: never merged
     assert a["spec"]["nodeName"] is c["spec"]["nodeName"] and a["status"]["phase"] is b["status"]["phase"]
-    assert a["metadata"]["namespace"] is b["metadata"]["namespace"]
+    assert a["metadata"]["namespace"] is b["metadata"]["namespace"] and a["kind"] is c["kind"]
     assert "10.0.0.1" not in interner.table and "p1" not in interner.table  # unique per object
