@@ -615,9 +615,10 @@ class SharedIndexInformer:
                     old, exists = indexer.get_by_key(key)
                     if exists:
                         indexer.add_with_key(key, obj)  # update: the key is the one just computed
+                        rv, old_rv = _rv(obj), _rv(old)
                         if tracer.enabled:
-                            self._trace_store(STORE_UPDATE, key, t, obj, old, is_in_initial_list)
-                        sync = _rv(old) == _rv(obj)
+                            self._trace_store(STORE_UPDATE, key, t, obj, old, is_in_initial_list, rv, old_rv)
+                        sync = old_rv == rv
                         if not sync and not tracer.enabled:
                             # The common case, inlined: a real update to every listener.
                             n = (_UPDATE, old, obj)
@@ -659,16 +660,18 @@ class SharedIndexInformer:
             for listener in got:
                 emit(event, key, listener=listener.name, is_sync=sync, buffered=len(listener._buf))
 
-    def _trace_store(self, kind: str, key: str, delta_type, obj: Any, old: Any, is_in_initial_list: bool) -> None:
-        rv = _rv(obj)
+    def _trace_store(self, kind: str, key: str, delta_type, obj: Any, old: Any, is_in_initial_list: bool,
+                     rv: str | None = None, old_rv: str | None = None) -> None:
+        if rv is None:
+            rv = _rv(obj)
         if kind is STORE_UPDATE:
             # The diff is derived when a reader looks (trace.Lazy): most
             # events are counted or drained unread, and diffing every update
             # cost the traced pipeline a quarter of its time.
             self.tracer.emit_derived(kind, key, resource_version=rv, delta=_DELTA_NAME[delta_type],
                                      summary=summarize(obj), is_in_initial_list=is_in_initial_list,
-                                     old_resource_version=_rv(old), diff=Lazy(diff_summary, old, obj),
-                                     predicates=Lazy(update_predicates, old, obj))
+                                     old_resource_version=_rv(old) if old_rv is None else old_rv,
+                                     diff=Lazy(diff_summary, old, obj), predicates=Lazy(update_predicates, old, obj))
         elif kind is STORE_DELETE:
             self.tracer.emit(kind, key, resource_version=rv, delta=_DELTA_NAME[delta_type], summary=summarize(obj),
                              is_in_initial_list=is_in_initial_list,
