@@ -164,7 +164,7 @@ _STORE = (F("resource_version", "str", "the object's RV"),
           F("delta", "str", "the delta applied", choices=DELTA_TYPES),
           F("summary", "str", "status in a word or two (phase, ready counts)"),
           F("is_in_initial_list", "bool", "part of the initial list"),
-          F("object", "object", "the object applied (local: in the process only, never in JSON)", optional=True))
+          F("object", "object?", "the object applied (local: in the process only, never in JSON)", optional=True))
 STORE_ADD = _kind("store.add", "a delta added an object to the indexer", "yes", *_STORE, local=("object",))
 STORE_UPDATE = _kind("store.update", "a delta replaced an object in the indexer", "yes", *_STORE,
                      F("old_resource_version", "str", "the replaced object's RV"),
