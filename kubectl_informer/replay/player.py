@@ -18,6 +18,8 @@ from ..trace import TraceEvent
 from .recording import Recording, mark_of
 
 Feed = Callable[[list[TraceEvent]], None]
+# Clock arithmetic in floats: an event due "now" must not wait for the next tick.
+_EPSILON = 1e-9
 
 
 class Player:
@@ -76,7 +78,7 @@ class Player:
         """Feed what is due at the playhead; returns how many events."""
         if not self.playing:
             return 0
-        n = self._feed_to(bisect_right(self._offsets, self.offset()))
+        n = self._feed_to(bisect_right(self._offsets, self.offset() + _EPSILON))
         if self.finished:
             self._anchor(self.duration)
             self.playing = False
@@ -113,7 +115,7 @@ class Player:
     def seek_to(self, offset: float) -> None:
         """Every event up to ``offset`` fed, none after it."""
         offset = min(max(offset, 0.0), self.duration)
-        self._seek_index(bisect_right(self._offsets, offset), offset)
+        self._seek_index(bisect_right(self._offsets, offset + _EPSILON), offset)
 
     def _seek_index(self, end: int, offset: float) -> None:
         if end < self.position:

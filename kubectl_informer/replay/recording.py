@@ -34,6 +34,10 @@ class Recording:
     header: dict | None = None       # run.info's fields, None in older recordings
     warnings: list[str] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        if self.header is None:
+            self.header = next((dict(e.fields) for e in self.events if e.kind == RUN_INFO), None)
+
     @property
     def t0(self) -> float:
         return self.events[0].time
@@ -101,8 +105,6 @@ def _parse_lines(fh, path: str, rec: Recording) -> None:
             pending = (n, line)
             continue
         rec.events.append(ev)
-        if ev.kind == RUN_INFO and rec.header is None:
-            rec.header = dict(ev.fields)
     if pending is not None:
         n, line = pending
         if line.endswith(b"\n" if isinstance(line, bytes) else "\n"):
@@ -130,6 +132,7 @@ def read_recording(path: str) -> Recording:
             fh.close()
     if not rec.events:
         raise RecordingError(f"{path}: no trace events in it")
+    rec.__post_init__()  # the header, now that the events are read
     return rec
 
 
