@@ -15,7 +15,6 @@ entries show the diff the recording carries.
 from __future__ import annotations
 
 import json
-from collections import OrderedDict, deque
 from typing import Any
 
 import yaml
@@ -32,6 +31,7 @@ from ..cache.keys import DeletedFinalStateUnknown
 from ..trace import Lazy, TraceEvent
 from ..trace_kinds import STORE_UPDATE
 from ..transforms import redact_secret
+from .ring import KeyedHistory
 
 _LOCAL = ("object", "diff")
 _VALUE_WIDTH = 60
@@ -125,63 +125,64 @@ def rank_style(rank: int) -> str:
 
 class ObjectHistory:
     """Per key, a ring of its last ``per_key`` deltas, for the ``max_keys``
-    keys active most recently; the newest ``keep_objects`` of a key hold
-    their objects."""
+    keys active most recently (a ``KeyedHistory``); the newest
+    ``keep_objects`` of a key hold their objects."""
 
     def __init__(self, max_keys: int = 2000, per_key: int = 64, keep_objects: int = 8) -> None:
-        self.max_keys, self.per_key, self.keep_objects = max_keys, per_key, keep_objects
-        self._rings: OrderedDict[str, deque[DeltaEntry]] = OrderedDict()
-        self.evicted = 0
+        self.per_key, self.keep_objects = per_key, keep_objects
+        self._hist: KeyedHistory[str, DeltaEntry] = KeyedHistory(max_keys, per_key)
+
+    @property
+    def max_keys(self) -> int:
+        return self._hist.max_keys
+
+    @property
+    def evicted(self) -> int:
+        return self._hist.evicted
 
     def add(self, ev: TraceEvent) -> DeltaEntry:
         key = ev.key or ""
-        rings = self._rings
-        ring = rings.get(key)
-        if ring is None:
-            if len(rings) >= self.max_keys:
-                rings.popitem(last=False)
-                self.evicted += 1
-            ring = rings[key] = deque(maxlen=self.per_key)
-        else:
-            rings.move_to_end(key)
+        hist = self._hist
         raw = ev.raw_fields
-        obj = raw.get("object")
         old = None
         if ev.kind == STORE_UPDATE:
             d = raw.get("diff")
             # The informer's old object rides in the diff's Lazy; once a
             # reader resolved it, the key's previous entry holds the same one.
-            old = d.args[0] if type(d) is Lazy else (ring[-1].obj if ring else None)
-        entry = DeltaEntry(ev, obj, old)
-        ring.append(entry)
+            if type(d) is Lazy:
+                old = d.args[0]
+            elif key in hist:
+                old = hist.ring(key)[-1].obj
+        entry = DeltaEntry(ev, raw.get("object"), old)
+        hist.add(key, entry)
+        ring = hist.ring(key)
         if len(ring) > self.keep_objects:
             ring[-1 - self.keep_objects].release()
         return entry
 
     def entries(self, key: str) -> list[DeltaEntry]:
-        ring = self._rings.get(key)
-        return list(ring) if ring is not None else []
+        return self._hist.get(key)
 
     def latest(self, key: str) -> Any:
         """The newest object held for ``key`` (None if none)."""
-        ring = self._rings.get(key)
-        if ring:
-            for entry in reversed(ring):
+        if key in self._hist:
+            for entry in reversed(self._hist.ring(key)):
                 if entry.obj is not None:
                     return entry.obj
         return None
 
     def __contains__(self, key: object) -> bool:
-        return key in self._rings
+        return key in self._hist
 
     def __len__(self) -> int:
-        return len(self._rings)
+        return len(self._hist)
 
     def __repr__(self) -> str:
-        return f"ObjectHistory({dict(self._rings)!r})"
+        return f"ObjectHistory({self._hist!r})"
 
     def objects_held(self) -> int:
-        return sum(1 for ring in self._rings.values() for e in ring if e.obj is not None or e.old is not None)
+        return sum(1 for key in self._hist.keys_newest_first() for e in self._hist.ring(key)
+                   if e.obj is not None or e.old is not None)
 
 
 # --- YAML ------------------------------------------------------------------------------------
@@ -252,7 +253,7 @@ class ObjectActions:
         else:
             key = self.selected_key()  # type: ignore[attr-defined]
         if key is None:
-            self.notify("no key selected: move the cursor in Deltas, FIFO or Cache", severity="warning")
+            self.notify("no key selected: move the cursor in Deltas or FIFO", severity="warning")
             return
         obj = entry.obj if entry is not None and entry.obj is not None else None
         if obj is None and state is not None:
