@@ -11,6 +11,7 @@ full diff and whatever ``DETAIL_SECTIONS`` others add.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import Callable
 
 from rich.text import Text
@@ -216,10 +217,25 @@ class InspectorPane(KeyCursor, TextPane):
         self.inspected: str | None = None
         self.cursor = 0
         self.cursor_keys: list[str] = []
-        self.row_cursor: int | None = None  # None: on the newest row, following
+        # The seq of the row under the cursor (None: the newest, following),
+        # so the cursor stays on its row while rows arrive and old ones go.
+        self.cursor_seq: int | None = None
         self.expanded: set[int] = set()  # seqs of the deltas shown with their diff
         self._top = 0
         self._rows: list[tuple[TraceEvent, DeltaEntry | None]] = []
+
+    @property
+    def row_cursor(self) -> int | None:
+        """The cursor as an index into the key's timeline (None: following)."""
+        if self.cursor_seq is None or self.inspected is None:
+            return None
+        seqs = [ev.seq for ev, _ in self.state.timeline(self.inspected)]
+        return min(bisect_left(seqs, self.cursor_seq), max(len(seqs) - 1, 0))
+
+    @row_cursor.setter
+    def row_cursor(self, i: int | None) -> None:
+        rows = self.state.timeline(self.inspected) if self.inspected is not None and i is not None else []
+        self.cursor_seq = rows[min(i, len(rows) - 1)][0].seq if rows else None
 
     def inspect(self, key: str | None) -> None:
         self.inspected = key
@@ -330,8 +346,9 @@ class InspectorPane(KeyCursor, TextPane):
         """Every row's line (and an expanded delta's sections), and the
         span of lines the cursor's row takes."""
         t0 = self.state.t0 or 0.0
-        cur = len(rows) - 1 if self.row_cursor is None else min(self.row_cursor, len(rows) - 1)
-        show_cursor = self.has_focus or self.row_cursor is not None
+        at = self.row_cursor
+        cur = len(rows) - 1 if at is None else min(at, len(rows) - 1)
+        show_cursor = self.has_focus or at is not None
         body: list[Text] = []
         span = (0, 0)
         for i, (ev, entry) in enumerate(rows):
@@ -365,7 +382,7 @@ class InspectorPane(KeyCursor, TextPane):
             self._top = 0
             return body
         first, end = span
-        if self.row_cursor is None:
+        if self.cursor_seq is None:
             top = len(body) - room
         else:
             # The cursor's row stays clear of the "… earlier/later" lines.

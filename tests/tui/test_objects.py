@@ -215,3 +215,30 @@ def test_y_without_an_object_says_why():
                    for n in app._notifications)
 
     run(check, app)
+
+
+def test_the_inspector_cursor_stays_on_its_row_while_the_ring_moves():
+    from kubectl_informer.trace import TraceEvent
+    from .helpers import TraceMaker, make_app
+    e = TraceMaker()
+    for i in range(70):
+        e("store.update", "ns/busy", resource_version=str(i), old_resource_version=str(i - 1), delta="Updated",
+          summary="", diff=[f"status.n {i - 1}→{i}"], is_in_initial_list=False)
+    app = make_app(e, start_pane="inspector")
+
+    async def check(pilot):
+        pane = app.panes["inspector"]
+        pane.inspect("ns/busy")
+        app.pump()
+        await pilot.press("up", "up", "up")
+        held = pane.cursor_entry().event.fields["resource_version"]
+        assert held == "66"
+        # Ten more deltas: the ring (64) drops ten old ones, the cursor keeps its delta.
+        for i in range(70, 80):
+            app.buffer.extend([TraceEvent.build(1000 + i, 200.0 + i, "store.update", "ns/busy",
+                                                resource_version=str(i), delta="Updated")])
+        app.pump()
+        assert pane.cursor_entry().event.fields["resource_version"] == "66"
+        assert pane.row_cursor == 66 - 16  # its index moved down as old rows left
+
+    run(check, app)
