@@ -34,6 +34,8 @@ REPLAY_BINDINGS = [
     Binding("less_than_sign", "replay_speed(0.5)", "Slower", show=False),
 ]
 
+REPLAY_HINTS = (("space", "Play/pause"), (".", "Step"), ("] [", "Next/prev mark"), ("t", "Seek"), ("?", "Help"),
+                ("q", "Quit"))
 SPEEDS_MAX = 1024.0
 
 
@@ -126,6 +128,15 @@ class ReplayApp(InformerApp):
             self.player.seek_to(self._start)
         for w in self.rec.warnings:
             self.notify(w, severity="warning", timeout=10)
+        self.call_after_refresh(self._replay_hints)
+
+    def _replay_hints(self) -> None:
+        """The footer says the replay's keys (the live keys stay in ? help)."""
+        t = Text(no_wrap=True, overflow="ellipsis")
+        for key, what in REPLAY_HINTS:
+            t.append(f" {key} ", "bold reverse")
+            t.append(f" {what}  ")
+        self.query_one("#keyhints", Static).update(t)
 
     # -- feeding ---------------------------------------------------------------------
     def _tick(self) -> None:

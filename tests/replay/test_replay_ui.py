@@ -49,6 +49,8 @@ def test_the_header_shows_the_recording_and_the_playhead():
         assert "recorded " in three and "kubectl informer watch pods --client-go 1.36 --resync 3s" in three
         assert "3 marks ahead" in three
         assert "2 deltas" in deltas(app)  # only what is due at 0s
+        from ..tui.helpers import screen_text
+        assert "space  Play/pause" in screen_text(app).splitlines()[-1]
         advance(app, clock, 2.0)
         assert "4 deltas" in deltas(app) and "0:02.0/0:10.0" in header(app)[2]
 
