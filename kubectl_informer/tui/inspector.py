@@ -51,9 +51,10 @@ def stage_of(kind: str) -> tuple[str, str]:
     return kind.partition(".")[0], "white"
 
 
-def describe(ev: TraceEvent) -> Text:
-    """The fields of one event that matter for following a key."""
-    f = ev.fields
+def describe(ev: TraceEvent, diff: bool = True) -> Text:
+    """The fields of one event that matter for following a key (``diff``:
+    an update's changed paths too)."""
+    f = ev.raw_fields if not diff else ev.fields
     k = ev.kind
     t = Text(no_wrap=True)
     if k == WATCH_EVENT:
@@ -85,7 +86,7 @@ def describe(ev: TraceEvent) -> Text:
         t.append_text(predicate_marker(f))  # updates only: G R L A, or resync
         if f.get("summary"):
             t.append(f"{f['summary']} ")
-        if f.get("diff"):
+        if diff and f.get("diff"):
             t.append(", ".join(map(str, f["diff"])), "italic")
         if f.get("tombstone"):
             t.append(" tombstone", "red")
@@ -113,6 +114,11 @@ def _secs(v) -> str:
 
 
 STORE_KINDS = frozenset((STORE_ADD, STORE_UPDATE, STORE_DELETE))
+
+
+def _event(x) -> TraceEvent:
+    """A history item's event (a delta is held as its ``DeltaEntry``)."""
+    return x.event if type(x) is DeltaEntry else x
 
 # What an expanded delta shows, in order: functions (entry, width) -> lines.
 # Others append their own section (e.g. predicates for updates).
@@ -163,24 +169,22 @@ class InspectorState(PaneState):
             key = ev.key
             if key:
                 if ev.kind in store:
-                    # The ring keeps the event without its objects; the
-                    # bounded ObjectHistory holds those.
-                    ev = add_delta(ev).event
+                    # Both rings hold the delta's entry, which lets go of
+                    # its objects once it is older than the newest few.
+                    ev = add_delta(ev)
                 add(key, ev)
                 n += 1
         if n:
             self.version += 1
 
     def life(self, key: str) -> list[TraceEvent]:
-        return self.history.get(key)
+        return [_event(x) for x in self.history.get(key)]
 
     def timeline(self, key: str) -> list[tuple[TraceEvent, DeltaEntry | None]]:
         """The key's rows oldest first: every delta kept (ObjectHistory's
         longer ring) and the other stages' recent events."""
-        entries = self.objects.entries(key)
-        seqs = {e.event.seq for e in entries}
-        rows: list[tuple[TraceEvent, DeltaEntry | None]] = [(e.event, e) for e in entries]
-        rows += [(ev, None) for ev in self.history.get(key) if ev.seq not in seqs]
+        rows: list[tuple[TraceEvent, DeltaEntry | None]] = [(e.event, e) for e in self.objects.entries(key)]
+        rows += [(x, None) for x in self.history.get(key) if type(x) is not DeltaEntry]
         rows.sort(key=lambda r: r[0].seq)
         return rows
 
@@ -357,7 +361,7 @@ class InspectorPane(KeyCursor, TextPane):
             line.append(f"{ev.time - t0:8.3f} ", "dim")
             line.append(f"{name:<7} ", style)
             line.append(f"{ev.kind:<14} ", "")
-            line.append_text(describe(ev))
+            line.append_text(describe(ev, diff=entry is None))
             if entry is not None and entry.is_update:
                 summary = entry.summary()
                 if summary:
@@ -411,7 +415,7 @@ class InspectorPane(KeyCursor, TextPane):
                 continue
             keys.append(key)
             life = st.history.ring(key)
-            last = life[-1]
+            last = _event(life[-1])
             line = Text(no_wrap=True)
             line.append(f"{key} ", "bold")
             name, style = stage_of(last.kind)

@@ -39,18 +39,21 @@ MAX_DETAIL = 400  # lines of a released entry's diff kept as text
 
 
 class DeltaEntry:
-    """One delta applied to the cache, for the Inspector: the event (without
-    its object), and while held, the object after it and the one before."""
+    """One delta applied to the cache, for the Inspector: its event, and
+    while held, the object after it and the one before. ``release`` drops
+    the objects (and the event's references to them), keeping the diff."""
 
     __slots__ = ("event", "obj", "old", "recorded", "detail")
 
-    def __init__(self, ev: TraceEvent, obj: Any, old: Any) -> None:
+    def __init__(self, ev: TraceEvent, old: Any = None) -> None:
+        # No copy here: this runs for every store event the UI absorbs.
         raw = ev.raw_fields
-        self.event = TraceEvent(ev.seq, ev.time, ev.kind, ev.key, {k: v for k, v in raw.items() if k not in _LOCAL})
-        self.obj = _unwrap(obj)
-        self.old = _unwrap(old)
+        self.event = ev
+        obj = raw.get("object")
+        self.obj = obj if type(obj) is dict else _unwrap(obj)
+        self.old = old if old is None or type(old) is dict else _unwrap(old)
         d = raw.get("diff")
-        self.recorded: list[str] | None = list(d) if isinstance(d, (list, tuple)) else None
+        self.recorded: list[str] | None = d if isinstance(d, (list, tuple)) else None
         self.detail: list[tuple[int, str]] | None = None
 
     def __repr__(self) -> str:
@@ -91,6 +94,11 @@ class DeltaEntry:
             self.detail = [(c.rank, format_change(c)) for c in ch[:MAX_DETAIL]]
             self.recorded = [c.line() for c in ch if c.rank < NOISE_RANK]
         self.obj = self.old = None
+        ev = self.event
+        raw = ev.raw_fields
+        if "object" in raw or type(raw.get("diff")) is Lazy:
+            self.event = TraceEvent(ev.seq, ev.time, ev.kind, ev.key,
+                                    {k: v for k, v in raw.items() if k not in _LOCAL})
 
 
 def _unwrap(obj: Any) -> Any:
@@ -143,19 +151,16 @@ class ObjectHistory:
     def add(self, ev: TraceEvent) -> DeltaEntry:
         key = ev.key or ""
         hist = self._hist
-        raw = ev.raw_fields
-        old = None
+        entry = DeltaEntry(ev)
+        ring = hist.add(key, entry)
         if ev.kind == STORE_UPDATE:
-            d = raw.get("diff")
+            d = ev.raw_fields.get("diff")
             # The informer's old object rides in the diff's Lazy; once a
             # reader resolved it, the key's previous entry holds the same one.
             if type(d) is Lazy:
-                old = d.args[0]
-            elif key in hist:
-                old = hist.ring(key)[-1].obj
-        entry = DeltaEntry(ev, raw.get("object"), old)
-        hist.add(key, entry)
-        ring = hist.ring(key)
+                entry.old = _unwrap(d.args[0])
+            elif len(ring) > 1:
+                entry.old = ring[-2].obj
         if len(ring) > self.keep_objects:
             ring[-1 - self.keep_objects].release()
         return entry
