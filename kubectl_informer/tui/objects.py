@@ -96,9 +96,12 @@ class DeltaEntry:
         self.obj = self.old = None
         ev = self.event
         raw = ev.raw_fields
-        if "object" in raw or type(raw.get("diff")) is Lazy:
+        if "object" in raw or any(type(v) is Lazy for v in raw.values()):
+            # A derived field still unread (predicates) is computed now, while
+            # its objects are at hand; the copy holds no reference to them.
             self.event = TraceEvent(ev.seq, ev.time, ev.kind, ev.key,
-                                    {k: v for k, v in raw.items() if k not in _LOCAL})
+                                    {k: (v.fn(*v.args) if type(v) is Lazy else v)
+                                     for k, v in raw.items() if k not in _LOCAL})
 
 
 def _unwrap(obj: Any) -> Any:

@@ -5,6 +5,7 @@ import copy
 
 from kubectl_informer.cache.diff import diff_summary
 from kubectl_informer.clock.testing import FakeClock
+from kubectl_informer.predicates import update_predicates
 from kubectl_informer.trace import Lazy, TraceBuffer, Tracer
 from kubectl_informer.trace_kinds import STORE_ADD, STORE_DELETE, STORE_UPDATE
 from kubectl_informer.tui.app import InformerApp
@@ -31,7 +32,8 @@ def emit_life(tracer, key, n):
         new = pod(name, i, restarts=i - 1)
         tracer.emit_derived(STORE_UPDATE, key, resource_version=str(i), delta="Updated", summary="Running",
                             is_in_initial_list=False, old_resource_version=old["metadata"]["resourceVersion"],
-                            diff=Lazy(diff_summary, old, new), object=new)
+                            diff=Lazy(diff_summary, old, new), predicates=Lazy(update_predicates, old, new),
+                            object=new)
         old = new
     return old
 
@@ -61,6 +63,10 @@ def test_object_history_holds_objects_for_the_newest_deltas_only():
     # A released update keeps its full diff as text, the noise last.
     old = entries[0]
     assert old.obj is None and old.old is None
+    # Its event keeps no reference to the objects: no object, no Lazy left.
+    assert "object" not in old.event.raw_fields and not any(type(v) is Lazy for v in old.event.raw_fields.values())
+    assert old.event.raw_fields["predicates"] == ["ResourceVersionChanged"]
+    assert type(entries[-1].event.raw_fields["diff"]) is Lazy  # the newest are untouched until drawn
     assert old.summary()[0] == "status.containerStatuses[0].restartCount 4→5"
     ranks = [r for r, _ in old.detail_lines()]
     assert ranks == sorted(ranks) and "metadata.resourceVersion  5 → 6" in [t for _, t in old.detail_lines()]
@@ -84,7 +90,7 @@ def test_inspector_scrolls_a_keys_whole_history_and_expands_a_full_diff():
         assert lines[0].startswith("default/web-1  41 events, 41 deltas")
         # Following: the newest delta at the bottom, the earlier ones counted.
         assert lines[2].startswith("… ") and "earlier" in lines[2]
-        assert "rv=41" in lines[-1] and "status.containerStatuses[0].restartCount" in lines[-1]
+        assert "rv=41" in lines[-1] and "status.containerStatuses[0]" in lines[-1]
         await pilot.press("home")
         lines = pane_text(pane).splitlines()
         assert "store.add" in lines[2] and "rv=1 " in lines[2] and "later" in lines[-1]
