@@ -62,7 +62,11 @@ class TraceEvent(tuple):
     raw_fields = property(itemgetter(4))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"seq": self.seq, "time": self.time, "kind": self.kind, "key": self.key, "fields": self.fields,
+        fields = self.fields
+        local = getattr(self.kind, "local", None)
+        if local:  # in-process references (objects) stay out of JSON
+            fields = {k: v for k, v in fields.items() if k not in local}
+        return {"seq": self.seq, "time": self.time, "kind": self.kind, "key": self.key, "fields": fields,
                 "v": TRACE_VERSION}
 
     def to_json(self) -> str:

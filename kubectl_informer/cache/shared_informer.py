@@ -668,17 +668,20 @@ class SharedIndexInformer:
             # The diff is derived when a reader looks (trace.Lazy): most
             # events are counted or drained unread, and diffing every update
             # cost the traced pipeline a quarter of its time.
+            # ``object``: a reference for in-process readers (YAML, the full
+            # diff); never serialised.
             self.tracer.emit_derived(kind, key, resource_version=rv, delta=_DELTA_NAME[delta_type],
                                      summary=summarize(obj), is_in_initial_list=is_in_initial_list,
                                      old_resource_version=_rv(old) if old_rv is None else old_rv,
-                                     diff=Lazy(diff_summary, old, obj), predicates=Lazy(update_predicates, old, obj))
+                                     diff=Lazy(diff_summary, old, obj), predicates=Lazy(update_predicates, old, obj),
+                                     object=obj)
         elif kind is STORE_DELETE:
             self.tracer.emit(kind, key, resource_version=rv, delta=_DELTA_NAME[delta_type], summary=summarize(obj),
                              is_in_initial_list=is_in_initial_list,
-                             tombstone=type(obj) is DeletedFinalStateUnknown)
+                             tombstone=type(obj) is DeletedFinalStateUnknown, object=obj)
         else:
             self.tracer.emit(kind, key, resource_version=rv, delta=_DELTA_NAME[delta_type], summary=summarize(obj),
-                             is_in_initial_list=is_in_initial_list)
+                             is_in_initial_list=is_in_initial_list, object=obj)
 
     def _process_replaced_all(self, info, is_in_initial_list: bool) -> None:
         """client-go 1.36 processReplacedAllInfo: diff the whole list against
