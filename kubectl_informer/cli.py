@@ -22,11 +22,8 @@ import click
 
 from . import __version__, params
 from .output import make_renderer, no_resources_message
-from .profiles import DEFAULT_CLIENT_GO, PROFILES, initial_list_label
-from .run_info import RunInfo
+from .profiles import DEFAULT_CLIENT_GO, PROFILES
 from .runner import RunError, RunOptions
-from .trace import TraceBuffer, TraceEvent
-from .trace_kinds import INFORMER_START
 
 PROG = "kubectl informer"
 CLIENT_GO_PROFILES = tuple(PROFILES)
@@ -89,6 +86,7 @@ class KubectlGroup(click.Group):
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):  # type: ignore[override]
         # Always "kubectl informer": kubectl runs us as kubectl-informer, users type the former.
         args = list(sys.argv[1:] if args is None else args)
+        self.argv = args  # for the recording's header (run.info)
         code = run_guarded(lambda: super(KubectlGroup, self).main(
             args=args, prog_name=PROG, complete_var=complete_var, standalone_mode=False, **extra),
             debug="--debug" in args or bool(os.environ.get("KUBECTL_INFORMER_DEBUG")))
@@ -471,6 +469,9 @@ def execute(opts: RunOptions, output: str, run_for: float | None = None, max_eve
 
     started = time.monotonic()
     ui = output == "tui"
+    opts.extra.setdefault("args", list(getattr(cli, "argv", None) or ()))
+    if opts.show_secret_data:
+        opts.extra["show_secret_data"] = True
     with running(opts, ui=ui, record=record, check=_need_terminal if ui else None, exporter=_start_exporter,
                  prepare_limit=run_for) as r:
         if ui:
@@ -572,90 +573,46 @@ def attach(target, namespace, context, kubeconfig, interval, metrics_path, schem
 
 # --- replay ------------------------------------------------------------------------------
 
-def _open_trace(path: str):
-    """The file, or stdin for ``-``; a gzip-compressed recording is read as is."""
-    if path == "-":
-        return sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
-    fh = open(path, "rb")
-    if fh.peek(2)[:2] == b"\x1f\x8b":
-        import gzip
-        return gzip.GzipFile(fileobj=fh)
-    return fh
-
-
-def read_trace_file(path: str) -> list[TraceEvent]:
-    try:
-        fh = _open_trace(path)
-    except OSError as e:
-        raise RunError(f"cannot read {path}: {e.strerror or e}") from None
-    events: list[TraceEvent] = []
-    try:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                events.append(TraceEvent.from_json(line))
-            except Exception:
-                what = "truncated: the recording ends mid-event" if not line.endswith(
-                    b"\n" if isinstance(line, bytes) else "\n") else \
-                    "not a trace event (expected the NDJSON lines of -o json)"
-                raise RunError(f"{path}:{n}: {what}") from None
-    except EOFError:
-        raise RunError(f"{path}: truncated: the compressed recording ends early") from None
-    except OSError as e:
-        raise RunError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
-    finally:
-        if path != "-":
-            fh.close()
-    if not events:
-        raise RunError(f"{path}: no trace events in it")
-    return events
-
-
-def info_from_trace(events: list[TraceEvent], path: str) -> RunInfo:
-    info = RunInfo(resource="(replay)", namespace=None, context=f"replay of {os.path.basename(path)}",
-                   mode="queue" if any(e.kind.startswith("worker.") for e in events) else "watch",
-                   extra={"replay": path})
-    for ev in events:
-        if ev.kind == INFORMER_START:
-            f = ev.fields
-            info.fifo = str(f.get("fifo") or info.fifo)
-            if "watch_list" in f:
-                info.initial_list = initial_list_label(bool(f.get("watch_list")))
-            info.resync_period = float(f.get("resync_check_period") or 0.0)
-            break
-    return info
-
-
 @cli.command(cls=KubectlCommand, usage="FILE [options]",
-             help="Replay a trace recorded with -o json, in the live UI or as text. FILE - reads stdin.",
+             help="Replay a recording (--record FILE, or -o json) in time: in the live UI (space pauses, . steps, "
+                  "] and [ seek to the next/previous relist, 410 or tombstone, t seeks to a time) or as text. "
+                  "FILE - reads stdin.",
              examples="""
-# Record a minute, then step through it in the UI (p pauses)
-kubectl informer watch pods -o json --duration 1m > trace.ndjson
-kubectl informer replay trace.ndjson
+# Record a minute, then play it back in the UI, ten times faster
+kubectl informer watch pods --demo flaky -o json --duration 1m > trace.ndjson
+kubectl informer replay trace.ndjson --speed 10
 
-# The deltas of a recording, one per line
+# Start 30s in: what came before is fed at once
+kubectl informer replay trace.ndjson --from 30s
+
+# The deltas of a recording, one per line, as fast as possible
 kubectl informer replay trace.ndjson -o text
+
+# The same in recorded time
+kubectl informer replay trace.ndjson -o text --speed 1
 """)
 @click.argument("file")
 @click.option("-o", "--output", type=click.Choice(("tui", "json", "text")), default="tui", show_default=True,
               help="tui: the UI; json: the events again as NDJSON; text: one line per delta.")
+@click.option("--speed", type=click.FloatRange(min=0), default=None, metavar="N",
+              help="Play N times faster than recorded (0: as fast as possible). Default: 1 in the UI, "
+                   "0 for -o json/text.")
+@click.option("--no-wait", is_flag=True, help="As fast as possible (--speed 0).")
+@click.option("--from", "start", type=DURATION, default="0s", metavar="OFFSET",
+              help="Start at this offset from the recording's start (e.g. 30s, 1m30s); what comes before is "
+                   "fed at once (UI) or skipped (-o json/text).")
+@click.option("--show-secret-data", is_flag=True, help="Show Secret values (they are redacted by default).")
 @debug_option
-def replay(file: str, output: str) -> int:
-    if output == "tui":
-        _need_terminal()
-    events = read_trace_file(file)
-    if output != "tui":
-        renderer = make_renderer(output, sys.stdout, workers=any(e.kind.startswith("worker.") for e in events))
+def replay(file: str, output: str, speed: float | None, no_wait: bool, start: float, show_secret_data: bool) -> int:
+    from .replay.run import RecordingError, replay as run_replay
+    if no_wait and speed not in (None, 0):
+        raise click.UsageError("--no-wait and --speed cannot be used together")
+    try:
         with _quiet_on_closed_pipe():
-            renderer.render(events)
-        return 0
-    info = info_from_trace(events, file)
-    buffer = TraceBuffer(maxlen=len(events))
-    buffer.extend(events)
-    from .tui.app import InformerApp
-    _run_app(InformerApp(buffer, info, start_pane="queue" if info.mode == "queue" else "deltas"))
-    return 0
+            return run_replay(file, output, 0.0 if no_wait else speed, start, show_secret_data,
+                              need_terminal=_need_terminal, run_app=_run_app)
+    except RecordingError as e:
+        raise RunError(str(e)) from None
 
 
 # --- sim, version --------------------------------------------------------------------------

@@ -237,7 +237,7 @@ def running(opts: RunOptions, ui: bool, record: str | None = None, check: Callab
     asks for a terminal there); ``exporter(opts)`` may bind a metrics server
     then (None: none), served from ``start`` and stopped on the way out.
     ``prepare_limit`` (``--duration``) also bounds the first requests."""
-    from .output import Recorder
+    from .output import Recorder, emit_run_info
     from .time_limit import TimeLimitReached, time_limit
 
     tracer = Tracer()
@@ -264,6 +264,7 @@ def running(opts: RunOptions, ui: bool, record: str | None = None, check: Callab
                     recorder = Recorder(record, tracer)
                 except OSError as e:
                     raise RunError(f"cannot record to {record}: {e.strerror or e}") from None
+            emit_run_info(tracer, info)  # the header: first in -o json and the recording
             current = Running(run, buffer, info, setting, recorder, metrics)
             yield current
         finally:

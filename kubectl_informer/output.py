@@ -13,8 +13,8 @@ from typing import IO, Iterable
 
 from .durations import format_short
 from .trace import TraceBuffer, TraceEvent, Tracer
-from .trace_kinds import (INFORMER_SYNCED, QUEUE_RATE_LIMITED, REFLECTOR_BACKOFF, RELIST, STORE_ADD, STORE_DELETE,
-                          STORE_UPDATE, WATCH_END, WORKER_DONE)
+from .trace_kinds import (INFORMER_SYNCED, QUEUE_RATE_LIMITED, REFLECTOR_BACKOFF, RELIST, RUN_INFO, STORE_ADD,
+                          STORE_DELETE, STORE_UPDATE, WATCH_END, WORKER_DONE)
 
 OUTPUTS = ("tui", "json", "text")
 
@@ -148,10 +148,25 @@ def make_renderer(output: str, out: IO[str], workers: bool = False):
     raise ValueError(f"no headless renderer for output {output!r}")
 
 
+def emit_run_info(tracer: Tracer, info) -> None:
+    """The run's header (``run.info``): the first line of ``-o json`` and of
+    a recording, so a replay can say what was recorded, where and when.
+    ``info`` is the run's RunInfo; its ``extra["args"]`` holds the command line."""
+    import time
+
+    from . import __version__
+    tracer.emit(RUN_INFO, None, resource=info.resource, namespace=info.namespace, context=info.context,
+                server=info.server, profile=info.profile, fifo=info.fifo, initial_list=info.initial_list,
+                resync=float(info.resync_period or 0.0), mode=info.mode,
+                args=[str(a) for a in info.extra.get("args") or ()], wall_time=time.time(), version=__version__,
+                label_selector=info.label_selector, field_selector=info.field_selector, demo=info.demo_scenario)
+
+
 class Recorder:
     """``--record FILE``: every TraceEvent of the run written as NDJSON (the
-    format ``replay`` reads) by a thread of its own, so the engine never waits
-    on the disk; ``stop()`` writes what is left and closes the file."""
+    format ``replay`` reads, ``"v": 2``, the ``run.info`` header first) by a
+    thread of its own, so the engine never waits on the disk; ``stop()``
+    writes what is left and closes the file."""
 
     def __init__(self, path: str, tracer: Tracer, interval: float = 0.2) -> None:
         self.path = path

@@ -265,10 +265,10 @@ class Run:
     def _reconnect(self) -> None:
         """A predecessor's cluster through a client of our own: stopping a run
         aborts its client's requests for good."""
-        from .kube.config import KubeTarget, new_api_client
+        from .kube.config import KubeTarget, fresh_client
         from .kube.rest import set_request_timeout
         old = self._connection
-        self.target = KubeTarget(new_api_client(old.api_client.configuration), old.context, old.namespace, old.server)
+        self.target = KubeTarget(fresh_client(old.api_client), old.context, old.namespace, old.server)
         set_request_timeout(self.target.api_client, self.opts.request_timeout)
 
     def successor(self, opts: RunOptions) -> "Run":

@@ -32,6 +32,7 @@ _CHECKS = {
     "list[str]": lambda v: isinstance(v, (list, tuple)) and all(isinstance(x, str) for x in v),
     "dict[str,str]": lambda v: isinstance(v, dict) and all(isinstance(k, str) and isinstance(x, str)
                                                             for k, x in v.items()),
+    "object": lambda v: True,  # an in-process reference (a ``local`` field)
 }
 
 
@@ -57,16 +58,20 @@ class Field:
 
 class Kind(str):
     """An event kind: its dotted name, whether it is keyed by an object, its
-    fields, and fields derived lazily (computed when a reader asks)."""
+    fields, fields derived lazily (computed when a reader asks), and local
+    fields: references handed to readers in the process (the UI) and never
+    written to JSON, so recordings and ``-o json`` stay small."""
 
     fields: dict[str, Field]
     keyed: str  # "yes" | "no" | "maybe"
     doc: str
     derived: tuple[str, ...]
+    local: tuple[str, ...]
 
-    def __new__(cls, name: str, doc: str, keyed: str, fields: Iterable[Field], derived: tuple[str, ...] = ()):
+    def __new__(cls, name: str, doc: str, keyed: str, fields: Iterable[Field], derived: tuple[str, ...] = (),
+                local: tuple[str, ...] = ()):
         k = super().__new__(cls, name)
-        k.doc, k.keyed, k.fields, k.derived = doc, keyed, {f.name: f for f in fields}, derived
+        k.doc, k.keyed, k.fields, k.derived, k.local = doc, keyed, {f.name: f for f in fields}, derived, local
         return k
 
     # A Kind is its name wherever a str is: dict keys, ==, JSON.
@@ -80,10 +85,11 @@ class Kind(str):
 KINDS: dict[str, Kind] = {}
 
 
-def _kind(name: str, doc: str, keyed: str = "no", *fields: Field, derived: tuple[str, ...] = ()) -> Kind:
+def _kind(name: str, doc: str, keyed: str = "no", *fields: Field, derived: tuple[str, ...] = (),
+          local: tuple[str, ...] = ()) -> Kind:
     if name in KINDS:  # two declarations of one kind: the second would hide the first
         raise ValueError(f"trace kind {name!r} is declared twice")
-    k = Kind(name, doc, keyed, fields, derived)
+    k = Kind(name, doc, keyed, fields, derived, local)
     KINDS[name] = k
     return k
 
@@ -161,16 +167,19 @@ FIFO_POP = _kind("fifo.pop", "the oldest key's deltas handed to the informer", "
 _STORE = (F("resource_version", "str", "the object's RV"),
           F("delta", "str", "the delta applied", choices=DELTA_TYPES),
           F("summary", "str", "status in a word or two (phase, ready counts)"),
-          F("is_in_initial_list", "bool", "part of the initial list"), _LABELS)
-STORE_ADD = _kind("store.add", "a delta added an object to the indexer", "yes", *_STORE)
+          F("is_in_initial_list", "bool", "part of the initial list"),
+          F("object", "object?", "the object applied (local: in the process only, never in JSON)", optional=True),
+          _LABELS)
+STORE_ADD = _kind("store.add", "a delta added an object to the indexer", "yes", *_STORE, local=("object",))
 STORE_UPDATE = _kind("store.update", "a delta replaced an object in the indexer", "yes", *_STORE,
                      F("old_resource_version", "str", "the replaced object's RV"),
-                     F("diff", "list[str]", "what changed (derived: computed when read)"),
+                     F("diff", "list[str]", "every changed path, status first, without resourceVersion/"
+                       "managedFields noise (derived: computed when read)"),
                      F("predicates", "list[str]", "controller-runtime update predicates that would pass it "
                        "(derived; see predicates.py)", optional=True),
-                     derived=("diff", "predicates"))
+                     derived=("diff", "predicates"), local=("object",))
 STORE_DELETE = _kind("store.delete", "a delta removed an object from the indexer", "yes", *_STORE,
-                     F("tombstone", "bool", "the object came as a DeletedFinalStateUnknown"))
+                     F("tombstone", "bool", "the object came as a DeletedFinalStateUnknown"), local=("object",))
 _SAMPLE = (F("bytes", "int", "bytes the object holds, as it enters the FIFO"),
            F("objects", "int", "objects the transform has seen"), F("every", "int", "one object in every this many is measured"))
 TRANSFORM = _kind("transform", "a sampled object before and after the transforms (SetTransform)", "yes", *_SAMPLE,
@@ -245,6 +254,18 @@ EXPERIMENT_FAILED = _kind("experiment.failed", "a worker failed its item on purp
 # --- the run --------------------------------------------------------------------------------
 RUN_ERROR = _kind("run.error", "an engine thread died; the run ends and reports it", "no",
                   F("thread", "str", "the thread's name"), _ERROR)
+RUN_INFO = _kind("run.info", "what the run is, once before it starts: the header of -o json and recordings",
+                 "no", F("resource", "str", "the resource watched"),
+                 F("namespace", "str?", "the namespace, None for all namespaces"),
+                 F("context", "str", "the kubeconfig context"), F("server", "str", "the API server"),
+                 F("profile", "str", "--client-go"), F("fifo", "str", "the FIFO's label"),
+                 F("initial_list", "str", "the initial list's label"), F("resync", "float", "--resync, seconds"),
+                 F("mode", "str", "watch or queue"), F("args", "list[str]", "the command line after `kubectl informer`"),
+                 F("wall_time", "float", "seconds since the epoch when this event was emitted"),
+                 F("version", "str", "the plugin's version"),
+                 F("label_selector", "str?", "-l", optional=True), F("field_selector", "str?", "--field-selector",
+                                                                      optional=True),
+                 F("demo", "str?", "the --demo scenario", optional=True))
 
 # --- restarts within one UI (`:` commands, the profile switch) -----------------------------------
 RUN_RESTART = _kind("run.restart", "the pipeline restarted on the same cluster: the old run's threads "

@@ -67,6 +67,8 @@ def parse_transform(spec: str) -> list[str]:
 def _redacted(value: Any, encoded: bool) -> str:
     if not isinstance(value, str):
         return "<redacted>"
+    if value.startswith("<redacted"):
+        return value  # redacted already (the YAML view redacts again, to be sure)
     n = len(value) * 3 // 4 - value[-2:].count("=") if encoded else len(value.encode())
     # Like `kubectl describe secret`: the size is shown, never the bytes.
     return f"<redacted {n} bytes>"

@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 from enum import StrEnum
+from operator import itemgetter
 from typing import Any, Callable
 
 from ..clock import Clock
@@ -66,13 +67,31 @@ SYNC_ALL = DeltaType.SYNC_ALL
 BOOKMARK = DeltaType.BOOKMARK
 
 
-@dataclass(frozen=True, slots=True)
-class Delta:
-    """One change: its type and the object's state after it (for a
-    deletion, the last state known before it)."""
+_tuple_new = tuple.__new__
 
-    type: DeltaType
-    object: Any
+
+class Delta(tuple):
+    """One change: its type and the object's state after it (for a
+    deletion, the last state known before it).
+
+    A read-only pair ``(type, object)``; the FIFOs build one per delta with
+    ``new_delta`` (one C call: a frozen dataclass's ``__init__`` cost a
+    Python frame and two ``object.__setattr__`` per delta)."""
+
+    __slots__ = ()
+
+    def __new__(cls, type: DeltaType, object: Any) -> "Delta":  # noqa: A002 - client-go's field names
+        return _tuple_new(cls, (type, object))
+
+    type = property(itemgetter(0))
+    object = property(itemgetter(1))
+
+    def __repr__(self) -> str:
+        return f"Delta(type={self.type!r}, object={self.object!r})"
+
+
+def new_delta(action: DeltaType, obj: Any) -> Delta:
+    return _tuple_new(Delta, (action, obj))
 
 
 @dataclass(frozen=True)
@@ -170,7 +189,7 @@ class DeltaFIFO(FIFOBase):
             # resync's Sync carry objects that were transformed already.
             if self._transformer is not None and internal is not SYNC:
                 obj = self._transformer(obj)
-        delta = Delta(action, obj)
+        delta = _tuple_new(Delta, (action, obj))
         deltas = self._items.get(key)
         tracer = self._tracer
         if deltas is None:

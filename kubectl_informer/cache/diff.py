@@ -8,12 +8,13 @@ with ``==`` (C speed) and descend only where something differs.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from .keys import DeletedFinalStateUnknown
 
-# Fields that change on every write and say nothing to a reader.
-_IGNORED = frozenset({
+# Fields that change on every write and say nothing to a reader: left out
+# of the summary, listed last in the full diff.
+NOISE = frozenset({
     "metadata.resourceVersion",
     "metadata.managedFields",
     "metadata.generation",
@@ -22,7 +23,7 @@ _IGNORED = frozenset({
 
 # The same, by parent path, for the walk.
 _IGNORED_UNDER: dict[str, frozenset] = {}
-for _p in _IGNORED:
+for _p in NOISE:
     _parent, _, _leaf = _p.rpartition(".")
     _IGNORED_UNDER[_parent] = _IGNORED_UNDER.get(_parent, frozenset()) | {_leaf}
 
@@ -78,16 +79,52 @@ def _label(path: str) -> str:
 _MISSING = object()
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
+# Sections in the order a reader wants them: what the object reports
+# (status: restartCount 0→1), what was asked (spec), other top-level fields
+# (data, rules...), metadata (labels, annotations), then the noise.
+STATUS, SPEC, OTHER, METADATA, NOISE_RANK = range(5)
 
-def _walk(old: Any, new: Any, path: str, out: list[str], cap: int) -> None:
-    """Append differences to ``out`` (dict order); stop once it holds
-    ``cap``. Equal subtrees are skipped with one C-level comparison."""
+
+class Change(NamedTuple):
+    """One changed path: ``op`` is "+" (added), "-" (removed) or "~"
+    (changed); ``old``/``new`` are the values (``None`` on the missing side)."""
+
+    path: str
+    op: str
+    old: Any
+    new: Any
+    rank: int
+
+    def line(self) -> str:
+        """The short form: "status.phase Pending→Running", "labels.app +"."""
+        label = _label(self.path)
+        if self.op != "~":
+            return f"{label} {self.op}"
+        if type(self.old) in _SCALARS and type(self.new) in _SCALARS:
+            return f"{label} {_short(self.old)}→{_short(self.new)}"
+        return f"{label} changed"
+
+
+def _rank(path: str) -> int:
+    head = path.split(".", 1)[0].split("[", 1)[0]
+    if path in NOISE or any(path.startswith(n + ".") or path.startswith(n + "[") for n in NOISE):
+        return NOISE_RANK
+    return {"status": STATUS, "spec": SPEC, "metadata": METADATA}.get(head, OTHER)
+
+
+def _add(out: list[Change], path: str, op: str, old: Any, new: Any) -> None:
+    out.append(Change(path, op, old, new, _rank(path)))
+
+
+def _walk(old: Any, new: Any, path: str, out: list[Change], noise: bool) -> None:
+    """Append every difference under ``path``. Equal subtrees are skipped
+    with one C-level comparison; without ``noise`` the NOISE fields are not
+    looked at (usually they are all that changed: one probe compares the
+    rest in C)."""
     if isinstance(old, dict) and isinstance(new, dict):
         get = old.get
-        skip = _IGNORED_UNDER.get(path)
+        skip = None if noise else _IGNORED_UNDER.get(path)
         if skip is not None:
-            # Usually only ignored fields changed (metadata.resourceVersion):
-            # compare once with them taken from ``old``, in C.
             probe = dict(new)
             for k in skip:
                 v = get(k, _MISSING)
@@ -97,71 +134,62 @@ def _walk(old: Any, new: Any, path: str, out: list[str], cap: int) -> None:
                     probe[k] = v
             if probe == old:
                 return
-        prefix = None
-        added = 0
+        prefix = path + "." if path else ""
         for k, b in new.items():
             a = get(k, _MISSING)
             if a is b or a == b or (skip is not None and k in skip):
                 continue
-            if len(out) >= cap:
-                return
-            if prefix is None:
-                prefix = _label(path) + "." if path else ""
             if a is _MISSING:
-                added += 1
-                out.append(f"{prefix}{k} +")
-            elif type(a) in _SCALARS and type(b) in _SCALARS:
-                out.append(f"{prefix}{k} {_short(a)}→{_short(b)}")
+                _add(out, f"{prefix}{k}", "+", None, b)
             else:
-                _walk(a, b, f"{path}.{k}" if path else str(k), out, cap)
-        # Some key of old is missing from new iff old has more keys than
-        # new has old ones.
-        if len(old) > len(new) - added:
-            if prefix is None:
-                prefix = _label(path) + "." if path else ""
+                _walk(a, b, f"{prefix}{k}", out, noise)
+        if len(old) > len(new) or any(k not in new for k in old):
             for k in old:
                 if k not in new and (skip is None or k not in skip):
-                    if len(out) >= cap:
-                        return
-                    out.append(f"{prefix}{k} -")
+                    _add(out, f"{prefix}{k}", "-", old[k], None)
         return
-    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+    if isinstance(old, list) and isinstance(new, list):
         for i, (a, b) in enumerate(zip(old, new)):
-            if len(out) >= cap:
-                return
-            if a != b:
-                _walk(a, b, f"{path}[{i}]", out, cap)
+            if a is not b and a != b:
+                _walk(a, b, f"{path}[{i}]", out, noise)
+        for i in range(len(old), len(new)):
+            _add(out, f"{path}[{i}]", "+", None, new[i])
+        for i in range(len(new), len(old)):
+            _add(out, f"{path}[{i}]", "-", old[i], None)
         return
-    if isinstance(old, (dict, list)) or isinstance(new, (dict, list)):
-        out.append(f"{_label(path)} changed")
-        return
-    out.append(f"{_label(path)} {_short(old)}→{_short(new)}")
+    _add(out, path, "~", old, new)
 
 
-def _order(line: str) -> tuple[bool, str]:
-    # Timestamps change with almost every status write; what a reader wants
-    # first is the change that caused the write (phase, restartCount, labels).
-    head = line.split(" ", 1)[0]
-    return (head.endswith(("Time", "Timestamp", "At")), line)
+def _order(c: Change) -> tuple[int, bool, str]:
+    # Within a section, timestamps change with almost every write: the change
+    # that caused the write (phase, restartCount, labels) comes first.
+    leaf = c.path.rsplit(".", 1)[-1]
+    return (c.rank, leaf.endswith(("Time", "Timestamp", "At")), c.path)
 
 
-def diff_summary(old: Any, new: Any, limit: int = 4) -> list[str]:
-    """Up to ``limit`` short lines naming what changed from ``old`` to
-    ``new`` (sorted, timestamps last), e.g. "status.phase Pending→Running",
-    "labels.app +", "labels.app -"; a last "…" line says there was more.
-    Ignores resourceVersion, managedFields and generation noise."""
-    if isinstance(old, DeletedFinalStateUnknown):
-        old = old.obj
-    if isinstance(new, DeletedFinalStateUnknown):
-        new = new.obj
+def _unwrap(obj: Any) -> Any:
+    return obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
+
+
+def diff_changes(old: Any, new: Any, noise: bool = True) -> list[Change]:
+    """Every changed path from ``old`` to ``new``, in reading order: status,
+    spec, other fields, metadata, and (with ``noise``) resourceVersion,
+    managedFields and generation last."""
+    old, new = _unwrap(old), _unwrap(new)
     if old is new or not isinstance(old, dict) or not isinstance(new, dict):
         return []
-    out: list[str] = []
-    _walk(old, new, "", out, limit + 1)
-    if len(out) > limit:
-        out = out[:limit]
-        out.sort(key=_order)
-        out.append("…")
-        return out
+    out: list[Change] = []
+    _walk(old, new, "", out, noise)
     out.sort(key=_order)
     return out
+
+
+def diff_summary(old: Any, new: Any, limit: int | None = None) -> list[str]:
+    """The changed paths as short lines, in ``diff_changes`` order without
+    the noise, e.g. "status.phase Pending→Running", "labels.app +",
+    "labels.app -"; with ``limit``, at most that many and a last "…" line
+    when there were more."""
+    lines = [c.line() for c in diff_changes(old, new, noise=False)]
+    if limit is not None and len(lines) > limit:
+        return lines[:limit] + ["…"]
+    return lines

@@ -28,7 +28,7 @@ from ..clock import Clock
 from ..trace import Tracer
 from ..trace_kinds import FIFO_POP, FIFO_QUEUE, FIFO_SKIP
 from .delta_fifo import (ADDED, BOOKMARK, DELETED, REPLACED, REPLACED_ALL, SYNC, SYNC_ALL, TYPE_NAMES, UPDATED, Delta,
-                         DeltaType, ReplacedAllInfo, SyncAllInfo)
+                         DeltaType, ReplacedAllInfo, SyncAllInfo, new_delta)
 from .fifo_base import FIFOBase
 from .keys import DeletedFinalStateUnknown, labels_of, meta_namespace_key_func
 
@@ -110,7 +110,7 @@ class RealFIFO(FIFOBase):
         per_key = self._per_key
         n = per_key.get(key, 0) + 1
         per_key[key] = n
-        self._items.append(Delta(action, obj))
+        self._items.append(new_delta(action, obj))
         self._keys.append(key)
         tracer = self._tracer
         if tracer.enabled:

@@ -59,16 +59,20 @@ class Indexer:
     # ----- Store -----
 
     def add(self, obj: Any) -> None:
-        key = self._key_func(obj)
+        self.add_with_key(self._key_func(obj), obj)
+
+    # client-go's threadSafeMap.Add simply calls Update.
+    update = add
+
+    def add_with_key(self, key: str, obj: Any) -> None:
+        """``add`` for a caller that already computed ``key`` with this
+        indexer's key function (the informer does, once per delta)."""
         with self._lock:
             items = self._items
             old = items.get(key)
             items[key] = obj
             if self._indexers:
                 self._update_indices(old, obj, key)
-
-    # client-go's threadSafeMap.Add simply calls Update.
-    update = add
 
     def delete(self, obj: Any) -> None:
         key = self._key_func(obj)

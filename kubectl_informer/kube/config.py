@@ -2,9 +2,12 @@
 
 Order, as kubectl: ``--kubeconfig`` (one file), else ``$KUBECONFIG`` (a
 ``:``-separated list merged first-wins), else ``~/.kube/config``, else the
-in-cluster service account when running in a pod. The kubernetes client does
-the loading (exec plugins, tokens, client certs, basic auth, TLS); we add
-kubectl's error messages and the context's namespace.
+in-cluster service account when running in a pod. We read and merge the
+files (kubectl's error messages, the context's namespace); a context that
+only needs a server, a CA and a token or client certificate gets a
+``light.LightClient`` (no kubernetes client import, see light.py), anything
+else -- exec plugins, auth providers, proxies, in-cluster -- the kubernetes
+client's loader and ``ApiClient``.
 """
 
 from __future__ import annotations
@@ -15,10 +18,8 @@ from typing import Any
 
 import urllib3
 import yaml
-from kubernetes import client as k8s_client
-from kubernetes.config import incluster_config, kube_config
-from kubernetes.config.config_exception import ConfigException
 
+from . import light
 from .errors import KubeConfigError, one_line
 
 USER_AGENT = "kubectl-informer/0.1.0"
@@ -29,14 +30,14 @@ SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount"
 
 @dataclass
 class KubeTarget:
-    api_client: Any  # kubernetes.client.ApiClient
+    api_client: Any  # a light.LightClient, or a kubernetes.client.ApiClient (new_api_client)
     context: str  # context name, "in-cluster" for a pod's service account
     namespace: str  # the context's namespace, else "default"
     server: str  # the API server's URL
 
 
 def load_kube(kubeconfig: str | None = None, context: str | None = None) -> KubeTarget:
-    """Load a kubeconfig (or in-cluster config) into a fresh ApiClient.
+    """Load a kubeconfig (or in-cluster config) into a fresh client for ``rest``.
 
     Raises KubeConfigError with one line for a missing or invalid file, an
     unknown context, or nothing to load at all.
@@ -49,20 +50,50 @@ def load_kube(kubeconfig: str | None = None, context: str | None = None) -> Kube
             raise KubeConfigError(f"no kubeconfig file found in KUBECONFIG={os.environ['KUBECONFIG']}")
         raise KubeConfigError("no configuration has been provided: pass --kubeconfig, set KUBECONFIG, "
                               "or create ~/.kube/config")
-    merged = _merge(paths)
-    contexts = {c.get("name"): c for c in _entries(merged, "contexts")}
-    name = context or merged.value.get("current-context")
+    files = [(path, _read_file(path)) for path in paths]
+    contexts, clusters, users = (_named(files, key) for key in ("contexts", "clusters", "users"))
+    name = context or next((doc["current-context"] for _, doc in files if doc.get("current-context")), None)
     if not name:
         raise KubeConfigError("current-context is not set in the kubeconfig; pass --context")
     if name not in contexts:
         raise KubeConfigError(f'context "{name}" does not exist')
-    ctx = contexts[name].get("context") or {}
-    cluster_names = {c.get("name") for c in _entries(merged, "clusters")}
-    if ctx.get("cluster") not in cluster_names:
+    ctx = contexts[name][0].get("context") or {}
+    if ctx.get("cluster") not in clusters:
         raise KubeConfigError(f'context "{name}": cluster "{ctx.get("cluster")}" does not exist')
     user = ctx.get("user")
-    if user and user not in {u.get("name") for u in _entries(merged, "users")}:
+    if user and user not in users:
         raise KubeConfigError(f'context "{name}": user "{user}" does not exist')
+    namespace = ctx.get("namespace") or "default"
+    cluster, cluster_path = clusters[ctx["cluster"]]
+    user_entry, user_path = users[user] if user else ({}, cluster_path)
+    try:
+        cfg = light.light_config(cluster.get("cluster") or {}, os.path.dirname(os.path.abspath(cluster_path)),
+                                 user_entry.get("user"), os.path.dirname(os.path.abspath(user_path)))
+    except light.Unsupported:
+        return _load_with_client(paths, name, namespace)
+    except (OSError, ValueError, TypeError, KeyError, AttributeError) as e:
+        raise KubeConfigError(f"invalid kubeconfig for context \"{name}\": {one_line(e)}") from None
+    return KubeTarget(light.LightClient(cfg, _retries(), USER_AGENT), name, namespace, cfg.host)
+
+
+def _named(files: list[tuple[str, dict]], key: str) -> dict[str, tuple[dict, str]]:
+    """Entries under ``key`` by name, with the file each came from: the
+    first file that defines a name wins (kubectl's merge)."""
+    out: dict[str, tuple[dict, str]] = {}
+    for path, doc in files:
+        for entry in doc.get(key) or []:
+            out.setdefault(entry["name"], (entry, path))
+    return out
+
+
+def _load_with_client(paths: list[str], name: str, namespace: str) -> KubeTarget:
+    """The context through the kubernetes client's loader (exec plugins,
+    auth providers, proxies and whatever else the light path leaves alone)."""
+    from kubernetes import client as k8s_client
+    from kubernetes.config import kube_config
+    from kubernetes.config.config_exception import ConfigException
+
+    merged = _merge(paths)
     cfg = type.__call__(k8s_client.Configuration)
     try:
         loader = kube_config.KubeConfigLoader(config_dict=merged, active_context=name, config_base_path=None,
@@ -74,13 +105,7 @@ def load_kube(kubeconfig: str | None = None, context: str | None = None) -> Kube
         raise KubeConfigError(f"invalid kubeconfig for context \"{name}\": {one_line(e)}") from None
     if not cfg.host or cfg.host == "http://localhost":
         raise KubeConfigError(f'context "{name}": cluster has no server')
-    namespace = ctx.get("namespace") or "default"
     return KubeTarget(new_api_client(cfg), name, namespace, cfg.host)
-
-
-def _entries(merged: Any, key: str) -> list[dict]:
-    """The merged list under ``key`` as plain dicts (the merger wraps them)."""
-    return [getattr(e, "value", e) for e in (merged.value.get(key) or [])]
 
 
 def _kubeconfig_paths(kubeconfig: str | None) -> list[str]:
@@ -94,31 +119,38 @@ def _kubeconfig_paths(kubeconfig: str | None) -> list[str]:
     if env:
         # Missing entries are skipped, as kubectl does.
         return [p for p in (os.path.expanduser(x) for x in env.split(os.pathsep) if x) if os.path.exists(p)]
-    default = os.path.expanduser(kube_config.KUBE_CONFIG_DEFAULT_LOCATION)
+    default = os.path.expanduser("~/.kube/config")
     return [default] if os.path.exists(default) else []
 
 
+def _read_file(path: str) -> dict:
+    """One kubeconfig file, checked so that a bad one is named in the error."""
+    try:
+        with open(path) as f:
+            doc = yaml.safe_load(f)
+    except OSError as e:
+        raise KubeConfigError(f'error loading config file "{path}": {e.strerror or e}') from None
+    except yaml.YAMLError as e:
+        raise KubeConfigError(f'error loading config file "{path}": invalid YAML: {one_line(e, 160)}') from None
+    if doc is None:
+        raise KubeConfigError(f'error loading config file "{path}": file is empty')
+    if not isinstance(doc, dict):
+        raise KubeConfigError(f'error loading config file "{path}": not a kubeconfig (expected a mapping)')
+    for key in ("clusters", "contexts", "users"):
+        items = doc.get(key) or []
+        if not isinstance(items, list) or not all(isinstance(i, dict) and "name" in i for i in items):
+            raise KubeConfigError(f'error loading config file "{path}": "{key}" must be a list of named entries')
+    return doc
+
+
 def _merge(paths: list[str]) -> Any:
-    """Merge files first-wins (kubectl's rule) through the client's merger,
-    checking each file first so a bad one is named in the error."""
-    current = None
-    for path in paths:
-        try:
-            with open(path) as f:
-                doc = yaml.safe_load(f)
-        except OSError as e:
-            raise KubeConfigError(f'error loading config file "{path}": {e.strerror or e}') from None
-        except yaml.YAMLError as e:
-            raise KubeConfigError(f'error loading config file "{path}": invalid YAML: {one_line(e, 160)}') from None
-        if doc is None:
-            raise KubeConfigError(f'error loading config file "{path}": file is empty')
-        if not isinstance(doc, dict):
-            raise KubeConfigError(f'error loading config file "{path}": not a kubeconfig (expected a mapping)')
-        for key in ("clusters", "contexts", "users"):
-            items = doc.get(key) or []
-            if not isinstance(items, list) or not all(isinstance(i, dict) and "name" in i for i in items):
-                raise KubeConfigError(f'error loading config file "{path}": "{key}" must be a list of named entries')
-        current = current or doc.get("current-context")
+    """The files merged first-wins (kubectl's rule) by the client's merger,
+    which remembers each entry's file for relative paths."""
+    from kubernetes.config import kube_config
+    from kubernetes.config.config_exception import ConfigException
+
+    current = next((doc.get("current-context") for doc in map(_read_file, paths) if doc.get("current-context")),
+                   None)
     try:
         merger = kube_config.KubeConfigMerger(os.pathsep.join(paths))
     except (ConfigException, yaml.YAMLError, OSError) as e:
@@ -132,11 +164,15 @@ def _merge(paths: list[str]) -> Any:
 
 
 def _in_cluster() -> bool:
-    return bool(os.environ.get(incluster_config.SERVICE_HOST_ENV_NAME)) and os.path.exists(
+    return bool(os.environ.get("KUBERNETES_SERVICE_HOST")) and os.path.exists(
         os.path.join(SERVICE_ACCOUNT_DIR, "token"))
 
 
 def _load_in_cluster() -> KubeTarget:
+    from kubernetes import client as k8s_client
+    from kubernetes.config import incluster_config
+    from kubernetes.config.config_exception import ConfigException
+
     cfg = type.__call__(k8s_client.Configuration)
     try:
         incluster_config.InClusterConfigLoader(
@@ -153,19 +189,31 @@ def _load_in_cluster() -> KubeTarget:
     return KubeTarget(new_api_client(cfg), "in-cluster", namespace, cfg.host)
 
 
-def new_api_client(cfg: Any) -> Any:
-    """An ApiClient for ``cfg`` that hands every HTTP status to the caller.
+def _retries() -> urllib3.util.Retry:
+    """urllib3 (under the kubernetes client) would otherwise sleep out a
+    429's Retry-After and retry, hiding throttling from the Reflector, whose
+    own back-off is what this tool shows. Connection failures still get
+    three quick retries. redirect=False: a 3xx comes back to rest.get, which
+    refuses it (credentials must never follow a redirect to another host)."""
+    return urllib3.util.Retry(total=3, status=0, status_forcelist=(), redirect=False,
+                              respect_retry_after_header=False, raise_on_status=False)
 
-    urllib3 (under the kubernetes client) would otherwise sleep out a 429's
-    Retry-After and retry, hiding throttling from the Reflector, whose own
-    back-off is what this tool shows. Connection failures still get urllib3's
-    three quick retries.
-    """
+
+def new_api_client(cfg: Any) -> Any:
+    """A kubernetes ``ApiClient`` for ``cfg`` that hands every HTTP status to
+    the caller (``_retries``)."""
+    from kubernetes import client as k8s_client
+
     if cfg.retries is None:
-        # redirect=False: a 3xx comes back to rest.get, which refuses it
-        # (credentials must never follow a redirect to another host).
-        cfg.retries = urllib3.util.Retry(total=3, status=0, status_forcelist=(), redirect=False,
-                                         respect_retry_after_header=False, raise_on_status=False)
+        cfg.retries = _retries()
     api = k8s_client.ApiClient(cfg)
     api.user_agent = USER_AGENT
     return api
+
+
+def fresh_client(api_client: Any) -> Any:
+    """A new client for the same server and credentials as ``api_client`` (a
+    restarted run's: stopping a run aborts its client's requests for good)."""
+    if isinstance(api_client, light.LightClient):
+        return light.LightClient(api_client.configuration, _retries(), api_client.user_agent)
+    return new_api_client(api_client.configuration)

@@ -1,7 +1,8 @@
-"""GET requests over the kubernetes client's HTTP stack, raw bytes out.
+"""GET requests over urllib3 (the kubernetes client's HTTP stack), raw bytes out.
 
-We reuse ``ApiClient`` for what it is good at (TLS, proxies, bearer tokens
-refreshed by exec/in-cluster hooks, basic auth) and skip its model classes:
+Through a ``light.LightClient`` (the common kubeconfigs), else the kubernetes
+client's ``ApiClient``, reused for what it is good at (TLS, proxies, bearer
+tokens refreshed by exec/in-cluster hooks, basic auth), skipping its model classes:
 the body comes back as bytes (the rest client never preloads) and the caller
 decodes it with orjson.
 """
@@ -13,12 +14,13 @@ import re
 import threading
 import time
 from contextlib import contextmanager
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import orjson
 import urllib3
 
 from .errors import ApiError, RedirectError, one_line
+from .light import LightClient
 from .stream_decode import StringInterner, decode_list_chunks
 
 ACCEPT_JSON = "application/json"
@@ -93,20 +95,17 @@ def get(api_client: Any, path: str, query: Iterable[tuple[str, Any]] = (), *,
     ConnectionRefusedError when nothing listens, ConnectionError for other
     transport failures (DNS, TLS, reset).
     """
-    method, url, headers, _body, _post = api_client.param_serialize(
-        "GET", path, query_params=list(query) or None, header_params={"Accept": accept},
-        auth_settings=["BearerToken"])
+    url, send = _prepare(api_client, path, query, timeout, accept)
     try:
-        rest = api_client.call_api(method, url, headers, _request_timeout=timeout)
+        resp = send()
     except urllib3.exceptions.MaxRetryError as e:
         raise _transport_error(e.reason or e, url) from None
     except urllib3.exceptions.HTTPError as e:
         raise _transport_error(e, url) from None
-    except Exception as e:  # the client wraps TLS errors in ApiException(status=0)
+    except Exception as e:  # the kubernetes client wraps TLS errors in ApiException(status=0)
         if getattr(e, "status", None) == 0:
             raise ConnectionError(f"{url}: {one_line(getattr(e, 'reason', e), 200)}") from None
         raise
-    resp = rest.response
     if 300 <= resp.status <= 399:
         location = resp.headers.get("Location") or "" if resp.headers is not None else ""
         resp.release_conn()
@@ -118,6 +117,20 @@ def get(api_client: Any, path: str, query: Iterable[tuple[str, Any]] = (), *,
             resp.release_conn()
         raise err
     return resp
+
+
+def _prepare(api_client: Any, path: str, query: Iterable[tuple[str, Any]], timeout: Any,
+             accept: str) -> tuple[str, Callable[[], Any]]:
+    """The URL, and a call that sends the GET and returns the open urllib3
+    response: through a ``LightClient``, or the kubernetes client's
+    ``ApiClient`` (with its auth hooks: exec plugins, in-cluster token refresh)."""
+    if isinstance(api_client, LightClient):
+        url = api_client.url(path, query)
+        return url, lambda: api_client.get(url, accept, timeout)
+    method, url, headers, _body, _post = api_client.param_serialize(
+        "GET", path, query_params=list(query) or None, header_params={"Accept": accept},
+        auth_settings=["BearerToken"])
+    return url, lambda: api_client.call_api(method, url, headers, _request_timeout=timeout).response
 
 
 def _cause(e: BaseException) -> str:

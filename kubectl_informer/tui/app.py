@@ -33,6 +33,7 @@ from .header import FeedStats, HeaderPane, HeaderState
 from .help import HelpScreen
 from .inspector import InspectorPane, InspectorState
 from .keymap import APP_BINDINGS, JUMP_BINDINGS, PANE_LETTERS
+from .objects import ObjectActions
 from .pane import Pane, PaneState, RunInfo
 from .queue import QueuePane, QueueState
 from .resync import ResyncPane, ResyncState
@@ -154,7 +155,7 @@ class TabBar(Widget):
         return self._text
 
 
-class InformerApp(CommandMode, ExperimentsMixin, App[None]):
+class InformerApp(CommandMode, ExperimentsMixin, ObjectActions, App[None]):
     """``InformerApp(buffer, info, start_pane="deltas", frame_rate=15.0)``.
 
     ``panes`` limits the panes shown (tests, snapshots); ``clock``, if given,

@@ -9,6 +9,7 @@ Static facts come from ``RunInfo`` (set by the CLI); live ones from events:
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Callable
 
 from rich.text import Text
 
@@ -140,6 +141,8 @@ class HeaderPane(TextPane):
         if info is not None:
             state.info = info
         self.stats = FeedStats()
+        # A third line (replay: the playhead), drawn when set.
+        self.extra_line: Callable[[], Text] | None = None
 
     def draw_lines(self, width: int, height: int) -> list[Text]:
         st = self.state
@@ -213,4 +216,7 @@ class HeaderPane(TextPane):
             two.append(f" │ {rate} ev/s", "dim")
         if s.dropped:
             two.append(f"  dropped {s.dropped}", "bold red")
-        return [one, two][:height]
+        lines = [one, two]
+        if self.extra_line is not None:
+            lines.append(self.extra_line())
+        return lines[:height]

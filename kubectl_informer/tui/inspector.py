@@ -3,10 +3,16 @@
 Every keyed event (watch.event → fifo.queue/coalesce → fifo.pop → store.* →
 handler.* → queue.* → worker.*) goes into a ring per key, for the keys seen
 most recently (an LRU), so any key still in view can be followed back through
-every stage without memory growing with the run.
+every stage without memory growing with the run. Deltas applied (store.*)
+also go to a longer ring with their objects (``objects.ObjectHistory``):
+the timeline scrolls through all of them, and enter expands one into its
+full diff and whatever ``DETAIL_SECTIONS`` others add.
 """
 
 from __future__ import annotations
+
+from bisect import bisect_left
+from typing import Callable
 
 from rich.text import Text
 from textual.binding import Binding
@@ -14,9 +20,10 @@ from textual.binding import Binding
 from ..durations import format_short
 from ..filters import KeyFilter, parse_filter
 from ..trace import TraceEvent
-from ..trace_kinds import FIFO_COALESCE, FIFO_POP, FIFO_QUEUE, WATCH_EVENT
+from ..trace_kinds import FIFO_COALESCE, FIFO_POP, FIFO_QUEUE, STORE_ADD, STORE_DELETE, STORE_UPDATE, WATCH_EVENT
 from .cursor import CURSOR_BINDINGS, KeyCursor
 from .deltas import delta_style
+from .objects import DeltaEntry, ObjectHistory, change_text
 from .pane import PaneState
 from .predicate_marker import predicate_marker
 from .ring import KeyedHistory
@@ -45,9 +52,10 @@ def stage_of(kind: str) -> tuple[str, str]:
     return kind.partition(".")[0], "white"
 
 
-def describe(ev: TraceEvent) -> Text:
-    """The fields of one event that matter for following a key."""
-    f = ev.fields
+def describe(ev: TraceEvent, diff: bool = True) -> Text:
+    """The fields of one event that matter for following a key (``diff``:
+    an update's changed paths too)."""
+    f = ev.raw_fields if not diff else ev.fields
     k = ev.kind
     t = Text(no_wrap=True)
     if k == WATCH_EVENT:
@@ -79,7 +87,7 @@ def describe(ev: TraceEvent) -> Text:
         t.append_text(predicate_marker(f))  # updates only: G R L A, or resync
         if f.get("summary"):
             t.append(f"{f['summary']} ")
-        if f.get("diff"):
+        if diff and f.get("diff"):
             t.append(", ".join(map(str, f["diff"])), "italic")
         if f.get("tombstone"):
             t.append(" tombstone", "red")
@@ -106,36 +114,80 @@ def _secs(v) -> str:
         return str(v)
 
 
+STORE_KINDS = frozenset((STORE_ADD, STORE_UPDATE, STORE_DELETE))
+
+
+def _event(x) -> TraceEvent:
+    """A history item's event (a delta is held as its ``DeltaEntry``)."""
+    return x.event if type(x) is DeltaEntry else x
+
+# What an expanded delta shows, in order: functions (entry, width) -> lines.
+# Others append their own section (e.g. predicates for updates).
+DetailSection = Callable[[DeltaEntry, int], list[Text]]
+
+
+def diff_section(entry: DeltaEntry, width: int) -> list[Text]:
+    """The full diff of an update (status, spec, other, metadata, noise), or
+    what is known of another delta's object."""
+    if not entry.is_update:
+        held = "y shows its object as YAML" if entry.obj is not None else "its object is no longer held"
+        return [Text(f"{' ' * 10}{entry.event.fields.get('delta', '')}: {held}", "dim")]
+    lines = entry.detail_lines()
+    if not lines:
+        same = entry.event.fields.get("old_resource_version") == entry.event.fields.get("resource_version")
+        return [Text(" " * 10 + ("no change (same resourceVersion: a resync or relist)" if same
+                                 else "no field changed"), "dim")]
+    src = "" if entry.obj is not None else ("  (as recorded)" if entry.detail is None else "  (objects released)")
+    out = [Text(f"{' ' * 10}full diff: {len(lines)} path{'s' if len(lines) != 1 else ''}{src}", "bold")]
+    out += [change_text(rank, text) for rank, text in lines]
+    return out
+
+
+DETAIL_SECTIONS: list[DetailSection] = [diff_section]
+
+
 class InspectorState(PaneState):
-    """Per-key rings of keyed events, for the most recently active keys."""
+    """Per-key rings of keyed events, for the most recently active keys, and
+    per key its deltas with their objects (``ObjectHistory``)."""
 
     def __init__(self, max_keys: int = 2000, per_key: int = 40) -> None:
         super().__init__()
         self.history: KeyedHistory[str, TraceEvent] = KeyedHistory(max_keys, per_key)
+        self.objects = ObjectHistory(max_keys)
         self.t0: float | None = None
 
     def feed(self, ev: TraceEvent) -> None:
-        if self.t0 is None:
-            self.t0 = ev.time
-        if ev.key:
-            self.history.add(ev.key, ev)
-            self.version += 1
+        self.feed_all((ev,))
 
     def feed_all(self, events) -> None:
         if self.t0 is None and events:
             self.t0 = events[0].time
         add = self.history.add
+        add_delta = self.objects.add
+        store = STORE_KINDS
         n = 0
         for ev in events:
             key = ev.key
             if key:
+                if ev.kind in store:
+                    # Both rings hold the delta's entry, which lets go of
+                    # its objects once it is older than the newest few.
+                    ev = add_delta(ev)
                 add(key, ev)
                 n += 1
         if n:
             self.version += 1
 
     def life(self, key: str) -> list[TraceEvent]:
-        return self.history.get(key)
+        return [_event(x) for x in self.history.get(key)]
+
+    def timeline(self, key: str) -> list[tuple[TraceEvent, DeltaEntry | None]]:
+        """The key's rows oldest first: every delta kept (ObjectHistory's
+        longer ring) and the other stages' recent events."""
+        rows: list[tuple[TraceEvent, DeltaEntry | None]] = [(e.event, e) for e in self.objects.entries(key)]
+        rows += [(x, None) for x in self.history.get(key) if type(x) is not DeltaEntry]
+        rows.sort(key=lambda r: r[0].seq)
+        return rows
 
     def find(self, text: str) -> str | None:
         """The key to inspect for a filter: exact, else the newest it matches."""
@@ -155,8 +207,8 @@ class InspectorState(PaneState):
         types: set[str] = set()
         labels = None
         if f.uses_types or f.uses_labels:
-            for ev in self.history.ring(key):
-                fields = ev.raw_fields
+            for item in self.history.ring(key):
+                fields = _event(item).raw_fields
                 typ = fields.get("delta") or fields.get("type")
                 if typ:
                     types.add(str(typ))
@@ -166,10 +218,20 @@ class InspectorState(PaneState):
 
 
 class InspectorPane(KeyCursor, TextPane):
-    """A key's events oldest first; with no key, the keys active most recently."""
+    """With no key, the keys active most recently; with one, its timeline
+    oldest first, a cursor over its rows (↑ ↓ pgup pgdn home end) and enter
+    to expand a delta into its full diff."""
 
     TITLE = "Inspector"
-    BINDINGS = [*CURSOR_BINDINGS, Binding("backspace", "back", "Key list", show=False)]
+    BINDINGS = [
+        *CURSOR_BINDINGS,
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home,g", "cursor_home", "Oldest", show=False),
+        Binding("end,G", "follow", "Follow", show=False),
+        Binding("enter", "expand", "Expand", show=False),
+        Binding("backspace", "back", "Key list", show=False),
+    ]
 
     state: InspectorState
 
@@ -178,9 +240,30 @@ class InspectorPane(KeyCursor, TextPane):
         self.inspected: str | None = None
         self.cursor = 0
         self.cursor_keys: list[str] = []
+        # The seq of the row under the cursor (None: the newest, following),
+        # so the cursor stays on its row while rows arrive and old ones go.
+        self.cursor_seq: int | None = None
+        self.expanded: set[int] = set()  # seqs of the deltas shown with their diff
+        self._top = 0
+        self._rows: list[tuple[TraceEvent, DeltaEntry | None]] = []
+
+    @property
+    def row_cursor(self) -> int | None:
+        """The cursor as an index into the key's timeline (None: following)."""
+        if self.cursor_seq is None or self.inspected is None:
+            return None
+        seqs = [ev.seq for ev, _ in self.state.timeline(self.inspected)]
+        return min(bisect_left(seqs, self.cursor_seq), max(len(seqs) - 1, 0))
+
+    @row_cursor.setter
+    def row_cursor(self, i: int | None) -> None:
+        rows = self.state.timeline(self.inspected) if self.inspected is not None and i is not None else []
+        self.cursor_seq = rows[min(i, len(rows) - 1)][0].seq if rows else None
 
     def inspect(self, key: str | None) -> None:
         self.inspected = key
+        self.row_cursor = None
+        self.expanded = set()
         self.border_title = f"Inspector: {key}" if key else self.TITLE
         self.refresh()
 
@@ -192,22 +275,85 @@ class InspectorPane(KeyCursor, TextPane):
             return self.inspected
         return self.cursor_key()
 
+    # -- the timeline's cursor ------------------------------------------------------------
+    def _page(self) -> int:
+        return max((self.content_region.height if self.is_mounted else 24) - 4, 1)
+
+    def action_cursor(self, step: int) -> None:
+        if self.inspected is None:
+            return super().action_cursor(step)
+        n = len(self.state.timeline(self.inspected))
+        if not n:
+            return
+        at = n - 1 if self.row_cursor is None else self.row_cursor
+        self.row_cursor = max(0, min(at + step, n - 1))
+        self.refresh()
+
+    def action_page(self, direction: int) -> None:
+        self.action_cursor(direction * self._page())
+
+    def action_cursor_home(self) -> None:
+        if self.inspected is None:
+            return super().action_cursor_home()
+        self.row_cursor = 0
+        self.refresh()
+
+    def action_follow(self) -> None:
+        self.row_cursor = None
+        self.refresh()
+
+    def cursor_entry(self) -> DeltaEntry | None:
+        """The delta under the cursor (the newest delta when following)."""
+        if self.inspected is None:
+            return None
+        rows = self.state.timeline(self.inspected)
+        if not rows:
+            return None
+        if self.row_cursor is None:
+            return next((e for _, e in reversed(rows) if e is not None), None)
+        return rows[min(self.row_cursor, len(rows) - 1)][1]
+
+    def action_expand(self) -> None:
+        if self.inspected is None:
+            self.app.action_inspect()  # the key list: enter follows the key, as elsewhere
+            return
+        rows = self.state.timeline(self.inspected)
+        if not rows:
+            return
+        i = len(rows) - 1 if self.row_cursor is None else min(self.row_cursor, len(rows) - 1)
+        ev, entry = rows[i]
+        if entry is None:
+            return
+        self.row_cursor = i
+        self.expanded ^= {ev.seq}
+        self.refresh()
+
+    # -- drawing ----------------------------------------------------------------------------
     def draw_lines(self, width: int, height: int) -> list[Text]:
         if self.inspected is None:
             return self._render_key_list(width, height)
-        st = self.state
-        life = st.life(self.inspected)
+        rows = self.state.timeline(self.inspected)
         head = Text(no_wrap=True)
         head.append(self.inspected, "bold")
-        if not life:
+        if not rows:
             head.append("  no history (not seen yet, or evicted)", "dim")
             return [head, Text("backspace: back to the key list", "dim")]
-        head.append(f"  {len(life)} events", "")
-        if len(life) >= st.history.per_key:
-            head.append(f" (last {st.history.per_key} kept)", "dim")
-        # The stages this key went through, in pipeline order.
-        seen = {}
-        for ev in life:
+        deltas = sum(1 for _, e in rows if e is not None)
+        head.append(f"  {len(rows)} events", "")
+        head.append(f", {deltas} deltas (enter expands one, y: YAML)", "dim")
+        if deltas >= self.state.objects.per_key or len(self.state.life(self.inspected)) >= self.state.history.per_key:
+            head.append(f" · last {self.state.objects.per_key} deltas, {self.state.history.per_key} stage events kept",
+                        "dim")
+        lines = [head, self._ribbon(rows)]
+        body, cursor_span = self._body(rows, width)
+        room = max(height - len(lines), 1)
+        lines += self._window(body, cursor_span, room)
+        return lines
+
+    def _ribbon(self, rows) -> Text:
+        """The stages this key went through, in pipeline order."""
+        seen: dict[str, tuple[int, str]] = {}
+        for ev, _ in rows:
             name, style = stage_of(ev.kind)
             seen[name] = (seen.get(name, (0, style))[0] + 1, style)
         ribbon = Text(no_wrap=True)
@@ -217,23 +363,65 @@ class InspectorPane(KeyCursor, TextPane):
                 ribbon.append(" → ", "dim")
             count, style = seen[name]
             ribbon.append(f"{name} {count}", style)
-        lines = [head, ribbon]
-        room = height - len(lines)
-        shown = life[-room:] if room > 0 else []
-        if len(life) > len(shown) and shown:
-            shown = shown[1:]
-            lines.append(Text(f"… {len(life) - len(shown)} earlier", "dim"))
-        t0 = st.t0 or 0.0
-        for ev in shown:
+        return ribbon
+
+    def _body(self, rows, width: int) -> tuple[list[Text], tuple[int, int]]:
+        """Every row's line (and an expanded delta's sections), and the
+        span of lines the cursor's row takes."""
+        t0 = self.state.t0 or 0.0
+        at = self.row_cursor
+        cur = len(rows) - 1 if at is None else min(at, len(rows) - 1)
+        show_cursor = self.has_focus or at is not None
+        body: list[Text] = []
+        span = (0, 0)
+        for i, (ev, entry) in enumerate(rows):
             name, style = stage_of(ev.kind)
             line = Text(no_wrap=True)
             line.append(f"{ev.time - t0:8.3f} ", "dim")
             line.append(f"{name:<7} ", style)
             line.append(f"{ev.kind:<14} ", "")
-            line.append_text(describe(ev))
-            lines.append(line)
-        return lines
+            line.append_text(describe(ev, diff=entry is None))
+            if entry is not None and entry.is_update:
+                summary = entry.summary()
+                if summary:
+                    line.rstrip()
+                    line.append(" " + ", ".join(summary), "italic")
+            first = len(body)
+            if i == cur and show_cursor:
+                line.truncate(width, overflow="ellipsis", pad=True)
+                line.stylize("reverse")
+            body.append(line)
+            if entry is not None and ev.seq in self.expanded:
+                for section in DETAIL_SECTIONS:
+                    body += section(entry, width)
+            if i == cur:
+                span = (first, len(body))
+        return body, span
 
+    def _window(self, body: list[Text], span: tuple[int, int], room: int) -> list[Text]:
+        """The lines that fit, keeping the cursor's row (and as much of its
+        expansion as fits) in view; "… N earlier/later" where rows are cut."""
+        if len(body) <= room:
+            self._top = 0
+            return body
+        first, end = span
+        if self.cursor_seq is None:
+            top = len(body) - room
+        else:
+            # The cursor's row stays clear of the "… earlier/later" lines.
+            top = self._top
+            if end > top + room - 1:
+                top = end - room + 1
+            if first < top + 1:
+                top = first - 1
+        top = max(0, min(top, len(body) - room))
+        self._top = top
+        window = body[top:top + room]
+        if top > 0:
+            window = [Text(f"… {top + 1} earlier", "dim")] + window[1:]
+        if top + room < len(body):
+            window = window[:-1] + [Text(f"… {len(body) - (top + room) + 1} later", "dim")]
+        return window
     def _render_key_list(self, width: int, height: int) -> list[Text]:
         st = self.state
         f = self.filter_text
@@ -246,7 +434,7 @@ class InspectorPane(KeyCursor, TextPane):
                 continue
             keys.append(key)
             life = st.history.ring(key)
-            last = life[-1]
+            last = _event(life[-1])
             line = Text(no_wrap=True)
             line.append(f"{key} ", "bold")
             name, style = stage_of(last.kind)

@@ -29,6 +29,7 @@ APP_BINDINGS = [
     Binding("shift+tab", "prev_pane", "Prev pane", show=False, priority=True),
     Binding("z", "zoom", "Zoom", show=False),
     Binding("x", "experiments", "Experiments", show=False),
+    Binding("y", "yaml", "YAML", show=False),
     Binding("escape", "escape", "Back", show=False),
     Binding("q", "quit", "Quit"),
     # k9s quits on ctrl+c too; Textual's default only tells you to press ctrl+q.
@@ -49,10 +50,19 @@ HELP_KEYS = [
     ("↑ ↓ j k home end", "move the cursor; end follows the stream again"),
     ("enter", "follow the selected (or filtered) key in the Inspector"),
     ("backspace", "Inspector: back to its key list"),
+    ("↑ ↓ pgup pgdn home end", "Inspector: move through the key's deltas and events; end follows"),
+    ("enter (Inspector)", "expand the delta under the cursor: its full diff, status first"),
+    ("y", "the selected key's object as YAML (Inspector: the version under the cursor); Secrets redacted"),
     ("z", "zoom one pane on a large terminal; z again for the grid"),
     ("esc", "close filter or help, clear the filter, leave the Inspector"),
     ("x", "experiments on this run: close the watch, forget the RV, pause the FIFO or the workers, "
           "fail items, add a handler; on --demo 410 storm, compaction, drop watches, burst"),
+    # `kubectl informer replay` only:
+    ("space / p", "replay: pause / play"),
+    (".", "replay: step one event (pauses)"),
+    ("] / [", "replay: seek to the next / previous relist, 410 or tombstone"),
+    ("t", "replay: seek to a time: 1m30s from the start, +10s / -5s, or 15:04:30 wall clock"),
+    ("> / <", "replay: twice / half as fast"),
 ]
 
 # Jump keys: a letter per pane, and 1-9 in tab order (resolved by the app).

@@ -31,7 +31,8 @@ class KeyedHistory(Generic[K, T]):
         self._rings: OrderedDict[K, deque[T]] = OrderedDict()
         self.evicted = 0
 
-    def add(self, key: K, item: T) -> None:
+    def add(self, key: K, item: T) -> deque[T]:
+        """Append ``item`` to ``key``'s ring; returns the ring (read, don't keep)."""
         rings = self._rings
         ring = rings.get(key)
         if ring is None:
@@ -42,6 +43,7 @@ class KeyedHistory(Generic[K, T]):
         else:
             rings.move_to_end(key)
         ring.append(item)
+        return ring
 
     def get(self, key: K) -> list[T]:
         ring = self._rings.get(key)

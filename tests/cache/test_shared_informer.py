@@ -14,6 +14,7 @@ from kubectl_informer.apierrors import ApiError
 from kubectl_informer.cache.shared_informer import ResourceEventHandler, ResourceEventHandlerFuncs, \
     SharedIndexInformer, determine_resync_period
 from kubectl_informer.clock.testing import FakeClock, wait_for
+from kubectl_informer.trace import TraceEvent
 
 PROFILES = [dict(fifo="delta"), dict(fifo="real"), dict(fifo="real", atomic_events=True)]
 PROFILE_IDS = ["DeltaFIFO", "RealFIFO", "RealFIFO-atomic"]
@@ -201,6 +202,9 @@ def test_initial_list_then_watch_events(clock, tracer, trace, start, profile):
     upd = next(e for e in evs if e.kind == "store.update" and e.key == "default/pod1")
     assert upd.fields["delta"] == "Updated" and upd.fields["old_resource_version"] == "1"
     assert upd.fields["diff"] == ["status +"] and upd.fields["summary"] == "Running"
+    # The object rides along in-process (the UI's YAML and full diff), never into JSON.
+    assert upd.raw_fields["object"] is inf.get_store().get_by_key("default/pod1")[0]
+    assert '"object"' not in upd.to_json() and "object" not in TraceEvent.from_json(upd.to_json()).fields
     assert upd.fields["is_in_initial_list"] is False
     dele = next(e for e in evs if e.kind == "store.delete")
     assert dele.fields["tombstone"] is False and dele.fields["delta"] == "Deleted"

@@ -149,8 +149,8 @@ def test_replay_json_from_stdin_reemits_every_event():
 
 
 def test_replay_info_comes_from_the_trace(tmp_path):
-    events = cli_mod.read_trace_file(str(_write(tmp_path, TRACE)))
-    info = cli_mod.info_from_trace(events, "/x/trace.ndjson")
+    from kubectl_informer.replay.recording import info_from_recording, read_recording
+    info = info_from_recording(read_recording(str(_write(tmp_path, TRACE))))
     assert (info.fifo, info.initial_list, info.mode) == ("DeltaFIFO", "paged LIST", "watch")
 
 
@@ -168,6 +168,24 @@ def test_replay_errors_are_one_line(tmp_path):
                           contains=[f"{bad}:2: not a trace event"])
     assert_one_line_error(invoke("replay", str(_write(tmp_path, "\n\n")), "-o", "text"), code=1,
                           contains=["no trace events"])
+    assert_one_line_error(invoke("replay", str(_write(tmp_path, TRACE)), "-o", "text", "--from", "1m"), code=1,
+                          contains=["--from 60s is past the end of", "(4.0s long)"])
+    assert_one_line_error(invoke("replay", str(_write(tmp_path, TRACE)), "--no-wait", "--speed", "2"), code=2,
+                          contains=["--no-wait and --speed cannot be used together"])
+    assert_one_line_error(invoke("replay", str(_write(tmp_path, TRACE)), "--speed", "-1"), code=2,
+                          contains=["--speed"])
+
+
+def test_replay_text_from_an_offset_in_recorded_time(tmp_path, monkeypatch):
+    import kubectl_informer.replay.player as player
+    from tests.replay.helpers import SteppingClock
+    clock = SteppingClock()
+    monkeypatch.setattr(player, "RealClock", lambda: clock)
+    r = invoke("replay", str(_write(tmp_path, TRACE)), "-o", "text", "--speed", "2", "--from", "3s")
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout.splitlines() == ["Sync default/web-1 rv=5 Running (no change)",
+                                     "Deleted default/web-1 rv=5 (tombstone: DeletedFinalStateUnknown)"]
+    assert clock.sleeps == [0.1, 0.4]  # 3.2s and 4.0s, from 3s, at 2x
 
 
 # --- the last guard ------------------------------------------------------------------
@@ -176,7 +194,8 @@ def test_unexpected_exception_is_one_line_and_debug_shows_the_traceback(tmp_path
     def boom(path):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(cli_mod, "read_trace_file", boom)
+    import kubectl_informer.replay.run as replay_run
+    monkeypatch.setattr(replay_run, "read_recording", boom)
     line = assert_one_line_error(invoke("replay", "x", "-o", "text"), code=1)
     assert line == "error: unexpected RuntimeError: boom (run with --debug for the traceback)"
     r = invoke("replay", "x", "-o", "text", "--debug")
@@ -190,7 +209,8 @@ def test_closed_pipe_ends_quietly(tmp_path, monkeypatch):
         def render(self, events):
             raise BrokenPipeError()
 
-    monkeypatch.setattr(cli_mod, "make_renderer", lambda *a, **k: Closed())
+    import kubectl_informer.replay.run as replay_run
+    monkeypatch.setattr(replay_run, "make_renderer", lambda *a, **k: Closed())
     monkeypatch.setattr(cli_mod, "_silence_stdout", lambda: None)
     r = invoke("replay", str(_write(tmp_path, TRACE)), "-o", "text")
     assert r.exit_code == 0 and r.stderr == ""

@@ -107,15 +107,28 @@ def test_a_crashed_engine_thread_ends_a_headless_run_with_one_line(monkeypatch):
 def test_record_writes_the_trace_replay_reads(tmp_path):
     from click.testing import CliRunner
 
-    from kubectl_informer.cli import cli, read_trace_file
+    import time
+
+    from kubectl_informer.cli import cli
+    from kubectl_informer.replay.recording import info_from_recording, read_recording
 
     rec = tmp_path / "rec.ndjson"
-    r = CliRunner().invoke(cli, ["watch", "pods", "--demo", "quiet", "-o", "text", "--max-events", "4",
-                                 "--record", str(rec)])
+    before = time.time()
+    args = ["watch", "pods", "--demo", "quiet", "-o", "text", "--max-events", "4", "--resync", "3s",
+            "--record", str(rec)]
+    r = CliRunner().invoke(cli, args)
     assert r.exit_code == 0, r.stderr
     printed = [line.split()[1] for line in r.stdout.splitlines()]
-    events = read_trace_file(str(rec))
-    assert events[0].kind in ("handler.register", "informer.start")
+    recording = read_recording(str(rec))
+    events = recording.events
+    # The header first: what was recorded, how, and when.
+    assert events[0].kind == "run.info" and events[1].kind in ("handler.register", "informer.start")
+    h = recording.header
+    assert (h["resource"], h["namespace"], h["context"], h["profile"], h["fifo"], h["demo"], h["resync"]) == (
+        "pods", "default", "sim", "1.32", "DeltaFIFO", "quiet", 3.0)
+    assert h["args"] == args and before <= h["wall_time"] <= time.time()
+    info = info_from_recording(recording)
+    assert info.demo_scenario == "quiet" and info.context == "sim (replay of rec.ndjson)"
     stored = [e.key for e in events if e.kind.startswith("store.")]
     assert stored[:4] == printed
     bad = CliRunner().invoke(cli, ["watch", "pods", "--demo", "-o", "text", "--record", str(tmp_path / "no" / "f")])

@@ -163,9 +163,18 @@ def test_replay_of_a_recording_in_the_ui(terminal, tmp_path):
         r = subprocess.run(cmd + ["watch", "pods", "--demo", "-o", "json", "--max-events", "45"], stdout=f,
                            stderr=subprocess.PIPE, text=True, timeout=60, env=dict(os.environ, KUBECONFIG=os.devnull))
     assert r.returncode == 0, r.stderr
-    t = terminal(80, 24, f"replay {rec}")
+    t = terminal(80, 24, f"replay {rec} --speed 4")
     screen = t.wait(lambda s: len(DELTA_LINE.findall(s)) >= 3, "the recorded deltas")
     assert "replay" in screen
+    # The playhead on the header's third line: pause, back to the start, step one event.
+    t.keys("Space")
+    t.wait(lambda s: "❚❚" in s or "■ end" in s, "the replay paused")
+    t.keys("t")
+    t.wait(lambda s: "seek to:" in s, "the seek prompt")
+    t.keys("0", "Enter")
+    t.wait(lambda s: re.search(r"❚❚\s+0:00\.0/\S+ .*ev 1/\d+", s), "the replay paused at its first event")
+    t.keys(".")
+    t.wait(lambda s: re.search(r"❚❚\s+0:00\.\d/\S+ .*ev 2/\d+", s), "one event stepped")
     t.keys("q")
     assert t.exit_code() == 0
 

@@ -1,7 +1,9 @@
 import pytest
 from kubernetes import client as k8s_client
 
+from kubectl_informer.kube import config as kconfig
 from kubectl_informer.kube.config import new_api_client
+from kubectl_informer.kube.light import LightClient, LightConfig
 
 from .fake_apiserver import FakeAPIServer, serve_discovery
 
@@ -13,11 +15,16 @@ def fake():
     srv.stop()
 
 
-@pytest.fixture
-def api(fake):
-    cfg = k8s_client.Configuration()
-    cfg.host = fake.url
-    client = new_api_client(cfg)
+@pytest.fixture(params=["light", "kubernetes-client"])
+def api(fake, request):
+    """Every test using it runs through both transports load_kube can hand
+    out: the light client and the kubernetes client's ApiClient."""
+    if request.param == "light":
+        client = LightClient(LightConfig(fake.url), kconfig._retries(), kconfig.USER_AGENT)
+    else:
+        cfg = k8s_client.Configuration()
+        cfg.host = fake.url
+        client = new_api_client(cfg)
     yield client
     client.close()
 

@@ -65,7 +65,7 @@ class Reply:
 
 
 class FakeAPIServer:
-    def __init__(self, host: str = "127.0.0.1") -> None:
+    def __init__(self, host: str = "127.0.0.1", tls: Any = None) -> None:
         self.routes: dict[str, Any] = {}
         self.requests: list[Request] = []
         server = self
@@ -136,12 +136,16 @@ class FakeAPIServer:
         self._httpd = ThreadingHTTPServer((host, 0), _H)
         self._httpd.handle_error = lambda request, address: None  # a client hanging up is no news here
         self._httpd.daemon_threads = True
+        self._scheme = "http"
+        if tls is not None:  # an ssl.SSLContext (server side)
+            self._httpd.socket = tls.wrap_socket(self._httpd.socket, server_side=True)
+            self._scheme = "https"
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
 
     @property
     def url(self) -> str:
         host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"{self._scheme}://{host}:{port}"
 
     def start(self) -> "FakeAPIServer":
         self._thread.start()

@@ -87,7 +87,7 @@ def test_connection_refused(api):
     port = s.getsockname()[1]
     s.close()
     api.configuration.host = f"http://127.0.0.1:{port}"
-    api.rest_client.pool_manager.clear()
+    api.close()  # drop pooled connections to the old host
     lw = KubeListerWatcher(api, PODS)
     with pytest.raises(ConnectionRefusedError):
         lw.list(ListOptions())

@@ -156,4 +156,27 @@ def test_small_metadata_maps_of_one_owner_are_shared_but_big_ones_are_not():
     assert m[0]["labels"] is m[1]["labels"] and m[0]["labels"] is not m[2]["labels"]
     assert m[0]["ownerReferences"] is m[1]["ownerReferences"]
     assert m[0]["annotations"] is not m[1]["annotations"]  # over SMALL_TREE_BYTES: never a table key
-    assert m[0]["labels"]["app"] is m[2]["labels"]["app"]  # the first of each kind is interned too
+
+
+def test_pod_template_parts_are_shared_where_they_repeat():
+    def obj(i, image):
+        return {"kind": "Pod", "apiVersion": "v1", "metadata": {"name": f"p{i}", "namespace": "ns", "generateName": "web-"},
+                "spec": {"nodeName": f"node-{i % 2}", "tolerations": [{"key": "k", "operator": "Exists"}],
+                         "containers": [{"name": "c", "image": image, "resources": {"requests": {"cpu": "1"}},
+                                         "volumeMounts": [{"name": f"kube-api-access-{i}", "mountPath": "/x"}]}]},
+                "status": {"phase": "Running", "podIP": f"10.0.0.{i}"}}
+
+    objs = [obj(0, "nginx:1"), obj(1, "nginx:1"), obj(2, "redis:7")]
+    its = orjson.loads(body(objs))["items"]
+    interner = StringInterner()
+    for it in its:
+        interner.intern(it)
+    assert its == objs  # values unchanged
+    a, b, c = its
+    assert a["spec"]["tolerations"] is c["spec"]["tolerations"]
+    ca, cb, cc = (x["spec"]["containers"][0] for x in its)
+    assert ca["resources"] is cc["resources"] and ca["image"] is cb["image"]
+    assert ca["volumeMounts"] is not cb["volumeMounts"]  # one per pod: never merged
+    assert a["spec"]["nodeName"] is c["spec"]["nodeName"] and a["status"]["phase"] is b["status"]["phase"]
+    assert a["metadata"]["namespace"] is b["metadata"]["namespace"] and a["kind"] is c["kind"]
+    assert "10.0.0.1" not in interner.table and "p1" not in interner.table  # unique per object

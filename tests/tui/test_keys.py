@@ -13,7 +13,7 @@ def test_question_mark_opens_help_and_escape_closes_it():
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
         text = screen_text(app)
-        assert "key regex," in text and "label:app=web" in text and "Inspector" in text and "pause the view" in text
+        assert "regex," in text and "label:app=web" in text and "Inspector" in text and "pause the view" in text
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
         await pilot.press("question_mark", "question_mark")

@@ -29,6 +29,10 @@ def events(start_seq: int, n: int, keys: int):
         kind, fields = KINDS[i % per]
         j = (start_seq + i) // per % keys
         key = f"ns-{j % 50}/pod-{j}"
+        if kind == "store.update":
+            # A new version of the object each time, as the informer hands it over in-process.
+            fields = dict(fields, object={"metadata": {"name": key, "resourceVersion": str(start_seq + i)},
+                                          "status": {"n": start_seq + i, "pad": "x" * 200}})
         out.append(TraceEvent.build(start_seq + i, 100.0 + (start_seq + i) * 1e-4, kind, key, **fields))
     return out
 
@@ -51,6 +55,8 @@ def test_200k_events_keep_every_ring_within_its_bound():
     insp = st["inspector"].history
     assert len(insp) == insp.max_keys and insp.evicted > 0
     assert all(len(insp.ring(k)) <= insp.per_key for k in list(insp.keys_newest_first())[:100])
+    objs = st["inspector"].objects
+    assert len(objs) == objs.max_keys and 0 < objs.objects_held() <= objs.max_keys * objs.keep_objects
     assert len(st["fifo"].recent) == st["fifo"].recent.maxlen
     assert len(st["fifo"].queued) <= st["fifo"].max_keys
     assert len(app.buffer) == 0

@@ -1,0 +1,288 @@
+"""The objects behind the deltas: a bounded history per key, the full diff
+of each delta, and the object as YAML (``y``).
+
+The trace carries summaries and diffs; only in the process do ``store.*``
+events also hold the object applied (a ``local`` field, never written to
+JSON). ``ObjectHistory`` keeps, per key, a ring of the last ``per_key``
+deltas (``DeltaEntry``) for the ``max_keys`` keys active most recently; only
+the newest ``keep_objects`` entries of a key hold their objects. An entry
+leaving that window keeps its full diff as text (computed then, once), so
+memory is at most ``max_keys * keep_objects`` object versions (most of them
+the indexer's own objects) plus small entries. A replay has no objects: its
+entries show the diff the recording carries.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import yaml
+from rich.syntax import Syntax
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from ..cache.diff import METADATA, NOISE_RANK, SPEC, STATUS, Change, diff_changes
+from ..cache.keys import DeletedFinalStateUnknown
+from ..trace import Lazy, TraceEvent
+from ..trace_kinds import STORE_UPDATE
+from ..transforms import redact_secret
+from .ring import KeyedHistory
+
+_LOCAL = ("object", "diff")
+_VALUE_WIDTH = 60
+MAX_DETAIL = 400  # lines of a released entry's diff kept as text
+
+
+class DeltaEntry:
+    """One delta applied to the cache, for the Inspector: its event, and
+    while held, the object after it and the one before. ``release`` drops
+    the objects (and the event's references to them), keeping the diff."""
+
+    __slots__ = ("event", "obj", "old", "recorded", "detail")
+
+    def __init__(self, ev: TraceEvent, old: Any = None) -> None:
+        # No copy here: this runs for every store event the UI absorbs.
+        raw = ev.raw_fields
+        self.event = ev
+        obj = raw.get("object")
+        self.obj = obj if type(obj) is dict else _unwrap(obj)
+        self.old = old if old is None or type(old) is dict else _unwrap(old)
+        d = raw.get("diff")
+        self.recorded: list[str] | None = d if isinstance(d, (list, tuple)) else None
+        self.detail: list[tuple[int, str]] | None = None
+
+    def __repr__(self) -> str:
+        return f"DeltaEntry({self.event!r}, held={self.obj is not None})"
+
+    @property
+    def is_update(self) -> bool:
+        return self.event.kind == STORE_UPDATE
+
+    def changes(self, noise: bool = True) -> list[Change] | None:
+        """The full diff, while both objects are held (else None)."""
+        if not self.is_update or self.obj is None or self.old is None:
+            return None
+        return diff_changes(self.old, self.obj, noise=noise)
+
+    def summary(self) -> list[str]:
+        """The short lines for the entry's row (no noise)."""
+        ch = self.changes(noise=False)
+        if ch is not None:
+            return [c.line() for c in ch]
+        return self.recorded or []
+
+    def detail_lines(self) -> list[tuple[int, str]]:
+        """(rank, "path  old → new") for every changed path, noise last."""
+        ch = self.changes()
+        if ch is not None:
+            return [(c.rank, format_change(c)) for c in ch]
+        if self.detail is not None:
+            return self.detail
+        return [(STATUS, line) for line in self.recorded or []]
+
+    def release(self) -> None:
+        """Drop the objects, keeping the diff as text."""
+        if self.obj is None and self.old is None:
+            return
+        ch = self.changes()
+        if ch is not None:
+            self.detail = [(c.rank, format_change(c)) for c in ch[:MAX_DETAIL]]
+            self.recorded = [c.line() for c in ch if c.rank < NOISE_RANK]
+        self.obj = self.old = None
+        ev = self.event
+        raw = ev.raw_fields
+        if "object" in raw or any(type(v) is Lazy for v in raw.values()):
+            # A derived field still unread (predicates) is computed now, while
+            # its objects are at hand; the copy holds no reference to them.
+            self.event = TraceEvent(ev.seq, ev.time, ev.kind, ev.key,
+                                    {k: (v.fn(*v.args) if type(v) is Lazy else v)
+                                     for k, v in raw.items() if k not in _LOCAL})
+
+
+def _unwrap(obj: Any) -> Any:
+    if isinstance(obj, DeletedFinalStateUnknown):
+        return obj.obj
+    return obj if isinstance(obj, dict) else None
+
+
+def _value(v: Any) -> str:
+    if v is None:
+        return "∅"
+    text = v if isinstance(v, str) else json.dumps(v, separators=(",", ":"), default=str)
+    return text if len(text) <= _VALUE_WIDTH else text[: _VALUE_WIDTH - 1] + "…"
+
+
+def format_change(c: Change) -> str:
+    """``status.phase  Pending → Running``, ``labels.app  + web``, ``x  - y``."""
+    label = c.line().split(" ", 1)[0]
+    if c.op == "+":
+        return f"{label}  + {_value(c.new)}"
+    if c.op == "-":
+        return f"{label}  - {_value(c.old)}"
+    return f"{label}  {_value(c.old)} → {_value(c.new)}"
+
+
+RANK_STYLES = {STATUS: "green", SPEC: "yellow", METADATA: "cyan", NOISE_RANK: "dim"}
+
+
+def rank_style(rank: int) -> str:
+    return RANK_STYLES.get(rank, "")
+
+
+class ObjectHistory:
+    """Per key, a ring of its last ``per_key`` deltas, for the ``max_keys``
+    keys active most recently (a ``KeyedHistory``); the newest
+    ``keep_objects`` of a key hold their objects."""
+
+    def __init__(self, max_keys: int = 2000, per_key: int = 64, keep_objects: int = 8) -> None:
+        self.per_key, self.keep_objects = per_key, keep_objects
+        self._hist: KeyedHistory[str, DeltaEntry] = KeyedHistory(max_keys, per_key)
+
+    @property
+    def max_keys(self) -> int:
+        return self._hist.max_keys
+
+    @property
+    def evicted(self) -> int:
+        return self._hist.evicted
+
+    def add(self, ev: TraceEvent) -> DeltaEntry:
+        key = ev.key or ""
+        hist = self._hist
+        entry = DeltaEntry(ev)
+        ring = hist.add(key, entry)
+        if ev.kind == STORE_UPDATE:
+            d = ev.raw_fields.get("diff")
+            # The informer's old object rides in the diff's Lazy; once a
+            # reader resolved it, the key's previous entry holds the same one.
+            if type(d) is Lazy:
+                entry.old = _unwrap(d.args[0])
+            elif len(ring) > 1:
+                entry.old = ring[-2].obj
+        if len(ring) > self.keep_objects:
+            ring[-1 - self.keep_objects].release()
+        return entry
+
+    def entries(self, key: str) -> list[DeltaEntry]:
+        return self._hist.get(key)
+
+    def latest(self, key: str) -> Any:
+        """The newest object held for ``key`` (None if none)."""
+        if key in self._hist:
+            for entry in reversed(self._hist.ring(key)):
+                if entry.obj is not None:
+                    return entry.obj
+        return None
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._hist
+
+    def __len__(self) -> int:
+        return len(self._hist)
+
+    def __repr__(self) -> str:
+        return f"ObjectHistory({self._hist!r})"
+
+    def objects_held(self) -> int:
+        return sum(1 for key in self._hist.keys_newest_first() for e in self._hist.ring(key)
+                   if e.obj is not None or e.old is not None)
+
+
+# --- YAML ------------------------------------------------------------------------------------
+
+class _NoAliases(yaml.SafeDumper):
+    # Decoded objects share small maps (labels); YAML would print &id001 anchors.
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def is_secret(obj: Any, resource: str = "") -> bool:
+    return (isinstance(obj, dict) and obj.get("kind") == "Secret") or resource.split(".")[0] in ("secrets", "secret")
+
+
+def redacted(obj: dict, resource: str = "", show_secret_data: bool = False) -> dict:
+    """``obj`` for display: a Secret's values redacted (a copy) unless asked."""
+    if show_secret_data or not is_secret(obj, resource):
+        return obj
+    out = dict(obj)
+    out["metadata"] = dict(obj.get("metadata") or {})
+    redact_secret(out)
+    return out
+
+
+def to_yaml(obj: dict, resource: str = "", show_secret_data: bool = False) -> str:
+    return yaml.dump(redacted(obj, resource, show_secret_data), Dumper=_NoAliases, sort_keys=False,
+                     default_flow_style=False, allow_unicode=True, width=100)
+
+
+class YamlScreen(ModalScreen[None]):
+    """The object as YAML, scrollable (↑ ↓ pgup pgdn home end); esc, q or y closes."""
+
+    DEFAULT_CSS = """
+    YamlScreen { align: center middle; }
+    YamlScreen > VerticalScroll { width: 100%; height: 100%; border: round $accent; background: $surface; }
+    """
+    BINDINGS = [Binding("escape,q,y", "close", "Close")]
+
+    def __init__(self, title: str, text: str) -> None:
+        super().__init__()
+        self.title_text = title
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        scroll = VerticalScroll(id="yaml")
+        scroll.border_title = self.title_text
+        scroll.border_subtitle = "↑↓ pgup pgdn home end · esc closes"
+        with scroll:
+            yield Static(Syntax(self.text, "yaml", theme="ansi_dark", word_wrap=False), id="yaml-body")
+
+    def on_mount(self) -> None:
+        self.query_one("#yaml").focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class ObjectActions:
+    """``y``: the selected key's object as YAML. Mixed into the app; the
+    Inspector's cursor picks a version, else the newest object held."""
+
+    def action_yaml(self) -> None:
+        state = self.states.get("inspector")  # type: ignore[attr-defined]
+        pane = self.panes.get("inspector")  # type: ignore[attr-defined]
+        entry = None
+        if self.active == "inspector" and pane is not None and pane.inspected:  # type: ignore[attr-defined]
+            key, entry = pane.inspected, pane.cursor_entry()
+        else:
+            key = self.selected_key()  # type: ignore[attr-defined]
+        if key is None:
+            self.notify("no key selected: move the cursor in Deltas or FIFO", severity="warning")
+            return
+        obj = entry.obj if entry is not None and entry.obj is not None else None
+        if obj is None and state is not None:
+            obj = state.objects.latest(key)
+            entry = None
+        if obj is None:
+            why = ("a recording keeps summaries and diffs, not objects" if self.info.extra.get("replay")
+                   else "its deltas are older than the objects the UI keeps")
+            self.notify(f"no object held for {key}: {why}", severity="warning")
+            return
+        info = self.info  # type: ignore[attr-defined]
+        text = to_yaml(obj, info.resource, bool(info.extra.get("show_secret_data")))
+        meta = obj.get("metadata") or {}
+        title = f"{key}  rv={meta.get('resourceVersion', '')}"
+        if entry is not None:
+            title += f"  as of {entry.event.fields.get('delta', '')} (seq {entry.event.seq})"
+        self.push_screen(YamlScreen(title, text))  # type: ignore[attr-defined]
+
+
+def change_text(rank: int, line: str, indent: int = 12) -> Text:
+    t = Text(no_wrap=True)
+    t.append(" " * indent)
+    t.append(line, rank_style(rank))
+    return t
