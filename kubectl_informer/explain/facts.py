@@ -1,0 +1,301 @@
+"""What the Explain panel knows about a run, kept from its trace.
+
+``Facts`` is fed every TraceEvent (the app feeds it as it feeds the panes)
+and keeps, bounded, the facts the texts quote: the informer's FIFO and
+resync check period, handler registrations, lists and relists with their
+reasons, watch ends, back-offs, resync ticks with the Syncs they queued, each
+key's recent deltas with the listeners that got them, its pops, and the
+workqueue's story per key (adds while queued or processed, failures).
+No UI here: ``match.py`` reads these facts, ``tui/explain.py`` draws.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, deque
+from dataclasses import dataclass, field
+
+from ..trace_kinds import (
+    FIFO_COALESCE, FIFO_POP, FIFO_QUEUE, FIFO_SKIP, HANDLER_ADD, HANDLER_DELETE, HANDLER_REGISTER, HANDLER_UPDATE,
+    INFORMER_START, INFORMER_SYNCED, LIST_DONE, LIST_START, QUEUE_ADD, QUEUE_DONE, QUEUE_FORGET, QUEUE_GET,
+    QUEUE_RATE_LIMITED, REFLECTOR_BACKOFF, RELIST, RESYNC_TICK, STORE_ADD, STORE_DELETE, STORE_UPDATE, WATCH_BOOKMARK,
+    WATCH_END, WATCH_START, WORKER_DONE, WORKER_START,
+)
+
+PER_KEY = 16        # recent records kept per key
+MAX_KEYS = 5000     # keys remembered (the oldest forgotten first)
+MARKS = 256         # RV marks, resync ticks and queue records kept
+RATE_WINDOW = 5.0   # seconds over which queue add and drain rates are taken
+
+
+@dataclass
+class Rec:
+    """One thing the panel can explain: a trace event with what followed it."""
+
+    seq: int
+    time: float
+    kind: str
+    key: str | None
+    fields: dict
+    extra: dict = field(default_factory=dict)
+
+
+class PerKey:
+    """The last ``per_key`` records of each of the last ``max_keys`` keys."""
+
+    def __init__(self, per_key: int = PER_KEY, max_keys: int = MAX_KEYS) -> None:
+        self.per_key, self.max_keys = per_key, max_keys
+        self._d: OrderedDict[str, deque] = OrderedDict()
+
+    def add(self, key: str, item) -> None:
+        ring = self._d.get(key)
+        if ring is None:
+            if len(self._d) >= self.max_keys:
+                self._d.popitem(last=False)
+            ring = self._d[key] = deque(maxlen=self.per_key)
+        else:
+            self._d.move_to_end(key)
+        ring.append(item)
+
+    def get(self, key: str) -> list:
+        return list(self._d.get(key, ()))
+
+    def last(self, key: str):
+        ring = self._d.get(key)
+        return ring[-1] if ring else None
+
+
+def before(records, seq: int):
+    """The newest record of ``records`` (oldest first) at or before ``seq``."""
+    for r in reversed(records):
+        if r.seq <= seq:
+            return r
+    return None
+
+
+class Facts:
+    def __init__(self) -> None:
+        self.mode: str | None = None  # "watch" | "queue": the run's, not in the trace
+        self.fifo = ""
+        self.watch_list = False
+        self.check_period = 0.0
+        self.started = False
+        self.registers: list[Rec] = []
+        self.lists = self.watches = self.pops = self.appended = 0
+        self.cache_count = 0
+        self.asked_rv = ""
+        self.list_dones: deque[Rec] = deque(maxlen=MARKS)
+        self.relists: deque[Rec] = deque(maxlen=MARKS)
+        self.rv_marks: deque[Rec] = deque(maxlen=MARKS)
+        self.watch_starts: deque[Rec] = deque(maxlen=MARKS)
+        self.ticks: deque[Rec] = deque(maxlen=MARKS)
+        self.store = PerKey()
+        self.key_pops = PerKey()
+        self.queue_marks: deque[Rec] = deque(maxlen=MARKS)
+        self.queue_depth: deque[tuple[float, int]] = deque(maxlen=4 * MARKS)
+        self.queue_adds: deque[float] = deque(maxlen=4096)
+        self.queue_gets: deque[float] = deque(maxlen=4096)
+        self.latencies: deque[float] = deque(maxlen=1024)
+        self._queued: dict[str, list] = {}       # key -> [adds, first add time] while queued
+        self._processing: dict[str, list] = {}   # key -> [adds while processing, worker, get time]
+        self._last_store: Rec | None = None
+        self._last_end: Rec | None = None       # the last watch.end, or failed list.done
+        self._tick: Rec | None = None
+        self.version = 0
+        self._handlers = {
+            INFORMER_START: self._informer_start, HANDLER_REGISTER: self._register, LIST_START: self._list_start,
+            LIST_DONE: self._list_done, RELIST: self._relist, WATCH_START: self._watch_start,
+            WATCH_END: self._watch_end, REFLECTOR_BACKOFF: self._mark, WATCH_BOOKMARK: self._mark,
+            RESYNC_TICK: self._resync_tick, FIFO_QUEUE: self._fifo_queue, FIFO_COALESCE: self._fifo_queue,
+            FIFO_SKIP: self._fifo_skip, FIFO_POP: self._fifo_pop, STORE_ADD: self._store, STORE_UPDATE: self._store,
+            STORE_DELETE: self._store, INFORMER_SYNCED: self._synced, HANDLER_ADD: self._handler,
+            HANDLER_UPDATE: self._handler, HANDLER_DELETE: self._handler, QUEUE_ADD: self._queue_add,
+            QUEUE_GET: self._queue_get, WORKER_START: self._worker_start, QUEUE_DONE: self._queue_done,
+            WORKER_DONE: self._worker_done, QUEUE_RATE_LIMITED: self._queue_mark, QUEUE_FORGET: self._queue_mark,
+        }
+        self.KINDS = frozenset(self._handlers)
+
+    def feed(self, ev) -> None:
+        h = self._handlers.get(ev.kind)
+        if h is None:
+            return
+        try:
+            h(ev)
+        except (TypeError, ValueError, AttributeError, KeyError):
+            return  # an event outside the contract (an old recording): nothing to learn
+        self.version += 1
+
+    def feed_all(self, events) -> None:
+        handlers = self._handlers
+        for ev in events:
+            if ev.kind in handlers:
+                self.feed(ev)
+
+    @staticmethod
+    def _rec(ev, **extra) -> Rec:
+        return Rec(ev.seq, ev.time, str(ev.kind), ev.key, dict(ev.fields), extra)
+
+    # -- reflector and informer ------------------------------------------------------
+    def _informer_start(self, ev) -> None:
+        f = ev.fields
+        self.fifo, self.watch_list = f.get("fifo", ""), bool(f.get("watch_list"))
+        self.check_period = float(f.get("resync_check_period") or 0.0)
+        self.started = True
+
+    def _register(self, ev) -> None:
+        self.registers.append(self._rec(ev, after_start=self.started))
+        self.check_period = float(ev.fields.get("check_period") or self.check_period)
+
+    def _list_start(self, ev) -> None:
+        self.lists += 1
+        self.asked_rv = ev.fields.get("resource_version", "")
+
+    def _list_done(self, ev) -> None:
+        if ev.fields.get("error") or not ev.fields.get("resource_version"):
+            self._last_end = self._rec(ev)  # failed: the back-off and relist that follow say why
+            return
+        rec = self._rec(ev, asked=self.asked_rv, first=not self.list_dones)
+        self.list_dones.append(rec)
+        self.rv_marks.append(rec)
+
+    def _relist(self, ev) -> None:
+        rec = self._rec(ev, last_end=self._last_end)
+        self.relists.append(rec)
+        self.rv_marks.append(rec)
+
+    def _watch_start(self, ev) -> None:
+        self.watches += 1
+        self.watch_starts.append(self._rec(ev))
+
+    def _watch_end(self, ev) -> None:
+        f = ev.fields
+        if f.get("reason") == "stopped":
+            return
+        self._last_end = self._rec(ev)
+        self.rv_marks.append(self._last_end)
+
+    def _mark(self, ev) -> None:
+        self.rv_marks.append(self._rec(ev, last_end=self._last_end))
+
+    def _synced(self, ev) -> None:
+        self.cache_count = int(ev.fields.get("items", self.cache_count))
+
+    # -- resync and the FIFO ---------------------------------------------------------
+    def _resync_tick(self, ev) -> None:
+        self._tick = self._rec(ev, syncs=0, skipped=0, items=self.cache_count, lists=self.lists)
+        self.ticks.append(self._tick)
+
+    def _fifo_queue(self, ev) -> None:
+        if ev.kind == FIFO_COALESCE:
+            self.appended += 1
+        if ev.fields.get("type") == "Sync" and self._tick is not None:
+            self._tick.extra["syncs"] += 1
+
+    def _fifo_skip(self, ev) -> None:
+        if ev.fields.get("reason") == "resync_pending" and self._tick is not None:
+            self._tick.extra["skipped"] += 1
+
+    def _fifo_pop(self, ev) -> None:
+        self.pops += 1
+        if ev.key is not None:
+            self.key_pops.add(ev.key, self._rec(ev))
+
+    def _store(self, ev) -> None:
+        rec = self._rec(ev, listeners=[], count=0)
+        if ev.kind == STORE_ADD:
+            self.cache_count += 1
+        elif ev.kind == STORE_DELETE:
+            self.cache_count = max(self.cache_count - 1, 0)
+        rec.extra["count"] = self.cache_count
+        self.store.add(ev.key, rec)
+        self._last_store = rec
+
+    def _handler(self, ev) -> None:
+        last = self._last_store
+        if last is not None and last.key == ev.key and not ev.fields.get("synthetic"):
+            last.extra["listeners"].append(ev.fields.get("listener", "?"))
+
+    # -- the workqueue --------------------------------------------------------------------
+    def _depth(self, ev) -> None:
+        if "depth" in ev.fields:
+            self.queue_depth.append((ev.time, int(ev.fields["depth"])))
+
+    def _queue_add(self, ev) -> None:
+        self._depth(ev)
+        key, outcome = ev.key, ev.fields.get("outcome")
+        if outcome == "queued":
+            self.queue_adds.append(ev.time)
+            self._queued[key] = [1, ev.time]
+        elif outcome == "already_dirty" and key in self._queued:
+            self._queued[key][0] += 1
+        elif outcome == "already_dirty" and key in self._processing:
+            self._processing[key][0] += 1  # dirty already, and a worker holds it
+        elif outcome == "dirty_while_processing" and key in self._processing:
+            self.queue_adds.append(ev.time)
+            self._processing[key][0] += 1
+
+    def _queue_get(self, ev) -> None:
+        self._depth(ev)
+        self.queue_gets.append(ev.time)
+        adds, first = self._queued.pop(ev.key, [1, ev.time])
+        self.latencies.append(ev.time - first)
+        self._processing[ev.key] = [0, None, ev.time]
+        self.queue_marks.append(self._rec(ev, adds=adds, waited=ev.time - first, depth=self.depth()))
+
+    def _worker_start(self, ev) -> None:
+        p = self._processing.get(ev.key)
+        if p is not None:
+            p[1] = ev.fields.get("worker")
+
+    def _worker_done(self, ev) -> None:
+        p = self._processing.get(ev.key)
+        if p is not None and p[1] is None:
+            p[1] = ev.fields.get("worker")
+
+    def _queue_done(self, ev) -> None:
+        adds, worker, got = self._processing.pop(ev.key, [0, None, ev.time])
+        if ev.fields.get("requeued"):
+            self._queued[ev.key] = [1, ev.time]
+        self.queue_marks.append(self._rec(ev, adds=adds, worker=worker, worked=ev.time - got, depth=self.depth()))
+
+    def _queue_mark(self, ev) -> None:
+        self.queue_marks.append(self._rec(ev))
+
+    # -- readers ------------------------------------------------------------------------------
+    def depth(self) -> int:
+        return self.queue_depth[-1][1] if self.queue_depth else 0
+
+    def depth_at(self, t: float) -> int:
+        """Queue depth at time ``t`` (the first sample after it, if older ones are gone)."""
+        d = self.queue_depth[0][1] if self.queue_depth else 0
+        for when, depth in self.queue_depth:
+            if when > t:
+                break
+            d = depth
+        return d
+
+    def rate(self, times: deque, now: float, window: float = RATE_WINDOW) -> float:
+        """Per second over the ``window`` seconds up to ``now``."""
+        return sum(1 for t in times if now - window < t <= now) / window
+
+    def relist_before(self, seq: int) -> Rec | None:
+        return before(self.relists, seq)
+
+    def list_before(self, seq: int) -> Rec | None:
+        return before(self.list_dones, seq)
+
+    def tick_before(self, seq: int) -> Rec | None:
+        return before(self.ticks, seq)
+
+    def store_rec(self, key: str, seq: int | None = None) -> Rec | None:
+        recs = self.store.get(key)
+        if not recs:
+            return None
+        if seq is None:
+            return recs[-1]
+        return next((r for r in recs if r.seq == seq), None)
+
+    def pop_before(self, key: str, seq: int) -> Rec | None:
+        return before(self.key_pops.get(key), seq)
+
+    def next_watch_after(self, seq: int) -> Rec | None:
+        return next((w for w in self.watch_starts if w.seq > seq), None)
