@@ -132,25 +132,26 @@ class Facts:
 
     @staticmethod
     def _rec(ev, **extra) -> Rec:
-        return Rec(ev.seq, ev.time, str(ev.kind), ev.key, dict(ev.fields), extra)
+        # raw_fields: a derived field (an update's diff) stays uncomputed.
+        return Rec(ev.seq, ev.time, str(ev.kind), ev.key, ev.raw_fields, extra)
 
     # -- reflector and informer ------------------------------------------------------
     def _informer_start(self, ev) -> None:
-        f = ev.fields
+        f = ev.raw_fields
         self.fifo, self.watch_list = f.get("fifo", ""), bool(f.get("watch_list"))
         self.check_period = float(f.get("resync_check_period") or 0.0)
         self.started = True
 
     def _register(self, ev) -> None:
         self.registers.append(self._rec(ev, after_start=self.started))
-        self.check_period = float(ev.fields.get("check_period") or self.check_period)
+        self.check_period = float(ev.raw_fields.get("check_period") or self.check_period)
 
     def _list_start(self, ev) -> None:
         self.lists += 1
-        self.asked_rv = ev.fields.get("resource_version", "")
+        self.asked_rv = ev.raw_fields.get("resource_version", "")
 
     def _list_done(self, ev) -> None:
-        if ev.fields.get("error") or not ev.fields.get("resource_version"):
+        if ev.raw_fields.get("error") or not ev.raw_fields.get("resource_version"):
             self._last_end = self._rec(ev)  # failed: the back-off and relist that follow say why
             return
         rec = self._rec(ev, asked=self.asked_rv, first=not self.list_dones)
@@ -167,7 +168,7 @@ class Facts:
         self.watch_starts.append(self._rec(ev))
 
     def _watch_end(self, ev) -> None:
-        f = ev.fields
+        f = ev.raw_fields
         if f.get("reason") == "stopped":
             return
         self._last_end = self._rec(ev)
@@ -177,7 +178,7 @@ class Facts:
         self.rv_marks.append(self._rec(ev, last_end=self._last_end))
 
     def _synced(self, ev) -> None:
-        self.cache_count = int(ev.fields.get("items", self.cache_count))
+        self.cache_count = int(ev.raw_fields.get("items", self.cache_count))
 
     # -- resync and the FIFO ---------------------------------------------------------
     def _resync_tick(self, ev) -> None:
@@ -187,11 +188,11 @@ class Facts:
     def _fifo_queue(self, ev) -> None:
         if ev.kind == FIFO_COALESCE:
             self.appended += 1
-        if ev.fields.get("type") == "Sync" and self._tick is not None:
+        if ev.raw_fields.get("type") == "Sync" and self._tick is not None:
             self._tick.extra["syncs"] += 1
 
     def _fifo_skip(self, ev) -> None:
-        if ev.fields.get("reason") == "resync_pending" and self._tick is not None:
+        if ev.raw_fields.get("reason") == "resync_pending" and self._tick is not None:
             self._tick.extra["skipped"] += 1
 
     def _fifo_pop(self, ev) -> None:
@@ -211,17 +212,17 @@ class Facts:
 
     def _handler(self, ev) -> None:
         last = self._last_store
-        if last is not None and last.key == ev.key and not ev.fields.get("synthetic"):
-            last.extra["listeners"].append(ev.fields.get("listener", "?"))
+        if last is not None and last.key == ev.key and not ev.raw_fields.get("synthetic"):
+            last.extra["listeners"].append(ev.raw_fields.get("listener", "?"))
 
     # -- the workqueue --------------------------------------------------------------------
     def _depth(self, ev) -> None:
-        if "depth" in ev.fields:
-            self.queue_depth.append((ev.time, int(ev.fields["depth"])))
+        if "depth" in ev.raw_fields:
+            self.queue_depth.append((ev.time, int(ev.raw_fields["depth"])))
 
     def _queue_add(self, ev) -> None:
         self._depth(ev)
-        key, outcome = ev.key, ev.fields.get("outcome")
+        key, outcome = ev.key, ev.raw_fields.get("outcome")
         if outcome == "queued":
             self.queue_adds.append(ev.time)
             self._queued[key] = [1, ev.time]
@@ -244,21 +245,35 @@ class Facts:
     def _worker_start(self, ev) -> None:
         p = self._processing.get(ev.key)
         if p is not None:
-            p[1] = ev.fields.get("worker")
+            p[1] = ev.raw_fields.get("worker")
 
     def _worker_done(self, ev) -> None:
         p = self._processing.get(ev.key)
         if p is not None and p[1] is None:
-            p[1] = ev.fields.get("worker")
+            p[1] = ev.raw_fields.get("worker")
 
     def _queue_done(self, ev) -> None:
         adds, worker, got = self._processing.pop(ev.key, [0, None, ev.time])
-        if ev.fields.get("requeued"):
+        if ev.raw_fields.get("requeued"):
             self._queued[ev.key] = [1, ev.time]
-        self.queue_marks.append(self._rec(ev, adds=adds, worker=worker, worked=ev.time - got, depth=self.depth()))
+        worked = ev.raw_fields.get("worked")
+        self.queue_marks.append(self._rec(ev, adds=adds, worker=worker, depth=self.depth(),
+                                          worked=ev.time - got if worked is None else worked))
 
     def _queue_mark(self, ev) -> None:
         self.queue_marks.append(self._rec(ev))
+
+    def __repr__(self) -> str:
+        """By value (tests compare states fed in chunks and one by one)."""
+        keyed = {k: [(r.seq, r.kind, tuple(r.extra.get("listeners", ()))) for r in v] for k, v in self.store._d.items()}
+        return repr({
+            "fifo": self.fifo, "check": self.check_period, "counts": (self.lists, self.watches, self.pops,
+                                                                     self.appended, self.cache_count),
+            "marks": [(r.seq, r.kind) for r in self.rv_marks],
+            "ticks": [(r.seq, r.extra.get("syncs"), r.extra.get("skipped")) for r in self.ticks],
+            "queue": [(r.seq, r.kind, r.key, r.extra.get("adds")) for r in self.queue_marks],
+            "registers": [r.seq for r in self.registers], "store": keyed,
+        })
 
     # -- readers ------------------------------------------------------------------------------
     def depth(self) -> int:

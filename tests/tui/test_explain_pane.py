@@ -1,0 +1,73 @@
+"""The Explain pane follows the selection of the pane it explains."""
+
+import pytest
+
+from tests.tui.helpers import demo_trace, life_of_pod, make_app, pane_text, run
+
+SIZES = [(80, 24), (160, 45)]
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_e_explains_the_selected_delta_and_e_again_goes_back(size):
+    app = make_app()
+
+    async def check(pilot):
+        await pilot.press("d")
+        await pilot.press("e")
+        app.pump()
+        assert app.active == "explain"
+        text = pane_text(app.panes["explain"])
+        # Following: the newest delta, the watch's DELETED of default/web-2.
+        assert "Deltas ▸ Deleted default/web-2 (RV 103)" in text
+        assert "The watch sent DELETED for default/web-2 at RV 103" in text
+        assert "docs/explain.md#deleted-from-the-watch" in text.replace("\n", "")
+        await pilot.press("e")
+        assert app.active == "deltas"
+        await pilot.press("k", "k")  # two rows up: the first of web-1's two updates
+        await pilot.press("e")
+        app.pump()
+        text = " ".join(pane_text(app.panes["explain"]).split())
+        assert "Deltas ▸ Updated default/web-1 (RV 101)" in text
+        assert "resourceVersion 90 → 101" in text and "every listener (handler-1)" in text
+        # Popped with the next update in one slot: said too.
+        assert "2 deltas popped together for default/web-1 (Updated Updated)" in text
+
+    run(check, app, size)
+
+
+def test_the_explain_pane_is_in_the_grid_and_follows_the_active_pane():
+    app = make_app()
+
+    async def check(pilot):
+        assert app.layout_mode == "grid" and app.panes["explain"].display
+        await pilot.press("r")  # RV: the newest mark, the bookmark at 110
+        app.pump()
+        assert "RV ▸ bookmark at RV 110" in pane_text(app.panes["explain"])
+        await pilot.press("s")
+        app.pump()
+        assert "No resync: the informer runs with a resync period of 0" in " ".join(
+            pane_text(app.panes["explain"]).split())
+        await pilot.press("c")
+        app.pump()
+        assert "The indexer holds 4 objects" in pane_text(app.panes["explain"])
+
+    run(check, app, (160, 45))
+
+
+def test_queue_records_step_back_with_j_and_k():
+    e = demo_trace()
+    life_of_pod(e, "default/api-0", 300)
+    app = make_app(e)
+
+    async def check(pilot):
+        await pilot.press("w", "e")
+        app.pump()
+        pane = app.panes["explain"]
+        assert "Queue ▸ done default/api-0" in pane_text(pane)
+        assert "w0 worked 200ms on it" in " ".join(pane_text(pane).split())
+        await pilot.press("k")
+        assert "1 back" in pane_text(pane)
+        await pilot.press("k", "k", "k", "k")  # no further back than the oldest record
+        assert "(" + str(len(app.panes["explain"].state.facts.queue_marks) - 1) + " back" in pane_text(pane)
+
+    run(check, app, (160, 45))
