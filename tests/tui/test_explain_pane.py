@@ -71,3 +71,22 @@ def test_queue_records_step_back_with_j_and_k():
         assert "(" + str(len(app.panes["explain"].state.facts.queue_marks) - 1) + " back" in pane_text(pane)
 
     run(check, app, (160, 45))
+
+
+@pytest.mark.parametrize("mode,says", [("watch", True), ("queue", False)])
+def test_queue_pane_says_watch_runs_no_workqueue(mode, says):
+    from tests.tui.helpers import info
+
+    app = make_app(info=info(mode=mode))
+
+    async def check(pilot):
+        await pilot.press("w")
+        app.pump()
+        text = " ".join(pane_text(app.panes["queue"]).split())
+        assert ("watch runs no workqueue: `kubectl informer queue` feeds each notified key into one" in text) is says
+        await pilot.press("e")
+        app.pump()
+        explained = " ".join(pane_text(app.panes["explain"]).split())
+        assert ("watch runs no workqueue" in explained) is says
+
+    run(check, app, (80, 24))
