@@ -82,7 +82,7 @@ def test_queue_pane_says_watch_runs_no_workqueue(mode, says):
     async def check(pilot):
         await pilot.press("w")
         app.pump()
-        text = " ".join(pane_text(app.panes["queue"]).split())
+        text = " ".join(app.panes["queue"].render().plain.split())
         assert ("watch runs no workqueue: `kubectl informer queue` feeds each notified key into one" in text) is says
         await pilot.press("e")
         app.pump()
