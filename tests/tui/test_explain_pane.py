@@ -75,9 +75,13 @@ def test_queue_records_step_back_with_j_and_k():
 
 @pytest.mark.parametrize("mode,says", [("watch", True), ("queue", False)])
 def test_queue_pane_says_watch_runs_no_workqueue(mode, says):
-    from tests.tui.helpers import info
+    from tests.tui.helpers import TraceMaker, info
 
-    app = make_app(info=info(mode=mode))
+    e = TraceMaker()  # an informer and its list; no workqueue event
+    e("informer.start", fifo="DeltaFIFO", watch_list=False, resync_check_period=0.0)
+    e("list.start", resource_version="0", watch_list=False)
+    e("list.done", resource_version="100", items=0, duration=0.01, watch_list=False)
+    app = make_app(e, info=info(mode=mode))
 
     async def check(pilot):
         await pilot.press("w")
