@@ -20,6 +20,7 @@ class TextDef:
     title: str
     template: str
     doc: str  # a docs/ page and anchor: "explain.md#..."
+    more: str = ""  # what the docs page adds: where in client-go, and a command that shows it
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -43,8 +44,20 @@ def load_texts() -> dict[str, TextDef]:
             raise ValueError(f"explain text {entry.get('id', '?')!r} lacks {', '.join(sorted(missing))}")
         if entry["id"] in out:
             raise ValueError(f"explain text {entry['id']!r} is declared twice")
-        out[entry["id"]] = TextDef(entry["id"], entry["title"], entry["template"], entry["doc"])
+        out[entry["id"]] = TextDef(entry["id"], entry["title"], entry["template"], entry["doc"],
+                                   entry.get("more", ""))
     return out
+
+
+def markdown() -> str:
+    """docs/explain.md's list of every text, generated from the data file."""
+    out = []
+    for t in load_texts().values():
+        shown = t.template
+        for name in t.names:
+            shown = shown.replace("{" + name + "}", f"*{name}*")
+        out += [f"### {t.title}", "", f"`{t.id}`: {shown}", "", t.more, ""]
+    return "\n".join(out).rstrip() + "\n"
 
 
 def render(text_id: str, values: dict, strict: bool = False) -> str:
