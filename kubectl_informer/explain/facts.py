@@ -12,7 +12,6 @@ No UI here: ``match.py`` reads these facts, ``tui/explain.py`` draws.
 from __future__ import annotations
 
 from collections import OrderedDict, deque
-from dataclasses import dataclass, field
 
 from ..trace_kinds import (
     FIFO_COALESCE, FIFO_POP, FIFO_QUEUE, FIFO_SKIP, HANDLER_ADD, HANDLER_DELETE, HANDLER_REGISTER, HANDLER_UPDATE,
@@ -27,16 +26,17 @@ MARKS = 256         # RV marks, resync ticks and queue records kept
 RATE_WINDOW = 5.0   # seconds over which queue add and drain rates are taken
 
 
-@dataclass
 class Rec:
-    """One thing the panel can explain: a trace event with what followed it."""
+    """One thing the panel can explain: a trace event, and what the panel
+    learnt around it (``extra``). Slotted: one is made per delta applied."""
 
-    seq: int
-    time: float
-    kind: str
-    key: str | None
-    fields: dict
-    extra: dict = field(default_factory=dict)
+    __slots__ = ("seq", "time", "kind", "key", "fields", "extra")
+
+    def __init__(self, seq: int, time: float, kind: str, key: str | None, fields: dict, extra: dict) -> None:
+        self.seq, self.time, self.kind, self.key, self.fields, self.extra = seq, time, kind, key, fields, extra
+
+    def __repr__(self) -> str:
+        return f"Rec({self.seq}, {self.kind!r}, {self.key!r})"
 
 
 class PerKey:
@@ -89,8 +89,9 @@ class Facts:
         self.watch_starts: deque[Rec] = deque(maxlen=MARKS)
         self.ticks: deque[Rec] = deque(maxlen=MARKS)
         self.store = PerKey()
-        self.key_pops = PerKey()
-        self.queue_marks: deque[Rec] = deque(maxlen=MARKS)
+        self._pop: tuple = (None, None)
+        self.queue_marks: deque[Rec] = deque(maxlen=MARKS)  # the items with a story (and see queue_records)
+        self._queue_last: tuple | None = None                # the newest plain get or done
         self.queue_depth: deque[tuple[float, int]] = deque(maxlen=4 * MARKS)
         self.queue_adds: deque[float] = deque(maxlen=4096)
         self.queue_gets: deque[float] = deque(maxlen=4096)
@@ -105,7 +106,7 @@ class Facts:
             INFORMER_START: self._informer_start, HANDLER_REGISTER: self._register, LIST_START: self._list_start,
             LIST_DONE: self._list_done, RELIST: self._relist, WATCH_START: self._watch_start,
             WATCH_END: self._watch_end, REFLECTOR_BACKOFF: self._mark, WATCH_BOOKMARK: self._mark,
-            RESYNC_TICK: self._resync_tick, FIFO_QUEUE: self._fifo_queue, FIFO_COALESCE: self._fifo_queue,
+            RESYNC_TICK: self._resync_tick, FIFO_QUEUE: self._fifo_queue, FIFO_COALESCE: self._fifo_coalesce,
             FIFO_SKIP: self._fifo_skip, FIFO_POP: self._fifo_pop, STORE_ADD: self._store, STORE_UPDATE: self._store,
             STORE_DELETE: self._store, INFORMER_SYNCED: self._synced, HANDLER_ADD: self._handler,
             HANDLER_UPDATE: self._handler, HANDLER_DELETE: self._handler, QUEUE_ADD: self._queue_add,
@@ -115,25 +116,27 @@ class Facts:
         self.KINDS = frozenset(self._handlers)
 
     def feed(self, ev) -> None:
-        h = self._handlers.get(ev.kind)
-        if h is None:
-            return
-        try:
-            h(ev)
-        except (TypeError, ValueError, AttributeError, KeyError):
-            return  # an event outside the contract (an old recording): nothing to learn
-        self.version += 1
+        self.feed_all((ev,))
 
     def feed_all(self, events) -> None:
-        handlers = self._handlers
+        # The hot path (every event the UI absorbs): one loop, one lookup each.
+        get = self._handlers.get
+        n = 0
         for ev in events:
-            if ev.kind in handlers:
-                self.feed(ev)
+            h = get(ev.kind)
+            if h is None:
+                continue
+            try:
+                h(ev)
+            except (TypeError, ValueError, AttributeError, KeyError):
+                continue  # an event outside the contract (an old recording): nothing to learn
+            n += 1
+        self.version += n
 
     @staticmethod
     def _rec(ev, **extra) -> Rec:
         # raw_fields: a derived field (an update's diff) stays uncomputed.
-        return Rec(ev.seq, ev.time, str(ev.kind), ev.key, ev.raw_fields, extra)
+        return Rec(ev.seq, ev.time, ev.kind, ev.key, ev.raw_fields, extra)
 
     # -- reflector and informer ------------------------------------------------------
     def _informer_start(self, ev) -> None:
@@ -186,10 +189,12 @@ class Facts:
         self.ticks.append(self._tick)
 
     def _fifo_queue(self, ev) -> None:
-        if ev.kind == FIFO_COALESCE:
-            self.appended += 1
         if ev.raw_fields.get("type") == "Sync" and self._tick is not None:
             self._tick.extra["syncs"] += 1
+
+    def _fifo_coalesce(self, ev) -> None:
+        self.appended += 1
+        self._fifo_queue(ev)
 
     def _fifo_skip(self, ev) -> None:
         if ev.raw_fields.get("reason") == "resync_pending" and self._tick is not None:
@@ -197,23 +202,26 @@ class Facts:
 
     def _fifo_pop(self, ev) -> None:
         self.pops += 1
-        if ev.key is not None:
-            self.key_pops.add(ev.key, self._rec(ev))
+        self._pop = (ev.key, ev.raw_fields.get("types"))  # the deltas now applied came with this pop
 
     def _store(self, ev) -> None:
-        rec = self._rec(ev, listeners=[], count=0)
-        if ev.kind == STORE_ADD:
+        kind = ev.kind
+        if kind == STORE_ADD:
             self.cache_count += 1
-        elif ev.kind == STORE_DELETE:
-            self.cache_count = max(self.cache_count - 1, 0)
-        rec.extra["count"] = self.cache_count
+        elif kind == STORE_DELETE and self.cache_count:
+            self.cache_count -= 1
+        key, popped = self._pop
+        rec = self._last_store = Rec(ev.seq, ev.time, kind, ev.key, ev.raw_fields,
+                                     {"listeners": [], "count": self.cache_count,
+                                      "popped": popped if key == ev.key else None})
         self.store.add(ev.key, rec)
-        self._last_store = rec
 
     def _handler(self, ev) -> None:
         last = self._last_store
-        if last is not None and last.key == ev.key and not ev.raw_fields.get("synthetic"):
-            last.extra["listeners"].append(ev.raw_fields.get("listener", "?"))
+        if last is not None and last.key == ev.key:
+            f = ev.raw_fields
+            if not f.get("synthetic"):
+                last.extra["listeners"].append(f.get("listener", "?"))
 
     # -- the workqueue --------------------------------------------------------------------
     def _depth(self, ev) -> None:
@@ -238,9 +246,13 @@ class Facts:
         self._depth(ev)
         self.queue_gets.append(ev.time)
         adds, first = self._queued.pop(ev.key, [1, ev.time])
-        self.latencies.append(ev.time - first)
-        self._processing[ev.key] = [0, None, ev.time]
-        self.queue_marks.append(self._rec(ev, adds=adds, waited=ev.time - first, depth=self.depth()))
+        waited = ev.time - first
+        self.latencies.append(waited)
+        self._processing[ev.key] = [0, None, ev.time, waited]
+        if adds > 1:
+            self.queue_marks.append(self._rec(ev, adds=adds, waited=waited, depth=self.depth()))
+        else:  # an item like most: kept only as the newest, built into a record when asked
+            self._queue_last = (ev, waited, None, None, self.depth())
 
     def _worker_start(self, ev) -> None:
         p = self._processing.get(ev.key)
@@ -253,14 +265,20 @@ class Facts:
             p[1] = ev.raw_fields.get("worker")
 
     def _queue_done(self, ev) -> None:
-        adds, worker, got = self._processing.pop(ev.key, [0, None, ev.time])
+        adds, worker, got, waited = self._processing.pop(ev.key, [0, None, ev.time, None])
         if ev.raw_fields.get("requeued"):
             self._queued[ev.key] = [1, ev.time]
         worked = ev.raw_fields.get("worked")
-        self.queue_marks.append(self._rec(ev, adds=adds, worker=worker, depth=self.depth(),
-                                          worked=ev.time - got if worked is None else worked))
+        if worked is None:
+            worked = ev.time - got
+        if adds:
+            self.queue_marks.append(self._rec(ev, adds=adds, worker=worker, depth=self.depth(), worked=worked))
+        else:
+            self._queue_last = (ev, waited, worker, worked, self.depth())
 
     def _queue_mark(self, ev) -> None:
+        if ev.kind == QUEUE_FORGET and not ev.raw_fields.get("requeues"):
+            return  # Forget after every success: only one that ends a back-off has a story
         self.queue_marks.append(self._rec(ev))
 
     def __repr__(self) -> str:
@@ -276,6 +294,16 @@ class Facts:
         })
 
     # -- readers ------------------------------------------------------------------------------
+    def queue_records(self) -> list[Rec]:
+        """The queue items with a story, oldest first, then the newest plain one."""
+        out = list(self.queue_marks)
+        last = self._queue_last
+        if last is not None and (not out or last[0].seq > out[-1].seq):
+            ev, waited, worker, worked, depth = last
+            out.append(self._rec(ev, adds=0 if ev.kind == QUEUE_DONE else 1, waited=waited, worker=worker,
+                                 worked=worked, depth=depth))
+        return out
+
     def depth(self) -> int:
         return self.queue_depth[-1][1] if self.queue_depth else 0
 
@@ -308,9 +336,6 @@ class Facts:
         if seq is None:
             return recs[-1]
         return next((r for r in recs if r.seq == seq), None)
-
-    def pop_before(self, key: str, seq: int) -> Rec | None:
-        return before(self.key_pops.get(key), seq)
 
     def next_watch_after(self, seq: int) -> Rec | None:
         return next((w for w in self.watch_starts if w.seq > seq), None)

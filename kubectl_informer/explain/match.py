@@ -53,7 +53,7 @@ def marks_for(pane: str, facts: Facts) -> list[Rec]:
     if pane == "resync":
         return list(facts.ticks) or [r for r in facts.registers if _raised(r)]
     if pane == "queue":
-        return list(facts.queue_marks)
+        return facts.queue_records()
     return []
 
 
@@ -106,11 +106,10 @@ def _delta(rec: Rec, facts: Facts) -> list[Explanation]:
     if listed is not None:
         v.update(list_rv=listed.fields.get("resource_version", ""), list_items=listed.fields.get("items", 0))
     out = [_delta_main(rec, v, facts, listed)]
-    pop = facts.pop_before(rec.key, rec.seq)
-    types = (pop.fields.get("types") or []) if pop is not None else []
+    types = x.get("popped") or []
     if len(types) > 1:
         out.append(("fifo.popped_together", {"key": rec.key, "n": len(types), "types": " ".join(types)}))
-    elif facts.fifo.startswith("RealFIFO") and pop is not None:
+    elif facts.fifo.startswith("RealFIFO") and types:
         out.append(("fifo.real_entries", {"fifo": facts.fifo, "pops": facts.pops}))
     return out
 
@@ -239,11 +238,8 @@ def _queue_main(rec: Rec, facts: Facts) -> Explanation:
     if rec.kind == QUEUE_DONE and x.get("adds", 0) > 0:
         return "queue.dirty_while_processing", {**v, "adds": x["adds"], "worker": x.get("worker", "?")}
     if rec.kind == QUEUE_DONE:
-        get = next((r for r in reversed(facts.queue_marks) if r.kind == QUEUE_GET and r.key == rec.key
-                    and r.seq < rec.seq), None)
-        waited = get.extra.get("waited") if get is not None else None
         return "queue.processed", {**v, "worker": x.get("worker", "?"), "worked": _secs(x.get("worked")),
-                                   "waited": _secs(waited)}
+                                   "waited": _secs(x.get("waited"))}
     return "queue.processed", {**v, "worker": "?", "worked": "-", "waited": _secs(x.get("waited"))}
 
 

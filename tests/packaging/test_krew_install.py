@@ -90,6 +90,8 @@ def test_live_ui_runs_in_a_terminal(no_python_path, tmp_path):
         time.sleep(3)  # a few seconds of live updates
         screen = _tmux(sock, env, "capture-pane", "-p")
         assert "Replaced default/" in screen
+        # The Explain pane's texts (package data) made it into the archive.
+        assert "Deltas ▸" in screen
         _tmux(sock, env, "send-keys", "q")
         deadline = time.monotonic() + 15
         while not (done.exists() and done.read_text().strip()):
