@@ -125,7 +125,7 @@ def _delta_main(rec: Rec, v: dict, facts: Facts, listed: Rec | None) -> Explanat
                 v.update(items=listed.fields.get("items", 0), took=_secs(listed.fields.get("duration")),
                          source="WatchList stream" if listed.fields.get("watch_list") else "paged LIST")
             return "delta.initial_list", v
-        return ("delta.watch_add" if delta == "Added" else "delta.relist_add"), v
+        return ("delta.relist_add" if delta in ("Replaced", "ReplacedAll") else "delta.watch_add"), v
     if delta == "Sync":
         tick = facts.tick_before(rec.seq)
         if tick is not None:

@@ -141,6 +141,9 @@ def test_runner_ticks_on_its_clock():
     clock = FakeClock()
     r = ScenarioRunner("steady", store_sim.store, rate=2.0, clock=clock, seed=7).start()
     try:
+        # First it waits first_after (a demo's client lists meanwhile), then ticks.
+        assert wait_for(lambda: clock.has_waiters()) and r.ticks == 0
+        clock.step(r.scenario.first_after)
         assert wait_for(lambda: r.ticks == 1 and clock.has_waiters())
         clock.step(0.5)
         assert wait_for(lambda: r.ticks == 2 and clock.has_waiters())
