@@ -82,7 +82,8 @@ def explain(subject: Subject, facts: Facts) -> list[Explanation]:
     if pane == "fifo":
         return _fifo(subject, facts)
     if pane == "rv":
-        return [_rv(rec, facts)] if rec is not None else []
+        found = _rv(rec, facts) if rec is not None else None
+        return [found] if found is not None else []
     if pane == "resync":
         return _resync(rec, facts)
     if pane == "queue":
@@ -151,7 +152,7 @@ def _fifo(subject: Subject, facts: Facts) -> list[Explanation]:
     return [("fifo.summary", {"fifo": facts.fifo or "FIFO", "pops": facts.pops, "appended": facts.appended})]
 
 
-def _rv(rec: Rec, facts: Facts) -> Explanation:
+def _rv(rec: Rec, facts: Facts) -> Explanation | None:
     f, kind = rec.fields, rec.kind
     if kind == LIST_DONE:
         relist = facts.relist_before(rec.seq)
@@ -165,7 +166,11 @@ def _rv(rec: Rec, facts: Facts) -> Explanation:
         v = {"relists": sum(1 for r in facts.relists if r.seq <= rec.seq),
              "rv": (end.fields.get("resource_version", "") if end is not None else "") or "?",
              "error": _ended(end)}
-        return ("rv.relist_expired" if f.get("reason") in ("expired", "too_large") else "rv.relist_error"), v
+        reason = f.get("reason")
+        if reason in ("expired", "too_large"):
+            return "rv.relist_expired", v
+        # Another cause (an experiment's forgotten RV) is the experiment's to explain.
+        return ("rv.relist_error", v) if reason in ("error", "watch_closed") else None
     if kind == REFLECTOR_BACKOFF:
         after = facts.next_watch_after(rec.seq)
         outcome = (f"It recovered: a watch opened {_secs(after.time - rec.time)} later." if after is not None
