@@ -303,7 +303,9 @@ class Run:
             raise RunError(f'unknown scenario "{scenario}" (known: {known}); '
                            f'put --demo after RESOURCE or write --demo=SCENARIO')
         from .sim.demo import start_demo
-        self.demo = start_demo(scenario)
+        # The scenario acts where the view looks: the namespace watched, or all with -A.
+        where = None if self.opts.all_namespaces else [self.opts.namespace or "default"]
+        self.demo = start_demo(scenario, namespaces=where)
 
     def _resource_name(self) -> str:
         r = self.resource

@@ -89,11 +89,14 @@ class Demo:
 def start_demo(scenario: str | None = None, *, rate: float | None = None, port: int = 0, tls: bool = False,
                kubeconfig_path: str | None = None, watch_cache_size: int = 100, watch_list: bool = True,
                clock: Clock | None = None, seed_objects: bool = True, seed_value: int | None = None,
-               bookmark_interval: float = 60.0, bulk_pods: int = 0, bulk_namespace: str = "bench") -> Demo:
+               bookmark_interval: float = 60.0, bulk_pods: int = 0, bulk_namespace: str = "bench",
+               namespaces: list[str] | None = None) -> Demo:
     """Start a seeded simulated cluster running ``scenario`` (default
-    "steady"; "quiet" for none). Writes a kubeconfig (to a temp dir unless
-    ``kubeconfig_path``). ``bulk_pods`` adds that many pods to namespace
-    ``bulk_namespace``. ValueError for an unknown scenario."""
+    "steady"; "quiet" changes no object). Writes a kubeconfig (to a temp dir
+    unless ``kubeconfig_path``). ``bulk_pods`` adds that many pods to
+    namespace ``bulk_namespace``. ``namespaces``: where the scenario acts
+    (None: every namespace), so the view it is watched in shows it.
+    ValueError for an unknown scenario."""
     sc = get_scenario(scenario or "steady")
     server = SimServer(port=port, tls=tls, watch_cache_size=watch_cache_size, watch_list=watch_list,
                        bookmark_interval=bookmark_interval)
@@ -112,10 +115,9 @@ def start_demo(scenario: str | None = None, *, rate: float | None = None, port: 
             tmpdir = tempfile.mkdtemp(prefix="kubectl-informer-demo-")
             kubeconfig_path = os.path.join(tmpdir, "kubeconfig")
         path = server.write_kubeconfig(kubeconfig_path)
-        runner = None
-        if sc.name != "quiet":
-            runner = ScenarioRunner(sc, server.store, server.faults, rate=rate, clock=clock, seed=seed_value)
-            runner.start()
+        runner = ScenarioRunner(sc, server.store, server.faults, rate=rate, clock=clock, seed=seed_value,
+                                namespaces=namespaces)
+        runner.start()
     except BaseException:
         server.stop()
         if tmpdir:

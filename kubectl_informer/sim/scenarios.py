@@ -35,7 +35,11 @@ class Context:
     _counter: int = 0
 
     def pod_keys(self) -> list[str]:
-        return self.store.keys(self.resource)
+        """The pods of the namespaces the scenario acts in (the watched one, for a demo)."""
+        if len(self.namespaces) == 1:
+            return self.store.keys(self.resource, self.namespaces[0])
+        wanted = set(self.namespaces)
+        return [k for k in self.store.keys(self.resource) if k.partition("/")[0] in wanted]
 
     def random_pod(self) -> tuple[str, str] | None:
         keys = self.pod_keys()
@@ -104,8 +108,14 @@ class ScenarioLogic:
 
 
 class Quiet(ScenarioLogic):
+    """No object changes; each tick the server sends every watch a BOOKMARK
+    (as kube-apiserver does periodically), so the last synced RV is
+    confirmed without any event."""
+
     def step(self, ctx: Context) -> None:
-        pass
+        for w in ctx.store.watchers(ctx.resource):
+            if w.bookmarks:
+                ctx.store.bookmark(w)
 
 
 class Steady(ScenarioLogic):
@@ -207,28 +217,45 @@ class RelistStorm(ScenarioLogic):
 
 class Flaky(ScenarioLogic):
     """Steady churn on an unreliable server: in turn a watch is dropped, the
-    next watch answers 429 (back off), the next list answers 500, and a
-    watch stream stalls for a second."""
+    next watch answers 429 (back off), the next list answers 500 after a 410
+    on the watch (relist, fail, back off, list again), and a watch stream
+    stalls for a second. Each fault waits until the clients have been
+    watching again for ``healthy`` ticks, so every back-off is followed by
+    a visible recovery, however long client-go's back-off has grown."""
 
-    def __init__(self):
+    FAULTS = ("drop", "429", "500", "stall")
+
+    def __init__(self, healthy: int = 6):
         self.steady = Steady()
+        self.healthy = healthy
 
     def step(self, ctx: Context) -> None:
         self.steady.step(ctx)
         faults = ctx.faults
         if faults is None:
             return
-        phase = ctx.tick % 8
-        if phase == 2:
-            faults.drop_watches(ctx.resource)
-        elif phase == 4:
-            faults.fail_next(429, verb="watch", resource=ctx.resource)
-            faults.drop_watches(ctx.resource)
-        elif phase == 6:
-            faults.fail_next(500, verb="list", resource=ctx.resource)
-            faults.fail_next(410, verb="watch", resource=ctx.resource)
-            faults.drop_watches(ctx.resource)
-        elif phase == 7:
+        st = ctx.state
+        ok = bool(ctx.store.watchers(ctx.resource)) and not faults.pending_failures()
+        st["healthy"] = st.get("healthy", 0) + 1 if ok else 0
+        if st["healthy"] < self.healthy:
+            return
+        st["healthy"] = 0
+        n = st.get("faults", 0)
+        st["faults"] = n + 1
+        self.inject(faults, self.FAULTS[n % len(self.FAULTS)], ctx.resource)
+
+    @staticmethod
+    def inject(faults, fault: str, resource: str) -> None:
+        if fault == "drop":
+            faults.drop_watches(resource)
+        elif fault == "429":
+            faults.fail_next(429, verb="watch", resource=resource)
+            faults.drop_watches(resource)
+        elif fault == "500":
+            faults.fail_next(500, verb="list", resource=resource)
+            faults.fail_next(410, verb="watch", resource=resource)
+            faults.drop_watches(resource)
+        else:
             faults.stall_watches(1.0)
 
 
@@ -238,23 +265,28 @@ class Scenario:
     description: str
     factory: Callable[[], ScenarioLogic]
     rate: float  # default ticks per second
+    # Seconds before the first tick: a demo's client lists and watches first,
+    # so the first burst or delete shows in the view instead of in the list.
+    first_after: float = 0.0
 
 
 SCENARIOS: dict[str, Scenario] = {s.name: s for s in (
     Scenario("steady", "Steady updates: pods start, restart and get relabelled, a few are created and deleted "
-                       "(about 4 changes a second).", Steady, 4.0),
+                       "(about 4 changes a second).", Steady, 4.0, 1.0),
     Scenario("burst", "A burst on one key: 20 back-to-back updates to one pod every 3 s, so DeltaFIFO "
-                      "coalesces them into one queue slot.", Burst, 1 / 3),
+                      "coalesces them into one queue slot.", Burst, 1 / 3, 2.5),
     Scenario("disconnect", "Create-then-delete while disconnected: watches are cut, a known pod is deleted and "
                            "a pod created and deleted in the gap, the watch cache forgets it; the client relists "
-                           "and sees a DeletedFinalStateUnknown tombstone. Every 8 s.", DisconnectedDelete, 1 / 8),
+                           "and sees a DeletedFinalStateUnknown tombstone. Every 8 s.", DisconnectedDelete, 1 / 8, 2.5),
     Scenario("mass-delete", "Mass deletes: every pod of one namespace deleted at once, recreated 5 s later.",
-             MassDelete, 1 / 5),
+             MassDelete, 1 / 5, 2.5),
     Scenario("relist-storm", "Relist storm: every 4 s all watches are cut and the watch cache expired, so every "
-                             "client gets 410 Expired and relists.", RelistStorm, 1 / 4),
+                             "client gets 410 Expired and relists.", RelistStorm, 1 / 4, 2.5),
     Scenario("flaky", "Steady churn on a flaky server: dropped watches, 429 on watch, 500 on list, 410 on "
-                      "watch, stalled streams, in turn.", Flaky, 2.0),
-    Scenario("quiet", "Nothing changes: the objects sit still (good for exploring resync).", Quiet, 1.0),
+                      "watch, stalled streams, in turn; each fault once the client has been watching again for "
+                      "3 s, so back-off then recovery shows every time.", Flaky, 2.0),
+    Scenario("quiet", "Nothing changes: the objects sit still (good for exploring resync); a BOOKMARK to "
+                      "every watch each 10 s.", Quiet, 1 / 10, 10.0),
 )}
 
 
@@ -305,6 +337,8 @@ class ScenarioRunner:
 
     def run(self, stop_event: threading.Event) -> None:
         interval = 1.0 / self.rate
+        if self.scenario.first_after and self.clock.wait_event(stop_event, self.scenario.first_after):
+            return
         while not stop_event.is_set():
             try:
                 self.step()

@@ -27,6 +27,7 @@ from .cache import CachePane, CacheState
 from .command_mode import CommandMode
 from .deltas import DeltasPane, DeltasState
 from .experiments import ExperimentsMixin
+from .explain import ExplainPane, ExplainState
 from .fifo import FifoPane, FifoState
 from .handlers import HandlersPane, HandlersState
 from .header import FeedStats, HeaderPane, HeaderState
@@ -59,6 +60,7 @@ PANES: tuple[PaneSpec, ...] = (
     PaneSpec("cache", "Cache", CacheState, CachePane),
     PaneSpec("inspector", "Inspector", InspectorState, InspectorPane),
     PaneSpec("handlers", "Handlers", HandlersState, HandlersPane),
+    PaneSpec("explain", "Explain", ExplainState, ExplainPane),
 )
 PANE_NAMES = tuple(p.name for p in PANES)
 
@@ -274,6 +276,8 @@ class InformerApp(CommandMode, ExperimentsMixin, ObjectActions, App[None]):
         if width >= COMPANION_MIN_WIDTH and len(self.panes) > 1:
             # A companion to the active pane: where enter leads, or back.
             companion = "inspector" if self.active != "inspector" else "deltas"
+            if self.active == "explain":
+                companion = self._previous  # what is explained, beside its explanation
             if companion not in self.panes:
                 companion = next(n for n in self.panes if n != self.active)
             shown.add(companion)
@@ -425,6 +429,8 @@ class InformerApp(CommandMode, ExperimentsMixin, ObjectActions, App[None]):
         self.activate(names[(i + step) % len(names)])
 
     def action_jump(self, name: str) -> None:
+        if name == self.active == "explain":  # e again: back to the pane explained
+            name = self._previous
         self.activate(name)
 
     def action_jump_index(self, index: int) -> None:

@@ -23,6 +23,8 @@ PANE_HELP = {
     "queue": "the workqueue: queued, dirty, processing, waiting (rate limited), workers and metrics",
     "cache": "objects in the informer's indexer (your lister's view), per namespace",
     "inspector": "one key's whole life: watch event → FIFO → pop → store → handler → queue → worker",
+    "explain": "what client-go did for the selection in the pane you came from, and why, with this run's "
+    "numbers and a docs/ link; j/k step through older RV marks, resync ticks and queue items",
 }
 
 

@@ -15,6 +15,7 @@ PANE_LETTERS = {
     "cache": "c",
     "inspector": "i",
     "handlers": "h",
+    "explain": "e",
 }
 
 APP_BINDINGS = [
@@ -49,6 +50,7 @@ HELP_KEYS = [
     ("1-9 or a letter", "jump to a pane (its keys are listed below)"),
     ("↑ ↓ j k home end", "move the cursor; end follows the stream again"),
     ("enter", "follow the selected (or filtered) key in the Inspector"),
+    ("e", "Explain: why client-go did what the selection shows; e again goes back"),
     ("backspace", "Inspector: back to its key list"),
     ("↑ ↓ pgup pgdn home end", "Inspector: move through the key's deltas and events; end follows"),
     ("enter (Inspector)", "expand the delta under the cursor: its full diff, status first"),

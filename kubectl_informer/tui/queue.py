@@ -18,6 +18,7 @@ longest running processor, and retries (``add_after`` calls).
 from __future__ import annotations
 
 import heapq
+import textwrap
 import itertools
 from collections import deque
 
@@ -40,6 +41,8 @@ from ..trace_kinds import (
 from .chart import bar, fmt_secs, join_lines, percentile, side_by_side
 from .pane import DispatchState, Pane
 
+WATCH_NOTE = ("watch runs no workqueue: `kubectl informer queue` feeds each notified key into one, "
+              "drained by simulated workers")
 RESERVOIR = 1024   # recent observations kept for p50/p99, as the engine's metrics
 RATE_WINDOW = 5    # seconds averaged for adds/s
 LABEL_W = 14
@@ -82,6 +85,7 @@ class QueueState(DispatchState):
         self.workers_paused = False
         self.fail_left = 0
         self.injected = 0
+        self.mode: str | None = None  # the run's ("watch" runs no workqueue), set by the pane
 
     def handle(self, handler, ev: TraceEvent):
         k = ev.key
@@ -235,6 +239,9 @@ class QueuePane(Pane):
     DEFAULT_CSS = """
     QueuePane { height: 1fr; width: 1fr; padding: 0 1; }
     """
+
+    def on_mount(self) -> None:
+        self.state.mode = getattr(getattr(self.app, "info", None), "mode", None)
 
     def render(self) -> Text:
         return render_queue(self.state, self.now, self.size.width, self.size.height)
@@ -489,7 +496,10 @@ def render_queue(st: QueueState, now: float | None, width: int, height: int) -> 
     height = max(height, 3)
     if now is None:
         now = st.last_time if st.last_time is not None else 0.0
-    lines = [_header(st, now, width)] + _metric_lines(st, now, width, height)
+    lines = [_header(st, now, width)]
+    if st.mode == "watch" and not st.adds:
+        lines += [Text(part, "bold yellow") for part in textwrap.wrap(WATCH_NOTE, width)]
+    lines += _metric_lines(st, now, width, height)
     avail = height - len(lines)
     if avail <= 0:
         return join_lines(lines[:height], width)

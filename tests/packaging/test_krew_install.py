@@ -2,6 +2,7 @@
 kubectl on a PATH with no Python: plugin discovery, version, help, a headless
 demo run and the live UI in tmux."""
 
+import re
 import shutil
 import subprocess
 import time
@@ -89,7 +90,10 @@ def test_live_ui_runs_in_a_terminal(no_python_path, tmp_path):
         assert "informer  pods" in screen and "ctx sim (demo: steady)" in screen
         time.sleep(3)  # a few seconds of live updates
         screen = _tmux(sock, env, "capture-pane", "-p")
-        assert "Replaced default/" in screen
+        # Deltas of the watched namespace: the initial list's, or the scenario's since (it acts there).
+        assert re.search(r"(Replaced|Added|Updated|Deleted) +default/", screen), screen
+        # The Explain pane's texts (package data) made it into the archive.
+        assert "Deltas ▸" in screen
         _tmux(sock, env, "send-keys", "q")
         deadline = time.monotonic() + 15
         while not (done.exists() and done.read_text().strip()):

@@ -111,11 +111,28 @@ def test_relist_storm_expires_every_watch(demo_sim):
     assert client.watch("/api/v1/pods", resourceVersion=rv).rest()[0]["object"]["code"] == 410
 
 
-def test_flaky_injects_faults_in_turn(demo_sim):
-    r = ScenarioRunner("flaky", demo_sim.store, demo_sim.faults, seed=6)
-    for _ in range(6):
+def test_flaky_injects_each_fault_once_the_clients_watch_again(demo_sim):
+    store, faults = demo_sim.store, demo_sim.faults
+    r = ScenarioRunner("flaky", store, faults, seed=6)
+    for _ in range(10):
         r.step()
-    assert demo_sim.faults.pending_failures() >= 3
+    assert r.ctx.state.get("faults", 0) == 0  # nobody watches: nothing to recover from yet
+    client = RawClient(demo_sim.url)
+
+    def watch_healthily():
+        w = client.watch("/api/v1/pods", resourceVersion=str(store.current_rv()))
+        assert wait_for(lambda: store.watchers("pods"))
+        for _ in range(6):
+            r.step()
+        return w
+
+    watch_healthily().rest()  # 3 s of watching, then the first fault: the watch is dropped
+    assert r.ctx.state["faults"] == 1 and faults.pending_failures() == 0
+    watch_healthily().rest()  # the second: dropped, and the next watch will get 429
+    assert r.ctx.state["faults"] == 2 and faults.pending_failures() == 1
+    for _ in range(12):
+        r.step()
+    assert r.ctx.state["faults"] == 2  # no new fault while the client has not recovered
 
 
 def test_runner_ticks_on_its_clock():
@@ -124,6 +141,9 @@ def test_runner_ticks_on_its_clock():
     clock = FakeClock()
     r = ScenarioRunner("steady", store_sim.store, rate=2.0, clock=clock, seed=7).start()
     try:
+        # First it waits first_after (a demo's client lists meanwhile), then ticks.
+        assert wait_for(lambda: clock.has_waiters()) and r.ticks == 0
+        clock.step(r.scenario.first_after)
         assert wait_for(lambda: r.ticks == 1 and clock.has_waiters())
         clock.step(0.5)
         assert wait_for(lambda: r.ticks == 2 and clock.has_waiters())
@@ -148,7 +168,7 @@ def test_start_demo_serves_seeded_objects_and_writes_kubeconfig():
         assert cfg["clusters"][0]["cluster"]["server"] == demo.url
         status, lst = RawClient(demo.url).get("/api/v1/pods")
         assert status == 200 and len(lst["items"]) >= 24
-        assert demo.runner is None
+        assert demo.runner.scenario.name == "quiet"
         path = demo.kubeconfig_path
     import os
     assert not os.path.exists(path)

@@ -1,0 +1,111 @@
+"""Drive a demo scenario through the real pipeline (real HTTP to the sim
+server), step the scenario by hand, and say which explain texts the panes'
+selections reached along the way."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Callable
+
+from kubectl_informer.clock.testing import wait_for
+from kubectl_informer.explain import Facts, explain, render, subject_for
+from kubectl_informer.explain.match import marks_for
+from kubectl_informer.runner import Run, RunOptions
+from kubectl_informer.trace import Tracer
+
+
+class Driven:
+    """A run of one scenario with its trace, stepped by hand."""
+
+    def __init__(self, scenario: str, **opts) -> None:
+        self.tracer = Tracer()
+        self.events: list = []
+        self._lock = threading.Lock()
+        self.tracer.subscribe(self._collect)
+        self.run = Run(RunOptions(demo=scenario, **opts), self.tracer)
+        self.mode = opts.get("mode", "watch")
+
+    def _collect(self, ev) -> None:
+        with self._lock:
+            self.events.append(ev)
+
+    def seen(self, kind: str, **fields) -> int:
+        with self._lock:
+            evs = list(self.events)
+        return sum(1 for e in evs if e.kind == kind and all(e.fields.get(k) == v for k, v in fields.items()))
+
+    def wait(self, kind: str, n: int = 1, timeout: float = 15.0, **fields) -> None:
+        assert wait_for(lambda: self.seen(kind, **fields) >= n, timeout=timeout), (kind, fields, n)
+
+    def __enter__(self) -> "Driven":
+        self.run.prepare()
+        self.runner = self.run.demo.runner
+        self.runner.stop()  # its steps are taken by hand below
+        self.runner.ctx.rng.seed(8)
+        self.run.start()
+        self.wait("informer.synced")
+        return self
+
+    def settle(self) -> None:
+        """Let the informer's watch run past a second, as it has when a
+        demo's first step comes: a watch cut sooner is a very short watch."""
+        self.wait("watch.start")
+        time.sleep(1.1)
+
+    def step(self, n: int = 1, pause: float = 0.0) -> None:
+        for _ in range(n):
+            self.runner.step()
+            if pause:
+                time.sleep(pause)
+
+    def __exit__(self, *exc) -> None:
+        assert self.run.stop() == []
+
+    def reached(self) -> dict[str, list[str]]:
+        """Text id -> rendered texts, over every selection a pane could make
+        while the trace was fed: each delta, each FIFO key's slot, and each
+        new RV mark, resync tick and queue record (the newest, as the panes
+        without a cursor show)."""
+        with self._lock:
+            events = list(self.events)
+        return reached_by(events, self.mode)
+
+
+def reached_by(events, mode: str) -> dict[str, list[str]]:
+    facts = Facts()
+    facts.mode = mode
+    out: dict[str, list[str]] = {}
+    pending: dict[str, list[str]] = {}
+
+    def take(subject) -> None:
+        for text_id, values in explain(subject, facts):
+            out.setdefault(text_id, []).append(render(text_id, values, strict=True))
+
+    take(subject_for("queue", facts))
+    take(subject_for("resync", facts))
+    stored: list = []
+    for ev in events:
+        facts.feed(ev)
+        kind = str(ev.kind)
+        if kind.startswith("store."):
+            stored.append((ev.key, ev.seq))
+        elif kind in ("fifo.queue", "fifo.coalesce") and ev.key is not None:
+            # A FIFO slot is seen as it is at that moment.
+            pending.setdefault(ev.key, []).append(ev.fields["type"])
+            take(subject_for("fifo", facts, key=ev.key, pending=pending[ev.key]))
+        elif kind == "fifo.pop" and ev.key is not None:
+            pending.pop(ev.key, None)
+    # Records are explained once what followed them is known, as a pane
+    # showing them later does: each delta, and every RV mark, tick and queue record.
+    for key, seq in stored:
+        take(subject_for("deltas", facts, key=key, seq=seq))
+    for key in {k for k, _ in stored}:
+        take(subject_for("inspector", facts, key=key))
+    for pane in ("rv", "resync", "queue"):
+        n = len(marks_for(pane, facts))
+        for back in range(n):
+            take(subject_for(pane, facts, back=back))
+    take(subject_for("cache", facts))
+    take(subject_for("fifo", facts))
+    return out
