@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .conditions import Condition, after, all_of, seen
+from .conditions import Condition, Seen, after, all_of, seen
 
 
 @dataclass(frozen=True)
@@ -20,7 +20,8 @@ class Shot:
     argv: tuple[str, ...]           # e.g. ("watch", "pods", "--demo", "quiet", "--resync", "3s")
     until: Condition                # the trace shows what the shot is about
     size: tuple[int, int] = (80, 24)
-    keys: tuple[str, ...] = ()      # pressed once ``until`` holds
+    keys: tuple[str, ...] = ()      # pressed once ``until`` holds; "{key}" types the followed key
+    follow: Seen | None = None      # "{key}" is the key of the last event this matches
     timeout: float = 40.0           # seconds until ``until`` must hold
     about: str = ""                 # one line: what the reader should see
 
@@ -70,14 +71,16 @@ SHOTS: list[Shot] = [
     Shot("backoff-header", ("watch", "pods", "--demo", "flaky"),
          until=seen("reflector.backoff", where=_server_error), size=(120, 30), keys=("r",),
          about="the header while the Reflector backs off from a failed list"),
-    Shot("queue-dedup", ("queue", "pods", "--demo", "burst", "--workers", "1", "--work-time", "500ms"),
-         until=after(seen("informer.synced"), seen("queue.add", 10, where=_dirty)),
-         about="adds to a dirty key collapse; one worker runs it once"),
-    Shot("fifo-accumulate", ("watch", "pods", "--demo", "burst"),
+    Shot("queue-dedup", ("queue", "pods", "-A", "--demo", "burst", "--workers", "1", "--work-time", "500ms"),
+         until=after(seen("informer.synced"), seen("queue.add", 10, where=_dirty)), size=(100, 30),
+         keys=("slash", "{key}", "enter", "i"), follow=seen("queue.add", where=_dirty),
+         about="the Inspector on the burst key: adds to a dirty key collapse; one worker run"),
+    Shot("fifo-accumulate", ("watch", "pods", "-A", "--demo", "burst"),
          until=after(seen("informer.synced"), seen("fifo.coalesce", 5)), keys=("f",),
          about="DeltaFIFO accumulating one key's deltas in one slot"),
-    Shot("inspector-burst", ("watch", "pods", "--demo", "burst"),
-         until=after(seen("informer.synced"), seen("fifo.coalesce", 5)), keys=("end", "up", "enter"),
+    Shot("inspector-burst", ("watch", "pods", "-A", "--demo", "burst"),
+         until=after(seen("informer.synced"), seen("fifo.coalesce", 5)), size=(100, 30),
+         keys=("slash", "{key}", "enter", "i"), follow=seen("fifo.coalesce"),
          about="one key's life: several deltas popped together, each handled"),
     Shot("queue-backing-up", ("queue", "pods", "--demo", "-A", "--resync", "2s", "--workers", "1",
                               "--work-time", "300ms"),

@@ -11,6 +11,8 @@ from typing import Any
 from unittest import mock
 
 from ..runner import RunOptions
+from textual.keys import _character_to_key
+
 from ..trace import TraceEvent
 from .registry import Shot
 
@@ -60,6 +62,20 @@ class _Seen:
             return list(self.events)
 
 
+def _keys(shot: Shot, events: list[TraceEvent]) -> list[str]:
+    """The shot's keys, with "{key}" typed out as the followed key's characters."""
+    followed = next((ev.key for ev in reversed(events) if shot.follow and shot.follow.matches(ev)), None)
+    out: list[str] = []
+    for key in shot.keys:
+        if key != "{key}":
+            out.append(key)
+        elif followed is None:
+            raise ShotError(f"{shot.name}: no event to follow ({shot.follow})")
+        else:
+            out.extend(_character_to_key(ch) for ch in followed)
+    return out
+
+
 async def _shoot(shot: Shot, app, seen: _Seen, out: Path) -> None:
     async with app.run_test(size=shot.size) as pilot:
         deadline = time.monotonic() + shot.timeout
@@ -69,9 +85,9 @@ async def _shoot(shot: Shot, app, seen: _Seen, out: Path) -> None:
             await asyncio.sleep(POLL)
         app.pump()
         await pilot.pause()
-        for key in shot.keys:
+        for key in _keys(shot, seen.snapshot()):
             await pilot.press(key)
-            await pilot.pause()
+        await pilot.pause()
         app.pump()
         await pilot.pause()
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,7 @@ Each runs through bash, so ``kubectl informer ...`` goes through the real
 kubectl to the plugin on PATH. The environment gives it a cluster: a
 ``kubectl informer sim`` started for the test, in ``$KUBECONFIG``, so a
 command without ``--demo`` runs against the simulated cluster. Only ``/tmp/``
-paths (to the test's directory) and ``127.0.0.1:91NN`` ports (to free ones)
+paths (to a directory of the block's own) and ``127.0.0.1:91NN`` ports (to free ones)
 are swapped.
 
 How long each may take, as the command says:
@@ -91,21 +91,21 @@ class Runner:
     def __init__(self, tmp: Path, env: dict[str, str]):
         self.tmp, self.env = tmp, env
 
-    def swap(self, text: str, ports: dict[str, str]) -> str:
-        text = text.replace("/tmp/", f"{self.tmp}/")
+    def swap(self, text: str, ports: dict[str, str], unit_dir: Path) -> str:
+        text = text.replace("/tmp/", f"{unit_dir}/tmp/")
         return re.sub(r"127\.0\.0\.1:(91\d\d)\b",
                       lambda m: "127.0.0.1:" + ports.setdefault(m.group(1), str(free_port())), text)
 
     def run_unit(self, cmds: list[Command]) -> list[str]:
         """Failures (one line each) of one block or inline command."""
         unit_dir = self.tmp / re.sub(r"\W+", "-", cmds[0].unit)
-        unit_dir.mkdir(parents=True, exist_ok=True)
+        (unit_dir / "tmp").mkdir(parents=True, exist_ok=True)
         ports: dict[str, str] = {}
         if any(c.text.endswith("&") for c in cmds):
             return self._script(cmds, unit_dir, ports)
         failures, running = [], []
         for c in cmds:
-            text = self.swap(c.text, ports)
+            text = self.swap(c.text, ports, unit_dir)
             try:
                 if is_live_ui(text):
                     failures += self._ui(c, text, unit_dir)
@@ -182,7 +182,7 @@ class Runner:
             subprocess.run([*tmux, "kill-server"], capture_output=True)
 
     def _script(self, cmds: list[Command], cwd: Path, ports: dict[str, str]) -> list[str]:
-        script = "\n".join(self.swap(c.text, ports) for c in cmds)
+        script = "\n".join(self.swap(c.text, ports, cwd) for c in cmds)
         script = "trap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n" + script
         try:
             r = subprocess.run(["bash", "-e", "-c", script], cwd=cwd, env=self.env, capture_output=True, text=True,
