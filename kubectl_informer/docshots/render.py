@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from ..runner import RunOptions
-from textual.keys import _character_to_key
+from textual.keys import _character_to_key  # Textual is pinned; Pilot.press wants key names
 
+from ..runner import RunOptions
 from ..trace import TraceEvent
 from .registry import Shot
 
@@ -25,7 +25,8 @@ class ShotError(Exception):
 
 def options_for(argv: tuple[str, ...] | list[str]) -> tuple[RunOptions, str]:
     """The RunOptions and first pane the CLI would run ``argv`` with: the
-    CLI's own parsing decides, its ``execute`` is only kept from running."""
+    CLI's own parsing decides (so a shot cannot drift from the command the
+    docs quote); its ``execute`` is swapped for one that only takes them."""
     from .. import cli as cli_mod
 
     got: dict[str, Any] = {}
