@@ -51,9 +51,9 @@ def _dirty(ev) -> bool:
 
 
 SHOTS: list[Shot] = [
-    Shot("grid-160x45", ("watch", "pods", "--demo", "--resync", "10s"),
-         until=all_of(seen("informer.synced"), seen("store.update", 8)), size=(160, 45),
-         about="every pane at once on a large terminal"),
+    Shot("grid-160x45", ("queue", "pods", "--demo", "--resync", "3s"),
+         until=all_of(seen("resync.tick", 2, where=lambda e: bool(e.fields.get("due"))), seen("worker.done", 12)),
+         size=(160, 45), about="every pane at once on a large terminal"),
     Shot("resync-sync-deltas", ("watch", "pods", "--demo", "quiet", "--resync", "3s"),
          until=all_of(seen("informer.synced"), seen("resync.tick", 2, where=lambda e: bool(e.fields.get("due"))),
                       seen("store.update", 10, delta="Sync")),
