@@ -22,6 +22,7 @@ class Shot:
     size: tuple[int, int] = (80, 24)
     keys: tuple[str, ...] = ()      # pressed once ``until`` holds; "{key}" types the followed key
     follow: Seen | None = None      # "{key}" is the key of the last event this matches
+    then: Condition | None = None   # after the keys, wait for this too (what the keys caused)
     timeout: float = 40.0           # seconds until ``until`` must hold
     about: str = ""                 # one line: what the reader should see
 
@@ -62,6 +63,10 @@ SHOTS: list[Shot] = [
                                  "--late-handler-resync", "3s"),
          until=all_of(seen("handler.register", 2), seen("resync.tick", 3)), keys=("s",),
          about="a handler added late asks 3s and gets the 4s check period"),
+    Shot("experiment-late-handler", ("watch", "pods", "--demo", "quiet", "--resync", "4s"),
+         until=all_of(seen("informer.synced"), seen("resync.tick")),
+         keys=("x", "h", "enter", "s"), then=seen("handler.register", 2),
+         about="x h 3s: a handler added now asks 3s and gets the 4s check period"),
     Shot("tombstone-deltas", ("watch", "pods", "-A", "--demo", "disconnect"),
          until=seen("store.delete", where=_tombstone),
          about="a Deleted delta with a DeletedFinalStateUnknown tombstone after a relist"),

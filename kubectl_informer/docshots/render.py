@@ -77,18 +77,24 @@ def _keys(shot: Shot, events: list[TraceEvent]) -> list[str]:
     return out
 
 
+async def _wait(shot: Shot, condition, seen: _Seen, deadline: float) -> None:
+    while not condition(seen.snapshot()):
+        if time.monotonic() > deadline:
+            raise ShotError(f"{shot.name}: waited {shot.timeout:g}s for {condition}")
+        await asyncio.sleep(POLL)
+
+
 async def _shoot(shot: Shot, app, seen: _Seen, out: Path) -> None:
     async with app.run_test(size=shot.size) as pilot:
         deadline = time.monotonic() + shot.timeout
-        while not shot.until(seen.snapshot()):
-            if time.monotonic() > deadline:
-                raise ShotError(f"{shot.name}: waited {shot.timeout:g}s for {shot.until}")
-            await asyncio.sleep(POLL)
+        await _wait(shot, shot.until, seen, deadline)
         app.pump()
         await pilot.pause()
         for key in _keys(shot, seen.snapshot()):
             await pilot.press(key)
         await pilot.pause()
+        if shot.then is not None:
+            await _wait(shot, shot.then, seen, deadline)
         app.pump()
         await pilot.pause()
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -97,15 +103,15 @@ async def _shoot(shot: Shot, app, seen: _Seen, out: Path) -> None:
 
 def render(shot: Shot, root: Path) -> Path:
     """Run ``shot`` and write its SVG under ``root``; returns the path."""
+    from ..cli import live_app
     from ..lifecycle import running
-    from ..tui.app import InformerApp
 
     opts, start_pane = options_for(shot.argv)
     out = root / shot.path
     seen = _Seen()
     with running(opts, ui=True) as r:
         r.run.tracer.subscribe(seen)
-        app = InformerApp(r.buffer, r.info, start_pane=start_pane)
+        app = live_app(r, start_pane)
         r.start()
         asyncio.run(_shoot(shot, app, seen, out))
     return out
