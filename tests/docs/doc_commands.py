@@ -67,9 +67,9 @@ def _logical_lines(body: str, first_line: int):
         if not pending:
             start = first_line + i
         if raw.rstrip().endswith("\\"):
-            pending += raw.rstrip()[:-1] + " "
+            pending += raw.strip()[:-1].strip() + " "
             continue
-        line = (pending + raw).strip()
+        line = (pending + raw.strip()).strip()
         pending = ""
         if line and not line.startswith("#"):
             yield start, line

@@ -119,8 +119,9 @@ class Runner:
 
     def _headless(self, c: Command, text: str, cwd: Path, running: list) -> list[str]:
         out = cwd / f"out-{c.line}.txt"
-        p = subprocess.Popen(["bash", "-c", text], cwd=cwd, env=self.env, stdout=out.open("w"),
-                             stderr=subprocess.STDOUT, start_new_session=True)
+        with out.open("w") as sink:
+            p = subprocess.Popen(["bash", "-c", text], cwd=cwd, env=self.env, stdout=sink, stderr=subprocess.STDOUT,
+                                 start_new_session=True)
         limit = bound(text)
         try:
             p.wait(SETTLE if limit is None else limit + SLACK)
