@@ -41,6 +41,7 @@ class Command:
     text: str          # as written
     unit: str          # commands of one unit run in order, in one directory
     skip: str = ""     # why it is not run ("" : it runs)
+    block: str = ""    # the block it is in (a unit holds a block and the blocks reading its files)
 
     @property
     def where(self) -> str:
@@ -95,8 +96,10 @@ def page_commands(path: Path) -> list[Command]:
             continue
         skip = _marker_before(text, m.start()) or ""
         first = _line_of(text, m.start(2))
+        block = f"{page}#block{n}"
         for line, cmd in _logical_lines(m.group(2), first):
-            out.append(Command(page, line, cmd, f"{page}#block{n}", skip))
+            out.append(Command(page, line, cmd, block, skip, block))
+    out = _join_readers(out)
     for m in INLINE.finditer(text):
         if any(a <= m.start() < b for a, b in fenced):
             continue
@@ -105,6 +108,27 @@ def page_commands(path: Path) -> list[Command]:
                 or ("a synopsis with placeholders" if PLACEHOLDER.search(cmd) else "")
                 or ("names a command (it needs arguments)" if COMMAND_NAME.fullmatch(cmd) else ""))
         out.append(Command(page, _line_of(text, m.start()), cmd, f"{page}#inline{m.start()}", skip))
+    return out
+
+
+WRITES = re.compile(r"(?:>|--record[ =])\s*([\w.-]+\.[\w]+)")
+
+
+def _join_readers(cmds: list[Command]) -> list[Command]:
+    """A block that reads a file an earlier block writes (``> trace.ndjson``,
+    ``--record t.ndjson``) joins that block's unit: same directory, after it."""
+    writer: dict[str, str] = {}
+    unit_of: dict[str, str] = {}
+    out = []
+    for c in cmds:
+        if c.block not in unit_of:
+            reads = [f for f, u in writer.items()
+                     if any(re.search(rf"(?<![\w.-]){re.escape(f)}(?![\w.-])", d.text) for d in cmds if d.block == c.block)]
+            unit_of[c.block] = writer[reads[0]] if reads else c.block
+        unit = unit_of[c.block]
+        for f in WRITES.findall(c.text):
+            writer.setdefault(f, unit)
+        out.append(Command(c.page, c.line, c.text, unit, c.skip, c.block))
     return out
 
 

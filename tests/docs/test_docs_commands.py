@@ -77,6 +77,8 @@ def bound(cmd: str) -> float | None:
     if m:
         d = _seconds(m.group(1))
         return d if d <= MAX_BOUNDED else None
+    if re.search(r"\breplay\b.*--speed[ =](?!0\b)", cmd):
+        return None  # plays in recorded time
     m = re.search(r"--count[ =](\d+)", cmd)
     if m:
         return float(m.group(1)) * 1.2
@@ -104,7 +106,7 @@ class Runner:
         if any(c.text.endswith("&") for c in cmds):
             return self._script(cmds, unit_dir, ports)
         failures, running = [], []
-        for c in cmds:
+        for i, c in enumerate(cmds):
             text = self.swap(c.text, ports, unit_dir)
             try:
                 if is_live_ui(text):
@@ -113,32 +115,40 @@ class Runner:
                     failures += self._headless(c, text, unit_dir, running)
             except Exception as e:  # noqa: BLE001 - reported as this command's failure
                 failures.append(f"{c.where}: {c.text}: {type(e).__name__}: {e}")
-        for c, p, out in running:
-            failures += self._stop(c, p, out)
+            if i + 1 == len(cmds) or cmds[i + 1].block != c.block:  # what runs on ends with its block
+                for r in running:
+                    failures += self._stop(*r)
+                running.clear()
         return failures
 
     def _headless(self, c: Command, text: str, cwd: Path, running: list) -> list[str]:
+        """Start it; the next line of its block starts after SETTLE at most (as
+        in another terminal): whether it ended as it should is checked when
+        the block ends, in ``_stop``."""
         out = cwd / f"out-{c.line}.txt"
         with out.open("w") as sink:
             p = subprocess.Popen(["bash", "-c", text], cwd=cwd, env=self.env, stdout=sink, stderr=subprocess.STDOUT,
                                  start_new_session=True)
         limit = bound(text)
+        deadline = None if limit is None else time.monotonic() + limit + SLACK
         try:
-            p.wait(SETTLE if limit is None else limit + SLACK)
+            p.wait(SETTLE if limit is None else min(SETTLE, limit + SLACK))
         except subprocess.TimeoutExpired:
-            if limit is not None:
-                os.killpg(p.pid, signal.SIGKILL)
-                return [f"{c.where}: {c.text}: still running after {limit + SLACK:g}s\n{_tail(out)}"]
-            if "error:" in out.read_text() or "Traceback" in out.read_text():
+            if limit is None and ("error:" in out.read_text() or "Traceback" in out.read_text()):
                 os.killpg(p.pid, signal.SIGKILL)
                 return [f"{c.where}: {c.text}: failed while running\n{_tail(out)}"]
-            running.append((c, p, out))  # runs on, as in another terminal
-            return []
-        if p.returncode != 0:
-            return [f"{c.where}: {c.text}: exit {p.returncode}\n{_tail(out)}"]
+        running.append((c, p, out, deadline))
         return []
 
-    def _stop(self, c: Command, p: subprocess.Popen, out: Path) -> list[str]:
+    def _stop(self, c: Command, p: subprocess.Popen, out: Path, deadline: float | None) -> list[str]:
+        if deadline is not None:  # bounded by its flags: it must end by itself, exit 0
+            try:
+                p.wait(max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+                return [f"{c.where}: {c.text}: still running after its flags' time\n{_tail(out)}"]
+            return [] if p.returncode == 0 else [f"{c.where}: {c.text}: exit {p.returncode}\n{_tail(out)}"]
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGTERM)
             try:
@@ -245,8 +255,9 @@ def test_every_command_in_docs_runs_as_written(tmp_path, sim_cluster, capsys):
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}", KUBECONFIG=str(sim_cluster))
     runner = Runner(tmp_path, env)
     started = time.monotonic()
-    with ThreadPoolExecutor(8) as pool:
-        failures = [f for fs in pool.map(runner.run_unit, units.values()) for f in fs]
+    with ThreadPoolExecutor(12) as pool:
+        # The longest units first: the slowest one bounds the whole run.
+        failures = [f for fs in pool.map(runner.run_unit, sorted(units.values(), key=len, reverse=True)) for f in fs]
     skipped: dict[str, int] = {}
     for c in cmds:
         if c.skip:
