@@ -84,3 +84,13 @@ def test_how_long_a_headless_command_may_take():
     assert bound("kubectl --kubeconfig k get pods -A -w") is None
     assert bound("kubectl informer sim --list-scenarios") == 0.0
     assert bound("kubectl __complete informer watch --demo ''") == 0.0
+
+
+def test_a_block_reading_an_earlier_blocks_file_runs_after_it(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("```sh\nkubectl informer watch pods -o json --duration 5s > t.ndjson\n```\n\n"
+                    "```sh\nkubectl informer watch pods --demo\n```\n\n"
+                    "```sh\nkubectl informer replay t.ndjson\n```\n")
+    first, other, replay = page_commands(page)
+    assert replay.unit == first.unit == first.block != replay.block
+    assert other.unit == other.block != first.unit
