@@ -458,6 +458,13 @@ def _run_app(app) -> None:
         serve_app(app)
 
 
+def live_app(r, start_pane: str):
+    """The live UI of a prepared run (``lifecycle.Running``), as watch and
+    queue show it; the docs' screenshots (``docshots``) are taken of this one."""
+    from .tui.app import InformerApp
+    return InformerApp(r.buffer, r.info, start_pane=start_pane, experiments=r.run.experiments, pipeline=r)
+
+
 def execute(opts: RunOptions, output: str, run_for: float | None = None, max_events: int | None = None,
             start_pane: str = "deltas", record: str | None = None) -> int:
     """Run as the flags say: ``lifecycle.running`` owns everything from the
@@ -475,9 +482,7 @@ def execute(opts: RunOptions, output: str, run_for: float | None = None, max_eve
     with running(opts, ui=ui, record=record, check=_need_terminal if ui else None, exporter=_start_exporter,
                  prepare_limit=run_for) as r:
         if ui:
-            from .tui.app import InformerApp
-            r.serve_ui(InformerApp(r.buffer, r.info, start_pane=start_pane, experiments=r.run.experiments,
-                                   pipeline=r))
+            r.serve_ui(live_app(r, start_pane))
         else:
             renderer = make_renderer(output, sys.stdout, workers=opts.mode == "queue")
             if output == "text":

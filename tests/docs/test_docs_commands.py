@@ -1,0 +1,270 @@
+"""Every command docs/ quotes runs as written (see doc_commands.py for what
+counts as one and how a page marks one that cannot run here).
+
+Each runs through bash, so ``kubectl informer ...`` goes through the real
+kubectl to the plugin on PATH. The environment gives it a cluster: a
+``kubectl informer sim`` started for the test, in ``$KUBECONFIG``, so a
+command without ``--demo`` runs against the simulated cluster. Only ``/tmp/``
+paths (to a directory of the block's own) and ``127.0.0.1:91NN`` ports (to free ones)
+are swapped.
+
+How long each may take, as the command says:
+- the live UI (watch/queue/replay without ``-o``) runs in tmux at 80x24 until
+  it has drawn its footer, a moment more, then ``q``: it must have drawn
+  without ``error:`` and exit 0;
+- a headless command with ``--duration D`` (D up to 20s), ``--max-events`` or
+  ``--count N`` must end by itself with exit 0; one that is meant to run on
+  (``sim``, ``get -w``, ``--duration 10m``) must still be running without an
+  ``error:`` after a few seconds, and is left running, as in another
+  terminal, until its block is done; then SIGTERM must end it;
+- a block that backgrounds with ``&`` runs as one bash script, bounded.
+Units (a block, or an inline command) run in parallel.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from .doc_commands import DOCS, Command, all_commands, unmarked_command_blocks
+
+pytestmark = [pytest.mark.e2e, pytest.mark.tmux,
+              pytest.mark.skipif(shutil.which("kubectl") is None or shutil.which("tmux") is None,
+                                 reason="needs kubectl and tmux")]
+
+SETTLE = 5.0            # a command still running after this is one that runs on
+UI_DRAWN = 20.0         # the live UI's footer must be drawn within this
+UI_LINGER = 1.0
+MAX_BOUNDED = 20.0      # --duration up to this must end by itself
+SLACK = 12.0            # start-up on a loaded machine
+SCRIPT_LIMIT = 45.0
+TUI_SUBCOMMANDS = {"watch", "queue", "replay", "attach"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _seconds(value: str) -> float:
+    total = 0.0
+    for n, unit in re.findall(r"(\d+(?:\.\d+)?)(ms|s|m|h)", value):
+        total += float(n) * {"ms": 0.001, "s": 1, "m": 60, "h": 3600}[unit]
+    return total
+
+
+def is_live_ui(cmd: str) -> bool:
+    m = re.search(r"kubectl[ -]informer (\w+)", cmd)
+    if not m or m.group(1) not in TUI_SUBCOMMANDS or "|" in cmd or ">" in cmd:
+        return False
+    return not re.search(r"(?:^|\s)(?:-o|--output)[ =]?(?:json|text)\b|\s(?:-h|--help)\b", cmd)
+
+
+def bound(cmd: str) -> float | None:
+    """Seconds a headless command takes by its own flags, or None if it runs on."""
+    m = re.search(r"--duration[ =](\S+)", cmd)
+    if m:
+        d = _seconds(m.group(1))
+        return d if d <= MAX_BOUNDED else None
+    if re.search(r"\breplay\b.*--speed[ =](?!0\b)", cmd):
+        return None  # plays in recorded time
+    m = re.search(r"--count[ =](\d+)", cmd)
+    if m:
+        return float(m.group(1)) * 1.2
+    if re.search(r"--max-events\b|--list-scenarios\b|\s(?:-h|--help)\b", cmd):
+        return 0.0
+    if re.search(r"kubectl[ -]informer (?:watch|queue|attach|sim)\b|\bget\b.*\s(?:-w|--watch)\b", cmd):
+        return None
+    return 0.0
+
+
+class Runner:
+    def __init__(self, tmp: Path, env: dict[str, str]):
+        self.tmp, self.env = tmp, env
+
+    def swap(self, text: str, ports: dict[str, str], unit_dir: Path) -> str:
+        text = text.replace("/tmp/", f"{unit_dir}/tmp/")
+        return re.sub(r"127\.0\.0\.1:(91\d\d)\b",
+                      lambda m: "127.0.0.1:" + ports.setdefault(m.group(1), str(free_port())), text)
+
+    def run_unit(self, cmds: list[Command]) -> list[str]:
+        """Failures (one line each) of one block or inline command."""
+        unit_dir = self.tmp / re.sub(r"\W+", "-", cmds[0].unit)
+        (unit_dir / "tmp").mkdir(parents=True, exist_ok=True)
+        ports: dict[str, str] = {}
+        if any(c.text.endswith("&") for c in cmds):
+            return self._script(cmds, unit_dir, ports)
+        failures, running = [], []
+        for i, c in enumerate(cmds):
+            text = self.swap(c.text, ports, unit_dir)
+            try:
+                if is_live_ui(text):
+                    failures += self._ui(c, text, unit_dir)
+                else:
+                    failures += self._headless(c, text, unit_dir, running)
+            except Exception as e:  # noqa: BLE001 - reported as this command's failure
+                failures.append(f"{c.where}: {c.text}: {type(e).__name__}: {e}")
+            if i + 1 == len(cmds) or cmds[i + 1].block != c.block:  # what runs on ends with its block
+                for r in running:
+                    failures += self._stop(*r)
+                running.clear()
+        return failures
+
+    def _headless(self, c: Command, text: str, cwd: Path, running: list) -> list[str]:
+        """Start it; the next line of its block starts after SETTLE at most (as
+        in another terminal): whether it ended as it should is checked when
+        the block ends, in ``_stop``."""
+        out = cwd / f"out-{c.line}.txt"
+        with out.open("w") as sink:
+            p = subprocess.Popen(["bash", "-c", text], cwd=cwd, env=self.env, stdout=sink, stderr=subprocess.STDOUT,
+                                 start_new_session=True)
+        limit = bound(text)
+        deadline = None if limit is None else time.monotonic() + limit + SLACK
+        try:
+            p.wait(SETTLE if limit is None else min(SETTLE, limit + SLACK))
+        except subprocess.TimeoutExpired:
+            if limit is None and ("error:" in out.read_text() or "Traceback" in out.read_text()):
+                os.killpg(p.pid, signal.SIGKILL)
+                return [f"{c.where}: {c.text}: failed while running\n{_tail(out)}"]
+        running.append((c, p, out, deadline))
+        return []
+
+    def _stop(self, c: Command, p: subprocess.Popen, out: Path, deadline: float | None) -> list[str]:
+        if deadline is not None:  # bounded by its flags: it must end by itself, exit 0
+            try:
+                p.wait(max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+                return [f"{c.where}: {c.text}: still running after its flags' time\n{_tail(out)}"]
+            return [] if p.returncode == 0 else [f"{c.where}: {c.text}: exit {p.returncode}\n{_tail(out)}"]
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGTERM)
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+                return [f"{c.where}: {c.text}: did not end on SIGTERM\n{_tail(out)}"]
+        text = out.read_text()
+        if p.returncode not in (0, -signal.SIGTERM, 128 + signal.SIGTERM) or "Traceback" in text or "error:" in text:
+            return [f"{c.where}: {c.text}: exit {p.returncode} after SIGTERM\n{_tail(out)}"]
+        return []
+
+    def _ui(self, c: Command, text: str, cwd: Path) -> list[str]:
+        sock, rc = str(cwd / f"tmux-{c.line}"), cwd / f"rc-{c.line}"
+        tmux = ["tmux", "-S", sock]
+        env_line = " ".join(f"{k}={_q(v)}" for k, v in self.env.items() if k in ("PATH", "KUBECONFIG", "HOME"))
+        # On its own line: a trailing "# comment" in the docs must not swallow the echo.
+        script = f"cd {_q(str(cwd))} && export {env_line} TERM=xterm-256color\n{text}\necho $? > {_q(str(rc))}"
+        subprocess.run([*tmux, "new-session", "-d", "-x", "80", "-y", "24", "bash", "-c", script], check=True,
+                       env=self.env)
+        try:
+            screen = ""
+            deadline = time.monotonic() + UI_DRAWN
+            while time.monotonic() < deadline and not rc.exists():
+                screen = _capture(tmux)
+                if "Quit" in screen:
+                    break
+                time.sleep(0.25)
+            if rc.exists() or "Quit" not in screen:
+                return [f"{c.where}: {c.text}: the UI did not draw (exit {_rc(rc)})\n{screen or _capture(tmux)}"]
+            time.sleep(UI_LINGER)
+            screen = _capture(tmux)
+            subprocess.run([*tmux, "send-keys", "q"], check=False)
+            deadline = time.monotonic() + 15
+            while not rc.exists() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            if _rc(rc) != "0" or "error:" in screen:
+                return [f"{c.where}: {c.text}: exit {_rc(rc)} after q\n{screen}"]
+            return []
+        finally:
+            subprocess.run([*tmux, "kill-server"], capture_output=True)
+
+    def _script(self, cmds: list[Command], cwd: Path, ports: dict[str, str]) -> list[str]:
+        script = "\n".join(self.swap(c.text, ports, cwd) for c in cmds)
+        script = "trap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n" + script
+        try:
+            r = subprocess.run(["bash", "-e", "-c", script], cwd=cwd, env=self.env, capture_output=True, text=True,
+                               timeout=SCRIPT_LIMIT)
+        except subprocess.TimeoutExpired:
+            return [f"{cmds[0].where}: the block did not end within {SCRIPT_LIMIT:g}s"]
+        if r.returncode != 0 or "Traceback" in r.stderr:
+            return [f"{cmds[0].where}: the block ended {r.returncode}\n{r.stdout[-1500:]}{r.stderr[-1500:]}"]
+        return []
+
+
+def _q(s: str) -> str:
+    return "'" + s.replace("'", "'\\''") + "'"
+
+
+def _capture(tmux: list[str]) -> str:
+    return subprocess.run([*tmux, "capture-pane", "-p"], capture_output=True, text=True).stdout
+
+
+def _rc(path: Path) -> str:
+    return path.read_text().strip() if path.exists() else "none yet"
+
+
+def _tail(path: Path, n: int = 1500) -> str:
+    return path.read_text()[-n:] if path.exists() else ""
+
+
+@pytest.fixture
+def sim_cluster(tmp_path):
+    """A simulated cluster for the commands written without --demo."""
+    kubeconfig = tmp_path / "cluster.kubeconfig"
+    p = subprocess.Popen([str(Path(sys.executable).parent / "kubectl-informer"), "sim", "--write-kubeconfig",
+                          str(kubeconfig)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while not (kubeconfig.exists() and kubeconfig.stat().st_size) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    yield kubeconfig
+    p.terminate()
+    p.wait(10)
+
+
+def test_every_command_block_is_marked_as_shell():
+    bad = [b for page in sorted(DOCS.glob("*.md")) for b in unmarked_command_blocks(page)]
+    assert not bad, "fence these as ```sh (and <!-- no-run: why --> if they cannot run here):\n" + "\n".join(bad)
+
+
+def test_every_skip_says_why():
+    cmds = all_commands()
+    assert sum(not c.skip for c in cmds) >= 20
+    assert all(c.skip.strip() for c in cmds if c.skip)
+
+
+def test_every_command_in_docs_runs_as_written(tmp_path, sim_cluster, capsys):
+    cmds = all_commands()
+    units: dict[str, list[Command]] = {}
+    for c in cmds:
+        if not c.skip:
+            units.setdefault(c.unit, []).append(c)
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}", KUBECONFIG=str(sim_cluster))
+    runner = Runner(tmp_path, env)
+    started = time.monotonic()
+    with ThreadPoolExecutor(12) as pool:
+        # The longest units first: the slowest one bounds the whole run.
+        failures = [f for fs in pool.map(runner.run_unit, sorted(units.values(), key=len, reverse=True)) for f in fs]
+    skipped: dict[str, int] = {}
+    for c in cmds:
+        if c.skip:
+            skipped[c.skip] = skipped.get(c.skip, 0) + 1
+    with capsys.disabled():
+        print(f"\ndocs commands: ran {sum(map(len, units.values()))} in {len(units)} units in "
+              f"{time.monotonic() - started:.0f}s; skipped {sum(skipped.values())}:")
+        for why, n in sorted(skipped.items(), key=lambda kv: -kv[1]):
+            print(f"  {n:3d}  {why}")
+    assert not failures, "\n\n".join(failures)

@@ -1,0 +1,116 @@
+"""The screenshots docs/ shows: each one referenced exists and is in the
+registry, each registered one is referenced by a page that quotes its command,
+and the tool renders a shot (the app's own SVG, from a run on the simulator)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from kubectl_informer.docshots.registry import SHOTS, by_name
+from kubectl_informer.docshots.render import ShotError, options_for
+
+from .doc_commands import DOCS, ROOT
+
+REF = re.compile(r"\]\((?:\./)?screenshots/([\w.-]+)\.svg\)")
+
+
+def _pages() -> dict[str, str]:
+    return {p.name: p.read_text() for p in sorted(DOCS.glob("*.md"))}
+
+
+def _references() -> dict[str, list[str]]:
+    refs: dict[str, list[str]] = {}
+    for page, text in _pages().items():
+        for name in REF.findall(text):
+            refs.setdefault(name, []).append(page)
+    return refs
+
+
+def _squeeze(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_every_referenced_screenshot_exists_and_is_registered():
+    refs = _references()
+    assert refs, "no page references a screenshot"
+    registered = {s.name for s in SHOTS}
+    missing = [f"{n} ({', '.join(pages)})" for n, pages in refs.items() if not (DOCS / "screenshots" / f"{n}.svg").exists()]
+    unregistered = [n for n in refs if n not in registered]
+    assert not missing, f"referenced but not rendered (python -m kubectl_informer.docshots NAME): {missing}"
+    assert not unregistered, f"referenced but not in docshots/registry.py: {unregistered}"
+
+
+def test_every_shot_is_referenced_by_a_page_quoting_its_command():
+    refs, pages = _references(), _pages()
+    for shot in SHOTS:
+        assert shot.name in refs, f"{shot.name}: no page shows it"
+        quoting = [p for p in refs[shot.name] if _squeeze(shot.command) in _squeeze(pages[p])]
+        assert quoting, f"{shot.name}: {refs[shot.name]} show it but do not quote `{shot.command}`"
+
+
+def test_no_stale_screenshot_files():
+    on_disk = {p.stem for p in (DOCS / "screenshots").glob("*.svg")}
+    assert on_disk == {s.name for s in SHOTS}
+
+
+def test_shot_names_are_unique_and_found():
+    names = [s.name for s in SHOTS]
+    assert len(names) == len(set(names))
+    assert by_name("help").name == "help"
+    with pytest.raises(KeyError):
+        by_name("no-such-shot")
+
+
+def test_a_shot_takes_the_options_the_cli_would_run():
+    opts, pane = options_for(("queue", "pods", "-A", "--demo", "burst", "--workers", "1", "--work-time", "500ms"))
+    assert (opts.mode, opts.demo, opts.workers, opts.work_time, pane) == ("queue", "burst", 1, 0.5, "queue")
+    opts, pane = options_for(("watch", "pods", "--demo", "quiet", "--resync", "4s", "--late-handler-resync", "3s"))
+    assert (opts.resync, opts.late_handler_resync, pane) == (4.0, 3.0, "deltas")
+
+
+@pytest.mark.parametrize("argv, says", [
+    (("watch", "pods", "--demo", "-o", "json"), "needs the live UI"),
+    (("watch", "pods"), "add --demo"),
+    (("version",), "does not run an informer"),
+])
+def test_a_shot_refuses_what_it_cannot_show(argv, says):
+    with pytest.raises(ShotError, match=says):
+        options_for(argv)
+
+
+@pytest.mark.e2e
+def test_the_tool_renders_a_shot(tmp_path):
+    """One command, as screenshots.md gives it, renders the help shot."""
+    r = subprocess.run([sys.executable, "-m", "kubectl_informer.docshots", "--root", str(tmp_path), "help"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=90)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.startswith("ok  help")
+    svg = (tmp_path / "docs" / "screenshots" / "help.svg").read_text().replace("&#160;", " ")
+    assert svg.startswith("<svg") and ">kubectl informer watch pods --demo quiet<" in svg  # the title
+    # The help screen is up, over the informer on the simulated cluster.
+    assert "kubectl informer: keys" in svg and "this help (esc closes)" in svg and "(demo: quiet)" in svg
+
+
+@pytest.mark.e2e
+def test_a_shot_that_never_sees_its_condition_fails_in_one_line(tmp_path, monkeypatch):
+    from kubectl_informer.docshots import registry
+    from kubectl_informer.docshots.conditions import seen
+    never = registry.Shot("never", ("watch", "pods", "--demo", "quiet"), until=seen("store.delete"), timeout=2.0)
+    monkeypatch.setattr(registry, "SHOTS", [*registry.SHOTS, never])
+    from kubectl_informer.docshots.render import render
+    with pytest.raises(ShotError, match=r"never: waited 2s for 1× store.delete"):
+        render(never, tmp_path)
+    assert not (tmp_path / never.path).exists()
+
+
+@pytest.mark.skipif(not os.environ.get("DOCSHOTS_ALL"), reason="renders every shot (about a minute): DOCSHOTS_ALL=1")
+def test_every_shot_renders(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "kubectl_informer.docshots", "--root", str(tmp_path)], cwd=ROOT,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert {p.stem for p in (tmp_path / "docs" / "screenshots").glob("*.svg")} == {s.name for s in SHOTS}
