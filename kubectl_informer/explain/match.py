@@ -34,6 +34,17 @@ class Subject:
 Explanation = tuple[str, dict]
 
 
+def delta_runs(types) -> str:
+    """``Updated ×20`` for twenty Updated in a row, ``Added, Updated ×2``: a
+    popped list said in a line however long it is."""
+    runs: list[list] = []
+    for t in types:
+        if runs and runs[-1][0] == t:
+            runs[-1][1] += 1
+        else:
+            runs.append([t, 1])
+    return ", ".join(t if n == 1 else f"{t} ×{n}" for t, n in runs)
+
 def _secs(v) -> str:
     return format_short(float(v)) if v is not None else "?"
 
@@ -109,7 +120,7 @@ def _delta(rec: Rec, facts: Facts) -> list[Explanation]:
     out = [_delta_main(rec, v, facts, listed)]
     types = x.get("popped") or []
     if len(types) > 1:
-        out.append(("fifo.popped_together", {"key": rec.key, "n": len(types), "types": " ".join(types)}))
+        out.append(("fifo.popped_together", {"key": rec.key, "n": len(types), "types": delta_runs(types)}))
     elif facts.fifo.startswith("RealFIFO") and types:
         out.append(("fifo.real_entries", {"fifo": facts.fifo, "pops": facts.pops}))
     return out
@@ -146,7 +157,7 @@ def _relist_words(rec: Rec) -> str:
 def _fifo(subject: Subject, facts: Facts) -> list[Explanation]:
     pending = subject.fields.get("pending") or []
     if subject.key is not None and len(pending) > 1 and not facts.fifo.startswith("RealFIFO"):
-        return [("fifo.popped_together", {"key": subject.key, "n": len(pending), "types": " ".join(pending)})]
+        return [("fifo.popped_together", {"key": subject.key, "n": len(pending), "types": delta_runs(pending)})]
     if facts.fifo.startswith("RealFIFO"):
         return [("fifo.real_entries", {"fifo": facts.fifo, "pops": facts.pops})]
     return [("fifo.summary", {"fifo": facts.fifo or "FIFO", "pops": facts.pops, "appended": facts.appended})]

@@ -133,3 +133,11 @@ def test_a_queue_that_fills_faster_than_it_drains_is_backing_up():
     got = texts(subject_for("queue", f), f)
     assert got["queue.backing_up"].startswith("the workqueue is backing up: depth rose from")
     assert "because adds" in got["queue.backing_up"]
+
+
+def test_a_popped_list_is_said_in_runs():
+    from kubectl_informer.explain.match import delta_runs
+
+    assert delta_runs(["Updated"] * 20) == "Updated ×20"
+    assert delta_runs(["Added", "Updated", "Updated", "Deleted"]) == "Added, Updated ×2, Deleted"
+    assert delta_runs(["Sync"]) == "Sync"

@@ -30,7 +30,7 @@ def test_e_explains_the_selected_delta_and_e_again_goes_back(size):
         assert "Deltas ▸ Updated default/web-1 (RV 101)" in text
         assert "resourceVersion 90 → 101" in text and "every listener (handler-1)" in text
         # Popped with the next update in one slot: said too.
-        assert "2 deltas popped together for default/web-1 (Updated Updated)" in text
+        assert "2 deltas popped together for default/web-1 (Updated ×2)" in text
 
     run(check, app, size)
 
