@@ -68,6 +68,9 @@ BOOKMARK = DeltaType.BOOKMARK
 
 
 _tuple_new = tuple.__new__
+# A queue drained from at least twice this many keys rebuilds its maps as it
+# halves (DeltaFIFO._compact_locked).
+COMPACT_MIN_KEYS = 4096
 
 
 class Delta(tuple):
@@ -127,6 +130,8 @@ class DeltaFIFO(FIFOBase):
         self._queue: deque[str] = deque()
         # key -> clock time it was queued; filled only while tracing.
         self._queued_at: dict[str, float] = {}
+        # Queue length at which pop rebuilds the maps above (-1: never).
+        self._compact_at = -1
 
     # ----- keys -----
 
@@ -235,7 +240,21 @@ class DeltaFIFO(FIFOBase):
             if not self._populated:
                 self._populated = True
                 self._initial_population_count = keys_listed + queued_deletions
+            self._plan_compaction_locked()
         self._notify_if_synced()
+
+    def _plan_compaction_locked(self) -> None:
+        half = len(self._queue) // 2
+        self._compact_at = half if half >= COMPACT_MIN_KEYS else -1
+
+    def _compact_locked(self) -> None:
+        # A dict never shrinks as keys leave it: after a 100k-object list the
+        # drained map would keep its 3.7 MiB table while the indexer builds
+        # its own. Rebuilt at each halving (a copy of what is left).
+        self._items = dict(self._items)
+        if self._queued_at:
+            self._queued_at = dict(self._queued_at)
+        self._plan_compaction_locked()
 
     def _replace_and_detect_deletions(self, items: list, action: DeltaType, known: Any,
                                       known_keys: list[str]) -> tuple[int, int]:
@@ -312,6 +331,8 @@ class DeltaFIFO(FIFOBase):
             if self._initial_population_count > 0:
                 self._initial_population_count -= 1
             deltas = self._items.pop(key)
+            if len(queue) == self._compact_at:
+                self._compact_locked()
             if self._queued_at:
                 queued_at = self._queued_at.pop(key, None)
                 tracer = self._tracer

@@ -8,10 +8,16 @@ resource version the first page fixed was compacted away) and
 back to one unpaged list at the resource version the caller *asked* for, so
 the caller still gets a list no older than it wanted. Only after that fails
 does the Reflector's own rule (relist at ``""``) apply.
+
+``each_list_item`` lists the pages on a thread of its own while the caller's
+function runs on the items, up to ``page_buffer_size`` pages ahead (client-go's
+``PageBufferSize``, 10 by default; 0 hands each page over as it is taken).
 """
 
 from __future__ import annotations
 
+import threading
+from collections import deque
 from dataclasses import replace
 from typing import Any, Callable, Iterator
 
@@ -19,6 +25,7 @@ from ..apierrors import is_expired
 from .listwatch import ListOptions
 
 DEFAULT_PAGE_SIZE = 500
+DEFAULT_PAGE_BUFFER_SIZE = 10
 
 
 class ListPager:
@@ -31,9 +38,11 @@ class ListPager:
 
     def __init__(self, page_fn: Callable[[ListOptions], dict], page_size: int = DEFAULT_PAGE_SIZE,
                  full_list_if_expired: bool = True,
-                 on_page: Callable[[dict, ListOptions, bool], None] | None = None):
+                 on_page: Callable[[dict, ListOptions, bool], None] | None = None,
+                 page_buffer_size: int = DEFAULT_PAGE_BUFFER_SIZE):
         self.page_fn = page_fn
         self.page_size = page_size
+        self.page_buffer_size = page_buffer_size
         self.full_list_if_expired = full_list_if_expired
         self.on_page = on_page
 
@@ -79,10 +88,34 @@ class ListPager:
 
     def each_list_item(self, options: ListOptions, fn: Callable[[Any], None]) -> None:
         """Call ``fn`` on every item, page by page, without assembling the
-        list. An expired continue token is raised (no fallback), as client-go."""
-        for page in self.pages(options):
-            for item in page.get("items") or ():
-                fn(item)
+        list, the next pages listed meanwhile (``page_buffer_size`` ahead).
+        An exception from ``fn`` is raised at once and no further page is
+        listed; one from listing (an expired continue token: no fallback, as
+        client-go) after the items of the pages listed before it."""
+        if self.page_buffer_size < 0:
+            raise ValueError(f"ListPager.page_buffer_size must be >= 0, got {self.page_buffer_size}")
+        channel = _PageChannel(self.page_buffer_size)
+        failed: list[BaseException] = []
+
+        def produce() -> None:
+            try:
+                for page in self.pages(options):
+                    if not channel.send(page):
+                        return  # the caller stopped: list nothing more
+            except BaseException as e:  # handed to the caller's thread
+                failed.append(e)
+            finally:
+                channel.close()
+
+        threading.Thread(target=produce, name="list-pager", daemon=True).start()
+        try:
+            while (page := channel.receive()) is not None:
+                for item in page.get("items") or ():
+                    fn(item)
+        finally:
+            channel.cancel()
+        if failed:
+            raise failed[0]
 
     def pages(self, options: ListOptions) -> Iterator[dict]:
         if not options.limit:
@@ -94,3 +127,46 @@ class ListPager:
             if not cont:
                 return
             options = replace(options, continue_=cont, resource_version="")
+
+
+class _PageChannel:
+    """Go's buffered channel of pages, with ``size`` 0 a hand-over: ``send``
+    returns once at most ``size`` pages wait (for 0, once this one was taken),
+    ``False`` if the receiver cancelled."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._pages: deque[dict] = deque()
+        self._cond = threading.Condition()
+        self._closed = False
+        self._cancelled = False
+
+    def send(self, page: dict) -> bool:
+        with self._cond:
+            if self._cancelled:
+                return False
+            self._pages.append(page)
+            self._cond.notify_all()
+            self._cond.wait_for(lambda: self._cancelled or len(self._pages) <= self._size)
+            return not self._cancelled
+
+    def receive(self) -> dict | None:
+        """The next page; ``None`` once closed and drained."""
+        with self._cond:
+            self._cond.wait_for(lambda: self._pages or self._closed)
+            if not self._pages:
+                return None
+            page = self._pages.popleft()
+            self._cond.notify_all()
+            return page
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+
+    def cancel(self) -> None:
+        with self._cond:
+            self._cancelled = True
+            self._pages.clear()
+            self._cond.notify_all()

@@ -601,3 +601,26 @@ def test_first_replace_counts_distinct_keys_once(with_known):
     assert not f.has_synced()
     pop(f)
     assert f.has_synced()
+
+
+def test_a_big_replace_drains_in_order_and_its_map_shrinks_as_it_drains():
+    # A dict keeps its table as keys leave: the FIFO rebuilds its map at each
+    # halving so a drained 100k-object list does not hold it while the indexer grows.
+    import sys
+
+    from kubectl_informer.cache.delta_fifo import COMPACT_MIN_KEYS
+
+    n = 4 * COMPACT_MIN_KEYS
+    f = DeltaFIFO()
+    f.replace([mk(f"o{i}", i) for i in range(n)], "1")
+    f.update(mk("o5", "new"))  # a delta added after the list still comes out with its key
+    full = sys.getsizeof(f._items)
+    sizes = {}
+    for i in range(n):
+        deltas = pop(f)
+        assert deltas[0].object["val"] == i and deltas[0].type is SYNC
+        if i == 5:
+            assert [d.object["val"] for d in deltas] == [5, "new"]
+        sizes[len(f)] = sys.getsizeof(f._items)
+    assert sizes[n // 2 - 1] < full * 0.6 and sizes[n // 4 - 1] < full * 0.3
+    assert len(f) == 0

@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from kubectl_informer.apierrors import ApiError, is_expired
 from kubectl_informer.cache.testing.fake_controller_source import expired_error
 from kubectl_informer.cache.listwatch import ListOptions
 from kubectl_informer.cache.pager import ListPager
+from kubectl_informer.clock.testing import wait_for
 
 
 def names(n: int) -> list[dict]:
@@ -159,6 +162,44 @@ def test_each_list_item_stops_at_the_processor_error():
             raise RuntimeError("processor error")
 
     with pytest.raises(RuntimeError, match="processor error"):
-        ListPager(srv.paged_list, page_size=10).each_list_item(ListOptions(), fn)
+        ListPager(srv.paged_list, page_size=10, page_buffer_size=0).each_list_item(ListOptions(), fn)
     assert seen == names(3)
-    assert srv.calls == 1  # no page listed beyond the one being processed
+    assert wait_for(lambda: not any(t.name == "list-pager" for t in threading.enumerate()))
+    # No page listed beyond the one being processed and the one handed over.
+    assert srv.calls <= 2
+
+
+@pytest.mark.parametrize("total, processed, want_lists, buffer", [
+    (1, 1, 1, 0), (5, 1, 2, 0), (5, 2, 3, 0), (5, 5, 5, 0),  # 0: one page listed while one is processed
+    (5, 1, 3, 1), (5, 5, 5, 1), (5, 1, 5, 10),  # a buffer bigger than the list holds all of it
+])
+def test_each_list_item_lists_up_to_page_buffer_size_pages_ahead(total, processed, want_lists, buffer):
+    # client-go's TestListPager_eachListPageBuffered.
+    srv = PagedServer(total * 10)
+    lists = []
+    enough = threading.Event()
+
+    def page_fn(options):
+        lists.append(options)
+        if len(lists) == want_lists:
+            enough.set()
+        return srv.paged_list(options)
+
+    pages = []
+
+    def fn(item):
+        if item["metadata"]["name"].endswith("0"):  # the first item of a page
+            pages.append(item)
+            if len(pages) == processed:
+                assert enough.wait(5), f"timed out waiting for {want_lists} page lists"
+                raise RuntimeError("processor error")
+
+    with pytest.raises(RuntimeError, match="processor error"):
+        ListPager(page_fn, page_size=10, page_buffer_size=buffer).each_list_item(ListOptions(), fn)
+    assert wait_for(lambda: not any(t.name == "list-pager" for t in threading.enumerate()))
+    assert len(lists) == want_lists and len(pages) == processed
+
+
+def test_a_negative_page_buffer_size_is_refused():
+    with pytest.raises(ValueError, match="page_buffer_size must be >= 0, got -1"):
+        ListPager(PagedServer(5).paged_list, page_buffer_size=-1).each_list_item(ListOptions(), print)
