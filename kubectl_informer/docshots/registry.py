@@ -91,7 +91,7 @@ SHOTS: list[Shot] = [
          until=after(seen("informer.synced"), seen("fifo.queue", 15, type="Updated")), size=(100, 30),
          keys=("slash", "{key}", "enter", "i"), follow=seen("fifo.queue", type="Updated"),
          about="RealFIFO: every delta its own entry, no slot per key"),
-    Shot("sync-vs-replaced", ("watch", "pods", "--demo", "relist-storm", "--resync", "3s"),
+    Shot("sync-vs-replaced", ("watch", "pods", "--demo", "relist-storm", "--resync", "2s"),
          until=after(seen("relist"), all_of(seen("store.update", 3, delta="Sync"),
                                             seen("store.update", 3, delta="Replaced"))),
          about="Replaced deltas after a relist beside the resync's Sync deltas"),
