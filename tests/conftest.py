@@ -1,4 +1,12 @@
 import os
+import signal
+
+# A shell that starts the suite as a background job (`... &`) hands it SIGINT
+# ignored, every process it starts inherits that, and Python then installs no
+# Ctrl-C handler: the tests that press Ctrl-C on a child would hang. A user's
+# terminal never ignores it, so the suite puts the default back.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # Every Tracer built in the tests (and in the CLI processes they start)
 # checks each event against kubectl_informer.trace_kinds as it is emitted.
