@@ -187,6 +187,13 @@ def debug_option(f):
     return click.option("--debug", is_flag=True, expose_value=False, help="Print the traceback of an unexpected failure.")(f)
 
 
+def _decorate(f, opts):
+    """Apply a group of click options to ``f``, listed in the order --help shows them."""
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
 def connection_options(f):
     opts = [
         click.option("-n", "--namespace", metavar="NS", help="Namespace to watch (default: the context's, else default)."),
@@ -201,9 +208,7 @@ def connection_options(f):
         click.option("--demo", "demo", is_flag=False, flag_value=DEFAULT_SCENARIO, default=None, metavar="[SCENARIO]",
                      help=f"Run against the built-in simulated cluster (real HTTP on 127.0.0.1); SCENARIO defaults to {DEFAULT_SCENARIO}."),
     ]
-    for o in reversed(opts):
-        f = o(f)
-    return f
+    return _decorate(f, opts)
 
 
 def _drop_paths(ctx, param, values) -> list[str]:
@@ -242,9 +247,7 @@ def profile_options(f):
                      help="A transform that drops these dotted fields before the FIFO, e.g. "
                           "drop=status.conditions,metadata.annotations (repeatable)."),
     ]
-    for o in reversed(opts):
-        f = o(f)
-    return f
+    return _decorate(f, opts)
 
 
 def handler_options(f):
@@ -262,9 +265,7 @@ def handler_options(f):
                      help="How long each handler works per notification, e.g. 0,500ms for a fast and a slow "
                           "one: a slow handler's buffer grows. One value for all, or one per handler."),
     ]
-    for o in reversed(opts):
-        f = o(f)
-    return f
+    return _decorate(f, opts)
 
 
 def output_options(f):
@@ -280,9 +281,7 @@ def output_options(f):
         click.option("--record", metavar="FILE", default=None,
                      help="Also write the trace to FILE as NDJSON, for `kubectl informer replay`."),
     ]
-    for o in reversed(opts):
-        f = o(f)
-    return f
+    return _decorate(f, opts)
 
 
 # --- the group -------------------------------------------------------------------------
