@@ -25,18 +25,6 @@ from .clock import Clock, RealClock
 from .trace_kinds import KINDS, TRACE_VERSION, ContractError, checked, upgrade_v1, with_defaults
 
 
-class Lazy:
-    """A field computed only when a reader asks for it (``Kind.derived``):
-    the engine hands over what it already holds, and only readers that
-    look (a pane showing the row, ``-o json``) pay for the derivation."""
-
-    __slots__ = ("fn", "args")
-
-    def __init__(self, fn: Callable[..., Any], *args: Any) -> None:
-        self.fn = fn
-        self.args = args
-
-
 _tuple_new = tuple.__new__
 
 
@@ -58,8 +46,13 @@ class TraceEvent(tuple):
     kind = property(itemgetter(2))
     key = property(itemgetter(3))
     fields = property(itemgetter(4))
-    # The fields as emitted (a ``DerivedTraceEvent``'s may hold a ``Lazy``).
+    # The fields as emitted (a ``DerivedTraceEvent``'s derived ones may be missing).
     raw_fields = property(itemgetter(4))
+
+    def field(self, name: str, default: Any = None) -> Any:
+        """One field; on a ``DerivedTraceEvent``, a derived one is computed
+        (that one only) the first time it is asked for."""
+        return self[4].get(name, default)
 
     def to_dict(self) -> dict[str, Any]:
         fields = self.fields
@@ -110,20 +103,33 @@ class TraceEvent(tuple):
 
 
 class DerivedTraceEvent(TraceEvent):
-    """An event of a kind with derived fields (``Kind.derived``), emitted by
-    ``Tracer.emit_derived``: reading ``fields`` computes them once. Only these
-    events pay for the property; every other event's ``fields`` is a plain item."""
+    """An event of a kind with derived fields (``Kind.derive``), emitted by
+    ``Tracer.emit_derived`` without them: the engine hands over the objects
+    it holds (local fields), and a derived field is computed from the event's
+    fields when a reader first asks for it (``field``), or all of them when
+    one reads ``fields`` (JSON, generic readers). Most events are counted or
+    drained unread, so the engine never pays for them."""
 
     __slots__ = ()
 
     @property  # type: ignore[override]
     def fields(self) -> dict[str, Any]:
         f = self[4]
-        for name in getattr(self[2], "derived", ()):
-            v = f.get(name)
-            if type(v) is Lazy:
-                f[name] = v.fn(*v.args)
+        for name, fn in self[2].derive.items():
+            if name not in f:
+                f[name] = fn(f)
         return f
+
+    def field(self, name: str, default: Any = None) -> Any:
+        f = self[4]
+        try:
+            return f[name]
+        except KeyError:
+            fn = self[2].derive.get(name)
+            if fn is None:
+                return default
+            v = f[name] = fn(f)
+            return v
 
 
 # Set (tests do): every emitted event is checked against trace_kinds, and an
@@ -158,8 +164,8 @@ class Tracer:
 
     def _checked_emit(self, kind: str, key: str | None = None, **fields: Any) -> None:
         checked(kind, key, fields)
-        if any(type(v) is Lazy for v in fields.values()):
-            raise ContractError(f"{kind}: a Lazy field needs emit_derived")
+        if KINDS[kind].derive:
+            raise ContractError(f"{kind}: a kind with derived fields needs emit_derived")
         Tracer.emit(self, kind, key, **fields)
 
     def _checked_emit_derived(self, kind: str, key: str | None = None, **fields: Any) -> None:
@@ -173,7 +179,7 @@ class Tracer:
         sink(_tuple_new(TraceEvent, (next(self._seq), self._now(), kind, key, fields)))
 
     def emit_derived(self, kind: str, key: str | None = None, **fields: Any) -> None:
-        """``emit`` for a kind with derived fields, passed as ``Lazy``."""
+        """``emit`` for a kind with derived fields (``Kind.derive``), left out."""
         sink = self._sink
         if sink is None:
             return

@@ -19,7 +19,7 @@ resourceVersion expired (410), is derived from that prose once, there.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 TRACE_VERSION = 2
 
@@ -58,20 +58,24 @@ class Field:
 
 class Kind(str):
     """An event kind: its dotted name, whether it is keyed by an object, its
-    fields, fields derived lazily (computed when a reader asks), and local
-    fields: references handed to readers in the process (the UI) and never
-    written to JSON, so recordings and ``-o json`` stay small."""
+    fields, fields derived lazily (``derive``: name -> function of the
+    event's fields, computed when a reader asks), and local fields:
+    references handed to readers in the process (the UI) and never written
+    to JSON, so recordings and ``-o json`` stay small."""
 
     fields: dict[str, Field]
     keyed: str  # "yes" | "no" | "maybe"
     doc: str
+    derive: dict[str, Callable[[dict[str, Any]], Any]]
     derived: tuple[str, ...]
     local: tuple[str, ...]
 
-    def __new__(cls, name: str, doc: str, keyed: str, fields: Iterable[Field], derived: tuple[str, ...] = (),
-                local: tuple[str, ...] = ()):
+    def __new__(cls, name: str, doc: str, keyed: str, fields: Iterable[Field],
+                derive: dict[str, Callable[[dict[str, Any]], Any]] | None = None, local: tuple[str, ...] = ()):
         k = super().__new__(cls, name)
-        k.doc, k.keyed, k.fields, k.derived, k.local = doc, keyed, {f.name: f for f in fields}, derived, local
+        k.doc, k.keyed, k.fields, k.local = doc, keyed, {f.name: f for f in fields}, local
+        k.derive = dict(derive or {})
+        k.derived = tuple(k.derive)
         return k
 
     # A Kind is its name wherever a str is: dict keys, ==, JSON.
@@ -85,11 +89,11 @@ class Kind(str):
 KINDS: dict[str, Kind] = {}
 
 
-def _kind(name: str, doc: str, keyed: str = "no", *fields: Field, derived: tuple[str, ...] = (),
-          local: tuple[str, ...] = ()) -> Kind:
+def _kind(name: str, doc: str, keyed: str = "no", *fields: Field,
+          derive: dict[str, Callable[[dict[str, Any]], Any]] | None = None, local: tuple[str, ...] = ()) -> Kind:
     if name in KINDS:  # two declarations of one kind: the second would hide the first
         raise ValueError(f"trace kind {name!r} is declared twice")
-    k = Kind(name, doc, keyed, fields, derived, local)
+    k = Kind(name, doc, keyed, fields, derive, local)
     KINDS[name] = k
     return k
 
@@ -164,22 +168,49 @@ FIFO_POP = _kind("fifo.pop", "the oldest key's deltas handed to the informer", "
                  F("waited", "float?", "seconds queued (None when not measured)"), _DEPTH)
 
 # --- informer ---------------------------------------------------------------------------
+# The store events carry the objects the informer holds (local fields); what
+# a reader shows is derived from them when it asks, so the engine pays for
+# none of it (the imports are deferred: this module declares, cache/ computes).
+def _summary(f: dict[str, Any]) -> str:
+    from .cache.diff import summarize
+    return summarize(f.get("object"))
+
+
+def _labels(f: dict[str, Any]) -> dict | None:
+    from .cache.keys import labels_of
+    return labels_of(f.get("object"))
+
+
+def _diff(f: dict[str, Any]) -> list[str]:
+    from .cache.diff import diff_summary
+    return diff_summary(f.get("old"), f.get("object"))
+
+
+def _predicates(f: dict[str, Any]) -> list[str]:
+    from .predicates import update_predicates
+    return update_predicates(f.get("old"), f.get("object"))
+
+
 _STORE = (F("resource_version", "str", "the object's RV"),
           F("delta", "str", "the delta applied", choices=DELTA_TYPES),
-          F("summary", "str", "status in a word or two (phase, ready counts)"),
+          F("summary", "str", "status in a word or two (phase, ready counts; derived: computed when read)"),
           F("is_in_initial_list", "bool", "part of the initial list"),
           F("object", "object?", "the object applied (local: in the process only, never in JSON)", optional=True),
           _LABELS)
-STORE_ADD = _kind("store.add", "a delta added an object to the indexer", "yes", *_STORE, local=("object",))
+_STORE_DERIVE = {"summary": _summary, "labels": _labels}
+STORE_ADD = _kind("store.add", "a delta added an object to the indexer", "yes", *_STORE,
+                  derive=_STORE_DERIVE, local=("object",))
 STORE_UPDATE = _kind("store.update", "a delta replaced an object in the indexer", "yes", *_STORE,
                      F("old_resource_version", "str", "the replaced object's RV"),
+                     F("old", "object?", "the object replaced (local)", optional=True),
                      F("diff", "list[str]", "every changed path, status first, without resourceVersion/"
                        "managedFields noise (derived: computed when read)"),
                      F("predicates", "list[str]", "controller-runtime update predicates that would pass it "
                        "(derived; see predicates.py)", optional=True),
-                     derived=("diff", "predicates"), local=("object",))
+                     derive={**_STORE_DERIVE, "diff": _diff, "predicates": _predicates}, local=("object", "old"))
 STORE_DELETE = _kind("store.delete", "a delta removed an object from the indexer", "yes", *_STORE,
-                     F("tombstone", "bool", "the object came as a DeletedFinalStateUnknown"), local=("object",))
+                     F("tombstone", "bool", "the object came as a DeletedFinalStateUnknown"),
+                     derive=_STORE_DERIVE, local=("object",))
 _SAMPLE = (F("bytes", "int", "bytes the object holds, as it enters the FIFO"),
            F("objects", "int", "objects the transform has seen"), F("every", "int", "one object in every this many is measured"))
 TRANSFORM = _kind("transform", "a sampled object before and after the transforms (SetTransform)", "yes", *_SAMPLE,
@@ -295,7 +326,7 @@ def check_event(kind: str, key: Any, fields: dict[str, Any]) -> list[str]:
             problems.append(f"{kind}: undeclared field {name!r}")
     for f in k.fields.values():
         if f.name not in fields:
-            if not f.optional:
+            if not f.optional and f.name not in k.derive:
                 problems.append(f"{kind}: missing field {f.name!r}")
             continue
         if f.name in k.derived:

@@ -78,10 +78,16 @@ def test_an_object_without_metadata_has_empty_fields():
 def test_the_marker_shows_letters_or_resync():
     assert predicate_cells([GENERATION_CHANGED, LABEL_CHANGED]) == "G·L·"
     assert predicate_cells(PREDICATES) == "GRLA"
+    from kubectl_informer.trace import TraceEvent
+    from kubectl_informer.trace_kinds import STORE_UPDATE
+
+    def update(**f):
+        return TraceEvent(1, 0.0, STORE_UPDATE, "default/web", f)
+
     f = {"resource_version": "2", "old_resource_version": "1", "predicates": [RESOURCE_VERSION_CHANGED]}
-    assert predicate_marker(f).plain == "·R·· "
-    assert predicate_marker({**f, "old_resource_version": "2", "predicates": []}).plain == "resync "
-    assert predicate_marker({"resource_version": "2", "old_resource_version": "1"}).plain == ""
+    assert predicate_marker(update(**f)).plain == "·R·· "
+    assert predicate_marker(update(**{**f, "old_resource_version": "2", "predicates": []})).plain == "resync "
+    assert predicate_marker(update(resource_version="2", old_resource_version="1")).plain == ""
 
 
 labels = hs.none() | hs.dictionaries(hs.sampled_from("abc"), hs.sampled_from("xy"), max_size=3)
@@ -108,7 +114,7 @@ def test_an_object_against_itself_passes_nothing(obj):
 
 
 def test_deltas_rows_and_inspector_lines_carry_the_marker():
-    from kubectl_informer.trace import DerivedTraceEvent, Lazy, TraceEvent
+    from kubectl_informer.trace import DerivedTraceEvent, TraceEvent
     from kubectl_informer.trace_kinds import STORE_UPDATE
     from kubectl_informer.tui.deltas import DeltaRow, format_row
     from kubectl_informer.tui.inspector import describe
@@ -116,8 +122,8 @@ def test_deltas_rows_and_inspector_lines_carry_the_marker():
     old, new = pod("1", 1, {"app": "web"}), pod("2", 1, {"app": "api"})
     # As the informer emits it: derived when a reader draws the row.
     ev = DerivedTraceEvent(1, 0.0, STORE_UPDATE, "default/web", {
-        "resource_version": "2", "delta": "Updated", "summary": "Running", "is_in_initial_list": False,
-        "old_resource_version": "1", "diff": [], "predicates": Lazy(update_predicates, old, new)})
+        "resource_version": "2", "delta": "Updated", "is_in_initial_list": False,
+        "old_resource_version": "1", "object": new, "old": old})
     assert "rv=2 ·RL· Running" in format_row(DeltaRow(ev), 0.0, 12, 100).plain
     assert "rv=2 ·RL· Running" in describe(ev).plain
     sync = TraceEvent.build(2, 1.0, STORE_UPDATE, "default/web", resource_version="2", old_resource_version="2",

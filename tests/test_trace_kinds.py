@@ -10,7 +10,7 @@ import pytest
 from kubectl_informer import trace_kinds
 from kubectl_informer.cache.diff import diff_summary
 from kubectl_informer.clock.testing import FakeClock
-from kubectl_informer.trace import DerivedTraceEvent, Lazy, TraceBuffer, TraceEvent, Tracer, read_trace
+from kubectl_informer.trace import DerivedTraceEvent, TraceBuffer, TraceEvent, Tracer, read_trace
 from kubectl_informer.trace_kinds import KINDS, ContractError, Kind
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -73,8 +73,8 @@ def test_a_checking_tracer_refuses_undeclared_kinds_fields_keys_and_types(monkey
     with pytest.raises(ContractError, match="is not one of"):
         t.emit("relist", None, reason="felt like it")
     with pytest.raises(ContractError, match="needs emit_derived"):
-        t.emit("store.update", "ns/a", resource_version="2", delta="Updated", summary="", is_in_initial_list=False,
-               old_resource_version="1", diff=Lazy(list))
+        t.emit("store.update", "ns/a", resource_version="2", delta="Updated", is_in_initial_list=False,
+               old_resource_version="1")
     t.emit("watch.start", None, resource_version="1")  # a declared event passes
 
 
@@ -105,21 +105,34 @@ def test_recordings_are_version_2_and_version_1_lines_still_read():
     assert trace_kinds.check_event(a.kind, a.key, a.fields) == []
 
 
-def test_a_derived_field_is_computed_when_read_and_written_to_json():
-    old = {"metadata": {"name": "a", "resourceVersion": "1"}, "status": {"phase": "Pending"}}
-    new = {"metadata": {"name": "a", "resourceVersion": "2"}, "status": {"phase": "Running"}}
+def test_a_derived_field_is_computed_when_read_and_written_to_json(monkeypatch):
+    old = {"metadata": {"name": "a", "resourceVersion": "1", "labels": {"app": "web"}}, "status": {"phase": "Pending"}}
+    new = {"metadata": {"name": "a", "resourceVersion": "2", "labels": {"app": "web"}}, "status": {"phase": "Running"}}
     calls = []
+    derive = dict(trace_kinds.STORE_UPDATE.derive)
 
-    def counted(o, n):
+    def counted(f):
         calls.append(1)
-        return diff_summary(o, n)
+        return derive["diff"](f)
 
-    ev = DerivedTraceEvent(1, 0.0, trace_kinds.STORE_UPDATE, "ns/a",
-                    {"resource_version": "2", "delta": "Updated", "summary": "Running", "is_in_initial_list": False,
-                     "old_resource_version": "1", "diff": Lazy(counted, old, new)})
-    assert calls == []
+    monkeypatch.setitem(trace_kinds.STORE_UPDATE.derive, "diff", counted)
+    # As the informer emits it: the objects, none of what is derived from them.
+    t = Tracer()
+    buf = TraceBuffer()
+    t.subscribe(buf)
+    t.emit_derived(trace_kinds.STORE_UPDATE, "ns/a", resource_version="2", delta="Updated",
+                   is_in_initial_list=False, old_resource_version="1", object=new, old=old)
+    (ev,) = buf.drain()
+    assert type(ev) is DerivedTraceEvent and "diff" not in ev.raw_fields
+    # One field asked for is derived alone.
+    assert ev.field("labels") == {"app": "web"} and ev.field("summary") == "Running"
+    assert calls == [] and "predicates" not in ev.raw_fields
     assert ev.fields["diff"] == diff_summary(old, new) and ev.fields["diff"]
-    assert '"diff":[' in ev.to_json() and calls == [1]  # computed once
+    assert ev.raw_fields["predicates"] == ["ResourceVersionChanged"]  # reading fields derives them all
+    line = ev.to_json()
+    assert '"diff":[' in line and calls == [1]  # computed once
+    assert '"object"' not in line and '"old"' not in line  # local fields stay in the process
+    assert trace_kinds.check_event(ev.kind, ev.key, ev.fields) == []
 
 
 def test_the_design_notes_table_is_generated_from_the_declaration():

@@ -56,6 +56,9 @@ class DeltaType(StrEnum):
 
 # Plain-str names for trace fields (Enum.value is a slow descriptor).
 TYPE_NAMES: dict[DeltaType, str] = {t: t.value for t in DeltaType}
+# A popped key's delta types as names, in C (no comprehension frame per pop).
+_TYPE_NAME = TYPE_NAMES.__getitem__
+_TYPE_OF = itemgetter(0)
 
 ADDED = DeltaType.ADDED
 UPDATED = DeltaType.UPDATED
@@ -337,13 +340,13 @@ class DeltaFIFO(FIFOBase):
                 queued_at = self._queued_at.pop(key, None)
                 tracer = self._tracer
                 if tracer.enabled:
-                    tracer.emit(FIFO_POP, key, types=[TYPE_NAMES[d.type] for d in deltas],
+                    tracer.emit(FIFO_POP, key, types=list(map(_TYPE_NAME, map(_TYPE_OF, deltas))),
                                 is_in_initial_list=is_in_initial_list,
                                 waited=None if queued_at is None else self._clock.now() - queued_at,
                                 depth=len(queue))
             elif self._tracer.enabled:
                 # Queued before tracing began: how long it waited is unknown.
-                self._tracer.emit(FIFO_POP, key, types=[TYPE_NAMES[d.type] for d in deltas],
+                self._tracer.emit(FIFO_POP, key, types=list(map(_TYPE_NAME, map(_TYPE_OF, deltas))),
                                   is_in_initial_list=is_in_initial_list, waited=None, depth=len(queue))
             process(deltas, is_in_initial_list)
             return deltas

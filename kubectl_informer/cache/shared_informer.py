@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 from ..clock import Clock, RealClock
 from ..profiles import fifo_label, initial_list_label
-from ..trace import Lazy, NULL_TRACER, Tracer
+from ..trace import NULL_TRACER, Tracer
 from ..trace_kinds import (
     HANDLER_ADD,
     HANDLER_DELETE,
@@ -42,11 +42,9 @@ from ..trace_kinds import (
     STORE_DELETE,
     STORE_UPDATE,
 )
-from ..predicates import update_predicates
 from .delta_fifo import (ADDED, BOOKMARK, DELETED, REPLACED, REPLACED_ALL, SYNC, SYNC_ALL, UPDATED, DeltaFIFO,
                          DeltaType, FIFOClosedError)
-from .diff import diff_summary, summarize
-from .keys import DeletedFinalStateUnknown, deletion_handling_meta_namespace_key_func, labels_of, meta_namespace_key_func
+from .keys import DeletedFinalStateUnknown, deletion_handling_meta_namespace_key_func, meta_namespace_key_func
 from .real_fifo import RealFIFO
 from .reflector import Reflector
 from .store import Indexer
@@ -157,7 +155,10 @@ class ProcessorListener:
         self.next_resync = now + resync_period
         self._upstream_has_synced = upstream_has_synced
         self._tracer = tracer
-        self._cond = threading.Condition(threading.Lock())
+        # The plain lock is entered directly on the hot path (a Condition's
+        # own __enter__ is a Python-level call); the Condition shares it.
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
         self._buf: deque = deque()
         self._waiting = False
         self._stopped = False
@@ -183,7 +184,7 @@ class ProcessorListener:
 
     # --- producer side ---
     def add(self, notification: tuple) -> None:
-        with self._cond:
+        with self._lock:
             if notification[0] == _ADD and notification[2]:
                 self._initial_pending += 1
             self._buf.append(notification)
@@ -250,14 +251,14 @@ class ProcessorListener:
         self._waiting = False
 
     def _run(self) -> None:
-        cond = self._cond
+        lock = self._lock
         buf = self._buf
         handler = self.handler
         on_add, on_update, on_delete = handler.on_add, handler.on_update, handler.on_delete
         tracer = self._tracer
         now = self._now
         while True:
-            with cond:
+            with lock:
                 while not buf:
                     if self._stopped:
                         return
@@ -279,7 +280,7 @@ class ProcessorListener:
                 self._tracer.emit(HANDLER_ERROR, None, listener=self.name, error=f"{type(err).__name__}: {err}")
             finally:
                 if kind == _ADD and n[2]:
-                    with cond:
+                    with lock:
                         self._initial_pending -= 1
             self.delivered += 1
             if started is not None:
@@ -662,27 +663,24 @@ class SharedIndexInformer:
 
     def _trace_store(self, kind: str, key: str, delta_type, obj: Any, old: Any, is_in_initial_list: bool,
                      rv: str | None = None, old_rv: str | None = None) -> None:
+        # The objects ride along (local fields, never serialised); what a
+        # reader shows of them (summary, labels, an update's diff and
+        # predicates) is derived when it asks (trace_kinds' ``derive``):
+        # most events are counted or drained unread.
         if rv is None:
             rv = _rv(obj)
         if kind is STORE_UPDATE:
-            # The diff is derived when a reader looks (trace.Lazy): most
-            # events are counted or drained unread, and diffing every update
-            # cost the traced pipeline a quarter of its time.
-            # ``object``: a reference for in-process readers (YAML, the full
-            # diff); never serialised.
             self.tracer.emit_derived(kind, key, resource_version=rv, delta=_DELTA_NAME[delta_type],
-                                     summary=summarize(obj), is_in_initial_list=is_in_initial_list,
+                                     is_in_initial_list=is_in_initial_list,
                                      old_resource_version=_rv(old) if old_rv is None else old_rv,
-                                     diff=Lazy(diff_summary, old, obj), predicates=Lazy(update_predicates, old, obj),
-                                     object=obj, labels=labels_of(obj))
+                                     object=obj, old=old)
         elif kind is STORE_DELETE:
-            self.tracer.emit(kind, key, resource_version=rv, delta=_DELTA_NAME[delta_type], summary=summarize(obj),
-                             is_in_initial_list=is_in_initial_list,
-                             tombstone=type(obj) is DeletedFinalStateUnknown, object=obj,
-                             labels=labels_of(obj))
+            self.tracer.emit_derived(kind, key, resource_version=rv, delta=_DELTA_NAME[delta_type],
+                                     is_in_initial_list=is_in_initial_list,
+                                     tombstone=type(obj) is DeletedFinalStateUnknown, object=obj)
         else:
-            self.tracer.emit(kind, key, resource_version=rv, delta=_DELTA_NAME[delta_type], summary=summarize(obj),
-                             is_in_initial_list=is_in_initial_list, object=obj, labels=labels_of(obj))
+            self.tracer.emit_derived(kind, key, resource_version=rv, delta=_DELTA_NAME[delta_type],
+                                     is_in_initial_list=is_in_initial_list, object=obj)
 
     def _process_replaced_all(self, info, is_in_initial_list: bool) -> None:
         """client-go 1.36 processReplacedAllInfo: diff the whole list against

@@ -61,7 +61,7 @@ class CacheState(PaneState):
             return
         op = kind[6:]
         self.ops[op] += 1
-        delta = ev.fields.get("delta") or op
+        delta = ev.raw_fields.get("delta") or op
         self.deltas[delta] += 1
         self.rate.add(ev.time)
         self.last_time = ev.time
@@ -76,7 +76,7 @@ class CacheState(PaneState):
             if key not in self.keys:
                 # An update of a key not held (a Replaced/Sync of a new object) adds it.
                 self.per_ns[_namespace(key)] += 1
-            self.keys[key] = (delta, ev.fields.get("labels"))
+            self.keys[key] = (delta, ev.field("labels"))
         self.version += 1
 
     def feed_all(self, events) -> None:

@@ -14,7 +14,7 @@ from collections import Counter, deque
 from rich.text import Text
 from textual.binding import Binding
 
-from ..trace import Lazy, TraceEvent
+from ..trace import TraceEvent
 from ..trace_kinds import STORE_ADD, STORE_DELETE, STORE_UPDATE
 from .cursor import CURSOR_BINDINGS
 from .pane import PaneState
@@ -41,10 +41,11 @@ def delta_style(delta: str) -> str:
 
 
 class DeltaRow:
-    __slots__ = ("seq", "time", "delta", "key", "rv", "old_rv", "summary", "_diff", "initial", "tombstone", "fields")
+    __slots__ = ("seq", "time", "delta", "key", "rv", "old_rv", "initial", "tombstone", "event")
 
     def __init__(self, ev: TraceEvent) -> None:
-        # The raw fields: a derived diff stays uncomputed until the row is drawn.
+        # The raw fields: what is derived (summary, diff, predicates, labels)
+        # stays uncomputed until the row is drawn or filtered.
         f = ev.raw_fields
         self.seq = ev.seq
         self.time = ev.time
@@ -52,23 +53,22 @@ class DeltaRow:
         self.key = ev.key or ""
         self.rv = f.get("resource_version") or ""
         self.old_rv = f.get("old_resource_version")
-        self.summary = f.get("summary") or ""
-        self._diff = f.get("diff") or ()
         self.initial = bool(f.get("is_in_initial_list"))
         self.tombstone = bool(f.get("tombstone"))
-        self.fields = f  # for the predicates marker, derived when drawn
+        self.event = ev
 
     @property
     def labels(self) -> dict | None:
         """The object's labels as applied (the map itself), for /label: filters."""
-        return self.fields.get("labels")
+        return self.event.field("labels")
+
+    @property
+    def summary(self) -> str:
+        return self.event.field("summary") or ""
 
     @property
     def diff(self):
-        d = self._diff
-        if type(d) is Lazy:
-            d = self._diff = d.fn(*d.args) or ()
-        return d
+        return self.event.field("diff") or ()
 
     def __repr__(self) -> str:
         return f"DeltaRow({self.seq}, {self.delta}, {self.key!r}, rv={self.rv!r})"
@@ -120,7 +120,7 @@ def format_row(row: DeltaRow, t0: float, key_width: int, width: int) -> Text:
     line.append(f"{row.key:<{key_width}} ", "bold")
     line.append(f"rv={row.rv} ", "dim")
     if row.old_rv is not None:
-        line.append_text(predicate_marker(row.fields))
+        line.append_text(predicate_marker(row.event))
     if row.initial and width >= 100:
         line.append("init ", "dim italic")
     if row.tombstone:

@@ -55,7 +55,7 @@ def stage_of(kind: str) -> tuple[str, str]:
 def describe(ev: TraceEvent, diff: bool = True) -> Text:
     """The fields of one event that matter for following a key (``diff``:
     an update's changed paths too)."""
-    f = ev.raw_fields if not diff else ev.fields
+    f = ev.raw_fields  # derived fields are asked for one by one (ev.field)
     k = ev.kind
     t = Text(no_wrap=True)
     if k == WATCH_EVENT:
@@ -84,11 +84,13 @@ def describe(ev: TraceEvent, diff: bool = True) -> Text:
         d = str(f.get("delta", ""))
         t.append(f"{d} ", delta_style(d))
         t.append(f"rv={f.get('resource_version', '')} ", "dim")
-        t.append_text(predicate_marker(f))  # updates only: G R L A, or resync
-        if f.get("summary"):
-            t.append(f"{f['summary']} ")
-        if diff and f.get("diff"):
-            t.append(", ".join(map(str, f["diff"])), "italic")
+        t.append_text(predicate_marker(ev))  # updates only: G R L A, or resync
+        summary = ev.field("summary")
+        if summary:
+            t.append(f"{summary} ")
+        changed = ev.field("diff") if diff else None
+        if changed:
+            t.append(", ".join(map(str, changed)), "italic")
         if f.get("tombstone"):
             t.append(" tombstone", "red")
     elif k.startswith("handler."):
@@ -208,12 +210,13 @@ class InspectorState(PaneState):
         labels = None
         if f.uses_types or f.uses_labels:
             for item in self.history.ring(key):
-                fields = _event(item).raw_fields
+                ev = _event(item)
+                fields = ev.raw_fields
                 typ = fields.get("delta") or fields.get("type")
                 if typ:
                     types.add(str(typ))
-                if "labels" in fields:
-                    labels = fields["labels"]
+                if "labels" in fields or ev.kind in STORE_KINDS:
+                    labels = ev.field("labels")
         return f.matches(key, types, labels)
 
 

@@ -28,12 +28,12 @@ from textual.widgets import Static
 
 from ..cache.diff import METADATA, NOISE_RANK, SPEC, STATUS, Change, diff_changes
 from ..cache.keys import DeletedFinalStateUnknown
-from ..trace import Lazy, TraceEvent
+from ..trace import TraceEvent
 from ..trace_kinds import STORE_UPDATE
 from ..transforms import redact_secret
 from .ring import KeyedHistory
 
-_LOCAL = ("object", "diff")
+_LOCAL = ("object", "old")
 _VALUE_WIDTH = 60
 MAX_DETAIL = 400  # lines of a released entry's diff kept as text
 
@@ -95,13 +95,15 @@ class DeltaEntry:
             self.recorded = [c.line() for c in ch if c.rank < NOISE_RANK]
         self.obj = self.old = None
         ev = self.event
-        raw = ev.raw_fields
-        if "object" in raw or any(type(v) is Lazy for v in raw.values()):
-            # A derived field still unread (predicates) is computed now, while
-            # its objects are at hand; the copy holds no reference to them.
+        if any(name in ev.raw_fields for name in _LOCAL):
+            # The derived fields not yet read (summary, predicates...) are
+            # computed now, while the objects are at hand (a diff already
+            # kept above is reused); the copy holds no reference to them.
+            raw = ev.raw_fields
+            if self.recorded is not None and "diff" not in raw:
+                raw["diff"] = self.recorded
             self.event = TraceEvent(ev.seq, ev.time, ev.kind, ev.key,
-                                    {k: (v.fn(*v.args) if type(v) is Lazy else v)
-                                     for k, v in raw.items() if k not in _LOCAL})
+                                    {k: v for k, v in ev.fields.items() if k not in _LOCAL})
 
 
 def _unwrap(obj: Any) -> Any:
@@ -157,11 +159,11 @@ class ObjectHistory:
         entry = DeltaEntry(ev)
         ring = hist.add(key, entry)
         if ev.kind == STORE_UPDATE:
-            d = ev.raw_fields.get("diff")
-            # The informer's old object rides in the diff's Lazy; once a
-            # reader resolved it, the key's previous entry holds the same one.
-            if type(d) is Lazy:
-                entry.old = _unwrap(d.args[0])
+            # The informer's old object rides in the event (a recording's
+            # does not: the key's previous entry holds the same one).
+            old = ev.raw_fields.get("old")
+            if old is not None:
+                entry.old = _unwrap(old)
             elif len(ring) > 1:
                 entry.old = ring[-2].obj
         if len(ring) > self.keep_objects:

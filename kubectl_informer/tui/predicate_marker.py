@@ -8,12 +8,10 @@ would drop it. An update whose resourceVersion did not change is marked
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.text import Text
 
 from ..predicates import PREDICATES
-from ..trace import Lazy
+from ..trace import TraceEvent
 
 LETTERS = tuple(name[0] for name in PREDICATES)  # G R L A
 
@@ -24,14 +22,12 @@ def predicate_cells(passing) -> str:
     return "".join(letter if name in passed else "·" for letter, name in zip(LETTERS, PREDICATES))
 
 
-def predicate_marker(fields: dict[str, Any]) -> Text:
-    """The marker for a ``store.update``'s fields (raw or read), empty when
-    the event carries no predicates (recorded before they existed)."""
-    passing = fields.get("predicates")
-    if type(passing) is Lazy:
-        passing = fields["predicates"] = passing.fn(*passing.args)
+def predicate_marker(ev: TraceEvent) -> Text:
+    """The marker for a ``store.update`` (predicates derived now if not yet),
+    empty for other events and for one recorded before predicates existed."""
+    passing = ev.field("predicates")
     if not isinstance(passing, (list, tuple)):
         return Text()
-    if fields.get("old_resource_version") == fields.get("resource_version"):
+    if ev.field("old_resource_version") == ev.field("resource_version"):
         return Text("resync ", "cyan")
     return Text(predicate_cells(passing) + " ", "bold green" if passing else "dim")

@@ -164,7 +164,12 @@ class MaxOfRateLimiter:
         return ret
 
     def num_requeues(self, item: Hashable) -> int:
-        return max((limiter.num_requeues(item) for limiter in self.limiters), default=0)
+        ret = 0
+        for limiter in self.limiters:  # a loop, not a generator: once per processed item
+            n = limiter.num_requeues(item)
+            if n > ret:
+                ret = n
+        return ret
 
     def forget(self, item: Hashable) -> None:
         for limiter in self.limiters:

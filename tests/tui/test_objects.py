@@ -6,7 +6,7 @@ import copy
 from kubectl_informer.cache.diff import diff_summary
 from kubectl_informer.clock.testing import FakeClock
 from kubectl_informer.predicates import update_predicates
-from kubectl_informer.trace import Lazy, TraceBuffer, Tracer
+from kubectl_informer.trace import TraceBuffer, Tracer
 from kubectl_informer.trace_kinds import STORE_ADD, STORE_DELETE, STORE_UPDATE
 from kubectl_informer.tui.app import InformerApp
 from kubectl_informer.tui.objects import ObjectHistory, YamlScreen, redacted, to_yaml
@@ -23,17 +23,15 @@ def pod(name, rv, restarts=0, phase="Running", labels=None):
 
 def emit_life(tracer, key, n):
     """An add then ``n`` updates, emitted as the informer emits them:
-    the object in-process, the diff a Lazy over (old, new)."""
+    the objects in-process, summary, diff and predicates derived from them."""
     name = key.split("/")[1]
     old = pod(name, 1)
-    tracer.emit(STORE_ADD, key, resource_version="1", delta="Added", summary="Running",
-                is_in_initial_list=False, object=old)
+    tracer.emit_derived(STORE_ADD, key, resource_version="1", delta="Added", is_in_initial_list=False, object=old)
     for i in range(2, n + 2):
         new = pod(name, i, restarts=i - 1)
-        tracer.emit_derived(STORE_UPDATE, key, resource_version=str(i), delta="Updated", summary="Running",
+        tracer.emit_derived(STORE_UPDATE, key, resource_version=str(i), delta="Updated",
                             is_in_initial_list=False, old_resource_version=old["metadata"]["resourceVersion"],
-                            diff=Lazy(diff_summary, old, new), predicates=Lazy(update_predicates, old, new),
-                            object=new)
+                            object=new, old=old)
         old = new
     return old
 
@@ -63,10 +61,14 @@ def test_object_history_holds_objects_for_the_newest_deltas_only():
     # A released update keeps its full diff as text, the noise last.
     old = entries[0]
     assert old.obj is None and old.old is None
-    # Its event keeps no reference to the objects: no object, no Lazy left.
-    assert "object" not in old.event.raw_fields and not any(type(v) is Lazy for v in old.event.raw_fields.values())
-    assert old.event.raw_fields["predicates"] == ["ResourceVersionChanged"]
-    assert type(entries[-1].event.raw_fields["diff"]) is Lazy  # the newest are untouched until drawn
+    # Its event keeps no reference to the objects, and what it derived from them stays.
+    raw = old.event.raw_fields
+    assert "object" not in raw and "old" not in raw
+    assert raw["predicates"] == update_predicates(pod("web-1", 5, restarts=4), pod("web-1", 6, restarts=5))
+    assert raw["predicates"] == ["ResourceVersionChanged"] and raw["summary"] == "Running"
+    assert raw["diff"] == diff_summary(pod("web-1", 5, restarts=4), pod("web-1", 6, restarts=5)) != []
+    newest = entries[-1].event.raw_fields
+    assert "diff" not in newest and "summary" not in newest  # the newest are untouched until drawn
     assert old.summary()[0] == "status.containerStatuses[0].restartCount 4→5"
     ranks = [r for r, _ in old.detail_lines()]
     assert ranks == sorted(ranks) and "metadata.resourceVersion  5 → 6" in [t for _, t in old.detail_lines()]
@@ -193,8 +195,8 @@ def test_y_shows_the_selected_object_and_the_inspector_picks_a_version():
 def test_y_on_a_secret_redacts_unless_show_secret_data():
     def emit(tracer, clock):
         s = copy.deepcopy(SECRET)
-        tracer.emit(STORE_ADD, "default/db", resource_version="7", delta="Added", summary="",
-                    is_in_initial_list=True, object=s)
+        tracer.emit_derived(STORE_ADD, "default/db", resource_version="7", delta="Added",
+                            is_in_initial_list=True, object=s)
 
     for show, visible in ((False, False), (True, True)):
         extra = {"show_secret_data": True} if show else {}
@@ -209,8 +211,8 @@ def test_y_on_a_secret_redacts_unless_show_secret_data():
 
 def test_y_without_an_object_says_why():
     def emit(tracer, clock):
-        tracer.emit(STORE_DELETE, "default/gone", resource_version="3", delta="Deleted", summary="",
-                    is_in_initial_list=False, tombstone=True, object=None)
+        tracer.emit_derived(STORE_DELETE, "default/gone", resource_version="3", delta="Deleted",
+                            is_in_initial_list=False, tombstone=True, object=None)
 
     app = app_with(emit, info=info(extra={"replay": "x.ndjson"}))
 
