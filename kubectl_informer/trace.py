@@ -12,11 +12,12 @@ fields are declared in ``trace_kinds``; ``emit`` checks nothing (tests do).
 from __future__ import annotations
 
 import itertools
+from itertools import repeat
 import os
 import threading
 import time
 from collections import deque
-from operator import itemgetter
+from operator import call, itemgetter
 from typing import Any, Callable, Iterable
 
 import orjson
@@ -136,6 +137,23 @@ class DerivedTraceEvent(TraceEvent):
 # undeclared kind or field raises where it is emitted.
 CHECK_ENV = "KUBECTL_INFORMER_TRACE_CHECK"
 
+
+def _checking(emit: Callable[..., None], emit_derived: Callable[..., None]):
+    """``emit`` and ``emit_derived`` that first check the event against the
+    contract (``CHECK_ENV``)."""
+    def checked_emit(kind: str, key: str | None = None, **fields: Any) -> None:
+        checked(kind, key, fields)
+        if KINDS[kind].derive:
+            raise ContractError(f"{kind}: a kind with derived fields needs emit_derived")
+        emit(kind, key, **fields)
+
+    def checked_emit_derived(kind: str, key: str | None = None, **fields: Any) -> None:
+        checked(kind, key, fields)
+        emit_derived(kind, key, **fields)
+
+    return checked_emit, checked_emit_derived
+
+
 Subscriber = Callable[[TraceEvent], None]
 
 
@@ -143,10 +161,16 @@ class Tracer:
     """Fan-out of TraceEvents to subscribers, stamped with ``clock`` time.
 
     Subscribers run on the emitting thread and must be quick (append to a
-    buffer). ``emit`` calls one ``_sink`` read without a lock: None with no
-    subscriber, a ``TraceBuffer``'s own deque append when it is the only one
-    (no Python frame per event), else a fan-out over all of them.
+    buffer). ``emit`` and ``emit_derived`` are functions rebuilt whenever
+    the subscribers change, with what they need bound in: with no
+    subscriber they return at once; with a ``TraceBuffer`` as the only one
+    they append to its deque (no Python frame per event beyond emit's own),
+    else they fan out over all of them. Engine threads call them without a
+    lock; a call racing a subscription change reaches the old sink.
     """
+
+    emit: Callable[..., None]
+    emit_derived: Callable[..., None]  # emit for a kind with derived fields (``Kind.derive``), left out
 
     def __init__(self, clock: Clock | None = None) -> None:
         self.clock = clock or RealClock()
@@ -157,33 +181,25 @@ class Tracer:
         self._sink: Subscriber | None = None
         self._direct: TraceBuffer | None = None  # the buffer whose deque is the sink
         self._lock = threading.Lock()
+        self._checking = bool(os.environ.get(CHECK_ENV))
         self.enabled = False
-        if os.environ.get(CHECK_ENV):
-            self.emit = self._checked_emit  # type: ignore[method-assign]
-            self.emit_derived = self._checked_emit_derived  # type: ignore[method-assign]
+        self._bind_emit()
 
-    def _checked_emit(self, kind: str, key: str | None = None, **fields: Any) -> None:
-        checked(kind, key, fields)
-        if KINDS[kind].derive:
-            raise ContractError(f"{kind}: a kind with derived fields needs emit_derived")
-        Tracer.emit(self, kind, key, **fields)
-
-    def _checked_emit_derived(self, kind: str, key: str | None = None, **fields: Any) -> None:
-        checked(kind, key, fields)
-        Tracer.emit_derived(self, kind, key, **fields)
-
-    def emit(self, kind: str, key: str | None = None, **fields: Any) -> None:
-        sink = self._sink
+    def _bind_emit(self) -> None:
+        sink, seq, now = self._sink, self._seq, self._now
         if sink is None:
-            return
-        sink(_tuple_new(TraceEvent, (next(self._seq), self._now(), kind, key, fields)))
+            def emit(kind: str, key: str | None = None, **fields: Any) -> None:
+                return None
+            emit_derived = emit
+        else:
+            def emit(kind: str, key: str | None = None, **fields: Any) -> None:
+                sink(_tuple_new(TraceEvent, (next(seq), now(), kind, key, fields)))
 
-    def emit_derived(self, kind: str, key: str | None = None, **fields: Any) -> None:
-        """``emit`` for a kind with derived fields (``Kind.derive``), left out."""
-        sink = self._sink
-        if sink is None:
-            return
-        sink(_tuple_new(DerivedTraceEvent, (next(self._seq), self._now(), kind, key, fields)))
+            def emit_derived(kind: str, key: str | None = None, **fields: Any) -> None:
+                sink(_tuple_new(DerivedTraceEvent, (next(seq), now(), kind, key, fields)))
+        if self._checking:
+            emit, emit_derived = _checking(emit, emit_derived)
+        self.emit, self.emit_derived = emit, emit_derived
 
     def issued(self) -> int:
         """Sequence numbers handed out so far (events emitted to someone)."""
@@ -211,6 +227,7 @@ class Tracer:
                 for s in subs:
                     s(ev)
             self._sink = fan_out
+        self._bind_emit()
         self.enabled = bool(subs)
 
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
@@ -280,7 +297,9 @@ class TraceBuffer:
         pop = self._events.popleft
         with self._lock:
             n = len(self._events) if max_events is None else min(max_events, len(self._events))
-            out = [pop() for _ in range(n)]
+            # popleft n times in C (the engine appends meanwhile; n are
+            # there). Not iter(pop, sentinel): that compares every event.
+            out = list(map(call, repeat(pop, n)))
             self._drained += n
         return out
 

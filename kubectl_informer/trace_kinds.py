@@ -134,7 +134,10 @@ REFLECTOR_BACKOFF = _kind("reflector.backoff", "the reflector waits out its back
                           F("error", "str", "the failure that caused it", optional=True))
 RELIST = _kind("relist", "the reflector lists again", "no",
                F("reason", "str", "why", choices=("expired", "too_large", "error", "watch_closed", "forgotten")))
-RV_ADVANCE = _kind("rv.advance", "the last synced resourceVersion moved", "no",
+# A watch event moves the last synced RV to its own RV: its ``watch.event``
+# says so, and no rv.advance follows it (recordings made before say "event").
+RV_ADVANCE = _kind("rv.advance", "a list or a bookmark moved the last synced resourceVersion "
+                   "(a watch event moves it to the event's own: see watch.event)", "no",
                    F("old", "str", "the previous RV"), F("new", "str", "the new RV"),
                    F("source", "str", "what moved it", choices=("list", "event", "bookmark")))
 WATCH_START = _kind("watch.start", "a watch opens", "no", F("resource_version", "str", "the RV it starts from"))

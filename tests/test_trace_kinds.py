@@ -31,8 +31,6 @@ def _emit_calls():
             first = node.args[0]
             if isinstance(first, ast.Name) and first.id in constants:
                 kinds = [constants[first.id]]
-            elif isinstance(first, ast.Name) and first.id == "self":
-                continue  # Tracer.emit(self, ...) inside the checking tracer
             elif isinstance(first, ast.Name) and first.id in ("kind", "event"):
                 kinds = None  # a Kind passed through a variable: checked at run time by the tests
             else:

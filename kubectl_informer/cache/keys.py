@@ -21,12 +21,14 @@ class DeletedFinalStateUnknown:
 
 
 def meta_namespace_key_func(obj: Any) -> str:
-    if isinstance(obj, str):
-        return obj
+    # Three calls per delta: the common case (an object) first; a str (an
+    # explicit key) is found in the except path.
     try:
         meta = obj["metadata"]
         name = meta["name"]
     except (KeyError, TypeError) as e:
+        if isinstance(obj, str):
+            return obj
         raise KeyError(f"object has no meta: {obj!r:.80}") from e
     ns = meta.get("namespace")
     return f"{ns}/{name}" if ns else name

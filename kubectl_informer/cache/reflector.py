@@ -532,12 +532,13 @@ class Reflector:
                     tracer.emit(WATCH_EVENT, f"{ns}/{name}" if ns else name, type=etype, resource_version=rv)
                 last_rv = rv
                 if main:
-                    # _set_last_sync_rv inlined: this runs once per event.
+                    # _set_last_sync_rv inlined: this runs once per event. An
+                    # event's own watch.event says the RV moved to its RV (one
+                    # fact, one trace event); a bookmark says it here.
                     old = self._last_sync_rv
                     self._last_sync_rv = rv
-                    if old != rv and tracer.enabled:
-                        tracer.emit(RV_ADVANCE, None, old=old, new=rv,
-                                    source="bookmark" if etype == BOOKMARK else "event")
+                    if etype == BOOKMARK and old != rv and tracer.enabled:
+                        tracer.emit(RV_ADVANCE, None, old=old, new=rv, source="bookmark")
                 count += 1
                 if exit_on_initial_end and received:
                     return True, last_rv

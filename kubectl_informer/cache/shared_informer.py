@@ -21,6 +21,7 @@ import inspect
 import threading
 import time
 from collections import deque
+from queue import Empty, SimpleQueue
 from typing import Any, Callable
 
 from ..clock import Clock, RealClock
@@ -120,6 +121,9 @@ class ResourceEventHandlerFuncs(ResourceEventHandler):
             self.delete(obj)
 
 
+_STOP = ()  # put by stop() to wake a listener's thread
+
+
 def determine_resync_period(desired: float, check: float) -> float:
     """client-go's determineResyncPeriod: 0 stays 0; no resync at all when
     the informer does not resync; never below the check period."""
@@ -142,7 +146,7 @@ def _rv(obj: Any) -> str:
 class ProcessorListener:
     """Relays notifications to one handler on its own thread through an
     unbounded buffer (client-go's processorListener; its two goroutines and
-    ring buffer become one thread and a deque). Also the registration
+    ring buffer become one thread and a C queue). Also the registration
     handle ``add_event_handler`` returns."""
 
     def __init__(self, name: str, handler: ResourceEventHandler, requested_resync_period: float,
@@ -155,14 +159,15 @@ class ProcessorListener:
         self.next_resync = now + resync_period
         self._upstream_has_synced = upstream_has_synced
         self._tracer = tracer
-        # The plain lock is entered directly on the hot path (a Condition's
-        # own __enter__ is a Python-level call); the Condition shares it.
-        self._lock = threading.Lock()
-        self._cond = threading.Condition(self._lock)
-        self._buf: deque = deque()
-        self._waiting = False
+        # client-go's unbounded ring buffer between its two goroutines: a C
+        # queue, so adding and taking a notification cost no Python-level
+        # lock or Condition.
+        self._buf: SimpleQueue = SimpleQueue()
         self._stopped = False
-        self._initial_pending = 0
+        # Initial-list adds given and handled: each counter has one writer
+        # (the informer's thread, the listener's), so neither needs a lock.
+        self._initial_added = 0
+        self._initial_handled = 0
         self._thread: threading.Thread | None = None
         self.delivered = 0
         self.errors = 0
@@ -177,19 +182,16 @@ class ProcessorListener:
     # --- registration ---
     def has_synced(self) -> bool:
         """The informer has synced and every initial-list add was handled."""
-        return self._initial_pending == 0 and self._upstream_has_synced()
+        return self._initial_added == self._initial_handled and self._upstream_has_synced()
 
     def buffered(self) -> int:
-        return len(self._buf)
+        return self._buf.qsize()
 
     # --- producer side ---
     def add(self, notification: tuple) -> None:
-        with self._lock:
-            if notification[0] == _ADD and notification[2]:
-                self._initial_pending += 1
-            self._buf.append(notification)
-            if self._waiting:
-                self._cond.notify()
+        if notification[0] == _ADD and notification[2]:
+            self._initial_added += 1
+        self._buf.put(notification)
 
     # --- resync bookkeeping (under the processor's lock) ---
     def should_resync(self, now: float) -> bool:
@@ -205,9 +207,8 @@ class ProcessorListener:
             self._thread.start()
 
     def stop(self) -> None:
-        with self._cond:
-            self._stopped = True
-            self._cond.notify_all()
+        self._stopped = True
+        self._buf.put(_STOP)  # wakes the thread if it waits
 
     def join(self, timeout: float | None = None) -> None:
         if self._thread is not None:
@@ -215,7 +216,7 @@ class ProcessorListener:
 
     def stats(self) -> dict[str, Any]:
         """The lane as the Handlers pane shows it (experiments, tests)."""
-        pending = len(self._buf)
+        pending = self._buf.qsize()
         return dict(listener=self.name, requested=self.requested_resync_period, effective=self.resync_period,
                     pending=pending, handled=self.delivered, call=self.last_call, errors=self.errors,
                     slow=is_slow(pending, self.last_call))
@@ -231,41 +232,37 @@ class ProcessorListener:
 
     def _report(self, call: float) -> None:
         self._unreported = False
-        pending = len(self._buf)
+        pending = self._buf.qsize()
         self._tracer.emit(HANDLER_LANE, None, listener=self.name, pending=pending, handled=self.delivered,
                           call=round(call, 6), slow=is_slow(pending, call))
 
-    def _wait(self) -> None:
-        """Wait for a notification (under ``_cond``). With calls left
+    def _wait(self) -> tuple:
+        """The next notification, the buffer being empty. With calls left
         unreported, wait a sample period first and report the idle lane,
         so the last figures shown are never a stale backlog."""
-        self._waiting = True
         if self._unreported and self._tracer.enabled:
             rest = min(max(self._next_sample - self._now(), 0.0), LANE_SAMPLE_EVERY)
             if rest:
-                self._cond.wait(rest)
-            if not self._buf and not self._stopped:
+                try:
+                    return self._buf.get(timeout=rest)
+                except Empty:
+                    pass
+            if not self._stopped:
                 self._report(self.last_call)
-        else:
-            self._cond.wait()
-        self._waiting = False
+        return self._buf.get()
 
     def _run(self) -> None:
-        lock = self._lock
         buf = self._buf
+        get, qsize = buf.get, buf.qsize
         handler = self.handler
         on_add, on_update, on_delete = handler.on_add, handler.on_update, handler.on_delete
         tracer = self._tracer
         now = self._now
-        while True:
-            with lock:
-                while not buf:
-                    if self._stopped:
-                        return
-                    self._wait()
-                if self._stopped:
-                    return
-                n = buf.popleft()
+        while not self._stopped:
+            # Idle with a lane report owed (traced runs only): _wait.
+            n = get() if not self._unreported or qsize() else self._wait()
+            if self._stopped or n is _STOP:
+                return
             kind = n[0]
             started = now() if tracer.enabled else None
             try:
@@ -280,8 +277,7 @@ class ProcessorListener:
                 self._tracer.emit(HANDLER_ERROR, None, listener=self.name, error=f"{type(err).__name__}: {err}")
             finally:
                 if kind == _ADD and n[2]:
-                    with lock:
-                        self._initial_pending -= 1
+                    self._initial_handled += 1
             self.delivered += 1
             if started is not None:
                 ended = now()
@@ -659,7 +655,7 @@ class SharedIndexInformer:
             event = _HANDLER_EVENTS[kind]
             emit = tracer.emit
             for listener in got:
-                emit(event, key, listener=listener.name, is_sync=sync, buffered=len(listener._buf))
+                emit(event, key, listener=listener.name, is_sync=sync, buffered=listener._buf.qsize())
 
     def _trace_store(self, kind: str, key: str, delta_type, obj: Any, old: Any, is_in_initial_list: bool,
                      rv: str | None = None, old_rv: str | None = None) -> None:

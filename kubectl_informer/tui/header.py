@@ -88,6 +88,10 @@ class HeaderState(PaneState):
         if kind == WATCH_EVENT or kind == WATCH_BOOKMARK:
             self.last_event = ev.time
             self.watch_events += 1
+            if kind == WATCH_EVENT and not self.progress.streaming and f.get("resource_version"):
+                # The last synced RV moves to a watch event's own (a
+                # WatchList stream's initial events do not move it).
+                self.rv = str(f["resource_version"])
         elif kind == WATCH_START:
             self.watching_since = ev.time
             self.watch_ended = None

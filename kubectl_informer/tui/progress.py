@@ -45,6 +45,12 @@ class ListProgress:
         self.applied = 0
         self.watch_list = False  # a WatchList stream: its items arrive as watch events
 
+    @property
+    def streaming(self) -> bool:
+        """A WatchList stream's initial events are arriving (its watch
+        events are the list's items, not the reflector's RV moving)."""
+        return self.watch_list and self.start is not None and self.listed is None and not self.synced
+
     def feed(self, ev: TraceEvent) -> None:
         kind = ev.kind
         f = ev.fields

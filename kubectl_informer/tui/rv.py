@@ -129,7 +129,9 @@ class RVState(DispatchState):
             return
         rv = ev.fields.get("resource_version")
         if rv not in (None, ""):
-            self.watch_rv = str(rv)
+            # The reflector's last synced RV is now the event's (rv.advance
+            # says so only for lists and bookmarks).
+            self.watch_rv = self.synced_rv = str(rv)
             self._point(ev.time, rv)
 
     def _watch_bookmark(self, ev: TraceEvent) -> None:

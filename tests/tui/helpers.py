@@ -58,8 +58,7 @@ def demo_trace() -> TraceMaker:
     e("informer.synced", items=5, duration=0.25)
     e("watch.start", resource_version="100")
     k = "default/web-1"
-    e("watch.event", k, type="MODIFIED", resource_version="101")
-    e("rv.advance", old="100", new="101", source="event")
+    e("watch.event", k, type="MODIFIED", resource_version="101")  # the last synced RV moves with it
     e("fifo.queue", k, type="Updated", depth=1, pending=1)
     e("watch.event", k, type="MODIFIED", resource_version="102")
     e("fifo.coalesce", k, type="Updated", depth=1, pending=2)

@@ -21,7 +21,7 @@ def test_header_shows_run_profile_sync_and_watch_health(size):
         assert "● synced 5 in 250ms" in head
         # The FakeClock is 1 s past the trace's last event (the bookmark).
         assert "last event 1s ago" in head
-        assert "rv 101" in head
+        assert "rv 103" in head  # the last watch event's RV
 
     run(check, app, size)
 

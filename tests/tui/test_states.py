@@ -81,7 +81,7 @@ def test_header_state_follows_sync_and_watch_health():
     st.feed_all(e.events)
     assert st.fifo == "DeltaFIFO" and st.watch_list is False
     assert st.synced and st.synced_items == 5
-    assert st.watching_since is not None and st.rv == "101"
+    assert st.watching_since is not None and st.rv == "103"  # the last watch event's
     assert st.last_event == e.events[-1].time  # the bookmark
     assert st.relists == 0
     more = TraceMaker(start=e.t)
