@@ -54,7 +54,6 @@ TARGET_RSS = 0.10
 # One object's trip through the pipeline (an update coalesced with a second).
 TEMPLATE = [
     ("watch.event", {"type": "MODIFIED"}),
-    ("rv.advance", {"source": "event"}),
     ("fifo.queue", {"type": "Updated", "depth": 3, "pending": ["Updated"]}),
     ("watch.event", {"type": "MODIFIED"}),
     ("fifo.coalesce", {"type": "Updated", "depth": 3, "pending": ["Updated", "Updated"]}),
@@ -106,9 +105,6 @@ class Producer(threading.Thread):
                 if kind in ("watch.event", "store.update"):
                     rv += 1
                     f["resource_version"] = str(rv)
-                elif kind == "rv.advance":
-                    f["old"], f["new"] = str(rv - 1), str(rv)
-                    key = None
                 seq += 1
                 batch.append(TraceEvent(seq, now - t0, kind, key, f))
             buf.extend(batch)

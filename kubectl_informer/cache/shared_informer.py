@@ -613,16 +613,27 @@ class SharedIndexInformer:
                     if exists:
                         indexer.add_with_key(key, obj)  # update: the key is the one just computed
                         rv, old_rv = _rv(obj), _rv(old)
-                        if tracer.enabled:
-                            self._trace_store(STORE_UPDATE, key, t, obj, old, is_in_initial_list, rv, old_rv)
-                        sync = old_rv == rv
-                        if not sync and not tracer.enabled:
-                            # The common case, inlined: a real update to every listener.
+                        if old_rv != rv:
+                            # The common case, inlined (_trace_store and
+                            # _distribute): a real update to every listener.
+                            traced = tracer.enabled
+                            if traced:
+                                tracer.emit_derived(STORE_UPDATE, key, resource_version=rv, delta=_DELTA_NAME[t],
+                                                    is_in_initial_list=is_in_initial_list, old_resource_version=old_rv,
+                                                    object=obj, old=old)
                             n = (_UPDATE, old, obj)
-                            for listener in self.processor._all:
+                            got = self.processor._all
+                            for listener in got:
                                 listener.add(n)
+                            if traced:
+                                emit = tracer.emit
+                                for listener in got:
+                                    emit(HANDLER_UPDATE, key, listener=listener.name, is_sync=False,
+                                         buffered=listener._buf.qsize())
                         else:
-                            self._distribute((_UPDATE, old, obj), sync, key)
+                            if tracer.enabled:
+                                self._trace_store(STORE_UPDATE, key, t, obj, old, is_in_initial_list, rv, old_rv)
+                            self._distribute((_UPDATE, old, obj), True, key)
                     else:
                         indexer.add_with_key(key, obj)
                         if tracer.enabled:
