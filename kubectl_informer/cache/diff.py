@@ -95,6 +95,11 @@ class Change(NamedTuple):
     new: Any
     rank: int
 
+    @property
+    def label(self) -> str:
+        """The path as shown: metadata.labels.app reads labels.app."""
+        return _label(self.path)
+
     def line(self) -> str:
         """The short form: "status.phase Pending→Running", "labels.app +"."""
         label = _label(self.path)
@@ -105,11 +110,15 @@ class Change(NamedTuple):
         return f"{label} changed"
 
 
+# A path under a noise field (one str.startswith call, in C).
+_UNDER_NOISE = tuple(n + sep for n in sorted(NOISE) for sep in ".[")
+_SECTIONS = {"status": STATUS, "spec": SPEC, "metadata": METADATA}
+
+
 def _rank(path: str) -> int:
-    head = path.split(".", 1)[0].split("[", 1)[0]
-    if path in NOISE or any(path.startswith(n + ".") or path.startswith(n + "[") for n in NOISE):
+    if path in NOISE or path.startswith(_UNDER_NOISE):
         return NOISE_RANK
-    return {"status": STATUS, "spec": SPEC, "metadata": METADATA}.get(head, OTHER)
+    return _SECTIONS.get(path.split(".", 1)[0].split("[", 1)[0], OTHER)
 
 
 def _add(out: list[Change], path: str, op: str, old: Any, new: Any) -> None:

@@ -81,7 +81,7 @@ class HeaderState(PaneState):
         kind = ev.kind
         if kind not in self.KINDS:
             return
-        f = ev.fields
+        f = ev.raw_fields  # store events pass through (ListProgress): derive nothing of theirs
         self.last_time = ev.time
         if kind in ListProgress.KINDS:
             self.progress.feed(ev)

@@ -112,16 +112,27 @@ def _unwrap(obj: Any) -> Any:
     return obj if isinstance(obj, dict) else None
 
 
+# Scalars as JSON writes them, without json.dumps' cost (this runs for
+# every change of every delta the Inspector's history lets go).
+_PLAIN = {int: str, bool: lambda v: "true" if v else "false"}
+
+
 def _value(v: Any) -> str:
     if v is None:
         return "∅"
-    text = v if isinstance(v, str) else json.dumps(v, separators=(",", ":"), default=str)
+    t = type(v)
+    if t is str:
+        text = v
+    elif t in _PLAIN:
+        text = _PLAIN[t](v)
+    else:
+        text = json.dumps(v, separators=(",", ":"), default=str)
     return text if len(text) <= _VALUE_WIDTH else text[: _VALUE_WIDTH - 1] + "…"
 
 
 def format_change(c: Change) -> str:
     """``status.phase  Pending → Running``, ``labels.app  + web``, ``x  - y``."""
-    label = c.line().split(" ", 1)[0]
+    label = c.label
     if c.op == "+":
         return f"{label}  + {_value(c.new)}"
     if c.op == "-":

@@ -53,7 +53,7 @@ class ListProgress:
 
     def feed(self, ev: TraceEvent) -> None:
         kind = ev.kind
-        f = ev.fields
+        f = ev.raw_fields  # store events are fed too: nothing of theirs is derived here
         if kind == WATCH_EVENT:
             if self.watch_list and self.listed is None:
                 self.items += 1

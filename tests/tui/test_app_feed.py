@@ -78,3 +78,53 @@ def test_inspector_says_how_many_earlier_events_did_not_fit():
         assert "rv=29" in shown[-1]
 
     run(check, app)
+
+
+def test_absorbing_store_events_derives_no_diff_or_predicates(monkeypatch):
+    """The informer's store events carry objects; what is derived from them
+    (an update's diff, its predicates) costs the UI thread, which shares the
+    engine's GIL. Absorbing them derives none of it; only the Inspector's
+    history, letting an old entry of a key go, keeps what it needs of its
+    objects, once per event."""
+    from kubectl_informer import trace_kinds
+    from kubectl_informer.clock.testing import FakeClock
+    from kubectl_informer.trace import TraceBuffer, Tracer
+    from kubectl_informer.tui.objects import ObjectHistory
+
+    derived = []
+    for name in ("diff", "predicates"):
+        fn = trace_kinds.STORE_UPDATE.derive[name]
+        monkeypatch.setitem(trace_kinds.STORE_UPDATE.derive, name,
+                            lambda f, fn=fn, name=name: derived.append(name) or fn(f))
+    tracer, buf = Tracer(FakeClock()), TraceBuffer()
+    tracer.subscribe(buf)
+
+    def updates(key, n):
+        name = key.split("/")[1]
+        old = {"metadata": {"name": name, "namespace": "default", "resourceVersion": "1", "labels": {"app": "web"}},
+               "status": {"phase": "Pending"}}
+        tracer.emit_derived(trace_kinds.STORE_ADD, key, resource_version="1", delta="Added",
+                            is_in_initial_list=False, object=old)
+        for rv in range(2, n + 2):
+            new = {**old, "metadata": {**old["metadata"], "resourceVersion": str(rv)}, "status": {"phase": "Running"}}
+            tracer.emit_derived(trace_kinds.STORE_UPDATE, key, resource_version=str(rv), delta="Updated",
+                                is_in_initial_list=False, old_resource_version=str(rv - 1), object=new, old=old)
+            old = new
+
+    for i in range(300):
+        updates(f"default/web-{i}", ObjectHistory().keep_objects - 1)  # none is let go
+    app = make_app(TraceMaker())
+
+    async def check(pilot):
+        app.feed_batch(buf.drain())
+        assert derived == []
+        # The Cache pane still knows the labels (for /label: filters).
+        assert app.states["cache"].keys["default/web-7"][1] == {"app": "web"}
+        # A hot key: each update the history lets go is diffed once (its
+        # short diff reuses the full one) and its predicates derived once.
+        updates("default/hot", 100)
+        app.feed_batch(buf.drain())
+        let_go = 100 - ObjectHistory().keep_objects  # of 101 entries (the add first), the newest kept
+        assert derived.count("predicates") == let_go and derived.count("diff") == 0
+
+    run(check, app)
