@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from textual import events  # noqa: E402
 
 from kubectl_informer.lifecycle import UI, tuned  # noqa: E402
-from kubectl_informer.trace import TraceBuffer, TraceEvent  # noqa: E402
+from kubectl_informer.trace import DerivedTraceEvent, TraceBuffer, TraceEvent  # noqa: E402
 from kubectl_informer.tui.app import InformerApp  # noqa: E402
 from kubectl_informer.run_info import RunInfo  # noqa: E402
 
@@ -58,8 +58,8 @@ TEMPLATE = [
     ("watch.event", {"type": "MODIFIED"}),
     ("fifo.coalesce", {"type": "Updated", "depth": 3, "pending": ["Updated", "Updated"]}),
     ("fifo.pop", {"types": ["Updated", "Updated"], "is_in_initial_list": False, "waited": 0.002}),
-    ("store.update", {"delta": "Updated", "summary": "Running", "diff": ["status.phase Pending→Running"],
-                      "is_in_initial_list": False}),
+    # As the informer emits it: the objects, summary/diff/predicates derived when read.
+    ("store.update", {"delta": "Updated", "is_in_initial_list": False}),
     ("handler.update", {"listener": "handler-1", "is_sync": False}),
     ("queue.add", {"outcome": "queued", "depth": 1}),
     ("queue.get", {"waited": 0.001, "depth": 0}),
@@ -67,6 +67,32 @@ TEMPLATE = [
     ("worker.done", {"worker": 0, "outcome": "ok", "duration": 0.01}),
     ("queue.done", {"worked": 0.01, "requeued": False}),
 ]
+
+
+_PODS: dict[tuple[str, int], tuple[dict, dict]] = {}
+
+
+def pod_versions(key: str, rv: int) -> tuple[dict, dict]:
+    """Two versions of ``key``'s pod (~1 KB each), the older one first; built
+    once per key and parity, so the producer stays cheap beside the UI."""
+    got = _PODS.get((key, rv % 2))
+    if got is None:
+        got = _PODS[(key, rv % 2)] = _pod_versions(key, rv)
+    return got
+
+
+def _pod_versions(key: str, rv: int) -> tuple[dict, dict]:
+    ns, name = key.split("/")
+    phases = ("Pending", "Running") if rv % 2 else ("Running", "Pending")
+
+    def pod(version: int, phase: str) -> dict:
+        return {"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": name, "namespace": ns, "resourceVersion": str(version),
+                             "labels": {"app": "web", "pod-template-hash": "5887b1109c"}},
+                "spec": {"nodeName": "node-1", "containers": [{"name": "web", "image": "nginx:1.27"}]},
+                "status": {"phase": phase, "podIP": "10.0.0.1"}}
+
+    return pod(rv - 1, phases[0]), pod(rv, phases[1])
 
 
 def rss_bytes() -> int:
@@ -105,6 +131,13 @@ class Producer(threading.Thread):
                 if kind in ("watch.event", "store.update"):
                     rv += 1
                     f["resource_version"] = str(rv)
+                if kind == "store.update":
+                    # A pod going Pending → Running and back: a real diff.
+                    old, new = pod_versions(key, rv)
+                    f.update(old_resource_version=str(rv - 1), object=new, old=old)
+                    seq += 1
+                    batch.append(DerivedTraceEvent(seq, now - t0, kind, key, f))
+                    continue
                 seq += 1
                 batch.append(TraceEvent(seq, now - t0, kind, key, f))
             buf.extend(batch)

@@ -103,6 +103,15 @@ class TraceEvent(tuple):
         return f"TraceEvent(seq={self.seq}, time={self.time:.3f}, kind={self.kind!r}, key={self.key!r}, fields={self.fields!r})"
 
 
+def _derive_of(kind: str) -> dict[str, Callable[[dict[str, Any]], Any]]:
+    """The kind's derivations (a kind given as a plain str is looked up)."""
+    derive = getattr(kind, "derive", None)
+    if derive is None:
+        k = KINDS.get(kind)
+        derive = k.derive if k is not None else {}
+    return derive
+
+
 class DerivedTraceEvent(TraceEvent):
     """An event of a kind with derived fields (``Kind.derive``), emitted by
     ``Tracer.emit_derived`` without them: the engine hands over the objects
@@ -116,7 +125,7 @@ class DerivedTraceEvent(TraceEvent):
     @property  # type: ignore[override]
     def fields(self) -> dict[str, Any]:
         f = self[4]
-        for name, fn in self[2].derive.items():
+        for name, fn in _derive_of(self[2]).items():
             if name not in f:
                 f[name] = fn(f)
         return f
@@ -126,7 +135,7 @@ class DerivedTraceEvent(TraceEvent):
         try:
             return f[name]
         except KeyError:
-            fn = self[2].derive.get(name)
+            fn = _derive_of(self[2]).get(name)
             if fn is None:
                 return default
             v = f[name] = fn(f)

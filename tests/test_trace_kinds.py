@@ -136,3 +136,11 @@ def test_a_derived_field_is_computed_when_read_and_written_to_json(monkeypatch):
 def test_the_design_notes_table_is_generated_from_the_declaration():
     text = (ROOT / "docs" / "design-notes.md").read_text()
     assert trace_kinds.markdown_table() in text, "regenerate it: python -m kubectl_informer.trace_kinds"
+
+
+def test_a_derived_event_built_with_the_kinds_name_derives_too():
+    obj = {"metadata": {"name": "a", "resourceVersion": "2", "labels": {"app": "web"}}, "status": {"phase": "Running"}}
+    ev = DerivedTraceEvent(1, 0.0, "store.add", "ns/a", {"resource_version": "2", "delta": "Added",
+                                                         "is_in_initial_list": False, "object": obj})
+    assert ev.field("labels") == {"app": "web"} and ev.fields["summary"] == "Running"
+    assert DerivedTraceEvent(2, 0.0, "not.a.kind", None, {}).field("x", 7) == 7
