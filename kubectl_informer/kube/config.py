@@ -16,7 +16,6 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-import urllib3
 import yaml
 
 from . import light
@@ -73,7 +72,7 @@ def load_kube(kubeconfig: str | None = None, context: str | None = None) -> Kube
         return _load_with_client(paths, name, namespace)
     except (OSError, ValueError, TypeError, KeyError, AttributeError) as e:
         raise KubeConfigError(f"invalid kubeconfig for context \"{name}\": {one_line(e)}") from None
-    return KubeTarget(light.LightClient(cfg, _retries(), USER_AGENT), name, namespace, cfg.host)
+    return KubeTarget(light.LightClient(cfg, USER_AGENT), name, namespace, cfg.host)
 
 
 def _named(files: list[tuple[str, dict]], key: str) -> dict[str, tuple[dict, str]]:
@@ -189,13 +188,16 @@ def _load_in_cluster() -> KubeTarget:
     return KubeTarget(new_api_client(cfg), "in-cluster", namespace, cfg.host)
 
 
-def _retries() -> urllib3.util.Retry:
+def _retries() -> Any:
     """urllib3 (under the kubernetes client) would otherwise sleep out a
     429's Retry-After and retry, hiding throttling from the Reflector, whose
     own back-off is what this tool shows. Connection failures still get
-    three quick retries. redirect=False: a 3xx comes back to rest.get, which
-    refuses it (credentials must never follow a redirect to another host)."""
-    return urllib3.util.Retry(total=3, status=0, status_forcelist=(), redirect=False,
+    three quick retries (``light.RETRIES``, the light client's). redirect=False:
+    a 3xx comes back to rest.get, which refuses it (credentials must never
+    follow a redirect to another host)."""
+    import urllib3  # loaded with the kubernetes client, which is what uses it
+
+    return urllib3.util.Retry(total=light.RETRIES, status=0, status_forcelist=(), redirect=False,
                               respect_retry_after_header=False, raise_on_status=False)
 
 
@@ -215,5 +217,5 @@ def fresh_client(api_client: Any) -> Any:
     """A new client for the same server and credentials as ``api_client`` (a
     restarted run's: stopping a run aborts its client's requests for good)."""
     if isinstance(api_client, light.LightClient):
-        return light.LightClient(api_client.configuration, _retries(), api_client.user_agent)
+        return light.LightClient(api_client.configuration, api_client.user_agent, api_client.retries)
     return new_api_client(api_client.configuration)

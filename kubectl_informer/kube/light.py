@@ -4,12 +4,13 @@ Importing ``kubernetes.config`` loads most of the kubernetes client (its
 package imports the API models' machinery, pydantic, oauthlib, dateutil...):
 about 0.15 s of a start-up that is otherwise 0.1 s. Most kubeconfigs need
 none of it: a server, a CA (or ``insecure-skip-tls-verify``), and a bearer
-token or a client certificate. For those, ``light_client`` builds the same
-urllib3 connection pool the kubernetes client's ``RESTClientObject`` would
-(same TLS settings, same headers, same query encoding, same retries) and
-``rest.get`` sends through it. Everything else -- exec credential plugins,
-auth providers, basic auth, proxies, impersonation, any key we do not know,
-in-cluster -- returns None and goes through the kubernetes client's loader.
+token or a client certificate. For those, ``LightClient`` sends what the
+kubernetes client's ``RESTClientObject`` would (same TLS settings, same
+headers, same query encoding, same retries) over ``light_http``, without
+urllib3 either. Everything else -- exec credential plugins, auth
+providers, basic auth, proxies, impersonation, any key we do not know,
+in-cluster -- raises ``Unsupported`` and goes through the kubernetes
+client's loader.
 """
 
 from __future__ import annotations
@@ -19,10 +20,15 @@ import base64
 import os
 import ssl
 import tempfile
+import threading
 from typing import Any, Iterable
 from urllib.parse import quote
 
-import urllib3
+from . import light_http
+
+# A request that got no answer is sent again this many times: urllib3's
+# Retry(total=3), which the kubernetes client's pool gets from kube.config.
+RETRIES = 3
 
 # The keys the light path reads; a cluster or user with any other key (for
 # example "exec", "auth-provider", "proxy-url", "username", "as") is left to
@@ -48,41 +54,58 @@ class LightConfig:
 
 
 class LightClient:
-    """GETs through one urllib3 pool set up as the kubernetes client sets up
-    its own (``kubernetes.client.rest.RESTClientObject``)."""
+    """GETs as the kubernetes client's ``RESTClientObject`` sends them (same
+    headers, query encoding, TLS settings and retries), through
+    ``light_http``'s pooled ``http.client`` connections instead of urllib3."""
 
-    def __init__(self, cfg: LightConfig, retries: Any, user_agent: str) -> None:
+    def __init__(self, cfg: LightConfig, user_agent: str, retries: int = RETRIES) -> None:
         self.configuration = cfg
         self.user_agent = user_agent
-        pool_args: dict[str, Any] = {
-            "cert_reqs": ssl.CERT_REQUIRED if cfg.verify_ssl else ssl.CERT_NONE,
-            "ca_certs": cfg.ssl_ca_cert, "cert_file": cfg.cert_file, "key_file": cfg.key_file,
-            "retries": retries, "maxsize": (os.cpu_count() or 1) * 5}
-        if cfg.tls_server_name:
-            pool_args["server_hostname"] = cfg.tls_server_name
-        self.pool_manager = urllib3.PoolManager(**pool_args)
+        self.retries = retries
+        self._pools: dict[tuple[str, str, int], light_http.Pool] = {}
+        self._lock = threading.Lock()
+        self._tls: tuple[ssl.SSLContext, str | None] | None = None
 
     def url(self, path: str, query: Iterable[tuple[str, Any]]) -> str:
         """The URL as the kubernetes client's ``param_serialize`` writes it."""
         pairs = [f"{k}={quote(_query_value(v))}" for k, v in query]
         return self.configuration.host + path + ("?" + "&".join(pairs) if pairs else "")
 
-    def get(self, url: str, accept: str, timeout: float | tuple[float, float] | None) -> Any:
+    def get(self, url: str, accept: str, timeout: float | tuple[float, float] | None) -> light_http.Response:
         """The open response (body not read), as the kubernetes client's
-        ``call_api`` returns it; urllib3's exceptions pass through."""
+        ``call_api`` returns it. A request that got no answer raises its
+        OSError (``ConnectionRefusedError``, ``ssl.SSLError``...) or
+        ``http.client.HTTPException`` after the retries."""
         headers = {"Accept": accept, "User-Agent": self.user_agent}
         if self.configuration.authorization:
             headers["authorization"] = self.configuration.authorization
-        if isinstance(timeout, (int, float)) and timeout:
-            t: Any = urllib3.Timeout(total=timeout)
-        elif isinstance(timeout, tuple):
-            t = urllib3.Timeout(connect=timeout[0], read=timeout[1])
+        if isinstance(timeout, tuple):
+            t = timeout
         else:
-            t = None
-        return self.pool_manager.request("GET", url, fields={}, timeout=t, headers=headers, preload_content=False)
+            t = (timeout or None, timeout or None)
+        origin, target = light_http.split(url)
+        return self._pool(origin).request(target, headers, t, self.retries)
+
+    def _pool(self, origin: tuple[str, str, int]) -> light_http.Pool:
+        with self._lock:
+            pool = self._pools.get(origin)
+            if pool is None:
+                pool = self._pools[origin] = light_http.Pool(*origin, self._tls_context, light_http.pool_size())
+            return pool
+
+    def _tls_context(self) -> tuple[ssl.SSLContext, str | None]:
+        """Built once, at the first https connection (loading CAs is slow)."""
+        with self._lock:
+            if self._tls is None:
+                cfg = self.configuration
+                self._tls = (light_http.tls_context(cfg), cfg.tls_server_name)
+            return self._tls
 
     def close(self) -> None:
-        self.pool_manager.clear()
+        with self._lock:
+            pools = list(self._pools.values())
+        for pool in pools:
+            pool.clear()
 
 
 def _query_value(v: Any) -> str:

@@ -14,7 +14,6 @@ import time
 from typing import Any, Iterator
 
 import orjson
-import urllib3
 
 from kubectl_informer.cache.listwatch import (
     ADDED, BOOKMARK, ERROR, INITIAL_EVENTS_END_ANNOTATION, ListOptions, WatchEvent,
@@ -181,7 +180,9 @@ class KubeWatch:
             # One HTTP chunk per flush; the API server flushes every event.
             yield from resp.read_chunked(None, decode_content=True)
             return
-        while True:  # close-delimited or sized body: take whatever has arrived
+        # A close-delimited or sized body, or the light client's (http.client
+        # undoes the chunking): whatever has arrived.
+        while True:
             data = resp.read1(_CHUNK)
             if not data:
                 return
@@ -207,7 +208,7 @@ class KubeWatch:
                         gc_pause.release(freeze=initial >= FREEZE_MIN_ITEMS and ev.type == BOOKMARK
                                          and _is_initial_events_end(ev.object))
                 yield ev
-        except (urllib3.exceptions.HTTPError, OSError, ValueError, AttributeError):
+        except (*rest._broken_body_errors(), OSError, ValueError, AttributeError):
             # Reset, timeout, or stop() closing the socket under us: the
             # stream is over; the Reflector decides what happens next.
             return

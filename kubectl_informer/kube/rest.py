@@ -1,23 +1,27 @@
-"""GET requests over urllib3 (the kubernetes client's HTTP stack), raw bytes out.
+"""GET requests, raw bytes out.
 
-Through a ``light.LightClient`` (the common kubeconfigs), else the kubernetes
-client's ``ApiClient``, reused for what it is good at (TLS, proxies, bearer
-tokens refreshed by exec/in-cluster hooks, basic auth), skipping its model classes:
-the body comes back as bytes (the rest client never preloads) and the caller
-decodes it with orjson.
+Through a ``light.LightClient`` (the common kubeconfigs: ``http.client``,
+see light_http.py), else the kubernetes client's ``ApiClient`` (urllib3),
+reused for what it is good at (TLS, proxies, bearer tokens refreshed by
+exec/in-cluster hooks, basic auth), skipping its model classes: the body
+comes back as bytes (the rest client never preloads) and the caller decodes
+it with orjson. Both responses offer the same few methods (``read1``,
+``release_conn``, ``shutdown``...).
 """
 
 from __future__ import annotations
 
 import html
+import http.client
 import re
+import sys
 import threading
 import time
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator
+from urllib.parse import urlsplit
 
 import orjson
-import urllib3
 
 from .errors import ApiError, RedirectError, one_line
 from .light import LightClient
@@ -88,8 +92,8 @@ def _retry_after(resp: Any) -> float | None:
 
 
 def get(api_client: Any, path: str, query: Iterable[tuple[str, Any]] = (), *,
-        timeout: float | tuple[float, float] | None = None, accept: str = ACCEPT_JSON) -> urllib3.BaseHTTPResponse:
-    """GET ``path`` and return the open urllib3 response (body not read).
+        timeout: float | tuple[float, float] | None = None, accept: str = ACCEPT_JSON) -> Any:
+    """GET ``path`` and return the open response (body not read).
 
     Raises ApiError for a non-2xx answer (body read and released),
     ConnectionRefusedError when nothing listens, ConnectionError for other
@@ -98,14 +102,11 @@ def get(api_client: Any, path: str, query: Iterable[tuple[str, Any]] = (), *,
     url, send = _prepare(api_client, path, query, timeout, accept)
     try:
         resp = send()
-    except urllib3.exceptions.MaxRetryError as e:
-        raise _transport_error(e.reason or e, url) from None
-    except urllib3.exceptions.HTTPError as e:
-        raise _transport_error(e, url) from None
-    except Exception as e:  # the kubernetes client wraps TLS errors in ApiException(status=0)
-        if getattr(e, "status", None) == 0:
-            raise ConnectionError(f"{url}: {one_line(getattr(e, 'reason', e), 200)}") from None
-        raise
+    except Exception as e:
+        err = _send_error(e, url)
+        if err is None:
+            raise
+        raise err from None
     if 300 <= resp.status <= 399:
         location = resp.headers.get("Location") or "" if resp.headers is not None else ""
         resp.release_conn()
@@ -121,7 +122,7 @@ def get(api_client: Any, path: str, query: Iterable[tuple[str, Any]] = (), *,
 
 def _prepare(api_client: Any, path: str, query: Iterable[tuple[str, Any]], timeout: Any,
              accept: str) -> tuple[str, Callable[[], Any]]:
-    """The URL, and a call that sends the GET and returns the open urllib3
+    """The URL, and a call that sends the GET and returns the open
     response: through a ``LightClient``, or the kubernetes client's
     ``ApiClient`` (with its auth hooks: exec plugins, in-cluster token refresh)."""
     if isinstance(api_client, LightClient):
@@ -131,6 +132,32 @@ def _prepare(api_client: Any, path: str, query: Iterable[tuple[str, Any]], timeo
         "GET", path, query_params=list(query) or None, header_params={"Accept": accept},
         auth_settings=["BearerToken"])
     return url, lambda: api_client.call_api(method, url, headers, _request_timeout=timeout).response
+
+
+def _urllib3_errors() -> Any:
+    """urllib3's exceptions module when something loaded it (the kubernetes
+    client does): only then can a response or an error come from urllib3."""
+    return sys.modules.get("urllib3.exceptions")
+
+
+def _send_error(e: Exception, url: str) -> OSError | None:
+    """The one-line error for a request that got no answer, or None to let
+    ``e`` through."""
+    u3 = _urllib3_errors()
+    if u3 is not None and isinstance(e, u3.MaxRetryError):
+        return _transport_error(e.reason or e, url)
+    if isinstance(e, (OSError, http.client.HTTPException)) or (u3 is not None and isinstance(e, u3.HTTPError)):
+        return _transport_error(e, url)
+    if getattr(e, "status", None) == 0:  # the kubernetes client wraps TLS errors in ApiException(status=0)
+        return ConnectionError(f"{url}: {one_line(getattr(e, 'reason', e), 200)}")
+    return None
+
+
+def _broken_body_errors() -> tuple[type[BaseException], ...]:
+    """What reading a body that breaks off raises: urllib3's errors (the
+    kubernetes client's responses) and ConnectionError (the light client's)."""
+    u3 = _urllib3_errors()
+    return (u3.HTTPError, ConnectionError) if u3 is not None else (ConnectionError,)
 
 
 def _cause(e: BaseException) -> str:
@@ -145,14 +172,15 @@ def _cause(e: BaseException) -> str:
 
 def _transport_error(e: BaseException, url: str) -> OSError:
     cause = e.__cause__ or e.__context__
-    if isinstance(cause, ConnectionRefusedError) or "Connection refused" in str(e):
+    if isinstance(e, ConnectionRefusedError) or isinstance(cause, ConnectionRefusedError) \
+            or "Connection refused" in str(e):
         err: OSError = ConnectionRefusedError(111, f"connection refused: {_origin(url)}")
         return err
     return ConnectionError(f"{_origin(url)}: {one_line(e, 200)}")
 
 
 def _origin(url: str) -> str:
-    parts = urllib3.util.parse_url(url)
+    parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}"
 
 
@@ -265,7 +293,7 @@ def _body(api_client: Any, path: str, query: Iterable[tuple[str, Any]], timeout:
     try:
         yield _pieces(resp, path, deadline, started)
         complete = True
-    except (urllib3.exceptions.HTTPError, ConnectionError) as e:  # reset or cut mid-body
+    except _broken_body_errors() as e:  # reset or cut mid-body
         if lim.aborted:
             raise ConnectionAbortedError(f"{path}: the run is stopping") from None
         raise ConnectionResetError(f"reading {path}: the connection broke mid-answer ({_cause(e)})") from None

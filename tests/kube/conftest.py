@@ -20,7 +20,7 @@ def api(fake, request):
     """Every test using it runs through both transports load_kube can hand
     out: the light client and the kubernetes client's ApiClient."""
     if request.param == "light":
-        client = LightClient(LightConfig(fake.url), kconfig._retries(), kconfig.USER_AGENT)
+        client = LightClient(LightConfig(fake.url), kconfig.USER_AGENT)
     else:
         cfg = k8s_client.Configuration()
         cfg.host = fake.url

@@ -93,7 +93,7 @@ def test_token_file_relative_to_its_kubeconfig_and_trimmed(fake, tmp_path):
 def test_query_string_and_headers_as_the_kubernetes_client_sends_them(fake):
     query = [("labelSelector", "app in (a,b),tier!=x"), ("fieldSelector", "spec.nodeName=n/1"), ("watch", True),
              ("allowWatchBookmarks", False), ("limit", 500), ("timeoutSeconds", 1.5), ("continue", "eyJ+/=")]
-    light = LightClient(LightConfig(fake.url), kconfig._retries(), kconfig.USER_AGENT)
+    light = LightClient(LightConfig(fake.url), kconfig.USER_AGENT)
     cfg = type.__call__(__import__("kubernetes").client.Configuration)
     cfg.host = fake.url
     theirs = new_api_client(cfg)
