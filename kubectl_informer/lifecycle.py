@@ -23,10 +23,12 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from .runner import Run, RunError, RunOptions
 from .trace import TraceBuffer, Tracer
+
+if TYPE_CHECKING:  # runner (and click under it) is imported by running(): pin_to_one_cpu's users need neither
+    from .runner import Run, RunOptions
 
 
 @dataclass(frozen=True)
@@ -238,6 +240,7 @@ def running(opts: RunOptions, ui: bool, record: str | None = None, check: Callab
     then (None: none), served from ``start`` and stopped on the way out.
     ``prepare_limit`` (``--duration``) also bounds the first requests."""
     from .output import Recorder, emit_run_info
+    from .runner import Run, RunError
     from .time_limit import TimeLimitReached, time_limit
 
     tracer = Tracer()
