@@ -10,7 +10,6 @@ a name matches a plural, then a singular, then a short name, then a kind
 
 from __future__ import annotations
 
-import difflib
 import re
 import threading
 import weakref
@@ -179,6 +178,8 @@ class Discovery:
         raise UnknownResourceError(raw, self.suggest(raw))
 
     def suggest(self, name: str, n: int = 3) -> list[str]:
+        import difflib  # only an unknown name needs it
+
         names: dict[str, str] = {}  # candidate spelling -> what we suggest
         for r in self.ordered():
             for spelling in (r.resource, r.singular, *r.short_names, r.kind.lower(), r.qualified_name):

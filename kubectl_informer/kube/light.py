@@ -19,7 +19,6 @@ import atexit
 import base64
 import os
 import ssl
-import tempfile
 import threading
 from typing import Any, Iterable
 from urllib.parse import quote
@@ -173,6 +172,8 @@ def _temp_file(content: bytes) -> str:
     kubernetes client does for its ``-data`` entries."""
     if content in _temp_files and os.path.isfile(_temp_files[content]):
         return _temp_files[content]
+    import tempfile  # only -data entries need it: not loaded before the first request otherwise
+
     if not _temp_files:
         atexit.register(_remove_temp_files)
     fd, name = tempfile.mkstemp(prefix="kubectl-informer-")

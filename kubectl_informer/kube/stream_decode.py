@@ -155,13 +155,12 @@ class StringInterner:
         for k, v in node.items():
             t = type(v)
             if t is str:
-                if len(v) <= max_len and k not in skip:
-                    got = table.get(v)
-                    if got is None:
-                        if len(table) < self.max_entries:
-                            table[v] = v
-                    elif got is not v:
-                        node[k] = got
+                got = table.get(v)
+                if got is None:
+                    if len(v) <= max_len and k not in skip and len(table) < self.max_entries:
+                        table[v] = v
+                elif got is not v:
+                    node[k] = got
             elif maps and (t is dict or t is list) and v and len(v) <= 16:
                 blob = _dumps(v)
                 if len(blob) <= max_blob:
