@@ -44,7 +44,7 @@ def list_pods(fake, target):
     return KubeListerWatcher(target.api_client, PODS).list(ListOptions())
 
 
-def test_token_kubeconfig_never_imports_the_kubernetes_client(fake, tmp_path):
+def test_token_kubeconfig_never_imports_the_kubernetes_client_nor_urllib3(fake, tmp_path):
     path = write(tmp_path / "kc", kubeconfig(fake.url, token="s3cret"))
     code = ("import sys\nfrom kubectl_informer.kube.config import load_kube\n"
             "from kubectl_informer.kube.listwatch import KubeListerWatcher\n"
@@ -52,7 +52,8 @@ def test_token_kubeconfig_never_imports_the_kubernetes_client(fake, tmp_path):
             "from kubectl_informer.cache.listwatch import ListOptions\n"
             f"t = load_kube(kubeconfig={path!r})\n"
             "KubeListerWatcher(t.api_client, Resource('', 'v1', 'pods', 'Pod', True)).list(ListOptions())\n"
-            "print(type(t.api_client).__name__, sorted(m for m in sys.modules if m.split('.')[0] == 'kubernetes'))\n")
+            "print(type(t.api_client).__name__, sorted(m for m in sys.modules\n"
+            "                                          if m.split('.')[0] in ('kubernetes', 'urllib3')))\n")
     fake.routes["/api/v1/pods"] = POD_LIST
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "LightClient []", out.stderr
