@@ -139,6 +139,9 @@ def test_managed_fields_trees_are_shared_between_objects():
     trees = [it["metadata"]["managedFields"][0]["fieldsV1"] for it in its]
     assert trees[0] is trees[1] and trees[0] == trees[2]  # equal trees: one object
     assert its[0]["metadata"]["managedFields"][0]["time"] == "t0"  # the rest untouched
+    entries = [it["metadata"]["managedFields"][0] for it in its]
+    assert entries[0]["manager"] is entries[1]["manager"]  # a manager's name: one string
+    assert "t1" not in interner.table  # a time: unique per object, never kept
 
 
 def test_small_metadata_maps_of_one_owner_are_shared_but_big_ones_are_not():
