@@ -155,8 +155,7 @@ class StringInterner:
         listed object: the table lookups are written out here rather than
         calling ``_string`` for each, a quarter of the sharing's cost."""
         skip = self.SKIP_KEYS
-        table, trees = self.table, self.trees
-        max_len, max_blob = self.MAX_LEN, self.SMALL_TREE_BYTES
+        table, max_len = self.table, self.MAX_LEN
         for k, v in node.items():
             t = type(v)
             if t is str:
@@ -167,14 +166,9 @@ class StringInterner:
                 elif got is not v:
                     node[k] = got
             elif maps and (t is dict or t is list) and v and len(v) <= 16:
-                blob = _dumps(v)
-                if len(blob) <= max_blob:
-                    got = trees.get(blob)
-                    if got is None:
-                        if len(trees) < self.max_trees:
-                            trees[blob] = v
-                    elif got is not v:
-                        node[k] = got
+                got = self._small_tree(v)
+                if got is not v:
+                    node[k] = got
 
     def _string(self, s: str) -> str:
         got = self.table.get(s)
@@ -185,18 +179,26 @@ class StringInterner:
         return s
 
     def _small_trees(self, node: dict, keys: tuple[str, ...]) -> None:
-        trees, max_blob = self.trees, self.SMALL_TREE_BYTES
         for k in keys:
             v = node.get(k)
             if v and (type(v) is dict or type(v) is list) and len(v) <= 16:
-                blob = _dumps(v)
-                if len(blob) <= max_blob:
-                    got = trees.get(blob)
-                    if got is None:
-                        if len(trees) < self.max_trees:
-                            trees[blob] = v
-                    elif got is not v:
-                        node[k] = got
+                got = self._small_tree(v)
+                if got is not v:
+                    node[k] = got
+
+    def _small_tree(self, v: Any) -> Any:
+        """The kept copy of a map or list of at most ``SMALL_TREE_BYTES`` of
+        JSON equal to ``v`` (``v`` itself the first time), found by its bytes."""
+        blob = _dumps(v)
+        if len(blob) > self.SMALL_TREE_BYTES:
+            return v
+        trees = self.trees
+        got = trees.get(blob)
+        if got is None:
+            if len(trees) < self.max_trees:
+                trees[blob] = v
+            return v
+        return got
 
     def _tree(self, tree: Any) -> Any:
         trees = self.trees
