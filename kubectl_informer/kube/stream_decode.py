@@ -152,8 +152,8 @@ class StringInterner:
     def _children(self, node: dict, maps: bool = True) -> None:
         """Intern the short strings directly in ``node`` and, with ``maps``,
         share its small maps and lists. Runs for several maps of every
-        listed object: the table lookups are written out here rather than
-        calling ``_string`` for each, a quarter of the sharing's cost."""
+        listed object, so the string lookups are written out here rather
+        than calling ``_string`` for each."""
         skip = self.SKIP_KEYS
         table, max_len = self.table, self.MAX_LEN
         for k, v in node.items():
