@@ -13,8 +13,8 @@ from typing import IO, Iterable
 
 from .durations import format_short
 from .trace import TraceBuffer, TraceEvent, Tracer
-from .trace_kinds import (INFORMER_SYNCED, QUEUE_RATE_LIMITED, REFLECTOR_BACKOFF, RELIST, RUN_INFO, STORE_ADD,
-                          STORE_DELETE, STORE_UPDATE, WATCH_END, WORKER_DONE)
+from .trace_kinds import (INFORMER_SYNCED, QUEUE_DONE, QUEUE_RATE_LIMITED, REFLECTOR_BACKOFF, RELIST, RUN_INFO,
+                          STORE_ADD, STORE_DELETE, STORE_UPDATE, WATCH_END, WORKER_DONE)
 
 OUTPUTS = ("tui", "json", "text")
 
@@ -73,8 +73,8 @@ def format_worker_event(ev: TraceEvent) -> str | None:
     """Workqueue outcomes for ``queue -o text``: one line per finished item
     and per rate-limited requeue."""
     f = ev.fields
-    if ev.kind == WORKER_DONE:
-        dur = f.get("duration")
+    if (ev.kind == QUEUE_DONE and "worker" in f) or ev.kind == WORKER_DONE:  # worker.done: older recordings
+        dur = f.get("worked", f.get("duration"))
         took = f" {format_short(dur)}" if isinstance(dur, (int, float)) else ""
         return f"Worked {ev.key} worker={f.get('worker')} {f.get('outcome')}{took}"
     if ev.kind == QUEUE_RATE_LIMITED:

@@ -26,7 +26,7 @@ from .cache.keys import deletion_handling_meta_namespace_key_func
 from .clock import Clock, RealClock
 from .handler_lanes import add_handler
 from .trace import NULL_TRACER, Tracer
-from .trace_kinds import EXPERIMENT_FAILED, WORKER_DONE, WORKER_START
+from .trace_kinds import EXPERIMENT_FAILED
 from .workqueue.rate_limiters import RateLimiter
 from .workqueue.rate_limiting import RateLimitingQueue
 
@@ -155,7 +155,7 @@ class SimulatedController:
 
     def process_next_work_item(self, n: int, stop_event: threading.Event | None = None) -> bool:
         """One turn of a worker; False once the queue has shut down."""
-        key, shutdown = self.queue.get()
+        key, shutdown = self.queue.get(worker=n)  # queue.get says which worker
         if shutdown:
             return False
         with self._lock:
@@ -163,9 +163,7 @@ class SimulatedController:
                 self.overlaps += 1
             self._active[key] = n
         tracer = self.tracer
-        if tracer.enabled:
-            tracer.emit(WORKER_START, _trace_key(key), worker=n)
-        started = self.clock.now()
+        outcome = "error"  # until the work says otherwise
         try:
             if self.work_time > 0:
                 if stop_event is not None:
@@ -191,16 +189,10 @@ class SimulatedController:
                 self.queue.add_rate_limited(key)
             else:
                 self.queue.forget(key)
-            if tracer.enabled:
-                tracer.emit(
-                    WORKER_DONE,
-                    _trace_key(key),
-                    worker=n,
-                    outcome="error" if failed else "ok",
-                    duration=self.clock.now() - started,
-                )
+                outcome = "ok"
         finally:
-            self.queue.done(key)
+            # queue.done says which worker finished and how it went.
+            self.queue.done(key, worker=n, outcome=outcome)
         return True
 
     def stats(self) -> dict[str, int]:

@@ -150,13 +150,13 @@ CHECK_ENV = "KUBECTL_INFORMER_TRACE_CHECK"
 def _checking(emit: Callable[..., None], emit_derived: Callable[..., None]):
     """``emit`` and ``emit_derived`` that first check the event against the
     contract (``CHECK_ENV``)."""
-    def checked_emit(kind: str, key: str | None = None, **fields: Any) -> None:
+    def checked_emit(kind: str, key: str | None = None, /, **fields: Any) -> None:
         checked(kind, key, fields)
         if KINDS[kind].derive:
             raise ContractError(f"{kind}: a kind with derived fields needs emit_derived")
         emit(kind, key, **fields)
 
-    def checked_emit_derived(kind: str, key: str | None = None, **fields: Any) -> None:
+    def checked_emit_derived(kind: str, key: str | None = None, /, **fields: Any) -> None:
         checked(kind, key, fields)
         emit_derived(kind, key, **fields)
 
@@ -197,14 +197,14 @@ class Tracer:
     def _bind_emit(self) -> None:
         sink, seq, now = self._sink, self._seq, self._now
         if sink is None:
-            def emit(kind: str, key: str | None = None, **fields: Any) -> None:
+            def emit(kind: str, key: str | None = None, /, **fields: Any) -> None:
                 return None
             emit_derived = emit
         else:
-            def emit(kind: str, key: str | None = None, **fields: Any) -> None:
+            def emit(kind: str, key: str | None = None, /, **fields: Any) -> None:
                 sink(_tuple_new(TraceEvent, (next(seq), now(), kind, key, fields)))
 
-            def emit_derived(kind: str, key: str | None = None, **fields: Any) -> None:
+            def emit_derived(kind: str, key: str | None = None, /, **fields: Any) -> None:
                 sink(_tuple_new(DerivedTraceEvent, (next(seq), now(), kind, key, fields)))
         if self._checking:
             emit, emit_derived = _checking(emit, emit_derived)

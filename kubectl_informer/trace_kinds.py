@@ -257,20 +257,29 @@ HANDLER_LANE = _kind("handler.lane", "a listener's handler finished notification
 QUEUE_ADD = _kind("queue.add", "add(item)", "yes",
                   F("outcome", "str", "what add did", choices=("queued", "already_dirty", "dirty_while_processing")),
                   F("depth", "int", "items queued"))
+_WORKER = F("worker", "int", "the sample controller's worker number (absent for a queue it does not drain)",
+            optional=True)
 QUEUE_GET = _kind("queue.get", "a worker got an item", "yes",
-                  F("waited", "float?", "seconds queued"), F("depth", "int", "items queued"))
+                  F("waited", "float?", "seconds queued"), F("depth", "int", "items queued"), _WORKER)
 QUEUE_DONE = _kind("queue.done", "done(item)", "yes", F("worked", "float?", "seconds processing"),
-                   F("requeued", "bool", "dirty again while processing: queued again"))
+                   F("requeued", "bool", "dirty again while processing: queued again"), _WORKER,
+                   F("outcome", "str", "the sample controller's verdict: ok, or error (rate-limited again)",
+                     optional=True, choices=("ok", "error")))
 QUEUE_ADD_AFTER = _kind("queue.add_after", "add_after(item, delay)", "yes", F("delay", "float", "seconds"))
 QUEUE_RATE_LIMITED = _kind("queue.rate_limited", "add_rate_limited(item)", "yes",
                            F("delay", "float", "the limiter's back-off, seconds"),
                            F("requeues", "int", "failures so far"))
-QUEUE_FORGET = _kind("queue.forget", "forget(item): its back-off starts over", "yes",
+QUEUE_FORGET = _kind("queue.forget", "forget(item) of an item that had failed: its back-off starts over "
+                     "(forgetting one with no failures changes nothing and is not traced)", "yes",
                      F("requeues", "int", "failures before forgetting"))
 QUEUE_SHUTDOWN = _kind("queue.shutdown", "shut_down() or shut_down_with_drain()", "no",
                        F("drain", "bool", "shut_down_with_drain"))
-WORKER_START = _kind("worker.start", "a worker starts on an item", "yes", F("worker", "int", "worker number"))
-WORKER_DONE = _kind("worker.done", "a worker finished an item", "yes", F("worker", "int", "worker number"),
+# Recordings made before 2026-11-25 carry these; the sample controller's
+# queue.get and queue.done now say which worker, and how it went.
+WORKER_START = _kind("worker.start", "a worker starts on an item (older recordings; now queue.get's worker)", "yes",
+                     F("worker", "int", "worker number"))
+WORKER_DONE = _kind("worker.done", "a worker finished an item (older recordings; now queue.done's worker "
+                    "and outcome)", "yes", F("worker", "int", "worker number"),
                     F("outcome", "str", "ok or error", choices=("ok", "error")),
                     F("duration", "float", "seconds it worked"))
 

@@ -188,6 +188,6 @@ def test_fail_next_fails_that_many_then_the_back_off_grows(clock, tracer, trace)
         assert q.num_requeues("default/x") == 0  # the success forgot it
     evs = trace.drain()
     assert [e.fields["left"] for e in evs if e.kind == "experiment.failed"] == [2, 1, 0]
-    assert [e.fields["outcome"] for e in evs if e.kind == "worker.done"] == ["error"] * 3 + ["ok"]
+    assert [e.fields["outcome"] for e in evs if e.kind == "queue.done"] == ["error"] * 3 + ["ok"]
     with pytest.raises(ValueError):
         ctrl.fail_next(-1)

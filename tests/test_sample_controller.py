@@ -94,14 +94,18 @@ def test_workers_work_for_work_time_on_clock(informer, clock, tracer, trace):
         clock.step(1.0)
         assert wait_for(lambda: ctrl.stats()["processed"] == 3)
     evs = trace.drain()
-    starts = [e for e in evs if e.kind == "worker.start"]
-    dones = [e for e in evs if e.kind == "worker.done"]
+    # queue.get and queue.done say which worker, and how it went.
+    starts = [e for e in evs if e.kind == "queue.get"]
+    dones = [e for e in evs if e.kind == "queue.done"]
     assert sorted(e.key for e in starts) == ["default/a", "default/b", "default/c"]
     assert {e.fields["worker"] for e in starts} <= {1, 2}
-    assert [(e.fields["outcome"], e.fields["duration"]) for e in dones] == [("ok", 1.0)] * 3
-    # Success forgets the key's failures; every done follows its worker.done.
+    assert [(e.fields["outcome"], e.fields["worked"]) for e in dones] == [("ok", 1.0)] * 3
+    assert [e.fields["worker"] for e in dones] == [e.fields["worker"] for e in starts]
+    # Success forgets the key's failures; a key that never failed has none
+    # to forget, and no queue.forget is traced for it.
     kinds = [e.kind for e in evs if e.key == "default/c"]
-    assert kinds[-4:] == ["worker.start", "queue.forget", "worker.done", "queue.done"]
+    assert kinds[-2:] == ["queue.get", "queue.done"]
+    assert "queue.forget" not in [e.kind for e in evs]
     assert ctrl.stats() == {"processed": 3, "failures": 0, "overlaps": 0, "active": 0}
 
 
@@ -125,12 +129,12 @@ def test_failures_are_rate_limited_and_retried(informer, clock, tracer, trace):
         # Retried, failed again: the back-off doubled.
         assert wait_for(lambda: q.num_requeues("default/x") == 2)
         assert wait_for(lambda: q.waiting() == [("default/x", clock.now() + 2.0)])
-    dones = [e for e in trace.drain() if e.kind in ("worker.done", "queue.rate_limited")]
+    dones = [e for e in trace.drain() if e.kind in ("queue.done", "queue.rate_limited")]
     assert [(e.kind, e.fields.get("outcome"), e.fields.get("delay")) for e in dones[:4]] == [
         ("queue.rate_limited", None, 1.0),
-        ("worker.done", "error", None),
+        ("queue.done", "error", None),
         ("queue.rate_limited", None, 2.0),
-        ("worker.done", "error", None),
+        ("queue.done", "error", None),
     ]
     assert ctrl.stats()["failures"] == 2
 
@@ -213,7 +217,7 @@ def test_with_real_shared_informer_over_fake_source(clock, tracer):
     informer = SharedIndexInformer(src, clock=clock, tracer=tracer)
     ctrl = SimulatedController(informer, workers=2, work_time=0.0, clock=clock, tracer=tracer)
     done_keys = []
-    tracer.subscribe(lambda e: done_keys.append(e.key) if e.kind == "worker.done" else None)
+    tracer.subscribe(lambda e: done_keys.append(e.key) if e.kind == "queue.done" else None)
 
     stop = threading.Event()
     threads = [

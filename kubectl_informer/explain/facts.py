@@ -248,7 +248,7 @@ class Facts:
         adds, first = self._queued.pop(ev.key, [1, ev.time])
         waited = ev.time - first
         self.latencies.append(waited)
-        self._processing[ev.key] = [0, None, ev.time, waited]
+        self._processing[ev.key] = [0, ev.raw_fields.get("worker"), ev.time, waited]
         if adds > 1:
             self.queue_marks.append(self._rec(ev, adds=adds, waited=waited, depth=self.depth()))
         else:  # an item like most: kept only as the newest, built into a record when asked

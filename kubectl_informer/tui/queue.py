@@ -149,8 +149,12 @@ class QueueState(DispatchState):
         if added is not None:
             self.latency.append(t - added)
         self.dirty.discard(k)
+        if "worker" in f:
+            self._worker_start(k, t, f)
 
     def _done(self, k: str, t: float, f: dict) -> None:
+        if "worker" in f:
+            self._worker_done(k, t, f)
         started = self.processing.pop(k, None)
         if started is None:
             self.gaps += 1  # the engine ignores done of an item not processing, and emits nothing
@@ -195,6 +199,8 @@ class QueueState(DispatchState):
         self.shutting_down = True
         self.drain = bool(f.get("drain"))
 
+    # queue.get / queue.done with a worker; worker.start / worker.done in
+    # recordings made before those carried it.
     def _worker_start(self, k: str, t: float, f: dict) -> None:
         self.workers[int(f.get("worker", 0))] = (k, t)
 

@@ -107,11 +107,12 @@ class Queue:
         # replace an empty queue.
         return True
 
-    def get(self, timeout: float | None = None) -> tuple[Any, bool]:
+    def get(self, timeout: float | None = None, worker: int | None = None) -> tuple[Any, bool]:
         """Block until an item can be processed: ``(item, False)``; or
         ``(None, True)`` once shutting down with nothing queued. The caller
         must call ``done(item)``. ``timeout`` is real seconds; on expiry
-        raises ``TimeoutError``."""
+        raises ``TimeoutError``. ``worker`` (not in client-go) only labels
+        the trace: which of the caller's workers took the item."""
         with self._lock:
             if (not self._queue or self._held) and not self._shutting_down:
                 self._getters += 1
@@ -135,14 +136,18 @@ class Queue:
             self._processing.add(item)
             self._dirty.discard(item)
             if self._tracer.enabled:
-                self._tracer.emit(QUEUE_GET, _key(item), waited=waited, depth=len(self._queue))
+                if worker is None:
+                    self._tracer.emit(QUEUE_GET, _key(item), waited=waited, depth=len(self._queue))
+                else:
+                    self._tracer.emit(QUEUE_GET, _key(item), waited=waited, depth=len(self._queue), worker=worker)
             return item, False
 
-    def done(self, item: Hashable) -> None:
+    def done(self, item: Hashable, worker: int | None = None, outcome: str | None = None) -> None:
         """Finish processing ``item``; re-queue it if it was added meanwhile.
 
         Unlike client-go, ``done`` of an item not being processed is ignored:
-        there it would queue a dirty item a second time.
+        there it would queue a dirty item a second time. ``worker`` and
+        ``outcome`` ("ok" or "error"; not in client-go) only label the trace.
         """
         with self._lock:
             if item not in self._processing:
@@ -158,7 +163,11 @@ class Queue:
                 # The last item is done: wake shut_down_with_drain waiters.
                 self._cond.notify_all()
             if self._tracer.enabled:
-                self._tracer.emit(QUEUE_DONE, _key(item), worked=worked, requeued=requeued)
+                if worker is None:
+                    self._tracer.emit(QUEUE_DONE, _key(item), worked=worked, requeued=requeued)
+                else:
+                    self._tracer.emit(QUEUE_DONE, _key(item), worked=worked, requeued=requeued, worker=worker,
+                                      outcome=outcome)
 
     def hold(self, held: bool) -> None:
         """Hold every ``get`` (the pause-workers experiment; not in client-go):

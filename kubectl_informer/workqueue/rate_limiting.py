@@ -47,7 +47,10 @@ class RateLimitingQueue(DelayingQueue):
     def forget(self, item: Hashable) -> None:
         """Stop tracking ``item``'s failures (its back-off starts over)."""
         if self._tracer.enabled:
-            self._tracer.emit(QUEUE_FORGET, _key(item), requeues=self.rate_limiter.num_requeues(item))
+            # Forgetting an item that never failed changes nothing: not traced.
+            requeues = self.rate_limiter.num_requeues(item)
+            if requeues:
+                self._tracer.emit(QUEUE_FORGET, _key(item), requeues=requeues)
         self.rate_limiter.forget(item)
 
     def num_requeues(self, item: Hashable) -> int:

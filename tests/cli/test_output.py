@@ -43,13 +43,18 @@ def test_text_renderer_prints_only_applied_deltas_and_flushes_each():
     r = TextRenderer(out)
     n = r.render([ev(1, "watch.event", "default/a", type="ADDED"), ev(2, "fifo.pop", "default/a"),
                    ev(3, "store.add", "default/a", delta="Added", resource_version="5"),
-                   ev(4, "worker.done", "default/a", worker=1, outcome="ok", duration=0.2)])
+                   ev(4, "queue.done", "default/a", worked=0.2, requeued=False, worker=1, outcome="ok")])
     assert n == 1 and out.getvalue() == "Added default/a rv=5\n" and Out.flushes == 1
     rq = TextRenderer(io.StringIO(), workers=True)
-    rq.render([ev(4, "worker.done", "default/a", worker=1, outcome="error", duration=0.2),
-               ev(5, "queue.rate_limited", "default/a", delay=0.005, requeues=1)])
+    rq.render([ev(4, "queue.done", "default/a", worked=0.2, requeued=False, worker=1, outcome="error"),
+               ev(5, "queue.rate_limited", "default/a", delay=0.005, requeues=1),
+               # A recording made before queue.done carried the worker.
+               ev(6, "worker.done", "default/b", worker=0, outcome="ok", duration=0.1),
+               # A queue no sample-controller worker drains: no line.
+               ev(7, "queue.done", "default/c", worked=0.1, requeued=False)])
     assert rq.out.getvalue().splitlines() == ["Worked default/a worker=1 error 200ms",
-                                              "Requeue default/a after 5.0ms requeues=1"]
+                                              "Requeue default/a after 5.0ms requeues=1",
+                                              "Worked default/b worker=0 ok 100ms"]
 
 
 def test_json_renderer_round_trips_through_read_trace():

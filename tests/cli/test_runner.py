@@ -36,7 +36,7 @@ def test_run_syncs_then_stops_every_thread_it_started(mode):
     seen = []
     assert wait_for(lambda: _collect(buf, seen, "informer.synced"), timeout=20)
     if mode == "queue":
-        assert wait_for(lambda: _collect(buf, seen, "worker.done"), timeout=20)
+        assert wait_for(lambda: _collect(buf, seen, "queue.done"), timeout=20)
         assert info.extra["workers"] == 2
     assert run.stop() == []
     # Not only our threads: the informer's listeners, the workers and the demo server's too.

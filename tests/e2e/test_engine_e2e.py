@@ -132,16 +132,17 @@ def test_engine_converges_under_churn_and_faults(client_go):
     assert stats["overlaps"] == 0 and stats["processed"] > 0 and stats["failures"] > 0
 
     # Independent of the controller's own count: by trace order, a key's
-    # worker.start and worker.done alternate, never two starts in a row.
+    # queue.get and queue.done alternate, never two gets in a row, and the
+    # worker that got it is the one that is done with it.
     events = sorted(buf.drain(), key=lambda e: e.seq)
     holder: dict[str, int] = {}
     kinds = set()
     for e in events:
         kinds.add(e.kind)
-        if e.kind == "worker.start":
+        if e.kind == "queue.get":
             assert e.key not in holder, f"{e.key} held by workers {holder[e.key]} and {e.fields['worker']}"
             holder[e.key] = e.fields["worker"]
-        elif e.kind == "worker.done":
+        elif e.kind == "queue.done":
             assert holder.pop(e.key) == e.fields["worker"]
     # The faults really happened and were recovered from.
     relists = [e.fields["reason"] for e in events if e.kind == "relist"]

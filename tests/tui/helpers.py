@@ -27,17 +27,15 @@ class TraceMaker:
 
 
 def life_of_pod(e: TraceMaker, key: str, rv: int, phase: str = "Pending") -> None:
-    """One object through every stage: watch → FIFO → pop → store → handler → queue → worker."""
+    """One object through every stage: watch → FIFO → pop → store → handler → queue (a worker)."""
     e("watch.event", key, type="ADDED", resource_version=str(rv))
     e("fifo.queue", key, type="Added", depth=1, pending=1)
     e("fifo.pop", key, types=["Added"], is_in_initial_list=False, waited=0.002, depth=0)
     e("store.add", key, resource_version=str(rv), delta="Added", summary=phase, is_in_initial_list=False)
     e("handler.add", key, listener="handler-1", is_sync=False, buffered=0)
     e("queue.add", key, outcome="queued", depth=1)
-    e("queue.get", key, waited=0.001, depth=0)
-    e("worker.start", key, worker=0)
-    e("worker.done", key, worker=0, outcome="ok", duration=0.2)
-    e("queue.done", key, worked=0.2, requeued=False)
+    e("queue.get", key, waited=0.001, depth=0, worker=0)
+    e("queue.done", key, worked=0.2, requeued=False, worker=0, outcome="ok")
 
 
 def demo_trace() -> TraceMaker:
@@ -70,10 +68,8 @@ def demo_trace() -> TraceMaker:
       summary="Running", diff=["labels.app +"], is_in_initial_list=False)
     e("handler.update", k, listener="handler-1", is_sync=False, buffered=0)
     e("queue.add", k, outcome="queued", depth=1)
-    e("queue.get", k, waited=0.001, depth=0)
-    e("worker.start", k, worker=0)
-    e("worker.done", k, worker=0, outcome="ok", duration=0.2)
-    e("queue.done", k, worked=0.2, requeued=False)
+    e("queue.get", k, waited=0.001, depth=0, worker=0)
+    e("queue.done", k, worked=0.2, requeued=False, worker=0, outcome="ok")
     # Still queued at the end: an update then two deletions, deduped (the
     # engine reports the second deletion as the dedup, not as a coalesce).
     k = "default/web-3"

@@ -182,7 +182,7 @@ def test_paused_fifo_consumer_builds_a_backlog_that_drains(client_go, holds):
 def test_paused_workers_let_the_queue_build_up_then_drain():
     with live(mode="queue", workers=2) as lv:
         async def check(pilot, app):
-            await until(pilot, lambda: len(lv.events("worker.done")) >= 9)
+            await until(pilot, lambda: len(lv.events("queue.done")) >= 9)
             await experiment(pilot, app, "p")
             mark = lv.events("experiment", name="pause-workers")[0]
             keys = sorted(lv.run.informer.indexer.list_keys())[:3]
@@ -204,7 +204,7 @@ def test_paused_workers_let_the_queue_build_up_then_drain():
 def test_fail_next_n_requeues_with_growing_back_off():
     with live(mode="queue", workers=1) as lv:
         async def check(pilot, app):
-            await until(pilot, lambda: len(lv.events("worker.done")) >= 9)
+            await until(pilot, lambda: len(lv.events("queue.done")) >= 9)
             key = lv.a_pod()
             await select(pilot, key)
             await experiment(pilot, app, "n")

@@ -140,7 +140,7 @@ def test_enter_inspects_the_selected_delta_and_escape_goes_back():
         # Its life in order: listed, popped, stored, handled, then the watch.
         assert kinds.index("fifo.queue") < kinds.index("fifo.pop") < kinds.index("store.add")
         assert kinds.index("watch.event") < kinds.index("fifo.coalesce") < kinds.index("store.update")
-        assert kinds[-3:] == ["worker.start", "worker.done", "queue.done"]
+        assert kinds[-2:] == ["queue.get", "queue.done"]
         await pilot.press("escape")
         assert app.active == "deltas"
 

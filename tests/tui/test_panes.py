@@ -156,16 +156,17 @@ def test_inspector_pane_shows_a_keys_life_across_stages_in_order(size):
     async def check(pilot):
         pane = app.panes["inspector"]
         text = pane_text(pane)
-        assert "default/api-0 10 events, last queue.done" in text
+        assert "default/api-0 8 events, last queue.done" in text
         pane.inspect("default/api-0")
         app.pump()
         lines = pane_text(pane).splitlines()
-        assert lines[0].startswith("default/api-0  10 events")
-        assert lines[1] == "watch 1 → fifo 1 → pop 1 → store 1 → handler 1 → queue 3 → worker 2"
+        assert lines[0].startswith("default/api-0  8 events")
+        assert lines[1] == "watch 1 → fifo 1 → pop 1 → store 1 → handler 1 → queue 3"
         kinds = [ln.split()[2] for ln in lines[2:] if ln.strip()]
         assert kinds == ["watch.event", "fifo.queue", "fifo.pop", "store.add", "handler.add",
-                         "queue.add", "queue.get", "worker.start", "worker.done", "queue.done"]
+                         "queue.add", "queue.get", "queue.done"]
         assert "Running" in lines[5] and "rv=200" in lines[5]
+        assert "worker=0" in lines[8] and "worker=0" in lines[9]
 
     run(check, app, size)
 

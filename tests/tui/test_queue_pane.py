@@ -16,21 +16,31 @@ from kubectl_informer.workqueue.rate_limiters import ItemExponentialFailureRateL
 from .pane_harness import OnePane, Trace, shown
 
 
-def controller_trace() -> Trace:
+def controller_trace(worker_events: bool = False) -> Trace:
     """Two workers; web-0 is re-added while processing; web-1 fails and is
-    rate limited; web-7 waits for its back-off; the rest are queued."""
+    rate limited; web-7 waits for its back-off; the rest are queued.
+    ``worker_events``: as recordings made before queue.get and queue.done
+    carried the worker (worker.start / worker.done beside them)."""
     e = Trace()
     for i in range(30):
         e(i * 0.01, "queue.add", f"default/web-{i}", outcome="queued", depth=i + 1)
-    e(0.5, "queue.get", "default/web-0", waited=0.5, depth=29)
-    e(0.5, "worker.start", "default/web-0", worker=0)
-    e(0.6, "queue.get", "default/web-1", waited=0.59, depth=28)
-    e(0.6, "worker.start", "default/web-1", worker=1)
+    if worker_events:
+        e(0.5, "queue.get", "default/web-0", waited=0.5, depth=29)
+        e(0.5, "worker.start", "default/web-0", worker=0)
+        e(0.6, "queue.get", "default/web-1", waited=0.59, depth=28)
+        e(0.6, "worker.start", "default/web-1", worker=1)
+    else:
+        e(0.5, "queue.get", "default/web-0", waited=0.5, depth=29, worker=0)
+        e(0.6, "queue.get", "default/web-1", waited=0.59, depth=28, worker=1)
     e(0.7, "queue.add", "default/web-0", outcome="dirty_while_processing", depth=28)
-    e(0.8, "worker.done", "default/web-1", worker=1, outcome="error", duration=0.2)
+    if worker_events:
+        e(0.8, "worker.done", "default/web-1", worker=1, outcome="error", duration=0.2)
     e(0.8, "queue.rate_limited", "default/web-1", delay=0.4, requeues=1)
     e(0.8, "queue.add_after", "default/web-1", delay=0.4)
-    e(0.8, "queue.done", "default/web-1", worked=0.2, requeued=False)
+    if worker_events:
+        e(0.8, "queue.done", "default/web-1", worked=0.2, requeued=False)
+    else:
+        e(0.8, "queue.done", "default/web-1", worked=0.2, requeued=False, worker=1, outcome="error")
     e(0.9, "queue.rate_limited", "default/web-7", delay=3.2, requeues=4)
     e(0.9, "queue.add_after", "default/web-7", delay=3.2)
     e(0.9, "queue.add", "default/web-3", outcome="already_dirty", depth=28)
@@ -39,9 +49,10 @@ def controller_trace() -> Trace:
 
 # -- the state machine, scripted -------------------------------------------
 
-def test_state_after_controller_trace():
+@pytest.mark.parametrize("worker_events", [False, True], ids=["queue-events-carry-the-worker", "older-recording"])
+def test_state_after_controller_trace(worker_events):
     st = QueueState()
-    st.feed_all(controller_trace().events)
+    st.feed_all(controller_trace(worker_events).events)
     assert st.queued() == [f"default/web-{i}" for i in range(2, 30)]
     assert st.dirty == {f"default/web-{i}" for i in range(2, 30)} | {"default/web-0"}
     assert set(st.processing) == {"default/web-0"}

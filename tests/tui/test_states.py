@@ -102,7 +102,7 @@ def test_inspector_state_keeps_a_keys_whole_life_in_order():
     st.feed_all(e.events)
     kinds = [ev.kind for ev in st.life("default/web-1")]
     assert kinds == ["watch.event", "fifo.queue", "fifo.pop", "store.add", "handler.add",
-                     "queue.add", "queue.get", "worker.start", "worker.done", "queue.done"]
+                     "queue.add", "queue.get", "queue.done"]
     assert [stage_of(k)[0] for k in kinds[:5]] == ["watch", "fifo", "pop", "store", "handler"]
     assert st.find("web-2") == "default/web-2"
     assert st.find("default/web-1") == "default/web-1"
