@@ -62,10 +62,8 @@ TEMPLATE = [
     ("store.update", {"delta": "Updated", "is_in_initial_list": False}),
     ("handler.update", {"listener": "handler-1", "is_sync": False}),
     ("queue.add", {"outcome": "queued", "depth": 1}),
-    ("queue.get", {"waited": 0.001, "depth": 0}),
-    ("worker.start", {"worker": 0}),
-    ("worker.done", {"worker": 0, "outcome": "ok", "duration": 0.01}),
-    ("queue.done", {"worked": 0.01, "requeued": False}),
+    ("queue.get", {"waited": 0.001, "depth": 0, "worker": 0}),
+    ("queue.done", {"worked": 0.01, "requeued": False, "worker": 0, "outcome": "ok"}),
 ]
 
 
@@ -214,11 +212,9 @@ def start_big_server(n: int, tmp: str):
 
 
 async def run_big_list(kubeconfig: str, n: int) -> dict:
-    from kubectl_informer.lifecycle import pin_to_one_cpu
     from kubectl_informer.runner import Run, RunOptions
     from kubectl_informer.trace import Tracer
 
-    unpin = pin_to_one_cpu()  # as the CLI does
     tracer, buffer = Tracer(), TraceBuffer()
     tracer.subscribe(buffer)
     run = Run(RunOptions(resource="pods", kubeconfig=kubeconfig, namespace="default"), tracer)
@@ -243,7 +239,6 @@ async def run_big_list(kubeconfig: str, n: int) -> dict:
             cache_lines = app.panes["cache"].draw_lines(SIZE[0], 10)
     finally:
         run.stop()
-        unpin()
     return {"synced": synced, "latencies": latencies, "progress": progress,
             "cache": [t.plain for t in cache_lines[:4]], "rss": rss_bytes()}
 
@@ -254,7 +249,8 @@ def big_list(n: int) -> float:
         return float("nan")
     proc, kubeconfig = start_big_server(n, tempfile.mkdtemp(prefix="bench-tui-"))
     try:
-        r = asyncio.run(run_big_list(kubeconfig, n))
+        with tuned(UI):  # as the CLI runs with the UI: the pin, the GC setting, the switch interval
+            r = asyncio.run(run_big_list(kubeconfig, n))
     finally:
         proc.stdin.close()
         proc.wait(60)
