@@ -252,7 +252,7 @@ class Facts:
         if adds > 1:
             self.queue_marks.append(self._rec(ev, adds=adds, waited=waited, depth=self.depth()))
         else:  # an item like most: kept only as the newest, built into a record when asked
-            self._queue_last = (ev, waited, None, None, self.depth())
+            self._queue_last = (ev, waited, ev.raw_fields.get("worker"), None, self.depth())
 
     def _worker_start(self, ev) -> None:
         p = self._processing.get(ev.key)

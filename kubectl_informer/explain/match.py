@@ -252,11 +252,17 @@ def _queue_main(rec: Rec, facts: Facts) -> Explanation:
     if rec.kind == QUEUE_GET and x.get("adds", 1) > 1:
         return "queue.dedup", {**v, "adds": x["adds"], "waited": _secs(x.get("waited"))}
     if rec.kind == QUEUE_DONE and x.get("adds", 0) > 0:
-        return "queue.dirty_while_processing", {**v, "adds": x["adds"], "worker": x.get("worker", "?")}
+        return "queue.dirty_while_processing", {**v, "adds": x["adds"], "worker": _worker(x)}
     if rec.kind == QUEUE_DONE:
-        return "queue.processed", {**v, "worker": x.get("worker", "?"), "worked": _secs(x.get("worked")),
+        return "queue.processed", {**v, "worker": _worker(x), "worked": _secs(x.get("worked")),
                                    "waited": _secs(x.get("waited"))}
-    return "queue.processed", {**v, "worker": "?", "worked": "-", "waited": _secs(x.get("waited"))}
+    return "queue.processing", {**v, "worker": _worker(x), "waited": _secs(x.get("waited"))}
+
+
+def _worker(extra: dict) -> object:
+    """The worker's number, or ? for a queue whose events name none."""
+    w = extra.get("worker")
+    return "?" if w is None else w
 
 
 def backing_up(facts: Facts, now: float, window: float = 5.0) -> str | None:

@@ -96,6 +96,9 @@ def reached_by(events, mode: str) -> dict[str, list[str]]:
             take(subject_for("fifo", facts, key=ev.key, pending=pending[ev.key]))
         elif kind == "fifo.pop" and ev.key is not None:
             pending.pop(ev.key, None)
+        elif kind == "queue.get":
+            # The Queue pane shows its newest item live: one a worker holds now.
+            take(subject_for("queue", facts))
     # Records are explained once what followed them is known, as a pane
     # showing them later does: each delta, and every RV mark, tick and queue record.
     for key, seq in stored:
