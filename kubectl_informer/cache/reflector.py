@@ -509,12 +509,19 @@ class Reflector:
                     rv = obj["metadata"].get("resourceVersion") or ""
                 except (KeyError, TypeError, AttributeError):
                     continue  # not an object we understand: skipped, as client-go
-                if etype == ADDED:
-                    add(obj)
-                elif etype == MODIFIED:
-                    update(obj)
-                elif etype == DELETED:
-                    delete(obj)
+                if etype == MODIFIED or etype == ADDED or etype == DELETED:
+                    if tracer.enabled:
+                        # Said before the FIFO acts on it: the watch event comes first.
+                        meta = obj["metadata"]
+                        ns = meta.get("namespace")
+                        name = meta.get("name")
+                        tracer.emit(WATCH_EVENT, f"{ns}/{name}" if ns else name, type=etype, resource_version=rv)
+                    if etype == MODIFIED:
+                        update(obj)
+                    elif etype == ADDED:
+                        add(obj)
+                    else:
+                        delete(obj)
                 elif etype == BOOKMARK:
                     ann = obj["metadata"].get("annotations") or {}
                     if ann.get(INITIAL_EVENTS_END_ANNOTATION) == "true":
@@ -525,11 +532,6 @@ class Reflector:
                         tracer.emit(WATCH_BOOKMARK, None, resource_version=rv)
                 else:
                     continue
-                if tracer.enabled and etype != BOOKMARK:
-                    meta = obj["metadata"]
-                    ns = meta.get("namespace")
-                    name = meta.get("name")
-                    tracer.emit(WATCH_EVENT, f"{ns}/{name}" if ns else name, type=etype, resource_version=rv)
                 last_rv = rv
                 if main:
                     # _set_last_sync_rv inlined: this runs once per event. An

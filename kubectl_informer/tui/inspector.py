@@ -20,7 +20,8 @@ from textual.binding import Binding
 from ..durations import format_short
 from ..filters import KeyFilter, parse_filter
 from ..trace import TraceEvent
-from ..trace_kinds import FIFO_COALESCE, FIFO_POP, FIFO_QUEUE, STORE_ADD, STORE_DELETE, STORE_UPDATE, WATCH_EVENT
+from ..trace_kinds import (FIFO_COALESCE, FIFO_POP, FIFO_QUEUE, QUEUE_DONE, QUEUE_GET, STORE_ADD, STORE_DELETE,
+                           STORE_UPDATE, WATCH_EVENT)
 from .cursor import CURSOR_BINDINGS, KeyCursor
 from .deltas import delta_style
 from .objects import DeltaEntry, ObjectHistory, change_text
@@ -97,6 +98,19 @@ def describe(ev: TraceEvent, diff: bool = True) -> Text:
         t.append(str(f.get("listener", "")))
         if f.get("is_sync"):
             t.append(" (resync)", "cyan")
+    elif (k == QUEUE_GET or k == QUEUE_DONE) and f.get("worker") is not None:
+        # The sample controller's worker: who took it, how long, how it went.
+        t.append(f"w{f['worker']} ", "bold magenta")
+        if k == QUEUE_GET:
+            t.append(f"got it after {_secs(f.get('waited'))}" if f.get("waited") is not None else "got it")
+            t.append(f" · depth {f.get('depth')}", "dim")
+        else:
+            outcome = str(f.get("outcome") or "")
+            t.append(outcome, "red" if outcome == "error" else "green")
+            if f.get("worked") is not None:
+                t.append(f" · worked {_secs(f['worked'])}")
+            if f.get("requeued"):
+                t.append(" · queued again (dirty)", "yellow")
     else:
         parts = []
         for name, val in f.items():

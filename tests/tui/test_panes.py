@@ -166,7 +166,7 @@ def test_inspector_pane_shows_a_keys_life_across_stages_in_order(size):
         assert kinds == ["watch.event", "fifo.queue", "fifo.pop", "store.add", "handler.add",
                          "queue.add", "queue.get", "queue.done"]
         assert "Running" in lines[5] and "rv=200" in lines[5]
-        assert "worker=0" in lines[8] and "worker=0" in lines[9]
+        assert "w0 got it after 1.0ms" in lines[8] and "w0 ok · worked 200ms" in lines[9]
 
     run(check, app, size)
 
