@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.containers import Container
-from textual.events import Resize
+from textual.events import Key, Resize
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
@@ -67,6 +67,8 @@ PANE_NAMES = tuple(p.name for p in PANES)
 # Below this the grid is unreadable: one (or two) panes behind tabs instead.
 GRID_MIN = (150, 36)
 COMPANION_MIN_WIDTH = 120
+# Keys that open a line (the command line, the filter): the action opening it.
+_LINE_KEYS = {"colon": "action_command", "slash": "action_filter"}
 # Drain in chunks small enough that the frame's time budget is honoured.
 CHUNK = 256
 # Unchanged panes still redraw this often, for ages and countdowns.
@@ -445,7 +447,19 @@ class InformerApp(CommandMode, ExperimentsMixin, ObjectActions, App[None]):
     def action_filter(self) -> None:
         self.filter_input.value = self.filter_text
         self.filter_input.display = True
-        self.filter_input.focus()
+        self.screen.set_focus(self.filter_input)  # now: see on_event
+
+    async def on_event(self, event) -> None:
+        # ':' and '/' open their line as the key is read. Textual hands each
+        # key to the widget focused when it reads it, and a binding runs (and
+        # Widget.focus moves the focus) only later: a fast ":q⏎" or a paste
+        # gave the q to the pane, where the line's claim on printable keys
+        # hid it from the bindings, and the line got the ⏎ alone.
+        if (type(event) is Key and not event.is_forwarded and event.key in _LINE_KEYS
+                and len(self.screen_stack) == 1 and not isinstance(self.focused, Input)):
+            getattr(self, _LINE_KEYS[event.key])()
+            return
+        await super().on_event(event)
 
     def set_filter(self, text: str) -> None:
         self.filter_text = text

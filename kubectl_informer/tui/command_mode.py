@@ -55,7 +55,8 @@ class CommandMode:
     def action_command(self) -> None:
         self.command_input.value = ""
         self.command_input.display = True
-        self.command_input.focus()
+        # Focused now, not after the keys already read (InformerApp.on_event).
+        self.screen.set_focus(self.command_input)
 
     def close_command_line(self) -> bool:
         """Esc: close the command line if open (True if it was)."""

@@ -303,3 +303,26 @@ def test_bang_inverts_the_current_filter():
         assert any("type a filter with / first" in n for n in notices(app))
 
     run(check, app, (160, 45))
+
+
+@pytest.mark.parametrize("opener, line", [("colon", "command_input"), ("slash", "filter_input")])
+def test_keys_typed_right_after_the_opener_reach_the_line_not_the_pane(opener, line):
+    # Textual hands each key to the widget focused when it reads it; a
+    # binding's focus() moved the focus only later. A fast ":q⏎" (or a
+    # paste) gave the q to the pane, where the line's claim on printable
+    # keys hid it from the app's bindings (q quits, w jumps to Queue), and
+    # the line got only the ⏎. All the keys are read before any is handled.
+    app = make_app()
+
+    async def check(pilot):
+        from textual import events
+        active = app.active
+        assert app.panes[active].has_focus
+        for key, char in ((opener, None), ("w", "w"), ("e", "e"), ("b", "b")):
+            app.post_message(events.Key(key, char))  # as the driver posts what it reads
+        await pilot.pause()
+        widget = getattr(app, line)
+        assert widget.has_focus and widget.value.endswith("web")
+        assert app.active == active  # the w did not jump to the Queue pane
+
+    run(check, app, (160, 45))
