@@ -208,7 +208,9 @@ class _ResourceState:
     def record(self, ev: Event) -> None:
         self.window.append(ev)
         while len(self.window) > self.window_size:
-            self.window_start = self.window.popleft().rv
+            gone = self.window.popleft()
+            gone._line = None  # no new watch replays it: history keeps the entries, not the wire line
+            self.window_start = gone.rv
             self.evicted = True
         self.history.append(ev)
         while len(self.history) > self.history_limit:

@@ -292,3 +292,24 @@ def test_a_client_closing_a_quiet_tls_watch_frees_it():
         w.resp.close()
         w.close()
         assert wait_for(lambda: not sim.store.watchers("pods"), timeout=5)
+
+
+def test_events_out_of_the_window_let_their_wire_line_go(client, sim):
+    """History keeps every event's object versions (for Exact lists); the
+    cached watch line is only for the window's replays, so an event leaving
+    the window drops it (a long run's history was twice the size). A watch
+    from inside the window still replays its lines, one from before still
+    answers 410."""
+    sim.store.set_watch_cache_size(3, "pods")
+    rv0 = sim.store.current_rv()
+    w = client.watch(PODS, resourceVersion=str(rv0))  # every event's line is written to it
+    for i in range(6):
+        client.request("POST", PODS, pod(f"p{i}"))
+    assert [e["object"]["metadata"]["name"] for e in w.take(6)] == [f"p{i}" for i in range(6)]
+    st = sim.store._states[sim.store.resource("pods")]
+    assert [ev._line is None for ev in st.history] == [True] * 3 + [False] * 3
+    late = client.watch(PODS, resourceVersion=str(st.window[0].rv - 1))
+    assert [e["object"]["metadata"]["name"] for e in late.take(3)] == ["p3", "p4", "p5"]
+    old = client.watch(PODS, resourceVersion=str(rv0))
+    ev = old.next()
+    assert ev["type"] == "ERROR" and ev["object"]["code"] == 410
