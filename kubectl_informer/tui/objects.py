@@ -153,7 +153,7 @@ def rank_style(rank: int) -> str:
 # Totals across keys (the per-key rings alone grow with every name a churning
 # cluster ever had): entries kept, and entries still holding their objects.
 MAX_ENTRIES = 8192
-MAX_OBJECTS = 2048
+MAX_OBJECTS = 1024
 
 
 class ObjectHistory:

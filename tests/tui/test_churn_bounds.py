@@ -137,15 +137,48 @@ def test_explain_facts_stay_bounded_and_hold_no_objects():
     assert len(facts.store.get(f"default/web-{KEYS - 1}")) == 5
 
 
-def test_deltas_rows_stay_bounded_and_the_panes_share_the_objects():
-    """The Deltas ring holds its last rows' events; those events' objects are
-    the ones the Inspector holds for the same deltas, not more."""
+def test_deltas_rows_let_old_objects_go_keeping_what_they_show():
     tracer, buf, clock = traced()
-    deltas, insp = DeltasState(), InspectorState()
+    deltas = DeltasState()
     churn(tracer, clock, 0, 3000)
-    events = buf.drain()
-    deltas.feed_all(events)
-    insp.feed_all(events)
+    deltas.feed_all(buf.drain())
     assert len(deltas.rows) == deltas.rows.maxlen
-    in_rows = {id(r.event.raw_fields["object"]) for r in deltas.rows if "object" in r.event.raw_fields}
-    assert len(in_rows) <= deltas.rows.maxlen
+    assert deltas.objects_held() == deltas.keep_objects < deltas.rows.maxlen
+    old = [r for r in deltas.rows if "object" not in r.event.raw_fields]
+    assert len(old) == deltas.rows.maxlen - deltas.keep_objects
+    upd = next(r for r in old if r.delta == "Updated")
+    assert upd.summary == "Running" and upd.labels == {"app": "web"}
+    assert any("restartCount" in d for d in upd.diff) and upd.event.field("predicates") is not None
+
+
+def test_the_app_derives_each_released_delta_once_however_many_panes_let_it_go(monkeypatch):
+    """The Inspector lets an entry's objects go first and derives what the
+    other panes show into the event; the Deltas row letting go later, and
+    the Explain record, derive nothing more: no update's short diff is
+    derived apart (the Inspector's full diff gives it), predicates once."""
+    from kubectl_informer import trace_kinds
+
+    from .helpers import TraceMaker, make_app, run
+
+    derived = []
+    for name in ("diff", "predicates"):
+        fn = trace_kinds.STORE_UPDATE.derive[name]
+        monkeypatch.setitem(trace_kinds.STORE_UPDATE.derive, name,
+                            lambda f, fn=fn, name=name: derived.append(name) or fn(f))
+    app = make_app(TraceMaker())
+    tracer, buf, clock = traced()
+    churn(tracer, clock, 0, 1000)
+    events = buf.drain()
+
+    async def check(pilot):
+        app.buffer.extend(events)
+        app.drain(max_events=len(events))  # in the live UI's chunks
+        assert app.states["deltas"].objects_held() == app.states["deltas"].keep_objects
+        assert app.states["inspector"].objects.objects_held() <= app.states["inspector"].objects.max_objects
+        assert derived.count("diff") == 0
+        released = sum(1 for key in (f"default/web-{i}" for i in range(1000))
+                       for e in app.states["inspector"].objects.entries(key)
+                       if e.is_update and e.obj is None)
+        assert derived.count("predicates") == released > 0
+
+    run(check, app)
