@@ -14,14 +14,21 @@ RSS is printed every 30 s. At the end the writer stops, and the informer's
 cache must equal the server's pods (same keys, same resourceVersions).
 
 Targets (issue 12): RSS growth under 10% after the first minute, zero
-disagreements. ``SOAK_SECONDS`` (default 300) sets the length; the baseline
-RSS is taken at 60 s, or at a third of a shorter run.
+disagreements, no history over its bound. ``SOAK_SECONDS`` (default 300)
+sets the length; the baseline RSS is taken at 60 s, or at a third of a
+shorter run.
 
     python bench/soak.py                 # 300 s
     SOAK_SECONDS=90 python bench/soak.py
 
-The last line is ``bench soak: rss_growth=F disagreements=N events=N``
-(rss_growth a fraction, 0.10 = 10%; events: the writes the informer had to follow).
+At the end it also prints what the UI's histories hold against their bounds
+(events, deltas and objects in the Inspector, the Explain panel's records,
+the Deltas rows): 200 new pod names a second fill any per-key ring in
+seconds, so only the totals across keys keep these flat.
+
+The last line is ``bench soak: rss_growth=F disagreements=N events=N held_over_bound=N``
+(rss_growth a fraction, 0.10 = 10%; events: the writes the informer had to follow;
+held_over_bound: histories holding more than their bound, 0 expected).
 """
 
 from __future__ import annotations
@@ -163,7 +170,27 @@ def main() -> None:
     print(f"soak: {writer.writes} writes in {elapsed:.0f}s ({writer.writes / elapsed:.0f}/s; asked {RATE:.0f}/s), "
           f"cache {'agrees' if settled else 'DISAGREES'} with the server ({disagreements} keys differ), "
           f"rss {base / 2**20:.1f} -> {final / 2**20:.1f} MiB")
-    print(f"bench soak: rss_growth={growth:.3f} disagreements={disagreements} events={writer.writes}")
+    held = held_by_the_ui(app)
+    print("soak: the UI holds " + ", ".join(f"{k}={v[0]:,} (bound {v[1]:,})" for k, v in held.items()))
+    over = sum(1 for n, bound in held.values() if n > bound)
+    print(f"bench soak: rss_growth={growth:.3f} disagreements={disagreements} events={writer.writes} "
+          f"held_over_bound={over}")
+
+
+def held_by_the_ui(app: InformerApp) -> dict[str, tuple[int, int]]:
+    """What the histories hold at the end, with their bounds: names churned
+    all along (10% creates, 10% deletes), so per-key rings alone would be full
+    of keys long gone."""
+    insp = app.states["inspector"]
+    objs, facts = insp.objects, app.states["explain"].facts.store
+    return {
+        "inspector_events": (insp.history.items, insp.history.max_items),
+        "inspector_deltas": (objs.entries_held(), objs.max_entries),
+        "objects_held": (objs.objects_held(), objs.max_objects),
+        "explain_records": (facts.records, facts.max_records),
+        "deltas_rows": (len(app.states["deltas"].rows), app.states["deltas"].rows.maxlen),
+        "deltas_rows_with_objects": (app.states["deltas"].objects_held(), app.states["deltas"].keep_objects),
+    }
 
 
 if __name__ == "__main__":

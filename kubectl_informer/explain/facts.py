@@ -22,8 +22,10 @@ from ..trace_kinds import (
 
 PER_KEY = 16        # recent records kept per key
 MAX_KEYS = 5000     # keys remembered (the oldest forgotten first)
+MAX_RECORDS = 8192  # records kept in all, across keys (deleted keys' forgotten first)
 MARKS = 256         # RV marks, resync ticks and queue records kept
 RATE_WINDOW = 5.0   # seconds over which queue add and drain rates are taken
+_LOCAL = frozenset(("object", "old"))  # a store event's objects: no text quotes them
 
 
 class Rec:
@@ -40,21 +42,51 @@ class Rec:
 
 
 class PerKey:
-    """The last ``per_key`` records of each of the last ``max_keys`` keys."""
+    """The last ``per_key`` records of each of the last ``max_keys`` keys, at
+    most ``max_records`` in all: past either bound a whole key goes, the one
+    deleted longest ago first (``mark_dead``), else the least recent. With
+    names churning, per-key rings alone fill with keys long gone."""
 
-    def __init__(self, per_key: int = PER_KEY, max_keys: int = MAX_KEYS) -> None:
-        self.per_key, self.max_keys = per_key, max_keys
+    def __init__(self, per_key: int = PER_KEY, max_keys: int = MAX_KEYS, max_records: int = MAX_RECORDS) -> None:
+        self.per_key, self.max_keys, self.max_records = per_key, max_keys, max_records
         self._d: OrderedDict[str, deque] = OrderedDict()
+        self._dead: OrderedDict[str, None] = OrderedDict()
+        self.records = 0
 
     def add(self, key: str, item) -> None:
-        ring = self._d.get(key)
+        d = self._d
+        ring = d.get(key)
         if ring is None:
-            if len(self._d) >= self.max_keys:
-                self._d.popitem(last=False)
-            ring = self._d[key] = deque(maxlen=self.per_key)
+            if len(d) >= self.max_keys:
+                self._forget(key)
+            ring = d[key] = deque(maxlen=self.per_key)
         else:
-            self._d.move_to_end(key)
+            d.move_to_end(key)
+        if len(ring) < self.per_key:
+            self.records += 1
+            while self.records > self.max_records and len(d) > 1:
+                self._forget(key)
         ring.append(item)
+
+    def _forget(self, spare: str) -> None:
+        """Drop one key other than ``spare``: the longest dead, else the least recent."""
+        d, dead = self._d, self._dead
+        key = next((k for k in dead if k != spare), None)
+        if key is None:
+            key = next(k for k in d if k != spare)
+        dead.pop(key, None)
+        self.records -= len(d.pop(key))
+
+    def mark_dead(self, key: str) -> None:
+        if key in self._d:
+            self._dead[key] = None
+            self._dead.move_to_end(key)
+
+    def mark_live(self, key: str) -> None:
+        self._dead.pop(key, None)
+
+    def __len__(self) -> int:
+        return len(self._d)
 
     def get(self, key: str) -> list:
         return list(self._d.get(key, ()))
@@ -211,10 +243,19 @@ class Facts:
         elif kind == STORE_DELETE and self.cache_count:
             self.cache_count -= 1
         key, popped = self._pop
-        rec = self._last_store = Rec(ev.seq, ev.time, kind, ev.key, ev.raw_fields,
+        raw = ev.raw_fields
+        # A copy without the objects (the informer's, or versions it let go):
+        # the texts quote the RVs and the delta, never the objects.
+        fields = {k: v for k, v in raw.items() if k not in _LOCAL} if "object" in raw else raw
+        rec = self._last_store = Rec(ev.seq, ev.time, kind, ev.key, fields,
                                      {"listeners": [], "count": self.cache_count,
                                       "popped": popped if key == ev.key else None})
-        self.store.add(ev.key, rec)
+        store = self.store
+        store.add(ev.key, rec)
+        if kind == STORE_DELETE:
+            store.mark_dead(ev.key)
+        elif kind == STORE_ADD:
+            store.mark_live(ev.key)
 
     def _handler(self, ev) -> None:
         last = self._last_store

@@ -7,8 +7,10 @@ It plays both etcd and kube-apiserver's watch cache:
   a watch from an RV older than the window gets 410 "too old resource version",
   as kube-apiserver's cacher answers;
 - per resource, a longer *history* (etcd's MVCC revisions until compaction)
-  from which Exact lists and continue tokens are served; ``compact()`` drops it,
-  after which those answer 410 as etcd compaction makes them;
+  from which Exact lists and continue tokens are served: at most
+  ``history_limit`` events and none older than ``history_seconds`` (5 minutes,
+  kube-apiserver's compaction interval); ``compact()`` drops it, after which
+  those answer 410 as etcd compaction makes them;
 - watchers, each with its own queue, fed under the store lock so every
   watcher sees events in RV order.
 
@@ -31,7 +33,7 @@ import time
 import uuid
 from collections import deque
 from datetime import datetime, timedelta, timezone
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import orjson
 
@@ -44,6 +46,9 @@ from kubectl_informer.sim.resources import NAMESPACES, PODS, Registry, ResourceD
 
 # kube-apiserver's wording (staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go).
 EXPIRED_LIST = "The resourceVersion for the provided list is too old."
+# History kept by age as well as by count: kube-apiserver compacts etcd every
+# 5 minutes (--etcd-compaction-interval), so a long run's memory stays level.
+HISTORY_SECONDS = 300.0
 INCONSISTENT_CONTINUE = (
     "The provided continue parameter is too old to display a consistent list result. "
     "You can start a new list without the continue parameter, or use the continue token in this response "
@@ -75,11 +80,12 @@ class Event:
     """A committed change; ``entry`` is the new state (for DELETED, the last
     state stamped with the deletion's RV), ``prev`` the state before."""
 
-    __slots__ = ("type", "rv", "entry", "prev", "_line")
+    __slots__ = ("type", "rv", "entry", "prev", "_line", "t")
 
     def __init__(self, type: str, rv: int, entry: Entry, prev: Entry | None):
         self.type, self.rv, self.entry, self.prev = type, rv, entry, prev
         self._line: bytes | None = None
+        self.t = 0.0  # when recorded (the store's clock): history older than history_seconds is compacted
 
     def line(self, type: str | None = None) -> bytes:
         """The watch-stream line, cached for the event's own type."""
@@ -184,8 +190,11 @@ class Watcher:
 
 
 class _ResourceState:
-    def __init__(self, rdef: ResourceDef, window: int, history_limit: int):
+    def __init__(self, rdef: ResourceDef, window: int, history_limit: int,
+                 history_seconds: float | None = None, now: Callable[[], float] = time.monotonic):
         self.rdef = rdef
+        self.history_seconds = history_seconds
+        self.now = now
         self.objects: dict[str, Entry] = {}
         self._sorted: list[str] | None = []
         self.window: deque[Event] = deque()
@@ -208,11 +217,21 @@ class _ResourceState:
     def record(self, ev: Event) -> None:
         self.window.append(ev)
         while len(self.window) > self.window_size:
-            self.window_start = self.window.popleft().rv
+            gone = self.window.popleft()
+            gone._line = None  # no new watch replays it: history keeps the entries, not the wire line
+            self.window_start = gone.rv
             self.evicted = True
-        self.history.append(ev)
-        while len(self.history) > self.history_limit:
-            self.history_floor = self.history.popleft().rv
+        history = self.history
+        history.append(ev)
+        while len(history) > self.history_limit:
+            self.history_floor = history.popleft().rv
+        if self.history_seconds is not None:
+            # etcd compaction, as kube-apiserver asks for it every 5 minutes:
+            # revisions older than that are gone (Exact lists from them: 410).
+            ev.t = now = self.now()
+            oldest = now - self.history_seconds
+            while history[0].t < oldest:
+                self.history_floor = history.popleft().rv
         for w in list(self.watchers):
             w.push(ev)
 
@@ -278,8 +297,12 @@ class Store:
     """
 
     def __init__(self, registry: Registry | None = None, watch_cache_size: int = 100,
-                 history_limit: int = 10_000, max_watcher_queue: int = 100_000, too_large_wait: float = 0.0):
+                 history_limit: int = 10_000, max_watcher_queue: int = 100_000, too_large_wait: float = 0.0,
+                 history_seconds: float | None = HISTORY_SECONDS, now: Callable[[], float] = time.monotonic):
         self.registry = registry or Registry()
+        # History is also compacted by age (None: by count only); ``now`` is its clock.
+        self.history_seconds = history_seconds
+        self._now = now
         self.lock = threading.RLock()
         self._rv_changed = threading.Condition(self.lock)
         self._rv = 0
@@ -307,7 +330,8 @@ class Store:
     def _state(self, rdef: ResourceDef) -> _ResourceState:
         st = self._states.get(rdef)
         if st is None:
-            st = self._states[rdef] = _ResourceState(rdef, self.watch_cache_size, self.history_limit)
+            st = self._states[rdef] = _ResourceState(rdef, self.watch_cache_size, self.history_limit,
+                                                     self.history_seconds, self._now)
             st.window_start = st.history_floor = self._rv
         return st
 

@@ -34,6 +34,13 @@ DELTA_STYLES = {
 }
 
 _KIND_DELTA = {STORE_ADD: "Added", STORE_UPDATE: "Updated", STORE_DELETE: "Deleted"}
+_LOCAL = ("object", "old")
+
+# Rows whose events keep the objects they carry (the newest; older rows show
+# what was derived). The Inspector's history lets its objects go after 1,024
+# newer deltas, so by the time a row does (plus one feed chunk, 256 events)
+# what the row shows was already derived there: letting go is a dict copy.
+KEEP_OBJECTS = 1280
 
 
 def delta_style(delta: str) -> str:
@@ -57,6 +64,15 @@ class DeltaRow:
         self.tombstone = bool(f.get("tombstone"))
         self.event = ev
 
+    def release(self) -> None:
+        """Let the event's objects go, keeping every field the row shows
+        (derived now if nothing derived them before)."""
+        ev = self.event
+        raw = ev.raw_fields
+        if "object" in raw or "old" in raw:
+            self.event = TraceEvent(ev.seq, ev.time, ev.kind, ev.key,
+                                    {k: v for k, v in ev.fields.items() if k not in _LOCAL})
+
     @property
     def labels(self) -> dict | None:
         """The object's labels as applied (the map itself), for /label: filters."""
@@ -77,9 +93,13 @@ class DeltaRow:
 class DeltasState(PaneState):
     """A ring of the last ``maxlen`` deltas applied, and counts per type."""
 
-    def __init__(self, maxlen: int = 2000) -> None:
+    def __init__(self, maxlen: int = 2000, keep_objects: int = KEEP_OBJECTS) -> None:
         super().__init__()
         self.rows: deque[DeltaRow] = deque(maxlen=maxlen)
+        # The newest rows, until keep_objects newer ones came: then a row
+        # lets its event's objects go.
+        self._holding: deque[DeltaRow] = deque()
+        self.keep_objects = keep_objects
         self.counts: Counter[str] = Counter()
         self.total = 0
         self.t0: float | None = None
@@ -90,6 +110,7 @@ class DeltasState(PaneState):
         if ev.kind in _KIND_DELTA:
             row = DeltaRow(ev)
             self.rows.append(row)
+            self._hold(row)
             self.counts[row.delta] += 1
             self.total += 1
             self.version += 1
@@ -101,16 +122,30 @@ class DeltasState(PaneState):
         kinds = _KIND_DELTA
         rows = self.rows
         counts = self.counts
+        holding, keep = self._holding, self.keep_objects
         n = 0
         for ev in events:
             if ev.kind in kinds:
                 row = DeltaRow(ev)
                 rows.append(row)
+                holding.append(row)
+                if len(holding) > keep:
+                    holding.popleft().release()
                 counts[row.delta] += 1
                 n += 1
         if n:
             self.total += n
             self.version += 1
+
+    def _hold(self, row: DeltaRow) -> None:
+        holding = self._holding
+        holding.append(row)
+        if len(holding) > self.keep_objects:
+            holding.popleft().release()
+
+    def objects_held(self) -> int:
+        """Rows whose event still carries objects."""
+        return sum(1 for r in self.rows if "object" in r.event.raw_fields or "old" in r.event.raw_fields)
 
 
 def format_row(row: DeltaRow, t0: float, key_width: int, width: int) -> Text:

@@ -130,6 +130,9 @@ def _secs(v) -> str:
         return str(v)
 
 
+# Events kept in all, across keys (a key's ring holds its last per_key).
+MAX_EVENTS = 16384
+
 STORE_KINDS = frozenset((STORE_ADD, STORE_UPDATE, STORE_DELETE))
 
 
@@ -166,9 +169,9 @@ class InspectorState(PaneState):
     """Per-key rings of keyed events, for the most recently active keys, and
     per key its deltas with their objects (``ObjectHistory``)."""
 
-    def __init__(self, max_keys: int = 2000, per_key: int = 40) -> None:
+    def __init__(self, max_keys: int = 2000, per_key: int = 40, max_events: int = MAX_EVENTS) -> None:
         super().__init__()
-        self.history: KeyedHistory[str, TraceEvent] = KeyedHistory(max_keys, per_key)
+        self.history: KeyedHistory[str, TraceEvent] = KeyedHistory(max_keys, per_key, max_events)
         self.objects = ObjectHistory(max_keys)
         self.t0: float | None = None
 
@@ -185,11 +188,17 @@ class InspectorState(PaneState):
         for ev in events:
             key = ev.key
             if key:
-                if ev.kind in store:
+                kind = ev.kind
+                if kind in store:
                     # Both rings hold the delta's entry, which lets go of
                     # its objects once it is older than the newest few.
-                    ev = add_delta(ev)
-                add(key, ev)
+                    add(key, add_delta(ev))
+                    if kind == STORE_DELETE:
+                        self.history.mark_dead(key)  # its events go first
+                    elif kind == STORE_ADD:
+                        self.history.mark_live(key)
+                else:
+                    add(key, ev)
                 n += 1
         if n:
             self.version += 1

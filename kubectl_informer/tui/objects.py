@@ -4,17 +4,20 @@ of each delta, and the object as YAML (``y``).
 The trace carries summaries and diffs; only in the process do ``store.*``
 events also hold the object applied (a ``local`` field, never written to
 JSON). ``ObjectHistory`` keeps, per key, a ring of the last ``per_key``
-deltas (``DeltaEntry``) for the ``max_keys`` keys active most recently; only
-the newest ``keep_objects`` entries of a key hold their objects. An entry
-leaving that window keeps its full diff as text (computed then, once), so
-memory is at most ``max_keys * keep_objects`` object versions (most of them
-the indexer's own objects) plus small entries. A replay has no objects: its
-entries show the diff the recording carries.
+deltas (``DeltaEntry``) for the ``max_keys`` keys active most recently, at
+most ``max_entries`` in all (deleted keys forgotten first); only the newest
+``keep_objects`` entries of a key hold their objects, and only while among
+the newest ``max_objects`` entries of all keys. An entry leaving either
+window keeps its full diff as text (computed then, once), so memory is at
+most ``max_objects`` entries' object versions (many of them the indexer's
+own objects) plus ``max_entries`` small ones, however many names churn. A
+replay has no objects: its entries show the diff the recording carries.
 """
 
 from __future__ import annotations
 
 import json
+from collections import deque
 from typing import Any
 
 import yaml
@@ -29,7 +32,7 @@ from textual.widgets import Static
 from ..cache.diff import METADATA, NOISE_RANK, SPEC, STATUS, Change, diff_changes
 from ..cache.keys import DeletedFinalStateUnknown
 from ..trace import TraceEvent
-from ..trace_kinds import STORE_UPDATE
+from ..trace_kinds import STORE_DELETE, STORE_UPDATE
 from ..transforms import redact_secret
 from .ring import KeyedHistory
 
@@ -147,18 +150,34 @@ def rank_style(rank: int) -> str:
     return RANK_STYLES.get(rank, "")
 
 
+# Totals across keys (the per-key rings alone grow with every name a churning
+# cluster ever had): entries kept, and entries still holding their objects.
+MAX_ENTRIES = 8192
+MAX_OBJECTS = 1024
+
+
 class ObjectHistory:
     """Per key, a ring of its last ``per_key`` deltas, for the ``max_keys``
-    keys active most recently (a ``KeyedHistory``); the newest
-    ``keep_objects`` of a key hold their objects."""
+    keys active most recently and at most ``max_entries`` entries in all (a
+    ``KeyedHistory``: deleted keys go first). The newest ``keep_objects`` of
+    a key hold their objects, and only while among the newest
+    ``max_objects`` entries of all keys; older ones keep their diff as text."""
 
-    def __init__(self, max_keys: int = 2000, per_key: int = 64, keep_objects: int = 8) -> None:
-        self.per_key, self.keep_objects = per_key, keep_objects
-        self._hist: KeyedHistory[str, DeltaEntry] = KeyedHistory(max_keys, per_key)
+    def __init__(self, max_keys: int = 2000, per_key: int = 64, keep_objects: int = 8,
+                 max_entries: int = MAX_ENTRIES, max_objects: int = MAX_OBJECTS) -> None:
+        self.per_key, self.keep_objects, self.max_objects = per_key, keep_objects, max_objects
+        self._hist: KeyedHistory[str, DeltaEntry] = KeyedHistory(max_keys, per_key, max_entries)
+        # Every entry, newest last, until max_objects newer ones came: then it
+        # lets its objects go (once; a no-op if its key's ring did already).
+        self._holding: deque[DeltaEntry] = deque()
 
     @property
     def max_keys(self) -> int:
         return self._hist.max_keys
+
+    @property
+    def max_entries(self) -> int:
+        return self._hist.max_items
 
     @property
     def evicted(self) -> int:
@@ -169,7 +188,8 @@ class ObjectHistory:
         hist = self._hist
         entry = DeltaEntry(ev)
         ring = hist.add(key, entry)
-        if ev.kind == STORE_UPDATE:
+        kind = ev.kind
+        if kind == STORE_UPDATE:
             # The informer's old object rides in the event (a recording's
             # does not: the key's previous entry holds the same one).
             old = ev.raw_fields.get("old")
@@ -177,8 +197,16 @@ class ObjectHistory:
                 entry.old = _unwrap(old)
             elif len(ring) > 1:
                 entry.old = ring[-2].obj
+        elif kind == STORE_DELETE:
+            hist.mark_dead(key)
+        else:
+            hist.mark_live(key)
         if len(ring) > self.keep_objects:
             ring[-1 - self.keep_objects].release()
+        holding = self._holding
+        holding.append(entry)
+        if len(holding) > self.max_objects:
+            holding.popleft().release()
         return entry
 
     def entries(self, key: str) -> list[DeltaEntry]:
@@ -201,9 +229,17 @@ class ObjectHistory:
     def __repr__(self) -> str:
         return f"ObjectHistory({self._hist!r})"
 
+    def entries_held(self) -> int:
+        return self._hist.items
+
     def objects_held(self) -> int:
-        return sum(1 for key in self._hist.keys_newest_first() for e in self._hist.ring(key)
-                   if e.obj is not None or e.old is not None)
+        """Entries holding an object, in the rings or waiting in ``_holding``
+        (an evicted key's newest entries until they reach its end)."""
+        seen = {id(e): e for e in self._holding}
+        for key in self._hist.keys_newest_first():
+            for e in self._hist.ring(key):
+                seen[id(e)] = e
+        return sum(1 for e in seen.values() if e.obj is not None or e.old is not None)
 
 
 # --- YAML ------------------------------------------------------------------------------------

@@ -15,21 +15,30 @@ K = TypeVar("K", bound=Hashable)
 
 
 class KeyedHistory(Generic[K, T]):
-    """A ring of items per key, for the ``max_keys`` keys seen most recently.
+    """A ring of items per key, for the ``max_keys`` keys seen most recently,
+    and at most ``max_items`` items in all.
 
-    An LRU of keys: touching a key makes it newest; a new key beyond the limit
-    evicts the key untouched the longest, with its whole ring.
+    An LRU of keys: touching a key makes it newest; a new key beyond the limit,
+    or an item beyond the total, evicts a whole key: first the key marked dead
+    longest ago (``mark_dead``: its object was deleted), else the key untouched
+    the longest. Per-key rings alone are not a bound when names churn (pods
+    deleted and created under new names): every key fills its ring and stays.
     """
 
-    __slots__ = ("max_keys", "per_key", "_rings", "evicted")
+    __slots__ = ("max_keys", "per_key", "max_items", "_rings", "_dead", "evicted", "items")
 
-    def __init__(self, max_keys: int = 2000, per_key: int = 40) -> None:
-        if max_keys < 1 or per_key < 1:
-            raise ValueError("max_keys and per_key must be at least 1")
+    def __init__(self, max_keys: int = 2000, per_key: int = 40, max_items: int | None = None) -> None:
+        if max_items is None:
+            max_items = max_keys * per_key
+        if max_keys < 1 or per_key < 1 or max_items < 1:
+            raise ValueError("max_keys, per_key and max_items must be at least 1")
         self.max_keys = max_keys
         self.per_key = per_key
+        self.max_items = max_items
         self._rings: OrderedDict[K, deque[T]] = OrderedDict()
+        self._dead: OrderedDict[K, None] = OrderedDict()  # oldest death first
         self.evicted = 0
+        self.items = 0  # held now, across keys
 
     def add(self, key: K, item: T) -> deque[T]:
         """Append ``item`` to ``key``'s ring; returns the ring (read, don't keep)."""
@@ -37,13 +46,63 @@ class KeyedHistory(Generic[K, T]):
         ring = rings.get(key)
         if ring is None:
             if len(rings) >= self.max_keys:
-                rings.popitem(last=False)
-                self.evicted += 1
+                self._evict_one()
             ring = rings[key] = deque(maxlen=self.per_key)
         else:
             rings.move_to_end(key)
+        if len(ring) < self.per_key:
+            self.items += 1
+            if self.items > self.max_items:
+                ring.append(item)
+                self._trim(key)
+                return ring
         ring.append(item)
         return ring
+
+    def _evict_one(self, spare: K | None = None) -> bool:
+        """Drop one whole key (not ``spare``): the longest dead, else the least recent."""
+        dead, rings = self._dead, self._rings
+        while dead:
+            key = next(iter(dead))
+            if key == spare:
+                if len(dead) == 1:
+                    break
+                dead.move_to_end(key)
+                continue
+            del dead[key]
+            ring = rings.pop(key, None)
+            if ring is not None:
+                self.items -= len(ring)
+                self.evicted += 1
+                return True
+        for key in rings:
+            if key != spare:
+                break
+        else:
+            return False
+        self.items -= len(rings.pop(key))
+        dead.pop(key, None)
+        self.evicted += 1
+        return True
+
+    def _trim(self, keep: K) -> None:
+        while self.items > self.max_items:
+            if not self._evict_one(spare=keep):
+                ring = self._rings[keep]  # the one key left: its oldest go
+                while self.items > self.max_items and len(ring) > 1:
+                    ring.popleft()
+                    self.items -= 1
+                return
+
+    def mark_dead(self, key: K) -> None:
+        """``key``'s object is gone: its history goes before live keys' (O(1))."""
+        if key in self._rings:
+            self._dead[key] = None
+            self._dead.move_to_end(key)
+
+    def mark_live(self, key: K) -> None:
+        """``key`` came back (created again under the same name)."""
+        self._dead.pop(key, None)
 
     def get(self, key: K) -> list[T]:
         ring = self._rings.get(key)
@@ -67,6 +126,10 @@ class KeyedHistory(Generic[K, T]):
 
     def total_items(self) -> int:
         return sum(len(r) for r in self._rings.values())
+
+    @property
+    def dead_keys(self) -> int:
+        return len(self._dead)
 
 
 class RateMeter:

@@ -292,3 +292,49 @@ def test_a_client_closing_a_quiet_tls_watch_frees_it():
         w.resp.close()
         w.close()
         assert wait_for(lambda: not sim.store.watchers("pods"), timeout=5)
+
+
+def test_events_out_of_the_window_let_their_wire_line_go(client, sim):
+    """History keeps every event's object versions (for Exact lists); the
+    cached watch line is only for the window's replays, so an event leaving
+    the window drops it (a long run's history was twice the size). A watch
+    from inside the window still replays its lines, one from before still
+    answers 410."""
+    sim.store.set_watch_cache_size(3, "pods")
+    rv0 = sim.store.current_rv()
+    w = client.watch(PODS, resourceVersion=str(rv0))  # every event's line is written to it
+    for i in range(6):
+        client.request("POST", PODS, pod(f"p{i}"))
+    assert [e["object"]["metadata"]["name"] for e in w.take(6)] == [f"p{i}" for i in range(6)]
+    st = sim.store._states[sim.store.resource("pods")]
+    assert [ev._line is None for ev in st.history] == [True] * 3 + [False] * 3
+    late = client.watch(PODS, resourceVersion=str(st.window[0].rv - 1))
+    assert [e["object"]["metadata"]["name"] for e in late.take(3)] == ["p3", "p4", "p5"]
+    old = client.watch(PODS, resourceVersion=str(rv0))
+    ev = old.next()
+    assert ev["type"] == "ERROR" and ev["object"]["code"] == 410
+
+
+def test_history_is_compacted_by_age_as_etcd_is():
+    """Exact lists are served from history for history_seconds (kube-apiserver
+    compacts etcd every 5 minutes), then answer 410; a long run's history
+    stays at what that time brought, not history_limit events."""
+    from kubectl_informer.clock.testing import FakeClock
+    from kubectl_informer.sim.store import ApiError, Store
+
+    clock = FakeClock(start=50.0)
+    store = Store(history_seconds=300.0, now=clock.now)
+    store.create("namespaces", {"metadata": {"name": "default"}})
+    rv_before = store.current_rv()
+    store.create("pods", pod("a"))
+    clock.step(200)
+    store.create("pods", pod("b"))
+    assert [e.name for e in store.list_entries("pods", "default", resource_version=str(rv_before),
+                                               resource_version_match="Exact")[0]] == []
+    clock.step(200)  # a's event is 400 s old, b's 200 s
+    store.create("pods", pod("c"))
+    st = store._states[store.resource("pods")]
+    assert [ev.entry.name for ev in st.history] == ["b", "c"]
+    with pytest.raises(ApiError) as err:
+        store.list_entries("pods", "default", resource_version=str(rv_before), resource_version_match="Exact")
+    assert err.value.status == 410

@@ -1,0 +1,184 @@
+"""Names that churn (pods deleted, created again under new names) must not
+grow what the UI holds: every history has a total across keys, deleted
+keys go first, and old entries let their objects go. Counted, not measured:
+entries and objects held after tens of thousands of keys came and went."""
+
+from kubectl_informer.clock.testing import FakeClock
+from kubectl_informer.explain import Facts
+from kubectl_informer.trace import TraceBuffer, Tracer
+from kubectl_informer.trace_kinds import STORE_ADD, STORE_DELETE, STORE_UPDATE
+from kubectl_informer.tui.deltas import DeltasState
+from kubectl_informer.tui.inspector import InspectorState
+
+from .test_objects import pod
+
+KEYS = 12_000  # six times the Inspector's keys, each through a whole life
+
+
+def churn(tracer, clock, first, n, updates=3, live=()):
+    """``n`` pods from number ``first``: each added, updated, deleted, as the
+    informer emits them (objects in-process); ``live`` keys get a resync
+    between every pod's life (same object both sides)."""
+    live_objs = {}
+    for key in live:
+        live_objs[key] = obj = pod(key.split("/")[1], 1)
+        tracer.emit_derived(STORE_ADD, key, resource_version="1", delta="Added", is_in_initial_list=False, object=obj)
+    for i in range(first, first + n):
+        key = f"default/web-{i}"
+        old = pod(f"web-{i}", 1)
+        tracer.emit("watch.event", key, type="ADDED", resource_version="1")
+        tracer.emit_derived(STORE_ADD, key, resource_version="1", delta="Added", is_in_initial_list=False, object=old)
+        for rv in range(2, updates + 2):
+            new = pod(f"web-{i}", rv, restarts=rv)
+            tracer.emit_derived(STORE_UPDATE, key, resource_version=str(rv), delta="Updated",
+                                is_in_initial_list=False, old_resource_version=str(rv - 1), object=new, old=old)
+            tracer.emit("handler.update", key, listener="handler-1", is_sync=False, buffered=0)
+            old = new
+        tracer.emit_derived(STORE_DELETE, key, resource_version=str(updates + 2), delta="Deleted",
+                            is_in_initial_list=False, tombstone=False, object=old)
+        for key, obj in live_objs.items():
+            rv = obj["metadata"]["resourceVersion"]
+            tracer.emit_derived(STORE_UPDATE, key, resource_version=rv, delta="Sync", is_in_initial_list=False,
+                                old_resource_version=rv, object=obj, old=obj)
+        clock.step(0.01)
+
+
+def traced():
+    clock = FakeClock(start=1000.0)
+    tracer, buf = Tracer(clock), TraceBuffer(maxlen=10_000_000)
+    tracer.subscribe(buf)
+    return tracer, buf, clock
+
+
+def test_inspector_totals_stay_bounded_as_names_churn():
+    tracer, buf, clock = traced()
+    st = InspectorState()
+    for start in range(0, KEYS, 3000):
+        churn(tracer, clock, start, 3000)
+        st.feed_all(buf.drain())
+        hist, objs = st.history, st.objects
+        assert len(hist) <= hist.max_keys and hist.items == hist.total_items() <= hist.max_items
+        assert len(objs) <= objs.max_keys and objs.entries_held() <= objs.max_entries
+        assert objs.objects_held() <= objs.max_objects
+        assert len(objs._holding) <= objs.max_objects
+    # The keys seen last are whole: every event and delta of the newest pod.
+    last = f"default/web-{KEYS - 1}"
+    kinds = [ev.kind for ev, _ in st.timeline(last)]
+    assert kinds == ["watch.event", "store.add"] + ["store.update", "handler.update"] * 3 + ["store.delete"]
+    assert st.objects.entries(last)[1].detail_lines()  # its first update's full diff, objects or not
+
+
+def test_released_entries_keep_their_diff_and_events_drop_their_objects():
+    tracer, buf, clock = traced()
+    st = InspectorState()
+    churn(tracer, clock, 0, 1000)
+    st.feed_all(buf.drain())
+    objs = st.objects
+    first = objs.entries("default/web-0")  # 5000 store events ago: long let go
+    assert [e.obj for e in first] == [None] * 5 and [e.old for e in first] == [None] * 5
+    upd = first[1]
+    assert upd.detail is not None and any("restartCount" in line for _, line in upd.detail)
+    assert upd.summary()  # the row's short diff, kept as text
+    for e in first:
+        assert "object" not in e.event.raw_fields and "old" not in e.event.raw_fields
+    for ev in st.life("default/web-0"):
+        assert "object" not in ev.raw_fields and "old" not in ev.raw_fields
+    newest = objs.entries("default/web-999")
+    assert all(e.obj is not None for e in newest)  # recent keys: objects held, YAML available
+
+
+def test_deleted_keys_go_before_live_ones():
+    """A live key quiet since long before a flood of short-lived names keeps
+    its history: the deleted names are forgotten first."""
+    tracer, buf, clock = traced()
+    st = InspectorState()
+    facts = Facts()
+    tracer.emit("watch.event", "default/quiet", type="ADDED", resource_version="1")
+    tracer.emit_derived(STORE_ADD, "default/quiet", resource_version="1", delta="Added",
+                        is_in_initial_list=False, object=pod("quiet", 1))
+    churn(tracer, clock, 0, 5000)
+    events = buf.drain()
+    st.feed_all(events)
+    facts.feed_all(events)
+    assert st.history.evicted > 0 and st.objects.evicted > 0
+    assert [ev.kind for ev in st.life("default/quiet")] == ["watch.event", "store.add"]
+    assert [e.event.kind for e in st.objects.entries("default/quiet")] == ["store.add"]
+    assert facts.store_rec("default/quiet") is not None
+    assert "default/web-0" not in st.history and facts.store_rec("default/web-0") is None
+
+
+def test_live_keys_resynced_keep_their_objects_while_deleted_ones_let_go():
+    tracer, buf, clock = traced()
+    st = InspectorState()
+    live = [f"default/live-{i}" for i in range(10)]
+    churn(tracer, clock, 0, 3000, live=live)
+    st.feed_all(buf.drain())
+    objs = st.objects
+    assert objs.objects_held() <= objs.max_objects
+    for key in live:
+        assert objs.latest(key) is not None  # y still shows a live key's object
+        assert len(objs.entries(key)) == objs.per_key
+
+
+def test_explain_facts_stay_bounded_and_hold_no_objects():
+    tracer, buf, clock = traced()
+    facts = Facts()
+    for start in range(0, KEYS, 3000):
+        churn(tracer, clock, start, 3000)
+        facts.feed_all(buf.drain())
+        store = facts.store
+        assert len(store) <= store.max_keys
+        assert store.records == sum(len(r) for r in store._d.values()) <= store.max_records
+    for ring in facts.store._d.values():
+        for rec in ring:
+            assert "object" not in rec.fields and "old" not in rec.fields
+    last = facts.store_rec(f"default/web-{KEYS - 1}")
+    assert last.kind == STORE_DELETE and last.fields["delta"] == "Deleted"
+    assert len(facts.store.get(f"default/web-{KEYS - 1}")) == 5
+
+
+def test_deltas_rows_let_old_objects_go_keeping_what_they_show():
+    tracer, buf, clock = traced()
+    deltas = DeltasState()
+    churn(tracer, clock, 0, 3000)
+    deltas.feed_all(buf.drain())
+    assert len(deltas.rows) == deltas.rows.maxlen
+    assert deltas.objects_held() == deltas.keep_objects < deltas.rows.maxlen
+    old = [r for r in deltas.rows if "object" not in r.event.raw_fields]
+    assert len(old) == deltas.rows.maxlen - deltas.keep_objects
+    upd = next(r for r in old if r.delta == "Updated")
+    assert upd.summary == "Running" and upd.labels == {"app": "web"}
+    assert any("restartCount" in d for d in upd.diff) and upd.event.field("predicates") is not None
+
+
+def test_the_app_derives_each_released_delta_once_however_many_panes_let_it_go(monkeypatch):
+    """The Inspector lets an entry's objects go first and derives what the
+    other panes show into the event; the Deltas row letting go later, and
+    the Explain record, derive nothing more: no update's short diff is
+    derived apart (the Inspector's full diff gives it), predicates once."""
+    from kubectl_informer import trace_kinds
+
+    from .helpers import TraceMaker, make_app, run
+
+    derived = []
+    for name in ("diff", "predicates"):
+        fn = trace_kinds.STORE_UPDATE.derive[name]
+        monkeypatch.setitem(trace_kinds.STORE_UPDATE.derive, name,
+                            lambda f, fn=fn, name=name: derived.append(name) or fn(f))
+    app = make_app(TraceMaker())
+    tracer, buf, clock = traced()
+    churn(tracer, clock, 0, 1000)
+    events = buf.drain()
+
+    async def check(pilot):
+        app.buffer.extend(events)
+        app.drain(max_events=len(events))  # in the live UI's chunks
+        assert app.states["deltas"].objects_held() == app.states["deltas"].keep_objects
+        assert app.states["inspector"].objects.objects_held() <= app.states["inspector"].objects.max_objects
+        assert derived.count("diff") == 0
+        released = sum(1 for key in (f"default/web-{i}" for i in range(1000))
+                       for e in app.states["inspector"].objects.entries(key)
+                       if e.is_update and e.obj is None)
+        assert derived.count("predicates") == released > 0
+
+    run(check, app)
