@@ -169,7 +169,10 @@ class InspectorState(PaneState):
     """Per-key rings of keyed events, for the most recently active keys, and
     per key its deltas with their objects (``ObjectHistory``)."""
 
-    def __init__(self, max_keys: int = 2000, per_key: int = 40, max_events: int = MAX_EVENTS) -> None:
+    # A key's ring holds its events of every stage, deltas included: 96 keep
+    # a burst of 20 updates whole (20 watch events, 20 FIFO events, a pop,
+    # 20 store updates, 20 handler calls); the total bounds the memory.
+    def __init__(self, max_keys: int = 2000, per_key: int = 96, max_events: int = MAX_EVENTS) -> None:
         super().__init__()
         self.history: KeyedHistory[str, TraceEvent] = KeyedHistory(max_keys, per_key, max_events)
         self.objects = ObjectHistory(max_keys)
