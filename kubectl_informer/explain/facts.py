@@ -11,7 +11,7 @@ No UI here: ``match.py`` reads these facts, ``tui/explain.py`` draws.
 
 from __future__ import annotations
 
-from collections import OrderedDict, deque
+from collections import deque
 
 from ..trace_kinds import (
     FIFO_COALESCE, FIFO_POP, FIFO_QUEUE, FIFO_SKIP, HANDLER_ADD, HANDLER_DELETE, HANDLER_REGISTER, HANDLER_UPDATE,
@@ -19,6 +19,7 @@ from ..trace_kinds import (
     QUEUE_RATE_LIMITED, REFLECTOR_BACKOFF, RELIST, RESYNC_TICK, STORE_ADD, STORE_DELETE, STORE_UPDATE, WATCH_BOOKMARK,
     WATCH_END, WATCH_START, WORKER_DONE, WORKER_START,
 )
+from ..tui.ring import KeyedHistory
 
 PER_KEY = 16        # recent records kept per key
 MAX_KEYS = 5000     # keys remembered (the oldest forgotten first)
@@ -41,58 +42,17 @@ class Rec:
         return f"Rec({self.seq}, {self.kind!r}, {self.key!r})"
 
 
-class PerKey:
+class PerKey(KeyedHistory):
     """The last ``per_key`` records of each of the last ``max_keys`` keys, at
-    most ``max_records`` in all: past either bound a whole key goes, the one
-    deleted longest ago first (``mark_dead``), else the least recent. With
-    names churning, per-key rings alone fill with keys long gone."""
+    most ``max_records`` in all (``tui.ring.KeyedHistory``: past either bound
+    a whole key goes, the one deleted longest ago first, else the least
+    recent). With names churning, per-key rings alone fill with keys long gone."""
 
     def __init__(self, per_key: int = PER_KEY, max_keys: int = MAX_KEYS, max_records: int = MAX_RECORDS) -> None:
-        self.per_key, self.max_keys, self.max_records = per_key, max_keys, max_records
-        self._d: OrderedDict[str, deque] = OrderedDict()
-        self._dead: OrderedDict[str, None] = OrderedDict()
-        self.records = 0
-
-    def add(self, key: str, item) -> None:
-        d = self._d
-        ring = d.get(key)
-        if ring is None:
-            if len(d) >= self.max_keys:
-                self._forget(key)
-            ring = d[key] = deque(maxlen=self.per_key)
-        else:
-            d.move_to_end(key)
-        if len(ring) < self.per_key:
-            self.records += 1
-            while self.records > self.max_records and len(d) > 1:
-                self._forget(key)
-        ring.append(item)
-
-    def _forget(self, spare: str) -> None:
-        """Drop one key other than ``spare``: the longest dead, else the least recent."""
-        d, dead = self._d, self._dead
-        key = next((k for k in dead if k != spare), None)
-        if key is None:
-            key = next(k for k in d if k != spare)
-        dead.pop(key, None)
-        self.records -= len(d.pop(key))
-
-    def mark_dead(self, key: str) -> None:
-        if key in self._d:
-            self._dead[key] = None
-            self._dead.move_to_end(key)
-
-    def mark_live(self, key: str) -> None:
-        self._dead.pop(key, None)
-
-    def __len__(self) -> int:
-        return len(self._d)
-
-    def get(self, key: str) -> list:
-        return list(self._d.get(key, ()))
+        super().__init__(max_keys, per_key, max_records)
 
     def last(self, key: str):
-        ring = self._d.get(key)
+        ring = self._rings.get(key)
         return ring[-1] if ring else None
 
 
@@ -324,7 +284,7 @@ class Facts:
 
     def __repr__(self) -> str:
         """By value (tests compare states fed in chunks and one by one)."""
-        keyed = {k: [(r.seq, r.kind, tuple(r.extra.get("listeners", ()))) for r in v] for k, v in self.store._d.items()}
+        keyed = {k: [(r.seq, r.kind, tuple(r.extra.get("listeners", ()))) for r in v] for k, v in self.store._rings.items()}
         return repr({
             "fifo": self.fifo, "check": self.check_period, "counts": (self.lists, self.watches, self.pops,
                                                                      self.appended, self.cache_count),

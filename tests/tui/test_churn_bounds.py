@@ -50,17 +50,27 @@ def traced():
     return tracer, buf, clock
 
 
-def test_inspector_totals_stay_bounded_as_names_churn():
+def fed_in_chunks(feed_all, check) -> None:
+    """KEYS pods churned through ``feed_all`` 3,000 at a time, ``check()``
+    after each chunk."""
     tracer, buf, clock = traced()
-    st = InspectorState()
     for start in range(0, KEYS, 3000):
         churn(tracer, clock, start, 3000)
-        st.feed_all(buf.drain())
+        feed_all(buf.drain())
+        check()
+
+
+def test_inspector_totals_stay_bounded_as_names_churn():
+    st = InspectorState()
+
+    def check():
         hist, objs = st.history, st.objects
         assert len(hist) <= hist.max_keys and hist.items == hist.total_items() <= hist.max_items
         assert len(objs) <= objs.max_keys and objs.entries_held() <= objs.max_entries
         assert objs.objects_held() <= objs.max_objects
         assert len(objs._holding) <= objs.max_objects
+
+    fed_in_chunks(st.feed_all, check)
     # The keys seen last are whole: every event and delta of the newest pod.
     last = f"default/web-{KEYS - 1}"
     kinds = [ev.kind for ev, _ in st.timeline(last)]
@@ -121,15 +131,15 @@ def test_live_keys_resynced_keep_their_objects_while_deleted_ones_let_go():
 
 
 def test_explain_facts_stay_bounded_and_hold_no_objects():
-    tracer, buf, clock = traced()
     facts = Facts()
-    for start in range(0, KEYS, 3000):
-        churn(tracer, clock, start, 3000)
-        facts.feed_all(buf.drain())
+
+    def check():
         store = facts.store
         assert len(store) <= store.max_keys
-        assert store.records == sum(len(r) for r in store._d.values()) <= store.max_records
-    for ring in facts.store._d.values():
+        assert store.items == sum(len(r) for r in store._rings.values()) <= store.max_items
+
+    fed_in_chunks(facts.feed_all, check)
+    for ring in facts.store._rings.values():
         for rec in ring:
             assert "object" not in rec.fields and "old" not in rec.fields
     last = facts.store_rec(f"default/web-{KEYS - 1}")
