@@ -186,10 +186,34 @@ class Running:
             renderer.render(self.buffer.drain())
 
 
-def serve_app(app) -> None:
-    """Run a Textual app until it quits; SIGTERM closes it like `q`."""
-    with on_sigterm(lambda: threading.Thread(target=close_app, args=(app,), daemon=True).start()):
+# After SIGTERM or SIGHUP the process ends within this many seconds, however
+# the UI's shutdown goes.
+EXIT_GRACE = 10.0
+
+
+def serve_app(app, grace: float = EXIT_GRACE) -> None:
+    """Run a Textual app until it quits; SIGTERM or SIGHUP closes it like `q`."""
+    def closing() -> None:
+        # SIGHUP: the terminal is gone (its window or tmux pane closed), and the
+        # kernel follows it with SIGCONT, on which Textual starts drawing again:
+        # a new writer thread that dies on the closed terminal, and shutting down
+        # then waited on its full queue for ever. Nothing is resumed any more.
+        signal.signal(signal.SIGCONT, signal.SIG_DFL)
+        driver = getattr(app, "_driver", None)
+        if driver is not None and hasattr(driver, "_auto_restart"):
+            driver._auto_restart = False
+        threading.Thread(target=close_app, args=(app,), daemon=True).start()
+        threading.Thread(target=_exit_after, args=(grace,), name="exit-grace", daemon=True).start()
+
+    with on_sigterm(closing):
         app.run()
+
+
+def _exit_after(seconds: float) -> None:
+    """The last resort after SIGTERM/SIGHUP: a shutdown stuck in a library
+    must not leave the process behind."""
+    time.sleep(seconds)
+    os._exit(1)
 
 
 def stream_headless(buffer: TraceBuffer, renderer, stop_event: threading.Event, run_for: float | None = None,

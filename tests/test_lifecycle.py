@@ -103,3 +103,47 @@ def test_importing_the_cli_does_not_import_textual():
     code = "import sys, kubectl_informer.cli; print(sorted(m for m in sys.modules if m.split('.')[0] == 'textual'))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_sighup_closes_the_ui_and_nothing_resumes_it_on_the_sigcont_after(monkeypatch):
+    # A closed terminal sends SIGHUP then SIGCONT; Textual's driver resumes on
+    # SIGCONT (a new writer thread on the dead terminal, and its shutdown then
+    # waited on it for ever). serve_app closes the app and drops the resume.
+    from kubectl_informer import lifecycle
+
+    exits = []
+    monkeypatch.setattr(lifecycle, "_exit_after", lambda seconds: exits.append(seconds))
+    resumed = []
+
+    class Driver:
+        _auto_restart = True
+
+    class App:
+        is_running = True
+
+        def __init__(self):
+            self._driver = Driver()
+            self.closed = threading.Event()
+
+        def call_from_thread(self, fn):
+            fn()
+
+        def exit(self):
+            self.closed.set()
+
+        def run(self):
+            old_cont = signal.signal(signal.SIGCONT, lambda *a: resumed.append("cont"))
+            try:
+                os.kill(os.getpid(), signal.SIGHUP)
+                os.kill(os.getpid(), signal.SIGCONT)
+                assert self.closed.wait(5)
+            finally:
+                self.cont_after = signal.getsignal(signal.SIGCONT)
+                signal.signal(signal.SIGCONT, old_cont)
+
+    app = App()
+    old_hup = signal.getsignal(signal.SIGHUP)
+    lifecycle.serve_app(app, grace=7.0)
+    assert resumed == [] and app.cont_after == signal.SIG_DFL and app._driver._auto_restart is False
+    from kubectl_informer.clock.testing import wait_for
+    assert wait_for(lambda: exits == [7.0]) and signal.getsignal(signal.SIGHUP) == old_hup
