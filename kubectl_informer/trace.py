@@ -56,12 +56,29 @@ class TraceEvent(tuple):
         return self[4].get(name, default)
 
     def to_dict(self) -> dict[str, Any]:
-        fields = self.fields
-        local = getattr(self.kind, "local", None)
-        if local:  # in-process references (objects) stay out of JSON
-            fields = {k: v for k, v in fields.items() if k not in local}
-        return {"seq": self.seq, "time": self.time, "kind": self.kind, "key": self.key, "fields": fields,
-                "v": TRACE_VERSION}
+        # In-process references (objects) stay out of JSON.
+        return {"seq": self.seq, "time": self.time, "kind": self.kind, "key": self.key,
+                "fields": self.fields_without_locals(), "v": TRACE_VERSION}
+
+    def fields_without_locals(self, derived: bool = True) -> dict[str, Any]:
+        """The fields less the kind's local ones (the objects, ``Kind.local``):
+        what JSON carries, and what a record kept for long may hold.
+        ``derived``: a ``DerivedTraceEvent``'s derived fields computed first
+        (else as emitted). The event's own dict when it holds no local field."""
+        local = _local_of(self[2])
+        fields = self.fields if derived else self[4]
+        if not any(name in fields for name in local):
+            return fields
+        return {k: v for k, v in fields.items() if k not in local}
+
+    def released(self) -> "TraceEvent":
+        """This event holding no objects: itself if it holds none, else a
+        plain ``TraceEvent`` whose derived fields were computed now, while
+        the objects are at hand."""
+        local = _local_of(self[2])
+        if not any(name in self[4] for name in local):
+            return self
+        return TraceEvent(self[0], self[1], self[2], self[3], self.fields_without_locals())
 
     def to_json(self) -> str:
         return orjson.dumps(self.to_dict(), default=str).decode()
@@ -101,6 +118,15 @@ class TraceEvent(tuple):
 
     def __repr__(self) -> str:
         return f"TraceEvent(seq={self.seq}, time={self.time:.3f}, kind={self.kind!r}, key={self.key!r}, fields={self.fields!r})"
+
+
+def _local_of(kind: str) -> tuple[str, ...]:
+    """The kind's local fields (a kind given as a plain str is looked up)."""
+    local = getattr(kind, "local", None)
+    if local is None:
+        k = KINDS.get(kind)
+        local = k.local if k is not None else ()
+    return local
 
 
 def _derive_of(kind: str) -> dict[str, Callable[[dict[str, Any]], Any]]:

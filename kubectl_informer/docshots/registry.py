@@ -53,7 +53,8 @@ def _dirty(ev) -> bool:
 
 SHOTS: list[Shot] = [
     Shot("grid-160x45", ("queue", "pods", "--demo", "--resync", "3s"),
-         until=all_of(seen("resync.tick", 2, where=lambda e: bool(e.fields.get("due"))), seen("queue.done", 12, where=lambda e: "worker" in e.fields)),
+         until=all_of(seen("resync.tick", 2, where=lambda e: bool(e.fields.get("due"))),
+                      seen("queue.done", 12, where=lambda e: "worker" in e.fields)),
          size=(160, 45), about="every pane at once on a large terminal"),
     Shot("resync-sync-deltas", ("watch", "pods", "--demo", "quiet", "--resync", "3s"),
          until=all_of(seen("informer.synced"), seen("resync.tick", 2, where=lambda e: bool(e.fields.get("due"))),

@@ -26,7 +26,6 @@ MAX_KEYS = 5000     # keys remembered (the oldest forgotten first)
 MAX_RECORDS = 8192  # records kept in all, across keys (deleted keys' forgotten first)
 MARKS = 256         # RV marks, resync ticks and queue records kept
 RATE_WINDOW = 5.0   # seconds over which queue add and drain rates are taken
-_LOCAL = frozenset(("object", "old"))  # a store event's objects: no text quotes them
 
 
 class Rec:
@@ -203,10 +202,9 @@ class Facts:
         elif kind == STORE_DELETE and self.cache_count:
             self.cache_count -= 1
         key, popped = self._pop
-        raw = ev.raw_fields
-        # A copy without the objects (the informer's, or versions it let go):
-        # the texts quote the RVs and the delta, never the objects.
-        fields = {k: v for k, v in raw.items() if k not in _LOCAL} if "object" in raw else raw
+        # Without the objects (the informer's, or versions it let go): the
+        # texts quote the RVs and the delta, never the objects.
+        fields = ev.fields_without_locals(derived=False)
         rec = self._last_store = Rec(ev.seq, ev.time, kind, ev.key, fields,
                                      {"listeners": [], "count": self.cache_count,
                                       "popped": popped if key == ev.key else None})
@@ -284,7 +282,8 @@ class Facts:
 
     def __repr__(self) -> str:
         """By value (tests compare states fed in chunks and one by one)."""
-        keyed = {k: [(r.seq, r.kind, tuple(r.extra.get("listeners", ()))) for r in v] for k, v in self.store._rings.items()}
+        keyed = {k: [(r.seq, r.kind, tuple(r.extra.get("listeners", ()))) for r in v]
+                 for k, v in self.store._rings.items()}
         return repr({
             "fifo": self.fifo, "check": self.check_period, "counts": (self.lists, self.watches, self.pops,
                                                                      self.appended, self.cache_count),

@@ -34,7 +34,6 @@ DELTA_STYLES = {
 }
 
 _KIND_DELTA = {STORE_ADD: "Added", STORE_UPDATE: "Updated", STORE_DELETE: "Deleted"}
-_LOCAL = ("object", "old")
 
 # Rows whose events keep the objects they carry (the newest; older rows show
 # what was derived). The Inspector's history lets its objects go after 1,024
@@ -67,11 +66,7 @@ class DeltaRow:
     def release(self) -> None:
         """Let the event's objects go, keeping every field the row shows
         (derived now if nothing derived them before)."""
-        ev = self.event
-        raw = ev.raw_fields
-        if "object" in raw or "old" in raw:
-            self.event = TraceEvent(ev.seq, ev.time, ev.kind, ev.key,
-                                    {k: v for k, v in ev.fields.items() if k not in _LOCAL})
+        self.event = self.event.released()
 
     @property
     def labels(self) -> dict | None:
@@ -105,15 +100,7 @@ class DeltasState(PaneState):
         self.t0: float | None = None
 
     def feed(self, ev: TraceEvent) -> None:
-        if self.t0 is None:
-            self.t0 = ev.time
-        if ev.kind in _KIND_DELTA:
-            row = DeltaRow(ev)
-            self.rows.append(row)
-            self._hold(row)
-            self.counts[row.delta] += 1
-            self.total += 1
-            self.version += 1
+        self.feed_all((ev,))
 
     def feed_all(self, events) -> None:
         # The hot path: one tight loop instead of a call per event.
@@ -136,12 +123,6 @@ class DeltasState(PaneState):
         if n:
             self.total += n
             self.version += 1
-
-    def _hold(self, row: DeltaRow) -> None:
-        holding = self._holding
-        holding.append(row)
-        if len(holding) > self.keep_objects:
-            holding.popleft().release()
 
     def objects_held(self) -> int:
         """Rows whose event still carries objects."""

@@ -36,7 +36,6 @@ from ..trace_kinds import STORE_DELETE, STORE_UPDATE
 from ..transforms import redact_secret
 from .ring import KeyedHistory
 
-_LOCAL = ("object", "old")
 _VALUE_WIDTH = 60
 MAX_DETAIL = 400  # lines of a released entry's diff kept as text
 
@@ -98,15 +97,13 @@ class DeltaEntry:
             self.recorded = [c.line() for c in ch if c.rank < NOISE_RANK]
         self.obj = self.old = None
         ev = self.event
-        if any(name in ev.raw_fields for name in _LOCAL):
-            # The derived fields not yet read (summary, predicates...) are
-            # computed now, while the objects are at hand (a diff already
-            # kept above is reused); the copy holds no reference to them.
-            raw = ev.raw_fields
-            if self.recorded is not None and "diff" not in raw:
-                raw["diff"] = self.recorded
-            self.event = TraceEvent(ev.seq, ev.time, ev.kind, ev.key,
-                                    {k: v for k, v in ev.fields.items() if k not in _LOCAL})
+        raw = ev.raw_fields
+        if self.recorded is not None and "diff" not in raw:
+            raw["diff"] = self.recorded  # the diff just kept: released() need not compute it again
+        # The derived fields not yet read (summary, predicates...) are
+        # computed now, while the objects are at hand; the copy holds no
+        # reference to them.
+        self.event = ev.released()
 
 
 def _unwrap(obj: Any) -> Any:
