@@ -138,9 +138,9 @@ def client(kind: str, kubeconfig: str, n: int) -> None:
         from kubectl_informer.kube.config import load_kube
         from kubectl_informer.kube.discovery import resolve_resource
         from kubectl_informer.kube.listwatch import KubeListerWatcher
-        from kubectl_informer.lifecycle import pin_to_one_cpu
-        from kubectl_informer.pipeline import new_informer
-        from kubectl_informer.profiles import resolve_profile
+        from kubectl_informer.run.lifecycle import pin_to_one_cpu
+        from kubectl_informer.run.pipeline import new_informer
+        from kubectl_informer.core.profiles import resolve_profile
 
         pin_to_one_cpu()  # as the CLI does before its threads start
         target = load_kube(kubeconfig=kubeconfig)

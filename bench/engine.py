@@ -140,10 +140,10 @@ def build_events(objects: list, updates: int) -> tuple[list, str]:
 def child_throughput(n: int, updates: int, tracer_mode: str, profile_name: str) -> dict:
     import gc
 
-    from kubectl_informer.sample_controller import SimulatedController
-    from kubectl_informer.lifecycle import ENGINE, tuned
-    from kubectl_informer.pipeline import new_informer, resolve_profile
-    from kubectl_informer.trace import TraceBuffer, Tracer
+    from kubectl_informer.run.sample_controller import SimulatedController
+    from kubectl_informer.run.lifecycle import ENGINE, tuned
+    from kubectl_informer.run.pipeline import new_informer, resolve_profile
+    from kubectl_informer.core.trace import TraceBuffer, Tracer
 
     objects = [small_object(i) for i in range(n)]
     events, _ = build_events(objects, updates)
@@ -236,9 +236,9 @@ def child_rss(n: int, profile_name: str) -> dict:
     import orjson
 
     from kubectl_informer.cache.shared_informer import ResourceEventHandlerFuncs
-    from kubectl_informer.lifecycle import ENGINE, tuned
-    from kubectl_informer.pipeline import new_informer, resolve_profile
-    from kubectl_informer.trace import Tracer
+    from kubectl_informer.run.lifecycle import ENGINE, tuned
+    from kubectl_informer.run.pipeline import new_informer, resolve_profile
+    from kubectl_informer.core.trace import Tracer
 
     tuned(ENGINE).__enter__()  # as the CLI runs without the UI
     body = orjson.dumps({"kind": "PodList", "apiVersion": "v1", "metadata": {"resourceVersion": str(n)},

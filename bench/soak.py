@@ -44,9 +44,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kubectl_informer.cache.keys import meta_namespace_key_func  # noqa: E402
 from kubectl_informer.clock.testing import wait_for  # noqa: E402
-from kubectl_informer.runner import Run, RunOptions  # noqa: E402
+from kubectl_informer.run.runner import Run, RunOptions  # noqa: E402
 from kubectl_informer.sim.objects import make_pod  # noqa: E402
-from kubectl_informer.trace import TraceBuffer, Tracer  # noqa: E402
+from kubectl_informer.core.trace import TraceBuffer, Tracer  # noqa: E402
 from kubectl_informer.tui.app import InformerApp  # noqa: E402
 
 SECONDS = float(os.environ.get("SOAK_SECONDS", "300"))

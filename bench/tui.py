@@ -39,10 +39,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from textual import events  # noqa: E402
 
-from kubectl_informer.lifecycle import UI, tuned  # noqa: E402
-from kubectl_informer.trace import DerivedTraceEvent, TraceBuffer, TraceEvent  # noqa: E402
+from kubectl_informer.run.lifecycle import UI, tuned  # noqa: E402
+from kubectl_informer.core.trace import DerivedTraceEvent, TraceBuffer, TraceEvent  # noqa: E402
 from kubectl_informer.tui.app import InformerApp  # noqa: E402
-from kubectl_informer.run_info import RunInfo  # noqa: E402
+from kubectl_informer.core.run_info import RunInfo  # noqa: E402
 
 KEYS = 5000
 BUFFER_HIGH = 20_000    # producer waits when this many events wait: always a backlog, never empty
@@ -212,8 +212,8 @@ def start_big_server(n: int, tmp: str):
 
 
 async def run_big_list(kubeconfig: str, n: int) -> dict:
-    from kubectl_informer.runner import Run, RunOptions
-    from kubectl_informer.trace import Tracer
+    from kubectl_informer.run.runner import Run, RunOptions
+    from kubectl_informer.core.trace import Tracer
 
     tracer, buffer = Tracer(), TraceBuffer()
     tracer.subscribe(buffer)

@@ -1,6 +1,6 @@
 """``python -m kubectl_informer``: the same command as ``kubectl-informer``."""
 
-from .cli import main
+from kubectl_informer.cli.main import main
 
 if __name__ == "__main__":
     main()

@@ -15,9 +15,9 @@ def main() -> int:
     if name.endswith(".exe"):
         name = name[:-4]
     if name.startswith("kubectl_complete-") or sys.argv[1:2] == ["__complete"]:
-        from kubectl_informer.completion import main as complete
+        from kubectl_informer.cli.completion import main as complete
         return complete()
-    from kubectl_informer.cli import main as plugin
+    from kubectl_informer.cli.main import main as plugin
     return plugin()
 
 

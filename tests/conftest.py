@@ -9,13 +9,13 @@ if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # Every Tracer built in the tests (and in the CLI processes they start)
-# checks each event against kubectl_informer.trace_kinds as it is emitted.
+# checks each event against kubectl_informer.core.trace_kinds as it is emitted.
 os.environ["KUBECTL_INFORMER_TRACE_CHECK"] = "1"
 
 import pytest
 
 from kubectl_informer.clock.testing import FakeClock, wait_for
-from kubectl_informer.trace import TraceBuffer, Tracer
+from kubectl_informer.core.trace import TraceBuffer, Tracer
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@ Go's time/time_test.go parseDurationTests and durationTests."""
 
 import pytest
 
-from kubectl_informer.durations import format_duration, format_short, parse_duration
+from kubectl_informer.core.durations import format_duration, format_short, parse_duration
 
 
 @pytest.mark.parametrize(
@@ -111,5 +111,5 @@ def test_format_short_is_the_one_display_duration(seconds, s):
 
 
 def test_format_short_says_what_it_cannot_show():
-    from kubectl_informer.durations import format_short
+    from kubectl_informer.core.durations import format_short
     assert [format_short(v) for v in (float("nan"), float("inf"), float("-inf"))] == ["?", "?", "?"]

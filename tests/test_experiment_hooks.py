@@ -15,7 +15,7 @@ from kubectl_informer.cache.reflector import Reflector
 from kubectl_informer.cache.shared_informer import SharedIndexInformer
 from kubectl_informer.cache.testing.fake_controller_source import make_object
 from kubectl_informer.clock.testing import wait_for
-from kubectl_informer.sample_controller import SimulatedController
+from kubectl_informer.run.sample_controller import SimulatedController
 from kubectl_informer.workqueue import ItemExponentialFailureRateLimiter, RateLimitingQueue
 
 from .cache.helpers import empty_known, mk

@@ -1,4 +1,4 @@
-"""The run's one owner (kubectl_informer.lifecycle): process tuning set and
+"""The run's one owner (kubectl_informer.run.lifecycle): process tuning set and
 restored together, SIGTERM handled in one place, the CLI free of Textual."""
 
 import gc
@@ -10,8 +10,8 @@ import threading
 
 import pytest
 
-from kubectl_informer.lifecycle import ENGINE, PIN_ENV, UI, Tuning, on_sigterm, pin_to_one_cpu, running, tuned
-from kubectl_informer.runner import RunError, RunOptions
+from kubectl_informer.run.lifecycle import ENGINE, PIN_ENV, UI, Tuning, on_sigterm, pin_to_one_cpu, running, tuned
+from kubectl_informer.run.runner import RunError, RunOptions
 
 
 def _knobs():
@@ -41,7 +41,7 @@ def test_the_ui_setting_is_not_undone_by_the_engine_and_a_disabled_gc_stays_disa
     pkg = pathlib.Path(__file__).resolve().parent.parent / "kubectl_informer"
     setters = [str(p.relative_to(pkg)) for p in pkg.rglob("*.py")
                if "set_threshold(" in p.read_text() or "setswitchinterval(" in p.read_text()]
-    assert setters == ["lifecycle.py"]
+    assert setters == ["run/lifecycle.py"]
     old = gc.get_threshold()
     try:
         gc.set_threshold(0)
@@ -100,7 +100,7 @@ def test_running_turns_a_bad_input_into_one_line_before_any_thread():
 
 
 def test_importing_the_cli_does_not_import_textual():
-    code = "import sys, kubectl_informer.cli; print(sorted(m for m in sys.modules if m.split('.')[0] == 'textual'))"
+    code = "import sys, kubectl_informer.cli.main; print(sorted(m for m in sys.modules if m.split('.')[0] == 'textual'))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -109,7 +109,7 @@ def test_sighup_closes_the_ui_and_nothing_resumes_it_on_the_sigcont_after(monkey
     # A closed terminal sends SIGHUP then SIGCONT; Textual's driver resumes on
     # SIGCONT (a new writer thread on the dead terminal, and its shutdown then
     # waited on it for ever). serve_app closes the app and drops the resume.
-    from kubectl_informer import lifecycle
+    from kubectl_informer.run import lifecycle
 
     exits = []
     monkeypatch.setattr(lifecycle, "_exit_after", lambda seconds: exits.append(seconds))

@@ -4,11 +4,20 @@ from __future__ import annotations
 
 import copy
 
-from hypothesis import given, strategies as hs
+from hypothesis import given
+from hypothesis import strategies as hs
 
-from kubectl_informer.predicates import (
-    ANNOTATION_CHANGED, GENERATION_CHANGED, LABEL_CHANGED, PREDICATES, RESOURCE_VERSION_CHANGED,
-    annotation_changed, generation_changed, is_resync, label_changed, resource_version_changed,
+from kubectl_informer.core.predicates import (
+    ANNOTATION_CHANGED,
+    GENERATION_CHANGED,
+    LABEL_CHANGED,
+    PREDICATES,
+    RESOURCE_VERSION_CHANGED,
+    annotation_changed,
+    generation_changed,
+    is_resync,
+    label_changed,
+    resource_version_changed,
     update_predicates,
 )
 from kubectl_informer.tui.predicate_marker import predicate_cells, predicate_marker
@@ -78,8 +87,8 @@ def test_an_object_without_metadata_has_empty_fields():
 def test_the_marker_shows_letters_or_resync():
     assert predicate_cells([GENERATION_CHANGED, LABEL_CHANGED]) == "G·L·"
     assert predicate_cells(PREDICATES) == "GRLA"
-    from kubectl_informer.trace import TraceEvent
-    from kubectl_informer.trace_kinds import STORE_UPDATE
+    from kubectl_informer.core.trace import TraceEvent
+    from kubectl_informer.core.trace_kinds import STORE_UPDATE
 
     def update(**f):
         return TraceEvent(1, 0.0, STORE_UPDATE, "default/web", f)
@@ -114,9 +123,10 @@ def test_an_object_against_itself_passes_nothing(obj):
 
 
 def test_deltas_rows_and_inspector_lines_carry_the_marker():
-    from kubectl_informer.trace import DerivedTraceEvent, TraceEvent
-    from kubectl_informer.trace_kinds import STORE_UPDATE
-    from kubectl_informer.tui.deltas import DeltaRow, format_row
+    from kubectl_informer.core.trace import DerivedTraceEvent, TraceEvent
+    from kubectl_informer.core.trace_kinds import STORE_UPDATE
+    from kubectl_informer.panes.deltas import DeltaRow
+    from kubectl_informer.tui.deltas import format_row
     from kubectl_informer.tui.inspector import describe
 
     old, new = pod("1", 1, {"app": "web"}), pod("2", 1, {"app": "api"})

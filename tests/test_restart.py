@@ -9,10 +9,10 @@ import click
 import pytest
 
 from kubectl_informer.clock.testing import wait_for
-from kubectl_informer.lifecycle import running
-from kubectl_informer.restart import restart_lock
-from kubectl_informer.runner import RunError, RunOptions
-from kubectl_informer.trace_kinds import RUN_RESTART, STORE_ADD, STORE_UPDATE
+from kubectl_informer.run.lifecycle import running
+from kubectl_informer.run.restart import restart_lock
+from kubectl_informer.run.runner import RunError, RunOptions
+from kubectl_informer.core.trace_kinds import RUN_RESTART, STORE_ADD, STORE_UPDATE
 
 
 def _keys_after_restart(buffer, seen: list, kinds=(STORE_ADD, STORE_UPDATE)) -> set[str]:

@@ -8,7 +8,7 @@ import pytest
 from kubectl_informer.cache.keys import DeletedFinalStateUnknown
 from kubectl_informer.clock import RealClock
 from kubectl_informer.clock.testing import FakeClock, wait_for
-from kubectl_informer.sample_controller import SimulatedController
+from kubectl_informer.run.sample_controller import SimulatedController
 from kubectl_informer.workqueue import ItemExponentialFailureRateLimiter, RateLimitingQueue
 
 

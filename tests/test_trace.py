@@ -1,5 +1,5 @@
 from kubectl_informer.clock.testing import FakeClock
-from kubectl_informer.trace import TraceBuffer, TraceEvent, Tracer, read_trace
+from kubectl_informer.core.trace import TraceBuffer, TraceEvent, Tracer, read_trace
 
 
 def test_emit_without_subscriber_records_nothing_and_is_disabled():

@@ -1,4 +1,4 @@
-"""The trace contract (kubectl_informer.trace_kinds): every emitted kind and
+"""The trace contract (kubectl_informer.core.trace_kinds): every emitted kind and
 field is declared, recordings of both versions read back, the docs' table is
 the declaration's."""
 
@@ -7,11 +7,11 @@ import pathlib
 
 import pytest
 
-from kubectl_informer import trace_kinds
-from kubectl_informer.cache.diff import diff_summary
+from kubectl_informer.core import trace_kinds
+from kubectl_informer.core.diff import diff_summary
 from kubectl_informer.clock.testing import FakeClock
-from kubectl_informer.trace import DerivedTraceEvent, TraceBuffer, TraceEvent, Tracer, read_trace
-from kubectl_informer.trace_kinds import KINDS, ContractError, Kind
+from kubectl_informer.core.trace import DerivedTraceEvent, TraceBuffer, TraceEvent, Tracer, read_trace
+from kubectl_informer.core.trace_kinds import KINDS, ContractError, Kind
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "kubectl_informer"
@@ -135,7 +135,7 @@ def test_a_derived_field_is_computed_when_read_and_written_to_json(monkeypatch):
 
 def test_the_design_notes_table_is_generated_from_the_declaration():
     text = (ROOT / "docs" / "design-notes.md").read_text()
-    assert trace_kinds.markdown_table() in text, "regenerate it: python -m kubectl_informer.trace_kinds"
+    assert trace_kinds.markdown_table() in text, "regenerate it: python -m kubectl_informer.core.trace_kinds"
 
 
 def test_a_derived_event_built_with_the_kinds_name_derives_too():

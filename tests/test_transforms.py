@@ -4,8 +4,8 @@ import orjson
 import pytest
 
 from kubectl_informer.sim.objects import make_pod
-from kubectl_informer.trace import TraceBuffer, Tracer
-from kubectl_informer.transforms import (MeasuredTransform, build_steps, drop_path, object_bytes, parse_transform,
+from kubectl_informer.core.trace import TraceBuffer, Tracer
+from kubectl_informer.run.transforms import (MeasuredTransform, build_steps, drop_path, object_bytes, parse_transform,
                                          redact_secret, strip_managed_fields)
 
 

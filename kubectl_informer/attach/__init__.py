@@ -9,4 +9,6 @@
 - ``exporter``: the other side, our own ``queue --metrics-addr``
 
 This package imports no UI; ``tui/attach.py`` draws the model.
+
+May import ``run``, ``kube``, ``core`` and below; the drawing is ``tui.attach``.
 """

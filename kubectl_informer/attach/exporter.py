@@ -15,11 +15,15 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from prometheus_client import start_http_server
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+)
 from prometheus_client.registry import CollectorRegistry
 from prometheus_client.utils import floatToGoString
 
-from ..workqueue.metrics import BUCKETS
+from kubectl_informer.workqueue.metrics import BUCKETS
 
 HELP = {
     "depth": "Current depth of workqueue",

@@ -21,9 +21,9 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
-from ..durations import format_short
-from .page import Histogram, Page
-from .quantile import bucket_delta, histogram_quantile
+from kubectl_informer.attach.page import Histogram, Page
+from kubectl_informer.attach.quantile import bucket_delta, histogram_quantile
+from kubectl_informer.core.durations import format_short
 
 RATE_WINDOW = 5.0        # seconds of scrapes a rate is taken over
 QUANTILE_WINDOW = 30.0   # p50/p99 over the observations of the last 30 s

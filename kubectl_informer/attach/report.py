@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from .model import AttachModel, fmt_seconds
+from kubectl_informer.attach.model import AttachModel, fmt_seconds
 
 _HISTORY_FIELDS = ("depth_history", "adds_history", "retries_history", "reconcile_history", "error_history")
 

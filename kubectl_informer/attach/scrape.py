@@ -13,9 +13,16 @@ from typing import Any
 
 import urllib3
 
-from ..kube.errors import ApiError, one_line
-from .page import NotPrometheusText, Page, parse_page
-from .target import ResolveError, Target, is_ready, pick_port, proxy_path, selector_of
+from kubectl_informer.attach.page import NotPrometheusText, Page, parse_page
+from kubectl_informer.attach.target import (
+    ResolveError,
+    Target,
+    is_ready,
+    pick_port,
+    proxy_path,
+    selector_of,
+)
+from kubectl_informer.kube.errors import ApiError, one_line
 
 ACCEPT = "text/plain;version=0.0.4;q=1,*/*;q=0.1"
 RBAC_PROXY_RULE = 'RBAC rule: apiGroups [""], resources ["pods/proxy"], verbs ["get"]'
@@ -106,7 +113,7 @@ class ProxyScraper:
         self.content_type = ""
 
     def fetch(self) -> str:
-        from ..kube.rest import get
+        from kubectl_informer.kube.rest import get
 
         try:
             resp = get(self.api_client, self.path, timeout=self.timeout, accept=ACCEPT)
@@ -155,8 +162,8 @@ def scrape(scraper, now: float | None = None) -> Page:
 def resolve_proxy(api_client: Any, namespace: str, target: Target, scheme: str, path: str,
                   timeout: float = 5.0) -> ProxyScraper:
     """Find the pod (a ready one of a deployment) and its port: GETs only."""
-    from ..kube.rest import get_json
-    from .target import _ports_text, declared_ports
+    from kubectl_informer.attach.target import _ports_text, declared_ports
+    from kubectl_informer.kube.rest import get_json
 
     def fetch(p: str, what: str, query=()):
         try:

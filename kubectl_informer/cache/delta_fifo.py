@@ -31,11 +31,21 @@ from enum import StrEnum
 from operator import itemgetter
 from typing import Any, Callable
 
-from ..clock import Clock
-from ..trace import Tracer
-from ..trace_kinds import FIFO_COALESCE, FIFO_DEDUP, FIFO_POP, FIFO_QUEUE, FIFO_SKIP
-from .fifo_base import FIFOBase, FIFOClosedError  # noqa: F401 (FIFOClosedError re-exported)
-from .keys import DeletedFinalStateUnknown, labels_of, meta_namespace_key_func
+from kubectl_informer.cache.fifo_base import FIFOBase, FIFOClosedError  # noqa: F401 (FIFOClosedError re-exported)
+from kubectl_informer.cache.keys import (
+    DeletedFinalStateUnknown,
+    labels_of,
+    meta_namespace_key_func,
+)
+from kubectl_informer.clock import Clock
+from kubectl_informer.core.trace import Tracer
+from kubectl_informer.core.trace_kinds import (
+    FIFO_COALESCE,
+    FIFO_DEDUP,
+    FIFO_POP,
+    FIFO_QUEUE,
+    FIFO_SKIP,
+)
 
 
 class DeltaType(StrEnum):

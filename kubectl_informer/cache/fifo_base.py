@@ -9,8 +9,8 @@ import threading
 import time
 from typing import Any, Callable, Sized
 
-from ..clock import Clock, RealClock
-from ..trace import NULL_TRACER, Tracer
+from kubectl_informer.clock import Clock, RealClock
+from kubectl_informer.core.trace import NULL_TRACER, Tracer
 
 
 class FIFOClosedError(Exception):

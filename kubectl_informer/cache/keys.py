@@ -6,18 +6,13 @@ object is expected is an explicit key (client-go's ``ExplicitKey``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-
-@dataclass(frozen=True)
-class DeletedFinalStateUnknown:
-    """Stands in for an object deleted while the watch was down: the informer
-    saw it vanish from a relist, so its final state is unknown and ``obj`` may
-    be stale."""
-
-    key: str
-    obj: Any = None
+from kubectl_informer.core.objects import (  # noqa: F401 - client-go's names, here too
+    DeletedFinalStateUnknown,
+    labels_of,
+    resource_version,
+)
 
 
 def meta_namespace_key_func(obj: Any) -> str:
@@ -49,21 +44,3 @@ def split_meta_namespace_key(key: str) -> tuple[str, str]:
     raise ValueError(f"unexpected key format: {key!r}")
 
 
-def resource_version(obj: Any) -> str:
-    """The object's metadata.resourceVersion, or "" (tombstones, keys)."""
-    if isinstance(obj, DeletedFinalStateUnknown):
-        obj = obj.obj
-    if isinstance(obj, dict):
-        return (obj.get("metadata") or {}).get("resourceVersion") or ""
-    return ""
-
-
-def labels_of(obj: Any) -> dict | None:
-    """The object's metadata.labels map itself (not a copy), or None."""
-    if type(obj) is DeletedFinalStateUnknown:
-        obj = obj.obj
-    if type(obj) is dict:
-        meta = obj.get("metadata")
-        if meta:
-            return meta.get("labels") or None
-    return None

@@ -4,7 +4,7 @@ A ``ListerWatcher`` returns List objects as dicts (``items``,
 ``metadata.resourceVersion``, ``metadata.continue``) and watches as iterables
 of ``WatchEvent``. ``kube/`` implements it over HTTP; tests and benchmarks
 use in-memory ones. Event types are plain strings, as on the wire. The API's
-errors are in ``kubectl_informer.apierrors``.
+errors are in ``kubectl_informer.core.apierrors``.
 """
 
 from __future__ import annotations

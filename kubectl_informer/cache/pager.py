@@ -21,8 +21,8 @@ from collections import deque
 from dataclasses import replace
 from typing import Any, Callable, Iterator
 
-from ..apierrors import is_expired
-from .listwatch import ListOptions
+from kubectl_informer.cache.listwatch import ListOptions
+from kubectl_informer.core.apierrors import is_expired
 
 DEFAULT_PAGE_SIZE = 500
 DEFAULT_PAGE_BUFFER_SIZE = 10

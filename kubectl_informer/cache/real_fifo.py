@@ -24,13 +24,31 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Callable
 
-from ..clock import Clock
-from ..trace import Tracer
-from ..trace_kinds import FIFO_POP, FIFO_QUEUE, FIFO_SKIP
-from .delta_fifo import (ADDED, BOOKMARK, DELETED, REPLACED, REPLACED_ALL, SYNC, SYNC_ALL, TYPE_NAMES, UPDATED, Delta,
-                         DeltaType, ReplacedAllInfo, SyncAllInfo, new_delta)
-from .fifo_base import FIFOBase
-from .keys import DeletedFinalStateUnknown, labels_of, meta_namespace_key_func
+from kubectl_informer.cache.delta_fifo import (
+    ADDED,
+    BOOKMARK,
+    DELETED,
+    REPLACED,
+    REPLACED_ALL,
+    SYNC,
+    SYNC_ALL,
+    TYPE_NAMES,
+    UPDATED,
+    Delta,
+    DeltaType,
+    ReplacedAllInfo,
+    SyncAllInfo,
+    new_delta,
+)
+from kubectl_informer.cache.fifo_base import FIFOBase
+from kubectl_informer.cache.keys import (
+    DeletedFinalStateUnknown,
+    labels_of,
+    meta_namespace_key_func,
+)
+from kubectl_informer.clock import Clock
+from kubectl_informer.core.trace import Tracer
+from kubectl_informer.core.trace_kinds import FIFO_POP, FIFO_QUEUE, FIFO_SKIP
 
 _SYNC_ALL_INFO = SyncAllInfo()
 

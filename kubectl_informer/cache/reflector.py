@@ -13,14 +13,38 @@ import random
 import threading
 from typing import Any, Callable
 
-from ..apierrors import ApiError, is_expired, is_too_large_resource_version, is_too_many_requests
-from ..clock import Clock, RealClock
-from ..trace import NULL_TRACER, Tracer
-from ..trace_kinds import (LIST_DONE, LIST_PAGE, LIST_PROGRESS, LIST_START, REFLECTOR_BACKOFF, RELIST, RV_ADVANCE,
-                           WATCH_BOOKMARK, WATCH_END, WATCH_EVENT, WATCH_START)
-from .keys import deletion_handling_meta_namespace_key_func
-from .listwatch import ADDED, BOOKMARK, DELETED, ERROR, INITIAL_EVENTS_END_ANNOTATION, MODIFIED, ListOptions
-from .pager import DEFAULT_PAGE_SIZE, ListPager
+from kubectl_informer.cache.keys import deletion_handling_meta_namespace_key_func
+from kubectl_informer.cache.listwatch import (
+    ADDED,
+    BOOKMARK,
+    DELETED,
+    ERROR,
+    INITIAL_EVENTS_END_ANNOTATION,
+    MODIFIED,
+    ListOptions,
+)
+from kubectl_informer.cache.pager import DEFAULT_PAGE_SIZE, ListPager
+from kubectl_informer.clock import Clock, RealClock
+from kubectl_informer.core.apierrors import (
+    ApiError,
+    is_expired,
+    is_too_large_resource_version,
+    is_too_many_requests,
+)
+from kubectl_informer.core.trace import NULL_TRACER, Tracer
+from kubectl_informer.core.trace_kinds import (
+    LIST_DONE,
+    LIST_PAGE,
+    LIST_PROGRESS,
+    LIST_START,
+    REFLECTOR_BACKOFF,
+    RELIST,
+    RV_ADVANCE,
+    WATCH_BOOKMARK,
+    WATCH_END,
+    WATCH_EVENT,
+    WATCH_START,
+)
 
 # Watches time out in [MIN_WATCH_TIMEOUT, 2*MIN_WATCH_TIMEOUT) to spread
 # reconnections of many clients over time.

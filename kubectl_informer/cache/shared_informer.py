@@ -20,14 +20,34 @@ from __future__ import annotations
 import inspect
 import threading
 import time
-from collections import deque
 from queue import Empty, SimpleQueue
 from typing import Any, Callable
 
-from ..clock import Clock, RealClock
-from ..profiles import fifo_label, initial_list_label
-from ..trace import NULL_TRACER, Tracer
-from ..trace_kinds import (
+from kubectl_informer.cache.delta_fifo import (
+    ADDED,
+    BOOKMARK,
+    DELETED,
+    REPLACED,
+    REPLACED_ALL,
+    SYNC,
+    SYNC_ALL,
+    UPDATED,
+    DeltaFIFO,
+    DeltaType,
+    FIFOClosedError,
+)
+from kubectl_informer.cache.keys import (
+    DeletedFinalStateUnknown,
+    deletion_handling_meta_namespace_key_func,
+    meta_namespace_key_func,
+)
+from kubectl_informer.cache.real_fifo import RealFIFO
+from kubectl_informer.cache.reflector import Reflector
+from kubectl_informer.cache.store import Indexer
+from kubectl_informer.clock import Clock, RealClock
+from kubectl_informer.core.profiles import fifo_label, initial_list_label
+from kubectl_informer.core.trace import NULL_TRACER, Tracer
+from kubectl_informer.core.trace_kinds import (
     HANDLER_ADD,
     HANDLER_DELETE,
     HANDLER_ERROR,
@@ -43,12 +63,6 @@ from ..trace_kinds import (
     STORE_DELETE,
     STORE_UPDATE,
 )
-from .delta_fifo import (ADDED, BOOKMARK, DELETED, REPLACED, REPLACED_ALL, SYNC, SYNC_ALL, UPDATED, DeltaFIFO,
-                         DeltaType, FIFOClosedError)
-from .keys import DeletedFinalStateUnknown, deletion_handling_meta_namespace_key_func, meta_namespace_key_func
-from .real_fifo import RealFIFO
-from .reflector import Reflector
-from .store import Indexer
 
 MINIMUM_RESYNC_PERIOD = 1.0
 

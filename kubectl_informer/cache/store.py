@@ -27,7 +27,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable, Iterable
 
-from .keys import meta_namespace_key_func
+from kubectl_informer.cache.keys import meta_namespace_key_func
 
 IndexFunc = Callable[[Any], list]
 

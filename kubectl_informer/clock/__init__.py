@@ -12,6 +12,8 @@ when the clock reaches its deadline and when other threads signal it.
 Timeouts passed to blocking calls such as ``DeltaFIFO.pop(timeout=...)`` and
 ``Queue.get(timeout=...)`` are *not* clock time: they are real seconds, a
 safety net for callers, and are measured with ``time.monotonic``.
+
+Imports nothing of ours.
 """
 
 from __future__ import annotations

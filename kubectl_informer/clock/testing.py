@@ -8,7 +8,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from . import Clock
+from kubectl_informer.clock import Clock
 
 
 @dataclass(eq=False)

@@ -18,8 +18,8 @@ from typing import Any
 
 import yaml
 
-from . import light
-from .errors import KubeConfigError, one_line
+from kubectl_informer.kube import light
+from kubectl_informer.kube.errors import KubeConfigError, one_line
 
 USER_AGENT = "kubectl-informer/0.1.0"
 

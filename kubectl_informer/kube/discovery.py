@@ -17,8 +17,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import rest
-from .errors import ApiError, DiscoveryError, RedirectError, UnknownResourceError, one_line
+from kubectl_informer.kube import rest
+from kubectl_informer.kube.errors import (
+    ApiError,
+    DiscoveryError,
+    RedirectError,
+    UnknownResourceError,
+    one_line,
+)
 
 _VERSION_RE = re.compile(r"^v\d+((alpha|beta)\d+)?$")
 

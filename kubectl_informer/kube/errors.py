@@ -9,7 +9,7 @@ API's Status from them.
 
 from __future__ import annotations
 
-from kubectl_informer.apierrors import ApiError
+from kubectl_informer.core.apierrors import ApiError
 
 __all__ = ["KubeError", "KubeConfigError", "UnknownResourceError", "DiscoveryError", "ApiError", "RedirectError",
            "one_line"]

@@ -23,7 +23,7 @@ import threading
 from typing import Any, Iterable
 from urllib.parse import quote
 
-from . import light_http
+from kubectl_informer.kube import light_http
 
 # A request that got no answer is sent again this many times: urllib3's
 # Retry(total=3), which the kubernetes client's pool gets from kube.config.

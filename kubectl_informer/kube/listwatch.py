@@ -16,14 +16,18 @@ from typing import Any, Iterator
 import orjson
 
 from kubectl_informer.cache.listwatch import (
-    ADDED, BOOKMARK, ERROR, INITIAL_EVENTS_END_ANNOTATION, ListOptions, WatchEvent,
+    ADDED,
+    BOOKMARK,
+    ERROR,
+    INITIAL_EVENTS_END_ANNOTATION,
+    ListOptions,
+    WatchEvent,
 )
-
-from . import rest
-from .decode import gc_pause
-from .discovery import Resource
-from .errors import one_line
-from .stream_decode import StringInterner
+from kubectl_informer.kube import rest
+from kubectl_informer.kube.decode import gc_pause
+from kubectl_informer.kube.discovery import Resource
+from kubectl_informer.kube.errors import one_line
+from kubectl_informer.kube.stream_decode import StringInterner
 
 # Client-side read timeout beyond the server's timeoutSeconds: a watch the
 # server should have closed but went silent ends (the Reflector re-watches).

@@ -23,9 +23,9 @@ from urllib.parse import urlsplit
 
 import orjson
 
-from .errors import ApiError, RedirectError, one_line
-from .light import LightClient
-from .stream_decode import StringInterner, decode_list_chunks
+from kubectl_informer.kube.errors import ApiError, RedirectError, one_line
+from kubectl_informer.kube.light import LightClient
+from kubectl_informer.kube.stream_decode import StringInterner, decode_list_chunks
 
 ACCEPT_JSON = "application/json"
 

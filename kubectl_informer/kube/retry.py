@@ -15,8 +15,8 @@ import sys
 import time
 from typing import Callable, TypeVar
 
-from ..durations import format_short
-from .errors import ApiError, one_line
+from kubectl_informer.core.durations import format_short
+from kubectl_informer.kube.errors import ApiError, one_line
 
 T = TypeVar("T")
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import orjson
 
-from .decode import gc_pause
+from kubectl_informer.kube.decode import gc_pause
 
 _dumps = orjson.dumps
 

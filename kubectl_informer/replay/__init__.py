@@ -2,5 +2,7 @@
 
 ``recording`` reads the NDJSON a run wrote (``--record`` or ``-o json``),
 ``player`` moves through it on a clock (speed, pause, step, seek),
-``run`` is what the CLI calls for the UI and the headless outputs.
+(``cli.replay`` is what the command runs, for the UI and the headless outputs.)
+
+May import ``run``, ``core`` and below; the drawing is ``tui.replay``.
 """

@@ -13,9 +13,9 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from typing import Callable, Iterable
 
-from ..clock import Clock, RealClock
-from ..trace import TraceEvent
-from .recording import Recording, mark_of
+from kubectl_informer.clock import Clock, RealClock
+from kubectl_informer.core.trace import TraceEvent
+from kubectl_informer.replay.recording import Recording, mark_of
 
 Feed = Callable[[list[TraceEvent]], None]
 # Clock arithmetic in floats: an event due "now" must not wait for the next tick.

@@ -17,10 +17,16 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import IO
 
-from ..profiles import initial_list_label
-from ..run_info import RunInfo
-from ..trace import TraceEvent
-from ..trace_kinds import INFORMER_START, RELIST, RUN_INFO, STORE_DELETE, WATCH_END
+from kubectl_informer.core.profiles import initial_list_label
+from kubectl_informer.core.run_info import RunInfo
+from kubectl_informer.core.trace import TraceEvent
+from kubectl_informer.core.trace_kinds import (
+    INFORMER_START,
+    RELIST,
+    RUN_INFO,
+    STORE_DELETE,
+    WATCH_END,
+)
 
 
 class RecordingError(Exception):

@@ -18,7 +18,7 @@ import copy
 
 import orjson
 
-from kubectl_informer.apierrors import ApiError
+from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.sim.strategy import now_rfc3339
 
 _SERVER_FIELDS = ("uid", "resourceVersion", "generation", "creationTimestamp", "managedFields",

@@ -11,7 +11,11 @@ from dataclasses import dataclass, field
 from kubectl_informer.clock import Clock
 from kubectl_informer.sim.events import EventRecorder, pod_events
 from kubectl_informer.sim.objects import (
-    make_configmap, make_deployment, make_pod, make_secret, make_widget,
+    make_configmap,
+    make_deployment,
+    make_pod,
+    make_secret,
+    make_widget,
 )
 from kubectl_informer.sim.resources import widget_crd
 from kubectl_informer.sim.scenarios import ScenarioRunner, get_scenario

@@ -11,7 +11,7 @@ from __future__ import annotations
 import secrets
 from collections import deque
 
-from kubectl_informer.apierrors import ApiError
+from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.sim.strategy import now_rfc3339
 
 NORMAL, WARNING = "Normal", "Warning"

@@ -13,7 +13,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from kubectl_informer.apierrors import ApiError
+from kubectl_informer.core.apierrors import ApiError
 
 _REASONS = {
     400: ("BadRequest", "bad request (injected)"),

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 import orjson
 import yaml
 
-from kubectl_informer.apierrors import ApiError
+from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.sim import protobuf
 
 

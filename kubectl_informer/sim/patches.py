@@ -7,8 +7,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from kubectl_informer.apierrors import ApiError
-
+from kubectl_informer.core.apierrors import ApiError
 
 # Lists Kubernetes merges by a key in a strategic merge patch (the
 # patchMergeKey of the fields of the kinds the simulator serves); other lists

@@ -18,7 +18,7 @@ import http.client
 import ipaddress
 import ssl
 
-from kubectl_informer.apierrors import ApiError
+from kubectl_informer.core.apierrors import ApiError
 
 TIMEOUT = 5.0
 

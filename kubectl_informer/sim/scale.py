@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kubectl_informer.apierrors import ApiError
+from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.sim.tables import selector_string
 
 

@@ -13,8 +13,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Callable
 
-from kubectl_informer.apierrors import ApiError
 from kubectl_informer.clock import Clock, RealClock
+from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.sim.events import EventRecorder, pod_events
 from kubectl_informer.sim.objects import make_pod, pod_status
 

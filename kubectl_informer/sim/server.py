@@ -29,16 +29,29 @@ from urllib.parse import parse_qs, urlsplit
 
 import orjson
 
-from kubectl_informer.apierrors import ApiError
+from kubectl_informer.core.apierrors import ApiError
+from kubectl_informer.core.selectors import parse_field_selector, parse_label_selector
 from kubectl_informer.sim import kubeconfig as _kubeconfig
-from kubectl_informer.sim import metadata as _metadata  # registers PartialObjectMetadata
+from kubectl_informer.sim import (
+    metadata as _metadata,  # registers PartialObjectMetadata
+)
 from kubectl_informer.sim import negotiation, openapi, pod_proxy, scale, tables  # noqa: F401 - tables registers Table
 from kubectl_informer.sim.apply import server_side_apply
 from kubectl_informer.sim.faults import Faults
 from kubectl_informer.sim.patches import json_patch, merge_patch
-from kubectl_informer.sim.resources import NAMESPACES, SELF_SUBJECT_ACCESS_REVIEWS, SUBRESOURCE_VERBS, ResourceDef
-from kubectl_informer.sim.selectors import parse_field_selector, parse_label_selector
-from kubectl_informer.sim.store import Store, bookmark_line, is_bookmark, is_close, watch_line
+from kubectl_informer.sim.resources import (
+    NAMESPACES,
+    SELF_SUBJECT_ACCESS_REVIEWS,
+    SUBRESOURCE_VERBS,
+    ResourceDef,
+)
+from kubectl_informer.sim.store import (
+    Store,
+    bookmark_line,
+    is_bookmark,
+    is_close,
+    watch_line,
+)
 
 log = logging.getLogger(__name__)
 

@@ -37,8 +37,8 @@ from typing import Any, Callable, Iterable, Iterator
 
 import orjson
 
-from kubectl_informer.apierrors import ApiError
 from kubectl_informer.cache.listwatch import INITIAL_EVENTS_END_ANNOTATION
+from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.sim import strategy
 from kubectl_informer.sim.apply import record_update
 from kubectl_informer.sim.patches import json_patch, merge_patch, strategic_merge_patch

@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 from datetime import datetime, timezone
 
-from kubectl_informer.apierrors import ApiError
+from kubectl_informer.core.apierrors import ApiError
 
 
 def now_rfc3339() -> str:

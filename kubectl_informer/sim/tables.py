@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Callable
 
-from kubectl_informer.apierrors import ApiError
+from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.sim import negotiation
 
 _NAME_DESC = "Name must be unique within a namespace."

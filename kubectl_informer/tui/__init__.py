@@ -1,1 +1,4 @@
-"""The terminal UI: one module per pane, fed only by the trace bus."""
+"""The terminal UI: one module per pane, fed only by the trace bus.
+
+Textual lives here and nowhere else. May import ``panes`` and every layer below.
+"""

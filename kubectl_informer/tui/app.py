@@ -22,23 +22,36 @@ from textual.events import Key, Resize
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
-from ..trace import TraceBuffer
-from .cache import CachePane, CacheState
-from .command_mode import CommandMode
-from .deltas import DeltasPane, DeltasState
-from .experiments import ExperimentsMixin
-from .explain import ExplainPane, ExplainState
-from .fifo import FifoPane, FifoState
-from .handlers import HandlersPane, HandlersState
-from .header import FeedStats, HeaderPane, HeaderState
-from .help import HelpScreen
-from .inspector import InspectorPane, InspectorState
-from .keymap import APP_BINDINGS, JUMP_BINDINGS, PANE_LETTERS
-from .objects import ObjectActions
-from .pane import Pane, PaneState, RunInfo
-from .queue import QueuePane, QueueState
-from .resync import ResyncPane, ResyncState
-from .rv import RVPane, RVState
+from kubectl_informer.core.run_info import RunInfo
+from kubectl_informer.core.trace import TraceBuffer
+from kubectl_informer.panes.cache import CacheState
+from kubectl_informer.panes.deltas import DeltasState
+from kubectl_informer.panes.explain_state import ExplainState
+from kubectl_informer.panes.feed import feeder as _feeder
+from kubectl_informer.panes.fifo import FifoState
+from kubectl_informer.panes.handlers import HandlersState
+from kubectl_informer.panes.header import FeedStats, HeaderState
+from kubectl_informer.panes.inspector import InspectorState
+from kubectl_informer.panes.queue import QueueState
+from kubectl_informer.panes.resync import ResyncState
+from kubectl_informer.panes.rv import RVState
+from kubectl_informer.panes.state import PaneState
+from kubectl_informer.tui.cache import CachePane
+from kubectl_informer.tui.command_mode import CommandMode
+from kubectl_informer.tui.deltas import DeltasPane
+from kubectl_informer.tui.experiments import ExperimentsMixin
+from kubectl_informer.tui.explain import ExplainPane
+from kubectl_informer.tui.fifo import FifoPane
+from kubectl_informer.tui.handlers import HandlersPane
+from kubectl_informer.tui.header import HeaderPane
+from kubectl_informer.tui.help import HelpScreen
+from kubectl_informer.tui.inspector import InspectorPane
+from kubectl_informer.tui.keymap import APP_BINDINGS, JUMP_BINDINGS, PANE_LETTERS
+from kubectl_informer.tui.objects import ObjectActions
+from kubectl_informer.tui.pane import Pane
+from kubectl_informer.tui.queue import QueuePane
+from kubectl_informer.tui.resync import ResyncPane
+from kubectl_informer.tui.rv import RVPane
 
 
 @dataclass(frozen=True)
@@ -101,31 +114,6 @@ def _key_label(key: str) -> str:
     return {"question_mark": "?", "slash": "/", "enter": "⏎", "escape": "esc"}.get(first, first)
 
 
-def _feeder(state: PaneState):
-    """How to feed ``state`` a batch of events, cheaply.
-
-    A state that overrides ``feed_all`` filters its own kinds in one loop.
-    One that keeps PaneState's per-event ``feed_all`` gets only the kinds it
-    handles (``KINDS``, or the keys of its ``_handlers`` dispatch table), so
-    the app does not call it for the many events it would ignore; the events
-    it gets, and their order, are the same.
-    """
-    if type(state).feed_all is not PaneState.feed_all:
-        return state.feed_all
-    kinds = getattr(state, "KINDS", None)
-    if kinds is None and isinstance(getattr(state, "_handlers", None), dict):
-        kinds = frozenset(state._handlers)
-    if not kinds:
-        return state.feed_all
-    kinds = frozenset(kinds)
-    feed = state.feed
-
-    def feed_kinds(batch) -> None:
-        for ev in batch:
-            if ev.kind in kinds:
-                feed(ev)
-
-    return feed_kinds
 
 
 class TabBar(Widget):

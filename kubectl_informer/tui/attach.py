@@ -20,8 +20,13 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Label, Sparkline, Static
 
-from ..attach.model import AttachModel, ControllerFigures, QueueFigures, fmt_seconds
-from ..attach.report import model_lines
+from kubectl_informer.attach.model import (
+    AttachModel,
+    ControllerFigures,
+    QueueFigures,
+    fmt_seconds,
+)
+from kubectl_informer.attach.report import model_lines
 
 REFRESH_HZ = 4.0
 
@@ -153,7 +158,8 @@ class AttachApp(App[None]):
                 self.others = Static(id="others")
                 yield self.others
             if self.buffer is not None:
-                from .deltas import DeltasPane, DeltasState
+                from kubectl_informer.panes.deltas import DeltasState
+                from kubectl_informer.tui.deltas import DeltasPane
                 self.deltas = DeltasPane(DeltasState(), id="deltas")
                 self.deltas.border_title = f"Deltas: our informer on {self.resource}"
                 yield self.deltas

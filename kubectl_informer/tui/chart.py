@@ -6,21 +6,11 @@ short and the helpers can be tested without a terminal.
 
 from __future__ import annotations
 
-import math
 from typing import Sequence
 
 from rich.text import Text
 
-from ..durations import format_short as fmt_secs  # noqa: F401 - the panes' name for it
-
-
-def percentile(sorted_values: Sequence[float], p: float) -> float | None:
-    """Nearest-rank percentile (``p`` in 0..100) of an already sorted list."""
-    n = len(sorted_values)
-    if n == 0:
-        return None
-    rank = max(1, math.ceil(p / 100.0 * n))
-    return sorted_values[min(rank, n) - 1]
+from kubectl_informer.core.durations import format_short as fmt_secs  # noqa: F401 - the panes' name for it
 
 
 def column_of(t: float, t0: float, t1: float, width: int) -> int:

@@ -28,10 +28,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 from textual.message import Message
-from textual.suggester import SuggestFromList
-from textual.widgets import Input
 
-from ..profiles import PROFILES, resolve_profile
+from kubectl_informer.core.profiles import PROFILES, resolve_profile
 
 
 class CommandError(Exception):

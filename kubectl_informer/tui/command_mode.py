@@ -19,8 +19,15 @@ from typing import Any
 from textual.suggester import SuggestFromList
 from textual.widgets import Input
 
-from ..trace_kinds import RUN_RESTART
-from .command import COMMANDS, CommandError, PipelineRestarted, next_profile, run_command
+from kubectl_informer.core.trace_kinds import RUN_RESTART
+from kubectl_informer.panes.feed import feeder as _feeder
+from kubectl_informer.tui.command import (
+    COMMANDS,
+    CommandError,
+    PipelineRestarted,
+    next_profile,
+    run_command,
+)
 
 PLACEHOLDER = ": pods · deploy -n kube-system · cm -A · profile 1.36 · fifo real · watchlist off · help · q"
 
@@ -130,7 +137,7 @@ class CommandMode:
         if run is None or getattr(run, "target", None) is None:
             return ()
         try:
-            from ..kube.discovery import get_discovery
+            from kubectl_informer.kube.discovery import get_discovery
             names: dict[str, None] = {}
             for r in get_discovery(run.target.api_client).ordered():
                 for n in (r.resource, *r.short_names):
@@ -187,8 +194,7 @@ class CommandMode:
 
     def reset_panes(self) -> None:
         """Every pane starts over with a fresh state (the header keeps the run's info)."""
-        from .app import _feeder
-        from .header import HeaderState
+        from kubectl_informer.panes.header import HeaderState
 
         info = self.header_state.info
         self.header_state = HeaderState()

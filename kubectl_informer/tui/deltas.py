@@ -9,124 +9,14 @@ changed (``status.phase Pending→Running``).
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections import Counter, deque
 
 from rich.text import Text
 from textual.binding import Binding
 
-from ..trace import TraceEvent
-from ..trace_kinds import STORE_ADD, STORE_DELETE, STORE_UPDATE
-from .cursor import CURSOR_BINDINGS
-from .pane import PaneState
-from .predicate_marker import predicate_marker
-from .textpane import TextPane, matches
-
-# Colour per DeltaType value, shared by the FIFO and inspector panes.
-DELTA_STYLES = {
-    "Added": "bold green",
-    "Updated": "yellow",
-    "Deleted": "bold red",
-    "Replaced": "magenta",
-    "Sync": "cyan",
-    "ReplacedAll": "bold magenta",
-    "SyncAll": "bold cyan",
-    "Bookmark": "dim",
-}
-
-_KIND_DELTA = {STORE_ADD: "Added", STORE_UPDATE: "Updated", STORE_DELETE: "Deleted"}
-
-# Rows whose events keep the objects they carry (the newest; older rows show
-# what was derived). The Inspector's history lets its objects go after 1,024
-# newer deltas, so by the time a row does (plus one feed chunk, 256 events)
-# what the row shows was already derived there: letting go is a dict copy.
-KEEP_OBJECTS = 1280
-
-
-def delta_style(delta: str) -> str:
-    return DELTA_STYLES.get(delta, "white")
-
-
-class DeltaRow:
-    __slots__ = ("seq", "time", "delta", "key", "rv", "old_rv", "initial", "tombstone", "event")
-
-    def __init__(self, ev: TraceEvent) -> None:
-        # The raw fields: what is derived (summary, diff, predicates, labels)
-        # stays uncomputed until the row is drawn or filtered.
-        f = ev.raw_fields
-        self.seq = ev.seq
-        self.time = ev.time
-        self.delta = f.get("delta") or _KIND_DELTA.get(ev.kind, ev.kind)
-        self.key = ev.key or ""
-        self.rv = f.get("resource_version") or ""
-        self.old_rv = f.get("old_resource_version")
-        self.initial = bool(f.get("is_in_initial_list"))
-        self.tombstone = bool(f.get("tombstone"))
-        self.event = ev
-
-    def release(self) -> None:
-        """Let the event's objects go, keeping every field the row shows
-        (derived now if nothing derived them before)."""
-        self.event = self.event.released()
-
-    @property
-    def labels(self) -> dict | None:
-        """The object's labels as applied (the map itself), for /label: filters."""
-        return self.event.field("labels")
-
-    @property
-    def summary(self) -> str:
-        return self.event.field("summary") or ""
-
-    @property
-    def diff(self):
-        return self.event.field("diff") or ()
-
-    def __repr__(self) -> str:
-        return f"DeltaRow({self.seq}, {self.delta}, {self.key!r}, rv={self.rv!r})"
-
-
-class DeltasState(PaneState):
-    """A ring of the last ``maxlen`` deltas applied, and counts per type."""
-
-    def __init__(self, maxlen: int = 2000, keep_objects: int = KEEP_OBJECTS) -> None:
-        super().__init__()
-        self.rows: deque[DeltaRow] = deque(maxlen=maxlen)
-        # The newest rows, until keep_objects newer ones came: then a row
-        # lets its event's objects go.
-        self._holding: deque[DeltaRow] = deque()
-        self.keep_objects = keep_objects
-        self.counts: Counter[str] = Counter()
-        self.total = 0
-        self.t0: float | None = None
-
-    def feed(self, ev: TraceEvent) -> None:
-        self.feed_all((ev,))
-
-    def feed_all(self, events) -> None:
-        # The hot path: one tight loop instead of a call per event.
-        if self.t0 is None and events:
-            self.t0 = events[0].time
-        kinds = _KIND_DELTA
-        rows = self.rows
-        counts = self.counts
-        holding, keep = self._holding, self.keep_objects
-        n = 0
-        for ev in events:
-            if ev.kind in kinds:
-                row = DeltaRow(ev)
-                rows.append(row)
-                holding.append(row)
-                if len(holding) > keep:
-                    holding.popleft().release()
-                counts[row.delta] += 1
-                n += 1
-        if n:
-            self.total += n
-            self.version += 1
-
-    def objects_held(self) -> int:
-        """Rows whose event still carries objects."""
-        return sum(1 for r in self.rows if "object" in r.event.raw_fields or "old" in r.event.raw_fields)
+from kubectl_informer.panes.deltas import DeltaRow, DeltasState, delta_style
+from kubectl_informer.tui.cursor import CURSOR_BINDINGS
+from kubectl_informer.tui.predicate_marker import predicate_marker
+from kubectl_informer.tui.textpane import TextPane
 
 
 def format_row(row: DeltaRow, t0: float, key_width: int, width: int) -> Text:

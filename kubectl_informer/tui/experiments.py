@@ -18,8 +18,13 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from ..experiments import BY_NAME, CATALOG, Experiment, ExperimentError
-from ..experiments.catalog import COUNT, NEEDS_QUEUE, NEEDS_SIM
+from kubectl_informer.run.experiments import (
+    BY_NAME,
+    CATALOG,
+    Experiment,
+    ExperimentError,
+)
+from kubectl_informer.run.experiments.catalog import COUNT, NEEDS_QUEUE, NEEDS_SIM
 
 _SHORT_WHY = {NEEDS_QUEUE: "queue mode only", NEEDS_SIM: "--demo only"}
 _PROMPTS = {

@@ -15,53 +15,15 @@ import textwrap
 from rich.text import Text
 from textual.binding import Binding
 
-from ..durations import format_short
-from ..explain import Facts, explain, load_texts, render, subject_for
-from ..explain.match import MARK_PANES, Subject, marks_for
-from .pane import PaneState
-from .textpane import TextPane
-
-SOURCE_TITLES = {"deltas": "Deltas", "fifo": "FIFO", "rv": "RV", "resync": "Resync", "queue": "Queue",
-                 "cache": "Cache", "inspector": "Inspector"}
-
-
-class ExplainState(PaneState):
-    """The run's facts, fed like every pane state."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.facts = Facts()
-
-    def feed(self, ev) -> None:
-        self.feed_all((ev,))
-
-    def feed_all(self, events) -> None:
-        before = self.facts.version
-        self.facts.feed_all(events)
-        if self.facts.version != before:
-            self.version += 1
-
-
-def describe(subject: Subject) -> str:
-    """A few words naming what is explained."""
-    rec = subject.rec
-    if rec is None:
-        if subject.pane == "fifo":
-            return f"key {subject.key}" if subject.key else "the FIFO"
-        return {"cache": "the indexer", "queue": "the workqueue", "resync": "resync"}.get(subject.pane, "")
-    f, kind = rec.fields, rec.kind
-    if kind.startswith("store."):
-        return f"{f.get('delta', '')} {rec.key} (RV {f.get('resource_version', '')})"
-    words = {
-        "list.done": lambda: f"list of {f.get('items', 0)} at RV {f.get('resource_version', '')}",
-        "relist": lambda: f"relist ({f.get('reason', '')})",
-        "watch.end": lambda: f"watch ended at RV {f.get('resource_version', '')}",
-        "reflector.backoff": lambda: f"back-off {format_short(f.get('delay') or 0)}",
-        "watch.bookmark": lambda: f"bookmark at RV {f.get('resource_version', '')}",
-        "resync.tick": lambda: "resync tick",
-        "handler.register": lambda: f"handler {f.get('listener', '')}",
-    }.get(kind)
-    return words() if words is not None else f"{kind.split('.')[-1]} {rec.key or ''}".strip()
+from kubectl_informer.panes.explain import (
+    explain,
+    load_texts,
+    render,
+    subject_for,
+)
+from kubectl_informer.panes.explain.match import MARK_PANES, Subject, marks_for
+from kubectl_informer.panes.explain_state import SOURCE_TITLES, ExplainState, describe
+from kubectl_informer.tui.textpane import TextPane
 
 
 class ExplainPane(TextPane):

@@ -8,130 +8,20 @@ Static facts come from ``RunInfo`` (set by the CLI); live ones from events:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import Callable
 
 from rich.text import Text
 
-from ..durations import format_short
-from ..profiles import initial_list_label
-from ..trace import TraceEvent
-from ..trace_kinds import (
-    INFORMER_START,
-    INFORMER_SYNCED,
-    LIST_DONE,
-    REFLECTOR_BACKOFF,
-    RELIST,
-    RUN_RESTART,
-    RV_ADVANCE,
-    WATCH_BOOKMARK,
-    WATCH_END,
-    WATCH_EVENT,
-    WATCH_START,
-)
-from .pane import PaneState, RunInfo
-from .progress import ListProgress
-from .textpane import TextPane
-
-
-@dataclass
-class FeedStats:
-    """How the app is keeping up with the trace, shown in the header."""
-
-    absorbed: int = 0
-    per_s: float = 0.0
-    buffered: int = 0
-    dropped: int = 0
-    paused: bool = False
+from kubectl_informer.core.durations import format_short
+from kubectl_informer.core.profiles import initial_list_label
+from kubectl_informer.panes.header import FeedStats, HeaderState
+from kubectl_informer.tui.pane import RunInfo
+from kubectl_informer.tui.textpane import TextPane
 
 
 def _age(seconds: float | None) -> str:
     """How long, never negative (an event stamped a little after ``now``)."""
     return format_short(None if seconds is None else max(seconds, 0.0))
-
-
-class HeaderState(PaneState):
-    KINDS = frozenset((
-        INFORMER_START, INFORMER_SYNCED, WATCH_START, WATCH_END, WATCH_EVENT,
-        WATCH_BOOKMARK, LIST_DONE, RELIST, RV_ADVANCE, REFLECTOR_BACKOFF, RUN_RESTART,
-    )) | ListProgress.KINDS
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.info = RunInfo()
-        self.fifo: str | None = None
-        self.watch_list: bool | None = None
-        self.synced = False
-        self.synced_items: int | None = None
-        self.synced_after: float | None = None
-        self.watching_since: float | None = None
-        self.watch_ended: str | None = None  # reason or error of the last watch.end
-        self.last_event: float | None = None
-        self.watch_events = 0
-        self.relists = 0
-        self.last_relist: str | None = None
-        self.rv = ""
-        self.last_time = 0.0
-        self.trouble: str | None = None  # the last failure the reflector backs off from
-        self.retry_at: float | None = None
-        self.progress = ListProgress()
-        self.restarts = 0  # run.restart events seen (the last one's count)
-
-    def feed(self, ev: TraceEvent) -> None:
-        kind = ev.kind
-        if kind not in self.KINDS:
-            return
-        f = ev.raw_fields  # store events pass through (ListProgress): derive nothing of theirs
-        self.last_time = ev.time
-        if kind in ListProgress.KINDS:
-            self.progress.feed(ev)
-        if kind == WATCH_EVENT or kind == WATCH_BOOKMARK:
-            self.last_event = ev.time
-            self.watch_events += 1
-            if kind == WATCH_EVENT and not self.progress.streaming and f.get("resource_version"):
-                # The last synced RV moves to a watch event's own (a
-                # WatchList stream's initial events do not move it).
-                self.rv = str(f["resource_version"])
-        elif kind == WATCH_START:
-            self.watching_since = ev.time
-            self.watch_ended = None
-        elif kind == WATCH_END:
-            self.watching_since = None
-            self.watch_ended = str(f.get("error") or f.get("reason") or "ended")
-        elif kind == LIST_DONE:
-            self.trouble = str(f["error"]) if f.get("error") else None
-        elif kind == REFLECTOR_BACKOFF:
-            if f.get("error"):
-                self.trouble = str(f["error"])
-            self.retry_at = ev.time + float(f.get("delay") or 0.0)
-        elif kind == RELIST:
-            self.relists += 1
-            self.last_relist = str(f.get("reason", ""))
-        elif kind == RV_ADVANCE:
-            self.rv = str(f.get("new", ""))
-        elif kind == INFORMER_SYNCED:
-            self.synced = True
-            self.synced_items = f.get("items")
-            self.synced_after = f.get("duration")
-        elif kind == INFORMER_START:
-            self.fifo = f.get("fifo")
-            self.watch_list = f.get("watch_list")
-            self.synced = False
-        elif kind == RUN_RESTART:
-            # A restart within the UI: what runs from now on.
-            self.info = replace(self.info, resource=str(f.get("resource") or self.info.resource),
-                                namespace=f.get("namespace"), profile=str(f.get("client_go") or self.info.profile),
-                                fifo=str(f.get("fifo") or self.info.fifo),
-                                initial_list=initial_list_label(bool(f.get("watch_list"))))
-            self.restarts = int(f.get("restarts") or 0)
-        self.version += 1
-
-    def feed_all(self, events) -> None:
-        kinds = self.KINDS
-        feed = self.feed
-        for ev in events:
-            if ev.kind in kinds:
-                feed(ev)
 
 
 class HeaderPane(TextPane):

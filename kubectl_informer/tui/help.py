@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from .keymap import HELP_KEYS
+from kubectl_informer.tui.keymap import HELP_KEYS
 
 PANE_HELP = {
     "deltas": "every delta the informer applied to its indexer, in the order your handlers get them: "
@@ -53,7 +53,7 @@ class HelpScreen(ModalScreen[None]):
         panes.add_column()
         for jump, title, name in self.panes:
             panes.add_row(jump, title, PANE_HELP.get(name, ""))
-        from .command import help_rows
+        from kubectl_informer.tui.command import help_rows
         commands = Table.grid(padding=(0, 2))
         commands.add_column(style="bold cyan", no_wrap=True)
         commands.add_column()

@@ -17,40 +17,28 @@ from typing import Callable
 from rich.text import Text
 from textual.binding import Binding
 
-from ..durations import format_short
-from ..filters import KeyFilter, parse_filter
-from ..trace import TraceEvent
-from ..trace_kinds import (FIFO_COALESCE, FIFO_POP, FIFO_QUEUE, QUEUE_DONE, QUEUE_GET, STORE_ADD, STORE_DELETE,
-                           STORE_UPDATE, WATCH_EVENT)
-from .cursor import CURSOR_BINDINGS, KeyCursor
-from .deltas import delta_style
-from .objects import DeltaEntry, ObjectHistory, change_text
-from .pane import PaneState
-from .predicate_marker import predicate_marker
-from .ring import KeyedHistory
-from .textpane import TextPane
-
-# Stage of a kind prefix, in pipeline order, with its colour.
-STAGES = (
-    ("watch", "watch", "blue"),
-    ("list", "list", "blue"),
-    (FIFO_POP, "pop", "bold cyan"),
-    ("fifo", "fifo", "cyan"),
-    ("store", "store", "green"),
-    ("handler", "handler", "yellow"),
-    ("queue", "queue", "magenta"),
-    ("worker", "worker", "bold magenta"),
+from kubectl_informer.core.durations import format_short
+from kubectl_informer.core.trace import TraceEvent
+from kubectl_informer.core.trace_kinds import (
+    FIFO_COALESCE,
+    FIFO_POP,
+    FIFO_QUEUE,
+    QUEUE_DONE,
+    QUEUE_GET,
+    WATCH_EVENT,
 )
-
-# Pipeline order for the ribbon (STAGES is in matching order: pop before fifo).
-STAGE_ORDER = ("watch", "list", "fifo", "pop", "store", "handler", "queue", "worker")
-
-
-def stage_of(kind: str) -> tuple[str, str]:
-    for prefix, name, style in STAGES:
-        if kind == prefix or kind.startswith(prefix + "."):
-            return name, style
-    return kind.partition(".")[0], "white"
+from kubectl_informer.panes.deltas import delta_style
+from kubectl_informer.panes.inspector import (
+    STAGE_ORDER,
+    InspectorState,
+    _event,
+    stage_of,
+)
+from kubectl_informer.panes.objects import DeltaEntry
+from kubectl_informer.tui.cursor import CURSOR_BINDINGS, KeyCursor
+from kubectl_informer.tui.objects import change_text
+from kubectl_informer.tui.predicate_marker import predicate_marker
+from kubectl_informer.tui.textpane import TextPane
 
 
 def describe(ev: TraceEvent, diff: bool = True) -> Text:
@@ -130,16 +118,6 @@ def _secs(v) -> str:
         return str(v)
 
 
-# Events kept in all, across keys (a key's ring holds its last per_key).
-MAX_EVENTS = 16384
-
-STORE_KINDS = frozenset((STORE_ADD, STORE_UPDATE, STORE_DELETE))
-
-
-def _event(x) -> TraceEvent:
-    """A history item's event (a delta is held as its ``DeltaEntry``)."""
-    return x.event if type(x) is DeltaEntry else x
-
 # What an expanded delta shows, in order: functions (entry, width) -> lines.
 # Others append their own section (e.g. predicates for updates).
 DetailSection = Callable[[DeltaEntry, int], list[Text]]
@@ -163,87 +141,6 @@ def diff_section(entry: DeltaEntry, width: int) -> list[Text]:
 
 
 DETAIL_SECTIONS: list[DetailSection] = [diff_section]
-
-
-class InspectorState(PaneState):
-    """Per-key rings of keyed events, for the most recently active keys, and
-    per key its deltas with their objects (``ObjectHistory``)."""
-
-    # A key's ring holds its events of every stage, deltas included: 96 keep
-    # a burst of 20 updates whole (20 watch events, 20 FIFO events, a pop,
-    # 20 store updates, 20 handler calls); the total bounds the memory.
-    def __init__(self, max_keys: int = 2000, per_key: int = 96, max_events: int = MAX_EVENTS) -> None:
-        super().__init__()
-        self.history: KeyedHistory[str, TraceEvent] = KeyedHistory(max_keys, per_key, max_events)
-        self.objects = ObjectHistory(max_keys)
-        self.t0: float | None = None
-
-    def feed(self, ev: TraceEvent) -> None:
-        self.feed_all((ev,))
-
-    def feed_all(self, events) -> None:
-        if self.t0 is None and events:
-            self.t0 = events[0].time
-        add = self.history.add
-        add_delta = self.objects.add
-        store = STORE_KINDS
-        n = 0
-        for ev in events:
-            key = ev.key
-            if key:
-                kind = ev.kind
-                if kind in store:
-                    # Both rings hold the delta's entry, which lets go of
-                    # its objects once it is older than the newest few.
-                    add(key, add_delta(ev))
-                    if kind == STORE_DELETE:
-                        self.history.mark_dead(key)  # its events go first
-                    elif kind == STORE_ADD:
-                        self.history.mark_live(key)
-                else:
-                    add(key, ev)
-                n += 1
-        if n:
-            self.version += 1
-
-    def life(self, key: str) -> list[TraceEvent]:
-        return [_event(x) for x in self.history.get(key)]
-
-    def timeline(self, key: str) -> list[tuple[TraceEvent, DeltaEntry | None]]:
-        """The key's rows oldest first: every delta kept (ObjectHistory's
-        longer ring) and the other stages' recent events."""
-        rows: list[tuple[TraceEvent, DeltaEntry | None]] = [(e.event, e) for e in self.objects.entries(key)]
-        rows += [(x, None) for x in self.history.get(key) if type(x) is not DeltaEntry]
-        rows.sort(key=lambda r: r[0].seq)
-        return rows
-
-    def find(self, text: str) -> str | None:
-        """The key to inspect for a filter: exact, else the newest it matches."""
-        if text in self.history:
-            return text
-        f = parse_filter(text)
-        for key in self.history.keys_newest_first():
-            if self.matches(f, key):
-                return key
-        return None
-
-    def matches(self, f: KeyFilter, key: str) -> bool:
-        """Whether ``f`` passes ``key``: its deltas are every delta type in its
-        history, its labels the newest an event carried."""
-        if not f:
-            return True
-        types: set[str] = set()
-        labels = None
-        if f.uses_types or f.uses_labels:
-            for item in self.history.ring(key):
-                ev = _event(item)
-                fields = ev.raw_fields
-                typ = fields.get("delta") or fields.get("type")
-                if typ:
-                    types.add(str(typ))
-                if "labels" in fields or ev.kind in STORE_KINDS:
-                    labels = ev.field("labels")
-        return f.matches(key, types, labels)
 
 
 class InspectorPane(KeyCursor, TextPane):

@@ -11,53 +11,8 @@ from __future__ import annotations
 
 from textual.widget import Widget
 
-from ..run_info import RunInfo  # noqa: F401 - panes and tests name it from here
-from ..trace import TraceEvent
-
-
-class PaneState:
-    """Fed every event in order; bumps ``version`` when it changed."""
-
-    def __init__(self) -> None:
-        self.version = 0
-
-    def feed(self, ev: TraceEvent) -> None:  # pragma: no cover - interface
-        raise NotImplementedError
-
-    def feed_all(self, events) -> None:
-        for ev in events:
-            self.feed(ev)
-
-
-class DispatchState(PaneState):
-    """A state fed a few kinds, one method each: ``HANDLERS`` maps a
-    ``trace_kinds`` kind to a method name. An event a method cannot use (a
-    recording outside the contract) is counted in ``bad_events`` and skipped,
-    never raised into the UI; a method returning False changed nothing."""
-
-    HANDLERS: dict[str, str] = {}
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.bad_events = 0
-        self.last_time: float | None = None
-        self._handlers = {kind: getattr(self, name) for kind, name in self.HANDLERS.items()}
-
-    def handle(self, handler, ev: TraceEvent):
-        return handler(ev)
-
-    def feed(self, ev: TraceEvent) -> None:
-        h = self._handlers.get(ev.kind)
-        if h is None:
-            return
-        try:
-            if self.handle(h, ev) is False:
-                return
-        except (TypeError, ValueError, AttributeError, OverflowError):
-            self.bad_events += 1
-            return
-        self.last_time = ev.time
-        self.version += 1
+from kubectl_informer.core.run_info import RunInfo  # noqa: F401 - panes and tests name it from here
+from kubectl_informer.panes.state import PaneState
 
 
 class Pane(Widget):

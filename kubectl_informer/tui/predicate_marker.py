@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from ..predicates import PREDICATES
-from ..trace import TraceEvent
+from kubectl_informer.core.predicates import PREDICATES
+from kubectl_informer.core.trace import TraceEvent
 
 LETTERS = tuple(name[0] for name in PREDICATES)  # G R L A
 

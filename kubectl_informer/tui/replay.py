@@ -17,12 +17,13 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from ..durations import parse_duration
-from ..replay.player import Player, describe_mark
-from ..replay.recording import Recording
-from ..trace import TraceBuffer
-from .app import InformerApp, _feeder
-from .header import HeaderState
+from kubectl_informer.core.durations import parse_duration
+from kubectl_informer.core.trace import TraceBuffer
+from kubectl_informer.panes.feed import feeder as _feeder
+from kubectl_informer.panes.header import HeaderState
+from kubectl_informer.replay.player import Player, describe_mark
+from kubectl_informer.replay.recording import Recording
+from kubectl_informer.tui.app import InformerApp
 
 REPLAY_BINDINGS = [
     Binding("space", "replay_toggle", "Play/pause"),

@@ -12,32 +12,17 @@ falls back to marking each change otherwise.
 
 from __future__ import annotations
 
-from collections import deque
-
 from rich.text import Text
 
-from ..trace import TraceEvent
-from ..trace_kinds import (
-    EXPERIMENT,
-    LIST_DONE,
-    LIST_START,
-    RELIST,
-    RV_ADVANCE,
-    WATCH_BOOKMARK,
-    WATCH_END,
-    WATCH_EVENT,
-    WATCH_START,
+from kubectl_informer.panes.rv import RVState
+from kubectl_informer.tui.chart import (
+    column_of,
+    fmt_secs,
+    join_lines,
+    step_chart,
+    step_values,
 )
-from .chart import column_of, fmt_secs, join_lines, step_chart, step_values
-from .pane import DispatchState, Pane
-
-# Points closer together than this share one slot (the last wins), so a
-# burst of 20,000 events/s costs one slot per 0.1 s, not one per event.
-BUCKET = 0.1
-MAX_POINTS = 4096
-MAX_MARKS = 512
-MIN_WINDOW = 10.0    # seconds: a young run still gets a readable axis
-MAX_WINDOW = 600.0
+from kubectl_informer.tui.pane import Pane
 
 # Mark glyphs, by precedence when two share a column (highest wins).
 MARKS = {
@@ -48,143 +33,6 @@ MARKS = {
     "bookmark": ("B", "blue", 1, "bookmark"),
     "experiment": ("X", "bold magenta", 6, "experiment"),
 }
-# Experiments (key x) that act on the list and watch: marked on the chart.
-RV_EXPERIMENTS = frozenset(("close-watch", "forget-rv", "expired-storm", "compaction", "drop-watches"))
-
-
-class RVState(DispatchState):
-    HANDLERS = {LIST_START: "_list_start", LIST_DONE: "_list_done", WATCH_START: "_watch_start",
-                WATCH_EVENT: "_watch_event", WATCH_BOOKMARK: "_watch_bookmark", WATCH_END: "_watch_end",
-                RV_ADVANCE: "_rv_advance", RELIST: "_relist", EXPERIMENT: "_experiment"}
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.points: deque[tuple[float, str]] = deque(maxlen=MAX_POINTS)
-        self._bucket = None
-        self.marks: deque[tuple[float, str, str]] = deque(maxlen=MAX_MARKS)
-        self.list_rv: str | None = None
-        self.watch_rv: str | None = None
-        self.synced_rv: str | None = None
-        self.watch_open = False
-        self.watch_end_reason: str | None = None
-        self.listing = False
-        self.list_asked: str | None = None  # the RV the current list asked for
-        self.counts = {"list": 0, "watch": 0, "bookmark": 0, "relist": 0, "gone": 0}
-        self.relist_reasons: dict[str, int] = {}
-        # A 410 on the watch is followed by a relist with reason expired:
-        # count that as one 410, not two.
-        self._gone_pending = False
-
-    # -- handlers -------------------------------------------------------
-    def _point(self, t: float, rv) -> None:
-        if rv is None or rv == "":
-            return
-        rv = str(rv)
-        b = int(t / BUCKET)
-        if b == self._bucket and self.points:
-            self.points[-1] = (t, rv)
-        else:
-            self._bucket = b
-            self.points.append((t, rv))
-
-    def _mark(self, t: float, what: str, text: str) -> None:
-        self.counts[what] = self.counts.get(what, 0) + 1
-        self.marks.append((t, what, text))
-
-    def _list_start(self, ev: TraceEvent) -> None:
-        self.listing = True
-        asked = ev.fields.get("resource_version")
-        self.list_asked = None if asked is None else str(asked)
-
-    def _list_done(self, ev: TraceEvent) -> None:
-        f = ev.fields
-        rv = f.get("resource_version")
-        self.listing = False
-        if f.get("error"):
-            self._mark(ev.time, "list", f"list failed: {f['error']}")
-            return
-        self.list_rv = None if rv is None else str(rv)
-        self._point(ev.time, rv)
-        how = "watch-list" if f.get("watch_list") else "list"
-        extra = f" items={f['items']}" if f.get("items") is not None else ""
-        if f.get("duration") is not None:
-            extra += f" in {fmt_secs(f['duration'])}"
-        if self.list_asked == "" and (not f.get("watch_list") or self.counts["list"]):
-            # A first WatchList stream always asks ""; otherwise "" means the
-            # last RV was given up (410, too large, forgotten): read from etcd.
-            extra += ' (asked rv "": a consistent read)'
-        self._mark(ev.time, "list", f"{how} done at rv {rv}{extra}")
-
-    def _watch_start(self, ev: TraceEvent) -> None:
-        rv = ev.fields.get("resource_version")
-        self.watch_open = True
-        self.watch_end_reason = None
-        self.watch_rv = None if rv in (None, "") else str(rv)
-        self._mark(ev.time, "watch", f"watch from rv {rv if rv not in (None, '') else '(latest)'}")
-
-    def _watch_event(self, ev: TraceEvent) -> None:
-        if self.listing:
-            # A WatchList stream's initial events carry each object's own RV,
-            # in no order; the reflector's RV is the closing bookmark's.
-            return
-        rv = ev.fields.get("resource_version")
-        if rv not in (None, ""):
-            # The reflector's last synced RV is now the event's (rv.advance
-            # says so only for lists and bookmarks).
-            self.watch_rv = self.synced_rv = str(rv)
-            self._point(ev.time, rv)
-
-    def _watch_bookmark(self, ev: TraceEvent) -> None:
-        rv = ev.fields.get("resource_version")
-        if self.listing:
-            self._mark(ev.time, "bookmark", f"bookmark at rv {rv}: initial events end")
-            return
-        if rv not in (None, ""):
-            self.watch_rv = str(rv)
-            self._point(ev.time, rv)
-        self._mark(ev.time, "bookmark", f"bookmark at rv {rv}")
-
-    def _watch_end(self, ev: TraceEvent) -> None:
-        f = ev.fields
-        reason, error = f.get("reason"), f.get("error")
-        self.watch_open = False
-        self.watch_end_reason = str(error or reason or "ended")
-        if f.get("expired") is True:
-            self._gone_pending = True
-            self._mark(ev.time, "gone", f"410 Gone: watch at rv {f.get('resource_version', self.watch_rv)} expired")
-
-    def _rv_advance(self, ev: TraceEvent) -> None:
-        new = ev.fields.get("new")
-        if new not in (None, ""):
-            self.synced_rv = str(new)
-            self._point(ev.time, new)
-
-    def _relist(self, ev: TraceEvent) -> None:
-        reason = str(ev.fields.get("reason") or "unknown")
-        self.relist_reasons[reason] = self.relist_reasons.get(reason, 0) + 1
-        if reason == "expired" and not self._gone_pending:
-            # e.g. a LIST at a too-old RV: a 410 that never showed as a watch end
-            self._mark(ev.time, "gone", "410 Gone: resource version expired")
-        self._gone_pending = False
-        self._mark(ev.time, "relist", f"relist: {reason}")
-
-    def _experiment(self, ev: TraceEvent):
-        name = str(ev.fields.get("name"))
-        if name not in RV_EXPERIMENTS:
-            return False
-        self._mark(ev.time, "experiment", f"experiment {name}: {ev.fields.get('detail', '')}")
-
-    # -- views ----------------------------------------------------------
-    def window(self, now: float | None) -> tuple[float, float]:
-        """The time span the chart shows, ending at ``now``."""
-        end = now if now is not None else (self.last_time or 0.0)
-        firsts = [q[0][0] for q in (self.points, self.marks) if q]
-        start = min(firsts) if firsts else end
-        if end - start < MIN_WINDOW:
-            start = end - MIN_WINDOW
-        elif end - start > MAX_WINDOW:
-            start = end - MAX_WINDOW
-        return start, end
 
 
 class RVPane(Pane):

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from ..filters import MATCH_ALL, KeyFilter, parse_filter
-from .pane import Pane, PaneState
+from kubectl_informer.panes.filters import MATCH_ALL, KeyFilter, parse_filter
+from kubectl_informer.panes.state import PaneState
+from kubectl_informer.tui.pane import Pane
 
 
 class TextPane(Pane):

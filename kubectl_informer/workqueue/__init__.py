@@ -1,10 +1,13 @@
 """Port of client-go's ``util/workqueue``: Queue, DelayingQueue,
-RateLimitingQueue, the rate limiters and the queue metrics."""
+RateLimitingQueue, the rate limiters and the queue metrics.
 
-from .delaying import DelayingQueue
-from .metrics import QueueMetrics, Summary
-from .queue import Queue
-from .rate_limiters import (
+May import ``core`` and ``clock`` only; none of click, textual, rich or kubernetes.
+"""
+
+from kubectl_informer.workqueue.delaying import DelayingQueue
+from kubectl_informer.workqueue.metrics import QueueMetrics, Summary
+from kubectl_informer.workqueue.queue import Queue
+from kubectl_informer.workqueue.rate_limiters import (
     BucketRateLimiter,
     ItemExponentialFailureRateLimiter,
     ItemFastSlowRateLimiter,
@@ -14,7 +17,7 @@ from .rate_limiters import (
     default_item_based_rate_limiter,
     parse_rate_limiter,
 )
-from .rate_limiting import RateLimitingQueue
+from kubectl_informer.workqueue.rate_limiting import RateLimitingQueue
 
 __all__ = [
     "Queue",

@@ -20,10 +20,10 @@ import itertools
 import threading
 from typing import Any, Hashable
 
-from ..clock import Clock
-from ..trace import Tracer
-from ..trace_kinds import QUEUE_ADD_AFTER
-from .queue import Queue, _key
+from kubectl_informer.clock import Clock
+from kubectl_informer.core.trace import Tracer
+from kubectl_informer.core.trace_kinds import QUEUE_ADD_AFTER
+from kubectl_informer.workqueue.queue import Queue, _key
 
 __all__ = ["DelayingQueue"]
 

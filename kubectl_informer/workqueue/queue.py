@@ -19,10 +19,15 @@ import time
 from collections import deque
 from typing import Any, Hashable
 
-from ..clock import Clock, RealClock
-from ..trace import NULL_TRACER, Tracer
-from ..trace_kinds import QUEUE_ADD, QUEUE_DONE, QUEUE_GET, QUEUE_SHUTDOWN
-from .metrics import QueueMetrics, QueueMetricsRecorder
+from kubectl_informer.clock import Clock, RealClock
+from kubectl_informer.core.trace import NULL_TRACER, Tracer
+from kubectl_informer.core.trace_kinds import (
+    QUEUE_ADD,
+    QUEUE_DONE,
+    QUEUE_GET,
+    QUEUE_SHUTDOWN,
+)
+from kubectl_informer.workqueue.metrics import QueueMetrics, QueueMetricsRecorder
 
 __all__ = ["Queue"]
 

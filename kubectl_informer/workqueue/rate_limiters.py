@@ -12,8 +12,8 @@ import math
 import threading
 from typing import Hashable, Protocol
 
-from ..clock import Clock, RealClock
-from ..durations import format_duration, parse_duration
+from kubectl_informer.clock import Clock, RealClock
+from kubectl_informer.core.durations import format_duration, parse_duration
 
 __all__ = [
     "RateLimiter",

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from typing import Hashable
 
-from ..clock import Clock
-from ..trace import Tracer
-from ..trace_kinds import QUEUE_FORGET, QUEUE_RATE_LIMITED
-from .delaying import DelayingQueue
-from .queue import _key
-from .rate_limiters import RateLimiter, default_controller_rate_limiter
+from kubectl_informer.clock import Clock
+from kubectl_informer.core.trace import Tracer
+from kubectl_informer.core.trace_kinds import QUEUE_FORGET, QUEUE_RATE_LIMITED
+from kubectl_informer.workqueue.delaying import DelayingQueue
+from kubectl_informer.workqueue.queue import _key
+from kubectl_informer.workqueue.rate_limiters import (
+    RateLimiter,
+    default_controller_rate_limiter,
+)
 
 __all__ = ["RateLimitingQueue"]
 

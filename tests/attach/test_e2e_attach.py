@@ -12,8 +12,8 @@ from kubectl_informer.attach.quantile import histogram_quantile
 from kubectl_informer.attach.report import model_lines
 from kubectl_informer.attach.scrape import UrlScraper, scrape
 from kubectl_informer.clock.testing import wait_for
-from kubectl_informer.runner import Run, RunOptions
-from kubectl_informer.trace import Tracer
+from kubectl_informer.run.runner import Run, RunOptions
+from kubectl_informer.core.trace import Tracer
 from kubectl_informer.workqueue.metrics import BUCKETS
 
 pytestmark = pytest.mark.e2e

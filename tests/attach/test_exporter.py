@@ -12,7 +12,7 @@ import pytest
 from kubectl_informer.attach.exporter import MetricsExporter, parse_metrics_addr
 from kubectl_informer.attach.page import parse_page
 from kubectl_informer.attach.scrape import UrlScraper
-from kubectl_informer.sample_controller import SimulatedController
+from kubectl_informer.run.sample_controller import SimulatedController
 from kubectl_informer.workqueue import ItemExponentialFailureRateLimiter
 from kubectl_informer.workqueue.metrics import BUCKETS
 from tests.test_sample_controller import FakeInformer

@@ -578,7 +578,7 @@ def test_no_trace_without_subscriber_and_no_bookkeeping(clock, tracer):
 
 
 def test_tracing_turned_off_between_queue_and_pop_leaves_nothing_behind(clock, tracer):
-    from kubectl_informer.trace import TraceBuffer
+    from kubectl_informer.core.trace import TraceBuffer
     buf = TraceBuffer()
     unsubscribe = tracer.subscribe(buf)
     f = DeltaFIFO(tracer=tracer, clock=clock)

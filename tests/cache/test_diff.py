@@ -1,4 +1,4 @@
-from kubectl_informer.cache.diff import diff_summary, summarize
+from kubectl_informer.core.diff import diff_summary, summarize
 from kubectl_informer.cache.testing.fake_controller_source import make_object
 from kubectl_informer.cache.keys import DeletedFinalStateUnknown
 
@@ -85,7 +85,7 @@ def test_timestamps_sort_after_the_change_that_caused_them():
 
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
-from kubectl_informer.cache.diff import NOISE, Change, diff_changes  # noqa: E402
+from kubectl_informer.core.diff import NOISE, Change, diff_changes  # noqa: E402
 
 
 def test_full_diff_orders_status_spec_other_metadata_then_noise():

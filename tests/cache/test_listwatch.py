@@ -1,4 +1,4 @@
-from kubectl_informer.apierrors import ApiError, is_expired, is_too_large_resource_version, is_too_many_requests
+from kubectl_informer.core.apierrors import ApiError, is_expired, is_too_large_resource_version, is_too_many_requests
 
 
 def test_status_round_trip_keeps_causes_and_retry_after():

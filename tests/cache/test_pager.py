@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from kubectl_informer.apierrors import ApiError, is_expired
+from kubectl_informer.core.apierrors import ApiError, is_expired
 from kubectl_informer.cache.testing.fake_controller_source import expired_error
 from kubectl_informer.cache.listwatch import ListOptions
 from kubectl_informer.cache.pager import ListPager

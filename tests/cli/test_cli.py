@@ -11,8 +11,8 @@ import textwrap
 import pytest
 from click.testing import CliRunner
 
-from kubectl_informer import cli as cli_mod
-from kubectl_informer.cli import cli
+import kubectl_informer.cli.main as cli_mod
+from kubectl_informer.cli.main import cli
 
 
 def invoke(*args, **kw):
@@ -194,7 +194,7 @@ def test_unexpected_exception_is_one_line_and_debug_shows_the_traceback(tmp_path
     def boom(path):
         raise RuntimeError("boom")
 
-    import kubectl_informer.replay.run as replay_run
+    import kubectl_informer.cli.replay as replay_run
     monkeypatch.setattr(replay_run, "read_recording", boom)
     line = assert_one_line_error(invoke("replay", "x", "-o", "text"), code=1)
     assert line == "error: unexpected RuntimeError: boom (run with --debug for the traceback)"
@@ -209,7 +209,7 @@ def test_closed_pipe_ends_quietly(tmp_path, monkeypatch):
         def render(self, events):
             raise BrokenPipeError()
 
-    import kubectl_informer.replay.run as replay_run
+    import kubectl_informer.cli.replay as replay_run
     monkeypatch.setattr(replay_run, "make_renderer", lambda *a, **k: Closed())
     monkeypatch.setattr(cli_mod, "_silence_stdout", lambda: None)
     r = invoke("replay", str(_write(tmp_path, TRACE)), "-o", "text")

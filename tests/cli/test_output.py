@@ -4,9 +4,9 @@ import io
 
 import orjson
 
-from kubectl_informer.output import JsonRenderer, TextRenderer, format_store_event
-from kubectl_informer.runner import RunOptions
-from kubectl_informer.trace import TraceEvent, read_trace
+from kubectl_informer.cli.output import JsonRenderer, TextRenderer, format_store_event
+from kubectl_informer.run.runner import RunOptions
+from kubectl_informer.core.trace import TraceEvent, read_trace
 
 
 def ev(seq, kind, key=None, **fields):

@@ -6,8 +6,8 @@ import threading
 import pytest
 
 from kubectl_informer.clock.testing import wait_for
-from kubectl_informer.runner import Run, RunError, RunOptions
-from kubectl_informer.trace import TraceBuffer, Tracer
+from kubectl_informer.run.runner import Run, RunError, RunOptions
+from kubectl_informer.core.trace import TraceBuffer, Tracer
 
 pytestmark = pytest.mark.e2e
 
@@ -84,8 +84,8 @@ def test_bad_options_fail_in_prepare_before_any_thread(kw, message):
 def test_a_crashed_engine_thread_ends_a_headless_run_with_one_line(monkeypatch):
     from click.testing import CliRunner
 
-    from kubectl_informer import pipeline
-    from kubectl_informer.cli import cli
+    from kubectl_informer.run import pipeline
+    from kubectl_informer.cli.main import cli
 
     real = pipeline.new_informer
 
@@ -109,7 +109,7 @@ def test_record_writes_the_trace_replay_reads(tmp_path):
 
     import time
 
-    from kubectl_informer.cli import cli
+    from kubectl_informer.cli.main import cli
     from kubectl_informer.replay.recording import info_from_recording, read_recording
 
     rec = tmp_path / "rec.ndjson"

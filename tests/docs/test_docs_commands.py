@@ -252,7 +252,9 @@ def test_every_command_in_docs_runs_as_written(tmp_path, sim_cluster, capsys):
     for c in cmds:
         if not c.skip:
             units.setdefault(c.unit, []).append(c)
-    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}", KUBECONFIG=str(sim_cluster))
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}", KUBECONFIG=str(sim_cluster),
+               # tools/ (docshots) runs from a clone, as docs/screenshots.md says
+               PYTHONPATH=str(Path(__file__).resolve().parents[2]))
     runner = Runner(tmp_path, env)
     started = time.monotonic()
     with ThreadPoolExecutor(12) as pool:

@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from kubectl_informer.docshots.registry import SHOTS, by_name
-from kubectl_informer.docshots.render import ShotError, options_for
+from tools.docshots.registry import SHOTS, by_name
+from tools.docshots.render import ShotError, options_for
 
 from .doc_commands import DOCS, ROOT
 
@@ -40,7 +40,7 @@ def test_every_referenced_screenshot_exists_and_is_registered():
     registered = {s.name for s in SHOTS}
     missing = [f"{n} ({', '.join(pages)})" for n, pages in refs.items() if not (DOCS / "screenshots" / f"{n}.svg").exists()]
     unregistered = [n for n in refs if n not in registered]
-    assert not missing, f"referenced but not rendered (python -m kubectl_informer.docshots NAME): {missing}"
+    assert not missing, f"referenced but not rendered (python -m tools.docshots NAME): {missing}"
     assert not unregistered, f"referenced but not in docshots/registry.py: {unregistered}"
 
 
@@ -85,7 +85,7 @@ def test_a_shot_refuses_what_it_cannot_show(argv, says):
 @pytest.mark.e2e
 def test_the_tool_renders_a_shot(tmp_path):
     """One command, as screenshots.md gives it, renders the help shot."""
-    r = subprocess.run([sys.executable, "-m", "kubectl_informer.docshots", "--root", str(tmp_path), "help"],
+    r = subprocess.run([sys.executable, "-m", "tools.docshots", "--root", str(tmp_path), "help"],
                        cwd=ROOT, capture_output=True, text=True, timeout=90)
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.startswith("ok  help")
@@ -97,11 +97,11 @@ def test_the_tool_renders_a_shot(tmp_path):
 
 @pytest.mark.e2e
 def test_a_shot_that_never_sees_its_condition_fails_in_one_line(tmp_path, monkeypatch):
-    from kubectl_informer.docshots import registry
-    from kubectl_informer.docshots.conditions import seen
+    from tools.docshots import registry
+    from tools.docshots.conditions import seen
     never = registry.Shot("never", ("watch", "pods", "--demo", "quiet"), until=seen("store.delete"), timeout=2.0)
     monkeypatch.setattr(registry, "SHOTS", [*registry.SHOTS, never])
-    from kubectl_informer.docshots.render import render
+    from tools.docshots.render import render
     with pytest.raises(ShotError, match=r"never: waited 2s for 1× store.delete"):
         render(never, tmp_path)
     assert not (tmp_path / never.path).exists()
@@ -111,7 +111,7 @@ def test_a_shot_that_never_sees_its_condition_fails_in_one_line(tmp_path, monkey
 def test_every_shot_renders(tmp_path):
     # The one command the docs give, once per run (about a minute): every shot
     # still reaches its condition on the current code.
-    r = subprocess.run([sys.executable, "-m", "kubectl_informer.docshots", "--root", str(tmp_path)], cwd=ROOT,
+    r = subprocess.run([sys.executable, "-m", "tools.docshots", "--root", str(tmp_path)], cwd=ROOT,
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     assert {p.stem for p in (tmp_path / "docs" / "screenshots").glob("*.svg")} == {s.name for s in SHOTS}

@@ -176,7 +176,7 @@ def test_rbac_403_is_caught_by_the_preflight(tmp_path, verb):
     """A 403 on list or on watch ends the run before the UI starts, with the server's message."""
     from click.testing import CliRunner
 
-    from kubectl_informer.cli import cli
+    from kubectl_informer.cli.main import cli
     from kubectl_informer.sim.server import SimServer
 
     message = RBAC_MESSAGE.replace("cannot list", f"cannot {verb}")
@@ -196,7 +196,7 @@ def test_the_preflight_watch_does_not_wait_for_events():
     """The probe relies on a watch answering its status before any event: on a
     quiet cluster, opening a 30 s watch returns long before it would time out."""
     from kubectl_informer.cache.listwatch import ListOptions
-    from kubectl_informer.runner import Run, RunOptions
+    from kubectl_informer.run.runner import Run, RunOptions
 
     run = Run(RunOptions(demo="quiet"))
     try:

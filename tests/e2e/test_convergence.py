@@ -25,12 +25,12 @@ from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.kube.config import load_kube
 from kubectl_informer.kube.discovery import resolve_resource
 from kubectl_informer.kube.listwatch import KubeListerWatcher
-from kubectl_informer.pipeline import new_informer, resolve_profile
+from kubectl_informer.run.pipeline import new_informer, resolve_profile
 from kubectl_informer.sim.demo import seed
 from kubectl_informer.sim.objects import make_pod
 from kubectl_informer.sim.scenarios import SCENARIOS, ScenarioRunner
 from kubectl_informer.sim.server import SimServer
-from kubectl_informer.trace import TraceBuffer, Tracer
+from kubectl_informer.core.trace import TraceBuffer, Tracer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(60)]
 

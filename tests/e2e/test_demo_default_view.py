@@ -12,8 +12,8 @@ import time
 import pytest
 
 from kubectl_informer.clock.testing import wait_for
-from kubectl_informer.runner import Run, RunOptions
-from kubectl_informer.trace import Tracer
+from kubectl_informer.run.runner import Run, RunOptions
+from kubectl_informer.core.trace import Tracer
 
 pytestmark = pytest.mark.e2e
 

@@ -181,7 +181,7 @@ def test_replay_of_a_recording_in_the_ui(terminal, tmp_path):
 
 CRASHING_INFORMER = """
 import time
-import kubectl_informer.pipeline as pipeline
+import kubectl_informer.run.pipeline as pipeline
 _real = pipeline.new_informer
 def _crashing(*a, **kw):
     informer = _real(*a, **kw)

@@ -9,10 +9,10 @@ import time
 from typing import Callable
 
 from kubectl_informer.clock.testing import wait_for
-from kubectl_informer.explain import Facts, explain, render, subject_for
-from kubectl_informer.explain.match import marks_for
-from kubectl_informer.runner import Run, RunOptions
-from kubectl_informer.trace import Tracer
+from kubectl_informer.panes.explain import Facts, explain, render, subject_for
+from kubectl_informer.panes.explain.match import marks_for
+from kubectl_informer.run.runner import Run, RunOptions
+from kubectl_informer.core.trace import Tracer
 
 
 class Driven:

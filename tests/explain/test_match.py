@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kubectl_informer.explain import Facts, explain, render, subject_for
+from kubectl_informer.panes.explain import Facts, explain, render, subject_for
 from tests.tui.helpers import TraceMaker
 
 
@@ -136,7 +136,7 @@ def test_a_queue_that_fills_faster_than_it_drains_is_backing_up():
 
 
 def test_a_popped_list_is_said_in_runs():
-    from kubectl_informer.explain.match import delta_runs
+    from kubectl_informer.panes.explain.match import delta_runs
 
     assert delta_runs(["Updated"] * 20) == "Updated ×20"
     assert delta_runs(["Added", "Updated", "Updated", "Deleted"]) == "Added, Updated ×2, Deleted"

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from kubectl_informer.explain import load_texts
+from kubectl_informer.panes.explain import load_texts
 from kubectl_informer.sim.scenarios import SCENARIOS
 
 from .harness import Driven

@@ -6,7 +6,7 @@ import threading
 import pytest
 
 from kubectl_informer.cache.listwatch import ListOptions
-from kubectl_informer.apierrors import ApiError, is_expired, is_too_many_requests
+from kubectl_informer.core.apierrors import ApiError, is_expired, is_too_many_requests
 from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.kube.discovery import Resource
 from kubectl_informer.kube import listwatch as kube_listwatch

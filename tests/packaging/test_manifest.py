@@ -144,8 +144,8 @@ def test_the_wheel_installs_both_executables_with_complete_metadata(tmp_path):
     assert "License-Expression: Apache-2.0" in meta and "License-File: LICENSE" in meta
     assert "Project-URL: Source, https://github.com/" in meta and "Requires-Python: >=3.11" in meta
     assert "Classifier: Environment :: Console" in meta
-    assert "kubectl-informer = kubectl_informer.cli:main" in entry_points
-    assert "kubectl_complete-informer = kubectl_informer.completion:main" in entry_points
+    assert "kubectl-informer = kubectl_informer.cli.main:main" in entry_points
+    assert "kubectl_complete-informer = kubectl_informer.cli.completion:main" in entry_points
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     r = subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "-q",

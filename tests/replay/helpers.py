@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kubectl_informer.trace import TraceEvent
+from kubectl_informer.core.trace import TraceEvent
 
 T0 = 5000.0
 WALL = 1_795_000_000.0  # the run.info's wall clock at T0

@@ -4,7 +4,7 @@ import asyncio
 
 from kubectl_informer.clock.testing import FakeClock
 from kubectl_informer.replay.recording import Recording
-from kubectl_informer.replay.run import replay_app
+from kubectl_informer.cli.replay import replay_app
 from kubectl_informer.tui.replay import SeekScreen, fmt_offset, parse_seek
 
 from ..tui.helpers import pane_text

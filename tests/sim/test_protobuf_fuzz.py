@@ -3,7 +3,7 @@ ApiError: never another exception (the server would answer 500)."""
 
 from hypothesis import given, settings, strategies as st
 
-from kubectl_informer.apierrors import ApiError
+from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.sim import protobuf
 from tests.sim.test_object_semantics import _envelope, _field
 

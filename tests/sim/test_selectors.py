@@ -2,8 +2,8 @@
 
 import pytest
 
-from kubectl_informer.apierrors import ApiError
-from kubectl_informer.sim.selectors import parse_label_selector
+from kubectl_informer.core.apierrors import ApiError
+from kubectl_informer.core.selectors import parse_label_selector
 from tests.sim.conftest import pod
 
 PODS = "/api/v1/namespaces/default/pods"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from kubectl_informer.trace import TraceBuffer, TraceEvent
-from kubectl_informer.run_info import RunInfo
+from kubectl_informer.core.run_info import RunInfo
+from kubectl_informer.core.trace import TraceBuffer, TraceEvent
 
 
 class TraceMaker:

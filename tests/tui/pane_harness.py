@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from hypothesis import strategies as hs
 from textual.app import App
 
-from kubectl_informer.trace import TraceEvent
+from kubectl_informer.core.trace import TraceEvent
 
 
 class OnePane(App):

@@ -1,8 +1,9 @@
 """How the app feeds pane states and what it sets while running."""
 
 
-from kubectl_informer.tui.app import PANES, _feeder
-from kubectl_informer.tui.pane import PaneState
+from kubectl_informer.panes.state import PaneState
+from kubectl_informer.panes.feed import feeder as _feeder
+from kubectl_informer.tui.app import PANES
 
 from .helpers import TraceMaker, demo_trace, life_of_pod, make_app, run, screen_text
 
@@ -86,10 +87,10 @@ def test_absorbing_store_events_derives_no_diff_or_predicates(monkeypatch):
     engine's GIL. Absorbing them derives none of it; only the Inspector's
     history, letting an old entry of a key go, keeps what it needs of its
     objects, once per event."""
-    from kubectl_informer import trace_kinds
     from kubectl_informer.clock.testing import FakeClock
-    from kubectl_informer.trace import TraceBuffer, Tracer
-    from kubectl_informer.tui.objects import ObjectHistory
+    from kubectl_informer.core import trace_kinds
+    from kubectl_informer.core.trace import TraceBuffer, Tracer
+    from kubectl_informer.panes.objects import ObjectHistory
 
     derived = []
     for name in ("diff", "predicates"):

@@ -3,8 +3,8 @@ pane's bytes per object and transform saving."""
 
 import pytest
 
-from kubectl_informer.tui.cache import CacheState
-from kubectl_informer.tui.header import HeaderState
+from kubectl_informer.panes.cache import CacheState
+from kubectl_informer.panes.header import HeaderState
 
 from .helpers import TraceMaker, info, make_app, pane_text, run, screen_text
 

@@ -4,11 +4,11 @@ keys go first, and old entries let their objects go. Counted, not measured:
 entries and objects held after tens of thousands of keys came and went."""
 
 from kubectl_informer.clock.testing import FakeClock
-from kubectl_informer.explain import Facts
-from kubectl_informer.trace import TraceBuffer, Tracer
-from kubectl_informer.trace_kinds import STORE_ADD, STORE_DELETE, STORE_UPDATE
-from kubectl_informer.tui.deltas import DeltasState
-from kubectl_informer.tui.inspector import InspectorState
+from kubectl_informer.core.trace import TraceBuffer, Tracer
+from kubectl_informer.core.trace_kinds import STORE_ADD, STORE_DELETE, STORE_UPDATE
+from kubectl_informer.panes.deltas import DeltasState
+from kubectl_informer.panes.explain import Facts
+from kubectl_informer.panes.inspector import InspectorState
 
 from .test_objects import pod
 
@@ -166,7 +166,7 @@ def test_the_app_derives_each_released_delta_once_however_many_panes_let_it_go(m
     other panes show into the event; the Deltas row letting go later, and
     the Explain record, derive nothing more: no update's short diff is
     derived apart (the Inspector's full diff gives it), predicates once."""
-    from kubectl_informer import trace_kinds
+    from kubectl_informer.core import trace_kinds
 
     from .helpers import TraceMaker, make_app, run
 

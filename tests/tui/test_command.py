@@ -3,7 +3,14 @@
 import pytest
 
 from kubectl_informer.tui.command import (
-    COMMANDS, Command, CommandError, CommandRegistry, help_rows, next_profile, parse_scope, run_command,
+    COMMANDS,
+    Command,
+    CommandError,
+    CommandRegistry,
+    help_rows,
+    next_profile,
+    parse_scope,
+    run_command,
     split_command,
 )
 

@@ -6,11 +6,11 @@ import time
 
 import pytest
 
-from kubectl_informer.lifecycle import running
-from kubectl_informer.runner import RunOptions
+from kubectl_informer.run.lifecycle import running
+from kubectl_informer.run.runner import RunOptions
 from kubectl_informer.tui.app import InformerApp
 
-from .helpers import TraceMaker, info, make_app, pane_text, run, screen_text
+from .helpers import TraceMaker, make_app, pane_text, run, screen_text
 
 
 async def until(pilot, app, cond, timeout=15.0) -> bool:

@@ -12,10 +12,10 @@ from contextlib import contextmanager
 import pytest
 
 from kubectl_informer.clock.testing import wait_for
-from kubectl_informer.runner import Run, RunOptions
+from kubectl_informer.core.trace import TraceBuffer, Tracer
+from kubectl_informer.run.runner import Run, RunOptions
 from kubectl_informer.sim.demo import seed
 from kubectl_informer.sim.server import SimServer
-from kubectl_informer.trace import TraceBuffer, Tracer
 from kubectl_informer.tui.app import InformerApp
 from kubectl_informer.tui.experiments import ExperimentsScreen
 
@@ -338,7 +338,11 @@ def test_a_replay_has_no_experiments():
 
 
 def test_the_control_refuses_in_one_line_what_it_cannot_do():
-    from kubectl_informer.experiments import ExperimentError, parse_count, parse_resync
+    from kubectl_informer.run.experiments import (
+        ExperimentError,
+        parse_count,
+        parse_resync,
+    )
 
     idle = Run(RunOptions(resource="pods", demo="quiet"))
     with pytest.raises(ExperimentError, match="not running yet"):

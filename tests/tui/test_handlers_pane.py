@@ -5,14 +5,19 @@ from __future__ import annotations
 
 import threading
 
-from hypothesis import given, settings, strategies as hs
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 
 from kubectl_informer.cache.shared_informer import SharedIndexInformer
-from kubectl_informer.cache.testing.fake_controller_source import FakeSource, make_object
+from kubectl_informer.cache.testing.fake_controller_source import (
+    FakeSource,
+    make_object,
+)
 from kubectl_informer.clock.testing import wait_for
-from kubectl_informer.handler_lanes import add_handler
-from kubectl_informer.trace import TraceEvent
-from kubectl_informer.tui.handlers import HandlersState, render_handlers
+from kubectl_informer.core.trace import TraceEvent
+from kubectl_informer.panes.handlers import HandlersState
+from kubectl_informer.run.handler_lanes import add_handler
+from kubectl_informer.tui.handlers import render_handlers
 
 from .helpers import TraceMaker, life_of_pod, make_app, run, screen_text
 from .pane_harness import Trace, json_values

@@ -2,9 +2,9 @@
 
 import tracemalloc
 
-from kubectl_informer.trace import TraceEvent
+from kubectl_informer.core.trace import TraceEvent
 
-from .helpers import make_app, TraceMaker
+from .helpers import TraceMaker, make_app
 
 KINDS = [
     ("watch.event", {"type": "MODIFIED", "resource_version": "1"}),
@@ -67,7 +67,7 @@ def test_200k_events_keep_every_ring_within_its_bound():
 
 
 def test_unread_buffer_drops_oldest_instead_of_growing():
-    from kubectl_informer.trace import TraceBuffer
+    from kubectl_informer.core.trace import TraceBuffer
 
     buf = TraceBuffer(maxlen=1000)
     buf.extend(events(1, 5000, keys=10))

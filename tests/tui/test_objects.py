@@ -3,13 +3,14 @@ the bounded object history behind it, and the YAML screen (Secrets redacted)."""
 
 import copy
 
-from kubectl_informer.cache.diff import diff_summary
+from kubectl_informer.core.diff import diff_summary
 from kubectl_informer.clock.testing import FakeClock
-from kubectl_informer.predicates import update_predicates
-from kubectl_informer.trace import TraceBuffer, Tracer
-from kubectl_informer.trace_kinds import STORE_ADD, STORE_DELETE, STORE_UPDATE
+from kubectl_informer.core.predicates import update_predicates
+from kubectl_informer.core.trace import TraceBuffer, Tracer
+from kubectl_informer.core.trace_kinds import STORE_ADD, STORE_DELETE, STORE_UPDATE
+from kubectl_informer.panes.objects import ObjectHistory, redacted, to_yaml
 from kubectl_informer.tui.app import InformerApp
-from kubectl_informer.tui.objects import ObjectHistory, YamlScreen, redacted, to_yaml
+from kubectl_informer.tui.objects import YamlScreen
 
 from .helpers import info, pane_text, run
 
@@ -226,7 +227,8 @@ def test_y_without_an_object_says_why():
 
 
 def test_the_inspector_cursor_stays_on_its_row_while_the_ring_moves():
-    from kubectl_informer.trace import TraceEvent
+    from kubectl_informer.core.trace import TraceEvent
+
     from .helpers import TraceMaker, make_app
     e = TraceMaker()
     for i in range(70):

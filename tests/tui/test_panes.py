@@ -4,7 +4,16 @@ import pytest
 
 from kubectl_informer.tui.app import InformerApp
 
-from .helpers import TraceMaker, demo_trace, info, life_of_pod, make_app, pane_text, run, screen_text
+from .helpers import (
+    TraceMaker,
+    demo_trace,
+    info,
+    life_of_pod,
+    make_app,
+    pane_text,
+    run,
+    screen_text,
+)
 
 SIZES = [(80, 24), (160, 50)]
 

@@ -8,8 +8,9 @@ import random
 import pytest
 
 from kubectl_informer.clock.testing import FakeClock, wait_for
-from kubectl_informer.trace import TraceBuffer, TraceEvent, Tracer
-from kubectl_informer.tui.queue import QueuePane, QueueState, render_queue
+from kubectl_informer.core.trace import TraceBuffer, TraceEvent, Tracer
+from kubectl_informer.panes.queue import QueueState
+from kubectl_informer.tui.queue import QueuePane, render_queue
 from kubectl_informer.workqueue import Queue, RateLimitingQueue
 from kubectl_informer.workqueue.rate_limiters import ItemExponentialFailureRateLimiter
 

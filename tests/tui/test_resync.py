@@ -3,16 +3,20 @@ what the pane draws (Pilot tests and snapshots)."""
 
 from __future__ import annotations
 
-
-
-from kubectl_informer.cache.testing.fake_controller_source import FakeSource, make_object
-from kubectl_informer.cache.shared_informer import ResourceEventHandler, SharedIndexInformer
+from kubectl_informer.cache.shared_informer import (
+    ResourceEventHandler,
+    SharedIndexInformer,
+)
+from kubectl_informer.cache.testing.fake_controller_source import (
+    FakeSource,
+    make_object,
+)
 from kubectl_informer.clock.testing import wait_for
-from kubectl_informer.trace import TraceEvent
-from kubectl_informer.tui.resync import ResyncPane, ResyncState, cadence, render_resync
+from kubectl_informer.core.trace import TraceEvent
+from kubectl_informer.panes.resync import ResyncState, cadence
+from kubectl_informer.tui.resync import ResyncPane, render_resync
 
 from .pane_harness import OnePane, Trace, running, shown
-
 
 AFTER_START = "raised to the resync check period: the informer has already started"
 

@@ -1,6 +1,6 @@
 import pytest
 
-from kubectl_informer.tui.ring import KeyedHistory, RateMeter
+from kubectl_informer.panes.ring import KeyedHistory, RateMeter
 
 
 def test_keyed_history_keeps_per_key_ring_and_evicts_least_recent_key():

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import random
 
-
-from kubectl_informer.cache.testing.fake_controller_source import FakeSource, make_object
 from kubectl_informer.cache.reflector import Reflector
 from kubectl_informer.cache.store import Indexer
+from kubectl_informer.cache.testing.fake_controller_source import (
+    FakeSource,
+    make_object,
+)
 from kubectl_informer.clock.testing import wait_for
-from kubectl_informer.trace import TraceEvent
-from kubectl_informer.tui.rv import MAX_MARKS, MAX_POINTS, RVPane, RVState, render_rv
+from kubectl_informer.core.trace import TraceEvent
+from kubectl_informer.panes.rv import MAX_MARKS, MAX_POINTS, RVState
+from kubectl_informer.tui.rv import RVPane, render_rv
 
 from .pane_harness import OnePane, Trace, running, shown
 

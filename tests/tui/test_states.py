@@ -1,11 +1,11 @@
 """Pane states fed recorded traces: what each pane will draw from."""
 
-from kubectl_informer.trace import TraceEvent
-from kubectl_informer.tui.cache import CLUSTER, CacheState
-from kubectl_informer.tui.deltas import DeltasState
-from kubectl_informer.tui.fifo import BATCH_KEY, FifoState
-from kubectl_informer.tui.header import HeaderState
-from kubectl_informer.tui.inspector import InspectorState, stage_of
+from kubectl_informer.core.trace import TraceEvent
+from kubectl_informer.panes.cache import CLUSTER, CacheState
+from kubectl_informer.panes.deltas import DeltasState
+from kubectl_informer.panes.fifo import BATCH_KEY, FifoState
+from kubectl_informer.panes.header import HeaderState
+from kubectl_informer.panes.inspector import InspectorState, stage_of
 
 from .helpers import TraceMaker, demo_trace, life_of_pod
 

@@ -17,10 +17,8 @@ import threading
 from collections import OrderedDict, deque
 from typing import Any, Iterator
 
-from ...apierrors import ApiError
-from ...clock import Clock
-from ..keys import meta_namespace_key_func
-from ..listwatch import (
+from kubectl_informer.cache.keys import meta_namespace_key_func
+from kubectl_informer.cache.listwatch import (
     ADDED,
     BOOKMARK,
     DELETED,
@@ -30,6 +28,8 @@ from ..listwatch import (
     ListOptions,
     WatchEvent,
 )
+from kubectl_informer.clock import Clock
+from kubectl_informer.core.apierrors import ApiError
 
 
 def expired_error(message: str = "too old resource version") -> ApiError:

@@ -1,0 +1,157 @@
+"""Headless renderers for ``-o json`` and ``-o text``.
+
+Both read the same TraceEvents the TUI reads. They write one line per event
+and flush it at once, so ``| grep`` and ``| jq`` see each delta as it
+happens; a closed pipe (``| head``) raises ``BrokenPipeError`` to the caller,
+which ends the run quietly.
+"""
+
+from __future__ import annotations
+
+from typing import IO, Iterable
+
+from kubectl_informer.core.durations import format_short
+from kubectl_informer.core.trace import TraceEvent
+from kubectl_informer.core.trace_kinds import (
+    INFORMER_SYNCED,
+    QUEUE_DONE,
+    QUEUE_RATE_LIMITED,
+    REFLECTOR_BACKOFF,
+    RELIST,
+    STORE_ADD,
+    STORE_DELETE,
+    STORE_UPDATE,
+    WATCH_END,
+    WORKER_DONE,
+)
+
+OUTPUTS = ("tui", "json", "text")
+
+
+class JsonRenderer:
+    """Every TraceEvent as one NDJSON line (the recording format)."""
+
+    def __init__(self, out: IO[str]) -> None:
+        self.out = out
+        self.lines = 0
+
+    def render(self, events: Iterable[TraceEvent]) -> int:
+        n = 0
+        for ev in events:
+            self.out.write(ev.to_json() + "\n")
+            self.out.flush()
+            n += 1
+        self.lines += n
+        return n
+
+
+_STORE_DELTAS = {STORE_ADD: "Added", STORE_UPDATE: "Updated", STORE_DELETE: "Deleted"}
+
+
+def format_store_event(ev: TraceEvent) -> str | None:
+    """``Sync default/web-1 rv=1234 Running`` for a store.* event, else None.
+
+    The first word is the delta that was applied (Added, Updated, Sync,
+    Replaced, Deleted); updates add their diff, deletions say whether the
+    object came as a DeletedFinalStateUnknown tombstone.
+    """
+    default_delta = _STORE_DELTAS.get(ev.kind)
+    if default_delta is None:
+        return None
+    f = ev.fields
+    delta = f.get("delta") or default_delta
+    parts = [str(delta), ev.key or "-", f"rv={f.get('resource_version') or '-'}"]
+    summary = f.get("summary")
+    if summary:
+        parts.append(str(summary))
+    if ev.kind == STORE_UPDATE:
+        diff = f.get("diff") or []
+        if diff:
+            parts.append("(" + ", ".join(str(d) for d in diff) + ")")
+        elif f.get("old_resource_version") == f.get("resource_version"):
+            # Same RV on both sides: a resync or relist handed the object back unchanged.
+            parts.append("(no change)")
+    elif ev.kind == STORE_DELETE and f.get("tombstone"):
+        parts.append("(tombstone: DeletedFinalStateUnknown)")
+    if f.get("is_in_initial_list"):
+        parts.append("[initial list]")
+    return " ".join(parts)
+
+
+def format_worker_event(ev: TraceEvent) -> str | None:
+    """Workqueue outcomes for ``queue -o text``: one line per finished item
+    and per rate-limited requeue."""
+    f = ev.fields
+    if (ev.kind == QUEUE_DONE and "worker" in f) or ev.kind == WORKER_DONE:  # worker.done: older recordings
+        dur = f.get("worked", f.get("duration"))
+        took = f" {format_short(dur)}" if isinstance(dur, (int, float)) else ""
+        return f"Worked {ev.key} worker={f.get('worker')} {f.get('outcome')}{took}"
+    if ev.kind == QUEUE_RATE_LIMITED:
+        delay = f.get("delay")
+        after = f" after {format_short(delay)}" if isinstance(delay, (int, float)) else ""
+        return f"Requeue {ev.key}{after} requeues={f.get('requeues')}"
+    return None
+
+
+def no_resources_message(namespace: str | None) -> str:
+    """kubectl get's line for an empty result (cluster-wide: no namespace)."""
+    return f"No resources found in {namespace} namespace." if namespace else "No resources found"
+
+
+def format_trouble(ev: TraceEvent, empty_message: str | None = None) -> str | None:
+    """What ``-o text`` says on stderr besides the deltas: an empty result
+    (as kubectl get), each failure the reflector backs off from, each relist."""
+    f = ev.fields
+    if ev.kind == INFORMER_SYNCED and not f.get("items"):
+        return empty_message
+    if ev.kind == REFLECTOR_BACKOFF and f.get("error"):
+        delay = f.get("delay")
+        after = format_short(delay) if isinstance(delay, (int, float)) else "a while"
+        return f"retrying in {after}: {f.get('error')}"
+    if ev.kind == WATCH_END and f.get("error"):
+        return f"watch ended: {f.get('error')}"
+    if ev.kind == RELIST:
+        return f"relisting ({f.get('reason')})"
+    return None
+
+
+class TextRenderer:
+    """One line per delta applied to the cache (store.* events); with
+    ``workers=True`` also one per worker outcome and requeue. An informer
+    that synced with nothing says ``empty_message`` once on ``err``, where
+    kubectl get says it, so a pipe reading deltas never sees it."""
+
+    def __init__(self, out: IO[str], workers: bool = False, empty_message: str | None = None,
+                 err: IO[str] | None = None) -> None:
+        self.out = out
+        self.workers = workers
+        self.empty_message = empty_message
+        self.err = err
+        self.lines = 0
+
+    def render(self, events: Iterable[TraceEvent]) -> int:
+        n = 0
+        for ev in events:
+            line = format_store_event(ev)
+            if self.err is not None:
+                note = format_trouble(ev, self.empty_message)
+                if note is not None:
+                    self.err.write(note + "\n")
+                    self.err.flush()
+            if line is None and self.workers:
+                line = format_worker_event(ev)
+            if line is None:
+                continue
+            self.out.write(line + "\n")
+            self.out.flush()
+            n += 1
+        self.lines += n
+        return n
+
+
+def make_renderer(output: str, out: IO[str], workers: bool = False):
+    if output == "json":
+        return JsonRenderer(out)
+    if output == "text":
+        return TextRenderer(out, workers=workers)
+    raise ValueError(f"no headless renderer for output {output!r}")

@@ -1,0 +1,116 @@
+"""Click parameter types for the CLI's flags, so a bad value is a usage error.
+
+click reports a value its type rejects as ``invalid value for '--flag': ...``
+with exit code 2, as kubectl does for bad flags; checking the same values
+later, in the run, would make them runtime errors (exit 1). Each type reuses
+the parser the run uses, so what the flag accepts and what runs agree.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+import click
+
+from kubectl_informer.run.runner import UsageRunError  # noqa: F401 - the CLI's name for it
+
+# More worker threads than this only measure the GIL; sample-controller runs 2.
+MAX_WORKERS = 256
+
+
+class Checked(click.ParamType):
+    """A string flag checked by the parser the run will use: what that parser
+    raises (``errors``) becomes click's usage error, worded by ``message``."""
+
+    def __init__(self, name: str, check: Callable[[str], Any], errors: tuple = (ValueError,),
+                 message: Callable[[Exception], str] = str) -> None:
+        self.name = name
+        self._check = check
+        self._errors = errors
+        self._message = message
+
+    def convert(self, value: Any, param, ctx) -> str:
+        try:
+            self._check(str(value))
+        except self._errors as e:
+            self.fail(self._message(e), param, ctx)
+        return str(value)
+
+
+def _check_client_go(value: str) -> None:
+    from kubectl_informer.run.pipeline import resolve_profile
+    resolve_profile(value)
+
+
+def _check_rate_limiter(value: str) -> None:
+    from kubectl_informer.workqueue.rate_limiters import parse_rate_limiter
+    parse_rate_limiter(value)
+
+
+def _check_label_selector(value: str) -> None:
+    # The simulator parses selectors with kube-apiserver's grammar.
+    from kubectl_informer.core.apierrors import ApiError
+    from kubectl_informer.core.selectors import parse_label_selector
+    try:
+        parse_label_selector(value)
+    except ApiError as e:
+        raise ValueError(e.message) from None
+
+
+_FIELD_TERM = re.compile(r"^\s*[A-Za-z0-9_.\-/]+\s*(==|!=|=)\s*[^,=!]*\s*$")
+
+
+class FieldSelector(click.ParamType):
+    """A field selector: ``field=value`` terms (``==``, ``!=`` too), comma-joined."""
+
+    name = "SELECTOR"
+
+    def convert(self, value: Any, param, ctx) -> str:
+        text = str(value)
+        for term in text.split(","):
+            if not _FIELD_TERM.match(term):
+                self.fail(f'"{term.strip()}" is not a field selector term (expected field=value, field==value '
+                          f'or field!=value)', param, ctx)
+        return text
+
+
+class DurationList(click.ParamType):
+    """Go durations, comma-separated (``3s,5s``); the flag may repeat, and
+    ``flatten`` joins the repeats in order."""
+
+    name = "DURATION[,...]"
+
+    def convert(self, value: Any, param, ctx) -> list[float]:
+        if isinstance(value, list):
+            return value
+        from kubectl_informer.core.durations import parse_duration
+        try:
+            return [parse_duration(part.strip()) for part in str(value).split(",")]
+        except ValueError as e:
+            self.fail(str(e), param, ctx)
+
+    @staticmethod
+    def flatten(ctx, param, values) -> list[float]:
+        return [v for group in values or () for v in group]
+
+
+def check_handler_flags(handlers: int | None, resyncs: list[float], times: list[float]) -> None:
+    """The lanes' lists must fit their count: a usage error (exit 2) if not."""
+    from kubectl_informer.run.handler_lanes import plan_handlers
+    try:
+        plan_handlers(handlers, resyncs, times)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
+
+
+CLIENT_GO = Checked("1.32|1.35|1.36", _check_client_go,
+                    message=lambda e: str(e).replace('invalid --client-go "', '"'))
+RATE_LIMITER = Checked("SPEC", _check_rate_limiter)
+LABEL_SELECTOR = Checked("SELECTOR", _check_label_selector)
+FIELD_SELECTOR = FieldSelector()
+WORKERS = click.IntRange(1, MAX_WORKERS)
+FAIL_RATE = click.FloatRange(0.0, 1.0)
+DURATION_LIST = DurationList()
+
+

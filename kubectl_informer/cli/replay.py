@@ -1,0 +1,48 @@
+"""``kubectl informer replay FILE``: what the CLI calls, for each output."""
+
+from __future__ import annotations
+
+import sys
+from typing import Callable
+
+from kubectl_informer.cli.output import make_renderer
+from kubectl_informer.replay.player import play_headless
+from kubectl_informer.replay.recording import (
+    Recording,
+    RecordingError,
+    info_from_recording,
+    read_recording,
+)
+
+__all__ = ["RecordingError", "replay"]
+
+
+def replay(path: str, output: str, speed: float | None, start: float = 0.0, show_secret_data: bool = False,
+           need_terminal: Callable[[], None] | None = None, run_app: Callable | None = None,
+           clock=None) -> int:
+    """Play the recording at ``path``. ``speed`` None: in time (1) in the
+    UI, as fast as possible (0) headless, as before replays had a clock."""
+    if output == "tui" and need_terminal is not None:
+        need_terminal()
+    rec = read_recording(path)
+    if start > rec.duration:
+        raise RecordingError(f"--from {start:g}s is past the end of {path} ({rec.duration:.1f}s long)")
+    if output != "tui":
+        for w in rec.warnings:
+            sys.stderr.write(f"warning: {w}\n")
+        workers = any(e.kind.startswith("worker.") for e in rec.events)
+        renderer = make_renderer(output, sys.stdout, workers=workers)
+        play_headless(rec, renderer.render, 0.0 if speed is None else speed, start, clock)
+        return 0
+    app = replay_app(rec, 1.0 if speed is None else speed, start, show_secret_data, clock)
+    run_app(app)
+    return 0
+
+
+def replay_app(rec: Recording, speed: float, start: float = 0.0, show_secret_data: bool = False, clock=None):
+    from kubectl_informer.tui.replay import ReplayApp
+    info = info_from_recording(rec)
+    if show_secret_data:
+        info.extra["show_secret_data"] = True
+    return ReplayApp(rec, info, speed=speed, start=start, replay_clock=clock,
+                     start_pane="queue" if info.mode == "queue" else "deltas")

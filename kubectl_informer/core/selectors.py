@@ -1,0 +1,128 @@
+"""Label and field selectors, parsed as kube-apiserver parses them.
+
+Label selectors: ``a=b``, ``a==b``, ``a!=b``, ``a in (x,y)``, ``a notin (x)``,
+``a``, ``!a``, ``a>1``, ``a<1``, comma-separated (AND). Field selectors:
+``f=v``, ``f==v``, ``f!=v`` over the fields a type supports. Parse errors raise
+``ApiError(400, "BadRequest", ...)`` with the apiserver's wording.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from kubectl_informer.core.apierrors import ApiError
+
+Matcher = Callable[[dict], bool]
+
+_KEY = r"[A-Za-z0-9]([-A-Za-z0-9_./]*[A-Za-z0-9])?"
+_VALUE = r"([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?"
+_SET_RE = re.compile(rf"^\s*({_KEY})\s+(in|notin)\s*\(([^)]*)\)\s*$")
+_OP_RE = re.compile(rf"^\s*({_KEY})\s*(==|!=|=|>|<)\s*({_VALUE})\s*$")
+_EXISTS_RE = re.compile(rf"^\s*(!?)\s*({_KEY})\s*$")
+
+
+def _bad(msg: str) -> ApiError:
+    return ApiError(400, "BadRequest", msg)
+
+
+def _split_top(selector: str) -> list[str]:
+    """Split on commas outside parentheses."""
+    parts, depth, cur = [], 0, []
+    for ch in selector:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    parts.append("".join(cur))
+    return parts
+
+
+def parse_label_selector(selector: str | None) -> Matcher | None:
+    """A predicate over a labels dict, or None for "everything"."""
+    if not selector or not selector.strip():
+        return None
+    reqs: list[Matcher] = []
+    for part in _split_top(selector):
+        if not part.strip():
+            raise _bad(f"unable to parse requirement: found '', expected: identifier in selector {selector!r}")
+        m = _SET_RE.match(part)
+        if m:
+            key, op = m.group(1), m.group(3)
+            values = frozenset(v.strip() for v in m.group(4).split(",") if v.strip())
+            if op == "in":
+                reqs.append(lambda labels, k=key, vs=values: labels.get(k) in vs)
+            else:
+                reqs.append(lambda labels, k=key, vs=values: labels.get(k) not in vs)
+            continue
+        m = _OP_RE.match(part)
+        if m:
+            key, op, value = m.group(1), m.group(3), m.group(4)
+            if op in ("=", "=="):
+                reqs.append(lambda labels, k=key, v=value: labels.get(k) == v)
+            elif op == "!=":
+                reqs.append(lambda labels, k=key, v=value: labels.get(k) != v)
+            else:
+                try:
+                    num = int(value)
+                except ValueError:
+                    raise _bad(f"unable to parse requirement: for 'Gt', 'Lt' operators, the value must be an "
+                               f"integer: {value!r}") from None
+                reqs.append(_numeric(key, op, num))
+            continue
+        m = _EXISTS_RE.match(part)
+        if m:
+            neg, key = m.group(1), m.group(2)
+            if neg:
+                reqs.append(lambda labels, k=key: k not in labels)
+            else:
+                reqs.append(lambda labels, k=key: k in labels)
+            continue
+        raise _bad(f"unable to parse requirement: invalid label selector {part.strip()!r}")
+    if len(reqs) == 1:
+        return reqs[0]
+    return lambda labels: all(r(labels) for r in reqs)
+
+
+def _numeric(key: str, op: str, num: int) -> Matcher:
+    def match(labels: dict) -> bool:
+        try:
+            v = int(labels[key])
+        except (KeyError, ValueError, TypeError):
+            return False
+        return v > num if op == ">" else v < num
+    return match
+
+
+def parse_field_selector(selector: str | None, supported: tuple[str, ...], kind: str) -> Matcher | None:
+    """A predicate over a dict of field values (``ResourceDef.field_values``)."""
+    if not selector or not selector.strip():
+        return None
+    reqs: list[Matcher] = []
+    for part in selector.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        for op in ("!=", "==", "="):
+            if op in part:
+                name, value = part.split(op, 1)
+                break
+        else:
+            raise _bad(f"invalid selector: '{selector}'; can't understand '{part}'")
+        name, value = name.strip(), value.strip()
+        if name not in supported:
+            raise _bad(f'field label not supported: {name}')
+        if op == "!=":
+            reqs.append(lambda f, n=name, v=value: f.get(n, "") != v)
+        else:
+            reqs.append(lambda f, n=name, v=value: f.get(n, "") == v)
+    if not reqs:
+        return None
+    if len(reqs) == 1:
+        return reqs[0]
+    return lambda f: all(r(f) for r in reqs)

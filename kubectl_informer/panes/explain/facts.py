@@ -1,0 +1,365 @@
+"""What the Explain panel knows about a run, kept from its trace.
+
+``Facts`` is fed every TraceEvent (the app feeds it as it feeds the panes)
+and keeps, bounded, the facts the texts quote: the informer's FIFO and
+resync check period, handler registrations, lists and relists with their
+reasons, watch ends, back-offs, resync ticks with the Syncs they queued, each
+key's recent deltas with the listeners that got them, its pops, and the
+workqueue's story per key (adds while queued or processed, failures).
+No UI here: ``match.py`` reads these facts, ``tui/explain.py`` draws.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from kubectl_informer.core.trace_kinds import (
+    FIFO_COALESCE,
+    FIFO_POP,
+    FIFO_QUEUE,
+    FIFO_SKIP,
+    HANDLER_ADD,
+    HANDLER_DELETE,
+    HANDLER_REGISTER,
+    HANDLER_UPDATE,
+    INFORMER_START,
+    INFORMER_SYNCED,
+    LIST_DONE,
+    LIST_START,
+    QUEUE_ADD,
+    QUEUE_DONE,
+    QUEUE_FORGET,
+    QUEUE_GET,
+    QUEUE_RATE_LIMITED,
+    REFLECTOR_BACKOFF,
+    RELIST,
+    RESYNC_TICK,
+    STORE_ADD,
+    STORE_DELETE,
+    STORE_UPDATE,
+    WATCH_BOOKMARK,
+    WATCH_END,
+    WATCH_START,
+    WORKER_DONE,
+    WORKER_START,
+)
+from kubectl_informer.panes.ring import KeyedHistory
+
+PER_KEY = 16        # recent records kept per key
+MAX_KEYS = 5000     # keys remembered (the oldest forgotten first)
+MAX_RECORDS = 8192  # records kept in all, across keys (deleted keys' forgotten first)
+MARKS = 256         # RV marks, resync ticks and queue records kept
+RATE_WINDOW = 5.0   # seconds over which queue add and drain rates are taken
+
+
+class Rec:
+    """One thing the panel can explain: a trace event, and what the panel
+    learnt around it (``extra``). Slotted: one is made per delta applied."""
+
+    __slots__ = ("seq", "time", "kind", "key", "fields", "extra")
+
+    def __init__(self, seq: int, time: float, kind: str, key: str | None, fields: dict, extra: dict) -> None:
+        self.seq, self.time, self.kind, self.key, self.fields, self.extra = seq, time, kind, key, fields, extra
+
+    def __repr__(self) -> str:
+        return f"Rec({self.seq}, {self.kind!r}, {self.key!r})"
+
+
+class PerKey(KeyedHistory):
+    """The last ``per_key`` records of each of the last ``max_keys`` keys, at
+    most ``max_records`` in all (``tui.ring.KeyedHistory``: past either bound
+    a whole key goes, the one deleted longest ago first, else the least
+    recent). With names churning, per-key rings alone fill with keys long gone."""
+
+    def __init__(self, per_key: int = PER_KEY, max_keys: int = MAX_KEYS, max_records: int = MAX_RECORDS) -> None:
+        super().__init__(max_keys, per_key, max_records)
+
+    def last(self, key: str):
+        ring = self._rings.get(key)
+        return ring[-1] if ring else None
+
+
+def before(records, seq: int):
+    """The newest record of ``records`` (oldest first) at or before ``seq``."""
+    for r in reversed(records):
+        if r.seq <= seq:
+            return r
+    return None
+
+
+class Facts:
+    def __init__(self) -> None:
+        self.mode: str | None = None  # "watch" | "queue": the run's, not in the trace
+        self.fifo = ""
+        self.watch_list = False
+        self.check_period = 0.0
+        self.started = False
+        self.registers: list[Rec] = []
+        self.lists = self.watches = self.pops = self.appended = 0
+        self.cache_count = 0
+        self.asked_rv = ""
+        self.list_dones: deque[Rec] = deque(maxlen=MARKS)
+        self.relists: deque[Rec] = deque(maxlen=MARKS)
+        self.rv_marks: deque[Rec] = deque(maxlen=MARKS)
+        self.watch_starts: deque[Rec] = deque(maxlen=MARKS)
+        self.ticks: deque[Rec] = deque(maxlen=MARKS)
+        self.store = PerKey()
+        self._pop: tuple = (None, None)
+        self.queue_marks: deque[Rec] = deque(maxlen=MARKS)  # the items with a story (and see queue_records)
+        self._queue_last: tuple | None = None                # the newest plain get or done
+        self.queue_depth: deque[tuple[float, int]] = deque(maxlen=4 * MARKS)
+        self.queue_adds: deque[float] = deque(maxlen=4096)
+        self.queue_gets: deque[float] = deque(maxlen=4096)
+        self.latencies: deque[float] = deque(maxlen=1024)
+        self._queued: dict[str, list] = {}       # key -> [adds, first add time] while queued
+        self._processing: dict[str, list] = {}   # key -> [adds while processing, worker, get time]
+        self._last_store: Rec | None = None
+        self._last_end: Rec | None = None       # the last watch.end, or failed list.done
+        self._tick: Rec | None = None
+        self.version = 0
+        self._handlers = {
+            INFORMER_START: self._informer_start, HANDLER_REGISTER: self._register, LIST_START: self._list_start,
+            LIST_DONE: self._list_done, RELIST: self._relist, WATCH_START: self._watch_start,
+            WATCH_END: self._watch_end, REFLECTOR_BACKOFF: self._mark, WATCH_BOOKMARK: self._mark,
+            RESYNC_TICK: self._resync_tick, FIFO_QUEUE: self._fifo_queue, FIFO_COALESCE: self._fifo_coalesce,
+            FIFO_SKIP: self._fifo_skip, FIFO_POP: self._fifo_pop, STORE_ADD: self._store, STORE_UPDATE: self._store,
+            STORE_DELETE: self._store, INFORMER_SYNCED: self._synced, HANDLER_ADD: self._handler,
+            HANDLER_UPDATE: self._handler, HANDLER_DELETE: self._handler, QUEUE_ADD: self._queue_add,
+            QUEUE_GET: self._queue_get, WORKER_START: self._worker_start, QUEUE_DONE: self._queue_done,
+            WORKER_DONE: self._worker_done, QUEUE_RATE_LIMITED: self._queue_mark, QUEUE_FORGET: self._queue_mark,
+        }
+        self.KINDS = frozenset(self._handlers)
+
+    def feed(self, ev) -> None:
+        self.feed_all((ev,))
+
+    def feed_all(self, events) -> None:
+        # The hot path (every event the UI absorbs): one loop, one lookup each.
+        get = self._handlers.get
+        n = 0
+        for ev in events:
+            h = get(ev.kind)
+            if h is None:
+                continue
+            try:
+                h(ev)
+            except (TypeError, ValueError, AttributeError, KeyError):
+                continue  # an event outside the contract (an old recording): nothing to learn
+            n += 1
+        self.version += n
+
+    @staticmethod
+    def _rec(ev, **extra) -> Rec:
+        # raw_fields: a derived field (an update's diff) stays uncomputed.
+        return Rec(ev.seq, ev.time, ev.kind, ev.key, ev.raw_fields, extra)
+
+    # -- reflector and informer ------------------------------------------------------
+    def _informer_start(self, ev) -> None:
+        f = ev.raw_fields
+        self.fifo, self.watch_list = f.get("fifo", ""), bool(f.get("watch_list"))
+        self.check_period = float(f.get("resync_check_period") or 0.0)
+        self.started = True
+
+    def _register(self, ev) -> None:
+        self.registers.append(self._rec(ev, after_start=self.started))
+        self.check_period = float(ev.raw_fields.get("check_period") or self.check_period)
+
+    def _list_start(self, ev) -> None:
+        self.lists += 1
+        self.asked_rv = ev.raw_fields.get("resource_version", "")
+
+    def _list_done(self, ev) -> None:
+        if ev.raw_fields.get("error") or not ev.raw_fields.get("resource_version"):
+            self._last_end = self._rec(ev)  # failed: the back-off and relist that follow say why
+            return
+        rec = self._rec(ev, asked=self.asked_rv, first=not self.list_dones)
+        self.list_dones.append(rec)
+        self.rv_marks.append(rec)
+
+    def _relist(self, ev) -> None:
+        rec = self._rec(ev, last_end=self._last_end)
+        self.relists.append(rec)
+        self.rv_marks.append(rec)
+
+    def _watch_start(self, ev) -> None:
+        self.watches += 1
+        self.watch_starts.append(self._rec(ev))
+
+    def _watch_end(self, ev) -> None:
+        f = ev.raw_fields
+        if f.get("reason") == "stopped":
+            return
+        self._last_end = self._rec(ev)
+        self.rv_marks.append(self._last_end)
+
+    def _mark(self, ev) -> None:
+        self.rv_marks.append(self._rec(ev, last_end=self._last_end))
+
+    def _synced(self, ev) -> None:
+        self.cache_count = int(ev.raw_fields.get("items", self.cache_count))
+
+    # -- resync and the FIFO ---------------------------------------------------------
+    def _resync_tick(self, ev) -> None:
+        self._tick = self._rec(ev, syncs=0, skipped=0, items=self.cache_count, lists=self.lists)
+        self.ticks.append(self._tick)
+
+    def _fifo_queue(self, ev) -> None:
+        if ev.raw_fields.get("type") == "Sync" and self._tick is not None:
+            self._tick.extra["syncs"] += 1
+
+    def _fifo_coalesce(self, ev) -> None:
+        self.appended += 1
+        self._fifo_queue(ev)
+
+    def _fifo_skip(self, ev) -> None:
+        if ev.raw_fields.get("reason") == "resync_pending" and self._tick is not None:
+            self._tick.extra["skipped"] += 1
+
+    def _fifo_pop(self, ev) -> None:
+        self.pops += 1
+        self._pop = (ev.key, ev.raw_fields.get("types"))  # the deltas now applied came with this pop
+
+    def _store(self, ev) -> None:
+        kind = ev.kind
+        if kind == STORE_ADD:
+            self.cache_count += 1
+        elif kind == STORE_DELETE and self.cache_count:
+            self.cache_count -= 1
+        key, popped = self._pop
+        # Without the objects (the informer's, or versions it let go): the
+        # texts quote the RVs and the delta, never the objects.
+        fields = ev.fields_without_locals(derived=False)
+        rec = self._last_store = Rec(ev.seq, ev.time, kind, ev.key, fields,
+                                     {"listeners": [], "count": self.cache_count,
+                                      "popped": popped if key == ev.key else None})
+        store = self.store
+        store.add(ev.key, rec)
+        if kind == STORE_DELETE:
+            store.mark_dead(ev.key)
+        elif kind == STORE_ADD:
+            store.mark_live(ev.key)
+
+    def _handler(self, ev) -> None:
+        last = self._last_store
+        if last is not None and last.key == ev.key:
+            f = ev.raw_fields
+            if not f.get("synthetic"):
+                last.extra["listeners"].append(f.get("listener", "?"))
+
+    # -- the workqueue --------------------------------------------------------------------
+    def _depth(self, ev) -> None:
+        if "depth" in ev.raw_fields:
+            self.queue_depth.append((ev.time, int(ev.raw_fields["depth"])))
+
+    def _queue_add(self, ev) -> None:
+        self._depth(ev)
+        key, outcome = ev.key, ev.raw_fields.get("outcome")
+        if outcome == "queued":
+            self.queue_adds.append(ev.time)
+            self._queued[key] = [1, ev.time]
+        elif outcome == "already_dirty" and key in self._queued:
+            self._queued[key][0] += 1
+        elif outcome == "already_dirty" and key in self._processing:
+            self._processing[key][0] += 1  # dirty already, and a worker holds it
+        elif outcome == "dirty_while_processing" and key in self._processing:
+            self.queue_adds.append(ev.time)
+            self._processing[key][0] += 1
+
+    def _queue_get(self, ev) -> None:
+        self._depth(ev)
+        self.queue_gets.append(ev.time)
+        adds, first = self._queued.pop(ev.key, [1, ev.time])
+        waited = ev.time - first
+        self.latencies.append(waited)
+        self._processing[ev.key] = [0, ev.raw_fields.get("worker"), ev.time, waited]
+        if adds > 1:
+            self.queue_marks.append(self._rec(ev, adds=adds, waited=waited, depth=self.depth()))
+        else:  # an item like most: kept only as the newest, built into a record when asked
+            self._queue_last = (ev, waited, ev.raw_fields.get("worker"), None, self.depth())
+
+    def _worker_start(self, ev) -> None:
+        p = self._processing.get(ev.key)
+        if p is not None:
+            p[1] = ev.raw_fields.get("worker")
+
+    def _worker_done(self, ev) -> None:
+        p = self._processing.get(ev.key)
+        if p is not None and p[1] is None:
+            p[1] = ev.raw_fields.get("worker")
+
+    def _queue_done(self, ev) -> None:
+        adds, worker, got, waited = self._processing.pop(ev.key, [0, None, ev.time, None])
+        if ev.raw_fields.get("requeued"):
+            self._queued[ev.key] = [1, ev.time]
+        worked = ev.raw_fields.get("worked")
+        if worked is None:
+            worked = ev.time - got
+        if adds:
+            self.queue_marks.append(self._rec(ev, adds=adds, worker=worker, depth=self.depth(), worked=worked))
+        else:
+            self._queue_last = (ev, waited, worker, worked, self.depth())
+
+    def _queue_mark(self, ev) -> None:
+        if ev.kind == QUEUE_FORGET and not ev.raw_fields.get("requeues"):
+            return  # Forget after every success: only one that ends a back-off has a story
+        self.queue_marks.append(self._rec(ev))
+
+    def __repr__(self) -> str:
+        """By value (tests compare states fed in chunks and one by one)."""
+        keyed = {k: [(r.seq, r.kind, tuple(r.extra.get("listeners", ()))) for r in v]
+                 for k, v in self.store._rings.items()}
+        return repr({
+            "fifo": self.fifo, "check": self.check_period, "counts": (self.lists, self.watches, self.pops,
+                                                                     self.appended, self.cache_count),
+            "marks": [(r.seq, r.kind) for r in self.rv_marks],
+            "ticks": [(r.seq, r.extra.get("syncs"), r.extra.get("skipped")) for r in self.ticks],
+            "queue": [(r.seq, r.kind, r.key, r.extra.get("adds")) for r in self.queue_marks],
+            "registers": [r.seq for r in self.registers], "store": keyed,
+        })
+
+    # -- readers ------------------------------------------------------------------------------
+    def queue_records(self) -> list[Rec]:
+        """The queue items with a story, oldest first, then the newest plain one."""
+        out = list(self.queue_marks)
+        last = self._queue_last
+        if last is not None and (not out or last[0].seq > out[-1].seq):
+            ev, waited, worker, worked, depth = last
+            out.append(self._rec(ev, adds=0 if ev.kind == QUEUE_DONE else 1, waited=waited, worker=worker,
+                                 worked=worked, depth=depth))
+        return out
+
+    def depth(self) -> int:
+        return self.queue_depth[-1][1] if self.queue_depth else 0
+
+    def depth_at(self, t: float) -> int:
+        """Queue depth at time ``t`` (the first sample after it, if older ones are gone)."""
+        d = self.queue_depth[0][1] if self.queue_depth else 0
+        for when, depth in self.queue_depth:
+            if when > t:
+                break
+            d = depth
+        return d
+
+    def rate(self, times: deque, now: float, window: float = RATE_WINDOW) -> float:
+        """Per second over the ``window`` seconds up to ``now``."""
+        return sum(1 for t in times if now - window < t <= now) / window
+
+    def relist_before(self, seq: int) -> Rec | None:
+        return before(self.relists, seq)
+
+    def list_before(self, seq: int) -> Rec | None:
+        return before(self.list_dones, seq)
+
+    def tick_before(self, seq: int) -> Rec | None:
+        return before(self.ticks, seq)
+
+    def store_rec(self, key: str, seq: int | None = None) -> Rec | None:
+        recs = self.store.get(key)
+        if not recs:
+            return None
+        if seq is None:
+            return recs[-1]
+        return next((r for r in recs if r.seq == seq), None)
+
+    def next_watch_after(self, seq: int) -> Rec | None:
+        return next((w for w in self.watch_starts if w.seq > seq), None)

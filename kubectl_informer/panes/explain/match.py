@@ -1,0 +1,289 @@
+"""Which texts explain the selected thing, and with which numbers.
+
+``subject_for`` turns a pane's selection into a ``Subject``; ``explain``
+returns the ``(text id, numbers)`` that apply, the main one first. Both are
+pure: they read ``Facts`` and the subject only, so they are tested by
+feeding traces, without a UI.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kubectl_informer.core.durations import format_short
+from kubectl_informer.core.trace_kinds import (
+    LIST_DONE,
+    QUEUE_DONE,
+    QUEUE_FORGET,
+    QUEUE_GET,
+    QUEUE_RATE_LIMITED,
+    REFLECTOR_BACKOFF,
+    RELIST,
+    STORE_ADD,
+    STORE_DELETE,
+    WATCH_BOOKMARK,
+    WATCH_END,
+)
+from kubectl_informer.panes.explain.facts import Facts, Rec
+
+MARK_PANES = ("rv", "resync", "queue")  # panes without a cursor: the newest record, or one back from it
+
+
+@dataclass
+class Subject:
+    """What is selected: in ``pane``, a trace record (``rec``) or a key
+    (``key``, with what the pane shows of it in ``fields``)."""
+
+    pane: str
+    rec: Rec | None = None
+    key: str | None = None
+    fields: dict = field(default_factory=dict)
+
+
+Explanation = tuple[str, dict]
+
+
+def delta_runs(types) -> str:
+    """``Updated ×20`` for twenty Updated in a row, ``Added, Updated ×2``: a
+    popped list said in a line however long it is."""
+    runs: list[list] = []
+    for t in types:
+        if runs and runs[-1][0] == t:
+            runs[-1][1] += 1
+        else:
+            runs.append([t, 1])
+    return ", ".join(t if n == 1 else f"{t} ×{n}" for t, n in runs)
+
+def _secs(v) -> str:
+    return format_short(float(v)) if v is not None else "?"
+
+
+def _names(listeners: list[str]) -> str:
+    if not listeners:
+        return "none"
+    return ", ".join(sorted(set(listeners)))
+
+
+# -- subjects -----------------------------------------------------------------------------
+
+def marks_for(pane: str, facts: Facts) -> list[Rec]:
+    """The records a cursorless pane shows, oldest first."""
+    if pane == "rv":
+        return list(facts.rv_marks)
+    if pane == "resync":
+        return list(facts.ticks) or [r for r in facts.registers if _raised(r)]
+    if pane == "queue":
+        return facts.queue_records()
+    return []
+
+
+def subject_for(pane: str, facts: Facts, *, key: str | None = None, seq: int | None = None,
+                pending: list[str] | None = None, back: int = 0) -> Subject:
+    """The subject of ``pane``: the delta ``seq`` of ``key`` (Deltas), a key
+    (FIFO with its ``pending`` delta types, Inspector, Cache), or for a pane
+    without a cursor its newest record, ``back`` records back."""
+    if pane in MARK_PANES:
+        marks = marks_for(pane, facts)
+        if not marks:
+            return Subject(pane)
+        return Subject(pane, marks[max(len(marks) - 1 - back, 0)])
+    if pane in ("deltas", "inspector") and key is not None:
+        return Subject(pane, facts.store_rec(key, seq), key)
+    return Subject(pane, None, key, {"pending": list(pending or [])})
+
+
+# -- explanations -------------------------------------------------------------------------
+
+def explain(subject: Subject, facts: Facts) -> list[Explanation]:
+    """The texts for ``subject``, the main one first (empty: nothing to say)."""
+    pane, rec = subject.pane, subject.rec
+    if pane in ("deltas", "inspector"):
+        return _delta(rec, facts) if rec is not None else ([_cache(facts)] if pane == "inspector" else [])
+    if pane == "fifo":
+        return _fifo(subject, facts)
+    if pane == "rv":
+        found = _rv(rec, facts) if rec is not None else None
+        return [found] if found is not None else []
+    if pane == "resync":
+        return _resync(rec, facts)
+    if pane == "queue":
+        return _queue(rec, facts)
+    if pane == "cache":
+        return [_cache(facts)]
+    return []
+
+
+def _cache(facts: Facts) -> Explanation:
+    return "cache.summary", {"count": facts.cache_count, "lists": facts.lists}
+
+
+def _delta(rec: Rec, facts: Facts) -> list[Explanation]:
+    f, x = rec.fields, rec.extra
+    v = {"key": rec.key, "rv": f.get("resource_version", ""), "old_rv": f.get("old_resource_version", ""),
+         "delta": f.get("delta", ""), "listeners": _names(x.get("listeners", [])), "count": x.get("count", 0)}
+    relist = facts.relist_before(rec.seq)
+    listed = facts.list_before(rec.seq)
+    v["relist_reason"] = _relist_words(relist) if relist else "a relist"
+    if listed is not None:
+        v.update(list_rv=listed.fields.get("resource_version", ""), list_items=listed.fields.get("items", 0))
+    out = [_delta_main(rec, v, facts, listed)]
+    types = x.get("popped") or []
+    if len(types) > 1:
+        out.append(("fifo.popped_together", {"key": rec.key, "n": len(types), "types": delta_runs(types)}))
+    elif facts.fifo.startswith("RealFIFO") and types:
+        out.append(("fifo.real_entries", {"fifo": facts.fifo, "pops": facts.pops}))
+    return out
+
+
+def _delta_main(rec: Rec, v: dict, facts: Facts, listed: Rec | None) -> Explanation:
+    f = rec.fields
+    delta = v["delta"]
+    if rec.kind == STORE_DELETE:
+        return ("delta.tombstone" if f.get("tombstone") else "delta.watch_delete"), v
+    if rec.kind == STORE_ADD:
+        if f.get("is_in_initial_list"):
+            if listed is not None:
+                v.update(items=listed.fields.get("items", 0), took=_secs(listed.fields.get("duration")),
+                         source="WatchList stream" if listed.fields.get("watch_list") else "paged LIST")
+            return "delta.initial_list", v
+        return ("delta.relist_add" if delta in ("Replaced", "ReplacedAll") else "delta.watch_add"), v
+    if delta == "Sync":
+        tick = facts.tick_before(rec.seq)
+        if tick is not None:
+            v.update(check=_secs(tick.fields.get("check_period")), due=_names(tick.fields.get("due") or []))
+        return "delta.sync", v
+    if delta in ("Replaced", "ReplacedAll"):
+        return ("delta.replaced_unchanged" if v["rv"] == v["old_rv"] else "delta.replaced_changed"), v
+    return "delta.update", v
+
+
+def _relist_words(rec: Rec) -> str:
+    reason = rec.fields.get("reason", "")
+    return {"expired": "410 Expired", "too_large": "RV too large", "watch_closed": "a very short watch",
+            "error": "after an error"}.get(reason, reason)
+
+
+def _fifo(subject: Subject, facts: Facts) -> list[Explanation]:
+    pending = subject.fields.get("pending") or []
+    if subject.key is not None and len(pending) > 1 and not facts.fifo.startswith("RealFIFO"):
+        return [("fifo.popped_together", {"key": subject.key, "n": len(pending), "types": delta_runs(pending)})]
+    if facts.fifo.startswith("RealFIFO"):
+        return [("fifo.real_entries", {"fifo": facts.fifo, "pops": facts.pops})]
+    return [("fifo.summary", {"fifo": facts.fifo or "FIFO", "pops": facts.pops, "appended": facts.appended})]
+
+
+def _rv(rec: Rec, facts: Facts) -> Explanation | None:
+    f, kind = rec.fields, rec.kind
+    if kind == LIST_DONE:
+        relist = facts.relist_before(rec.seq)
+        if not rec.extra.get("first") and relist is not None:
+            return _rv(relist, facts)  # a relist's list: why it relisted is the story
+        v = {"items": f.get("items", 0), "rv": f.get("resource_version", ""), "took": _secs(f.get("duration")),
+             "asked": rec.extra.get("asked", "")}
+        return ("rv.watch_list" if f.get("watch_list") else "rv.initial_list"), v
+    if kind == RELIST:
+        end = rec.extra.get("last_end")
+        v = {"relists": sum(1 for r in facts.relists if r.seq <= rec.seq),
+             "rv": (end.fields.get("resource_version", "") if end is not None else "") or "?",
+             "error": _ended(end)}
+        reason = f.get("reason")
+        if reason in ("expired", "too_large"):
+            return "rv.relist_expired", v
+        # Another cause (an experiment's forgotten RV) is the experiment's to explain.
+        return ("rv.relist_error", v) if reason in ("error", "watch_closed") else None
+    if kind == REFLECTOR_BACKOFF:
+        after = facts.next_watch_after(rec.seq)
+        outcome = (f"It recovered: a watch opened {_secs(after.time - rec.time)} later." if after is not None
+                   else "No watch has opened since: still retrying.")
+        error = f.get("error") or _ended(rec.extra.get("last_end"))
+        return "rv.backoff", {"delay": _secs(f.get("delay")), "error": error, "outcome": outcome}
+    if kind == WATCH_BOOKMARK:
+        return "rv.bookmark", {"rv": f.get("resource_version", "")}
+    if kind == WATCH_END and f.get("expired"):
+        return "rv.relist_expired", {"rv": f.get("resource_version", ""), "relists": len(facts.relists)}
+    if kind == WATCH_END and f.get("error"):
+        return "rv.relist_error", {"error": f.get("error"), "relists": len(facts.relists)}
+    return "rv.watch_closed", {"rv": f.get("resource_version", ""), "watches": facts.watches}
+
+
+def _ended(end: Rec | None) -> str:
+    """How the last watch or list ended, in a few words."""
+    if end is None:
+        return "ListAndWatch returned"
+    f = end.fields
+    if end.kind == LIST_DONE:
+        return f"the list failed: {f.get('error') or '?'}"
+    if f.get("error"):
+        return f"the watch ended with {f['error']}"
+    return f"the watch closed at RV {f.get('resource_version', '?')}"
+
+
+def _raised(reg: Rec) -> bool:
+    f = reg.fields
+    req, eff, check = f.get("requested", 0), f.get("effective", 0), f.get("check_period", 0)
+    return bool(reg.extra.get("after_start")) and 0 < req < eff and eff == check
+
+
+def _resync(rec: Rec | None, facts: Facts) -> list[Explanation]:
+    out: list[Explanation] = []
+    if rec is not None and rec.kind == "resync.tick":
+        f, x = rec.fields, rec.extra
+        out.append(("resync.tick", {"check": _secs(f.get("check_period")), "due": _names(f.get("due") or []),
+                                    "syncs": x.get("syncs", 0), "skipped": x.get("skipped", 0),
+                                    "items": x.get("items", 0), "lists": x.get("lists", 0)}))
+    for reg in facts.registers:
+        if _raised(reg):
+            f = reg.fields
+            out.append(("resync.raised", {"requested": _secs(f["requested"]), "check": _secs(f["check_period"]),
+                                          "effective": _secs(f["effective"]), "listener": f.get("listener", "?")}))
+    if not out and facts.check_period == 0:
+        out.append(("resync.off", {}))
+    return out
+
+
+def _queue(rec: Rec | None, facts: Facts) -> list[Explanation]:
+    if rec is None:
+        return [("queue.watch_mode", {})] if facts.mode != "queue" else []
+    out = [_queue_main(rec, facts)]
+    backing = backing_up(facts, rec.time)
+    if backing is not None:
+        out.append(("queue.backing_up", {"sentence": backing}))
+    return out
+
+
+def _queue_main(rec: Rec, facts: Facts) -> Explanation:
+    f, x = rec.fields, rec.extra
+    v = {"key": rec.key, "depth": x.get("depth", facts.depth())}
+    if rec.kind == QUEUE_RATE_LIMITED:
+        return "queue.rate_limited", {**v, "delay": _secs(f.get("delay")), "requeues": f.get("requeues", 0)}
+    if rec.kind == QUEUE_FORGET:
+        return "queue.forget", {**v, "requeues": f.get("requeues", 0)}
+    if rec.kind == QUEUE_GET and x.get("adds", 1) > 1:
+        return "queue.dedup", {**v, "adds": x["adds"], "waited": _secs(x.get("waited"))}
+    if rec.kind == QUEUE_DONE and x.get("adds", 0) > 0:
+        return "queue.dirty_while_processing", {**v, "adds": x["adds"], "worker": _worker(x)}
+    if rec.kind == QUEUE_DONE:
+        return "queue.processed", {**v, "worker": _worker(x), "worked": _secs(x.get("worked")),
+                                   "waited": _secs(x.get("waited"))}
+    return "queue.processing", {**v, "worker": _worker(x), "waited": _secs(x.get("waited"))}
+
+
+def _worker(extra: dict) -> object:
+    """The worker's number, or ? for a queue whose events name none."""
+    w = extra.get("worker")
+    return "?" if w is None else w
+
+
+def backing_up(facts: Facts, now: float, window: float = 5.0) -> str | None:
+    """The attach view's "backing up" sentence, when the depth rose over the
+    last ``window`` seconds because adds outpace what workers take."""
+    from kubectl_informer.attach.model import QueueFigures, backing_up_sentence
+
+    depth, then = facts.depth_at(now), facts.depth_at(now - window)
+    adds, drain = facts.rate(facts.queue_adds, now, window), facts.rate(facts.queue_gets, now, window)
+    if depth < 3 or depth <= then or adds <= drain:
+        return None
+    lat = sorted(facts.latencies)
+    p99 = lat[min(int(len(lat) * 0.99), len(lat) - 1)] if lat else None
+    q = QueueFigures("the workqueue", depth=depth, adds_per_s=adds, drain_per_s=drain, latency_p99=p99)
+    return backing_up_sentence(q, then, window)

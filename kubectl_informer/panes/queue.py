@@ -1,0 +1,235 @@
+"""The Queue pane: the workqueue rebuilt from its trace, with its metrics.
+
+client-go's work queue holds three structures (``util/workqueue/queue.go``):
+``queue`` (the order items are handed out), ``dirty`` (everything that needs
+processing) and ``processing`` (what workers hold). An add of an item already
+dirty does nothing; an add while the item is processed only marks it dirty,
+and ``done`` puts it back in the queue. The delaying queue parks items until
+their ready time; the rate-limiting queue asks a limiter for that delay.
+
+``QueueState`` replays ``queue.*`` and ``worker.*`` events through exactly
+those rules, so the pane shows the queue a controller really had, plus
+client-go's metrics computed the way ``metrics.go`` computes them: depth (adds
+minus gets, so an item dirty while processing counts), adds, queue latency
+(first add to get), work duration (get to done), unfinished work and the
+longest running processor, and retries (``add_after`` calls).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from kubectl_informer.core.trace import TraceEvent
+from kubectl_informer.core.trace_kinds import (
+    EXPERIMENT,
+    EXPERIMENT_FAILED,
+    QUEUE_ADD,
+    QUEUE_ADD_AFTER,
+    QUEUE_DONE,
+    QUEUE_FORGET,
+    QUEUE_GET,
+    QUEUE_RATE_LIMITED,
+    QUEUE_SHUTDOWN,
+    WORKER_DONE,
+    WORKER_START,
+)
+from kubectl_informer.panes.figures import percentile
+from kubectl_informer.panes.state import DispatchState
+
+RESERVOIR = 1024   # recent observations kept for p50/p99, as the engine's metrics
+
+
+RATE_WINDOW = 5    # seconds averaged for adds/s
+
+
+class QueueState(DispatchState):
+    HANDLERS = {QUEUE_ADD: "_add", QUEUE_GET: "_get", QUEUE_DONE: "_done", QUEUE_ADD_AFTER: "_add_after",
+                QUEUE_RATE_LIMITED: "_rate_limited", QUEUE_FORGET: "_forget", QUEUE_SHUTDOWN: "_shutdown",
+                WORKER_START: "_worker_start", WORKER_DONE: "_worker_done", EXPERIMENT: "_experiment",
+                EXPERIMENT_FAILED: "_experiment_failed"}
+
+    def __init__(self) -> None:
+        super().__init__()
+        # The queue's own structures, as client-go's Type.
+        self.queue: dict[str, None] = {}          # an ordered set: O(1) append and removal
+        self.dirty: set[str] = set()
+        self.processing: dict[str, float] = {}    # item -> get time
+        self.waiting: dict[str, float] = {}       # item -> ready time (delaying queue)
+        self.requeues: dict[str, int] = {}        # rate limiter's failures per item
+        self.shutting_down = False
+        self.drain = False
+        # Worker slots: id -> (item, start) or None when idle.
+        self.workers: dict[int, tuple[str, float] | None] = {}
+        self.worker_ok = 0
+        self.worker_errors = 0
+        # client-go metrics.
+        self.adds = 0
+        self.gets = 0
+        self.depth = 0
+        self.retries = 0
+        self.requeued_on_done = 0
+        self.add_times: dict[str, float] = {}
+        self.latency: deque[float] = deque(maxlen=RESERVOIR)
+        self.work: deque[float] = deque(maxlen=RESERVOIR)
+        # Events the model could not place (a trace that lost events).
+        self.gaps = 0
+        self._rate: deque[list] = deque(maxlen=RATE_WINDOW + 2)  # [second, adds]
+        self.first_add: float | None = None
+        # Experiments (key x): workers paused, failures still to inject, injected.
+        self.workers_paused = False
+        self.fail_left = 0
+        self.injected = 0
+        self.mode: str | None = None  # the run's ("watch" runs no workqueue), set by the pane
+
+    def handle(self, handler, ev: TraceEvent):
+        k = ev.key
+        if type(k) is not str:
+            if k is None and ev.kind != QUEUE_SHUTDOWN and ev.kind != EXPERIMENT:
+                self.bad_events += 1  # every other queue event names its item
+                return False
+            k = None if k is None else str(k)
+        return handler(k, ev.time, ev.fields)
+
+    # -- the queue's rules ----------------------------------------------
+    def _add(self, k: str, t: float, f: dict) -> None:
+        ready = self.waiting.get(k)
+        if ready is not None and t >= ready - 1e-9:
+            del self.waiting[k]  # the delaying queue's loop moved it in
+        if k in self.dirty:
+            outcome = "already_dirty"
+        elif k in self.processing:
+            outcome = "dirty_while_processing"
+        else:
+            outcome = "queued"
+        told = f.get("outcome")
+        if told is not None and told != outcome and told in ("queued", "already_dirty", "dirty_while_processing"):
+            # The trace lost events: follow what the queue says it did.
+            self.gaps += 1
+            outcome = told
+            if outcome == "dirty_while_processing":
+                self.queue.pop(k, None)
+                self.processing.setdefault(k, t)
+            elif outcome == "queued":
+                self.dirty.discard(k)
+                self.processing.pop(k, None)
+        if outcome == "already_dirty":
+            self.dirty.add(k)
+            return
+        self.adds += 1
+        self.depth += 1
+        if k not in self.add_times:
+            self.add_times[k] = t
+        self.dirty.add(k)
+        if outcome == "queued":
+            self.queue[k] = None
+        sec = int(t)
+        r = self._rate
+        if r and r[-1][0] == sec:
+            r[-1][1] += 1
+        else:
+            r.append([sec, 1])
+        if self.first_add is None:
+            self.first_add = t
+
+    def _get(self, k: str, t: float, f: dict) -> None:
+        if k in self.queue:
+            del self.queue[k]
+        else:
+            self.gaps += 1
+        self.gets += 1
+        self.depth -= 1
+        self.processing[k] = t
+        added = self.add_times.pop(k, None)
+        if added is not None:
+            self.latency.append(t - added)
+        self.dirty.discard(k)
+        if "worker" in f:
+            self._worker_start(k, t, f)
+
+    def _done(self, k: str, t: float, f: dict) -> None:
+        if "worker" in f:
+            self._worker_done(k, t, f)
+        started = self.processing.pop(k, None)
+        if started is None:
+            self.gaps += 1  # the engine ignores done of an item not processing, and emits nothing
+            return
+        self.work.append(t - started)
+        if k in self.dirty:
+            self.queue[k] = None
+            self.requeued_on_done += 1
+
+    def _add_after(self, k: str, t: float, f: dict) -> None:
+        delay = float(f.get("delay") or 0.0)
+        self.retries += 1  # client-go counts every AddAfter as a retry
+        if delay <= 0:
+            return  # added at once: its queue.add follows
+        ready = t + delay
+        cur = self.waiting.get(k)
+        if cur is None or ready < cur:  # an earlier ready time wins
+            self.waiting[k] = ready
+
+    def _rate_limited(self, k: str, t: float, f: dict) -> None:
+        n = f.get("requeues")
+        if n:
+            self.requeues[k] = int(n)
+
+    def _experiment(self, k, t: float, f: dict):
+        name = f.get("name")
+        if name in ("pause-workers", "resume-workers"):
+            self.workers_paused = name == "pause-workers"
+        elif name == "fail-next":
+            self.fail_left = int(f.get("count") or 0)
+        else:
+            return False
+
+    def _experiment_failed(self, k: str, t: float, f: dict) -> None:
+        self.injected += 1
+        self.fail_left = int(f.get("left") or 0)
+
+    def _forget(self, k: str, t: float, f: dict) -> None:
+        self.requeues.pop(k, None)
+
+    def _shutdown(self, k, t: float, f: dict) -> None:
+        self.shutting_down = True
+        self.drain = bool(f.get("drain"))
+
+    # queue.get / queue.done with a worker; worker.start / worker.done in
+    # recordings made before those carried it.
+    def _worker_start(self, k: str, t: float, f: dict) -> None:
+        self.workers[int(f.get("worker", 0))] = (k, t)
+
+    def _worker_done(self, k: str, t: float, f: dict) -> None:
+        self.workers[int(f.get("worker", 0))] = None
+        if f.get("outcome") == "error":
+            self.worker_errors += 1
+        else:
+            self.worker_ok += 1
+
+    # -- views ----------------------------------------------------------
+    def queued(self) -> list[str]:
+        """Items in the order ``get`` will hand them out."""
+        return list(self.queue)
+
+    def dirty_while_processing(self) -> list[str]:
+        return [k for k in self.processing if k in self.dirty]
+
+    def adds_per_second(self, now: float) -> float:
+        if self.first_add is None:
+            return 0.0
+        lo = now - RATE_WINDOW
+        n = sum(c for s, c in self._rate if s + 1 > lo)
+        span = min(float(RATE_WINDOW), max(1.0, now - self.first_add))
+        return n / span
+
+    def unfinished_work(self, now: float) -> tuple[float, float]:
+        """client-go's unfinished work seconds and longest running processor."""
+        total = oldest = 0.0
+        for start in self.processing.values():
+            age = now - start
+            total += age
+            oldest = max(oldest, age)
+        return total, oldest
+
+    def percentiles(self, which: str) -> tuple[float | None, float | None]:
+        vals = sorted(self.latency if which == "latency" else self.work)
+        return percentile(vals, 50), percentile(vals, 99)

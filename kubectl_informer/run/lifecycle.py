@@ -1,0 +1,307 @@
+"""One run's lifecycle, owned in one place.
+
+``running(opts, ui=...)`` is the context manager the CLI calls once its flags
+are parsed: it tunes the process (``ENGINE`` or ``UI`` setting), builds the
+tracer and the buffer the readers drain, prepares the ``Run`` (every error a
+user can cause, before any thread starts), opens the recorder, and on the way
+out stops the run's threads, closes the recorder, restores the process and
+raises the crash of an engine thread as a one-line ``RunError``. SIGTERM is
+handled here too (``on_sigterm``), for the UI, the headless loop and ``sim``.
+
+Process tuning has this one owner: the GC thresholds, the permanent
+generation, the thread switch interval and the CPU pin are set together by
+``tuned(setting)`` and restored together.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Iterator
+
+from kubectl_informer.core.trace import TraceBuffer, Tracer
+
+if TYPE_CHECKING:  # runner (and click under it) is imported by running(): pin_to_one_cpu's users need neither
+    from kubectl_informer.run.runner import Run, RunOptions
+
+
+@dataclass(frozen=True)
+class Tuning:
+    name: str
+    gc_threshold: tuple[int, int, int]
+    freeze: bool                    # move what is alive now to the permanent generation
+    switch_interval: float | None   # sys.setswitchinterval while the run lasts; None: leave it
+    pin: bool = True                # the pipeline's threads on one CPU
+
+
+# Engine alone (-o json/text, --record, bench/engine.py). Every delta
+# allocates a few short-lived containers (and ~7 TraceEvents while someone
+# reads the trace); with CPython's young generation of 700 they survive into
+# older generations while they wait in a buffer, and full collections over the
+# cache then cost more than the pipeline itself. Objects decoded from JSON
+# hold no cycles, so a young generation of 100,000 only delays cyclic garbage.
+ENGINE = Tuning("engine", (100_000, 20, 100), freeze=False, switch_interval=None)
+
+# With the UI (bench/tui.py): its rings and the engine's cache hold hundreds
+# of thousands of long-lived objects, and under a flood 26 full collections in
+# 15 s (median 190 ms) were what a key press waited for. What is alive at start
+# is frozen, full collections wait for 300 middle-generation ones, and young
+# collections keep Python's size (a larger one made each cost 30-60 ms in the
+# UI). A 1 ms switch interval hands the GIL back to the UI quickly: the slowest
+# key went from 245 ms to 17 ms, events absorbed from 75k/s to 140k/s.
+UI = Tuning("ui", (700, 10, 300), freeze=True, switch_interval=0.001)
+
+PIN_ENV = "KUBECTL_INFORMER_NO_PIN"
+
+
+def pin_to_one_cpu() -> Callable[[], None]:
+    """Keep this thread, and the threads it starts from now on, on one CPU;
+    returns a function that restores the calling thread's CPU set.
+
+    The GIL runs one thread at a time however many cores there are, and on
+    several idle cores every hand-off of the GIL between the reflector, the
+    pop loop, the listeners and the workers crosses cores: bench/engine.py
+    ran the traced pipeline at 27k deltas/s on two idle cores and 53k pinned
+    to one. The CPU is picked by pid so that several runs spread out. Linux
+    only; a no-op elsewhere, on one CPU, or with $KUBECTL_INFORMER_NO_PIN set.
+    """
+    if os.environ.get(PIN_ENV) or not hasattr(os, "sched_setaffinity"):
+        return lambda: None
+    try:
+        cpus = sorted(os.sched_getaffinity(0))
+        if len(cpus) <= 1:
+            return lambda: None
+        os.sched_setaffinity(0, {cpus[os.getpid() % len(cpus)]})
+    except OSError:
+        return lambda: None
+
+    def restore() -> None:
+        try:
+            os.sched_setaffinity(0, cpus)
+        except OSError:
+            pass
+
+    return restore
+
+
+@contextlib.contextmanager
+def tuned(setting: Tuning) -> Iterator[Tuning]:
+    """Apply ``setting`` to the process for the block (before any engine
+    thread starts, so they inherit the pin); restore everything after. A GC
+    disabled by a threshold of 0 is left disabled."""
+    saved_gc = gc.get_threshold()
+    saved_switch = sys.getswitchinterval()
+    unpin = pin_to_one_cpu() if setting.pin else (lambda: None)
+    if setting.freeze:
+        gc.freeze()
+    if saved_gc[0]:
+        gc.set_threshold(*setting.gc_threshold)
+    if setting.switch_interval is not None:
+        sys.setswitchinterval(min(saved_switch, setting.switch_interval))
+    try:
+        yield setting
+    finally:
+        gc.set_threshold(*saved_gc)
+        if setting.freeze:
+            gc.unfreeze()
+        sys.setswitchinterval(saved_switch)
+        unpin()
+
+
+@contextlib.contextmanager
+def on_sigterm(handler: Callable[[], None]) -> Iterator[None]:
+    """Call ``handler`` on SIGTERM, and on SIGHUP (the terminal or its tmux
+    pane closed), for the block (main thread only: elsewhere Python cannot
+    install one, and the block runs unguarded)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old_term = signal.signal(signal.SIGTERM, lambda signum, frame: handler())
+    old_hup = signal.signal(signal.SIGHUP, lambda signum, frame: handler())
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old_term)
+        signal.signal(signal.SIGHUP, old_hup)
+
+
+class Terminated(Exception):
+    """SIGTERM arrived: a normal end for a headless stream."""
+
+
+def _raise_terminated() -> None:
+    raise Terminated()
+
+
+@dataclass
+class Running:
+    """What ``running`` hands the CLI: the prepared run and what it needs to
+    start it and show it."""
+
+    run: Run
+    buffer: TraceBuffer
+    info: Any  # RunInfo
+    tuning: Tuning
+    recorder: Any = None
+    exporter: Any = None  # queue --metrics-addr: serves the controller's queue once it exists
+    restarts: int = 0  # restarts done (Running.restart)
+
+    def start(self) -> None:
+        self.run.start()
+        if self.exporter is not None:
+            self.exporter.serve(self.run.controller)
+
+    def restart(self, **changes: Any) -> Any:
+        """Stop this run's pipeline and start one with ``changes`` to its
+        options (resource, namespace, all_namespaces, client_go, fifo,
+        watch_list...) on the same cluster, tracer and recorder; returns the
+        new RunInfo. The new run is prepared first: a ``RunError`` (unknown
+        resource, RBAC) leaves the old one running. A demo's simulated server
+        and scenario carry on. ``keep_namespace=True`` (the namespace was
+        inherited, not asked for) drops it for a cluster-scoped resource."""
+        from kubectl_informer.run.restart import restart_running
+        return restart_running(self, changes)
+
+    def serve_ui(self, app) -> None:
+        """Run the UI until it quits; a crashed engine thread or SIGTERM
+        closes it like `q` (so the terminal is restored)."""
+        self.run.on_failure = lambda: close_app(app)
+        self.start()
+        serve_app(app)
+
+    def stream(self, renderer, run_for: float | None = None, max_events: int | None = None,
+               poll: float = 0.05) -> None:
+        """The headless loop: drain the trace into ``renderer`` until
+        ``run_for`` passes, ``max_events`` lines are written, SIGTERM or
+        Ctrl-C; then what came before a crash."""
+        self.start()
+        stream_headless(self.buffer, renderer, self.run.stop_event, run_for, max_events, poll)
+        if self.run.errors:
+            renderer.render(self.buffer.drain())
+
+
+# After SIGTERM or SIGHUP the process ends within this many seconds, however
+# the UI's shutdown goes.
+EXIT_GRACE = 10.0
+
+
+def serve_app(app, grace: float = EXIT_GRACE) -> None:
+    """Run a Textual app until it quits; SIGTERM or SIGHUP closes it like `q`."""
+    def closing() -> None:
+        # SIGHUP: the terminal is gone (its window or tmux pane closed), and the
+        # kernel follows it with SIGCONT, on which Textual starts drawing again:
+        # a new writer thread that dies on the closed terminal, and shutting down
+        # then waited on its full queue for ever. Nothing is resumed any more.
+        signal.signal(signal.SIGCONT, signal.SIG_DFL)
+        driver = getattr(app, "_driver", None)
+        if driver is not None and hasattr(driver, "_auto_restart"):
+            driver._auto_restart = False
+        threading.Thread(target=close_app, args=(app,), daemon=True).start()
+        threading.Thread(target=_exit_after, args=(grace,), name="exit-grace", daemon=True).start()
+
+    with on_sigterm(closing):
+        app.run()
+
+
+def _exit_after(seconds: float) -> None:
+    """The last resort after SIGTERM/SIGHUP: a shutdown stuck in a library
+    must not leave the process behind."""
+    time.sleep(seconds)
+    os._exit(1)
+
+
+def stream_headless(buffer: TraceBuffer, renderer, stop_event: threading.Event, run_for: float | None = None,
+                    max_events: int | None = None, poll: float = 0.05) -> None:
+    deadline = None if run_for is None else time.monotonic() + run_for
+
+    def flush() -> bool:
+        """Render what is buffered; True once ``max_events`` lines are out."""
+        for ev in buffer.drain():
+            renderer.render((ev,))
+            if max_events is not None and renderer.lines >= max_events:
+                return True
+        return False
+
+    try:
+        with on_sigterm(_raise_terminated):
+            while not stop_event.is_set():
+                if flush():
+                    return
+                if deadline is not None and time.monotonic() >= deadline:
+                    return
+                stop_event.wait(poll)
+    except (KeyboardInterrupt, Terminated):
+        # What happened before the signal is still said (up to a poll's worth).
+        flush()
+
+
+def close_app(app, wait: float = 10.0) -> None:
+    """Close the UI from another thread (the app may still be starting)."""
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        if app.is_running:
+            try:
+                app.call_from_thread(app.exit)
+                return
+            except RuntimeError:
+                pass
+        time.sleep(0.05)
+
+
+@contextlib.contextmanager
+def running(opts: RunOptions, ui: bool, record: str | None = None, check: Callable[[], None] | None = None,
+            exporter: Callable[[RunOptions], Any] | None = None,
+            prepare_limit: float | None = None) -> Iterator[Running]:
+    """The whole lifecycle of one run (see the module's docstring). ``check``
+    runs after the run is prepared and before anything is recorded (the CLI
+    asks for a terminal there); ``exporter(opts)`` may bind a metrics server
+    then (None: none), served from ``start`` and stopped on the way out.
+    ``prepare_limit`` (``--duration``) also bounds the first requests."""
+    from kubectl_informer.run.recorder import Recorder, emit_run_info
+    from kubectl_informer.run.runner import Run, RunError
+    from kubectl_informer.run.time_limit import TimeLimitReached, time_limit
+
+    tracer = Tracer()
+    buffer = TraceBuffer()
+    tracer.subscribe(buffer)
+    run = Run(opts, tracer)
+    recorder = metrics = current = None
+    setting = UI if ui else ENGINE
+    with tuned(setting):
+        try:
+            # Resolve the resource and the cluster first: a typo deserves its
+            # own error (with suggestions) even where there is no terminal.
+            try:
+                with time_limit(prepare_limit):
+                    info = run.prepare()
+            except TimeLimitReached:
+                raise RunError("--duration passed before the API server answered the first requests "
+                               "(discovery and a one-item list); see --request-timeout") from None
+            if check is not None:
+                check()
+            metrics = exporter(opts) if exporter is not None else None
+            if record:
+                try:
+                    recorder = Recorder(record, tracer)
+                except OSError as e:
+                    raise RunError(f"cannot record to {record}: {e.strerror or e}") from None
+            emit_run_info(tracer, info)  # the header: first in -o json and the recording
+            current = Running(run, buffer, info, setting, recorder, metrics)
+            yield current
+        finally:
+            if current is not None:  # a restart replaced the run
+                run = current.run
+            run.stop()
+            if recorder is not None:
+                recorder.stop()
+            if metrics is not None:
+                metrics.stop()
+    failure = run.failure()
+    if failure:
+        raise RunError(failure)

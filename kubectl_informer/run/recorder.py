@@ -1,0 +1,59 @@
+"""Recording a run: its ``run.info`` header and ``--record FILE``."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from kubectl_informer import __version__
+from kubectl_informer.core.trace import TraceBuffer, Tracer
+from kubectl_informer.core.trace_kinds import RUN_INFO
+
+
+def emit_run_info(tracer: Tracer, info) -> None:
+    """The run's header (``run.info``): the first line of ``-o json`` and of
+    a recording, so a replay can say what was recorded, where and when.
+    ``info`` is the run's RunInfo; its ``extra["args"]`` holds the command line."""
+    tracer.emit(RUN_INFO, None, resource=info.resource, namespace=info.namespace, context=info.context,
+                server=info.server, profile=info.profile, fifo=info.fifo, initial_list=info.initial_list,
+                resync=float(info.resync_period or 0.0), mode=info.mode,
+                args=[str(a) for a in info.extra.get("args") or ()], wall_time=time.time(), version=__version__,
+                label_selector=info.label_selector, field_selector=info.field_selector, demo=info.demo_scenario)
+
+
+class Recorder:
+    """``--record FILE``: every TraceEvent of the run written as NDJSON (the
+    format ``replay`` reads, ``"v": 2``, the ``run.info`` header first) by a
+    thread of its own, so the engine never waits on the disk; ``stop()``
+    writes what is left and closes the file."""
+
+    def __init__(self, path: str, tracer: Tracer, interval: float = 0.2) -> None:
+        self.path = path
+        self.file = open(path, "w", encoding="utf-8")  # OSError: the caller reports it
+        self.buffer = TraceBuffer()
+        self.written = 0
+        self._interval = interval
+        self._stop = threading.Event()
+        self._unsubscribe = tracer.subscribe(self.buffer)
+        self._thread = threading.Thread(target=self._loop, name="kubectl-informer-recorder", daemon=True)
+        self._thread.start()
+
+    def _flush(self) -> None:
+        events = self.buffer.drain()
+        if events:
+            self.file.write("".join(ev.to_json() + "\n" for ev in events))
+            self.file.flush()
+            self.written += len(events)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self._interval):
+            self._flush()
+
+    def stop(self) -> None:
+        if self._stop.is_set():
+            return
+        self._unsubscribe()
+        self._stop.set()
+        self._thread.join(5)
+        self._flush()
+        self.file.close()

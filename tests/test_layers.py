@@ -1,0 +1,171 @@
+"""The layers hold: every import of ours points down, no module imports in a
+circle, and Textual stays inside ``tui/``.
+
+Every module is parsed, imports inside functions included (they are real
+dependencies too). The order is the one docs/design-notes.md draws:
+
+    cli → tui → panes → (attach, replay) → run → (kube, sim) → (cache, workqueue) → core → clock
+
+A package may import itself and any package of a lower rank; packages that
+share a rank are peers and import neither each other.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1] / "kubectl_informer"
+PKG = "kubectl_informer"
+
+RANK = {
+    "clock": 0,
+    "core": 1,
+    "cache": 2, "workqueue": 2,
+    "kube": 3, "sim": 3,
+    "run": 4,
+    "attach": 5, "replay": 5,
+    "panes": 6,
+    "tui": 7,
+    "cli": 8,
+}
+# Imports of other projects a layer may not make.
+FORBIDDEN = {
+    "clock": ("click", "textual", "rich", "kubernetes"),
+    "core": ("click", "textual", "kubernetes"),
+    "cache": ("click", "textual", "rich", "kubernetes"),
+    "workqueue": ("click", "textual", "rich", "kubernetes"),
+}
+
+
+def modules() -> dict[str, Path]:
+    out = {}
+    for path in ROOT.rglob("*.py"):
+        rel = path.relative_to(ROOT.parent).with_suffix("")
+        parts = list(rel.parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+MODULES = modules()
+
+
+def resolve(mod: str, path: Path, node: ast.ImportFrom) -> list[str]:
+    if node.level:
+        pkg = mod.split(".") if path.name == "__init__.py" else mod.split(".")[:-1]
+        base = pkg[: len(pkg) - (node.level - 1)]
+        target = ".".join(base + ([node.module] if node.module else []))
+    else:
+        target = node.module or ""
+    out = [target]
+    for alias in node.names:  # "from pkg import module" names a module
+        if f"{target}.{alias.name}" in MODULES:
+            out.append(f"{target}.{alias.name}")
+    return out
+
+
+def imports_of(mod: str, path: Path) -> list[tuple[str, int]]:
+    tree = ast.parse(path.read_text(), str(path))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(a.name, node.lineno) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            found += [(t, node.lineno) for t in resolve(mod, path, node)]
+    return found
+
+
+def layer(mod: str) -> str | None:
+    parts = mod.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in RANK else None
+
+
+GRAPH = {mod: imports_of(mod, path) for mod, path in MODULES.items()}
+
+
+def test_every_package_is_a_layer():
+    top = {p.name for p in ROOT.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert top == set(RANK), "a new top-level package needs a rank here and in docs/design-notes.md"
+    loose = {p.name for p in ROOT.glob("*.py")} - {"__init__.py", "__main__.py"}
+    assert not loose, f"top-level modules outside any layer: {sorted(loose)}"
+
+
+def test_each_layer_says_what_it_holds_and_may_import():
+    for name in RANK:
+        doc = ast.get_docstring(ast.parse((ROOT / name / "__init__.py").read_text()))
+        assert doc, f"{name}/__init__.py has no docstring"
+
+
+def test_imports_point_down():
+    bad = []
+    for mod, imps in GRAPH.items():
+        src = layer(mod)
+        if src is None:
+            continue
+        for target, line in imps:
+            if not target.startswith(PKG + "."):
+                continue
+            dst = layer(target)
+            if dst is None or dst == src:
+                continue
+            if RANK[dst] >= RANK[src]:
+                bad.append(f"{MODULES[mod].relative_to(ROOT.parent)}:{line} {src} imports {target} ({dst})")
+    assert not bad, "imports against the layers:\n" + "\n".join(sorted(bad))
+
+
+def test_forbidden_libraries():
+    bad = []
+    for mod, imps in GRAPH.items():
+        src = layer(mod)
+        for target, line in imps:
+            root = target.split(".")[0]
+            if root == "textual" and src != "tui":
+                bad.append(f"{mod}:{line} imports textual outside tui/")
+            if root in FORBIDDEN.get(src or "", ()):
+                bad.append(f"{mod}:{line} ({src}) imports {root}")
+    assert not bad, "\n".join(bad)
+
+
+def test_no_import_cycles():
+    edges = {m: {t for t, _ in imps if t in MODULES and t != m} for m, imps in GRAPH.items()}
+    # a package's __init__ importing its own modules is not a cycle of design
+    index, low, stack, on, cycles = {}, {}, [], set(), []
+    counter = [0]
+
+    def strong(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in edges[v]:
+            if w not in index:
+                strong(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                cycles.append(sorted(comp))
+
+    for v in edges:
+        if v not in index:
+            strong(v)
+    assert not cycles, "import cycles:\n" + "\n".join(" ↔ ".join(c) for c in cycles)
+
+
+@pytest.mark.parametrize("mod", sorted(m for m in MODULES if layer(m) in ("cache", "workqueue", "clock")))
+def test_engine_imports_nothing_above_core(mod):
+    for target, line in GRAPH[mod]:
+        if target.startswith(PKG + "."):
+            assert layer(target) in ("cache", "workqueue", "clock", "core"), f"{mod}:{line} imports {target}"

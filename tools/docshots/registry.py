@@ -1,0 +1,123 @@
+"""The shots docs/ shows. Append a ``Shot`` here, reference
+``screenshots/NAME.svg`` from a page, run ``python -m tools.docshots NAME``.
+
+``argv`` is the command as the docs quote it, after ``kubectl informer``
+(``--demo SCENARIO`` required: shots come from the simulated cluster).
+``until`` is read from the trace; ``keys`` are pressed once it holds (pane
+letters, ``enter``, ``?``...), then the screen is saved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tools.docshots.conditions import Condition, Seen, after, all_of, seen
+
+
+@dataclass(frozen=True)
+class Shot:
+    name: str                       # docs/screenshots/NAME.svg
+    argv: tuple[str, ...]           # e.g. ("watch", "pods", "--demo", "quiet", "--resync", "3s")
+    until: Condition                # the trace shows what the shot is about
+    size: tuple[int, int] = (80, 24)
+    keys: tuple[str, ...] = ()      # pressed once ``until`` holds; "{key}" types the followed key
+    follow: Seen | None = None      # "{key}" is the key of the last event this matches
+    then: Condition | None = None   # after the keys, wait for this too (what the keys caused)
+    timeout: float = 40.0           # seconds until ``until`` must hold
+    about: str = ""                 # one line: what the reader should see
+
+    @property
+    def path(self) -> str:
+        return f"docs/screenshots/{self.name}.svg"
+
+    @property
+    def command(self) -> str:
+        return "kubectl informer " + " ".join(self.argv)
+
+
+def _tombstone(ev) -> bool:
+    return bool(ev.fields.get("tombstone"))
+
+
+def _expired(ev) -> bool:
+    return bool(ev.fields.get("expired"))
+
+
+def _server_error(ev) -> bool:
+    return any(code in str(ev.fields.get("error", "")) for code in ("500",))
+
+
+def _dirty(ev) -> bool:
+    return ev.fields.get("outcome") in ("already_dirty", "dirty_while_processing")
+
+
+SHOTS: list[Shot] = [
+    Shot("grid-160x45", ("queue", "pods", "--demo", "--resync", "3s"),
+         until=all_of(seen("resync.tick", 2, where=lambda e: bool(e.fields.get("due"))),
+                      seen("queue.done", 12, where=lambda e: "worker" in e.fields)),
+         size=(160, 45), about="every pane at once on a large terminal"),
+    Shot("resync-sync-deltas", ("watch", "pods", "--demo", "quiet", "--resync", "3s"),
+         until=all_of(seen("informer.synced"), seen("resync.tick", 2, where=lambda e: bool(e.fields.get("due"))),
+                      seen("store.update", 10, delta="Sync")),
+         about="Sync deltas every resync on a cluster where nothing changes"),
+    Shot("resync-late-handler", ("watch", "pods", "--demo", "quiet", "--resync", "4s",
+                                 "--late-handler-resync", "3s"),
+         until=all_of(seen("handler.register", 2), seen("resync.tick", 3)), keys=("s",),
+         about="a handler added late asks 3s and gets the 4s check period"),
+    Shot("experiment-late-handler", ("watch", "pods", "--demo", "quiet", "--resync", "4s"),
+         until=all_of(seen("informer.synced"), seen("resync.tick")),
+         keys=("x", "h", "enter", "s"), then=seen("handler.register", 2),
+         about="x h 3s: a handler added now asks 3s and gets the 4s check period"),
+    Shot("tombstone-deltas", ("watch", "pods", "-A", "--demo", "disconnect"),
+         until=seen("store.delete", where=_tombstone),
+         about="a Deleted delta with a DeletedFinalStateUnknown tombstone after a relist"),
+    Shot("relist-rv", ("watch", "pods", "--demo", "relist-storm"),
+         until=seen("relist", 2), keys=("r",),
+         about="the RV pane: 410 Expired, then a relist"),
+    Shot("backoff-header", ("watch", "pods", "--demo", "flaky"),
+         until=seen("reflector.backoff", where=_server_error), size=(120, 30), keys=("r",),
+         about="the header while the Reflector backs off from a failed list"),
+    Shot("queue-dedup", ("queue", "pods", "-A", "--demo", "burst", "--workers", "1", "--work-time", "500ms"),
+         until=after(seen("informer.synced"), seen("queue.add", 10, where=_dirty)), size=(100, 30),
+         keys=("slash", "{key}", "enter", "i"), follow=seen("queue.add", where=_dirty),
+         about="the Inspector on the burst key: adds to a dirty key collapse; one worker run"),
+    Shot("fifo-accumulate", ("watch", "pods", "-A", "--demo", "burst"),
+         until=after(seen("informer.synced"), seen("fifo.coalesce", 5)), keys=("f",),
+         about="DeltaFIFO accumulating one key's deltas in one slot"),
+    Shot("inspector-burst", ("watch", "pods", "-A", "--demo", "burst"),
+         until=after(seen("informer.synced"), seen("fifo.coalesce", 5)), size=(100, 30),
+         keys=("slash", "{key}", "enter", "i"), follow=seen("fifo.coalesce"),
+         about="one key's life: several deltas popped together, each handled"),
+    Shot("fifo-realfifo", ("watch", "pods", "-A", "--demo", "burst", "--client-go", "1.35"),
+         until=after(seen("informer.synced"), seen("fifo.queue", 15, type="Updated")), size=(100, 30),
+         keys=("slash", "{key}", "enter", "i"), follow=seen("fifo.queue", type="Updated"),
+         about="RealFIFO: every delta its own entry, no slot per key"),
+    Shot("sync-vs-replaced", ("watch", "pods", "--demo", "relist-storm", "--resync", "2s"),
+         until=after(seen("relist"), all_of(seen("store.update", 3, delta="Sync"),
+                                            seen("store.update", 3, delta="Replaced"))),
+         about="Replaced deltas after a relist beside the resync's Sync deltas"),
+    Shot("handlers-sync", ("watch", "pods", "--demo", "relist-storm", "--resync", "3s", "--handlers", "2",
+                           "--handler-resync", "3s,0"),
+         until=after(seen("relist"), seen("handler.update", 10, is_sync=True)), keys=("h",), size=(100, 24),
+         about="two handlers, one without a resync: only the other gets the Syncs and unchanged Replaceds"),
+    Shot("queue-retries", ("queue", "pods", "--demo", "--fail-rate", "0.5"),
+         until=seen("queue.rate_limited", where=lambda e: e.fields.get("requeues", 0) >= 2),
+         about="failed items waiting out a growing rate-limited delay"),
+    Shot("queue-backing-up", ("queue", "pods", "--demo", "-A", "--resync", "2s", "--workers", "1",
+                              "--work-time", "300ms"),
+         until=all_of(seen("informer.synced"), seen("resync.tick", 2)),
+         about="a queue whose depth grows faster than one worker drains it"),
+    Shot("cache-transform", ("watch", "pods", "--demo", "-A", "--strip-managed-fields"),
+         until=all_of(seen("informer.synced"), seen("transform", 2)), keys=("c",),
+         about="the Cache pane: bytes held per object and what stripping managedFields saved"),
+    Shot("help", ("watch", "pods", "--demo", "quiet"),
+         until=seen("informer.synced"), keys=("question_mark",),
+         about="the keys"),
+]
+
+
+def by_name(name: str) -> Shot:
+    for shot in SHOTS:
+        if shot.name == name:
+            return shot
+    raise KeyError(f"no shot {name!r} (shots: {', '.join(s.name for s in SHOTS)})")

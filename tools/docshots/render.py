@@ -1,0 +1,117 @@
+"""Render one shot: the command's own options, the real pipeline on the
+simulated cluster, the real app headless, Textual's SVG."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+from textual.keys import _character_to_key  # Textual is pinned; Pilot.press wants key names
+
+from kubectl_informer.run.runner import RunOptions
+from kubectl_informer.core.trace import TraceEvent
+from tools.docshots.registry import Shot
+
+POLL = 0.1
+
+
+class ShotError(Exception):
+    """A shot that could not show what it is about: one line."""
+
+
+def options_for(argv: tuple[str, ...] | list[str]) -> tuple[RunOptions, str]:
+    """The RunOptions and first pane the CLI would run ``argv`` with: the
+    CLI's own parsing decides (so a shot cannot drift from the command the
+    docs quote); its ``execute`` is swapped for one that only takes them."""
+    import kubectl_informer.cli.main as cli_mod
+
+    got: dict[str, Any] = {}
+
+    def capture(opts: RunOptions, output: str, start_pane: str = "deltas", **_: Any) -> int:
+        got.update(opts=opts, output=output, start_pane=start_pane)
+        return 0
+
+    with mock.patch.object(cli_mod, "execute", capture):
+        with cli_mod.cli.make_context(cli_mod.PROG, list(argv)) as ctx:
+            cli_mod.cli.invoke(ctx)
+    if not got:
+        raise ShotError(f"{' '.join(argv)!r} does not run an informer")
+    if got["output"] != "tui":
+        raise ShotError(f"{' '.join(argv)!r}: a shot needs the live UI, not -o {got['output']}")
+    if got["opts"].demo is None:
+        raise ShotError(f"{' '.join(argv)!r}: a shot runs on the simulated cluster: add --demo")
+    return got["opts"], got["start_pane"]
+
+
+class _Seen:
+    """The run's trace as it comes, for the shot's condition (thread-safe append)."""
+
+    def __init__(self) -> None:
+        self.events: list[TraceEvent] = []
+        self._lock = threading.Lock()
+
+    def __call__(self, ev: TraceEvent) -> None:
+        with self._lock:
+            self.events.append(ev)
+
+    def snapshot(self) -> list[TraceEvent]:
+        with self._lock:
+            return list(self.events)
+
+
+def _keys(shot: Shot, events: list[TraceEvent]) -> list[str]:
+    """The shot's keys, with "{key}" typed out as the followed key's characters."""
+    followed = next((ev.key for ev in reversed(events) if shot.follow and shot.follow.matches(ev)), None)
+    out: list[str] = []
+    for key in shot.keys:
+        if key != "{key}":
+            out.append(key)
+        elif followed is None:
+            raise ShotError(f"{shot.name}: no event to follow ({shot.follow})")
+        else:
+            out.extend(_character_to_key(ch) for ch in followed)
+    return out
+
+
+async def _wait(shot: Shot, condition, seen: _Seen, deadline: float) -> None:
+    while not condition(seen.snapshot()):
+        if time.monotonic() > deadline:
+            raise ShotError(f"{shot.name}: waited {shot.timeout:g}s for {condition}")
+        await asyncio.sleep(POLL)
+
+
+async def _shoot(shot: Shot, app, seen: _Seen, out: Path) -> None:
+    async with app.run_test(size=shot.size) as pilot:
+        deadline = time.monotonic() + shot.timeout
+        await _wait(shot, shot.until, seen, deadline)
+        app.pump()
+        await pilot.pause()
+        for key in _keys(shot, seen.snapshot()):
+            await pilot.press(key)
+        await pilot.pause()
+        if shot.then is not None:
+            await _wait(shot, shot.then, seen, deadline)
+        app.pump()
+        await pilot.pause()
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(app.export_screenshot(title=shot.command))
+
+
+def render(shot: Shot, root: Path) -> Path:
+    """Run ``shot`` and write its SVG under ``root``; returns the path."""
+    from kubectl_informer.cli.main import live_app
+    from kubectl_informer.run.lifecycle import running
+
+    opts, start_pane = options_for(shot.argv)
+    out = root / shot.path
+    seen = _Seen()
+    with running(opts, ui=True) as r:
+        r.run.tracer.subscribe(seen)
+        app = live_app(r, start_pane)
+        r.start()
+        asyncio.run(_shoot(shot, app, seen, out))
+    return out
