@@ -212,12 +212,13 @@ def start_big_server(n: int, tmp: str):
 
 
 async def run_big_list(kubeconfig: str, n: int) -> dict:
-    from kubectl_informer.run.runner import Run, RunOptions
+    from kubectl_informer.run.config import RunConfig
+    from kubectl_informer.run.runner import Run
     from kubectl_informer.core.trace import Tracer
 
     tracer, buffer = Tracer(), TraceBuffer()
     tracer.subscribe(buffer)
-    run = Run(RunOptions(resource="pods", kubeconfig=kubeconfig, namespace="default"), tracer)
+    run = Run(RunConfig.from_flags(resource="pods", kubeconfig=kubeconfig, namespace="default"), tracer)
     app = InformerApp(buffer, run.prepare(), start_pane="cache")
     latencies: list[float] = []
     progress: list[str] = []

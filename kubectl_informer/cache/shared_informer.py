@@ -45,7 +45,7 @@ from kubectl_informer.cache.real_fifo import RealFIFO
 from kubectl_informer.cache.reflector import Reflector
 from kubectl_informer.cache.store import Indexer
 from kubectl_informer.clock import Clock, RealClock
-from kubectl_informer.core.profiles import fifo_label, initial_list_label
+from kubectl_informer.core.profiles import Profile
 from kubectl_informer.core.trace import NULL_TRACER, Tracer
 from kubectl_informer.core.trace_kinds import (
     HANDLER_ADD,
@@ -381,21 +381,17 @@ class SharedProcessor:
 
 class SharedIndexInformer:
     def __init__(self, lw, resync_period: float = 0, indexers: dict | None = None, *,
-                 clock: Clock | None = None, tracer: Tracer | None = None, fifo: str = "delta",
-                 atomic_events: bool = False, use_watch_list: bool = False, page_size: int | None = None,
-                 name: str = "informer", emit_bookmarks: bool | None = None):
-        if fifo not in ("delta", "real"):
-            raise ValueError(f'fifo must be "delta" or "real", not {fifo!r}')
-        if atomic_events and fifo != "real":
-            raise ValueError("atomic events need the RealFIFO")
+                 clock: Clock | None = None, tracer: Tracer | None = None, profile: Profile | None = None,
+                 fifo: str = "delta", atomic_events: bool = False, use_watch_list: bool = False,
+                 page_size: int | None = None, name: str = "informer", emit_bookmarks: bool | None = None):
+        # ``profile`` is the run's, used as is; the loose fifo/atomic_events/
+        # use_watch_list knobs make one for the engine's own tests.
+        self.profile = profile or Profile("", fifo, use_watch_list, atomic_events)
         self.lw = lw
         self.clock = clock or RealClock()
         self.tracer = tracer or NULL_TRACER
         self.name = name
-        self.fifo_kind = fifo
-        self.atomic_events = atomic_events
-        self.emit_bookmarks = atomic_events if emit_bookmarks is None else emit_bookmarks
-        self.use_watch_list = use_watch_list
+        self.emit_bookmarks = self.profile.atomic if emit_bookmarks is None else emit_bookmarks
         self.page_size = page_size
         self.indexer = Indexer(deletion_handling_meta_namespace_key_func, indexers)
         self.default_event_handler_resync_period = float(resync_period or 0.0)
@@ -466,7 +462,7 @@ class SharedIndexInformer:
 
     @property
     def fifo_label(self) -> str:
-        return fifo_label(self.fifo_kind, self.atomic_events)
+        return self.profile.fifo_label
 
     def pause_consumer(self, paused: bool = True) -> None:
         """Hold the pop loop (an experiment): the reflector keeps queueing
@@ -530,10 +526,10 @@ class SharedIndexInformer:
 
     # ------------------------------------------------------------------ run
     def _new_fifo(self):
-        if self.fifo_kind == "delta":
+        if self.profile.fifo == "delta":
             return DeltaFIFO(meta_namespace_key_func, known_objects=self.indexer, emit_delta_type_replaced=True,
                              transformer=self._transform, tracer=self.tracer, clock=self.clock)
-        if self.atomic_events:
+        if self.profile.atomic:
             return RealFIFO(meta_namespace_key_func, transformer=self._transform, atomic_events=True,
                             emit_delta_type_bookmark=self.emit_bookmarks, tracer=self.tracer, clock=self.clock)
         return RealFIFO(meta_namespace_key_func, known_objects=self.indexer, transformer=self._transform,
@@ -550,14 +546,14 @@ class SharedIndexInformer:
                 self.fifo.hold(True)
             self.reflector = Reflector(
                 self.lw, self.fifo, resync_period=self._resync_check_period, page_size=self.page_size,
-                should_resync=self.processor.should_resync, use_watch_list=self.use_watch_list,
+                should_resync=self.processor.should_resync, use_watch_list=self.profile.watch_list,
                 name=f"{self.name}-reflector", clock=self.clock, tracer=self.tracer,
                 watch_error_handler=self._watch_error_handler)
             self._started = True
             self._start_time = self.clock.now()
         self.processor.check_period = self._resync_check_period
-        self.tracer.emit(INFORMER_START, None, fifo=self.fifo_label, watch_list=self.use_watch_list,
-                         initial_list=initial_list_label(self.use_watch_list),
+        self.tracer.emit(INFORMER_START, None, fifo=self.fifo_label, watch_list=self.profile.watch_list,
+                         initial_list=self.profile.initial_list_label,
                          resync_check_period=self._resync_check_period)
         self.processor.run()
         fifo = self.fifo

@@ -42,7 +42,6 @@ def replay(path: str, output: str, speed: float | None, start: float = 0.0, show
 def replay_app(rec: Recording, speed: float, start: float = 0.0, show_secret_data: bool = False, clock=None):
     from kubectl_informer.tui.replay import ReplayApp
     info = info_from_recording(rec)
-    if show_secret_data:
-        info.extra["show_secret_data"] = True
+    info.show_secret_data = show_secret_data
     return ReplayApp(rec, info, speed=speed, start=start, replay_clock=clock,
                      start_pane="queue" if info.mode == "queue" else "deltas")

@@ -3,8 +3,8 @@
 - ``:`` opens a command line at the bottom (resource names from discovery
   and the registered commands complete with tab or →); enter runs it
   (``command.run_command``), esc closes it.
-- ``restart_pipeline(what, **changes)`` runs ``Running.restart`` in a worker
-  thread; the trace's ``run.restart`` event, when the drain reaches it,
+- ``restart_pipeline(what, derive)`` runs ``Running.restart`` on the config
+  ``derive`` makes of the running one, in a worker thread; the trace's ``run.restart`` event, when the drain reaches it,
   resets every pane's state (what follows belongs to the new run) and the
   header takes the new resource and profile from it, replays included.
 - ``P`` cycles the client-go profiles; ``!`` inverts the current filter.
@@ -14,7 +14,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from textual.suggester import SuggestFromList
 from textual.widgets import Input
@@ -93,21 +93,21 @@ class CommandMode:
             self.notify(_one_line(e), severity="error")
 
     # -- restarts -------------------------------------------------------------
-    def restart_pipeline(self, what: str, **changes: Any) -> None:
-        """Restart the pipeline with ``changes`` to the run's options (see
-        ``lifecycle.Running.restart``), in a worker thread."""
+    def restart_pipeline(self, what: str, derive: Callable[[Any], Any]) -> None:
+        """Restart the pipeline on ``derive(config)`` of the running config
+        (a ``RunConfig``; see ``lifecycle.Running.restart``), in a worker thread."""
         if self.pipeline is None:
             raise CommandError(f"{what}: nothing to restart here (a replay shows a recording)")
         if self.restarting:
             raise CommandError(f"{what}: a restart is already under way")
         self.restarting = True
         self.notify(f"{what}: restarting the pipeline…", timeout=2)
-        self.run_worker(lambda: self._restart_in_thread(what, changes), thread=True, group="restart",
+        self.run_worker(lambda: self._restart_in_thread(what, derive), thread=True, group="restart",
                         exit_on_error=False)
 
-    def _restart_in_thread(self, what: str, changes: dict[str, Any]) -> None:
+    def _restart_in_thread(self, what: str, derive: Callable[[Any], Any]) -> None:
         try:
-            info = self.pipeline.restart(**changes)
+            info = self.pipeline.restart(derive(self.pipeline.config))
             error = None
         except Exception as e:  # noqa: BLE001 - RunError, a usage error, the unexpected: one line each
             info, error = None, _one_line(e)
@@ -158,10 +158,10 @@ class CommandMode:
 
     def action_cycle_profile(self) -> None:
         run = self.current_run()
-        if run is None or run.profile is None:
+        if run is None:
             self.notify("P: nothing to restart here (a replay shows a recording)", severity="error")
             return
-        nxt = next_profile(run.profile.client_go)
+        nxt = next_profile(run.config.profile.client_go)
         self.run_command_line(f"profile {nxt}")
 
     def action_invert_filter(self) -> None:

@@ -63,7 +63,7 @@ class HeaderPane(TextPane):
             initial = initial_list_label(st.watch_list)
         one.append(f"  client-go {info.profile} ", "bold")
         one.append(f"{fifo} · {initial}", "magenta")
-        if info.extra.get("metadata_only"):
+        if info.metadata_only:
             one.append(" · metadata only", "magenta")
         if info.resync_period:
             one.append(f"  resync {_age(info.resync_period)}", "dim")

@@ -90,12 +90,12 @@ class ObjectActions:
             obj = state.objects.latest(key)
             entry = None
         if obj is None:
-            why = ("a recording keeps summaries and diffs, not objects" if self.info.extra.get("replay")
+            why = ("a recording keeps summaries and diffs, not objects" if self.info.replay
                    else "its deltas are older than the objects the UI keeps")
             self.notify(f"no object held for {key}: {why}", severity="warning")
             return
         info = self.info  # type: ignore[attr-defined]
-        text = to_yaml(obj, info.resource, bool(info.extra.get("show_secret_data")))
+        text = to_yaml(obj, info.resource, info.show_secret_data)
         meta = obj.get("metadata") or {}
         title = f"{key}  rv={meta.get('resourceVersion', '')}"
         if entry is not None:
