@@ -111,26 +111,9 @@ kubectl informer attach http://127.0.0.1:8080/metrics -o text --count 3
 @debug_option
 def attach(target, namespace, context, kubeconfig, interval, metrics_path, scheme, token, token_file, ca_file,
            insecure, resource, output, count, run_for) -> int:
-    from kubectl_informer.cli.attach import (
-        AttachFailed,
-        AttachOptions,
-        TargetError,
-        run_attach,
-    )
-    if interval <= 0:
-        raise click.BadParameter("must be above 0", param_hint="'--interval'")
-    if output == "tui" and (count is not None or run_for is not None):
-        raise click.UsageError("--count and --duration apply to -o json and -o text only")
-    if resource and output != "tui":
-        raise click.UsageError("--resource shows our informer beside the queues in the live UI only")
-    if token and token_file:
-        raise click.UsageError("--token and --token-file cannot be used together")
-    if token_file:
-        try:
-            with open(token_file, encoding="utf-8") as fh:
-                token = fh.read().strip()
-        except OSError as e:
-            raise RunError(f"cannot read {token_file}: {e.strerror or e}") from None
+    from kubectl_informer.cli.attach import AttachFailed, AttachOptions, TargetError, run_attach
+    _check_attach_flags(interval, output, count, run_for, resource)
+    token = _attach_token(token, token_file)
     opts = AttachOptions(target, namespace=namespace, context=context, kubeconfig=kubeconfig, interval=interval,
                          path=metrics_path, scheme=scheme, token=token, ca_file=ca_file, insecure=insecure)
     try:
@@ -143,6 +126,28 @@ def attach(target, namespace, context, kubeconfig, interval, metrics_path, schem
         raise RunError(str(e)) from None
     except KeyboardInterrupt:
         return 0
+
+
+def _check_attach_flags(interval: float, output: str, count: int | None, run_for: float | None,
+                        resource: str | None) -> None:
+    if interval <= 0:
+        raise click.BadParameter("must be above 0", param_hint="'--interval'")
+    if output == "tui" and (count is not None or run_for is not None):
+        raise click.UsageError("--count and --duration apply to -o json and -o text only")
+    if resource and output != "tui":
+        raise click.UsageError("--resource shows our informer beside the queues in the live UI only")
+
+
+def _attach_token(token: str | None, token_file: str | None) -> str | None:
+    if token and token_file:
+        raise click.UsageError("--token and --token-file cannot be used together")
+    if not token_file:
+        return token
+    try:
+        with open(token_file, encoding="utf-8") as fh:
+            return fh.read().strip()
+    except OSError as e:
+        raise RunError(f"cannot read {token_file}: {e.strerror or e}") from None
 
 
 # --- replay ------------------------------------------------------------------------------
