@@ -1,4 +1,4 @@
-"""k9s's `:` command mode: a registry of commands, and the app's mixin.
+"""k9s's `:` command mode: a registry of commands (the line is command_mode.py).
 
 ``:pods``, ``:deploy -n kube-system``, ``:svc -A`` switch the resource (a
 name that is no command is a resource, as in k9s); ``:profile 1.36``,
@@ -17,7 +17,7 @@ Adding a command (another module; imported before the app starts)::
 
 A handler gets the app and the words after the name (shell quoting), and
 raises ``CommandError`` for a one-line complaint. After a restart the app
-posts ``PipelineRestarted`` (``on_pipeline_restarted`` in a mixin) and
+posts ``PipelineRestarted`` (an ``on_pipeline_restarted`` handler) and
 ``app.current_run()`` is the new Run.
 """
 
