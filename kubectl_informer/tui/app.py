@@ -39,15 +39,7 @@ from kubectl_informer.tui.header import HeaderPane
 from kubectl_informer.tui.help import HelpScreen
 from kubectl_informer.tui.inspector import InspectorPane
 from kubectl_informer.tui.keymap import APP_BINDINGS, JUMP_BINDINGS, PANE_LETTERS
-from kubectl_informer.tui.layout import (  # noqa: F401 - PaneSpec: the table's type, named from here too
-    COMPANION_MIN_WIDTH,
-    GRID_MIN,
-    PANE_NAMES,
-    PANES,
-    KeyHints,
-    PaneSpec,
-    TabBar,
-)
+from kubectl_informer.tui.layout import COMPANION_MIN_WIDTH, GRID_MIN, PANE_NAMES, PANES, KeyHints, TabBar
 from kubectl_informer.tui.objects import yaml_view
 from kubectl_informer.tui.pane import Pane
 from kubectl_informer.tui.restarts import ResourceNamesFound, RestartFinished, Restarts
