@@ -166,6 +166,7 @@ class InformerApp(App[None]):
         self.restarts.load_resource_names()
         if self.source is not None:
             self.source.start(self)
+
     def on_resize(self, event: Resize) -> None:
         self._apply_layout(event.size.width, event.size.height)
 
