@@ -77,6 +77,18 @@ def test_space_pauses_dot_steps_and_speed_keys():
     drive(check)
 
 
+def test_p_pauses_the_playhead_not_the_view():
+    async def check(app, pilot, clock):
+        await pilot.press("p")  # the live app's pause key
+        assert not app.source.player.playing and not app.paused
+        await pilot.press("p")
+        assert app.source.player.playing and not app.paused
+        advance(app, clock, 2.0)
+        assert "4 deltas" in deltas(app) and "0:02.0/0:10.0" in header(app)[2]
+
+    drive(check)
+
+
 def test_brackets_seek_to_the_next_and_previous_mark():
     async def check(app, pilot, clock):
         await pilot.press("right_square_bracket")
