@@ -153,7 +153,7 @@ def main() -> None:
             r = rss_bytes()
             samples.append(r)
             print(f"  {t:5.0f}s rss={r / 2**20:.1f} MiB writes={writer.writes} ({writer.writes / t:.0f}/s) "
-                  f"trace absorbed={app.absorbed} dropped={buffer.dropped}", flush=True)
+                  f"trace absorbed={app.feed_loop.absorbed} dropped={buffer.dropped}", flush=True)
             next_sample += SAMPLE_EVERY
         if t >= SECONDS:
             break

@@ -170,19 +170,19 @@ async def run(seconds: float) -> dict:
         next_sample = start
         while (now := time.monotonic()) - start < seconds:
             if now >= next_sample:
-                samples.append((now - start, app.absorbed, app.frames, rss_bytes()))
+                samples.append((now - start, app.feed_loop.absorbed, app.feed_loop.frames, rss_bytes()))
                 next_sample += 1.0
             if now >= next_key:
                 latencies.append(await press_and_time(app))
                 next_key += 0.5
             await asyncio.sleep(0.01)
         elapsed = time.monotonic() - start
-        samples.append((elapsed, app.absorbed, app.frames, rss_bytes()))
+        samples.append((elapsed, app.feed_loop.absorbed, app.feed_loop.frames, rss_bytes()))
         producer.stop.set()
     producer.join(2)
     return {
         "elapsed": elapsed, "samples": samples, "latencies": latencies,
-        "absorbed": app.absorbed, "frames": app.frames, "produced": producer.produced,
+        "absorbed": app.feed_loop.absorbed, "frames": app.feed_loop.frames, "produced": producer.produced,
         "backlog": len(buffer), "dropped": buffer.dropped, "producer_waits": producer.waits,
     }
 

@@ -27,6 +27,9 @@ from kubectl_informer.attach.model import (
     fmt_seconds,
 )
 from kubectl_informer.attach.report import model_lines
+from kubectl_informer.panes.deltas import DeltasState
+from kubectl_informer.panes.feed import FeedLoop
+from kubectl_informer.tui.deltas import DeltasPane
 
 REFRESH_HZ = 4.0
 
@@ -143,7 +146,8 @@ class AttachApp(App[None]):
         self.model = model
         self.lock = lock
         self.target = target
-        self.buffer = buffer
+        # Our informer's trace, fed to the Deltas pane by the loop every app shares.
+        self.feed_loop = FeedLoop(buffer, {"deltas": DeltasState}) if buffer is not None else None
         self.resource = resource
         self.queue_cards: dict[str, QueueCard] = {}
         self.controller_cards: dict[str, ControllerCard] = {}
@@ -157,10 +161,8 @@ class AttachApp(App[None]):
             with self.cards:
                 self.others = Static(id="others")
                 yield self.others
-            if self.buffer is not None:
-                from kubectl_informer.panes.deltas import DeltasState
-                from kubectl_informer.tui.deltas import DeltasPane
-                self.deltas = DeltasPane(DeltasState(), id="deltas")
+            if self.feed_loop is not None:
+                self.deltas = DeltasPane(self.feed_loop.states["deltas"], id="deltas")
                 self.deltas.border_title = f"Deltas: our informer on {self.resource}"
                 yield self.deltas
         yield Static(Text.assemble((" q ", "bold reverse"), " Quit"), id="keys")
@@ -170,11 +172,8 @@ class AttachApp(App[None]):
         self.refresh_model()
 
     def refresh_model(self) -> None:
-        if self.buffer is not None:
-            batch = self.buffer.drain(5000)
-            if batch:
-                self.deltas.state.feed_all(batch)
-                self.deltas.refresh_view(batch[-1].time)
+        if self.feed_loop is not None and self.feed_loop.drain(max_events=5000):
+            self.deltas.refresh_view(self.feed_loop.last_trace_time)
         with self.lock:
             if self.model.version == self._shown:
                 return

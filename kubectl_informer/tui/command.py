@@ -20,7 +20,7 @@ raises ``CommandError`` for a one-line complaint. A restart is asked with
 ``app.restart_pipeline(what, derive)``: ``derive`` makes the new run's
 config from the running one (``RunConfig.switch_resource``,
 ``with_profile``), never from loose values. After a restart the app posts
-``PipelineRestarted`` (``on_pipeline_restarted`` in a mixin) and
+``PipelineRestarted`` (an ``on_pipeline_restarted`` handler) and
 ``app.current_run()`` is the new Run.
 """
 

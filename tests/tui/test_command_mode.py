@@ -128,7 +128,7 @@ def test_escape_closes_the_command_line_and_q_quits():
 
 def test_the_command_line_completes_resource_names_from_discovery():
     async def check(pilot, app, r):
-        assert await until(pilot, app, lambda: "deployments" in app.resource_names and "deploy" in app.resource_names)
+        assert await until(pilot, app, lambda: "deployments" in app.command_line.resource_names and "deploy" in app.command_line.resource_names)
         await pilot.press("colon", *"deplo", "tab")
         assert app.command_input.value == "deployments" or app.command_input.value == "deploy"
         assert app.active == "deltas"  # tab completed, it did not move to another pane
