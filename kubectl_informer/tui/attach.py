@@ -147,6 +147,7 @@ class ControllerCard(Vertical):
         self.sparks.show({"rec/s": list(c.reconcile_history), "errors/s": list(c.error_history)})
 
 
+CARDS_MAX = 2 * TABLE_ABOVE  # queue cards mounted at most (two screens of them)
 KEYS = (("q", "Quit"), ("/", "Filter"), ("t", "Table/cards"), ("↑↓", "Move"), ("esc", "Clear filter"))
 
 
@@ -162,6 +163,7 @@ class AttachApp(App[None]):
                 Binding("escape", "clear_filter", "Clear filter", show=False)]
     CSS = """
     #status { height: 1; background: $boost; padding: 0 1; }
+    #main { height: 1fr; }
     #left { width: 1fr; }
     #cards { height: 1fr; scrollbar-size-vertical: 0; }
     #cards.table-mode { height: auto; max-height: 40%; }
@@ -189,7 +191,7 @@ class AttachApp(App[None]):
     def compose(self) -> ComposeResult:
         self.status = Static(id="status")
         yield self.status
-        with Horizontal():
+        with Horizontal(id="main"):
             with Vertical(id="left"):
                 self.cards = VerticalScroll(id="cards")
                 with self.cards:
@@ -267,7 +269,9 @@ class AttachApp(App[None]):
         own = {q.controller or q.name for q in self.shown} | {q.name for q in self.shown} if table else set()
         self._cards(self.controller_cards, ControllerCard,
                     [c for c in controllers.values() if c.name not in own and self._passes(c.name)])
-        self._cards(self.queue_cards, QueueCard, [] if table else self.shown)
+        # Cards for the busiest CARDS_MAX only: 50 cards of 3 sparklines
+        # took seconds to mount on a busy machine; the table shows them all.
+        self._cards(self.queue_cards, QueueCard, [] if table else self.shown[:CARDS_MAX])
         if table:
             self.table.show(self.shown, controllers)
             self._table_hint()
@@ -306,12 +310,15 @@ class AttachApp(App[None]):
         above = below = 0
         for card in self.queue_cards.values():
             region = card.virtual_region  # in the scrolled content; 0 high until laid out
-            if not card.display or not region.height:
+            if not card.display:
                 continue
-            if region.bottom <= top:
+            if not region.height:
+                below += 1  # mounted, not laid out yet: placed after the others
+            elif region.bottom <= top:
                 above += 1
             elif region.y >= top + height:
                 below += 1
+        below += max(0, len(self.shown) - CARDS_MAX)  # no card: in the table (t)
         parts = ([f"▲ {above} above"] if above else []) + ([f"▼ {below} more"] if below else [])
         self.hint.update(Text.assemble((" · ".join(parts), "bold yellow"),
                                        ("  (↑↓ PgUp PgDn scroll · t table)", "dim") if parts else ""))
