@@ -14,6 +14,8 @@ Clients:
   ours        new_informer, client-go 1.32 profile (paged LIST, DeltaFIFO,
               Indexer, one handler) over KubeListerWatcher, threads pinned to
               one CPU as the plugin runs them
+  ours-wl     the same with the client-go 1.36 profile (a WatchList stream,
+              RealFIFO)
   ours-meta   the same with --metadata-only (PartialObjectMetadata)
   theirs      kubernetes.informer.SharedInformer (kubernetes 37.0.2) over
               CoreV1Api.list_pod_for_all_namespaces (at 10,000 pods only,
@@ -28,12 +30,16 @@ client's bytecode was compiled when pip installed it).
 Runs alternate between clients and the median is reported. Targets (2k pods):
 at 10,000 ours >= 8x faster than theirs at <= 1/2 of its peak RSS; at
 100,000 ours synced in <= 5 s with <= 1.2 GiB peak RSS; metadata-only <= 1/4
-of the full peak RSS. The last line is ``bench cluster: speedup_10k=F
-rss_ratio_10k=F sync_100k_s=F rss_100k_mib=F meta_rss_ratio_100k=F``.
+of the full peak RSS; the WatchList's peak RSS at 100,000 within 10% of the
+paged LIST's. The last line is ``bench cluster: speedup_10k=F
+rss_ratio_10k=F sync_100k_s=F rss_100k_mib=F meta_rss_ratio_100k=F
+rss_watchlist_ratio_100k=F``. CLUSTER_BENCH_CLIENTS=ours-wl,... runs only
+those clients besides ``ours``.
 
     python bench/cluster.py
     CLUSTER_BENCH_SIZES=10000 CLUSTER_BENCH_SHAPES=2k python bench/cluster.py
     CLUSTER_BENCH_REPEATS=5 python bench/cluster.py
+    CLUSTER_BENCH_SIZES=100000 CLUSTER_BENCH_SHAPES=2k CLUSTER_BENCH_CLIENTS=ours,ours-wl python bench/cluster.py
 """
 
 from __future__ import annotations
