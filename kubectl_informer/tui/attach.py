@@ -253,6 +253,8 @@ class AttachApp(App[None]):
             status = Text.assemble(("attach ", "bold"), self.target, f" · scrape {self.model.scrapes}")
             if self.key_filter:
                 status.append(f" · /{self.key_filter.text}: {len(self.shown)} of {total} queues", "bold yellow")
+            if self.key_filter.note:
+                status.append(f" ({self.key_filter.note})", "yellow")
             if self.model.error:
                 status.append(f" · last scrape failed: {self.model.error}", "bold red")
             rest = [ln for ln in model_lines(self.model) if ln.startswith(("rest client", "informer ", "no work"))]
