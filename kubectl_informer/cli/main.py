@@ -197,7 +197,7 @@ def _decorate(f, opts):
 
 def connection_options(f):
     opts = [
-        click.option("-n", "--namespace", metavar="NS", help="Namespace to watch (default: the context's, else default)."),
+        click.option("-n", "--namespace", metavar="NS", callback=params.NAMESPACE, help="Namespace to watch (default: the context's, else default)."),
         click.option("-A", "--all-namespaces", is_flag=True, help="Watch the resource across all namespaces."),
         click.option("-l", "--selector", "label_selector", type=params.LABEL_SELECTOR, metavar="SELECTOR", help="Label selector, e.g. app=web,tier!=db."),
         click.option("--field-selector", type=params.FIELD_SELECTOR, metavar="SELECTOR", help="Field selector, e.g. status.phase=Running."),
@@ -363,8 +363,8 @@ kubectl informer watch pods -o json --duration 1m > trace.ndjson
 # The simulated cluster with a burst on one key (coalescing in the FIFO)
 kubectl informer watch pods --demo burst
 """)
-@click.argument("resource", required=False)
-@click.argument("name", required=False)
+@click.argument("resource", required=False, callback=params.RESOURCE)
+@click.argument("name", required=False, callback=params.OBJECT_NAME)
 @connection_options
 @profile_options
 @handler_options
@@ -393,7 +393,7 @@ kubectl informer queue pods --workers 4 --work-time 1s --fail-rate 0.2 --rate-li
 # A token bucket of 10 qps, burst 100, on the simulated cluster
 kubectl informer queue --rate-limiter bucket:10,100 --demo
 """)
-@click.argument("resource", required=False)
+@click.argument("resource", required=False, callback=params.RESOURCE)
 @connection_options
 @profile_options
 @click.option("--workers", type=params.WORKERS, default=DEFAULT_WORKERS, show_default=True, metavar="N",
@@ -526,18 +526,18 @@ kubectl informer attach pod/my-controller-7d9f:8080 --resource pods
 kubectl informer attach http://127.0.0.1:8080/metrics -o text --count 3
 """)
 @click.argument("target")
-@click.option("-n", "--namespace", metavar="NS", help="Namespace of the pod or deployment (default: the context's).")
+@click.option("-n", "--namespace", metavar="NS", callback=params.NAMESPACE, help="Namespace of the pod or deployment (default: the context's).")
 @click.option("--context", metavar="NAME", help="The kubeconfig context to use.")
 @click.option("--kubeconfig", metavar="FILE", help="Path to the kubeconfig file (default: $KUBECONFIG or ~/.kube/config).")
 @click.option("--interval", type=DURATION, default="1s", show_default=True, help="How often to scrape.")
-@click.option("--path", "metrics_path", default="/metrics", show_default=True, help="Metrics path on the pod (pod/deploy targets).")
+@click.option("--path", "metrics_path", default="/metrics", show_default=True, callback=params.URL_PATH, help="Metrics path on the pod (pod/deploy targets).")
 @click.option("--scheme", type=click.Choice(("auto", "http", "https")), default="auto", show_default=True,
               help="Scheme on the pod's port (auto: https for a port named https* or 443/8443).")
 @click.option("--token", metavar="TOKEN", default=None, help="Bearer token for the endpoint (kube-rbac-proxy).")
 @click.option("--token-file", metavar="FILE", default=None, help="Read the bearer token from FILE.")
 @click.option("--certificate-authority", "ca_file", metavar="FILE", default=None, help="CA bundle for an HTTPS endpoint.")
 @click.option("--insecure-skip-tls-verify", "insecure", is_flag=True, help="Do not verify an HTTPS endpoint's certificate.")
-@click.option("--resource", metavar="RESOURCE", default=None,
+@click.option("--resource", metavar="RESOURCE", default=None, callback=params.RESOURCE,
               help="Also run our informer on RESOURCE and show its deltas beside the queues (live UI).")
 @click.option("-o", "--output", type=click.Choice(("tui", "json", "text")), default="tui", show_default=True,
               help="tui: the live screen; json: one object per scrape; text: a block of lines per scrape.")

@@ -15,11 +15,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import yaml
 
+from kubectl_informer.core.names import InvalidName, check_namespace
 from kubectl_informer.kube import light
 from kubectl_informer.kube.errors import KubeConfigError, one_line
+from kubectl_informer.kube.kubeconfig_types import KubeconfigTypeError, check_config, has_control_characters
 
 USER_AGENT = "kubectl-informer/0.1.0"
 
@@ -62,9 +65,11 @@ def load_kube(kubeconfig: str | None = None, context: str | None = None) -> Kube
     user = ctx.get("user")
     if user and user not in users:
         raise KubeConfigError(f'context "{name}": user "{user}" does not exist')
-    namespace = ctx.get("namespace") or "default"
+    namespace = _context_namespace(ctx, name, contexts[name][1])
     cluster, cluster_path = clusters[ctx["cluster"]]
+    _check_server(cluster.get("cluster") or {}, ctx["cluster"], cluster_path)
     user_entry, user_path = users[user] if user else ({}, cluster_path)
+    _check_token_file(user_entry.get("user") or {}, user, user_path)
     try:
         cfg = light.light_config(cluster.get("cluster") or {}, os.path.dirname(os.path.abspath(cluster_path)),
                                  user_entry.get("user"), os.path.dirname(os.path.abspath(user_path)))
@@ -73,6 +78,52 @@ def load_kube(kubeconfig: str | None = None, context: str | None = None) -> Kube
     except (OSError, ValueError, TypeError, KeyError, AttributeError) as e:
         raise KubeConfigError(f"invalid kubeconfig for context \"{name}\": {one_line(e)}") from None
     return KubeTarget(light.LightClient(cfg, USER_AGENT), name, namespace, cfg.host)
+
+
+def _context_namespace(ctx: dict, name: str, path: str) -> str:
+    """The context's namespace, checked as ``-n`` is (core.names): it
+    becomes part of every URL."""
+    namespace = ctx.get("namespace") or "default"
+    try:
+        return check_namespace(namespace)
+    except InvalidName as e:
+        raise KubeConfigError(f'{e} (the namespace of context "{name}" in {path})') from None
+
+
+def _check_server(cluster: dict, name: str, path: str) -> None:
+    """Only http and https servers, with a host and a valid port; the URL is
+    never echoed (it may hold a user and password)."""
+    server = cluster.get("server")
+    if not server:
+        return
+    try:
+        parts = urlsplit(server)
+        parts.port  # noqa: B018 - raises ValueError for a port out of range
+    except ValueError as e:
+        raise KubeConfigError(f'cluster "{name}" in {path}: the server URL is invalid ({e})') from None
+    if parts.scheme.lower() not in ("http", "https"):
+        raise KubeConfigError(f'cluster "{name}" in {path}: the server URL must start with https:// or http:// '
+                              f'(scheme "{one_line(parts.scheme, 20)}" is not supported)')
+    if not parts.hostname:
+        raise KubeConfigError(f'cluster "{name}" in {path}: the server URL has no host')
+
+
+def _check_token_file(user: dict, name: str | None, path: str) -> None:
+    """A ``tokenFile`` whose content could not be an HTTP header: refused
+    without showing it (both loaders would otherwise fail sending it, with the
+    token in the error)."""
+    if user.get("token") or not user.get("tokenFile"):
+        return
+    token_path = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(path)), user["tokenFile"]))
+    try:
+        with open(token_path, encoding="utf-8", errors="replace") as f:
+            token = f.read().strip()
+    except OSError as e:
+        raise KubeConfigError(f'user "{name}" in {path}: cannot read tokenFile {token_path}: '
+                              f'{e.strerror or e}') from None
+    if has_control_characters(token):
+        raise KubeConfigError(f'user "{name}" in {path}: tokenFile {token_path} holds a control character '
+                              f'(a line break inside the token?); its content is not shown')
 
 
 def _named(files: list[tuple[str, dict]], key: str) -> dict[str, tuple[dict, str]]:
@@ -135,9 +186,13 @@ def _read_file(path: str) -> dict:
         raise KubeConfigError(f'error loading config file "{path}": file is empty')
     if not isinstance(doc, dict):
         raise KubeConfigError(f'error loading config file "{path}": not a kubeconfig (expected a mapping)')
+    try:
+        check_config(doc)  # client-go's types: a quoted "false" is no bool
+    except KubeconfigTypeError as e:
+        raise KubeConfigError(f'error loading config file "{path}": {e}') from None
     for key in ("clusters", "contexts", "users"):
         items = doc.get(key) or []
-        if not isinstance(items, list) or not all(isinstance(i, dict) and "name" in i for i in items):
+        if not all(isinstance(i, dict) and "name" in i for i in items):
             raise KubeConfigError(f'error loading config file "{path}": "{key}" must be a list of named entries')
     return doc
 
@@ -185,6 +240,10 @@ def _load_in_cluster() -> KubeTarget:
             namespace = f.read().strip() or "default"
     except OSError:
         pass
+    try:
+        check_namespace(namespace)
+    except InvalidName as e:
+        raise KubeConfigError(f"{e} (the pod's service account namespace)") from None
     return KubeTarget(new_api_client(cfg), "in-cluster", namespace, cfg.host)
 
 

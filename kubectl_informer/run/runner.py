@@ -74,7 +74,9 @@ class RunOptions:
     def field_selector_with_name(self) -> str | None:
         """``NAME`` narrows the watch to one object, as ``kubectl get pod NAME -w``
         does: a ``metadata.name`` field selector joined to any given one."""
-        parts = [p for p in (self.field_selector, f"metadata.name={self.name}" if self.name else None) if p]
+        from kubectl_informer.core.names import escape_field_value
+        by_name = f"metadata.name={escape_field_value(self.name)}" if self.name else None
+        parts = [p for p in (self.field_selector, by_name) if p]
         return ",".join(parts) or None
 
 
