@@ -25,6 +25,11 @@ class TargetError(Exception):
     """A TARGET the user must fix (usage: exit 2)."""
 
 
+class InvalidTargetName(TargetError):
+    """The NAME of pod/NAME or deploy/NAME cannot be a path segment
+    (``core.names``): kubectl's words, exit 2."""
+
+
 class ResolveError(Exception):
     """The cluster says no: not found, no ready pod, no such port (exit 1)."""
 
@@ -62,7 +67,7 @@ def parse_target(text: str) -> Target:
     try:
         check_name(name)  # it becomes a path segment of pods/NAME or deployments/NAME
     except InvalidName as e:
-        raise TargetError(str(e)) from None
+        raise InvalidTargetName(str(e)) from None
     return Target(kind, name=name, port=port or None)
 
 

@@ -98,7 +98,8 @@ class KubectlGroup(click.Group):
 
 def error_line(message: str) -> None:
     """The one line every failure ends in, kubectl's ``error: ...`` form."""
-    text = " ".join(str(message).split())
+    from kubectl_informer.core.redact import redact
+    text = redact(" ".join(str(message).split()))
     try:
         sys.stderr.write(f"error: {text}\n")
         sys.stderr.flush()
@@ -152,8 +153,9 @@ def run_guarded(fn, debug: bool = False) -> int:
         _silence_stdout()
         return 0
     except Exception as e:  # the last guard: one line, traceback only on request
-        if debug:
-            traceback.print_exc()
+        if debug:  # no credential in it either (core.redact)
+            from kubectl_informer.core.redact import redact
+            sys.stderr.write(redact(traceback.format_exc()))
         from kubectl_informer.run.runner import describe_error
         known = describe_error(e)
         if known:
@@ -525,7 +527,7 @@ kubectl informer attach pod/my-controller-7d9f:8080 --resource pods
 # Three scrapes as text, for scripts
 kubectl informer attach http://127.0.0.1:8080/metrics -o text --count 3
 """)
-@click.argument("target")
+@click.argument("target", callback=params.ATTACH_TARGET)
 @click.option("-n", "--namespace", metavar="NS", callback=params.NAMESPACE, help="Namespace of the pod or deployment (default: the context's).")
 @click.option("--context", metavar="NAME", help="The kubeconfig context to use.")
 @click.option("--kubeconfig", metavar="FILE", help="Path to the kubeconfig file (default: $KUBECONFIG or ~/.kube/config).")
@@ -566,6 +568,8 @@ def attach(target, namespace, context, kubeconfig, interval, metrics_path, schem
                 token = fh.read().strip()
         except OSError as e:
             raise RunError(f"cannot read {token_file}: {e.strerror or e}") from None
+    if token:
+        _check_attach_token(token)
     opts = AttachOptions(target, namespace=namespace, context=context, kubeconfig=kubeconfig, interval=interval,
                          path=metrics_path, scheme=scheme, token=token, ca_file=ca_file, insecure=insecure)
     try:
@@ -578,6 +582,16 @@ def attach(target, namespace, context, kubeconfig, interval, metrics_path, schem
         raise RunError(str(e)) from None
     except KeyboardInterrupt:
         return 0
+
+
+def _check_attach_token(token: str) -> None:
+    """``attach --token``: hidden from every message, refused (unshown) if it
+    could not be an HTTP header."""
+    from kubectl_informer.core.redact import remember
+    from kubectl_informer.kube.kubeconfig_types import has_control_characters
+    remember(token)
+    if has_control_characters(token):
+        raise click.UsageError("the bearer token holds a control character (a line break?); it is not shown")
 
 
 # --- replay ------------------------------------------------------------------------------

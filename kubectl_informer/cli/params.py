@@ -132,6 +132,19 @@ RESOURCE = _url_checked(names.check_resource)
 URL_PATH = _url_checked(names.check_url_path)
 
 
+def ATTACH_TARGET(ctx, param, value):  # noqa: N802 - a callback named as the other checks
+    """``attach TARGET``: a pod or deployment NAME is a path segment. Other
+    malformed TARGETs are worded where the command parses them."""
+    from kubectl_informer.attach.target import InvalidTargetName, TargetError, parse_target
+    try:
+        parse_target(value)
+    except InvalidTargetName as e:
+        raise InvalidValue(str(e)) from None
+    except TargetError:
+        pass
+    return value
+
+
 CLIENT_GO = Checked("1.32|1.35|1.36", _check_client_go,
                     message=lambda e: str(e).replace('invalid --client-go "', '"'))
 RATE_LIMITER = Checked("SPEC", _check_rate_limiter)

@@ -12,17 +12,22 @@ client's loader and ``ApiClient``.
 
 from __future__ import annotations
 
+import base64
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import yaml
 
 from kubectl_informer.core.names import InvalidName, check_namespace
+from kubectl_informer.core.redact import remember
 from kubectl_informer.kube import light
 from kubectl_informer.kube.errors import KubeConfigError, one_line
 from kubectl_informer.kube.kubeconfig_types import KubeconfigTypeError, check_config, has_control_characters
+
+if TYPE_CHECKING:
+    from kubectl_informer.kube.exec_plugin import ExecAuthenticator
 
 USER_AGENT = "kubectl-informer/0.1.0"
 
@@ -53,6 +58,22 @@ def load_kube(kubeconfig: str | None = None, context: str | None = None) -> Kube
         raise KubeConfigError("no configuration has been provided: pass --kubeconfig, set KUBECONFIG, "
                               "or create ~/.kube/config")
     files = [(path, _read_file(path)) for path in paths]
+    name, namespace, (cluster, cluster_path), (user, user_entry, user_path) = _select(files, context)
+    cluster_dir, user_dir = (os.path.dirname(os.path.abspath(p)) for p in (cluster_path, user_path))
+    auth = _exec_authenticator(user_entry.get("user") or {}, user, user_dir, cluster.get("cluster") or {})
+    try:
+        cfg = light.light_config(cluster.get("cluster") or {}, cluster_dir, user_entry.get("user"), user_dir,
+                                 exec_auth=auth)
+    except light.Unsupported:
+        return _load_with_client(paths, name, namespace, user, auth)
+    except (OSError, ValueError, TypeError, KeyError, AttributeError) as e:
+        raise KubeConfigError(f"invalid kubeconfig for context \"{name}\": {one_line(e)}") from None
+    return KubeTarget(light.LightClient(cfg, USER_AGENT), name, namespace, cfg.host)
+
+
+def _select(files: list[tuple[str, dict]], context: str | None) -> tuple:
+    """The context to use, checked: (name, namespace, (cluster entry, its
+    file), (user name, user entry, its file))."""
     contexts, clusters, users = (_named(files, key) for key in ("contexts", "clusters", "users"))
     name = context or next((doc["current-context"] for _, doc in files if doc.get("current-context")), None)
     if not name:
@@ -69,15 +90,26 @@ def load_kube(kubeconfig: str | None = None, context: str | None = None) -> Kube
     cluster, cluster_path = clusters[ctx["cluster"]]
     _check_server(cluster.get("cluster") or {}, ctx["cluster"], cluster_path)
     user_entry, user_path = users[user] if user else ({}, cluster_path)
+    _remember_credentials(user_entry.get("user") or {})
     _check_token_file(user_entry.get("user") or {}, user, user_path)
-    try:
-        cfg = light.light_config(cluster.get("cluster") or {}, os.path.dirname(os.path.abspath(cluster_path)),
-                                 user_entry.get("user"), os.path.dirname(os.path.abspath(user_path)))
-    except light.Unsupported:
-        return _load_with_client(paths, name, namespace)
-    except (OSError, ValueError, TypeError, KeyError, AttributeError) as e:
-        raise KubeConfigError(f"invalid kubeconfig for context \"{name}\": {one_line(e)}") from None
-    return KubeTarget(light.LightClient(cfg, USER_AGENT), name, namespace, cfg.host)
+    return name, namespace, (cluster, cluster_path), (user, user_entry, user_path)
+
+
+def _exec_authenticator(user: dict, name: str | None, user_dir: str, cluster: dict) -> ExecAuthenticator | None:
+    """The user's exec plugin, run once now so that a failing one is this
+    run's error before any request (client-go fails the first request the
+    same way). None without one, or when the kubeconfig also gives a token or
+    client certificate: those win over the plugin, as in client-go."""
+    if not user.get("exec"):
+        return None
+    if any(user.get(k) for k in ("token", "tokenFile", "username", "client-certificate",
+                                 "client-certificate-data")):
+        return None
+    from kubectl_informer.kube.exec_plugin import ExecAuthenticator  # subprocess: only for a plugin
+
+    auth = ExecAuthenticator(user["exec"], name or "", user_dir, cluster)
+    auth.credentials()
+    return auth
 
 
 def _context_namespace(ctx: dict, name: str, path: str) -> str:
@@ -108,6 +140,20 @@ def _check_server(cluster: dict, name: str, path: str) -> None:
         raise KubeConfigError(f'cluster "{name}" in {path}: the server URL has no host')
 
 
+def _remember_credentials(user: dict) -> None:
+    """Every credential of the user, hidden from whatever is printed later
+    (core.redact): the last guard behind never putting one in a message."""
+    for key in ("token", "password", "client-key-data"):
+        if isinstance(user.get(key), str):
+            remember(user[key])
+    key_data = user.get("client-key-data")
+    if isinstance(key_data, str):
+        try:
+            remember(base64.b64decode(key_data))
+        except ValueError:
+            pass
+
+
 def _check_token_file(user: dict, name: str | None, path: str) -> None:
     """A ``tokenFile`` whose content could not be an HTTP header: refused
     without showing it (both loaders would otherwise fail sending it, with the
@@ -121,6 +167,7 @@ def _check_token_file(user: dict, name: str | None, path: str) -> None:
     except OSError as e:
         raise KubeConfigError(f'user "{name}" in {path}: cannot read tokenFile {token_path}: '
                               f'{e.strerror or e}') from None
+    remember(token)
     if has_control_characters(token):
         raise KubeConfigError(f'user "{name}" in {path}: tokenFile {token_path} holds a control character '
                               f'(a line break inside the token?); its content is not shown')
@@ -136,14 +183,18 @@ def _named(files: list[tuple[str, dict]], key: str) -> dict[str, tuple[dict, str
     return out
 
 
-def _load_with_client(paths: list[str], name: str, namespace: str) -> KubeTarget:
-    """The context through the kubernetes client's loader (exec plugins,
-    auth providers, proxies and whatever else the light path leaves alone)."""
+def _load_with_client(paths: list[str], name: str, namespace: str, user: str | None = None,
+                      auth: ExecAuthenticator | None = None) -> KubeTarget:
+    """The context through the kubernetes client's loader (auth providers,
+    proxies and whatever else the light path leaves alone). An exec plugin is
+    ours (``auth``), not the loader's: the loader would send requests without
+    credentials when the plugin fails, and wait for ever on one that hangs."""
     from kubernetes import client as k8s_client
     from kubernetes.config import kube_config
     from kubernetes.config.config_exception import ConfigException
 
     merged = _merge(paths)
+    _drop_exec(merged, user)  # run by ``auth`` when client-go would run it, else not at all
     cfg = type.__call__(k8s_client.Configuration)
     try:
         loader = kube_config.KubeConfigLoader(config_dict=merged, active_context=name, config_base_path=None,
@@ -155,7 +206,33 @@ def _load_with_client(paths: list[str], name: str, namespace: str) -> KubeTarget
         raise KubeConfigError(f"invalid kubeconfig for context \"{name}\": {one_line(e)}") from None
     if not cfg.host or cfg.host == "http://localhost":
         raise KubeConfigError(f'context "{name}": cluster has no server')
+    if auth is not None:
+        _use_exec(cfg, auth)
     return KubeTarget(new_api_client(cfg), name, namespace, cfg.host)
+
+
+def _drop_exec(merged: Any, user: str | None) -> None:
+    for entry in merged.value.get("users") or ():
+        if isinstance(entry, dict) and entry.get("name") == user and isinstance(entry.get("user"), dict):
+            entry["user"].pop("exec", None)
+
+
+def _use_exec(cfg: Any, auth: ExecAuthenticator) -> None:
+    """The kubernetes client's configuration authenticated by ``auth``: its
+    token asked before every request (run again once expired), its client
+    certificate for the TLS connection."""
+    creds = auth.credentials()
+    if creds.cert_pem and cfg.host.startswith("https"):
+        cfg.cert_file = light.temp_file(creds.cert_pem.encode())
+        cfg.key_file = light.temp_file(creds.key_pem.encode())
+
+    def refresh(c: Any) -> None:
+        header = auth.authorization()
+        if header:
+            c.api_key["authorization"] = header
+
+    cfg.refresh_api_key_hook = refresh
+    refresh(cfg)
 
 
 def _kubeconfig_paths(kubeconfig: str | None) -> list[str]:
