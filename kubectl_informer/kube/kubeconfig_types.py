@@ -115,7 +115,7 @@ def _check_scalar(value: Any, schema: str, path: str) -> None:
     if isinstance(value, (datetime.date, datetime.datetime)):
         return  # YAML 1.1 reads 2024-01-01 as a date; Go's YAML keeps the text
     if not isinstance(value, str):
-        raise _wrong(value, path, "string")
+        raise _wrong(value, path, schema)
     if schema == BYTES:
         try:
             base64.b64decode(value.encode("ascii"), validate=True)
