@@ -50,10 +50,12 @@ def test_a_bad_namespace_is_refused_before_any_request(sim, tmp_path, command, n
 def test_kubectl_words_the_same_refusal(sim, tmp_path):
     """The real kubectl against the same server: our line is its line."""
     kc = write_kubeconfig(tmp_path / "kc", sim.url)
-    for namespace, line in BAD_NAMESPACES:
+    for namespace, _ in BAD_NAMESPACES:
         k = subprocess.run([KUBECTL, "--kubeconfig", kc, "get", "pods", "-n", namespace], capture_output=True,
                            text=True, timeout=30)
-        assert k.returncode != 0 and k.stderr.strip().removeprefix("error: ") == line.removeprefix("error: ")
+        ours = run_cli("watch", "pods", "-n", namespace, "--kubeconfig", kc, *HEADLESS)
+        assert k.returncode != 0 and ours.returncode == 2
+        assert ours.stderr.strip().removeprefix("error: ") == k.stderr.strip().removeprefix("error: ")
 
 
 @pytest.mark.parametrize("namespace", ["défaut", "Default", "a\x1b[31mb", "a" * 64, "a b"])
