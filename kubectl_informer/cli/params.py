@@ -126,7 +126,8 @@ def _url_checked(check: Callable[[str], str]) -> Callable[[Any, Any, Any], Any]:
     return callback
 
 
-NAMESPACE = _url_checked(names.check_namespace)
+# kubectl reads an empty -n as not given (the context's namespace).
+NAMESPACE = _url_checked(lambda value: value and names.check_namespace(value))
 OBJECT_NAME = _url_checked(names.check_name)
 RESOURCE = _url_checked(names.check_resource)
 URL_PATH = _url_checked(names.check_url_path)

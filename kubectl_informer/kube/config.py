@@ -306,6 +306,11 @@ def _load_in_cluster() -> KubeTarget:
 
     cfg = type.__call__(k8s_client.Configuration)
     try:
+        with open(os.path.join(SERVICE_ACCOUNT_DIR, "token"), errors="replace") as f:
+            remember(f.read())  # hidden from whatever is printed (core.redact)
+    except OSError:
+        pass
+    try:
         incluster_config.InClusterConfigLoader(
             token_filename=os.path.join(SERVICE_ACCOUNT_DIR, "token"),
             cert_filename=os.path.join(SERVICE_ACCOUNT_DIR, "ca.crt")).load_and_set(cfg)

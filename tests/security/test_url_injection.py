@@ -47,6 +47,13 @@ def test_a_bad_namespace_is_refused_before_any_request(sim, tmp_path, command, n
     assert list(sim.request_log) == []
 
 
+def test_an_empty_namespace_is_not_given_as_in_kubectl(sim, tmp_path):
+    kc = write_kubeconfig(tmp_path / "kc", sim.url)
+    r = run_cli("watch", "pods", "-n", "", "--kubeconfig", kc, "-o", "text", "--max-events", "1")
+    assert r.returncode == 0 and r.stdout.startswith("Replaced default/"), r.stderr
+    assert all("/namespaces/default/" in p for _, p, _ in sim.request_log if "/pods" in p)
+
+
 def test_kubectl_words_the_same_refusal(sim, tmp_path):
     """The real kubectl against the same server: our line is its line."""
     kc = write_kubeconfig(tmp_path / "kc", sim.url)
