@@ -159,3 +159,19 @@ def test_attach_token_with_a_line_break_is_refused_unshown(tmp_path):
                 "--debug")
     assert_refused(r, 2, contains=("the bearer token holds a control character",))
     assert MARKER not in r.stdout + r.stderr
+
+
+def test_the_last_guard_hides_a_remembered_credential_in_any_form():
+    """core.redact: what error lines and --debug tracebacks pass through."""
+    from kubectl_informer.core import redact
+
+    redact.forget_all()
+    try:
+        redact.remember(f"{MARKER}\n")
+        assert redact.redact(f"Invalid header value b'Bearer {MARKER}\\n'") == \
+            "Invalid header value b'Bearer <redacted>'"
+        assert redact.redact(f"x {MARKER} y") == "x <redacted> y"
+        redact.remember("short")  # too short to tell from a word: never matched
+        assert redact.redact("a short word") == "a short word"
+    finally:
+        redact.forget_all()

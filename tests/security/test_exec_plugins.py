@@ -143,6 +143,28 @@ def test_without_a_terminal_the_plugin_runs_non_interactive(authed_sim, tmp_path
     assert json.loads(seen.read_text())["spec"]["interactive"] is False
 
 
+@pytest.mark.parametrize("mode", ["Always", "IfAvailable"])
+def test_with_a_terminal_the_plugin_gets_it(authed_sim, tmp_path, mode):
+    """Standard input a terminal (a pty here): Always and IfAvailable run the
+    plugin interactive, with that terminal as its standard input."""
+    import pty
+
+    seen = tmp_path / "info.json"
+    p = plugin(tmp_path, f'printf "%s" "$KUBERNETES_EXEC_INFO" > {seen}\n[ -t 0 ] && touch {seen}.tty\n'
+                         f"cat <<'EOF'\n{CREDENTIAL}\nEOF")
+    kc = exec_kubeconfig(tmp_path, authed_sim.url, str(p), mode=mode)
+    leader, follower = pty.openpty()
+    try:
+        r = subprocess.run(command("watch", "pods", "--kubeconfig", kc, "-o", "text", "--max-events", "1"),
+                           stdin=follower, capture_output=True, text=True, timeout=60)
+    finally:
+        os.close(follower)
+        os.close(leader)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(seen.read_text())["spec"]["interactive"] is True
+    assert (tmp_path / "info.json.tty").exists()
+
+
 def _hanging_plugin(tmp_path: Path) -> tuple[Path, Path]:
     """A plugin that starts a helper and hangs; both write their pids."""
     pids = tmp_path / "pids"
