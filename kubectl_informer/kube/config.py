@@ -133,6 +133,8 @@ def _check_server(cluster: dict, name: str, path: str) -> None:
         parts.port  # noqa: B018 - raises ValueError for a port out of range
     except ValueError as e:
         raise KubeConfigError(f'cluster "{name}" in {path}: the server URL is invalid ({e})') from None
+    if parts.password:
+        remember(parts.password)
     if parts.scheme.lower() not in ("http", "https"):
         raise KubeConfigError(f'cluster "{name}" in {path}: the server URL must start with https:// or http:// '
                               f'(scheme "{one_line(parts.scheme, 20)}" is not supported)')
