@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from typing import Any
+from urllib.parse import quote
 
 import urllib3
 
@@ -175,9 +176,11 @@ def resolve_proxy(api_client: Any, namespace: str, target: Target, scheme: str, 
                 raise ResolveError(f"forbidden (HTTP 403): {one_line(e.message, 200)}") from None
             raise ResolveError(f"the server answered {e.status} {e.reason}: {one_line(e.message, 160)}") from None
 
-    ns = namespace
+    # Both were checked where they were read (core.names); quoted all the same,
+    # as client-go escapes every path segment it builds.
+    ns, quoted = quote(namespace, safe=""), quote(target.name, safe="")
     if target.kind == "deploy":
-        dep = fetch(f"/apis/apps/v1/namespaces/{ns}/deployments/{target.name}",
+        dep = fetch(f"/apis/apps/v1/namespaces/{ns}/deployments/{quoted}",
                     f'deployments.apps "{target.name}"')
         sel = selector_of(dep)
         pods = fetch(f"/api/v1/namespaces/{ns}/pods", "pods", [("labelSelector", sel)]).get("items") or []
@@ -186,7 +189,7 @@ def resolve_proxy(api_client: Any, namespace: str, target: Target, scheme: str, 
             raise ResolveError(f"deploy/{target.name} has no ready pod ({len(pods)} pods match {sel or 'its selector'})")
         pod = ready[0]
     else:
-        pod = fetch(f"/api/v1/namespaces/{ns}/pods/{target.name}", f'pods "{target.name}"')
+        pod = fetch(f"/api/v1/namespaces/{ns}/pods/{quoted}", f'pods "{target.name}"')
     name = pod["metadata"]["name"]
     port, port_name = pick_port(name, pod, target.port)
     if scheme == "auto":

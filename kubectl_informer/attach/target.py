@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import quote
 
+from kubectl_informer.core.names import InvalidName, check_name
+
 POD_KINDS = ("pod", "pods", "po")
 DEPLOY_KINDS = ("deploy", "deployment", "deployments", "deploy.apps", "deployment.apps", "deployments.apps")
 PREFERRED_PORT_NAMES = ("metrics", "https", "http-metrics", "https-metrics")
@@ -21,6 +23,11 @@ PREFERRED_PORT_NAMES = ("metrics", "https", "http-metrics", "https-metrics")
 
 class TargetError(Exception):
     """A TARGET the user must fix (usage: exit 2)."""
+
+
+class InvalidTargetName(TargetError):
+    """The NAME of pod/NAME or deploy/NAME cannot be a path segment
+    (``core.names``): kubectl's words, exit 2."""
 
 
 class ResolveError(Exception):
@@ -57,6 +64,10 @@ def parse_target(text: str) -> Target:
         raise TargetError(f'TARGET kind "{kind}" is not pod or deploy (or give a URL after kubectl port-forward)')
     if not name or "/" in name or (port == "" and rest.endswith(":")):
         raise TargetError(f'TARGET "{text}": expected {kind}/NAME[:PORT]')
+    try:
+        check_name(name)  # it becomes a path segment of pods/NAME or deployments/NAME
+    except InvalidName as e:
+        raise InvalidTargetName(str(e)) from None
     return Target(kind, name=name, port=port or None)
 
 

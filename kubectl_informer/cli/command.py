@@ -82,7 +82,8 @@ class KubectlGroup(click.Group):
 
 def error_line(message: str) -> None:
     """The one line every failure ends in, kubectl's ``error: ...`` form."""
-    text = " ".join(str(message).split())
+    from kubectl_informer.core.redact import redact
+    text = redact(" ".join(str(message).split()))
     try:
         sys.stderr.write(f"error: {text}\n")
         sys.stderr.flush()
@@ -136,8 +137,9 @@ def run_guarded(fn, debug: bool = False) -> int:
         _silence_stdout()
         return 0
     except Exception as e:  # the last guard: one line, traceback only on request
-        if debug:
-            traceback.print_exc()
+        if debug:  # no credential in it either (core.redact)
+            from kubectl_informer.core.redact import redact
+            sys.stderr.write(redact(traceback.format_exc()))
         from kubectl_informer.run.runner import describe_error
         known = describe_error(e)
         if known:

@@ -16,6 +16,7 @@ import platform
 import click
 
 from kubectl_informer import __version__
+from kubectl_informer.cli import params
 from kubectl_informer.cli.command import (
     DURATION,
     PROG,
@@ -90,19 +91,19 @@ kubectl informer attach pod/my-controller-7d9f:8080 --resource pods
 # Three scrapes as text, for scripts
 kubectl informer attach http://127.0.0.1:8080/metrics -o text --count 3
 """)
-@click.argument("target")
-@click.option("-n", "--namespace", metavar="NS", help="Namespace of the pod or deployment (default: the context's).")
+@click.argument("target", callback=params.ATTACH_TARGET)
+@click.option("-n", "--namespace", metavar="NS", callback=params.NAMESPACE, help="Namespace of the pod or deployment (default: the context's).")
 @click.option("--context", metavar="NAME", help="The kubeconfig context to use.")
 @click.option("--kubeconfig", metavar="FILE", help="Path to the kubeconfig file (default: $KUBECONFIG or ~/.kube/config).")
 @click.option("--interval", type=DURATION, default="1s", show_default=True, help="How often to scrape.")
-@click.option("--path", "metrics_path", default="/metrics", show_default=True, help="Metrics path on the pod (pod/deploy targets).")
+@click.option("--path", "metrics_path", default="/metrics", show_default=True, callback=params.URL_PATH, help="Metrics path on the pod (pod/deploy targets).")
 @click.option("--scheme", type=click.Choice(("auto", "http", "https")), default="auto", show_default=True,
               help="Scheme on the pod's port (auto: https for a port named https* or 443/8443).")
 @click.option("--token", metavar="TOKEN", default=None, help="Bearer token for the endpoint (kube-rbac-proxy).")
 @click.option("--token-file", metavar="FILE", default=None, help="Read the bearer token from FILE.")
 @click.option("--certificate-authority", "ca_file", metavar="FILE", default=None, help="CA bundle for an HTTPS endpoint.")
 @click.option("--insecure-skip-tls-verify", "insecure", is_flag=True, help="Do not verify an HTTPS endpoint's certificate.")
-@click.option("--resource", metavar="RESOURCE", default=None,
+@click.option("--resource", metavar="RESOURCE", default=None, callback=params.RESOURCE,
               help="Also run our informer on RESOURCE and show its deltas beside the queues (live UI).")
 @click.option("-o", "--output", type=click.Choice(("tui", "json", "text")), default="tui", show_default=True,
               help="tui: the live screen; json: one object per scrape; text: a block of lines per scrape.")
@@ -114,6 +115,8 @@ def attach(target, namespace, context, kubeconfig, interval, metrics_path, schem
     from kubectl_informer.cli.attach import AttachFailed, AttachOptions, TargetError, run_attach
     _check_attach_flags(interval, output, count, run_for, resource)
     token = _attach_token(token, token_file)
+    if token:
+        _check_attach_token(token)
     opts = AttachOptions(target, namespace=namespace, context=context, kubeconfig=kubeconfig, interval=interval,
                          path=metrics_path, scheme=scheme, token=token, ca_file=ca_file, insecure=insecure)
     try:
@@ -148,6 +151,16 @@ def _attach_token(token: str | None, token_file: str | None) -> str | None:
             return fh.read().strip()
     except OSError as e:
         raise RunError(f"cannot read {token_file}: {e.strerror or e}") from None
+
+
+def _check_attach_token(token: str) -> None:
+    """``attach --token``: hidden from every message, refused (unshown) if it
+    could not be an HTTP header."""
+    from kubectl_informer.core.redact import remember
+    from kubectl_informer.kube.kubeconfig_types import has_control_characters
+    remember(token)
+    if has_control_characters(token):
+        raise click.UsageError("the bearer token holds a control character (a line break?); it is not shown")
 
 
 # --- replay ------------------------------------------------------------------------------

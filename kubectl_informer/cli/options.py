@@ -29,7 +29,7 @@ def decorate(f, opts):
 
 def connection_options(f):
     opts = [
-        click.option("-n", "--namespace", metavar="NS", help="Namespace to watch (default: the context's, else default)."),
+        click.option("-n", "--namespace", metavar="NS", callback=params.NAMESPACE, help="Namespace to watch (default: the context's, else default)."),
         click.option("-A", "--all-namespaces", is_flag=True, help="Watch the resource across all namespaces."),
         click.option("-l", "--selector", "label_selector", type=params.LABEL_SELECTOR, metavar="SELECTOR", help="Label selector, e.g. app=web,tier!=db."),
         click.option("--field-selector", type=params.FIELD_SELECTOR, metavar="SELECTOR", help="Field selector, e.g. status.phase=Running."),

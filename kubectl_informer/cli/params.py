@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 import click
 
+from kubectl_informer.core import names
 from kubectl_informer.run.runner import UsageRunError  # noqa: F401 - the CLI's name for it
 
 # More worker threads than this only measure the GIL; sample-controller runs 2.
@@ -102,6 +103,47 @@ def check_handler_flags(handlers: int | None, resyncs: list[float], times: list[
         plan_handlers(handlers, resyncs, times)
     except ValueError as e:
         raise click.UsageError(str(e)) from None
+
+
+class InvalidValue(click.ClickException):
+    """A value refused with kubectl's own words (``invalid namespace "a/b":
+    [may not contain '/']``), exit 2 as any usage error, without click's
+    "invalid value for" framing."""
+
+    exit_code = 2
+
+
+def _url_checked(check: Callable[[str], str]) -> Callable[[Any, Any, Any], Any]:
+    """A click callback running one of ``core.names``' checks on a value
+    that will be part of a URL; None (not given) passes."""
+    def callback(ctx, param, value):
+        if value is None:
+            return None
+        try:
+            return check(value)
+        except names.InvalidName as e:
+            raise InvalidValue(str(e)) from None
+    return callback
+
+
+# kubectl reads an empty -n as not given (the context's namespace).
+NAMESPACE = _url_checked(lambda value: value and names.check_namespace(value))
+OBJECT_NAME = _url_checked(names.check_name)
+RESOURCE = _url_checked(names.check_resource)
+URL_PATH = _url_checked(names.check_url_path)
+
+
+def ATTACH_TARGET(ctx, param, value):  # noqa: N802 - a callback named as the other checks
+    """``attach TARGET``: a pod or deployment NAME is a path segment. Other
+    malformed TARGETs are worded where the command parses them."""
+    from kubectl_informer.attach.target import InvalidTargetName, TargetError, parse_target
+    try:
+        parse_target(value)
+    except InvalidTargetName as e:
+        raise InvalidValue(str(e)) from None
+    except TargetError:
+        pass
+    return value
 
 
 CLIENT_GO = Checked("1.32|1.35|1.36", _check_client_go,

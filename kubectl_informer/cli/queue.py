@@ -37,7 +37,7 @@ kubectl informer queue pods --workers 4 --work-time 1s --fail-rate 0.2 --rate-li
 # A token bucket of 10 qps, burst 100, on the simulated cluster
 kubectl informer queue --rate-limiter bucket:10,100 --demo
 """)
-@click.argument("resource", required=False)
+@click.argument("resource", required=False, callback=params.RESOURCE)
 @connection_options
 @profile_options
 @click.option("--workers", type=params.WORKERS, default=DEFAULT_WORKERS, show_default=True, metavar="N",

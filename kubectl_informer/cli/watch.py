@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from kubectl_informer.cli import execute as execute_mod  # looked up per call: docshots swaps execute
+from kubectl_informer.cli import params
 from kubectl_informer.cli.command import KubectlCommand, debug_option
 from kubectl_informer.cli.options import (
     check_output_flags,
@@ -39,8 +40,8 @@ kubectl informer watch pods -o json --duration 1m > trace.ndjson
 # The simulated cluster with a burst on one key (coalescing in the FIFO)
 kubectl informer watch pods --demo burst
 """)
-@click.argument("resource", required=False)
-@click.argument("name", required=False)
+@click.argument("resource", required=False, callback=params.RESOURCE)
+@click.argument("name", required=False, callback=params.OBJECT_NAME)
 @connection_options
 @profile_options
 @handler_options

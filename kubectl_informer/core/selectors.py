@@ -12,6 +12,7 @@ import re
 from typing import Callable
 
 from kubectl_informer.core.apierrors import ApiError
+from kubectl_informer.core.names import split_term, split_terms, unescape_field_value
 
 Matcher = Callable[[dict], bool]
 
@@ -104,17 +105,20 @@ def parse_field_selector(selector: str | None, supported: tuple[str, ...], kind:
     if not selector or not selector.strip():
         return None
     reqs: list[Matcher] = []
-    for part in selector.split(","):
+    # Terms split and values unescaped as apimachinery's fields.ParseSelector
+    # does: a value may hold an escaped ',' or '=' (client-go's EscapeValue).
+    for part in split_terms(selector):
         part = part.strip()
         if not part:
             continue
-        for op in ("!=", "==", "="):
-            if op in part:
-                name, value = part.split(op, 1)
-                break
-        else:
+        split = split_term(part)
+        if split is None:
             raise _bad(f"invalid selector: '{selector}'; can't understand '{part}'")
-        name, value = name.strip(), value.strip()
+        name, op, raw = split
+        try:
+            name, value = name.strip(), unescape_field_value(raw.strip())
+        except ValueError as e:
+            raise _bad(str(e)) from None
         if name not in supported:
             raise _bad(f'field label not supported: {name}')
         if op == "!=":

@@ -12,14 +12,22 @@ client's loader and ``ApiClient``.
 
 from __future__ import annotations
 
+import base64
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import yaml
 
+from kubectl_informer.core.names import InvalidName, check_namespace
+from kubectl_informer.core.redact import remember
 from kubectl_informer.kube import light
 from kubectl_informer.kube.errors import KubeConfigError, one_line
+from kubectl_informer.kube.kubeconfig_types import KubeconfigTypeError, check_config, has_control_characters
+
+if TYPE_CHECKING:
+    from kubectl_informer.kube.exec_plugin import ExecAuthenticator
 
 USER_AGENT = "kubectl-informer/0.1.0"
 
@@ -50,6 +58,22 @@ def load_kube(kubeconfig: str | None = None, context: str | None = None) -> Kube
         raise KubeConfigError("no configuration has been provided: pass --kubeconfig, set KUBECONFIG, "
                               "or create ~/.kube/config")
     files = [(path, _read_file(path)) for path in paths]
+    name, namespace, (cluster, cluster_path), (user, user_entry, user_path) = _select(files, context)
+    cluster_dir, user_dir = (os.path.dirname(os.path.abspath(p)) for p in (cluster_path, user_path))
+    auth = _exec_authenticator(user_entry.get("user") or {}, user, user_dir, cluster.get("cluster") or {})
+    try:
+        cfg = light.light_config(cluster.get("cluster") or {}, cluster_dir, user_entry.get("user"), user_dir,
+                                 exec_auth=auth)
+    except light.Unsupported:
+        return _load_with_client(paths, name, namespace, user, auth)
+    except (OSError, ValueError, TypeError, KeyError, AttributeError) as e:
+        raise KubeConfigError(f"invalid kubeconfig for context \"{name}\": {one_line(e)}") from None
+    return KubeTarget(light.LightClient(cfg, USER_AGENT), name, namespace, cfg.host)
+
+
+def _select(files: list[tuple[str, dict]], context: str | None) -> tuple:
+    """The context to use, checked: (name, namespace, (cluster entry, its
+    file), (user name, user entry, its file))."""
     contexts, clusters, users = (_named(files, key) for key in ("contexts", "clusters", "users"))
     name = context or next((doc["current-context"] for _, doc in files if doc.get("current-context")), None)
     if not name:
@@ -62,17 +86,93 @@ def load_kube(kubeconfig: str | None = None, context: str | None = None) -> Kube
     user = ctx.get("user")
     if user and user not in users:
         raise KubeConfigError(f'context "{name}": user "{user}" does not exist')
-    namespace = ctx.get("namespace") or "default"
+    namespace = _context_namespace(ctx, name, contexts[name][1])
     cluster, cluster_path = clusters[ctx["cluster"]]
+    _check_server(cluster.get("cluster") or {}, ctx["cluster"], cluster_path)
     user_entry, user_path = users[user] if user else ({}, cluster_path)
+    _remember_credentials(user_entry.get("user") or {})
+    _check_token_file(user_entry.get("user") or {}, user, user_path)
+    return name, namespace, (cluster, cluster_path), (user, user_entry, user_path)
+
+
+def _exec_authenticator(user: dict, name: str | None, user_dir: str, cluster: dict) -> ExecAuthenticator | None:
+    """The user's exec plugin, run once now so that a failing one is this
+    run's error before any request (client-go fails the first request the
+    same way). None without one, or when the kubeconfig also gives a token or
+    client certificate: those win over the plugin, as in client-go."""
+    if not user.get("exec"):
+        return None
+    if any(user.get(k) for k in ("token", "tokenFile", "username", "client-certificate",
+                                 "client-certificate-data")):
+        return None
+    from kubectl_informer.kube.exec_plugin import ExecAuthenticator  # subprocess: only for a plugin
+
+    auth = ExecAuthenticator(user["exec"], name or "", user_dir, cluster)
+    auth.credentials()
+    return auth
+
+
+def _context_namespace(ctx: dict, name: str, path: str) -> str:
+    """The context's namespace, checked as ``-n`` is (core.names): it
+    becomes part of every URL."""
+    namespace = ctx.get("namespace") or "default"
     try:
-        cfg = light.light_config(cluster.get("cluster") or {}, os.path.dirname(os.path.abspath(cluster_path)),
-                                 user_entry.get("user"), os.path.dirname(os.path.abspath(user_path)))
-    except light.Unsupported:
-        return _load_with_client(paths, name, namespace)
-    except (OSError, ValueError, TypeError, KeyError, AttributeError) as e:
-        raise KubeConfigError(f"invalid kubeconfig for context \"{name}\": {one_line(e)}") from None
-    return KubeTarget(light.LightClient(cfg, USER_AGENT), name, namespace, cfg.host)
+        return check_namespace(namespace)
+    except InvalidName as e:
+        raise KubeConfigError(f'{e} (the namespace of context "{name}" in {path})') from None
+
+
+def _check_server(cluster: dict, name: str, path: str) -> None:
+    """Only http and https servers, with a host and a valid port; the URL is
+    never echoed (it may hold a user and password)."""
+    server = cluster.get("server")
+    if not server:
+        return
+    try:
+        parts = urlsplit(server)
+        parts.port  # noqa: B018 - raises ValueError for a port out of range
+    except ValueError as e:
+        raise KubeConfigError(f'cluster "{name}" in {path}: the server URL is invalid ({e})') from None
+    if parts.password:
+        remember(parts.password)
+    if parts.scheme.lower() not in ("http", "https"):
+        raise KubeConfigError(f'cluster "{name}" in {path}: the server URL must start with https:// or http:// '
+                              f'(scheme "{one_line(parts.scheme, 20)}" is not supported)')
+    if not parts.hostname:
+        raise KubeConfigError(f'cluster "{name}" in {path}: the server URL has no host')
+
+
+def _remember_credentials(user: dict) -> None:
+    """Every credential of the user, hidden from whatever is printed later
+    (core.redact): the last guard behind never putting one in a message."""
+    for key in ("token", "password", "client-key-data"):
+        if isinstance(user.get(key), str):
+            remember(user[key])
+    key_data = user.get("client-key-data")
+    if isinstance(key_data, str):
+        try:
+            remember(base64.b64decode(key_data))
+        except ValueError:
+            pass
+
+
+def _check_token_file(user: dict, name: str | None, path: str) -> None:
+    """A ``tokenFile`` whose content could not be an HTTP header: refused
+    without showing it (both loaders would otherwise fail sending it, with the
+    token in the error)."""
+    if user.get("token") or not user.get("tokenFile"):
+        return
+    token_path = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(path)), user["tokenFile"]))
+    try:
+        with open(token_path, encoding="utf-8", errors="replace") as f:
+            token = f.read().strip()
+    except OSError as e:
+        raise KubeConfigError(f'user "{name}" in {path}: cannot read tokenFile {token_path}: '
+                              f'{e.strerror or e}') from None
+    remember(token)
+    if has_control_characters(token):
+        raise KubeConfigError(f'user "{name}" in {path}: tokenFile {token_path} holds a control character '
+                              f'(a line break inside the token?); its content is not shown')
 
 
 def _named(files: list[tuple[str, dict]], key: str) -> dict[str, tuple[dict, str]]:
@@ -85,14 +185,18 @@ def _named(files: list[tuple[str, dict]], key: str) -> dict[str, tuple[dict, str
     return out
 
 
-def _load_with_client(paths: list[str], name: str, namespace: str) -> KubeTarget:
-    """The context through the kubernetes client's loader (exec plugins,
-    auth providers, proxies and whatever else the light path leaves alone)."""
+def _load_with_client(paths: list[str], name: str, namespace: str, user: str | None = None,
+                      auth: ExecAuthenticator | None = None) -> KubeTarget:
+    """The context through the kubernetes client's loader (auth providers,
+    proxies and whatever else the light path leaves alone). An exec plugin is
+    ours (``auth``), not the loader's: the loader would send requests without
+    credentials when the plugin fails, and wait for ever on one that hangs."""
     from kubernetes import client as k8s_client
     from kubernetes.config import kube_config
     from kubernetes.config.config_exception import ConfigException
 
     merged = _merge(paths)
+    _drop_exec(merged, user)  # run by ``auth`` when client-go would run it, else not at all
     cfg = type.__call__(k8s_client.Configuration)
     try:
         loader = kube_config.KubeConfigLoader(config_dict=merged, active_context=name, config_base_path=None,
@@ -104,7 +208,33 @@ def _load_with_client(paths: list[str], name: str, namespace: str) -> KubeTarget
         raise KubeConfigError(f"invalid kubeconfig for context \"{name}\": {one_line(e)}") from None
     if not cfg.host or cfg.host == "http://localhost":
         raise KubeConfigError(f'context "{name}": cluster has no server')
+    if auth is not None:
+        _use_exec(cfg, auth)
     return KubeTarget(new_api_client(cfg), name, namespace, cfg.host)
+
+
+def _drop_exec(merged: Any, user: str | None) -> None:
+    for entry in merged.value.get("users") or ():
+        if isinstance(entry, dict) and entry.get("name") == user and isinstance(entry.get("user"), dict):
+            entry["user"].pop("exec", None)
+
+
+def _use_exec(cfg: Any, auth: ExecAuthenticator) -> None:
+    """The kubernetes client's configuration authenticated by ``auth``: its
+    token asked before every request (run again once expired), its client
+    certificate for the TLS connection."""
+    creds = auth.credentials()
+    if creds.cert_pem and cfg.host.startswith("https"):
+        cfg.cert_file = light.temp_file(creds.cert_pem.encode())
+        cfg.key_file = light.temp_file(creds.key_pem.encode())
+
+    def refresh(c: Any) -> None:
+        header = auth.authorization()
+        if header:
+            c.api_key["authorization"] = header
+
+    cfg.refresh_api_key_hook = refresh
+    refresh(cfg)
 
 
 def _kubeconfig_paths(kubeconfig: str | None) -> list[str]:
@@ -135,9 +265,13 @@ def _read_file(path: str) -> dict:
         raise KubeConfigError(f'error loading config file "{path}": file is empty')
     if not isinstance(doc, dict):
         raise KubeConfigError(f'error loading config file "{path}": not a kubeconfig (expected a mapping)')
+    try:
+        check_config(doc)  # client-go's types: a quoted "false" is no bool
+    except KubeconfigTypeError as e:
+        raise KubeConfigError(f'error loading config file "{path}": {e}') from None
     for key in ("clusters", "contexts", "users"):
         items = doc.get(key) or []
-        if not isinstance(items, list) or not all(isinstance(i, dict) and "name" in i for i in items):
+        if not all(isinstance(i, dict) and "name" in i for i in items):
             raise KubeConfigError(f'error loading config file "{path}": "{key}" must be a list of named entries')
     return doc
 
@@ -174,6 +308,11 @@ def _load_in_cluster() -> KubeTarget:
 
     cfg = type.__call__(k8s_client.Configuration)
     try:
+        with open(os.path.join(SERVICE_ACCOUNT_DIR, "token"), errors="replace") as f:
+            remember(f.read())  # hidden from whatever is printed (core.redact)
+    except OSError:
+        pass
+    try:
         incluster_config.InClusterConfigLoader(
             token_filename=os.path.join(SERVICE_ACCOUNT_DIR, "token"),
             cert_filename=os.path.join(SERVICE_ACCOUNT_DIR, "ca.crt")).load_and_set(cfg)
@@ -185,6 +324,10 @@ def _load_in_cluster() -> KubeTarget:
             namespace = f.read().strip() or "default"
     except OSError:
         pass
+    try:
+        check_namespace(namespace)
+    except InvalidName as e:
+        raise KubeConfigError(f"{e} (the pod's service account namespace)") from None
     return KubeTarget(new_api_client(cfg), "in-cluster", namespace, cfg.host)
 
 

@@ -16,6 +16,7 @@ import weakref
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote
 
 from kubectl_informer.kube import rest
 from kubectl_informer.kube.errors import (
@@ -57,7 +58,9 @@ class Resource:
         """The collection's URL path; all namespaces when ``namespace`` is None."""
         base = f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
         if self.namespaced and namespace:
-            return f"{base}/namespaces/{namespace}/{self.resource}"
+            # Checked where it was read (core.names); quoted as client-go
+            # escapes every path segment.
+            return f"{base}/namespaces/{quote(namespace, safe='')}/{self.resource}"
         return f"{base}/{self.resource}"
 
 

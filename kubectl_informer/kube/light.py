@@ -7,10 +7,10 @@ none of it: a server, a CA (or ``insecure-skip-tls-verify``), and a bearer
 token or a client certificate. For those, ``LightClient`` sends what the
 kubernetes client's ``RESTClientObject`` would (same TLS settings, same
 headers, same query encoding, same retries) over ``light_http``, without
-urllib3 either. Everything else -- exec credential plugins, auth
-providers, basic auth, proxies, impersonation, any key we do not know,
-in-cluster -- raises ``Unsupported`` and goes through the kubernetes
-client's loader.
+urllib3 either. Exec credential plugins are run by ``exec_plugin`` for
+either client. Everything else -- auth providers, basic auth, proxies,
+impersonation, any key we do not know, in-cluster -- raises
+``Unsupported`` and goes through the kubernetes client's loader.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ RETRIES = 3
 CLUSTER_KEYS = frozenset(("server", "certificate-authority", "certificate-authority-data",
                           "insecure-skip-tls-verify", "tls-server-name", "extensions"))
 USER_KEYS = frozenset(("token", "tokenFile", "client-certificate", "client-certificate-data", "client-key",
-                       "client-key-data", "extensions"))
+                       "client-key-data", "extensions", "exec"))
 
 
 class LightConfig:
@@ -50,6 +50,7 @@ class LightConfig:
         self.key_file: str | None = None
         self.tls_server_name: str | None = None
         self.authorization: str | None = None  # the Authorization header's value
+        self.exec_auth: Any = None  # an exec_plugin.ExecAuthenticator: asked for the header instead
 
 
 class LightClient:
@@ -76,14 +77,23 @@ class LightClient:
         OSError (``ConnectionRefusedError``, ``ssl.SSLError``...) or
         ``http.client.HTTPException`` after the retries."""
         headers = {"Accept": accept, "User-Agent": self.user_agent}
-        if self.configuration.authorization:
+        auth, creds = self.configuration.exec_auth, None
+        if auth is not None:
+            # No credentials, no request: a plugin that fails raises here.
+            creds = auth.credentials()
+            if creds.token:
+                headers["authorization"] = f"Bearer {creds.token}"
+        elif self.configuration.authorization:
             headers["authorization"] = self.configuration.authorization
         if isinstance(timeout, tuple):
             t = timeout
         else:
             t = (timeout or None, timeout or None)
         origin, target = light_http.split(url)
-        return self._pool(origin).request(target, headers, t, self.retries)
+        resp = self._pool(origin).request(target, headers, t, self.retries)
+        if auth is not None and resp.status == 401:
+            auth.invalidate(creds)  # client-go runs the plugin again for the next request
+        return resp
 
     def _pool(self, origin: tuple[str, str, int]) -> light_http.Pool:
         with self._lock:
@@ -117,18 +127,23 @@ class Unsupported(Exception):
     """The kubeconfig needs the kubernetes client's loader."""
 
 
-def light_config(cluster: dict, cluster_dir: str, user: dict | None, user_dir: str) -> LightConfig:
+def light_config(cluster: dict, cluster_dir: str, user: dict | None, user_dir: str,
+                 exec_auth: Any = None) -> LightConfig:
     """The configuration of a context whose cluster and user use only the
     keys above; ``Unsupported`` otherwise. Precedence and file handling follow
     the kubernetes client's ``KubeConfigLoader``: ``token`` before
     ``tokenFile``, ``-data`` before the file, client certificates and the CA
     only for https servers, relative paths against the kubeconfig file that
-    holds the entry (kubectl's rule). Raises OSError/ValueError for unusable
-    values (the caller words them)."""
+    holds the entry (kubectl's rule). ``exec_auth`` is the user's exec plugin
+    (``exec_plugin.ExecAuthenticator``, already run once): its token is asked
+    for each request, its client certificate used for TLS. Raises
+    OSError/ValueError for unusable values (the caller words them)."""
     user = user or {}
     if not isinstance(cluster, dict) or not isinstance(user, dict):
         raise Unsupported()
     if set(cluster) - CLUSTER_KEYS or set(user) - USER_KEYS or not cluster.get("server"):
+        raise Unsupported()
+    if user.get("exec") and exec_auth is None and not _other_credentials(user):
         raise Unsupported()
     cfg = LightConfig(str(cluster["server"]).rstrip("/"))
     token = user.get("token") or (_read(user_dir, user["tokenFile"]) if user.get("tokenFile") else None)
@@ -138,11 +153,22 @@ def light_config(cluster: dict, cluster_dir: str, user: dict | None, user_dir: s
         cfg.ssl_ca_cert = _file_or_data(cluster, "certificate-authority", cluster_dir)
         cfg.cert_file = _file_or_data(user, "client-certificate", user_dir)
         cfg.key_file = _file_or_data(user, "client-key", user_dir)
+    if exec_auth is not None:
+        cfg.exec_auth = exec_auth
+        creds = exec_auth.credentials()
+        if creds.cert_pem and cfg.host.startswith("https"):
+            cfg.cert_file, cfg.key_file = temp_file(creds.cert_pem.encode()), temp_file(creds.key_pem.encode())
     if "insecure-skip-tls-verify" in cluster:
         cfg.verify_ssl = not cluster["insecure-skip-tls-verify"]
     if "tls-server-name" in cluster:
         cfg.tls_server_name = cluster["tls-server-name"]
     return cfg
+
+
+def _other_credentials(user: dict) -> bool:
+    """A token or certificate in the kubeconfig: client-go then never runs
+    the exec plugin."""
+    return any(user.get(k) for k in ("token", "tokenFile", "client-certificate", "client-certificate-data"))
 
 
 def _read(base: str, path: str) -> str:
@@ -155,7 +181,7 @@ def _file_or_data(entry: dict, key: str, base: str) -> str | None:
     temporary file, else the named file (which must exist)."""
     data = entry.get(f"{key}-data")
     if data:
-        return _temp_file(base64.standard_b64decode(data.encode() if isinstance(data, str) else data))
+        return temp_file(base64.standard_b64decode(data.encode() if isinstance(data, str) else data))
     if key in entry:
         path = os.path.normpath(os.path.join(base, entry[key]))
         if not os.path.isfile(path):
@@ -167,7 +193,7 @@ def _file_or_data(entry: dict, key: str, base: str) -> str | None:
 _temp_files: dict[bytes, str] = {}
 
 
-def _temp_file(content: bytes) -> str:
+def temp_file(content: bytes) -> str:
     """One file (mode 0600) per distinct content, removed at exit, as the
     kubernetes client does for its ``-data`` entries."""
     if content in _temp_files and os.path.isfile(_temp_files[content]):

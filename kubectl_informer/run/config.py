@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from kubectl_informer.core.names import escape_field_value
 from kubectl_informer.core.profiles import DEFAULT_PROFILE, Profile, resolve_profile
 from kubectl_informer.core.scope import Scope
 
@@ -78,7 +79,8 @@ class RunConfig:
     def field_selector_with_name(self) -> str | None:
         """``NAME`` narrows the watch to one object, as ``kubectl get pod NAME -w``
         does: a ``metadata.name`` field selector joined to any given one."""
-        parts = [p for p in (self.field_selector, f"metadata.name={self.name}" if self.name else None) if p]
+        by_name = f"metadata.name={escape_field_value(self.name)}" if self.name else None
+        parts = [p for p in (self.field_selector, by_name) if p]
         return ",".join(parts) or None
 
     # --- what a `:` command or a restart derives ----------------------------------

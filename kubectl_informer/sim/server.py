@@ -104,7 +104,8 @@ class SimServer:
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, tls: bool = False, watch_cache_size: int = 100,
                  watch_list: bool = True, *, store: Store | None = None, bookmark_interval: float = 60.0,
-                 too_large_wait: float = 0.0, history_limit: int = 10_000, default_watch_timeout: float = 1800.0):
+                 too_large_wait: float = 0.0, history_limit: int = 10_000, default_watch_timeout: float = 1800.0,
+                 tokens: frozenset[str] | None = None):
         self.host = host
         self.port = port
         self.tls = tls
@@ -113,6 +114,10 @@ class SimServer:
         self.faults = Faults(self.store, watch_list=watch_list)
         self.bookmark_interval = bookmark_interval
         self.default_watch_timeout = default_watch_timeout
+        # None: any request is served (the default). A set: only requests
+        # bearing one of these tokens, 401 for the rest, as an API server
+        # with token authentication and no anonymous access answers.
+        self.tokens = tokens
         self.url = ""
         self.ca_pem: bytes | None = None
         self.request_log: deque = deque(maxlen=2000)  # (method, path, status), for tests and debugging
@@ -289,6 +294,7 @@ class _Handler(BaseHTTPRequestHandler):
             # Read the whole body first, whatever the answer: bytes left unread
             # would be parsed as the next request on this keep-alive connection.
             self._body = self._read_request_body()
+            self._authenticate()
             self._route()
         except ApiError as e:
             self._send_error(e)
@@ -298,6 +304,14 @@ class _Handler(BaseHTTPRequestHandler):
             log.exception("sim server error")
             self._send_error(ApiError(500, "InternalError", "Internal error occurred: the simulated API server "
                                                             "could not handle this request"))
+
+    def _authenticate(self) -> None:
+        tokens = self.sim.tokens
+        if tokens is None:
+            return
+        auth = self.headers.get("Authorization") or ""
+        if not (auth.startswith("Bearer ") and auth[len("Bearer "):] in tokens):
+            raise ApiError(401, "Unauthorized", "Unauthorized")
 
     def _read_request_body(self) -> bytes:
         if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():

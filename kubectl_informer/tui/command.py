@@ -32,6 +32,7 @@ from typing import Any, Callable, Iterator
 
 from textual.message import Message
 
+from kubectl_informer.core.names import InvalidName, check_namespace, check_resource
 from kubectl_informer.core.profiles import PROFILES, resolve_profile
 from kubectl_informer.core.scope import Scope
 
@@ -129,11 +130,21 @@ def parse_scope(args: list[str]) -> Scope | None:
             raise CommandError(f"unexpected {a!r}: {RESOURCE_USAGE}")
         if out and out["all_namespaces"] != every:
             raise CommandError("-n and -A cannot be used together")
-        out.update(namespace=ns, all_namespaces=every)
+        out.update(namespace=_checked(check_namespace, ns) if ns is not None else None, all_namespaces=every)
     return Scope(**out) if out else None
 
 
+def _checked(check: Callable[[str], str], value: str) -> str:
+    """A value that becomes part of a URL, checked as the command line's
+    (core.names): kubectl's words as the notification."""
+    try:
+        return check(value)
+    except InvalidName as e:
+        raise CommandError(str(e)) from None
+
+
 def switch_resource(app: Any, resource: str, args: list[str]) -> None:
+    _checked(check_resource, resource)
     scope = parse_scope(args)
     app.restart_pipeline(f":{' '.join([resource, *args])}", lambda c: c.switch_resource(resource, scope))
 

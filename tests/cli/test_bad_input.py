@@ -89,7 +89,7 @@ def test_replay_reads_gzip_and_reports_truncation(tmp_path):
 
 @pytest.mark.parametrize("body,expected", [
     ("", "file is empty"),
-    ("clusters: [1, 2]\n", '"clusters" must be a list of named entries'),
+    ("clusters: [1, 2]\n", 'cannot unmarshal number into field clusters[0] of type struct'),
     ("apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n", "current-context is not set"),
     (": : :\n", "invalid YAML"),
 ])

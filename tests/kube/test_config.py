@@ -87,7 +87,7 @@ def test_unknown_context(fake, tmp_path):
     ("clusters: [\n  - name: x\n  bad", "invalid YAML"),
     ("", "file is empty"),
     ("- just\n- a list\n", "not a kubeconfig"),
-    ("clusters: 5\ncontexts: []\n", '"clusters" must be a list'),
+    ("clusters: 5\ncontexts: []\n", 'cannot unmarshal number into field clusters of type []struct'),
 ])
 def test_invalid_files_are_one_line(tmp_path, content, expected):
     path = write(tmp_path / "kc", content)

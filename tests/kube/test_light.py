@@ -61,7 +61,6 @@ def test_token_kubeconfig_never_imports_the_kubernetes_client_nor_urllib3(fake, 
 
 
 @pytest.mark.parametrize("user", [
-    {"exec": {"apiVersion": "client.authentication.k8s.io/v1", "command": "true"}},
     {"auth-provider": {"name": "oidc", "config": {"id-token": "x", "idp-issuer-url": "https://x"}}},
     {"username": "u", "password": "p"},
     {"token": "t", "as": "someone-else"},
@@ -72,6 +71,23 @@ def test_anything_else_goes_through_the_kubernetes_client(fake, tmp_path, user):
     t = load_kube(kubeconfig=write(tmp_path / "kc", doc))
     assert not isinstance(t.api_client, LightClient)
     assert type(t.api_client).__module__.startswith("kubernetes.client")
+
+
+def test_an_exec_plugin_is_run_for_the_light_client(fake, tmp_path):
+    """Exec plugins are ours (kube/exec_plugin.py) for either client: a user
+    with only ``exec`` stays on the light one, its token from the plugin."""
+    plugin = tmp_path / "plugin.sh"
+    plugin.write_text("#!/bin/sh\necho '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":"
+                      "\"ExecCredential\",\"status\":{\"token\":\"from-plugin\"}}'\n")
+    plugin.chmod(0o700)
+    doc = kubeconfig(fake.url)
+    doc["users"][0]["user"] = {"exec": {"apiVersion": "client.authentication.k8s.io/v1", "command": str(plugin),
+                                        "interactiveMode": "Never"}}
+    t = load_kube(kubeconfig=write(tmp_path / "kc", doc))
+    assert isinstance(t.api_client, LightClient)
+    fake.routes["/api/v1/pods"] = POD_LIST
+    list_pods(fake, t)
+    assert fake.requests_to("/api/v1/pods")[-1].headers.get("authorization") == "Bearer from-plugin"
 
 
 def test_proxy_url_goes_through_the_kubernetes_client(fake, tmp_path):
@@ -186,5 +202,6 @@ def test_unusable_values_are_one_line(tmp_path):
     assert str(e.value) == f'invalid kubeconfig for context "fake": File does not exist: {tmp_path / "missing.crt"}'
     doc = kubeconfig("https://127.0.0.1:1", token="t")
     doc["clusters"][0]["cluster"]["certificate-authority-data"] = "!!x"
-    with pytest.raises(KubeConfigError, match='invalid kubeconfig for context "fake"'):
+    with pytest.raises(KubeConfigError, match="field clusters.0..cluster.certificate-authority-data is not valid "
+                                              "base64 data"):
         load_kube(kubeconfig=write(tmp_path / "kc", doc))
