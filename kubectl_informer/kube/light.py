@@ -64,6 +64,7 @@ class LightClient:
         self._pools: dict[tuple[str, str, int], light_http.Pool] = {}
         self._lock = threading.Lock()
         self._tls: tuple[ssl.SSLContext, str | None] | None = None
+        self.in_flight = light_http.InFlight()
 
     def url(self, path: str, query: Iterable[tuple[str, Any]]) -> str:
         """The URL as the kubernetes client's ``param_serialize`` writes it."""
@@ -83,7 +84,7 @@ class LightClient:
         else:
             t = (timeout or None, timeout or None)
         origin, target = light_http.split(url)
-        return self._pool(origin).request(target, headers, t, self.retries)
+        return self._pool(origin).request(target, headers, t, self.retries, self.in_flight)
 
     def _pool(self, origin: tuple[str, str, int]) -> light_http.Pool:
         with self._lock:
@@ -99,6 +100,10 @@ class LightClient:
                 cfg = self.configuration
                 self._tls = (light_http.tls_context(cfg), cfg.tls_server_name)
             return self._tls
+
+    def abort(self) -> None:
+        """Cut every request in flight, and refuse new ones: for good."""
+        self.in_flight.abort()
 
     def close(self) -> None:
         with self._lock:
