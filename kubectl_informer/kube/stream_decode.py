@@ -266,6 +266,9 @@ class ListStream:
             while True:
                 cut = buf.find(sep, self._scan)
                 if cut < 0:
+                    # None up to here: the next feed looks only at what is new
+                    # (a big object would be scanned again with every chunk).
+                    self._scan = max(self._scan, len(buf) - len(sep) + 1)
                     break
                 try:
                     with view[self._pos:cut + 1] as piece:
