@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from kubectl_informer.core.objects import DeletedFinalStateUnknown
-from kubectl_informer.core.redaction import changed_unseen
+from kubectl_informer.core.redaction import RedactedValue, changed_unseen
 
 # Fields that change on every write and say nothing to a reader: left out
 # of the summary, listed last in the full diff.
@@ -57,6 +57,11 @@ def summarize(obj: Any) -> str:
     if "replicas" in status:
         return f"ready {status.get('readyReplicas') or 0}/{status.get('replicas') or 0}"
     return ""
+
+
+def _plain(value: Any) -> Any:
+    """A redacted value as the plain text it shows."""
+    return str(value) if isinstance(value, RedactedValue) else value
 
 
 def changed_text(new: str) -> str:
@@ -112,10 +117,13 @@ class Change(NamedTuple):
         label = _label(self.path)
         if self.op != "~":
             return f"{label} {self.op}"
-        if changed_unseen(self.old, self.new):
-            return f"{label} {changed_text(self.new)}"
-        if type(self.old) in _SCALARS and type(self.new) in _SCALARS:
-            return f"{label} {_short(self.old)}→{_short(self.new)}"
+        old, new = self.old, self.new
+        if isinstance(new, RedactedValue) or isinstance(old, RedactedValue):
+            if changed_unseen(old, new):
+                return f"{label} {changed_text(new)}"
+            old, new = _plain(old), _plain(new)
+        if type(old) in _SCALARS and type(new) in _SCALARS:
+            return f"{label} {_short(old)}→{_short(new)}"
         return f"{label} changed"
 
 

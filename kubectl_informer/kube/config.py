@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from kubectl_informer.kube import light
+from kubectl_informer.kube import light, light_http
 from kubectl_informer.kube.errors import KubeConfigError, one_line
 
 USER_AGENT = "kubectl-informer/0.1.0"
@@ -210,7 +210,39 @@ def new_api_client(cfg: Any) -> Any:
         cfg.retries = _retries()
     api = k8s_client.ApiClient(cfg)
     api.user_agent = USER_AGENT
+    api.in_flight = _track_in_flight(api.rest_client.pool_manager)
     return api
+
+
+def _track_in_flight(pool_manager: Any) -> light_http.InFlight:
+    """The connections urllib3 has lent to this client's requests, as the
+    light client keeps them (light_http.InFlight): stopping a run cuts a
+    request still waiting for its headers, which urllib3 offers no way to."""
+    import urllib3
+
+    in_flight = light_http.InFlight()
+
+    def tracked(base: type) -> type:
+        class Tracked(base):  # type: ignore[misc, valid-type]
+            def _get_conn(self, timeout: float | None = None) -> Any:
+                conn = super()._get_conn(timeout)
+                try:
+                    in_flight.started(conn)
+                except ConnectionAbortedError:
+                    super()._put_conn(conn)
+                    raise
+                return conn
+
+            def _put_conn(self, conn: Any) -> None:
+                if conn is not None:
+                    in_flight.finished(conn)
+                super()._put_conn(conn)
+        return Tracked
+
+    # Pools are made at the first request to a host: none exists yet.
+    pool_manager.pool_classes_by_scheme = {"http": tracked(urllib3.HTTPConnectionPool),
+                                           "https": tracked(urllib3.HTTPSConnectionPool)}
+    return in_flight
 
 
 def fresh_client(api_client: Any) -> Any:

@@ -19,6 +19,7 @@ import os
 import socket
 import ssl
 import threading
+import weakref
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -76,7 +77,8 @@ class InFlight:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._conns: set = set()
+        # Weak: a connection dropped after an error (urllib3 forgets it) goes by itself.
+        self._conns: weakref.WeakSet = weakref.WeakSet()
         self.aborted = False
 
     def started(self, conn: http.client.HTTPConnection) -> None:

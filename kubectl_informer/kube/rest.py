@@ -276,9 +276,9 @@ def abort_requests(api_client: Any) -> None:
     """Cut every request of this client in flight (even one still waiting for
     its headers, with the light client) and refuse new ones."""
     limits(api_client).abort()
-    abort = getattr(api_client, "abort", None)
-    if isinstance(api_client, LightClient) and abort is not None:
-        abort()
+    in_flight = getattr(api_client, "in_flight", None)  # light_http.InFlight, both clients
+    if in_flight is not None:
+        in_flight.abort()
 
 
 _READ = 256 * 1024

@@ -125,6 +125,8 @@ def _value(v: Any) -> str:
     t = type(v)
     if t is str:
         text = v
+    elif isinstance(v, RedactedValue):
+        text = str(v)
     elif t in _PLAIN:
         text = _PLAIN[t](v)
     else:

@@ -20,13 +20,24 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.kube.fake_apiserver import Raw, Reply, status
+from tests.kube.fake_apiserver import Raw, status
 from tests.kube.hostile import PODS, Hostile, _event, _json, _probe, _reset, _send_head, _watch_lines, \
-    kubeconfig_for, pod, pod_list
+    kubeconfig_for, pod
 
 __all__ = ["HostileServer", "Outcome", "run_cli", "PODS", "kubeconfig_for"]
 
 _PIECE = b"x" * (64 * 1024)
+
+SECRETS = "/api/v1/namespaces/default/secrets"
+# Two passwords of one length, then a longer one; never to be seen in any output.
+PASSWORDS = (b"hunter2-first", b"hunter2-other", b"hunter2-longer!")
+
+
+def secret(rv: int, password: bytes) -> dict:
+    import base64
+    return {"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+            "metadata": {"name": "db", "namespace": "default", "resourceVersion": str(rv), "uid": "uid-db"},
+            "data": {"password": base64.b64encode(password).decode(), "user": base64.b64encode(b"admin").decode()}}
 
 
 class _Stamped(list):
@@ -210,6 +221,25 @@ class HostileServer(Hostile):
                              _event("SURPRISE", pod("web-9", 11)), _event("ADDED", pod("web-3", 12))], 30)
         self._serve_pods(on_watch=watch)
 
+    def _install_secret_same_length(self) -> None:
+        """A Secret listed with one password, then watched changing to another
+        of the same length, to the same again (a write that changes nothing in
+        data), then to a longer one."""
+        first, other, longer = PASSWORDS
+
+        def handle(h, req):
+            if req.query.get("watch") != "true":
+                return _json(h, {"kind": "SecretList", "apiVersion": "v1", "metadata": {"resourceVersion": "10"},
+                                 "items": [secret(10, first)]})
+            if _probe(req):
+                return self._quiet_watch(h, req)
+            events = [_event("MODIFIED", secret(11, other)), _event("MODIFIED", secret(12, other)),
+                      _event("MODIFIED", secret(13, longer))]
+            _watch_lines(h, events, 30)
+        self.srv.routes[SECRETS] = Raw(handle)
+
+
+
 
 # --- running the real command --------------------------------------------------------------
 
@@ -283,10 +313,3 @@ def run_cli(kubeconfig: Path, *args: str, timeout: float = 60.0) -> Outcome:
     rss = p.rusage.ru_maxrss / 1024 if p.rusage is not None else float("nan")
     return Outcome(p.returncode, out.decode(), err.decode(), rss, started, ended)
 
-
-def reply(code: int, reason: str, message: str) -> Reply:
-    return Reply(code, status(code, reason, message))
-
-
-def pods_list(n: int = 2) -> dict:
-    return pod_list([pod(f"web-{i}", i + 4) for i in range(1, n + 1)])
