@@ -197,8 +197,19 @@ def _retries() -> Any:
     follow a redirect to another host)."""
     import urllib3  # loaded with the kubernetes client, which is what uses it
 
-    return urllib3.util.Retry(total=light.RETRIES, status=0, status_forcelist=(), redirect=False,
-                              respect_retry_after_header=False, raise_on_status=False)
+    class Retry(urllib3.util.Retry):
+        """... and a request whose answer did not come in its time is not sent
+        again (the light client's rule, and client-go's: its deadline covers
+        the whole request), so a watch never answered ends at its timeout."""
+
+        def increment(self, *args: Any, **kwargs: Any) -> Any:
+            error = kwargs.get("error")
+            if isinstance(error, urllib3.exceptions.ReadTimeoutError):
+                raise urllib3.exceptions.MaxRetryError(kwargs.get("_pool"), kwargs.get("url") or "", error)
+            return super().increment(*args, **kwargs)
+
+    return Retry(total=light.RETRIES, status=0, status_forcelist=(), redirect=False,
+                 respect_retry_after_header=False, raise_on_status=False)
 
 
 def new_api_client(cfg: Any) -> Any:
@@ -237,6 +248,7 @@ def _track_in_flight(pool_manager: Any) -> light_http.InFlight:
                 if conn is not None:
                     in_flight.finished(conn)
                 super()._put_conn(conn)
+        Tracked.__name__ = Tracked.__qualname__ = base.__name__  # urllib3's messages name the pool's class
         return Tracked
 
     # Pools are made at the first request to a host: none exists yet.

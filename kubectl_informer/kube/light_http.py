@@ -153,6 +153,7 @@ class Pool:
         for attempt in range(retries + 1):
             conn = self._connection(connect_timeout)
             in_flight.started(conn)
+            sent = False
             try:
                 if conn.sock is None:
                     conn.connect()
@@ -160,11 +161,14 @@ class Pool:
                 conn.sock.settimeout(read_timeout)
                 sock = conn.sock
                 conn.request("GET", target, headers=headers)
+                sent = True
                 resp = conn.getresponse()
-            except _NO_ANSWER:
+            except _NO_ANSWER as e:
                 conn.close()
                 in_flight.finished(conn)
-                if attempt == retries or in_flight.aborted:
+                # A server that took the request and let its time pass is not
+                # asked again (client-go's deadline covers the whole request).
+                if attempt == retries or in_flight.aborted or (sent and isinstance(e, TimeoutError)):
                     raise
                 continue
             return Response(self, conn, resp, sock, in_flight)
