@@ -1,6 +1,6 @@
 """A hostile server cannot drive our memory up: every answer has a cap.
 
-The real command (``watch pods -o json --duration 4s``) against answers that
+The real command (``watch pods -o json --duration 6s``) against answers that
 never end: a watch line, one object of a list, a list whose items never
 start, an error page; through the light client and the kubernetes client
 (urllib3). Each run must end on time with exit 0, its peak RSS (the child's,
@@ -22,7 +22,6 @@ import pytest
 
 from kubectl_informer.kube import rest
 from kubectl_informer.kube.config import load_kube
-from kubectl_informer.kube.limits import MAX_ERROR_BODY, TooLargeError, size_text
 
 from tests.security.hostile_server import PODS, HostileServer, _Popen, command, run_cli, write_kubeconfig
 
@@ -46,7 +45,7 @@ def hostile(request, tmp_path):
         s.close()
 
 
-def watch_pods(kubeconfig: Path, output: str = "json", duration: str = "4s"):
+def watch_pods(kubeconfig: Path, output: str = "json", duration: str = "6s"):
     return run_cli(kubeconfig, "watch", "pods", "-o", output, "--duration", duration, timeout=60)
 
 
@@ -124,6 +123,7 @@ def test_an_endless_answer_before_the_informer_runs_is_one_error_line(hostile, c
 def test_a_list_page_beyond_the_list_limit_is_refused_naming_it(hostile):
     """The 1 GiB page limit, scaled down to what a test can send: the same
     code with a smaller ``max_bytes``, against real HTTP."""
+    from kubectl_informer.kube.limits import TooLargeError
     server, kc = hostile("pods")
     client = load_kube(str(kc)).api_client
     listed = {"kind": "PodList", "apiVersion": "v1", "metadata": {},
@@ -137,6 +137,7 @@ def test_a_list_page_beyond_the_list_limit_is_refused_naming_it(hostile):
 
 
 def test_an_error_body_is_read_up_to_its_limit_only(hostile):
+    from kubectl_informer.kube.limits import MAX_ERROR_BODY, size_text
     from tests.kube.fake_apiserver import Reply
     server, kc = hostile("pods")
     page = b"<html><title>502 bad gateway</title>" + b" " * (3 * MAX_ERROR_BODY)
