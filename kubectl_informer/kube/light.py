@@ -101,10 +101,6 @@ class LightClient:
                 self._tls = (light_http.tls_context(cfg), cfg.tls_server_name)
             return self._tls
 
-    def abort(self) -> None:
-        """Cut every request in flight, and refuse new ones: for good."""
-        self.in_flight.abort()
-
     def close(self) -> None:
         with self._lock:
             pools = list(self._pools.values())

@@ -196,7 +196,7 @@ class KubeWatch:
             # A close-delimited or sized body, or the light client's
             # (http.client undoes the chunking): whatever has arrived.
             pieces = iter(lambda: resp.read1(_CHUNK), b"")
-        set_timeout = getattr(resp, "set_read_timeout", None)
+        set_timeout = _read_timeout_setter(resp)
         for data in pieces:
             yield data
             if deadline is not None:
@@ -270,6 +270,24 @@ class KubeWatch:
             ev, bad = _decode(pending)
             if ev is not None and not bad:
                 yield ev
+
+
+def _read_timeout_setter(resp: Any):
+    """A way to bound the next read of ``resp`` (the light client's own, or
+    the socket under a urllib3 response), or None."""
+    setter = getattr(resp, "set_read_timeout", None)
+    if setter is not None:
+        return setter
+    sock = getattr(getattr(resp, "connection", None), "sock", None)
+    if sock is None:
+        return None
+
+    def set_timeout(seconds: float) -> None:
+        try:
+            sock.settimeout(max(seconds, 0.001))
+        except OSError:
+            pass
+    return set_timeout
 
 
 def _is_initial_events_end(obj: Any) -> bool:

@@ -162,6 +162,21 @@ class HostileServer(Hostile):
             self._silent(h, req)
         self._serve_pods(on_watch=watch)
 
+    def _install_trickle_then_silent_watch(self) -> None:
+        """One event a second for six seconds, then nothing, connection kept."""
+        def watch(h, req):
+            if _probe(req):
+                return self._quiet_watch(h, req)
+            self.started_watches += 1
+            _send_head(h, chunked=True)
+            for i in range(6):
+                h.wfile.write(b"%x\r\n%s\r\n" % (len(line := _event("ADDED", pod(f"w{i}", 20 + i))), line))
+                h.wfile.flush()
+                if self.stop.wait(1.0):
+                    return
+            self.stop.wait(120)
+        self._serve_pods(on_watch=watch)
+
     def _install_failing_list(self) -> None:
         """Every list after the probe fails: the reflector backs off, longer each time."""
         def lst(h, req):

@@ -128,3 +128,12 @@ def test_a_watch_accepted_and_never_answered_ends_at_its_timeout(server_for, cli
     assert isinstance(out.get("error"), OSError), out  # no answer at all: an error, backed off from
     assert "timed out" in str(out["error"]) and "Tracked" not in str(out["error"])
     assert 2 <= out["took"] <= 2 + WATCH_CUT_AFTER, out["took"]
+
+
+@pytest.mark.parametrize("client", ["light", "kubernetes"])
+def test_a_watch_that_trickles_then_falls_silent_ends_at_its_timeout(server_for, client):
+    # Bytes keep coming past any per-read timeout, then stop: the watch's
+    # own deadline still holds, counted from its start.
+    out = _watch_until_it_ends(server_for, "trickle_then_silent_watch", client, 3, bound=3 + WATCH_CUT_AFTER + 3)
+    assert len(out.get("events", [])) == 6 and "error" not in out, out
+    assert 6 <= out["took"] <= 3 + WATCH_CUT_AFTER, out["took"]
