@@ -43,6 +43,7 @@ from kubectl_informer.core.trace_kinds import (
     WATCH_BOOKMARK,
     WATCH_END,
     WATCH_EVENT,
+    WATCH_SKIPPED,
     WATCH_START,
 )
 
@@ -532,7 +533,9 @@ class Reflector:
                 try:
                     rv = obj["metadata"].get("resourceVersion") or ""
                 except (KeyError, TypeError, AttributeError):
-                    continue  # not an object we understand: skipped, as client-go
+                    # Skipped, as client-go does, but said (client-go logs it).
+                    tracer.emit(WATCH_SKIPPED, None, type=str(etype), reason="no metadata")
+                    continue
                 if etype == MODIFIED or etype == ADDED or etype == DELETED:
                     if tracer.enabled:
                         # Said before the FIFO acts on it: the watch event comes first.
@@ -555,6 +558,7 @@ class Reflector:
                     if tracer.enabled:
                         tracer.emit(WATCH_BOOKMARK, None, resource_version=rv)
                 else:
+                    tracer.emit(WATCH_SKIPPED, None, type=str(etype), reason="unknown type")
                     continue
                 last_rv = rv
                 if main:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from kubectl_informer.core.objects import DeletedFinalStateUnknown
+from kubectl_informer.core.redaction import RedactedValue, changed_unseen
 
 # Fields that change on every write and say nothing to a reader: left out
 # of the summary, listed last in the full diff.
@@ -56,6 +57,17 @@ def summarize(obj: Any) -> str:
     if "replicas" in status:
         return f"ready {status.get('readyReplicas') or 0}/{status.get('replicas') or 0}"
     return ""
+
+
+def _plain(value: Any) -> Any:
+    """A redacted value as the plain text it shows."""
+    return str(value) if isinstance(value, RedactedValue) else value
+
+
+def changed_text(new: str) -> str:
+    """``<changed, redacted 12 bytes>``: a redacted value that changed but
+    reads as before."""
+    return f"<changed, {new[1:]}" if new.startswith("<") else f"<changed, {new}>"
 
 
 def _short(value: Any) -> str:
@@ -105,8 +117,13 @@ class Change(NamedTuple):
         label = _label(self.path)
         if self.op != "~":
             return f"{label} {self.op}"
-        if type(self.old) in _SCALARS and type(self.new) in _SCALARS:
-            return f"{label} {_short(self.old)}→{_short(self.new)}"
+        old, new = self.old, self.new
+        if isinstance(new, RedactedValue) or isinstance(old, RedactedValue):
+            if changed_unseen(old, new):
+                return f"{label} {changed_text(new)}"
+            old, new = _plain(old), _plain(new)
+        if type(old) in _SCALARS and type(new) in _SCALARS:
+            return f"{label} {_short(old)}→{_short(new)}"
         return f"{label} changed"
 
 

@@ -152,6 +152,10 @@ WATCH_EVENT = _kind("watch.event", "an ADDED/MODIFIED/DELETED watch event arrive
                     F("type", "str", "the event type", choices=WATCH_TYPES), F("resource_version", "str", _RV))
 WATCH_BOOKMARK = _kind("watch.bookmark", "a BOOKMARK watch event arrived", "no",
                        F("resource_version", "str", _RV))
+WATCH_SKIPPED = _kind("watch.skipped", "a watch event the reflector could not understand (no metadata, an unknown "
+                      "type) was skipped, as client-go skips it after logging \"unable to understand watch event\"",
+                      "no", F("type", "str", "the event's type, as sent"),
+                      F("reason", "str", "why it was skipped", choices=("no metadata", "unknown type")))
 
 # --- FIFOs -------------------------------------------------------------------------------
 FIFO_QUEUE = _kind("fifo.queue", "a delta queued for a key not yet queued (RealFIFO: every delta)", "maybe",

@@ -22,7 +22,7 @@ import yaml
 
 from kubectl_informer.core.names import InvalidName, check_namespace
 from kubectl_informer.core.redact import remember
-from kubectl_informer.kube import light
+from kubectl_informer.kube import light, light_http
 from kubectl_informer.kube.errors import KubeConfigError, one_line
 from kubectl_informer.kube.kubeconfig_types import KubeconfigTypeError, check_config, has_control_characters
 
@@ -340,8 +340,19 @@ def _retries() -> Any:
     follow a redirect to another host)."""
     import urllib3  # loaded with the kubernetes client, which is what uses it
 
-    return urllib3.util.Retry(total=light.RETRIES, status=0, status_forcelist=(), redirect=False,
-                              respect_retry_after_header=False, raise_on_status=False)
+    class Retry(urllib3.util.Retry):
+        """... and a request whose answer did not come in its time is not sent
+        again (the light client's rule, and client-go's: its deadline covers
+        the whole request), so a watch never answered ends at its timeout."""
+
+        def increment(self, *args: Any, **kwargs: Any) -> Any:
+            error = kwargs.get("error")
+            if isinstance(error, urllib3.exceptions.ReadTimeoutError):
+                raise urllib3.exceptions.MaxRetryError(kwargs.get("_pool"), kwargs.get("url") or "", error)
+            return super().increment(*args, **kwargs)
+
+    return Retry(total=light.RETRIES, status=0, status_forcelist=(), redirect=False,
+                 respect_retry_after_header=False, raise_on_status=False)
 
 
 def new_api_client(cfg: Any) -> Any:
@@ -353,7 +364,40 @@ def new_api_client(cfg: Any) -> Any:
         cfg.retries = _retries()
     api = k8s_client.ApiClient(cfg)
     api.user_agent = USER_AGENT
+    api.in_flight = _track_in_flight(api.rest_client.pool_manager)
     return api
+
+
+def _track_in_flight(pool_manager: Any) -> light_http.InFlight:
+    """The connections urllib3 has lent to this client's requests, as the
+    light client keeps them (light_http.InFlight): stopping a run cuts a
+    request still waiting for its headers, which urllib3 offers no way to."""
+    import urllib3
+
+    in_flight = light_http.InFlight()
+
+    def tracked(base: type) -> type:
+        class Tracked(base):  # type: ignore[misc, valid-type]
+            def _get_conn(self, timeout: float | None = None) -> Any:
+                conn = super()._get_conn(timeout)
+                try:
+                    in_flight.started(conn)
+                except ConnectionAbortedError:
+                    super()._put_conn(conn)
+                    raise
+                return conn
+
+            def _put_conn(self, conn: Any) -> None:
+                if conn is not None:
+                    in_flight.finished(conn)
+                super()._put_conn(conn)
+        Tracked.__name__ = Tracked.__qualname__ = base.__name__  # urllib3's messages name the pool's class
+        return Tracked
+
+    # Pools are made at the first request to a host: none exists yet.
+    pool_manager.pool_classes_by_scheme = {"http": tracked(urllib3.HTTPConnectionPool),
+                                           "https": tracked(urllib3.HTTPSConnectionPool)}
+    return in_flight
 
 
 def fresh_client(api_client: Any) -> Any:

@@ -65,6 +65,7 @@ class LightClient:
         self._pools: dict[tuple[str, str, int], light_http.Pool] = {}
         self._lock = threading.Lock()
         self._tls: tuple[ssl.SSLContext, str | None] | None = None
+        self.in_flight = light_http.InFlight()
 
     def url(self, path: str, query: Iterable[tuple[str, Any]]) -> str:
         """The URL as the kubernetes client's ``param_serialize`` writes it."""
@@ -90,7 +91,7 @@ class LightClient:
         else:
             t = (timeout or None, timeout or None)
         origin, target = light_http.split(url)
-        resp = self._pool(origin).request(target, headers, t, self.retries)
+        resp = self._pool(origin).request(target, headers, t, self.retries, self.in_flight)
         if auth is not None and resp.status == 401:
             auth.invalidate(creds)  # client-go runs the plugin again for the next request
         return resp

@@ -19,6 +19,7 @@ import os
 import socket
 import ssl
 import threading
+import weakref
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -68,6 +69,47 @@ class _HTTPSConnection(http.client.HTTPSConnection):
         self.sock = self._context.wrap_socket(self.sock, server_hostname=self._server_hostname)
 
 
+class InFlight:
+    """The connections of one client's requests from the moment they are
+    taken until their answer is released, so that stopping a run can cut a
+    request still waiting for its headers (a server that accepted it and
+    says nothing) as well as one reading its body."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        # Weak: a connection dropped after an error (urllib3 forgets it) goes by itself.
+        self._conns: weakref.WeakSet = weakref.WeakSet()
+        self.aborted = False
+
+    def started(self, conn: http.client.HTTPConnection) -> None:
+        with self._lock:
+            if not self.aborted:
+                self._conns.add(conn)
+                return
+        raise ConnectionAbortedError("the run is stopping")
+
+    def connected(self) -> None:
+        """After connecting: an abort that came meanwhile found no socket to cut."""
+        if self.aborted:
+            raise ConnectionAbortedError("the run is stopping")
+
+    def finished(self, conn: http.client.HTTPConnection) -> None:
+        with self._lock:
+            self._conns.discard(conn)
+
+    def abort(self) -> None:
+        with self._lock:
+            self.aborted = True  # first: a request connecting now sees it in connected()
+            conns = list(self._conns)
+        for conn in conns:
+            sock = conn.sock
+            if sock is not None:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+
 class Pool:
     """Kept-alive connections to one server, at most ``maxsize`` idle (the
     kubernetes client keeps five per CPU)."""
@@ -102,26 +144,34 @@ class Pool:
             conn.close()
 
     def request(self, target: str, headers: dict[str, str], timeout: tuple[float | None, float | None],
-                retries: int) -> "Response":
+                retries: int, in_flight: InFlight | None = None) -> "Response":
         """GET ``target``; a request that got no answer is sent again, on a
         new connection, at most ``retries`` times (urllib3's ``Retry(total=3)``
         under the kubernetes client), then its error is raised."""
         connect_timeout, read_timeout = timeout
+        in_flight = in_flight or InFlight()
         for attempt in range(retries + 1):
             conn = self._connection(connect_timeout)
+            in_flight.started(conn)
+            sent = False
             try:
                 if conn.sock is None:
                     conn.connect()
+                in_flight.connected()
                 conn.sock.settimeout(read_timeout)
                 sock = conn.sock
                 conn.request("GET", target, headers=headers)
+                sent = True
                 resp = conn.getresponse()
-            except _NO_ANSWER:
+            except _NO_ANSWER as e:
                 conn.close()
-                if attempt == retries:
+                in_flight.finished(conn)
+                # A server that took the request and let its time pass is not
+                # asked again (client-go's deadline covers the whole request).
+                if attempt == retries or in_flight.aborted or (sent and isinstance(e, TimeoutError)):
                     raise
                 continue
-            return Response(self, conn, resp, sock)
+            return Response(self, conn, resp, sock, in_flight)
         raise AssertionError("unreachable")
 
 
@@ -133,8 +183,9 @@ class Response:
     chunked = False  # http.client undoes the chunking: read1 serves both kinds
 
     def __init__(self, pool: Pool, conn: http.client.HTTPConnection, resp: http.client.HTTPResponse,
-                 sock: socket.socket) -> None:
+                 sock: socket.socket, in_flight: InFlight) -> None:
         self._pool, self._conn, self._resp, self._sock = pool, conn, resp, sock
+        self._in_flight = in_flight
         self.status = resp.status
         self.reason = resp.reason
         self.headers = resp.headers
@@ -163,6 +214,13 @@ class Response:
     def supports_chunked_reads(self) -> bool:
         return False
 
+    def set_read_timeout(self, seconds: float) -> None:
+        """The longest the next read may wait (a watch's time left)."""
+        try:
+            self._sock.settimeout(max(seconds, 0.001))
+        except OSError:
+            pass
+
     def shutdown(self) -> None:
         """Unblock a read in progress on another thread."""
         try:
@@ -175,6 +233,7 @@ class Response:
         self._resp.close()
         if conn is not None:
             conn.close()
+            self._in_flight.finished(conn)
 
     def release_conn(self) -> None:
         """Give the connection back for the next request if its answer was
@@ -182,6 +241,7 @@ class Response:
         conn, self._conn = self._conn, None
         if conn is None:
             return
+        self._in_flight.finished(conn)
         if self._resp.isclosed() and not self._resp.will_close and conn.sock is not None:
             self._pool.put(conn)
         else:

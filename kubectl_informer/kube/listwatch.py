@@ -28,11 +28,15 @@ from kubectl_informer.kube import rest
 from kubectl_informer.kube.decode import gc_pause
 from kubectl_informer.kube.discovery import Resource
 from kubectl_informer.kube.errors import one_line
+from kubectl_informer.kube.limits import MAX_FRAME, TooLargeError
 from kubectl_informer.kube.stream_decode import StringInterner
 
-# Client-side read timeout beyond the server's timeoutSeconds: a watch the
-# server should have closed but went silent ends (the Reflector re-watches).
-WATCH_READ_GRACE = 30.0
+# A watch asks the server to end it after timeoutSeconds; client-go's typed
+# clients also give the request that long as a deadline, so a watch the
+# server accepted but never answers (or trickles) ends on the client's side
+# too. Ours ends this much after the server should have ended it, so that
+# the server's own clean end normally comes first; the Reflector re-watches.
+WATCH_READ_GRACE = 5.0
 LIST_TIMEOUT = (30.0, 120.0)  # (connect, read) seconds
 _CHUNK = 64 * 1024
 # The GC stays paused through a WatchList's initial events (see decode.py)
@@ -121,13 +125,15 @@ class KubeListerWatcher:
             q.append(("allowWatchBookmarks", "true"))
         if options.send_initial_events is not None:
             q.append(("sendInitialEvents", "true" if options.send_initial_events else "false"))
-        read_timeout = None
+        read_timeout = deadline = None
         if options.timeout_seconds:
             q.append(("timeoutSeconds", int(options.timeout_seconds)))
             read_timeout = float(options.timeout_seconds) + WATCH_READ_GRACE
+            deadline = time.monotonic() + read_timeout
         resp = rest.get(self.api_client, self.path, q, timeout=(30.0, read_timeout),
                         accept=ACCEPT_METADATA if self.metadata_only else rest.ACCEPT_JSON)
-        return KubeWatch(resp, initial_events=bool(options.send_initial_events), interner=self.interner)
+        return KubeWatch(resp, initial_events=bool(options.send_initial_events), interner=self.interner,
+                         deadline=deadline)
 
     def __repr__(self) -> str:
         return f"KubeListerWatcher({self.path!r})"
@@ -142,10 +148,12 @@ class KubeWatch:
     connections); a line that is not a watch event ends it with an ERROR event.
     """
 
-    def __init__(self, resp: Any, initial_events: bool = False, interner: StringInterner | None = None):
+    def __init__(self, resp: Any, initial_events: bool = False, interner: StringInterner | None = None,
+                 deadline: float | None = None):
         self._resp = resp
         self._interner = interner
         self._initial_events = initial_events
+        self._deadline = deadline  # time.monotonic() after which the stream is cut
         self._lock = threading.Lock()
         self._stopped = False
         self._closed = False
@@ -181,18 +189,26 @@ class KubeWatch:
             pass
 
     def _chunks(self) -> Iterator[bytes]:
+        """The stream's bytes as they arrive, at most _CHUNK at a time (an
+        HTTP chunk's declared size is the server's word, not a bound), until
+        it ends or its deadline passes."""
         resp = self._resp
+        deadline = self._deadline
         if resp.chunked and resp.supports_chunked_reads():
-            # One HTTP chunk per flush; the API server flushes every event.
-            yield from resp.read_chunked(None, decode_content=True)
-            return
-        # A close-delimited or sized body, or the light client's (http.client
-        # undoes the chunking): whatever has arrived.
-        while True:
-            data = resp.read1(_CHUNK)
-            if not data:
-                return
+            pieces = resp.read_chunked(_CHUNK, decode_content=True)
+        else:
+            # A close-delimited or sized body, or the light client's
+            # (http.client undoes the chunking): whatever has arrived.
+            pieces = iter(lambda: resp.read1(_CHUNK), b"")
+        set_timeout = _read_timeout_setter(resp)
+        for data in pieces:
             yield data
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return  # the watch's own timeout, as a trickle never trips a read timeout
+                if set_timeout is not None:
+                    set_timeout(left)
 
     def _events(self) -> Iterator[WatchEvent]:
         # A WatchList's initial events are the whole collection: decode them
@@ -233,6 +249,9 @@ class KubeWatch:
                 if nl < 0:
                     if start < len(chunk):
                         pending += chunk[start:] if start else chunk
+                        if len(pending) > MAX_FRAME:
+                            yield _too_large()
+                            return
                     break
                 if pending:
                     pending += chunk[start:nl]
@@ -241,6 +260,9 @@ class KubeWatch:
                 else:
                     line = memoryview(chunk)[start:nl]  # no copy for the common case
                 start = nl + 1
+                if len(line) > MAX_FRAME:
+                    yield _too_large()
+                    return
                 ev, bad = _decode(line)
                 if ev is not None:
                     yield self._shared(ev)
@@ -262,11 +284,42 @@ class KubeWatch:
         return ev
 
 
+def _read_timeout_setter(resp: Any):
+    """A way to bound the next read of ``resp`` (the light client's own, or
+    the socket under a urllib3 response), or None."""
+    setter = getattr(resp, "set_read_timeout", None)
+    if setter is not None:
+        return setter
+    sock = getattr(getattr(resp, "connection", None), "sock", None)
+    if sock is None:
+        return None
+
+    def set_timeout(seconds: float) -> None:
+        try:
+            sock.settimeout(max(seconds, 0.001))
+        except OSError:
+            pass
+    return set_timeout
+
+
 def _is_initial_events_end(obj: Any) -> bool:
     try:
         return obj["metadata"]["annotations"][INITIAL_EVENTS_END_ANNOTATION] == "true"
     except (KeyError, TypeError):
         return False
+
+
+def _error_event(message: str) -> WatchEvent:
+    return WatchEvent(ERROR, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 500,
+                              "reason": "InternalError", "message": message})
+
+
+def _too_large() -> WatchEvent:
+    """What client-go's StreamWatcher sends when its decoder refuses a frame
+    beyond 16 MiB: an ERROR event ending the watch (the Reflector relists
+    after its back-off)."""
+    err = TooLargeError("an event (one line of the stream)", MAX_FRAME)
+    return _error_event(f"unable to decode an event from the watch stream: {err}")
 
 
 def _decode(line: Any) -> tuple[WatchEvent | None, bool]:
@@ -278,6 +331,4 @@ def _decode(line: Any) -> tuple[WatchEvent | None, bool]:
         text = bytes(line[:80]).decode("utf-8", "replace")
         if not text.strip():
             return None, False
-        return WatchEvent(ERROR, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 500,
-                                  "reason": "InternalError",
-                                  "message": f"unable to decode watch event: {one_line(e, 120)}: {text!r}"}), True
+        return _error_event(f"unable to decode watch event: {one_line(e, 120)}: {text!r}"), True

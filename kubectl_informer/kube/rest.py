@@ -25,6 +25,7 @@ import orjson
 
 from kubectl_informer.kube.errors import ApiError, RedirectError, one_line
 from kubectl_informer.kube.light import LightClient
+from kubectl_informer.kube.limits import MAX_ERROR_BODY, MAX_FRAME, MAX_LIST_BODY, TooLargeError
 from kubectl_informer.kube.stream_decode import StringInterner, decode_list_chunks
 
 ACCEPT_JSON = "application/json"
@@ -38,7 +39,7 @@ def status_error(resp: Any, body: bytes | None = None) -> ApiError:
     """Turn a non-2xx response into an ApiError carrying the API's Status."""
     if body is None:
         try:
-            body = resp.data
+            body = read_at_most(resp, MAX_ERROR_BODY)
         except Exception:  # a body we cannot read still has a status line
             body = b""
     retry_after = _retry_after(resp)
@@ -81,6 +82,23 @@ _REASONS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotF
             503: "ServiceUnavailable", 504: "Timeout"}
 
 
+def read_at_most(resp: Any, limit: int) -> bytes:
+    """The body's first ``limit`` bytes, without reading what follows (an
+    error page that never ends is cut there; the caller closes the
+    connection, which cannot serve another request then)."""
+    parts: list[bytes] = []
+    got = 0
+    while got < limit:
+        piece = resp.read1(min(_READ, limit - got))
+        if not piece:
+            break
+        parts.append(piece)
+        got += len(piece)
+    else:
+        resp.close()  # the rest is never read
+    return b"".join(parts)
+
+
 def _retry_after(resp: Any) -> float | None:
     value = resp.headers.get("Retry-After") if resp.headers is not None else None
     if not value:
@@ -99,6 +117,8 @@ def get(api_client: Any, path: str, query: Iterable[tuple[str, Any]] = (), *,
     ConnectionRefusedError when nothing listens, ConnectionError for other
     transport failures (DNS, TLS, reset).
     """
+    if limits(api_client).aborted:
+        raise ConnectionAbortedError(f"{path}: the run is stopping")
     url, send = _prepare(api_client, path, query, timeout, accept)
     try:
         resp = send()
@@ -253,22 +273,31 @@ def set_request_timeout(api_client: Any, seconds: float | None) -> None:
 
 
 def abort_requests(api_client: Any) -> None:
+    """Cut every request of this client in flight (even one still waiting for
+    its headers, with the light client) and refuse new ones."""
     limits(api_client).abort()
+    in_flight = getattr(api_client, "in_flight", None)  # light_http.InFlight, both clients
+    if in_flight is not None:
+        in_flight.abort()
 
 
 _READ = 256 * 1024
 
 
-def _pieces(resp: Any, path: str, deadline: float | None, started: float) -> Iterator[bytes]:
+def _pieces(resp: Any, path: str, deadline: float | None, started: float, max_bytes: int,
+            what: str) -> Iterator[bytes]:
     """The body, piece by piece as it arrives (``read1``: whatever is there,
     never waiting to fill a buffer): a request timeout is a deadline for all
-    of it, so a server sending a byte a second never trips a per-read timeout."""
+    of it, so a server sending a byte a second never trips a per-read timeout;
+    past ``max_bytes`` it is refused (TooLargeError)."""
     got = 0
     while True:
         piece = resp.read1(_READ)
         if not piece:
             return
         got += len(piece)
+        if got > max_bytes:
+            raise TooLargeError(what, max_bytes, f"reading {path}")
         yield piece
         now = time.monotonic()
         if deadline is not None and now > deadline:
@@ -278,7 +307,7 @@ def _pieces(resp: Any, path: str, deadline: float | None, started: float) -> Ite
 
 @contextmanager
 def _body(api_client: Any, path: str, query: Iterable[tuple[str, Any]], timeout: Any,
-          accept: str) -> Iterator[Iterator[bytes]]:
+          accept: str, max_bytes: int, what: str) -> Iterator[Iterator[bytes]]:
     """GET ``path`` and hand out its body's pieces, bounded by the client's
     request timeout and closed by ``abort_requests``; a body cut short closes
     its connection, which must never serve another request."""
@@ -291,8 +320,12 @@ def _body(api_client: Any, path: str, query: Iterable[tuple[str, Any]], timeout:
     lim.track(resp)
     complete = False
     try:
-        yield _pieces(resp, path, deadline, started)
+        yield _pieces(resp, path, deadline, started, max_bytes, what)
         complete = True
+    except TooLargeError as e:
+        if not e.where:
+            e = TooLargeError(e.what, e.limit, f"reading {path}")
+        raise e from None
     except _broken_body_errors() as e:  # reset or cut mid-body
         if lim.aborted:
             raise ConnectionAbortedError(f"{path}: the run is stopping") from None
@@ -312,16 +345,19 @@ def _body(api_client: Any, path: str, query: Iterable[tuple[str, Any]], timeout:
 
 
 def get_json(api_client: Any, path: str, query: Iterable[tuple[str, Any]] = (), *,
-             timeout: float | tuple[float, float] | None = None) -> Any:
-    """GET and decode the body (``loads``, orjson)."""
-    with _body(api_client, path, query, timeout, ACCEPT_JSON) as pieces:
+             timeout: float | tuple[float, float] | None = None, max_bytes: int = MAX_FRAME) -> Any:
+    """GET and decode the body (``loads``, orjson): one document, held
+    whole, so at most ``max_bytes`` (a List read this way passes MAX_LIST_BODY)."""
+    with _body(api_client, path, query, timeout, ACCEPT_JSON, max_bytes, "the answer") as pieces:
         return loads(b"".join(pieces))
 
 
 def get_list(api_client: Any, path: str, query: Iterable[tuple[str, Any]] = (), *,
              timeout: float | tuple[float, float] | None = None, accept: str = ACCEPT_JSON,
-             interner: StringInterner | None = None, progress=None) -> Any:
+             interner: StringInterner | None = None, progress=None, max_bytes: int = MAX_LIST_BODY) -> Any:
     """GET a List and decode it while it arrives (``stream_decode``), never
-    holding the whole body; ``progress(bytes, items)`` after each piece."""
-    with _body(api_client, path, query, timeout, accept) as pieces:
+    holding the whole body; ``progress(bytes, items)`` after each piece.
+    A body beyond ``max_bytes``, or one object in it beyond MAX_FRAME, is
+    refused (TooLargeError)."""
+    with _body(api_client, path, query, timeout, accept, max_bytes, "the list") as pieces:
         return decode_list_chunks(pieces, interner, progress)

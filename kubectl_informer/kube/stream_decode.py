@@ -28,6 +28,7 @@ from typing import Any
 import orjson
 
 from kubectl_informer.kube.decode import gc_pause
+from kubectl_informer.kube.limits import MAX_FRAME, TooLargeError
 
 _dumps = orjson.dumps
 
@@ -233,11 +234,17 @@ class ListStream:
         self.bytes_seen += len(chunk)
         self._buf += chunk
         if self._whole:
+            # Held whole to the end (no items where a List has them): one document.
+            if len(self._buf) > MAX_FRAME:
+                raise TooLargeError("a List whose items could not be found as they came", MAX_FRAME)
             return
         if self._head is None and not self._find_head():
             return
         if not self._stuck:
             self._decode_ready()
+        if len(self._buf) - self._pos > MAX_FRAME:
+            # Bytes since the last object decoded: one object that never ends.
+            raise TooLargeError("one object of the list", MAX_FRAME)
 
     def _find_head(self) -> bool:
         buf = self._buf
@@ -259,6 +266,9 @@ class ListStream:
             while True:
                 cut = buf.find(sep, self._scan)
                 if cut < 0:
+                    # None up to here: the next feed looks only at what is new
+                    # (a big object would be scanned again with every chunk).
+                    self._scan = max(self._scan, len(buf) - len(sep) + 1)
                     break
                 try:
                     with view[self._pos:cut + 1] as piece:

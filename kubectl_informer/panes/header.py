@@ -3,7 +3,7 @@
 Static facts come from ``RunInfo`` (set by the CLI); live ones from events:
 ``informer.start`` (the FIFO and initial-list mode actually running),
 ``informer.synced``, ``watch.start``/``watch.end``/``watch.event``/
-``watch.bookmark``, ``list.*``, ``relist`` and ``rv.advance``.
+``watch.bookmark``, ``watch.skipped``, ``list.*``, ``relist`` and ``rv.advance``.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from kubectl_informer.core.trace_kinds import (
     WATCH_BOOKMARK,
     WATCH_END,
     WATCH_EVENT,
+    WATCH_SKIPPED,
     WATCH_START,
 )
 from kubectl_informer.panes.progress import ListProgress
@@ -44,7 +45,7 @@ class FeedStats:
 class HeaderState(PaneState):
     KINDS = frozenset((
         INFORMER_START, INFORMER_SYNCED, WATCH_START, WATCH_END, WATCH_EVENT,
-        WATCH_BOOKMARK, LIST_DONE, RELIST, RV_ADVANCE, REFLECTOR_BACKOFF, RUN_RESTART,
+        WATCH_BOOKMARK, WATCH_SKIPPED, LIST_DONE, RELIST, RV_ADVANCE, REFLECTOR_BACKOFF, RUN_RESTART,
     )) | ListProgress.KINDS
 
     def __init__(self) -> None:
@@ -59,6 +60,7 @@ class HeaderState(PaneState):
         self.watch_ended: str | None = None  # reason or error of the last watch.end
         self.last_event: float | None = None
         self.watch_events = 0
+        self.skipped = 0  # watch events the reflector could not understand (watch.skipped)
         self.relists = 0
         self.last_relist: str | None = None
         self.rv = ""
@@ -83,6 +85,8 @@ class HeaderState(PaneState):
                 # The last synced RV moves to a watch event's own (a
                 # WatchList stream's initial events do not move it).
                 self.rv = str(f["resource_version"])
+        elif kind == WATCH_SKIPPED:
+            self.skipped += 1
         elif kind == WATCH_START:
             self.watching_since = ev.time
             self.watch_ended = None

@@ -27,8 +27,10 @@ from kubectl_informer.core.diff import (
     NOISE_RANK,
     STATUS,
     Change,
+    changed_text,
     diff_changes,
 )
+from kubectl_informer.core.redaction import RedactedValue, changed_unseen
 from kubectl_informer.core.trace import TraceEvent
 from kubectl_informer.core.trace_kinds import STORE_DELETE, STORE_UPDATE
 from kubectl_informer.panes.ring import KeyedHistory
@@ -123,6 +125,8 @@ def _value(v: Any) -> str:
     t = type(v)
     if t is str:
         text = v
+    elif isinstance(v, RedactedValue):
+        text = str(v)
     elif t in _PLAIN:
         text = _PLAIN[t](v)
     else:
@@ -137,6 +141,8 @@ def format_change(c: Change) -> str:
         return f"{label}  + {_value(c.new)}"
     if c.op == "-":
         return f"{label}  - {_value(c.old)}"
+    if changed_unseen(c.old, c.new):
+        return f"{label}  {changed_text(c.new)}"
     return f"{label}  {_value(c.old)} → {_value(c.new)}"
 
 
@@ -238,6 +244,9 @@ class _NoAliases(yaml.SafeDumper):
     # Decoded objects share small maps (labels); YAML would print &id001 anchors.
     def ignore_aliases(self, data: Any) -> bool:
         return True
+
+
+_NoAliases.add_representer(RedactedValue, yaml.SafeDumper.represent_str)
 
 
 def is_secret(obj: Any, resource: str = "") -> bool:

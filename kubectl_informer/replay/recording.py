@@ -29,6 +29,13 @@ from kubectl_informer.core.trace_kinds import (
 )
 
 
+# The longest line read: one trace event is a few hundred bytes (objects are
+# never recorded), so a longer line is not a recording (``replay /dev/zero``
+# would otherwise read until memory runs out). The same cap as one watch event.
+MAX_LINE = 16 << 20
+MAX_LINE_TEXT = "16 MiB"
+
+
 class RecordingError(Exception):
     """The file cannot be replayed: one line for the user."""
 
@@ -98,9 +105,23 @@ def _open(path: str) -> IO[bytes]:
     return fh
 
 
+def _lines(fh, path: str):
+    """(number, line) of each line, none longer than MAX_LINE."""
+    n = 0
+    while True:
+        line = fh.readline(MAX_LINE + 1)
+        if not line:
+            return
+        n += 1
+        if len(line) > MAX_LINE:
+            raise RecordingError(f"{path}:{n}: a line longer than {MAX_LINE_TEXT}, the limit for one trace "
+                                 f"event (expected the NDJSON lines of -o json)")
+        yield n, line
+
+
 def _parse_lines(fh, path: str, rec: Recording) -> None:
     pending: tuple[int, bytes | str] | None = None  # a bad line: an error unless it was the last one
-    for n, line in enumerate(fh, 1):
+    for n, line in _lines(fh, path):
         if pending is not None:
             raise RecordingError(f"{path}:{pending[0]}: not a trace event (expected the NDJSON lines of -o json)")
         if not line.strip():

@@ -55,7 +55,8 @@ def describe_error(err: BaseException, server: str = "") -> str | None:
         return f"the server answered {err.status}{' ' + err.reason if err.reason else ''}: {text}"
     where = f" at {server}" if server else ""
     from kubectl_informer.kube.errors import RedirectError
-    if isinstance(err, RedirectError):
+    from kubectl_informer.kube.limits import TooLargeError
+    if isinstance(err, (RedirectError, TooLargeError)):
         return str(err)
     if isinstance(err, TimeoutError) and "--request-timeout" in str(err):
         return f"the API server{where} did not answer in time: {err}"

@@ -18,6 +18,7 @@ import sys
 from typing import Any, Callable
 
 from kubectl_informer.cache.keys import deletion_handling_meta_namespace_key_func
+from kubectl_informer.core.redaction import redacted_value
 from kubectl_informer.core.trace import NULL_TRACER, Tracer
 from kubectl_informer.core.trace_kinds import OBJECT_SIZE, TRANSFORM
 
@@ -70,8 +71,9 @@ def _redacted(value: Any, encoded: bool) -> str:
     if value.startswith("<redacted"):
         return value  # redacted already (the YAML view redacts again, to be sure)
     n = len(value) * 3 // 4 - value[-2:].count("=") if encoded else len(value.encode())
-    # Like `kubectl describe secret`: the size is shown, never the bytes.
-    return f"<redacted {n} bytes>"
+    # Like `kubectl describe secret`: the size is shown, never the bytes; a
+    # digest kept beside it tells a changed value of the same size.
+    return redacted_value(f"<redacted {n} bytes>", value)
 
 
 def redact_secret(obj: Any) -> bool:

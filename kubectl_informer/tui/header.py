@@ -3,7 +3,7 @@
 Static facts come from ``RunInfo`` (set by the CLI); live ones from events:
 ``informer.start`` (the FIFO and initial-list mode actually running),
 ``informer.synced``, ``watch.start``/``watch.end``/``watch.event``/
-``watch.bookmark``, ``list.*``, ``relist`` and ``rv.advance``.
+``watch.bookmark``, ``watch.skipped``, ``list.*``, ``relist`` and ``rv.advance``.
 """
 
 from __future__ import annotations
@@ -112,6 +112,9 @@ class HeaderPane(TextPane):
         age = None if st.last_event is None else now - st.last_event
         style = "dim" if age is None or age < 30 else "yellow"
         two.append(f" last event {_age(age)} ago" if age is not None else " no events", style)
+        if st.skipped:
+            # Events the reflector could not understand: skipped as client-go does, never silently.
+            two.append(f" · {st.skipped} skipped", "bold yellow")
         two.append(" │ rv ", "dim")
         two.append(st.rv or "-", "bold")
         two.append(" │ relists ", "dim")

@@ -1,0 +1,190 @@
+"""A hostile server cannot drive our memory up: every answer has a cap.
+
+The real command (``watch pods -o json --duration 6s``) against answers that
+never end: a watch line, one object of a list, a list whose items never
+start, an error page; through the light client and the kubernetes client
+(urllib3). Each run must end on time with exit 0, its peak RSS (the child's,
+from wait4) under 256 MiB, and the trace must say which limit was hit, with
+the reflector backing off and trying again as for any other failure. On
+main, an endless watch line took RSS to gigabytes. Before the informer runs
+(the one-item probe list) it is the run's one ``error:`` line, exit 1; and
+``replay`` refuses a line beyond its cap (``replay /dev/zero`` reached 8 GB).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from kubectl_informer.kube import rest
+from kubectl_informer.kube.config import load_kube
+
+from tests.security.hostile_server import PODS, HostileServer, _Popen, command, run_cli, write_kubeconfig
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
+
+RSS_LIMIT_MIB = 256
+FRAME_LIMIT = "is larger than 16 MiB, the limit; not read further"
+
+
+@pytest.fixture
+def hostile(request, tmp_path):
+    servers = []
+
+    def start(behaviour: str, client: str = "light"):
+        s = HostileServer(behaviour)
+        servers.append(s)
+        return s, write_kubeconfig(s, tmp_path, client)
+
+    yield start
+    for s in servers:
+        s.close()
+
+
+def watch_pods(kubeconfig: Path, output: str = "json", duration: str = "6s"):
+    return run_cli(kubeconfig, "watch", "pods", "-o", output, "--duration", duration, timeout=60)
+
+
+def errors_of(o, kind: str) -> list[str]:
+    return [e["fields"]["error"] for e in o.kinds(kind) if e["fields"].get("error")]
+
+
+def assert_bounded_and_backed_off(o, kind: str, what: str) -> None:
+    """Exit 0 at --duration, small, and ``kind`` (watch.end or list.done)
+    failed at least twice naming the limit, with a back-off between."""
+    assert o.rc == 0, o.stderr
+    assert o.stderr == ""
+    assert o.max_rss_mib < RSS_LIMIT_MIB, o.max_rss_mib
+    failed = [e for e in errors_of(o, kind) if what in e and FRAME_LIMIT in e]
+    assert len(failed) >= 2, errors_of(o, kind)  # tried again after backing off: not a dead end
+    assert o.kinds("reflector.backoff") and o.kinds("relist")
+
+
+@pytest.mark.parametrize("behaviour,client", [("endless_watch_line", "light"),
+                                              ("endless_watch_line", "kubernetes"),
+                                              ("endless_watch_line_unchunked", "light")])
+def test_a_watch_line_that_never_ends_is_cut_at_16_mib(hostile, behaviour, client):
+    server, kc = hostile(behaviour, client)
+    o = watch_pods(kc)
+    assert_bounded_and_backed_off(o, "watch.end", "unable to decode an event from the watch stream: an event (one "
+                                                  "line of the stream)")
+    assert o.kinds("informer.synced")  # the list itself was fine
+    assert server.started_watches >= 2
+
+
+@pytest.mark.parametrize("behaviour,client,what", [
+    ("endless_list_object", "light", "one object of the list"),
+    ("endless_list_object", "kubernetes", "one object of the list"),
+    ("endless_list_head", "light", "a List whose items could not be found as they came"),
+])
+def test_a_list_that_never_ends_is_cut_at_16_mib_an_object(hostile, behaviour, client, what):
+    server, kc = hostile(behaviour, client)
+    o = watch_pods(kc)
+    assert_bounded_and_backed_off(o, "list.done", f"reading {PODS}: {what}")
+    backoffs = [e["fields"].get("error", "") for e in o.kinds("reflector.backoff")]
+    assert any(FRAME_LIMIT in b for b in backoffs), backoffs
+    assert not o.kinds("informer.synced")
+
+
+def test_text_output_says_the_limit_on_stderr_one_line_each(hostile):
+    server, kc = hostile("endless_list_object")
+    o = watch_pods(kc, output="text")
+    assert o.rc == 0 and o.stdout == ""
+    retries = [line for line in o.stderr_lines if line.startswith("retrying in ")]
+    assert retries and all(f"one object of the list {FRAME_LIMIT}" in line for line in retries), o.stderr
+    assert all(line.startswith(("retrying in ", "relisting (")) for line in o.stderr_lines), o.stderr
+
+
+def test_an_error_page_that_never_ends_is_read_to_1_mib_only(hostile):
+    server, kc = hostile("endless_error_page")
+    o = watch_pods(kc)
+    assert o.rc == 0 and o.stderr == ""
+    assert o.max_rss_mib < RSS_LIMIT_MIB, o.max_rss_mib
+    # The status line and the page's title are all that is needed of it.
+    assert errors_of(o, "list.done").count("500 oops") >= 2, errors_of(o, "list.done")
+    assert server.started_lists >= 2
+
+
+@pytest.mark.parametrize("client", ["light", "kubernetes"])
+def test_an_endless_answer_before_the_informer_runs_is_one_error_line(hostile, client):
+    server, kc = hostile("endless_probe_list", client)
+    o = watch_pods(kc, duration="30s")  # ends at once: the duration only must not come first
+    assert o.rc == 1
+    assert o.stdout == ""
+    assert o.stderr == (f"error: reading {PODS}: a List whose items could not be found as they came "
+                        f"{FRAME_LIMIT}\n")
+    assert o.max_rss_mib < RSS_LIMIT_MIB, o.max_rss_mib
+
+
+def test_a_list_page_beyond_the_list_limit_is_refused_naming_it(hostile):
+    """The 1 GiB page limit, scaled down to what a test can send: the same
+    code with a smaller ``max_bytes``, against real HTTP."""
+    from kubectl_informer.kube.limits import TooLargeError
+    server, kc = hostile("pods")
+    client = load_kube(str(kc)).api_client
+    listed = {"kind": "PodList", "apiVersion": "v1", "metadata": {},
+              "items": [{"metadata": {"name": f"p{i}", "namespace": "default"}} for i in range(2000)]}
+    body_len = len(json.dumps(listed))
+    server.srv.routes[PODS] = listed
+    assert rest.get_list(client, PODS, max_bytes=body_len)["items"][1999]["metadata"]["name"] == "p1999"
+    with pytest.raises(TooLargeError) as e:
+        rest.get_list(client, PODS, max_bytes=64 * 1024)
+    assert str(e.value) == f"reading {PODS}: the list is larger than 64 KiB, the limit; not read further"
+
+
+def test_an_error_body_is_read_up_to_its_limit_only(hostile):
+    from kubectl_informer.kube.limits import MAX_ERROR_BODY, size_text
+    from tests.kube.fake_apiserver import Reply
+    server, kc = hostile("pods")
+    page = b"<html><title>502 bad gateway</title>" + b" " * (3 * MAX_ERROR_BODY)
+    server.srv.routes[PODS] = Reply(502, page, {"Content-Type": "text/html"})
+    resp_reads = []
+    real = rest.read_at_most
+
+    def spy(resp, limit):
+        body = real(resp, limit)
+        resp_reads.append(len(body))
+        return body
+    rest.read_at_most = spy
+    try:
+        with pytest.raises(rest.ApiError) as e:
+            rest.get_list(load_kube(str(kc)).api_client, PODS)
+    finally:
+        rest.read_at_most = real
+    assert e.value.status == 502 and "502 bad gateway" in e.value.message
+    assert resp_reads == [MAX_ERROR_BODY], resp_reads
+    assert size_text(MAX_ERROR_BODY) == "1 MiB"
+
+
+# --- replay ------------------------------------------------------------------------------------
+
+def replay(path: str, timeout: float = 60.0):
+    p = _Popen(command("replay", path, "-o", "json"), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = p.communicate(timeout=timeout)
+    return p.returncode, out.decode(), err.decode(), p.rusage.ru_maxrss / 1024
+
+
+def test_replay_of_dev_zero_stops_at_the_line_limit():
+    rc, out, err, rss = replay("/dev/zero")
+    assert rc == 1 and out == ""
+    assert err == ("error: /dev/zero:1: a line longer than 16 MiB, the limit for one trace event (expected the "
+                   "NDJSON lines of -o json)\n")
+    assert rss < RSS_LIMIT_MIB, rss
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+def test_replay_refuses_a_long_line_after_good_ones(tmp_path, compressed):
+    good = json.dumps({"v": 2, "seq": 1, "time": 1.0, "kind": "relist", "key": None, "fields": {"reason": "error"}})
+    data = (good + "\n").encode() * 2 + b"{" + b" " * (17 << 20) + b"}\n"
+    path = tmp_path / ("long.ndjson.gz" if compressed else "long.ndjson")
+    path.write_bytes(gzip.compress(data, 1) if compressed else data)
+    rc, out, err, rss = replay(str(path))
+    assert rc == 1 and out == ""
+    assert err == f"error: {path}:3: a line longer than 16 MiB, the limit for one trace event (expected the " \
+                  "NDJSON lines of -o json)\n"
+    assert rss < RSS_LIMIT_MIB, rss
+
