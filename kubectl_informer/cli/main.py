@@ -15,12 +15,12 @@ import os
 import platform
 import sys
 import time
-import traceback
 from typing import Any
 
 import click
 
 from kubectl_informer import __version__
+from kubectl_informer.cli import output as output_mod
 from kubectl_informer.cli import params
 from kubectl_informer.cli.output import make_renderer, no_resources_message
 from kubectl_informer.core.profiles import DEFAULT_CLIENT_GO, PROFILES
@@ -90,7 +90,7 @@ class KubectlGroup(click.Group):
         self.argv = args  # for the recording's header (run.info)
         code = run_guarded(lambda: super(KubectlGroup, self).main(
             args=args, prog_name=PROG, complete_var=complete_var, standalone_mode=False, **extra),
-            debug="--debug" in args or bool(os.environ.get("KUBECTL_INFORMER_DEBUG")))
+            debug="--debug" in args or bool(os.environ.get("KUBECTL_INFORMER_DEBUG")), args=args)
         if standalone_mode:
             sys.exit(code)
         return code
@@ -126,12 +126,31 @@ def _silence_stdout() -> None:
         pass
 
 
-def run_guarded(fn, debug: bool = False) -> int:
-    """Run ``fn``; map every way it can end to an exit code and at most one line."""
+def run_guarded(fn, debug: bool = False, args: list[str] | None = None) -> int:
+    """Run ``fn``; map every way it can end to an exit code and at most one
+    line. A signal wins over everything else: 128 + its number, and no line
+    about what its interruption broke (kubectl's Go runtime says nothing)."""
+    from kubectl_informer.run import signals
     if not debug:
         # Library warnings (urllib3's retries) would reach stderr through logging's
         # last-resort handler and break the one-line rule.
         logging.getLogger().addHandler(logging.NullHandler())
+    restore = signals.install()
+    try:
+        return signals.exit_code(_run_guarded(fn, debug, args or []))
+    finally:
+        restore()
+
+
+def _say(message: str) -> None:
+    from kubectl_informer.run import signals
+    if signals.received() is None:
+        error_line(message)
+
+
+def _run_guarded(fn, debug: bool, args: list[str]) -> int:
+    from kubectl_informer.cli.output import OutputError
+    from kubectl_informer.run.signals import Terminated
     try:
         rv = fn()
         return rv if isinstance(rv, int) else 0
@@ -140,27 +159,38 @@ def run_guarded(fn, debug: bool = False) -> int:
     except click.exceptions.Abort:
         return 130
     except click.ClickException as e:
-        error_line(_usage_message(e))
+        _say(_usage_message(e))
         return e.exit_code
+    except OutputError as e:  # stdout full or gone bad: what is still buffered for it can go nowhere
+        _silence_stdout()
+        _say(str(e))
+        return 1
     except RunError as e:
-        error_line(str(e))
+        _say(str(e))
         return 1
     except KeyboardInterrupt:
         return 130
+    except Terminated:
+        return 143
     except BrokenPipeError:
         # The reader went away (`| head`): a normal end for a stream.
         _silence_stdout()
         return 0
-    except Exception as e:  # the last guard: one line, traceback only on request
-        if debug:
-            traceback.print_exc()
-        from kubectl_informer.run.runner import describe_error
-        known = describe_error(e)
-        if known:
-            error_line(known)
-        else:
-            error_line(f"unexpected {type(e).__name__}: {e}" + ("" if debug else " (run with --debug for the traceback)"))
+    except Exception as e:  # the last guard: one line naming the crash log
+        return _crashed(e, debug, args)
+
+
+def _crashed(e: Exception, debug: bool, args: list[str]) -> int:
+    from kubectl_informer.run.crash import crash_line, print_crash
+    from kubectl_informer.run.runner import describe_error
+    known = describe_error(e)
+    if known:
+        _say(known)
         return 1
+    if debug:
+        print_crash(e, args)
+    _say(crash_line(e, args))
+    return 1
 
 
 # --- parameter types -----------------------------------------------------------------
@@ -181,6 +211,19 @@ class Duration(click.ParamType):
 
 
 DURATION = Duration()
+
+
+class PositiveDuration(Duration):
+    """A duration to run for: 0 or less would end the run before it starts."""
+
+    def convert(self, value: Any, param, ctx) -> float:
+        seconds = super().convert(value, param, ctx)
+        if seconds <= 0:
+            self.fail(f"must be above 0, got {value}", param, ctx)
+        return seconds
+
+
+POSITIVE_DURATION = PositiveDuration()
 
 
 def debug_option(f):
@@ -273,13 +316,13 @@ def output_options(f):
     opts = [
         click.option("-o", "--output", type=click.Choice(("tui", "json", "text")), default="tui", show_default=True,
                      help="tui: the live UI; json: the trace as NDJSON; text: one line per delta applied to the cache."),
-        click.option("--duration", "run_for", type=DURATION, default=None,
+        click.option("--duration", "run_for", type=POSITIVE_DURATION, default=None,
                      help="Headless output only: stop after this long."),
         click.option("--max-events", type=click.IntRange(min=1), default=None, metavar="N",
                      help="Headless output only: stop after this many lines."),
         click.option("--show-secret-data", is_flag=True,
                      help="Show Secret values (they are redacted by default)."),
-        click.option("--record", metavar="FILE", default=None,
+        click.option("--record", type=params.FILE_NAME, metavar="FILE", default=None,
                      help="Also write the trace to FILE as NDJSON, for `kubectl informer replay`."),
     ]
     return _decorate(f, opts)
@@ -483,9 +526,9 @@ def execute(opts: RunOptions, output: str, run_for: float | None = None, max_eve
         if ui:
             r.serve_ui(live_app(r, start_pane))
         else:
-            renderer = make_renderer(output, sys.stdout, workers=opts.mode == "queue")
+            renderer = make_renderer(output, output_mod.stdout(), workers=opts.mode == "queue")
             if output == "text":
-                renderer.empty_message, renderer.err = no_resources_message(r.info.namespace), sys.stderr
+                renderer.empty_message, renderer.err = no_resources_message(r.info.namespace), output_mod.stderr()
             with _quiet_on_closed_pipe():
                 r.stream(renderer, run_for=remaining(run_for, started), max_events=max_events)
     return 0
@@ -542,7 +585,8 @@ kubectl informer attach http://127.0.0.1:8080/metrics -o text --count 3
 @click.option("-o", "--output", type=click.Choice(("tui", "json", "text")), default="tui", show_default=True,
               help="tui: the live screen; json: one object per scrape; text: a block of lines per scrape.")
 @click.option("--count", type=click.IntRange(min=1), default=None, metavar="N", help="Headless output only: stop after N scrapes.")
-@click.option("--duration", "run_for", type=DURATION, default=None, help="Headless output only: stop after this long.")
+@click.option("--duration", "run_for", type=POSITIVE_DURATION, default=None,
+              help="Headless output only: stop after this long.")
 @debug_option
 def attach(target, namespace, context, kubeconfig, interval, metrics_path, scheme, token, token_file, ca_file,
            insecure, resource, output, count, run_for) -> int:
@@ -603,7 +647,7 @@ kubectl informer replay trace.ndjson -o text --speed 1
 @click.argument("file")
 @click.option("-o", "--output", type=click.Choice(("tui", "json", "text")), default="tui", show_default=True,
               help="tui: the UI; json: the events again as NDJSON; text: one line per delta.")
-@click.option("--speed", type=click.FloatRange(min=0), default=None, metavar="N",
+@click.option("--speed", type=params.SPEED, default=None, metavar="N",
               help="Play N times faster than recorded (0: as fast as possible). Default: 1 in the UI, "
                    "0 for -o json/text.")
 @click.option("--no-wait", is_flag=True, help="As fast as possible (--speed 0).")

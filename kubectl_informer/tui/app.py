@@ -36,6 +36,7 @@ from kubectl_informer.panes.queue import QueueState
 from kubectl_informer.panes.resync import ResyncState
 from kubectl_informer.panes.rv import RVState
 from kubectl_informer.panes.state import PaneState
+from kubectl_informer.tui.crash import KeepsCrash
 from kubectl_informer.tui.cache import CachePane
 from kubectl_informer.tui.command_mode import CommandMode
 from kubectl_informer.tui.deltas import DeltasPane
@@ -147,7 +148,7 @@ class TabBar(Widget):
         return self._text
 
 
-class InformerApp(CommandMode, ExperimentsMixin, ObjectActions, App[None]):
+class InformerApp(KeepsCrash, CommandMode, ExperimentsMixin, ObjectActions, App[None]):
     """``InformerApp(buffer, info, start_pane="deltas", frame_rate=15.0)``.
 
     ``panes`` limits the panes shown (tests, snapshots); ``clock``, if given,

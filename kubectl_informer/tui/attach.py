@@ -27,6 +27,7 @@ from kubectl_informer.attach.model import (
     fmt_seconds,
 )
 from kubectl_informer.attach.report import model_lines
+from kubectl_informer.tui.crash import KeepsCrash
 
 REFRESH_HZ = 4.0
 
@@ -124,7 +125,7 @@ class ControllerCard(Vertical):
         self.sparks.show({"rec/s": list(c.reconcile_history), "errors/s": list(c.error_history)})
 
 
-class AttachApp(App[None]):
+class AttachApp(KeepsCrash, App[None]):
     """``AttachApp(model, lock, target)``; ``run`` (our informer, for
     ``--resource``) and its ``buffer`` put the Deltas pane beside."""
 
