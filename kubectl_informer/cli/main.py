@@ -15,6 +15,7 @@ import os
 import platform
 import sys
 import time
+import warnings
 from typing import Any
 
 import click
@@ -135,6 +136,9 @@ def run_guarded(fn, debug: bool = False, args: list[str] | None = None) -> int:
         # Library warnings (urllib3's retries) would reach stderr through logging's
         # last-resort handler and break the one-line rule.
         logging.getLogger().addHandler(logging.NullHandler())
+    # urllib3 warns on every request to a server whose certificate is not
+    # verified; kubectl says nothing there, the header says it once (tls_verify).
+    warnings.filterwarnings("ignore", message="Unverified HTTPS request")
     restore = signals.install()
     try:
         return signals.exit_code(_run_guarded(fn, debug, args or []))

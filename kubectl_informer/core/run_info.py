@@ -28,4 +28,5 @@ class RunInfo:
     field_selector: str | None = None
     demo_scenario: str | None = None
     mode: str = "watch"                   # "watch" | "queue"
+    tls_verify: bool = True               # False: insecure-skip-tls-verify, the header says so
     extra: dict = field(default_factory=dict)

@@ -162,6 +162,7 @@ def info_from_recording(rec: Recording) -> RunInfo:
         info.field_selector = h.get("field_selector")
         info.demo_scenario = h.get("demo")
         info.mode = str(h.get("mode") or mode)
+        info.tls_verify = h.get("tls_verify") is not False
         info.extra["args"] = list(h.get("args") or ())
     for ev in events:
         if ev.kind == INFORMER_START:

@@ -19,7 +19,8 @@ def emit_run_info(tracer: Tracer, info) -> None:
                 server=info.server, profile=info.profile, fifo=info.fifo, initial_list=info.initial_list,
                 resync=float(info.resync_period or 0.0), mode=info.mode,
                 args=[str(a) for a in info.extra.get("args") or ()], wall_time=time.time(), version=__version__,
-                label_selector=info.label_selector, field_selector=info.field_selector, demo=info.demo_scenario)
+                label_selector=info.label_selector, field_selector=info.field_selector, demo=info.demo_scenario,
+                tls_verify=info.tls_verify)
 
 
 class Recorder:

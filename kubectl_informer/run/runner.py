@@ -112,6 +112,14 @@ def describe_error(err: BaseException, server: str = "") -> str | None:
     return None
 
 
+def verifies_tls(target: Any, server: str) -> bool:
+    """False for an https server whose certificate is not checked
+    (insecure-skip-tls-verify): the header says it, where urllib3 would warn
+    on every request."""
+    cfg = getattr(getattr(target, "api_client", None), "configuration", None)
+    return not (server.startswith("https:") and getattr(cfg, "verify_ssl", True) is False)
+
+
 # What a socket says when the server cannot be reached; a full disk or an
 # I/O error on a file is no reason to blame the API server.
 _NETWORK_ERRNOS = frozenset(getattr(errno, n) for n in (
@@ -266,6 +274,7 @@ class Run:
             field_selector=o.field_selector_with_name(),
             demo_scenario=o.demo,
             mode=o.mode,
+            tls_verify=verifies_tls(self.target, server),
             extra={**o.extra, **({"metadata_only": True} if o.metadata_only else {})},
         )
         if o.mode == "queue":
