@@ -85,6 +85,13 @@ class KubectlGroup(click.Group):
         formatter.write_paragraph()
         formatter.write(f'Use "{ctx.command_path} <command> --help" for more information about a given command.\n')
 
+    def invoke(self, ctx: click.Context) -> Any:
+        from kubectl_informer.run.signals import Interrupted
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise Interrupted() from None
+
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):  # type: ignore[override]
         # Always "kubectl informer": kubectl runs us as kubectl-informer, users type the former.
         args = list(sys.argv[1:] if args is None else args)
@@ -154,7 +161,7 @@ def _say(message: str) -> None:
 
 def _run_guarded(fn, debug: bool, args: list[str]) -> int:
     from kubectl_informer.cli.output import OutputError
-    from kubectl_informer.run.signals import Terminated
+    from kubectl_informer.run.signals import Interrupted, Terminated
     try:
         rv = fn()
         return rv if isinstance(rv, int) else 0
@@ -172,7 +179,7 @@ def _run_guarded(fn, debug: bool, args: list[str]) -> int:
     except RunError as e:
         _say(str(e))
         return 1
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Interrupted):
         return 130
     except Terminated:
         return 143

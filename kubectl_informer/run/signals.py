@@ -30,6 +30,11 @@ class Terminated(BaseException):
     that the many ``except Exception`` that retry a request do not swallow it."""
 
 
+class Interrupted(BaseException):
+    """Ctrl-C on its way out of the command: carried past click, which would
+    print a blank line for a KeyboardInterrupt (kubectl prints nothing)."""
+
+
 _first: list[int] = []  # the first signal that arrived since install()
 _lock = threading.Lock()
 
