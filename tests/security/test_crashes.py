@@ -6,6 +6,7 @@ by a ``sitecustomize`` module (run by Python before the CLI starts)."""
 
 from __future__ import annotations
 
+import os
 import re
 import stat
 import subprocess
@@ -65,7 +66,8 @@ def faulty(tmp_path):
     (site / "sitecustomize.py").write_text(FAULTS)
 
     def env(fault: str, **extra: str) -> dict:
-        return child_env(tmp_path, PYTHONPATH=str(site), KI_FAULT=fault, **extra)
+        path = os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH", "")) if p)
+        return child_env(tmp_path, PYTHONPATH=path, KI_FAULT=fault, **extra)
 
     return env
 
