@@ -146,10 +146,18 @@ def run_guarded(fn, debug: bool = False, args: list[str] | None = None) -> int:
     # urllib3 warns on every request to a server whose certificate is not
     # verified; kubectl says nothing there, the header says it once (tls_verify).
     warnings.filterwarnings("ignore", message="Unverified HTTPS request")
-    restore = signals.install()
+    from kubectl_informer.run import crash
+    restore, unwatch = signals.install(), crash.watch_threads()
     try:
-        return signals.exit_code(_run_guarded(fn, debug, args or []))
+        code = _run_guarded(fn, debug, args or [])
+        if crash.pending() is not None:  # a thread died: its SIGTERM was ours
+            if debug:
+                crash.print_crash(crash.pending(), args)
+            error_line(crash.crash_line(crash.pending(), args))
+            return 1
+        return signals.exit_code(code)
     finally:
+        unwatch()
         restore()
 
 

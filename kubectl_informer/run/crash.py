@@ -13,15 +13,20 @@ directory; the newest ``KEEP`` are kept.
 
 from __future__ import annotations
 
+import _thread
 import os
 import platform
 import re
+import signal
 import sys
 import tempfile
+import threading
 import time
 import traceback
+from typing import Callable
 
 from kubectl_informer import __version__
+from kubectl_informer.run import signals
 
 KEEP = 20  # crash logs kept in the directory, the newest
 _PREFIX = "crash-"
@@ -34,6 +39,42 @@ _SCRUBS = (
     (re.compile(r"(?i)((?:token|password|client-key-data)['\"]?\s*[:=]\s*['\"]?)[^\s'\",;)\]}]+"), r"\1<redacted>"),
 )
 _SECRET_FLAGS = ("--token", "--password")
+
+
+_pending: list[BaseException] = []  # a thread's crash, for the CLI's guard
+
+
+def watch_threads() -> Callable[[], None]:
+    """From now on a thread that dies of an exception (one no engine guard
+    caught) ends the process as a crash: Python would print its traceback
+    and carry on without it. The main thread is told with a SIGTERM of its
+    own, so that it stops as on any signal (the UI closes, the terminal is
+    restored); the CLI's guard then reports the crash (``pending``), not the
+    signal. Returns what puts Python's hook back."""
+    _pending.clear()
+    previous = threading.excepthook
+
+    def hook(args) -> None:
+        if args.exc_type is SystemExit or args.exc_value is None:
+            return
+        if signals.received() is not None:
+            return  # shutting down after a signal: a thread cut short is no bug
+        first = not _pending
+        _pending.append(args.exc_value)
+        if first:
+            _thread.interrupt_main(signal.SIGTERM)
+
+    threading.excepthook = hook
+
+    def restore() -> None:
+        threading.excepthook = previous
+
+    return restore
+
+
+def pending() -> BaseException | None:
+    """The first exception a thread died of since ``watch_threads``."""
+    return _pending[0] if _pending else None
 
 
 class UICrash(Exception):

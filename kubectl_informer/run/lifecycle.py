@@ -5,8 +5,11 @@ are parsed: it tunes the process (``ENGINE`` or ``UI`` setting), builds the
 tracer and the buffer the readers drain, prepares the ``Run`` (every error a
 user can cause, before any thread starts), opens the recorder, and on the way
 out stops the run's threads, closes the recorder, restores the process and
-raises the crash of an engine thread as a one-line ``RunError``. SIGTERM is
-handled here too (``on_sigterm``), for the UI, the headless loop and ``sim``.
+raises the crash of an engine thread as a one-line ``RunError``. What a
+signal does in each state is here too (``on_sigterm``: the UI closes, the
+headless loop says what is buffered, ``sim`` stops); the exit code it ends
+with is run/signals.py's, and a crash of the UI is raised from ``serve_app``
+for the CLI's crash log (run/crash.py).
 
 Process tuning has this one owner: the GC thresholds, the permanent
 generation, the thread switch interval and the CPU pin are set together by

@@ -42,6 +42,13 @@ if fault == "main":  # the headless loop, in the main thread
         raise ValueError("Invalid header value b'Bearer {TOKEN}'")
     output.JsonRenderer.render = render
 
+if fault == "thread":  # a thread no engine guard watches: the recorder's
+    from kubectl_informer.run import recorder
+    def loop(self):
+        token_in_a_local = "{LOCAL}"
+        raise RuntimeError("injected fault in the recorder, Bearer {TOKEN}")
+    recorder.Recorder._loop = loop
+
 if fault == "engine":  # the informer's thread
     import kubectl_informer.run.pipeline as pipeline
     _new = pipeline.new_informer
@@ -115,6 +122,24 @@ def test_a_crash_in_an_engine_thread(tmp_path, faulty):
     what, log = one_error_line(r.stderr)
     assert what == "the informer thread stopped unexpectedly: 'authorization: <redacted>'"
     check_crash_log(log, "KeyError", "raise KeyError")
+
+
+def test_a_crash_in_any_other_thread(tmp_path, faulty):
+    r = run(["watch", "pods", "--demo", "-o", "json", "--record", str(tmp_path / "rec")], faulty("thread"))
+    assert r.returncode == 1
+    what, log = one_error_line(r.stderr)  # not Python's "Exception in thread" traceback
+    assert what == "kubectl informer failed unexpectedly: injected fault in the recorder, Bearer <redacted>"
+    check_crash_log(log, "raise RuntimeError")
+
+
+@needs_tmux
+@pytest.mark.tmux
+def test_a_crash_in_another_thread_closes_the_ui(tmp_path, faulty, terminal):  # noqa: F811
+    t = terminal(f"watch pods --demo --record {tmp_path / 'rec'}", faulty("thread"), 80, 24)
+    assert t.exit_code() == 1
+    screen = t.wait(lambda s: "error:" in s, "the error line")
+    lines = [line for line in screen.splitlines() if line.strip()]
+    assert len(lines) == 1 and LINE.fullmatch(lines[0].strip()), screen
 
 
 def test_without_a_state_directory_the_log_goes_to_the_temp_dir(tmp_path, faulty):
