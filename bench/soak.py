@@ -44,7 +44,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kubectl_informer.cache.keys import meta_namespace_key_func  # noqa: E402
 from kubectl_informer.clock.testing import wait_for  # noqa: E402
-from kubectl_informer.run.runner import Run, RunOptions  # noqa: E402
+from kubectl_informer.run.config import RunConfig  # noqa: E402
+from kubectl_informer.run.runner import Run  # noqa: E402
 from kubectl_informer.sim.objects import make_pod  # noqa: E402
 from kubectl_informer.core.trace import TraceBuffer, Tracer  # noqa: E402
 from kubectl_informer.tui.app import InformerApp  # noqa: E402
@@ -120,7 +121,7 @@ def main() -> None:
     tracer = Tracer()
     buffer = TraceBuffer()
     tracer.subscribe(buffer)
-    run = Run(RunOptions(resource="pods", namespace=NAMESPACE, demo="quiet"), tracer)
+    run = Run(RunConfig.from_flags(resource="pods", namespace=NAMESPACE, demo="quiet"), tracer)
     info = run.prepare()
     store = run.demo.server.store
     store.create("namespaces", {"metadata": {"name": NAMESPACE}})
@@ -152,7 +153,7 @@ def main() -> None:
             r = rss_bytes()
             samples.append(r)
             print(f"  {t:5.0f}s rss={r / 2**20:.1f} MiB writes={writer.writes} ({writer.writes / t:.0f}/s) "
-                  f"trace absorbed={app.absorbed} dropped={buffer.dropped}", flush=True)
+                  f"trace absorbed={app.feed_loop.absorbed} dropped={buffer.dropped}", flush=True)
             next_sample += SAMPLE_EVERY
         if t >= SECONDS:
             break

@@ -170,19 +170,19 @@ async def run(seconds: float) -> dict:
         next_sample = start
         while (now := time.monotonic()) - start < seconds:
             if now >= next_sample:
-                samples.append((now - start, app.absorbed, app.frames, rss_bytes()))
+                samples.append((now - start, app.feed_loop.absorbed, app.feed_loop.frames, rss_bytes()))
                 next_sample += 1.0
             if now >= next_key:
                 latencies.append(await press_and_time(app))
                 next_key += 0.5
             await asyncio.sleep(0.01)
         elapsed = time.monotonic() - start
-        samples.append((elapsed, app.absorbed, app.frames, rss_bytes()))
+        samples.append((elapsed, app.feed_loop.absorbed, app.feed_loop.frames, rss_bytes()))
         producer.stop.set()
     producer.join(2)
     return {
         "elapsed": elapsed, "samples": samples, "latencies": latencies,
-        "absorbed": app.absorbed, "frames": app.frames, "produced": producer.produced,
+        "absorbed": app.feed_loop.absorbed, "frames": app.feed_loop.frames, "produced": producer.produced,
         "backlog": len(buffer), "dropped": buffer.dropped, "producer_waits": producer.waits,
     }
 
@@ -212,12 +212,13 @@ def start_big_server(n: int, tmp: str):
 
 
 async def run_big_list(kubeconfig: str, n: int) -> dict:
-    from kubectl_informer.run.runner import Run, RunOptions
+    from kubectl_informer.run.config import RunConfig
+    from kubectl_informer.run.runner import Run
     from kubectl_informer.core.trace import Tracer
 
     tracer, buffer = Tracer(), TraceBuffer()
     tracer.subscribe(buffer)
-    run = Run(RunOptions(resource="pods", kubeconfig=kubeconfig, namespace="default"), tracer)
+    run = Run(RunConfig.from_flags(resource="pods", kubeconfig=kubeconfig, namespace="default"), tracer)
     app = InformerApp(buffer, run.prepare(), start_pane="cache")
     latencies: list[float] = []
     progress: list[str] = []

@@ -11,7 +11,8 @@ import threading
 import pytest
 
 from kubectl_informer.run.lifecycle import ENGINE, PIN_ENV, UI, Tuning, on_sigterm, pin_to_one_cpu, running, tuned
-from kubectl_informer.run.runner import RunError, RunOptions
+from kubectl_informer.run.config import RunConfig
+from kubectl_informer.run.runner import RunError
 
 
 def _knobs():
@@ -82,7 +83,7 @@ def test_on_sigterm_calls_the_handler_then_puts_the_old_one_back():
 
 def test_running_prepares_starts_stops_and_restores_with_a_demo_cluster():
     before = _knobs()
-    opts = RunOptions(resource="pods", demo="quiet")
+    opts = RunConfig.from_flags(resource="pods", demo="quiet")
     with running(opts, ui=False) as r:
         assert r.tuning is ENGINE and gc.get_threshold() == ENGINE.gc_threshold
         assert r.info.resource == "pods" and r.info.fifo == "DeltaFIFO"
@@ -94,7 +95,7 @@ def test_running_prepares_starts_stops_and_restores_with_a_demo_cluster():
 def test_running_turns_a_bad_input_into_one_line_before_any_thread():
     before = threading.active_count()
     with pytest.raises(RunError, match="--resync must not be negative"):
-        with running(RunOptions(resource="pods", resync=-1), ui=False):
+        with running(RunConfig.from_flags(resource="pods", resync=-1), ui=False):
             pass
     assert threading.active_count() == before
 

@@ -4,6 +4,7 @@ Against the simulated cluster over real HTTP."""
 
 import json
 import threading
+from dataclasses import replace
 
 import click
 import pytest
@@ -11,7 +12,10 @@ import pytest
 from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.run.lifecycle import running
 from kubectl_informer.run.restart import restart_lock
-from kubectl_informer.run.runner import RunError, RunOptions
+from kubectl_informer.core.profiles import PROFILES
+from kubectl_informer.core.scope import Scope
+from kubectl_informer.run.config import RunConfig
+from kubectl_informer.run.runner import RunError
 from kubectl_informer.core.trace_kinds import RUN_RESTART, STORE_ADD, STORE_UPDATE
 
 
@@ -25,12 +29,12 @@ def _keys_after_restart(buffer, seen: list, kinds=(STORE_ADD, STORE_UPDATE)) -> 
 def test_restart_switches_resource_and_profile_on_the_same_demo_and_joins_the_old_threads(tmp_path):
     before = set(threading.enumerate())
     record = tmp_path / "trace.ndjson"
-    with running(RunOptions(resource="pods", demo="steady"), ui=False, record=str(record)) as r:
+    with running(RunConfig.from_flags(resource="pods", demo="steady"), ui=False, record=str(record)) as r:
         r.start()
         first = r.run
         demo = first.demo
         assert wait_for(lambda: first.informer.has_synced(), timeout=10)
-        info = r.restart(resource="deploy", namespace="shop", client_go="1.36")
+        info = r.restart(r.config.switch_resource("deploy", Scope("shop")).with_profile(PROFILES["1.36"]))
         assert (info.resource, info.namespace, info.fifo, info.initial_list) == \
             ("deployments.apps", "shop", "RealFIFO (atomic)", "WatchList stream")
         assert first.alive_threads() == [] and first.stop_event.is_set()
@@ -44,7 +48,7 @@ def test_restart_switches_resource_and_profile_on_the_same_demo_and_joins_the_ol
         assert restart.fields["resource"] == "deployments.apps" and restart.fields["restarts"] == 1
         assert restart.fields["fifo"] == "RealFIFO (atomic)" and restart.fields["watch_list"] is True
         # A second restart back to pods: the scenario's traffic still flows.
-        r.restart(resource="pods", namespace=None, all_namespaces=True, client_go="1.32")
+        r.restart(r.config.switch_resource("pods", Scope(all_namespaces=True)).with_profile(PROFILES["1.32"]))
         assert wait_for(lambda: any(k.startswith("batch/") for k in _keys_after_restart(r.buffer, seen)), timeout=10)
         assert r.restarts == 2
     assert r.run.alive_threads() == []
@@ -55,18 +59,18 @@ def test_restart_switches_resource_and_profile_on_the_same_demo_and_joins_the_ol
     assert kinds.count("run.restart") == 2 and kinds.index("run.restart") < len(kinds) - 1
 
 
-@pytest.mark.parametrize("changes, message", [
-    ({"resource": "nosuch"}, 'the server doesn\'t have a resource type "nosuch"'),
-    ({"client_go": "2.0"}, "invalid --client-go"),
-    ({"resource": "namespaces", "namespace": "shop"}, "is cluster-scoped"),
+@pytest.mark.parametrize("derive, message", [
+    (lambda c: c.switch_resource("nosuch"), 'the server doesn\'t have a resource type "nosuch"'),
+    (lambda c: replace(c, name="nosuch"), 'pods "nosuch" not found in namespace "default"'),
+    (lambda c: c.switch_resource("namespaces", Scope("shop")), "is cluster-scoped"),
 ])
-def test_a_failed_restart_leaves_the_old_run_running(changes, message):
-    with running(RunOptions(resource="pods", demo="steady"), ui=False) as r:
+def test_a_failed_restart_leaves_the_old_run_running(derive, message):
+    with running(RunConfig.from_flags(resource="pods", demo="steady"), ui=False) as r:
         r.start()
         old = r.run
         threads = set(old.threads)
         with pytest.raises((RunError, click.UsageError), match=message):
-            r.restart(**changes)
+            r.restart(derive(r.config))
         assert r.run is old and not old.stop_event.is_set() and set(old.alive_threads()) == threads
         assert r.info.resource == "pods"
         # The old pipeline still gets the scenario's traffic.
@@ -75,23 +79,23 @@ def test_a_failed_restart_leaves_the_old_run_running(changes, message):
 
 
 def test_an_inherited_namespace_is_dropped_for_a_cluster_scoped_resource():
-    with running(RunOptions(resource="pods", namespace="shop", demo="quiet"), ui=False) as r:
+    with running(RunConfig.from_flags(resource="pods", namespace="shop", demo="quiet"), ui=False) as r:
         r.start()
-        info = r.restart(resource="namespaces", keep_namespace=True)
+        info = r.restart(r.config.switch_resource("namespaces"))
         assert info.resource == "namespaces" and info.namespace is None
         seen: list = []
         assert wait_for(lambda: {"shop", "batch", "default"} <= _keys_after_restart(r.buffer, seen), timeout=10)
 
 
 def test_one_restart_at_a_time_and_only_restartable_options():
-    with running(RunOptions(resource="pods", demo="quiet"), ui=False) as r:
+    with running(RunConfig.from_flags(resource="pods", demo="quiet"), ui=False) as r:
         r.start()
-        with pytest.raises(ValueError, match="cannot change workers"):
-            r.restart(workers=3)
+        with pytest.raises(ValueError, match="cannot change resync"):
+            r.restart(replace(r.config, resync=3.0))
         with restart_lock(r):  # a restart under way
             with pytest.raises(RunError, match="already under way"):
-                r.restart(resource="deploy")
-        assert r.restart(resource="deploy").resource == "deployments.apps"
+                r.restart(r.config.switch_resource("deploy"))
+        assert r.restart(r.config.switch_resource("deploy")).resource == "deployments.apps"
 
 
 def test_a_queue_restart_serves_the_new_controllers_metrics():
@@ -99,11 +103,11 @@ def test_a_queue_restart_serves_the_new_controllers_metrics():
 
     from kubectl_informer.attach.exporter import MetricsExporter
 
-    opts = RunOptions(resource="pods", demo="steady", mode="queue", work_time=0.0)
+    opts = RunConfig.from_flags(resource="pods", demo="steady", mode="queue", work_time=0.0)
     with running(opts, ui=False, exporter=lambda o: MetricsExporter("127.0.0.1:0")) as r:
         r.start()
         first = r.run.controller
-        r.restart(resource="deploy", all_namespaces=True)
+        r.restart(r.config.switch_resource("deploy", Scope(all_namespaces=True)))
         assert r.run.controller is not first and first is not None
 
         def adds() -> float:
@@ -118,16 +122,16 @@ def test_a_queue_restart_serves_the_new_controllers_metrics():
 @pytest.mark.parametrize("verb", ["list", "watch"])
 def test_an_rbac_403_in_a_restart_is_one_line_and_the_old_run_goes_on(verb):
     message = f'deployments.apps is forbidden: User "dev" cannot {verb} resource "deployments" in API group "apps"'
-    with running(RunOptions(resource="pods", demo="quiet"), ui=False) as r:
+    with running(RunConfig.from_flags(resource="pods", demo="quiet"), ui=False) as r:
         r.start()
         old = r.run
         old.demo.server.faults.fail_next(403, verb=verb, resource="deployments", message=message)
         with pytest.raises(RunError) as e:
-            r.restart(resource="deploy")
+            r.restart(r.config.switch_resource("deploy"))
         assert str(e.value) == message
         assert r.run is old and old.alive_threads() and not old.stop_event.is_set()
         # Once allowed, the same restart goes through on the same server.
-        assert r.restart(resource="deploy").resource == "deployments.apps"
+        assert r.restart(r.config.switch_resource("deploy")).resource == "deployments.apps"
 
 
 def test_a_fresh_client_has_the_same_server_and_credentials_on_either_transport():

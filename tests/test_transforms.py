@@ -93,3 +93,15 @@ def test_without_steps_only_sizes_are_traced():
     MeasuredTransform([], tracer)(obj)
     (ev,) = buf.drain()
     assert ev.kind == "object.size" and ev.key == "n/a" and ev.fields["bytes"] == object_bytes(obj)
+
+
+def test_a_value_one_other_holder_keeps_is_still_the_objects_own():
+    # The Reflector keeps the newest resourceVersion it saw: on a watch, the
+    # object's own string. It must count as on a LIST, where nobody else holds it.
+    pod = orjson.loads(orjson.dumps({**make_pod("default", "web-1"), "metadata": {
+        **make_pod("default", "web-1")["metadata"], "resourceVersion": "1048577"}}))
+    alone = object_bytes(pod)
+    last_rv = pod["metadata"]["resourceVersion"]  # noqa: F841 (the Reflector's reference)
+    assert object_bytes(pod) == alone
+    table = {pod["metadata"]["namespace"]: pod["metadata"]["namespace"]}  # an interner's: two holders more
+    assert object_bytes(pod) < alone and table

@@ -22,7 +22,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from kubectl_informer.attach.page import Histogram, Page
-from kubectl_informer.attach.quantile import bucket_delta, histogram_quantile
+from kubectl_informer.attach.quantile import bucket_delta, quantile_in_bucket
 from kubectl_informer.core.durations import format_short
 
 RATE_WINDOW = 5.0        # seconds of scrapes a rate is taken over
@@ -111,6 +111,12 @@ class QueueFigures:
     latency_p99: float | None = None
     work_p50: float | None = None
     work_p99: float | None = None
+    # The histogram bucket (lower, upper bound) each percentile above was
+    # interpolated in: the true value is somewhere in it.
+    latency_p50_bucket: tuple[float, float] | None = None
+    latency_p99_bucket: tuple[float, float] | None = None
+    work_p50_bucket: tuple[float, float] | None = None
+    work_p99_bucket: tuple[float, float] | None = None
     latency_count: float = 0.0
     latency_sum: float = 0.0
     work_count: float = 0.0
@@ -216,9 +222,10 @@ class AttachModel:
         q.drain_per_s = per_s(qp.latency.count if qp.latency else 0.0,
                               old.latency.count if old and old.latency else None)
         qold = q_base.queues.get(name) if q_base else None
-        q.latency_p50, q.latency_p99, q.latency_count, q.latency_sum = _quantiles(
-            qp.latency, qold.latency if qold else None)
-        q.work_p50, q.work_p99, q.work_count, q.work_sum = _quantiles(qp.work, qold.work if qold else None)
+        (q.latency_p50, q.latency_p50_bucket), (q.latency_p99, q.latency_p99_bucket), q.latency_count, \
+            q.latency_sum = _quantiles(qp.latency, qold.latency if qold else None)
+        (q.work_p50, q.work_p50_bucket), (q.work_p99, q.work_p99_bucket), q.work_count, q.work_sum = _quantiles(
+            qp.work, qold.work if qold else None)
         q.backing_up = None
         if old is not None and qp.depth > old.depth and q.adds_per_s > q.drain_per_s:
             q.backing_up = backing_up_sentence(q, old.depth, dt)
@@ -242,12 +249,17 @@ class AttachModel:
 
 
 def _quantiles(new: Histogram | None, old: Histogram | None):
-    """p50, p99 over the window's observations, else over all of them (a
-    queue idle for the whole window still shows what it did); count, sum
-    are the totals."""
+    """(p50, its bucket), (p99, its bucket) over the window's observations,
+    else over all of them (a queue idle for the whole window still shows what
+    it did); count, sum are the totals."""
     if new is None:
-        return None, None, 0.0, 0.0
+        return (None, None), (None, None), 0.0, 0.0
     recent = bucket_delta(new.buckets, old.buckets if old else None)
     if not recent or recent[-1][1] <= 0:
         recent = new.buckets
-    return histogram_quantile(0.5, recent), histogram_quantile(0.99, recent), new.count, new.sum
+    return _estimate(0.5, recent), _estimate(0.99, recent), new.count, new.sum
+
+
+def _estimate(q: float, buckets) -> tuple[float | None, tuple[float, float] | None]:
+    found = quantile_in_bucket(q, buckets)
+    return (None, None) if found is None else (found[0], (found[1], found[2]))

@@ -15,27 +15,34 @@ from typing import Sequence
 def histogram_quantile(q: float, buckets: Sequence[tuple[float, float]]) -> float | None:
     """``buckets``: (upper bound, cumulative count), ascending, +Inf last.
     None when there are no observations (PromQL's NaN)."""
-    if not buckets or buckets[-1][0] != math.inf:
+    found = quantile_in_bucket(q, buckets)
+    return None if found is None else found[0]
+
+
+def quantile_in_bucket(q: float, buckets: Sequence[tuple[float, float]]) -> tuple[float, float, float] | None:
+    """(estimate, bucket's lower bound, bucket's upper bound): the true
+    quantile lies somewhere in that bucket, the estimate is only where linear
+    interpolation puts it. A rank in the +Inf bucket gives (highest finite
+    bound, that bound, inf)."""
+    if not buckets or buckets[-1][0] != math.inf or len(buckets) < 2:
         return None
     total = buckets[-1][1]
     if total <= 0:
-        return None
-    if len(buckets) < 2:
         return None
     rank = q * total
     prev_bound, prev_count = 0.0, 0.0
     for i, (bound, count) in enumerate(buckets):
         if count >= rank:
             if bound == math.inf:
-                return buckets[-2][0]
+                return buckets[-2][0], buckets[-2][0], math.inf
             if i == 0 and bound <= 0:
-                return bound
+                return bound, bound, bound
             in_bucket = count - prev_count
             if in_bucket <= 0:
-                return bound
-            return prev_bound + (bound - prev_bound) * (rank - prev_count) / in_bucket
+                return bound, prev_bound, bound
+            return prev_bound + (bound - prev_bound) * (rank - prev_count) / in_bucket, prev_bound, bound
         prev_bound, prev_count = bound, count
-    return buckets[-2][0]
+    return buckets[-2][0], buckets[-2][0], math.inf
 
 
 def bucket_delta(new: Sequence[tuple[float, float]], old: Sequence[tuple[float, float]] | None):

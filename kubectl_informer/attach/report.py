@@ -28,6 +28,11 @@ def model_dict(model: AttachModel, target: str) -> dict:
     }
 
 
+def _est(v: float | None) -> str:
+    """A percentile interpolated inside a histogram bucket: an estimate, so ≈."""
+    return "-" if v is None else f"≈{fmt_seconds(v)}"
+
+
 def _num(v: float | None) -> str:
     return "-" if v is None else f"{v:g}"
 
@@ -37,8 +42,8 @@ def model_lines(model: AttachModel) -> list[str]:
     for n, q in sorted(model.queues.items()):
         out.append(f"queue {n}: depth {q.depth:g} · adds {q.adds_per_s:.1f}/s ({q.adds_total:g}) · "
                    f"drain {q.drain_per_s:.1f}/s · retries {q.retries_per_s:.1f}/s ({q.retries_total:g}) · "
-                   f"latency p50 {fmt_seconds(q.latency_p50)} p99 {fmt_seconds(q.latency_p99)} · "
-                   f"work p50 {fmt_seconds(q.work_p50)} p99 {fmt_seconds(q.work_p99)} · "
+                   f"latency p50 {_est(q.latency_p50)} p99 {_est(q.latency_p99)} · "
+                   f"work p50 {_est(q.work_p50)} p99 {_est(q.work_p99)} · "
                    f"unfinished {fmt_seconds(q.unfinished)} · longest {fmt_seconds(q.longest)}")
         if q.backing_up:
             out.append(f"  ! {q.backing_up}")

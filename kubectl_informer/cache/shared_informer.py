@@ -1,7 +1,9 @@
 """SharedIndexInformer: one reflector and cache, many handlers.
 
 A port of client-go's ``shared_informer.go`` and the parts of
-``controller.go`` it runs (the pop loop and ``processDeltas``). The
+``controller.go`` it runs (the pop loop and ``processDeltas``); the
+handler side (``sharedProcessor``, ``processorListener``) is in
+``shared_processor.py``. The
 reflector fills a FIFO (DeltaFIFO, or RealFIFO for client-go 1.33+); one
 thread pops it, applies each delta to the indexer and hands a notification
 to every listener. Each listener has its own thread and an unbounded
@@ -17,10 +19,7 @@ and new resourceVersion are equal).
 
 from __future__ import annotations
 
-import inspect
 import threading
-import time
-from queue import Empty, SimpleQueue
 from typing import Any, Callable
 
 from kubectl_informer.cache.delta_fifo import (
@@ -45,107 +44,40 @@ from kubectl_informer.cache.real_fifo import RealFIFO
 from kubectl_informer.cache.reflector import Reflector
 from kubectl_informer.cache.store import Indexer
 from kubectl_informer.clock import Clock, RealClock
-from kubectl_informer.core.profiles import fifo_label, initial_list_label
+from kubectl_informer.core.profiles import Profile
 from kubectl_informer.core.trace import NULL_TRACER, Tracer
 from kubectl_informer.core.trace_kinds import (
     HANDLER_ADD,
-    HANDLER_DELETE,
-    HANDLER_ERROR,
-    HANDLER_LANE,
     HANDLER_REGISTER,
     HANDLER_UPDATE,
     INFORMER_BOOKMARK,
     INFORMER_ERROR,
     INFORMER_START,
     INFORMER_SYNCED,
-    RESYNC_TICK,
     STORE_ADD,
     STORE_DELETE,
     STORE_UPDATE,
 )
 
-MINIMUM_RESYNC_PERIOD = 1.0
+from kubectl_informer.cache.shared_processor import (  # noqa: F401 - the names client-go's file holds
+    _ADD,
+    _DELETE,
+    _HANDLER_EVENTS,
+    _UPDATE,
+    LANE_SAMPLE_EVERY,
+    MINIMUM_RESYNC_PERIOD,
+    SLOW_CALL,
+    SLOW_PENDING,
+    ProcessorListener,
+    ResourceEventHandler,
+    ResourceEventHandlerFuncs,
+    SharedProcessor,
+    determine_resync_period,
+    is_slow,
+)
 
-# client-go flags no listener as slow; its FIFOs log "slow event handlers
-# blocking the queue" when more than 10 items wait and one takes 100 ms or
-# more. A listener is flagged on the same two figures, on its own buffer.
-SLOW_PENDING = 10
-SLOW_CALL = 0.1
-# A listener reports its buffer and pace at most this often (clock seconds),
-# besides after every slow call and once when it goes idle.
-LANE_SAMPLE_EVERY = 0.25
-
-
-def is_slow(pending: int, call_seconds: float) -> bool:
-    """The slow-handler flag: a backlog, and calls too long to work it off."""
-    return pending > SLOW_PENDING and call_seconds >= SLOW_CALL
-
-# Notification kinds (small tuples travel through the listener buffers).
-_ADD, _UPDATE, _DELETE = 0, 1, 2
-_HANDLER_EVENTS = (HANDLER_ADD, HANDLER_UPDATE, HANDLER_DELETE)
 # DeltaType -> its plain str (Enum.value is a slow descriptor on a hot path).
 _DELTA_NAME = {t: str(t.value) for t in DeltaType}
-
-
-class ResourceEventHandler:
-    """What a handler implements; every method defaults to doing nothing."""
-
-    def on_add(self, obj: Any, is_in_initial_list: bool) -> None:
-        pass
-
-    def on_update(self, old: Any, new: Any) -> None:
-        pass
-
-    def on_delete(self, obj: Any) -> None:
-        pass
-
-
-class ResourceEventHandlerFuncs(ResourceEventHandler):
-    """A handler from up to three functions. ``add`` may take ``(obj)`` as
-    client-go's AddFunc or ``(obj, is_in_initial_list)``."""
-
-    def __init__(self, add: Callable | None = None, update: Callable | None = None,
-                 delete: Callable | None = None):
-        self.add = add
-        self.update = update
-        self.delete = delete
-        self._add_wants_initial = False
-        if add is not None:
-            try:
-                params = [p for p in inspect.signature(add).parameters.values()
-                          if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-                self._add_wants_initial = len(params) >= 2 or any(
-                    p.kind == p.VAR_POSITIONAL for p in inspect.signature(add).parameters.values())
-            except (TypeError, ValueError):
-                pass
-
-    def on_add(self, obj: Any, is_in_initial_list: bool) -> None:
-        if self.add is not None:
-            if self._add_wants_initial:
-                self.add(obj, is_in_initial_list)
-            else:
-                self.add(obj)
-
-    def on_update(self, old: Any, new: Any) -> None:
-        if self.update is not None:
-            self.update(old, new)
-
-    def on_delete(self, obj: Any) -> None:
-        if self.delete is not None:
-            self.delete(obj)
-
-
-_STOP = ()  # put by stop() to wake a listener's thread
-
-
-def determine_resync_period(desired: float, check: float) -> float:
-    """client-go's determineResyncPeriod: 0 stays 0; no resync at all when
-    the informer does not resync; never below the check period."""
-    if desired == 0:
-        return 0.0
-    if check == 0:
-        return 0.0
-    return max(desired, check)
 
 
 def _rv(obj: Any) -> str:
@@ -157,245 +89,19 @@ def _rv(obj: Any) -> str:
         return ""
 
 
-class ProcessorListener:
-    """Relays notifications to one handler on its own thread through an
-    unbounded buffer (client-go's processorListener; its two goroutines and
-    ring buffer become one thread and a C queue). Also the registration
-    handle ``add_event_handler`` returns."""
-
-    def __init__(self, name: str, handler: ResourceEventHandler, requested_resync_period: float,
-                 resync_period: float, now: float, upstream_has_synced: Callable[[], bool],
-                 tracer: Tracer = NULL_TRACER, clock: Clock | None = None):
-        self.name = name
-        self.handler = handler
-        self.requested_resync_period = requested_resync_period
-        self.resync_period = resync_period
-        self.next_resync = now + resync_period
-        self._upstream_has_synced = upstream_has_synced
-        self._tracer = tracer
-        # client-go's unbounded ring buffer between its two goroutines: a C
-        # queue, so adding and taking a notification cost no Python-level
-        # lock or Condition.
-        self._buf: SimpleQueue = SimpleQueue()
-        self._stopped = False
-        # Initial-list adds given and handled: each counter has one writer
-        # (the informer's thread, the listener's), so neither needs a lock.
-        self._initial_added = 0
-        self._initial_handled = 0
-        self._thread: threading.Thread | None = None
-        self.delivered = 0
-        self.errors = 0
-        # The lane's pace, measured only while someone reads the trace.
-        self._clock = clock or RealClock()
-        # Read twice per notification while traced: no Python frame for the real clock.
-        self._now = time.monotonic if type(self._clock) is RealClock else self._clock.now
-        self.last_call = 0.0
-        self._next_sample = 0.0
-        self._unreported = False  # calls finished since the last handler.lane
-
-    # --- registration ---
-    def has_synced(self) -> bool:
-        """The informer has synced and every initial-list add was handled."""
-        return self._initial_added == self._initial_handled and self._upstream_has_synced()
-
-    def buffered(self) -> int:
-        return self._buf.qsize()
-
-    # --- producer side ---
-    def add(self, notification: tuple) -> None:
-        if notification[0] == _ADD and notification[2]:
-            self._initial_added += 1
-        self._buf.put(notification)
-
-    # --- resync bookkeeping (under the processor's lock) ---
-    def should_resync(self, now: float) -> bool:
-        return self.resync_period != 0 and now >= self.next_resync
-
-    def determine_next_resync(self, now: float) -> None:
-        self.next_resync = now + self.resync_period
-
-    # --- thread ---
-    def start(self) -> None:
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name=f"listener-{self.name}", daemon=True)
-            self._thread.start()
-
-    def stop(self) -> None:
-        self._stopped = True
-        self._buf.put(_STOP)  # wakes the thread if it waits
-
-    def join(self, timeout: float | None = None) -> None:
-        if self._thread is not None:
-            self._thread.join(timeout)
-
-    def stats(self) -> dict[str, Any]:
-        """The lane as the Handlers pane shows it (experiments, tests)."""
-        pending = self._buf.qsize()
-        return dict(listener=self.name, requested=self.requested_resync_period, effective=self.resync_period,
-                    pending=pending, handled=self.delivered, call=self.last_call, errors=self.errors,
-                    slow=is_slow(pending, self.last_call))
-
-    def _sample(self, call: float, now: float) -> None:
-        """Report the lane after a call: at most every LANE_SAMPLE_EVERY,
-        but after every slow call; what is left unreported is reported
-        when the listener goes idle (``_wait``). ``_run`` inlines the
-        common case (a quick call, not yet time)."""
-        self.last_call = call
-        self._next_sample = now + LANE_SAMPLE_EVERY
-        self._report(call)
-
-    def _report(self, call: float) -> None:
-        self._unreported = False
-        pending = self._buf.qsize()
-        self._tracer.emit(HANDLER_LANE, None, listener=self.name, pending=pending, handled=self.delivered,
-                          call=round(call, 6), slow=is_slow(pending, call))
-
-    def _wait(self) -> tuple:
-        """The next notification, the buffer being empty. With calls left
-        unreported, wait a sample period first and report the idle lane,
-        so the last figures shown are never a stale backlog."""
-        if self._unreported and self._tracer.enabled:
-            rest = min(max(self._next_sample - self._now(), 0.0), LANE_SAMPLE_EVERY)
-            if rest:
-                try:
-                    return self._buf.get(timeout=rest)
-                except Empty:
-                    pass
-            if not self._stopped:
-                self._report(self.last_call)
-        return self._buf.get()
-
-    def _run(self) -> None:
-        buf = self._buf
-        get, qsize = buf.get, buf.qsize
-        handler = self.handler
-        on_add, on_update, on_delete = handler.on_add, handler.on_update, handler.on_delete
-        tracer = self._tracer
-        now = self._now
-        while not self._stopped:
-            # Idle with a lane report owed (traced runs only): _wait.
-            n = get() if not self._unreported or qsize() else self._wait()
-            if self._stopped or n is _STOP:
-                return
-            kind = n[0]
-            started = now() if tracer.enabled else None
-            try:
-                if kind == _UPDATE:
-                    on_update(n[1], n[2])
-                elif kind == _ADD:
-                    on_add(n[1], n[2])
-                else:
-                    on_delete(n[1])
-            except Exception as err:  # noqa: BLE001 - client-go skips the item and goes on
-                self.errors += 1
-                self._tracer.emit(HANDLER_ERROR, None, listener=self.name, error=f"{type(err).__name__}: {err}")
-            finally:
-                if kind == _ADD and n[2]:
-                    self._initial_handled += 1
-            self.delivered += 1
-            if started is not None:
-                ended = now()
-                if ended < self._next_sample and ended - started < SLOW_CALL:
-                    self.last_call = ended - started
-                    self._unreported = True  # the idle report carries it
-                else:
-                    self._sample(ended - started, ended)
-
-    def __repr__(self) -> str:
-        return f"ProcessorListener({self.name!r}, resync_period={self.resync_period})"
-
-
-class SharedProcessor:
-    """Fans notifications out to listeners; tracks which are due a resync."""
-
-    def __init__(self, clock: Clock, tracer: Tracer):
-        self.clock = clock
-        self.tracer = tracer
-        self._lock = threading.Lock()
-        # listener -> whether it is due the current resync's Sync updates
-        self.listeners: dict[ProcessorListener, bool] = {}
-        # Every listener, for the common non-sync distribution (a tuple
-        # rebuilt on change, read without the lock).
-        self._all: tuple[ProcessorListener, ...] = ()
-        self.started = False
-        self.check_period = 0.0
-
-    def add_listener(self, listener: ProcessorListener) -> None:
-        with self._lock:
-            self.listeners[listener] = True
-            self._all = tuple(self.listeners)
-            if self.started:
-                listener.start()
-
-    def run(self) -> None:
-        with self._lock:
-            for listener in self.listeners:
-                listener.start()
-            self.started = True
-
-    def stop(self) -> None:
-        with self._lock:
-            listeners = list(self.listeners)
-            self.listeners = {}
-            self._all = ()
-            self.started = False
-        for listener in listeners:
-            listener.stop()
-        for listener in listeners:
-            listener.join(5.0)
-
-    def distribute(self, notification: tuple, sync: bool) -> list[ProcessorListener]:
-        """Give ``notification`` to every listener, or for a sync only to
-        the listeners due a resync. Returns who got it."""
-        if not sync:
-            got = self._all
-            for listener in got:
-                listener.add(notification)
-            return got
-        got = [listener for listener, syncing in self.listeners.copy().items() if syncing]
-        for listener in got:
-            listener.add(notification)
-        return got
-
-    def should_resync(self) -> bool:
-        """Called by the reflector every check period: mark the listeners
-        whose period has come, and say whether any did."""
-        with self._lock:
-            now = self.clock.now()
-            due = []
-            for listener in self.listeners:
-                s = listener.should_resync(now)
-                self.listeners[listener] = s
-                if s:
-                    due.append(listener.name)
-                    listener.determine_next_resync(now)
-        self.tracer.emit(RESYNC_TICK, None, due=due, check_period=self.check_period)
-        return bool(due)
-
-    def resync_check_period_changed(self, check: float) -> None:
-        with self._lock:
-            self.check_period = check
-            for listener in self.listeners:
-                listener.resync_period = determine_resync_period(listener.requested_resync_period, check)
-
-
 class SharedIndexInformer:
     def __init__(self, lw, resync_period: float = 0, indexers: dict | None = None, *,
-                 clock: Clock | None = None, tracer: Tracer | None = None, fifo: str = "delta",
-                 atomic_events: bool = False, use_watch_list: bool = False, page_size: int | None = None,
-                 name: str = "informer", emit_bookmarks: bool | None = None):
-        if fifo not in ("delta", "real"):
-            raise ValueError(f'fifo must be "delta" or "real", not {fifo!r}')
-        if atomic_events and fifo != "real":
-            raise ValueError("atomic events need the RealFIFO")
+                 clock: Clock | None = None, tracer: Tracer | None = None, profile: Profile | None = None,
+                 fifo: str = "delta", atomic_events: bool = False, use_watch_list: bool = False,
+                 page_size: int | None = None, name: str = "informer", emit_bookmarks: bool | None = None):
+        # ``profile`` is the run's, used as is; the loose fifo/atomic_events/
+        # use_watch_list knobs make one for the engine's own tests.
+        self.profile = profile or Profile("", fifo, use_watch_list, atomic_events)
         self.lw = lw
         self.clock = clock or RealClock()
         self.tracer = tracer or NULL_TRACER
         self.name = name
-        self.fifo_kind = fifo
-        self.atomic_events = atomic_events
-        self.emit_bookmarks = atomic_events if emit_bookmarks is None else emit_bookmarks
-        self.use_watch_list = use_watch_list
+        self.emit_bookmarks = self.profile.atomic if emit_bookmarks is None else emit_bookmarks
         self.page_size = page_size
         self.indexer = Indexer(deletion_handling_meta_namespace_key_func, indexers)
         self.default_event_handler_resync_period = float(resync_period or 0.0)
@@ -466,7 +172,7 @@ class SharedIndexInformer:
 
     @property
     def fifo_label(self) -> str:
-        return fifo_label(self.fifo_kind, self.atomic_events)
+        return self.profile.fifo_label
 
     def pause_consumer(self, paused: bool = True) -> None:
         """Hold the pop loop (an experiment): the reflector keeps queueing
@@ -530,10 +236,10 @@ class SharedIndexInformer:
 
     # ------------------------------------------------------------------ run
     def _new_fifo(self):
-        if self.fifo_kind == "delta":
+        if self.profile.fifo == "delta":
             return DeltaFIFO(meta_namespace_key_func, known_objects=self.indexer, emit_delta_type_replaced=True,
                              transformer=self._transform, tracer=self.tracer, clock=self.clock)
-        if self.atomic_events:
+        if self.profile.atomic:
             return RealFIFO(meta_namespace_key_func, transformer=self._transform, atomic_events=True,
                             emit_delta_type_bookmark=self.emit_bookmarks, tracer=self.tracer, clock=self.clock)
         return RealFIFO(meta_namespace_key_func, known_objects=self.indexer, transformer=self._transform,
@@ -550,14 +256,14 @@ class SharedIndexInformer:
                 self.fifo.hold(True)
             self.reflector = Reflector(
                 self.lw, self.fifo, resync_period=self._resync_check_period, page_size=self.page_size,
-                should_resync=self.processor.should_resync, use_watch_list=self.use_watch_list,
+                should_resync=self.processor.should_resync, use_watch_list=self.profile.watch_list,
                 name=f"{self.name}-reflector", clock=self.clock, tracer=self.tracer,
                 watch_error_handler=self._watch_error_handler)
             self._started = True
             self._start_time = self.clock.now()
         self.processor.check_period = self._resync_check_period
-        self.tracer.emit(INFORMER_START, None, fifo=self.fifo_label, watch_list=self.use_watch_list,
-                         initial_list=initial_list_label(self.use_watch_list),
+        self.tracer.emit(INFORMER_START, None, fifo=self.fifo_label, watch_list=self.profile.watch_list,
+                         initial_list=self.profile.initial_list_label,
                          resync_check_period=self._resync_check_period)
         self.processor.run()
         fifo = self.fifo

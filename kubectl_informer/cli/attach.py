@@ -17,6 +17,7 @@ from kubectl_informer.attach.scrape import (
     scrape,
 )
 from kubectl_informer.attach.target import ResolveError, TargetError, parse_target
+from kubectl_informer.core.scope import Scope
 
 
 class AttachFailed(Exception):
@@ -51,7 +52,7 @@ def open_scraper(o: AttachOptions):
         kube = load_kube(kubeconfig=o.kubeconfig, context=o.context)
     except KubeError as e:
         raise AttachFailed(str(e)) from None
-    namespace = o.namespace or kube.namespace or "default"
+    namespace = Scope(o.namespace).resolve(namespaced=True, context_namespace=kube.namespace).namespace
     try:
         return resolve_proxy(kube.api_client, namespace, target, o.scheme, o.path, timeout=o.timeout)
     except ResolveError as e:
@@ -175,13 +176,14 @@ def run_attach(o: AttachOptions, output: str, count: int | None = None, duration
 def _start_informer(o: AttachOptions, resource: str):
     """Our informer on ``resource``, beside the controller's queues."""
     from kubectl_informer.core.trace import TraceBuffer, Tracer
-    from kubectl_informer.run.runner import Run, RunOptions
+    from kubectl_informer.run.config import RunConfig
+    from kubectl_informer.run.runner import Run
 
     tracer = Tracer()
     buffer = TraceBuffer()
     tracer.subscribe(buffer)
-    run = Run(RunOptions(resource=resource, namespace=o.namespace, context=o.context, kubeconfig=o.kubeconfig,
-                         mode="watch"), tracer)
+    run = Run(RunConfig(resource=resource, scope=Scope(o.namespace), context=o.context, kubeconfig=o.kubeconfig),
+              tracer)
     run.prepare()
     run.start()
     return run, buffer

@@ -22,6 +22,8 @@ from typing import Callable
 
 import click
 
+from kubectl_informer.core.scope import Scope
+
 # cobra's ShellCompDirective bits
 DEFAULT = 0  # the shell may fall back to file names
 NO_SPACE = 2
@@ -189,7 +191,10 @@ def _cluster_object_names(p: Parsed) -> list[str]:
     from kubectl_informer.kube.discovery import Discovery
     target = load_kube(p.values.get("kubeconfig"), p.values.get("context"))
     res = Discovery(target.api_client).resolve(p.positional[0])
-    ns = None if "all_namespaces" in p.values else (p.values.get("namespace") or target.namespace)
+    # The run's own rule; a -n typed for a cluster-scoped resource is ignored here.
+    asked = Scope(None if "all_namespaces" in p.values else p.values.get("namespace"), "all_namespaces" in p.values,
+                  inherited=True)
+    ns = asked.resolve(res.namespaced, target.namespace).namespace
     body = rest.get_list(target.api_client, res.path(ns), [("limit", 500)],
                          timeout=(CLUSTER_TIMEOUT, CLUSTER_TIMEOUT))
     return sorted({i["metadata"]["name"] for i in body.get("items") or []})

@@ -40,9 +40,10 @@ def replay(path: str, output: str, speed: float | None, start: float = 0.0, show
 
 
 def replay_app(rec: Recording, speed: float, start: float = 0.0, show_secret_data: bool = False, clock=None):
-    from kubectl_informer.tui.replay import ReplayApp
+    from kubectl_informer.tui.app import InformerApp
+    from kubectl_informer.tui.replay import ReplayScreen
     info = info_from_recording(rec)
-    if show_secret_data:
-        info.extra["show_secret_data"] = True
-    return ReplayApp(rec, info, speed=speed, start=start, replay_clock=clock,
-                     start_pane="queue" if info.mode == "queue" else "deltas")
+    info.show_secret_data = show_secret_data
+    # The live app's panes and feed loop, with the player as their source.
+    player = ReplayScreen(rec, speed=speed, start=start, clock=clock)
+    return InformerApp(player.buffer, info, source=player, start_pane="queue" if info.mode == "queue" else "deltas")

@@ -32,10 +32,32 @@ def initial_list_label(watch_list: bool) -> str:
 
 @dataclass(frozen=True)
 class Profile:
+    """One client-go's machinery, resolved once from ``--client-go``,
+    ``--fifo`` and ``--watch-list``; the informer is built from it as is."""
+
     client_go: str
     fifo: str  # "delta" | "real"
     watch_list: bool
     atomic: bool  # RealFIFO atomic events + Bookmark deltas
+
+    def __post_init__(self) -> None:
+        if self.fifo not in ("delta", "real"):
+            raise ValueError(f'fifo must be "delta" or "real", not {self.fifo!r}')
+        if self.atomic and self.fifo != "real":
+            raise ValueError("atomic events need the RealFIFO")
+
+    def with_fifo(self, fifo: str) -> "Profile":
+        """``--fifo`` / ``:fifo``: atomic events exist only in RealFIFO, so
+        asking for DeltaFIFO drops them, and the RealFIFO is the version's
+        (atomic from 1.36 on) whatever FIFO ran before."""
+        f = str(fifo).strip().lower()
+        if f not in ("delta", "real"):
+            raise ValueError(f'invalid --fifo "{fifo}": expected delta or real')
+        return replace(self, fifo=f, atomic=f == "real" and (self.atomic or _atomic_in(self.client_go)))
+
+    def with_watch_list(self, watch_list: bool) -> "Profile":
+        """``--watch-list`` / ``:watchlist``."""
+        return replace(self, watch_list=bool(watch_list))
 
     @property
     def fifo_label(self) -> str:
@@ -78,19 +100,24 @@ def _profile_for_version(client_go: str) -> Profile:
     return replace(PROFILES["1.36"], client_go=name)
 
 
+def _atomic_in(client_go: str) -> bool:
+    """Whether ``client_go``'s RealFIFO sends atomic events (False for a
+    profile made by hand, with no version)."""
+    try:
+        return _profile_for_version(client_go).atomic
+    except ValueError:
+        return False
+
+
 def resolve_profile(client_go: str | None = DEFAULT_CLIENT_GO, fifo: str | None = None,
                     watch_list: bool | None = None) -> Profile:
     """The profile for ``client_go`` with ``--fifo`` / ``--watch-list``
     overrides applied. ValueError (one line) on bad input."""
     profile = _profile_for_version(client_go or DEFAULT_CLIENT_GO)
     if fifo is not None:
-        f = str(fifo).strip().lower()
-        if f not in ("delta", "real"):
-            raise ValueError(f'invalid --fifo "{fifo}": expected delta or real')
-        # Atomic events exist only in RealFIFO; asking for DeltaFIFO drops them.
-        profile = replace(profile, fifo=f, atomic=profile.atomic and f == "real")
+        profile = profile.with_fifo(fifo)
     if watch_list is not None:
-        profile = replace(profile, watch_list=bool(watch_list))
+        profile = profile.with_watch_list(watch_list)
     return profile
 
 

@@ -7,7 +7,7 @@ importing the UI (Textual), and the UI gets it without importing the engine.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from kubectl_informer.core.profiles import DEFAULT_PROFILE
 
@@ -28,5 +28,9 @@ class RunInfo:
     field_selector: str | None = None
     demo_scenario: str | None = None
     mode: str = "watch"                   # "watch" | "queue"
+    workers: int = 0                      # queue: the controller's workers
+    metadata_only: bool = False           # --metadata-only: the cache holds PartialObjectMetadata
+    show_secret_data: bool = False        # the YAML view shows Secret values
+    args: tuple[str, ...] = ()            # the command line, for a recording's header
+    replay: str | None = None             # the recording replayed, if this is a replay
     tls_verify: bool = True               # False: insecure-skip-tls-verify, the header says so
-    extra: dict = field(default_factory=dict)

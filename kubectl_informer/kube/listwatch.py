@@ -20,6 +20,7 @@ from kubectl_informer.cache.listwatch import (
     BOOKMARK,
     ERROR,
     INITIAL_EVENTS_END_ANNOTATION,
+    MODIFIED,
     ListOptions,
     WatchEvent,
 )
@@ -126,7 +127,7 @@ class KubeListerWatcher:
             read_timeout = float(options.timeout_seconds) + WATCH_READ_GRACE
         resp = rest.get(self.api_client, self.path, q, timeout=(30.0, read_timeout),
                         accept=ACCEPT_METADATA if self.metadata_only else rest.ACCEPT_JSON)
-        return KubeWatch(resp, initial_events=bool(options.send_initial_events))
+        return KubeWatch(resp, initial_events=bool(options.send_initial_events), interner=self.interner)
 
     def __repr__(self) -> str:
         return f"KubeListerWatcher({self.path!r})"
@@ -141,8 +142,9 @@ class KubeWatch:
     connections); a line that is not a watch event ends it with an ERROR event.
     """
 
-    def __init__(self, resp: Any, initial_events: bool = False):
+    def __init__(self, resp: Any, initial_events: bool = False, interner: StringInterner | None = None):
         self._resp = resp
+        self._interner = interner
         self._initial_events = initial_events
         self._lock = threading.Lock()
         self._stopped = False
@@ -241,7 +243,7 @@ class KubeWatch:
                 start = nl + 1
                 ev, bad = _decode(line)
                 if ev is not None:
-                    yield ev
+                    yield self._shared(ev)
                 if bad:
                     return
         if pending and not self._stopped:
@@ -249,7 +251,15 @@ class KubeWatch:
             # truncated one is an unexpected EOF, which ends quietly.
             ev, bad = _decode(pending)
             if ev is not None and not bad:
-                yield ev
+                yield self._shared(ev)
+
+    def _shared(self, ev: WatchEvent) -> WatchEvent:
+        """An object the cache will hold (ADDED, MODIFIED: a WatchList's initial
+        events are the whole collection) shares its repeating parts with the
+        listed ones, as a List's items do (stream_decode.StringInterner)."""
+        if self._interner is not None and (ev.type == ADDED or ev.type == MODIFIED):
+            self._interner.intern(ev.object)
+        return ev
 
 
 def _is_initial_events_end(obj: Any) -> bool:

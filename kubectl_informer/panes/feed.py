@@ -1,8 +1,27 @@
-"""The feed loop's parts: how each pane state is handed a batch of events."""
+"""The feed loop: the trace, drained in batches, into every pane's state.
+
+The engine's threads emit into a bounded ``TraceBuffer``; whoever shows the
+panes (the Textual app, the attach screen, a test, a headless summary) owns
+one ``FeedLoop`` and calls ``drain`` once a frame. The loop moves events in
+chunks of ``CHUNK`` to the header's and every pane's state (each through its
+``feeder``: only the kinds it reads), counts what it absorbed, and starts
+every state over at a ``run.restart`` event: what follows belongs to the new
+run. Nothing here draws; ``on_reset`` tells the owner to rebind its views.
+"""
 
 from __future__ import annotations
 
+import time
+from typing import Callable, Mapping
+
+from kubectl_informer.core.run_info import RunInfo
+from kubectl_informer.core.trace import TraceBuffer, TraceEvent
+from kubectl_informer.core.trace_kinds import RUN_RESTART
+from kubectl_informer.panes.header import FeedStats, HeaderState
 from kubectl_informer.panes.state import PaneState
+
+# Drain in chunks small enough that a frame's time budget is honoured.
+CHUNK = 256
 
 
 def feeder(state: PaneState):
@@ -11,8 +30,8 @@ def feeder(state: PaneState):
     A state that overrides ``feed_all`` filters its own kinds in one loop.
     One that keeps PaneState's per-event ``feed_all`` gets only the kinds it
     handles (``KINDS``, or the keys of its ``_handlers`` dispatch table), so
-    the app does not call it for the many events it would ignore; the events
-    it gets, and their order, are the same.
+    the loop does not call it for the many events it would ignore; the
+    events it gets, and their order, are the same.
     """
     if type(state).feed_all is not PaneState.feed_all:
         return state.feed_all
@@ -30,3 +49,120 @@ def feeder(state: PaneState):
                 feed(ev)
 
     return feed_kinds
+
+
+class FeedLoop:
+    """``FeedLoop(buffer, {"deltas": DeltasState, ...}, info=RunInfo(...))``.
+
+    ``header`` and ``states`` (name -> state, in the order given) are the
+    states fed now; a reset replaces them (``on_reset(new_run)`` is called
+    after). ``clock``, if given (tests: a FakeClock), is "now" and paces the
+    rate, so what is drawn is deterministic. Feed statistics: ``absorbed``
+    events, ``frames`` and ``skipped_frames`` (counted by the owner's
+    timer), ``per_s`` (absorbed per second, over the last second or more),
+    ``restarts`` (``run.restart`` events met).
+    """
+
+    def __init__(self, buffer: TraceBuffer, states: Mapping[str, Callable[[], PaneState]], *,
+                 info: RunInfo | None = None, clock=None, max_events: int = 200_000) -> None:
+        self.buffer = buffer
+        self._makers = dict(states)
+        self.clock = clock
+        self.max_events = max_events
+        self.on_reset: Callable[[bool], None] | None = None
+        self.absorbed = 0
+        self.frames = 0
+        self.skipped_frames = 0
+        self.restarts = 0
+        self.per_s = 0.0
+        self.last_trace_time: float | None = None
+        self.last_trace_mono = time.monotonic()
+        self._rate_mark = (self.mono(), 0)
+        self._fresh_states(info if info is not None else RunInfo())
+
+    def _fresh_states(self, info: RunInfo) -> None:
+        self.header = HeaderState()
+        self.header.info = info
+        self.states: dict[str, PaneState] = {name: make() for name, make in self._makers.items()}
+        self._feeders = [feeder(st) for st in (self.header, *self.states.values())]
+
+    def reset(self, info: RunInfo | None = None, *, new_run: bool = False) -> None:
+        """Every state starts over; the header keeps the run's info (or
+        takes ``info``). ``new_run``: a restart, not a replay's seek back."""
+        self._fresh_states(self.header.info if info is None else info)
+        if self.on_reset is not None:
+            self.on_reset(new_run)
+
+    # -- feeding -------------------------------------------------------------------
+    def feed(self, batch: list[TraceEvent]) -> int:
+        """Feed every state ``batch``; at a ``run.restart`` event, fresh
+        states first (the event itself goes to them: the header reads the
+        new run from it). Returns how many restarts the batch held."""
+        marks = [i for i, ev in enumerate(batch) if ev.kind == RUN_RESTART]
+        start = 0
+        for i in marks:
+            if i > start:
+                self._feed_all(batch[start:i])
+            self.reset(new_run=True)
+            start = i
+        self._feed_all(batch[start:] if start else batch)
+        self.restarts += len(marks)
+        return len(marks)
+
+    def _feed_all(self, batch: list[TraceEvent]) -> None:
+        for feed in self._feeders:
+            feed(batch)
+
+    def drain(self, budget: float | None = None, max_events: int | None = None,
+              interrupted: Callable[[], bool] | None = None) -> int:
+        """Move events from the buffer into every state; returns how many.
+
+        Stops after ``max_events``, or once ``budget`` seconds are spent or
+        ``interrupted()`` says so (both checked between chunks, only with a
+        budget); None: until the buffer is empty."""
+        start = time.perf_counter()
+        limit = self.max_events if max_events is None else max_events
+        total = 0
+        while total < limit:
+            batch = self.buffer.drain(min(CHUNK, limit - total))
+            if not batch:
+                break
+            self.feed(batch)
+            total += len(batch)
+            self.last_trace_time = batch[-1].time
+            self.last_trace_mono = time.monotonic()
+            if budget is not None and (time.perf_counter() - start > budget
+                                       or (interrupted is not None and interrupted())):
+                break
+        self.absorbed += total
+        return total
+
+    # -- time and statistics -----------------------------------------------------------
+    def mono(self) -> float:
+        """Monotonic seconds for rates and pacing (the clock's, if given)."""
+        return self.clock.now() if self.clock is not None else time.monotonic()
+
+    def now(self, paused: bool = False) -> float | None:
+        """"Now" in trace time, for ages and countdowns: the clock's, else
+        the latest event's time moved on by the wall time since (held
+        while ``paused``); None before the first event."""
+        if self.clock is not None:
+            return self.clock.now()
+        if self.last_trace_time is None:
+            return None
+        if paused:
+            return self.last_trace_time
+        return self.last_trace_time + (time.monotonic() - self.last_trace_mono)
+
+    def count_frame(self) -> float:
+        """One frame drawn: counts it and moves the rate on; returns ``mono()``."""
+        self.frames += 1
+        mono = self.mono()
+        t0, n0 = self._rate_mark
+        if mono - t0 >= 1.0:
+            self.per_s = (self.absorbed - n0) / (mono - t0)
+            self._rate_mark = (mono, self.absorbed)
+        return mono
+
+    def stats(self, paused: bool = False) -> FeedStats:
+        return FeedStats(self.absorbed, self.per_s, len(self.buffer), self.buffer.dropped, paused)

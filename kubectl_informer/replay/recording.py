@@ -147,7 +147,7 @@ def info_from_recording(rec: Recording) -> RunInfo:
     events, path = rec.events, rec.path
     mode = "queue" if any(e.kind.startswith("worker.") for e in events) else "watch"
     info = RunInfo(resource="(replay)", namespace=None, context=f"replay of {os.path.basename(path)}",
-                   mode=mode, extra={"replay": path})
+                   mode=mode, replay=path)
     h = rec.header
     if h:
         info.resource = str(h.get("resource") or info.resource)
@@ -163,7 +163,7 @@ def info_from_recording(rec: Recording) -> RunInfo:
         info.demo_scenario = h.get("demo")
         info.mode = str(h.get("mode") or mode)
         info.tls_verify = h.get("tls_verify") is not False
-        info.extra["args"] = list(h.get("args") or ())
+        info.args = tuple(str(a) for a in h.get("args") or ())
     for ev in events:
         if ev.kind == INFORMER_START:
             f = ev.fields

@@ -1,6 +1,6 @@
 """One run's lifecycle, owned in one place.
 
-``running(opts, ui=...)`` is the context manager the CLI calls once its flags
+``running(config, ui=...)`` is the context manager the CLI calls once its flags
 are parsed: it tunes the process (``ENGINE`` or ``UI`` setting), builds the
 tracer and the buffer the readers drain, prepares the ``Run`` (every error a
 user can cause, before any thread starts), opens the recorder, and on the way
@@ -33,7 +33,8 @@ from kubectl_informer.run import signals
 from kubectl_informer.run.signals import Terminated
 
 if TYPE_CHECKING:  # runner (and click under it) is imported by running(): pin_to_one_cpu's users need neither
-    from kubectl_informer.run.runner import Run, RunOptions
+    from kubectl_informer.run.config import RunConfig
+    from kubectl_informer.run.runner import Run
 
 
 @dataclass(frozen=True)
@@ -164,16 +165,19 @@ class Running:
         if self.exporter is not None:
             self.exporter.serve(self.run.controller)
 
-    def restart(self, **changes: Any) -> Any:
-        """Stop this run's pipeline and start one with ``changes`` to its
-        options (resource, namespace, all_namespaces, client_go, fifo,
-        watch_list...) on the same cluster, tracer and recorder; returns the
-        new RunInfo. The new run is prepared first: a ``RunError`` (unknown
-        resource, RBAC) leaves the old one running. A demo's simulated server
-        and scenario carry on. ``keep_namespace=True`` (the namespace was
-        inherited, not asked for) drops it for a cluster-scoped resource."""
+    @property
+    def config(self) -> RunConfig:
+        """The running pipeline's config, scope resolved: derive a restart's from it."""
+        return self.run.resolved_config
+
+    def restart(self, config: RunConfig) -> Any:
+        """Stop this run's pipeline and start one for ``config`` (derived from
+        ``self.config``: another resource, name, scope or profile) on the same
+        cluster, tracer and recorder; returns the new RunInfo. The new run is
+        prepared first: a ``RunError`` (unknown resource, RBAC) leaves the old
+        one running. A demo's simulated server and scenario carry on."""
         from kubectl_informer.run.restart import restart_running
-        return restart_running(self, changes)
+        return restart_running(self, config)
 
     def serve_ui(self, app) -> None:
         """Run the UI until it quits; a crashed engine thread or SIGTERM
@@ -266,12 +270,12 @@ def close_app(app, wait: float = 10.0) -> None:
 
 
 @contextlib.contextmanager
-def running(opts: RunOptions, ui: bool, record: str | None = None, check: Callable[[], None] | None = None,
-            exporter: Callable[[RunOptions], Any] | None = None,
+def running(config: RunConfig, ui: bool, record: str | None = None, check: Callable[[], None] | None = None,
+            exporter: Callable[[RunConfig], Any] | None = None,
             prepare_limit: float | None = None) -> Iterator[Running]:
     """The whole lifecycle of one run (see the module's docstring). ``check``
     runs after the run is prepared and before anything is recorded (the CLI
-    asks for a terminal there); ``exporter(opts)`` may bind a metrics server
+    asks for a terminal there); ``exporter(config)`` may bind a metrics server
     then (None: none), served from ``start`` and stopped on the way out.
     ``prepare_limit`` (``--duration``) also bounds the first requests."""
     from kubectl_informer.run.recorder import Recorder, emit_run_info
@@ -281,7 +285,7 @@ def running(opts: RunOptions, ui: bool, record: str | None = None, check: Callab
     tracer = Tracer()
     buffer = TraceBuffer()
     tracer.subscribe(buffer)
-    run = Run(opts, tracer)
+    run = Run(config, tracer)
     recorder = metrics = current = None
     setting = UI if ui else ENGINE
     with tuned(setting):
@@ -296,7 +300,7 @@ def running(opts: RunOptions, ui: bool, record: str | None = None, check: Callab
                                "(discovery and a one-item list); see --request-timeout") from None
             if check is not None:
                 check()
-            metrics = exporter(opts) if exporter is not None else None
+            metrics = exporter(config) if exporter is not None else None
             if record:
                 def recording_failed(message: str) -> None:
                     (current.run if current is not None else run).fail("recorder", RunError(message))

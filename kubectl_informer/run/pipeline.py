@@ -21,8 +21,7 @@ def new_informer(lw: Any, profile: Profile, resync_period: float = 0.0, indexers
                  transform: Callable[[Any], Any] | None = None, name: str = "informer") -> SharedIndexInformer:
     """A SharedIndexInformer over ``lw`` wired as ``profile`` says (process
     tuning is the lifecycle's: ``lifecycle.tuned``)."""
-    informer = SharedIndexInformer(lw, resync_period, indexers, clock=clock, tracer=tracer, fifo=profile.fifo,
-                                   atomic_events=profile.atomic, use_watch_list=profile.watch_list,
+    informer = SharedIndexInformer(lw, resync_period, indexers, clock=clock, tracer=tracer, profile=profile,
                                    page_size=page_size, name=name)
     if transform is not None:
         informer.set_transform(transform)

@@ -14,11 +14,11 @@ from kubectl_informer.core.trace_kinds import RUN_INFO
 def emit_run_info(tracer: Tracer, info) -> None:
     """The run's header (``run.info``): the first line of ``-o json`` and of
     a recording, so a replay can say what was recorded, where and when.
-    ``info`` is the run's RunInfo; its ``extra["args"]`` holds the command line."""
+    ``info`` is the run's RunInfo; its ``args`` are the command line."""
     tracer.emit(RUN_INFO, None, resource=info.resource, namespace=info.namespace, context=info.context,
                 server=info.server, profile=info.profile, fifo=info.fifo, initial_list=info.initial_list,
                 resync=float(info.resync_period or 0.0), mode=info.mode,
-                args=[str(a) for a in info.extra.get("args") or ()], wall_time=time.time(), version=__version__,
+                args=[str(a) for a in info.args], wall_time=time.time(), version=__version__,
                 label_selector=info.label_selector, field_selector=info.field_selector, demo=info.demo_scenario,
                 tls_verify=info.tls_verify)
 

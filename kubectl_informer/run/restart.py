@@ -11,18 +11,18 @@ with ``--demo`` the same simulated server and scenario go on.
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 import time
 from typing import Any
 
 from kubectl_informer.core.trace_kinds import RUN_RESTART
 from kubectl_informer.run.crash import summary
+from kubectl_informer.run.config import RunConfig
 from kubectl_informer.run.runner import STOP_TIMEOUT, RunError
 
-# The options a restart may change; the rest (selectors, transforms, queue
+# What a restart may change; the rest (selectors, transforms, queue
 # settings, --demo) stay as the command line set them.
-RESTARTABLE = frozenset(("resource", "name", "namespace", "all_namespaces", "client_go", "fifo", "watch_list"))
+RESTARTABLE = frozenset(("resource", "name", "scope", "profile"))
 
 _locks_guard = threading.Lock()
 
@@ -36,33 +36,26 @@ def restart_lock(running: Any) -> threading.Lock:
         return lock
 
 
-def restart_running(running: Any, changes: dict[str, Any]) -> Any:
+def restart_running(running: Any, config: RunConfig) -> Any:
     """See ``lifecycle.Running.restart``; returns the new RunInfo."""
-    changes = dict(changes)
-    keep_namespace = bool(changes.pop("keep_namespace", False))
-    unknown = set(changes) - RESTARTABLE
+    unknown = running.run.resolved_config.changed_fields(config) - RESTARTABLE
     if unknown:
         raise ValueError(f"cannot change {', '.join(sorted(unknown))} in a restart")
     lock = restart_lock(running)
     if not lock.acquire(blocking=False):
         raise RunError("a restart is already under way")
     try:
-        return _restart(running, changes, keep_namespace)
+        return _restart(running, config)
     finally:
         lock.release()
 
 
-def _restart(running: Any, changes: dict[str, Any], keep_namespace: bool) -> Any:
+def _restart(running: Any, config: RunConfig) -> Any:
     started = time.monotonic()
     old = running.run
     if old.stop_event.is_set():
         raise RunError("the run has stopped: nothing to restart")
-    opts = dataclasses.replace(old.opts, **changes)
-    opts.drop_paths, opts.extra = list(old.opts.drop_paths), dict(old.opts.extra)
-    if opts.all_namespaces:
-        opts.namespace = None
-    new = old.successor(opts)
-    new.namespace_optional = keep_namespace
+    new = old.successor(config)
     try:
         info = new.prepare()  # may raise: the old run is untouched
     except BaseException:
@@ -72,8 +65,9 @@ def _restart(running: Any, changes: dict[str, Any], keep_namespace: bool) -> Any
     left = old.stop()
     running.run, running.info = new, info
     running.restarts = restarts = running.restarts + 1
+    profile = config.profile
     old.tracer.emit(RUN_RESTART, None, resource=info.resource, namespace=info.namespace,
-                    client_go=new.profile.client_go, fifo=new.profile.fifo_label, watch_list=new.profile.watch_list,
+                    client_go=profile.client_go, fifo=profile.fifo_label, watch_list=profile.watch_list,
                     restarts=restarts, took=round(time.monotonic() - started, 6))
     try:
         running.start()

@@ -14,16 +14,17 @@ import contextlib
 import errno
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import replace
 from typing import Any, Callable
 
 import click
 
-from kubectl_informer.core.profiles import DEFAULT_CLIENT_GO
 from kubectl_informer.core.run_info import RunInfo
+from kubectl_informer.core.scope import ClusterScopedError, Scope
 from kubectl_informer.core.trace import Tracer
 from kubectl_informer.core.trace_kinds import RUN_ERROR
 from kubectl_informer.run.crash import crash_line, summary
+from kubectl_informer.run.config import RunConfig
 
 # How long stop() waits for each thread; threads are daemons, so a stuck one
 # cannot keep the process alive, but tests assert none is left.
@@ -39,45 +40,6 @@ class UsageRunError(click.UsageError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
-
-
-@dataclass
-class RunOptions:
-    resource: str = "pods"
-    name: str | None = None
-    namespace: str | None = None
-    all_namespaces: bool = False
-    label_selector: str | None = None
-    field_selector: str | None = None
-    resync: float = 0.0
-    late_handler_resync: float | None = None  # a second handler, added after start
-    handlers: int | None = None          # handler lanes (queue: the first is the controller's)
-    handler_resync: list[float] = field(default_factory=list)  # one for all, or one per lane
-    handler_time: list[float] = field(default_factory=list)    # work per notification, likewise
-    client_go: str = DEFAULT_CLIENT_GO
-    fifo: str | None = None
-    watch_list: bool | None = None
-    context: str | None = None
-    kubeconfig: str | None = None
-    demo: str | None = None              # scenario name, or None for a real cluster
-    show_secret_data: bool = False
-    mode: str = "watch"                  # "watch" | "queue"
-    workers: int = 2
-    work_time: float = 0.2
-    fail_rate: float = 0.0
-    rate_limiter: str = "default"
-    seed: int | None = None
-    request_timeout: float | None = None  # kubectl's --request-timeout: one request's whole time
-    metadata_only: bool = False          # list/watch PartialObjectMetadata (client-go's metadatainformer)
-    strip_managed_fields: bool = False   # transforms, applied before the FIFO
-    drop_paths: list[str] = field(default_factory=list)
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def field_selector_with_name(self) -> str | None:
-        """``NAME`` narrows the watch to one object, as ``kubectl get pod NAME -w``
-        does: a ``metadata.name`` field selector joined to any given one."""
-        parts = [p for p in (self.field_selector, f"metadata.name={self.name}" if self.name else None) if p]
-        return ",".join(parts) or None
 
 
 # --- errors ------------------------------------------------------------------
@@ -165,11 +127,13 @@ def _naming_a_bare_403(verb: str, resource: str, namespace: str | None):
 # --- the run -------------------------------------------------------------------
 
 class Run:
-    """``Run(opts, tracer)``; ``successor(opts)`` is the next Run on the same
-    cluster (and the same simulated one), for a restart within one UI."""
+    """``Run(config, tracer)``; ``successor(config)`` is the next Run on the
+    same cluster (and the same simulated one), for a restart within one UI.
+    ``config`` is never changed; ``prepare`` resolves its scope into
+    ``scope`` once the resource's is known (``resolved_config``)."""
 
-    def __init__(self, opts: RunOptions, tracer: Tracer | None = None) -> None:
-        self.opts = opts
+    def __init__(self, config: RunConfig, tracer: Tracer | None = None) -> None:
+        self.config = config
         self.tracer = tracer or Tracer()
         self.stop_event = threading.Event()
         self.threads: list[threading.Thread] = []
@@ -177,10 +141,9 @@ class Run:
         self.owns_demo = True  # stop() stops the demo; a successor borrows it until handed over
         self.target = None
         self._connection = None  # a predecessor's target: the same cluster, a fresh client
-        self.namespace_optional = False  # an inherited -n is dropped for a cluster-scoped resource
         self.resource = None
+        self.scope: Scope | None = None  # config.scope resolved for the resource
         self.lw = None
-        self.profile = None
         self.rate_limiter = None
         self.informer = None
         self.controller = None
@@ -194,93 +157,105 @@ class Run:
     # Everything that can fail on user input, before any thread starts.
     def _check_options(self) -> None:
         """The flags' values, before anything connects: one line each."""
-        o = self.opts
+        o = self.config
         if o.resync < 0:
             raise RunError("--resync must not be negative")
         if o.demo is not None and (o.kubeconfig or o.context):
             raise RunError("--demo runs its own simulated cluster: drop --kubeconfig/--context, or drop --demo")
-        from kubectl_informer.core.profiles import resolve_profile
-
-        try:
-            self.profile = resolve_profile(o.client_go, fifo=o.fifo, watch_list=o.watch_list)
-        except ValueError as e:
-            raise RunError(str(e)) from None
-        if o.mode == "queue":
+        q = o.queue
+        if q is not None:
             from kubectl_informer.workqueue.rate_limiters import parse_rate_limiter
             try:
-                self.rate_limiter = parse_rate_limiter(o.rate_limiter)
+                self.rate_limiter = parse_rate_limiter(q.rate_limiter)
             except ValueError as e:
                 raise RunError(str(e)) from None
-            if o.workers < 1:
-                raise RunError(f"--workers must be at least 1, got {o.workers}")
-            if not 0.0 <= o.fail_rate <= 1.0:
-                raise RunError(f"--fail-rate must be between 0 and 1, got {o.fail_rate}")
-            if o.work_time < 0:
+            if q.workers < 1:
+                raise RunError(f"--workers must be at least 1, got {q.workers}")
+            if not 0.0 <= q.fail_rate <= 1.0:
+                raise RunError(f"--fail-rate must be between 0 and 1, got {q.fail_rate}")
+            if q.work_time < 0:
                 raise RunError("--work-time must not be negative")
         self._handler_specs()
 
     def prepare(self) -> RunInfo:
         self._check_options()
-        o = self.opts
+        o = self.config
         kubeconfig, context = o.kubeconfig, o.context
         if o.demo is not None and self.demo is None:
             self._start_demo(o.demo)
             kubeconfig, context = self.demo.kubeconfig_path, None
-
-        from kubectl_informer.kube.discovery import resolve_resource
-        from kubectl_informer.kube.errors import KubeError
-        from kubectl_informer.kube.listwatch import KubeListerWatcher
-        from kubectl_informer.kube.retry import retry_transient
-
         try:
             if self._connection is not None:
                 self._reconnect()
             else:
                 self._load_target(kubeconfig, context)
-            server = getattr(self.target, "server", "") or ""
-            try:
-                self.resource = retry_transient(lambda: resolve_resource(self.target.api_client, o.resource))
-                self._check_resource()
-                namespace = None
-                if self.resource.namespaced and not o.all_namespaces:
-                    namespace = o.namespace or getattr(self.target, "namespace", None) or "default"
-                self.lw = KubeListerWatcher(self.target.api_client, self.resource, namespace=namespace,
-                                            label_selector=o.label_selector,
-                                            field_selector=o.field_selector_with_name(), metadata_only=o.metadata_only)
-                retry_transient(self._preflight)
-            except KubeError as e:
-                raise RunError(str(e)) from None
-            except (RunError, click.ClickException):
-                raise
-            except Exception as e:  # network and API failures: one line if we know them
-                msg = describe_error(e, server)
-                if msg is None:
-                    raise
-                raise RunError(msg) from None
+            self._resolve()
         except BaseException:
             self.stop()
             raise
+        self.info = self._run_info()
+        return self.info
 
-        self.info = RunInfo(
+    def _resolve(self) -> None:
+        """Discovery, the scope, the lister-watcher and the preflight: each
+        failure the user can act on is one line."""
+        from kubectl_informer.kube.discovery import resolve_resource
+        from kubectl_informer.kube.errors import KubeError
+        from kubectl_informer.kube.listwatch import KubeListerWatcher
+        from kubectl_informer.kube.retry import retry_transient
+
+        o = self.config
+        try:
+            self.resource = retry_transient(lambda: resolve_resource(self.target.api_client, o.resource))
+            self._check_resource()
+            self.scope = self._resolve_scope()
+            self.lw = KubeListerWatcher(self.target.api_client, self.resource, namespace=self.scope.namespace,
+                                        label_selector=o.label_selector,
+                                        field_selector=o.field_selector_with_name(), metadata_only=o.metadata_only)
+            retry_transient(self._preflight)
+        except KubeError as e:
+            raise RunError(str(e)) from None
+        except (RunError, click.ClickException):
+            raise
+        except Exception as e:  # network and API failures: one line if we know them
+            msg = describe_error(e, getattr(self.target, "server", "") or "")
+            if msg is None:
+                raise
+            raise RunError(msg) from None
+
+    def _resolve_scope(self) -> Scope:
+        try:
+            return self.config.scope.resolve(self.resource.namespaced, getattr(self.target, "namespace", None))
+        except ClusterScopedError:
+            raise UsageRunError(f'"{self._resource_name()}" is cluster-scoped: drop -n/--namespace') from None
+
+    @property
+    def resolved_config(self) -> RunConfig:
+        """The config with its scope resolved (after ``prepare``): what a
+        restart derives the next run's config from."""
+        return self.config if self.scope is None else replace(self.config, scope=self.scope)
+
+    def _run_info(self) -> RunInfo:
+        o, profile = self.config, self.config.profile
+        return RunInfo(
             resource=self._resource_name(),
-            namespace=namespace,
+            namespace=self.scope.namespace,
             context=getattr(self.target, "context", "") or "",
-            server=server,
-            profile=self.profile.client_go,
-            fifo=self.profile.fifo_label,
-            initial_list=self.profile.initial_list_label,
+            server=getattr(self.target, "server", "") or "",
+            profile=profile.client_go,
+            fifo=profile.fifo_label,
+            initial_list=profile.initial_list_label,
             resync_period=o.resync,
             label_selector=o.label_selector,
             field_selector=o.field_selector_with_name(),
             demo_scenario=o.demo,
             mode=o.mode,
-            tls_verify=verifies_tls(self.target, server),
-            extra={**o.extra, **({"metadata_only": True} if o.metadata_only else {})},
+            tls_verify=verifies_tls(self.target, getattr(self.target, "server", "") or ""),
+            workers=o.queue.workers if o.queue is not None else 0,
+            metadata_only=o.metadata_only,
+            show_secret_data=o.show_secret_data,
+            args=o.args,
         )
-        if o.mode == "queue":
-            self.info.extra.update(workers=o.workers, work_time=o.work_time, fail_rate=o.fail_rate,
-                                   rate_limiter=o.rate_limiter)
-        return self.info
 
     def _load_target(self, kubeconfig: str | None, context: str | None) -> None:
         from kubectl_informer.kube.config import load_kube
@@ -293,7 +268,7 @@ class Run:
         finally:
             if self.demo is not None:  # loaded: no exit path may leave it behind
                 self.demo.release_kubeconfig()
-        set_request_timeout(self.target.api_client, self.opts.request_timeout)
+        set_request_timeout(self.target.api_client, self.config.request_timeout)
 
     def _reconnect(self) -> None:
         """A predecessor's cluster through a client of our own: stopping a run
@@ -302,13 +277,13 @@ class Run:
         from kubectl_informer.kube.rest import set_request_timeout
         old = self._connection
         self.target = KubeTarget(fresh_client(old.api_client), old.context, old.namespace, old.server)
-        set_request_timeout(self.target.api_client, self.opts.request_timeout)
+        set_request_timeout(self.target.api_client, self.config.request_timeout)
 
-    def successor(self, opts: RunOptions) -> "Run":
-        """A Run for ``opts`` on this run's cluster and tracer, not yet
+    def successor(self, config: RunConfig) -> "Run":
+        """A Run for ``config`` on this run's cluster and tracer, not yet
         prepared. It borrows the demo (this run still owns it) until
         ``take_over(self)`` once it is prepared."""
-        nxt = Run(opts, self.tracer)
+        nxt = Run(config, self.tracer)
         nxt.demo, nxt.owns_demo = self.demo, False
         nxt._connection = self.target
         nxt.on_failure = self.on_failure
@@ -323,10 +298,6 @@ class Run:
         verbs = set(getattr(self.resource, "verbs", None) or ())
         if verbs and not {"list", "watch"} <= verbs:
             raise RunError(f'the server does not support list and watch on "{self._resource_name()}"')
-        if self.opts.namespace and not self.resource.namespaced and self.namespace_optional:
-            self.opts.namespace = None
-        if self.opts.namespace and not self.resource.namespaced:
-            raise UsageRunError(f'"{self._resource_name()}" is cluster-scoped: drop -n/--namespace')
 
     def _start_demo(self, scenario: str) -> None:
         from kubectl_informer.sim.scenarios import SCENARIOS
@@ -335,14 +306,15 @@ class Run:
             raise RunError(f'unknown scenario "{scenario}" (known: {known}); '
                            f'put --demo after RESOURCE or write --demo=SCENARIO')
         from kubectl_informer.sim.demo import start_demo
-        # The scenario acts where the view looks: the namespace watched, or all with -A.
-        where = None if self.opts.all_namespaces else [self.opts.namespace or "default"]
-        self.demo = start_demo(scenario, namespaces=where)
+        # The scenario acts where the view looks: the namespace watched, or all
+        # with -A (the demo's kubeconfig names no namespace of its own).
+        watched = self.config.scope.resolve(namespaced=True).namespace
+        self.demo = start_demo(scenario, namespaces=None if watched is None else [watched])
 
     def _resource_name(self) -> str:
         r = self.resource
         if r is None:
-            return self.opts.resource
+            return self.config.resource
         group = getattr(r, "group", "")
         return f"{r.resource}.{group}" if group else r.resource
 
@@ -356,9 +328,9 @@ class Run:
         with _naming_a_bare_403("list", self._resource_name(), self.lw.namespace):
             listed = self.lw.list(ListOptions(limit=1))
         rv = ((listed or {}).get("metadata") or {}).get("resourceVersion") or None
-        if self.opts.name and not (listed or {}).get("items"):
+        if self.config.name and not (listed or {}).get("items"):
             where = f' in namespace "{self.lw.namespace}"' if self.lw.namespace else ""
-            raise RunError(f'{self._resource_name()} "{self.opts.name}" not found{where}')
+            raise RunError(f'{self._resource_name()} "{self.config.name}" not found{where}')
         with _naming_a_bare_403("watch", self._resource_name(), self.lw.namespace):
             w = self.lw.watch(ListOptions(resource_version=rv, timeout_seconds=1))
         w.stop()
@@ -367,19 +339,19 @@ class Run:
         """Build the pipeline and start its threads; prepare() first."""
         if self.lw is None:
             raise RuntimeError("Run.prepare() must succeed before start()")
-        o = self.opts
+        o = self.config
         from kubectl_informer.run.pipeline import new_informer
 
-        self.informer = new_informer(self.lw, self.profile, resync_period=o.resync, tracer=self.tracer,
+        self.informer = new_informer(self.lw, o.profile, resync_period=o.resync, tracer=self.tracer,
                                      transform=self._transform())
         from kubectl_informer.run.handler_lanes import add_handler
         lanes = self._handler_specs()
-        if o.mode == "queue":
+        if o.queue is not None:
             from kubectl_informer.run.sample_controller import SimulatedController
-            first, lanes = lanes[0], lanes[1:]
-            self.controller = SimulatedController(self.informer, workers=o.workers, work_time=o.work_time,
-                                                  fail_rate=o.fail_rate, rate_limiter=self.rate_limiter,
-                                                  tracer=self.tracer, seed=o.seed, resync_period=first.resync,
+            first, lanes, q = lanes[0], lanes[1:], o.queue
+            self.controller = SimulatedController(self.informer, workers=q.workers, work_time=q.work_time,
+                                                  fail_rate=q.fail_rate, rate_limiter=self.rate_limiter,
+                                                  tracer=self.tracer, seed=q.seed, resync_period=first.resync,
                                                   handler_time=first.work_time, stop_event=self.stop_event)
         for lane in lanes:
             add_handler(self.informer, lane.name, lane.resync, lane.work_time, stop_event=self.stop_event)
@@ -391,9 +363,9 @@ class Run:
 
     def _handler_specs(self):
         from kubectl_informer.run.handler_lanes import plan_handlers
-        o = self.opts
+        o = self.config
         try:
-            return plan_handlers(o.handlers, o.handler_resync, o.handler_time,
+            return plan_handlers(o.handlers, list(o.handler_resync), list(o.handler_time),
                                  first_name="controller" if o.mode == "queue" else "handler-1")
         except ValueError as e:
             raise RunError(str(e)) from None
@@ -403,9 +375,9 @@ class Run:
         a sample so the Cache pane can show bytes held and saved."""
         from kubectl_informer.run.transforms import MeasuredTransform, build_steps
 
-        o = self.opts
+        o = self.config
         is_secret = getattr(self.resource, "resource", "") == "secrets" and not getattr(self.resource, "group", "")
-        steps = build_steps(o.strip_managed_fields, o.drop_paths, is_secret, o.show_secret_data)
+        steps = build_steps(o.strip_managed_fields, list(o.drop_paths), is_secret, o.show_secret_data)
         return MeasuredTransform(steps, self.tracer)
 
     def _add_late_handler(self, period: float) -> None:
@@ -457,7 +429,7 @@ class Run:
         known = describe_error(err)
         if known:
             return f"the {name} thread stopped: {known}"
-        return crash_line(err, self.opts.extra.get("args"), what=f"the {name} thread stopped unexpectedly")
+        return crash_line(err, list(self.config.args), what=f"the {name} thread stopped unexpectedly")
 
     def alive_threads(self) -> list[threading.Thread]:
         return [t for t in self.threads if t.is_alive()]

@@ -125,13 +125,18 @@ def object_bytes(obj: Any) -> int:
 def _value_bytes(v: Any) -> int:
     # References of an unshared value: the container, the caller's loop
     # name, our argument, getrefcount's argument. More: shared, not counted.
-    if sys.getrefcount(v) > 4:
-        return 0
+    # A scalar may have one holder more and still be the object's own: the
+    # Reflector keeps the newest resourceVersion it saw, which on a watch
+    # (a WatchList's initial events too) is the object's own string, on a
+    # LIST the list's. Counting it on one path only made the same pods
+    # measure differently by path. An interned string has at least two
+    # holders more (the interner's table keys and values it).
+    refs = sys.getrefcount(v)
     t = type(v)
     if t is dict or t is list:
-        return object_bytes(v)
+        return object_bytes(v) if refs <= 4 else 0
     if t is str or t is int or t is float:
-        return sys.getsizeof(v)
+        return sys.getsizeof(v) if refs <= 5 else 0
     return 0  # None, True, False: singletons
 
 

@@ -1,90 +1,52 @@
 """The Textual app: header, panes, and the timer that feeds them.
 
 The engine's threads emit into a bounded ``TraceBuffer``; the UI never runs
-per event. A timer at ``frame_rate`` drains the buffer within a time budget
-(so a flood cannot starve key presses), feeds every event to every pane's
-state (cheap: counters and rings), then redraws, inside one
-``batch_update``, only the visible panes whose state changed.
+per event. A timer at ``frame_rate`` has the app's ``FeedLoop``
+(panes/feed.py) drain the buffer within a time budget (so a flood cannot
+starve key presses) into every pane's state (cheap: counters and rings),
+then redraws, inside one ``batch_update``, only the visible panes whose
+state changed. The layout (tabs or a grid) and the pane table: layout.py.
 
-Small terminals get one pane at a time behind a tab bar (two side by side
-from 120 columns), as k9s does; large ones a grid of every pane.
+The app is made of parts, not mixins: the feed loop, the `:` line
+(command_mode.py), restarts (restarts.py), the experiments menu
+(experiments.py) and the YAML view (objects.py); what they report comes back
+as messages to the ``@on`` handlers below. A replay is this app with a
+player as its ``source`` (replay.py).
 """
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass
+from typing import Any, Callable, Protocol
 
-from rich.text import Text
+from textual import on
 from textual.app import App, ComposeResult
 from textual.containers import Container
 from textual.events import Key, Resize
-from textual.widget import Widget
-from textual.widgets import Input, Static
+from textual.screen import Screen
+from textual.widgets import Input
 
 from kubectl_informer.core.run_info import RunInfo
 from kubectl_informer.core.trace import TraceBuffer
-from kubectl_informer.panes.cache import CacheState
-from kubectl_informer.panes.deltas import DeltasState
-from kubectl_informer.panes.explain_state import ExplainState
-from kubectl_informer.panes.feed import feeder as _feeder
-from kubectl_informer.panes.fifo import FifoState
-from kubectl_informer.panes.handlers import HandlersState
-from kubectl_informer.panes.header import FeedStats, HeaderState
+from kubectl_informer.panes.feed import FeedLoop
+from kubectl_informer.panes.header import HeaderState
 from kubectl_informer.panes.inspector import InspectorState
-from kubectl_informer.panes.queue import QueueState
-from kubectl_informer.panes.resync import ResyncState
-from kubectl_informer.panes.rv import RVState
 from kubectl_informer.panes.state import PaneState
+from kubectl_informer.tui.command import PipelineRestarted, next_profile
+from kubectl_informer.tui.command_mode import CommandLine
 from kubectl_informer.tui.crash import KeepsCrash
-from kubectl_informer.tui.cache import CachePane
-from kubectl_informer.tui.command_mode import CommandMode
-from kubectl_informer.tui.deltas import DeltasPane
-from kubectl_informer.tui.experiments import ExperimentsMixin
-from kubectl_informer.tui.explain import ExplainPane
-from kubectl_informer.tui.fifo import FifoPane
-from kubectl_informer.tui.handlers import HandlersPane
+from kubectl_informer.tui.experiments import ExperimentsScreen
+from kubectl_informer.tui.filter_line import FilterLine
 from kubectl_informer.tui.header import HeaderPane
 from kubectl_informer.tui.help import HelpScreen
 from kubectl_informer.tui.inspector import InspectorPane
 from kubectl_informer.tui.keymap import APP_BINDINGS, JUMP_BINDINGS, PANE_LETTERS
-from kubectl_informer.tui.objects import ObjectActions
+from kubectl_informer.tui.layout import COMPANION_MIN_WIDTH, GRID_MIN, PANE_NAMES, PANES, KeyHints, TabBar
+from kubectl_informer.tui.objects import yaml_view
 from kubectl_informer.tui.pane import Pane
-from kubectl_informer.tui.queue import QueuePane
-from kubectl_informer.tui.resync import ResyncPane
-from kubectl_informer.tui.rv import RVPane
+from kubectl_informer.tui.restarts import ResourceNamesFound, RestartFinished, Restarts
 
-
-@dataclass(frozen=True)
-class PaneSpec:
-    name: str
-    title: str
-    state_cls: type[PaneState]
-    pane_cls: type[Pane]
-    short: str = ""  # tab bar label, so seven tabs fit in 80 columns
-
-
-# Tab order; the grid places them in this order too (see app.tcss).
-PANES: tuple[PaneSpec, ...] = (
-    PaneSpec("deltas", "Deltas", DeltasState, DeltasPane),
-    PaneSpec("fifo", "FIFO", FifoState, FifoPane),
-    PaneSpec("rv", "ResourceVersion", RVState, RVPane, "RV"),
-    PaneSpec("resync", "Resync", ResyncState, ResyncPane),
-    PaneSpec("queue", "Queue", QueueState, QueuePane),
-    PaneSpec("cache", "Cache", CacheState, CachePane),
-    PaneSpec("inspector", "Inspector", InspectorState, InspectorPane),
-    PaneSpec("handlers", "Handlers", HandlersState, HandlersPane),
-    PaneSpec("explain", "Explain", ExplainState, ExplainPane),
-)
-PANE_NAMES = tuple(p.name for p in PANES)
-
-# Below this the grid is unreadable: one (or two) panes behind tabs instead.
-GRID_MIN = (150, 36)
-COMPANION_MIN_WIDTH = 120
 # Keys that open a line (the command line, the filter): the action opening it.
 _LINE_KEYS = {"colon": "action_command", "slash": "action_filter"}
-# Drain in chunks small enough that the frame's time budget is honoured.
-CHUNK = 256
 # Unchanged panes still redraw this often, for ages and countdowns.
 CLOCK_REFRESH = 0.5
 # Drawing is most of a frame's cost on a big grid: the focused pane redraws
@@ -92,71 +54,31 @@ CLOCK_REFRESH = 0.5
 BACKGROUND_EVERY = 3
 
 
-class KeyHints(Static):
-    """The footer: the app's keys, fixed.
+class FrameSource(Protocol):
+    """What else feeds the buffer, once a frame: a replay's player. It is
+    the app's base screen (its keys, k9s-style: the view wraps the panes)."""
 
-    Textual's Footer recomposes its keys on every focus change, which costs
-    a relayout per tab press and, under a flood of events, left its old key
-    widgets alive (hundreds a minute in bench/tui.py); our keys do not
-    change with focus, so one line of text says them.
-    """
+    def start(self, app: InformerApp) -> None: ...  # mounted: header line, keys, first seek
 
-    def on_mount(self) -> None:
-        t = Text(no_wrap=True, overflow="ellipsis")
-        for b in APP_BINDINGS:
-            if b.show:
-                t.append(f" {_key_label(b.key)} ", "bold reverse")
-                t.append(f" {b.description}  ")
-        self.update(t)
+    def tick(self) -> None: ...  # before each frame's drain
+
+    def now(self) -> float | None: ...  # "now" for ages and countdowns
 
 
-def _key_label(key: str) -> str:
-    first = key.split(",")[0]
-    return {"question_mark": "?", "slash": "/", "enter": "⏎", "escape": "esc"}.get(first, first)
-
-
-
-
-class TabBar(Widget):
-    """One line: the panes with their jump keys, the active one highlighted.
-
-    Drawn with ``render`` and a plain refresh: Static.update would ask for
-    a relayout of the screen on every tab press."""
-
-    def __init__(self, **kwargs) -> None:
-        super().__init__(**kwargs)
-        self._text = Text()
-
-    def show_tabs(self, specs: list[PaneSpec], active: str, shown: set[str], filter_text: str) -> None:
-        width = self.app.size.width
-        # Too many tabs for the line: the other tabs' labels shorten, the active one never does.
-        for cut in (99, 6, 5, 4, 3):
-            t = Text(no_wrap=True, overflow="ellipsis", end="")
-            for i, spec in enumerate(specs, 1):
-                style = "bold reverse" if spec.name == active else ("bold" if spec.name in shown else "dim")
-                label = spec.short or spec.title
-                t.append(f" {i}", "cyan" if spec.name != active else style)
-                t.append(f" {label if spec.name == active else label[:cut]} ", style)
-            if filter_text:
-                t.append(f"  /{filter_text}", "bold yellow")
-            if t.cell_len <= width:
-                break
-        self._text = t
-        self.refresh()
-
-    def render(self) -> Text:
-        return self._text
-
-
-class InformerApp(KeepsCrash, CommandMode, ExperimentsMixin, ObjectActions, App[None]):
+class InformerApp(KeepsCrash, App[None]):
     """``InformerApp(buffer, info, start_pane="deltas", frame_rate=15.0)``.
 
     ``panes`` limits the panes shown (tests, snapshots); ``clock``, if given,
     gives "now" for ages and countdowns (else the trace clock's latest event
     time, moved on by wall time since); ``experiments`` is the run's control
     for the experiments menu (key x). ``pipeline`` (``lifecycle.Running``)
-    lets `:` commands and ``P`` restart it (command_mode.py); after a restart
-    ``experiments`` is the new run's.
+    lets `:` commands and ``P`` restart it (restarts.py); after a restart
+    ``experiments`` is the new run's. ``source`` feeds the buffer instead of
+    the engine (a replay: tui/replay.py).
+
+    Its parts: ``feed_loop`` (panes/feed.py: the states, fed from the
+    buffer), the pane widgets drawing them, ``command_line`` (the `:` line)
+    and ``restarts``. Their messages come back through ``@on`` handlers.
     """
 
     CSS_PATH = "app.tcss"
@@ -176,43 +98,47 @@ class InformerApp(KeepsCrash, CommandMode, ExperimentsMixin, ObjectActions, App[
         max_events_per_frame: int = 200_000,
         experiments=None,
         pipeline=None,
+        source: FrameSource | None = None,
     ) -> None:
         super().__init__()
-        self.pipeline = pipeline
         self.buffer = buffer
         self.experiments = experiments  # the run's control for key x (None: a replay)
         self.info = info
+        self.source = source
         self.frame_rate = max(float(frame_rate), 1.0)
-        self.clock = clock
-        self.max_events_per_frame = max_events_per_frame
         wanted = PANE_NAMES if panes is None else tuple(panes)
         unknown = [n for n in wanted if n not in PANE_NAMES]
         if unknown:
             raise ValueError(f"unknown pane {unknown[0]!r}; panes: {', '.join(PANE_NAMES)}")
         self.specs = [s for s in PANES if s.name in wanted]
-        self.header_state = HeaderState()
-        self.states: dict[str, PaneState] = {s.name: s.state_cls() for s in self.specs}
+        self.feed_loop = FeedLoop(buffer, {s.name: s.state_cls for s in self.specs}, info=info, clock=clock,
+                                  max_events=max_events_per_frame)
+        self.feed_loop.on_reset = self._states_replaced
+        self.restarts = Restarts(self, pipeline)
+        self.command_line = CommandLine(self)
         self.panes: dict[str, Pane] = {}
-        self._all_states = [self.header_state, *self.states.values()]
-        self._feeders = [_feeder(st) for st in self._all_states]
+        self.filter_line = FilterLine(self, self.panes, self._update_tabbar)
         self.active = start_pane if start_pane in self.states else self.specs[0].name
         self._previous = self.active
         self.paused = False
         self.zoomed = False
         self.layout_mode = "tabs"
-        self.filter_text = ""
-        # Feed statistics.
-        self.absorbed = 0
-        self.frames = 0
-        self.skipped_frames = 0
-        self._rate_mark = (self._mono(), 0)
-        self._per_s = 0.0
-        self._last_trace_time: float | None = None
-        self._last_trace_mono = time.monotonic()
         self._last_clock_refresh = 0.0
         # At most 30% of a frame draining: a key arriving mid-drain waits for
         # what is left of it. (Absorbing stays well above 20k events/s.)
         self._budget = min(0.3 / self.frame_rate, 0.05)
+
+    @property
+    def states(self) -> dict[str, PaneState]:
+        """The pane states fed now (a restart replaces them)."""
+        return self.feed_loop.states
+
+    @property
+    def header_state(self) -> HeaderState:
+        return self.feed_loop.header
+
+    def get_default_screen(self) -> Screen:
+        return self.source if isinstance(self.source, Screen) else super().get_default_screen()
 
     # -- layout --------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -227,10 +153,10 @@ class InformerApp(KeepsCrash, CommandMode, ExperimentsMixin, ObjectActions, App[
                 pane.border_title = spec.title
                 self.panes[spec.name] = pane
                 yield pane
-        self.filter_input = Input(placeholder="filter keys: text or regex · type:Deleted · label:app=web · ! first inverts · "
-                                         "enter keeps · esc clears", id="filter")
+        self.filter_input = self.filter_line.input
         yield self.filter_input
-        yield from self.compose_command_line()
+        self.command_input = self.command_line.input
+        yield self.command_input
         yield KeyHints(id="keyhints")
 
     def on_mount(self) -> None:
@@ -238,7 +164,9 @@ class InformerApp(KeepsCrash, CommandMode, ExperimentsMixin, ObjectActions, App[
         self._apply_layout(self.size.width, self.size.height)
         self.panes[self.active].focus()
         self.set_interval(1.0 / self.frame_rate, self._tick, name="drain")
-        self.load_resource_names()
+        self.restarts.load_resource_names()
+        if self.source is not None:
+            self.source.start(self)
 
     def on_resize(self, event: Resize) -> None:
         self._apply_layout(event.size.width, event.size.height)
@@ -304,39 +232,35 @@ class InformerApp(KeepsCrash, CommandMode, ExperimentsMixin, ObjectActions, App[
                 self._update_tabbar()
 
     # -- feeding -------------------------------------------------------------
-    def _mono(self) -> float:
-        # With a clock given (tests: a FakeClock), rates and refresh pacing
-        # follow it too, so what is drawn is deterministic.
-        return self.clock.now() if self.clock is not None else time.monotonic()
-
     def _now(self) -> float | None:
-        if self.clock is not None:
-            return self.clock.now()
-        if self._last_trace_time is None:
-            return None
-        if self.paused:
-            return self._last_trace_time
-        return self._last_trace_time + (time.monotonic() - self._last_trace_mono)
+        if self.source is not None:
+            return self.source.now()
+        return self.feed_loop.now(self.paused)
 
     def drain(self, budget: float | None = None, max_events: int | None = None) -> int:
         """Move events from the buffer into every pane state; returns how many.
 
-        Stops after ``budget`` seconds (None: until the buffer is empty)."""
-        start = time.perf_counter()
-        limit = self.max_events_per_frame if max_events is None else max_events
-        total = 0
-        while total < limit:
-            batch = self.buffer.drain(min(CHUNK, limit - total))
-            if not batch:
-                break
-            self.feed_batch(batch)  # resets the panes at a run.restart
-            total += len(batch)
-            self._last_trace_time = batch[-1].time
-            self._last_trace_mono = time.monotonic()
-            if budget is not None and (time.perf_counter() - start > budget or self._input_waiting()):
-                break
-        self.absorbed += total
-        return total
+        Stops after ``budget`` seconds or when a key waits (None: until the
+        buffer is empty). A ``run.restart`` on the way resets the panes
+        (``_states_replaced``); then the app posts ``PipelineRestarted``."""
+        restarts = self.feed_loop.restarts
+        n = self.feed_loop.drain(budget, max_events, self._input_waiting)
+        if self.feed_loop.restarts != restarts:
+            self.post_message(PipelineRestarted(self.current_run(), self.header_state.info))
+        return n
+
+    def _states_replaced(self, new_run: bool) -> None:
+        """The feed loop started over (a restart, a replay's seek back): the
+        widgets draw the new states; after a restart, from a fresh view."""
+        self.header.state = self.header_state
+        for name, state in self.states.items():
+            pane = self.panes.get(name)
+            if pane is not None:
+                pane.state = state
+                pane._rendered_version = -1
+                reset = getattr(pane, "reset_view", None)
+                if new_run and reset is not None:
+                    reset()
 
     def _input_waiting(self) -> bool:
         """A key is on its way (app → screen → focused widget): answer it
@@ -347,35 +271,37 @@ class InformerApp(KeepsCrash, CommandMode, ExperimentsMixin, ObjectActions, App[
         return focused is not None and focused.message_queue_size > 0
 
     def _tick(self) -> None:
+        if self.source is not None:
+            self.source.tick()
         if not self.screen_stack:
             return  # a last frame timer firing while the app closes: nothing left to draw
         if self._input_waiting():
             # A key is travelling app → screen → widget; each hop is a message
             # and would wait behind a whole frame. Let it through first.
-            self.skipped_frames += 1
+            self.feed_loop.skipped_frames += 1
             return
         header_version = self.header_state.version
         if not self.paused:
             self.drain(self._budget)
-        self.frames += 1
-        mono = self._mono()
-        t0, n0 = self._rate_mark
-        if mono - t0 >= 1.0:
-            self._per_s = (self.absorbed - n0) / (mono - t0)
-            self._rate_mark = (mono, self.absorbed)
-        stats = FeedStats(self.absorbed, self._per_s, len(self.buffer), self.buffer.dropped, self.paused)
-        stats_changed = stats != self.header.stats
+        mono = self.feed_loop.count_frame()
+        stats = self.feed_loop.stats(self.paused)
+        header_due = stats != self.header.stats or header_version != self.header_state.version
         self.header.stats = stats
         clock_due = mono - self._last_clock_refresh >= CLOCK_REFRESH
         if clock_due:
             self._last_clock_refresh = mono
+        self._redraw(clock_due, header_due or clock_due)
+
+    def _redraw(self, clock_due: bool, header_due: bool) -> None:
+        """Draw what changed: the focused pane every frame, the others every
+        BACKGROUND_EVERY frames, all of them when the clock is due."""
         now = self._now()
         with self.batch_update():
-            if clock_due or stats_changed or header_version != self.header_state.version:
+            if header_due:
                 self.header.refresh_view(now)
             if self.paused:
                 return
-            background_due = self.frames % BACKGROUND_EVERY == 0
+            background_due = self.feed_loop.frames % BACKGROUND_EVERY == 0
             for name in self.shown_panes():
                 pane = self.panes[name]
                 changed = pane.state.version != pane._rendered_version
@@ -402,7 +328,7 @@ class InformerApp(KeepsCrash, CommandMode, ExperimentsMixin, ObjectActions, App[
 
     def action_pause(self) -> None:
         self.paused = not self.paused
-        self.header.stats = FeedStats(self.absorbed, self._per_s, len(self.buffer), self.buffer.dropped, self.paused)
+        self.header.stats = self.feed_loop.stats(self.paused)
         self.header.refresh_view(self._now())
 
     def action_next_pane(self) -> None:
@@ -413,7 +339,7 @@ class InformerApp(KeepsCrash, CommandMode, ExperimentsMixin, ObjectActions, App[
 
     def _cycle(self, step: int) -> None:
         if isinstance(self.focused, Input):
-            self.complete_command()
+            self.command_line.complete()
             return
         names = [s.name for s in self.specs]
         i = names.index(self.active) if self.active in names else 0
@@ -434,9 +360,7 @@ class InformerApp(KeepsCrash, CommandMode, ExperimentsMixin, ObjectActions, App[
         self.panes[self.active].focus()
 
     def action_filter(self) -> None:
-        self.filter_input.value = self.filter_text
-        self.filter_input.display = True
-        self.screen.set_focus(self.filter_input)  # now: see on_event
+        self.filter_line.open()
 
     async def on_event(self, event) -> None:
         # ':' and '/' open their line as the key is read. Textual hands each
@@ -450,39 +374,27 @@ class InformerApp(KeepsCrash, CommandMode, ExperimentsMixin, ObjectActions, App[
             return
         await super().on_event(event)
 
+    @property
+    def filter_text(self) -> str:
+        return self.filter_line.text
+
     def set_filter(self, text: str) -> None:
-        self.filter_text = text
-        for name in ("deltas", "fifo", "cache", "inspector"):
-            pane = self.panes.get(name)
-            if pane is not None:
-                pane.set_filter(text)
-        self._update_tabbar()
+        self.filter_line.set(text)
 
-    def on_input_changed(self, event: Input.Changed) -> None:
-        if event.input is self.filter_input:
-            self.set_filter(event.value.strip())
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        if event.input is not self.filter_input:
-            return
+    @on(Input.Changed, "#filter")
+    def on_filter_changed(self, event: Input.Changed) -> None:
         self.set_filter(event.value.strip())
-        self.filter_input.display = False
-        inspector = self.panes.get("inspector")
-        # A filter that names a key exactly picks it for the inspector.
-        if self.filter_text and isinstance(inspector, InspectorPane) and self.filter_text in inspector.state.history:
-            inspector.inspect(self.filter_text)
+
+    @on(Input.Submitted, "#filter")
+    def on_filter_submitted(self, event: Input.Submitted) -> None:
+        self.filter_line.submitted(event.value)
         self.panes[self.active].focus()
 
     def action_escape(self) -> None:
-        if self.close_command_line():
+        focus = self.panes[self.active]
+        if self.command_line.close(focus) or self.filter_line.escape(focus):
             return
-        if self.filter_input.display:
-            self.filter_input.display = False
-            self.set_filter("")
-            self.panes[self.active].focus()
-        elif self.filter_text:
-            self.set_filter("")
-        elif self.active == "inspector" and self._previous != "inspector":
+        if self.active == "inspector" and self._previous != "inspector":
             self.activate(self._previous)
 
     def selected_key(self) -> str | None:
@@ -504,3 +416,71 @@ class InformerApp(KeepsCrash, CommandMode, ExperimentsMixin, ObjectActions, App[
             return
         inspector.inspect(key)
         self.activate("inspector")
+
+    def action_yaml(self) -> None:
+        """``y``: the selected key's object as YAML (the Inspector's cursor
+        picks a version, else the newest object held)."""
+        inspector = self.panes.get("inspector")
+        entry = None
+        if self.active == "inspector" and isinstance(inspector, InspectorPane) and inspector.inspected:
+            key, entry = inspector.inspected, inspector.cursor_entry()
+        else:
+            key = self.selected_key()
+        if key is None:
+            self.notify("no key selected: move the cursor in Deltas or FIFO", severity="warning")
+            return
+        state = self.states.get("inspector")
+        view = yaml_view(key, entry, state.objects if isinstance(state, InspectorState) else None, self.info)
+        if isinstance(view, str):
+            self.notify(view, severity="warning")
+        else:
+            self.push_screen(view)
+
+    def action_experiments(self) -> None:
+        if isinstance(self.screen, ExperimentsScreen):
+            self.pop_screen()
+            return
+        if self.experiments is None:
+            self.notify("experiments act on a live run: not in a replay", severity="warning")
+            return
+        self.push_screen(ExperimentsScreen(self.experiments, self.selected_key()))
+
+    # -- the command line and restarts --------------------------------------------
+    def action_command(self) -> None:
+        self.command_line.open()
+
+    @on(Input.Submitted, "#command")
+    def on_command_submitted(self, event: Input.Submitted) -> None:
+        self.command_line.close(self.panes[self.active])
+        self.command_line.run(event.value)
+
+    def action_cycle_profile(self) -> None:
+        run = self.current_run()
+        if run is None:
+            self.notify("P: nothing to restart here (a replay shows a recording)", severity="error")
+            return
+        self.command_line.run(f"profile {next_profile(run.config.profile.client_go)}")
+
+    def action_invert_filter(self) -> None:
+        if not self.filter_line.invert():
+            self.notify("!: type a filter with / first; ! then shows what it leaves out", severity="warning")
+
+    def restart_pipeline(self, what: str, derive: Callable[[Any], Any]) -> None:
+        """What commands call: restart the pipeline on ``derive(config)`` of
+        the running config, in a worker thread (restarts.py)."""
+        self.restarts.request(what, derive)
+
+    def current_run(self) -> Any:
+        """The Run running now (None in a replay): follow it after ``PipelineRestarted``."""
+        return self.restarts.current_run()
+
+    @on(RestartFinished)
+    def on_restart_finished(self, done: RestartFinished) -> None:
+        if self.restarts.finished(done, self.header_state.info.resource):
+            run = self.current_run()
+            if run is not None and hasattr(run, "experiments"):
+                self.experiments = run.experiments  # key x acts on the new run
+
+    @on(ResourceNamesFound)
+    def on_resource_names_found(self, found: ResourceNamesFound) -> None:
+        self.command_line.set_resource_names(found.names)

@@ -1,10 +1,15 @@
 """The attach screen: a running controller's workqueues, from its metrics.
 
-One card per workqueue (figures, then sparklines of depth, adds/s and
-retries/s, and the backing-up sentence when it applies), one per
-controller (reconciles/s by result, errors/s, workers), then the REST
-client and informer counts. With ``--resource`` our own informer's Deltas
-pane runs beside it, fed from the trace as in the main app.
+Queues are ordered by activity, busiest first (panes/attach_view.py). Up to
+``TABLE_ABOVE`` of them: one card each (figures, then sparklines of depth,
+adds/s and retries/s, and the backing-up sentence when it applies); above
+that (a kube-controller-manager runs about 50), a table of one row per
+queue with the selected queue's card under it; ``t`` switches. ``/``
+filters queues by name as the main app filters keys. Lines ``▲ N more`` /
+``▼ N more`` say what is off screen. One card per controller (reconciles/s
+by result, errors/s, workers), then the REST client and informer counts.
+With ``--resource`` our own informer's Deltas pane runs beside it, fed from
+the trace as in the main app.
 
 The scraper thread writes the model under ``lock``; a timer here reads it at
 a few Hz and updates only the cards whose figures changed.
@@ -18,7 +23,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Label, Sparkline, Static
+from textual.widgets import Input, Label, Sparkline, Static
 
 from kubectl_informer.attach.model import (
     AttachModel,
@@ -27,12 +32,20 @@ from kubectl_informer.attach.model import (
     fmt_seconds,
 )
 from kubectl_informer.attach.report import model_lines
+from kubectl_informer.panes.attach_view import TABLE_ABOVE, estimate, percentile_detail, shown_queues
+from kubectl_informer.panes.deltas import DeltasState
+from kubectl_informer.panes.feed import FeedLoop
+from kubectl_informer.panes.filters import KeyFilter, parse_filter
+from kubectl_informer.tui.attach_table import QueueTable
 from kubectl_informer.tui.crash import KeepsCrash
+from kubectl_informer.tui.deltas import DeltasPane
 
 REFRESH_HZ = 4.0
 
 
-def queue_text(q: QueueFigures) -> Text:
+def queue_text(q: QueueFigures, buckets: bool = False) -> Text:
+    """The card's figures; ``buckets`` adds the line saying which histogram
+    bucket each (estimated) percentile lies in."""
     t = Text.assemble(("workqueue ", "dim"), (q.name, "bold cyan"))
     if q.controller and q.controller != q.name:
         t.append(f" (controller {q.controller})", "dim")
@@ -41,9 +54,12 @@ def queue_text(q: QueueFigures) -> Text:
         "depth ", (f"{q.depth:g}", "bold"), f" · adds {q.adds_per_s:.1f}/s · drain {q.drain_per_s:.1f}/s · retries ",
         (f"{q.retries_per_s:.1f}/s", "bold yellow" if q.retries_per_s else ""),
         f" · unfinished {fmt_seconds(q.unfinished)} · longest running {fmt_seconds(q.longest)}\n",
-        "queue latency p50 ", (fmt_seconds(q.latency_p50), "bold"), " p99 ", (fmt_seconds(q.latency_p99), "bold"),
-        " · work duration p50 ", (fmt_seconds(q.work_p50), "bold"), " p99 ", (fmt_seconds(q.work_p99), "bold"),
+        "queue latency p50 ", (estimate(q.latency_p50), "bold"), " p99 ", (estimate(q.latency_p99), "bold"),
+        " · work duration p50 ", (estimate(q.work_p50), "bold"), " p99 ", (estimate(q.work_p99), "bold"),
         (f" · totals: adds {q.adds_total:g}, retries {q.retries_total:g}", "dim")))
+    if buckets:
+        t.append("\n")
+        t.append(percentile_detail(q), "dim")
     if q.backing_up:
         t.append("\n")
         t.append(q.backing_up, "bold red")
@@ -64,10 +80,14 @@ def controller_text(c: ControllerFigures) -> Text:
 
 class SparkRow(Horizontal):
     DEFAULT_CSS = """
-    SparkRow { height: 1; }
-    SparkRow Label { width: 16; color: $text-muted; }
-    SparkRow Sparkline { width: 1fr; margin-right: 2; }
+    SparkRow { height: 1; width: 100%; }
+    SparkRow Label { width: 18; padding-left: 2; color: $text-muted; }
+    SparkRow Label.first { width: 16; padding-left: 0; }
+    SparkRow Sparkline { width: 1fr; min-width: 1; }
     """
+    # Gaps are the labels' own padding: a margin beside a 1fr sparkline
+    # was not taken from the row's width, and drew its cells past the
+    # card's border.
 
     def __init__(self, names: tuple[str, ...], **kw) -> None:
         super().__init__(**kw)
@@ -76,8 +96,8 @@ class SparkRow(Horizontal):
         self.labels: dict[str, Label] = {}
 
     def compose(self) -> ComposeResult:
-        for n in self.names:
-            self.labels[n] = Label(n)
+        for i, n in enumerate(self.names):
+            self.labels[n] = Label(n, classes="" if i else "first")
             yield self.labels[n]
             line = Sparkline([0.0], summary_function=max)
             self.lines[n] = line
@@ -96,6 +116,11 @@ class QueueCard(Vertical):
     QueueCard Static { height: auto; }
     """
 
+    def __init__(self, buckets: bool = False, **kw) -> None:
+        super().__init__(**kw)
+        self.buckets = buckets
+        self.name_shown: str | None = None
+
     def compose(self) -> ComposeResult:
         self.text = Static()
         yield self.text
@@ -103,7 +128,8 @@ class QueueCard(Vertical):
         yield self.sparks
 
     def show(self, q: QueueFigures) -> None:
-        self.text.update(queue_text(q))
+        self.name_shown = q.name
+        self.text.update(queue_text(q, self.buckets))
         self.sparks.show({"depth": list(q.depth_history), "adds/s": list(q.adds_history),
                           "retries/s": list(q.retries_history)})
 
@@ -125,18 +151,31 @@ class ControllerCard(Vertical):
         self.sparks.show({"rec/s": list(c.reconcile_history), "errors/s": list(c.error_history)})
 
 
+CARDS_MAX = 2 * TABLE_ABOVE  # queue cards mounted at most (two screens of them)
+KEYS = (("q", "Quit"), ("/", "Filter"), ("t", "Table/cards"), ("↑↓", "Move"), ("esc", "Clear filter"))
+
+
 class AttachApp(KeepsCrash, App[None]):
     """``AttachApp(model, lock, target)``; ``run`` (our informer, for
     ``--resource``) and its ``buffer`` put the Deltas pane beside."""
 
     TITLE = "kubectl informer attach"
     ENABLE_COMMAND_PALETTE = False
-    BINDINGS = [Binding("q", "quit", "Quit"), Binding("ctrl+c", "quit", "Quit", show=False, priority=True)]
+    AUTO_FOCUS = None  # not the hidden filter line: it would take the keys
+    BINDINGS = [Binding("q", "quit", "Quit"), Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
+                Binding("slash", "filter", "Filter"), Binding("t", "toggle_table", "Table/cards"),
+                Binding("escape", "clear_filter", "Clear filter", show=False)]
     CSS = """
     #status { height: 1; background: $boost; padding: 0 1; }
-    #cards { width: 1fr; }
+    #main { height: 1fr; }
+    #left { width: 1fr; }
+    #cards { height: 1fr; scrollbar-size-vertical: 0; }
+    #cards.table-mode { height: auto; max-height: 40%; }
+    #detail { height: auto; }
+    #hint { height: 1; padding: 0 1; }
     #deltas { width: 1fr; border: round $secondary 50%; }
     #others { height: auto; padding: 0 1; color: $text-muted; }
+    #filter { height: 1; border: none; padding: 0 1; }
     """
 
     def __init__(self, model: AttachModel, lock: threading.Lock, target: str, buffer=None, resource: str = "") -> None:
@@ -144,65 +183,187 @@ class AttachApp(KeepsCrash, App[None]):
         self.model = model
         self.lock = lock
         self.target = target
-        self.buffer = buffer
+        # Our informer's trace, fed to the Deltas pane by the loop every app shares.
+        self.feed_loop = FeedLoop(buffer, {"deltas": DeltasState}) if buffer is not None else None
         self.resource = resource
         self.queue_cards: dict[str, QueueCard] = {}
         self.controller_cards: dict[str, ControllerCard] = {}
         self._shown = -1
+        self.key_filter: KeyFilter = KeyFilter()
+        self.mode = "auto"  # auto | table | cards
+        self.shown: list[QueueFigures] = []  # the queues on screen, in order
 
     def compose(self) -> ComposeResult:
         self.status = Static(id="status")
         yield self.status
-        with Horizontal():
-            self.cards = VerticalScroll(id="cards")
-            with self.cards:
-                self.others = Static(id="others")
-                yield self.others
-            if self.buffer is not None:
-                from kubectl_informer.panes.deltas import DeltasState
-                from kubectl_informer.tui.deltas import DeltasPane
-                self.deltas = DeltasPane(DeltasState(), id="deltas")
+        with Horizontal(id="main"):
+            with Vertical(id="left"):
+                self.cards = VerticalScroll(id="cards")
+                with self.cards:
+                    self.others = Static(id="others")
+                    yield self.others
+                self.table = QueueTable(id="table")
+                yield self.table
+                self.detail = QueueCard(buckets=True, id="detail")
+                yield self.detail
+                self.hint = Static(id="hint")
+                yield self.hint
+            if self.feed_loop is not None:
+                self.deltas = DeltasPane(self.feed_loop.states["deltas"], id="deltas")
                 self.deltas.border_title = f"Deltas: our informer on {self.resource}"
                 yield self.deltas
-        yield Static(Text.assemble((" q ", "bold reverse"), " Quit"), id="keys")
+        self.filter_input = Input(placeholder="filter queues: text or regex on the name · ! first inverts · "
+                                              "enter keeps · esc clears", id="filter")
+        yield self.filter_input
+        yield Static(Text.assemble(*[part for key, what in KEYS for part in ((f" {key} ", "bold reverse"),
+                                                                              f" {what}  ")]), id="keys")
 
     def on_mount(self) -> None:
+        self.filter_input.display = False
+        self.table.display = self.detail.display = False
+        # The hint line says what is off screen, in cards; a scrollbar's
+        # thumb end (▁▁ past the cards' border) read as stray sparkline cells.
+        self.watch(self.cards, "scroll_y", lambda _: self.call_after_refresh(self._card_hint), init=False)
         self.set_interval(1.0 / REFRESH_HZ, self.refresh_model)
         self.refresh_model()
+        self._focus_queues()
+
+    def _focus_queues(self) -> None:
+        (self.table if self.table_mode else self.cards).focus()
+
+    @property
+    def table_mode(self) -> bool:
+        """Whether the queues are a table: asked with ``t``, else when more
+        than TABLE_ABOVE would need cards."""
+        if self.mode != "auto":
+            return self.mode == "table"
+        return len(self.shown) > TABLE_ABOVE
 
     def refresh_model(self) -> None:
-        if self.buffer is not None:
-            batch = self.buffer.drain(5000)
-            if batch:
-                self.deltas.state.feed_all(batch)
-                self.deltas.refresh_view(batch[-1].time)
+        if self.feed_loop is not None and self.feed_loop.drain(max_events=5000):
+            self.deltas.refresh_view(self.feed_loop.last_trace_time)
+        self._card_hint()  # cards laid out since the last tick move what is off screen
         with self.lock:
             if self.model.version == self._shown:
                 return
             self._shown = self.model.version
-            queues = list(self.model.queues.values())
-            controllers = list(self.model.controllers.values())
+            self.shown = shown_queues(self.model.queues.values(), self.key_filter)
+            total = len(self.model.queues)
+            controllers = dict(self.model.controllers)
             status = Text.assemble(("attach ", "bold"), self.target, f" · scrape {self.model.scrapes}")
+            if self.key_filter:
+                status.append(f" · /{self.key_filter.text}: {len(self.shown)} of {total} queues", "bold yellow")
+            if self.key_filter.note:
+                status.append(f" ({self.key_filter.note})", "yellow")
             if self.model.error:
                 status.append(f" · last scrape failed: {self.model.error}", "bold red")
             rest = [ln for ln in model_lines(self.model) if ln.startswith(("rest client", "informer ", "no work"))]
-            self._place(queues, controllers)
         self.status.update(status)
         self.others.update("\n".join(rest))
+        self._place(controllers)
 
-    def _place(self, queues: list[QueueFigures], controllers: list[ControllerFigures]) -> None:
-        # Controllers first, then queues; a new name gets a card, in arrival order.
-        for figures, cards, cls in ((controllers, self.controller_cards, ControllerCard),
-                                    (queues, self.queue_cards, QueueCard)):
-            for f in figures:
-                card = cards.get(f.name)
-                if card is None:
-                    card = cards[f.name] = cls()
-                    self.cards.mount(card, before=self.others)
-                self._show(card, f)
+    def _place(self, controllers: dict[str, ControllerFigures]) -> None:
+        table = self.table_mode
+        self.cards.set_class(table, "table-mode")
+        self.table.display = self.detail.display = table
+        # In the table, a controller-runtime controller's figures sit in its
+        # queue's row: its card only shows when no queue shown is its own.
+        own = {q.controller or q.name for q in self.shown} | {q.name for q in self.shown} if table else set()
+        self._cards(self.controller_cards, ControllerCard,
+                    [c for c in controllers.values() if c.name not in own and self._passes(c.name)])
+        # Cards for the busiest CARDS_MAX only: 50 cards of 3 sparklines
+        # took seconds to mount on a busy machine; the table shows them all.
+        self._cards(self.queue_cards, QueueCard, [] if table else self.shown[:CARDS_MAX])
+        if table:
+            self.table.show(self.shown, controllers)
+            self._table_hint()
+        else:
+            self.call_after_refresh(self._card_hint)  # once the cards are laid out
+
+    def _passes(self, name: str) -> bool:
+        return not self.key_filter or self.key_filter.matches(name)
+
+    def _cards(self, cards: dict, cls, figures: list) -> None:
+        """One card per figure, in the figures' order, before ``others``;
+        cards of the figures not given are hidden (kept for their history)."""
+        wanted = {f.name for f in figures}
+        for name, card in cards.items():
+            card.display = name in wanted
+        for f in figures:
+            card = cards.get(f.name)
+            if card is None:
+                card = cards[f.name] = cls()
+                self.cards.mount(card, before=self.others)
+            else:
+                self.cards.move_child(card, before=self.others)
+            self._show(card, f)
 
     def _show(self, card, figures) -> None:
         if hasattr(card, "text"):
             card.show(figures)
         else:
             self._shown = -1  # composed on the next frame: show it then
+
+    def _card_hint(self) -> None:
+        """``▲ N above · ▼ N more``: queue cards wholly out of the view."""
+        if self.table_mode:
+            return
+        top, height = self.cards.scroll_y, self.cards.scrollable_content_region.height
+        above = below = 0
+        for card in self.queue_cards.values():
+            region = card.virtual_region  # in the scrolled content; 0 high until laid out
+            if not card.display:
+                continue
+            if not region.height:
+                below += 1  # mounted, not laid out yet: placed after the others
+            elif region.bottom <= top:
+                above += 1
+            elif region.y >= top + height:
+                below += 1
+        below += max(0, len(self.shown) - CARDS_MAX)  # no card: in the table (t)
+        parts = ([f"▲ {above} above"] if above else []) + ([f"▼ {below} more"] if below else [])
+        self.hint.update(Text.assemble((" · ".join(parts), "bold yellow"),
+                                       ("  (↑↓ PgUp PgDn scroll · t table)", "dim") if parts else ""))
+
+    def _table_hint(self) -> None:
+        self.hint.update(Text(f"{len(self.shown)} queues, busiest first (depth, adds/s, retries/s) · "
+                              "t cards · / filter", "dim"))
+
+    def on_queue_table_selected(self, message: QueueTable.Selected) -> None:
+        if message.queue is None:
+            self.detail.display = False
+        elif hasattr(self.detail, "text"):
+            self.detail.display = self.table_mode
+            self.detail.show(message.queue)
+
+    def action_toggle_table(self) -> None:
+        self.mode = "cards" if self.table_mode else "table"
+        self._shown = -1
+        self.refresh_model()
+        self._focus_queues()
+
+    def action_filter(self) -> None:
+        self.filter_input.value = self.key_filter.text
+        self.filter_input.display = True
+        self.filter_input.focus()
+
+    def set_filter(self, text: str) -> None:
+        self.key_filter = parse_filter(text)
+        self._shown = -1
+        self.refresh_model()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input is self.filter_input and self.filter_input.display:
+            self.set_filter(event.value)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input is self.filter_input:
+            self.set_filter(event.value)
+            self.filter_input.display = False
+            self._focus_queues()
+
+    def action_clear_filter(self) -> None:
+        self.filter_input.display = False
+        if self.key_filter:
+            self.set_filter("")
+        self._focus_queues()

@@ -16,8 +16,11 @@ Adding a command (another module; imported before the app starts)::
         app.notify(f"hello {' '.join(args) or 'world'}")
 
 A handler gets the app and the words after the name (shell quoting), and
-raises ``CommandError`` for a one-line complaint. After a restart the app
-posts ``PipelineRestarted`` (``on_pipeline_restarted`` in a mixin) and
+raises ``CommandError`` for a one-line complaint. A restart is asked with
+``app.restart_pipeline(what, derive)``: ``derive`` makes the new run's
+config from the running one (``RunConfig.switch_resource``,
+``with_profile``), never from loose values. After a restart the app posts
+``PipelineRestarted`` (an ``on_pipeline_restarted`` handler) and
 ``app.current_run()`` is the new Run.
 """
 
@@ -30,6 +33,7 @@ from typing import Any, Callable, Iterator
 from textual.message import Message
 
 from kubectl_informer.core.profiles import PROFILES, resolve_profile
+from kubectl_informer.core.scope import Scope
 
 
 class CommandError(Exception):
@@ -107,9 +111,9 @@ def run_command(app: Any, text: str) -> None:
         switch_resource(app, name, args)
 
 
-def parse_scope(args: list[str]) -> dict[str, Any]:
+def parse_scope(args: list[str]) -> Scope | None:
     """``-n NS`` / ``--namespace NS`` / ``--namespace=NS`` / ``-A``: the
-    restart's namespace changes; none given keeps the current scope."""
+    scope asked for; None when none is given (the current one carries over)."""
     out: dict[str, Any] = {}
     it = iter(args)
     for a in it:
@@ -126,14 +130,12 @@ def parse_scope(args: list[str]) -> dict[str, Any]:
         if out and out["all_namespaces"] != every:
             raise CommandError("-n and -A cannot be used together")
         out.update(namespace=ns, all_namespaces=every)
-    return out
+    return Scope(**out) if out else None
 
 
 def switch_resource(app: Any, resource: str, args: list[str]) -> None:
-    changes = parse_scope(args)
-    if not changes:
-        changes["keep_namespace"] = True  # a cluster-scoped resource drops it
-    app.restart_pipeline(f":{' '.join([resource, *args])}", resource=resource, name=None, **changes)
+    scope = parse_scope(args)
+    app.restart_pipeline(f":{' '.join([resource, *args])}", lambda c: c.switch_resource(resource, scope))
 
 
 def _one_arg(args: list[str], usage: str) -> str:
@@ -151,7 +153,7 @@ def _profile(app: Any, args: list[str]) -> None:
         profile = resolve_profile(version)
     except ValueError as e:
         raise CommandError(str(e).replace("--client-go", ":profile")) from None
-    app.restart_pipeline(f":profile {version}", client_go=profile.client_go, fifo=None, watch_list=None)
+    app.restart_pipeline(f":profile {version}", lambda c: c.with_profile(profile))
 
 
 @COMMANDS.command("fifo", usage="fifo real|delta", help="the informer's queue: RealFIFO or DeltaFIFO")
@@ -159,7 +161,7 @@ def _fifo(app: Any, args: list[str]) -> None:
     which = _one_arg(args, "fifo real|delta").lower()
     if which not in ("real", "delta"):
         raise CommandError(f"unknown FIFO {which!r}: :fifo real or :fifo delta")
-    app.restart_pipeline(f":fifo {which}", fifo=which)
+    app.restart_pipeline(f":fifo {which}", lambda c: c.with_profile(c.profile.with_fifo(which)))
 
 
 _ON = {"on": True, "true": True, "yes": True, "off": False, "false": False, "no": False}
@@ -171,7 +173,7 @@ def _watchlist(app: Any, args: list[str]) -> None:
     word = _one_arg(args, "watchlist on|off").lower()
     if word not in _ON:
         raise CommandError(f"{word!r}: :watchlist on or :watchlist off")
-    app.restart_pipeline(f":watchlist {word}", watch_list=_ON[word])
+    app.restart_pipeline(f":watchlist {word}", lambda c: c.with_profile(c.profile.with_watch_list(_ON[word])))
 
 
 @COMMANDS.command("help", aliases=("?",), help="the keys, the panes and these commands")

@@ -3,16 +3,16 @@
 ``ExperimentsScreen`` lists every experiment with its key and whether it
 can run here (queue mode, simulated cluster); a key runs one, after a prompt
 for the ones that take a value (how many items to fail, the new handler's
-resync period). ``ExperimentsMixin`` gives the app ``action_experiments``
-and ``run_experiment``: the run's ``Experiments`` control acts, and a
-notification says what happened and where to look. The trace's
+resync period). The screen holds the run's ``Experiments`` control (the app
+opens it with the control of the run running now): ``run_experiment`` has
+it act, and a notification says what happened and where to look. The trace's
 ``experiment`` events put it in the panes and the recording.
 """
 
 from __future__ import annotations
 
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
@@ -114,7 +114,7 @@ class ExperimentsScreen(ModalScreen[None]):
             self._run(self.asking, event.value)
 
     def _run(self, exp: Experiment, value: str | None) -> None:
-        if self.app.run_experiment(self.experiments.name_for(exp), value, self.selected_key):
+        if run_experiment(self.app, self.experiments, self.experiments.name_for(exp), value, self.selected_key):
             self.dismiss(None)
         # A bad value: the notification said why; the prompt stays for another try.
 
@@ -131,28 +131,14 @@ class ExperimentsScreen(ModalScreen[None]):
             self.dismiss(None)
 
 
-class ExperimentsMixin:
-    """The app's actions for key ``x``; ``self.experiments`` is the run's
-    control (None in a replay or a test without a run)."""
-
-    experiments = None
-
-    def action_experiments(self) -> None:
-        if isinstance(self.screen, ExperimentsScreen):
-            self.pop_screen()
-            return
-        if self.experiments is None:
-            self.notify("experiments act on a live run: not in a replay", severity="warning")
-            return
-        self.push_screen(ExperimentsScreen(self.experiments, self.selected_key()))
-
-    def run_experiment(self, name: str, value: str | None = None, key: str | None = None) -> bool:
-        """Run one; a notification says what happened (or why not). True if it ran."""
-        try:
-            message = self.experiments.run(name, value, key)
-        except ExperimentError as e:
-            self.notify(str(e), title="experiment", severity="error")
-            return False
-        exp = BY_NAME.get(name) or next(e for e in CATALOG if e.toggle == name)
-        self.notify(f"{message}\nlook: {exp.look}", title=f"experiment: {name}", timeout=8)
-        return True
+def run_experiment(app: App, experiments, name: str, value: str | None = None, key: str | None = None) -> bool:
+    """Run one on the run's ``experiments`` control; a notification on
+    ``app`` says what happened (or why not). True if it ran."""
+    try:
+        message = experiments.run(name, value, key)
+    except ExperimentError as e:
+        app.notify(str(e), title="experiment", severity="error")
+        return False
+    exp = BY_NAME.get(name) or next(e for e in CATALOG if e.toggle == name)
+    app.notify(f"{message}\nlook: {exp.look}", title=f"experiment: {name}", timeout=8)
+    return True

@@ -40,8 +40,17 @@ class HeaderPane(TextPane):
 
     def draw_lines(self, width: int, height: int) -> list[Text]:
         st = self.state
-        info = st.info
         now = self.now if self.now is not None else st.last_time
+        one, two = self._what_runs(), self._how_it_goes(now)
+        lines = [one, two]
+        if self.extra_line is not None:
+            lines.append(self.extra_line())
+        return lines[:height]
+
+    def _what_runs(self) -> Text:
+        """The first line: the resource, its scope, the context and the profile."""
+        st = self.state
+        info = st.info
         one = Text(no_wrap=True)
         one.append(" informer ", "bold reverse")
         one.append(f" {info.resource} ", "bold cyan")
@@ -65,11 +74,15 @@ class HeaderPane(TextPane):
             initial = initial_list_label(st.watch_list)
         one.append(f"  client-go {info.profile} ", "bold")
         one.append(f"{fifo} · {initial}", "magenta")
-        if info.extra.get("metadata_only"):
+        if info.metadata_only:
             one.append(" · metadata only", "magenta")
         if info.resync_period:
             one.append(f"  resync {_age(info.resync_period)}", "dim")
+        return one
 
+    def _how_it_goes(self, now: float) -> Text:
+        """The second line: synced, the watch, the last event, rv, relists, rate."""
+        st = self.state
         two = Text(no_wrap=True)
         s = self.stats
         if s.paused:
@@ -112,7 +125,4 @@ class HeaderPane(TextPane):
             two.append(f" │ {rate} ev/s", "dim")
         if s.dropped:
             two.append(f"  dropped {s.dropped}", "bold red")
-        lines = [one, two]
-        if self.extra_line is not None:
-            lines.append(self.extra_line())
-        return lines[:height]
+        return two

@@ -70,37 +70,27 @@ class YamlScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
-class ObjectActions:
-    """``y``: the selected key's object as YAML. Mixed into the app; the
-    Inspector's cursor picks a version, else the newest object held."""
+def yaml_view(key: str, entry, history, info) -> YamlScreen | str:
+    """``y``: ``key``'s object as YAML, or why there is none (a warning).
 
-    def action_yaml(self) -> None:
-        state = self.states.get("inspector")  # type: ignore[attr-defined]
-        pane = self.panes.get("inspector")  # type: ignore[attr-defined]
+    ``entry``: the Inspector's version under its cursor (a ``DeltaEntry``),
+    if any; else the newest object ``history`` (the Inspector state's
+    ``ObjectHistory``) holds. ``info`` is the run's: its resource says how
+    to redact, ``show_secret_data`` whether to."""
+    obj = entry.obj if entry is not None and entry.obj is not None else None
+    if obj is None and history is not None:
+        obj = history.latest(key)
         entry = None
-        if self.active == "inspector" and pane is not None and pane.inspected:  # type: ignore[attr-defined]
-            key, entry = pane.inspected, pane.cursor_entry()
-        else:
-            key = self.selected_key()  # type: ignore[attr-defined]
-        if key is None:
-            self.notify("no key selected: move the cursor in Deltas or FIFO", severity="warning")
-            return
-        obj = entry.obj if entry is not None and entry.obj is not None else None
-        if obj is None and state is not None:
-            obj = state.objects.latest(key)
-            entry = None
-        if obj is None:
-            why = ("a recording keeps summaries and diffs, not objects" if self.info.extra.get("replay")
-                   else "its deltas are older than the objects the UI keeps")
-            self.notify(f"no object held for {key}: {why}", severity="warning")
-            return
-        info = self.info  # type: ignore[attr-defined]
-        text = to_yaml(obj, info.resource, bool(info.extra.get("show_secret_data")))
-        meta = obj.get("metadata") or {}
-        title = f"{key}  rv={meta.get('resourceVersion', '')}"
-        if entry is not None:
-            title += f"  as of {entry.event.fields.get('delta', '')} (seq {entry.event.seq})"
-        self.push_screen(YamlScreen(title, text))  # type: ignore[attr-defined]
+    if obj is None:
+        why = ("a recording keeps summaries and diffs, not objects" if info.replay
+               else "its deltas are older than the objects the UI keeps")
+        return f"no object held for {key}: {why}"
+    text = to_yaml(obj, info.resource, info.show_secret_data)
+    meta = obj.get("metadata") or {}
+    title = f"{key}  rv={meta.get('resourceVersion', '')}"
+    if entry is not None:
+        title += f"  as of {entry.event.fields.get('delta', '')} (seq {entry.event.seq})"
+    return YamlScreen(title, text)
 
 
 def change_text(rank: int, line: str, indent: int = 12) -> Text:

@@ -1,9 +1,10 @@
 """The UI of ``replay``: the app fed by a ``Player`` instead of an engine.
 
-``ReplayApp`` is the live app with a playhead: each frame the player hands
-the buffer the events now due (at ``--speed``), the header's third line
-says where the playhead is (offset from the start and wall clock), and the
-replay keys move it: space pause/play, ``.`` one event, ``]``/``[`` the
+``ReplayScreen`` is the app's source and base screen (``InformerApp(...,
+source=screen)``: the same panes and feed loop as a live run, no subclass):
+each frame the player hands the buffer the events now due (at ``--speed``),
+the header's third line says where the playhead is (offset from the start
+and wall clock), and the replay keys move it: space pause/play, ``.`` one event, ``]``/``[`` the
 next/previous relist, 410 or tombstone, ``t`` a time, ``<``/``>`` speed.
 A seek backwards drops every pane's state and feeds again from the start.
 """
@@ -14,13 +15,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Static
 
 from kubectl_informer.core.durations import parse_duration
 from kubectl_informer.core.trace import TraceBuffer
-from kubectl_informer.panes.feed import feeder as _feeder
-from kubectl_informer.panes.header import HeaderState
 from kubectl_informer.replay.player import Player, describe_mark
 from kubectl_informer.replay.recording import Recording
 from kubectl_informer.tui.app import InformerApp
@@ -107,29 +106,40 @@ class SeekScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class ReplayApp(InformerApp):
-    """``ReplayApp(rec, info, speed=1.0, start=0.0, replay_clock=None)``:
-    the app on a recording; ``replay_clock`` paces the playhead (tests pass
-    a FakeClock)."""
+class ReplayScreen(Screen):
+    """``ReplayScreen(rec, speed=1.0, start=0.0, clock=None)``: the replay's
+    part of the app, its ``source`` and base screen: the player (paced by
+    ``clock``; tests pass a FakeClock) feeds ``buffer``, the app's feed loop
+    drains it; the replay keys and the header's third line are here."""
 
-    BINDINGS = REPLAY_BINDINGS
-    CSS = "#header { height: 3; }"
+    BINDINGS = [*REPLAY_BINDINGS, Binding("p", "replay_toggle", "Play/pause", show=False)]  # p pauses the replay
 
-    def __init__(self, rec: Recording, info, *, speed: float = 1.0, start: float = 0.0, replay_clock=None,
-                 **kwargs) -> None:
-        super().__init__(TraceBuffer(maxlen=len(rec.events) + 1), info, **kwargs)
+    def __init__(self, rec: Recording, *, speed: float = 1.0, start: float = 0.0, clock=None) -> None:
+        super().__init__()
         self.rec = rec
-        self.player = Player(rec, self.buffer.extend, replay_clock, speed=speed, reset=self._reset_states)
+        self.buffer = TraceBuffer(maxlen=len(rec.events) + 1)
+        self.player = Player(rec, self.buffer.extend, clock, speed=speed, reset=self._reset_states)
         self._start = start
         self.last_mark: str | None = None
+        self.informer: InformerApp  # set by start(), when the app is mounted
 
-    def on_mount(self) -> None:
-        self.header.extra_line = self.replay_line
+    # -- the app's source ---------------------------------------------------------------
+    def start(self, app: InformerApp) -> None:
+        """The app is mounted: the header's third line, the first seek, the footer."""
+        self.informer = app
+        app.header.extra_line = self.replay_line
         if self._start:
             self.player.seek_to(self._start)
         for w in self.rec.warnings:
-            self.notify(w, severity="warning", timeout=10)
-        self.call_after_refresh(self._replay_hints)
+            app.notify(w, severity="warning", timeout=10)
+        app.call_after_refresh(self._replay_hints)
+
+    def tick(self) -> None:
+        self.player.tick()
+
+    def now(self) -> float | None:
+        # Ages and countdowns at the playhead, not at the wall clock.
+        return self.rec.t0 + self.player.offset()
 
     def _replay_hints(self) -> None:
         """The footer says the replay's keys (the live keys stay in ? help)."""
@@ -139,37 +149,15 @@ class ReplayApp(InformerApp):
             t.append(f" {what}  ")
         self.query_one("#keyhints", Static).update(t)
 
-    # -- feeding ---------------------------------------------------------------------
-    def _tick(self) -> None:
-        self.player.tick()
-        super()._tick()
-
-    def _now(self) -> float | None:
-        # Ages and countdowns at the playhead, not at the wall clock.
-        return self.rec.t0 + self.player.offset()
-
     def _reset_states(self) -> None:
         """A seek backwards: every pane starts over (fed again by the player)."""
         self.buffer.drain()
-        header = HeaderState()
-        header.info = self.info
-        self.header_state = self.header.state = header
-        for spec in self.specs:
-            st = spec.state_cls()
-            self.states[spec.name] = st
-            pane = self.panes[spec.name]
-            pane.state = st
-            pane._rendered_version = -1
-        self._all_states = [self.header_state, *self.states.values()]
-        self._feeders = [_feeder(st) for st in self._all_states]
+        self.informer.feed_loop.reset(self.informer.info)
 
     def after_move(self) -> None:
-        self.pump()
+        self.informer.pump()
 
     # -- keys -----------------------------------------------------------------------------
-    def action_pause(self) -> None:
-        self.action_replay_toggle()  # p pauses the replay itself
-
     def action_replay_toggle(self) -> None:
         self.player.toggle()
         self.after_move()
@@ -198,12 +186,12 @@ class ReplayApp(InformerApp):
         p = self.player
         speed = p.speed or SPEEDS_MAX
         p.set_speed(min(max(speed * factor, 1 / 64), SPEEDS_MAX))
-        self.header.refresh_view(self._now())
+        self.informer.header.refresh_view(self.now())
 
     def action_replay_seek_prompt(self) -> None:
         hint = (f"seek to: offset from the start (0..{fmt_offset(self.player.duration)}), "
                 "+/- from the playhead, or a wall-clock time")
-        self.push_screen(SeekScreen(hint), self._seek_answer)
+        self.app.push_screen(SeekScreen(hint), self._seek_answer)
 
     def _seek_answer(self, text: str | None) -> None:
         if text is None:

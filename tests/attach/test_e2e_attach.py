@@ -12,7 +12,8 @@ from kubectl_informer.attach.quantile import histogram_quantile
 from kubectl_informer.attach.report import model_lines
 from kubectl_informer.attach.scrape import UrlScraper, scrape
 from kubectl_informer.clock.testing import wait_for
-from kubectl_informer.run.runner import Run, RunOptions
+from kubectl_informer.run.config import RunConfig
+from kubectl_informer.run.runner import Run
 from kubectl_informer.core.trace import Tracer
 from kubectl_informer.workqueue.metrics import BUCKETS
 
@@ -34,7 +35,7 @@ def quiescent(run):
 
 
 def test_attach_figures_equal_the_queues_own():
-    opts = RunOptions(resource="pods", namespace="default", demo="steady", mode="queue", workers=2,
+    opts = RunConfig.from_flags(resource="pods", namespace="default", demo="steady", mode="queue", workers=2,
                       work_time=0.02, fail_rate=0.3, rate_limiter="exponential:5ms,40ms", seed=7)
     run = Run(opts, Tracer())
     run.prepare()

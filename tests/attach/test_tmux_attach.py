@@ -7,6 +7,9 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -15,12 +18,16 @@ from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.sim.demo import start_demo
 from tests.e2e.test_tmux import Terminal
 
+from .pages import controller_manager_page
 from .test_targets import free_port
 
 pytestmark = [pytest.mark.tmux, pytest.mark.e2e,
               pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)")]
 
 SCRIPT = Path(sys.executable).parent / "kubectl-informer"
+# An xdist worker's environment may carry COLUMNS/LINES (80x24), which
+# Textual prefers to the pane's size.
+SIZE = {"COLUMNS": "160", "LINES": "45"}
 
 
 def serving(port: int) -> bool:
@@ -42,10 +49,11 @@ def test_attach_screen_with_our_informer_beside(tmp_path):
         # The queue process binds its metrics port once it has connected.
         assert wait_for(lambda: serving(port), timeout=30.0, interval=0.05), queue.stderr
         term = Terminal(tmp_path, 160, 45, f"attach http://127.0.0.1:{port}/metrics --interval 500ms "
-                                           f"--kubeconfig {demo.kubeconfig_path} --resource pods")
+                                           f"--kubeconfig {demo.kubeconfig_path} --resource pods", env_extra=SIZE)
 
         def ready(text):
             return ("workqueue controller" in text and "controller controller  reconciles" in text
+                    and "retries/s" in text
                     and "Deltas: our informer on pods" in text and "default/web-" in text)
 
         text = term.wait(ready, "the queue card, the controller line and our informer's deltas", timeout=40)
@@ -63,3 +71,67 @@ def test_attach_screen_with_our_informer_beside(tmp_path):
         queue.terminate()
         queue.wait(15)
         demo.stop()
+
+
+class ControllerManager(ThreadingHTTPServer):
+    """kube-controller-manager's /metrics: 50 workqueues, counters growing per scrape."""
+
+    def __init__(self):
+        served = [0]
+
+        class H(BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def do_GET(self):
+                served[0] += 1
+                data = controller_manager_page(served[0]).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/plain; version=0.0.4")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        super().__init__(("127.0.0.1", 0), H)
+        self.daemon_threads = True
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+
+def hidden(text: str) -> int | None:
+    """N of the ``▼ N more`` line."""
+    line = next((ln for ln in text.splitlines() if ln.strip().startswith("▼ ")), None)
+    return int(line.split()[1]) if line else None
+
+
+def boxed_lines_end_at_their_border(text: str) -> bool:
+    return all(ln.rstrip()[-1] in "│╮╯" for ln in text.splitlines() if ln[:1] and ln[:1] in "│╭╰")
+
+
+def test_fifty_queues_at_160x45_table_cards_filter():
+    server = ControllerManager()
+    term = Terminal(Path(tempfile.mkdtemp(prefix="ki-", dir="/tmp")), 160, 45,
+                    f"attach http://127.0.0.1:{server.server_address[1]}/metrics --interval 500ms", env_extra=SIZE)
+    try:
+        text = term.wait(lambda t: "▼ " in t and "deployment " in t and "≈550ms" in t and "the true value lies in" in t,
+                         "the table of 50 queues with its hint", timeout=40)
+        rows = [ln.split()[0] for ln in text.splitlines()[3:7]]
+        assert rows == ["namespace", "deployment", "replicaset", "garbage_collector_graph_changes"], text
+        assert 15 <= hidden(text) <= 25, text  # 50 less the rows that fit above the selected queue's card
+        assert boxed_lines_end_at_their_border(text), text
+        term.keys("t")
+        # 6 or 7 cards fit in 42 rows: the other 43 or 44 are counted (first every card, until laid out).
+        text = term.wait(lambda t: "workqueue namespace" in t and "QUEUE " not in t and hidden(t) in (43, 44),
+                         "the cards with their hint")
+        assert boxed_lines_end_at_their_border(text), text  # no sparkline cell past a card's border
+        term.keys("/")
+        term.wait(lambda t: "filter queues: text or regex" in t, "the filter line")
+        term.keys("replica", "Enter")
+        text = term.wait(lambda t: "workqueue replicaset" in t and "workqueue replicationmanager" in t
+                         and "workqueue namespace" not in t and hidden(t) is None, "the filtered cards")
+        assert "/replica: 2 of 50 queues" in text, text
+        term.keys("q")
+        assert term.exit_code() == 0
+    finally:
+        term.close()
+        server.shutdown()
+        server.server_close()

@@ -11,7 +11,7 @@ import textwrap
 import pytest
 from click.testing import CliRunner
 
-import kubectl_informer.cli.main as cli_mod
+import kubectl_informer.cli.command as cli_command
 from kubectl_informer.cli.main import cli
 
 
@@ -213,7 +213,7 @@ def test_closed_pipe_ends_quietly(tmp_path, monkeypatch):
 
     import kubectl_informer.cli.replay as replay_run
     monkeypatch.setattr(replay_run, "make_renderer", lambda *a, **k: Closed())
-    monkeypatch.setattr(cli_mod, "_silence_stdout", lambda: None)
+    monkeypatch.setattr(cli_command, "_silence_stdout", lambda: None)
     r = invoke("replay", str(_write(tmp_path, TRACE)), "-o", "text")
     assert r.exit_code == 0 and r.stderr == ""
 

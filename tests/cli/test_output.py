@@ -5,7 +5,7 @@ import io
 import orjson
 
 from kubectl_informer.cli.output import JsonRenderer, TextRenderer, format_store_event
-from kubectl_informer.run.runner import RunOptions
+from kubectl_informer.run.config import RunConfig
 from kubectl_informer.core.trace import TraceEvent, read_trace
 
 
@@ -67,7 +67,7 @@ def test_json_renderer_round_trips_through_read_trace():
 
 
 def test_name_becomes_a_metadata_name_field_selector():
-    assert RunOptions(name="web-1").field_selector_with_name() == "metadata.name=web-1"
-    assert RunOptions(name="web-1", field_selector="status.phase=Running").field_selector_with_name() == \
+    assert RunConfig.from_flags(name="web-1").field_selector_with_name() == "metadata.name=web-1"
+    assert RunConfig.from_flags(name="web-1", field_selector="status.phase=Running").field_selector_with_name() == \
         "status.phase=Running,metadata.name=web-1"
-    assert RunOptions().field_selector_with_name() is None
+    assert RunConfig.from_flags().field_selector_with_name() is None

@@ -7,7 +7,8 @@ import threading
 import pytest
 
 from kubectl_informer.clock.testing import wait_for
-from kubectl_informer.run.runner import Run, RunError, RunOptions
+from kubectl_informer.run.config import RunConfig
+from kubectl_informer.run.runner import Run, RunError
 from kubectl_informer.core.trace import TraceBuffer, Tracer
 
 pytestmark = pytest.mark.e2e
@@ -18,7 +19,7 @@ def _run(**kw):
     buf = TraceBuffer()
     tracer.subscribe(buf)
     kw.setdefault("demo", "steady")
-    return Run(RunOptions(**kw), tracer), buf
+    return Run(RunConfig.from_flags(**kw), tracer), buf
 
 
 def _collect(buf, seen, kind):
@@ -38,7 +39,7 @@ def test_run_syncs_then_stops_every_thread_it_started(mode):
     assert wait_for(lambda: _collect(buf, seen, "informer.synced"), timeout=20)
     if mode == "queue":
         assert wait_for(lambda: _collect(buf, seen, "queue.done"), timeout=20)
-        assert info.extra["workers"] == 2
+        assert info.workers == 2
     assert run.stop() == []
     # Not only our threads: the informer's listeners, the workers and the demo server's too.
     assert wait_for(lambda: set(threading.enumerate()) <= before, timeout=10), \
@@ -62,6 +63,14 @@ def test_secrets_reach_the_cache_redacted():
 @pytest.mark.parametrize("kw,message", [
     ({"client_go": "one"}, 'invalid --client-go "one"'),
     ({"fifo": "lifo"}, 'invalid --fifo "lifo"'),
+])
+def test_bad_profile_flags_fail_when_the_config_is_read(kw, message):
+    """The profile is resolved once, with the flags: no Run is made of them."""
+    with pytest.raises(ValueError, match=message):
+        RunConfig.from_flags(**kw)
+
+
+@pytest.mark.parametrize("kw,message", [
     ({"mode": "queue", "rate_limiter": "bucket:ten"}, "bucket"),
     ({"mode": "queue", "workers": 0}, "--workers must be at least 1"),
     ({"demo": "nosuch"}, 'unknown scenario "nosuch"'),

@@ -67,7 +67,7 @@ def test_shot_names_are_unique_and_found():
 
 def test_a_shot_takes_the_options_the_cli_would_run():
     opts, pane = options_for(("queue", "pods", "-A", "--demo", "burst", "--workers", "1", "--work-time", "500ms"))
-    assert (opts.mode, opts.demo, opts.workers, opts.work_time, pane) == ("queue", "burst", 1, 0.5, "queue")
+    assert (opts.mode, opts.demo, opts.queue.workers, opts.queue.work_time, pane) == ("queue", "burst", 1, 0.5, "queue")
     opts, pane = options_for(("watch", "pods", "--demo", "quiet", "--resync", "4s", "--late-handler-resync", "3s"))
     assert (opts.resync, opts.late_handler_resync, pane) == (4.0, 3.0, "deltas")
 

@@ -196,9 +196,10 @@ def test_the_preflight_watch_does_not_wait_for_events():
     """The probe relies on a watch answering its status before any event: on a
     quiet cluster, opening a 30 s watch returns long before it would time out."""
     from kubectl_informer.cache.listwatch import ListOptions
-    from kubectl_informer.run.runner import Run, RunOptions
+    from kubectl_informer.run.config import RunConfig
+    from kubectl_informer.run.runner import Run
 
-    run = Run(RunOptions(demo="quiet"))
+    run = Run(RunConfig.from_flags(demo="quiet"))
     try:
         run.prepare()
         t0 = time.monotonic()

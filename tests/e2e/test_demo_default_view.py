@@ -12,7 +12,8 @@ import time
 import pytest
 
 from kubectl_informer.clock.testing import wait_for
-from kubectl_informer.run.runner import Run, RunOptions
+from kubectl_informer.run.config import RunConfig
+from kubectl_informer.run.runner import Run
 from kubectl_informer.core.trace import Tracer
 
 pytestmark = pytest.mark.e2e
@@ -23,7 +24,7 @@ class Watched:
         self.events: list = []
         tracer = Tracer()
         tracer.subscribe(self.events.append)
-        self.run = Run(RunOptions(demo=scenario, **opts), tracer)
+        self.run = Run(RunConfig.from_flags(demo=scenario, **opts), tracer)
 
     def start(self) -> "Watched":
         self.run.prepare()
@@ -105,7 +106,7 @@ def test_scenarios_show_their_point_in_the_default_view_within_seconds():
 def test_the_scenario_acts_where_the_view_looks():
     for opts, expect in (({}, ["default"]), ({"namespace": "shop"}, ["shop"]),
                          ({"all_namespaces": True}, ["batch", "default", "shop"])):
-        run = Run(RunOptions(demo="mass-delete", **opts), Tracer())
+        run = Run(RunConfig.from_flags(demo="mass-delete", **opts), Tracer())
         try:
             run.prepare()
             assert run.demo.runner.ctx.namespaces == expect, opts

@@ -11,7 +11,8 @@ from typing import Callable
 from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.panes.explain import Facts, explain, render, subject_for
 from kubectl_informer.panes.explain.match import marks_for
-from kubectl_informer.run.runner import Run, RunOptions
+from kubectl_informer.run.config import RunConfig
+from kubectl_informer.run.runner import Run
 from kubectl_informer.core.trace import Tracer
 
 
@@ -23,7 +24,7 @@ class Driven:
         self.events: list = []
         self._lock = threading.Lock()
         self.tracer.subscribe(self._collect)
-        self.run = Run(RunOptions(demo=scenario, **opts), self.tracer)
+        self.run = Run(RunConfig.from_flags(demo=scenario, **opts), self.tracer)
         self.mode = opts.get("mode", "watch")
 
     def _collect(self, ev) -> None:

@@ -18,7 +18,7 @@ def drive(check, events=None, speed=1.0, start=0.0, size=(100, 30)):
 
     async def main():
         async with app.run_test(size=size) as pilot:
-            app.player.tick()
+            app.source.player.tick()
             app.pump()
             await pilot.pause()
             await check(app, pilot, clock)
@@ -36,7 +36,7 @@ def deltas(app) -> str:
 
 def advance(app, clock, seconds):
     clock.step(seconds)
-    app.player.tick()
+    app.source.player.tick()
     app.pump()
 
 
@@ -60,19 +60,31 @@ def test_the_header_shows_the_recording_and_the_playhead():
 def test_space_pauses_dot_steps_and_speed_keys():
     async def check(app, pilot, clock):
         await pilot.press("space")
-        assert not app.player.playing and "❚❚" in header(app)[2]
+        assert not app.source.player.playing and "❚❚" in header(app)[2]
         advance(app, clock, 30)
         assert "2 deltas" in deltas(app)  # paused: nothing more
         await pilot.press("full_stop")
         assert "3 deltas" in deltas(app) and "restartCount 0→1" in deltas(app)
         assert "0:01.0" in header(app)[2]
         await pilot.press("greater_than_sign", "greater_than_sign")
-        assert app.player.speed == 4 and "×4" in header(app)[2]
+        assert app.source.player.speed == 4 and "×4" in header(app)[2]
         await pilot.press("less_than_sign")
-        assert app.player.speed == 2
+        assert app.source.player.speed == 2
         await pilot.press("space")
         advance(app, clock, 0.5)  # 1s recorded at 2x
         assert "4 deltas" in deltas(app)
+
+    drive(check)
+
+
+def test_p_pauses_the_playhead_not_the_view():
+    async def check(app, pilot, clock):
+        await pilot.press("p")  # the live app's pause key
+        assert not app.source.player.playing and not app.paused
+        await pilot.press("p")
+        assert app.source.player.playing and not app.paused
+        advance(app, clock, 2.0)
+        assert "4 deltas" in deltas(app) and "0:02.0/0:10.0" in header(app)[2]
 
     drive(check)
 
@@ -87,10 +99,10 @@ def test_brackets_seek_to_the_next_and_previous_mark():
         assert "tombstone" in deltas(app) and "Deleted" in deltas(app)
         assert "at tombstone default/web-2" in header(app)[2]
         await pilot.press("right_square_bracket")  # none left: a notification, nowhere to go
-        assert app.player.offset() == 6.0
+        assert app.source.player.offset() == 6.0
         await pilot.press("left_square_bracket")  # back to the relist: the panes start over
         assert "Deleted" not in deltas(app) and "relists 1" in header(app)[1]
-        assert app.player.offset() == 4.5
+        assert app.source.player.offset() == 4.5
 
     drive(check)
 
@@ -100,16 +112,16 @@ def test_t_seeks_to_a_typed_time_and_from_starts_there():
         await pilot.press("t")
         assert isinstance(app.screen, SeekScreen)
         await pilot.press(*"6s", "enter")
-        assert app.player.offset() == 6.0 and "Deleted" in deltas(app)
+        assert app.source.player.offset() == 6.0 and "Deleted" in deltas(app)
         await pilot.press("t", "minus", *"5s", "enter")
-        assert app.player.offset() == 1.0 and "Deleted" not in deltas(app)
+        assert app.source.player.offset() == 1.0 and "Deleted" not in deltas(app)
         await pilot.press("t", *"nonsense", "enter")
-        assert app.player.offset() == 1.0 and not isinstance(app.screen, SeekScreen)
+        assert app.source.player.offset() == 1.0 and not isinstance(app.screen, SeekScreen)
 
     drive(check)
 
     async def from_offset(app, pilot, clock):
-        assert app.player.offset() == 4.5 and "relists 1" in header(app)[1]
+        assert app.source.player.offset() == 4.5 and "relists 1" in header(app)[1]
 
     drive(from_offset, start=4.5)
 

@@ -120,14 +120,14 @@ def test_absorbing_store_events_derives_no_diff_or_predicates(monkeypatch):
     app = make_app(TraceMaker())
 
     async def check(pilot):
-        app.feed_batch(buf.drain())
+        app.feed_loop.feed(buf.drain())
         assert derived == []
         # The Cache pane still knows the labels (for /label: filters).
         assert app.states["cache"].keys["default/web-7"][1] == {"app": "web"}
         # A hot key: each update the history lets go is diffed once (its
         # short diff reuses the full one) and its predicates derived once.
         updates("default/hot", 100)
-        app.feed_batch(buf.drain())
+        app.feed_loop.feed(buf.drain())
         let_go = 100 - ObjectHistory().keep_objects  # of 101 entries (the add first), the newest kept
         assert derived.count("predicates") == let_go and derived.count("diff") == 0
 

@@ -102,7 +102,7 @@ def test_cache_pane_shows_sizes_without_transforms():
 
 
 def test_header_says_metadata_only():
-    app = make_app(info=info(extra={"metadata_only": True}))
+    app = make_app(info=info(metadata_only=True))
 
     async def check(pilot):
         assert "paged LIST · metadata only" in screen_text(app).splitlines()[0]

@@ -2,6 +2,9 @@
 
 import pytest
 
+from kubectl_informer.core.profiles import Profile
+from kubectl_informer.core.scope import Scope
+from kubectl_informer.run.config import RunConfig
 from kubectl_informer.tui.command import (
     COMMANDS,
     Command,
@@ -57,12 +60,12 @@ def test_split_command_refuses(text, message):
 
 
 @pytest.mark.parametrize("args, expected", [
-    ([], {}),
-    (["-n", "kube-system"], {"namespace": "kube-system", "all_namespaces": False}),
-    (["--namespace=shop"], {"namespace": "shop", "all_namespaces": False}),
-    (["-nshop"], {"namespace": "shop", "all_namespaces": False}),
-    (["-A"], {"namespace": None, "all_namespaces": True}),
-    (["--all-namespaces"], {"namespace": None, "all_namespaces": True}),
+    ([], None),
+    (["-n", "kube-system"], Scope("kube-system")),
+    (["--namespace=shop"], Scope("shop")),
+    (["-nshop"], Scope("shop")),
+    (["-A"], Scope(None, True)),
+    (["--all-namespaces"], Scope(None, True)),
 ])
 def test_parse_scope(args, expected):
     assert parse_scope(args) == expected
@@ -85,28 +88,45 @@ class FakeApp:
         self.restarts = []
         self.exited = False
 
-    def restart_pipeline(self, what, **changes):
-        self.restarts.append((what, changes))
+    def restart_pipeline(self, what, derive):
+        self.restarts.append((what, derive))
 
     def exit(self):
         self.exited = True
 
 
-@pytest.mark.parametrize("text, changes", [
-    (":pods", {"resource": "pods", "name": None, "keep_namespace": True}),
-    (":deploy -n kube-system", {"resource": "deploy", "name": None, "namespace": "kube-system",
-                                "all_namespaces": False}),
-    (":svc -A", {"resource": "svc", "name": None, "namespace": None, "all_namespaces": True}),
-    (":profile 1.36", {"client_go": "1.36", "fifo": None, "watch_list": None}),
-    (":profile 1.33", {"client_go": "1.33", "fifo": None, "watch_list": None}),
-    (":fifo REAL", {"fifo": "real"}),
-    (":watchlist off", {"watch_list": False}),
-    (":watchlist on", {"watch_list": True}),
+# The running config the commands derive from: one object of deployments in
+# shop, client-go 1.36 with its FIFO and initial list overridden.
+RUNNING = RunConfig.from_flags(resource="deploy", name="web", namespace="shop", client_go="1.36", fifo="delta",
+                               watch_list=False, resync=3.0)
+SHOP = Scope("shop")
+
+
+@pytest.mark.parametrize("text, resource, name, scope, profile", [
+    (":pods", "pods", None, Scope("shop", inherited=True), RUNNING.profile),
+    (":deploy -n kube-system", "deploy", None, Scope("kube-system"), RUNNING.profile),
+    (":svc -A", "svc", None, Scope(None, True), RUNNING.profile),
+    (":profile 1.36", "deploy", "web", SHOP, Profile("1.36", "real", True, True)),
+    (":profile 1.33", "deploy", "web", SHOP, Profile("1.33", "real", False, False)),
+    (":fifo REAL", "deploy", "web", SHOP, Profile("1.36", "real", False, True)),
+    (":watchlist on", "deploy", "web", SHOP, Profile("1.36", "delta", True, False)),
 ])
-def test_commands_ask_for_the_restart_they_name(text, changes):
+def test_commands_derive_the_config_they_name(text, resource, name, scope, profile):
     app = FakeApp()
     run_command(app, text)
-    assert [c for _, c in app.restarts] == [changes]
+    [(what, derive)] = app.restarts
+    new = derive(RUNNING)
+    assert (new.resource, new.name, new.scope, new.profile) == (resource, name, scope, profile)
+    # Nothing else changes, and the running config is left as it was.
+    assert RUNNING.changed_fields(new) <= {"resource", "name", "scope", "profile"} and RUNNING.resync == 3.0
+    assert what.lower() == text.lower()  # the notification names it
+
+
+def test_watchlist_off_keeps_the_fifo():
+    app = FakeApp()
+    run_command(app, ":watchlist off")
+    running = RunConfig.from_flags(client_go="1.36")
+    assert app.restarts[0][1](running).profile == Profile("1.36", "real", False, True)
 
 
 @pytest.mark.parametrize("text, message", [

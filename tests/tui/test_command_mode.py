@@ -7,7 +7,7 @@ import time
 import pytest
 
 from kubectl_informer.run.lifecycle import running
-from kubectl_informer.run.runner import RunOptions
+from kubectl_informer.run.config import RunConfig
 from kubectl_informer.tui.app import InformerApp
 
 from .helpers import TraceMaker, make_app, pane_text, run, screen_text
@@ -38,7 +38,7 @@ def live(check, size=(160, 45), **opts):
     afterwards no thread of ours is left (engine, demo, workers)."""
     before = set(threading.enumerate())
     opts.setdefault("demo", "steady")
-    with running(RunOptions(**opts), ui=False) as r:
+    with running(RunConfig.from_flags(**opts), ui=False) as r:
         r.start()
         app = InformerApp(r.buffer, r.info, pipeline=r)
         run(lambda pilot: check(pilot, app, r), app, size)
@@ -128,7 +128,7 @@ def test_escape_closes_the_command_line_and_q_quits():
 
 def test_the_command_line_completes_resource_names_from_discovery():
     async def check(pilot, app, r):
-        assert await until(pilot, app, lambda: "deployments" in app.resource_names and "deploy" in app.resource_names)
+        assert await until(pilot, app, lambda: "deployments" in app.command_line.resource_names and "deploy" in app.command_line.resource_names)
         await pilot.press("colon", *"deplo", "tab")
         assert app.command_input.value == "deployments" or app.command_input.value == "deploy"
         assert app.active == "deltas"  # tab completed, it did not move to another pane

@@ -13,7 +13,8 @@ import pytest
 
 from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.core.trace import TraceBuffer, Tracer
-from kubectl_informer.run.runner import Run, RunOptions
+from kubectl_informer.run.config import RunConfig
+from kubectl_informer.run.runner import Run
 from kubectl_informer.sim.demo import seed
 from kubectl_informer.sim.server import SimServer
 from kubectl_informer.tui.app import InformerApp
@@ -57,7 +58,7 @@ def live(demo: str | None = "quiet", kubeconfig: str | None = None, **kw):
     tracer.subscribe(buffer)
     seen: list = []
     tracer.subscribe(seen.append)
-    opts = RunOptions(resource="pods", demo=demo, kubeconfig=kubeconfig, work_time=0.0, **kw)
+    opts = RunConfig.from_flags(resource="pods", demo=demo, kubeconfig=kubeconfig, work_time=0.0, **kw)
     run = Run(opts, tracer)
     try:
         run.prepare()
@@ -344,7 +345,7 @@ def test_the_control_refuses_in_one_line_what_it_cannot_do():
         parse_resync,
     )
 
-    idle = Run(RunOptions(resource="pods", demo="quiet"))
+    idle = Run(RunConfig.from_flags(resource="pods", demo="quiet"))
     with pytest.raises(ExperimentError, match="not running yet"):
         idle.experiments.run("close-watch")
     with pytest.raises(ExperimentError, match="unknown experiment"):

@@ -201,7 +201,7 @@ def test_timer_drains_the_buffer_without_pump():
 
 
 def test_a_frame_stops_draining_when_its_budget_is_spent():
-    from kubectl_informer.tui.app import CHUNK
+    from kubectl_informer.panes.feed import CHUNK
 
     e = TraceMaker()
     for i in range(5 * CHUNK):

@@ -200,8 +200,7 @@ def test_y_on_a_secret_redacts_unless_show_secret_data():
                             is_in_initial_list=True, object=s)
 
     for show, visible in ((False, False), (True, True)):
-        extra = {"show_secret_data": True} if show else {}
-        app = app_with(emit, info=info(resource="secrets", extra=extra))
+        app = app_with(emit, info=info(resource="secrets", show_secret_data=show))
 
         async def check(pilot, visible=visible):
             await pilot.press("y")
@@ -215,7 +214,7 @@ def test_y_without_an_object_says_why():
         tracer.emit_derived(STORE_DELETE, "default/gone", resource_version="3", delta="Deleted",
                             is_in_initial_list=False, tombstone=True, object=None)
 
-    app = app_with(emit, info=info(extra={"replay": "x.ndjson"}))
+    app = app_with(emit, info=info(replay="x.ndjson"))
 
     async def check(pilot):
         await pilot.press("y")

@@ -12,7 +12,7 @@ from unittest import mock
 
 from textual.keys import _character_to_key  # Textual is pinned; Pilot.press wants key names
 
-from kubectl_informer.run.runner import RunOptions
+from kubectl_informer.run.config import RunConfig
 from kubectl_informer.core.trace import TraceEvent
 from tools.docshots.registry import Shot
 
@@ -23,19 +23,20 @@ class ShotError(Exception):
     """A shot that could not show what it is about: one line."""
 
 
-def options_for(argv: tuple[str, ...] | list[str]) -> tuple[RunOptions, str]:
-    """The RunOptions and first pane the CLI would run ``argv`` with: the
+def options_for(argv: tuple[str, ...] | list[str]) -> tuple[RunConfig, str]:
+    """The RunConfig and first pane the CLI would run ``argv`` with: the
     CLI's own parsing decides (so a shot cannot drift from the command the
     docs quote); its ``execute`` is swapped for one that only takes them."""
+    import kubectl_informer.cli.execute as execute_mod
     import kubectl_informer.cli.main as cli_mod
 
     got: dict[str, Any] = {}
 
-    def capture(opts: RunOptions, output: str, start_pane: str = "deltas", **_: Any) -> int:
+    def capture(opts: RunConfig, output: str, start_pane: str = "deltas", **_: Any) -> int:
         got.update(opts=opts, output=output, start_pane=start_pane)
         return 0
 
-    with mock.patch.object(cli_mod, "execute", capture):
+    with mock.patch.object(execute_mod, "execute", capture):
         with cli_mod.cli.make_context(cli_mod.PROG, list(argv)) as ctx:
             cli_mod.cli.invoke(ctx)
     if not got:
@@ -103,7 +104,7 @@ async def _shoot(shot: Shot, app, seen: _Seen, out: Path) -> None:
 
 def render(shot: Shot, root: Path) -> Path:
     """Run ``shot`` and write its SVG under ``root``; returns the path."""
-    from kubectl_informer.cli.main import live_app
+    from kubectl_informer.cli.execute import live_app
     from kubectl_informer.run.lifecycle import running
 
     opts, start_pane = options_for(shot.argv)

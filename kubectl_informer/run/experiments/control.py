@@ -46,7 +46,7 @@ class Experiments:
             return f'unknown experiment "{name}"'
         if exp.needs == NEEDS_SIM and self._run.demo is None:
             return UNAVAILABLE[NEEDS_SIM]
-        if exp.needs == NEEDS_QUEUE and self._run.opts.mode != "queue":
+        if exp.needs == NEEDS_QUEUE and self._run.config.mode != "queue":
             return UNAVAILABLE[NEEDS_QUEUE]
         return None
 

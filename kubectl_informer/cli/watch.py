@@ -1,0 +1,56 @@
+"""``kubectl informer watch RESOURCE [NAME]``: an informer on RESOURCE, every step shown."""
+
+from __future__ import annotations
+
+import click
+
+from kubectl_informer.cli import execute as execute_mod  # looked up per call: docshots swaps execute
+from kubectl_informer.cli.command import KubectlCommand, debug_option
+from kubectl_informer.cli.options import (
+    check_output_flags,
+    connection_options,
+    handler_options,
+    output_options,
+    profile_options,
+    read_config,
+    swap_demo_resource,
+)
+
+
+@click.command(cls=KubectlCommand, usage="RESOURCE [NAME] [options]",
+             help="Run an informer on RESOURCE and show every step: list or WatchList, watch events, the "
+                  "FIFO's deltas, the cache, resourceVersions and resyncs. NAME narrows it to one object.",
+             examples="""
+# Pods of the current namespace in the live UI
+kubectl informer watch pods
+
+# One deployment, all its deltas with their diffs, as text
+kubectl informer watch deployments.apps web -o text
+
+# Every namespace, resync every 10s, RealFIFO and WatchList (client-go 1.35)
+kubectl informer watch pods -A --resync 10s --client-go 1.35
+
+# Why a 3s resync fires every 4s: a handler added after start (Resync pane)
+kubectl informer watch pods --demo quiet --resync 4s --late-handler-resync 3s
+
+# The trace as NDJSON, recorded for `kubectl informer replay`
+kubectl informer watch pods -o json --duration 1m > trace.ndjson
+
+# The simulated cluster with a burst on one key (coalescing in the FIFO)
+kubectl informer watch pods --demo burst
+""")
+@click.argument("resource", required=False)
+@click.argument("name", required=False)
+@connection_options
+@profile_options
+@handler_options
+@output_options
+@debug_option
+def watch(resource, name, output, run_for, max_events, record, **flags) -> int:
+    resource, flags["demo"] = swap_demo_resource(resource, flags["demo"])
+    if resource is None:
+        raise click.UsageError("you must specify the type of resource to watch, e.g. pods or deployments.apps")
+    check_output_flags(output, run_for, max_events)
+    config = read_config("watch", resource, name, **flags)
+    return execute_mod.execute(config, output, run_for=run_for, max_events=max_events, start_pane="deltas",
+                               record=record)

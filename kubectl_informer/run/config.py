@@ -1,0 +1,98 @@
+"""One run's config: read once from the command line, never changed after.
+
+``RunConfig.from_flags`` reads the flags as click hands them over (the
+``--client-go``/``--fifo``/``--watch-list`` trio becomes one ``Profile``,
+``-n``/``-A`` one ``Scope``); the run resolves the scope once discovery says
+whether the resource is namespaced. A ``:`` command in the UI and a restart
+derive a new config from the running one (``switch_resource``,
+``with_profile``), as k9s refines its flags once into the config everything
+else reads. Frozen: a run that needs another value derives another config.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from kubectl_informer.core.profiles import DEFAULT_PROFILE, Profile, resolve_profile
+from kubectl_informer.core.scope import Scope
+
+
+@dataclass(frozen=True)
+class Workqueue:
+    """``queue``'s controller: its workers and what each item costs."""
+
+    workers: int = 2
+    work_time: float = 0.2
+    fail_rate: float = 0.0
+    rate_limiter: str = "default"  # the spec; each run parses its own (a limiter holds state)
+    seed: int | None = None
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    resource: str = "pods"
+    name: str | None = None                # one object, as `kubectl get pod NAME -w`
+    scope: Scope = field(default_factory=Scope)
+    label_selector: str | None = None
+    field_selector: str | None = None
+    profile: Profile = DEFAULT_PROFILE
+    resync: float = 0.0
+    late_handler_resync: float | None = None  # a second handler, added after start
+    handlers: int | None = None            # handler lanes (queue: the first is the controller's)
+    handler_resync: tuple[float, ...] = ()  # one for all, or one per lane
+    handler_time: tuple[float, ...] = ()    # work per notification, likewise
+    context: str | None = None
+    kubeconfig: str | None = None
+    demo: str | None = None                # scenario name, or None for a real cluster
+    request_timeout: float | None = None   # kubectl's --request-timeout: one request's whole time
+    queue: Workqueue | None = None         # None: `watch`, no controller
+    metadata_only: bool = False            # list/watch PartialObjectMetadata (client-go's metadatainformer)
+    strip_managed_fields: bool = False     # transforms, applied before the FIFO
+    drop_paths: tuple[str, ...] = ()
+    show_secret_data: bool = False
+    metrics_addr: str | None = None        # queue --metrics-addr
+    args: tuple[str, ...] = ()             # the command line, for the recording's header
+
+    @classmethod
+    def from_flags(cls, *, mode: str = "watch", namespace: str | None = None, all_namespaces: bool = False,
+                   client_go: str | None = None, fifo: str | None = None, watch_list: bool | None = None,
+                   workers: int = 2, work_time: float = 0.2, fail_rate: float = 0.0,
+                   rate_limiter: str = "default", seed: int | None = None, **flags: Any) -> "RunConfig":
+        """The config the flags ask for, named as the command line names them.
+        ValueError for values that cannot go together (-n with -A, a bad
+        --client-go or --fifo)."""
+        if mode not in ("watch", "queue"):
+            raise ValueError(f"mode must be watch or queue, not {mode!r}")
+        queue = Workqueue(workers, work_time, fail_rate, rate_limiter, seed) if mode == "queue" else None
+        for name in ("handler_resync", "handler_time", "drop_paths", "args"):
+            if name in flags:
+                flags[name] = tuple(flags[name] or ())
+        return cls(scope=Scope(namespace or None, bool(all_namespaces)),
+                   profile=resolve_profile(client_go, fifo=fifo, watch_list=watch_list), queue=queue, **flags)
+
+    @property
+    def mode(self) -> str:
+        return "watch" if self.queue is None else "queue"
+
+    def field_selector_with_name(self) -> str | None:
+        """``NAME`` narrows the watch to one object, as ``kubectl get pod NAME -w``
+        does: a ``metadata.name`` field selector joined to any given one."""
+        parts = [p for p in (self.field_selector, f"metadata.name={self.name}" if self.name else None) if p]
+        return ",".join(parts) or None
+
+    # --- what a `:` command or a restart derives ----------------------------------
+
+    def switch_resource(self, resource: str, scope: Scope | None = None) -> "RunConfig":
+        """Another resource (``:deploy``, ``:svc -A``): the whole of it, no NAME;
+        without a scope of its own it keeps this one's, carried over."""
+        return replace(self, resource=resource, name=None,
+                       scope=self.scope.carried_over() if scope is None else scope)
+
+    def with_profile(self, profile: Profile) -> "RunConfig":
+        """Another client-go's machinery (``:profile``, ``:fifo``, ``:watchlist``)."""
+        return replace(self, profile=profile)
+
+    def changed_fields(self, other: "RunConfig") -> set[str]:
+        """The fields where ``other`` differs from this config."""
+        return {f.name for f in fields(self) if getattr(self, f.name) != getattr(other, f.name)}

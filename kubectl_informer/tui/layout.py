@@ -1,0 +1,116 @@
+"""What the app's screen is made of: the pane table (name, title, state,
+widget, in tab order), the tab bar, the key hints, and the sizes where the
+layout changes.
+
+Small terminals get one pane at a time behind a tab bar (two side by side
+from ``COMPANION_MIN_WIDTH`` columns), as k9s does; from ``GRID_MIN`` a grid
+of every pane (app.tcss places them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.widget import Widget
+from textual.widgets import Static
+
+from kubectl_informer.panes.cache import CacheState
+from kubectl_informer.panes.deltas import DeltasState
+from kubectl_informer.panes.explain_state import ExplainState
+from kubectl_informer.panes.fifo import FifoState
+from kubectl_informer.panes.handlers import HandlersState
+from kubectl_informer.panes.inspector import InspectorState
+from kubectl_informer.panes.queue import QueueState
+from kubectl_informer.panes.resync import ResyncState
+from kubectl_informer.panes.rv import RVState
+from kubectl_informer.panes.state import PaneState
+from kubectl_informer.tui.cache import CachePane
+from kubectl_informer.tui.deltas import DeltasPane
+from kubectl_informer.tui.explain import ExplainPane
+from kubectl_informer.tui.fifo import FifoPane
+from kubectl_informer.tui.handlers import HandlersPane
+from kubectl_informer.tui.inspector import InspectorPane
+from kubectl_informer.tui.keymap import APP_BINDINGS
+from kubectl_informer.tui.pane import Pane
+from kubectl_informer.tui.queue import QueuePane
+from kubectl_informer.tui.resync import ResyncPane
+from kubectl_informer.tui.rv import RVPane
+
+
+@dataclass(frozen=True)
+class PaneSpec:
+    name: str
+    title: str
+    state_cls: type[PaneState]
+    pane_cls: type[Pane]
+    short: str = ""  # tab bar label, so seven tabs fit in 80 columns
+
+# Tab order; the grid places them in this order too (see app.tcss).
+PANES: tuple[PaneSpec, ...] = (
+    PaneSpec("deltas", "Deltas", DeltasState, DeltasPane),
+    PaneSpec("fifo", "FIFO", FifoState, FifoPane),
+    PaneSpec("rv", "ResourceVersion", RVState, RVPane, "RV"),
+    PaneSpec("resync", "Resync", ResyncState, ResyncPane),
+    PaneSpec("queue", "Queue", QueueState, QueuePane),
+    PaneSpec("cache", "Cache", CacheState, CachePane),
+    PaneSpec("inspector", "Inspector", InspectorState, InspectorPane),
+    PaneSpec("handlers", "Handlers", HandlersState, HandlersPane),
+    PaneSpec("explain", "Explain", ExplainState, ExplainPane),
+)
+PANE_NAMES = tuple(p.name for p in PANES)
+
+# Below this the grid is unreadable: one (or two) panes behind tabs instead.
+GRID_MIN = (150, 36)
+COMPANION_MIN_WIDTH = 120
+
+class KeyHints(Static):
+    """The footer: the app's keys, fixed.
+
+    Textual's Footer recomposes its keys on every focus change, which costs
+    a relayout per tab press and, under a flood of events, left its old key
+    widgets alive (hundreds a minute in bench/tui.py); our keys do not
+    change with focus, so one line of text says them.
+    """
+
+    def on_mount(self) -> None:
+        t = Text(no_wrap=True, overflow="ellipsis")
+        for b in APP_BINDINGS:
+            if b.show:
+                t.append(f" {_key_label(b.key)} ", "bold reverse")
+                t.append(f" {b.description}  ")
+        self.update(t)
+
+def _key_label(key: str) -> str:
+    first = key.split(",")[0]
+    return {"question_mark": "?", "slash": "/", "enter": "⏎", "escape": "esc"}.get(first, first)
+
+class TabBar(Widget):
+    """One line: the panes with their jump keys, the active one highlighted.
+
+    Drawn with ``render`` and a plain refresh: Static.update would ask for
+    a relayout of the screen on every tab press."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._text = Text()
+
+    def show_tabs(self, specs: list[PaneSpec], active: str, shown: set[str], filter_text: str) -> None:
+        width = self.app.size.width
+        # Too many tabs for the line: the other tabs' labels shorten, the active one never does.
+        for cut in (99, 6, 5, 4, 3):
+            t = Text(no_wrap=True, overflow="ellipsis", end="")
+            for i, spec in enumerate(specs, 1):
+                style = "bold reverse" if spec.name == active else ("bold" if spec.name in shown else "dim")
+                label = spec.short or spec.title
+                t.append(f" {i}", "cyan" if spec.name != active else style)
+                t.append(f" {label if spec.name == active else label[:cut]} ", style)
+            if filter_text:
+                t.append(f"  /{filter_text}", "bold yellow")
+            if t.cell_len <= width:
+                break
+        self._text = t
+        self.refresh()
+
+    def render(self) -> Text:
+        return self._text

@@ -1,0 +1,132 @@
+"""The feed loop without Textual: recorded traces drained into pane states."""
+
+from __future__ import annotations
+
+from kubectl_informer.clock.testing import FakeClock
+from kubectl_informer.core.run_info import RunInfo
+from kubectl_informer.core.trace import TraceBuffer, TraceEvent
+from kubectl_informer.panes.cache import CacheState
+from kubectl_informer.panes.deltas import DeltasState
+from kubectl_informer.panes.feed import CHUNK, FeedLoop
+from kubectl_informer.panes.fifo import FifoState
+from kubectl_informer.panes.header import HeaderState
+from kubectl_informer.panes.inspector import InspectorState
+from kubectl_informer.panes.rv import RVState
+from kubectl_informer.replay.recording import read_recording
+
+from ..replay.helpers import T0, ndjson, story
+
+STATES = {"deltas": DeltasState, "fifo": FifoState, "rv": RVState, "cache": CacheState,
+          "inspector": InspectorState}
+
+
+def recorded(tmp_path, events) -> list[TraceEvent]:
+    """``events`` written as a recording and read back, as ``replay`` reads one."""
+    path = tmp_path / "rec.ndjson"
+    path.write_text(ndjson(events))
+    return read_recording(str(path)).events
+
+
+def _contents(state) -> str:
+    return repr({k: v for k, v in vars(state).items() if k not in ("version", "_handlers") and not callable(v)})
+
+
+def loop_on(events, **kw) -> FeedLoop:
+    buf = TraceBuffer()
+    buf.extend(events)
+    return FeedLoop(buf, STATES, **kw)
+
+
+def restart_at(t: float, seq: int, resource: str = "deployments.apps") -> TraceEvent:
+    return TraceEvent.build(seq, T0 + t, "run.restart", None, resource=resource, namespace="kube-system",
+                            client_go="1.35", fifo="RealFIFO", watch_list=True, restarts=1, took=0.1)
+
+
+def test_a_drained_recording_leaves_every_state_as_feeding_it_event_by_event(tmp_path):
+    events = recorded(tmp_path, story())
+    loop = loop_on(events)
+    assert loop.drain() == len(events) == loop.absorbed
+    assert len(loop.buffer) == 0 and loop.last_trace_time == events[-1].time
+    for name, make in STATES.items():
+        slow = make()
+        for ev in events:
+            slow.feed(ev)
+        fast = loop.states[name]
+        assert fast.version > 0 and slow.version > 0, name  # a batch may count as one change
+        assert _contents(fast) == _contents(slow), name
+    # The header read the run from the recording's first events too.
+    assert loop.header.fifo == "DeltaFIFO" and loop.states["deltas"].total == 6
+
+
+def test_a_budget_or_a_waiting_key_stops_the_drain_between_chunks():
+    events = [TraceEvent.build(i + 1, 100.0 + i, "store.add", f"ns/p-{i}", resource_version=str(i), delta="Added")
+              for i in range(4 * CHUNK)]
+    loop = loop_on(events)
+    assert loop.drain(budget=0.0) == CHUNK  # a spent budget: one chunk
+    assert loop.drain(budget=60.0, interrupted=lambda: True) == CHUNK  # a key waits: one chunk
+    assert loop.drain(max_events=10) == 10
+    assert loop.drain(interrupted=lambda: True) == 2 * CHUNK - 10  # no budget: to the end
+    assert loop.absorbed == 4 * CHUNK and loop.states["deltas"].total == 4 * CHUNK
+
+
+def test_a_run_restart_starts_every_state_over_and_the_header_follows_the_new_run(tmp_path):
+    before = story()
+    after = [TraceEvent.build(len(before) + 2, T0 + 11.0, "store.add", "kube-system/coredns", resource_version="50",
+                              delta="Added", summary="", is_in_initial_list=False)]
+    events = recorded(tmp_path, [*before, restart_at(10.5, len(before) + 1), *after])
+    loop = loop_on(events, info=RunInfo(resource="pods", namespace="default"))
+    old = loop.states["deltas"]
+    resets = []
+    loop.on_reset = lambda new_run: resets.append((new_run, loop.states["deltas"]))
+    # One batch across the restart: what came before went to the old states.
+    assert loop.drain() == len(events)
+    assert resets == [(True, loop.states["deltas"])] and loop.restarts == 1
+    assert old.total == 6 and loop.states["deltas"].total == 1
+    info = loop.header.info
+    assert (info.resource, info.namespace, info.profile) == ("deployments.apps", "kube-system", "1.35")
+    assert loop.header.restarts == 1
+
+
+def test_a_restart_as_the_first_event_of_a_batch_resets_before_it():
+    loop = loop_on([restart_at(0.0, 1, "configmaps")], info=RunInfo(resource="pods"))
+    first = loop.header
+    assert loop.feed(loop.buffer.drain()) == 1
+    assert loop.header is not first and loop.header.info.resource == "configmaps"
+
+
+def test_a_reset_keeps_the_run_or_takes_the_one_given():
+    loop = loop_on([], info=RunInfo(resource="pods"))
+    seen = []
+    loop.on_reset = seen.append
+    loop.states["deltas"].total = 3
+    loop.reset()
+    assert loop.states["deltas"].total == 0 and loop.header.info.resource == "pods"
+    loop.reset(RunInfo(resource="secrets"))
+    assert isinstance(loop.header, HeaderState) and loop.header.info.resource == "secrets"
+    assert seen == [False, False] and loop.restarts == 0
+
+
+def test_frames_count_the_rate_and_the_stats_say_the_buffer(tmp_path):
+    clock = FakeClock(50.0)
+    events = recorded(tmp_path, story())
+    buf = TraceBuffer(maxlen=4)
+    buf.extend(events)  # 11 events into 4 places: 7 dropped
+    loop = FeedLoop(buf, STATES, clock=clock)
+    assert (loop.stats().buffered, loop.stats().dropped) == (4, len(events) - 4)
+    loop.drain()
+    loop.count_frame()
+    assert loop.frames == 1 and loop.per_s == 0.0  # less than a second: no rate yet
+    clock.step(2.0)
+    assert loop.count_frame() == 52.0
+    assert loop.per_s == 2.0 and loop.stats(paused=True).paused
+    assert loop.stats().absorbed == 4 and loop.stats().buffered == 0
+
+
+def test_now_is_the_clock_or_the_last_event_moved_on():
+    loop = loop_on([TraceEvent.build(1, 123.0, "relist", None, reason="expired")])
+    assert loop.now() is None  # nothing fed yet
+    loop.drain()
+    assert loop.now(paused=True) == 123.0
+    assert 123.0 <= loop.now() < 123.0 + 60
+    clocked = loop_on([], clock=FakeClock(7.0))
+    assert clocked.now() == 7.0 and clocked.mono() == 7.0
