@@ -580,7 +580,8 @@ class Reflector:
         if stop_event.is_set():
             raise _StopRequested()
         if count == 0 and self.clock.now() - start < 1.0:
-            raise VeryShortWatchError(f"{self.name}: watch lasted less than a second and no items received")
+            raise VeryShortWatchError(f"very short watch: {self.name}: the watch closed in less than a second "
+                                      "with no items received")
         return received, last_rv
 
     # ---------------------------------------------------------------- resync
@@ -663,6 +664,24 @@ class _TempStore:
 
 
 def _err_str(err: BaseException) -> str:
+    """What went wrong, in words for the retry lines and the header: the
+    API server's status and message, or what happened to the connection;
+    never an exception's class name (client-go logs the error's text)."""
     if isinstance(err, ApiError):
         return f"{err.status} {err.reason}: {err.message}".strip()
-    return f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
+    text = " ".join(str(err).split())
+    for kinds, words in _ERROR_WORDS:
+        if isinstance(err, kinds):
+            return f"{words}: {text}" if text and words not in text.lower() else words
+    return text[:300] or "failed without a message"
+
+
+# Errors of the connection, by what happened to it (OSError subclasses are
+# the standard library's; http.client's fit under these too).
+_ERROR_WORDS: tuple[tuple[type | tuple[type, ...], str], ...] = (
+    (TimeoutError, "timed out"),
+    (ConnectionRefusedError, "connection refused"),
+    (ConnectionResetError, "connection reset by the server"),
+    ((ConnectionAbortedError, BrokenPipeError), "connection closed"),
+    (ConnectionError, "connection failed"),
+)

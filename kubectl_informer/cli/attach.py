@@ -4,7 +4,6 @@ and hand it to the screen or print it."""
 from __future__ import annotations
 
 import json
-import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -110,7 +109,9 @@ def run_headless(scraper, model: AttachModel, output: str, interval: float, coun
     stop after ``count`` scrapes or ``duration`` seconds (or Ctrl-C)."""
     from kubectl_informer.attach.report import model_dict, model_lines
 
-    out = out or sys.stdout
+    if out is None:
+        from kubectl_informer.cli.output import stdout
+        out = stdout()
     deadline = None if duration is None else time.monotonic() + duration
     printed = 0
     next_at = time.monotonic()

@@ -8,7 +8,7 @@ import contextlib
 import logging
 import os
 import sys
-import traceback
+import warnings
 from typing import Any
 
 import click
@@ -68,13 +68,20 @@ class KubectlGroup(click.Group):
         formatter.write_paragraph()
         formatter.write(f'Use "{ctx.command_path} <command> --help" for more information about a given command.\n')
 
+    def invoke(self, ctx: click.Context) -> Any:
+        from kubectl_informer.run.signals import Interrupted
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise Interrupted() from None
+
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):  # type: ignore[override]
         # Always "kubectl informer": kubectl runs us as kubectl-informer, users type the former.
         args = list(sys.argv[1:] if args is None else args)
         self.argv = args  # for the recording's header (run.info)
         code = run_guarded(lambda: super(KubectlGroup, self).main(
             args=args, prog_name=PROG, complete_var=complete_var, standalone_mode=False, **extra),
-            debug="--debug" in args or bool(os.environ.get("KUBECTL_INFORMER_DEBUG")))
+            debug="--debug" in args or bool(os.environ.get("KUBECTL_INFORMER_DEBUG")), args=args)
         if standalone_mode:
             sys.exit(code)
         return code
@@ -111,12 +118,42 @@ def _silence_stdout() -> None:
         pass
 
 
-def run_guarded(fn, debug: bool = False) -> int:
-    """Run ``fn``; map every way it can end to an exit code and at most one line."""
+def run_guarded(fn, debug: bool = False, args: list[str] | None = None) -> int:
+    """Run ``fn``; map every way it can end to an exit code and at most one
+    line. A signal wins over everything else: 128 + its number, and no line
+    about what its interruption broke (kubectl's Go runtime says nothing)."""
+    from kubectl_informer.run import signals
     if not debug:
         # Library warnings (urllib3's retries) would reach stderr through logging's
         # last-resort handler and break the one-line rule.
         logging.getLogger().addHandler(logging.NullHandler())
+    # urllib3 warns on every request to a server whose certificate is not
+    # verified; kubectl says nothing there, the header says it once (tls_verify).
+    warnings.filterwarnings("ignore", message="Unverified HTTPS request")
+    from kubectl_informer.run import crash
+    restore, unwatch = signals.install(), crash.watch_threads()
+    try:
+        code = _run_guarded(fn, debug, args or [])
+        if crash.pending() is not None:  # a thread died: its SIGTERM was ours
+            if debug:
+                crash.print_crash(crash.pending(), args)
+            error_line(crash.crash_line(crash.pending(), args))
+            return 1
+        return signals.exit_code(code)
+    finally:
+        unwatch()
+        restore()
+
+
+def _say(message: str) -> None:
+    from kubectl_informer.run import signals
+    if signals.received() is None:
+        error_line(message)
+
+
+def _run_guarded(fn, debug: bool, args: list[str]) -> int:
+    from kubectl_informer.cli.output import OutputError
+    from kubectl_informer.run.signals import Interrupted, Terminated
     try:
         rv = fn()
         return rv if isinstance(rv, int) else 0
@@ -125,28 +162,38 @@ def run_guarded(fn, debug: bool = False) -> int:
     except click.exceptions.Abort:
         return 130
     except click.ClickException as e:
-        error_line(_usage_message(e))
+        _say(_usage_message(e))
         return e.exit_code
-    except RunError as e:
-        error_line(str(e))
+    except OutputError as e:  # stdout full or gone bad: what is still buffered for it can go nowhere
+        _silence_stdout()
+        _say(str(e))
         return 1
-    except KeyboardInterrupt:
+    except RunError as e:
+        _say(str(e))
+        return 1
+    except (KeyboardInterrupt, Interrupted):
         return 130
+    except Terminated:
+        return 143
     except BrokenPipeError:
         # The reader went away (`| head`): a normal end for a stream.
         _silence_stdout()
         return 0
-    except Exception as e:  # the last guard: one line, traceback only on request
-        if debug:  # no credential in it either (core.redact)
-            from kubectl_informer.core.redact import redact
-            sys.stderr.write(redact(traceback.format_exc()))
-        from kubectl_informer.run.runner import describe_error
-        known = describe_error(e)
-        if known:
-            error_line(known)
-        else:
-            error_line(f"unexpected {type(e).__name__}: {e}" + ("" if debug else " (run with --debug for the traceback)"))
+    except Exception as e:  # the last guard: one line naming the crash log
+        return _crashed(e, debug, args)
+
+
+def _crashed(e: Exception, debug: bool, args: list[str]) -> int:
+    from kubectl_informer.run.crash import crash_line, print_crash
+    from kubectl_informer.run.runner import describe_error
+    known = describe_error(e)
+    if known:
+        _say(known)
         return 1
+    if debug:
+        print_crash(e, args)
+    _say(crash_line(e, args))
+    return 1
 
 
 # --- parameter types -----------------------------------------------------------------
@@ -167,6 +214,20 @@ class Duration(click.ParamType):
 
 
 DURATION = Duration()
+
+
+class PositiveDuration(Duration):
+    """A duration to run for: 0 or less would end the run before it starts."""
+
+    def convert(self, value: Any, param, ctx) -> float:
+        seconds = super().convert(value, param, ctx)
+        if seconds <= 0:
+            self.fail(f"must be above 0, got {value}", param, ctx)
+        return seconds
+
+
+POSITIVE_DURATION = PositiveDuration()
+
 
 def debug_option(f):
     # Read by the guard from argv; declared so every command accepts it.

@@ -4,11 +4,10 @@ headless stream (``-o json|text``), with ``--record`` and ``--metrics-addr``.
 
 from __future__ import annotations
 
-import sys
 import time
 
 from kubectl_informer.cli.command import need_terminal, quiet_on_closed_pipe
-from kubectl_informer.cli.output import make_renderer, no_resources_message
+from kubectl_informer.cli.output import make_renderer, no_resources_message, stderr, stdout
 from kubectl_informer.run.config import RunConfig
 from kubectl_informer.run.runner import RunError
 
@@ -48,9 +47,9 @@ def execute(config: RunConfig, output: str, run_for: float | None = None, max_ev
         if ui:
             r.serve_ui(live_app(r, start_pane))
         else:
-            renderer = make_renderer(output, sys.stdout, workers=config.mode == "queue")
+            renderer = make_renderer(output, stdout(), workers=config.mode == "queue")
             if output == "text":
-                renderer.empty_message, renderer.err = no_resources_message(r.info.namespace), sys.stderr
+                renderer.empty_message, renderer.err = no_resources_message(r.info.namespace), stderr()
             with quiet_on_closed_pipe():
                 r.stream(renderer, run_for=remaining(run_for, started), max_events=max_events)
     return 0

@@ -19,6 +19,7 @@ from kubectl_informer import __version__
 from kubectl_informer.cli import params
 from kubectl_informer.cli.command import (
     DURATION,
+    POSITIVE_DURATION,
     PROG,
     KubectlCommand,
     KubectlGroup,
@@ -108,7 +109,8 @@ kubectl informer attach http://127.0.0.1:8080/metrics -o text --count 3
 @click.option("-o", "--output", type=click.Choice(("tui", "json", "text")), default="tui", show_default=True,
               help="tui: the live screen; json: one object per scrape; text: a block of lines per scrape.")
 @click.option("--count", type=click.IntRange(min=1), default=None, metavar="N", help="Headless output only: stop after N scrapes.")
-@click.option("--duration", "run_for", type=DURATION, default=None, help="Headless output only: stop after this long.")
+@click.option("--duration", "run_for", type=POSITIVE_DURATION, default=None,
+              help="Headless output only: stop after this long.")
 @debug_option
 def attach(target, namespace, context, kubeconfig, interval, metrics_path, scheme, token, token_file, ca_file,
            insecure, resource, output, count, run_for) -> int:
@@ -186,7 +188,7 @@ kubectl informer replay trace.ndjson -o text --speed 1
 @click.argument("file")
 @click.option("-o", "--output", type=click.Choice(("tui", "json", "text")), default="tui", show_default=True,
               help="tui: the UI; json: the events again as NDJSON; text: one line per delta.")
-@click.option("--speed", type=click.FloatRange(min=0), default=None, metavar="N",
+@click.option("--speed", type=params.SPEED, default=None, metavar="N",
               help="Play N times faster than recorded (0: as fast as possible). Default: 1 in the UI, "
                    "0 for -o json/text.")
 @click.option("--no-wait", is_flag=True, help="As fast as possible (--speed 0).")

@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from kubectl_informer.cli import params
-from kubectl_informer.cli.command import DURATION, command_line
+from kubectl_informer.cli.command import DURATION, POSITIVE_DURATION, command_line
 from kubectl_informer.core.profiles import DEFAULT_CLIENT_GO, PROFILES
 from kubectl_informer.run.config import RunConfig
 
@@ -105,13 +105,13 @@ def output_options(f):
     opts = [
         click.option("-o", "--output", type=click.Choice(("tui", "json", "text")), default="tui", show_default=True,
                      help="tui: the live UI; json: the trace as NDJSON; text: one line per delta applied to the cache."),
-        click.option("--duration", "run_for", type=DURATION, default=None,
+        click.option("--duration", "run_for", type=POSITIVE_DURATION, default=None,
                      help="Headless output only: stop after this long."),
         click.option("--max-events", type=click.IntRange(min=1), default=None, metavar="N",
                      help="Headless output only: stop after this many lines."),
         click.option("--show-secret-data", is_flag=True,
                      help="Show Secret values (they are redacted by default)."),
-        click.option("--record", metavar="FILE", default=None,
+        click.option("--record", type=params.FILE_NAME, metavar="FILE", default=None,
                      help="Also write the trace to FILE as NDJSON, for `kubectl informer replay`."),
     ]
     return decorate(f, opts)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import IO, Iterable
 
+from kubectl_informer.run.runner import RunError
+
 from kubectl_informer.core.durations import format_short
 from kubectl_informer.core.trace import TraceEvent
 from kubectl_informer.core.trace_kinds import (
@@ -26,6 +28,50 @@ from kubectl_informer.core.trace_kinds import (
 )
 
 OUTPUTS = ("tui", "json", "text")
+
+
+class OutputError(RunError):
+    """Writing to stdout (or stderr) failed for another reason than a reader
+    that went away: a full disk, an I/O error. Names the stream."""
+
+
+class NamedOutput:
+    """A text stream whose failures name it, ``cannot write to stdout: No
+    space left on device``; a closed pipe stays a BrokenPipeError (a normal
+    end for ``| head``)."""
+
+    def __init__(self, stream: IO[str], name: str) -> None:
+        self.stream = stream
+        self.name = name
+
+    def _failed(self, e: OSError) -> OutputError:
+        return OutputError(f"cannot write to {self.name}: {e.strerror or e}")
+
+    def write(self, text: str) -> int:
+        try:
+            return self.stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            raise self._failed(e) from None
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            raise self._failed(e) from None
+
+
+def stdout() -> NamedOutput:
+    import sys
+    return NamedOutput(sys.stdout, "stdout")
+
+
+def stderr() -> NamedOutput:
+    import sys
+    return NamedOutput(sys.stderr, "stderr")
 
 
 class JsonRenderer:

@@ -8,6 +8,7 @@ the parser the run uses, so what the flag accepts and what runs agree.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any, Callable
 
@@ -146,13 +147,37 @@ def ATTACH_TARGET(ctx, param, value):  # noqa: N802 - a callback named as the ot
     return value
 
 
+class FiniteRange(click.FloatRange):
+    """click's FloatRange, which lets ``nan`` through (every comparison with
+    it is false): a number is required."""
+
+    def convert(self, value: Any, param, ctx) -> float:
+        number = super().convert(value, param, ctx)
+        if math.isnan(number):
+            self.fail(f"{value} is not a number", param, ctx)
+        return number
+
+
+class FileName(click.ParamType):
+    """A file to write: an empty name is a usage error, not a file called ''."""
+
+    name = "FILE"
+
+    def convert(self, value: Any, param, ctx) -> str:
+        if not str(value):
+            self.fail("needs a file name", param, ctx)
+        return str(value)
+
+
 CLIENT_GO = Checked("1.32|1.35|1.36", _check_client_go,
                     message=lambda e: str(e).replace('invalid --client-go "', '"'))
 RATE_LIMITER = Checked("SPEC", _check_rate_limiter)
 LABEL_SELECTOR = Checked("SELECTOR", _check_label_selector)
 FIELD_SELECTOR = FieldSelector()
 WORKERS = click.IntRange(1, MAX_WORKERS)
-FAIL_RATE = click.FloatRange(0.0, 1.0)
+FAIL_RATE = FiniteRange(0.0, 1.0)
+SPEED = FiniteRange(min=0)
+FILE_NAME = FileName()
 DURATION_LIST = DurationList()
 
 

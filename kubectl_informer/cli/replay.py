@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import Callable
 
-from kubectl_informer.cli.output import make_renderer
+from kubectl_informer.cli.output import make_renderer, stdout
 from kubectl_informer.replay.player import play_headless
 from kubectl_informer.replay.recording import (
     Recording,
@@ -31,7 +31,7 @@ def replay(path: str, output: str, speed: float | None, start: float = 0.0, show
         for w in rec.warnings:
             sys.stderr.write(f"warning: {w}\n")
         workers = any(e.kind.startswith("worker.") for e in rec.events)
-        renderer = make_renderer(output, sys.stdout, workers=workers)
+        renderer = make_renderer(output, stdout(), workers=workers)
         play_headless(rec, renderer.render, 0.0 if speed is None else speed, start, clock)
         return 0
     app = replay_app(rec, 1.0 if speed is None else speed, start, show_secret_data, clock)

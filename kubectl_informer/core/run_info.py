@@ -33,3 +33,4 @@ class RunInfo:
     show_secret_data: bool = False        # the YAML view shows Secret values
     args: tuple[str, ...] = ()            # the command line, for a recording's header
     replay: str | None = None             # the recording replayed, if this is a replay
+    tls_verify: bool = True               # False: insecure-skip-tls-verify, the header says so

@@ -312,7 +312,9 @@ RUN_INFO = _kind("run.info", "what the run is, once before it starts: the header
                  F("version", "str", "the plugin's version"),
                  F("label_selector", "str?", "-l", optional=True), F("field_selector", "str?", "--field-selector",
                                                                       optional=True),
-                 F("demo", "str?", "the --demo scenario", optional=True))
+                 F("demo", "str?", "the --demo scenario", optional=True),
+                 F("tls_verify", "bool", "False when the server's certificate is not verified "
+                   "(insecure-skip-tls-verify)", optional=True))
 
 # --- restarts within one UI (`:` commands, the profile switch) -----------------------------------
 RUN_RESTART = _kind("run.restart", "the pipeline restarted on the same cluster: the old run's threads "

@@ -121,6 +121,10 @@ class HeaderState(PaneState):
             self.restarts = int(f.get("restarts") or 0)
         self.version += 1
 
+    def tls_note(self) -> str | None:
+        """Said once, in the header, instead of a warning per request."""
+        return None if self.info.tls_verify else "⚠ TLS unverified"
+
     def feed_all(self, events) -> None:
         kinds = self.KINDS
         feed = self.feed

@@ -183,6 +183,7 @@ def info_from_recording(rec: Recording) -> RunInfo:
         info.field_selector = h.get("field_selector")
         info.demo_scenario = h.get("demo")
         info.mode = str(h.get("mode") or mode)
+        info.tls_verify = h.get("tls_verify") is not False
         info.args = tuple(str(a) for a in h.get("args") or ())
     for ev in events:
         if ev.kind == INFORMER_START:

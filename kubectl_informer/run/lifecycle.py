@@ -5,8 +5,11 @@ are parsed: it tunes the process (``ENGINE`` or ``UI`` setting), builds the
 tracer and the buffer the readers drain, prepares the ``Run`` (every error a
 user can cause, before any thread starts), opens the recorder, and on the way
 out stops the run's threads, closes the recorder, restores the process and
-raises the crash of an engine thread as a one-line ``RunError``. SIGTERM is
-handled here too (``on_sigterm``), for the UI, the headless loop and ``sim``.
+raises the crash of an engine thread as a one-line ``RunError``. What a
+signal does in each state is here too (``on_sigterm``: the UI closes, the
+headless loop says what is buffered, ``sim`` stops); the exit code it ends
+with is run/signals.py's, and a crash of the UI is raised from ``serve_app``
+for the CLI's crash log (run/crash.py).
 
 Process tuning has this one owner: the GC thresholds, the permanent
 generation, the thread switch interval and the CPU pin are set together by
@@ -26,6 +29,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from kubectl_informer.core.trace import TraceBuffer, Tracer
+from kubectl_informer.run import signals
+from kubectl_informer.run.signals import Terminated
 
 if TYPE_CHECKING:  # runner (and click under it) is imported by running(): pin_to_one_cpu's users need neither
     from kubectl_informer.run.config import RunConfig
@@ -116,24 +121,26 @@ def tuned(setting: Tuning) -> Iterator[Tuning]:
 
 
 @contextlib.contextmanager
-def on_sigterm(handler: Callable[[], None]) -> Iterator[None]:
+def on_sigterm(handler: Callable[[], None],
+               signums: tuple[int, ...] = (signal.SIGTERM, signal.SIGHUP)) -> Iterator[None]:
     """Call ``handler`` on SIGTERM, and on SIGHUP (the terminal or its tmux
-    pane closed), for the block (main thread only: elsewhere Python cannot
-    install one, and the block runs unguarded)."""
+    pane closed), or on ``signums``, for the block (main thread only: elsewhere
+    Python cannot install one, and the block runs unguarded). The signal is
+    noted first, so that the process still ends with its exit code."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    old_term = signal.signal(signal.SIGTERM, lambda signum, frame: handler())
-    old_hup = signal.signal(signal.SIGHUP, lambda signum, frame: handler())
+
+    def on_signal(signum, frame) -> None:
+        signals.note(signum)
+        handler()
+
+    old = {sig: signal.signal(sig, on_signal) for sig in signums}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, old_term)
-        signal.signal(signal.SIGHUP, old_hup)
-
-
-class Terminated(Exception):
-    """SIGTERM arrived: a normal end for a headless stream."""
+        for sig, previous in old.items():
+            signal.signal(sig, previous if previous is not None else signal.SIG_DFL)
 
 
 def _raise_terminated() -> None:
@@ -196,7 +203,8 @@ EXIT_GRACE = 10.0
 
 
 def serve_app(app, grace: float = EXIT_GRACE) -> None:
-    """Run a Textual app until it quits; SIGTERM or SIGHUP closes it like `q`."""
+    """Run a Textual app until it quits; SIGTERM, SIGHUP or SIGINT (from
+    ``kill``: in the UI's raw terminal Ctrl-C is a key) closes it like `q`."""
     def closing() -> None:
         # SIGHUP: the terminal is gone (its window or tmux pane closed), and the
         # kernel follows it with SIGCONT, on which Textual starts drawing again:
@@ -209,15 +217,18 @@ def serve_app(app, grace: float = EXIT_GRACE) -> None:
         threading.Thread(target=close_app, args=(app,), daemon=True).start()
         threading.Thread(target=_exit_after, args=(grace,), name="exit-grace", daemon=True).start()
 
-    with on_sigterm(closing):
+    with on_sigterm(closing, (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)):
         app.run()
+    crash = getattr(app, "crash", None)  # tui.crash.KeepsCrash: Textual printed nothing
+    if crash is not None:
+        raise crash
 
 
 def _exit_after(seconds: float) -> None:
     """The last resort after SIGTERM/SIGHUP: a shutdown stuck in a library
     must not leave the process behind."""
     time.sleep(seconds)
-    os._exit(1)
+    os._exit(signals.exit_code(1))
 
 
 def stream_headless(buffer: TraceBuffer, renderer, stop_event: threading.Event, run_for: float | None = None,
@@ -291,8 +302,11 @@ def running(config: RunConfig, ui: bool, record: str | None = None, check: Calla
                 check()
             metrics = exporter(config) if exporter is not None else None
             if record:
+                def recording_failed(message: str) -> None:
+                    (current.run if current is not None else run).fail("recorder", RunError(message))
+
                 try:
-                    recorder = Recorder(record, tracer)
+                    recorder = Recorder(record, tracer, on_error=recording_failed)
                 except OSError as e:
                     raise RunError(f"cannot record to {record}: {e.strerror or e}") from None
             emit_run_info(tracer, info)  # the header: first in -o json and the recording

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Callable
 
 from kubectl_informer import __version__
 from kubectl_informer.core.trace import TraceBuffer, Tracer
@@ -18,20 +19,25 @@ def emit_run_info(tracer: Tracer, info) -> None:
                 server=info.server, profile=info.profile, fifo=info.fifo, initial_list=info.initial_list,
                 resync=float(info.resync_period or 0.0), mode=info.mode,
                 args=[str(a) for a in info.args], wall_time=time.time(), version=__version__,
-                label_selector=info.label_selector, field_selector=info.field_selector, demo=info.demo_scenario)
+                label_selector=info.label_selector, field_selector=info.field_selector, demo=info.demo_scenario,
+                tls_verify=info.tls_verify)
 
 
 class Recorder:
     """``--record FILE``: every TraceEvent of the run written as NDJSON (the
     format ``replay`` reads, ``"v": 2``, the ``run.info`` header first) by a
     thread of its own, so the engine never waits on the disk; ``stop()``
-    writes what is left and closes the file."""
+    writes what is left and closes the file. A write that fails (a full disk)
+    stops the recording and calls ``on_error`` with one line naming the file."""
 
-    def __init__(self, path: str, tracer: Tracer, interval: float = 0.2) -> None:
+    def __init__(self, path: str, tracer: Tracer, interval: float = 0.2,
+                 on_error: Callable[[str], None] | None = None) -> None:
         self.path = path
         self.file = open(path, "w", encoding="utf-8")  # OSError: the caller reports it
         self.buffer = TraceBuffer()
         self.written = 0
+        self.error: str | None = None
+        self.on_error = on_error
         self._interval = interval
         self._stop = threading.Event()
         self._unsubscribe = tracer.subscribe(self.buffer)
@@ -40,13 +46,24 @@ class Recorder:
 
     def _flush(self) -> None:
         events = self.buffer.drain()
-        if events:
+        if not events or self.error is not None:
+            return
+        try:
             self.file.write("".join(ev.to_json() + "\n" for ev in events))
             self.file.flush()
-            self.written += len(events)
+        except OSError as e:
+            self._failed(e)
+            return
+        self.written += len(events)
+
+    def _failed(self, e: OSError) -> None:
+        self.error = f"cannot write the recording to {self.path}: {e.strerror or e}"
+        self._unsubscribe()
+        if self.on_error is not None:
+            self.on_error(self.error)
 
     def _loop(self) -> None:
-        while not self._stop.wait(self._interval):
+        while not self._stop.wait(self._interval) and self.error is None:
             self._flush()
 
     def stop(self) -> None:
@@ -56,4 +73,8 @@ class Recorder:
         self._stop.set()
         self._thread.join(5)
         self._flush()
-        self.file.close()
+        try:
+            self.file.close()  # flushes what the failed write left in its buffer
+        except OSError as e:
+            if self.error is None:
+                self._failed(e)

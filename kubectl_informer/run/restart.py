@@ -16,6 +16,7 @@ import time
 from typing import Any
 
 from kubectl_informer.core.trace_kinds import RUN_RESTART
+from kubectl_informer.run.crash import summary
 from kubectl_informer.run.config import RunConfig
 from kubectl_informer.run.runner import STOP_TIMEOUT, RunError
 
@@ -72,7 +73,7 @@ def _restart(running: Any, config: RunConfig) -> Any:
         running.start()
     except Exception as e:  # noqa: BLE001 - the UI shows it; the run is stopped
         new.stop()
-        raise RunError(f"the new pipeline did not start: {type(e).__name__}: {e}") from None
+        raise RunError(f"the new pipeline did not start: {summary(e)}") from None
     if left:
         raise RunError(f"restarted, but {len(left)} thread(s) of the old run did not stop within {STOP_TIMEOUT:g}s")
     return info

@@ -11,6 +11,7 @@ stop event and joins every thread it started, so quitting leaves none behind.
 from __future__ import annotations
 
 import contextlib
+import errno
 import threading
 import time
 from dataclasses import replace
@@ -22,6 +23,7 @@ from kubectl_informer.core.run_info import RunInfo
 from kubectl_informer.core.scope import ClusterScopedError, Scope
 from kubectl_informer.core.trace import Tracer
 from kubectl_informer.core.trace_kinds import RUN_ERROR
+from kubectl_informer.run.crash import crash_line, summary
 from kubectl_informer.run.config import RunConfig
 
 # How long stop() waits for each thread; threads are daemons, so a stuck one
@@ -68,9 +70,32 @@ def describe_error(err: BaseException, server: str = "") -> str | None:
             return f"TLS error talking to the API server{where}: {_short_reason(err)}"
     except ImportError:  # pragma: no cover - kubernetes depends on urllib3
         pass
-    if isinstance(err, OSError):  # refused, reset, timed out (ConnectionError and TimeoutError are OSErrors)
+    if isinstance(err, OSError) and is_network_error(err):  # refused, reset, timed out, DNS, TLS
         return f"cannot reach the API server{where}: {_short_reason(err)}"
     return None
+
+
+def verifies_tls(target: Any, server: str) -> bool:
+    """False for an https server whose certificate is not checked
+    (insecure-skip-tls-verify): the header says it, where urllib3 would warn
+    on every request."""
+    cfg = getattr(getattr(target, "api_client", None), "configuration", None)
+    return not (server.startswith("https:") and getattr(cfg, "verify_ssl", True) is False)
+
+
+# What a socket says when the server cannot be reached; a full disk or an
+# I/O error on a file is no reason to blame the API server.
+_NETWORK_ERRNOS = frozenset(getattr(errno, n) for n in (
+    "ECONNREFUSED", "ECONNRESET", "ECONNABORTED", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENETDOWN",
+    "EHOSTDOWN", "EADDRNOTAVAIL", "ENOTCONN") if hasattr(errno, n))
+
+
+def is_network_error(err: OSError) -> bool:
+    import socket
+    import ssl
+    if isinstance(err, (ConnectionError, TimeoutError, socket.gaierror, socket.herror, ssl.SSLError)):
+        return True
+    return err.errno in _NETWORK_ERRNOS and not err.filename
 
 
 def _short_reason(err: BaseException) -> str:
@@ -226,6 +251,7 @@ class Run:
             field_selector=o.field_selector_with_name(),
             demo_scenario=o.demo,
             mode=o.mode,
+            tls_verify=verifies_tls(self.target, getattr(self.target, "server", "") or ""),
             workers=o.queue.workers if o.queue is not None else 0,
             metadata_only=o.metadata_only,
             show_secret_data=o.show_secret_data,
@@ -375,22 +401,36 @@ class Run:
                 target(stop_event)
             except BaseException as e:  # noqa: BLE001 - reported by the CLI
                 if not stop_event.is_set():
-                    self.errors.append((name, e))
-                    self.tracer.emit(RUN_ERROR, None, thread=name, error=f"{type(e).__name__}: {e}")
-                    stop_event.set()
-                    if self.on_failure is not None:
-                        self.on_failure()
+                    self.fail(name, e)
 
         t = threading.Thread(target=guarded, args=(self.stop_event,), name=f"kubectl-informer-{name}", daemon=True)
         self.threads.append(t)
         t.start()
 
+    def fail(self, name: str, err: BaseException) -> None:
+        """End the run because ``name`` (an engine thread, the recorder)
+        failed with ``err``: traced, the run stopped, the UI closed; the CLI
+        then reports ``failure()``."""
+        self.errors.append((name, err))
+        self.tracer.emit(RUN_ERROR, None, thread=name, error=describe_error(err) or summary(err))
+        running = not self.stop_event.is_set()
+        self.stop_event.set()
+        if running and self.on_failure is not None:
+            self.on_failure()
+
     def failure(self) -> str | None:
-        """One line about the first engine thread that crashed, if any."""
+        """One line about the first engine thread that crashed, if any: a
+        RunError says itself, a failure we know is described, anything else
+        is a bug and gets a crash log."""
         if not self.errors:
             return None
         name, err = self.errors[0]
-        return f"the {name} thread stopped: {describe_error(err) or f'{type(err).__name__}: {err}'}"
+        if isinstance(err, RunError):
+            return str(err)
+        known = describe_error(err)
+        if known:
+            return f"the {name} thread stopped: {known}"
+        return crash_line(err, list(self.config.args), what=f"the {name} thread stopped unexpectedly")
 
     def alive_threads(self) -> list[threading.Thread]:
         return [t for t in self.threads if t.is_alive()]

@@ -33,6 +33,7 @@ from kubectl_informer.panes.inspector import InspectorState
 from kubectl_informer.panes.state import PaneState
 from kubectl_informer.tui.command import PipelineRestarted, next_profile
 from kubectl_informer.tui.command_mode import CommandLine
+from kubectl_informer.tui.crash import KeepsCrash
 from kubectl_informer.tui.experiments import ExperimentsScreen
 from kubectl_informer.tui.filter_line import FilterLine
 from kubectl_informer.tui.header import HeaderPane
@@ -64,7 +65,7 @@ class FrameSource(Protocol):
     def now(self) -> float | None: ...  # "now" for ages and countdowns
 
 
-class InformerApp(App[None]):
+class InformerApp(KeepsCrash, App[None]):
     """``InformerApp(buffer, info, start_pane="deltas", frame_rate=15.0)``.
 
     ``panes`` limits the panes shown (tests, snapshots); ``clock``, if given,

@@ -37,6 +37,7 @@ from kubectl_informer.panes.deltas import DeltasState
 from kubectl_informer.panes.feed import FeedLoop
 from kubectl_informer.panes.filters import KeyFilter, parse_filter
 from kubectl_informer.tui.attach_table import QueueTable
+from kubectl_informer.tui.crash import KeepsCrash
 from kubectl_informer.tui.deltas import DeltasPane
 
 REFRESH_HZ = 4.0
@@ -154,7 +155,7 @@ CARDS_MAX = 2 * TABLE_ABOVE  # queue cards mounted at most (two screens of them)
 KEYS = (("q", "Quit"), ("/", "Filter"), ("t", "Table/cards"), ("↑↓", "Move"), ("esc", "Clear filter"))
 
 
-class AttachApp(App[None]):
+class AttachApp(KeepsCrash, App[None]):
     """``AttachApp(model, lock, target)``; ``run`` (our informer, for
     ``--resource``) and its ``buffer`` put the Deltas pane beside."""
 

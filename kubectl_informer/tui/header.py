@@ -66,6 +66,8 @@ class HeaderPane(TextPane):
         if info.demo_scenario:
             ctx += f" (demo: {info.demo_scenario})"
         one.append(f"  ctx {ctx}", "")
+        if (tls := st.tls_note()) is not None:  # near the start: 80 columns show it
+            one.append(f"  {tls}", "bold red")
         fifo = st.fifo or info.fifo
         initial = info.initial_list
         if st.watch_list is not None:

@@ -196,12 +196,14 @@ def test_unexpected_exception_is_one_line_and_debug_shows_the_traceback(tmp_path
 
     import kubectl_informer.cli.replay as replay_run
     monkeypatch.setattr(replay_run, "read_recording", boom)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     line = assert_one_line_error(invoke("replay", "x", "-o", "text"), code=1)
-    assert line == "error: unexpected RuntimeError: boom (run with --debug for the traceback)"
+    log = str(tmp_path / "kubectl-informer" / "crash-")
+    assert line.startswith(f"error: kubectl informer failed unexpectedly: boom (the traceback is in {log}")
     r = invoke("replay", "x", "-o", "text", "--debug")
     assert r.exit_code == 1
-    assert "Traceback (most recent call last)" in r.stderr
-    assert r.stderr.splitlines()[-1] == "error: unexpected RuntimeError: boom"
+    assert "Traceback (most recent call last)" in r.stderr and "RuntimeError: boom" in r.stderr
+    assert r.stderr.splitlines()[-1].startswith("error: kubectl informer failed unexpectedly: boom (the traceback")
 
 
 def test_closed_pipe_ends_quietly(tmp_path, monkeypatch):

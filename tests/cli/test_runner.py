@@ -1,6 +1,7 @@
 """Run: prepare (all user-caused failures before any thread), start, stop with
 no thread left behind. Against the simulated cluster over real HTTP."""
 
+import re
 import threading
 
 import pytest
@@ -90,7 +91,7 @@ def test_bad_options_fail_in_prepare_before_any_thread(kw, message):
     assert wait_for(lambda: set(threading.enumerate()) <= before, timeout=10)
 
 
-def test_a_crashed_engine_thread_ends_a_headless_run_with_one_line(monkeypatch):
+def test_a_crashed_engine_thread_ends_a_headless_run_with_one_line(monkeypatch, tmp_path):
     from click.testing import CliRunner
 
     from kubectl_informer.run import pipeline
@@ -108,9 +109,13 @@ def test_a_crashed_engine_thread_ends_a_headless_run_with_one_line(monkeypatch):
         return informer
 
     monkeypatch.setattr(pipeline, "new_informer", crashing)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     r = CliRunner().invoke(cli, ["watch", "pods", "--demo", "-o", "text"])
     assert r.exit_code == 1
-    assert r.stderr.splitlines() == ["error: the informer thread stopped: RuntimeError: boom"]
+    [line] = r.stderr.splitlines()
+    log = re.fullmatch(r"error: the informer thread stopped unexpectedly: boom \(the traceback is in (\S+); "
+                       r"please report it\)", line).group(1)
+    assert log.startswith(str(tmp_path)) and "RuntimeError: boom" in open(log).read()
 
 
 def test_record_writes_the_trace_replay_reads(tmp_path):

@@ -90,8 +90,8 @@ def test_text_shows_the_initial_list_then_live_updates_with_diffs():
         word, key, rv = line.split()[:3]
         assert word in ("Added", "Updated", "Deleted", "Replaced", "Sync"), line
         assert key.startswith("default/") and rv.startswith("rv="), line
-    rc, _, err = finish(p)  # SIGTERM: a clean stop, no traceback
-    assert rc == 0 and err == ""
+    rc, _, err = finish(p)  # SIGTERM: a clean stop, no traceback, kubectl's 143
+    assert rc == 143 and err == ""
 
 
 def test_json_is_an_ndjson_trace_of_the_real_pipeline():
@@ -109,7 +109,7 @@ def test_json_is_an_ndjson_trace_of_the_real_pipeline():
     start_ev = next(e for e in events if e["kind"] == "informer.start")
     assert start_ev["fields"]["fifo"] == "DeltaFIFO"
     rc, _, err = finish(p)
-    assert rc == 0 and err == ""
+    assert rc == 143 and err == ""
 
 
 def test_a_closed_pipe_ends_the_run_quietly():
@@ -128,7 +128,7 @@ def test_client_go_136_streams_the_initial_list_into_an_atomic_real_fifo():
     assert start_ev["fields"]["fifo"] == "RealFIFO (atomic)" and start_ev["fields"]["watch_list"] is True
     assert any(e["kind"] == "list.start" and e["fields"].get("watch_list") for e in events)
     rc, _, err = finish(p, signal.SIGINT)  # Ctrl-C
-    assert rc == 0 and err == ""
+    assert rc == 130 and err == ""
 
 
 def test_queue_text_shows_workers_failing_and_requeueing():
@@ -138,7 +138,7 @@ def test_queue_text_shows_workers_failing_and_requeueing():
                        and any(l.startswith("Worked ") and " error " in l for l in ls))
     assert {l.split()[2] for l in lines if l.startswith("Worked ")} <= {"worker=1", "worker=2", "worker=3"}
     rc, _, err = finish(p)
-    assert rc == 0 and err == ""
+    assert rc == 143 and err == ""
 
 
 def test_duration_and_max_events_end_a_run_by_themselves():
@@ -228,7 +228,7 @@ def test_sim_serves_kubectl_and_the_plugin_side_by_side(tmp_path):
         assert {line.split()[1].split("/", 1)[1] for line in out.splitlines()} == pods
     finally:
         rc, out, err = finish(sim, signal.SIGINT)
-    assert rc == 0 and "Simulated API server stopped." in out and err == ""
+    assert rc == 130 and "Simulated API server stopped." in out and err == ""
 
 
 def test_sim_bad_input_is_one_line():
@@ -284,5 +284,5 @@ def test_a_demo_leaves_no_temp_directory_on_any_signal(tmp_path, sig):
     finally:
         if p.poll() is None:
             p.kill()
-    assert p.returncode in (0, -signal.SIGKILL), p.returncode
+    assert p.returncode == (-signal.SIGKILL if sig == signal.SIGKILL else 128 + sig), p.returncode
     assert [f.name for f in tmp.iterdir() if f.name.startswith("kubectl-informer-demo-")] == []
