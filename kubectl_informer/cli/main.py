@@ -19,6 +19,7 @@ import traceback
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from kubectl_informer import __version__
 from kubectl_informer.cli import params
@@ -32,6 +33,9 @@ DEFAULT_SCENARIO = "steady"
 # sample-controller (client-go's reference controller) runs 2 workers; the
 # client-go workqueue example and controller-runtime run 1.
 DEFAULT_WORKERS = 2
+# `watch --demo` in the UI: what a first screen needs to fill every pane (a
+# resync fills Resync with ticks, a workqueue fills Queue); a flag given wins.
+DEMO_RESYNC = 5.0
 
 
 # --- help that reads like kubectl's ---------------------------------------------
@@ -368,13 +372,23 @@ kubectl informer watch pods --demo burst
 @connection_options
 @profile_options
 @handler_options
+@click.option("--workqueue/--no-workqueue", "workqueue", default=None,
+              help="Feed the handler's keys into a workqueue drained by 2 simulated workers, as `queue` does "
+                   "(default: on with --demo in the live UI, else off).")
 @output_options
 @debug_option
-def watch(resource, name, output, run_for, max_events, record, **kw) -> int:
+def watch(resource, name, output, run_for, max_events, record, workqueue, **kw) -> int:
     resource, kw["demo"] = _swap_demo_resource(resource, kw["demo"])
     if resource is None:
         raise click.UsageError("you must specify the type of resource to watch, e.g. pods or deployments.apps")
     _check_output_flags(output, run_for, max_events)
+    first_screen = kw["demo"] is not None and output == "tui"
+    if first_screen and click.get_current_context().get_parameter_source("resync") is ParameterSource.DEFAULT:
+        kw["resync"] = DEMO_RESYNC
+    if first_screen if workqueue is None else workqueue:
+        opts = _build_options("queue", resource, name, workers=DEFAULT_WORKERS, work_time=0.2, fail_rate=0.0,
+                              rate_limiter="default", **kw)
+        return execute(opts, output, run_for=run_for, max_events=max_events, start_pane="deltas", record=record)
     opts = _build_options("watch", resource, name, **kw)
     return execute(opts, output, run_for=run_for, max_events=max_events, start_pane="deltas", record=record)
 
