@@ -20,7 +20,7 @@ from textual.app import App, ComposeResult
 from textual.containers import Container
 from textual.events import Key, Resize
 from textual.widget import Widget
-from textual.widgets import Input, Static
+from textual.widgets import Input
 
 from kubectl_informer.core.run_info import RunInfo
 from kubectl_informer.core.trace import TraceBuffer
@@ -46,6 +46,7 @@ from kubectl_informer.tui.handlers import HandlersPane
 from kubectl_informer.tui.header import HeaderPane
 from kubectl_informer.tui.help import HelpScreen
 from kubectl_informer.tui.inspector import InspectorPane
+from kubectl_informer.tui.keyhints import KeyHints
 from kubectl_informer.tui.keymap import APP_BINDINGS, JUMP_BINDINGS, PANE_LETTERS
 from kubectl_informer.tui.objects import ObjectActions
 from kubectl_informer.tui.pane import Pane
@@ -89,31 +90,6 @@ CLOCK_REFRESH = 0.5
 # Drawing is most of a frame's cost on a big grid: the focused pane redraws
 # every frame, the others every BACKGROUND_EVERY frames (5 Hz at 15 Hz).
 BACKGROUND_EVERY = 3
-
-
-class KeyHints(Static):
-    """The footer: the app's keys, fixed.
-
-    Textual's Footer recomposes its keys on every focus change, which costs
-    a relayout per tab press and, under a flood of events, left its old key
-    widgets alive (hundreds a minute in bench/tui.py); our keys do not
-    change with focus, so one line of text says them.
-    """
-
-    def on_mount(self) -> None:
-        t = Text(no_wrap=True, overflow="ellipsis")
-        for b in APP_BINDINGS:
-            if b.show:
-                t.append(f" {_key_label(b.key)} ", "bold reverse")
-                t.append(f" {b.description}  ")
-        self.update(t)
-
-
-def _key_label(key: str) -> str:
-    first = key.split(",")[0]
-    return {"question_mark": "?", "slash": "/", "enter": "⏎", "escape": "esc"}.get(first, first)
-
-
 
 
 class TabBar(Widget):
@@ -263,6 +239,8 @@ class InformerApp(CommandMode, ExperimentsMixin, ObjectActions, App[None]):
             return set(self.panes)
         width = self.size.width if width is None else width
         shown = {self.active}
+        if self.zoomed:  # z: the focused pane alone, on all the room there is
+            return shown
         if width >= COMPANION_MIN_WIDTH and len(self.panes) > 1:
             # A companion to the active pane: where enter leads, or back.
             companion = "inspector" if self.active != "inspector" else "deltas"

@@ -170,18 +170,28 @@ def test_enter_in_the_inspector_key_list_and_backspace():
     run(check, app)
 
 
-def test_z_zooms_one_pane_on_a_large_terminal():
+@pytest.mark.parametrize("size", [(160, 50), (130, 30), (80, 24)], ids=["grid", "two-panes", "tabs"])
+def test_z_zooms_the_focused_pane_to_the_whole_screen(size):
+    """The focused pane alone, as wide as the screen and as tall as it gets
+    between the tab bar and the footer; z again restores the layout."""
     app = make_app()
 
     async def check(pilot):
-        assert app.layout_mode == "grid"
+        before = {n for n, p in app.panes.items() if p.display}
+        await pilot.press("f", "z")
+        await pilot.pause()
+        shown = [n for n, p in app.panes.items() if p.display]
+        assert shown == ["fifo"]
+        region = app.panes["fifo"].region
+        assert region.width == size[0]
+        assert region.height == size[1] - 2 - 1 - 1  # header, tab bar, footer
         await pilot.press("z")
-        assert app.layout_mode == "tabs"
-        assert sum(p.display for p in app.panes.values()) <= 2
-        await pilot.press("z")
-        assert app.layout_mode == "grid"
+        await pilot.pause()
+        assert {n for n, p in app.panes.items() if p.display} == (before if app.layout_mode == "grid"
+                                                                  else app.shown_panes())
+        assert app.layout_mode == ("grid" if size == (160, 50) else "tabs")
 
-    run(check, app, (160, 50))
+    run(check, app, size)
 
 
 def test_timer_drains_the_buffer_without_pump():
