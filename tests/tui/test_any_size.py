@@ -49,7 +49,7 @@ def recorded() -> TraceMaker:
     tm.events = read_trace(out.stdout.splitlines())
     tm.t = tm.events[-1].time
     kinds = {ev.kind for ev in tm.events}
-    assert {"fifo.coalesce", "resync.tick", "queue.add", "handler.update"} <= kinds
+    assert {"store.update", "resync.tick", "queue.add", "handler.update"} <= kinds
     return tm
 
 

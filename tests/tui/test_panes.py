@@ -60,7 +60,8 @@ def test_deltas_pane_shows_the_popped_stream_with_diffs(size):
         text = pane_text(app.panes["deltas"])
         lines = text.splitlines()
         assert lines[0].startswith("8 deltas")
-        rows = [ln for ln in lines[1:] if ln.strip()]
+        assert lines[1].startswith("GRLA predicates an update passes: G GenerationChanged")
+        rows = [ln for ln in lines[2:] if ln.strip()]
         assert len(rows) == 8
         assert "Replaced default/web-0" in rows[0] and "Pending" in rows[0]
         assert "Updated  default/web-1" in rows[5] and "rv=101" in rows[5]
