@@ -16,7 +16,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from kubectl_informer.panes.deltas import delta_style
-from kubectl_informer.panes.fifo import BATCH_KEY, FIFO_RULES, QUEUE_NOTE, FifoState
+from kubectl_informer.panes.fifo import BATCH_KEY, FIFO_RULES, QUEUE_NOTE, FifoState, delta_runs
 from kubectl_informer.tui.cursor import CURSOR_BINDINGS, HOME_BINDING, KeyCursor
 from kubectl_informer.tui.textpane import TextPane
 
@@ -32,6 +32,20 @@ def _recent_types(kind: str, detail: str) -> list[str]:
     if kind == "dedup":
         return ["Deleted"]
     return [w.strip("+[]:") for w in detail.split()]
+
+
+def _slot(pending) -> Text:
+    """A key's pending deltas, a run of one type as a count, so a slot
+    holding a burst reads whole: `` [Updated ×7]``, `` [Updated ×2 Deleted]``."""
+    t = Text(" [")
+    for j, (kind, n) in enumerate(delta_runs(pending)):
+        if j:
+            t.append(" ")
+        t.append(kind, delta_style(kind))
+        if n > 1:
+            t.append(f" ×{n}", "bold")
+    t.append("]")
+    return t
 
 
 class FifoPane(KeyCursor, TextPane):
@@ -105,12 +119,7 @@ class FifoPane(KeyCursor, TextPane):
                 break
             line = Text(no_wrap=True)
             line.append(key, "bold")
-            line.append(" [")
-            for j, t in enumerate(pend):
-                if j:
-                    line.append(" ")
-                line.append(t, delta_style(t))
-            line.append("]")
+            line.append_text(_slot(pend))
             if real and len(pend) > 1:
                 line.append(f" {len(pend)} entries", "dim")
             rows.append((line, key))

@@ -116,7 +116,7 @@ def test_fifo_pane_shows_queued_keys_counters_and_recent(size):
         assert "default/web-3 [Updated Deleted]" in text
         assert "skip     default/ghost Deleted: unknown_delete" in text
         assert "dedup    default/web-3" in text
-        assert "append   default/web-1 +Updated → slot [Updated Updated]" in text
+        assert "append   default/web-1 +Updated → slot [Updated ×2]" in text
         assert "append   default/web-1 +Updated" in screen_text(app)
 
     run(check, app, size)
@@ -132,7 +132,7 @@ def test_fifo_pane_lists_pending_deltas_of_many_keys_in_queue_order():
 
     async def check(pilot):
         lines = pane_text(app.panes["fifo"]).splitlines()
-        assert lines[1].rstrip() == "default/web-0 [Updated Updated Deleted]"
+        assert lines[1].rstrip() == "default/web-0 [Updated ×2 Deleted]"
         assert lines[2] == "default/web-1 [Updated]"
         more = [ln for ln in lines if ln.startswith("…")]
         assert more and "more queued" in more[0]
@@ -225,3 +225,22 @@ def test_header_shows_a_slow_list_moving_then_its_failure_and_the_retry():
         assert "✕ 503 ServiceUnavailable: upstream down · retry in" in head
 
     run(check_failed, app, (160, 30))
+
+
+def test_a_burst_in_one_slot_reads_whole_in_the_fifo_pane_at_160x45():
+    """`--demo burst` piles deltas into one DeltaFIFO slot: the grid's FIFO
+    pane says them as a count, not cut at `[Updated Upda…`."""
+    e = demo_trace()
+    key = "default/web-0"
+    e("fifo.queue", key, type="Updated", depth=2, pending=1)
+    for n in range(2, 8):
+        e("fifo.coalesce", key, type="Updated", depth=2, pending=n)
+    app = make_app(e)
+
+    async def check(pilot):
+        assert app.layout_mode == "grid"
+        screen = screen_text(app)
+        assert f"{key} [Updated ×7]" in screen
+        assert "slot [Updated ×7]" in screen  # the newest append, in the recent rows
+
+    run(check, app, (160, 45))
