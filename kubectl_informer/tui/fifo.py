@@ -48,6 +48,23 @@ def _slot(pending) -> Text:
     return t
 
 
+def _recent_row(t: float, kind: str, key: str, detail: str, width: int) -> Text:
+    """A recent queue event; a narrow pane drops padding and words, not the slot."""
+    line = Text(no_wrap=True)
+    line.append(f"{t:7.2f} ", "dim")
+    line.append(f"{kind:<8} ", _RECENT_STYLE.get(kind, ""))
+    line.append(f"{key} ", "bold")
+    line.append(detail)
+    if line.cell_len <= width:
+        return line
+    short = Text(no_wrap=True)
+    short.append(f"{t:.2f} ", "dim")
+    short.append(f"{kind} ", _RECENT_STYLE.get(kind, ""))
+    short.append(f"{key} ", "bold")
+    short.append(detail.replace(" → slot [", "→[").replace("+", ""))
+    return short
+
+
 class FifoPane(KeyCursor, TextPane):
     """Queued keys on top (oldest first: next to pop), recent queue events below."""
 
@@ -133,12 +150,7 @@ class FifoPane(KeyCursor, TextPane):
                     break
                 if filtering and not self._row_matches(key, _recent_types(kind, detail)):
                     continue
-                line = Text(no_wrap=True)
-                line.append(f"{t - t0:7.2f} ", "dim")
-                line.append(f"{kind:<8} ", _RECENT_STYLE.get(kind, ""))
-                line.append(f"{key} ", "bold")
-                line.append(detail)
-                rows.append((line, key))
+                rows.append((_recent_row(t - t0, kind, key, detail, width), key))
         selectable = [i for i, (_, k) in enumerate(rows) if k is not None]
         self.cursor_keys = [rows[i][1] for i in selectable]  # type: ignore[misc]
         if self.cursor_keys:
