@@ -98,7 +98,7 @@ class FakeApp:
                                 "all_namespaces": False}),
     (":svc -A", {"resource": "svc", "name": None, "namespace": None, "all_namespaces": True}),
     (":profile 1.36", {"client_go": "1.36", "fifo": None, "watch_list": None}),
-    (":profile 1.33", {"client_go": "1.33", "fifo": None, "watch_list": None}),
+    (":profile v1.35", {"client_go": "1.35", "fifo": None, "watch_list": None}),
     (":fifo REAL", {"fifo": "real"}),
     (":watchlist off", {"watch_list": False}),
     (":watchlist on", {"watch_list": True}),
@@ -112,6 +112,8 @@ def test_commands_ask_for_the_restart_they_name(text, changes):
 @pytest.mark.parametrize("text, message", [
     (":profile", "usage: :profile"),
     (":profile 2.0", 'invalid :profile "2.0"'),
+    (":profile 1.99", 'unknown :profile "1.99": choose 1.32, 1.35, 1.36'),
+    (":profile 1.33", 'unknown :profile "1.33": choose 1.32, 1.35, 1.36'),
     (":fifo blue", "unknown FIFO 'blue'"),
     (":watchlist maybe", ":watchlist on or :watchlist off"),
     (":pods -x", "unexpected '-x'"),
