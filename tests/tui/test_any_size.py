@@ -39,12 +39,13 @@ RENDERS = [(RVState, render_rv), (ResyncState, render_resync), (QueueState, rend
 
 @pytest.fixture(scope="module")
 def recorded() -> TraceMaker:
-    """Three seconds of `queue --demo burst` with a resync and failing items,
-    recorded by the CLI as NDJSON (the real engine against the simulated server)."""
+    """500 events (about five seconds) of `queue --demo burst` with a resync
+    and failing items, recorded by the CLI as NDJSON (the real engine against the simulated server)."""
     out = subprocess.run(
         [sys.executable, "-m", "kubectl_informer", "queue", "pods", "--demo", "burst", "-o", "json",
-         "--duration", "3s", "--resync", "1s", "--fail-rate", "0.3", "--work-time", "50ms"],
-        capture_output=True, text=True, timeout=60, check=True)
+         "--max-events", "500", "--duration", "90s", "--resync", "1s", "--fail-rate", "0.3",
+         "--work-time", "50ms"],
+        capture_output=True, text=True, timeout=120, check=True)
     tm = TraceMaker()
     tm.events = read_trace(out.stdout.splitlines())
     tm.t = tm.events[-1].time
