@@ -48,21 +48,21 @@ def _slot(pending) -> Text:
     return t
 
 
-def _recent_row(t: float, kind: str, key: str, detail: str, width: int) -> Text:
-    """A recent queue event; a narrow pane drops padding and words, not the slot."""
+def _recent_row(t: float, kind: str, key: str, detail: str, short: bool) -> Text:
+    """A recent queue event; ``short`` (a narrow pane) drops padding and
+    words, never the slot."""
     line = Text(no_wrap=True)
-    line.append(f"{t:7.2f} ", "dim")
-    line.append(f"{kind:<8} ", _RECENT_STYLE.get(kind, ""))
-    line.append(f"{key} ", "bold")
-    line.append(detail)
-    if line.cell_len <= width:
+    if not short:
+        line.append(f"{t:7.2f} ", "dim")
+        line.append(f"{kind:<8} ", _RECENT_STYLE.get(kind, ""))
+        line.append(f"{key} ", "bold")
+        line.append(detail)
         return line
-    short = Text(no_wrap=True)
-    short.append(f"{t:.2f} ", "dim")
-    short.append(f"{kind} ", _RECENT_STYLE.get(kind, ""))
-    short.append(f"{key} ", "bold")
-    short.append(detail.replace(" → slot [", "→[").replace("+", ""))
-    return short
+    line.append(f"{t:.2f} ", "dim")
+    line.append(f"{kind} ", _RECENT_STYLE.get(kind, ""))
+    line.append(f"{key} ", "bold")
+    line.append(detail.replace(" → slot [", "→[").replace("+", ""))
+    return line
 
 
 class FifoPane(KeyCursor, TextPane):
@@ -145,12 +145,16 @@ class FifoPane(KeyCursor, TextPane):
         if st.recent and height - len(rows) >= 2:
             rows.append((Text("recent appends to a slot, dedups, skips (newest first)", "bold dim"), None))
             t0 = st.t0 or 0.0
+            shown = []
             for t, kind, key, detail in reversed(st.recent):
-                if len(rows) >= height:
+                if len(rows) + len(shown) >= height:
                     break
                 if filtering and not self._row_matches(key, _recent_types(kind, detail)):
                     continue
-                rows.append((_recent_row(t - t0, kind, key, detail, width), key))
+                shown.append((t - t0, kind, key, detail))
+            # One form for every row: short words as soon as one row would be cut.
+            short = any(18 + len(key) + len(detail) > width for _, _, key, detail in shown)
+            rows += [(_recent_row(t, kind, key, detail, short), key) for t, kind, key, detail in shown]
         selectable = [i for i, (_, k) in enumerate(rows) if k is not None]
         self.cursor_keys = [rows[i][1] for i in selectable]  # type: ignore[misc]
         if self.cursor_keys:
