@@ -57,6 +57,9 @@ kubectl informer watch pods --demo
 # Headless, for scripts: one line per delta
 kubectl informer watch pods -o text
 """)
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True,
+              callback=lambda ctx, _param, wanted: _echo_version(ctx, wanted),
+              help="Print the plugin's version (as the version command).")
 @debug_option
 @click.pass_context
 def cli(ctx: click.Context) -> None:
@@ -260,9 +263,20 @@ def sim(port: int, write_kubeconfig: str | None, scenario: str | None, list_scen
              examples="kubectl informer version")
 @debug_option
 def version() -> int:
-    click.echo(f"kubectl-informer v{__version__} (python {platform.python_version()}, "
-               f"client-go profiles {', '.join(CLIENT_GO_PROFILES)})")
+    click.echo(_version_line())
     return 0
+
+
+def _version_line() -> str:
+    return (f"kubectl-informer v{__version__} (python {platform.python_version()}, "
+            f"client-go profiles {', '.join(CLIENT_GO_PROFILES)})")
+
+
+def _echo_version(ctx: click.Context, wanted: bool) -> None:
+    """``--version``: the version command's line, then exit 0 (kubectl and most CLIs take both)."""
+    if wanted and not ctx.resilient_parsing:
+        click.echo(_version_line())
+        ctx.exit(0)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import click
+from click.core import ParameterSource
 
 from kubectl_informer.cli import execute as execute_mod  # looked up per call: docshots swaps execute
 from kubectl_informer.cli import params
@@ -16,6 +17,11 @@ from kubectl_informer.cli.options import (
     read_config,
     swap_demo_resource,
 )
+from kubectl_informer.cli.queue import DEFAULT_WORKERS
+
+# `watch --demo` in the UI: what a first screen needs to fill every pane (a
+# resync fills Resync with ticks, a workqueue fills Queue); a flag given wins.
+DEMO_RESYNC = 5.0
 
 
 @click.command(cls=KubectlCommand, usage="RESOURCE [NAME] [options]",
@@ -45,13 +51,23 @@ kubectl informer watch pods --demo burst
 @connection_options
 @profile_options
 @handler_options
+@click.option("--workqueue/--no-workqueue", "workqueue", default=None,
+              help="Feed the handler's keys into a workqueue drained by 2 simulated workers, as `queue` does "
+                   "(default: on with --demo in the live UI, else off).")
 @output_options
 @debug_option
-def watch(resource, name, output, run_for, max_events, record, **flags) -> int:
+def watch(resource, name, output, run_for, max_events, record, workqueue, **flags) -> int:
     resource, flags["demo"] = swap_demo_resource(resource, flags["demo"])
     if resource is None:
         raise click.UsageError("you must specify the type of resource to watch, e.g. pods or deployments.apps")
     check_output_flags(output, run_for, max_events)
-    config = read_config("watch", resource, name, **flags)
+    first_screen = flags["demo"] is not None and output == "tui"
+    if first_screen and click.get_current_context().get_parameter_source("resync") is ParameterSource.DEFAULT:
+        flags["resync"] = DEMO_RESYNC
+    if first_screen if workqueue is None else workqueue:
+        config = read_config("queue", resource, name, workers=DEFAULT_WORKERS, work_time=0.2, fail_rate=0.0,
+                             rate_limiter="default", **flags)
+    else:
+        config = read_config("watch", resource, name, **flags)
     return execute_mod.execute(config, output, run_for=run_for, max_events=max_events, start_pane="deltas",
                                record=record)

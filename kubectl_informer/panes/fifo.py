@@ -49,6 +49,22 @@ FIFO_RULES = {
 QUEUE_NOTE = "the workqueue, not the FIFO, collapses a key (Queue pane)"
 
 
+def delta_runs(types) -> list[tuple[str, int]]:
+    """Runs of one delta type: ``[("Updated", 7)]`` for seven Updated in a row."""
+    runs: list[list] = []
+    for t in types:
+        if runs and runs[-1][0] == t:
+            runs[-1][1] += 1
+        else:
+            runs.append([t, 1])
+    return [(t, n) for t, n in runs]
+
+
+def slot_words(types) -> str:
+    """A slot's deltas, a run as a count: ``Updated ×7``, ``Updated ×2 Deleted``."""
+    return " ".join(t if n == 1 else f"{t} ×{n}" for t, n in delta_runs(types))
+
+
 class FifoState(PaneState):
     """Keys queued now, with their pending delta types; counters; recent events."""
 
@@ -102,7 +118,7 @@ class FifoState(PaneState):
                 self.queues += 1
             else:
                 self.coalesces += 1
-                self.recent.append((ev.time, "append", key, f"+{typ} → slot [{' '.join(pend)}]"))
+                self.recent.append((ev.time, "append", key, f"+{typ} → slot [{slot_words(pend)}]"))
             if "depth" in f:
                 self.depth = f["depth"]
         elif kind == FIFO_POP:

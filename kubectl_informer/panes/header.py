@@ -28,6 +28,7 @@ from kubectl_informer.core.trace_kinds import (
     WATCH_START,
 )
 from kubectl_informer.panes.progress import ListProgress
+from kubectl_informer.panes.rv import RVState
 from kubectl_informer.panes.state import PaneState
 
 
@@ -46,7 +47,7 @@ class HeaderState(PaneState):
     KINDS = frozenset((
         INFORMER_START, INFORMER_SYNCED, WATCH_START, WATCH_END, WATCH_EVENT,
         WATCH_BOOKMARK, WATCH_SKIPPED, LIST_DONE, RELIST, RV_ADVANCE, REFLECTOR_BACKOFF, RUN_RESTART,
-    )) | ListProgress.KINDS
+    )) | ListProgress.KINDS | frozenset(RVState.HANDLERS)
 
     def __init__(self) -> None:
         super().__init__()
@@ -61,14 +62,28 @@ class HeaderState(PaneState):
         self.last_event: float | None = None
         self.watch_events = 0
         self.skipped = 0  # watch events the reflector could not understand (watch.skipped)
-        self.relists = 0
-        self.last_relist: str | None = None
-        self.rv = ""
+        # The reflector's RV and relists, kept by the RV pane's own state so
+        # the header and the RV pane never say two things (they did for
+        # seconds in `--demo disconnect`).
+        self.reflector = RVState()
         self.last_time = 0.0
         self.trouble: str | None = None  # the last failure the reflector backs off from
         self.retry_at: float | None = None
         self.progress = ListProgress()
         self.restarts = 0  # run.restart events seen (the last one's count)
+
+    @property
+    def rv(self) -> str:
+        """The reflector's last synced resourceVersion ("" before any)."""
+        return self.reflector.synced_rv or ""
+
+    @property
+    def relists(self) -> int:
+        return self.reflector.counts["relist"]
+
+    @property
+    def last_relist(self) -> str | None:
+        return self.reflector.last_relist
 
     def feed(self, ev: TraceEvent) -> None:
         kind = ev.kind
@@ -78,13 +93,11 @@ class HeaderState(PaneState):
         self.last_time = ev.time
         if kind in ListProgress.KINDS:
             self.progress.feed(ev)
+        if kind in RVState.HANDLERS:
+            self.reflector.feed(ev)
         if kind == WATCH_EVENT or kind == WATCH_BOOKMARK:
             self.last_event = ev.time
             self.watch_events += 1
-            if kind == WATCH_EVENT and not self.progress.streaming and f.get("resource_version"):
-                # The last synced RV moves to a watch event's own (a
-                # WatchList stream's initial events do not move it).
-                self.rv = str(f["resource_version"])
         elif kind == WATCH_SKIPPED:
             self.skipped += 1
         elif kind == WATCH_START:
@@ -99,11 +112,6 @@ class HeaderState(PaneState):
             if f.get("error"):
                 self.trouble = str(f["error"])
             self.retry_at = ev.time + float(f.get("delay") or 0.0)
-        elif kind == RELIST:
-            self.relists += 1
-            self.last_relist = str(f.get("reason", ""))
-        elif kind == RV_ADVANCE:
-            self.rv = str(f.get("new", ""))
         elif kind == INFORMER_SYNCED:
             self.synced = True
             self.synced_items = f.get("items")

@@ -69,6 +69,7 @@ class RVState(DispatchState):
         self.list_asked: str | None = None  # the RV the current list asked for
         self.counts = {"list": 0, "watch": 0, "bookmark": 0, "relist": 0, "gone": 0}
         self.relist_reasons: dict[str, int] = {}
+        self.last_relist: str | None = None  # the newest relist's reason
         # A 410 on the watch is followed by a relist with reason expired:
         # count that as one 410, not two.
         self._gone_pending = False
@@ -160,6 +161,7 @@ class RVState(DispatchState):
     def _relist(self, ev: TraceEvent) -> None:
         reason = str(ev.fields.get("reason") or "unknown")
         self.relist_reasons[reason] = self.relist_reasons.get(reason, 0) + 1
+        self.last_relist = reason
         if reason == "expired" and not self._gone_pending:
             # e.g. a LIST at a too-old RV: a 410 that never showed as a watch end
             self._mark(ev.time, "gone", "410 Gone: resource version expired")

@@ -39,8 +39,9 @@ from kubectl_informer.tui.filter_line import FilterLine
 from kubectl_informer.tui.header import HeaderPane
 from kubectl_informer.tui.help import HelpScreen
 from kubectl_informer.tui.inspector import InspectorPane
+from kubectl_informer.tui.keyhints import KeyHints
 from kubectl_informer.tui.keymap import APP_BINDINGS, JUMP_BINDINGS, PANE_LETTERS
-from kubectl_informer.tui.layout import COMPANION_MIN_WIDTH, GRID_MIN, PANE_NAMES, PANES, KeyHints, TabBar
+from kubectl_informer.tui.layout import COMPANION_MIN_WIDTH, GRID_MIN, PANE_NAMES, PANES, TabBar
 from kubectl_informer.tui.objects import yaml_view
 from kubectl_informer.tui.pane import Pane
 from kubectl_informer.tui.restarts import ResourceNamesFound, RestartFinished, Restarts
@@ -192,6 +193,8 @@ class InformerApp(KeepsCrash, App[None]):
             return set(self.panes)
         width = self.size.width if width is None else width
         shown = {self.active}
+        if self.zoomed:  # z: the focused pane alone, on all the room there is
+            return shown
         if width >= COMPANION_MIN_WIDTH and len(self.panes) > 1:
             # A companion to the active pane: where enter leads, or back.
             companion = "inspector" if self.active != "inspector" else "deltas"

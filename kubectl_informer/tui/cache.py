@@ -57,6 +57,8 @@ class CachePane(TextPane):
             lines.append(Text("cache empty" if not self.filter_text else "no object matches", "dim"))
             return lines
         room = height - len(lines)
+        if room <= 0:  # a pane a resize left a few rows high: the counts only
+            return lines
         name_w = min(max(len(ns) for ns, _ in nss[:room]), max(width // 3, 8))
         top = nss[0][1] or 1
         num_w = len(str(top))

@@ -6,7 +6,8 @@ short and the helpers can be tested without a terminal.
 
 from __future__ import annotations
 
-from typing import Sequence
+import functools
+from typing import Callable, Sequence
 
 from rich.text import Text
 
@@ -119,3 +120,20 @@ def bar(fraction: float, width: int) -> str:
     full, part = divmod(eighths, 8)
     s = "█" * full + (" ▏▎▍▌▋▊▉"[part] if part else "")
     return s.ljust(width)
+
+
+def any_size(min_width: int, min_height: int):
+    """For a ``render(state, now, width, height) -> Text``: lay out in at
+    least ``min_width`` x ``min_height`` (below that a layout has no room to
+    be a layout), then crop to the size asked, so a pane a resize leaves 1
+    row or 1 column big still draws, its first lines, cut."""
+    def wrap(render: Callable[..., Text]) -> Callable[..., Text]:
+        @functools.wraps(render)
+        def sized(state, now, width: int, height: int) -> Text:
+            width, height = max(width, 1), max(height, 1)
+            text = render(state, now, max(width, min_width), max(height, min_height))
+            if width >= min_width and height >= min_height:
+                return text
+            return join_lines(text.split("\n")[:height], width)
+        return sized
+    return wrap

@@ -15,7 +15,7 @@ from textual.binding import Binding
 
 from kubectl_informer.panes.deltas import DeltaRow, DeltasState, delta_style
 from kubectl_informer.tui.cursor import CURSOR_BINDINGS
-from kubectl_informer.tui.predicate_marker import predicate_marker
+from kubectl_informer.tui.predicate_marker import LEGEND_MIN_HEIGHT, predicate_legend, predicate_marker
 from kubectl_informer.tui.textpane import TextPane
 
 
@@ -36,6 +36,11 @@ def format_row(row: DeltaRow, t0: float, key_width: int, width: int) -> Text:
     if row.diff:
         line.append(", ".join(str(d) for d in row.diff), "italic")
     return line
+
+
+def _head_rows(height: int) -> int:
+    """The status line, and the predicates' legend where there is room."""
+    return 2 if height >= LEGEND_MIN_HEIGHT else 1
 
 
 class DeltasPane(TextPane):
@@ -84,7 +89,7 @@ class DeltasPane(TextPane):
         rows = self._visible_rows()
         if not rows:
             return
-        height = max(self.content_region.height - 1, 1)
+        height = max(self.content_region.height - _head_rows(self.content_region.height), 1)
         if self.cursor_seq is None:
             self._cursor_offset = min(len(rows), height) - 1
         i = min(max(self._cursor_index(rows) + step, 0), len(rows) - 1)
@@ -117,10 +122,11 @@ class DeltasPane(TextPane):
             if self.key_filter.note:
                 status.append(f"{self.key_filter.note}  ", "yellow")
         status.append("following" if self.cursor_seq is None else "paused at cursor (End follows)", "dim")
-        body_h = height - 1
+        head = [status, predicate_legend()][: _head_rows(height)]
+        body_h = height - len(head)
         if not rows or body_h <= 0:
             hint = Text("no deltas yet: they appear as the informer pops them from its FIFO", "dim")
-            return [status, hint]
+            return [*head, hint]
         ci = self._cursor_index(rows)
         if self.cursor_seq is None:
             start = max(len(rows) - body_h, 0)
@@ -131,7 +137,7 @@ class DeltasPane(TextPane):
         window = rows[start : start + body_h]
         key_width = min(max((len(r.key) for r in window), default=10), max(width // 3, 10))
         t0 = st.t0 or 0.0
-        lines = [status]
+        lines = head
         focused = self.has_focus
         for i, row in enumerate(window, start):
             line = format_row(row, t0, key_width, width)

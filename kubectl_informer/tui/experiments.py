@@ -34,12 +34,14 @@ _PROMPTS = {
 
 
 class ExperimentsScreen(ModalScreen[None]):
-    """The menu: one line per experiment; its key runs it."""
+    """The menu, a panel on the right: one line per experiment; its key runs it."""
 
+    # A side panel: the panes stay in sight (to the left, untinted) while
+    # you pick what to break and watch it happen (the screen's own style,
+    # see-through, is in app.tcss: it must win over the app's Screen rule).
     DEFAULT_CSS = """
-    ExperimentsScreen { align: center middle; background: $background 60%; }
     #experiments-body {
-        width: 96%; max-width: 90; height: auto; max-height: 100%;
+        width: 72; max-width: 90%; height: 100%;
         border: round $accent; border-title-color: $accent; padding: 0 1; background: $surface;
     }
     #experiments-prompt { height: 3; border: tall $accent; }
@@ -83,7 +85,7 @@ class ExperimentsScreen(ModalScreen[None]):
                 t.append(f"  ({left} to fail)", "bold yellow")
             t.append("\n")
         if any(self.experiments.unavailable(e.name) for e in CATALOG if e.needs == NEEDS_SIM):
-            t.append(" --demo only: the simulated server faults itself; never a real cluster\n",
+            t.append(" --demo only: the simulator faults itself, never a real cluster\n",
                      "dim")
         key = self.selected_key or "none (select one in a pane)"
         t.append(f" selected key: {key}\n", "dim")

@@ -16,7 +16,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from kubectl_informer.panes.deltas import delta_style
-from kubectl_informer.panes.fifo import BATCH_KEY, FIFO_RULES, QUEUE_NOTE, FifoState
+from kubectl_informer.panes.fifo import BATCH_KEY, FIFO_RULES, QUEUE_NOTE, FifoState, delta_runs
 from kubectl_informer.tui.cursor import CURSOR_BINDINGS, HOME_BINDING, KeyCursor
 from kubectl_informer.tui.textpane import TextPane
 
@@ -32,6 +32,37 @@ def _recent_types(kind: str, detail: str) -> list[str]:
     if kind == "dedup":
         return ["Deleted"]
     return [w.strip("+[]:") for w in detail.split()]
+
+
+def _slot(pending) -> Text:
+    """A key's pending deltas, a run of one type as a count, so a slot
+    holding a burst reads whole: `` [Updated ×7]``, `` [Updated ×2 Deleted]``."""
+    t = Text(" [")
+    for j, (kind, n) in enumerate(delta_runs(pending)):
+        if j:
+            t.append(" ")
+        t.append(kind, delta_style(kind))
+        if n > 1:
+            t.append(f" ×{n}", "bold")
+    t.append("]")
+    return t
+
+
+def _recent_row(t: float, kind: str, key: str, detail: str, short: bool) -> Text:
+    """A recent queue event; ``short`` (a narrow pane) drops padding and
+    words, never the slot."""
+    line = Text(no_wrap=True)
+    if not short:
+        line.append(f"{t:7.2f} ", "dim")
+        line.append(f"{kind:<8} ", _RECENT_STYLE.get(kind, ""))
+        line.append(f"{key} ", "bold")
+        line.append(detail)
+        return line
+    line.append(f"{t:.2f} ", "dim")
+    line.append(f"{kind} ", _RECENT_STYLE.get(kind, ""))
+    line.append(f"{key} ", "bold")
+    line.append(detail.replace(" → slot [", "→[").replace("+", ""))
+    return line
 
 
 class FifoPane(KeyCursor, TextPane):
@@ -105,12 +136,7 @@ class FifoPane(KeyCursor, TextPane):
                 break
             line = Text(no_wrap=True)
             line.append(key, "bold")
-            line.append(" [")
-            for j, t in enumerate(pend):
-                if j:
-                    line.append(" ")
-                line.append(t, delta_style(t))
-            line.append("]")
+            line.append_text(_slot(pend))
             if real and len(pend) > 1:
                 line.append(f" {len(pend)} entries", "dim")
             rows.append((line, key))
@@ -119,17 +145,16 @@ class FifoPane(KeyCursor, TextPane):
         if st.recent and height - len(rows) >= 2:
             rows.append((Text("recent appends to a slot, dedups, skips (newest first)", "bold dim"), None))
             t0 = st.t0 or 0.0
+            shown = []
             for t, kind, key, detail in reversed(st.recent):
-                if len(rows) >= height:
+                if len(rows) + len(shown) >= height:
                     break
                 if filtering and not self._row_matches(key, _recent_types(kind, detail)):
                     continue
-                line = Text(no_wrap=True)
-                line.append(f"{t - t0:7.2f} ", "dim")
-                line.append(f"{kind:<8} ", _RECENT_STYLE.get(kind, ""))
-                line.append(f"{key} ", "bold")
-                line.append(detail)
-                rows.append((line, key))
+                shown.append((t - t0, kind, key, detail))
+            # One form for every row: short words as soon as one row would be cut.
+            short = any(18 + len(key) + len(detail) > width for _, _, key, detail in shown)
+            rows += [(_recent_row(t, kind, key, detail, short), key) for t, kind, key, detail in shown]
         selectable = [i for i, (_, k) in enumerate(rows) if k is not None]
         self.cursor_keys = [rows[i][1] for i in selectable]  # type: ignore[misc]
         if self.cursor_keys:

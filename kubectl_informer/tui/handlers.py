@@ -22,7 +22,7 @@ from kubectl_informer.cache.shared_informer import (
     SLOW_PENDING,
 )
 from kubectl_informer.panes.handlers import HandlersState, Lane
-from kubectl_informer.tui.chart import fmt_secs, join_lines
+from kubectl_informer.tui.chart import any_size, fmt_secs, join_lines
 from kubectl_informer.tui.pane import Pane
 
 
@@ -79,6 +79,7 @@ def _lane_lines(i: int, ln: Lane, now: float | None, width: int, one_line: bool)
     return [Text.assemble(head, state), second]
 
 
+@any_size(20, 2)
 def render_handlers(st: HandlersState, now: float | None, width: int, height: int) -> Text:
     width, height = max(width, 20), max(height, 2)
     if now is None:

@@ -14,7 +14,10 @@ from kubectl_informer.tui.keymap import HELP_KEYS
 
 PANE_HELP = {
     "deltas": "every delta the informer applied to its indexer, in the order your handlers get them: "
-    "type (Added Updated Deleted Replaced Sync), key, resourceVersion, status and what changed",
+    "type (Added Updated Deleted Replaced Sync), key, resourceVersion, status and what changed; on an update "
+    "GRLA are the controller-runtime predicates that would pass it (GenerationChanged, ResourceVersionChanged, "
+    "LabelChanged, AnnotationChanged; · drops it), resync an update with the same RV, init a delta of the "
+    "initial list, tombstone a delete a relist found (DeletedFinalStateUnknown: last state unknown)",
     "fifo": "keys waiting in the DeltaFIFO/RealFIFO with their pending deltas; DeltaFIFO accumulates a key's "
     "deltas in one slot (they pop together, the handler still gets each), RealFIFO keeps each as its own "
     "entry; a dedup is two deletions made one, a skip a delta not queued",
@@ -22,6 +25,9 @@ PANE_HELP = {
     "resync": "resync check-period ticks; per handler the period asked and the period got, and why",
     "queue": "the workqueue: queued, dirty, processing, waiting (rate limited), workers and metrics",
     "cache": "objects in the informer's indexer (your lister's view), per namespace",
+    "handlers": "one lane per event handler (client-go's processorListener, its own goroutine and buffer): "
+    "the resync asked and got, add/update/delete/sync notifications given and handled, its pending buffer "
+    "now, at its peak and over time; SLOW when the buffer grows behind a slow call",
     "inspector": "one key's whole life: watch event → FIFO → pop → store → handler → queue → worker",
     "explain": "what client-go did for the selection in the pane you came from, and why, with this run's "
     "numbers and a docs/ link; j/k step through older RV marks, resync ticks and queue items",

@@ -70,3 +70,20 @@ HELP_KEYS = [
 # Jump keys: a letter per pane, and 1-9 in tab order (resolved by the app).
 JUMP_BINDINGS = [Binding(letter, f"jump('{name}')", name, show=False) for name, letter in PANE_LETTERS.items()]
 JUMP_BINDINGS += [Binding(str(i), f"jump_index({i})", f"pane {i}", show=False) for i in range(1, 10)]
+
+# The footer, as k9s shows its menu: (key as shown, what, shorter what, rank).
+# Short of room, the words shorten first, then the lowest rank goes first;
+# ? and q always stay.
+FOOTER_HINTS = [
+    ("?", "Help", "Help", 10),
+    ("/", "Filter", "Filter", 6),
+    (":", "Command", "Cmd", 8),
+    ("e", "Explain", "Explain", 9),
+    ("x", "Experiments", "Exper", 8),
+    ("z", "Zoom", "Zoom", 7),
+    ("y", "YAML", "YAML", 7),
+    ("⏎", "Inspect", "Inspect", 5),
+    ("p", "Pause", "Pause", 4),
+    ("tab", "Next pane", "Pane", 3),
+    ("q", "Quit", "Quit", 10),
+]

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 from rich.text import Text
 from textual.widget import Widget
-from textual.widgets import Static
 
 from kubectl_informer.panes.cache import CacheState
 from kubectl_informer.panes.deltas import DeltasState
@@ -31,7 +30,6 @@ from kubectl_informer.tui.explain import ExplainPane
 from kubectl_informer.tui.fifo import FifoPane
 from kubectl_informer.tui.handlers import HandlersPane
 from kubectl_informer.tui.inspector import InspectorPane
-from kubectl_informer.tui.keymap import APP_BINDINGS
 from kubectl_informer.tui.pane import Pane
 from kubectl_informer.tui.queue import QueuePane
 from kubectl_informer.tui.resync import ResyncPane
@@ -64,26 +62,6 @@ PANE_NAMES = tuple(p.name for p in PANES)
 GRID_MIN = (150, 36)
 COMPANION_MIN_WIDTH = 120
 
-class KeyHints(Static):
-    """The footer: the app's keys, fixed.
-
-    Textual's Footer recomposes its keys on every focus change, which costs
-    a relayout per tab press and, under a flood of events, left its old key
-    widgets alive (hundreds a minute in bench/tui.py); our keys do not
-    change with focus, so one line of text says them.
-    """
-
-    def on_mount(self) -> None:
-        t = Text(no_wrap=True, overflow="ellipsis")
-        for b in APP_BINDINGS:
-            if b.show:
-                t.append(f" {_key_label(b.key)} ", "bold reverse")
-                t.append(f" {b.description}  ")
-        self.update(t)
-
-def _key_label(key: str) -> str:
-    first = key.split(",")[0]
-    return {"question_mark": "?", "slash": "/", "enter": "⏎", "escape": "esc"}.get(first, first)
 
 class TabBar(Widget):
     """One line: the panes with their jump keys, the active one highlighted.

@@ -31,3 +31,25 @@ def predicate_marker(ev: TraceEvent) -> Text:
     if ev.field("old_resource_version") == ev.field("resource_version"):
         return Text("resync ", "cyan")
     return Text(predicate_cells(passing) + " ", "bold green" if passing else "dim")
+
+
+LEGEND_MIN_HEIGHT = 6  # a shorter pane keeps its rows for deltas
+
+
+def predicate_legend() -> Text:
+    """The column's key, one line: what each letter and word means."""
+    t = Text(no_wrap=True, overflow="ellipsis")
+    t.append("GRLA", "bold green")
+    t.append(" predicates an update passes: ", "dim")
+    for letter, word in zip(LETTERS, ("Generation", "ResourceVersion", "Label", "Annotation")):
+        t.append(letter, "bold green")
+        t.append(f" {word}Changed  ", "dim")
+    t.append("·", "bold")
+    t.append(" drops it  ", "dim")
+    t.append("resync", "cyan")
+    t.append(" same RV  ", "dim")
+    t.append("init", "dim italic")
+    t.append(" from the initial list  ", "dim")
+    t.append("tombstone", "red")
+    t.append(" deleted, final state unknown", "dim")
+    return t

@@ -24,7 +24,7 @@ import textwrap
 from rich.text import Text
 
 from kubectl_informer.panes.queue import QueueState
-from kubectl_informer.tui.chart import bar, fmt_secs, join_lines, side_by_side
+from kubectl_informer.tui.chart import any_size, bar, fmt_secs, join_lines, side_by_side
 from kubectl_informer.tui.pane import Pane
 
 WATCH_NOTE = ("watch runs no workqueue: `kubectl informer queue` feeds each notified key into one, "
@@ -288,6 +288,7 @@ def _build(spec, w: int, rows: int) -> list[Text]:
     return _section(title, count, fn(w, rows))[:rows]
 
 
+@any_size(30, 3)
 def render_queue(st: QueueState, now: float | None, width: int, height: int) -> Text:
     width = max(width, 30)
     height = max(height, 3)

@@ -23,6 +23,7 @@ from kubectl_informer.core.trace import TraceBuffer
 from kubectl_informer.replay.player import Player, describe_mark
 from kubectl_informer.replay.recording import Recording
 from kubectl_informer.tui.app import InformerApp
+from kubectl_informer.tui.keyhints import KeyHints
 
 REPLAY_BINDINGS = [
     Binding("space", "replay_toggle", "Play/pause"),
@@ -34,8 +35,9 @@ REPLAY_BINDINGS = [
     Binding("less_than_sign", "replay_speed(0.5)", "Slower", show=False),
 ]
 
-REPLAY_HINTS = (("space", "Play/pause"), (".", "Step"), ("] [", "Next/prev mark"), ("t", "Seek"), ("?", "Help"),
-                ("q", "Quit"))
+REPLAY_HINTS = (("space", "Play/pause", "Play", 10), (".", "Step", "Step", 8),
+                ("] [", "Next/prev mark", "Mark", 7), ("t", "Seek", "Seek", 6), ("?", "Help", "Help", 10),
+                ("q", "Quit", "Quit", 10))
 SPEEDS_MAX = 1024.0
 
 
@@ -143,11 +145,7 @@ class ReplayScreen(Screen):
 
     def _replay_hints(self) -> None:
         """The footer says the replay's keys (the live keys stay in ? help)."""
-        t = Text(no_wrap=True, overflow="ellipsis")
-        for key, what in REPLAY_HINTS:
-            t.append(f" {key} ", "bold reverse")
-            t.append(f" {what}  ")
-        self.query_one("#keyhints", Static).update(t)
+        self.query_one("#keyhints", KeyHints).set_hints(REPLAY_HINTS)
 
     def _reset_states(self) -> None:
         """A seek backwards: every pane starts over (fed again by the player)."""

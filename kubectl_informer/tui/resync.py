@@ -24,7 +24,7 @@ import textwrap
 from rich.text import Text
 
 from kubectl_informer.panes.resync import Listener, ResyncState, cadence
-from kubectl_informer.tui.chart import column_of, fmt_secs, join_lines
+from kubectl_informer.tui.chart import any_size, column_of, fmt_secs, join_lines
 from kubectl_informer.tui.pane import Pane
 
 NEXT_W = 14       # "due; tick 2.6s"
@@ -197,6 +197,7 @@ def _recent_ticks(st: ResyncState, now: float, height: int) -> list[Text]:
     return tt
 
 
+@any_size(20, 3)
 def render_resync(st: ResyncState, now: float | None, width: int, height: int) -> Text:
     width = max(width, 20)
     height = max(height, 3)

@@ -16,6 +16,7 @@ from rich.text import Text
 
 from kubectl_informer.panes.rv import RVState
 from kubectl_informer.tui.chart import (
+    any_size,
     column_of,
     fmt_secs,
     join_lines,
@@ -164,6 +165,7 @@ def _marks_strip(st: RVState, t0: float, t1: float, lw: int, plot_w: int) -> Tex
     return strip
 
 
+@any_size(20, 3)
 def render_rv(st: RVState, now: float | None, width: int, height: int) -> Text:
     width = max(width, 20)
     height = max(height, 3)

@@ -38,11 +38,15 @@ class TextPane(Pane):
 
     def render(self) -> Text:
         size = self.content_region.size if self.is_mounted else None
-        width = size.width if size else 80
-        height = size.height if size else 24
-        lines = self.draw_lines(max(width, 1), max(height, 1))
+        return self.render_at(size.width if size else 80, size.height if size else 24)
+
+    def render_at(self, width: int, height: int) -> Text:
+        """The pane drawn in ``width`` x ``height`` cells: at most ``height``
+        lines, none wider than ``width`` (a pane 1 cell small still draws)."""
+        width, height = max(width, 1), max(height, 1)
+        lines = self.draw_lines(width, height)
         out = Text(no_wrap=True, overflow="ellipsis", end="")
-        for i, line in enumerate(lines[: max(height, 1)]):
+        for i, line in enumerate(lines[:height]):
             if i:
                 out.append("\n")
             line.truncate(width, overflow="ellipsis")

@@ -83,6 +83,18 @@ def test_version():
     assert r.exit_code == 0 and r.stdout.startswith("kubectl-informer v0.1.0 (python 3.")
 
 
+def test_dash_dash_version_prints_what_version_prints():
+    """The real executable: `--version` as well as `version`, exit 0, the same line."""
+    import subprocess
+    import sys
+
+    runs = [subprocess.run([sys.executable, "-m", "kubectl_informer", *args], capture_output=True, text=True,
+                           timeout=30) for args in (["version"], ["--version"])]
+    assert [r.returncode for r in runs] == [0, 0]
+    assert runs[1].stdout == runs[0].stdout and runs[1].stdout.startswith("kubectl-informer v0.1.0 (python 3.")
+    assert runs[1].stderr == ""
+
+
 # --- usage errors: one line, exit 2 ---------------------------------------------
 
 @pytest.mark.parametrize("args,expected", [

@@ -1,5 +1,6 @@
 """How the app feeds pane states and what it sets while running."""
 
+import pytest
 
 from kubectl_informer.panes.state import PaneState
 from kubectl_informer.panes.feed import feeder as _feeder
@@ -48,15 +49,23 @@ def test_every_pane_state_fed_by_the_app_matches_feeding_it_event_by_event():
         assert repr(fv) == repr(sv), spec.name
 
 
-def test_footer_lists_the_keys():
+@pytest.mark.parametrize("size,hints", [
+    ((80, 24), ["? ", "Help", "/ ", "Filter", ": ", "Cmd", "e ", "Explain", "x ", "Exper", "z ", "Zoom",
+                "y ", "YAML", "q ", "Quit"]),
+    ((160, 45), ["Help", "Filter", "Command", "Explain", "Experiments", "Zoom", "YAML", "Inspect", "Pause",
+                 "Next pane", "Quit"]),
+], ids=["80x24", "160x45"])
+def test_footer_lists_the_keys_as_k9s_shows_its_menu(size, hints):
+    """e x : z y were only in ? help: at 80 columns the footer names them too."""
     app = make_app()
 
     async def check(pilot):
         last = screen_text(app).splitlines()[-1]
-        for hint in ("? ", "Help", "/ ", "Filter", "Pause", "Inspect", "Next pane", "Quit"):
-            assert hint in last
+        for hint in hints:
+            assert hint in last, hint
+        assert len(last.rstrip()) <= size[0]
 
-    run(check, app)
+    run(check, app, size)
 
 
 def test_inspector_says_how_many_earlier_events_did_not_fit():

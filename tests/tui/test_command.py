@@ -107,7 +107,7 @@ SHOP = Scope("shop")
     (":deploy -n kube-system", "deploy", None, Scope("kube-system"), RUNNING.profile),
     (":svc -A", "svc", None, Scope(None, True), RUNNING.profile),
     (":profile 1.36", "deploy", "web", SHOP, Profile("1.36", "real", True, True)),
-    (":profile 1.33", "deploy", "web", SHOP, Profile("1.33", "real", False, False)),
+    (":profile v1.35", "deploy", "web", SHOP, Profile("1.35", "real", True, False)),
     (":fifo REAL", "deploy", "web", SHOP, Profile("1.36", "real", False, True)),
     (":watchlist on", "deploy", "web", SHOP, Profile("1.36", "delta", True, False)),
 ])
@@ -132,6 +132,8 @@ def test_watchlist_off_keeps_the_fifo():
 @pytest.mark.parametrize("text, message", [
     (":profile", "usage: :profile"),
     (":profile 2.0", 'invalid :profile "2.0"'),
+    (":profile 1.99", 'unknown :profile "1.99": choose 1.32, 1.35, 1.36'),
+    (":profile 1.33", 'unknown :profile "1.33": choose 1.32, 1.35, 1.36'),
     (":fifo blue", "unknown FIFO 'blue'"),
     (":watchlist maybe", ":watchlist on or :watchlist off"),
     (":pods -x", "unexpected '-x'"),

@@ -173,7 +173,7 @@ def test_the_panes_start_over_at_a_restart_and_the_fifo_pane_shows_realfifo_entr
         fifo = pane_text(app.panes["fifo"])
         # RealFIFO: one entry per delta, no accumulation, nothing left from DeltaFIFO's run.
         assert fifo.splitlines()[0].startswith("RealFIFO (atomic) 2 entries · queued 2 skips 0 pops 0")
-        assert "default/web-1 [Updated Updated] 2 entries" in fifo
+        assert "default/web-1 [Updated ×2] 2 entries" in fifo
         assert "append" not in fifo and app.states["fifo"].coalesces == 0
         assert app.states["deltas"].total == 0  # the old run's delta is gone
         head = screen_text(app).splitlines()[0]
@@ -191,8 +191,8 @@ def test_before_the_restart_deltafifo_accumulated_the_same_deltas_in_one_slot():
     async def check(pilot):
         fifo = pane_text(app.panes["fifo"])
         assert fifo.splitlines()[0].startswith("DeltaFIFO 1 key/2 deltas · queued 1 appended 1")
-        assert "default/web-1 [Updated Updated]" in fifo and "entries" not in fifo.splitlines()[2]
-        assert "append   default/web-1 +Updated → slot [Updated Updated]" in fifo
+        assert "default/web-1 [Updated ×2]" in fifo and "entries" not in fifo.splitlines()[2]
+        assert "append   default/web-1 +Updated → slot [Updated ×2]" in fifo
 
     run(check, app)
 

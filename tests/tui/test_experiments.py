@@ -168,7 +168,7 @@ def test_paused_fifo_consumer_builds_a_backlog_that_drains(client_go, holds):
             assert lv.after(mark, "fifo.pop") == [] and lv.after(mark, "store.update") == []
             text = await shown(pilot, app, "fifo")
             assert "⏸ consumer paused" in text and holds in text
-            assert f"{key} [Updated Updated Updated Updated Updated]" in text
+            assert f"{key} [Updated ×5]" in text
             await experiment(pilot, app, "f")  # resume
             assert lv.events("experiment", name="resume-fifo")
             await until(pilot, lambda: len(lv.after(mark, "store.update", key=key)) == 5)
@@ -364,3 +364,26 @@ def test_the_control_refuses_in_one_line_what_it_cannot_do():
     for bad in ("3x", "-1s", ""):
         with pytest.raises(ExperimentError, match="resync period"):
             parse_resync(bad)
+
+
+def test_the_x_menu_is_a_side_panel_and_the_panes_stay_in_sight():
+    with live(demo="quiet") as lv:
+        async def check(pilot, app):
+            app.pump()
+            before = screen_text(app).splitlines()
+            await pilot.press("x")
+            await pilot.pause()
+            assert isinstance(app.screen, ExperimentsScreen)
+            # What the terminal gets: the panel over the screens under it.
+            update = app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+            rows = ["".join(seg.text for seg in line) for line in update.strips]
+            panel = app.screen.query_one("#experiments-body").region
+            assert panel.right == 160 and panel.height == 45 and panel.width <= 72
+            # Left of the panel, the screen is as it was: tabs and panes (the
+            # header's ages move on), untinted.
+            left = panel.x
+            assert [r[:left] for r in rows[2:12]] == [r[:left] for r in before[2:12]]
+            assert "Deltas" in rows[3][:left] and "informer" in rows[0][:left]
+            assert "experiments · on this run" in rows[0][left:]
+
+        drive(lv, check, size=(160, 45))

@@ -46,7 +46,7 @@ def test_slash_filters_deltas_fifo_and_inspector_and_escape_clears():
         assert app.filter_input.display and app.filter_input.has_focus
         await pilot.press(*"web-1")
         assert app.filter_text == "web-1"
-        rows = pane_text(app.panes["deltas"]).splitlines()[1:]
+        rows = pane_text(app.panes["deltas"]).splitlines()[2:]  # under the status and the legend
         keys = {ln.split()[2] for ln in rows if ln.strip()}
         assert keys == {"default/web-1"}
         assert "web-3" not in pane_text(app.panes["fifo"])
@@ -58,7 +58,7 @@ def test_slash_filters_deltas_fifo_and_inspector_and_escape_clears():
         assert "/web-1" in screen_text(app).splitlines()[2]
         await pilot.press("escape")
         assert app.filter_text == ""
-        assert len([ln for ln in pane_text(app.panes["deltas"]).splitlines()[1:] if ln.strip()]) == 8
+        assert len([ln for ln in pane_text(app.panes["deltas"]).splitlines()[2:] if ln.strip()]) == 8
 
     run(check, app)
 
@@ -170,18 +170,28 @@ def test_enter_in_the_inspector_key_list_and_backspace():
     run(check, app)
 
 
-def test_z_zooms_one_pane_on_a_large_terminal():
+@pytest.mark.parametrize("size", [(160, 50), (130, 30), (80, 24)], ids=["grid", "two-panes", "tabs"])
+def test_z_zooms_the_focused_pane_to_the_whole_screen(size):
+    """The focused pane alone, as wide as the screen and as tall as it gets
+    between the tab bar and the footer; z again restores the layout."""
     app = make_app()
 
     async def check(pilot):
-        assert app.layout_mode == "grid"
+        before = {n for n, p in app.panes.items() if p.display}
+        await pilot.press("f", "z")
+        await pilot.pause()
+        shown = [n for n, p in app.panes.items() if p.display]
+        assert shown == ["fifo"]
+        region = app.panes["fifo"].region
+        assert region.width == size[0]
+        assert region.height == size[1] - 2 - 1 - 1  # header, tab bar, footer
         await pilot.press("z")
-        assert app.layout_mode == "tabs"
-        assert sum(p.display for p in app.panes.values()) <= 2
-        await pilot.press("z")
-        assert app.layout_mode == "grid"
+        await pilot.pause()
+        assert {n for n, p in app.panes.items() if p.display} == (before if app.layout_mode == "grid"
+                                                                  else app.shown_panes())
+        assert app.layout_mode == ("grid" if size == (160, 50) else "tabs")
 
-    run(check, app, (160, 50))
+    run(check, app, size)
 
 
 def test_timer_drains_the_buffer_without_pump():
@@ -213,3 +223,36 @@ def test_a_frame_stops_draining_when_its_budget_is_spent():
     assert app.drain(max_events=10) == 10
     assert app.drain() == 4 * CHUNK - 10
     assert wait_for(lambda: len(app.buffer) == 0, 1.0)
+
+
+def test_help_says_what_every_pane_shows_and_what_the_predicates_column_means():
+    from kubectl_informer.tui.app import PANE_NAMES
+    from kubectl_informer.tui.help import PANE_HELP
+
+    assert all(PANE_HELP.get(name, "").strip() for name in PANE_NAMES)
+    app = make_app()
+
+    async def check(pilot):
+        await pilot.press("question_mark")
+        await pilot.pause()
+        text = " ".join(screen_text(app).split())
+        assert "Handlers one lane per event handler" in " ".join(text.replace("│", " ").split())
+        assert "GenerationChanged" in text
+
+    run(check, app, (200, 120))  # tall enough for the whole help
+
+
+def test_deltas_pane_has_a_legend_for_the_predicates_column():
+    e = demo_trace()
+    e("store.update", "default/web-0", resource_version="120", old_resource_version="90", delta="Updated",
+      summary="Running", predicates=["ResourceVersionChanged", "LabelChanged"], is_in_initial_list=False)
+    app = make_app(e, start_pane="deltas")
+
+    async def check(pilot):
+        lines = pane_text(app.panes["deltas"]).splitlines()
+        assert lines[1].startswith("GRLA predicates an update passes: G GenerationChanged  R ResourceVersionChanged"
+                                   "  L LabelChanged  A AnnotationChanged  · drops it  resync same RV")
+        # The marker it explains is on the update rows below.
+        assert any("·RL· Running" in ln for ln in lines[2:])
+
+    run(check, app, (160, 50))

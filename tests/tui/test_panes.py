@@ -60,7 +60,8 @@ def test_deltas_pane_shows_the_popped_stream_with_diffs(size):
         text = pane_text(app.panes["deltas"])
         lines = text.splitlines()
         assert lines[0].startswith("8 deltas")
-        rows = [ln for ln in lines[1:] if ln.strip()]
+        assert lines[1].startswith("GRLA predicates an update passes: G GenerationChanged")
+        rows = [ln for ln in lines[2:] if ln.strip()]
         assert len(rows) == 8
         assert "Replaced default/web-0" in rows[0] and "Pending" in rows[0]
         assert "Updated  default/web-1" in rows[5] and "rv=101" in rows[5]
@@ -113,10 +114,15 @@ def test_fifo_pane_shows_queued_keys_counters_and_recent(size):
         assert "one slot per key: deltas accumulate, pop together, handler gets each" in text
         assert "coalesc" not in text and "the workqueue, not the FIFO, collapses a key (Queue pane)" in text
         assert "default/web-3 [Updated Deleted]" in text
-        assert "skip     default/ghost Deleted: unknown_delete" in text
-        assert "dedup    default/web-3" in text
-        assert "append   default/web-1 +Updated → slot [Updated Updated]" in text
-        assert "append   default/web-1 +Updated" in screen_text(app)
+        if app.layout_mode == "tabs":
+            assert "skip     default/ghost Deleted: unknown_delete" in text
+            assert "dedup    default/web-3" in text
+            assert "append   default/web-1 +Updated → slot [Updated ×2]" in text
+            assert "append   default/web-1 +Updated" in screen_text(app)
+        else:  # the grid's narrow FIFO pane: fewer words, the slot whole
+            assert "skip default/ghost Deleted: unknown_delete" in text
+            assert "dedup default/web-3" in text
+            assert "append default/web-1 Updated→[Updated ×2]" in screen_text(app)
 
     run(check, app, size)
 
@@ -131,7 +137,7 @@ def test_fifo_pane_lists_pending_deltas_of_many_keys_in_queue_order():
 
     async def check(pilot):
         lines = pane_text(app.panes["fifo"]).splitlines()
-        assert lines[1].rstrip() == "default/web-0 [Updated Updated Deleted]"
+        assert lines[1].rstrip() == "default/web-0 [Updated ×2 Deleted]"
         assert lines[2] == "default/web-1 [Updated]"
         more = [ln for ln in lines if ln.startswith("…")]
         assert more and "more queued" in more[0]
@@ -224,3 +230,22 @@ def test_header_shows_a_slow_list_moving_then_its_failure_and_the_retry():
         assert "✕ 503 ServiceUnavailable: upstream down · retry in" in head
 
     run(check_failed, app, (160, 30))
+
+
+def test_a_burst_in_one_slot_reads_whole_in_the_fifo_pane_at_160x45():
+    """`--demo burst` piles deltas into one DeltaFIFO slot: the grid's FIFO
+    pane says them as a count, not cut at `[Updated Upda…`."""
+    e = demo_trace()
+    key = "default/web-0"
+    e("fifo.queue", key, type="Updated", depth=2, pending=1)
+    for n in range(2, 8):
+        e("fifo.coalesce", key, type="Updated", depth=2, pending=n)
+    app = make_app(e)
+
+    async def check(pilot):
+        assert app.layout_mode == "grid"
+        screen = screen_text(app)
+        assert f"{key} [Updated ×7]" in screen
+        assert f"append {key} Updated→[Updated ×7]" in screen  # the newest append, narrow
+
+    run(check, app, (160, 45))

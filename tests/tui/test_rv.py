@@ -259,3 +259,48 @@ def test_any_trace_feeds_and_renders_without_error(events, width, height):
         st.feed(TraceEvent(i + 1, t, kind, None, fields))
     render_rv(st, None, width, height)
     render_rv(st, 1000.0, width, height)
+
+
+def test_header_and_rv_pane_say_the_same_rv_and_relists_after_every_frame():
+    """One source: the header reads the RV pane's own bookkeeping, so at
+    every frame (any batch boundary) both say one RV and one relist count,
+    on screen too; a WatchList stream's initial events move neither."""
+    import asyncio
+    import re
+
+    from .helpers import TraceMaker, make_app, screen_text
+
+    events = list(expiry_trace().events)
+    t = events[-1].time
+    more = Trace()
+    more(t + 1, "relist", reason="forgotten")
+    more(t + 1.1, "list.start", resource_version="", watch_list=True)
+    more(t + 1.2, "watch.event", "default/web-9", type="ADDED", resource_version="1200")  # initial event, old RV
+    more(t + 1.3, "watch.bookmark", resource_version="1600")
+    more(t + 1.3, "list.done", resource_version="1600", items=1, duration=0.2, watch_list=True)
+    more(t + 1.3, "rv.advance", old="1500", new="1600", source="list")
+    more(t + 1.5, "watch.event", "default/web-9", type="MODIFIED", resource_version="1601")
+    tm = TraceMaker()
+    from kubectl_informer.core.trace import TraceEvent
+    tm.events = events + [TraceEvent.build(len(events) + i + 1, ev.time, ev.kind, ev.key, **ev.fields)
+                          for i, ev in enumerate(more.events)]
+    tm.t = tm.events[-1].time
+    app = make_app(TraceMaker())
+
+    async def main():
+        async with app.run_test(size=(160, 45)) as pilot:
+            for i in range(0, len(tm.events), 5):
+                app.buffer.extend(tm.events[i:i + 5])
+                app.pump()
+                await pilot.pause()
+                head, rv = app.header_state, app.states["rv"]
+                assert (head.rv, head.relists) == (rv.synced_rv or "", rv.counts["relist"])
+                shown = re.search(r"rv (\S+) │ relists (\d+)", screen_text(app))
+                drawn = render_rv(rv, None, 200, 20).plain  # the pane's words, uncut
+                pane = re.search(r"synced (\S+)", drawn)
+                counts = re.search(r"lists \d+  watches \d+  bookmarks \d+  relists (\d+)", drawn)
+                assert shown and pane and counts, drawn
+                assert shown.group(1) == pane.group(1) and shown.group(2) == counts.group(1)
+            return head.rv, head.relists
+
+    assert asyncio.run(main()) == ("1601", 2)

@@ -1,0 +1,55 @@
+"""The README's demo, `kubectl informer watch pods --demo`, in a real
+terminal: every pane has something to show, none a placeholder (a resync and
+a workqueue are on by default in the demo's UI); flags say otherwise."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_tmux import Terminal, pane_title
+
+pytestmark = [pytest.mark.tmux, pytest.mark.e2e,
+              pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)")]
+
+TITLES = ("Deltas", "FIFO", "ResourceVersion", "Resync", "Queue", "Cache", "Inspector", "Handlers", "Explain")
+PLACEHOLDERS = ("no ticks: resync is off", "watch runs no workqueue", "no deltas yet", "no handlers registered",
+                "cache empty", "no list or watch yet")
+
+
+@pytest.fixture
+def short_dir():
+    d = tempfile.mkdtemp(prefix="ki-", dir="/tmp")
+    yield Path(d)
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def test_the_readme_demo_fills_every_pane(short_dir):
+    term = Terminal(short_dir, 160, 45, "watch pods --demo")
+    try:
+        def full(s: str) -> bool:
+            return (all(pane_title(s, t) for t in TITLES) and "resync 5s" in s.splitlines()[0]
+                    and "ago" in s.split("Resync", 1)[1] and "busy" in s and "controller" in s)
+
+        screen = term.wait(full, "every pane with its content, a resync tick and the workers", timeout=60)
+        for text in PLACEHOLDERS:
+            assert text not in screen, text
+        term.keys("q")
+        assert term.exit_code() == 0
+    finally:
+        term.close()
+
+
+def test_flags_turn_the_demo_defaults_off(short_dir):
+    term = Terminal(short_dir, 160, 45, "watch pods --demo --resync 0 --no-workqueue")
+    try:
+        screen = term.wait(lambda s: "watch runs no workqueue" in s and "resync is off" in s,
+                           "the bare informer, as on a real cluster", timeout=60)
+        assert "resync 5s" not in screen
+        term.keys("q")
+        assert term.exit_code() == 0
+    finally:
+        term.close()

@@ -1,0 +1,122 @@
+"""A terminal resized through every common size, up and back down, and in
+big jumps: the app stays alive and draws each size (tmux, the real command).
+
+Starting at 80x24 and maximising to 160x45 gave a pane two rows for one
+frame and crashed the Cache pane; `queue` crashed on 160x45 -> 80x24 -> 200x60.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from kubectl_informer.clock.testing import wait_for
+from kubectl_informer.sim.demo import start_demo
+from tests.attach.test_targets import free_port
+from tests.attach.test_tmux_attach import serving
+from tests.e2e.test_tmux import SCRIPT, Terminal
+
+pytestmark = [pytest.mark.tmux, pytest.mark.e2e,
+              pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)")]
+
+SIZES = [(20, 5), (80, 24), (120, 40), (160, 45), (200, 60), (300, 80)]
+# Up through every size, back down, then the jumps a window manager makes.
+STEPS = SIZES + SIZES[-2::-1] + [(300, 80), (20, 5), (80, 24), (160, 45), (80, 24), (200, 60), (80, 24)]
+BORDER_ENDS = ("╮", "╯", "│", "┤")
+FOOTER_WORDS = ("Help", "Play")  # watch and queue, replay
+
+
+@pytest.fixture
+def short_dir():
+    """tmux's socket path must stay short: not under pytest's tmp_path."""
+    d = tempfile.mkdtemp(prefix="ki-", dir="/tmp")
+    yield Path(d)
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def informer_drawn(screen: str, width: int, height: int) -> bool:
+    """The informer UI at this size: the header on top, the footer on the
+    last row, and where panes have room a border on the right edge (the
+    layout is this width's, not a cropped older one)."""
+    rows = screen.split("\n")
+    if len(rows) < height or "informer" not in rows[0] or not any(w in rows[height - 1] for w in FOOTER_WORDS):
+        return False
+    return height < 8 or any(len(r) == width and r.endswith(BORDER_ENDS) for r in rows)
+
+
+def attach_drawn(screen: str, width: int, height: int) -> bool:
+    """The attach screen at this size: its status on top, its keys on the
+    last row, our informer's Deltas pane reaching the right edge."""
+    rows = screen.split("\n")
+    if len(rows) < height or "attach" not in rows[0] or "Quit" not in rows[height - 1]:
+        return False
+    return any(len(r) == width and r.endswith(BORDER_ENDS) for r in rows)
+
+
+def sweep(term: Terminal, drawn) -> None:
+    for width, height in STEPS:
+        term.tmux("resize-window", "-t", "ki", "-x", str(width), "-y", str(height))
+        screen = term.wait(lambda s: drawn(s, width, height) or term.exit_file.exists(),
+                           f"the app drawn at {width}x{height}", timeout=30)
+        assert not term.exit_file.exists(), f"the app exited at {width}x{height}:\n{screen}"
+        assert "Traceback" not in screen
+    pid = term.command_pid()
+    os.kill(pid, 0)  # still running after the sweep
+    term.keys("q")
+    assert term.exit_code() == 0
+
+
+def start(dirpath: Path, args: str) -> Terminal:
+    term = Terminal(dirpath, 80, 24, args)
+    term.wait(lambda s: informer_drawn(s, 80, 24) or term.exit_file.exists(), "the first screen", timeout=40)
+    return term
+
+
+@pytest.mark.parametrize("args", ["watch pods --demo", "queue pods --demo --resync 2s --fail-rate 0.2"],
+                         ids=["watch", "queue"])
+def test_resize_sweep_live(short_dir, args):
+    term = start(short_dir, args)
+    try:
+        sweep(term, informer_drawn)
+    finally:
+        term.close()
+
+
+def test_resize_sweep_replay(short_dir):
+    rec = short_dir / "trace.ndjson"
+    with rec.open("w") as out:
+        subprocess.run([str(SCRIPT), "watch", "pods", "--demo", "disconnect", "-o", "json", "--duration", "3s"],
+                       stdout=out, check=True, timeout=60, env=dict(os.environ, KUBECONFIG=os.devnull))
+    term = start(short_dir, f"replay {rec} --speed 0.5")
+    try:
+        sweep(term, informer_drawn)
+    finally:
+        term.close()
+
+
+def test_resize_sweep_attach(short_dir):
+    demo = start_demo("steady")
+    port = free_port()
+    queue = subprocess.Popen([str(SCRIPT), "queue", "--kubeconfig", demo.kubeconfig_path, "--metrics-addr",
+                              f"127.0.0.1:{port}", "--fail-rate", "0.2", "-o", "json", "--duration", "120s"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=dict(os.environ))
+    term = None
+    try:
+        assert wait_for(lambda: serving(port), timeout=30.0, interval=0.05), "the queue's metrics never served"
+        term = Terminal(short_dir, 80, 24, f"attach http://127.0.0.1:{port}/metrics --interval 500ms "
+                                           f"--kubeconfig {demo.kubeconfig_path} --resource pods")
+        term.wait(lambda s: "workqueue" in s, "a queue card", timeout=40)
+        sweep(term, attach_drawn)
+    finally:
+        if term is not None:
+            term.close()
+        queue.terminate()
+        queue.wait(15)
+        demo.stop()
+
