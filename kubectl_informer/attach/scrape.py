@@ -24,6 +24,10 @@ from kubectl_informer.attach.target import (
     selector_of,
 )
 from kubectl_informer.kube.errors import ApiError, one_line
+from kubectl_informer.kube.limits import MAX_FRAME, TooLargeError
+
+# A metrics page is read whole to be parsed: capped as one document is.
+MAX_PAGE = MAX_FRAME
 
 ACCEPT = "text/plain;version=0.0.4;q=1,*/*;q=0.1"
 RBAC_PROXY_RULE = 'RBAC rule: apiGroups [""], resources ["pods/proxy"], verbs ["get"]'
@@ -62,8 +66,15 @@ class UrlScraper:
         self.http = urllib3.PoolManager(**kw)
 
     def fetch(self) -> str:
+        from kubectl_informer.kube.rest import read_capped
         try:
-            resp = self.http.request("GET", self.url, headers=self.headers, preload_content=True)
+            resp = self.http.request("GET", self.url, headers=self.headers, preload_content=False)
+            try:
+                raw = read_capped(resp, MAX_PAGE, "the metrics page", self.url)
+            finally:
+                resp.release_conn()
+        except TooLargeError as e:
+            raise ScrapeError(str(e)) from None
         except urllib3.exceptions.SSLError as e:
             raise ScrapeError(f"TLS error talking to {self.url}: {_reason(e)} (pass --certificate-authority FILE, "
                               f"or --insecure-skip-tls-verify for a self-signed certificate)") from None
@@ -71,7 +82,7 @@ class UrlScraper:
             reason = _reason(e)
             hint = " (is your kubectl port-forward running?)" if reason == "connection refused" else ""
             raise ScrapeError(f"cannot reach {self.url}: {reason}{hint}") from None
-        body = resp.data.decode("utf-8", "replace")
+        body = raw.decode("utf-8", "replace")
         if resp.status == 401:
             raise ScrapeError(f"unauthorized (HTTP 401) at {self.url}: the endpoint wants a bearer token "
                               f"(behind kube-rbac-proxy?): pass --token or --token-file", 401)
@@ -124,9 +135,14 @@ class ProxyScraper:
             raise ScrapeError("cannot reach the API server: connection refused") from None
         except OSError as e:
             raise ScrapeError(f"cannot reach the API server: {one_line(e, 160)}") from None
+        from kubectl_informer.kube.rest import read_capped
         try:
             self.content_type = resp.headers.get("Content-Type", "")
-            return resp.data.decode("utf-8", "replace")
+            return read_capped(resp, MAX_PAGE, "the metrics page", self.where).decode("utf-8", "replace")
+        except TooLargeError as e:
+            raise ScrapeError(str(e)) from None
+        except OSError as e:  # reset mid-page (both clients' broken-body errors are OSErrors or urllib3's)
+            raise ScrapeError(f"reading {self.where}: {one_line(e, 160)}") from None
         finally:
             resp.release_conn()
 

@@ -179,8 +179,9 @@ def _cluster_resources(kubeconfig: str | None, context: str | None) -> list[str]
 def _cluster_namespaces(kubeconfig: str | None, context: str | None) -> list[str]:
     from kubectl_informer.kube import rest
     from kubectl_informer.kube.config import load_kube
+    from kubectl_informer.kube.limits import MAX_LIST_BODY
     body = rest.get_json(load_kube(kubeconfig, context).api_client, "/api/v1/namespaces",
-                         timeout=(CLUSTER_TIMEOUT, CLUSTER_TIMEOUT))
+                         timeout=(CLUSTER_TIMEOUT, CLUSTER_TIMEOUT), max_bytes=MAX_LIST_BODY)
     return [i["metadata"]["name"] for i in body.get("items") or []]
 
 

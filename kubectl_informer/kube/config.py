@@ -372,8 +372,6 @@ def _track_in_flight(pool_manager: Any) -> light_http.InFlight:
     """The connections urllib3 has lent to this client's requests, as the
     light client keeps them (light_http.InFlight): stopping a run cuts a
     request still waiting for its headers, which urllib3 offers no way to."""
-    import urllib3
-
     in_flight = light_http.InFlight()
 
     def tracked(base: type) -> type:
@@ -394,9 +392,10 @@ def _track_in_flight(pool_manager: Any) -> light_http.InFlight:
         Tracked.__name__ = Tracked.__qualname__ = base.__name__  # urllib3's messages name the pool's class
         return Tracked
 
-    # Pools are made at the first request to a host: none exists yet.
-    pool_manager.pool_classes_by_scheme = {"http": tracked(urllib3.HTTPConnectionPool),
-                                           "https": tracked(urllib3.HTTPSConnectionPool)}
+    # Pools are made at the first request to a host: none exists yet. The
+    # manager's own classes are kept under ours (a SOCKS proxy's are its own).
+    pool_manager.pool_classes_by_scheme = {scheme: tracked(cls)
+                                           for scheme, cls in pool_manager.pool_classes_by_scheme.items()}
     return in_flight
 
 

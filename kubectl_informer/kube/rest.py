@@ -99,6 +99,15 @@ def read_at_most(resp: Any, limit: int) -> bytes:
     return b"".join(parts)
 
 
+def read_capped(resp: Any, limit: int, what: str, where: str) -> bytes:
+    """The whole body, refused past ``limit`` bytes (TooLargeError: ``what``
+    at ``where``), for a document that must be read whole."""
+    body = read_at_most(resp, limit + 1)
+    if len(body) > limit:
+        raise TooLargeError(what, limit, where)
+    return body
+
+
 def _retry_after(resp: Any) -> float | None:
     value = resp.headers.get("Retry-After") if resp.headers is not None else None
     if not value:

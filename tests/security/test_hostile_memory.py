@@ -188,3 +188,24 @@ def test_replay_refuses_a_long_line_after_good_ones(tmp_path, compressed):
                   "NDJSON lines of -o json)\n"
     assert rss < RSS_LIMIT_MIB, rss
 
+
+
+# --- attach: a metrics page is read whole, so it is capped as one document ------------------
+
+def test_a_metrics_page_that_never_ends_is_refused_at_16_mib():
+    from kubectl_informer.attach.scrape import ScrapeError, UrlScraper
+    from tests.kube.fake_apiserver import FakeAPIServer, Raw
+
+    stop = HostileServer("pods")  # for its stop event only; its own server is not used
+    srv = FakeAPIServer().start()
+
+    def endless(h, req):
+        stop._endless(h, b"# HELP x\n# TYPE x counter\nx 1\n# ")
+    srv.routes["/metrics"] = Raw(endless)
+    try:
+        with pytest.raises(ScrapeError) as e:
+            UrlScraper(f"{srv.url}/metrics", timeout=30).fetch()
+    finally:
+        stop.close()
+        srv.stop()
+    assert str(e.value) == f"{srv.url}/metrics: the metrics page is larger than 16 MiB, the limit; not read further"
