@@ -187,7 +187,7 @@ def held_by_the_ui(app: InformerApp) -> dict[str, tuple[int, int]]:
         "inspector_events": (insp.history.items, insp.history.max_items),
         "inspector_deltas": (objs.entries_held(), objs.max_entries),
         "objects_held": (objs.objects_held(), objs.max_objects),
-        "explain_records": (facts.records, facts.max_records),
+        "explain_records": (facts.items, facts.max_items),
         "deltas_rows": (len(app.states["deltas"].rows), app.states["deltas"].rows.maxlen),
         "deltas_rows_with_objects": (app.states["deltas"].objects_held(), app.states["deltas"].keep_objects),
     }

@@ -24,6 +24,15 @@ def clock():
 
 
 @pytest.fixture
+def tmux_sock():
+    """A tmux socket path short enough under xdist, in a directory of its own."""
+    from tests.short_paths import remove, short_dir, socket_in
+    d = short_dir()
+    yield socket_in(d)
+    remove(d)
+
+
+@pytest.fixture
 def tracer(clock):
     return Tracer(clock)
 

@@ -76,9 +76,9 @@ def _tmux(sock, env, *args):
     return r.stdout
 
 
-def test_live_ui_runs_in_a_terminal(no_python_path, tmp_path):
+def test_live_ui_runs_in_a_terminal(no_python_path, tmp_path, tmux_sock):
     env = dict(bare_env(no_python_path, tmp_path), TERM="xterm-256color")
-    sock, done = tmp_path / "tmux.sock", tmp_path / "exit"
+    sock, done = tmux_sock, tmp_path / "exit"
     _tmux(sock, env, "new-session", "-d", "-x", "150", "-y", "40",
           f"{KUBECTL} informer watch pods --demo; echo $? > {done}; sleep 30")
     try:
