@@ -46,3 +46,15 @@ def trace(tracer):
 
 
 __all__ = ["wait_for"]
+
+
+# The krew archive's PyInstaller build runs in the setup of whichever test
+# asks for it first (once per session): about a minute alone, several on a
+# loaded machine, far past the suite's 120 s per test.
+KREW_BUILD_TIMEOUT = 900
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "krew_build" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.timeout(KREW_BUILD_TIMEOUT))
