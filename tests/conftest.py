@@ -54,7 +54,21 @@ __all__ = ["wait_for"]
 KREW_BUILD_TIMEOUT = 900
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the xdist_group marks
 def pytest_collection_modifyitems(items):
     for item in items:
         if "krew_build" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.timeout(KREW_BUILD_TIMEOUT))
+        # A module-scoped fixture (a simulator, a set of CLI runs made once)
+        # is made once per worker that runs a test using it: the tests of a
+        # module that use one go to one worker (--dist loadgroup), so it is
+        # made once, as in a serial run.
+        if _uses_a_module_fixture(item):
+            item.add_marker(pytest.mark.xdist_group(f"module:{item.module.__name__}"))
+
+
+def _uses_a_module_fixture(item) -> bool:
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return False
+    return any(d.scope == "module" for defs in info.name2fixturedefs.values() for d in defs)
