@@ -96,6 +96,7 @@ def rendered(tmp_path_factory):
 # Both read the one module-wide render: on one xdist worker, it runs once.
 @pytest.mark.e2e
 @pytest.mark.xdist_group("docshots-render")
+@pytest.mark.timeout(600)  # the render of every shot (the subprocess's own limit) on a loaded machine
 def test_the_tool_renders_a_shot(rendered):
     """The help shot, from the docs' command."""
     out, root = rendered
@@ -120,6 +121,7 @@ def test_a_shot_that_never_sees_its_condition_fails_in_one_line(tmp_path, monkey
 
 @pytest.mark.e2e
 @pytest.mark.xdist_group("docshots-render")
+@pytest.mark.timeout(600)  # the render of every shot (the subprocess's own limit) on a loaded machine
 def test_every_shot_renders(rendered):
     # Every shot still reaches its condition on the current code.
     out, root = rendered

@@ -44,15 +44,16 @@ def test_events_past_every_bound_keep_every_ring_within_it():
     # that many keys' worth of events fills every ring; a second batch as big,
     # on new keys, must then cost next to nothing.
     facts = app.states["explain"].facts.store
-    half = int(1.2 * facts.max_keys * len(KINDS))
+    keys = int(1.2 * facts.max_keys)
+    half = keys * len(KINDS)  # each key once; the second batch revisits the same keys, as a cluster churns
     tracemalloc.start()
     try:
-        app.buffer.extend(events(1, half, keys=10_000))
+        app.buffer.extend(events(1, half, keys=keys))
         assert app.drain() == half
         half_mem, _ = tracemalloc.get_traced_memory()
         assert len(facts) == facts.max_keys  # the sizing above filled the last ring
         # As many again: the same cluster's objects churning on.
-        app.buffer.extend(events(half + 1, half, keys=10_000))
+        app.buffer.extend(events(half + 1, half, keys=keys))
         assert app.drain() == half
         full, _ = tracemalloc.get_traced_memory()
     finally:
