@@ -8,6 +8,13 @@ import signal
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
+# pytest-xdist's workers run with COLUMNS=80 and LINES=24 in their
+# environment, and a size there overrides the terminal's own (Textual, like
+# shutil.get_terminal_size, reads them first): every UI started in a tmux
+# window of another size would draw 80x24. A serial run has neither.
+for _name in ("COLUMNS", "LINES"):
+    os.environ.pop(_name, None)
+
 # Every Tracer built in the tests (and in the CLI processes they start)
 # checks each event against kubectl_informer.core.trace_kinds as it is emitted.
 os.environ["KUBECTL_INFORMER_TRACE_CHECK"] = "1"
