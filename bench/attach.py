@@ -13,6 +13,7 @@ Target: a scrape's parse + update under 50 ms (5% of the default 1 s interval).
 
     python bench/attach.py
     ATTACH_BENCH_CONTROLLERS=200 python bench/attach.py
+    BENCH_SMOKE=1 python bench/attach.py   # 4 controllers, 5 rounds: the test suite's smoke run
 
 The last line is ``bench attach: samples=N whole_page_parse_ms=F scrape_ms=F ratio=F``.
 """
@@ -63,8 +64,11 @@ def page(controllers: int, tick: int) -> str:
 
 
 def main() -> None:
-    controllers = int(os.environ.get("ATTACH_BENCH_CONTROLLERS", "40"))
-    rounds = int(os.environ.get("ATTACH_BENCH_ROUNDS", "60"))
+    smoke = os.environ.get("BENCH_SMOKE") == "1"  # the test suite's run: same code, small page
+    if smoke:
+        print("smoke mode (BENCH_SMOKE=1): the same code path for a few seconds; its figures measure nothing")
+    controllers = int(os.environ.get("ATTACH_BENCH_CONTROLLERS", "4" if smoke else "40"))
+    rounds = int(os.environ.get("ATTACH_BENCH_ROUNDS", "5" if smoke else "60"))
     pages = [page(controllers, t + 1) for t in range(rounds)]
     samples = sum(1 for ln in pages[0].splitlines() if ln and not ln.startswith("#"))
     parse_only, full = [], []

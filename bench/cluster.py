@@ -40,6 +40,7 @@ those clients besides ``ours``.
     CLUSTER_BENCH_SIZES=10000 CLUSTER_BENCH_SHAPES=2k python bench/cluster.py
     CLUSTER_BENCH_REPEATS=5 python bench/cluster.py
     CLUSTER_BENCH_SIZES=100000 CLUSTER_BENCH_SHAPES=2k CLUSTER_BENCH_CLIENTS=ours,ours-wl python bench/cluster.py
+    BENCH_SMOKE=1 python bench/cluster.py   # 300 pods, once each: the test suite's smoke run
 """
 
 from __future__ import annotations
@@ -267,11 +268,18 @@ def compile_ours() -> None:
 def main() -> None:
     import tempfile
 
-    sizes = [int(s) for s in os.environ.get("CLUSTER_BENCH_SIZES", "10000,100000").split(",") if s.strip()]
-    shapes = [s.strip() for s in os.environ.get("CLUSTER_BENCH_SHAPES", "2k,8k").split(",") if s.strip()]
-    repeats_env = os.environ.get("CLUSTER_BENCH_REPEATS")
+    # BENCH_SMOKE=1 (the test suite's run): one small size stands for both, once each.
+    smoke = os.environ.get("BENCH_SMOKE") == "1"
+    if smoke:
+        print("smoke mode (BENCH_SMOKE=1): the same code path for a few seconds; its figures measure nothing")
+    sizes = [int(s) for s in os.environ.get("CLUSTER_BENCH_SIZES", "300" if smoke else "10000,100000").split(",")
+             if s.strip()]
+    shapes = [s.strip() for s in os.environ.get("CLUSTER_BENCH_SHAPES", "2k" if smoke else "2k,8k").split(",")
+              if s.strip()]
+    repeats_env = os.environ.get("CLUSTER_BENCH_REPEATS", "1" if smoke else None)
     theirs_all = os.environ.get("CLUSTER_BENCH_THEIRS_ALL") == "1"
-    only = {c.strip() for c in os.environ.get("CLUSTER_BENCH_CLIENTS", "").split(",") if c.strip()} | {"ours"}
+    # CLUSTER_BENCH_CLIENTS narrows the clients (ours always runs: the others are measured against it).
+    only = {c.strip() for c in os.environ.get("CLUSTER_BENCH_CLIENTS", "").split(",") if c.strip()}
     load = os.getloadavg()[0]
     print(f"bench cluster: list-and-sync N pods from the simulated API server (separate process); each client in a "
           f"fresh process, time from spawn to synced; python {sys.version.split()[0]}, {os.cpu_count()} cpus, "
@@ -286,17 +294,19 @@ def main() -> None:
         for shape in shapes:
             clients = ("ours", "ours-wl", "ours-meta") + (("theirs",) if n <= 10_000 or theirs_all else ())
             if only:
-                clients = tuple(c for c in clients if c in only)
+                clients = tuple(c for c in clients if c in only | {"ours"})
             repeats = int(repeats_env) if repeats_env else (3 if shape == "2k" else 1)
             results[(n, shape)] = measure(n, shape, clients, repeats, tmp)
     print(f"\nload average {os.getloadavg()[0]:.1f} at the end (other jobs share this machine)")
-    summary(results)
+    summary(results, *((sizes[0], sizes[-1]) if smoke else (10_000, 100_000)))
 
 
-def summary(results) -> None:
+def summary(results, small_n: int = 10_000, big_n: int = 100_000) -> None:
+    """The figures at ``small_n`` and ``big_n`` pods (2k shape); the smoke
+    run passes its one small size for both."""
     nan = float("nan")
     speedup = rss_ratio = sync_100k = rss_100k = meta_ratio = wl_ratio = nan
-    small, big = results.get((10_000, "2k")), results.get((100_000, "2k"))
+    small, big = results.get((small_n, "2k")), results.get((big_n, "2k"))
     if small and "theirs" in small:
         speedup = small["theirs"][0] / small["ours"][0]
         rss_ratio = small["theirs"][1] / small["ours"][1]

@@ -2,6 +2,7 @@
 handler → workqueue, and resident memory per cached object.
 
     python bench/engine.py [--objects 10000] [--updates 20] [--profile 1.32] [--reps 3]
+    BENCH_SMOKE=1 python bench/engine.py   # 300 objects x 4 updates, once: the test suite's smoke run
 
 Each measurement runs in a fresh subprocess (so peak RSS and warm-up do not
 leak between runs). The ListerWatcher is scripted: its LIST answers the
@@ -296,10 +297,11 @@ def run_child(args: list[str]) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--objects", type=int, default=10_000)
-    ap.add_argument("--updates", type=int, default=20)
+    smoke = os.environ.get("BENCH_SMOKE") == "1"  # the test suite's run: same code, few objects
+    ap.add_argument("--objects", type=int, default=300 if smoke else 10_000)
+    ap.add_argument("--updates", type=int, default=4 if smoke else 20)
     ap.add_argument("--profile", default="1.32")
-    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--reps", type=int, default=1 if smoke else 3)
     ap.add_argument("--child", nargs="+")
     a = ap.parse_args()
     if a.child:
@@ -312,6 +314,8 @@ def main() -> None:
         return
 
     n, u, prof = a.objects, a.updates, a.profile
+    if smoke:
+        print("smoke mode (BENCH_SMOKE=1): the same code path for a few seconds; its figures measure nothing")
     print(f"engine bench: {n} objects x {u} updates = {n * u} deltas, profile {prof}, "
           f"{os.cpu_count()} cpus, best of {a.reps}")
     print("pipeline threads pinned to one CPU, as the CLI runs them (lifecycle.tuned(ENGINE))"

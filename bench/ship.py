@@ -19,6 +19,7 @@ Targets (issue 10): archive <= 60 MiB, version warm <= 0.5 s, first frame <= 2 s
 
     python bench/ship.py              # builds first (about a minute)
     python bench/ship.py --out dist   # an archive packaging/build.py already made
+    BENCH_SMOKE=1 python bench/ship.py --out dist   # each timing once: the test suite's smoke run
 
 The last line is ``bench ship: archive_mib=F version_warm_s=F first_frame_s=F``.
 """
@@ -94,6 +95,11 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", type=Path, help="use the archive packaging/build.py wrote here instead of building")
     args = p.parse_args()
+    # BENCH_SMOKE=1 (the test suite's run, with --out): each timing once.
+    smoke = os.environ.get("BENCH_SMOKE") == "1"
+    if smoke:
+        print("smoke mode (BENCH_SMOKE=1): the same code path for a few seconds; its figures measure nothing")
+    repeats, frames_n = (1, 2) if smoke else (7, 4)
     with tempfile.TemporaryDirectory(prefix="bench-ship-") as tmp:
         tmp = Path(tmp)
         if args.out is None:
@@ -112,12 +118,12 @@ def main() -> int:
         # alone (every plugin call pays it first) and the pip-installed plugin of this interpreter.
         pip_env = dict(env, PATH=f"{Path(sys.executable).parent}{os.pathsep}{tools}")
         runs: dict[str, list[float]] = {"frozen": [], "kubectl": [], "pip": []}
-        for _ in range(7):
+        for _ in range(repeats):
             runs["frozen"].append(time_version(env))
             runs["kubectl"].append(time_version(env, "version", "--client"))
             runs["pip"].append(time_version(pip_env))
         version_warm, kubectl_alone, pip_warm = (statistics.median(runs[k]) for k in ("frozen", "kubectl", "pip"))
-        frames = [time_first_frame(env, tmp / f"tmux-{i}.sock") for i in range(4)]
+        frames = [time_first_frame(env, tmp / f"tmux-{i}.sock") for i in range(frames_n)]
         frame_cold, frame_warm = frames[0], statistics.median(frames[1:])
 
     print(f"archive:        {mib:.1f} MiB {archive.name}  (target <= {TARGETS['archive_mib']:.0f})")

@@ -20,6 +20,7 @@ shorter run.
 
     python bench/soak.py                 # 300 s
     SOAK_SECONDS=90 python bench/soak.py
+    BENCH_SMOKE=1 python bench/soak.py   # 3 s at 200 writes/s: the test suite's smoke run
 
 At the end it also prints what the UI's histories hold against their bounds
 (events, deltas and objects in the Inspector, the Explain panel's records,
@@ -50,8 +51,10 @@ from kubectl_informer.sim.objects import make_pod  # noqa: E402
 from kubectl_informer.core.trace import TraceBuffer, Tracer  # noqa: E402
 from kubectl_informer.tui.app import InformerApp  # noqa: E402
 
-SECONDS = float(os.environ.get("SOAK_SECONDS", "300"))
-RATE = float(os.environ.get("SOAK_RATE", "2000"))
+# BENCH_SMOKE=1: a few seconds at a low rate, the same code path (the test suite runs it).
+SMOKE = os.environ.get("BENCH_SMOKE") == "1"
+SECONDS = float(os.environ.get("SOAK_SECONDS", "3" if SMOKE else "300"))
+RATE = float(os.environ.get("SOAK_RATE", "200" if SMOKE else "2000"))
 SAMPLE_EVERY = 30.0
 FRAME = 1 / 30
 TARGET_RSS = 0.10
@@ -118,6 +121,8 @@ def agreement(store, informer) -> int:
 
 
 def main() -> None:
+    if SMOKE:
+        print("smoke mode (BENCH_SMOKE=1): the same code path for a few seconds; its figures measure nothing")
     tracer = Tracer()
     buffer = TraceBuffer()
     tracer.subscribe(buffer)
@@ -188,7 +193,7 @@ def held_by_the_ui(app: InformerApp) -> dict[str, tuple[int, int]]:
         "inspector_events": (insp.history.items, insp.history.max_items),
         "inspector_deltas": (objs.entries_held(), objs.max_entries),
         "objects_held": (objs.objects_held(), objs.max_objects),
-        "explain_records": (facts.records, facts.max_records),
+        "explain_records": (facts.items, facts.max_items),
         "deltas_rows": (len(app.states["deltas"].rows), app.states["deltas"].rows.maxlen),
         "deltas_rows_with_objects": (app.states["deltas"].objects_held(), app.states["deltas"].keep_objects),
     }

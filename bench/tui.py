@@ -19,6 +19,7 @@ Targets: the header draws the list's progress, keys answered within 100 ms.
     python bench/tui.py            # 300 s, then the 100,000-pod sync
     TUI_BENCH_SECONDS=30 python bench/tui.py
     TUI_BENCH_SECONDS=0 TUI_BENCH_BIG_LIST=100000 python bench/tui.py   # the sync only
+    BENCH_SMOKE=1 python bench/tui.py   # 3 s, then 1,500 pods: the test suite's smoke run
 
 The last line is ``bench tui: events_per_s=N key_latency_ms=F rss_growth=F
 big_list_key_ms=F`` (key latencies: the p99 of the presses; rss_growth: a
@@ -271,8 +272,11 @@ def big_list(n: int) -> float:
 
 
 def main() -> None:
-    seconds = float(os.environ.get("TUI_BENCH_SECONDS", "300"))
-    big_n = int(os.environ.get("TUI_BENCH_BIG_LIST", "100000"))
+    smoke = os.environ.get("BENCH_SMOKE") == "1"  # the test suite's run: same code, 3 s and 1,500 pods
+    if smoke:
+        print("smoke mode (BENCH_SMOKE=1): the same code path for a few seconds; its figures measure nothing")
+    seconds = float(os.environ.get("TUI_BENCH_SECONDS", "3" if smoke else "300"))
+    big_n = int(os.environ.get("TUI_BENCH_BIG_LIST", "1500" if smoke else "100000"))
     if seconds <= 0:
         big_p99 = big_list(big_n)
         print(f"bench tui: events_per_s=nan key_latency_ms=nan rss_growth=nan big_list_key_ms={big_p99:.1f}")

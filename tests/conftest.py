@@ -8,6 +8,13 @@ import signal
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
+# pytest-xdist's workers run with COLUMNS=80 and LINES=24 in their
+# environment, and a size there overrides the terminal's own (Textual, like
+# shutil.get_terminal_size, reads them first): every UI started in a tmux
+# window of another size would draw 80x24. A serial run has neither.
+for _name in ("COLUMNS", "LINES"):
+    os.environ.pop(_name, None)
+
 # Every Tracer built in the tests (and in the CLI processes they start)
 # checks each event against kubectl_informer.core.trace_kinds as it is emitted.
 os.environ["KUBECTL_INFORMER_TRACE_CHECK"] = "1"
@@ -24,6 +31,15 @@ def clock():
 
 
 @pytest.fixture
+def tmux_sock():
+    """A tmux socket path short enough under xdist, in a directory of its own."""
+    from tests.short_paths import remove, short_dir, socket_in
+    d = short_dir()
+    yield socket_in(d)
+    remove(d)
+
+
+@pytest.fixture
 def tracer(clock):
     return Tracer(clock)
 
@@ -37,3 +53,29 @@ def trace(tracer):
 
 
 __all__ = ["wait_for"]
+
+
+# The krew archive's PyInstaller build runs in the setup of whichever test
+# asks for it first (once per session): about a minute alone, several on a
+# loaded machine, far past the suite's 120 s per test.
+KREW_BUILD_TIMEOUT = 900
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the xdist_group marks
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "krew_build" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.timeout(KREW_BUILD_TIMEOUT))
+        # A module-scoped fixture (a simulator, a set of CLI runs made once)
+        # is made once per worker that runs a test using it: the tests of a
+        # module that use one go to one worker (--dist loadgroup), so it is
+        # made once, as in a serial run.
+        if _uses_a_module_fixture(item):
+            item.add_marker(pytest.mark.xdist_group(f"module:{item.module.__name__}"))
+
+
+def _uses_a_module_fixture(item) -> bool:
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return False
+    return any(d.scope == "module" for defs in info.name2fixturedefs.values() for d in defs)

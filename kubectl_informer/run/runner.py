@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 import click
 
+from kubectl_informer.clock import Clock
 from kubectl_informer.core.run_info import RunInfo
 from kubectl_informer.core.scope import ClusterScopedError, Scope
 from kubectl_informer.core.trace import Tracer
@@ -128,14 +129,18 @@ def _naming_a_bare_403(verb: str, resource: str, namespace: str | None):
 # --- the run -------------------------------------------------------------------
 
 class Run:
-    """``Run(config, tracer)``; ``successor(config)`` is the next Run on the
+    """``Run(config, tracer, clock)``; ``successor(config)`` is the next Run on the
     same cluster (and the same simulated one), for a restart within one UI.
     ``config`` is never changed; ``prepare`` resolves its scope into
-    ``scope`` once the resource's is known (``resolved_config``)."""
+    ``scope`` once the resource's is known (``resolved_config``). ``clock``
+    (a real one unless given) is the pipeline's: the reflector's back-off and
+    watch lengths, resync periods, handler and worker time, as client-go
+    threads a clock.Clock through; tests pass a FakeClock."""
 
-    def __init__(self, config: RunConfig, tracer: Tracer | None = None) -> None:
+    def __init__(self, config: RunConfig, tracer: Tracer | None = None, clock: Clock | None = None) -> None:
         self.config = config
         self.tracer = tracer or Tracer()
+        self.clock = clock
         self.stop_event = threading.Event()
         self.threads: list[threading.Thread] = []
         self.demo = None
@@ -284,7 +289,7 @@ class Run:
         """A Run for ``config`` on this run's cluster and tracer, not yet
         prepared. It borrows the demo (this run still owns it) until
         ``take_over(self)`` once it is prepared."""
-        nxt = Run(config, self.tracer)
+        nxt = Run(config, self.tracer, self.clock)
         nxt.demo, nxt.owns_demo = self.demo, False
         nxt._connection = self.target
         nxt.on_failure = self.on_failure
@@ -344,7 +349,7 @@ class Run:
         from kubectl_informer.run.pipeline import new_informer
 
         self.informer = new_informer(self.lw, o.profile, resync_period=o.resync, tracer=self.tracer,
-                                     transform=self._transform())
+                                     transform=self._transform(), clock=self.clock)
         from kubectl_informer.run.handler_lanes import add_handler
         lanes = self._handler_specs()
         if o.queue is not None:
@@ -353,7 +358,8 @@ class Run:
             self.controller = SimulatedController(self.informer, workers=q.workers, work_time=q.work_time,
                                                   fail_rate=q.fail_rate, rate_limiter=self.rate_limiter,
                                                   tracer=self.tracer, seed=q.seed, resync_period=first.resync,
-                                                  handler_time=first.work_time, stop_event=self.stop_event)
+                                                  handler_time=first.work_time, stop_event=self.stop_event,
+                                                  clock=self.informer.clock)
         for lane in lanes:
             add_handler(self.informer, lane.name, lane.resync, lane.work_time, stop_event=self.stop_event)
         self._spawn("informer", self.informer.run)

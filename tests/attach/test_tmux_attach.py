@@ -56,7 +56,10 @@ def test_attach_screen_with_our_informer_beside(tmp_path):
                     and "retries/s" in text
                     and "Deltas: our informer on pods" in text and "default/web-" in text)
 
-        text = term.wait(ready, "the queue card, the controller line and our informer's deltas", timeout=40)
+        # One whole frame: a capture can catch the terminal mid-repaint, some lines drawn, some not yet.
+        card = ("queue latency p50", "work duration p50", "depth", "adds/s", "retries/s")
+        text = term.wait(lambda t: ready(t) and all(s in t for s in card),
+                         "the queue card, the controller line and our informer's deltas", timeout=40)
         assert "queue latency p50" in text and "work duration p50" in text
         assert "depth" in text and "adds/s" in text and "retries/s" in text
         scrape = [ln for ln in text.splitlines() if "· scrape " in ln][0]

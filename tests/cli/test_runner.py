@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from kubectl_informer.clock.testing import wait_for
+from kubectl_informer.clock.testing import FakeClock, wait_for
 from kubectl_informer.run.config import RunConfig
 from kubectl_informer.run.runner import Run, RunError
 from kubectl_informer.core.trace import TraceBuffer, Tracer
@@ -161,3 +161,25 @@ def test_all_namespaces_watches_every_namespace():
         assert len(namespaces) > 1 and "default" in namespaces
     finally:
         run.stop()
+
+
+def test_the_pipeline_runs_on_the_clock_the_run_is_given():
+    # A worker's 5 s of work ends when the FakeClock moves 5 s, not before:
+    # the clock reaches the controller as it reaches the informer.
+    clock = FakeClock(start=50.0)
+    tracer, buf = Tracer(), TraceBuffer()
+    tracer.subscribe(buf)
+    run = Run(RunConfig.from_flags(demo="steady", mode="queue", workers=1, work_time=5.0), tracer, clock)
+    run.prepare()
+    run.start()
+    try:
+        seen = []
+        assert wait_for(lambda: _collect(buf, seen, "queue.get"), timeout=20)
+        assert run.informer.clock is clock and run.controller.clock is clock
+        assert wait_for(clock.has_waiters)
+        assert not wait_for(lambda: _collect(buf, seen, "queue.done"), timeout=0.2)
+        clock.step(5.0)
+        assert wait_for(lambda: _collect(buf, seen, "queue.done"), timeout=20)
+        assert run.successor(run.config).clock is clock  # a restart keeps the run's clock
+    finally:
+        assert run.stop() == []

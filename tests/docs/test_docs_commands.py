@@ -37,6 +37,7 @@ from pathlib import Path
 import pytest
 
 from .doc_commands import DOCS, Command, all_commands, unmarked_command_blocks
+from tests.short_paths import remove, short_dir, socket_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.tmux,
               pytest.mark.skipif(shutil.which("kubectl") is None or shutil.which("tmux") is None,
@@ -163,8 +164,9 @@ class Runner:
         return []
 
     def _ui(self, c: Command, text: str, cwd: Path) -> list[str]:
-        sock, rc = str(cwd / f"tmux-{c.line}"), cwd / f"rc-{c.line}"
-        tmux = ["tmux", "-S", sock]
+        sock_dir = short_dir()  # a socket path under xdist's tmp dirs is too long
+        rc = cwd / f"rc-{c.line}"
+        tmux = ["tmux", "-S", socket_in(sock_dir)]
         env_line = " ".join(f"{k}={_q(v)}" for k, v in self.env.items() if k in ("PATH", "KUBECONFIG", "HOME"))
         # On its own line: a trailing "# comment" in the docs must not swallow the echo.
         script = f"cd {_q(str(cwd))} && export {env_line} TERM=xterm-256color\n{text}\necho $? > {_q(str(rc))}"
@@ -191,6 +193,7 @@ class Runner:
             return []
         finally:
             subprocess.run([*tmux, "kill-server"], capture_output=True)
+            remove(sock_dir)
 
     def _script(self, cmds: list[Command], cwd: Path, ports: dict[str, str]) -> list[str]:
         script = "\n".join(self.swap(c.text, ports, cwd) for c in cmds)

@@ -82,14 +82,26 @@ def test_a_shot_refuses_what_it_cannot_show(argv, says):
         options_for(argv)
 
 
-@pytest.mark.e2e
-def test_the_tool_renders_a_shot(tmp_path):
-    """One command, as screenshots.md gives it, renders the help shot."""
-    r = subprocess.run([sys.executable, "-m", "tools.docshots", "--root", str(tmp_path), "help"],
-                       cwd=ROOT, capture_output=True, text=True, timeout=90)
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    """Every shot rendered once by the one command the docs give (about a
+    minute): (its output, the root it wrote docs/screenshots/ under)."""
+    root = tmp_path_factory.mktemp("docshots")
+    r = subprocess.run([sys.executable, "-m", "tools.docshots", "--root", str(root)], cwd=ROOT,
+                       capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert r.stdout.startswith("ok  help")
-    svg = (tmp_path / "docs" / "screenshots" / "help.svg").read_text().replace("&#160;", " ")
+    return r.stdout, root
+
+
+# Both read the one module-wide render: on one xdist worker, it runs once.
+@pytest.mark.e2e
+@pytest.mark.xdist_group("docshots-render")
+@pytest.mark.timeout(600)  # the render of every shot (the subprocess's own limit) on a loaded machine
+def test_the_tool_renders_a_shot(rendered):
+    """The help shot, from the docs' command."""
+    out, root = rendered
+    assert re.search(r"^ok  help \(", out, re.M), out
+    svg = (root / "docs" / "screenshots" / "help.svg").read_text().replace("&#160;", " ")
     assert svg.startswith("<svg") and ">kubectl informer watch pods --demo quiet<" in svg  # the title
     # The help screen is up, over the informer on the simulated cluster.
     assert "kubectl informer: keys" in svg and "this help (esc closes)" in svg and "(demo: quiet)" in svg
@@ -108,10 +120,10 @@ def test_a_shot_that_never_sees_its_condition_fails_in_one_line(tmp_path, monkey
 
 
 @pytest.mark.e2e
-def test_every_shot_renders(tmp_path):
-    # The one command the docs give, once per run (about a minute): every shot
-    # still reaches its condition on the current code.
-    r = subprocess.run([sys.executable, "-m", "tools.docshots", "--root", str(tmp_path)], cwd=ROOT,
-                       capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stdout + r.stderr
-    assert {p.stem for p in (tmp_path / "docs" / "screenshots").glob("*.svg")} == {s.name for s in SHOTS}
+@pytest.mark.xdist_group("docshots-render")
+@pytest.mark.timeout(600)  # the render of every shot (the subprocess's own limit) on a loaded machine
+def test_every_shot_renders(rendered):
+    # Every shot still reaches its condition on the current code.
+    out, root = rendered
+    assert {p.stem for p in (root / "docs" / "screenshots").glob("*.svg")} == {s.name for s in SHOTS}
+    assert out.count("\nok  ") + out.startswith("ok  ") == len(SHOTS), out

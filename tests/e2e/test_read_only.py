@@ -28,6 +28,7 @@ from kubectl_informer.sim.demo import seed
 from kubectl_informer.sim.kubeconfig import SIM_TOKEN
 from kubectl_informer.sim.server import SimServer
 from kubectl_informer.tui.keymap import PANE_LETTERS
+from tests.short_paths import remove, short_dir, socket_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
 
@@ -102,10 +103,13 @@ def run_all(cmds: list[list[str]], env: dict) -> list[tuple[list[str], int, str,
 
 
 @contextlib.contextmanager
-def tmux_session(sock: str, env: dict, cmd: list[str], size: tuple[int, int], shows: str):
-    """``cmd`` in a detached tmux session of ``size``, once its screen shows
-    ``shows``; yields (send a key and capture the screen, capture); quits with q."""
+def tmux_session(env: dict, cmd: list[str], size: tuple[int, int], shows: str):
+    """``cmd`` in a detached tmux session of ``size`` (on a server of its own),
+    once its screen shows ``shows``; yields (send a key and capture the screen,
+    capture); quits with q."""
     env = {k: v for k, v in env.items() if k != "TMUX"}
+    sock_dir = short_dir()
+    sock = socket_in(sock_dir)
 
     def tmux(*args):
         return subprocess.run(["tmux", "-S", sock, *args], capture_output=True, text=True, timeout=20,
@@ -129,6 +133,7 @@ def tmux_session(sock: str, env: dict, cmd: list[str], size: tuple[int, int], sh
         press("q", 0.5)
     finally:
         subprocess.run(["tmux", "-S", sock, "kill-server"], capture_output=True, env=env)
+        remove(sock_dir)
 
 
 def drive_the_ui(kc: str, tmp: Path, env: dict) -> list[str]:
@@ -137,7 +142,7 @@ def drive_the_ui(kc: str, tmp: Path, env: dict) -> list[str]:
              "z", "z", "j", "k", "Home", "End", "Enter", "BSpace", "Escape"]
             + list(PANE_LETTERS.values()) + [str(i) for i in range(1, 10)] + ["c", "Enter", "i"])
     cmd = command("watch", "secrets", "-A", "--kubeconfig", kc)
-    with tmux_session(str(tmp / "tmux.sock"), env, cmd, (160, 50), "default/applied") as (press, capture):
+    with tmux_session(env, cmd, (160, 50), "default/applied") as (press, capture):
         screens = [capture()] + [press(key) for key in keys]
         time.sleep(0.5)
         screens.append(capture())
@@ -161,7 +166,7 @@ def drive_the_experiments(sim, tmp: Path, env: dict) -> list[str]:
     """The live UI in queue mode with every experiment's key; the screens seen.
     Waits (bounded) for the forget-rv relist to reach the server."""
     cmd = command("queue", "pods", "-n", "default", "--work-time", "0s", "--kubeconfig", sim.kubeconfig)
-    with tmux_session(str(tmp / "tmux-x.sock"), env, cmd, (80, 24), "synced") as (press, capture):
+    with tmux_session(env, cmd, (80, 24), "synced") as (press, capture):
         time.sleep(1.2)  # an open watch older than a second: closing it is not a "very short watch"
         screens = [press(key, 0.15) for key in EXPERIMENT_KEYS + SIM_ONLY_KEYS]
         deadline = time.monotonic() + 15

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from kubectl_informer.tui.keymap import HELP_KEYS
+from tests.short_paths import remove, short_dir, socket_in
 
 pytestmark = [pytest.mark.tmux, pytest.mark.e2e,
               pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)")]
@@ -23,7 +24,8 @@ DELTA_LINE = re.compile(r"\b(Added|Updated|Replaced|Sync|Deleted)\s+(default/[\w
 
 class Terminal:
     def __init__(self, tmp_path: Path, width: int, height: int, args: str, env_extra: dict | None = None):
-        self.sock = str(tmp_path / "tmux.sock")
+        self._sock_dir = short_dir()  # xdist's tmp_path is too long for a socket
+        self.sock = socket_in(self._sock_dir)
         self.exit_file = tmp_path / "exit"
         cmd = str(SCRIPT) if SCRIPT.exists() else f"{sys.executable} -m kubectl_informer"
         env = dict(os.environ, KUBECONFIG=os.devnull)
@@ -76,6 +78,7 @@ class Terminal:
 
     def close(self) -> None:
         subprocess.run(["tmux", "-S", self.sock, "kill-server"], capture_output=True, env=self.env)
+        remove(self._sock_dir)
 
 
 @pytest.fixture

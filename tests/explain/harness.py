@@ -8,6 +8,7 @@ import threading
 import time
 from typing import Callable
 
+from kubectl_informer.clock import Clock
 from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.panes.explain import Facts, explain, render, subject_for
 from kubectl_informer.panes.explain.match import marks_for
@@ -16,15 +17,52 @@ from kubectl_informer.run.runner import Run
 from kubectl_informer.core.trace import Tracer
 
 
+class SteppedClock(Clock):
+    """Real time that the test can move ahead: ``now()`` is the monotonic
+    clock plus every ``step`` taken. The scenarios act in real time (workers
+    working, resyncs ticking), but a span the test only has to let pass is
+    stepped, not slept. Waits wake at least every ``POLL`` real seconds to
+    see a step."""
+
+    POLL = 0.01
+
+    def __init__(self) -> None:
+        self._offset = 0.0
+
+    def now(self) -> float:
+        return time.monotonic() + self._offset
+
+    def step(self, seconds: float) -> None:
+        self._offset += seconds
+
+    def sleep(self, seconds: float) -> None:
+        self.wait_event(threading.Event(), seconds)
+
+    def wait_on(self, cond: threading.Condition, timeout: float | None) -> None:
+        cond.wait(None if timeout is None else min(max(0.0, timeout), self.POLL))
+
+    def wait_event(self, event: threading.Event, timeout: float | None) -> bool:
+        if timeout is None:
+            return event.wait()
+        deadline = self.now() + timeout
+        while not event.is_set():
+            left = deadline - self.now()
+            if left <= 0:
+                return False
+            event.wait(min(left, self.POLL))
+        return True
+
+
 class Driven:
     """A run of one scenario with its trace, stepped by hand."""
 
     def __init__(self, scenario: str, **opts) -> None:
-        self.tracer = Tracer()
+        self.clock = SteppedClock()
+        self.tracer = Tracer(self.clock)
         self.events: list = []
         self._lock = threading.Lock()
         self.tracer.subscribe(self._collect)
-        self.run = Run(RunConfig.from_flags(demo=scenario, **opts), self.tracer)
+        self.run = Run(RunConfig.from_flags(demo=scenario, **opts), self.tracer, self.clock)
         self.mode = opts.get("mode", "watch")
 
     def _collect(self, ev) -> None:
@@ -50,9 +88,10 @@ class Driven:
 
     def settle(self) -> None:
         """Let the informer's watch run past a second, as it has when a
-        demo's first step comes: a watch cut sooner is a very short watch."""
+        demo's first step comes: a watch cut sooner is a very short watch.
+        The run's clock is stepped past it instead of waited out."""
         self.wait("watch.start")
-        time.sleep(1.1)
+        self.clock.step(1.1)
 
     def step(self, n: int = 1, pause: float = 0.0) -> None:
         for _ in range(n):

@@ -76,9 +76,9 @@ def _tmux(sock, env, *args):
     return r.stdout
 
 
-def test_live_ui_runs_in_a_terminal(no_python_path, tmp_path):
+def test_live_ui_runs_in_a_terminal(no_python_path, tmp_path, tmux_sock):
     env = dict(bare_env(no_python_path, tmp_path), TERM="xterm-256color")
-    sock, done = tmp_path / "tmux.sock", tmp_path / "exit"
+    sock, done = tmux_sock, tmp_path / "exit"
     _tmux(sock, env, "new-session", "-d", "-x", "150", "-y", "40",
           f"{KUBECTL} informer watch pods --demo; echo $? > {done}; sleep 30")
     try:
@@ -88,8 +88,11 @@ def test_live_ui_runs_in_a_terminal(no_python_path, tmp_path):
             time.sleep(0.2)  # polling the terminal
             screen = _tmux(sock, env, "capture-pane", "-p")
         assert "informer  pods" in screen and "ctx sim (demo: steady)" in screen
-        time.sleep(3)  # a few seconds of live updates
-        screen = _tmux(sock, env, "capture-pane", "-p")
+        # Live updates drawn (polled, not slept for): the Deltas pane's rows and the Explain line.
+        deltas = re.compile(r"(Replaced|Added|Updated|Deleted) +default/")
+        while not (deltas.search(screen) and "Deltas ▸" in screen) and time.monotonic() < deadline + 10:
+            time.sleep(0.2)
+            screen = _tmux(sock, env, "capture-pane", "-p")
         # Deltas of the watched namespace: the initial list's, or the scenario's since (it acts there).
         assert re.search(r"(Replaced|Added|Updated|Deleted) +default/", screen), screen
         # The Explain pane's texts (package data) made it into the archive.

@@ -12,7 +12,12 @@ from kubectl_informer.panes.inspector import InspectorState
 
 from .test_objects import pod
 
-KEYS = 12_000  # six times the Inspector's keys, each through a whole life
+# Sized to the bounds, each key through a whole life (5 store events, 9 in
+# all): twice the Inspector's 2,000 keys, so its histories turn over and are
+# checked past their bounds; the Explain store's 8,192 records hold at most
+# 1,638 such keys (its 5,000-key bound cannot be reached first).
+KEYS = 4_000
+CHUNK = 1_000
 
 
 def churn(tracer, clock, first, n, updates=3, live=()):
@@ -51,11 +56,11 @@ def traced():
 
 
 def fed_in_chunks(feed_all, check) -> None:
-    """KEYS pods churned through ``feed_all`` 3,000 at a time, ``check()``
+    """KEYS pods churned through ``feed_all`` CHUNK at a time, ``check()``
     after each chunk."""
     tracer, buf, clock = traced()
-    for start in range(0, KEYS, 3000):
-        churn(tracer, clock, start, 3000)
+    for start in range(0, KEYS, CHUNK):
+        churn(tracer, clock, start, CHUNK)
         feed_all(buf.drain())
         check()
 
@@ -106,7 +111,7 @@ def test_deleted_keys_go_before_live_ones():
     tracer.emit("watch.event", "default/quiet", type="ADDED", resource_version="1")
     tracer.emit_derived(STORE_ADD, "default/quiet", resource_version="1", delta="Added",
                         is_in_initial_list=False, object=pod("quiet", 1))
-    churn(tracer, clock, 0, 5000)
+    churn(tracer, clock, 0, 2500)  # past the Inspector's 2,000 keys and Explain's 8,192 records
     events = buf.drain()
     st.feed_all(events)
     facts.feed_all(events)
@@ -121,7 +126,7 @@ def test_live_keys_resynced_keep_their_objects_while_deleted_ones_let_go():
     tracer, buf, clock = traced()
     st = InspectorState()
     live = [f"default/live-{i}" for i in range(10)]
-    churn(tracer, clock, 0, 3000, live=live)
+    churn(tracer, clock, 0, 1500, live=live)  # 15 entries a pod: nearly 3x the 8,192 entries
     st.feed_all(buf.drain())
     objs = st.objects
     assert objs.objects_held() <= objs.max_objects
@@ -150,7 +155,7 @@ def test_explain_facts_stay_bounded_and_hold_no_objects():
 def test_deltas_rows_let_old_objects_go_keeping_what_they_show():
     tracer, buf, clock = traced()
     deltas = DeltasState()
-    churn(tracer, clock, 0, 3000)
+    churn(tracer, clock, 0, 1000)  # 5,000 rows: 2.5x the rows kept
     deltas.feed_all(buf.drain())
     assert len(deltas.rows) == deltas.rows.maxlen
     assert deltas.objects_held() == deltas.keep_objects < deltas.rows.maxlen

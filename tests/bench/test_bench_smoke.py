@@ -1,0 +1,82 @@
+"""Every bench in bench/ runs in its smoke mode (BENCH_SMOKE=1: a few
+seconds on the same code path) and prints its ``bench NAME: key=value ...``
+line with every key: a refactor that breaks a bench fails here, not on the
+day someone next measures."""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# The keys each bench's last line carries (its docstring documents them).
+KEYS = {
+    "engine": ["deltas_per_s", "tracer_off_overhead", "rss_per_object_kib"],
+    "cluster": ["speedup_10k", "rss_ratio_10k", "sync_100k_s", "rss_100k_mib", "meta_rss_ratio_100k",
+                "rss_watchlist_ratio_100k"],
+    "tui": ["events_per_s", "key_latency_ms", "rss_growth", "big_list_key_ms"],
+    "ship": ["archive_mib", "version_warm_s", "first_frame_s"],
+    "attach": ["samples", "whole_page_parse_ms", "scrape_ms", "ratio"],
+    "soak": ["rss_growth", "disagreements", "events", "held_over_bound"],
+}
+
+
+def run_smoke(name: str, *args: str, timeout: float = 110) -> dict[str, float]:
+    """Run bench/NAME.py in smoke mode; the figures of its bench line."""
+    env = dict(os.environ, BENCH_SMOKE="1")
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / f"{name}.py"), *args], capture_output=True, text=True,
+                       timeout=timeout, cwd=ROOT, env=env)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    assert "smoke mode (BENCH_SMOKE=1)" in r.stdout, r.stdout[-2000:]
+    lines = [line for line in r.stdout.splitlines() if line.startswith(f"bench {name}: ")]
+    assert lines, r.stdout[-2000:]
+    pairs = re.findall(r"(\w+)=(\S+)", lines[-1])
+    assert [k for k, _ in pairs] == KEYS[name], lines[-1]
+    figures = {k: float(v) for k, v in pairs}
+    assert all(math.isfinite(v) for v in figures.values()), lines[-1]
+    return figures
+
+
+def test_every_bench_has_a_smoke_test():
+    assert {p.stem for p in (ROOT / "bench").glob("*.py")} == set(KEYS)
+
+
+def test_engine_bench():
+    figures = run_smoke("engine")
+    assert figures["deltas_per_s"] > 0 and figures["rss_per_object_kib"] > 0
+
+
+def test_cluster_bench():
+    figures = run_smoke("cluster")
+    assert figures["sync_100k_s"] > 0 and figures["rss_100k_mib"] > 0
+
+
+def test_tui_bench():
+    figures = run_smoke("tui")
+    assert figures["events_per_s"] > 0 and figures["big_list_key_ms"] > 0
+
+
+def test_attach_bench():
+    figures = run_smoke("attach")
+    assert figures["samples"] > 0 and figures["scrape_ms"] > 0
+
+
+def test_soak_bench():
+    # Correctness, not speed: the cache agrees with the server and no history outgrows its bound.
+    figures = run_smoke("soak")
+    assert figures["events"] > 0
+    assert figures["disagreements"] == 0 and figures["held_over_bound"] == 0
+
+
+@pytest.mark.e2e
+@pytest.mark.tmux
+def test_ship_bench(krew_build):
+    figures = run_smoke("ship", "--out", str(krew_build.archive.parent))
+    assert figures["archive_mib"] > 0 and figures["first_frame_s"] > 0
