@@ -5,6 +5,10 @@ a WatchList stream), replaces the store with the result, then watches from
 the listed resource version and applies every event to the store. It keeps
 the last resource version it synced to so that a broken watch resumes
 where it stopped and a relist never goes back in time.
+
+Why this module is long: it mirrors client-go's ``reflector.go`` (list, watch-list,
+watch and their back-off are one state machine there too), so a Go reader finds each
+rule where client-go keeps it.
 """
 
 from __future__ import annotations

@@ -15,6 +15,10 @@ resync check period, after it starts the period is raised to the check
 period; with a check period of 0 no handler resyncs. On each check tick
 only the listeners that are due get the Sync updates (updates whose old
 and new resourceVersion are equal).
+
+Why this module is long: it mirrors client-go's ``shared_informer.go``, which keeps the
+informer, its processor and the per-listener buffers together; splitting them would
+hide the resync rules that tie them.
 """
 
 from __future__ import annotations

@@ -11,6 +11,10 @@ bodies in JSON, YAML or protobuf (``negotiation.py``), the ``status`` and
 Aggregated discovery is not offered: kubectl falls back to plain discovery.
 
 Watch streams are chunked JSON lines, one chunk per event, flushed as sent.
+
+Why this module is long: it is one HTTP handler, the API server's request routing
+(verbs, subresources, discovery, watch streams); its helpers already live in
+``negotiation``, ``tables``, ``scale``, ``pod_proxy`` and ``openapi``.
 """
 
 from __future__ import annotations
@@ -45,8 +49,8 @@ from kubectl_informer.sim.resources import (
     SUBRESOURCE_VERBS,
     ResourceDef,
 )
-from kubectl_informer.sim.store import (
-    Store,
+from kubectl_informer.sim.store import Store
+from kubectl_informer.sim.watchcache import (
     bookmark_line,
     is_bookmark,
     is_close,

@@ -18,11 +18,14 @@ Each object is kept as its serialized JSON bytes (plus its labels and
 field-selector values): lists are built by joining bytes, so a 50,000-pod list
 costs a join, not 50,000 encodes, and memory stays near the wire size.
 Errors are ``ApiError`` with kube-apiserver's status, reason and wording.
+
+Why this module is long: ``Store`` is one object because every write, list and watch
+takes its one lock and its one resourceVersion counter, as etcd's revision; the watch
+cache (``watchcache``) and paging (``continuation``) live apart.
 """
 
 from __future__ import annotations
 
-import base64
 import bisect
 import copy
 import random
@@ -31,252 +34,42 @@ import sys
 import threading
 import time
 import uuid
-from collections import deque
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Iterable, Iterator
 
 import orjson
 
-from kubectl_informer.cache.listwatch import INITIAL_EVENTS_END_ANNOTATION
 from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.sim import strategy
 from kubectl_informer.sim.apply import record_update
+from kubectl_informer.sim.continuation import (
+    ExpiredContinue,
+    decode_continue,
+    encode_continue,
+    page_of,
+)
 from kubectl_informer.sim.patches import json_patch, merge_patch, strategic_merge_patch
 from kubectl_informer.sim.resources import NAMESPACES, PODS, Registry, ResourceDef
+from kubectl_informer.sim.watchcache import (
+    ADDED,
+    DELETED,
+    MODIFIED,
+    Bookmark,
+    Entry,
+    Event,
+    ResourceState,
+    Watcher,
+    watch_line,
+)
 
 # kube-apiserver's wording (staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go).
 EXPIRED_LIST = "The resourceVersion for the provided list is too old."
 # History kept by age as well as by count: kube-apiserver compacts etcd every
 # 5 minutes (--etcd-compaction-interval), so a long run's memory stays level.
 HISTORY_SECONDS = 300.0
-INCONSISTENT_CONTINUE = (
-    "The provided continue parameter is too old to display a consistent list result. "
-    "You can start a new list without the continue parameter, or use the continue token in this response "
-    "to retrieve the remainder of the results. Continuing with the provided token results in an "
-    "inconsistent list - objects that were created, modified, or deleted between the time the first chunk "
-    "was returned and now may show up in the list.")
-
-ADDED, MODIFIED, DELETED, BOOKMARK = "ADDED", "MODIFIED", "DELETED", "BOOKMARK"
 
 
 now_rfc3339 = strategy.now_rfc3339
-
-
-class Entry:
-    """One stored object version: its JSON bytes and what selectors read."""
-
-    __slots__ = ("key", "namespace", "name", "rv", "raw", "labels", "fields")
-
-    def __init__(self, key: str, namespace: str, name: str, rv: int, raw: bytes, labels: dict, fields: dict):
-        self.key, self.namespace, self.name, self.rv = key, namespace, name, rv
-        self.raw, self.labels, self.fields = raw, labels, fields
-
-    def obj(self) -> dict:
-        """A fresh decoded copy (callers may mutate it)."""
-        return orjson.loads(self.raw)
-
-
-class Event:
-    """A committed change; ``entry`` is the new state (for DELETED, the last
-    state stamped with the deletion's RV), ``prev`` the state before."""
-
-    __slots__ = ("type", "rv", "entry", "prev", "_line", "t")
-
-    def __init__(self, type: str, rv: int, entry: Entry, prev: Entry | None):
-        self.type, self.rv, self.entry, self.prev = type, rv, entry, prev
-        self._line: bytes | None = None
-        self.t = 0.0  # when recorded (the store's clock): history older than history_seconds is compacted
-
-    def line(self, type: str | None = None) -> bytes:
-        """The watch-stream line, cached for the event's own type."""
-        if type is None or type == self.type:
-            if self._line is None:
-                self._line = watch_line(self.type, self.entry.raw)
-            return self._line
-        return watch_line(type, self.entry.raw)
-
-
-def watch_line(type: str, raw: bytes) -> bytes:
-    return b'{"type":"' + type.encode() + b'","object":' + raw + b"}\n"
-
-
-class _Bookmark:
-    __slots__ = ("rv",)
-
-    def __init__(self, rv: int):
-        self.rv = rv
-
-
-_CLOSE = object()
-
-
-class Watcher:
-    """One watch stream's queue. The store pushes under its lock; the HTTP
-    handler thread pops, filters and writes."""
-
-    def __init__(self, state: "_ResourceState", namespace: str | None, label_match, field_match,
-                 bookmarks: bool, max_queue: int):
-        self.state = state
-        self.rdef = state.rdef
-        self.namespace = namespace or None
-        self.label_match = label_match
-        self.field_match = field_match
-        self.bookmarks = bookmarks
-        self.max_queue = max_queue
-        self._items: deque = deque()
-        self._cond = threading.Condition(threading.Lock())
-        self.closed = False
-        self.close_reason = ""   # "dropped", "abrupt", "slow", "stopped", "reload"
-        self.last_rv = 0         # highest RV written to the client
-
-    # -- producer side (store lock held) --
-    def push(self, item) -> None:
-        with self._cond:
-            if self.closed:
-                return
-            if len(self._items) >= self.max_queue:
-                # kube-apiserver closes a watcher that cannot keep up.
-                self.closed, self.close_reason = True, "slow"
-                self._items.append(_CLOSE)
-            else:
-                self._items.append(item)
-            self._cond.notify()
-
-    def close(self, reason: str) -> None:
-        with self._cond:
-            if not self.closed:
-                self.closed, self.close_reason = True, reason
-                self._items.append(_CLOSE)
-                self._cond.notify()
-
-    # -- consumer side --
-    def next(self, timeout: float | None):
-        """The next item, ``None`` on timeout, ``_CLOSE`` once closed."""
-        with self._cond:
-            if not self._items:
-                self._cond.wait(timeout)
-            if not self._items:
-                return None
-            return self._items.popleft()
-
-    def pending(self) -> int:
-        with self._cond:
-            return len(self._items)
-
-    def matches(self, e: Entry | None) -> bool:
-        if e is None:
-            return False
-        if self.namespace is not None and e.namespace != self.namespace:
-            return False
-        if self.label_match is not None and not self.label_match(e.labels):
-            return False
-        if self.field_match is not None and not self.field_match(e.fields):
-            return False
-        return True
-
-    def filter(self, ev: Event) -> str | None:
-        """The type to send for ``ev`` (selectors turn MODIFIED into ADDED or
-        DELETED when an object enters or leaves the selection), or None."""
-        if ev.type != MODIFIED:
-            return ev.type if self.matches(ev.entry) else None
-        now_in, was_in = self.matches(ev.entry), self.matches(ev.prev)
-        if now_in and was_in:
-            return MODIFIED
-        if now_in:
-            return ADDED
-        if was_in:
-            return DELETED
-        return None
-
-
-class _ResourceState:
-    def __init__(self, rdef: ResourceDef, window: int, history_limit: int,
-                 history_seconds: float | None = None, now: Callable[[], float] = time.monotonic):
-        self.rdef = rdef
-        self.history_seconds = history_seconds
-        self.now = now
-        self.objects: dict[str, Entry] = {}
-        self._sorted: list[str] | None = []
-        self.window: deque[Event] = deque()
-        self.window_size = window
-        self.window_start = 0      # every event with rv > window_start is in the window
-        self.evicted = False       # has the window dropped an event since it (re)started?
-        self.history: deque[Event] = deque()
-        self.history_limit = history_limit
-        self.history_floor = 0     # states at rv >= history_floor can be rebuilt
-        self.watchers: set[Watcher] = set()
-
-    def sorted_keys(self) -> list[str]:
-        if self._sorted is None:
-            self._sorted = sorted(self.objects)
-        return self._sorted
-
-    def keys_changed(self) -> None:
-        self._sorted = None
-
-    def record(self, ev: Event) -> None:
-        self.window.append(ev)
-        while len(self.window) > self.window_size:
-            gone = self.window.popleft()
-            gone._line = None  # no new watch replays it: history keeps the entries, not the wire line
-            self.window_start = gone.rv
-            self.evicted = True
-        history = self.history
-        history.append(ev)
-        while len(history) > self.history_limit:
-            self.history_floor = history.popleft().rv
-        if self.history_seconds is not None:
-            # etcd compaction, as kube-apiserver asks for it every 5 minutes:
-            # revisions older than that are gone (Exact lists from them: 410).
-            ev.t = now = self.now()
-            oldest = now - self.history_seconds
-            while history[0].t < oldest:
-                self.history_floor = history.popleft().rv
-        for w in list(self.watchers):
-            w.push(ev)
-
-    def too_old_below(self) -> int:
-        """The lowest RV a watch may start from. As kube-apiserver's watch
-        cache: the RV it started at until an event is evicted, then one less
-        than the oldest event it still holds."""
-        if self.evicted and self.window:
-            return self.window[0].rv - 1
-        return self.window_start
-
-    def snapshot_at(self, rv: int) -> dict[str, Entry]:
-        """The objects as they were at ``rv`` (caller checked history_floor)."""
-        objs = dict(self.objects)
-        for ev in reversed(self.history):
-            if ev.rv <= rv:
-                break
-            if ev.prev is None:
-                objs.pop(ev.entry.key, None)
-            else:
-                objs[ev.entry.key] = ev.prev
-        return objs
-
-
-def encode_continue(rv: int, start_key: str) -> str:
-    # The shape of apiserver's continueToken: {"v","rv","start"}, base64 (URL-safe).
-    raw = orjson.dumps({"v": "meta.k8s.io/v1", "rv": rv, "start": start_key + "\x00"})
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def decode_continue(token: str) -> tuple[int, str]:
-    try:
-        pad = "=" * (-len(token) % 4)
-        data = orjson.loads(base64.urlsafe_b64decode(token + pad))
-        if data.get("v") != "meta.k8s.io/v1":
-            raise ValueError("incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
-        rv = int(data["rv"])
-        start = str(data["start"])
-        if rv == 0:
-            raise ValueError("incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
-    except ValueError as e:
-        raise ApiError(400, "BadRequest", f"continue key is not valid: {e}") from None
-    except Exception:
-        raise ApiError(400, "BadRequest", "continue key is not valid: incorrect encoding") from None
-    return rv, start
 
 
 def _invalid(field: str, detail: str) -> ApiError:
@@ -311,7 +104,7 @@ class Store:
         self.max_watcher_queue = max_watcher_queue
         # How long a request for a future RV waits for it before 504 (kube-apiserver waits 3 s).
         self.too_large_wait = too_large_wait
-        self._states: dict[ResourceDef, _ResourceState] = {}
+        self._states: dict[ResourceDef, ResourceState] = {}
         for d in self.registry.defs:
             self._state(d)
         self._rand = random.Random()
@@ -327,10 +120,10 @@ class Store:
         except KeyError:
             raise ApiError(404, "NotFound", f'the server could not find the requested resource ({name})') from None
 
-    def _state(self, rdef: ResourceDef) -> _ResourceState:
+    def _state(self, rdef: ResourceDef) -> ResourceState:
         st = self._states.get(rdef)
         if st is None:
-            st = self._states[rdef] = _ResourceState(rdef, self.watch_cache_size, self.history_limit,
+            st = self._states[rdef] = ResourceState(rdef, self.watch_cache_size, self.history_limit,
                                                      self.history_seconds, self._now)
             st.window_start = st.history_floor = self._rv
         return st
@@ -408,7 +201,7 @@ class Store:
         with self.lock:
             return len(self._state(self.resource(resource)).objects)
 
-    def _ns_keys(self, st: _ResourceState, namespace: str | None) -> list[str]:
+    def _ns_keys(self, st: ResourceState, namespace: str | None) -> list[str]:
         keys = st.sorted_keys()
         if not namespace or not st.rdef.namespaced:
             return keys
@@ -520,7 +313,7 @@ class Store:
                         new.pop("status", None)
             return self._replace(rdef, st, old, old_obj, new, dry_run, manager, subresource or "")
 
-    def _replace(self, rdef: ResourceDef, st: _ResourceState, old: Entry, old_obj: dict, new: dict,
+    def _replace(self, rdef: ResourceDef, st: ResourceState, old: Entry, old_obj: dict, new: dict,
                  dry_run: bool = False, manager: str = "", subresource: str = "") -> dict:
         # Caller holds the lock.
         nm = new.setdefault("metadata", {})
@@ -647,7 +440,7 @@ class Store:
             asked = spec.get("terminationGracePeriodSeconds", 30)
         return max(0, int(asked))
 
-    def _mark_deleting(self, st: _ResourceState, old: Entry, obj: dict, grace: int, dry_run: bool) -> dict:
+    def _mark_deleting(self, st: ResourceState, old: Entry, obj: dict, grace: int, dry_run: bool) -> dict:
         meta = obj["metadata"]
         current = meta.get("deletionGracePeriodSeconds")
         if meta.get("deletionTimestamp") and current is not None and current <= grace:
@@ -674,7 +467,7 @@ class Store:
         self._timers.add(t)
         t.start()
 
-    def _kubelet_stopped(self, st: _ResourceState, key: str, uid: str) -> None:
+    def _kubelet_stopped(self, st: ResourceState, key: str, uid: str) -> None:
         """The pod's containers have stopped: the kubelet's delete with grace 0."""
         with self.lock:
             old = st.objects.get(key)
@@ -690,7 +483,7 @@ class Store:
             else:
                 self._delete_entry(st, old)
 
-    def _write(self, st: _ResourceState, old: Entry, obj: dict) -> dict:
+    def _write(self, st: ResourceState, old: Entry, obj: dict) -> dict:
         """Commit ``obj`` as the new state of ``old`` (lock held): a MODIFIED event."""
         rv = self._next_rv()
         obj["metadata"]["resourceVersion"] = str(rv)
@@ -700,7 +493,7 @@ class Store:
         self._rv_changed.notify_all()
         return orjson.loads(e.raw)
 
-    def _delete_entry(self, st: _ResourceState, old: Entry) -> dict:
+    def _delete_entry(self, st: ResourceState, old: Entry) -> dict:
         rv = self._next_rv()
         obj = old.obj()
         # The DELETED event carries the last state at the deletion's revision, as etcd's watch does.
@@ -821,9 +614,9 @@ class Store:
                     keys = [k for k in keys if k.startswith(namespace + "/")]
             if start_after:
                 keys = keys[bisect.bisect_left(keys, start_after):]
-            return _page(keys, objects, label_match, field_match, limit, at)
+            return page_of(keys, objects, label_match, field_match, limit, at)
 
-    def _list_point(self, st: _ResourceState, rv: str, match: str, limit: int,
+    def _list_point(self, st: ResourceState, rv: str, match: str, limit: int,
                     continue_: str) -> tuple[int, dict | None, int, str]:
         """Where a LIST reads (lock held): ``(rv, snapshot or None for the
         live state, limit, key to start after)``, or the ApiError kube answers."""
@@ -837,7 +630,7 @@ class Store:
             if at > self._rv:
                 raise self._too_large(at)
             if at < st.history_floor:
-                raise _ExpiredContinue(encode_continue(-1, start_after.rstrip("\x00")))
+                raise ExpiredContinue(encode_continue(-1, start_after.rstrip("\x00")))
             return at, self._snapshot(st, at), limit, start_after
         if match and not rv:
             raise _invalid("resourceVersionMatch", "Forbidden: resourceVersionMatch is forbidden "
@@ -857,7 +650,7 @@ class Store:
             return want, self._snapshot(st, want), limit, ""
         return self._rv, None, limit, ""
 
-    def _snapshot(self, st: _ResourceState, at: int) -> dict[str, Entry] | None:
+    def _snapshot(self, st: ResourceState, at: int) -> dict[str, Entry] | None:
         """The objects at ``at``, or None when nothing changed since (then the
         live dict and its sorted keys serve, which keeps paging 50k cheap)."""
         if not st.history or st.history[-1].rv <= at:
@@ -960,14 +753,14 @@ class Store:
         with self.lock:
             for w in self.watchers(resource):
                 if w.bookmarks:
-                    w.push(_Bookmark(self._rv))
+                    w.push(Bookmark(self._rv))
                     n += 1
         return n
 
     def bookmark(self, w: Watcher) -> None:
         """Queue a BOOKMARK at the current RV to one watcher (its periodic timer)."""
         with self.lock:
-            w.push(_Bookmark(self._rv))
+            w.push(Bookmark(self._rv))
 
     def drop_watches(self, resource=None, abrupt: bool = False) -> int:
         """End open watches: cleanly (the stream ends, as on a server timeout)
@@ -983,59 +776,4 @@ class Store:
         for w in self.watchers():
             w.close("stopped")
 
-
-def _page(keys: list[str], objects: dict[str, Entry], label_match, field_match, limit: int,
-          at: int) -> tuple[list[Entry], int, str, int | None]:
-    """The selected entries of ``keys``, at most ``limit`` (0: all), with the
-    continue token and remainingItemCount of a paged list."""
-    if label_match is None and field_match is None and not limit:
-        return [objects[k] for k in keys], at, "", None
-    entries: list[Entry] = []
-    cont = ""
-    remaining = None
-    for i, k in enumerate(keys):
-        e = objects[k]
-        if label_match is not None and not label_match(e.labels):
-            continue
-        if field_match is not None and not field_match(e.fields):
-            continue
-        if limit and len(entries) == limit:
-            cont = encode_continue(at, entries[-1].key)
-            if label_match is None and field_match is None:
-                remaining = len(keys) - i
-            break
-        entries.append(e)
-    return entries, at, cont, remaining
-
-
-class _ExpiredContinue(ApiError):
-    """410 for a compacted continue token; the Status carries a fresh token."""
-
-    def __init__(self, token: str):
-        super().__init__(410, "Expired", INCONSISTENT_CONTINUE)
-        self.continue_token = token
-
-    def to_status(self) -> dict:
-        st = super().to_status()
-        st["metadata"] = {"continue": self.continue_token}
-        return st
-
-
-def bookmark_object(rdef: ResourceDef, rv: int, initial_end: bool = False) -> dict:
-    meta: dict[str, Any] = {"resourceVersion": str(rv)}
-    if initial_end:
-        meta["annotations"] = {INITIAL_EVENTS_END_ANNOTATION: "true"}
-    return {"kind": rdef.kind, "apiVersion": rdef.api_version, "metadata": meta}
-
-
-def bookmark_line(rdef: ResourceDef, rv: int, initial_end: bool = False) -> bytes:
-    return watch_line(BOOKMARK, orjson.dumps(bookmark_object(rdef, rv, initial_end)))
-
-
-def is_bookmark(item) -> bool:
-    return isinstance(item, _Bookmark)
-
-
-def is_close(item) -> bool:
-    return item is _CLOSE
 

@@ -48,67 +48,81 @@ def describe(ev: TraceEvent, diff: bool = True) -> Text:
     k = ev.kind
     t = Text(no_wrap=True)
     if k == WATCH_EVENT:
-        typ = str(f.get("type", ""))
-        t.append(f"{typ} ", "bold")
+        t.append(f"{f.get('type', '')} ", "bold")
         t.append(f"rv={f.get('resource_version', '')}", "dim")
     elif k in (FIFO_QUEUE, FIFO_COALESCE):
         typ = str(f.get("type", ""))
         t.append(typ, delta_style(typ))
-        pend = f.get("pending")
-        if pend is not None:
-            t.append(f" pending {pend}")
+        if f.get("pending") is not None:
+            t.append(f" pending {f['pending']}")
     elif k == FIFO_POP:
-        types = f.get("types") or []
-        t.append("[")
-        for i, typ in enumerate(types):
-            if i:
-                t.append(" ")
-            t.append(str(typ), delta_style(str(typ)))
-        t.append("]")
-        if f.get("is_in_initial_list"):
-            t.append(" initial list", "dim")
-        if f.get("waited") is not None:
-            t.append(f" waited {_secs(f['waited'])}", "dim")
+        _describe_pop(t, f)
     elif k.startswith("store."):
-        d = str(f.get("delta", ""))
-        t.append(f"{d} ", delta_style(d))
-        t.append(f"rv={f.get('resource_version', '')} ", "dim")
-        t.append_text(predicate_marker(ev))  # updates only: G R L A, or resync
-        summary = ev.field("summary")
-        if summary:
-            t.append(f"{summary} ")
-        changed = ev.field("diff") if diff else None
-        if changed:
-            t.append(", ".join(map(str, changed)), "italic")
-        if f.get("tombstone"):
-            t.append(" tombstone", "red")
+        _describe_store(t, ev, diff)
     elif k.startswith("handler."):
         t.append(str(f.get("listener", "")))
         if f.get("is_sync"):
             t.append(" (resync)", "cyan")
     elif (k == QUEUE_GET or k == QUEUE_DONE) and f.get("worker") is not None:
-        # The sample controller's worker: who took it, how long, how it went.
-        t.append(f"w{f['worker']} ", "bold magenta")
-        if k == QUEUE_GET:
-            t.append(f"got it after {_secs(f.get('waited'))}" if f.get("waited") is not None else "got it")
-            t.append(f" · depth {f.get('depth')}", "dim")
-        else:
-            outcome = str(f.get("outcome") or "")
-            t.append(outcome, "red" if outcome == "error" else "green")
-            if f.get("worked") is not None:
-                t.append(f" · worked {_secs(f['worked'])}")
-            if f.get("requeued"):
-                t.append(" · queued again (dirty)", "yellow")
+        _describe_worker(t, k, f)
     else:
-        parts = []
-        for name, val in f.items():
-            if isinstance(val, float):
-                val = _secs(val) if name in ("waited", "worked", "duration", "delay") else f"{val:g}"
-            elif isinstance(val, (list, dict)):
-                continue
-            parts.append(f"{name}={val}")
-        t.append(" ".join(parts))
+        t.append(_plain_fields(f))
     return t
+
+
+def _describe_pop(t: Text, f: dict) -> None:
+    t.append("[")
+    for i, typ in enumerate(f.get("types") or []):
+        if i:
+            t.append(" ")
+        t.append(str(typ), delta_style(str(typ)))
+    t.append("]")
+    if f.get("is_in_initial_list"):
+        t.append(" initial list", "dim")
+    if f.get("waited") is not None:
+        t.append(f" waited {_secs(f['waited'])}", "dim")
+
+
+def _describe_store(t: Text, ev: TraceEvent, diff: bool) -> None:
+    f = ev.raw_fields
+    d = str(f.get("delta", ""))
+    t.append(f"{d} ", delta_style(d))
+    t.append(f"rv={f.get('resource_version', '')} ", "dim")
+    t.append_text(predicate_marker(ev))  # updates only: G R L A, or resync
+    summary = ev.field("summary")
+    if summary:
+        t.append(f"{summary} ")
+    changed = ev.field("diff") if diff else None
+    if changed:
+        t.append(", ".join(map(str, changed)), "italic")
+    if f.get("tombstone"):
+        t.append(" tombstone", "red")
+
+
+def _describe_worker(t: Text, k: str, f: dict) -> None:
+    """The sample controller's worker: who took it, how long, how it went."""
+    t.append(f"w{f['worker']} ", "bold magenta")
+    if k == QUEUE_GET:
+        t.append(f"got it after {_secs(f.get('waited'))}" if f.get("waited") is not None else "got it")
+        t.append(f" · depth {f.get('depth')}", "dim")
+        return
+    outcome = str(f.get("outcome") or "")
+    t.append(outcome, "red" if outcome == "error" else "green")
+    if f.get("worked") is not None:
+        t.append(f" · worked {_secs(f['worked'])}")
+    if f.get("requeued"):
+        t.append(" · queued again (dirty)", "yellow")
+
+
+def _plain_fields(f: dict) -> str:
+    parts = []
+    for name, val in f.items():
+        if isinstance(val, float):
+            val = _secs(val) if name in ("waited", "worked", "duration", "delay") else f"{val:g}"
+        elif isinstance(val, (list, dict)):
+            continue
+        parts.append(f"{name}={val}")
+    return " ".join(parts)
 
 
 def _secs(v) -> str:

@@ -197,65 +197,80 @@ def default_item_based_rate_limiter() -> ItemExponentialFailureRateLimiter:
 _SPEC_HELP = "expected default, exponential:BASE,MAX, fastslow:FAST,SLOW,ATTEMPTS or bucket:QPS,BURST"
 
 
+class _SpecError(ValueError):
+    """A part of a rate limiter spec that is wrong; parse_rate_limiter says which spec."""
+
+
+def _dur(s: str) -> float:
+    try:
+        return parse_duration(s)
+    except ValueError as e:
+        raise _SpecError(str(e)) from None
+
+
+def _number(s: str, name: str, kind=float, what: str = "a number"):
+    try:
+        return kind(s)
+    except ValueError:
+        raise _SpecError(f'{name} must be {what}, got "{s}"') from None
+
+
+def _arity(args: list[str], n: int, usage: str) -> None:
+    if len(args) != n:
+        raise _SpecError(f"expected {usage}")
+
+
+def _default(args: list[str], clock: Clock | None) -> RateLimiter:
+    if args:
+        raise _SpecError("default takes no arguments")
+    return default_controller_rate_limiter(clock)
+
+
+def _exponential(args: list[str], clock: Clock | None) -> RateLimiter:
+    _arity(args, 2, "exponential:BASE,MAX, e.g. exponential:5ms,1000s")
+    base, mx = _dur(args[0]), _dur(args[1])
+    if base <= 0:
+        raise _SpecError("BASE must be greater than 0")
+    if mx < base:
+        raise _SpecError("MAX must be at least BASE")
+    return ItemExponentialFailureRateLimiter(base, mx)
+
+
+def _fastslow(args: list[str], clock: Clock | None) -> RateLimiter:
+    _arity(args, 3, "fastslow:FAST,SLOW,ATTEMPTS, e.g. fastslow:5ms,10s,3")
+    fast, slow = _dur(args[0]), _dur(args[1])
+    attempts = _number(args[2], "ATTEMPTS", int, "a whole number")
+    if attempts < 0:
+        raise _SpecError("ATTEMPTS must not be negative")
+    return ItemFastSlowRateLimiter(fast, slow, attempts)
+
+
+def _bucket(args: list[str], clock: Clock | None) -> RateLimiter:
+    _arity(args, 2, "bucket:QPS,BURST, e.g. bucket:10,100")
+    qps = _number(args[0], "QPS")
+    burst = _number(args[1], "BURST", int, "a whole number")
+    if not qps > 0 or math.isinf(qps):
+        raise _SpecError("QPS must be greater than 0")
+    if burst < 1:
+        raise _SpecError("BURST must be at least 1")
+    return BucketRateLimiter(qps, burst, clock=clock)
+
+
+_BUILDERS = {"default": _default, "exponential": _exponential, "fastslow": _fastslow, "bucket": _bucket}
+
+
 def parse_rate_limiter(spec: str, clock: Clock | None = None) -> RateLimiter:
     """Build a rate limiter from a CLI spec:
 
     ``default``, ``exponential:5ms,1000s``, ``fastslow:5ms,10s,3``,
     ``bucket:10,100``. ValueError with a one-line message on bad input.
     """
-    raw = spec
-    spec = (spec or "").strip()
-    kind, _, args_s = spec.partition(":")
-    kind = kind.strip().lower()
+    kind, _, args_s = (spec or "").strip().partition(":")
     args = [a.strip() for a in args_s.split(",")] if args_s else []
-
-    def bad(why: str) -> ValueError:
-        return ValueError(f'invalid rate limiter "{raw}": {why}')
-
-    def dur(s: str) -> float:
-        try:
-            return parse_duration(s)
-        except ValueError as e:
-            raise bad(str(e)) from None
-
-    if kind == "default":
-        if args:
-            raise bad("default takes no arguments")
-        return default_controller_rate_limiter(clock)
-    if kind == "exponential":
-        if len(args) != 2:
-            raise bad("expected exponential:BASE,MAX, e.g. exponential:5ms,1000s")
-        base, mx = dur(args[0]), dur(args[1])
-        if base <= 0:
-            raise bad("BASE must be greater than 0")
-        if mx < base:
-            raise bad("MAX must be at least BASE")
-        return ItemExponentialFailureRateLimiter(base, mx)
-    if kind == "fastslow":
-        if len(args) != 3:
-            raise bad("expected fastslow:FAST,SLOW,ATTEMPTS, e.g. fastslow:5ms,10s,3")
-        fast, slow = dur(args[0]), dur(args[1])
-        try:
-            attempts = int(args[2])
-        except ValueError:
-            raise bad(f'ATTEMPTS must be a whole number, got "{args[2]}"') from None
-        if attempts < 0:
-            raise bad("ATTEMPTS must not be negative")
-        return ItemFastSlowRateLimiter(fast, slow, attempts)
-    if kind == "bucket":
-        if len(args) != 2:
-            raise bad("expected bucket:QPS,BURST, e.g. bucket:10,100")
-        try:
-            qps = float(args[0])
-        except ValueError:
-            raise bad(f'QPS must be a number, got "{args[0]}"') from None
-        try:
-            burst = int(args[1])
-        except ValueError:
-            raise bad(f'BURST must be a whole number, got "{args[1]}"') from None
-        if not qps > 0 or math.isinf(qps):
-            raise bad("QPS must be greater than 0")
-        if burst < 1:
-            raise bad("BURST must be at least 1")
-        return BucketRateLimiter(qps, burst, clock=clock)
-    raise bad(_SPEC_HELP)
+    build = _BUILDERS.get(kind.strip().lower())
+    try:
+        if build is None:
+            raise _SpecError(_SPEC_HELP)
+        return build(args, clock)
+    except _SpecError as e:
+        raise ValueError(f'invalid rate limiter "{spec}": {e}') from None

@@ -320,7 +320,8 @@ def test_history_is_compacted_by_age_as_etcd_is():
     compacts etcd every 5 minutes), then answer 410; a long run's history
     stays at what that time brought, not history_limit events."""
     from kubectl_informer.clock.testing import FakeClock
-    from kubectl_informer.sim.store import ApiError, Store
+    from kubectl_informer.core.apierrors import ApiError
+    from kubectl_informer.sim.store import Store
 
     clock = FakeClock(start=50.0)
     store = Store(history_seconds=300.0, now=clock.now)
