@@ -487,15 +487,7 @@ class Reflector:
                 if self._wait_backoff(stop_event, err):
                     return
                 continue
-            if is_expired(err):
-                # Relist at the last RV: "not older than" still holds.
-                self._relist_reason = "expired"
-            elif is_too_large_resource_version(err):
-                self._relist_reason = "too_large"
-            elif isinstance(err, VeryShortWatchError):
-                self._relist_reason = "watch_closed"
-            else:
-                self._relist_reason = "error"
+            self._relist_reason = _relist_reason(err)
             return
 
     def handle_watch(self, start: float, w, it, store, stop_event: threading.Event) -> bool:
@@ -541,11 +533,9 @@ class Reflector:
                     tracer.emit(WATCH_SKIPPED, None, type=str(etype), reason="no metadata")
                     continue
                 if etype == MODIFIED or etype == ADDED or etype == DELETED:
-                    if tracer.enabled:
-                        # Said before the FIFO acts on it: the watch event comes first.
+                    if tracer.enabled:  # said before the FIFO acts on it: the watch event comes first
                         meta = obj["metadata"]
-                        ns = meta.get("namespace")
-                        name = meta.get("name")
+                        ns, name = meta.get("namespace"), meta.get("name")
                         tracer.emit(WATCH_EVENT, f"{ns}/{name}" if ns else name, type=etype, resource_version=rv)
                     if etype == MODIFIED:
                         update(obj)
@@ -554,21 +544,14 @@ class Reflector:
                     else:
                         delete(obj)
                 elif etype == BOOKMARK:
-                    ann = obj["metadata"].get("annotations") or {}
-                    if ann.get(INITIAL_EVENTS_END_ANNOTATION) == "true":
-                        received = True
-                    elif forward_bookmark is not None:
-                        forward_bookmark(rv)
-                    if tracer.enabled:
-                        tracer.emit(WATCH_BOOKMARK, None, resource_version=rv)
+                    received = self._on_bookmark(obj, rv, forward_bookmark) or received
                 else:
                     tracer.emit(WATCH_SKIPPED, None, type=str(etype), reason="unknown type")
                     continue
                 last_rv = rv
                 if main:
-                    # _set_last_sync_rv inlined: this runs once per event. An
-                    # event's own watch.event says the RV moved to its RV (one
-                    # fact, one trace event); a bookmark says it here.
+                    # _set_last_sync_rv inlined (once per event): an event's own watch.event
+                    # says the RV moved (one fact, one trace event); a bookmark says it here.
                     old = self._last_sync_rv
                     self._last_sync_rv = rv
                     if etype == BOOKMARK and old != rv and tracer.enabled:
@@ -578,6 +561,25 @@ class Reflector:
                     return True, last_rv
         finally:
             self._current_watch = None
+        self._check_watch_end(start, count, stop_event)
+        return received, last_rv
+
+    def _on_bookmark(self, obj: dict, rv: str, forward_bookmark) -> bool:
+        """A BOOKMARK event: whether it ends a WatchList's initial events;
+        any other goes to the store (the main watch only)."""
+        received = False
+        ann = obj["metadata"].get("annotations") or {}
+        if ann.get(INITIAL_EVENTS_END_ANNOTATION) == "true":
+            received = True
+        elif forward_bookmark is not None:
+            forward_bookmark(rv)
+        if self.tracer.enabled:
+            self.tracer.emit(WATCH_BOOKMARK, None, resource_version=rv)
+        return received
+
+    def _check_watch_end(self, start: float, count: int, stop_event: threading.Event) -> None:
+        """After a watch's events: a resync's failure, a stop, or a watch that
+        closed at once with nothing (client-go's very short watch) is raised."""
         if self._resync_error is not None:
             err, self._resync_error = self._resync_error, None
             raise err
@@ -586,7 +588,6 @@ class Reflector:
         if count == 0 and self.clock.now() - start < 1.0:
             raise VeryShortWatchError(f"very short watch: {self.name}: the watch closed in less than a second "
                                       "with no items received")
-        return received, last_rv
 
     # ---------------------------------------------------------------- resync
     def _start_resync(self, stop_event: threading.Event, cancel: threading.Event):
@@ -689,3 +690,14 @@ _ERROR_WORDS: tuple[tuple[type | tuple[type, ...], str], ...] = (
     ((ConnectionAbortedError, BrokenPipeError), "connection closed"),
     (ConnectionError, "connection failed"),
 )
+
+
+def _relist_reason(err: BaseException) -> str:
+    """Why a watch that ended in ``err`` leads to a relist (the relist event's reason)."""
+    if is_expired(err):
+        return "expired"  # relist at the last RV: "not older than" still holds
+    if is_too_large_resource_version(err):
+        return "too_large"
+    if isinstance(err, VeryShortWatchError):
+        return "watch_closed"
+    return "error"

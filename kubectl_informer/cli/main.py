@@ -120,8 +120,6 @@ def attach(target, namespace, context, kubeconfig, interval, metrics_path, schem
     from kubectl_informer.cli.attach import AttachFailed, AttachOptions, TargetError, run_attach
     _check_attach_flags(interval, output, count, run_for, resource)
     token = _attach_token(token, token_file)
-    if token:
-        _check_attach_token(token)
     opts = AttachOptions(target, namespace=namespace, context=context, kubeconfig=kubeconfig, interval=interval,
                          path=metrics_path, scheme=scheme, token=token, ca_file=ca_file, insecure=insecure)
     try:
@@ -147,15 +145,18 @@ def _check_attach_flags(interval: float, output: str, count: int | None, run_for
 
 
 def _attach_token(token: str | None, token_file: str | None) -> str | None:
+    """The bearer token from --token or --token-file, checked (_check_attach_token)."""
     if token and token_file:
         raise click.UsageError("--token and --token-file cannot be used together")
-    if not token_file:
-        return token
-    try:
-        with open(token_file, encoding="utf-8") as fh:
-            return fh.read().strip()
-    except OSError as e:
-        raise RunError(f"cannot read {token_file}: {e.strerror or e}") from None
+    if token_file:
+        try:
+            with open(token_file, encoding="utf-8") as fh:
+                token = fh.read().strip()
+        except OSError as e:
+            raise RunError(f"cannot read {token_file}: {e.strerror or e}") from None
+    if token:
+        _check_attach_token(token)
+    return token
 
 
 def _check_attach_token(token: str) -> None:
