@@ -1,0 +1,60 @@
+"""A server that starts well and then fails (401, 403, 500, a reset connection):
+the run goes on, backs off as client-go's reflector does, says what happened in
+words, and never ends in a traceback or a runaway of requests or memory."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.security.hostile_server import HostileServer, run_cli, write_kubeconfig
+
+pytestmark = pytest.mark.e2e
+
+DURATION = 6  # seconds: the good start, the failure, and some back-off
+
+
+@pytest.fixture
+def server_for(tmp_path):
+    servers = []
+
+    def start(behaviour: str, client: str = "light"):
+        s = HostileServer(behaviour)
+        servers.append(s)
+        return s, write_kubeconfig(s, tmp_path, client)
+
+    yield start
+    for s in servers:
+        s.close()
+
+
+WORDS = {
+    "later_401": ("401", "nauthorized"),
+    "later_403": ("403", "forbidden"),
+    "later_500": ("500", "leader changed"),
+    "later_reset": ("reset", "connection"),
+}
+
+
+@pytest.mark.parametrize("client", ["light", "kubernetes"])
+@pytest.mark.parametrize("behaviour", sorted(WORDS))
+def test_a_failure_after_a_good_start_backs_off_and_the_run_goes_on(server_for, behaviour, client):
+    server, kc = server_for(behaviour, client)
+    o = run_cli(kc, "watch", "pods", "-o", "json", "--duration", f"{DURATION}s", timeout=60)
+
+    # The run ends when --duration says, not at the first failure, and quietly.
+    assert o.rc == 0, o.stderr
+    assert "Traceback" not in o.stderr and o.stderr.count("\n") <= 1, o.stderr
+    # The good start reached the cache.
+    assert "default/web-3" in {e["key"] for e in o.kinds("store.add")}
+    assert o.kinds("informer.synced")
+    # Then every failure is traced with what happened, in words, and waited out.
+    backoffs = o.kinds("reflector.backoff")
+    assert backoffs, [e["kind"] for e in o.events][-20:]
+    said = " ".join(str(e["fields"].get("error", "")) for e in backoffs).lower()
+    assert any(w.lower() in said for w in WORDS[behaviour]), said
+    assert all(float(e["fields"]["delay"]) > 0 for e in backoffs)
+    # Back-off, not a hammering loop: client-go's reflector starts at 800 ms
+    # and doubles, so a handful of lists fit in the run, never hundreds.
+    lists = [r for r in server.srv.requests if r.path.endswith("/pods") and "watch=" not in r.query]
+    assert len(lists) <= 12, len(lists)
+    assert o.max_rss_mib < 256
