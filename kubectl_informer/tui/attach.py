@@ -176,6 +176,7 @@ class AttachApp(KeepsCrash, App[None]):
     #deltas { width: 1fr; border: round $secondary 50%; }
     #others { height: auto; padding: 0 1; color: $text-muted; }
     #filter { height: 1; border: none; padding: 0 1; }
+    #keys { height: 1; }
     """
 
     def __init__(self, model: AttachModel, lock: threading.Lock, target: str, buffer=None, resource: str = "") -> None:
@@ -215,8 +216,10 @@ class AttachApp(KeepsCrash, App[None]):
         self.filter_input = Input(placeholder="filter queues: text or regex on the name · ! first inverts · "
                                               "enter keeps · esc clears", id="filter")
         yield self.filter_input
-        yield Static(Text.assemble(*[part for key, what in KEYS for part in ((f" {key} ", "bold reverse"),
-                                                                              f" {what}  ")]), id="keys")
+        # One line whatever the width: the keys that do not fit are cut, Quit (first) never.
+        keys = Text.assemble(*[part for key, what in KEYS for part in ((f" {key} ", "bold reverse"), f" {what}  ")])
+        keys.no_wrap, keys.overflow = True, "ellipsis"
+        yield Static(keys, id="keys")
 
     def on_mount(self) -> None:
         self.filter_input.display = False

@@ -16,6 +16,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -267,16 +268,34 @@ def command(*args: str) -> list[str]:
 
 
 class _Popen(subprocess.Popen):
-    """Popen that keeps the child's rusage (os.wait4) when it reaps it."""
+    """Popen that follows the child's own peak resident size: VmHWM, the
+    high-water mark of the address space that exec gave it. (The rusage
+    maxrss of a reaped child would also count the size of the pytest worker
+    it was forked from, hundreds of MiB late in a run.)"""
 
-    rusage = None
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.peak_kib = 0
+        self._sampler = threading.Thread(target=self._sample, name="peak-rss", daemon=True)
+        self._sampler.start()
 
-    def _try_wait(self, wait_flags):
-        try:
-            pid, sts, self.rusage = os.wait4(self.pid, wait_flags)
-        except ChildProcessError:
-            pid, sts = self.pid, 0
-        return pid, sts
+    def _sample(self) -> None:
+        path = f"/proc/{self.pid}/status"
+        while self.returncode is None:
+            try:
+                with open(path, encoding="ascii") as f:
+                    hwm = next((line for line in f if line.startswith("VmHWM:")), None)
+            except OSError:
+                return  # reaped
+            if hwm is None:
+                return  # exited: a zombie holds no memory
+            self.peak_kib = max(self.peak_kib, int(hwm.split()[1]))
+            time.sleep(0.02)
+
+    @property
+    def peak_mib(self) -> float:
+        self._sampler.join(1.0)
+        return self.peak_kib / 1024 if self.peak_kib else float("nan")
 
 
 @dataclass
@@ -325,6 +344,6 @@ def run_cli(kubeconfig: Path, *args: str, timeout: float = 60.0) -> Outcome:
         p.communicate()
         raise AssertionError(f"{args} still running after {timeout}s") from None
     ended = time.monotonic()
-    rss = p.rusage.ru_maxrss / 1024 if p.rusage is not None else float("nan")
+    rss = p.peak_mib
     return Outcome(p.returncode, out.decode(), err.decode(), rss, started, ended)
 

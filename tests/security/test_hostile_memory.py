@@ -165,7 +165,7 @@ def test_an_error_body_is_read_up_to_its_limit_only(hostile):
 def replay(path: str, timeout: float = 60.0):
     p = _Popen(command("replay", path, "-o", "json"), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     out, err = p.communicate(timeout=timeout)
-    return p.returncode, out.decode(), err.decode(), p.rusage.ru_maxrss / 1024
+    return p.returncode, out.decode(), err.decode(), p.peak_mib
 
 
 def test_replay_of_dev_zero_stops_at_the_line_limit():
