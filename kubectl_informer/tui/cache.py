@@ -1,8 +1,6 @@
-"""Cache pane: what the informer's indexer holds, per namespace.
+"""Drawing the Cache pane from its state.
 
-Counted from ``store.*`` events, which the informer emits once per delta it
-applies to the indexer, so the count is the indexer's size without reading it
-(a pane never calls the engine).
+What the pane knows, and why: ``panes/cache.py``.
 """
 
 from __future__ import annotations

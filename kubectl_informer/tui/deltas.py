@@ -1,9 +1,6 @@
-"""Deltas pane: the stream of deltas the informer applied to its indexer.
+"""Drawing the Deltas pane from its state.
 
-Fed by ``store.add``/``store.update``/``store.delete`` (one per popped delta
-applied), so it shows what a handler sees, in the order it sees it: the delta
-type, the key, the resourceVersion, a short status and, for updates, what
-changed (``status.phase Pending→Running``).
+What the pane knows, and why: ``panes/deltas.py``.
 """
 
 from __future__ import annotations

@@ -1,14 +1,6 @@
-"""FIFO pane: what waits in the informer's queue, and what the queue did.
+"""Drawing the FIFO pane from its state.
 
-Built from ``fifo.queue``/``fifo.coalesce``/``fifo.dedup``/``fifo.skip``/
-``fifo.pop`` (and ``informer.start`` for which FIFO runs). DeltaFIFO keeps
-one slot per key: a delta for a key already queued *accumulates* in its slot
-(the trace calls it a coalesce), and one Pop hands all of them to the
-informer, which still calls the handler once per delta; nothing is dropped
-but a repeated deletion. RealFIFO keeps every delta as its own entry, popped
-one at a time. Collapsing a key into one unit of work is the workqueue's job
-(the Queue pane), not the FIFO's. A key shows its pending deltas either way
-(``default/web-1 [Updated Updated Deleted]``).
+What the pane knows, and why: ``panes/fifo.py``.
 """
 
 from __future__ import annotations

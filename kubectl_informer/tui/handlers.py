@@ -1,16 +1,6 @@
-"""The Handlers pane: one lane per event handler (processorListener).
+"""Drawing the Handlers pane from its state.
 
-client-go gives every handler its own listener: a goroutine pair and an
-unbounded ring buffer of pending notifications, so a slow handler delays
-only itself while its buffer grows. Per lane this pane shows the resync
-asked and got, the notifications it was given (add, update, delete, and
-sync: the resync-driven updates), its pending buffer now, at its peak and
-over time, and a SLOW flag.
-
-Counts come from ``handler.add/update/delete`` (emitted as the informer
-hands a notification to the listener, with the buffer's length);
-``handler.lane`` reports what the handler has finished and how long its
-last call took.
+What the pane knows, and why: ``panes/handlers.py``.
 """
 
 from __future__ import annotations

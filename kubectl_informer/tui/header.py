@@ -1,9 +1,6 @@
-"""Header: what is being watched, how, and whether the watch is healthy.
+"""Drawing the header pane from its state.
 
-Static facts come from ``RunInfo`` (set by the CLI); live ones from events:
-``informer.start`` (the FIFO and initial-list mode actually running),
-``informer.synced``, ``watch.start``/``watch.end``/``watch.event``/
-``watch.bookmark``, ``watch.skipped``, ``list.*``, ``relist`` and ``rv.advance``.
+What the pane knows, and why: ``panes/header.py``.
 """
 
 from __future__ import annotations

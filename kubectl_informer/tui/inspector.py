@@ -1,12 +1,6 @@
-"""Key inspector: one key's whole life through the machinery, in order.
+"""Drawing the Inspector pane from its state.
 
-Every keyed event (watch.event → fifo.queue/coalesce → fifo.pop → store.* →
-handler.* → queue.* → worker.*) goes into a ring per key, for the keys seen
-most recently (an LRU), so any key still in view can be followed back through
-every stage without memory growing with the run. Deltas applied (store.*)
-also go to a longer ring with their objects (``objects.ObjectHistory``):
-the timeline scrolls through all of them, and enter expands one into its
-full diff and whatever ``DETAIL_SECTIONS`` others add.
+What the pane knows, and why: ``panes/inspector.py``.
 """
 
 from __future__ import annotations

@@ -1,17 +1,6 @@
-"""The objects behind the deltas: a bounded history per key, the full diff
-of each delta, and the object as YAML (``y``).
+"""Drawing the objects behind the deltas: the YAML screen (``y``) and diff lines.
 
-The trace carries summaries and diffs; only in the process do ``store.*``
-events also hold the object applied (a ``local`` field, never written to
-JSON). ``ObjectHistory`` keeps, per key, a ring of the last ``per_key``
-deltas (``DeltaEntry``) for the ``max_keys`` keys active most recently, at
-most ``max_entries`` in all (deleted keys forgotten first); only the newest
-``keep_objects`` entries of a key hold their objects, and only while among
-the newest ``max_objects`` entries of all keys. An entry leaving either
-window keeps its full diff as text (computed then, once), so memory is at
-most ``max_objects`` entries' object versions (many of them the indexer's
-own objects) plus ``max_entries`` small ones, however many names churn. A
-replay has no objects: its entries show the diff the recording carries.
+What is kept per key, and why, is said in ``panes/objects.py``.
 """
 
 from __future__ import annotations

@@ -1,18 +1,6 @@
-"""The Queue pane: the workqueue rebuilt from its trace, with its metrics.
+"""Drawing the Queue pane from its state.
 
-client-go's work queue holds three structures (``util/workqueue/queue.go``):
-``queue`` (the order items are handed out), ``dirty`` (everything that needs
-processing) and ``processing`` (what workers hold). An add of an item already
-dirty does nothing; an add while the item is processed only marks it dirty,
-and ``done`` puts it back in the queue. The delaying queue parks items until
-their ready time; the rate-limiting queue asks a limiter for that delay.
-
-``QueueState`` replays ``queue.*`` and ``worker.*`` events through exactly
-those rules, so the pane shows the queue a controller really had, plus
-client-go's metrics computed the way ``metrics.go`` computes them: depth (adds
-minus gets, so an item dirty while processing counts), adds, queue latency
-(first add to get), work duration (get to done), unfinished work and the
-longest running processor, and retries (``add_after`` calls).
+What the pane knows, and why: ``panes/queue.py``.
 """
 
 from __future__ import annotations

@@ -1,20 +1,6 @@
-"""The Resync pane: check-period ticks, listeners' periods, Syncs per tick.
+"""Drawing the Resync pane from its state.
 
-A shared informer has one resync *check period*: the reflector's timer fires
-that often and asks the informer whether any listener is due. Each listener
-(event handler) asked for its own period, but client-go adjusts it:
-
-- a period below 1 s becomes 1 s;
-- a period below the check period lowers the check period when the handler
-  is added before the informer starts, and is raised to the check period when
-  added after (the check period can no longer change);
-- with check period 0 (the informer has no resync), every period becomes 0.
-
-And a listener is only resynced on a tick, at the first tick at or after its
-due time, so its real cadence is its period rounded up to a multiple of the
-check period. This pane shows all of that, plus how many ``Sync`` deltas each
-tick queued and how many keys it skipped because they already had deltas
-pending (client-go's resync only queues keys with nothing queued).
+What the pane knows, and why: ``panes/resync.py``.
 """
 
 from __future__ import annotations

@@ -1,13 +1,6 @@
-"""The ResourceVersion pane: the reflector's RV over time.
+"""Drawing the ResourceVersion pane from its state.
 
-The reflector's whole contract with the API server is a ResourceVersion: it
-lists at one, watches from it, advances it on every event and bookmark, and
-when the server says the RV is too old (410 Gone) it must relist. This pane
-draws that RV as a step chart with a mark for each of those moments.
-
-RVs are opaque strings to clients; etcd (and our simulated server) makes
-them integers, so the chart is numeric when every RV shown parses as one and
-falls back to marking each change otherwise.
+What the pane knows, and why: ``panes/rv.py``.
 """
 
 from __future__ import annotations

@@ -93,3 +93,20 @@ def sim_tls():
     seed(srv.store)
     yield srv
     srv.stop()
+
+
+@pytest.fixture
+def server_for(tmp_path):
+    """``server_for(behaviour, client="light")``: a hostile server
+    (hostile_server.HostileServer) and a kubeconfig for it; closed after the test."""
+    from tests.security.hostile_server import HostileServer, write_kubeconfig
+    servers = []
+
+    def start(behaviour: str, client: str = "light"):
+        s = HostileServer(behaviour)
+        servers.append(s)
+        return s, write_kubeconfig(s, tmp_path, client)
+
+    yield start
+    for s in servers:
+        s.close()

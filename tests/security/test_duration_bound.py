@@ -20,7 +20,7 @@ from kubectl_informer.kube.config import load_kube
 from kubectl_informer.kube.discovery import resolve_resource
 from kubectl_informer.kube.listwatch import KubeListerWatcher
 
-from tests.security.hostile_server import HostileServer, run_cli, write_kubeconfig
+from tests.security.hostile_server import HostileServer, run_cli
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
@@ -31,18 +31,6 @@ LATE_AT_MOST = 1.0
 WATCH_CUT_AFTER = 7.0
 
 
-@pytest.fixture
-def server_for(tmp_path):
-    servers = []
-
-    def start(behaviour: str, client: str = "light"):
-        s = HostileServer(behaviour)
-        servers.append(s)
-        return s, write_kubeconfig(s, tmp_path, client)
-
-    yield start
-    for s in servers:
-        s.close()
 
 
 def lateness(server: HostileServer, o) -> float:

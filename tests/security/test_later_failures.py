@@ -6,25 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.security.hostile_server import HostileServer, run_cli, write_kubeconfig
+from tests.security.hostile_server import run_cli
 
 pytestmark = pytest.mark.e2e
 
 DURATION = 6  # seconds: the good start, the failure, and some back-off
 
 
-@pytest.fixture
-def server_for(tmp_path):
-    servers = []
-
-    def start(behaviour: str, client: str = "light"):
-        s = HostileServer(behaviour)
-        servers.append(s)
-        return s, write_kubeconfig(s, tmp_path, client)
-
-    yield start
-    for s in servers:
-        s.close()
 
 
 WORDS = {

@@ -22,24 +22,12 @@ from kubectl_informer.panes.objects import format_change, to_yaml
 from kubectl_informer.core.diff import diff_changes
 from kubectl_informer.run.transforms import redact_secret
 
-from tests.security.hostile_server import PASSWORDS, HostileServer, run_cli, secret, write_kubeconfig
+from tests.security.hostile_server import PASSWORDS, run_cli, secret
 from tests.tui.helpers import TraceMaker, make_app, run, screen_text
 
 pytestmark = pytest.mark.timeout(120)
 
 
-@pytest.fixture
-def server_for(tmp_path):
-    servers = []
-
-    def start(behaviour: str):
-        s = HostileServer(behaviour)
-        servers.append(s)
-        return s, write_kubeconfig(s, tmp_path)
-
-    yield start
-    for s in servers:
-        s.close()
 
 
 @pytest.mark.e2e
