@@ -23,7 +23,7 @@ import pytest
 from kubectl_informer.kube import rest
 from kubectl_informer.kube.config import load_kube
 
-from tests.security.hostile_server import PODS, HostileServer, _Popen, command, run_cli, write_kubeconfig
+from tests.security.hostile_server import PODS, HostileServer, _Popen, command, run_cli
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
@@ -32,17 +32,9 @@ FRAME_LIMIT = "is larger than 16 MiB, the limit; not read further"
 
 
 @pytest.fixture
-def hostile(request, tmp_path):
-    servers = []
-
-    def start(behaviour: str, client: str = "light"):
-        s = HostileServer(behaviour)
-        servers.append(s)
-        return s, write_kubeconfig(s, tmp_path, client)
-
-    yield start
-    for s in servers:
-        s.close()
+def hostile(server_for):
+    """The hostile servers of tests/security/conftest.py, by this module's name."""
+    return server_for
 
 
 def watch_pods(kubeconfig: Path, output: str = "json", duration: str = "6s"):
