@@ -88,8 +88,43 @@ def quiet():
     return d
 
 
+def small_window():
+    # The watch cache's window of 8 (server.window), a watcher fallen behind it: 410, relist.
+    with Driven("small-window") as d:
+        d.settle()
+        d.step(19)
+        d.wait("server.window", capacity=8)
+        d.step(13, pause=0.12)
+        d.wait("relist", reason="expired")
+        d.wait("list.done", n=2)
+    return d
+
+
+def too_large_rv():
+    # An etcd restore: server.reinit, server.too_large, relist "too_large", a list at "".
+    with Driven("too-large-rv") as d:
+        d.settle()
+        d.step(60)
+        d.wait("server.too_large")
+        d.wait("list.start", resource_version="", timeout=20)
+    return d
+
+
+def cache_reinit():
+    # Every watch ends (429 while the cache re-lists), server.reinit, then 410 and relist.
+    with Driven("cache-reinit") as d:
+        d.settle()
+        d.step(32)
+        d.wait("watch.end", reason="closed")
+        d.step(8)
+        d.wait("server.reinit")
+        d.wait("relist", reason="expired", timeout=20)
+    return d
+
+
 PLANS = {"steady": steady, "burst": burst, "disconnect": disconnect, "relist-storm": relist_storm,
-         "mass-delete": mass_delete, "flaky": flaky, "quiet": quiet}
+         "mass-delete": mass_delete, "flaky": flaky, "quiet": quiet, "small-window": small_window,
+         "too-large-rv": too_large_rv, "cache-reinit": cache_reinit}
 
 
 @pytest.fixture(scope="module")
