@@ -284,7 +284,8 @@ class Run:
         from kubectl_informer.kube.config import KubeTarget, fresh_client
         from kubectl_informer.kube.rest import set_request_timeout
         old = self._connection
-        self.target = KubeTarget(fresh_client(old.api_client), old.context, old.namespace, old.server)
+        self.target = KubeTarget(fresh_client(old.api_client), old.context, old.namespace, old.server,
+                                 old.simulator)
         set_request_timeout(self.target.api_client, self.config.request_timeout)
 
     def successor(self, config: RunConfig) -> "Run":
@@ -375,12 +376,12 @@ class Run:
 
     def _server_poller(self):
         """The Server pane's poller (run/server_poll.py): the simulator's
-        watch cache on a --demo, the API server's /metrics elsewhere; none
-        with --server-scrape 0."""
+        watch cache on a --demo or a kubeconfig that names the simulator,
+        the API server's /metrics elsewhere; none with --server-scrape 0."""
         if not self.config.server_scrape:
             return None
         from kubectl_informer.run.server_poll import ServerPoller
-        sim = self.demo is not None
+        sim = self.demo is not None or bool(getattr(self.target, "simulator", False))
         return ServerPoller(self.target.api_client, self.tracer, getattr(self.resource, "group", "") or "",
                             self.resource.resource, "sim" if sim else "metrics",
                             interval=None if sim else self.config.server_scrape, clock=self.clock,

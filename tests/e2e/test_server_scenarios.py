@@ -106,3 +106,34 @@ def test_cache_reinit_ends_every_watch_stops_bookmarks_then_410_and_relist():
         d.wait("list.done", n=2, timeout=20)
         d.wait("watch.start", n=2)
         _window_equals_the_sims(d)
+
+
+def test_a_kubeconfig_naming_the_simulator_reads_its_watch_cache(tmp_path):
+    """Not a --demo: a simulator started apart, reached through the kubeconfig
+    it wrote, whose cluster entry names it; one without that entry is a real
+    cluster to the plugin (its /metrics would be scraped instead)."""
+    import yaml
+
+    from kubectl_informer.core.trace import Tracer
+    from kubectl_informer.kube.config import load_kube
+    from kubectl_informer.run.config import RunConfig
+    from kubectl_informer.run.runner import Run
+    from kubectl_informer.sim.server import SimServer
+
+    with SimServer() as sim:
+        sim.store.create("namespaces", {"metadata": {"name": "default"}})
+        kc = sim.write_kubeconfig(str(tmp_path / "kc"))
+        plain = yaml.safe_load(open(kc))
+        del plain["clusters"][0]["cluster"]["extensions"]
+        (tmp_path / "plain").write_text(yaml.safe_dump(plain))
+        assert load_kube(kc).simulator and not load_kube(str(tmp_path / "plain")).simulator
+        tracer, seen = Tracer(), []
+        tracer.subscribe(seen.append)
+        run = Run(RunConfig(resource="pods", kubeconfig=kc), tracer)
+        run.prepare()
+        run.start()
+        try:
+            assert wait_for(lambda: any(e.kind == "server.window" and e.fields["ours_rv"] for e in list(seen)), 15)
+        finally:
+            assert run.stop() == []
+        assert any(path.startswith("/debug/informer/watchcache?resource=pods") for _, path, _ in sim.request_log)
