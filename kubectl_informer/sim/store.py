@@ -20,8 +20,9 @@ costs a join, not 50,000 encodes, and memory stays near the wire size.
 Errors are ``ApiError`` with kube-apiserver's status, reason and wording.
 
 Why this module is long: ``Store`` is one object because every write, list and watch
-takes its one lock and its one resourceVersion counter, as etcd's revision; the watch
-cache (``watchcache``) and paging (``continuation``) live apart.
+takes its one lock and its one resourceVersion counter, as etcd's revision (an etcd
+restore, a watch cache's re-initialisation and its window's report take them too); the
+watch cache (``watchcache``) and paging (``continuation``) live apart.
 """
 
 from __future__ import annotations
