@@ -42,3 +42,17 @@ def test_server_scrape_zero_reads_nothing_from_the_server():
     assert r.exit_code == 0, r.stderr
     lines = r.stdout.splitlines()
     assert any('"informer.synced"' in line for line in lines) and _server(lines) == []
+
+
+def test_text_output_says_once_why_the_metrics_are_not_read():
+    from kubectl_informer.cli.output import format_trouble
+    from kubectl_informer.core.trace import TraceEvent
+
+    ev = TraceEvent.build(1, 10.0, "server.forbidden", None, source="metrics", status=403,
+                          rule='nonResourceURLs: ["/metrics"], verbs: ["get"]',
+                          message='forbidden: User "jane" cannot get path "/metrics"')
+    assert format_trouble(ev) == ("cannot read the API server's /metrics (HTTP 403: forbidden: User \"jane\" cannot "
+                                  "get path \"/metrics\"); an RBAC rule allowing nonResourceURLs: [\"/metrics\"], "
+                                  "verbs: [\"get\"] would (see --server-scrape)")
+    window = TraceEvent.build(2, 10.5, "server.window", None, source="sim", resource="pods")
+    assert format_trouble(window) is None  # the window is the pane's, not a trouble
