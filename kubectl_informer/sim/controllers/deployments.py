@@ -187,40 +187,18 @@ def _set_revision(store, d: dict, revision: int) -> None:
 
 
 def _rolling(store, d: dict, new: dict, old: list[dict]) -> None:
-    """rolloutRolling: scale the new ReplicaSet up if we may, else old ones down."""
+    """rolloutRolling: scale the new ReplicaSet if we may, else old ones down."""
     want = r.desired_replicas(d)
     surge, unavailable = r.rolling_params(d)
-    all_rs = [new] + old
-    total = sum(_replicas(rs) for rs in all_rs)
-    if _replicas(new) > want:
-        scale_rs(store, d, new, want)
+    total = _replicas(new) + sum(_replicas(rs) for rs in old)
+    size = r.reconcile_new_size(want, surge, total, _replicas(new))
+    if size != _replicas(new):
+        scale_rs(store, d, new, size)
         return
-    if _replicas(new) < want:
-        size = r.new_rs_new_replicas(want, surge, total, _replicas(new))
-        if size != _replicas(new):
-            scale_rs(store, d, new, size)
-            return
-    _scale_down_old(store, d, new, old, want, unavailable)
-
-
-def _scale_down_old(store, d: dict, new: dict, old: list[dict], want: int, unavailable: int) -> None:
-    """reconcileOldReplicaSets: unhealthy old pods first, then available ones
-    beyond replicas - maxUnavailable, oldest ReplicaSet first."""
-    active_old = sorted([rs for rs in old if _replicas(rs) > 0], key=_created)
-    if not active_old:
-        return
-    total = _replicas(new) + sum(_replicas(rs) for rs in active_old)
-    budget = r.max_scaled_down(want, unavailable, total, _replicas(new), _avail(new))
-    if budget <= 0:
-        return
-    sizes = []
-    for rs in active_old:  # cleanupUnhealthyReplicas
-        cut = min(budget, max(0, _replicas(rs) - _avail(rs)))
-        budget -= cut
-        sizes.append(_replicas(rs) - cut)
-    available = _avail(new) + sum(min(_avail(rs), s) for rs, s in zip(active_old, sizes))
-    sizes = r.take_in_order(sizes, r.scale_down_budget(want, unavailable, available))
-    for rs, size in zip(active_old, sizes):
+    old = sorted(old, key=_created)
+    sizes = r.old_sizes_after_scale_down(want, unavailable, (_replicas(new), _avail(new)),
+                                         [(_replicas(rs), _avail(rs)) for rs in old])
+    for rs, size in zip(old, sizes):
         if size != _replicas(rs):
             scale_rs(store, d, rs, size)
 

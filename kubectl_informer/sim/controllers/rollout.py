@@ -83,6 +83,39 @@ def new_rs_new_replicas(deployment_replicas: int, max_surge: int, all_rs_replica
     return new_rs_replicas + min(scale_up, deployment_replicas - new_rs_replicas)
 
 
+def reconcile_new_size(deployment_replicas: int, max_surge: int, all_rs_replicas: int, new_rs_replicas: int) -> int:
+    """reconcileNewReplicaSet: the new ReplicaSet's next size (shrunk to the
+    Deployment's size if above it, else grown within the surge)."""
+    if new_rs_replicas >= deployment_replicas:
+        return deployment_replicas
+    return new_rs_new_replicas(deployment_replicas, max_surge, all_rs_replicas, new_rs_replicas)
+
+
+def old_sizes_after_scale_down(deployment_replicas: int, max_unavailable: int, new_rs: tuple[int, int],
+                               old_rss: list[tuple[int, int]]) -> list[int]:
+    """reconcileOldReplicaSets on (spec.replicas, availableReplicas) pairs,
+    the old ones oldest first: within the budget, unhealthy (unavailable)
+    pods go first (cleanupUnhealthyReplicas), then available ones beyond
+    replicas - maxUnavailable (scaleDownOldReplicaSetsForRollingUpdate).
+    Returns the old ReplicaSets' new sizes."""
+    sizes = [size for size, _ in old_rss]
+    if not sum(sizes):
+        return sizes
+    total = new_rs[0] + sum(sizes)
+    budget = max_scaled_down(deployment_replicas, max_unavailable, total, new_rs[0], new_rs[1])
+    if budget <= 0:
+        return sizes
+    for i, (size, avail) in enumerate(old_rss):
+        if size == 0 or size <= avail:  # no unhealthy pod (status may lag a scale-down)
+            continue
+        cut = min(budget, size - avail)
+        budget -= cut
+        sizes[i] = size - cut
+    # Scaling an old ReplicaSet down does not change its available count until its pods go.
+    available = new_rs[1] + sum(avail for _, avail in old_rss)
+    return take_in_order(sizes, scale_down_budget(deployment_replicas, max_unavailable, available))
+
+
 def max_scaled_down(deployment_replicas: int, max_unavailable: int, all_rs_replicas: int,
                     new_rs_replicas: int, new_rs_available: int) -> int:
     """reconcileOldReplicaSets' bound: how many old pods may go now, counting
