@@ -87,6 +87,12 @@ class ControllerManager:
         with self._cond:
             return len(self._later)
 
+    def settled(self) -> bool:
+        """Idle, and no timed step due on the clock (later ones may wait)."""
+        with self._cond:
+            due = bool(self._later) and self._later[0][0] <= self.clock.now()
+            return not (due or self._inbox or self._queue or self.busy)
+
     # ------------------------------------------------------------ feed
     def _on_event(self, rdef, ev) -> None:
         # Store lock held: only note the event; the worker reads it.
