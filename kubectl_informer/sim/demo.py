@@ -9,7 +9,7 @@ import tempfile
 from dataclasses import dataclass, field
 
 from kubectl_informer.clock import Clock
-from kubectl_informer.sim.controllers import ControllerManager
+from kubectl_informer.sim.controllers.manager import ControllerManager
 from kubectl_informer.sim.events import EventRecorder, pod_events
 from kubectl_informer.sim.objects import (
     make_configmap,

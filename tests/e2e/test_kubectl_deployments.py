@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from kubectl_informer.clock.testing import wait_for
-from kubectl_informer.sim.controllers import ControllerManager
+from kubectl_informer.sim.controllers.manager import ControllerManager
 from kubectl_informer.sim.controllers.rollout import HASH_LABEL
 from kubectl_informer.sim.server import SimServer
 from tests.e2e.test_kubectl_sim import Kubectl

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from kubectl_informer.clock.testing import FakeClock, wait_for
-from kubectl_informer.sim.controllers import ControllerManager
+from kubectl_informer.sim.controllers.manager import ControllerManager
 from kubectl_informer.sim.controllers.pods import pod_ready
 from kubectl_informer.sim.objects import make_pod
 from kubectl_informer.sim.scenarios import ScenarioRunner, rollout_complete, web_deployment

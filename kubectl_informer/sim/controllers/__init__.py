@@ -3,7 +3,7 @@ scheduler and kubelet, and the garbage collector, as kube-controller-manager
 runs them, so everyday kubectl (create/scale/rollout/delete a Deployment)
 behaves against the simulator as on a cluster.
 
-``ControllerManager(store, clock)`` listens to the store's committed events
+``manager.ControllerManager(store, clock)`` listens to the store's committed events
 (``store.listeners``) and works them off in one thread: an event only queues
 keys (a Deployment's, its ReplicaSet's, the owner a dependent points at); the
 worker reconciles each queued key once however many events named it, as a
@@ -13,7 +13,3 @@ is scheduled) wait on the manager's clock, a FakeClock in tests.
 The controllers act only on Deployments, ReplicaSets and what those own: a
 pod without a ReplicaSet owner, as every scenario makes, is never touched.
 """
-
-from kubectl_informer.sim.controllers.manager import ControllerManager
-
-__all__ = ["ControllerManager"]
