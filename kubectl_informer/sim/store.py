@@ -29,7 +29,6 @@ from __future__ import annotations
 import bisect
 import copy
 import random
-import string
 import sys
 import threading
 import time
@@ -67,6 +66,7 @@ EXPIRED_LIST = "The resourceVersion for the provided list is too old."
 # History kept by age as well as by count: kube-apiserver compacts etcd every
 # 5 minutes (--etcd-compaction-interval), so a long run's memory stays level.
 HISTORY_SECONDS = 300.0
+_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
 
 now_rfc3339 = strategy.now_rfc3339
@@ -239,8 +239,9 @@ class Store:
             ns = ""
         if not meta.get("name"):
             if meta.get("generateName"):
+                # apiserver's SimpleNameGenerator: 5 of apimachinery's rand alphabet (no vowels, no 0/1/3).
                 meta["name"] = meta["generateName"] + "".join(
-                    self._rand.choice(string.ascii_lowercase + string.digits) for _ in range(5))
+                    self._rand.choice(_NAME_ALPHABET) for _ in range(5))
             else:
                 raise ApiError(422, "Invalid", f"{rdef.kind} \"\" is invalid: metadata.name: Required value: "
                                                "name or generateName is required",
