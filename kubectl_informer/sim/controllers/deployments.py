@@ -115,6 +115,10 @@ def _scale(store, d: dict, new: dict | None, old: list[dict], events=None) -> No
         if target is not None:
             scale_rs(store, d, target, want, events)
         return
+    if new is not None and _saturated(d, new):  # the new ReplicaSet has it all: the old ones go
+        for rs in old:
+            scale_rs(store, d, rs, 0, events)
+        return
     surge, _ = r.rolling_params(d)
     growing = want + surge - sum(_replicas(rs) for rs in active) > 0
     # Largest first; among equals, newer first when growing and older first when shrinking.
@@ -127,6 +131,13 @@ def _scale(store, d: dict, new: dict | None, old: list[dict], events=None) -> No
     status_replicas = int((d.get("status") or {}).get("replicas") or 0)
     for rs, size in zip(active, r.proportions([_replicas(x) for x in active], maxes, want, surge, status_replicas)):
         scale_rs(store, d, rs, size, events)
+
+
+def _saturated(d: dict, rs: dict) -> bool:
+    """IsSaturated: the ReplicaSet is sized for the Deployment, annotation included, and all available."""
+    want = r.desired_replicas(d)
+    seen = (rs["metadata"].get("annotations") or {}).get(r.DESIRED_REPLICAS)
+    return _replicas(rs) == want and seen == str(want) and _avail(rs) == want
 
 
 def _revision(rs: dict) -> int:
