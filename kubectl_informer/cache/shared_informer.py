@@ -312,7 +312,8 @@ class SharedIndexInformer:
                 return
             self._synced_emitted = True
         self.tracer.emit(INFORMER_SYNCED, None, items=len(self.indexer),
-                         duration=self.clock.now() - self._start_time)
+                         duration=self.clock.now() - self._start_time,
+                         resource_version=self.last_sync_resource_version())
 
     # --------------------------------------------------------- HandleDeltas
     def _handle_deltas(self, deltas: list, is_in_initial_list: bool) -> None:
