@@ -100,3 +100,22 @@ def test_queue_owns_in_text_prints_each_add_and_its_cause():
     # The demo's pods are owned by ReplicaSets, which this run does not watch.
     assert any(line.startswith("Dropped pods default/") and "not_queue_kind ReplicaSet default/" in line
                for line in r.stdout.splitlines())
+
+
+def test_text_says_no_resources_found_once_every_informer_synced_empty():
+    import io
+
+    from kubectl_informer.cli.output import TextRenderer
+    from kubectl_informer.core.trace import TraceEvent
+
+    def synced(seq, informer, items):
+        return TraceEvent.build(seq, 0.0, "informer.synced", items=items, informer=informer)
+
+    for events, said in ((["pods", 0, "deployments.apps", 0], 1), (["pods", 0, "deployments.apps", 2], 0)):
+        out, err = io.StringIO(), io.StringIO()
+        r = TextRenderer(out, empty_message="No resources found in default namespace.", err=err)
+        r.informers = 2
+        r.render([synced(1, events[0], events[1])])
+        assert err.getvalue() == ""  # one of two synced: nothing to say yet
+        r.render([synced(2, events[2], events[3])])
+        assert err.getvalue().count("No resources found") == said
