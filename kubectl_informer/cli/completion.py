@@ -258,7 +258,8 @@ def complete(root: click.Group, args: list[str]) -> tuple[list[str], int]:
         if opt is None or not _takes_value(opt):
             return [], NO_FILE_COMP
         cands, directive = option_values(p, opt)
-        return [f"{flag}={c}" for c in _filter(cands, value)], directive
+        matched = _in_list(cands, value) if opt.name == "owns" else _filter(cands, value)
+        return [f"{flag}={c}" for c in matched], directive
     if word.startswith("-"):
         return _filter(_flags(p.command, word, set(p.values)), word), NO_FILE_COMP
     if isinstance(p.command, click.Group):

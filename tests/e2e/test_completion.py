@@ -138,3 +138,4 @@ def test_several_resources_complete_in_a_comma_list_and_after_owns(plugin_path, 
     cands, directive = complete(plugin_path, "queue", "deploy", "--owns", "po", kubeconfig=sim_kubeconfig)
     assert (cands, directive) == (["pods"], ":4")
     assert complete(plugin_path, "queue", "--demo", "quiet", "--owns", "pods,wid")[0] == ["pods,widgets.example.com"]
+    assert complete(plugin_path, "queue", "--demo", "quiet", "--owns=pods,wid")[0] == ["--owns=pods,widgets.example.com"]
