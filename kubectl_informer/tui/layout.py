@@ -23,6 +23,7 @@ from kubectl_informer.panes.inspector import InspectorState
 from kubectl_informer.panes.queue import QueueState
 from kubectl_informer.panes.resync import ResyncState
 from kubectl_informer.panes.rv import RVState
+from kubectl_informer.panes.server import ServerState
 from kubectl_informer.panes.state import PaneState
 from kubectl_informer.tui.cache import CachePane
 from kubectl_informer.tui.deltas import DeltasPane
@@ -34,6 +35,7 @@ from kubectl_informer.tui.pane import Pane
 from kubectl_informer.tui.queue import QueuePane
 from kubectl_informer.tui.resync import ResyncPane
 from kubectl_informer.tui.rv import RVPane
+from kubectl_informer.tui.server import ServerPane
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,7 @@ PANES: tuple[PaneSpec, ...] = (
     PaneSpec("inspector", "Inspector", InspectorState, InspectorPane),
     PaneSpec("handlers", "Handlers", HandlersState, HandlersPane),
     PaneSpec("explain", "Explain", ExplainState, ExplainPane),
+    PaneSpec("server", "Server", ServerState, ServerPane),
 )
 PANE_NAMES = tuple(p.name for p in PANES)
 
@@ -76,7 +79,7 @@ class TabBar(Widget):
     def show_tabs(self, specs: list[PaneSpec], active: str, shown: set[str], filter_text: str) -> None:
         width = self.app.size.width
         # Too many tabs for the line: the other tabs' labels shorten, the active one never does.
-        for cut in (99, 6, 5, 4, 3):
+        for cut in (99, 6, 5, 4, 3, 2, 1):
             t = Text(no_wrap=True, overflow="ellipsis", end="")
             for i, spec in enumerate(specs, 1):
                 style = "bold reverse" if spec.name == active else ("bold" if spec.name in shown else "dim")
