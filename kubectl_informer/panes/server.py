@@ -127,9 +127,9 @@ class ServerState(DispatchState):
     # -- handlers -------------------------------------------------------
     def _window(self, ev: TraceEvent) -> None:
         f = ev.fields
-        watchers = [parse_watcher(w) for w in list(f["watchers"])[:MAX_WATCHERS]]
+        watchers = [parse_watcher(w) for w in list(f.get("watchers") or ())[:MAX_WATCHERS]]
         window = dict(f)  # the figures drawn, typed here: a bad one is a bad event, not a crash in render
-        window.update(capacity=int(f["capacity"]), events=int(f["events"]), turnover=float(f["turnover"]),
+        window.update(capacity=int(f.get("capacity")), events=int(f.get("events")), turnover=float(f.get("turnover")),
                       initialisations=int(f.get("initialisations") or 0),
                       bookmarks_sent=int(f.get("bookmarks_sent") or 0),
                       ours_seconds_left=_optional(f.get("ours_seconds_left"), float))
