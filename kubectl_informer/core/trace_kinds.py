@@ -316,49 +316,6 @@ RUN_INFO = _kind("run.info", "what the run is, once before it starts: the header
                  F("tls_verify", "bool", "False when the server's certificate is not verified "
                    "(insecure-skip-tls-verify)", optional=True))
 
-# --- the API server's side of the watch (its watch cache) ------------------------------------
-SERVER_WINDOW = _kind("server.window", "the simulated API server's watch cache window for the resource, exact "
-                      "(when it changes, at most every 500 ms)", "no",
-                      F("source", "str", "where the figures come from: sim"),
-                      F("resource", "str", "the resource"),
-                      F("oldest_rv", "str", "the oldest resourceVersion the window holds"),
-                      F("newest_rv", "str", "the newest resourceVersion the window holds"),
-                      F("capacity", "int", "events the window can hold"),
-                      F("events", "int", "events it holds"),
-                      F("turnover", "float", "events per second entering the window"),
-                      F("initialisations", "int", "times the watch cache was (re)initialised"),
-                      F("bookmarks_sent", "int", "BOOKMARK events sent to watchers"),
-                      F("watchers", "list[str]", "one per watcher: \"<id> rv=<rv> sent=<n>\" (\" ours\" on ours)"),
-                      F("ours_rv", "str", "the resourceVersion our watch has reached"),
-                      F("ours_seconds_left", "float?", "seconds before our position falls out of the window "
-                        "at the current rate (None: no events flow)"))
-SERVER_METRICS = _kind("server.metrics", "a real API server's /metrics, scraped (every --server-scrape seconds)", "no",
-                       F("source", "str", "where the figures come from: metrics"),
-                       F("resource", "str", "the resource"),
-                       F("cache_rv", "str", "apiserver_watch_cache_resource_version"),
-                       F("lag", "int?", "the cache's RV minus ours, when both are numbers"),
-                       F("events_received_per_s", "float?", "events the watch cache received per second"),
-                       F("events_dispatched_per_s", "float?", "events dispatched to watchers per second"),
-                       F("initialisations", "int?", "watch cache initialisations"),
-                       F("consistent_reads_cache", "int?", "consistent reads served from the watch cache"),
-                       F("consistent_reads_fallback", "int?", "consistent reads that fell back to etcd"),
-                       F("read_wait_p99", "float?", "seconds: the read-wait p99, estimated from buckets"),
-                       F("read_wait_p99_estimated", "bool", "always true: the p99 is estimated from buckets"),
-                       F("read_wait_bucket", "str", "the bucket range the p99 falls in (\"le range\")"),
-                       F("open_watches", "int?", "open watches on the resource (apiserver_longrunning_requests)"),
-                       F("objects", "int?", "objects stored for the resource"))
-SERVER_FORBIDDEN = _kind("server.forbidden", "the API server refused to let us read its /metrics", "no",
-                         F("source", "str", "where the figures would come from: metrics"),
-                         F("status", "int", "the HTTP status"),
-                         F("rule", "str", "the RBAC rule that would allow it"),
-                         F("message", "str", "the server's message, one line"))
-SERVER_REINIT = _kind("server.reinit", "the simulator's watch cache re-initialised: every watch ends", "no",
-                      F("resource", "str", "the resource"),
-                      F("initialisations", "int", "initialisations so far"))
-SERVER_TOO_LARGE = _kind("server.too_large", "a list or watch was answered \"Too large resource version\"", "no",
-                         F("requested_rv", "str", "the resourceVersion asked for"),
-                         F("current_rv", "str", "the server's current resourceVersion"))
-
 # --- restarts within one UI (`:` commands, the profile switch) -----------------------------------
 RUN_RESTART = _kind("run.restart", "the pipeline restarted on the same cluster: the old run's threads "
                     "are joined, the events after this belong to the new run", "no",

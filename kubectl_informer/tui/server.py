@@ -69,6 +69,9 @@ def _window_bar(st: ServerState, width: int) -> list[Text]:
 def _ours_line(st: ServerState, now: float | None) -> Text:
     ours = st.ours()
     rv = ours.rv if ours is not None else str(st.window.get("ours_rv", ""))
+    if ours is None and not rv:
+        return Text.assemble(("ours  ", "bold"), ("no watch of ours is open now (between a watch and a relist)",
+                                                  "yellow"))
     line = Text.assemble(("ours  ", "bold"), f"RV {rv or '-'}")
     behind = st.behind(rv) if rv else None
     if behind is not None:
