@@ -145,7 +145,7 @@ def reached_by(events, mode: str) -> dict[str, list[str]]:
         take(subject_for("deltas", facts, key=key, seq=seq))
     for key in {k for k, _ in stored}:
         take(subject_for("inspector", facts, key=key))
-    for pane in ("rv", "resync", "queue"):
+    for pane in ("rv", "resync", "queue", "server"):
         n = len(marks_for(pane, facts))
         for back in range(n):
             take(subject_for(pane, facts, back=back))
