@@ -259,6 +259,89 @@ class Flaky(ScenarioLogic):
             faults.stall_watches(1.0)
 
 
+class SmallWindow(ScenarioLogic):
+    """The API server's side: a watch cache of 8 events and a watcher too
+    slow for it. Steady churn (a change a tick); every ``period`` ticks the
+    watch streams stall for ``stall`` ticks while events keep coming, then
+    the server ends every watcher that fell behind, dropping what it had
+    queued, as the cacher ends an unresponsive one. The client's re-watch
+    from its last RV is older than the window: 410, and it relists."""
+
+    CAPACITY = 8
+
+    def __init__(self, period: int = 32, stall: int = 12, rate: float = 4.0):
+        self.steady = Steady()
+        self.period, self.stall, self.rate = period, stall, rate
+
+    def step(self, ctx: Context) -> None:
+        if not ctx.state.get("sized"):
+            ctx.store.set_watch_cache_size(self.CAPACITY, ctx.resource)
+            ctx.state["sized"] = True
+        self.steady.step(ctx)
+        n = ctx.tick % self.period
+        if n == self.period - self.stall and ctx.faults is not None:
+            ctx.faults.stall_watches(self.stall / self.rate)
+        elif n == 0:
+            for w in ctx.store.watchers(ctx.resource):
+                if w.pending():
+                    w.close("slow", drop_pending=True)
+
+
+class TooLargeRV(ScenarioLogic):
+    """etcd restored from a snapshot a few seconds old: the server's
+    resourceVersion goes back, its objects with it, and it restarts. The
+    client resumes from the RV it saw, now ahead of the server: kube-apiserver
+    waits 3 s for it, then answers 504 "Too large resource version"; the
+    reflector lists at that RV (504 again), then at "" (a consistent read),
+    as client-go does. Churn pauses for ``quiet`` ticks after the restore so
+    the server stays behind the client meanwhile."""
+
+    WAIT = 3.0  # kube-apiserver's wait for a resourceVersion it has not reached
+
+    def __init__(self, period: int = 60, back: int = 16, quiet: int = 36):
+        self.steady = Steady()
+        self.period, self.back, self.quiet = period, back, quiet
+
+    def step(self, ctx: Context) -> None:
+        store, st = ctx.store, ctx.state
+        n = ctx.tick % self.period
+        if n == 0 and "snapshot" in st:
+            store.too_large_wait = self.WAIT
+            store.restore(st.pop("snapshot"))
+            st["quiet_until"] = ctx.tick + self.quiet
+            return
+        if ctx.tick < st.get("quiet_until", 0):
+            return
+        self.steady.step(ctx)
+        if n == self.period - self.back:
+            st["snapshot"] = store.current_rv()
+
+
+class CacheReinit(ScenarioLogic):
+    """The watch cache of the resource re-initialises every ``period`` ticks
+    (its reflector lost etcd): every watch on it ends, bookmarks stop, and for
+    ``down`` ticks a watch is answered 429 "storage is (re)initializing"
+    while writes go on. Then the cache re-lists at the current RV: a client
+    resuming from before it gets 410 and relists. Bookmarks go to every
+    watch each ``bookmark_every`` ticks while the cache is up."""
+
+    def __init__(self, period: int = 40, down: int = 8, bookmark_every: int = 8):
+        self.steady = Steady()
+        self.period, self.down, self.bookmark_every = period, down, bookmark_every
+
+    def step(self, ctx: Context) -> None:
+        store = ctx.store
+        self.steady.step(ctx)
+        n = ctx.tick % self.period
+        if n == self.period - self.down:
+            store.begin_reinit(ctx.resource)
+            ctx.state["down"] = True
+        elif n == 0 and ctx.state.pop("down", False):
+            store.end_reinit(ctx.resource)
+        if not ctx.state.get("down") and n % self.bookmark_every == 1:
+            store.send_bookmarks(ctx.resource)
+
+
 @dataclass(frozen=True)
 class Scenario:
     name: str
@@ -285,6 +368,18 @@ SCENARIOS: dict[str, Scenario] = {s.name: s for s in (
     Scenario("flaky", "Steady churn on a flaky server: dropped watches, 429 on watch, 500 on list, 410 on "
                       "watch, stalled streams, in turn; each fault once the client has been watching again for "
                       "3 s, so back-off then recovery shows every time.", Flaky, 2.0),
+    Scenario("small-window", "The API server's window too small: a watch cache of 8 events, and every 8 s the "
+                             "watch streams stall for 3 s while pods change; the server ends the watcher that fell "
+                             "behind, its re-watch is older than the window: 410 Expired, relist.",
+             SmallWindow, 4.0, 1.0),
+    Scenario("too-large-rv", "The server's resourceVersion goes back, as after an etcd restore: every 15 s the "
+                             "objects and the RV return to 4 s earlier and watches end; the client, ahead of the "
+                             "server, gets 504 \"Too large resource version\" and relists from \"\".",
+             TooLargeRV, 4.0, 1.0),
+    Scenario("cache-reinit", "The API server's watch cache re-initialises every 10 s: every watch ends, bookmarks "
+                             "stop, watches get 429 for 2 s while pods change, then the cache restarts its window "
+                             "at the current RV and the client's re-watch gets 410: relist.",
+             CacheReinit, 4.0, 1.0),
     Scenario("quiet", "Nothing changes: the objects sit still (good for exploring resync); a BOOKMARK to "
                       "every watch each 10 s.", Quiet, 1 / 10, 10.0),
 )}

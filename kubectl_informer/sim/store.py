@@ -796,7 +796,7 @@ class Store:
     def restore(self, rv: int) -> int:
         """etcd restored from a snapshot taken at ``rv``: every resource's
         objects go back to what they were then, the resourceVersion counter
-        goes back to ``rv``, the API server restarts (watches cut, caches
+        goes back to ``rv``, the API server restarts (watches ended, caches
         initialised at ``rv``). A client that saw a later RV is now ahead of
         the server: "Too large resource version". Returns the new RV."""
         with self.lock:
@@ -810,7 +810,7 @@ class Store:
                 st.restart_window(rv)
                 st.initialisations += 1
                 for w in list(st.watchers):
-                    w.close("abrupt")
+                    w.close("dropped")  # the API server restarting ends its watches
             self._rv = rv
             self._rv_changed.notify_all()
             return rv
