@@ -302,13 +302,14 @@ def backing_up(facts: Facts, now: float, window: float = 5.0) -> str | None:
 def _server(rec: Rec, facts: Facts) -> list[Explanation]:
     f, kind = rec.fields, rec.kind
     if kind == SERVER_WINDOW:
-        return [("server.window", _window_values(f)), *_consistent(facts, None)]
+        return [("server.window", _window_values(f)), *_sim_lag(f), *_consistent(facts, None)]
     if kind == SERVER_METRICS:
         out = _consistent(facts, f)
         if f.get("lag") is not None:
+            rates = (f"Events reach the cache at {_per_s(f.get('events_received_per_s'))} and are dispatched to "
+                     f"watchers at {_per_s(f.get('events_dispatched_per_s'))}. ")
             out.insert(0, ("server.lag", {"resource": f.get("resource", ""), "cache_rv": f.get("cache_rv", ""),
-                                          "lag": f.get("lag"), "received": _per_s(f.get("events_received_per_s")),
-                                          "dispatched": _per_s(f.get("events_dispatched_per_s"))}))
+                                          "lag": f.get("lag"), "rates": rates}))
         return out
     if kind == SERVER_TOO_LARGE:
         return [("server.too_large", {"requested": f.get("requested_rv") or "?",
@@ -317,11 +318,25 @@ def _server(rec: Rec, facts: Facts) -> list[Explanation]:
         return [("server.reinit", {"resource": f.get("resource", ""), "initialisations": f.get("initialisations", 0)})]
     if kind == WATCH_END:
         w = rec.extra.get("window")
-        wf = w.fields if w is not None and w.kind == SERVER_WINDOW else {}
-        return [("server.gone", {"rv": f.get("resource_version") or "?", "resource": wf.get("resource", "the resource"),
-                                 "oldest": wf.get("oldest_rv", "?"), "newest": wf.get("newest_rv", "?"),
-                                 "capacity": wf.get("capacity", "?")})]
+        wf = w.fields if w is not None and w.kind == SERVER_WINDOW else None
+        window = ("the API server's watch cache no longer held them" if wf is None else
+                  f"the API server's window for {wf.get('resource', '')} then held RV {wf.get('oldest_rv', '')} "
+                  f"to {wf.get('newest_rv', '')} ({wf.get('capacity', '')} events at most)")
+        return [("server.gone", {"rv": f.get("resource_version") or "?", "window": window})]
     return []
+
+
+def _sim_lag(f: dict) -> list[Explanation]:
+    """The simulator's lag, exact: our position behind the window's newest event."""
+    try:
+        lag = int(f.get("newest_rv") or "") - int(f.get("ours_rv") or "")
+    except ValueError:
+        return []
+    if lag <= 0:
+        return []
+    rates = f"Events enter the window at {float(f.get('turnover') or 0.0):.1f}/s. "
+    return [("server.lag", {"resource": f.get("resource", ""), "cache_rv": f.get("newest_rv", ""), "lag": lag,
+                            "rates": rates})]
 
 
 def _per_s(v) -> str:
