@@ -88,8 +88,50 @@ def quiet():
     return d
 
 
+def small_window():
+    # A watch cache of 8 events; the streams stall at tick 20 while pods change, and at tick 32 the
+    # server ends the watcher that fell behind: its re-watch is older than the window.
+    with Driven("small-window") as d:
+        d.settle()
+        d.wait("server.window")
+        d.step(33)
+        d.wait("watch.end", expired=True)
+        d.wait("relist", reason="expired")
+        d.wait("list.done", n=2)
+        n = d.seen("server.window")
+        d.step(2)
+        d.wait("server.window", n=n + 1)  # the window after the relist, ours behind its newest
+    return d
+
+
+def too_large_rv():
+    # Tick 44 snapshots the RV, tick 60 restores it: the client, ahead of the server, is answered
+    # "Too large resource version" and lists again with RV "".
+    with Driven("too-large-rv") as d:
+        d.settle()
+        d.step(61)
+        d.wait("server.too_large", timeout=25)
+        d.wait("list.start", resource_version="", timeout=25)
+        n = d.seen("server.window")
+        d.step(40)  # past the quiet spell: churn again, so the window changes and is reported
+        d.wait("server.window", n=n + 1)
+    return d
+
+
+def cache_reinit():
+    # Ticks 32-40: the cache re-initialises (watches end, 429), then restarts its window.
+    with Driven("cache-reinit") as d:
+        d.settle()
+        d.step(33)
+        d.wait("server.reinit")
+        d.step(8)
+        d.wait("relist")
+    return d
+
+
 PLANS = {"steady": steady, "burst": burst, "disconnect": disconnect, "relist-storm": relist_storm,
-         "mass-delete": mass_delete, "flaky": flaky, "quiet": quiet}
+         "mass-delete": mass_delete, "flaky": flaky, "quiet": quiet,
+         "small-window": small_window, "too-large-rv": too_large_rv, "cache-reinit": cache_reinit}
 
 
 @pytest.fixture(scope="module")
