@@ -166,6 +166,8 @@ class Run:
         o = self.config
         if o.resync < 0:
             raise RunError("--resync must not be negative")
+        if o.server_scrape < 0:
+            raise RunError("--server-scrape must not be negative")
         if o.demo is not None and (o.kubeconfig or o.context):
             raise RunError("--demo runs its own simulated cluster: drop --kubeconfig/--context, or drop --demo")
         q = o.queue
@@ -362,11 +364,27 @@ class Run:
                                                   clock=self.informer.clock)
         for lane in lanes:
             add_handler(self.informer, lane.name, lane.resync, lane.work_time, stop_event=self.stop_event)
+        poller = self._server_poller()  # before the informer: it watches for our first watch
         self._spawn("informer", self.informer.run)
+        if poller is not None:
+            self._spawn("server", poller.run)
         if self.controller is not None:
             self._spawn("controller", self.controller.run)
         if o.late_handler_resync is not None:
             self._add_late_handler(o.late_handler_resync)
+
+    def _server_poller(self):
+        """The Server pane's poller (run/server_poll.py): the simulator's
+        watch cache on a --demo, the API server's /metrics elsewhere; none
+        with --server-scrape 0."""
+        if not self.config.server_scrape:
+            return None
+        from kubectl_informer.run.server_poll import ServerPoller
+        sim = self.demo is not None
+        return ServerPoller(self.target.api_client, self.tracer, getattr(self.resource, "group", "") or "",
+                            self.resource.resource, "sim" if sim else "metrics",
+                            interval=None if sim else self.config.server_scrape, clock=self.clock,
+                            ours_rv=self.informer.last_sync_resource_version)
 
     def _handler_specs(self):
         from kubectl_informer.run.handler_lanes import plan_handlers

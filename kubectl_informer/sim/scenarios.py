@@ -268,10 +268,11 @@ class SmallWindow(ScenarioLogic):
     from its last RV is older than the window: 410, and it relists."""
 
     CAPACITY = 8
+    HOLD = 60.0  # seconds at most a stall lasts, should its ending step never come
 
-    def __init__(self, period: int = 32, stall: int = 12, rate: float = 4.0):
+    def __init__(self, period: int = 32, stall: int = 12):
         self.steady = Steady()
-        self.period, self.stall, self.rate = period, stall, rate
+        self.period, self.stall = period, stall
 
     def step(self, ctx: Context) -> None:
         if not ctx.state.get("sized"):
@@ -280,11 +281,12 @@ class SmallWindow(ScenarioLogic):
         self.steady.step(ctx)
         n = ctx.tick % self.period
         if n == self.period - self.stall and ctx.faults is not None:
-            ctx.faults.stall_watches(self.stall / self.rate)
-        elif n == 0:
+            ctx.faults.stall_watches(self.HOLD)  # until the step below lifts it
+        elif n == 0 and ctx.faults is not None and ctx.faults.stall_remaining() > 0:
             for w in ctx.store.watchers(ctx.resource):
                 if w.pending():
                     w.close("slow", drop_pending=True)
+            ctx.faults.stall_watches(0)
 
 
 class TooLargeRV(ScenarioLogic):
