@@ -75,7 +75,7 @@ def _ours_line(st: ServerState, now: float | None) -> Text:
     line = Text.assemble(("ours  ", "bold"), f"RV {rv or '-'}")
     behind = st.behind(rv) if rv else None
     if behind is not None:
-        line.append(f" · {behind} behind the newest")
+        line.append(f" · {behind} RVs behind the newest")
     pos = st.position(rv) if rv else None
     if pos is not None and pos < 0:
         line.append(" · fallen out of the window: 410 on its next read", "bold red")

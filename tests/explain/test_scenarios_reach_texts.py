@@ -94,7 +94,14 @@ def small_window():
     with Driven("small-window") as d:
         d.settle()
         d.wait("server.window")
-        d.step(33)
+        d.step(21)
+        # While the streams stall, pods change in real time, so the server reports ours behind.
+        behind = lambda: any(e.kind == "server.window" and e.fields["ours_rv"]  # noqa: E731
+                             and int(e.fields["ours_rv"]) < int(e.fields["newest_rv"]) for e in list(d.events))
+        while not behind():
+            d.step(pause=0.3)
+            assert d.runner.ctx.tick < 32, "no window with ours behind during the stall"
+        d.step(32 - d.runner.ctx.tick + 1)
         d.wait("watch.end", expired=True)
         d.wait("relist", reason="expired")
         d.wait("list.done", n=2)
@@ -119,12 +126,12 @@ def too_large_rv():
 
 
 def cache_reinit():
-    # Ticks 32-40: the cache re-initialises (watches end, 429), then restarts its window.
+    # Ticks 32-40: the cache re-initialises (watches end, 429), then restarts its window at tick 40.
     with Driven("cache-reinit") as d:
         d.settle()
-        d.step(33)
+        d.wait("server.window")
+        d.step(41)
         d.wait("server.reinit")
-        d.step(8)
         d.wait("relist")
     return d
 

@@ -136,7 +136,7 @@ def test_sim_view_draws_the_window_ours_and_the_countdown():
     assert "window 100/100 events" in text and "turnover 25.0/s" in text
     bar = next(ln for ln in text.splitlines() if "├" in ln)
     assert bar.startswith("1041 ├") and bar.endswith("┤ 1140") and "▲" in bar
-    assert "ours  RV 1050 · 90 behind the newest · falls out in 300ms at 25.0 events/s" in text
+    assert "ours  RV 1050 · 90 RVs behind the newest · falls out in 300ms at 25.0 events/s" in text
     assert "bookmarks sent 3" in text and "initialisations 1" in text
     ours_row = next(ln for ln in text.splitlines() if "◀ ours" in ln)
     assert ours_row.split()[:4] == ["w-1", "1050", "90", "50"]
