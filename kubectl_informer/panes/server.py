@@ -26,6 +26,8 @@ keeps the last event's fields and a few counters: no per-event scan.
 
 from __future__ import annotations
 
+from collections import deque
+
 from kubectl_informer.core.trace import TraceEvent
 from kubectl_informer.core.trace_kinds import (
     RELIST,
@@ -39,6 +41,7 @@ from kubectl_informer.core.trace_kinds import (
 from kubectl_informer.panes.state import DispatchState
 
 MAX_WATCHERS = 64  # watchers kept from one window event (a server's list is not ours to trust)
+MAX_HAPPENINGS = 32  # what the server did to our watch, newest last
 
 
 class Watcher:
@@ -123,6 +126,8 @@ class ServerState(DispatchState):
         self.gone_rv = ""                      # the RV the last one had reached
         self.gone_at: float | None = None
         self.relists = 0
+        # (time, words, bad): 410s, relists, too-large answers, re-inits, refusals, newest last.
+        self.happenings: deque[tuple[float, str, bool]] = deque(maxlen=MAX_HAPPENINGS)
 
     # -- handlers -------------------------------------------------------
     def _window(self, ev: TraceEvent) -> None:
@@ -151,15 +156,20 @@ class ServerState(DispatchState):
     def _forbidden(self, ev: TraceEvent) -> None:
         self.source = self.source or "metrics"
         self.forbidden = dict(ev.fields)
+        self.happenings.append((ev.time, f"/metrics refused ({ev.fields.get('status', '?')})", True))
 
     def _reinit(self, ev: TraceEvent) -> None:
         self.reinits += 1
         self.reinit_at = ev.time
+        self.happenings.append((ev.time, f"watch cache re-initialised ({ev.fields.get('initialisations', '?')} "
+                                         "so far): every watch ended", True))
 
     def _too_large(self, ev: TraceEvent) -> None:
         f = ev.fields
         self.too_large += 1
         self.too_large_last = (str(f.get("requested_rv", "")), str(f.get("current_rv", "")))
+        req, cur = self.too_large_last
+        self.happenings.append((ev.time, f"Too large resource version: asked {req}, server at {cur or '?'}", True))
 
     def _watch_end(self, ev: TraceEvent):
         if not ev.fields.get("expired"):
@@ -167,9 +177,13 @@ class ServerState(DispatchState):
         self.gone += 1
         self.gone_rv = str(ev.fields.get("resource_version") or "")
         self.gone_at = ev.time
+        w = self.window
+        where = f" (window {w.get('oldest_rv', '')}-{w.get('newest_rv', '')})" if w is not None else ""
+        self.happenings.append((ev.time, f"410 Gone: ours at RV {self.gone_rv} fell out{where}", True))
 
     def _relist(self, ev: TraceEvent) -> None:
         self.relists += 1
+        self.happenings.append((ev.time, f"our informer relisted ({ev.fields.get('reason', '?')})", False))
 
     # -- views ----------------------------------------------------------
     def ours(self) -> Watcher | None:

@@ -87,7 +87,7 @@ def _ours_line(st: ServerState, now: float | None) -> Text:
     else:
         line.append(" · falls out in ", "")
         line.append(fmt_secs(left), "bold red" if left < 5 else "bold yellow")
-        line.append(f" at {turnover:.1f} events/s")
+        line.append(f" if it stops reading ({turnover:.1f} events/s)")
     return line
 
 
@@ -118,6 +118,19 @@ def _watcher_row(st: ServerState, wt: Watcher) -> Text:
     return row
 
 
+def _happenings(st: ServerState, now: float | None, budget: int) -> list[Text]:
+    """What the server did to our watch, newest first, under a head line."""
+    if budget < 2 or not st.happenings:
+        return []
+    rows = [Text("  recent", style="bold")]
+    for t, words, bad in reversed(st.happenings):
+        if len(rows) >= budget:
+            break
+        age = f"{fmt_secs(max(0.0, now - t))} ago" if now is not None else ""
+        rows.append(Text.assemble(f"  {age:>9}  ", (words, "red" if bad else "")))
+    return rows
+
+
 def _outcomes(st: ServerState) -> Text:
     """What the server did to our watch, counted."""
     t = Text.assemble(("server did  ", "bold"), ("410 ×", ""), (str(st.gone), "bold red" if st.gone else "dim"),
@@ -142,11 +155,15 @@ def _sim_lines(st: ServerState, now: float | None, width: int, height: int) -> l
              _outcomes(st)]
     if height < 8:  # the bar's label row goes first, then the counters
         lines = [lines[0], lines[1], lines[3], lines[5], lines[4]]
-    lines.extend(_watcher_rows(st, height - len(lines)))
+    rest = height - len(lines)
+    # The watchers first; up to 7 rows kept for what the server did, if it did anything.
+    recent = min(7, len(st.happenings) + 1) if st.happenings else 0
+    lines.extend(_watcher_rows(st, min(len(st.watchers) + 1, max(2, rest - recent))))
+    lines.extend(_happenings(st, now, height - len(lines)))
     return lines
 
 
-def _metrics_lines(st: ServerState, now: float | None) -> list[Text]:
+def _metrics_lines(st: ServerState, now: float | None, height: int) -> list[Text]:
     m = st.metrics
     ago = f"scraped {fmt_secs(now - st.metrics_at)} ago" if now is not None and st.metrics_at is not None else ""
     head = Text.assemble(("Server", "bold"), f"  {st.resource or '?'} · from /metrics · {ago} ({st.scrapes} scrape{'' if st.scrapes == 1 else 's'})")
@@ -165,6 +182,7 @@ def _metrics_lines(st: ServerState, now: float | None) -> list[Text]:
                       f"fell back to etcd {_num(m.get('consistent_reads_fallback'))}"),
         Text.assemble(("wait   ", "bold"), f"read-wait p99 {wait}"),
         _outcomes(st),
+        *_happenings(st, now, height - 7),
     ]
 
 
@@ -219,7 +237,7 @@ def render_server(st: ServerState, now: float | None, width: int, height: int) -
     elif st.source == "sim" and st.window is not None:
         lines = _sim_lines(st, now, width, height)
     elif st.source == "metrics" and st.metrics is not None:
-        lines = _metrics_lines(st, now)
+        lines = _metrics_lines(st, now, height)
     else:
         lines = _wrapped(_empty_lines(st), width)
     return join_lines(lines[:height], width)

@@ -25,7 +25,7 @@ def test_the_newest_window_explains_the_window_and_our_lag():
     got = texts(subject_for("server", facts), facts)
     assert got["server.window"].startswith(
         "The API server keeps the last 8 events of pods in its watch cache: RV 101 to 108, 8 held, 2.5 events/s "
-        "entering. Every watch reads from its own place in it; ours is at RV 104: at this rate it falls out in 1.6s.")
+        "entering. Every watch reads from its own place in it; ours is at RV 104: if it stopped reading, it would fall out in 1.6s at this rate.")
     assert got["server.lag"].startswith("The API server's watch cache for pods is at RV 108; our informer's last "
                                         "RV is 4 behind it. Events enter the window at 2.5/s.")
     assert "server.consistent_reads" not in got  # the list asked RV 0: not a consistent read

@@ -136,7 +136,7 @@ def test_sim_view_draws_the_window_ours_and_the_countdown():
     assert "window 100/100 events" in text and "turnover 25.0/s" in text
     bar = next(ln for ln in text.splitlines() if "├" in ln)
     assert bar.startswith("1041 ├") and bar.endswith("┤ 1140") and "▲" in bar
-    assert "ours  RV 1050 · 90 RVs behind the newest · falls out in 300ms at 25.0 events/s" in text
+    assert "ours  RV 1050 · 90 RVs behind the newest · falls out in 300ms if it stops reading (25.0 events/s)" in text
     assert "bookmarks sent 3" in text and "initialisations 1" in text
     ours_row = next(ln for ln in text.splitlines() if "◀ ours" in ln)
     assert ours_row.split()[:4] == ["w-1", "1050", "90", "50"]
@@ -230,3 +230,18 @@ def test_any_trace_feeds_and_renders_without_error(events, width, height):
         st.feed(TraceEvent(i + 1, t, kind, None, fields))
     assert_fits(render_server(st, None, width, height), width, height)
     assert_fits(render_server(st, 1000.0, width, height), width, height)
+
+
+def test_what_the_server_did_is_listed_newest_first():
+    e = sim_trace()
+    e(4.0, "server.too_large", requested_rv="1300", current_rv="1200")
+    e(5.0, "server.reinit", resource="pods", initialisations=2)
+    st = state_of(e)
+    assert [words for _, words, _ in st.happenings] == [
+        "410 Gone: ours at RV 1050 fell out (window 1061-1160)", "our informer relisted (expired)",
+        "Too large resource version: asked 1300, server at 1200",
+        "watch cache re-initialised (2 so far): every watch ended"]
+    rows = render_server(st, 6.0, 100, 30).plain.splitlines()
+    recent = rows[rows.index("  recent") + 1:]
+    assert [r.split("ago")[0].strip() for r in recent] == ["1s", "2s", "2.8s", "2.9s"]
+    assert "watch cache re-initialised" in recent[0] and "410 Gone" in recent[-1]

@@ -352,7 +352,7 @@ def _window_values(f: dict) -> dict:
     elif left <= 0:
         where = "it has fallen out: its next watch gets 410"
     else:
-        where = f"at this rate it falls out in {format_short(float(left))}"
+        where = f"if it stopped reading, it would fall out in {format_short(float(left))} at this rate"
     return {"capacity": f.get("capacity", 0), "resource": f.get("resource", ""), "oldest": f.get("oldest_rv", ""),
             "newest": f.get("newest_rv", ""), "events": f.get("events", 0),
             "turnover": f"{float(f.get('turnover') or 0.0):.1f}", "ours": f.get("ours_rv") or "-", "left": where}
