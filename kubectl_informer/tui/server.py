@@ -158,7 +158,7 @@ def _sim_lines(st: ServerState, now: float | None, width: int, height: int) -> l
     rest = height - len(lines)
     # The watchers first; up to 7 rows kept for what the server did, if it did anything.
     recent = min(7, len(st.happenings) + 1) if st.happenings else 0
-    lines.extend(_watcher_rows(st, min(len(st.watchers) + 1, max(2, rest - recent))))
+    lines.extend(_watcher_rows(st, min(max(2, len(st.watchers) + 1), max(2, rest - recent))))
     lines.extend(_happenings(st, now, height - len(lines)))
     return lines
 
