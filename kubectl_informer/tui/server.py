@@ -66,28 +66,38 @@ def _window_bar(st: ServerState, width: int) -> list[Text]:
     return [row, under]
 
 
-def _ours_line(st: ServerState, now: float | None) -> Text:
+def _ours_line(st: ServerState, now: float | None, width: int) -> Text:
+    """Where ours is and how long it has, in the words that fit ``width``."""
     ours = st.ours()
     rv = ours.rv if ours is not None else str(st.window.get("ours_rv", ""))
     if ours is None and not rv:
         return Text.assemble(("ours  ", "bold"), ("no watch of ours is open now (between a watch and a relist)",
                                                   "yellow"))
+    for short in (False, True):
+        line = _ours_words(st, rv, now, short)
+        if line.cell_len <= width:
+            break
+    return line
+
+
+def _ours_words(st: ServerState, rv: str, now: float | None, short: bool) -> Text:
     line = Text.assemble(("ours  ", "bold"), f"RV {rv or '-'}")
     behind = st.behind(rv) if rv else None
     if behind is not None:
-        line.append(f" · {behind} RVs behind the newest")
+        line.append(f" · {behind} behind" if short else f" · {behind} RVs behind the newest")
     pos = st.position(rv) if rv else None
     if pos is not None and pos < 0:
-        line.append(" · fallen out of the window: 410 on its next read", "bold red")
+        line.append(" · fell out: 410 next" if short else " · fallen out of the window: 410 on its next read",
+                    "bold red")
         return line
     left = st.seconds_left(now)
     turnover = float(st.window.get("turnover") or 0.0)
     if left is None:
-        line.append(" · no events flow: it stays in", "green")
-    else:
-        line.append(" · falls out in ", "")
-        line.append(fmt_secs(left), "bold red" if left < 5 else "bold yellow")
-        line.append(f" if it stops reading ({turnover:.1f} events/s)")
+        line.append(" · no events: stays in" if short else " · no events flow: it stays in", "green")
+        return line
+    line.append(" · out in " if short else " · falls out in ")
+    line.append(fmt_secs(left), "bold red" if left < 5 else "bold yellow")
+    line.append(" if it stops" if short else f" if it stops reading ({turnover:.1f} events/s)")
     return line
 
 
@@ -145,14 +155,12 @@ def _outcomes(st: ServerState) -> Text:
 
 def _sim_lines(st: ServerState, now: float | None, width: int, height: int) -> list[Text]:
     w = st.window
-    head = Text.assemble(("Server", "bold"), f"  {st.resource or '?'} · simulator, exact · window ",
-                         (f"{w['events']}/{w['capacity']}", "bold cyan"), " events · turnover ",
-                         (f"{w['turnover']:.1f}/s", "bold"))
-    lines = [head, *_window_bar(st, width), _ours_line(st, now),
-             Text.assemble(("cache  ", "bold"), f"bookmarks sent {w['bookmarks_sent']} · initialisations "
-                           f"{w['initialisations']} · oldest RV {w.get('oldest_rv', '')} · "
-                           f"newest RV {w.get('newest_rv', '')}"),
-             _outcomes(st)]
+    head = Text.assemble(("Server", "bold"), "  window ", (f"{w['events']}/{w['capacity']}", "bold cyan"),
+                         " events · turnover ", (f"{w['turnover']:.1f}/s", "bold"),
+                         f" · {st.resource or '?'} · simulator, exact")
+    cache = Text.assemble(("cache  ", "bold"), f"RV {w.get('oldest_rv', '')}-{w.get('newest_rv', '')} · "
+                          f"bookmarks sent {w['bookmarks_sent']} · initialisations {w['initialisations']}")
+    lines = [head, *_window_bar(st, width), _ours_line(st, now, width), cache, _outcomes(st)]
     if height < 8:  # the bar's label row goes first, then the counters
         lines = [lines[0], lines[1], lines[3], lines[5], lines[4]]
     rest = height - len(lines)

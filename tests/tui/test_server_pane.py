@@ -137,7 +137,7 @@ def test_sim_view_draws_the_window_ours_and_the_countdown():
     bar = next(ln for ln in text.splitlines() if "├" in ln)
     assert bar.startswith("1041 ├") and bar.endswith("┤ 1140") and "▲" in bar
     assert "ours  RV 1050 · 90 RVs behind the newest · falls out in 300ms if it stops reading (25.0 events/s)" in text
-    assert "bookmarks sent 3" in text and "initialisations 1" in text
+    assert "cache  RV 1041-1140 · bookmarks sent 3 · initialisations 1" in text
     ours_row = next(ln for ln in text.splitlines() if "◀ ours" in ln)
     assert ours_row.split()[:4] == ["w-1", "1050", "90", "50"]
 
@@ -245,3 +245,32 @@ def test_what_the_server_did_is_listed_newest_first():
     recent = rows[rows.index("  recent") + 1:]
     assert [r.split("ago")[0].strip() for r in recent] == ["1s", "2s", "2.8s", "2.9s"]
     assert "watch cache re-initialised" in recent[0] and "410 Gone" in recent[-1]
+
+
+# -- in the app: s, then e ------------------------------------------------------------------
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 45)])
+def test_s_shows_the_server_pane_and_e_explains_its_window(size):
+    from .helpers import demo_trace, make_app, pane_text, run
+
+    trace = demo_trace()
+    trace("server.window", source="sim", resource="pods", oldest_rv="95", newest_rv="103", capacity=8, events=8,
+          turnover=2.0, initialisations=1, bookmarks_sent=0, watchers=["3 rv=101 sent=4 ours"], ours_rv="101",
+          ours_seconds_left=1.5)
+    app = make_app(trace)
+
+    async def check(pilot):
+        await pilot.press("s")
+        app.pump()
+        assert app.active == "server" and app.panes["server"].display
+        assert "window 8/8 events" in app.panes["server"].render().plain
+        await pilot.press("e")
+        app.pump()
+        text = " ".join(pane_text(app.panes["explain"]).split())
+        assert "Server ▸ the watch cache's window, RV 95-103" in text
+        assert "The API server keeps the last 8 events of pods in its watch cache: RV 95 to 103" in text
+        assert "our informer's last RV is 2 behind it" in text
+        await pilot.press("e")
+        assert app.active == "server"
+
+    run(check, app, size)
