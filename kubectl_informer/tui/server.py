@@ -179,7 +179,7 @@ def _metrics_lines(st: ServerState, now: float | None, height: int) -> list[Text
     lag_line = Text.assemble(("lag    ", "bold"), f"watch cache RV {m.get('cache_rv') or '-'} · ours behind by ",
                              (_num(lag), "bold yellow" if lag else "bold green"))
     p99 = m.get("read_wait_p99")
-    wait = "-" if p99 is None else f"≈ {fmt_secs(p99)} (estimated, bucket {m.get('read_wait_bucket') or '?'})"
+    wait = "-" if p99 is None else f"≈ {fmt_secs(p99)} (estimated, bucket {m.get('read_wait_bucket') or '?'} s)"
     return [
         head, lag_line,
         Text.assemble(("events ", "bold"), f"received {_rate(m.get('events_received_per_s'))} · "

@@ -153,7 +153,7 @@ def test_metrics_view_marks_the_p99_as_estimated():
     text = render_server(state_of(metrics_trace()), 1.0, 100, 20).plain
     assert "watch cache RV 52013 · ours behind by 13" in text
     assert "received 4.2/s · dispatched 8.4/s" in text
-    assert "read-wait p99 ≈ 45ms (estimated, bucket 0.025-0.05)" in text
+    assert "read-wait p99 ≈ 45ms (estimated, bucket 0.025-0.05 s)" in text
     assert "consistent from cache 120 · fell back to etcd 2" in text
     assert "open watches 7 · objects 340" in text
 
