@@ -711,12 +711,10 @@ class _Handler(BaseHTTPRequestHandler):
         store, q = self.sim.store, self.query
         return lambda raw: orjson.dumps(t.object(rdef, orjson.loads(raw), q, store))
 
-    def _stream(self, rdef, w, initial, end_rv: int | None, timeout: float) -> None:
-        sim, store, faults = self.sim, self.sim.store, self.sim.faults
-        enc = self._encoder(rdef)
-        # The initial events (a WatchList's, a watch from "0") in the asked kind too.
+    def _write_initial(self, rdef, w, initial, end_rv: int | None) -> None:
+        """The initial events (a WatchList's, a watch from "0"), in the asked
+        kind too, in chunks; then a WatchList's initial-events-end bookmark."""
         initial_line = _metadata.watch_line if _metadata.is_partial(self.rendering) else bytes
-        self._start_chunked()
         buf, size = [], 0
         for line in initial:
             line = initial_line(line)
@@ -728,9 +726,15 @@ class _Handler(BaseHTTPRequestHandler):
                 buf, size = [], 0
         if end_rv is not None:
             buf.append(bookmark_line(rdef, end_rv, initial_end=True))
-            with store.lock:
+            with self.sim.store.lock:
                 w.state.bookmarks_sent += 1
         self._chunk(b"".join(buf))
+
+    def _stream(self, rdef, w, initial, end_rv: int | None, timeout: float) -> None:
+        sim, store, faults = self.sim, self.sim.store, self.sim.faults
+        enc = self._encoder(rdef)
+        self._start_chunked()
+        self._write_initial(rdef, w, initial, end_rv)
         start = time.monotonic()
         deadline = start + max(0.0, timeout)
         interval = sim.bookmark_interval

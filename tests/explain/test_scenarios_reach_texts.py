@@ -132,7 +132,7 @@ def cache_reinit():
         d.wait("server.window")
         d.step(41)
         d.wait("server.reinit")
-        d.wait("relist")
+        d.wait("relist", reason="expired", timeout=20)
     return d
 
 
