@@ -31,6 +31,7 @@ from kubectl_informer.tui.explain import ExplainPane
 from kubectl_informer.tui.fifo import FifoPane
 from kubectl_informer.tui.handlers import HandlersPane
 from kubectl_informer.tui.inspector import InspectorPane
+from kubectl_informer.tui.keymap import PANE_LETTERS
 from kubectl_informer.tui.pane import Pane
 from kubectl_informer.tui.queue import QueuePane
 from kubectl_informer.tui.resync import ResyncPane
@@ -84,7 +85,9 @@ class TabBar(Widget):
             for i, spec in enumerate(specs, 1):
                 style = "bold reverse" if spec.name == active else ("bold" if spec.name in shown else "dim")
                 label = spec.short or spec.title
-                t.append(f" {i}", "cyan" if spec.name != active else style)
+                # A tab's jump key: its number, or past nine its letter.
+                key = str(i) if i <= 9 else PANE_LETTERS.get(spec.name, "")
+                t.append(f" {key}", "cyan" if spec.name != active else style)
                 t.append(f" {label if spec.name == active else label[:cut]} ", style)
             if filter_text:
                 t.append(f"  /{filter_text}", "bold yellow")

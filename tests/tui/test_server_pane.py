@@ -274,3 +274,18 @@ def test_s_shows_the_server_pane_and_e_explains_its_window(size):
         assert app.active == "server"
 
     run(check, app, size)
+
+
+def test_the_tenth_tab_and_its_help_line_name_its_letter():
+    from .helpers import make_app, run, screen_text
+
+    app = make_app()
+
+    async def check(pilot):
+        tabs = screen_text(app).splitlines()[2]
+        assert tabs.rstrip().endswith("s Server") and " 9 Explain" in tabs and "10" not in tabs
+        await pilot.press("question_mark")
+        jumps = {name: jump for jump, _, name in app.screen.panes}  # the help screen's pane lines
+        assert (jumps["server"], jumps["resync"], jumps["explain"]) == ("s", "4 n", "9 e")
+
+    run(check, app, (160, 45))
