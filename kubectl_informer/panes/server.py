@@ -214,7 +214,10 @@ class ServerState(DispatchState):
             return None
         if hi <= lo:
             return 1.0 if at >= hi else -1.0
-        return (at - lo) / (hi - lo)
+        if at < lo:
+            return -1.0
+        # Clamped so a wild RV (a hand-edited recording) cannot overflow a float.
+        return min((at - lo) / (hi - lo), 2.0) if at - lo < 10**300 else 2.0
 
     def behind(self, rv: str) -> int | None:
         """Events (RVs) ``rv`` is behind the window's newest."""

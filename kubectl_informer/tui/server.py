@@ -38,7 +38,7 @@ def _window_bar(st: ServerState, width: int) -> list[Text]:
     watcher's position on it (ours ▲, others │; a fallen-out one at the left
     edge as ◀), and the labels under it."""
     w = st.window
-    lo, hi = str(w.get("oldest_rv", "")), str(w.get("newest_rv", ""))
+    lo, hi = str(w.get("oldest_rv", ""))[:24], str(w.get("newest_rv", ""))[:24]  # RVs are short; a bad one is cut
     inner = max(1, width - len(lo) - len(hi) - 4)
     cells: list[tuple[str, str]] = [("─", "cyan")] * inner
     ours_col = None

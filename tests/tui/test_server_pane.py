@@ -289,3 +289,13 @@ def test_the_tenth_tab_and_its_help_line_name_its_letter():
         assert (jumps["server"], jumps["resync"], jumps["explain"]) == ("s", "4 n", "9 e")
 
     run(check, app, (160, 45))
+
+
+def test_wild_resource_versions_draw():
+    e = Trace()
+    big = "9" * 400
+    window(e, 1.0, 1, 2, 1, watchers=[f"w rv={big} sent=1 ours", "x rv=0 sent=0"], newest_rv="3",
+           oldest_rv="1")
+    st = state_of(e)
+    assert st.position(big) == 2.0 and st.position("0") == -1.0
+    assert_fits(render_server(st, 1.0, 80, 20), 80, 20)
