@@ -22,8 +22,6 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
-from prometheus_client.parser import text_string_to_metric_families
-
 from kubectl_informer.kube.limits import MAX_METRICS_BODY
 
 RESOURCE_VERSION = "apiserver_watch_cache_resource_version"
@@ -89,6 +87,10 @@ def _int(v: float | None) -> int | None:
 def figures_for(lines: Iterable[str], group: str, resource: str) -> ResourceFigures:
     """The figures of ``group``/``resource`` in the kept lines. ValueError
     when they are not the Prometheus text format."""
+    # Imported here: prometheus_client costs half a second to import, and a
+    # --demo run (which reads the simulator, not /metrics) never needs it.
+    from prometheus_client.parser import text_string_to_metric_families
+
     out = ResourceFigures()
     sums: dict[str, float | None] = {"cache": None, "fallback": None, "watches": None, "new_objects": None,
                                      "old_objects": None}
