@@ -195,6 +195,7 @@ class ResourceState:
         self.history_limit = history_limit
         self.history_floor = 0     # states at rv >= history_floor can be rebuilt
         self.watchers: set[Watcher] = set()
+        self.listeners: list[Callable[[ResourceDef, Event], None]] = []  # the store's, shared
         # The buffer's bounds: equal (the default) keeps the window at its size.
         self.lower_capacity = self.upper_capacity = window
         self.ready = True          # False while the cache re-initialises
@@ -235,6 +236,8 @@ class ResourceState:
                 self.history_floor = history.popleft().rv
         for w in list(self.watchers):
             w.push(ev)
+        for fn in self.listeners:
+            fn(self.rdef, ev)
 
     def _resize(self, now: float) -> None:
         """watchCache.resizeCacheLocked, before an event goes in: a full

@@ -8,7 +8,8 @@ import time
 import pytest
 
 from kubectl_informer.panes.explain import load_texts
-from kubectl_informer.sim.scenarios import SCENARIOS
+from kubectl_informer.clock.testing import wait_for
+from kubectl_informer.sim.scenarios import SCENARIOS, rollout_complete
 
 from .harness import Driven
 
@@ -88,43 +89,68 @@ def quiet():
     return d
 
 
+def rollout():
+    # The simulated controllers roll Deployment web: its new pods are added, old ones deleted.
+    with Driven("rollout", mode="queue") as d:
+        store = d.run.demo.server.store
+        assert wait_for(lambda: rollout_complete(store.get("deployments", "default", "web")), 15)
+        d.step()
+        d.wait("store.add", is_in_initial_list=False)
+        d.wait("store.delete")
+    return d
+
+
 def small_window():
-    # The watch cache's window of 8 (server.window), a watcher fallen behind it: 410, relist.
+    # A watch cache of 8 events; the streams stall at tick 20 while pods change, and at tick 32 the
+    # server ends the watcher that fell behind: its re-watch is older than the window.
     with Driven("small-window") as d:
         d.settle()
-        d.step(19)
-        d.wait("server.window", capacity=8)
-        d.step(13, pause=0.12)
+        d.wait("server.window")
+        d.step(21)
+        # While the streams stall, pods change in real time, so the server reports ours behind.
+        behind = lambda: any(e.kind == "server.window" and e.fields["ours_rv"]  # noqa: E731
+                             and int(e.fields["ours_rv"]) < int(e.fields["newest_rv"]) for e in list(d.events))
+        while not behind():
+            d.step(pause=0.3)
+            assert d.runner.ctx.tick < 32, "no window with ours behind during the stall"
+        d.step(32 - d.runner.ctx.tick + 1)
+        d.wait("watch.end", expired=True)
         d.wait("relist", reason="expired")
         d.wait("list.done", n=2)
+        n = d.seen("server.window")
+        d.step(2)
+        d.wait("server.window", n=n + 1)  # the window after the relist, ours behind its newest
     return d
 
 
 def too_large_rv():
-    # An etcd restore: server.reinit, server.too_large, relist "too_large", a list at "".
+    # Tick 44 snapshots the RV, tick 60 restores it: the client, ahead of the server, is answered
+    # "Too large resource version" and lists again with RV "".
     with Driven("too-large-rv") as d:
         d.settle()
-        d.step(60)
-        d.wait("server.too_large")
-        d.wait("list.start", resource_version="", timeout=20)
+        d.step(61)
+        d.wait("server.too_large", timeout=25)
+        d.wait("list.start", resource_version="", timeout=25)
+        n = d.seen("server.window")
+        d.step(40)  # past the quiet spell: churn again, so the window changes and is reported
+        d.wait("server.window", n=n + 1)
     return d
 
 
 def cache_reinit():
-    # Every watch ends (429 while the cache re-lists), server.reinit, then 410 and relist.
+    # Ticks 32-40: the cache re-initialises (watches end, 429), then restarts its window at tick 40.
     with Driven("cache-reinit") as d:
         d.settle()
-        d.step(32)
-        d.wait("watch.end", reason="closed")
-        d.step(8)
+        d.wait("server.window")
+        d.step(41)
         d.wait("server.reinit")
         d.wait("relist", reason="expired", timeout=20)
     return d
 
 
-PLANS = {"steady": steady, "burst": burst, "disconnect": disconnect, "relist-storm": relist_storm,
-         "mass-delete": mass_delete, "flaky": flaky, "quiet": quiet, "small-window": small_window,
-         "too-large-rv": too_large_rv, "cache-reinit": cache_reinit}
+PLANS = {"rollout": rollout, "steady": steady, "burst": burst, "disconnect": disconnect, "relist-storm": relist_storm,
+         "mass-delete": mass_delete, "flaky": flaky, "quiet": quiet,
+         "small-window": small_window, "too-large-rv": too_large_rv, "cache-reinit": cache_reinit}
 
 
 @pytest.fixture(scope="module")
