@@ -126,6 +126,13 @@ class TraceEvent(tuple):
         return f"TraceEvent(seq={self.seq}, time={self.time:.3f}, kind={self.kind!r}, key={self.key!r}, fields={self.fields!r})"
 
 
+def informer_of(event: TraceEvent) -> str | None:
+    """The informer (its resource, plural.group) whose pipeline emitted
+    ``event``; None in a one-informer run, and for what no informer emits
+    (the workqueue, the run)."""
+    return event[4].get("informer")
+
+
 def _local_of(kind: str) -> tuple[str, ...]:
     """The kind's local fields (a kind given as a plain str is looked up)."""
     local = getattr(kind, "local", None)

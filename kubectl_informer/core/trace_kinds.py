@@ -327,6 +327,32 @@ RUN_RESTART = _kind("run.restart", "the pipeline restarted on the same cluster: 
                     F("took", "float", "seconds from the request to the old run stopped"))
 
 
+# --- several informers, one workqueue (issue 19) ----------------------------------------------
+# An informer's events name it when the run has more than one; absent in a
+# one-informer run, so recordings and their readers stay as they were.
+_INFORMER = F("informer", "str", "the informer's resource (plural.group), when the run has several", optional=True)
+for _k in (LIST_START, LIST_PAGE, LIST_PROGRESS, LIST_DONE, REFLECTOR_BACKOFF, RELIST, RV_ADVANCE, WATCH_START,
+           WATCH_END, WATCH_EVENT, WATCH_BOOKMARK, WATCH_SKIPPED, FIFO_QUEUE, FIFO_COALESCE, FIFO_DEDUP, FIFO_SKIP,
+           FIFO_POP, STORE_ADD, STORE_UPDATE, STORE_DELETE, TRANSFORM, OBJECT_SIZE, INFORMER_START, INFORMER_SYNCED,
+           INFORMER_ERROR, INFORMER_BOOKMARK, RESYNC_TICK, HANDLER_REGISTER, HANDLER_ADD, HANDLER_UPDATE,
+           HANDLER_DELETE, HANDLER_ERROR, HANDLER_LANE):
+    _k.fields["informer"] = _INFORMER
+INFORMER_SYNCED.fields["resource_version"] = F("resource_version", "str", "the cache's RV when it synced",
+                                               optional=True)
+QUEUE_ADD.fields["cause"] = F("cause", "list[str]", "what led to this add, nearest link first: "
+                              "\"<Kind> <namespace/name> <Event>\"", optional=True)
+RUN_INFO.fields["informers"] = F("informers", "list[str]", "the run's informers, the queue's resource first "
+                                "(absent: one)", optional=True)
+RUN_INFO.fields["queue_resource"] = F("queue_resource", "str", "the resource whose keys the workqueue holds",
+                                      optional=True)
+OWNER_DROP = _kind("owner.drop", "an owned object's event mapped to no key of the queue's resource: dropped", "yes",
+                   F("informer", "str", "the owned object's informer"),
+                   F("event", "str", "the event", choices=("Added", "Updated", "Deleted", "Sync")),
+                   F("reason", "str", "why no owner key", choices=("no_controller", "uid_mismatch",
+                                                                    "owner_not_cached", "not_queue_kind")),
+                   F("owner", "str", "the controller owner, \"<Kind> <namespace/name>\", or empty"))
+
+
 def check_event(kind: str, key: Any, fields: dict[str, Any]) -> list[str]:
     """What is wrong with an event against the contract (empty: nothing)."""
     k = KINDS.get(kind)
