@@ -56,6 +56,9 @@ class InformerRow:
         self.lanes: dict[str, int] = {}   # listener -> notifications pending in its buffer
         self.drops: dict[str, int] = {}   # owner.drop reason -> events dropped
 
+    def __repr__(self) -> str:
+        return repr({name: getattr(self, name) for name in self.__slots__})
+
     @property
     def pending(self) -> int:
         """Notifications every handler of this informer still has to take."""

@@ -7,6 +7,7 @@ from textual.binding import Binding
 # Pane name -> jump letter (numbers follow the order panes are shown in).
 # Letters avoid j/k/g/G (cursor moves), p, q and z.
 PANE_LETTERS = {
+    "informers": "n",
     "deltas": "d",
     "fifo": "f",
     "rv": "r",
@@ -46,7 +47,9 @@ HELP_KEYS = [
     (":", "command: pods, deploy -n kube-system, cm -A, profile 1.36, fifo real, watchlist off, help, q"),
     ("P", "next client-go profile (1.32 → 1.35 → 1.36): restarts the pipeline on the same traffic"),
     ("p", "pause the view; events keep buffering (bounded); p again catches up"),
-    ("tab / shift+tab", "next / previous pane"),
+    ("tab / shift+tab", "next / previous pane; in the Informers pane, the next / previous informer first "
+                        "(the other panes follow it), then on to the next pane"),
+    (":NAME", "several informers: show the informer NAME names (:rs, :pods, :replicasets.apps) in every pane"),
     ("1-9 or a letter", "jump to a pane (its keys are listed below)"),
     ("↑ ↓ j k home end", "move the cursor; end follows the stream again"),
     ("enter", "follow the selected (or filtered) key in the Inspector"),
