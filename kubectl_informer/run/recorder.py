@@ -29,7 +29,10 @@ def _informers(info) -> dict:
     informers = tuple(getattr(info, "informers", ()) or ())
     if len(informers) < 2:
         return {}
-    return {"informers": list(informers), "queue_resource": info.queue_resource or informers[0]}
+    out: dict = {"informers": list(informers)}
+    if info.queue_resource:
+        out["queue_resource"] = info.queue_resource
+    return out
 
 
 class Recorder:

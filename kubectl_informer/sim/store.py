@@ -77,6 +77,20 @@ def _invalid(field: str, detail: str) -> ApiError:
                     [{"reason": "FieldValueForbidden", "message": detail, "field": field}])
 
 
+def _match_with_continue(rv: str) -> ApiError:
+    """kube-apiserver's ValidateListOptions on a continue request that still
+    carries resourceVersionMatch (client-go's pager clears it): every rule
+    it breaks, in one 422."""
+    details = [] if rv else ["Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided"]
+    details.append("Forbidden: resourceVersionMatch is forbidden when continue is provided")
+    if len(details) == 1:
+        return _invalid("resourceVersionMatch", details[0])
+    joined = ", ".join(f"resourceVersionMatch: {d}" for d in details)
+    return ApiError(422, "Invalid", f'ListOptions.meta.k8s.io "" is invalid: [{joined}]',
+                    [{"reason": "FieldValueForbidden", "message": d, "field": "resourceVersionMatch"}
+                     for d in details])
+
+
 def _not_found(rdef: ResourceDef, name: str) -> ApiError:
     what = f"{rdef.resource}.{rdef.group}" if rdef.group else rdef.resource
     return ApiError(404, "NotFound", f'{what} "{name}" not found')
@@ -601,6 +615,8 @@ class Store:
         if match and match not in ("Exact", "NotOlderThan"):
             raise _invalid("resourceVersionMatch", f'Unsupported value: "{match}": supported values: '
                                                    '"Exact", "NotOlderThan"')
+        if match and continue_:
+            raise _match_with_continue(rv)
         with self.lock:
             st = self._state(rdef)
             at, snapshot, limit, start_after = self._list_point(st, rv, match, limit, continue_ or "")
