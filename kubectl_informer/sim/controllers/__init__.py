@@ -1,0 +1,15 @@
+"""The simulated cluster's controllers: Deployment, ReplicaSet, the pods'
+scheduler and kubelet, and the garbage collector, as kube-controller-manager
+runs them, so everyday kubectl (create/scale/rollout/delete a Deployment)
+behaves against the simulator as on a cluster.
+
+``manager.ControllerManager(store, clock)`` listens to the store's committed events
+(``store.listeners``) and works them off in one thread: an event only queues
+keys (a Deployment's, its ReplicaSet's, the owner a dependent points at); the
+worker reconciles each queued key once however many events named it, as a
+workqueue does. Timed steps (a pod starting ``pod_start_seconds`` after it
+is scheduled) wait on the manager's clock, a FakeClock in tests.
+
+The controllers act only on Deployments, ReplicaSets and what those own: a
+pod without a ReplicaSet owner, as every scenario makes, is never touched.
+"""
