@@ -43,6 +43,17 @@ def chain(key: str, cause) -> str:
     return ARROW.join([key, *map(str, cause or ())])
 
 
+def is_mapped(key: str, cause) -> bool:
+    """Whether ``cause`` reached ``key`` through an owner: more than one
+    link, or one naming another object (the queue resource's own event
+    names the key itself: ``["Deployment default/web Updated"]``)."""
+    if not cause:
+        return False
+    if len(cause) > 1:
+        return True
+    return str(cause[0]).split(" ")[1:2] != [key]
+
+
 def link_kind(link: str) -> str:
     """The kind of one link, ``"Pod default/x Deleted"`` -> ``"Pod"``."""
     return link.partition(" ")[0]
@@ -108,7 +119,7 @@ class CauseStories:
         self.max_keys = max_keys
         self.stories: OrderedDict[str, Story] = OrderedDict()
         self.caused = 0     # adds that carried a cause
-        self.mapped = 0     # adds whose cause went through an owner (two links or more)
+        self.mapped = 0     # adds whose cause went through an owner (is_mapped)
 
     def add(self, key: str, cause) -> None:
         stories = self.stories
@@ -122,7 +133,7 @@ class CauseStories:
         story.pending.add(cause)
         if cause:
             self.caused += 1
-            if len(cause) > 1:
+            if is_mapped(key, cause):
                 self.mapped += 1
 
     def get(self, key: str) -> None:
