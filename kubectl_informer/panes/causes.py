@@ -64,18 +64,21 @@ class Batch:
     chains, and how many came from each kind of object (the chain's far end,
     the event that started it)."""
 
-    __slots__ = ("adds", "causes", "kinds")
+    __slots__ = ("adds", "causes", "kinds", "mapped")
 
     def __init__(self) -> None:
         self.adds = 0
         self.causes: list[tuple[str, ...]] = []
         self.kinds: dict[str, int] = {}
+        self.mapped: tuple[str, ...] = ()  # the newest chain through an owner (is_mapped)
 
-    def add(self, cause) -> None:
+    def add(self, cause, key: str | None = None) -> None:
         self.adds += 1
         if not cause:
             return
         c = tuple(map(str, cause))
+        if key is not None and is_mapped(key, c):
+            self.mapped = c
         origin = link_kind(c[-1])
         self.kinds[origin] = self.kinds.get(origin, 0) + 1
         if c in self.causes:
@@ -106,10 +109,13 @@ class Story:
 
     @property
     def newest(self) -> tuple[str, ...]:
-        """The newest chain known: pending, else the last reconcile's."""
-        if self.pending.causes:
-            return self.pending.newest
-        return self.last.newest if self.last is not None else ()
+        """The chain to show: the newest through an owner (what a reader
+        asks about: the key's own events are plain), else the newest; of the
+        adds pending, else of the last reconcile's."""
+        for batch in (self.pending, self.last):
+            if batch is not None and batch.causes:
+                return batch.mapped or batch.newest
+        return ()
 
 
 class CauseStories:
@@ -130,7 +136,7 @@ class CauseStories:
             story = stories[key] = Story()
         else:
             stories.move_to_end(key)
-        story.pending.add(cause)
+        story.pending.add(cause, key)
         if cause:
             self.caused += 1
             if is_mapped(key, cause):
