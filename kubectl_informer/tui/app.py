@@ -41,7 +41,7 @@ from kubectl_informer.tui.help import HelpScreen
 from kubectl_informer.tui.informers import InformerChoice
 from kubectl_informer.tui.inspector import InspectorPane
 from kubectl_informer.tui.keyhints import KeyHints
-from kubectl_informer.tui.keymap import APP_BINDINGS, JUMP_BINDINGS, PANE_LETTERS
+from kubectl_informer.tui.keymap import APP_BINDINGS, FOOTER_HINTS_SEVERAL, JUMP_BINDINGS, PANE_LETTERS
 from kubectl_informer.tui.layout import PANES  # noqa: F401 - tests name the pane table from here
 from kubectl_informer.tui.layout import COMPANION_MIN_WIDTH, GRID_MIN, PANE_NAMES, TabBar, shown_specs
 from kubectl_informer.tui.objects import yaml_view
@@ -161,7 +161,7 @@ class InformerApp(KeepsCrash, App[None]):
         yield self.filter_input
         self.command_input = self.command_line.input
         yield self.command_input
-        yield KeyHints(id="keyhints")
+        yield KeyHints(FOOTER_HINTS_SEVERAL if "informers" in self.panes else None, id="keyhints")
 
     def on_mount(self) -> None:
         self.filter_input.display = False

@@ -90,3 +90,7 @@ FOOTER_HINTS = [
     ("tab", "Next pane", "Pane", 3),
     ("q", "Quit", "Quit", 10),
 ]
+
+# A run with several informers: n jumps to their pane, tab in it walks them.
+FOOTER_HINTS_SEVERAL = [("n", "Informers", "Inf", 6)] + [
+    ("tab", "Next pane/informer", "Pane/inf", 3) if h[0] == "tab" else h for h in FOOTER_HINTS]

@@ -4,8 +4,15 @@ pane, ↑ ↓, :rs); a one-informer run has no such pane."""
 
 from __future__ import annotations
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as hs
+from rich.cells import cell_len
+
 from kubectl_informer.clock.testing import FakeClock
+from kubectl_informer.panes.informers import InformersState
+from kubectl_informer.panes.queue import QueueState
 from kubectl_informer.tui.app import InformerApp
+from kubectl_informer.tui.informers import InformersPane
 from kubectl_informer.tui.queue import render_queue
 
 from ..panes.controller_trace import DEPLOY, INFO, PODS, RS, rollout
@@ -43,6 +50,8 @@ def test_rows_list_every_informer_synced_and_the_selected_one():
         assert f"▶ {DEPLOY}" in text
         screen = screen_text(app)
         assert "Informers" in screen
+        footer = screen.splitlines()[-1]
+        assert " n " in footer and "Informers" in footer and "Next pane/informer" in footer
 
     run(check, app, size=(160, 45))
 
@@ -144,3 +153,32 @@ def test_layout_survives_every_size_with_several_informers():
             assert len(screen_text(app).splitlines()) == size[1]
 
     run(check, app, size=(80, 24))
+
+
+SIZES = dict(width=hs.integers(1, 320), height=hs.integers(1, 100))
+
+
+def _fed(state_cls):
+    st = state_cls()
+    run_info = getattr(st, "run_info", None)
+    if run_info is not None:
+        run_info(INFO)
+    st.feed_all(rollout(pod_deletes=6).events)
+    return st
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(**SIZES)
+def test_informers_pane_draws_at_any_size(width, height):
+    pane = InformersPane(_fed(InformersState))
+    text = pane.render_at(width, height)
+    lines = text.plain.split("\n")
+    assert len(lines) <= height and all(cell_len(line) <= width for line in lines)
+
+
+@settings(max_examples=150, deadline=None)
+@given(**SIZES)
+def test_queue_pane_with_causes_draws_at_any_size(width, height):
+    text = render_queue(_fed(QueueState), None, width, height)
+    lines = text.plain.split("\n")
+    assert len(lines) <= height and all(cell_len(line) <= width for line in lines)
