@@ -184,7 +184,7 @@ class OwnerEnqueueHandler:
                 self.tracer.emit(OWNER_DROP, deletion_handling_meta_namespace_key_func(obj),
                                  informer=self.source.resource, event=event, reason=d.reason, owner=d.owner)
             return
-        except Exception:  # noqa: BLE001 - an object we cannot key: client-go's handlers skip it
+        except (KeyError, TypeError):  # an object without metadata: client-go's handlers skip what they cannot key
             return
         self.queue.add(key, cause=cause)
 

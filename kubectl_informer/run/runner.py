@@ -24,6 +24,8 @@ from kubectl_informer.core.trace import Tracer
 from kubectl_informer.core.trace_kinds import RUN_ERROR
 from kubectl_informer.run.crash import crash_line, summary
 from kubectl_informer.run.config import RunConfig
+# The failures the user can act on, each in one line; the CLI and tests import them from here.
+from kubectl_informer.run.errors import _naming_a_bare_403, describe_error, verifies_tls  # noqa: F401
 
 # How long stop() waits for each thread; threads are daemons, so a stuck one
 # cannot keep the process alive, but tests assert none is left.
@@ -39,14 +41,6 @@ class UsageRunError(click.UsageError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
-
-
-# The failures the user can act on, described in one line (run/errors.py).
-from kubectl_informer.run.errors import (  # noqa: E402,F401 - the names the CLI and tests import from here
-    _naming_a_bare_403,
-    describe_error,
-    verifies_tls,
-)
 
 
 # --- the run -------------------------------------------------------------------
@@ -134,7 +128,6 @@ class Run:
         from kubectl_informer.kube.errors import KubeError
         from kubectl_informer.kube.listwatch import KubeListerWatcher
         from kubectl_informer.kube.retry import retry_transient
-
         from kubectl_informer.run.informers import Watched, distinct
 
         o = self.config

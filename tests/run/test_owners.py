@@ -259,3 +259,11 @@ def test_adds_that_collapse_while_dirty_keep_their_cause(w, two_deployments):
     adds = w.events("queue.add")
     assert [e.fields["outcome"] for e in adds] == ["queued", "already_dirty"]
     assert adds[1].fields["cause"] == ["ReplicaSet default/rs1 Updated", "Pod default/rs1-x Added"]
+
+
+def test_an_object_that_cannot_be_keyed_is_skipped(w):
+    # client-go's handlers log and skip an object without metadata
+    for handler in (w.handler("pods"), w.handler("deployments.apps")):
+        handler.on_add({"kind": "Pod"})
+        handler.on_delete(None)
+    assert w.queued() == [] and not w.events("owner.drop")
