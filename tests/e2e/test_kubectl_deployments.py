@@ -5,6 +5,8 @@ pods as on a cluster."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from kubectl_informer.clock.testing import wait_for
@@ -66,6 +68,11 @@ def test_create_scale_restart_and_status(cluster):
         assert (ref["kind"], ref["name"], ref["uid"]) == ("ReplicaSet", rs["metadata"]["name"], rs["metadata"]["uid"])
         assert p["metadata"]["name"].startswith(f"web-{h}-") and p["status"]["phase"] == "Running"
     assert "3/3" in kubectl("get", "deploy", "web").stdout
+    described = kubectl("describe", "deploy", "web").stdout
+    assert f"NewReplicaSet:   web-{h} (3/3 replicas created)" in described
+    assert f"Scaled up replica set web-{h} from 0 to 3" in described  # the deployment-controller's event
+    created = kubectl("get", "events", "--field-selector", "reason=SuccessfulCreate", "-o", "json")
+    assert len(json.loads(created.stdout)["items"]) == 3  # one per pod, from the replicaset-controller
 
     kubectl("scale", "deploy", "web", "--replicas=5")
     kubectl("rollout", "status", "deploy/web", "--timeout=60s")

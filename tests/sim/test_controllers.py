@@ -196,3 +196,31 @@ def test_bad_propagation_policy_is_422(body, want):
         sim.store.create("configmaps", {"metadata": {"name": "x", "namespace": "default"}})
         status, st, _ = RawClient(sim.url).request("DELETE", "/api/v1/namespaces/default/configmaps/x", body)
     assert status == 422 and st["reason"] == "Invalid" and want in st["message"]
+
+
+def test_scaling_during_a_rollout_is_shared_by_proportion(cluster):
+    store, clock, manager = cluster
+    store.create("deployments", web_deployment("default", "web", 10))
+    start_pods(clock, manager)
+    d = deployment(store)
+    d["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:2"
+    store.update("deployments", d)
+    settle(manager)
+
+    def sizes():
+        rss = sorted(store.list("replicasets", "default"),
+                     key=lambda rs: rs["metadata"]["annotations"]["deployment.kubernetes.io/revision"])
+        return [rs["spec"]["replicas"] for rs in rss]
+    # maxSurge 3, maxUnavailable 2 of 10: the new one starts at 3, two old pods go, so the new one
+    # may grow to 5 (13 in all); then nothing moves until new pods are available.
+    assert sizes() == [8, 5]
+    d = deployment(store)
+    d["spec"]["replicas"] = 20
+    store.update("deployments", d)
+    settle(manager)
+    # 25 allowed (20 + 5 surge), 12 to add, shared by the size each was given for 13 (max-replicas):
+    # the old one 8*25/13 -> 15, the new one 5*25/13 -> 10; no budget is left to scale down (25 - 15 - 10).
+    assert sizes() == [15, 10]
+    while not rollout_complete(deployment(store)):
+        start_pods(clock, manager)
+    assert sizes() == [0, 20]

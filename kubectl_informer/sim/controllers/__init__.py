@@ -10,6 +10,14 @@ worker reconciles each queued key once however many events named it, as a
 workqueue does. Timed steps (a pod starting ``pod_start_seconds`` after it
 is scheduled) wait on the manager's clock, a FakeClock in tests.
 
+They record the Events the real components do (``events`` of each sync).
+
 The controllers act only on Deployments, ReplicaSets and what those own: a
-pod without a ReplicaSet owner, as every scenario makes, is never touched.
+pod with no owner, or whose ReplicaSet does not exist (the pods the scenarios
+and the demo's seed make), is never touched.
+
+Modules: ``manager`` (feed, queue, worker), ``deployments`` and
+``deployment_status`` (the Deployment controller), ``rollout`` (its
+arithmetic, pure), ``replicasets``, ``pods`` (scheduler and kubelet), ``gc``
+(garbage collector), ``owners`` (ownerReference helpers).
 """

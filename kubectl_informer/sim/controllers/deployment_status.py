@@ -24,7 +24,8 @@ def calculate(d: dict, new: dict | None, old: list[dict]) -> dict:
               "updatedReplicas": _n(new, "replicas") if new else 0,
               "readyReplicas": sum(_n(rs, "readyReplicas") for rs in all_rs),
               "availableReplicas": available,
-              "unavailableReplicas": max(0, want - available)}
+              # Desired pods of every ReplicaSet not yet available (none while scaling down).
+              "unavailableReplicas": max(0, sum(r.desired_replicas(rs) for rs in all_rs) - available)}
     if prev.get("collisionCount") is not None:
         status["collisionCount"] = prev["collisionCount"]
     for k in ("replicas", "updatedReplicas", "readyReplicas", "availableReplicas", "unavailableReplicas"):

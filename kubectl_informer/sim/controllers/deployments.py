@@ -41,8 +41,9 @@ def split(d: dict, rss: list[dict]) -> tuple[dict | None, list[dict]]:
     return new, [rs for rs in rss if rs is not new]
 
 
-def sync(store, namespace: str, name: str) -> None:
-    """One reconcile of a Deployment (syncDeployment)."""
+def sync(store, namespace: str, name: str, events=None) -> None:
+    """One reconcile of a Deployment (syncDeployment). ``events``: an
+    EventRecorder for the ScalingReplicaSet events, or None."""
     d = get_or_none(store, "deployments", namespace, name)
     if d is None:
         return
@@ -52,18 +53,18 @@ def sync(store, namespace: str, name: str) -> None:
     new, old = split(d, rss)
     spec = d.get("spec") or {}
     if spec.get("paused") or _is_scaling_event(d, rss):
-        _scale(store, d, new, old)
+        _scale(store, d, new, old, events)
         return sync_status(store, d, *split(d, owned_by(store, "replicasets", d)))
     if new is None:
-        new = _create_new_rs(store, d, old)
+        new = _create_new_rs(store, d, old, events)
         if new is None:
             return  # a name collision: the bumped collisionCount brings us back
     else:
         new = _sync_revision(store, d, new, old)
     if (spec.get("strategy") or {}).get("type") == "Recreate":
-        _recreate(store, d, new, old)
+        _recreate(store, d, new, old, events)
     else:
-        _rolling(store, d, new, old)
+        _rolling(store, d, new, old, events)
     _cleanup(store, d)
     sync_status(store, d, *split(d, owned_by(store, "replicasets", d)))
 
@@ -79,7 +80,7 @@ def _is_scaling_event(d: dict, rss: list[dict]) -> bool:
     return False
 
 
-def scale_rs(store, d: dict, rs: dict, replicas: int) -> dict:
+def scale_rs(store, d: dict, rs: dict, replicas: int, events=None) -> dict:
     """Set a ReplicaSet's size and the annotations that record the Deployment's
     size and surge it was sized for (one update, as scaleReplicaSet does)."""
     surge, _ = r.rolling_params(d)
@@ -87,20 +88,36 @@ def scale_rs(store, d: dict, rs: dict, replicas: int) -> dict:
     ann = rs["metadata"].get("annotations") or {}
     if _replicas(rs) == replicas and all(ann.get(k) == v for k, v in want_ann.items()):
         return rs
+    before = _replicas(rs)
     rs = copy.deepcopy(rs)
     rs["metadata"]["annotations"] = {**ann, **want_ann}
     rs.setdefault("spec", {})["replicas"] = replicas
-    return store.update("replicasets", rs)
+    out = store.update("replicasets", rs)
+    if before != replicas:
+        _scaled(events, d, rs["metadata"]["name"], before, replicas)
+    return out
 
 
-def _scale(store, d: dict, new: dict | None, old: list[dict]) -> None:
+def _scaled(events, d: dict, rs_name: str, before: int, after: int) -> None:
+    """The deployment-controller's ScalingReplicaSet event, as kubectl describe shows it."""
+    if events is not None:
+        way = "up" if after > before else "down"
+        events.record(d, "Normal", "ScalingReplicaSet", f"Scaled {way} replica set {rs_name} from {before} to {after}",
+                      "deployment-controller")
+
+
+def _scale(store, d: dict, new: dict | None, old: list[dict], events=None) -> None:
     """sync.go scale: one active ReplicaSet takes the whole size; several share the change by proportion."""
     active = [rs for rs in ([new] if new else []) + old if _replicas(rs) > 0]
     want = r.desired_replicas(d)
     if len(active) <= 1:
         target = active[0] if active else (new or (max(old, key=_created) if old else None))
         if target is not None:
-            scale_rs(store, d, target, want)
+            scale_rs(store, d, target, want, events)
+        return
+    if new is not None and _saturated(d, new):  # the new ReplicaSet has it all: the old ones go
+        for rs in old:
+            scale_rs(store, d, rs, 0, events)
         return
     surge, _ = r.rolling_params(d)
     growing = want + surge - sum(_replicas(rs) for rs in active) > 0
@@ -113,7 +130,14 @@ def _scale(store, d: dict, new: dict | None, old: list[dict]) -> None:
         maxes.append(int(v) if v.isdigit() else None)
     status_replicas = int((d.get("status") or {}).get("replicas") or 0)
     for rs, size in zip(active, r.proportions([_replicas(x) for x in active], maxes, want, surge, status_replicas)):
-        scale_rs(store, d, rs, size)
+        scale_rs(store, d, rs, size, events)
+
+
+def _saturated(d: dict, rs: dict) -> bool:
+    """IsSaturated: the ReplicaSet is sized for the Deployment, annotation included, and all available."""
+    want = r.desired_replicas(d)
+    seen = (rs["metadata"].get("annotations") or {}).get(r.DESIRED_REPLICAS)
+    return _replicas(rs) == want and seen == str(want) and _avail(rs) == want
 
 
 def _revision(rs: dict) -> int:
@@ -121,7 +145,7 @@ def _revision(rs: dict) -> int:
     return int(v) if v.isdigit() else 0
 
 
-def _create_new_rs(store, d: dict, old: list[dict]) -> dict | None:
+def _create_new_rs(store, d: dict, old: list[dict], events=None) -> dict | None:
     """The new ReplicaSet for the current template (getNewReplicaSet)."""
     spec = d.get("spec") or {}
     collisions = (d.get("status") or {}).get("collisionCount")
@@ -150,6 +174,8 @@ def _create_new_rs(store, d: dict, old: list[dict]) -> dict | None:
             raise
         return _on_collision(store, d, rs)
     _set_revision(store, d, revision)
+    if size:
+        _scaled(events, d, made["metadata"]["name"], 0, size)
     return made
 
 
@@ -186,31 +212,31 @@ def _set_revision(store, d: dict, revision: int) -> None:
         store.update("deployments", d)
 
 
-def _rolling(store, d: dict, new: dict, old: list[dict]) -> None:
+def _rolling(store, d: dict, new: dict, old: list[dict], events=None) -> None:
     """rolloutRolling: scale the new ReplicaSet if we may, else old ones down."""
     want = r.desired_replicas(d)
     surge, unavailable = r.rolling_params(d)
     total = _replicas(new) + sum(_replicas(rs) for rs in old)
     size = r.reconcile_new_size(want, surge, total, _replicas(new))
     if size != _replicas(new):
-        scale_rs(store, d, new, size)
+        scale_rs(store, d, new, size, events)
         return
     old = sorted(old, key=_created)
     sizes = r.old_sizes_after_scale_down(want, unavailable, (_replicas(new), _avail(new)),
                                          [(_replicas(rs), _avail(rs)) for rs in old])
     for rs, size in zip(old, sizes):
         if size != _replicas(rs):
-            scale_rs(store, d, rs, size)
+            scale_rs(store, d, rs, size, events)
 
 
-def _recreate(store, d: dict, new: dict, old: list[dict]) -> None:
+def _recreate(store, d: dict, new: dict, old: list[dict], events=None) -> None:
     """rolloutRecreate: old ReplicaSets to 0, and the new one up once no old pod runs."""
     active_old = [rs for rs in old if _replicas(rs) > 0]
     for rs in active_old:
-        scale_rs(store, d, rs, 0)
+        scale_rs(store, d, rs, 0, events)
     if active_old or any(int((rs.get("status") or {}).get("replicas") or 0) for rs in old):
         return
-    scale_rs(store, d, new, r.desired_replicas(d))
+    scale_rs(store, d, new, r.desired_replicas(d), events)
 
 
 def _cleanup(store, d: dict) -> None:

@@ -15,6 +15,7 @@ from kubectl_informer.clock import Clock, RealClock
 from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.sim.controllers import deployments, gc, pods, replicasets
 from kubectl_informer.sim.controllers.owners import controller_ref
+from kubectl_informer.sim.events import EventRecorder
 from kubectl_informer.sim.watchcache import DELETED
 
 log = logging.getLogger(__name__)
@@ -41,6 +42,12 @@ class ControllerManager:
         self._thread: threading.Thread | None = None
         self.busy = False
         self.errors = 0
+        # The Events the controllers record (kubectl describe shows them), when the server serves events.
+        try:
+            store.resource("events")
+            self.events: EventRecorder | None = EventRecorder(store)
+        except ApiError:
+            self.events = None
 
     # ------------------------------------------------------------ lifecycle
     def start(self) -> "ControllerManager":
@@ -192,12 +199,12 @@ class ControllerManager:
     def _work(self, item: tuple) -> None:
         kind = item[0]
         if kind == "deploy":
-            deployments.sync(self.store, item[1], item[2])
+            deployments.sync(self.store, item[1], item[2], self.events)
         elif kind == "rs":
-            for ns, name, uid in replicasets.sync(self.store, item[1], item[2]):
+            for ns, name, uid in replicasets.sync(self.store, item[1], item[2], self.events):
                 self._add(("pod", ns, name, uid))
         elif kind == "pod":
-            again = pods.advance(self.store, item[1], item[2], item[3], self.pod_start_seconds)
+            again = pods.advance(self.store, item[1], item[2], item[3], self.pod_start_seconds, self.events)
             if again is not None:
                 self._add_after(again, item)
         elif kind == "gc-gone":

@@ -46,9 +46,10 @@ def _scheduled_status(pod: dict) -> dict:
                                    "state": {"waiting": {"reason": "ContainerCreating"}}} for c in containers]}
 
 
-def advance(store, namespace: str, name: str, uid: str, start_seconds: float) -> float | None:
+def advance(store, namespace: str, name: str, uid: str, start_seconds: float, events=None) -> float | None:
     """One step of the pod's start: bind it (then wait ``start_seconds``), or
-    start it. None when there is nothing more to do (running, gone, replaced)."""
+    start it. None when there is nothing more to do (running, gone, replaced).
+    ``events``: an EventRecorder for Scheduled and Started, or None."""
     pod = get_or_none(store, "pods", namespace, name)
     if pod is None or pod["metadata"].get("uid") != uid or is_deleting(pod):
         return None
@@ -59,6 +60,9 @@ def advance(store, namespace: str, name: str, uid: str, start_seconds: float) ->
         pod = store.get("pods", namespace, name)
         pod["status"] = _scheduled_status(pod)
         store.update("pods", pod, subresource="status")
+        if events is not None:
+            events.record(pod, "Normal", "Scheduled", f"Successfully assigned {namespace}/{name} to "
+                                                      f"{spec['nodeName']}", "default-scheduler")
         return start_seconds
     if (pod.get("status") or {}).get("phase") == "Pending":
         containers = spec.get("containers") or [{}]
@@ -68,4 +72,8 @@ def advance(store, namespace: str, name: str, uid: str, start_seconds: float) ->
             {**pod["status"]["containerStatuses"][0], "name": c.get("name", ""), "image": c.get("image", "")}
             for c in containers]
         store.update("pods", pod, subresource="status")  # the kubelet: containers started, probes pass
+        if events is not None:
+            for c in containers:
+                events.record(pod, "Normal", "Started", f"Started container {c.get('name', '')}", "kubelet",
+                              spec["nodeName"])
     return None

@@ -55,31 +55,40 @@ def _neg_time(ts: str) -> tuple:
     return tuple(-ord(ch) for ch in ts)  # newest first
 
 
-def sync(store, namespace: str, name: str) -> list[tuple[str, str]]:
+def sync(store, namespace: str, name: str, events=None) -> list[tuple[str, str, str]]:
     """One reconcile of a ReplicaSet. Returns the pods created (namespace,
-    name, uid) so their start can be scheduled."""
+    name, uid) so their start can be scheduled. ``events``: an EventRecorder
+    for SuccessfulCreate/SuccessfulDelete, or None."""
     rs = get_or_none(store, "replicasets", namespace, name)
     if rs is None:
         return []
     pods = [p for p in owned_by(store, "pods", rs) if is_active(p)]
     created = []
     if not is_deleting(rs):
-        created = _manage(store, rs, pods)
+        created = _manage(store, rs, pods, events)
         pods = [p for p in owned_by(store, "pods", rs) if is_active(p)]
     _update_status(store, rs, pods)
     return created
 
 
-def _manage(store, rs: dict, pods: list[dict]) -> list:
+def _manage(store, rs: dict, pods: list[dict], events=None) -> list:
     diff = len(pods) - desired_replicas(rs)
     if diff < 0:
         made = [store.create("pods", new_pod(rs)) for _ in range(min(-diff, BURST))]
+        for m in made:
+            _record(events, rs, "SuccessfulCreate", f"Created pod: {m['metadata']['name']}")
         return [(m["metadata"]["namespace"], m["metadata"]["name"], m["metadata"]["uid"]) for m in made]
     for p in deletion_order(pods)[:min(diff, BURST)]:
         if get_or_none(store, "pods", p["metadata"]["namespace"], p["metadata"]["name"]) is not None:
             store.delete("pods", p["metadata"]["namespace"], p["metadata"]["name"], grace_period=None,
                          precondition_uid=p["metadata"]["uid"])
+            _record(events, rs, "SuccessfulDelete", f"Deleted pod: {p['metadata']['name']}")
     return []
+
+
+def _record(events, rs: dict, reason: str, message: str) -> None:
+    if events is not None:
+        events.record(rs, "Normal", reason, message, "replicaset-controller")
 
 
 def _update_status(store, rs: dict, pods: list[dict]) -> None:
