@@ -167,11 +167,20 @@ class FeedLoop:
         for i in marks:
             if i > start:
                 self._feed_all(batch[start:i])
-            self.reset(new_run=True)
+            self.reset(self._restarted(batch[i]), new_run=True)
             start = i
         self._feed_all(batch[start:] if start else batch)
         self.restarts += len(marks)
         return len(marks)
+
+    def _restarted(self, ev: TraceEvent) -> RunInfo:
+        """The run after a ``run.restart``: its informers (a profile change
+        keeps them, a resource switch runs one); the header reads the rest."""
+        informers = tuple(ev[4].get("informers") or ())
+        if informers == tuple(self.info.informers):
+            return self.info
+        queue = self.info.queue_resource if self.info.queue_resource in informers else None
+        return replace(self.info, informers=informers, queue_resource=queue)
 
     def _feed_every(self, batch: list[TraceEvent]) -> None:
         for feed in self._feeders:

@@ -146,3 +146,21 @@ def test_unknown_informers_are_bounded():
     loop = loop_on(t.events)
     assert len(loop.states["informers"].rows) == 32
     assert set(loop.sets) == {DEPLOY, RS, PODS}  # their events went to the home set
+
+
+def test_a_restart_to_one_resource_feeds_one_set_and_a_profile_change_keeps_the_sets():
+    t = rollout()
+    t.ev("run.restart", resource=DEPLOY, namespace="default", client_go="1.36", fifo="RealFIFO",
+         watch_list=True, restarts=1, took=0.1, informers=[DEPLOY, RS, PODS])
+    loop = loop_on(t.events)
+    loop.select(PODS)
+    loop.drain()
+    assert loop.informers == (DEPLOY, RS, PODS) and loop.selected == PODS  # the profile changed, not the informers
+    buf_events = [TraceEvent.build(1000, 200.0, "run.restart", None, resource="services", namespace="default",
+                                   client_go="1.36", fifo="RealFIFO", restarts=2, took=0.1),
+                  TraceEvent.build(1001, 200.1, "store.add", "default/svc", delta="Added", resource_version="9")]
+    loop.buffer.extend(buf_events)
+    loop.drain()
+    assert loop.informers == () and loop.sets == {}
+    assert "default/svc" in loop.states["inspector"].history
+    assert loop.header.info.resource == "services"
