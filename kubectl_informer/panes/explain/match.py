@@ -100,9 +100,14 @@ def explain(subject: Subject, facts: Facts) -> list[Explanation]:
     pane, rec = subject.pane, subject.rec
     if pane in ("deltas", "inspector"):
         out = _delta(rec, facts) if rec is not None else ([_cache(facts)] if pane == "inspector" else [])
-        dropped = facts.drops.get(subject.key) if subject.key is not None else None
+        if subject.key is None:
+            return out
+        dropped = facts.drops.get(subject.key)
         said = _drop(dropped) if dropped is not None else None
-        return out + [said] if said is not None else out
+        if said is not None:
+            out.append(said)
+        queued = _newest_caused(facts, subject.key) if pane == "inspector" else None
+        return out + _owner_causes(queued) if queued is not None else out
     if pane == "fifo":
         return _fifo(subject, facts)
     if pane == "rv":
@@ -288,6 +293,12 @@ def _drop(rec: Rec) -> Explanation | None:
     return text, {
         "key": rec.key, "event": f.get("event", ""), "informer": f.get("informer", ""),
         "owner": owner or "no owner", "owner_kind": link_kind(owner) if owner else "owner"}
+
+
+def _newest_caused(facts: Facts, key: str) -> Rec | None:
+    """The key's newest queue record whose adds carried causes (the
+    Inspector on a queue key says why it was queued)."""
+    return next((r for r in reversed(facts.queue_marks) if r.key == key and r.extra.get("causes") is not None), None)
 
 
 def _owner_causes(rec: Rec) -> list[Explanation]:
