@@ -63,7 +63,7 @@ class QueueState(DispatchState):
         self.stories = CauseStories()
         self.add_calls = 0                         # every add, already dirty or not
         self.drops: dict[str, int] = {}            # owner.drop reason -> events
-        self.several = False                       # the run has several informers
+        self.several = False                       # a queue run with several informers
         # The queue's own structures, as client-go's Type.
         self.queue: dict[str, None] = {}          # an ordered set: O(1) append and removal
         self.dirty: set[str] = set()
@@ -105,7 +105,7 @@ class QueueState(DispatchState):
         return handler(k, ev.time, ev.fields)
 
     def run_info(self, info: RunInfo) -> None:
-        self.several = len(info.informers) > 1
+        self.several = len(info.informers) > 1 and info.mode == "queue"
 
     # -- the queue's rules ----------------------------------------------
     def _add(self, k: str, t: float, f: dict) -> None:
