@@ -47,8 +47,9 @@ HELP_KEYS = [
     (":", "command: pods, deploy -n kube-system, cm -A, profile 1.36, fifo real, watchlist off, help, q"),
     ("P", "next client-go profile (1.32 → 1.35 → 1.36): restarts the pipeline on the same traffic"),
     ("p", "pause the view; events keep buffering (bounded); p again catches up"),
-    ("tab / shift+tab", "next / previous pane; in the Informers pane, the next / previous informer first "
-                        "(the other panes follow it), then on to the next pane"),
+    ("tab / shift+tab", "next / previous pane"),
+    ("tab (Informers pane)", "several informers: the next / previous informer (every other pane follows it), "
+                             "past the last one the next pane; n jumps to the Informers pane"),
     (":NAME", "several informers: show the informer NAME names (:rs, :pods, :replicasets.apps) in every pane"),
     ("1-9 or a letter", "jump to a pane (its keys are listed below)"),
     ("↑ ↓ j k home end", "move the cursor; end follows the stream again"),
