@@ -340,7 +340,9 @@ RUN_RESTART = _kind("run.restart", "the pipeline restarted on the same cluster: 
                     F("client_go", "str", "the profile's client-go version"),
                     F("fifo", "str", "the FIFO's label"), _WATCH_LIST,
                     F("restarts", "int", "restarts so far in this UI"),
-                    F("took", "float", "seconds from the request to the old run stopped"))
+                    F("took", "float", "seconds from the request to the old run stopped"),
+                    F("informers", "list[str]", "several informers: the new run's, the queue's first (absent: one)",
+                      optional=True))
 
 
 # Several informers in one run: each informer's pipeline says which it is

@@ -28,6 +28,9 @@ class ExplainState(PaneState):
         super().__init__()
         self.facts = Facts()
 
+    def run_info(self, info) -> None:
+        self.facts.mode = info.mode
+
     def feed(self, ev) -> None:
         self.feed_all((ev,))
 

@@ -12,7 +12,8 @@ run. Nothing here draws; ``on_reset`` tells the owner to rebind its views.
 from __future__ import annotations
 
 import time
-from typing import Callable, Mapping
+from dataclasses import replace
+from typing import Callable, Iterable, Mapping
 
 from kubectl_informer.core.run_info import RunInfo
 from kubectl_informer.core.trace import TraceBuffer, TraceEvent
@@ -51,6 +52,14 @@ def feeder(state: PaneState):
     return feed_kinds
 
 
+def _tell_run(states: Iterable[PaneState], info: RunInfo) -> None:
+    """States that read the run (``run_info``) are told it once, as made."""
+    for st in states:
+        tell = getattr(st, "run_info", None)
+        if tell is not None:
+            tell(info)
+
+
 class FeedLoop:
     """``FeedLoop(buffer, {"deltas": DeltasState, ...}, info=RunInfo(...))``.
 
@@ -77,19 +86,74 @@ class FeedLoop:
         self.per_s = 0.0
         self.last_trace_time: float | None = None
         self.last_trace_mono = time.monotonic()
+        self.on_select: Callable[[], None] | None = None
         self._rate_mark = (self.mono(), 0)
         self._fresh_states(info if info is not None else RunInfo())
 
     def _fresh_states(self, info: RunInfo) -> None:
+        self.info = info
+        self.informers: tuple[str, ...] = tuple(info.informers) if len(info.informers) > 1 else ()
+        if self.informers:
+            self._fresh_sets(info)
+            return
         self.header = HeaderState()
         self.header.info = info
         self.states: dict[str, PaneState] = {name: make() for name, make in self._makers.items()}
+        self.sets: dict[str, dict[str, PaneState]] = {}
+        self.home = self.selected = info.resource
+        _tell_run(self.states.values(), info)
         self._feeders = [feeder(st) for st in (self.header, *self.states.values())]
+        self._feed_all = self._feed_every
+
+    def _fresh_sets(self, info: RunInfo) -> None:
+        """Several informers: the states that follow one informer
+        (``FOLLOWS_INFORMER``, the header too) once per informer, each fed
+        its informer's events; the others (the Queue, the Informers pane)
+        once, fed every event. Selecting an informer swaps which set is
+        ``states``, at no cost, with its whole history."""
+        shared = {name: make() for name, make in self._makers.items()
+                  if not getattr(make, "FOLLOWS_INFORMER", True)}
+        _tell_run(shared.values(), info)
+        self.home = info.queue_resource if info.queue_resource in self.informers else self.informers[0]
+        self.sets, self.headers, self._set_feeders = {}, {}, {}
+        for name in self.informers:
+            header = self.headers[name] = HeaderState()
+            header.info = replace(info, resource=name)
+            states = {n: shared[n] if n in shared else make() for n, make in self._makers.items()}
+            own = [st for n, st in states.items() if n not in shared]
+            _tell_run(own, header.info)
+            self.sets[name] = states
+            self._set_feeders[name] = [feeder(st) for st in (header, *own)]
+        self._feeders = [feeder(st) for st in shared.values()]
+        self._feed_all = self._feed_routed
+        self.selected = ""
+        self.select(self.home, tell=False)
+
+    def select(self, informer: str, *, tell: bool = True) -> bool:
+        """Show ``informer``'s states (a run with several); False if the
+        run has no such informer. ``on_select`` tells the owner to rebind."""
+        if informer not in self.sets:
+            return False
+        if informer != self.selected:
+            self.selected = informer
+            self.states = self.sets[informer]
+            self.header = self.headers[informer]
+            if tell and self.on_select is not None:
+                self.on_select()
+        return True
+
+    @property
+    def home_states(self) -> dict[str, PaneState]:
+        """The states fed the events no informer emits (the workqueue's, the
+        run's): the queue resource's informer's set, else ``states``."""
+        return self.sets.get(self.home, self.states)
 
     def reset(self, info: RunInfo | None = None, *, new_run: bool = False) -> None:
         """Every state starts over; the header keeps the run's info (or
         takes ``info``). ``new_run``: a restart, not a replay's seek back."""
-        self._fresh_states(self.header.info if info is None else info)
+        selected = self.selected
+        self._fresh_states(self.info if info is None else info)
+        self.select(selected, tell=False)
         if self.on_reset is not None:
             self.on_reset(new_run)
 
@@ -103,15 +167,43 @@ class FeedLoop:
         for i in marks:
             if i > start:
                 self._feed_all(batch[start:i])
-            self.reset(new_run=True)
+            self.reset(self._restarted(batch[i]), new_run=True)
             start = i
         self._feed_all(batch[start:] if start else batch)
         self.restarts += len(marks)
         return len(marks)
 
-    def _feed_all(self, batch: list[TraceEvent]) -> None:
+    def _restarted(self, ev: TraceEvent) -> RunInfo:
+        """The run after a ``run.restart``: its informers (a profile change
+        keeps them, a resource switch runs one); the header reads the rest."""
+        informers = tuple(ev[4].get("informers") or ())
+        if informers == tuple(self.info.informers):
+            return self.info
+        queue = self.info.queue_resource if self.info.queue_resource in informers else None
+        return replace(self.info, informers=informers, queue_resource=queue)
+
+    def _feed_every(self, batch: list[TraceEvent]) -> None:
         for feed in self._feeders:
             feed(batch)
+
+    def _feed_routed(self, batch: list[TraceEvent]) -> None:
+        """Several informers: the whole batch to the shared states, and to
+        each informer's set its own events (an event no informer emitted,
+        or one naming an informer the run does not have, to the home set)."""
+        for feed in self._feeders:
+            feed(batch)
+        home = self.home
+        parts: dict[str, list[TraceEvent]] = {}
+        for ev in batch:
+            name = ev[4].get("informer") or home  # trace.informer_of, inlined: once per event
+            part = parts.get(name)
+            if part is None:
+                part = parts[name] = []
+            part.append(ev)
+        feeders = self._set_feeders
+        for name, part in parts.items():
+            for feed in feeders.get(name) or feeders[home]:
+                feed(part)
 
     def drain(self, budget: float | None = None, max_events: int | None = None,
               interrupted: Callable[[], bool] | None = None) -> int:

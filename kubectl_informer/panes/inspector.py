@@ -6,7 +6,9 @@ most recently (an LRU), so any key still in view can be followed back through
 every stage without memory growing with the run. Deltas applied (store.*)
 also go to a longer ring with their objects (``objects.ObjectHistory``):
 the timeline scrolls through all of them, and enter expands one into its
-full diff and whatever ``DETAIL_SECTIONS`` others add.
+full diff and whatever ``DETAIL_SECTIONS`` others add. For a key of the
+workqueue, ``stories`` (causes.py) keeps why it was queued and how many adds
+its last reconcile took in, beyond what the key's ring holds.
 """
 
 from __future__ import annotations
@@ -14,10 +16,13 @@ from __future__ import annotations
 from kubectl_informer.core.trace import TraceEvent
 from kubectl_informer.core.trace_kinds import (
     FIFO_POP,
+    QUEUE_ADD,
+    QUEUE_GET,
     STORE_ADD,
     STORE_DELETE,
     STORE_UPDATE,
 )
+from kubectl_informer.panes.causes import CauseStories
 from kubectl_informer.panes.filters import KeyFilter, parse_filter
 from kubectl_informer.panes.objects import DeltaEntry, ObjectHistory
 from kubectl_informer.panes.ring import KeyedHistory
@@ -52,6 +57,7 @@ MAX_EVENTS = 16384
 
 
 STORE_KINDS = frozenset((STORE_ADD, STORE_UPDATE, STORE_DELETE))
+STORY_KINDS = frozenset((QUEUE_ADD, QUEUE_GET))
 
 
 def _event(x) -> TraceEvent:
@@ -70,6 +76,7 @@ class InspectorState(PaneState):
         super().__init__()
         self.history: KeyedHistory[str, TraceEvent] = KeyedHistory(max_keys, per_key, max_events)
         self.objects = ObjectHistory(max_keys)
+        self.stories = CauseStories(max_keys)
         self.t0: float | None = None
 
     def feed(self, ev: TraceEvent) -> None:
@@ -81,6 +88,7 @@ class InspectorState(PaneState):
         add = self.history.add
         add_delta = self.objects.add
         store = STORE_KINDS
+        story = STORY_KINDS
         n = 0
         for ev in events:
             key = ev.key
@@ -96,6 +104,11 @@ class InspectorState(PaneState):
                         self.history.mark_live(key)
                 else:
                     add(key, ev)
+                    if kind in story:
+                        if kind == QUEUE_ADD:
+                            self.stories.add(key, ev[4].get("cause"))
+                        else:
+                            self.stories.get(key)
                 n += 1
         if n:
             self.version += 1

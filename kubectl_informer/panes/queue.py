@@ -13,6 +13,12 @@ client-go's metrics computed the way ``metrics.go`` computes them: depth (adds
 minus gets, so an item dirty while processing counts), adds, queue latency
 (first add to get), work duration (get to done), unfinished work and the
 longest running processor, and retries (``add_after`` calls).
+
+A controller with several informers feeds this one queue from all of them:
+``stories`` (causes.py) says why each key was queued and how many adds each
+reconcile took in, and ``drops`` counts owned objects' events that mapped to
+no key (``owner.drop``, by reason). The state is fed every informer's events
+(``FOLLOWS_INFORMER``: the workqueue belongs to no one informer).
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from kubectl_informer.core.trace import TraceEvent
 from kubectl_informer.core.trace_kinds import (
     EXPERIMENT,
     EXPERIMENT_FAILED,
+    OWNER_DROP,
     QUEUE_ADD,
     QUEUE_ADD_AFTER,
     QUEUE_DONE,
@@ -33,8 +40,9 @@ from kubectl_informer.core.trace_kinds import (
     WORKER_DONE,
     WORKER_START,
 )
+from kubectl_informer.panes.causes import CauseStories, count_drop
 from kubectl_informer.panes.figures import percentile
-from kubectl_informer.panes.state import DispatchState
+from kubectl_informer.panes.state import DispatchState, RunInfo
 
 RESERVOIR = 1024   # recent observations kept for p50/p99, as the engine's metrics
 
@@ -46,10 +54,16 @@ class QueueState(DispatchState):
     HANDLERS = {QUEUE_ADD: "_add", QUEUE_GET: "_get", QUEUE_DONE: "_done", QUEUE_ADD_AFTER: "_add_after",
                 QUEUE_RATE_LIMITED: "_rate_limited", QUEUE_FORGET: "_forget", QUEUE_SHUTDOWN: "_shutdown",
                 WORKER_START: "_worker_start", WORKER_DONE: "_worker_done", EXPERIMENT: "_experiment",
-                EXPERIMENT_FAILED: "_experiment_failed"}
+                EXPERIMENT_FAILED: "_experiment_failed", OWNER_DROP: "_owner_drop"}
+    FOLLOWS_INFORMER = False
 
     def __init__(self) -> None:
         super().__init__()
+        # Several informers, one queue: why keys were queued, what was dropped.
+        self.stories = CauseStories()
+        self.add_calls = 0                         # every add, already dirty or not
+        self.drops: dict[str, int] = {}            # owner.drop reason -> events
+        self.several = False                       # a queue run with several informers
         # The queue's own structures, as client-go's Type.
         self.queue: dict[str, None] = {}          # an ordered set: O(1) append and removal
         self.dirty: set[str] = set()
@@ -90,8 +104,13 @@ class QueueState(DispatchState):
             k = None if k is None else str(k)
         return handler(k, ev.time, ev.fields)
 
+    def run_info(self, info: RunInfo) -> None:
+        self.several = len(info.informers) > 1 and info.mode == "queue"
+
     # -- the queue's rules ----------------------------------------------
     def _add(self, k: str, t: float, f: dict) -> None:
+        self.add_calls += 1
+        self.stories.add(k, f.get("cause"))
         ready = self.waiting.get(k)
         if ready is not None and t >= ready - 1e-9:
             del self.waiting[k]  # the delaying queue's loop moved it in
@@ -132,6 +151,7 @@ class QueueState(DispatchState):
             self.first_add = t
 
     def _get(self, k: str, t: float, f: dict) -> None:
+        self.stories.get(k)
         if k in self.queue:
             del self.queue[k]
         else:
@@ -185,6 +205,14 @@ class QueueState(DispatchState):
     def _experiment_failed(self, k: str, t: float, f: dict) -> None:
         self.injected += 1
         self.fail_left = int(f.get("left") or 0)
+
+    def _owner_drop(self, k: str, t: float, f: dict) -> None:
+        count_drop(self.drops, f.get("reason"))
+
+    def shows_causes(self) -> bool:
+        """The pane's "why" section: a run with several informers, or adds
+        mapped through an owner."""
+        return self.several or self.stories.mapped > 0
 
     def _forget(self, k: str, t: float, f: dict) -> None:
         self.requeues.pop(k, None)

@@ -262,13 +262,24 @@ class Rollout(ScenarioLogic):
     last change has completed (as ``kubectl rollout status`` judges it), the
     next one of: a restart (the pod-template annotation ``kubectl rollout
     restart`` sets, so a new ReplicaSet), a scale to 8, another restart, a
-    scale back to 5. Every change sets off a storm of ReplicaSet and pod events."""
+    scale back to 5. Every change sets off a storm of ReplicaSet and pod events.
+
+    The first step also leaves three strays an owner mapping must drop (see
+    ``stray_objects``): a bare pod, a ReplicaSet whose controller reference
+    names web with another UID, and one owned by a Deployment that is not there."""
 
     NAME, REPLICAS = "web", 5
     STEPS = ("restart", "scale-up", "restart", "scale-down")
 
     def step(self, ctx: Context) -> None:
         ns = "default" if "default" in ctx.namespaces else ctx.namespaces[0]
+        if not ctx.state.get("strays"):
+            ctx.state["strays"] = True
+            for resource, obj in stray_objects(ns):
+                try:
+                    ctx.store.create(resource, obj)
+                except ApiError:
+                    pass  # already there (a scenario run again on the same store)
         try:
             d = ctx.store.get("deployments", ns, self.NAME)
         except ApiError:
@@ -288,6 +299,32 @@ class Rollout(ScenarioLogic):
         else:
             d["spec"]["replicas"] = 8 if action == "scale-up" else self.REPLICAS
         ctx.store.update("deployments", d)
+
+
+def stray_objects(namespace: str) -> list[tuple[str, dict]]:
+    """What a controller's owner mapping drops, one of each: pod ``debug``
+    with no ownerReference (an orphan, as ``kubectl run`` makes it),
+    ReplicaSet ``web-stale`` whose controller reference names Deployment web
+    with a UID that is not web's (an earlier web's, deleted and created
+    again), and ReplicaSet ``gone-legacy`` owned by a Deployment ``gone``
+    that does not exist. Neither ReplicaSet asks for a pod."""
+    pod = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": "debug", "namespace": namespace, "labels": {"run": "debug"}},
+           "spec": {"containers": [{"name": "debug", "image": "busybox"}]}}
+
+    def replicaset(name: str, owner: str, uid: str) -> dict:
+        labels = {"app": name}
+        return {"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                "metadata": {"name": name, "namespace": namespace, "labels": labels,
+                             "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": owner,
+                                                  "uid": uid, "controller": True, "blockOwnerDeletion": True}]},
+                "spec": {"replicas": 0, "selector": {"matchLabels": labels},
+                         "template": {"metadata": {"labels": labels},
+                                      "spec": {"containers": [{"name": "nginx", "image": "nginx"}]}}}}
+
+    return [("pods", pod),
+            ("replicasets", replicaset("web-stale", "web", "00000000-0000-4000-8000-00000000dead")),
+            ("replicasets", replicaset("gone-legacy", "gone", "00000000-0000-4000-8000-00000000beef"))]
 
 
 def web_deployment(namespace: str, name: str, replicas: int) -> dict:

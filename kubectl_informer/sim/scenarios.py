@@ -34,6 +34,7 @@ from kubectl_informer.sim.scenario_steps import (  # noqa: F401  (names used by 
     _bump_annotation,
     now_rfc3339_nano,
     rollout_complete,
+    stray_objects,
     web_deployment,
 )
 

@@ -38,10 +38,12 @@ from kubectl_informer.tui.experiments import ExperimentsScreen
 from kubectl_informer.tui.filter_line import FilterLine
 from kubectl_informer.tui.header import HeaderPane
 from kubectl_informer.tui.help import HelpScreen
+from kubectl_informer.tui.informers import InformerChoice
 from kubectl_informer.tui.inspector import InspectorPane
 from kubectl_informer.tui.keyhints import KeyHints
-from kubectl_informer.tui.keymap import APP_BINDINGS, JUMP_BINDINGS, PANE_LETTERS
-from kubectl_informer.tui.layout import COMPANION_MIN_WIDTH, GRID_MIN, PANE_NAMES, PANES, TabBar
+from kubectl_informer.tui.keymap import APP_BINDINGS, FOOTER_HINTS_SEVERAL, JUMP_BINDINGS, PANE_LETTERS
+from kubectl_informer.tui.layout import PANES  # noqa: F401 - tests name the pane table from here
+from kubectl_informer.tui.layout import COMPANION_MIN_WIDTH, GRID_MIN, PANE_NAMES, TabBar, shown_specs
 from kubectl_informer.tui.objects import yaml_view
 from kubectl_informer.tui.pane import Pane
 from kubectl_informer.tui.restarts import ResourceNamesFound, RestartFinished, Restarts
@@ -111,10 +113,11 @@ class InformerApp(KeepsCrash, App[None]):
         unknown = [n for n in wanted if n not in PANE_NAMES]
         if unknown:
             raise ValueError(f"unknown pane {unknown[0]!r}; panes: {', '.join(PANE_NAMES)}")
-        self.specs = [s for s in PANES if s.name in wanted]
+        self.specs = shown_specs(wanted, len(info.informers) > 1)
         self.feed_loop = FeedLoop(buffer, {s.name: s.state_cls for s in self.specs}, info=info, clock=clock,
                                   max_events=max_events_per_frame)
         self.feed_loop.on_reset = self._states_replaced
+        self.informer_choice = InformerChoice(self)  # several informers: the one the panes show
         self.restarts = Restarts(self, pipeline)
         self.command_line = CommandLine(self)
         self.panes: dict[str, Pane] = {}
@@ -158,7 +161,7 @@ class InformerApp(KeepsCrash, App[None]):
         yield self.filter_input
         self.command_input = self.command_line.input
         yield self.command_input
-        yield KeyHints(id="keyhints")
+        yield KeyHints(FOOTER_HINTS_SEVERAL if "informers" in self.panes else None, id="keyhints")
 
     def on_mount(self) -> None:
         self.filter_input.display = False
@@ -178,6 +181,7 @@ class InformerApp(KeepsCrash, App[None]):
         container = self.query_one("#panes")
         container.set_class(grid, "-grid")
         container.set_class(not grid, "-tabs")
+        container.set_class("informers" in self.panes, "-informers")
         shown = self.shown_panes(width)
         for name, pane in self.panes.items():
             pane.display = name in shown
@@ -346,6 +350,8 @@ class InformerApp(KeepsCrash, App[None]):
         if isinstance(self.focused, Input):
             self.command_line.complete()
             return
+        if self.active == "informers" and self.informer_choice.step(step, wrap=False):
+            return  # tab walks the informers first, then on to the next pane
         names = [s.name for s in self.specs]
         i = names.index(self.active) if self.active in names else 0
         self.activate(names[(i + step) % len(names)])

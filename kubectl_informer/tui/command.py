@@ -87,7 +87,8 @@ COMMANDS = CommandRegistry()
 
 # The resource switch is no registered name: any other word is a resource.
 RESOURCE_USAGE = "RESOURCE [-n NAMESPACE | -A]"
-RESOURCE_HELP = "watch another resource (pods, deploy, cm, widgets...) in the same run: restarts the pipeline"
+RESOURCE_HELP = ("watch another resource (pods, deploy, cm, widgets...) in the same run: restarts the pipeline; "
+                 "in a run with several informers, one of its own (:rs) is shown in every pane instead")
 
 
 def split_command(text: str) -> tuple[str, list[str]]:
@@ -108,8 +109,15 @@ def run_command(app: Any, text: str) -> None:
     cmd = COMMANDS.get(name)
     if cmd is not None:
         cmd.run(app, args)
+    elif not args and _select_informer(app, name):
+        return  # several informers: `:rs` shows the run's ReplicaSet informer, nothing restarts
     else:
         switch_resource(app, name, args)
+
+
+def _select_informer(app: Any, name: str) -> bool:
+    choice = getattr(app, "informer_choice", None)
+    return choice is not None and choice.named(name)
 
 
 def parse_scope(args: list[str]) -> Scope | None:

@@ -67,12 +67,24 @@ class ExplainPane(TextPane):
         return active if active in SOURCE_TITLES else "deltas"
 
     def action_back(self, step: int) -> None:
-        marks = marks_for(self.source(), self.state.facts)
+        source = self.source()
+        marks = marks_for(source, self.facts_for(source))
         self.back = max(0, min(self.back + step, max(len(marks) - 1, 0)))
         self.refresh()
 
+    def facts_for(self, source: str):
+        """The facts the selection in ``source`` is explained from: the
+        selected informer's, but the workqueue's story (Queue) is in the
+        queue resource's informer's (its events name no informer)."""
+        loop = getattr(self.app, "feed_loop", None)
+        if source == "queue" and loop is not None:
+            home = loop.home_states.get("explain")
+            if isinstance(home, ExplainState):
+                return home.facts
+        return self.state.facts
+
     def subject(self, source: str) -> Subject:
-        facts = self.state.facts
+        facts = self.facts_for(source)
         pane = self.app.panes.get(source) if hasattr(self.app, "panes") else None
         if source in MARK_PANES or pane is None:
             return subject_for(source, facts, back=self.back)
@@ -98,7 +110,7 @@ class ExplainPane(TextPane):
         if source in MARK_PANES and self.has_focus:
             head.append(f"  ({self.back} back · j/k older/newer)", "dim")
         lines = [head]
-        found = explain(subject, self.state.facts)
+        found = explain(subject, self.facts_for(source))
         if not found:
             lines.append(Text("Nothing to explain here yet: select a delta, a FIFO key or a key in the Inspector, "
                               "or wait for a list, a resync tick or a queue item.", "dim"))

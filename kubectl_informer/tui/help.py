@@ -13,6 +13,10 @@ from textual.widgets import Static
 from kubectl_informer.tui.keymap import HELP_KEYS
 
 PANE_HELP = {
+    "informers": "a run with several informers (queue --owns, watch deploy,rs,pods): one row per informer, "
+    "each its own reflector, FIFO, indexer and handlers from one factory: synced, the resourceVersion it "
+    "reached, objects cached, FIFO depth, notifications its handlers still have to take, relists, and owned "
+    "objects' events that mapped to no key (dropped); ▶ marks the informer every other pane shows (↑ ↓, tab, :rs)",
     "deltas": "every delta the informer applied to its indexer, in the order your handlers get them: "
     "type (Added Updated Deleted Replaced Sync), key, resourceVersion, status and what changed; on an update "
     "GRLA are the controller-runtime predicates that would pass it (GenerationChanged, ResourceVersionChanged, "

@@ -17,10 +17,12 @@ from kubectl_informer.core.trace_kinds import (
     FIFO_COALESCE,
     FIFO_POP,
     FIFO_QUEUE,
+    QUEUE_ADD,
     QUEUE_DONE,
     QUEUE_GET,
     WATCH_EVENT,
 )
+from kubectl_informer.panes.causes import ARROW
 from kubectl_informer.panes.deltas import delta_style
 from kubectl_informer.panes.inspector import (
     STAGE_ORDER,
@@ -32,6 +34,7 @@ from kubectl_informer.panes.objects import DeltaEntry
 from kubectl_informer.tui.cursor import CURSOR_BINDINGS, KeyCursor
 from kubectl_informer.tui.objects import change_text
 from kubectl_informer.tui.predicate_marker import predicate_marker
+from kubectl_informer.tui.queue import why_lines
 from kubectl_informer.tui.textpane import TextPane
 
 
@@ -59,6 +62,9 @@ def describe(ev: TraceEvent, diff: bool = True) -> Text:
             t.append(" (resync)", "cyan")
     elif (k == QUEUE_GET or k == QUEUE_DONE) and f.get("worker") is not None:
         _describe_worker(t, k, f)
+    elif k == QUEUE_ADD and f.get("cause"):
+        t.append(f"{f.get('outcome', '')} ", "magenta")
+        t.append(ARROW.lstrip() + ARROW.join(map(str, f["cause"])), "")
     else:
         t.append(_plain_fields(f))
     return t
@@ -279,6 +285,12 @@ class InspectorPane(KeyCursor, TextPane):
             head.append(f" · last {self.state.objects.per_key} deltas, {self.state.history.per_key} stage events kept",
                         "dim")
         lines = [head, self._ribbon(rows)]
+        story = self.state.stories.story(self.inspected)
+        if story is not None and story.newest:
+            for i, part in enumerate(why_lines(self.inspected, story, width - 5)[:3]):
+                why = Text("why: " if i == 0 else "     ", "bold magenta")
+                why.append_text(part)
+                lines.append(why)
         body, cursor_span = self._body(rows, width)
         room = max(height - len(lines), 1)
         lines += self._window(body, cursor_span, room)

@@ -7,6 +7,7 @@ from textual.binding import Binding
 # Pane name -> jump letter (numbers follow the order panes are shown in).
 # Letters avoid j/k/g/G (cursor moves), p, q and z.
 PANE_LETTERS = {
+    "informers": "o",
     "deltas": "d",
     "fifo": "f",
     "rv": "r",
@@ -48,6 +49,9 @@ HELP_KEYS = [
     ("P", "next client-go profile (1.32 → 1.35 → 1.36): restarts the pipeline on the same traffic"),
     ("p", "pause the view; events keep buffering (bounded); p again catches up"),
     ("tab / shift+tab", "next / previous pane"),
+    ("tab (Informers pane)", "several informers: the next / previous informer (every other pane follows it), "
+                             "past the last one the next pane; n jumps to the Informers pane"),
+    (":NAME", "several informers: show the informer NAME names (:rs, :pods, :replicasets.apps) in every pane"),
     ("1-9 or a letter", "jump to a pane (its keys are listed below)"),
     ("↑ ↓ j k home end", "move the cursor; end follows the stream again"),
     ("enter", "follow the selected (or filtered) key in the Inspector"),
@@ -88,3 +92,7 @@ FOOTER_HINTS = [
     ("tab", "Next pane", "Pane", 3),
     ("q", "Quit", "Quit", 10),
 ]
+
+# A run with several informers: o jumps to their pane, tab in it walks them.
+FOOTER_HINTS_SEVERAL = [("o", "Informers", "Inf", 6)] + [
+    ("tab", "Next pane/informer", "Pane/inf", 3) if h[0] == "tab" else h for h in FOOTER_HINTS]

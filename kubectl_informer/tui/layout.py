@@ -19,6 +19,7 @@ from kubectl_informer.panes.deltas import DeltasState
 from kubectl_informer.panes.explain_state import ExplainState
 from kubectl_informer.panes.fifo import FifoState
 from kubectl_informer.panes.handlers import HandlersState
+from kubectl_informer.panes.informers import InformersState
 from kubectl_informer.panes.inspector import InspectorState
 from kubectl_informer.panes.queue import QueueState
 from kubectl_informer.panes.resync import ResyncState
@@ -30,6 +31,7 @@ from kubectl_informer.tui.deltas import DeltasPane
 from kubectl_informer.tui.explain import ExplainPane
 from kubectl_informer.tui.fifo import FifoPane
 from kubectl_informer.tui.handlers import HandlersPane
+from kubectl_informer.tui.informers import InformersPane
 from kubectl_informer.tui.inspector import InspectorPane
 from kubectl_informer.tui.keymap import PANE_LETTERS
 from kubectl_informer.tui.pane import Pane
@@ -47,8 +49,10 @@ class PaneSpec:
     pane_cls: type[Pane]
     short: str = ""  # tab bar label, so seven tabs fit in 80 columns
 
-# Tab order; the grid places them in this order too (see app.tcss).
+# Tab order; the grid places them in this order too (see app.tcss). The
+# Informers pane is there only in a run with several informers (``shown_specs``).
 PANES: tuple[PaneSpec, ...] = (
+    PaneSpec("informers", "Informers", InformersState, InformersPane),
     PaneSpec("deltas", "Deltas", DeltasState, DeltasPane),
     PaneSpec("fifo", "FIFO", FifoState, FifoPane),
     PaneSpec("rv", "ResourceVersion", RVState, RVPane, "RV"),
@@ -61,6 +65,14 @@ PANES: tuple[PaneSpec, ...] = (
     PaneSpec("server", "Server", ServerState, ServerPane),
 )
 PANE_NAMES = tuple(p.name for p in PANES)
+# Panes a run with one informer leaves out: they would say nothing more.
+SEVERAL_INFORMERS_ONLY = frozenset({"informers"})
+
+
+def shown_specs(wanted, several: bool) -> list[PaneSpec]:
+    """The panes of ``wanted`` (names) an app shows, in tab order: the
+    Informers pane only when the run has several informers."""
+    return [s for s in PANES if s.name in wanted and (several or s.name not in SEVERAL_INFORMERS_ONLY)]
 
 # Below this the grid is unreadable: one (or two) panes behind tabs instead.
 GRID_MIN = (150, 36)

@@ -78,8 +78,9 @@ def start(dirpath: Path, args: str) -> Terminal:
     return term
 
 
-@pytest.mark.parametrize("args", ["watch pods --demo", "queue pods --demo --resync 2s --fail-rate 0.2"],
-                         ids=["watch", "queue"])
+@pytest.mark.parametrize("args", ["watch pods --demo", "queue pods --demo --resync 2s --fail-rate 0.2",
+                                  "queue deployments --owns replicasets --owns pods --demo rollout"],
+                         ids=["watch", "queue", "several-informers"])
 def test_resize_sweep_live(short_dir, args):
     term = start(short_dir, args)
     try:

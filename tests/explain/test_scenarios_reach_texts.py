@@ -90,13 +90,19 @@ def quiet():
 
 
 def rollout():
-    # The simulated controllers roll Deployment web: its new pods are added, old ones deleted.
-    with Driven("rollout", mode="queue") as d:
+    # The simulated controllers roll Deployment web: its new pods are added, old ones deleted;
+    # a Deployment controller's three informers map them to web's key (and drop the scenario's strays).
+    # One slow worker: pod events keep coming while it holds web, and collapse into its next reconcile.
+    with Driven("rollout", mode="queue", resource="deployments", owns=("replicasets", "pods"), workers=1,
+                work_time=0.3) as d:
         store = d.run.demo.server.store
         assert wait_for(lambda: rollout_complete(store.get("deployments", "default", "web")), 15)
         d.step()
         d.wait("store.add", is_in_initial_list=False)
         d.wait("store.delete")
+        for reason in ("no_controller", "uid_mismatch", "owner_not_cached"):
+            d.wait("owner.drop", reason=reason)
+        d.wait("queue.get", n=3)
     return d
 
 

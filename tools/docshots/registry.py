@@ -55,6 +55,11 @@ def _dirty(ev) -> bool:
     return ev.fields.get("outcome") in ("already_dirty", "dirty_while_processing")
 
 
+def _owned_cause(ev) -> bool:
+    """A queue.add an owned object's event caused (a ReplicaSet or a Pod of the Deployment)."""
+    return len(ev.fields.get("cause") or ()) > 1
+
+
 SHOTS: list[Shot] = [
     Shot("grid-160x45", ("queue", "pods", "--demo", "--resync", "3s"),
          until=all_of(seen("resync.tick", 2, where=lambda e: bool(e.fields.get("due"))),
@@ -126,6 +131,10 @@ SHOTS: list[Shot] = [
          until=after(seen("server.reinit"), all_of(seen("relist"), seen("server.window", where=_ours_open))),
          size=(100, 24), keys=("s",),
          about="the Server pane after the watch cache re-initialised: every watch ended, 410, relist"),
+    Shot("controller-rollout", ("queue", "deployments", "--owns", "replicasets", "--owns", "pods", "--demo", "rollout"),
+         until=after(seen("informer.synced", 3), seen("queue.add", 20, where=_owned_cause)), size=(160, 45),
+         keys=("slash", "{key}", "enter", "i", "enter"), follow=seen("queue.add", where=_owned_cause),
+         about="a Deployment controller's three informers, one workqueue: why default/web was queued"),
     Shot("help", ("watch", "pods", "--demo", "quiet"),
          until=seen("informer.synced"), keys=("question_mark",),
          about="the keys"),

@@ -5,13 +5,14 @@ and keeps, bounded, the facts the texts quote: the informer's FIFO and
 resync check period, handler registrations, lists and relists with their
 reasons, watch ends, back-offs, resync ticks with the Syncs they queued, each
 key's recent deltas with the listeners that got them, its pops, and the
-workqueue's story per key (adds while queued or processed, failures).
+workqueue's story per key (adds while queued or processed with their
+causes, failures), and the owned objects whose events were dropped.
 No UI here: ``match.py`` reads these facts, ``tui/explain.py`` draws.
 """
 
 from __future__ import annotations
 
-from collections import deque
+from collections import OrderedDict, deque
 
 from kubectl_informer.core.trace_kinds import (
     FIFO_COALESCE,
@@ -26,6 +27,7 @@ from kubectl_informer.core.trace_kinds import (
     INFORMER_SYNCED,
     LIST_DONE,
     LIST_START,
+    OWNER_DROP,
     QUEUE_ADD,
     QUEUE_DONE,
     QUEUE_FORGET,
@@ -47,6 +49,7 @@ from kubectl_informer.core.trace_kinds import (
     WORKER_DONE,
     WORKER_START,
 )
+from kubectl_informer.panes.causes import Batch, is_mapped
 from kubectl_informer.panes.ring import KeyedHistory
 
 PER_KEY = 16        # recent records kept per key
@@ -91,6 +94,15 @@ def before(records, seq: int):
     return None
 
 
+def _batch_of(cause) -> Batch | None:
+    """A key's causes since it was queued, begun with ``cause`` (None: none)."""
+    if not cause:
+        return None
+    batch = Batch()
+    batch.add(cause)
+    return batch
+
+
 class Facts:
     def __init__(self) -> None:
         self.mode: str | None = None  # "watch" | "queue": the run's, not in the trace
@@ -115,8 +127,10 @@ class Facts:
         self.queue_adds: deque[float] = deque(maxlen=4096)
         self.queue_gets: deque[float] = deque(maxlen=4096)
         self.latencies: deque[float] = deque(maxlen=1024)
-        self._queued: dict[str, list] = {}       # key -> [adds, first add time] while queued
-        self._processing: dict[str, list] = {}   # key -> [adds while processing, worker, get time]
+        self._queued: dict[str, list] = {}       # key -> [adds, first add time, Batch of causes] while queued
+        self.drops: OrderedDict[str, Rec] = OrderedDict()  # owned key -> its newest owner.drop
+        # key -> [adds while processing, worker, get time, waited, Batch of their causes]
+        self._processing: dict[str, list] = {}
         self._last_store: Rec | None = None
         self._last_end: Rec | None = None       # the last watch.end, or failed list.done
         self._tick: Rec | None = None
@@ -137,6 +151,7 @@ class Facts:
             WORKER_DONE: self._worker_done, QUEUE_RATE_LIMITED: self._queue_mark, QUEUE_FORGET: self._queue_mark,
             SERVER_WINDOW: self._server_now, SERVER_METRICS: self._server_now, SERVER_REINIT: self._server_mark,
             SERVER_TOO_LARGE: self._server_mark,
+            OWNER_DROP: self._owner_drop,
         }
         self.KINDS = frozenset(self._handlers)
 
@@ -283,26 +298,39 @@ class Facts:
     def _queue_add(self, ev) -> None:
         self._depth(ev)
         key, outcome = ev.key, ev.raw_fields.get("outcome")
+        cause = ev.raw_fields.get("cause")
         if outcome == "queued":
             self.queue_adds.append(ev.time)
-            self._queued[key] = [1, ev.time]
+            self._queued[key] = [1, ev.time, _batch_of(cause)]
         elif outcome == "already_dirty" and key in self._queued:
-            self._queued[key][0] += 1
+            queued = self._queued[key]
+            queued[0] += 1
+            if cause:
+                queued[2] = queued[2] or Batch()
+                queued[2].add(cause)
         elif outcome == "already_dirty" and key in self._processing:
-            self._processing[key][0] += 1  # dirty already, and a worker holds it
+            self._while_processing(key, cause)  # dirty already, and a worker holds it
         elif outcome == "dirty_while_processing" and key in self._processing:
             self.queue_adds.append(ev.time)
-            self._processing[key][0] += 1
+            self._while_processing(key, cause)
+
+    def _while_processing(self, key: str, cause) -> None:
+        held = self._processing[key]
+        held[0] += 1
+        if cause:
+            held[4] = held[4] or Batch()
+            held[4].add(cause)
 
     def _queue_get(self, ev) -> None:
         self._depth(ev)
         self.queue_gets.append(ev.time)
-        adds, first = self._queued.pop(ev.key, [1, ev.time])
+        adds, first, causes = self._queued.pop(ev.key, [1, ev.time, None])
         waited = ev.time - first
         self.latencies.append(waited)
-        self._processing[ev.key] = [0, ev.raw_fields.get("worker"), ev.time, waited]
-        if adds > 1:
-            self.queue_marks.append(self._rec(ev, adds=adds, waited=waited, depth=self.depth()))
+        self._processing[ev.key] = [0, ev.raw_fields.get("worker"), ev.time, waited, None]
+        mapped = causes is not None and any(is_mapped(ev.key, c) for c in causes.causes)
+        if adds > 1 or mapped:
+            self.queue_marks.append(self._rec(ev, adds=adds, waited=waited, depth=self.depth(), causes=causes))
         else:  # an item like most: kept only as the newest, built into a record when asked
             self._queue_last = (ev, waited, ev.raw_fields.get("worker"), None, self.depth())
 
@@ -317,16 +345,24 @@ class Facts:
             p[1] = ev.raw_fields.get("worker")
 
     def _queue_done(self, ev) -> None:
-        adds, worker, got, waited = self._processing.pop(ev.key, [0, None, ev.time, None])
+        adds, worker, got, waited, causes = self._processing.pop(ev.key, [0, None, ev.time, None, None])
         if ev.raw_fields.get("requeued"):
-            self._queued[ev.key] = [1, ev.time]
+            self._queued[ev.key] = [1, ev.time, None]
         worked = ev.raw_fields.get("worked")
         if worked is None:
             worked = ev.time - got
         if adds:
-            self.queue_marks.append(self._rec(ev, adds=adds, worker=worker, depth=self.depth(), worked=worked))
+            self.queue_marks.append(self._rec(ev, adds=adds, worker=worker, depth=self.depth(), worked=worked,
+                                              causes=causes))
         else:
             self._queue_last = (ev, waited, worker, worked, self.depth())
+
+    def _owner_drop(self, ev) -> None:
+        drops = self.drops
+        drops[ev.key] = self._rec(ev)
+        drops.move_to_end(ev.key)
+        if len(drops) > MAX_KEYS:
+            drops.popitem(last=False)
 
     def _queue_mark(self, ev) -> None:
         if ev.kind == QUEUE_FORGET and not ev.raw_fields.get("requeues"):

@@ -28,6 +28,7 @@ from kubectl_informer.core.trace_kinds import (
     WATCH_BOOKMARK,
     WATCH_END,
 )
+from kubectl_informer.panes.causes import chain, is_mapped, link_kind
 from kubectl_informer.panes.explain.facts import Facts, Rec
 
 MARK_PANES = ("rv", "resync", "queue", "server")  # panes without a cursor: the newest record, or one back from it
@@ -104,7 +105,15 @@ def explain(subject: Subject, facts: Facts) -> list[Explanation]:
     """The texts for ``subject``, the main one first (empty: nothing to say)."""
     pane, rec = subject.pane, subject.rec
     if pane in ("deltas", "inspector"):
-        return _delta(rec, facts) if rec is not None else ([_cache(facts)] if pane == "inspector" else [])
+        out = _delta(rec, facts) if rec is not None else ([_cache(facts)] if pane == "inspector" else [])
+        if subject.key is None:
+            return out
+        dropped = facts.drops.get(subject.key)
+        said = _drop(dropped) if dropped is not None else None
+        if said is not None:
+            out.append(said)
+        queued = _newest_caused(facts, subject.key) if pane == "inspector" else None
+        return out + _owner_causes(queued) if queued is not None else out
     if pane == "fifo":
         return _fifo(subject, facts)
     if pane == "rv":
@@ -252,7 +261,7 @@ def _resync(rec: Rec | None, facts: Facts) -> list[Explanation]:
 def _queue(rec: Rec | None, facts: Facts) -> list[Explanation]:
     if rec is None:
         return [("queue.watch_mode", {})] if facts.mode != "queue" else []
-    out = [_queue_main(rec, facts)]
+    out = [_queue_main(rec, facts)] + _owner_causes(rec)
     backing = backing_up(facts, rec.time)
     if backing is not None:
         out.append(("queue.backing_up", {"sentence": backing}))
@@ -274,6 +283,48 @@ def _queue_main(rec: Rec, facts: Facts) -> Explanation:
         return "queue.processed", {**v, "worker": _worker(x), "worked": _secs(x.get("worked")),
                                    "waited": _secs(x.get("waited"))}
     return "queue.processing", {**v, "worker": _worker(x), "waited": _secs(x.get("waited"))}
+
+
+# owner.drop's reason -> its text (an owner of a kind the run does not
+# follow is said by the Informers pane's drop counts alone).
+DROP_TEXTS = {"no_controller": "owner.orphan", "uid_mismatch": "owner.uid_mismatch",
+              "owner_not_cached": "owner.not_cached"}
+
+
+def _drop(rec: Rec) -> Explanation | None:
+    """Why an owned object's event queued nothing (``owner.drop``)."""
+    f = rec.fields
+    text = DROP_TEXTS.get(f.get("reason"))
+    if text is None:
+        return None
+    owner = str(f.get("owner") or "")
+    return text, {
+        "key": rec.key, "event": f.get("event", ""), "informer": f.get("informer", ""),
+        "owner": owner or "no owner", "owner_kind": link_kind(owner) if owner else "owner"}
+
+
+def _newest_caused(facts: Facts, key: str) -> Rec | None:
+    """The key's newest queue record whose adds carried causes (the
+    Inspector on a queue key says why it was queued)."""
+    return next((r for r in reversed(facts.queue_marks) if r.key == key and r.extra.get("causes") is not None), None)
+
+
+def _owner_causes(rec: Rec) -> list[Explanation]:
+    """For a queue item that owned objects' events queued: the mapping that
+    found its key, and the adds that collapsed into its one reconcile."""
+    batch = rec.extra.get("causes")
+    if batch is None or not batch.causes:
+        return []
+    mapped = [c for c in batch.causes if is_mapped(rec.key, c)]
+    if not mapped:
+        return []
+    newest = mapped[-1]
+    out: list[Explanation] = [("owner.mapped", {"key": rec.key, "chain": chain(rec.key, newest),
+                                                "origin": link_kind(newest[-1]), "links": len(newest)})]
+    adds = rec.extra.get("adds", 1)
+    if adds > 1:
+        out.append(("owner.collapsed", {"key": rec.key, "adds": adds, "kinds": batch.kinds_text()}))
+    return out
 
 
 def _worker(extra: dict) -> object:
