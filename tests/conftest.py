@@ -79,3 +79,14 @@ def _uses_a_module_fixture(item) -> bool:
     if info is None:
         return False
     return any(d.scope == "module" for defs in info.name2fixturedefs.values() for d in defs)
+
+
+@pytest.fixture(autouse=True)
+def _private_discovery_caches(tmp_path_factory, monkeypatch):
+    """Every test (and the processes it starts) gets caches of its own: the
+    plugin reads kubectl's discovery cache and writes one of its own, keyed by
+    the server's host:port, and two tests' servers on one reused port must
+    not read each other's."""
+    base = tmp_path_factory.mktemp("caches")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(base / "xdg"))
+    monkeypatch.setenv("KUBECACHEDIR", str(base / "kube"))

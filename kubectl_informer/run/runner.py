@@ -30,6 +30,9 @@ from kubectl_informer.run.config import RunConfig
 # How long stop() waits for each thread; threads are daemons, so a stuck one
 # cannot keep the process alive, but tests assert none is left.
 STOP_TIMEOUT = 5.0
+# How long start() waits for the first list or watch to be answered before
+# it lets the UI show whatever happens next.
+FIRST_CONTACT_WAIT = 30.0
 
 class RunError(Exception):
     """A failure caused by the user's input or environment: one line, no traceback."""
@@ -159,6 +162,7 @@ class Run:
         from kubectl_informer.run.experiments import Experiments
         self.experiments = Experiments(self)  # the UI's key x acts on this run through it
         self._stopped = False
+        self.probe_first = False  # a restart's run probes before it replaces the running one
 
     # Everything that can fail on user input, before any thread starts.
     def _check_options(self) -> None:
@@ -203,31 +207,42 @@ class Run:
         return self.info
 
     def _resolve(self) -> None:
-        """Discovery, the scope, the lister-watcher and the preflight: each
-        failure the user can act on is one line."""
+        """Discovery, the scope and the lister-watcher: each failure the user
+        can act on is one line. A fresh run sends nothing more: its first
+        real list or watch is checked in ``start`` (``first_contact``); a
+        restart within the UI still probes first, so that a 403 leaves the
+        run it replaces untouched."""
         from kubectl_informer.kube.discovery import resolve_resource
-        from kubectl_informer.kube.errors import KubeError
         from kubectl_informer.kube.listwatch import KubeListerWatcher
         from kubectl_informer.kube.retry import retry_transient
 
         o = self.config
         try:
-            self.resource = retry_transient(lambda: resolve_resource(self.target.api_client, o.resource))
+            # The demo's server lives for one run: no cache is read or kept for it.
+            self.resource = retry_transient(lambda: resolve_resource(self.target.api_client, o.resource,
+                                                                     disk_cache=o.demo is None))
             self._check_resource()
             self.scope = self._resolve_scope()
             self.lw = KubeListerWatcher(self.target.api_client, self.resource, namespace=self.scope.namespace,
                                         label_selector=o.label_selector,
                                         field_selector=o.field_selector_with_name(), metadata_only=o.metadata_only)
-            retry_transient(self._preflight)
-        except KubeError as e:
-            raise RunError(str(e)) from None
-        except (RunError, click.ClickException):
-            raise
-        except Exception as e:  # network and API failures: one line if we know them
-            msg = describe_error(e, getattr(self.target, "server", "") or "")
-            if msg is None:
-                raise
-            raise RunError(msg) from None
+            if self.probe_first:
+                retry_transient(self._preflight)
+            else:
+                from kubectl_informer.run.first_contact import FirstContact
+                self.lw = FirstContact(self.lw)
+        except Exception as e:
+            raise self._user_error(e) from None
+
+    def _user_error(self, e: BaseException) -> BaseException:
+        """``e`` as the one line the user sees, or ``e`` itself if it is a bug."""
+        from kubectl_informer.kube.errors import KubeError
+        if isinstance(e, KubeError):
+            return RunError(str(e))
+        if isinstance(e, (RunError, click.ClickException)):
+            return e
+        msg = describe_error(e, getattr(self.target, "server", "") or "")  # network and API failures
+        return e if msg is None else RunError(msg)
 
     def _resolve_scope(self) -> Scope:
         try:
@@ -292,6 +307,7 @@ class Run:
         nxt = Run(config, self.tracer, self.clock)
         nxt.demo, nxt.owns_demo = self.demo, False
         nxt._connection = self.target
+        nxt.probe_first = True
         nxt.on_failure = self.on_failure
         return nxt
 
@@ -367,6 +383,41 @@ class Run:
             self._spawn("controller", self.controller.run)
         if o.late_handler_resync is not None:
             self._add_late_handler(o.late_handler_resync)
+        if not self.probe_first:
+            self._check_first_contact()
+
+    def _check_first_contact(self, timeout: float = FIRST_CONTACT_WAIT) -> None:
+        """What the probe used to say, said by the first real list and watch:
+        a 403, 401 or unreachable server ends the run with one line before
+        the UI or the stream starts (or, for a watch that follows a long list,
+        closes the UI with that line); so does a named object that is not
+        there. A server silent for ``timeout`` is left to the UI."""
+        first = self.lw
+        first.wait(self.stop_event, timeout)
+        if first.error is not None:
+            failure = self._first_contact_error(first.verb, first.error)
+            self.stop()
+            raise failure
+        first.after(lambda verb, err: self.fail("informer", self._first_contact_error(verb, err)))
+        if self.config.name:
+            self._check_named_object(timeout)
+
+    def _first_contact_error(self, verb: str, err: BaseException) -> RunError:
+        try:
+            with _naming_a_bare_403(verb, self._resource_name(), self.lw.namespace):
+                raise err
+        except Exception as e:  # noqa: BLE001 - the one line the probe used to print
+            failure = self._user_error(e)
+            return failure if isinstance(failure, RunError) else RunError(summary(e))
+
+    def _check_named_object(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while not self.informer.has_synced() and not self.stop_event.is_set() and time.monotonic() < deadline:
+            self.stop_event.wait(0.02)
+        if self.informer.has_synced() and not self.informer.get_store().list_keys():
+            where = f' in namespace "{self.lw.namespace}"' if self.lw.namespace else ""
+            self.stop()
+            raise RunError(f'{self._resource_name()} "{self.config.name}" not found{where}')
 
     def _handler_specs(self):
         from kubectl_informer.run.handler_lanes import plan_handlers

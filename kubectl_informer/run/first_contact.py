@@ -1,0 +1,127 @@
+"""The first real list or watch stands in for a probe.
+
+client-go's informers send nothing before their first list (or WatchList
+watch): a 403, a 401 or a dead server shows up there and the reflector
+backs off and tries again, for ever. The plugin used to send a one-item
+list and a one-second watch first, to say such a failure in one line
+before the UI started. Now the informer starts at once and ``FirstContact``,
+wrapped around its lister-watcher, notes how the first request ended: an
+answer (the list's first bytes, an open watch), or an error. ``Run.start``
+waits for that (``wait``): an error the user must act on ends the run
+with the line the probe used to print, before the UI or the stream begins;
+one that comes once the UI is up (the watch after a long list) ends it
+with the same line.
+
+A transient failure (429, 5xx, a reset) is not an outcome: the reflector
+retries it, as client-go does, and the wait goes on. Nor is a status the
+reflector handles itself (a 410, a WatchList the server refuses): the
+pipeline deals with those in the open.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any, Callable
+
+from kubectl_informer.kube.retry import is_transient
+
+# Statuses of a first request that end the run: no retry makes them pass.
+FATAL_STATUS = frozenset((401, 403, 404))
+
+
+def is_fatal(err: BaseException) -> bool:
+    """Whether ``err`` on the first list or watch should end the run."""
+    status = getattr(err, "status", None)
+    if isinstance(status, int):
+        return status in FATAL_STATUS
+    return not is_transient(err)
+
+
+class FirstContact:
+    """A lister-watcher that remembers how its first list and first watch went.
+
+    ``wait`` returns once a watch is open (so both verbs are allowed), a
+    fatal error came, or a list has been arriving for ``reading_grace``
+    seconds (a big list is shown arriving in the UI rather than waited for:
+    its watch comes after it, and a failure of that watch is then handed to
+    ``after``'s callback, which ends the run with the same line)."""
+
+    def __init__(self, lw: Any, clock: Callable[[], float] = time.monotonic) -> None:
+        self._lw = lw
+        self._clock = clock
+        self._changed = threading.Condition()
+        self.listing_since: float | None = None  # when the first list's first bytes came
+        self.watched = False
+        self.error: BaseException | None = None
+        self.verb = ""  # "list" or "watch": the request that failed
+        self._on_fatal: Callable[[str, BaseException], None] | None = None
+
+    def __getattr__(self, name: str) -> Any:  # namespace, resource, path...: the wrapped one's
+        return getattr(self._lw, name)
+
+    @property
+    def list_progress(self) -> Callable[[int, int], None] | None:
+        return self._lw.list_progress
+
+    @list_progress.setter
+    def list_progress(self, fn: Callable[[int, int], None] | None) -> None:
+        def progress(nbytes: int, items: int) -> None:
+            if self.listing_since is None:
+                self._note("list", None)
+            if fn is not None:
+                fn(nbytes, items)
+
+        self._lw.list_progress = progress
+
+    def list(self, options: Any) -> Any:
+        return self._call("list", self._lw.list, options)
+
+    def watch(self, options: Any) -> Any:
+        return self._call("watch", self._lw.watch, options)
+
+    def _call(self, verb: str, fn: Callable[[Any], Any], options: Any) -> Any:
+        try:
+            result = fn(options)
+        except BaseException as e:
+            self._note(verb, e)
+            raise
+        self._note(verb, None)
+        return result
+
+    def _note(self, verb: str, err: BaseException | None) -> None:
+        if self.watched or self.error is not None:
+            return  # settled: nothing more to learn
+        if err is not None and not is_fatal(err):
+            return  # the reflector deals with it (and tries again)
+        with self._changed:
+            if err is not None:
+                self.verb, self.error = verb, err
+            elif verb == "watch":
+                self.watched = True
+            elif self.listing_since is None:
+                self.listing_since = self._clock()
+            self._changed.notify_all()
+            callback = self._on_fatal if err is not None else None
+        if callback is not None:
+            callback(verb, err)
+
+    def wait(self, stop: threading.Event, timeout: float, reading_grace: float = 1.0) -> None:
+        """Until a watch is open, a fatal error, a list arriving for
+        ``reading_grace`` seconds, ``stop``, or ``timeout``."""
+        deadline = self._clock() + timeout
+        with self._changed:
+            while not (self.watched or self.error is not None or stop.is_set()):
+                now = self._clock()
+                if now >= deadline or (self.listing_since is not None and now - self.listing_since >= reading_grace):
+                    return
+                self._changed.wait(0.05)
+
+    def after(self, callback: Callable[[str, BaseException], None]) -> None:
+        """From now on a fatal error of the first list or watch calls
+        ``callback(verb, err)`` (at once if one came already)."""
+        with self._changed:
+            self._on_fatal = callback
+            err, verb = self.error, self.verb
+        if err is not None:
+            callback(verb, err)
