@@ -79,7 +79,7 @@ class Discovery:
     def __init__(self, api_client: Any, workers: int = 8, disk_cache: bool = True, cache_dir: str | None = None):
         self.api_client = api_client
         self.workers = workers
-        self.disk_cache = disk_cache
+        self.disk_cache = disk_cache and discovery_cache.enabled()
         self.cache_dir = cache_dir
         self._lock = threading.Lock()
         self._groups: list[_Group] | None = None

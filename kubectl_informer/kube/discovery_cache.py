@@ -19,6 +19,10 @@ atomically (a temporary file renamed), files 0600 and directories 0700. It
 holds what the server publishes about its types and nothing else: no token,
 no certificate; its directory name drops any user:password in the URL.
 
+``KUBECTL_INFORMER_DISCOVERY_CACHE=0`` turns both off (every run asks the
+server): for a cache known to be wrong, and for the tests, whose servers
+reuse each other's ports.
+
 A file larger than ``MAX_FILE``, not JSON, or not the document expected
 makes the whole cache unusable (discovery asks the server), never an error.
 """
@@ -45,10 +49,16 @@ RESOURCES_FILE = "serverresources.json"
 KUBECTL_CACHE = "kubectl's cache"
 OWN_CACHE = "our cache"
 
+SWITCH_ENV = "KUBECTL_INFORMER_DISCOVERY_CACHE"
+
 _UNSAFE = re.compile(r"[^(\w/.)]", re.ASCII)  # kubectl's overlyCautiousIllegalFileCharacters
 # A group version as a cache file may name it: it becomes a path, so nothing
 # else is followed (no "..", no absolute path).
 _GROUP_VERSION = re.compile(r"^([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/)?[a-z0-9]{1,63}$")
+
+
+def enabled() -> bool:
+    return os.environ.get(SWITCH_ENV, "").strip().lower() not in ("0", "off", "false", "no")
 
 
 def host_dir_name(host: str) -> str:

@@ -35,6 +35,8 @@ def is_fatal(err: BaseException) -> bool:
     status = getattr(err, "status", None)
     if isinstance(status, int):
         return status in FATAL_STATUS
+    if isinstance(err, ConnectionAbortedError):
+        return False  # our own stop aborting the request
     return not is_transient(err)
 
 

@@ -163,6 +163,7 @@ class Run:
         self.experiments = Experiments(self)  # the UI's key x acts on this run through it
         self._stopped = False
         self.probe_first = False  # a restart's run probes before it replaces the running one
+        self.first_contact_wait = FIRST_CONTACT_WAIT  # --duration bounds it (lifecycle.running)
 
     # Everything that can fail on user input, before any thread starts.
     def _check_options(self) -> None:
@@ -384,7 +385,7 @@ class Run:
         if o.late_handler_resync is not None:
             self._add_late_handler(o.late_handler_resync)
         if not self.probe_first:
-            self._check_first_contact()
+            self._check_first_contact(self.first_contact_wait)
 
     def _check_first_contact(self, timeout: float = FIRST_CONTACT_WAIT) -> None:
         """What the probe used to say, said by the first real list and watch:
@@ -398,9 +399,13 @@ class Run:
             failure = self._first_contact_error(first.verb, first.error)
             self.stop()
             raise failure
-        first.after(lambda verb, err: self.fail("informer", self._first_contact_error(verb, err)))
+        first.after(self._first_contact_failed)
         if self.config.name:
             self._check_named_object(timeout)
+
+    def _first_contact_failed(self, verb: str, err: BaseException) -> None:
+        if not self.stop_event.is_set():  # the UI is up: close it with the line
+            self.fail("informer", self._first_contact_error(verb, err))
 
     def _first_contact_error(self, verb: str, err: BaseException) -> RunError:
         try:
