@@ -12,10 +12,10 @@ with the line the probe used to print, before the UI or the stream begins;
 one that comes once the UI is up (the watch after a long list) ends it
 with the same line.
 
-A transient failure (429, 5xx, a reset) is not an outcome: the reflector
-retries it, as client-go does, and the wait goes on. Nor is a status the
-reflector handles itself (a 410, a WatchList the server refuses): the
-pipeline deals with those in the open.
+A transient failure (429, 5xx, a reset), an answer too large or a status
+the reflector handles itself (a 410, a WatchList the server refuses) ends
+the wait without ending the run: the reflector backs off and tries again,
+as client-go's does, in the open; a 403 or 401 that follows still ends it.
 """
 
 from __future__ import annotations
@@ -37,14 +37,17 @@ def is_fatal(err: BaseException) -> bool:
         return status in FATAL_STATUS
     if isinstance(err, ConnectionAbortedError):
         return False  # our own stop aborting the request
-    return not is_transient(err)
+    # A server that cannot be reached (refused, DNS, TLS, a redirect, no
+    # answer in time); an answer too large or malformed is the reflector's
+    # to back off from, as after any start.
+    return isinstance(err, OSError) and not is_transient(err)
 
 
 class FirstContact:
     """A lister-watcher that remembers how its first list and first watch went.
 
     ``wait`` returns once a watch is open (so both verbs are allowed), a
-    fatal error came, or a list has been arriving for ``reading_grace``
+    fatal error came, the reflector is backing off from another, or a list has been arriving for ``reading_grace``
     seconds (a big list is shown arriving in the UI rather than waited for:
     its watch comes after it, and a failure of that watch is then handed to
     ``after``'s callback, which ends the run with the same line)."""
@@ -55,6 +58,7 @@ class FirstContact:
         self._changed = threading.Condition()
         self.listing_since: float | None = None  # when the first list's first bytes came
         self.watched = False
+        self.troubled = False  # a failure the reflector backs off from (a 5xx, a reset)
         self.error: BaseException | None = None
         self.verb = ""  # "list" or "watch": the request that failed
         self._on_fatal: Callable[[str, BaseException], None] | None = None
@@ -95,7 +99,10 @@ class FirstContact:
         if self.watched or self.error is not None:
             return  # settled: nothing more to learn
         if err is not None and not is_fatal(err):
-            return  # the reflector deals with it (and tries again)
+            with self._changed:  # the reflector backs off and says so: nothing to wait for
+                self.troubled = True
+                self._changed.notify_all()
+            return
         with self._changed:
             if err is not None:
                 self.verb, self.error = verb, err
@@ -109,11 +116,12 @@ class FirstContact:
             callback(verb, err)
 
     def wait(self, stop: threading.Event, timeout: float, reading_grace: float = 1.0) -> None:
-        """Until a watch is open, a fatal error, a list arriving for
-        ``reading_grace`` seconds, ``stop``, or ``timeout``."""
+        """Until a watch is open, a fatal error, a failure the reflector backs
+        off from (shown as it happens, as after any start), a list arriving
+        for ``reading_grace`` seconds, ``stop``, or ``timeout``."""
         deadline = self._clock() + timeout
         with self._changed:
-            while not (self.watched or self.error is not None or stop.is_set()):
+            while not (self.watched or self.troubled or self.error is not None or stop.is_set()):
                 now = self._clock()
                 if now >= deadline or (self.listing_since is not None and now - self.listing_since >= reading_grace):
                     return
