@@ -135,3 +135,39 @@ class FirstContact:
             err, verb = self.error, self.verb
         if err is not None:
             callback(verb, err)
+
+
+def check(run: Any, timeout: float, run_error: Callable[[str], Exception]) -> None:
+    """What the probe used to say, said by ``run``'s first real list and
+    watch (``run.lw`` is a FirstContact): a 403, 401 or unreachable server
+    ends the run with one line (``run.first_contact_error``) before the UI or
+    the stream starts, or, for a watch that follows a long list, closes the
+    UI with that line; so does a named object that is not there. A server
+    silent for ``timeout`` is left to the UI. ``run_error(message)`` is the
+    run's one-line error."""
+    first = run.lw
+    first.wait(run.stop_event, timeout)
+    if first.error is not None:
+        failure = run.first_contact_error(first.verb, first.error)
+        run.stop()
+        raise failure
+
+    def failed_later(verb: str, err: BaseException) -> None:
+        if not run.stop_event.is_set():  # the UI is up: close it with the line
+            run.fail("informer", run.first_contact_error(verb, err))
+
+    first.after(failed_later)
+    if run.config.name:
+        _check_named_object(run, timeout, run_error)
+
+
+def _check_named_object(run: Any, timeout: float, run_error: Callable[[str], Exception]) -> None:
+    """``watch pods NAME``: the object must be there once the list is in."""
+    deadline = time.monotonic() + timeout
+    informer = run.informer
+    while not informer.has_synced() and not run.stop_event.is_set() and time.monotonic() < deadline:
+        run.stop_event.wait(0.02)
+    if informer.has_synced() and not informer.get_store().list_keys():
+        where = f' in namespace "{run.lw.namespace}"' if run.lw.namespace else ""
+        run.stop()
+        raise run_error(f'{run._resource_name()} "{run.config.name}" not found{where}')

@@ -31,7 +31,7 @@ from kubectl_informer.run.config import RunConfig
 # cannot keep the process alive, but tests assert none is left.
 STOP_TIMEOUT = 5.0
 # How long start() waits for the first list or watch to be answered before
-# it lets the UI show whatever happens next.
+# it lets the UI show whatever happens next (run/first_contact.py).
 FIRST_CONTACT_WAIT = 30.0
 
 class RunError(Exception):
@@ -385,44 +385,16 @@ class Run:
         if o.late_handler_resync is not None:
             self._add_late_handler(o.late_handler_resync)
         if not self.probe_first:
-            self._check_first_contact(self.first_contact_wait)
+            from kubectl_informer.run.first_contact import check
+            check(self, self.first_contact_wait, RunError)
 
-    def _check_first_contact(self, timeout: float = FIRST_CONTACT_WAIT) -> None:
-        """What the probe used to say, said by the first real list and watch:
-        a 403, 401 or unreachable server ends the run with one line before
-        the UI or the stream starts (or, for a watch that follows a long list,
-        closes the UI with that line); so does a named object that is not
-        there. A server silent for ``timeout`` is left to the UI."""
-        first = self.lw
-        first.wait(self.stop_event, timeout)
-        if first.error is not None:
-            failure = self._first_contact_error(first.verb, first.error)
-            self.stop()
-            raise failure
-        first.after(self._first_contact_failed)
-        if self.config.name:
-            self._check_named_object(timeout)
-
-    def _first_contact_failed(self, verb: str, err: BaseException) -> None:
-        if not self.stop_event.is_set():  # the UI is up: close it with the line
-            self.fail("informer", self._first_contact_error(verb, err))
-
-    def _first_contact_error(self, verb: str, err: BaseException) -> RunError:
+    def first_contact_error(self, verb: str, err: BaseException) -> RunError:
         try:
             with _naming_a_bare_403(verb, self._resource_name(), self.lw.namespace):
                 raise err
         except Exception as e:  # noqa: BLE001 - the one line the probe used to print
             failure = self._user_error(e)
             return failure if isinstance(failure, RunError) else RunError(summary(e))
-
-    def _check_named_object(self, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        while not self.informer.has_synced() and not self.stop_event.is_set() and time.monotonic() < deadline:
-            self.stop_event.wait(0.02)
-        if self.informer.has_synced() and not self.informer.get_store().list_keys():
-            where = f' in namespace "{self.lw.namespace}"' if self.lw.namespace else ""
-            self.stop()
-            raise RunError(f'{self._resource_name()} "{self.config.name}" not found{where}')
 
     def _handler_specs(self):
         from kubectl_informer.run.handler_lanes import plan_handlers
