@@ -152,3 +152,18 @@ def test_a_fresh_client_has_the_same_server_and_credentials_on_either_transport(
     new = fresh_client(old)
     assert type(new) is type(old) and new is not old and new.configuration.host == "https://127.0.0.1:6443"
     assert new.user_agent == USER_AGENT
+
+
+def test_a_several_informer_run_restarts_on_another_profile_with_them_all_and_to_one_on_a_resource():
+    with running(RunConfig.from_flags(mode="queue", resource="deploy", owns=("pods",), demo="quiet",
+                                      work_time=0.0), ui=False) as r:
+        r.start()
+        first = r.run
+        assert wait_for(lambda: all(i.has_synced() for i in first.factory.informers.values()), timeout=20)
+        info = r.restart(r.config.with_profile(PROFILES["1.36"]))
+        assert info.informers == ("deployments.apps", "pods") and info.fifo == "RealFIFO (atomic)"
+        assert list(r.run.factory.informers) == ["deployments.apps", "pods"] and first.alive_threads() == []
+        info = r.restart(r.config.switch_resource("cm"))
+        assert info.informers == () and info.resource == "configmaps" and list(r.run.factory.informers) == [
+            "configmaps"]
+    assert r.run.alive_threads() == []

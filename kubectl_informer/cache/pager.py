@@ -5,7 +5,8 @@ server's ``continue`` token until a page comes back without one. When a
 continue token expires between pages (410 on a ``continue`` request: the
 resource version the first page fixed was compacted away) and
 ``full_list_if_expired`` is on (the default, as ``pager.New``), it falls
-back to one unpaged list at the resource version the caller *asked* for, so
+back to one unpaged list at the resource version (and resourceVersionMatch)
+the caller *asked* for, so
 the caller still gets a list no older than it wanted. Only after that fails
 does the Reflector's own rule (relist at ``""``) apply.
 
@@ -58,7 +59,7 @@ class ListPager:
         server split it into pages."""
         if not options.limit:
             options = replace(options, limit=self.page_size or None)
-        requested_rv = options.resource_version
+        requested_rv, requested_match = options.resource_version, options.resource_version_match
         items: list[Any] | None = None
         first_meta: dict = {}
         paginated = False
@@ -70,7 +71,8 @@ class ListPager:
                 # expired first page means the requested RV itself is gone.
                 if not (is_expired(err) and self.full_list_if_expired and options.continue_):
                     raise
-                full = replace(options, limit=None, continue_=None, resource_version=requested_rv)
+                full = replace(options, limit=None, continue_=None, resource_version=requested_rv,
+                               resource_version_match=requested_match)
                 return self._fetch(full, fallback=True), paginated
             meta = page.get("metadata") or {}
             cont = meta.get("continue") or ""
@@ -82,8 +84,7 @@ class ListPager:
             items.extend(page.get("items") or ())
             if not cont:
                 return {"metadata": first_meta, "items": items}, paginated
-            # A continue request must not carry a resource version (the token has it).
-            options = replace(options, continue_=cont, resource_version="")
+            options = _continued(options, cont)
             paginated = True
 
     def each_list_item(self, options: ListOptions, fn: Callable[[Any], None]) -> None:
@@ -126,7 +127,14 @@ class ListPager:
             cont = (page.get("metadata") or {}).get("continue") or ""
             if not cont:
                 return
-            options = replace(options, continue_=cont, resource_version="")
+            options = _continued(options, cont)
+
+
+def _continued(options: ListOptions, token: str) -> ListOptions:
+    """The next page's request: a continue request carries neither a
+    resource version nor a match (the token holds the version; the API
+    server refuses either with it), as client-go's pager clears both."""
+    return replace(options, continue_=token, resource_version="", resource_version_match=None)
 
 
 class _PageChannel:

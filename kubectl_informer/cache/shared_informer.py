@@ -238,6 +238,26 @@ class SharedIndexInformer:
                                     listener=name, is_sync=False, synthetic=True)
             return listener
 
+    def remove_event_handler(self, registration: ProcessorListener) -> None:
+        """client-go's RemoveEventHandler: the registration gets no more
+        notifications. Removing one twice, one of another informer, or after
+        the informer stopped does nothing and raises nothing, as client-go
+        returns no error; what is not a registration at all is a TypeError
+        (client-go's "invalid key type")."""
+        if not isinstance(registration, ProcessorListener):
+            raise TypeError(f"not an event handler registration: {type(registration).__name__}")
+        # Between two deltas, as client-go holds blockDeltas, so no delta is
+        # half delivered to it.
+        with self._started_lock, self._block_deltas:
+            self.processor.remove_listener(registration)
+
+    def is_registered(self, registration: ProcessorListener) -> bool:
+        """Whether ``registration`` still gets this informer's notifications."""
+        return registration in self.processor.listeners
+
+    def event_handler_count(self) -> int:
+        return len(self.processor.listeners)
+
     # ------------------------------------------------------------------ run
     def _new_fifo(self):
         if self.profile.fifo == "delta":
@@ -312,7 +332,8 @@ class SharedIndexInformer:
                 return
             self._synced_emitted = True
         self.tracer.emit(INFORMER_SYNCED, None, items=len(self.indexer),
-                         duration=self.clock.now() - self._start_time)
+                         duration=self.clock.now() - self._start_time,
+                         resource_version=self.last_sync_resource_version())
 
     # --------------------------------------------------------- HandleDeltas
     def _handle_deltas(self, deltas: list, is_in_initial_list: bool) -> None:

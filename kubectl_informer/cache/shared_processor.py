@@ -277,6 +277,18 @@ class SharedProcessor:
             if self.started:
                 listener.start()
 
+    def remove_listener(self, listener: "ProcessorListener") -> None:
+        """client-go's removeListener: a listener this processor does not
+        hold (removed already, another informer's) is no error."""
+        with self._lock:
+            if listener not in self.listeners:
+                return
+            del self.listeners[listener]
+            self._all = tuple(self.listeners)
+            started = self.started
+        if started:
+            listener.stop()  # its thread ends; what its buffer still held is never delivered
+
     def run(self) -> None:
         with self._lock:
             for listener in self.listeners:

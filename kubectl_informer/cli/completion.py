@@ -219,6 +219,8 @@ def option_values(p: Parsed, opt: click.Option) -> tuple[list[str], int]:
         return _with_deadline(lambda: context_names(p.values.get("kubeconfig"))), NO_FILE_COMP
     if opt.name == "namespace":
         return _from_cluster_or_sim(p, _sim_namespaces, _cluster_namespaces), NO_FILE_COMP
+    if opt.name == "owns":
+        return _from_cluster_or_sim(p, _sim_resources, _cluster_resources), NO_FILE_COMP
     if opt.name == "client_go":
         from kubectl_informer.cli.main import CLIENT_GO_PROFILES
         return list(CLIENT_GO_PROFILES), NO_FILE_COMP
@@ -247,6 +249,8 @@ def complete(root: click.Group, args: list[str]) -> tuple[list[str], int]:
     p = parse(root, words)
     if p.pending is not None:
         cands, directive = option_values(p, p.pending)
+        if p.pending.name == "owns":
+            return _in_list(cands, word), directive
         return _filter(cands, word), directive
     if word.startswith("-") and "=" in word:
         flag, _, value = word.partition("=")
@@ -254,7 +258,8 @@ def complete(root: click.Group, args: list[str]) -> tuple[list[str], int]:
         if opt is None or not _takes_value(opt):
             return [], NO_FILE_COMP
         cands, directive = option_values(p, opt)
-        return [f"{flag}={c}" for c in _filter(cands, value)], directive
+        matched = _in_list(cands, value) if opt.name == "owns" else _filter(cands, value)
+        return [f"{flag}={c}" for c in matched], directive
     if word.startswith("-"):
         return _filter(_flags(p.command, word, set(p.values)), word), NO_FILE_COMP
     if isinstance(p.command, click.Group):
@@ -263,7 +268,16 @@ def complete(root: click.Group, args: list[str]) -> tuple[list[str], int]:
         subs = [f"{n}\t{_one_line(c.get_short_help_str(80))}" for n, c in p.command.commands.items() if not c.hidden]
         return _filter(subs, word), NO_FILE_COMP
     cands, directive = positional_values(p)
+    if p.command.name == "watch" and not p.positional:
+        return _in_list(cands, word), directive
     return _filter(cands, word), directive
+
+
+def _in_list(cands: list[str], word: str) -> list[str]:
+    """Resources for the last of a comma list (``watch deploy,rs,po``), each
+    with the list typed so far before it."""
+    head, comma, last = word.rpartition(",")
+    return [f"{head}{comma}{c}" for c in _filter(cands, last)]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -50,6 +50,7 @@ def execute(config: RunConfig, output: str, run_for: float | None = None, max_ev
             renderer = make_renderer(output, stdout(), workers=config.mode == "queue")
             if output == "text":
                 renderer.empty_message, renderer.err = no_resources_message(r.info.namespace), stderr()
+                renderer.informers = max(1, len(r.info.informers))
             with quiet_on_closed_pipe():
                 r.stream(renderer, run_for=remaining(run_for, started), max_events=max_events)
     return 0

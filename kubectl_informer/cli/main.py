@@ -218,7 +218,9 @@ def replay(file: str, output: str, speed: float | None, no_wait: bool, start: fl
 
 @cli.command(cls=KubectlCommand, usage="[options]",
              help="Run the simulated API server in the foreground (until Ctrl-C), so kubectl and the plugin "
-                  "can be used side by side against it.",
+                  "can be used side by side against it. It runs simulated Deployment, ReplicaSet and "
+                  "garbage-collector controllers: kubectl create/scale/rollout/delete of a deployment make and "
+                  "remove ReplicaSets and pods as on a cluster.",
              examples="""
 # Serve on a free port and write a kubeconfig for it
 kubectl informer sim --write-kubeconfig /tmp/sim.kubeconfig --scenario burst

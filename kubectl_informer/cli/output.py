@@ -13,9 +13,11 @@ from typing import IO, Iterable
 from kubectl_informer.run.runner import RunError
 
 from kubectl_informer.core.durations import format_short
-from kubectl_informer.core.trace import TraceEvent
+from kubectl_informer.core.trace import TraceEvent, informer_of
 from kubectl_informer.core.trace_kinds import (
     INFORMER_SYNCED,
+    OWNER_DROP,
+    QUEUE_ADD,
     QUEUE_DONE,
     QUEUE_RATE_LIMITED,
     REFLECTOR_BACKOFF,
@@ -107,6 +109,9 @@ def format_store_event(ev: TraceEvent) -> str | None:
     f = ev.fields
     delta = f.get("delta") or default_delta
     parts = [str(delta), ev.key or "-", f"rv={f.get('resource_version') or '-'}"]
+    informer = informer_of(ev)
+    if informer is not None:  # several informers: which resource, before the key
+        parts.insert(1, informer)
     summary = f.get("summary")
     if summary:
         parts.append(str(summary))
@@ -126,12 +131,19 @@ def format_store_event(ev: TraceEvent) -> str | None:
 
 def format_worker_event(ev: TraceEvent) -> str | None:
     """Workqueue outcomes for ``queue -o text``: one line per finished item
-    and per rate-limited requeue."""
+    and per rate-limited requeue; with several informers also one per add
+    (with the owner chain that caused it) and per event the owner mapping dropped."""
     f = ev.fields
     if (ev.kind == QUEUE_DONE and "worker" in f) or ev.kind == WORKER_DONE:  # worker.done: older recordings
         dur = f.get("worked", f.get("duration"))
         took = f" {format_short(dur)}" if isinstance(dur, (int, float)) else ""
         return f"Worked {ev.key} worker={f.get('worker')} {f.get('outcome')}{took}"
+    if ev.kind == QUEUE_ADD and f.get("cause"):  # several informers: why the key was queued
+        chain = " ← ".join(str(link) for link in f["cause"])
+        return f"Queued {ev.key} ← {chain} ({f.get('outcome')})"
+    if ev.kind == OWNER_DROP:
+        owner = f" {f.get('owner')}" if f.get("owner") else ""
+        return f"Dropped {f.get('informer')} {ev.key} {f.get('event')}: {f.get('reason')}{owner}"
     if ev.kind == QUEUE_RATE_LIMITED:
         delay = f.get("delay")
         after = f" after {format_short(delay)}" if isinstance(delay, (int, float)) else ""
@@ -148,8 +160,8 @@ def format_trouble(ev: TraceEvent, empty_message: str | None = None) -> str | No
     """What ``-o text`` says on stderr besides the deltas: an empty result
     (as kubectl get), each failure the reflector backs off from, each relist."""
     f = ev.fields
-    if ev.kind == INFORMER_SYNCED and not f.get("items"):
-        return empty_message
+    if ev.kind == INFORMER_SYNCED and not f.get("items") and informer_of(ev) is None:
+        return empty_message  # several informers: TextRenderer says it once all synced empty
     if ev.kind == REFLECTOR_BACKOFF and f.get("error"):
         delay = f.get("delay")
         after = format_short(delay) if isinstance(delay, (int, float)) else "a while"
@@ -174,6 +186,15 @@ class TextRenderer:
         self.empty_message = empty_message
         self.err = err
         self.lines = 0
+        self.informers = 1  # several: "No resources found" once every one synced with nothing
+        self._synced: dict[str, int] = {}
+
+    def _all_synced_empty(self, ev: TraceEvent) -> bool:
+        informer = informer_of(ev)
+        if ev.kind != INFORMER_SYNCED or informer is None:
+            return False
+        self._synced[informer] = int(ev.fields.get("items") or 0)
+        return len(self._synced) == self.informers and not any(self._synced.values())
 
     def render(self, events: Iterable[TraceEvent]) -> int:
         n = 0
@@ -181,6 +202,8 @@ class TextRenderer:
             line = format_store_event(ev)
             if self.err is not None:
                 note = format_trouble(ev, self.empty_message)
+                if note is None and self.informers > 1 and self._all_synced_empty(ev):
+                    note = self.empty_message
                 if note is not None:
                     self.err.write(note + "\n")
                     self.err.flush()

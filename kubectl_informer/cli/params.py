@@ -134,6 +134,42 @@ RESOURCE = _url_checked(names.check_resource)
 URL_PATH = _url_checked(names.check_url_path)
 
 
+def _check_resource_list(value: str) -> str:
+    """Several resources as ``kubectl get`` takes them, comma-separated
+    (``deploy,rs,pods``), each checked as one RESOURCE. An empty one
+    (``pods,``) is left to discovery, which answers as kubectl's does:
+    the server doesn't have a resource type "" (exit 1)."""
+    for part in value.split(","):
+        if part:
+            names.check_resource(part)
+    return value
+
+
+# watch's RESOURCE: one, or a comma list of them.
+RESOURCE_LIST = _url_checked(_check_resource_list)
+
+
+def split_resources(value: str) -> tuple[str, ...]:
+    return tuple(value.split(","))
+
+
+def QUEUE_RESOURCE(ctx, param, value):  # noqa: N802 - a callback named as the other checks
+    """queue's RESOURCE: the one whose keys the workqueue holds."""
+    if value is not None and "," in value:
+        raise click.BadParameter(f'"{value}" names several resources: the workqueue holds one resource\'s '
+                                 f'keys; name the others with --owns', ctx, param)
+    return RESOURCE(ctx, param, value)
+
+
+def OWNED(ctx, param, values):  # noqa: N802 - a callback named as the other checks
+    """queue's --owns, repeatable, each a RESOURCE or a comma list of them."""
+    out: list[str] = []
+    for value in values or ():
+        _url_checked(_check_resource_list)(ctx, param, value)
+        out += split_resources(value)
+    return tuple(out)
+
+
 def ATTACH_TARGET(ctx, param, value):  # noqa: N802 - a callback named as the other checks
     """``attach TARGET``: a pod or deployment NAME is a path segment. Other
     malformed TARGETs are worded where the command parses them."""

@@ -26,7 +26,9 @@ DEFAULT_WORKERS = 2
 @click.command(cls=KubectlCommand, usage="[RESOURCE] [options]",
              help="Feed RESOURCE's informer into a rate-limited workqueue drained by simulated workers, and "
                   "show queued, dirty, processing and waiting items, requeues and the workqueue metrics. "
-                  "RESOURCE defaults to pods.",
+                  "RESOURCE defaults to pods. With --owns, informers on the owned resources too, from one "
+                  "shared factory: their events enqueue the RESOURCE key their controller ownerReference "
+                  "leads to.",
              examples="""
 # Resync every 3s: watch Sync deltas become queue adds that dedupe
 kubectl informer queue --resync 3s
@@ -36,8 +38,11 @@ kubectl informer queue pods --workers 4 --work-time 1s --fail-rate 0.2 --rate-li
 
 # A token bucket of 10 qps, burst 100, on the simulated cluster
 kubectl informer queue --rate-limiter bucket:10,100 --demo
+
+# A Deployment controller's shape: ReplicaSet and Pod events queue their Deployment
+kubectl informer queue deployments --owns replicasets --owns pods
 """)
-@click.argument("resource", required=False, callback=params.RESOURCE)
+@click.argument("resource", required=False, callback=params.QUEUE_RESOURCE)
 @connection_options
 @profile_options
 @click.option("--workers", type=params.WORKERS, default=DEFAULT_WORKERS, show_default=True, metavar="N",
@@ -47,6 +52,10 @@ kubectl informer queue --rate-limiter bucket:10,100 --demo
               help="Fraction of items whose processing fails and is requeued rate-limited (0..1).")
 @click.option("--rate-limiter", type=params.RATE_LIMITER, default="default", show_default=True, metavar="SPEC",
               help="default | exponential:BASE,MAX | fastslow:FAST,SLOW,N | bucket:QPS,BURST.")
+@click.option("--owns", "owns", metavar="RESOURCE", multiple=True, callback=params.OWNED,
+              help="Also inform on RESOURCE (repeatable, or comma-separated) and enqueue, for each of its events, "
+                   "the key its controller ownerReference leads to, through the other resources watched "
+                   "(controller-runtime's Owns).")
 @handler_options
 @click.option("--metrics-addr", metavar="HOST:PORT", default=None,
               help="Serve the queue's metrics with client-go's names at http://HOST:PORT/metrics "

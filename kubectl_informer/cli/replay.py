@@ -30,8 +30,11 @@ def replay(path: str, output: str, speed: float | None, start: float = 0.0, show
     if output != "tui":
         for w in rec.warnings:
             sys.stderr.write(f"warning: {w}\n")
-        workers = any(e.kind.startswith("worker.") for e in rec.events)
+        informers = info_from_recording(rec).informers
+        # Several informers: the adds' causes and the owner mapping's drops are worker lines too.
+        workers = bool(informers) or any(e.kind.startswith("worker.") for e in rec.events)
         renderer = make_renderer(output, stdout(), workers=workers)
+        renderer.informers = max(1, len(informers))
         play_headless(rec, renderer.render, 0.0 if speed is None else speed, start, clock)
         return 0
     app = replay_app(rec, 1.0 if speed is None else speed, start, show_secret_data, clock)

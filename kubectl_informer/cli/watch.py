@@ -24,9 +24,10 @@ from kubectl_informer.cli.queue import DEFAULT_WORKERS
 DEMO_RESYNC = 5.0
 
 
-@click.command(cls=KubectlCommand, usage="RESOURCE [NAME] [options]",
+@click.command(cls=KubectlCommand, usage="RESOURCE[,RESOURCE...] [NAME] [options]",
              help="Run an informer on RESOURCE and show every step: list or WatchList, watch events, the "
-                  "FIFO's deltas, the cache, resourceVersions and resyncs. NAME narrows it to one object.",
+                  "FIFO's deltas, the cache, resourceVersions and resyncs. NAME narrows it to one object. "
+                  "Several resources, comma-separated, run one informer each from one shared factory.",
              examples="""
 # Pods of the current namespace in the live UI
 kubectl informer watch pods
@@ -45,8 +46,11 @@ kubectl informer watch pods -o json --duration 1m > trace.ndjson
 
 # The simulated cluster with a burst on one key (coalescing in the FIFO)
 kubectl informer watch pods --demo burst
+
+# Three informers in one run, one shared factory
+kubectl informer watch deploy,rs,pods -o text
 """)
-@click.argument("resource", required=False, callback=params.RESOURCE)
+@click.argument("resource", required=False, callback=params.RESOURCE_LIST)
 @click.argument("name", required=False, callback=params.OBJECT_NAME)
 @connection_options
 @profile_options
@@ -64,10 +68,11 @@ def watch(resource, name, output, run_for, max_events, record, workqueue, **flag
     first_screen = flags["demo"] is not None and output == "tui"
     if first_screen and click.get_current_context().get_parameter_source("resync") is ParameterSource.DEFAULT:
         flags["resync"] = DEMO_RESYNC
+    resource, *owns = params.split_resources(resource)
     if first_screen if workqueue is None else workqueue:
         config = read_config("queue", resource, name, workers=DEFAULT_WORKERS, work_time=0.2, fail_rate=0.0,
-                             rate_limiter="default", **flags)
+                             rate_limiter="default", owns=owns, **flags)
     else:
-        config = read_config("watch", resource, name, **flags)
+        config = read_config("watch", resource, name, owns=owns, **flags)
     return execute_mod.execute(config, output, run_for=run_for, max_events=max_events, start_pane="deltas",
                                record=record)

@@ -34,3 +34,7 @@ class RunInfo:
     args: tuple[str, ...] = ()            # the command line, for a recording's header
     replay: str | None = None             # the recording replayed, if this is a replay
     tls_verify: bool = True               # False: insecure-skip-tls-verify, the header says so
+    # Several informers (queue --owns, watch deploy,rs,pods): their resources,
+    # the queue's first; () for one informer.
+    informers: tuple[str, ...] = ()
+    queue_resource: str | None = None     # several informers: whose keys the workqueue holds

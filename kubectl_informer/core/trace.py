@@ -289,6 +289,47 @@ class Tracer:
 NULL_TRACER = Tracer()
 
 
+def informer_of(event: TraceEvent) -> str | None:
+    """The resource of the informer whose pipeline emitted ``event``
+    ("deployments.apps", "pods"), or None in a one-informer run (and for
+    events no informer emits): the ``informer`` field ``InformerTracer`` adds."""
+    value = event[4].get("informer")
+    return value if isinstance(value, str) else None
+
+
+class InformerTracer:
+    """One informer's view of the run's tracer, in a run with several: every
+    event it emits carries ``informer=RESOURCE``, so readers can tell the
+    pipelines apart (``informer_of``). Emits through ``parent``'s current
+    ``emit`` (rebound when subscribers change), so a subscription made after
+    the informer was built still sees its events."""
+
+    def __init__(self, parent: "Tracer", informer: str) -> None:
+        self.parent = parent
+        self.informer = informer
+        self.clock = parent.clock
+
+    @property
+    def enabled(self) -> bool:
+        return self.parent.enabled
+
+    def emit(self, kind: str, key: str | None = None, /, **fields: Any) -> None:
+        if self.parent.enabled:
+            fields["informer"] = self.informer
+            self.parent.emit(kind, key, **fields)
+
+    def emit_derived(self, kind: str, key: str | None = None, /, **fields: Any) -> None:
+        if self.parent.enabled:
+            fields["informer"] = self.informer
+            self.parent.emit_derived(kind, key, **fields)
+
+    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
+        return self.parent.subscribe(callback)
+
+    def issued(self) -> int:
+        return self.parent.issued()
+
+
 class TraceBuffer:
     """A subscriber that keeps events until a reader drains them.
 

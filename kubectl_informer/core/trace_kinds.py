@@ -230,7 +230,8 @@ INFORMER_START = _kind("informer.start", "the informer runs", "no",
                        F("resync_check_period", "float", "seconds between resync checks (0: none)"))
 INFORMER_SYNCED = _kind("informer.synced", "has_synced turned true", "no",
                         F("items", "int", "objects in the cache"),
-                        F("duration", "float", "seconds since the informer started"))
+                        F("duration", "float", "seconds since the informer started"),
+                        F("resource_version", "str", "the last synced resourceVersion then", optional=True))
 INFORMER_ERROR = _kind("informer.error", "a delta could not be applied to the indexer", "no", _ERROR)
 INFORMER_BOOKMARK = _kind("informer.bookmark", "a Bookmark delta popped (atomic RealFIFO)", "no",
                           F("resource_version", "str", _RV))
@@ -260,7 +261,9 @@ HANDLER_LANE = _kind("handler.lane", "a listener's handler finished notification
 # --- workqueue and the sample controller --------------------------------------------------
 QUEUE_ADD = _kind("queue.add", "add(item)", "yes",
                   F("outcome", "str", "what add did", choices=("queued", "already_dirty", "dirty_while_processing")),
-                  F("depth", "int", "items queued"))
+                  F("depth", "int", "items queued"),
+                  F("cause", "list[str]", "several informers: the chain that led to this add, newest link first, "
+                    "each \"<Kind> <namespace/name> <Added|Updated|Deleted|Sync>\"", optional=True))
 _WORKER = F("worker", "int", "the sample controller's worker number (absent for a queue it does not drain)",
             optional=True)
 QUEUE_GET = _kind("queue.get", "a worker got an item", "yes",
@@ -286,6 +289,15 @@ WORKER_DONE = _kind("worker.done", "a worker finished an item (older recordings;
                     "and outcome)", "yes", F("worker", "int", "worker number"),
                     F("outcome", "str", "ok or error", choices=("ok", "error")),
                     F("duration", "float", "seconds it worked"))
+
+# --- owner mapping (several informers, one workqueue: run/owners.py) -----------------------
+OWNER_DROP_REASONS = ("no_controller", "uid_mismatch", "owner_not_cached", "not_queue_kind")
+OWNER_DROP = _kind("owner.drop", "an owned object's event enqueued nothing: its controller ownerReference "
+                   "led to no key of the queue's resource", "yes",
+                   F("informer", "str", "the informer the event came from"),
+                   F("event", "str", "the event", choices=("Added", "Updated", "Deleted", "Sync")),
+                   F("reason", "str", "why nothing was enqueued", choices=OWNER_DROP_REASONS),
+                   F("owner", "str", "the owner that failed, \"<Kind> <namespace/name>\", or empty"))
 
 # --- experiments (key x in the UI) ----------------------------------------------------------
 EXPERIMENT_NAMES = ("close-watch", "forget-rv", "pause-fifo", "resume-fifo", "pause-workers", "resume-workers",
@@ -314,7 +326,11 @@ RUN_INFO = _kind("run.info", "what the run is, once before it starts: the header
                                                                       optional=True),
                  F("demo", "str?", "the --demo scenario", optional=True),
                  F("tls_verify", "bool", "False when the server's certificate is not verified "
-                   "(insecure-skip-tls-verify)", optional=True))
+                   "(insecure-skip-tls-verify)", optional=True),
+                 F("informers", "list[str]", "several informers: their resources, the queue's first",
+                   optional=True),
+                 F("queue_resource", "str", "several informers: the resource whose keys the workqueue holds",
+                   optional=True))
 
 # --- restarts within one UI (`:` commands, the profile switch) -----------------------------------
 RUN_RESTART = _kind("run.restart", "the pipeline restarted on the same cluster: the old run's threads "
@@ -325,6 +341,19 @@ RUN_RESTART = _kind("run.restart", "the pipeline restarted on the same cluster: 
                     F("fifo", "str", "the FIFO's label"), _WATCH_LIST,
                     F("restarts", "int", "restarts so far in this UI"),
                     F("took", "float", "seconds from the request to the old run stopped"))
+
+
+# Several informers in one run: each informer's pipeline says which it is
+# (``trace.InformerTracer``), on every kind it emits. One-informer runs leave it out.
+INFORMER_FIELD = F("informer", "str", "several informers: the resource of the informer that emitted it "
+                   "(trace.informer_of)", optional=True)
+PER_INFORMER = (LIST_START, LIST_PAGE, LIST_PROGRESS, LIST_DONE, REFLECTOR_BACKOFF, RELIST, RV_ADVANCE,
+                WATCH_START, WATCH_END, WATCH_EVENT, WATCH_BOOKMARK, WATCH_SKIPPED, FIFO_QUEUE, FIFO_COALESCE,
+                FIFO_DEDUP, FIFO_SKIP, FIFO_POP, STORE_ADD, STORE_UPDATE, STORE_DELETE, TRANSFORM, OBJECT_SIZE,
+                INFORMER_START, INFORMER_SYNCED, INFORMER_ERROR, INFORMER_BOOKMARK, RESYNC_TICK, HANDLER_REGISTER,
+                HANDLER_ADD, HANDLER_UPDATE, HANDLER_DELETE, HANDLER_ERROR, HANDLER_LANE)
+for _k in PER_INFORMER:
+    _k.fields["informer"] = INFORMER_FIELD
 
 
 def check_event(kind: str, key: Any, fields: dict[str, Any]) -> list[str]:

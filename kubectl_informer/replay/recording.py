@@ -185,6 +185,8 @@ def info_from_recording(rec: Recording) -> RunInfo:
         info.mode = str(h.get("mode") or mode)
         info.tls_verify = h.get("tls_verify") is not False
         info.args = tuple(str(a) for a in h.get("args") or ())
+        info.informers = tuple(str(r) for r in h.get("informers") or ())
+        info.queue_resource = h.get("queue_resource") or None
     for ev in events:
         if ev.kind == INFORMER_START:
             f = ev.fields

@@ -53,6 +53,10 @@ class RunConfig:
     drop_paths: tuple[str, ...] = ()
     show_secret_data: bool = False
     metrics_addr: str | None = None        # queue --metrics-addr
+    # Further informers in the run, as typed: queue's --owns, or the rest of
+    # watch's comma list (deploy,rs,pods). The workqueue, if any, holds keys
+    # of ``resource``; events of these map to them through ownerReferences.
+    owns: tuple[str, ...] = ()
     args: tuple[str, ...] = ()             # the command line, for the recording's header
 
     @classmethod
@@ -66,11 +70,16 @@ class RunConfig:
         if mode not in ("watch", "queue"):
             raise ValueError(f"mode must be watch or queue, not {mode!r}")
         queue = Workqueue(workers, work_time, fail_rate, rate_limiter, seed) if mode == "queue" else None
-        for name in ("handler_resync", "handler_time", "drop_paths", "args"):
+        for name in ("handler_resync", "handler_time", "drop_paths", "args", "owns"):
             if name in flags:
                 flags[name] = tuple(flags[name] or ())
         return cls(scope=Scope(namespace or None, bool(all_namespaces)),
                    profile=resolve_profile(client_go, fifo=fifo, watch_list=watch_list), queue=queue, **flags)
+
+    @property
+    def resources(self) -> tuple[str, ...]:
+        """Every resource the run informs on, as typed, the queue's first."""
+        return (self.resource, *self.owns)
 
     @property
     def mode(self) -> str:
@@ -86,9 +95,9 @@ class RunConfig:
     # --- what a `:` command or a restart derives ----------------------------------
 
     def switch_resource(self, resource: str, scope: Scope | None = None) -> "RunConfig":
-        """Another resource (``:deploy``, ``:svc -A``): the whole of it, no NAME;
-        without a scope of its own it keeps this one's, carried over."""
-        return replace(self, resource=resource, name=None,
+        """Another resource (``:deploy``, ``:svc -A``): the whole of it, no NAME,
+        one informer; without a scope of its own it keeps this one's, carried over."""
+        return replace(self, resource=resource, name=None, owns=(),
                        scope=self.scope.carried_over() if scope is None else scope)
 
     def with_profile(self, profile: Profile) -> "RunConfig":

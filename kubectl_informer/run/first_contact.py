@@ -138,36 +138,38 @@ class FirstContact:
 
 
 def check(run: Any, timeout: float, run_error: Callable[[str], Exception]) -> None:
-    """What the probe used to say, said by ``run``'s first real list and
-    watch (``run.lw`` is a FirstContact): a 403, 401 or unreachable server
-    ends the run with one line (``run.first_contact_error``) before the UI or
-    the stream starts, or, for a watch that follows a long list, closes the
-    UI with that line; so does a named object that is not there. A server
-    silent for ``timeout`` is left to the UI. ``run_error(message)`` is the
-    run's one-line error."""
-    first = run.lw
-    first.wait(run.stop_event, timeout)
-    if first.error is not None:
-        failure = run.first_contact_error(first.verb, first.error)
-        run.stop()
-        raise failure
-
-    def failed_later(verb: str, err: BaseException) -> None:
-        if not run.stop_event.is_set():  # the UI is up: close it with the line
-            run.fail("informer", run.first_contact_error(verb, err))
-
-    first.after(failed_later)
-    if run.config.name:
-        _check_named_object(run, timeout, run_error)
-
-
-def _check_named_object(run: Any, timeout: float, run_error: Callable[[str], Exception]) -> None:
-    """``watch pods NAME``: the object must be there once the list is in."""
+    """What the probe used to say, said by the first real list and watch of
+    each of ``run``'s informers (``run.watched``, whose lister-watchers are
+    FirstContacts): a 403, 401 or unreachable server ends the run with one
+    line (``run.first_contact_error``) before the UI or the stream starts,
+    or, for a watch that follows a long list, closes the UI with that line;
+    so does a named object that is not there. A server silent for
+    ``timeout`` is left to the UI. ``run_error(message)`` is the run's
+    one-line error."""
     deadline = time.monotonic() + timeout
-    informer = run.informer
+    for w in run.watched:
+        w.lw.wait(run.stop_event, max(0.0, deadline - time.monotonic()))
+        if w.lw.error is not None:
+            failure = run.first_contact_error(w, w.lw.verb, w.lw.error)
+            run.stop()
+            raise failure
+    for w in run.watched:
+        def failed_later(verb: str, err: BaseException, w: Any = w) -> None:
+            if not run.stop_event.is_set():  # the UI is up: close it with the line
+                run.fail("informer", run.first_contact_error(w, verb, err))
+
+        w.lw.after(failed_later)
+    if run.config.name:
+        for w in run.watched:
+            _check_named_object(run, w, run.factory.informers[w.id], deadline, run_error)
+
+
+def _check_named_object(run: Any, w: Any, informer: Any, deadline: float,
+                        run_error: Callable[[str], Exception]) -> None:
+    """``watch pods NAME``: the object must be there once the list is in."""
     while not informer.has_synced() and not run.stop_event.is_set() and time.monotonic() < deadline:
         run.stop_event.wait(0.02)
     if informer.has_synced() and not informer.get_store().list_keys():
-        where = f' in namespace "{run.lw.namespace}"' if run.lw.namespace else ""
+        where = f' in namespace "{w.lw.namespace}"' if w.lw.namespace else ""
         run.stop()
-        raise run_error(f'{run._resource_name()} "{run.config.name}" not found{where}')
+        raise run_error(f'{run._resource_name(w.resource)} "{run.config.name}" not found{where}')

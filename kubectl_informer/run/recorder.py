@@ -20,7 +20,19 @@ def emit_run_info(tracer: Tracer, info) -> None:
                 resync=float(info.resync_period or 0.0), mode=info.mode,
                 args=[str(a) for a in info.args], wall_time=time.time(), version=__version__,
                 label_selector=info.label_selector, field_selector=info.field_selector, demo=info.demo_scenario,
-                tls_verify=info.tls_verify)
+                tls_verify=info.tls_verify, **_informers(info))
+
+
+def _informers(info) -> dict:
+    """The several informers' fields of run.info: absent for one informer,
+    so one-informer recordings stay as they were."""
+    informers = tuple(getattr(info, "informers", ()) or ())
+    if len(informers) < 2:
+        return {}
+    out: dict = {"informers": list(informers)}
+    if info.queue_resource:
+        out["queue_resource"] = info.queue_resource
+    return out
 
 
 class Recorder:

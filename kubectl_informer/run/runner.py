@@ -10,8 +10,6 @@ stop event and joins every thread it started, so quitting leaves none behind.
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import threading
 import time
 from dataclasses import replace
@@ -26,6 +24,8 @@ from kubectl_informer.core.trace import Tracer
 from kubectl_informer.core.trace_kinds import RUN_ERROR
 from kubectl_informer.run.crash import crash_line, summary
 from kubectl_informer.run.config import RunConfig
+# The failures the user can act on, each in one line; the CLI and tests import them from here.
+from kubectl_informer.run.errors import _naming_a_bare_403, describe_error, verifies_tls  # noqa: F401
 
 # How long stop() waits for each thread; threads are daemons, so a stuck one
 # cannot keep the process alive, but tests assert none is left.
@@ -44,89 +44,6 @@ class UsageRunError(click.UsageError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
-
-
-# --- errors ------------------------------------------------------------------
-
-def describe_error(err: BaseException, server: str = "") -> str | None:
-    """A one-line message for failures the user can act on, or None."""
-    from kubectl_informer.core.apierrors import ApiError
-
-    if isinstance(err, ApiError):
-        if err.status == 403:
-            return err.message or "forbidden (HTTP 403): check your RBAC permissions to list and watch"
-        if err.status == 401:
-            return "unauthorized (HTTP 401): your credentials were rejected" + (f": {err.message}" if err.message else "")
-        text = err.message or err.reason or "request failed"
-        return f"the server answered {err.status}{' ' + err.reason if err.reason else ''}: {text}"
-    where = f" at {server}" if server else ""
-    from kubectl_informer.kube.errors import RedirectError
-    from kubectl_informer.kube.limits import TooLargeError
-    if isinstance(err, (RedirectError, TooLargeError)):
-        return str(err)
-    if isinstance(err, TimeoutError) and "--request-timeout" in str(err):
-        return f"the API server{where} did not answer in time: {err}"
-    try:
-        import urllib3.exceptions as u3
-        if isinstance(err, (u3.MaxRetryError, u3.NewConnectionError, u3.ProtocolError, u3.TimeoutError)):
-            return f"cannot reach the API server{where}: {_short_reason(err)}"
-        if isinstance(err, u3.SSLError):
-            return f"TLS error talking to the API server{where}: {_short_reason(err)}"
-    except ImportError:  # pragma: no cover - kubernetes depends on urllib3
-        pass
-    if isinstance(err, OSError) and is_network_error(err):  # refused, reset, timed out, DNS, TLS
-        return f"cannot reach the API server{where}: {_short_reason(err)}"
-    return None
-
-
-def verifies_tls(target: Any, server: str) -> bool:
-    """False for an https server whose certificate is not checked
-    (insecure-skip-tls-verify): the header says it, where urllib3 would warn
-    on every request."""
-    cfg = getattr(getattr(target, "api_client", None), "configuration", None)
-    return not (server.startswith("https:") and getattr(cfg, "verify_ssl", True) is False)
-
-
-# What a socket says when the server cannot be reached; a full disk or an
-# I/O error on a file is no reason to blame the API server.
-_NETWORK_ERRNOS = frozenset(getattr(errno, n) for n in (
-    "ECONNREFUSED", "ECONNRESET", "ECONNABORTED", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENETDOWN",
-    "EHOSTDOWN", "EADDRNOTAVAIL", "ENOTCONN") if hasattr(errno, n))
-
-
-def is_network_error(err: OSError) -> bool:
-    import socket
-    import ssl
-    if isinstance(err, (ConnectionError, TimeoutError, socket.gaierror, socket.herror, ssl.SSLError)):
-        return True
-    return err.errno in _NETWORK_ERRNOS and not err.filename
-
-
-def _short_reason(err: BaseException) -> str:
-    reason = getattr(err, "reason", None)
-    if isinstance(reason, BaseException):
-        err = reason
-    text = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-    for marker in ("Connection refused", "timed out", "Name or service not known", "No route to host",
-                   "certificate verify failed"):
-        if marker.lower() in text.lower():
-            return marker.lower() if marker != "Connection refused" else "connection refused"
-    return text[:200]
-
-
-@contextlib.contextmanager
-def _naming_a_bare_403(verb: str, resource: str, namespace: str | None):
-    """A 403 without the API server's message (a proxy's) still says what was
-    refused, as the API server's own message does."""
-    from kubectl_informer.core.apierrors import ApiError
-    try:
-        yield
-    except ApiError as e:
-        if e.status != 403 or " cannot " in (e.message or ""):  # the API server names them itself
-            raise
-        where = f'in the namespace "{namespace}"' if namespace else "at the cluster scope"
-        raise ApiError(403, "Forbidden", f'{resource} is forbidden: cannot {verb} resource "{resource}" {where}'
-                       + (f" ({e.message})" if e.message else "")) from None
 
 
 # --- the run -------------------------------------------------------------------
@@ -153,8 +70,10 @@ class Run:
         self.resource = None
         self.scope: Scope | None = None  # config.scope resolved for the resource
         self.lw = None
+        self.watched: list = []  # informers.Watched per distinct resource, the queue's first
+        self.factory = None      # the SharedInformerFactory, once started
         self.rate_limiter = None
-        self.informer = None
+        self.informer = None     # the queue resource's informer (the first)
         self.controller = None
         self.info: RunInfo | None = None
         self.errors: list[tuple[str, BaseException]] = []  # (thread, exception) of crashed engine threads
@@ -216,24 +135,35 @@ class Run:
         from kubectl_informer.kube.discovery import resolve_resource
         from kubectl_informer.kube.listwatch import KubeListerWatcher
         from kubectl_informer.kube.retry import retry_transient
+        from kubectl_informer.run.informers import Watched, distinct
 
         o = self.config
         try:
-            # The demo's server lives for one run: no cache is read or kept for it.
-            self.resource = retry_transient(lambda: resolve_resource(self.target.api_client, o.resource,
-                                                                     disk_cache=o.demo is None))
-            self._check_resource()
-            self.scope = self._resolve_scope()
-            self.lw = KubeListerWatcher(self.target.api_client, self.resource, namespace=self.scope.namespace,
-                                        label_selector=o.label_selector,
-                                        field_selector=o.field_selector_with_name(), metadata_only=o.metadata_only)
+            watched = []
+            for name in o.resources:
+                # The demo's server lives for one run: no cache is read or kept for it.
+                resource = retry_transient(lambda name=name: resolve_resource(self.target.api_client, name,
+                                                                              disk_cache=o.demo is None))
+                self._check_resource(resource)
+                scope = self._resolve_scope(resource)
+                watched.append(Watched(resource, scope, self._lister_watcher(KubeListerWatcher(
+                    self.target.api_client, resource, namespace=scope.namespace, label_selector=o.label_selector,
+                    field_selector=o.field_selector_with_name(), metadata_only=o.metadata_only))))
+            self.watched = distinct(watched)
+            first = self.watched[0]
+            self.resource, self.scope, self.lw = first.resource, first.scope, first.lw
             if self.probe_first:
-                retry_transient(self._preflight)
-            else:
-                from kubectl_informer.run.first_contact import FirstContact
-                self.lw = FirstContact(self.lw)
+                for w in self.watched:
+                    retry_transient(lambda w=w: self._preflight(w))
         except Exception as e:
             raise self._user_error(e) from None
+
+    def _lister_watcher(self, lw):
+        """A fresh run's lister-watchers note their first answer (first_contact)."""
+        if self.probe_first:
+            return lw
+        from kubectl_informer.run.first_contact import FirstContact
+        return FirstContact(lw)
 
     def _user_error(self, e: BaseException) -> BaseException:
         """``e`` as the one line the user sees, or ``e`` itself if it is a bug."""
@@ -245,11 +175,11 @@ class Run:
         msg = describe_error(e, getattr(self.target, "server", "") or "")  # network and API failures
         return e if msg is None else RunError(msg)
 
-    def _resolve_scope(self) -> Scope:
+    def _resolve_scope(self, resource) -> Scope:
         try:
-            return self.config.scope.resolve(self.resource.namespaced, getattr(self.target, "namespace", None))
+            return self.config.scope.resolve(resource.namespaced, getattr(self.target, "namespace", None))
         except ClusterScopedError:
-            raise UsageRunError(f'"{self._resource_name()}" is cluster-scoped: drop -n/--namespace') from None
+            raise UsageRunError(f'"{self._resource_name(resource)}" is cluster-scoped: drop -n/--namespace') from None
 
     @property
     def resolved_config(self) -> RunConfig:
@@ -277,7 +207,15 @@ class Run:
             metadata_only=o.metadata_only,
             show_secret_data=o.show_secret_data,
             args=o.args,
+            **self._informers_info(),
         )
+
+    def _informers_info(self) -> dict:
+        """RunInfo's several informers (none for one: it stays as it was)."""
+        if len(self.watched) < 2:
+            return {}
+        return {"informers": tuple(w.id for w in self.watched),
+                "queue_resource": self.watched[0].id if self.config.queue is not None else None}
 
     def _load_target(self, kubeconfig: str | None, context: str | None) -> None:
         from kubectl_informer.kube.config import load_kube
@@ -317,10 +255,10 @@ class Run:
         if predecessor.demo is self.demo:
             self.owns_demo, predecessor.owns_demo = predecessor.owns_demo, False
 
-    def _check_resource(self) -> None:
-        verbs = set(getattr(self.resource, "verbs", None) or ())
+    def _check_resource(self, resource) -> None:
+        verbs = set(getattr(resource, "verbs", None) or ())
         if verbs and not {"list", "watch"} <= verbs:
-            raise RunError(f'the server does not support list and watch on "{self._resource_name()}"')
+            raise RunError(f'the server does not support list and watch on "{self._resource_name(resource)}"')
 
     def _start_demo(self, scenario: str) -> None:
         from kubectl_informer.sim.scenarios import SCENARIOS
@@ -334,28 +272,27 @@ class Run:
         watched = self.config.scope.resolve(namespaced=True).namespace
         self.demo = start_demo(scenario, namespaces=None if watched is None else [watched])
 
-    def _resource_name(self) -> str:
-        r = self.resource
-        if r is None:
-            return self.config.resource
-        group = getattr(r, "group", "")
-        return f"{r.resource}.{group}" if group else r.resource
+    def _resource_name(self, resource=None) -> str:
+        from kubectl_informer.run.informers import resource_id
+        r = resource if resource is not None else self.resource
+        return self.config.resource if r is None else resource_id(r)
 
-    def _preflight(self) -> None:
+    def _preflight(self, watched) -> None:
         """A list with limit=1, then a watch opened and closed at once, prove
         we may list and watch before the UI starts: an RBAC 403 (a role with
         list but no watch is a common one) or a dead server becomes one line
         instead of a reflector retrying in a loop behind the UI. The API server
         answers a watch's status before any event, so the probe does not wait."""
         from kubectl_informer.cache.listwatch import ListOptions
-        with _naming_a_bare_403("list", self._resource_name(), self.lw.namespace):
-            listed = self.lw.list(ListOptions(limit=1))
+        lw, name = watched.lw, self._resource_name(watched.resource)
+        with _naming_a_bare_403("list", name, lw.namespace):
+            listed = lw.list(ListOptions(limit=1))
         rv = ((listed or {}).get("metadata") or {}).get("resourceVersion") or None
         if self.config.name and not (listed or {}).get("items"):
-            where = f' in namespace "{self.lw.namespace}"' if self.lw.namespace else ""
-            raise RunError(f'{self._resource_name()} "{self.config.name}" not found{where}')
-        with _naming_a_bare_403("watch", self._resource_name(), self.lw.namespace):
-            w = self.lw.watch(ListOptions(resource_version=rv, timeout_seconds=1))
+            where = f' in namespace "{lw.namespace}"' if lw.namespace else ""
+            raise RunError(f'{name} "{self.config.name}" not found{where}')
+        with _naming_a_bare_403("watch", name, lw.namespace):
+            w = lw.watch(ListOptions(resource_version=rv, timeout_seconds=1))
         w.stop()
 
     def start(self) -> None:
@@ -363,23 +300,21 @@ class Run:
         if self.lw is None:
             raise RuntimeError("Run.prepare() must succeed before start()")
         o = self.config
-        from kubectl_informer.run.pipeline import new_informer
-
-        self.informer = new_informer(self.lw, o.profile, resync_period=o.resync, tracer=self.tracer,
-                                     transform=self._transform(), clock=self.clock)
+        from kubectl_informer.run import informers as wiring
         from kubectl_informer.run.handler_lanes import add_handler
+
+        self.factory = wiring.build_factory(self.watched, o.profile, o.resync, self.tracer, self.clock,
+                                            self._transform)
+        every = self.factory.informers
+        self.informer = every[self.watched[0].id]
         lanes = self._handler_specs()
         if o.queue is not None:
-            from kubectl_informer.run.sample_controller import SimulatedController
-            first, lanes, q = lanes[0], lanes[1:], o.queue
-            self.controller = SimulatedController(self.informer, workers=q.workers, work_time=q.work_time,
-                                                  fail_rate=q.fail_rate, rate_limiter=self.rate_limiter,
-                                                  tracer=self.tracer, seed=q.seed, resync_period=first.resync,
-                                                  handler_time=first.work_time, stop_event=self.stop_event,
-                                                  clock=self.informer.clock)
-        for lane in lanes:
-            add_handler(self.informer, lane.name, lane.resync, lane.work_time, stop_event=self.stop_event)
-        self._spawn("informer", self.informer.run)
+            first, lanes = lanes[0], lanes[1:]
+            self._start_controller(first, wiring)
+        for informer in every.values():
+            for lane in lanes:
+                add_handler(informer, lane.name, lane.resync, lane.work_time, stop_event=self.stop_event)
+        self.factory.start(self.stop_event, spawn=self._spawn)
         if self.controller is not None:
             self._spawn("controller", self.controller.run)
         if o.late_handler_resync is not None:
@@ -388,13 +323,32 @@ class Run:
             from kubectl_informer.run.first_contact import check
             check(self, self.first_contact_wait, RunError)
 
-    def first_contact_error(self, verb: str, err: BaseException) -> RunError:
+    def first_contact_error(self, watched, verb: str, err: BaseException) -> RunError:
+        """The one line a refused first list or watch of ``watched`` ends the run with."""
         try:
-            with _naming_a_bare_403(verb, self._resource_name(), self.lw.namespace):
+            with _naming_a_bare_403(verb, self._resource_name(watched.resource), watched.lw.namespace):
                 raise err
         except Exception as e:  # noqa: BLE001 - the one line the probe used to print
             failure = self._user_error(e)
             return failure if isinstance(failure, RunError) else RunError(summary(e))
+
+    def _start_controller(self, lane, wiring) -> None:
+        """The sample controller on the queue resource's informer, its lane
+        (``lane``) on each other informer mapping events to its keys."""
+        from kubectl_informer.run.sample_controller import SimulatedController
+        q = self.config.queue
+        several = len(self.watched) > 1
+        mapper = wiring.owner_mapper(self.watched, self.factory) if several else None
+        self.controller = SimulatedController(self.informer, workers=q.workers, work_time=q.work_time,
+                                              fail_rate=q.fail_rate, rate_limiter=self.rate_limiter,
+                                              tracer=self.tracer, seed=q.seed, resync_period=lane.resync,
+                                              handler_time=lane.work_time, stop_event=self.stop_event,
+                                              clock=self.informer.clock,
+                                              handler=wiring.controller_handler(mapper, self.watched[0].id,
+                                                                                self.tracer))
+        if mapper is not None:
+            wiring.wire_owned(self.watched, self.factory, mapper, self.controller.queue, lane, self.tracer,
+                              self.stop_event)
 
     def _handler_specs(self):
         from kubectl_informer.run.handler_lanes import plan_handlers
@@ -405,15 +359,16 @@ class Run:
         except ValueError as e:
             raise RunError(str(e)) from None
 
-    def _transform(self):
-        """The chain the FIFO applies (client-go's SetTransform), measured on
-        a sample so the Cache pane can show bytes held and saved."""
+    def _transform(self, resource, tracer):
+        """The chain ``resource``'s FIFO applies (client-go's SetTransform),
+        measured on a sample (traced through ``tracer``, its informer's) so
+        the Cache pane can show bytes held and saved."""
         from kubectl_informer.run.transforms import MeasuredTransform, build_steps
 
         o = self.config
-        is_secret = getattr(self.resource, "resource", "") == "secrets" and not getattr(self.resource, "group", "")
+        is_secret = getattr(resource, "resource", "") == "secrets" and not getattr(resource, "group", "")
         steps = build_steps(o.strip_managed_fields, list(o.drop_paths), is_secret, o.show_secret_data)
-        return MeasuredTransform(steps, self.tracer)
+        return MeasuredTransform(steps, tracer)
 
     def _add_late_handler(self, period: float) -> None:
         """Register a handler once the informer runs, as a controller that

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import random
 import threading
-from typing import Any
+from typing import Any, Callable
 
 from kubectl_informer.cache.keys import deletion_handling_meta_namespace_key_func
 from kubectl_informer.clock import Clock, RealClock
@@ -81,6 +81,7 @@ class SimulatedController:
         resync_period: float | None = None,
         handler_time: float = 0.0,
         stop_event: threading.Event | None = None,
+        handler: Callable[[RateLimitingQueue], Any] | None = None,
     ) -> None:
         if not isinstance(workers, int) or workers < 1:
             raise ValueError(f"workers must be a whole number of at least 1, got {workers!r}")
@@ -109,7 +110,9 @@ class SimulatedController:
         # The fail-next experiment: that many items fail whatever the fail rate says.
         self._fail_next = 0
         self._threads: list[threading.Thread] = []
-        self.handler = EnqueueHandler(self.queue)
+        # ``handler(queue)``: what turns events into keys (several informers:
+        # the owner mapping); by default each object's own key.
+        self.handler = EnqueueHandler(self.queue) if handler is None else handler(self.queue)
         # A handler lane as --handlers registers them: its resync, its work time.
         self.registration = add_handler(informer, name, resync_period, handler_time, inner=self.handler,
                                         stop_event=stop_event)

@@ -23,6 +23,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pods", type=int, default=0, help="also bulk-load this many pods into namespace 'bench'")
     ap.add_argument("--watch-cache-size", type=int, default=100, help="watch-cache window per resource")
     ap.add_argument("--no-watch-list", action="store_true", help="reject sendInitialEvents (WatchList off)")
+    ap.add_argument("--no-controllers", action="store_true",
+                    help="no Deployment/ReplicaSet controllers or garbage collector")
     a = ap.parse_args(argv)
 
     def on_term(signum, frame):
@@ -31,7 +33,8 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, on_term)
     try:
         run_sim(port=a.port, write_kubeconfig=a.write_kubeconfig, scenario=a.scenario, tls=a.tls, rate=a.rate,
-                watch_cache_size=a.watch_cache_size, watch_list=not a.no_watch_list, bulk_pods=a.pods)
+                watch_cache_size=a.watch_cache_size, watch_list=not a.no_watch_list, bulk_pods=a.pods,
+                controllers=not a.no_controllers)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

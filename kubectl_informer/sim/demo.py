@@ -9,6 +9,7 @@ import tempfile
 from dataclasses import dataclass, field
 
 from kubectl_informer.clock import Clock
+from kubectl_informer.sim.controllers.manager import ControllerManager
 from kubectl_informer.sim.events import EventRecorder, pod_events
 from kubectl_informer.sim.objects import (
     make_configmap,
@@ -29,9 +30,11 @@ DEMO_LAYOUT: dict[str, list[tuple[str, int]]] = {
 }
 
 
-def seed(store) -> int:
+def seed(store, controllers: bool = False) -> int:
     """Fill ``store`` with the demo objects (through normal creates, so each
-    has its own RV). Returns the number of pods."""
+    has its own RV). Returns the number of pods. With ``controllers`` the
+    Deployments' pods are left to the simulated controllers (which make a
+    ReplicaSet and its pods for each), so none is created here."""
     pods = 0
     events = EventRecorder(store)
     store.create("customresourcedefinitions", widget_crd())
@@ -43,7 +46,7 @@ def seed(store) -> int:
         for i, (app, replicas) in enumerate(apps):
             store.create("deployments", make_deployment(ns, app, replicas))
             store.create("configmaps", make_configmap(ns, f"{app}-config"))
-            for r in range(replicas):
+            for r in range(0 if controllers else replicas):
                 # batch has finished and waiting pods beside running ones.
                 phase = "Running"
                 if ns == "batch":
@@ -65,6 +68,7 @@ class Demo:
     kubeconfig_path: str
     runner: ScenarioRunner | None = None
     _tmpdir: str | None = field(default=None, repr=False)
+    controllers: ControllerManager | None = None
 
     @property
     def url(self) -> str:
@@ -73,6 +77,8 @@ class Demo:
     def stop(self) -> None:
         if self.runner is not None:
             self.runner.stop()
+        if self.controllers is not None:
+            self.controllers.stop()
         self.server.stop()
         self.release_kubeconfig()
 
@@ -94,21 +100,30 @@ def start_demo(scenario: str | None = None, *, rate: float | None = None, port: 
                kubeconfig_path: str | None = None, watch_cache_size: int = 100, watch_list: bool = True,
                clock: Clock | None = None, seed_objects: bool = True, seed_value: int | None = None,
                bookmark_interval: float = 60.0, bulk_pods: int = 0, bulk_namespace: str = "bench",
-               namespaces: list[str] | None = None) -> Demo:
+               namespaces: list[str] | None = None, controllers: bool | None = None,
+               pod_start_seconds: float = 1.0) -> Demo:
     """Start a seeded simulated cluster running ``scenario`` (default
     "steady"; "quiet" changes no object). Writes a kubeconfig (to a temp dir
     unless ``kubeconfig_path``). ``bulk_pods`` adds that many pods to
     namespace ``bulk_namespace``. ``namespaces``: where the scenario acts
     (None: every namespace), so the view it is watched in shows it.
+    ``controllers``: run the simulated Deployment/ReplicaSet controllers and
+    garbage collector (None: if the scenario needs them); their pods start
+    ``pod_start_seconds`` after they are scheduled, on ``clock``.
     ValueError for an unknown scenario."""
     sc = get_scenario(scenario or "steady")
+    controllers = sc.controllers if controllers is None else controllers
     server = SimServer(port=port, tls=tls, watch_cache_size=watch_cache_size, watch_list=watch_list,
                        bookmark_interval=bookmark_interval)
     server.start()
     tmpdir = None
+    manager = None
     try:
         if seed_objects:
-            seed(server.store)
+            seed(server.store, controllers=controllers)
+        if controllers:
+            manager = ControllerManager(server.store, clock, pod_start_seconds).start()
+            manager.wait_idle(10.0)  # the seeded Deployments' ReplicaSets and pods made before clients come
         if bulk_pods:
             # Many pods at once (benchmarks): bulk_load, in a namespace of their own.
             from kubectl_informer.sim.objects import many_pods
@@ -123,8 +138,10 @@ def start_demo(scenario: str | None = None, *, rate: float | None = None, port: 
                                 namespaces=namespaces)
         runner.start()
     except BaseException:
+        if manager is not None:
+            manager.stop()
         server.stop()
         if tmpdir:
             shutil.rmtree(tmpdir, ignore_errors=True)
         raise
-    return Demo(server, path, runner, tmpdir)
+    return Demo(server, path, runner, tmpdir, manager)

@@ -34,6 +34,7 @@ MODELS = {
     "Secret": ("io.k8s.api.core.v1.Secret", "V1Secret"),
     "Event": ("io.k8s.api.core.v1.Event", "CoreV1Event"),
     "Deployment": ("io.k8s.api.apps.v1.Deployment", "V1Deployment"),
+    "ReplicaSet": ("io.k8s.api.apps.v1.ReplicaSet", "V1ReplicaSet"),
     "CustomResourceDefinition": ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition",
                                  "V1CustomResourceDefinition"),
     "SelfSubjectAccessReview": ("io.k8s.api.authorization.v1.SelfSubjectAccessReview",

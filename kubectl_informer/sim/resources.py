@@ -101,6 +101,8 @@ SECRETS = ResourceDef("", "v1", "secrets", "Secret", True, "secret", (),
                       fields=(("type", ("type",)),))
 DEPLOYMENTS = ResourceDef("apps", "v1", "deployments", "Deployment", True, "deployment", ("deploy",), ("all",),
                           subresources=("status", "scale"), has_generation=True)
+REPLICASETS = ResourceDef("apps", "v1", "replicasets", "ReplicaSet", True, "replicaset", ("rs",), ("all",),
+                          subresources=("status", "scale"), has_generation=True)
 EVENTS = ResourceDef("", "v1", "events", "Event", True, "event", ("ev",),
                      fields=tuple((f, tuple(f.split("."))) for f in (
                          "involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
@@ -117,8 +119,8 @@ CRDS = ResourceDef("apiextensions.k8s.io", "v1", "customresourcedefinitions", "C
 WIDGETS = ResourceDef("example.com", "v1", "widgets", "Widget", True, "widget", ("wd",), ("all",),
                       subresources=("status",), has_generation=True)
 
-BUILTIN: tuple[ResourceDef, ...] = (NAMESPACES, PODS, CONFIGMAPS, SECRETS, EVENTS, DEPLOYMENTS, CRDS, WIDGETS,
-                                    SELF_SUBJECT_ACCESS_REVIEWS)
+BUILTIN: tuple[ResourceDef, ...] = (NAMESPACES, PODS, CONFIGMAPS, SECRETS, EVENTS, DEPLOYMENTS, REPLICASETS, CRDS,
+                                    WIDGETS, SELF_SUBJECT_ACCESS_REVIEWS)
 
 # Discovery's kind/group/version of a subresource that is not the parent kind.
 _SUBRESOURCE_KINDS = {"scale": ("autoscaling", "v1", "Scale")}

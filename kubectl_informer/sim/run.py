@@ -14,9 +14,10 @@ from kubectl_informer.sim.scenarios import get_scenario
 
 def run_sim(port: int = 0, write_kubeconfig: str | None = None, scenario: str | None = None, tls: bool = False,
             *, rate: float | None = None, watch_cache_size: int = 100, watch_list: bool = True, bulk_pods: int = 0,
-            out: TextIO | None = None, stop_event: threading.Event | None = None) -> None:
+            out: TextIO | None = None, stop_event: threading.Event | None = None, controllers: bool = True) -> None:
     """Serve until Ctrl-C (or ``stop_event``). Bad input raises ValueError
-    with a one-line message (unknown scenario, port in use)."""
+    with a one-line message (unknown scenario, port in use). ``controllers``:
+    run the simulated Deployment/ReplicaSet controllers and garbage collector."""
     out = out or sys.stdout
     sc = get_scenario(scenario or "steady")
     if not 0 <= port <= 65535:
@@ -25,7 +26,8 @@ def run_sim(port: int = 0, write_kubeconfig: str | None = None, scenario: str | 
         raise ValueError(f"invalid pod count {bulk_pods}")
     try:
         demo = start_demo(sc.name, rate=rate, port=port, tls=tls, kubeconfig_path=write_kubeconfig,
-                          watch_cache_size=watch_cache_size, watch_list=watch_list, bulk_pods=bulk_pods)
+                          watch_cache_size=watch_cache_size, watch_list=watch_list, bulk_pods=bulk_pods,
+                          controllers=controllers)
     except OSError as e:
         raise ValueError(f"cannot listen on 127.0.0.1:{port}: {e.strerror or e}") from None
     stop_event = stop_event or threading.Event()

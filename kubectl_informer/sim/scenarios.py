@@ -17,6 +17,7 @@ from kubectl_informer.clock import Clock, RealClock
 from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.sim.events import EventRecorder, pod_events
 from kubectl_informer.sim.objects import make_pod, pod_status
+from kubectl_informer.sim.strategy import now_rfc3339
 
 
 @dataclass
@@ -259,6 +260,63 @@ class Flaky(ScenarioLogic):
             faults.stall_watches(1.0)
 
 
+class Rollout(ScenarioLogic):
+    """Deployment ``web`` (5 replicas; created if absent) is rolled out and
+    scaled over and over by the simulated controllers: each tick, once the
+    last change has completed (as ``kubectl rollout status`` judges it), the
+    next one of: a restart (the pod-template annotation ``kubectl rollout
+    restart`` sets, so a new ReplicaSet), a scale to 8, another restart, a
+    scale back to 5. Every change sets off a storm of ReplicaSet and pod events."""
+
+    NAME, REPLICAS = "web", 5
+    STEPS = ("restart", "scale-up", "restart", "scale-down")
+
+    def step(self, ctx: Context) -> None:
+        ns = "default" if "default" in ctx.namespaces else ctx.namespaces[0]
+        try:
+            d = ctx.store.get("deployments", ns, self.NAME)
+        except ApiError:
+            ctx.store.create("deployments", web_deployment(ns, self.NAME, self.REPLICAS))
+            return
+        waited = ctx.state.get("waited", 0)
+        if not rollout_complete(d) and waited < 30:  # a stuck rollout does not stop the show
+            ctx.state["waited"] = waited + 1
+            return
+        ctx.state["waited"] = 0
+        n = ctx.state.get("changes", 0)
+        ctx.state["changes"] = n + 1
+        action = self.STEPS[n % len(self.STEPS)]
+        if action == "restart":
+            tmpl = d["spec"]["template"].setdefault("metadata", {})
+            tmpl.setdefault("annotations", {})["kubectl.kubernetes.io/restartedAt"] = now_rfc3339_nano(ctx.tick)
+        else:
+            d["spec"]["replicas"] = 8 if action == "scale-up" else self.REPLICAS
+        ctx.store.update("deployments", d)
+
+
+def web_deployment(namespace: str, name: str, replicas: int) -> dict:
+    """A Deployment as ``kubectl create deployment NAME --image=nginx --replicas=N`` makes it."""
+    return {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": name, "namespace": namespace, "labels": {"app": name}},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
+                     "template": {"metadata": {"labels": {"app": name}},
+                                  "spec": {"containers": [{"name": "nginx", "image": "nginx"}]}}}}
+
+
+def rollout_complete(d: dict) -> bool:
+    """kubectl rollout status's test: the spec observed, every replica updated, none old, all available."""
+    spec, st = d.get("spec") or {}, d.get("status") or {}
+    want = spec.get("replicas", 1)
+    return (d["metadata"].get("generation", 1) <= st.get("observedGeneration", 0)
+            and st.get("updatedReplicas", 0) >= want and st.get("replicas", 0) <= st.get("updatedReplicas", 0)
+            and st.get("availableReplicas", 0) >= st.get("updatedReplicas", 0))
+
+
+def now_rfc3339_nano(tick: int) -> str:
+    # kubectl writes time.Now() in RFC 3339; the tick keeps two restarts in one second distinct.
+    return f"{now_rfc3339()[:-1]}.{tick:09d}Z"
+
+
 @dataclass(frozen=True)
 class Scenario:
     name: str
@@ -268,6 +326,8 @@ class Scenario:
     # Seconds before the first tick: a demo's client lists and watches first,
     # so the first burst or delete shows in the view instead of in the list.
     first_after: float = 0.0
+    # Needs the simulated controllers (Deployments -> ReplicaSets -> Pods, garbage collection).
+    controllers: bool = False
 
 
 SCENARIOS: dict[str, Scenario] = {s.name: s for s in (
@@ -285,6 +345,10 @@ SCENARIOS: dict[str, Scenario] = {s.name: s for s in (
     Scenario("flaky", "Steady churn on a flaky server: dropped watches, 429 on watch, 500 on list, 410 on "
                       "watch, stalled streams, in turn; each fault once the client has been watching again for "
                       "3 s, so back-off then recovery shows every time.", Flaky, 2.0),
+    Scenario("rollout", "Rollouts and scaling of Deployment web by the simulated controllers: a restart (new "
+                        "ReplicaSet, pods surged in and old ones terminated), a scale to 8, a restart, a scale "
+                        "back to 5, each once the last has completed; a storm of ReplicaSet and pod events.",
+             Rollout, 1.0, 1.0, controllers=True),
     Scenario("quiet", "Nothing changes: the objects sit still (good for exploring resync); a BOOKMARK to "
                       "every watch each 10 s.", Quiet, 1 / 10, 10.0),
 )}

@@ -609,8 +609,24 @@ class _Handler(BaseHTTPRequestHandler):
             raise ApiError(400, "BadRequest", f"invalid gracePeriodSeconds {grace!r}") from None
         pre = opts.get("preconditions") or {}
         obj = self.sim.store.delete(rdef, namespace, name, pre.get("resourceVersion"), pre.get("uid"),
-                                    grace_period=grace, dry_run=self.dry_run)
+                                    grace_period=grace, dry_run=self.dry_run, propagation=self._propagation(opts))
         self._send_json(200, obj)
+
+    def _propagation(self, opts: dict) -> str | None:
+        """DeleteOptions' propagationPolicy (or the older orphanDependents), validated as kube-apiserver does."""
+        policy = opts.get("propagationPolicy", self.query.get("propagationPolicy"))
+        orphan = opts.get("orphanDependents", self.query.get("orphanDependents"))
+        if policy not in (None, "", "Orphan", "Background", "Foreground"):
+            raise ApiError(422, "Invalid", f'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: '
+                                           f'Unsupported value: "{policy}": supported values: "Foreground", '
+                                           '"Background", "Orphan", "nil"')
+        if policy and orphan not in (None, ""):
+            raise ApiError(422, "Invalid", 'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: '
+                                           'Invalid value: "' + policy + '": orphanDependents and '
+                                           'deletionPropagation cannot be both set')
+        if not policy and orphan not in (None, ""):
+            return "Orphan" if orphan is True or str(orphan).lower() == "true" else "Background"
+        return policy or None
 
     def _do_deletecollection(self, rdef, namespace, name, sub) -> None:
         self._read_body()

@@ -29,7 +29,6 @@ from __future__ import annotations
 import bisect
 import copy
 import random
-import string
 import sys
 import threading
 import time
@@ -67,6 +66,7 @@ EXPIRED_LIST = "The resourceVersion for the provided list is too old."
 # History kept by age as well as by count: kube-apiserver compacts etcd every
 # 5 minutes (--etcd-compaction-interval), so a long run's memory stays level.
 HISTORY_SECONDS = 300.0
+_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
 
 now_rfc3339 = strategy.now_rfc3339
@@ -75,6 +75,20 @@ now_rfc3339 = strategy.now_rfc3339
 def _invalid(field: str, detail: str) -> ApiError:
     return ApiError(422, "Invalid", f'ListOptions.meta.k8s.io "" is invalid: {field}: {detail}',
                     [{"reason": "FieldValueForbidden", "message": detail, "field": field}])
+
+
+def _match_with_continue(rv: str) -> ApiError:
+    """kube-apiserver's ValidateListOptions on a continue request that still
+    carries resourceVersionMatch (client-go's pager clears it): every rule
+    it breaks, in one 422."""
+    details = [] if rv else ["Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided"]
+    details.append("Forbidden: resourceVersionMatch is forbidden when continue is provided")
+    if len(details) == 1:
+        return _invalid("resourceVersionMatch", details[0])
+    joined = ", ".join(f"resourceVersionMatch: {d}" for d in details)
+    return ApiError(422, "Invalid", f'ListOptions.meta.k8s.io "" is invalid: [{joined}]',
+                    [{"reason": "FieldValueForbidden", "message": d, "field": "resourceVersionMatch"}
+                     for d in details])
 
 
 def _not_found(rdef: ResourceDef, name: str) -> ApiError:
@@ -105,9 +119,16 @@ class Store:
         # How long a request for a future RV waits for it before 504 (kube-apiserver waits 3 s).
         self.too_large_wait = too_large_wait
         self._states: dict[ResourceDef, ResourceState] = {}
+        # Called (lock held) with each committed Event: the simulated
+        # controllers' feed. A listener must only queue work, never write.
+        self.listeners: list[Callable[[ResourceDef, Event], None]] = []
         for d in self.registry.defs:
             self._state(d)
         self._rand = random.Random()
+        # Set while the garbage collector runs: deletes with propagationPolicy
+        # Orphan or Foreground then get the finalizer kube-apiserver adds for
+        # the collector to act on (without one, nothing would ever remove it).
+        self.gc_finalizers = False
         # Graceful pod deletion: the simulated kubelet stops a pod's containers
         # in this many seconds when its grace period is longer (None: wait it all).
         self.pod_stop_seconds: float | None = 1.0
@@ -125,6 +146,7 @@ class Store:
         if st is None:
             st = self._states[rdef] = ResourceState(rdef, self.watch_cache_size, self.history_limit,
                                                      self.history_seconds, self._now)
+            st.listeners = self.listeners
             st.window_start = st.history_floor = self._rv
         return st
 
@@ -231,8 +253,9 @@ class Store:
             ns = ""
         if not meta.get("name"):
             if meta.get("generateName"):
+                # apiserver's SimpleNameGenerator: 5 of apimachinery's rand alphabet (no vowels, no 0/1/3).
                 meta["name"] = meta["generateName"] + "".join(
-                    self._rand.choice(string.ascii_lowercase + string.digits) for _ in range(5))
+                    self._rand.choice(_NAME_ALPHABET) for _ in range(5))
             else:
                 raise ApiError(422, "Invalid", f"{rdef.kind} \"\" is invalid: metadata.name: Required value: "
                                                "name or generateName is required",
@@ -384,7 +407,7 @@ class Store:
 
     def delete(self, resource, namespace: str | None, name: str, precondition_rv: str | None = None,
                precondition_uid: str | None = None, grace_period: int | None = 0,
-               dry_run: bool = False) -> dict:
+               dry_run: bool = False, propagation: str | None = None) -> dict:
         """Delete as kube-apiserver does; returns the object's state after the call.
 
         An object with ``metadata.finalizers`` gets a ``deletionTimestamp`` and
@@ -395,7 +418,9 @@ class Store:
         the simulated kubelet deletes it when its containers have stopped (see
         ``pod_stop_seconds``). Grace 0 (the default here; the HTTP API passes
         DeleteOptions' value) deletes at once. Deleting a namespace
-        deletes everything in it first."""
+        deletes everything in it first. ``propagation`` "Orphan" or
+        "Foreground" adds the ``orphan`` / ``foregroundDeletion`` finalizer
+        when the garbage collector runs (``gc_finalizers``)."""
         rdef = self.resource(resource)
         with self.lock:
             st = self._state(rdef)
@@ -406,6 +431,7 @@ class Store:
             meta = obj["metadata"]
             self._check_preconditions(rdef, name, old, meta, precondition_rv, precondition_uid)
             grace = self._grace_period(rdef, obj, grace_period)
+            self._add_gc_finalizer(meta, propagation)
             if grace or meta.get("finalizers"):
                 return self._mark_deleting(st, old, obj, grace, dry_run)
             if dry_run:
@@ -416,6 +442,13 @@ class Store:
                         for k in list(self._ns_keys(other, name)):
                             self._delete_entry(other, other.objects[k])
             return self._delete_entry(st, old)
+
+    def _add_gc_finalizer(self, meta: dict, propagation: str | None) -> None:
+        finalizer = {"Orphan": "orphan", "Foreground": "foregroundDeletion"}.get(propagation or "")
+        if not (self.gc_finalizers and finalizer) or meta.get("deletionTimestamp"):
+            return
+        finalizers = [f for f in meta.get("finalizers") or [] if f not in ("orphan", "foregroundDeletion")]
+        meta["finalizers"] = finalizers + [finalizer]
 
     @staticmethod
     def _check_preconditions(rdef, name, old: Entry, meta: dict, want_rv, want_uid) -> None:
@@ -601,6 +634,8 @@ class Store:
         if match and match not in ("Exact", "NotOlderThan"):
             raise _invalid("resourceVersionMatch", f'Unsupported value: "{match}": supported values: '
                                                    '"Exact", "NotOlderThan"')
+        if match and continue_:
+            raise _match_with_continue(rv)
         with self.lock:
             st = self._state(rdef)
             at, snapshot, limit, start_after = self._list_point(st, rv, match, limit, continue_ or "")

@@ -2,7 +2,7 @@
 
 kubectl's ``get`` prints what the server's Table says, so the columns and
 cells here are those of kube-apiserver's printers for the kinds we serve
-(pods, deployments, configmaps, secrets, namespaces, events), the default
+(pods, deployments, replicasets, configmaps, secrets, namespaces, events), the default
 "Name / Created At" of CustomResourceDefinitions, and for custom resources
 their CRD's ``additionalPrinterColumns``. Columns of priority 1 are the
 extra ones ``-o wide`` shows.
@@ -139,6 +139,14 @@ def _deployment_row(d: dict) -> list:
             ",".join(c.get("image", "") for c in containers), selector_string(spec.get("selector"))]
 
 
+def _replicaset_row(rs: dict) -> list:
+    spec, st = rs.get("spec") or {}, rs.get("status") or {}
+    containers = ((spec.get("template") or {}).get("spec") or {}).get("containers") or []
+    return [_meta(rs).get("name"), spec.get("replicas", 1), st.get("replicas", 0), st.get("readyReplicas", 0),
+            _age(rs), ",".join(c.get("name", "") for c in containers),
+            ",".join(c.get("image", "") for c in containers), selector_string(spec.get("selector"))]
+
+
 def _event_row(ev: dict) -> list:
     inv = ev.get("involvedObject") or {}
     src = ev.get("source") or {}
@@ -157,6 +165,9 @@ _BUILTIN: dict[str, tuple[list[dict], Callable[[dict], list]]] = {
     "deployments.apps": ([NAME, _col("Ready"), _col("Up-to-date", "integer"), _col("Available", "integer"), AGE,
                           _col("Containers", priority=1), _col("Images", priority=1),
                           _col("Selector", priority=1)], _deployment_row),
+    "replicasets.apps": ([NAME, _col("Desired", "integer"), _col("Current", "integer"), _col("Ready", "integer"),
+                          AGE, _col("Containers", priority=1), _col("Images", priority=1),
+                          _col("Selector", priority=1)], _replicaset_row),
     "configmaps": ([NAME, _col("Data", "integer"), AGE],
                    lambda o: [_meta(o).get("name"), len(o.get("data") or {}) + len(o.get("binaryData") or {}),
                               _age(o)]),

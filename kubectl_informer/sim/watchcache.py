@@ -167,6 +167,7 @@ class ResourceState:
         self.history_limit = history_limit
         self.history_floor = 0     # states at rv >= history_floor can be rebuilt
         self.watchers: set[Watcher] = set()
+        self.listeners: list[Callable[[ResourceDef, Event], None]] = []  # the store's, shared
 
     def sorted_keys(self) -> list[str]:
         if self._sorted is None:
@@ -196,6 +197,8 @@ class ResourceState:
                 self.history_floor = history.popleft().rv
         for w in list(self.watchers):
             w.push(ev)
+        for fn in self.listeners:
+            fn(self.rdef, ev)
 
     def too_old_below(self) -> int:
         """The lowest RV a watch may start from. As kube-apiserver's watch

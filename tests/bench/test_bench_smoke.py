@@ -25,6 +25,7 @@ KEYS = {
     "ship": ["archive_mib", "version_warm_s", "first_frame_s"],
     "attach": ["samples", "whole_page_parse_ms", "scrape_ms", "ratio"],
     "soak": ["rss_growth", "disagreements", "events", "held_over_bound"],
+    "informers": ["one_run_s", "three_runs_s", "one_run_rss_mib", "three_runs_rss_mib", "time_ratio", "rss_ratio"],
 }
 
 
@@ -80,3 +81,8 @@ def test_soak_bench():
 def test_ship_bench(krew_build):
     figures = run_smoke("ship", "--out", str(krew_build.archive.parent))
     assert figures["archive_mib"] > 0 and figures["first_frame_s"] > 0
+
+
+def test_informers_bench():
+    figures = run_smoke("informers")
+    assert figures["one_run_s"] > 0 and figures["three_runs_rss_mib"] > figures["one_run_rss_mib"] > 0

@@ -50,7 +50,7 @@ def test_no_arguments_prints_help_and_succeeds():
     assert r.exit_code == 0 and "Usage:" in r.stdout
 
 
-@pytest.mark.parametrize("command,usage", [("watch", "kubectl informer watch RESOURCE [NAME] [options]"),
+@pytest.mark.parametrize("command,usage", [("watch", "kubectl informer watch RESOURCE[,RESOURCE...] [NAME] [options]"),
                                            ("queue", "kubectl informer queue [RESOURCE] [options]"),
                                            ("replay", "kubectl informer replay FILE [options]"),
                                            ("sim", "kubectl informer sim [options]")])

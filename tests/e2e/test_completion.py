@@ -131,3 +131,11 @@ def test_an_unreachable_cluster_gives_no_candidates_and_no_noise(plugin_path, tm
 def test_file_arguments_leave_it_to_the_shell(plugin_path):
     assert complete(plugin_path, "replay", "") == ([], ":0")
     assert complete(plugin_path, "watch", "--kubeconfig", "") == ([], ":0")
+
+
+def test_several_resources_complete_in_a_comma_list_and_after_owns(plugin_path, sim_kubeconfig):
+    assert complete(plugin_path, "watch", "pods,dep", kubeconfig=sim_kubeconfig)[0] == ["pods,deployments.apps"]
+    cands, directive = complete(plugin_path, "queue", "deploy", "--owns", "po", kubeconfig=sim_kubeconfig)
+    assert (cands, directive) == (["pods"], ":4")
+    assert complete(plugin_path, "queue", "--demo", "quiet", "--owns", "pods,wid")[0] == ["pods,widgets.example.com"]
+    assert complete(plugin_path, "queue", "--demo", "quiet", "--owns=pods,wid")[0] == ["--owns=pods,widgets.example.com"]

@@ -8,7 +8,8 @@ import time
 import pytest
 
 from kubectl_informer.panes.explain import load_texts
-from kubectl_informer.sim.scenarios import SCENARIOS
+from kubectl_informer.clock.testing import wait_for
+from kubectl_informer.sim.scenarios import SCENARIOS, rollout_complete
 
 from .harness import Driven
 
@@ -88,7 +89,18 @@ def quiet():
     return d
 
 
-PLANS = {"steady": steady, "burst": burst, "disconnect": disconnect, "relist-storm": relist_storm,
+def rollout():
+    # The simulated controllers roll Deployment web: its new pods are added, old ones deleted.
+    with Driven("rollout", mode="queue") as d:
+        store = d.run.demo.server.store
+        assert wait_for(lambda: rollout_complete(store.get("deployments", "default", "web")), 15)
+        d.step()
+        d.wait("store.add", is_in_initial_list=False)
+        d.wait("store.delete")
+    return d
+
+
+PLANS = {"rollout": rollout, "steady": steady, "burst": burst, "disconnect": disconnect, "relist-storm": relist_storm,
          "mass-delete": mass_delete, "flaky": flaky, "quiet": quiet}
 
 

@@ -269,7 +269,7 @@ def test_garbage_json_is_a_plain_400(client):
     ("GET", "/api/v1/namespaces/default/services", "application/json"),
     ("GET", "/api/v1/nodes", "application/json"),
     ("POST", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", "application/json"),
-    ("GET", "/apis/apps/v1/namespaces/default/replicasets", "application/json"),
+    ("GET", "/apis/apps/v1/namespaces/default/statefulsets", "application/json"),
 ])
 def test_what_docs_say_is_not_served_is_a_404_status(client, method, path, accept):
     status, st = raw(client, method, path, b"{}" if method == "POST" else b"", "application/json", accept)

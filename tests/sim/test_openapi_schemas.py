@@ -9,8 +9,11 @@ import re
 
 import pytest
 
+from kubectl_informer.clock.testing import wait_for
+from kubectl_informer.sim.controllers.manager import ControllerManager
 from kubectl_informer.sim.demo import seed
 from kubectl_informer.sim.events import EventRecorder
+from kubectl_informer.sim.scenarios import rollout_complete, web_deployment
 from kubectl_informer.sim.server import SimServer
 from tests.sim._http import RawClient
 
@@ -72,6 +75,17 @@ def served():
             "spec": {"replicas": 1, "selector": {"matchLabels": {"a": "b"}},
                      "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c"}]}}}},
             ctype="application/apply-patch+yaml")
+        # What the simulated controllers write: a Deployment rolled out twice, its ReplicaSets and pods.
+        manager = ControllerManager(sim.store, pod_start_seconds=0.0).start()
+        try:
+            sim.store.create("deployments", web_deployment("default", "ctl", 2))
+            assert wait_for(lambda: rollout_complete(sim.store.get("deployments", "default", "ctl")), 10)
+            d = sim.store.get("deployments", "default", "ctl")
+            d["spec"]["template"]["metadata"]["annotations"] = {"kubectl.kubernetes.io/restartedAt": "now"}
+            sim.store.update("deployments", d)
+            assert wait_for(lambda: rollout_complete(sim.store.get("deployments", "default", "ctl")), 10)
+        finally:
+            manager.stop()
         docs = {}
         for path, ref in c.get("/openapi/v3")[1]["paths"].items():
             docs[path] = c.get(ref["serverRelativeURL"])[1]
@@ -89,7 +103,7 @@ def _schema_for(docs: dict, group: str, version: str, kind: str) -> tuple[dict, 
     raise AssertionError(f"no schema for {kind} in {path}")
 
 
-STORED = ["namespaces", "pods", "configmaps", "secrets", "events", "deployments.apps",
+STORED = ["namespaces", "pods", "configmaps", "secrets", "events", "deployments.apps", "replicasets.apps",
           "customresourcedefinitions.apiextensions.k8s.io", "widgets.example.com"]
 
 
