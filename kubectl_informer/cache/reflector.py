@@ -14,6 +14,7 @@ rule where client-go keeps it.
 from __future__ import annotations
 
 import random
+import re
 import threading
 from typing import Any, Callable
 
@@ -44,12 +45,16 @@ from kubectl_informer.core.trace_kinds import (
     REFLECTOR_BACKOFF,
     RELIST,
     RV_ADVANCE,
+    SERVER_TOO_LARGE,
     WATCH_BOOKMARK,
     WATCH_END,
     WATCH_EVENT,
     WATCH_SKIPPED,
     WATCH_START,
 )
+
+# kube-apiserver's wording: "Too large resource version: 12, current: 10".
+_TOO_LARGE = re.compile(r"Too large resource version: (\d+), current: (\d+)")
 
 # Watches time out in [MIN_WATCH_TIMEOUT, 2*MIN_WATCH_TIMEOUT) to spread
 # reconnections of many clients over time.
@@ -351,6 +356,7 @@ class Reflector:
                 raise
             # The RV we asked for is gone or not there yet: a consistent
             # list at "" always makes progress.
+            self._trace_too_large(err, rv)
             self._set_rv_unavailable(True)
             self.tracer.emit(RELIST, None, reason="expired" if is_expired(err) else "too_large")
             rv = self.relist_resource_version()
@@ -374,6 +380,15 @@ class Reflector:
         self.tracer.emit(LIST_DONE, None, resource_version=list_rv, items=len(items),
                          duration=self.clock.now() - start, watch_list=False, **{"continue": ""})
 
+    def _trace_too_large(self, err: BaseException, asked: str) -> None:
+        """The server said "Too large resource version": what it said it
+        was asked and where it is (its message names both), for the Server pane."""
+        if not is_too_large_resource_version(err):
+            return
+        m = _TOO_LARGE.search(getattr(err, "message", "") or "")
+        self.tracer.emit(SERVER_TOO_LARGE, None, requested_rv=m.group(1) if m else asked,
+                         current_rv=m.group(2) if m else "")
+
     def _emit_list_failed(self, start: float, err: BaseException) -> None:
         self.tracer.emit(LIST_DONE, None, resource_version="", items=0, duration=self.clock.now() - start,
                          watch_list=False, error=str(err) or type(err).__name__)
@@ -385,6 +400,7 @@ class Reflector:
             return True
         if is_expired(err) or is_too_large_resource_version(err):
             # Start the stream again at the most recent RV.
+            self._trace_too_large(err, self._last_sync_rv)
             self._set_rv_unavailable(True)
             return True
         return False
@@ -487,6 +503,7 @@ class Reflector:
                 if self._wait_backoff(stop_event, err):
                     return
                 continue
+            self._trace_too_large(err, self._last_sync_rv)
             self._relist_reason = _relist_reason(err)
             return
 

@@ -182,8 +182,9 @@ def _start_informer(o: AttachOptions, resource: str):
     tracer = Tracer()
     buffer = TraceBuffer()
     tracer.subscribe(buffer)
-    run = Run(RunConfig(resource=resource, scope=Scope(o.namespace), context=o.context, kubeconfig=o.kubeconfig),
-              tracer)
+    # server_scrape=0: attach shows no Server pane, so it asks the API server nothing more.
+    run = Run(RunConfig(resource=resource, scope=Scope(o.namespace), context=o.context, kubeconfig=o.kubeconfig,
+                        server_scrape=0), tracer)
     run.prepare()
     run.start()
     return run, buffer

@@ -38,6 +38,9 @@ def connection_options(f):
         click.option("--request-timeout", "request_timeout", type=DURATION, default="0", show_default=True,
                      help="How long to wait for one request (discovery, each list page) before giving up, as "
                           "kubectl's flag; 0: no limit. Watches are not cut by it."),
+        click.option("--server-scrape", "server_scrape", type=DURATION, default="10s", show_default=True,
+                     help="How often the Server pane reads the API server's /metrics (one GET at a time; "
+                          "0: never). On --demo it reads the simulator's watch cache twice a second."),
         click.option("--demo", "demo", is_flag=False, flag_value=DEFAULT_SCENARIO, default=None, metavar="[SCENARIO]",
                      help=f"Run against the built-in simulated cluster (real HTTP on 127.0.0.1); SCENARIO defaults to {DEFAULT_SCENARIO}."),
     ]

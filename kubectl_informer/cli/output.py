@@ -22,6 +22,7 @@ from kubectl_informer.core.trace_kinds import (
     QUEUE_RATE_LIMITED,
     REFLECTOR_BACKOFF,
     RELIST,
+    SERVER_FORBIDDEN,
     STORE_ADD,
     STORE_DELETE,
     STORE_UPDATE,
@@ -170,6 +171,9 @@ def format_trouble(ev: TraceEvent, empty_message: str | None = None) -> str | No
         return f"watch ended: {f.get('error')}"
     if ev.kind == RELIST:
         return f"relisting ({f.get('reason')})"
+    if ev.kind == SERVER_FORBIDDEN:
+        return (f"cannot read the API server's /metrics (HTTP {f.get('status')}: {f.get('message')}); "
+                f"an RBAC rule allowing {f.get('rule')} would (see --server-scrape)")
     return None
 
 

@@ -52,14 +52,19 @@ def is_expired(err: BaseException) -> bool:
 
 
 def is_too_large_resource_version(err: BaseException) -> bool:
-    """client-go's ``apierrors.IsTooLargeResourceVersionError``: a 504
-    Timeout or 500 whose causes name ResourceVersionTooLarge, or whose message
-    says "Too large resource version"."""
+    """client-go's reflector ``isTooLargeResourceVersionError``: any Status
+    with a ResourceVersionTooLarge cause; otherwise (API servers before
+    1.18.6 set no cause) a timeout (504, or reason Timeout) whose cause or
+    message says "Too large resource version". A 500 saying so is not one."""
     if not isinstance(err, ApiError):
         return False
     if any(c.get("reason") == "ResourceVersionTooLarge" for c in err.details):
         return True
-    return "too large resource version" in (err.message or "").lower()
+    if not (err.status == 504 or err.reason == "Timeout"):
+        return False
+    if any(c.get("message") == "Too large resource version" for c in err.details):
+        return True
+    return "Too large resource version" in (err.message or "")
 
 
 def is_too_many_requests(err: BaseException) -> bool:

@@ -354,6 +354,55 @@ PER_INFORMER = (LIST_START, LIST_PAGE, LIST_PROGRESS, LIST_DONE, REFLECTOR_BACKO
                 HANDLER_ADD, HANDLER_UPDATE, HANDLER_DELETE, HANDLER_ERROR, HANDLER_LANE)
 for _k in PER_INFORMER:
     _k.fields["informer"] = INFORMER_FIELD
+# --- the API server's side of the watch (the Server pane, key s) ----------------------------------
+# From the simulator's watch cache (exact, read from its sim-only debug endpoint) or from a
+# real API server's /metrics. Polled, never on the hot path; see run/server_poll.py.
+_RESOURCE = F("resource", "str", "the resource watched, as the server names it (pods, deployments.apps)")
+SERVER_WINDOW = _kind("server.window", "the simulator's watch-cache window for the resource (exact; emitted "
+                      "when it changes, at most every 500 ms)", "no",
+                      F("source", "str", "where the figures come from", choices=("sim",)), _RESOURCE,
+                      F("oldest_rv", "str", "the oldest RV a watch may start from without 410"),
+                      F("newest_rv", "str", "the newest RV the cache holds"),
+                      F("capacity", "int", "the cyclic buffer's capacity (events)"),
+                      F("events", "int", "events held in the window"),
+                      F("turnover", "float", "events per second entering the window (over the last 10 s)"),
+                      F("initialisations", "int", "times the watch cache was (re)initialised"),
+                      F("bookmarks_sent", "int", "BOOKMARK events the cache sent to this resource's watchers"),
+                      F("watchers", "list[str]", "one per watcher: '<id> rv=<rv> sent=<n>', ' ours' on ours"),
+                      F("ours_rv", "str", "our watcher's position (empty when we have no open watch)"),
+                      F("ours_seconds_left", "float?", "seconds before our position falls out of the window at "
+                        "the current rate (None when no events flow or we have no open watch)"))
+SERVER_METRICS = _kind("server.metrics", "a scrape of a real API server's /metrics for the resource", "no",
+                       F("source", "str", "where the figures come from", choices=("metrics",)), _RESOURCE,
+                       F("cache_rv", "str", "apiserver_watch_cache_resource_version (empty when absent)"),
+                       F("lag", "int?", "the cache's RV minus ours, when both are numbers"),
+                       F("events_received_per_s", "float?", "apiserver_watch_cache_events_received_total, per "
+                         "second between the last two scrapes"),
+                       F("events_dispatched_per_s", "float?", "apiserver_watch_cache_events_dispatched_total, "
+                         "per second between the last two scrapes"),
+                       F("initialisations", "int?", "apiserver_watch_cache_initializations_total"),
+                       F("consistent_reads_cache", "int?", "apiserver_watch_cache_consistent_read_total, "
+                         "served from the cache (fallback=false)"),
+                       F("consistent_reads_fallback", "int?", "the same, fallen back to etcd (fallback=true)"),
+                       F("read_wait_p99", "float?", "apiserver_watch_cache_read_wait_seconds' p99, seconds, "
+                         "estimated from the histogram's buckets"),
+                       F("read_wait_p99_estimated", "bool", "always true: a p99 from buckets is an estimate"),
+                       F("read_wait_bucket", "str", "the bucket the p99 falls in, as 'lo-le' seconds"),
+                       F("open_watches", "int?", "apiserver_longrunning_requests{verb=WATCH} on the resource"),
+                       F("objects", "int?", "apiserver_resource_objects (or apiserver_storage_objects)"))
+SERVER_FORBIDDEN = _kind("server.forbidden", "the API server refused /metrics (said once; the scraper backs "
+                         "off)", "no",
+                         F("source", "str", "what was refused", choices=("metrics",)),
+                         F("status", "int", "the HTTP status (401 or 403)"),
+                         F("rule", "str", "the RBAC rule that would allow it"),
+                         F("message", "str", "the server's message, one line"))
+SERVER_REINIT = _kind("server.reinit", "the simulator's watch cache re-initialised: every watch on the resource "
+                      "ended", "no", _RESOURCE,
+                      F("initialisations", "int", "times the watch cache was (re)initialised"))
+SERVER_TOO_LARGE = _kind("server.too_large", "a list or watch was answered \"Too large resource version\" "
+                         "(504, cause ResourceVersionTooLarge)", "no",
+                         F("requested_rv", "str", "the RV asked for"),
+                         F("current_rv", "str", "the server's current RV, as its message says (empty if not)"))
 
 
 def check_event(kind: str, key: Any, fields: dict[str, Any]) -> list[str]:

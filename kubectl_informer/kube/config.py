@@ -41,6 +41,19 @@ class KubeTarget:
     context: str  # context name, "in-cluster" for a pod's service account
     namespace: str  # the context's namespace, else "default"
     server: str  # the API server's URL
+    # The cluster entry names the built-in simulator (SIMULATOR_EXTENSION): the
+    # Server pane reads its watch cache instead of /metrics.
+    simulator: bool = False
+
+
+# The extension the simulator's kubeconfig carries on its cluster (sim/kubeconfig.py).
+SIMULATOR_EXTENSION = "kubectl-informer.dev/simulator"
+
+
+def is_simulator(cluster: dict) -> bool:
+    """Does a kubeconfig cluster entry (its ``cluster`` map) name the simulator?"""
+    exts = cluster.get("extensions") if isinstance(cluster, dict) else None
+    return any(isinstance(e, dict) and e.get("name") == SIMULATOR_EXTENSION for e in (exts or ()))
 
 
 def load_kube(kubeconfig: str | None = None, context: str | None = None) -> KubeTarget:
@@ -61,14 +74,17 @@ def load_kube(kubeconfig: str | None = None, context: str | None = None) -> Kube
     name, namespace, (cluster, cluster_path), (user, user_entry, user_path) = _select(files, context)
     cluster_dir, user_dir = (os.path.dirname(os.path.abspath(p)) for p in (cluster_path, user_path))
     auth = _exec_authenticator(user_entry.get("user") or {}, user, user_dir, cluster.get("cluster") or {})
+    simulator = is_simulator(cluster.get("cluster") or {})
     try:
         cfg = light.light_config(cluster.get("cluster") or {}, cluster_dir, user_entry.get("user"), user_dir,
                                  exec_auth=auth)
     except light.Unsupported:
-        return _load_with_client(paths, name, namespace, user, auth)
+        target = _load_with_client(paths, name, namespace, user, auth)
+        target.simulator = simulator
+        return target
     except (OSError, ValueError, TypeError, KeyError, AttributeError) as e:
         raise KubeConfigError(f"invalid kubeconfig for context \"{name}\": {one_line(e)}") from None
-    return KubeTarget(light.LightClient(cfg, USER_AGENT), name, namespace, cfg.host)
+    return KubeTarget(light.LightClient(cfg, USER_AGENT), name, namespace, cfg.host, simulator)
 
 
 def _select(files: list[tuple[str, dict]], context: str | None) -> tuple:

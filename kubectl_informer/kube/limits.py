@@ -18,6 +18,9 @@ run's one-line error.
   unpaged with their managedFields (840 MB of JSON, measured in
   docs/clusters.md) and a little more: the watch cache serves a list at
   resourceVersion "0" as one page, whatever ``limit`` says.
+- ``MAX_METRICS_BODY``, 256 MiB: an API server's ``/metrics`` page, read as
+  it arrives and kept only in the few lines the Server pane reads; a big
+  cluster's page is tens of megabytes of histograms.
 - ``MAX_ERROR_BODY``, 1 MiB: the body of a non-2xx answer (a Status is
   under 1 KB, a proxy's HTML page a few KB); what comes after is not read.
 """
@@ -28,6 +31,7 @@ MiB = 1 << 20
 MAX_FRAME = 16 * MiB
 MAX_LIST_BODY = 1024 * MiB
 MAX_ERROR_BODY = 1 * MiB
+MAX_METRICS_BODY = 256 * MiB
 
 
 def size_text(n: int) -> str:

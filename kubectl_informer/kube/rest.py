@@ -356,6 +356,16 @@ def _body(api_client: Any, path: str, query: Iterable[tuple[str, Any]], timeout:
         raise ConnectionAbortedError(f"{path}: the run is stopping")
 
 
+@contextmanager
+def get_body(api_client: Any, path: str, *, accept: str, max_bytes: int,
+             what: str = "the answer") -> Iterator[Iterator[bytes]]:
+    """GET ``path`` and hand out its body's pieces as they arrive (a text
+    body read line by line, never held whole), at most ``max_bytes`` of them;
+    bounded and aborted as every request of the client is."""
+    with _body(api_client, path, (), None, accept, max_bytes, what) as pieces:
+        yield pieces
+
+
 def get_json(api_client: Any, path: str, query: Iterable[tuple[str, Any]] = (), *,
              timeout: float | tuple[float, float] | None = None, max_bytes: int = MAX_FRAME) -> Any:
     """GET and decode the body (``loads``, orjson): one document, held

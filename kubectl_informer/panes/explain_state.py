@@ -18,7 +18,7 @@ from kubectl_informer.panes.explain.match import Subject
 from kubectl_informer.panes.state import PaneState
 
 SOURCE_TITLES = {"deltas": "Deltas", "fifo": "FIFO", "rv": "RV", "resync": "Resync", "queue": "Queue",
-                 "cache": "Cache", "inspector": "Inspector"}
+                 "cache": "Cache", "inspector": "Inspector", "server": "Server"}
 
 
 class ExplainState(PaneState):
@@ -44,7 +44,8 @@ def describe(subject: Subject) -> str:
     if rec is None:
         if subject.pane == "fifo":
             return f"key {subject.key}" if subject.key else "the FIFO"
-        return {"cache": "the indexer", "queue": "the workqueue", "resync": "resync"}.get(subject.pane, "")
+        return {"cache": "the indexer", "queue": "the workqueue", "resync": "resync",
+                "server": "the API server"}.get(subject.pane, "")
     f, kind = rec.fields, rec.kind
     if kind.startswith("store."):
         return f"{f.get('delta', '')} {rec.key} (RV {f.get('resource_version', '')})"
@@ -56,5 +57,9 @@ def describe(subject: Subject) -> str:
         "watch.bookmark": lambda: f"bookmark at RV {f.get('resource_version', '')}",
         "resync.tick": lambda: "resync tick",
         "handler.register": lambda: f"handler {f.get('listener', '')}",
+        "server.window": lambda: f"the watch cache's window, RV {f.get('oldest_rv', '')}-{f.get('newest_rv', '')}",
+        "server.metrics": lambda: f"the watch cache at RV {f.get('cache_rv', '')}",
+        "server.too_large": lambda: f"too large RV {f.get('requested_rv', '')}",
+        "server.reinit": lambda: "the watch cache re-initialised",
     }.get(kind)
     return words() if words is not None else f"{kind.split('.')[-1]} {rec.key or ''}".strip()

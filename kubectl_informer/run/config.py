@@ -47,6 +47,7 @@ class RunConfig:
     kubeconfig: str | None = None
     demo: str | None = None                # scenario name, or None for a real cluster
     request_timeout: float | None = None   # kubectl's --request-timeout: one request's whole time
+    server_scrape: float = 10.0            # seconds between /metrics scrapes for the Server pane (0: none)
     queue: Workqueue | None = None         # None: `watch`, no controller
     metadata_only: bool = False            # list/watch PartialObjectMetadata (client-go's metadatainformer)
     strip_managed_fields: bool = False     # transforms, applied before the FIFO

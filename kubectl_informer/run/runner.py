@@ -90,6 +90,8 @@ class Run:
         o = self.config
         if o.resync < 0:
             raise RunError("--resync must not be negative")
+        if o.server_scrape < 0:
+            raise RunError("--server-scrape must not be negative")
         if o.demo is not None and (o.kubeconfig or o.context):
             raise RunError("--demo runs its own simulated cluster: drop --kubeconfig/--context, or drop --demo")
         q = o.queue
@@ -236,7 +238,8 @@ class Run:
         from kubectl_informer.kube.config import KubeTarget, fresh_client
         from kubectl_informer.kube.rest import set_request_timeout
         old = self._connection
-        self.target = KubeTarget(fresh_client(old.api_client), old.context, old.namespace, old.server)
+        self.target = KubeTarget(fresh_client(old.api_client), old.context, old.namespace, old.server,
+                                 old.simulator)
         set_request_timeout(self.target.api_client, self.config.request_timeout)
 
     def successor(self, config: RunConfig) -> "Run":
@@ -314,7 +317,10 @@ class Run:
         for informer in every.values():
             for lane in lanes:
                 add_handler(informer, lane.name, lane.resync, lane.work_time, stop_event=self.stop_event)
+        poller = self._server_poller()  # before the informers: it watches for our first watch
         self.factory.start(self.stop_event, spawn=self._spawn)
+        if poller is not None:
+            self._spawn("server", poller.run)
         if self.controller is not None:
             self._spawn("controller", self.controller.run)
         if o.late_handler_resync is not None:
@@ -349,6 +355,19 @@ class Run:
         if mapper is not None:
             wiring.wire_owned(self.watched, self.factory, mapper, self.controller.queue, lane, self.tracer,
                               self.stop_event)
+
+    def _server_poller(self):
+        """The Server pane's poller (run/server_poll.py): the simulator's
+        watch cache on a --demo or a kubeconfig that names the simulator,
+        the API server's /metrics elsewhere; none with --server-scrape 0."""
+        if not self.config.server_scrape:
+            return None
+        from kubectl_informer.run.server_poll import ServerPoller
+        sim = self.demo is not None or bool(getattr(self.target, "simulator", False))
+        return ServerPoller(self.target.api_client, self.tracer, getattr(self.resource, "group", "") or "",
+                            self.resource.resource, "sim" if sim else "metrics",
+                            interval=None if sim else self.config.server_scrape, clock=self.clock,
+                            ours_rv=self.informer.last_sync_resource_version)
 
     def _handler_specs(self):
         from kubectl_informer.run.handler_lanes import plan_handlers

@@ -7,6 +7,10 @@ import os
 
 import yaml
 
+# The cluster extension naming the simulator (kube/config.py reads it: SIMULATOR_EXTENSION there).
+SIMULATOR_EXTENSION = "kubectl-informer.dev/simulator"
+WATCHCACHE_PATH = "/debug/informer/watchcache"
+
 # The simulator accepts any credentials; a token makes clients send one as they would to a cluster.
 SIM_TOKEN = "kubectl-informer-sim"
 
@@ -15,6 +19,9 @@ def kubeconfig_dict(url: str, context: str = "sim", namespace: str = "default", 
     cluster: dict = {"server": url}
     if ca_pem:
         cluster["certificate-authority-data"] = base64.b64encode(ca_pem).decode()
+    # Says the server is this simulator: the plugin's Server pane then reads its
+    # watch cache (GET /debug/informer/watchcache) rather than /metrics.
+    cluster["extensions"] = [{"name": SIMULATOR_EXTENSION, "extension": {"watchCache": WATCHCACHE_PATH}}]
     ctx: dict = {"cluster": context, "user": context}
     if namespace:
         ctx["namespace"] = namespace

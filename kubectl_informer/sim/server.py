@@ -74,6 +74,10 @@ _INITIAL_CHUNK = 256 * 1024
 
 _LIST_SLICE = 400
 
+# The simulator's own endpoint (no real API server has it): the exact watch
+# cache of one resource, ``?resource=pods``, as JSON; GET only.
+DEBUG_WATCHCACHE_PATH = ["debug", "informer", "watchcache"]
+
 _PATCH_TYPES = {
     "application/merge-patch+json": "merge",
     "application/strategic-merge-patch+json": "strategic",
@@ -397,6 +401,8 @@ class _Handler(BaseHTTPRequestHandler):
                 if doc is None:
                     raise ApiError(404, "NotFound", "the server could not find the requested resource")
                 return self._send_json(200, doc)
+            if parts == DEBUG_WATCHCACHE_PATH:
+                return self._debug_watchcache()
             if parts == ["openapi", "v2"]:
                 # An empty document: kubectl (older ones validate with v2) then
                 # finds no schema for a kind and leaves validation to the server.
@@ -482,6 +488,15 @@ class _Handler(BaseHTTPRequestHandler):
         """The field manager of a write: ``fieldManager``, else the client's
         User-Agent up to its first "/", as kube-apiserver derives it."""
         return self.query.get("fieldManager") or (self.headers.get("User-Agent") or "unknown").split("/")[0][:128]
+
+    def _debug_watchcache(self) -> None:
+        """The watch cache's window and watchers for ``?resource=``
+        (store.watch_cache_figures): what the plugin's Server pane shows
+        when its target is this simulator."""
+        name = self.query.get("resource") or ""
+        if not name or len(name) > 253:
+            raise ApiError(400, "BadRequest", "resource is required: ?resource=pods")
+        self._send_json(200, self.sim.store.watch_cache_figures(name))
 
     def _do_get(self, rdef, namespace, name, sub) -> None:
         if sub == "scale":
@@ -700,7 +715,8 @@ class _Handler(BaseHTTPRequestHandler):
             raise ApiError(400, "BadRequest", f'invalid timeoutSeconds "{q.get("timeoutSeconds")}"') from None
         try:
             w, initial, end_rv = store.start_watch(rdef, namespace, lm, fm, q.get("resourceVersion", ""),
-                                                   allow_bookmarks, send_initial, self._encoder(rdef))
+                                                   allow_bookmarks, send_initial, self._encoder(rdef),
+                                                   user_agent=self.headers.get("User-Agent") or "")
         except ApiError as e:
             if e.status in (410, 504):
                 return self._watch_error(e)
@@ -719,15 +735,14 @@ class _Handler(BaseHTTPRequestHandler):
         store, q = self.sim.store, self.query
         return lambda raw: orjson.dumps(t.object(rdef, orjson.loads(raw), q, store))
 
-    def _stream(self, rdef, w, initial, end_rv: int | None, timeout: float) -> None:
-        sim, store, faults = self.sim, self.sim.store, self.sim.faults
-        enc = self._encoder(rdef)
-        # The initial events (a WatchList's, a watch from "0") in the asked kind too.
+    def _write_initial(self, rdef, w, initial, end_rv: int | None) -> None:
+        """The initial events (a WatchList's, a watch from "0"), in the asked
+        kind too, in chunks; then a WatchList's initial-events-end bookmark."""
         initial_line = _metadata.watch_line if _metadata.is_partial(self.rendering) else bytes
-        self._start_chunked()
         buf, size = [], 0
         for line in initial:
             line = initial_line(line)
+            w.sent += 1
             buf.append(line)
             size += len(line)
             if size >= _INITIAL_CHUNK:
@@ -735,7 +750,15 @@ class _Handler(BaseHTTPRequestHandler):
                 buf, size = [], 0
         if end_rv is not None:
             buf.append(bookmark_line(rdef, end_rv, initial_end=True))
+            with self.sim.store.lock:
+                w.state.bookmarks_sent += 1
         self._chunk(b"".join(buf))
+
+    def _stream(self, rdef, w, initial, end_rv: int | None, timeout: float) -> None:
+        sim, store, faults = self.sim, self.sim.store, self.sim.faults
+        enc = self._encoder(rdef)
+        self._start_chunked()
+        self._write_initial(rdef, w, initial, end_rv)
         start = time.monotonic()
         deadline = start + max(0.0, timeout)
         interval = sim.bookmark_interval
@@ -769,6 +792,8 @@ class _Handler(BaseHTTPRequestHandler):
                 if item.rv >= w.last_rv:
                     self._chunk(bookmark_line(rdef, item.rv))
                     w.last_rv = max(w.last_rv, item.rv)
+                    with store.lock:
+                        w.state.bookmarks_sent += 1
                 continue
             if item.rv <= w.last_rv:
                 continue  # already in the initial state sent to this watcher
@@ -776,6 +801,7 @@ class _Handler(BaseHTTPRequestHandler):
             w.last_rv = item.rv
             if t is not None:
                 self._chunk(item.line(t) if enc is None else watch_line(t, enc(item.entry.raw)))
+                w.sent += 1
         self._end_chunked()
 
     def _client_gone(self) -> bool:

@@ -20,8 +20,9 @@ costs a join, not 50,000 encodes, and memory stays near the wire size.
 Errors are ``ApiError`` with kube-apiserver's status, reason and wording.
 
 Why this module is long: ``Store`` is one object because every write, list and watch
-takes its one lock and its one resourceVersion counter, as etcd's revision; the watch
-cache (``watchcache``) and paging (``continuation``) live apart.
+takes its one lock and its one resourceVersion counter, as etcd's revision (an etcd
+restore, a watch cache's re-initialisation and its window's report take them too); the
+watch cache (``watchcache``) and paging (``continuation``) live apart.
 """
 
 from __future__ import annotations
@@ -166,7 +167,7 @@ class Store:
             if resource is None:
                 self.watch_cache_size = size
             for st in targets:
-                st.window_size = size
+                st.window_size = st.lower_capacity = st.upper_capacity = size
                 while len(st.window) > size:
                     st.window_start = st.window.popleft().rv
                     st.evicted = True
@@ -579,10 +580,10 @@ class Store:
                 st.objects[e.key] = e
                 n += 1
             st.keys_changed()
-            st.window.clear()
             st.history.clear()
-            st.window_start = st.history_floor = self._rv
-            st.evicted = False
+            st.restart_window(self._rv)
+            st.history_floor = self._rv
+            st.initialisations += 1
             for w in list(st.watchers):
                 w.close("reload")
             self._rv_changed.notify_all()
@@ -718,7 +719,7 @@ class Store:
     def start_watch(self, resource, namespace: str | None = None, label_match=None, field_match=None,
                     resource_version: str | None = "", allow_bookmarks: bool = False,
                     send_initial_events: bool | None = None,
-                    encode=None) -> tuple[Watcher, Iterator[bytes], int | None]:
+                    encode=None, user_agent: str = "") -> tuple[Watcher, Iterator[bytes], int | None]:
         """Register a watcher. Returns ``(watcher, initial_lines, end_bookmark_rv)``:
         the lines to write first (synthetic ADDED events or replayed window
         events), and for a WatchList the RV of the initial-events-end bookmark.
@@ -726,13 +727,18 @@ class Store:
 
         Raises ApiError 410 (too old) or 504 (too large); the server sends
         those as an ERROR event on a 200 stream, as kube-apiserver's cacher.
+        A cache that is re-initialising answers 429, as the cacher does.
+        ``user_agent``: the client's, kept on the watcher (the debug endpoint
+        reports it, so a client can find its own watch).
         """
         rdef = self.resource(resource)
         rv = resource_version or ""
         with self.lock:
             st = self._state(rdef)
+            if not st.ready:
+                raise ApiError(429, "TooManyRequests", "storage is (re)initializing", retry_after=1)
             w = Watcher(st, namespace if rdef.namespaced else None, label_match, field_match, allow_bookmarks,
-                        self.max_watcher_queue)
+                        self.max_watcher_queue, user_agent, rv)
             want = None if rv in ("", "0") else self._parse_rv(rv)
             if want is not None:
                 self._wait_fresh(want)
@@ -779,6 +785,71 @@ class Store:
             if resource is not None:
                 return list(self._state(self.resource(resource)).watchers)
             return [w for st in self._states.values() for w in st.watchers]
+
+    def watch_cache_figures(self, resource) -> dict:
+        """The resource's watch-cache window and watchers, as the debug endpoint reports them."""
+        rdef = self.resource(resource)
+        with self.lock:
+            figures = self._state(rdef).window_figures()
+            figures["currentRV"] = str(self._rv)
+            return figures
+
+    def set_watch_cache_bounds(self, lower: int, upper: int, resource=None) -> None:
+        """Let the window resize between ``lower`` and ``upper`` events, as
+        kube-apiserver's (100 and 102,400) does; it starts at ``lower``."""
+        if not 0 < lower <= upper:
+            raise ValueError("watch cache bounds must be 0 < lower <= upper")
+        self.set_watch_cache_size(lower, resource)
+        with self.lock:
+            targets = [self._state(self.resource(resource))] if resource else list(self._states.values())
+            for st in targets:
+                st.upper_capacity = upper
+
+    def begin_reinit(self, resource) -> int:
+        """The watch cache of ``resource`` starts re-initialising (its
+        reflector lost etcd): every watch on it ends, new ones get 429, no
+        bookmark is sent. Writes go on (etcd keeps them). Returns how many
+        watches ended."""
+        with self.lock:
+            st = self._state(self.resource(resource))
+            st.ready = False
+            watchers = list(st.watchers)
+            for w in watchers:
+                w.close("reinit")
+            return len(watchers)
+
+    def end_reinit(self, resource) -> int:
+        """The cache re-listed: its window restarts at the current RV (a
+        watch from before it answers 410) and it serves watches again.
+        Returns the initialisations so far."""
+        with self.lock:
+            st = self._state(self.resource(resource))
+            st.restart_window(self._rv)
+            st.ready = True
+            st.initialisations += 1
+            return st.initialisations
+
+    def restore(self, rv: int) -> int:
+        """etcd restored from a snapshot taken at ``rv``: every resource's
+        objects go back to what they were then, the resourceVersion counter
+        goes back to ``rv``, the API server restarts (watches ended, caches
+        initialised at ``rv``). A client that saw a later RV is now ahead of
+        the server: "Too large resource version". Returns the new RV."""
+        with self.lock:
+            rv = max(0, min(int(rv), self._rv))
+            for st in self._states.values():
+                if rv >= st.history_floor:
+                    st.objects = dict(st.snapshot_at(rv))
+                    st.keys_changed()
+                while st.history and st.history[-1].rv > rv:
+                    st.history.pop()
+                st.restart_window(rv)
+                st.initialisations += 1
+                for w in list(st.watchers):
+                    w.close("dropped")  # the API server restarting ends its watches
+            self._rv = rv
+            self._rv_changed.notify_all()
+            return rv
 
     def send_bookmarks(self, resource=None) -> int:
         """Queue a BOOKMARK at the current RV to every watcher that allowed

@@ -7,10 +7,21 @@ old resource version"), a longer *history* (etcd's MVCC revisions until
 compaction) for Exact lists and continue tokens, and watchers, each with its
 own queue, fed under the store's lock so every watcher sees events in RV order.
 An entry keeps its object as serialized JSON bytes, so a list is a join.
+
+The window is the cacher's cyclic buffer: its capacity may grow (doubled while
+full of events younger than ``EVENT_FRESH_SECONDS``) and shrink (halved when
+the newest quarter is older than that), between a lower and an upper bound, as
+watchCache.resizeCacheLocked does; the simulator keeps both bounds at the
+configured size unless told otherwise, so a small window stays small. A cache
+being re-initialised serves no watch (429 "storage is (re)initializing") and
+restarts its window at the RV it re-listed at. ``window_figures`` is what the
+sim-only debug endpoint reports (see server.py).
 """
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import threading
 import time
 from collections import deque
@@ -22,6 +33,14 @@ from kubectl_informer.cache.listwatch import INITIAL_EVENTS_END_ANNOTATION
 from kubectl_informer.sim.resources import ResourceDef
 
 ADDED, MODIFIED, DELETED, BOOKMARK = "ADDED", "MODIFIED", "DELETED", "BOOKMARK"
+
+# watchCache's eventFreshDuration: a full buffer of events younger than this grows.
+EVENT_FRESH_SECONDS = 75.0
+# kube-apiserver's bounds for the buffer (defaultLowerBoundCapacity, defaultUpperBoundCapacity).
+LOWER_BOUND_CAPACITY, UPPER_BOUND_CAPACITY = 100, 100 * 1024
+# The turnover rate is measured over this many seconds.
+TURNOVER_SECONDS = 10.0
+_WATCHER_IDS = itertools.count(1)
 
 
 class Entry:
@@ -77,7 +96,11 @@ class Watcher:
     handler thread pops, filters and writes."""
 
     def __init__(self, state: "ResourceState", namespace: str | None, label_match, field_match,
-                 bookmarks: bool, max_queue: int):
+                 bookmarks: bool, max_queue: int, user_agent: str = "", start_rv: str = ""):
+        self.id = next(_WATCHER_IDS)
+        self.user_agent = user_agent[:256]  # what the client sent: how a client finds its own watcher
+        self.start_rv = start_rv            # the resourceVersion the watch asked for, as sent
+        self.sent = 0                       # events written to this watcher's stream (not bookmarks)
         self.state = state
         self.rdef = state.rdef
         self.namespace = namespace or None
@@ -104,10 +127,15 @@ class Watcher:
                 self._items.append(item)
             self._cond.notify()
 
-    def close(self, reason: str) -> None:
+    def close(self, reason: str, drop_pending: bool = False) -> None:
+        """End the watch. ``drop_pending``: the events still queued are
+        dropped, as the cacher does to a watcher it terminates for being
+        too slow (its buffer is discarded with it)."""
         with self._cond:
             if not self.closed:
                 self.closed, self.close_reason = True, reason
+                if drop_pending:
+                    self._items.clear()
                 self._items.append(_CLOSE)
                 self._cond.notify()
 
@@ -168,6 +196,13 @@ class ResourceState:
         self.history_floor = 0     # states at rv >= history_floor can be rebuilt
         self.watchers: set[Watcher] = set()
         self.listeners: list[Callable[[ResourceDef, Event], None]] = []  # the store's, shared
+        # The buffer's bounds: equal (the default) keeps the window at its size.
+        self.lower_capacity = self.upper_capacity = window
+        self.ready = True          # False while the cache re-initialises
+        self.initialisations = 1   # watchCache.Replace calls: the first list, then each re-initialisation
+        self.bookmarks_sent = 0
+        self.received = 0          # events that entered the window
+        self._entered: deque[float] = deque(maxlen=4096)  # when they entered (the turnover rate)
 
     def sorted_keys(self) -> list[str]:
         if self._sorted is None:
@@ -178,12 +213,17 @@ class ResourceState:
         self._sorted = None
 
     def record(self, ev: Event) -> None:
-        self.window.append(ev)
-        while len(self.window) > self.window_size:
-            gone = self.window.popleft()
-            gone._line = None  # no new watch replays it: history keeps the entries, not the wire line
-            self.window_start = gone.rv
-            self.evicted = True
+        ev.t = now = self.now()
+        if self.ready:  # a cache re-initialising keeps no window: it restarts at its list's RV
+            self._resize(now)
+            self.window.append(ev)
+            self.received += 1
+            self._entered.append(now)
+            while len(self.window) > self.window_size:
+                gone = self.window.popleft()
+                gone._line = None  # no new watch replays it: history keeps the entries, not the wire line
+                self.window_start = gone.rv
+                self.evicted = True
         history = self.history
         history.append(ev)
         while len(history) > self.history_limit:
@@ -191,7 +231,6 @@ class ResourceState:
         if self.history_seconds is not None:
             # etcd compaction, as kube-apiserver asks for it every 5 minutes:
             # revisions older than that are gone (Exact lists from them: 410).
-            ev.t = now = self.now()
             oldest = now - self.history_seconds
             while history[0].t < oldest:
                 self.history_floor = history.popleft().rv
@@ -199,6 +238,61 @@ class ResourceState:
             w.push(ev)
         for fn in self.listeners:
             fn(self.rdef, ev)
+
+    def _resize(self, now: float) -> None:
+        """watchCache.resizeCacheLocked, before an event goes in: a full
+        buffer whose oldest event is fresh doubles (up to the upper bound);
+        a full one whose newest quarter is stale halves (down to the lower)."""
+        cap, window = self.window_size, self.window
+        if self.upper_capacity == self.lower_capacity or cap == 0 or len(window) < cap:
+            return
+        if now - window[0].t < EVENT_FRESH_SECONDS:
+            self.window_size = min(cap * 2, self.upper_capacity)
+        elif now - window[len(window) - cap // 4].t > EVENT_FRESH_SECONDS:
+            self.window_size = max(cap // 2, self.lower_capacity)
+            while len(window) > self.window_size:
+                self.window_start = window.popleft().rv
+                self.evicted = True
+
+    def restart_window(self, rv: int) -> None:
+        """The cache (re)listed at ``rv``: an empty window that serves watches from ``rv`` on."""
+        self.window.clear()
+        self.window_start = rv
+        self.evicted = False
+
+    def turnover(self) -> float:
+        """Events per second that entered the window over the last TURNOVER_SECONDS."""
+        since = self.now() - TURNOVER_SECONDS
+        n = len(self._entered) - bisect.bisect_right(self._entered, since)
+        return n / TURNOVER_SECONDS
+
+    def room_before_expiry(self, position: int, rvs: list[int]) -> int:
+        """How many more events the window takes before a watch resuming at
+        ``position`` would be answered 410 (0: it already would). ``rvs``:
+        the window's RVs, oldest first."""
+        if position < self.too_old_below():
+            return 0
+        free = max(0, self.window_size - len(rvs))
+        # It falls out once every event at or below position + 1 is evicted.
+        return free + bisect.bisect_right(rvs, position + 1)
+
+    def window_figures(self, max_watchers: int = 100) -> dict:
+        """The window as the debug endpoint reports it (caller holds the
+        store's lock): RVs as strings, as the API writes them; at most
+        ``max_watchers`` watchers, the oldest first."""
+        rvs = [ev.rv for ev in self.window]
+        newest = rvs[-1] if rvs else self.window_start
+        watchers = sorted(self.watchers, key=lambda w: w.id)
+        return {
+            "kind": "WatchCacheWindow", "resource": self.rdef.qualified, "ready": self.ready,
+            "oldestRV": str(self.too_old_below()), "newestRV": str(newest),
+            "capacity": self.window_size, "events": len(rvs), "turnover": self.turnover(),
+            "received": self.received, "initialisations": self.initialisations,
+            "bookmarksSent": self.bookmarks_sent, "watchersTotal": len(watchers),
+            "watchers": [{"id": w.id, "userAgent": w.user_agent, "startRV": w.start_rv, "rv": str(w.last_rv),
+                          "sent": w.sent, "room": self.room_before_expiry(w.last_rv, rvs)}
+                         for w in watchers[:max_watchers]],
+        }
 
     def too_old_below(self) -> int:
         """The lowest RV a watch may start from. As kube-apiserver's watch

@@ -326,7 +326,9 @@ class InformerApp(KeepsCrash, App[None]):
         if isinstance(self.screen, HelpScreen):
             self.pop_screen()
             return
-        panes = [(f"{i} {PANE_LETTERS.get(s.name, '')}".strip(), s.title, s.name) for i, s in enumerate(self.specs, 1)]
+        # 1-9 jump to the first nine panes; a pane after them has its letter only.
+        panes = [(f"{i if i <= 9 else ''} {PANE_LETTERS.get(s.name, '')}".strip(), s.title, s.name)
+                 for i, s in enumerate(self.specs, 1)]
         self.push_screen(HelpScreen(panes))
 
     def action_pause(self) -> None:

@@ -23,6 +23,7 @@ from kubectl_informer.panes.inspector import InspectorState
 from kubectl_informer.panes.queue import QueueState
 from kubectl_informer.panes.resync import ResyncState
 from kubectl_informer.panes.rv import RVState
+from kubectl_informer.panes.server import ServerState
 from kubectl_informer.panes.state import PaneState
 from kubectl_informer.tui.cache import CachePane
 from kubectl_informer.tui.deltas import DeltasPane
@@ -30,10 +31,12 @@ from kubectl_informer.tui.explain import ExplainPane
 from kubectl_informer.tui.fifo import FifoPane
 from kubectl_informer.tui.handlers import HandlersPane
 from kubectl_informer.tui.inspector import InspectorPane
+from kubectl_informer.tui.keymap import PANE_LETTERS
 from kubectl_informer.tui.pane import Pane
 from kubectl_informer.tui.queue import QueuePane
 from kubectl_informer.tui.resync import ResyncPane
 from kubectl_informer.tui.rv import RVPane
+from kubectl_informer.tui.server import ServerPane
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,7 @@ PANES: tuple[PaneSpec, ...] = (
     PaneSpec("inspector", "Inspector", InspectorState, InspectorPane),
     PaneSpec("handlers", "Handlers", HandlersState, HandlersPane),
     PaneSpec("explain", "Explain", ExplainState, ExplainPane),
+    PaneSpec("server", "Server", ServerState, ServerPane),
 )
 PANE_NAMES = tuple(p.name for p in PANES)
 
@@ -76,12 +80,14 @@ class TabBar(Widget):
     def show_tabs(self, specs: list[PaneSpec], active: str, shown: set[str], filter_text: str) -> None:
         width = self.app.size.width
         # Too many tabs for the line: the other tabs' labels shorten, the active one never does.
-        for cut in (99, 6, 5, 4, 3):
+        for cut in (99, 6, 5, 4, 3, 2, 1):
             t = Text(no_wrap=True, overflow="ellipsis", end="")
             for i, spec in enumerate(specs, 1):
                 style = "bold reverse" if spec.name == active else ("bold" if spec.name in shown else "dim")
                 label = spec.short or spec.title
-                t.append(f" {i}", "cyan" if spec.name != active else style)
+                # A tab's jump key: its number, or past nine its letter.
+                key = str(i) if i <= 9 else PANE_LETTERS.get(spec.name, "")
+                t.append(f" {key}", "cyan" if spec.name != active else style)
                 t.append(f" {label if spec.name == active else label[:cut]} ", style)
             if filter_text:
                 t.append(f"  /{filter_text}", "bold yellow")

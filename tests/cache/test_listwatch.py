@@ -18,5 +18,9 @@ def test_classifiers():
     assert not is_expired(ApiError(500, "InternalError", "boom"))
     assert is_too_many_requests(ApiError(429, "TooManyRequests", "slow down"))
     assert not is_too_large_resource_version(ApiError(500, "InternalError", "boom"))
-    assert is_too_large_resource_version(ApiError(500, "", "Too large resource version: 12"))
+    # As client-go's reflector: without the cause, only a timeout saying so is one.
+    assert is_too_large_resource_version(ApiError(504, "Timeout", "Too large resource version: 12"))
+    assert is_too_large_resource_version(ApiError(504, "Timeout", "Timeout",
+                                                  [{"message": "Too large resource version"}]))
+    assert not is_too_large_resource_version(ApiError(500, "", "Too large resource version: 12"))
     assert not is_expired(ConnectionRefusedError())

@@ -3,7 +3,8 @@
 One simulated API server (real HTTP) records every request it gets while
 the real command runs against it: every profile, watch and queue, headless
 outputs, recordings and their replay, and the live UI in tmux with every
-key. Only GETs of discovery, lists and watches may reach it. Secret values
+key. Only GETs of discovery, lists and watches (and the Server pane's read of the
+watch cache, docs/security.md) may reach it. Secret values
 (``data``, ``stringData``, the last-applied annotation that repeats them) and
 the bearer token must appear in no output, pane, recording or replay unless
 ``--show-secret-data`` asks for the values.
@@ -201,6 +202,8 @@ def _is_read(method: str, target: str) -> bool:
     parts = [p for p in urlsplit(target).path.split("/") if p]
     if not parts or parts[0] == "version" or parts[0] == "openapi":
         return True
+    if parts in (["metrics"], ["debug", "informer", "watchcache"]):
+        return True  # the Server pane: /metrics on a cluster, the simulator's own report here
     if parts[0] == "api":
         rest = parts[2:] if len(parts) >= 2 else []
     elif parts[0] == "apis":

@@ -139,13 +139,16 @@ def reached_by(events, mode: str) -> dict[str, list[str]]:
         elif kind == "queue.get":
             # The Queue pane shows its newest item live: one a worker holds now.
             take(subject_for("queue", facts))
+        elif kind == "server.window":
+            # So does the Server pane: the window as it is now, ours perhaps behind.
+            take(subject_for("server", facts))
     # Records are explained once what followed them is known, as a pane
     # showing them later does: each delta, and every RV mark, tick and queue record.
     for key, seq in stored:
         take(subject_for("deltas", facts, key=key, seq=seq))
     for key in {k for k, _ in stored}:
         take(subject_for("inspector", facts, key=key))
-    for pane in ("rv", "resync", "queue"):
+    for pane in ("rv", "resync", "queue", "server"):
         n = len(marks_for(pane, facts))
         for back in range(n):
             take(subject_for(pane, facts, back=back))

@@ -100,8 +100,57 @@ def rollout():
     return d
 
 
+def small_window():
+    # A watch cache of 8 events; the streams stall at tick 20 while pods change, and at tick 32 the
+    # server ends the watcher that fell behind: its re-watch is older than the window.
+    with Driven("small-window") as d:
+        d.settle()
+        d.wait("server.window")
+        d.step(21)
+        # While the streams stall, pods change in real time, so the server reports ours behind.
+        behind = lambda: any(e.kind == "server.window" and e.fields["ours_rv"]  # noqa: E731
+                             and int(e.fields["ours_rv"]) < int(e.fields["newest_rv"]) for e in list(d.events))
+        while not behind():
+            d.step(pause=0.3)
+            assert d.runner.ctx.tick < 32, "no window with ours behind during the stall"
+        d.step(32 - d.runner.ctx.tick + 1)
+        d.wait("watch.end", expired=True)
+        d.wait("relist", reason="expired")
+        d.wait("list.done", n=2)
+        n = d.seen("server.window")
+        d.step(2)
+        d.wait("server.window", n=n + 1)  # the window after the relist, ours behind its newest
+    return d
+
+
+def too_large_rv():
+    # Tick 44 snapshots the RV, tick 60 restores it: the client, ahead of the server, is answered
+    # "Too large resource version" and lists again with RV "".
+    with Driven("too-large-rv") as d:
+        d.settle()
+        d.step(61)
+        d.wait("server.too_large", timeout=25)
+        d.wait("list.start", resource_version="", timeout=25)
+        n = d.seen("server.window")
+        d.step(40)  # past the quiet spell: churn again, so the window changes and is reported
+        d.wait("server.window", n=n + 1)
+    return d
+
+
+def cache_reinit():
+    # Ticks 32-40: the cache re-initialises (watches end, 429), then restarts its window at tick 40.
+    with Driven("cache-reinit") as d:
+        d.settle()
+        d.wait("server.window")
+        d.step(41)
+        d.wait("server.reinit")
+        d.wait("relist", reason="expired", timeout=20)
+    return d
+
+
 PLANS = {"rollout": rollout, "steady": steady, "burst": burst, "disconnect": disconnect, "relist-storm": relist_storm,
-         "mass-delete": mass_delete, "flaky": flaky, "quiet": quiet}
+         "mass-delete": mass_delete, "flaky": flaky, "quiet": quiet,
+         "small-window": small_window, "too-large-rv": too_large_rv, "cache-reinit": cache_reinit}
 
 
 @pytest.fixture(scope="module")

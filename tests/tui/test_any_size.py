@@ -25,16 +25,18 @@ from kubectl_informer.panes.handlers import HandlersState
 from kubectl_informer.panes.queue import QueueState
 from kubectl_informer.panes.resync import ResyncState
 from kubectl_informer.panes.rv import RVState
+from kubectl_informer.panes.server import ServerState
 from kubectl_informer.tui.handlers import render_handlers
 from kubectl_informer.tui.queue import render_queue
 from kubectl_informer.tui.resync import render_resync
 from kubectl_informer.tui.rv import render_rv
+from kubectl_informer.tui.server import render_server
 
 from .helpers import TraceMaker, demo_trace, make_app
 
 SIZES = dict(width=hs.integers(1, 320), height=hs.integers(1, 100))
 RENDERS = [(RVState, render_rv), (ResyncState, render_resync), (QueueState, render_queue),
-           (HandlersState, render_handlers)]
+           (HandlersState, render_handlers), (ServerState, render_server)]
 
 
 @pytest.fixture(scope="module")

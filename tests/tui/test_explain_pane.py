@@ -43,7 +43,7 @@ def test_the_explain_pane_is_in_the_grid_and_follows_the_active_pane():
         await pilot.press("r")  # RV: the newest mark, the bookmark at 110
         app.pump()
         assert "RV ▸ bookmark at RV 110" in " ".join(pane_text(app.panes["explain"]).split())
-        await pilot.press("s")
+        await pilot.press("n")
         app.pump()
         assert "No resync: the informer runs with a resync period of 0" in " ".join(
             pane_text(app.panes["explain"]).split())

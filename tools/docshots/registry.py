@@ -47,6 +47,10 @@ def _server_error(ev) -> bool:
     return any(code in str(ev.fields.get("error", "")) for code in ("500",))
 
 
+def _ours_open(ev) -> bool:
+    return bool(ev.fields.get("ours_rv"))
+
+
 def _dirty(ev) -> bool:
     return ev.fields.get("outcome") in ("already_dirty", "dirty_while_processing")
 
@@ -62,11 +66,11 @@ SHOTS: list[Shot] = [
          about="Sync deltas every resync on a cluster where nothing changes"),
     Shot("resync-late-handler", ("watch", "pods", "--demo", "quiet", "--resync", "4s",
                                  "--late-handler-resync", "3s"),
-         until=all_of(seen("handler.register", 2), seen("resync.tick", 3)), keys=("s",),
+         until=all_of(seen("handler.register", 2), seen("resync.tick", 3)), keys=("n",),
          about="a handler added late asks 3s and gets the 4s check period"),
     Shot("experiment-late-handler", ("watch", "pods", "--demo", "quiet", "--resync", "4s"),
          until=all_of(seen("informer.synced"), seen("resync.tick")),
-         keys=("x", "h", "enter", "s"), then=seen("handler.register", 2),
+         keys=("x", "h", "enter", "n"), then=seen("handler.register", 2),
          about="x h 3s: a handler added now asks 3s and gets the 4s check period"),
     Shot("tombstone-deltas", ("watch", "pods", "-A", "--demo", "disconnect"),
          until=seen("store.delete", where=_tombstone),
@@ -110,6 +114,18 @@ SHOTS: list[Shot] = [
     Shot("cache-transform", ("watch", "pods", "--demo", "-A", "--strip-managed-fields"),
          until=all_of(seen("informer.synced"), seen("transform", 2)), keys=("c",),
          about="the Cache pane: bytes held per object and what stripping managedFields saved"),
+    Shot("server-small-window", ("watch", "pods", "--demo", "small-window"),
+         until=after(seen("watch.end", where=_expired), seen("server.window", where=_ours_open)), size=(100, 24),
+         keys=("s",),
+         about="the Server pane: an 8-event window, ours back in it after a 410 and a relist"),
+    Shot("server-too-large", ("watch", "pods", "--demo", "too-large-rv"),
+         until=after(seen("server.too_large"), seen("server.window", where=_ours_open)), size=(100, 24),
+         keys=("s",),
+         about="the Server pane after the server's RV went back: Too large resource version, relist from \"\""),
+    Shot("server-cache-reinit", ("watch", "pods", "--demo", "cache-reinit"),
+         until=after(seen("server.reinit"), all_of(seen("relist"), seen("server.window", where=_ours_open))),
+         size=(100, 24), keys=("s",),
+         about="the Server pane after the watch cache re-initialised: every watch ended, 410, relist"),
     Shot("help", ("watch", "pods", "--demo", "quiet"),
          until=seen("informer.synced"), keys=("question_mark",),
          about="the keys"),

@@ -34,6 +34,10 @@ from kubectl_informer.core.trace_kinds import (
     REFLECTOR_BACKOFF,
     RELIST,
     RESYNC_TICK,
+    SERVER_METRICS,
+    SERVER_REINIT,
+    SERVER_TOO_LARGE,
+    SERVER_WINDOW,
     STORE_ADD,
     STORE_DELETE,
     STORE_UPDATE,
@@ -116,6 +120,10 @@ class Facts:
         self._last_store: Rec | None = None
         self._last_end: Rec | None = None       # the last watch.end, or failed list.done
         self._tick: Rec | None = None
+        # The API server's side: what it did to our watch (410s, too large, re-inits) and its latest figures.
+        self.server_marks: deque[Rec] = deque(maxlen=MARKS)
+        self.server_now: Rec | None = None  # the newest server.window or server.metrics
+        self.consistent_lists = 0           # lists asked with RV "": consistent reads
         self.version = 0
         self._handlers = {
             INFORMER_START: self._informer_start, HANDLER_REGISTER: self._register, LIST_START: self._list_start,
@@ -127,6 +135,8 @@ class Facts:
             HANDLER_UPDATE: self._handler, HANDLER_DELETE: self._handler, QUEUE_ADD: self._queue_add,
             QUEUE_GET: self._queue_get, WORKER_START: self._worker_start, QUEUE_DONE: self._queue_done,
             WORKER_DONE: self._worker_done, QUEUE_RATE_LIMITED: self._queue_mark, QUEUE_FORGET: self._queue_mark,
+            SERVER_WINDOW: self._server_now, SERVER_METRICS: self._server_now, SERVER_REINIT: self._server_mark,
+            SERVER_TOO_LARGE: self._server_mark,
         }
         self.KINDS = frozenset(self._handlers)
 
@@ -167,6 +177,8 @@ class Facts:
     def _list_start(self, ev) -> None:
         self.lists += 1
         self.asked_rv = ev.raw_fields.get("resource_version", "")
+        if self.asked_rv == "":
+            self.consistent_lists += 1
 
     def _list_done(self, ev) -> None:
         if ev.raw_fields.get("error") or not ev.raw_fields.get("resource_version"):
@@ -191,9 +203,26 @@ class Facts:
             return
         self._last_end = self._rec(ev)
         self.rv_marks.append(self._last_end)
+        if f.get("expired"):  # a 410: the Server pane says what the server's window was then
+            self.server_marks.append(self._rec(ev, window=self.server_now))
 
     def _mark(self, ev) -> None:
         self.rv_marks.append(self._rec(ev, last_end=self._last_end))
+
+    # -- the API server's side ---------------------------------------------------------
+    def _server_now(self, ev) -> None:
+        self.server_now = self._rec(ev)
+
+    def _server_mark(self, ev) -> None:
+        self.server_marks.append(self._rec(ev))
+
+    def server_records(self) -> list[Rec]:
+        """What the Server pane can explain, oldest first: the 410s,
+        too-large answers and re-inits, and its newest figures."""
+        recs = list(self.server_marks)
+        if self.server_now is not None:
+            recs.append(self.server_now)
+        return sorted(recs, key=lambda r: r.seq)
 
     def _synced(self, ev) -> None:
         self.cache_count = int(ev.raw_fields.get("items", self.cache_count))

@@ -19,6 +19,10 @@ from kubectl_informer.core.trace_kinds import (
     QUEUE_RATE_LIMITED,
     REFLECTOR_BACKOFF,
     RELIST,
+    SERVER_METRICS,
+    SERVER_REINIT,
+    SERVER_TOO_LARGE,
+    SERVER_WINDOW,
     STORE_ADD,
     STORE_DELETE,
     WATCH_BOOKMARK,
@@ -26,7 +30,7 @@ from kubectl_informer.core.trace_kinds import (
 )
 from kubectl_informer.panes.explain.facts import Facts, Rec
 
-MARK_PANES = ("rv", "resync", "queue")  # panes without a cursor: the newest record, or one back from it
+MARK_PANES = ("rv", "resync", "queue", "server")  # panes without a cursor: the newest record, or one back from it
 
 
 @dataclass
@@ -74,6 +78,8 @@ def marks_for(pane: str, facts: Facts) -> list[Rec]:
         return list(facts.ticks) or [r for r in facts.registers if _raised(r)]
     if pane == "queue":
         return facts.queue_records()
+    if pane == "server":
+        return facts.server_records()
     return []
 
 
@@ -110,6 +116,8 @@ def explain(subject: Subject, facts: Facts) -> list[Explanation]:
         return _queue(rec, facts)
     if pane == "cache":
         return [_cache(facts)]
+    if pane == "server":
+        return _server(rec, facts) if rec is not None else []
     return []
 
 
@@ -287,3 +295,77 @@ def backing_up(facts: Facts, now: float, window: float = 5.0) -> str | None:
     p99 = lat[min(int(len(lat) * 0.99), len(lat) - 1)] if lat else None
     q = QueueFigures("the workqueue", depth=depth, adds_per_s=adds, drain_per_s=drain, latency_p99=p99)
     return backing_up_sentence(q, then, window)
+
+
+# -- the API server's side (Server pane) ---------------------------------------------------
+
+def _server(rec: Rec, facts: Facts) -> list[Explanation]:
+    f, kind = rec.fields, rec.kind
+    if kind == SERVER_WINDOW:
+        return [("server.window", _window_values(f)), *_sim_lag(f), *_consistent(facts, None)]
+    if kind == SERVER_METRICS:
+        out = _consistent(facts, f)
+        if f.get("lag") is not None:
+            rates = (f"Events reach the cache at {_per_s(f.get('events_received_per_s'))} and are dispatched to "
+                     f"watchers at {_per_s(f.get('events_dispatched_per_s'))}. ")
+            out.insert(0, ("server.lag", {"resource": f.get("resource", ""), "cache_rv": f.get("cache_rv", ""),
+                                          "lag": f.get("lag"), "rates": rates}))
+        return out
+    if kind == SERVER_TOO_LARGE:
+        return [("server.too_large", {"requested": f.get("requested_rv") or "?",
+                                      "current": f.get("current_rv") or "?"})]
+    if kind == SERVER_REINIT:
+        return [("server.reinit", {"resource": f.get("resource", ""), "initialisations": f.get("initialisations", 0)})]
+    if kind == WATCH_END:
+        w = rec.extra.get("window")
+        wf = w.fields if w is not None and w.kind == SERVER_WINDOW else None
+        window = ("the API server's watch cache no longer held them" if wf is None else
+                  f"the API server's window for {wf.get('resource', '')} then held RV {wf.get('oldest_rv', '')} "
+                  f"to {wf.get('newest_rv', '')} ({wf.get('capacity', '')} events at most)")
+        return [("server.gone", {"rv": f.get("resource_version") or "?", "window": window})]
+    return []
+
+
+def _sim_lag(f: dict) -> list[Explanation]:
+    """The simulator's lag, exact: our position behind the window's newest event."""
+    try:
+        lag = int(f.get("newest_rv") or "") - int(f.get("ours_rv") or "")
+    except ValueError:
+        return []
+    if lag <= 0:
+        return []
+    rates = f"Events enter the window at {float(f.get('turnover') or 0.0):.1f}/s. "
+    return [("server.lag", {"resource": f.get("resource", ""), "cache_rv": f.get("newest_rv", ""), "lag": lag,
+                            "rates": rates})]
+
+
+def _per_s(v) -> str:
+    return "?/s" if v is None else f"{float(v):.1f}/s"
+
+
+def _window_values(f: dict) -> dict:
+    left = f.get("ours_seconds_left")
+    if not f.get("ours_rv"):
+        where = "no watch of ours is open now"
+    elif left is None:
+        where = "no events flow, so it stays in"
+    elif left <= 0:
+        where = "it has fallen out: its next watch gets 410"
+    else:
+        where = f"if it stopped reading, it would fall out in {format_short(float(left))} at this rate"
+    return {"capacity": f.get("capacity", 0), "resource": f.get("resource", ""), "oldest": f.get("oldest_rv", ""),
+            "newest": f.get("newest_rv", ""), "events": f.get("events", 0),
+            "turnover": f"{float(f.get('turnover') or 0.0):.1f}", "ours": f.get("ours_rv") or "-", "left": where}
+
+
+def _consistent(facts: Facts, metrics: dict | None) -> list[Explanation]:
+    """The consistent-reads text, when this run made one or the server counts them."""
+    if metrics is not None and metrics.get("consistent_reads_cache") is not None:
+        seen = (f"This API server has served {metrics['consistent_reads_cache']} from its cache and fallen back "
+                f"to etcd {metrics.get('consistent_reads_fallback') or 0} times.")
+    elif facts.consistent_lists:
+        seen = (f"This run listed with RV \"\" {facts.consistent_lists} time(s); the simulator answers from its "
+                "store at its newest RV, as a cache that has caught up does.")
+    else:
+        return []
+    return [("server.consistent_reads", {"seen": seen})]

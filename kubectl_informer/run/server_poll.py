@@ -1,0 +1,209 @@
+"""The API server's side of the watch, polled for the Server pane (key s).
+
+One thread per run, one GET at a time, stopped with the run:
+
+- against the built-in simulator (a ``--demo`` run): every ``SIM_INTERVAL``
+  seconds, ``GET /debug/informer/watchcache?resource=...``, the simulator's
+  own endpoint (no real API server has it) reporting its watch cache exactly;
+  a ``server.window`` event when a figure changed, ``server.reinit`` when the
+  cache re-initialised;
+- against a real cluster: every ``--server-scrape`` seconds (default 10),
+  ``GET /metrics`` (kube/apiserver_metrics.py): a ``server.metrics`` event,
+  rates taken between two scrapes; a 401 or 403 is said once as
+  ``server.forbidden`` with the RBAC rule that would allow it, and the
+  scraper backs off (``FORBIDDEN_BACKOFF``, doubling); any other failure
+  backs off too, silently (the reflector's own errors say what is wrong).
+
+Which watcher in the simulator's list is ours: the one whose User-Agent is
+the one our client sends and whose start resourceVersion is the one our last
+watch (or WatchList stream) asked for, as the trace says; both are what the
+plugin really sent.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable
+
+from kubectl_informer.clock import Clock, RealClock
+from kubectl_informer.core.apierrors import ApiError
+from kubectl_informer.core.trace import Tracer
+from kubectl_informer.core.trace_kinds import (
+    LIST_START,
+    SERVER_FORBIDDEN,
+    SERVER_METRICS,
+    SERVER_REINIT,
+    SERVER_WINDOW,
+    WATCH_START,
+)
+from kubectl_informer.kube.apiserver_metrics import METRICS_RULE
+from kubectl_informer.kube.limits import TooLargeError
+
+SIM_INTERVAL = 0.5
+DEFAULT_SCRAPE = 10.0
+FORBIDDEN_BACKOFF = 300.0  # after a 401/403: the first wait, doubled each time up to MAX_BACKOFF
+MAX_BACKOFF = 3600.0
+WINDOW_PATH = "/debug/informer/watchcache"
+MAX_WINDOW_BODY = 1 << 20  # the simulator reports at most 100 watchers: a few KB
+_WATCHER_LIMIT = 100
+
+
+class ServerPoller:
+    """``run(stop_event)`` polls until the event is set (a Run thread).
+    ``mode``: "sim" or "metrics"; ``ours_rv()``: the informer's last synced
+    RV (the lag on a real cluster)."""
+
+    def __init__(self, api_client: Any, tracer: Tracer, group: str, resource: str, mode: str,
+                 interval: float | None = None, clock: Clock | None = None,
+                 ours_rv: Callable[[], str] = lambda: "") -> None:
+        if mode not in ("sim", "metrics"):
+            raise ValueError(f"mode must be sim or metrics, not {mode!r}")
+        self.api_client, self.tracer, self.mode = api_client, tracer, mode
+        self.group, self.resource = group, resource
+        self.qualified = f"{resource}.{group}" if group else resource
+        self.interval = interval if interval is not None else (SIM_INTERVAL if mode == "sim" else DEFAULT_SCRAPE)
+        self.clock = clock or RealClock()
+        self.ours_rv = ours_rv
+        self.user_agent = str(getattr(api_client, "user_agent", "") or "")
+        self._last_start: str | None = None  # the RV our last watch asked for
+        self._lock = threading.Lock()
+        self._last_window: tuple | None = None
+        self._initialisations: int | None = None
+        self._previous: tuple[float, float | None, float | None] | None = None
+        self._forbidden: int | None = None
+        self._backoff = 0.0
+        self.polls = 0
+        # From now on, before the informer's first watch: which watcher is ours.
+        self._unsubscribe = tracer.subscribe(self._on_event)
+
+    # -- our watch, as the trace says it started ------------------------------------------------
+    def _on_event(self, ev) -> None:
+        kind = ev.kind
+        if kind == WATCH_START or (kind == LIST_START and ev.fields.get("watch_list")):
+            with self._lock:
+                self._last_start = ev.fields.get("resource_version") or ""
+
+    def run(self, stop_event: threading.Event) -> None:
+        try:
+            wait = self.interval
+            while not self.clock.wait_event(stop_event, wait):
+                wait = self.poll_once()
+        finally:
+            self._unsubscribe()
+
+    def poll_once(self) -> float:
+        """One GET and what it says; returns the seconds until the next."""
+        self.polls += 1
+        try:
+            if self.mode == "sim":
+                self._poll_window()
+            else:
+                self._poll_metrics()
+        except ApiError as e:
+            return self._refused(e)
+        except (OSError, TooLargeError, ValueError):
+            return self._backed_off()
+        self._backoff = 0.0
+        return self.interval
+
+    def _backed_off(self) -> float:
+        self._backoff = min(MAX_BACKOFF, max(self.interval, self._backoff * 2 or self.interval))
+        return self._backoff
+
+    def _refused(self, e: ApiError) -> float:
+        if e.status not in (401, 403) or self.mode != "metrics":
+            return self._backed_off()
+        if self._forbidden != e.status:  # said once (again only if the answer changes)
+            self._forbidden = e.status
+            self.tracer.emit(SERVER_FORBIDDEN, None, source="metrics", status=e.status, rule=METRICS_RULE,
+                             message=_one_line(e.message or e.reason or f"HTTP {e.status}"))
+        self._backoff = min(MAX_BACKOFF, max(FORBIDDEN_BACKOFF, self._backoff * 2))
+        return self._backoff
+
+    # -- the simulator ----------------------------------------------------------------------
+    def _poll_window(self) -> None:
+        from kubectl_informer.kube.rest import get_json
+        doc = get_json(self.api_client, WINDOW_PATH, [("resource", self.qualified)], max_bytes=MAX_WINDOW_BODY)
+        if not isinstance(doc, dict) or doc.get("kind") != "WatchCacheWindow":
+            raise ValueError("not a watch cache window")
+        fields = window_fields(doc, self.user_agent, self._start())
+        inits = fields["initialisations"]
+        if self._initialisations is not None and inits > self._initialisations:
+            self.tracer.emit(SERVER_REINIT, None, resource=fields["resource"], initialisations=inits)
+        self._initialisations = inits
+        key = tuple(v if not isinstance(v, list) else tuple(v) for v in fields.values())
+        if key != self._last_window:
+            self._last_window = key
+            self.tracer.emit(SERVER_WINDOW, None, **fields)
+
+    def _start(self) -> str | None:
+        with self._lock:
+            return self._last_start
+
+    # -- a real API server ------------------------------------------------------------------------
+    def _poll_metrics(self) -> None:
+        from kubectl_informer.kube.apiserver_metrics import p99_from_buckets, scrape
+        f = scrape(self.api_client, self.group, self.resource)
+        now = self.clock.now()
+        received_rate = dispatched_rate = None
+        if self._previous is not None:
+            t0, r0, d0 = self._previous
+            received_rate = _rate(r0, f.events_received, now - t0)
+            dispatched_rate = _rate(d0, f.events_dispatched, now - t0)
+        self._previous = (now, f.events_received, f.events_dispatched)
+        p99, bucket = p99_from_buckets(f.read_wait_buckets)
+        self._forbidden = None
+        self.tracer.emit(SERVER_METRICS, None, source="metrics", resource=self.qualified, cache_rv=f.cache_rv,
+                         lag=_lag(f.cache_rv, self.ours_rv()), events_received_per_s=received_rate,
+                         events_dispatched_per_s=dispatched_rate, initialisations=f.initialisations,
+                         consistent_reads_cache=f.consistent_reads_cache,
+                         consistent_reads_fallback=f.consistent_reads_fallback, read_wait_p99=p99,
+                         read_wait_p99_estimated=True, read_wait_bucket=bucket, open_watches=f.open_watches,
+                         objects=f.objects)
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    return " ".join(str(text).split())[:limit]
+
+
+def _rate(before: float | None, after: float | None, seconds: float) -> float | None:
+    """Per second between two scrapes; None when either is missing, no time
+    passed, or the counter went back (the API server restarted)."""
+    if before is None or after is None or seconds <= 0 or after < before:
+        return None
+    return (after - before) / seconds
+
+
+def _lag(cache_rv: str, ours: str) -> int | None:
+    try:
+        return int(cache_rv) - int(ours)
+    except ValueError:
+        return None
+
+
+def _ours(watchers: list[dict], user_agent: str, start: str | None) -> dict | None:
+    """Our watcher: our User-Agent and the start RV our last watch asked for
+    (the newest such); with no start seen, the only watcher with our User-Agent."""
+    mine = [w for w in watchers if user_agent and w.get("userAgent") == user_agent]
+    if start is not None:
+        matching = [w for w in mine if w.get("startRV") == start]
+        return max(matching, key=lambda w: w.get("id", 0)) if matching else None
+    return mine[0] if len(mine) == 1 else None
+
+
+def window_fields(doc: dict, user_agent: str, start: str | None) -> dict:
+    """The ``server.window`` event's fields from the simulator's report."""
+    watchers = [w for w in (doc.get("watchers") or [])[:_WATCHER_LIMIT] if isinstance(w, dict)]
+    ours = _ours(watchers, user_agent, start)
+    turnover = float(doc.get("turnover") or 0.0)
+    seconds_left = None
+    if ours is not None and turnover > 0:
+        seconds_left = round(int(ours.get("room") or 0) / turnover, 1)
+    lines = [f"{w.get('id')} rv={w.get('rv')} sent={w.get('sent')}" + (" ours" if w is ours else "")
+             for w in watchers]
+    return {"source": "sim", "resource": str(doc.get("resource") or ""), "oldest_rv": str(doc.get("oldestRV")),
+            "newest_rv": str(doc.get("newestRV")), "capacity": int(doc.get("capacity") or 0),
+            "events": int(doc.get("events") or 0), "turnover": round(turnover, 2),
+            "initialisations": int(doc.get("initialisations") or 0),
+            "bookmarks_sent": int(doc.get("bookmarksSent") or 0), "watchers": lines,
+            "ours_rv": str(ours.get("rv")) if ours is not None else "", "ours_seconds_left": seconds_left}

@@ -1,0 +1,251 @@
+"""Drawing the Server pane from its state.
+
+What the pane knows, and why: ``panes/server.py``.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from rich.text import Text
+
+from kubectl_informer.panes.server import ServerState, Watcher
+from kubectl_informer.tui.chart import any_size, fmt_secs, join_lines
+from kubectl_informer.tui.pane import Pane
+
+METRICS_RULE = 'nonResourceURLs: ["/metrics"], verbs: ["get"]'
+
+
+class ServerPane(Pane):
+    DEFAULT_CSS = """
+    ServerPane { height: 1fr; width: 1fr; padding: 0 1; }
+    """
+
+    def render(self) -> Text:
+        return render_server(self.state, self.now, self.size.width, self.size.height)
+
+
+def _rate(v) -> str:
+    return "-" if v is None else f"{float(v):.1f}/s"
+
+
+def _num(v) -> str:
+    return "-" if v is None else str(v)
+
+
+def _window_bar(st: ServerState, width: int) -> list[Text]:
+    """Two rows: the window from its oldest to its newest RV with every
+    watcher's position on it (ours ▲, others │; a fallen-out one at the left
+    edge as ◀), and the labels under it."""
+    w = st.window
+    lo, hi = str(w.get("oldest_rv", ""))[:24], str(w.get("newest_rv", ""))[:24]  # RVs are short; a bad one is cut
+    inner = max(1, width - len(lo) - len(hi) - 4)
+    cells: list[tuple[str, str]] = [("─", "cyan")] * inner
+    ours_col = None
+    for wt in st.watchers:
+        pos = st.position(wt.rv)
+        if pos is None:
+            continue
+        col = 0 if pos < 0 else min(inner - 1, int(pos * inner))
+        if wt.ours:
+            ours_col = col
+            cells[col] = ("◀", "bold red") if pos < 0 else ("▲", "bold yellow")
+        elif cells[col][0] == "─":
+            cells[col] = ("◀", "red") if pos < 0 else ("│", "magenta")
+    row = Text.assemble((lo, "dim"), " ├")
+    for ch, style in cells:
+        row.append(ch, style)
+    row.append("┤ ")
+    row.append(hi, "dim")
+    under = Text(" " * (len(lo) + 2))
+    if ours_col is not None:
+        label = "ours fell out" if st.position(st.ours().rv) < 0 else "ours"
+        pad = min(ours_col, max(0, inner - len(label)))
+        under.append(" " * pad)
+        under.append(label, "bold yellow")
+    return [row, under]
+
+
+def _ours_line(st: ServerState, now: float | None, width: int) -> Text:
+    """Where ours is and how long it has, in the words that fit ``width``."""
+    ours = st.ours()
+    rv = ours.rv if ours is not None else str(st.window.get("ours_rv", ""))
+    if ours is None and not rv:
+        return Text.assemble(("ours  ", "bold"), ("no watch of ours is open now (between a watch and a relist)",
+                                                  "yellow"))
+    for short in (False, True):
+        line = _ours_words(st, rv, now, short)
+        if line.cell_len <= width:
+            break
+    return line
+
+
+def _ours_words(st: ServerState, rv: str, now: float | None, short: bool) -> Text:
+    line = Text.assemble(("ours  ", "bold"), f"RV {rv or '-'}")
+    behind = st.behind(rv) if rv else None
+    if behind is not None:
+        line.append(f" · {behind} behind" if short else f" · {behind} RVs behind the newest")
+    pos = st.position(rv) if rv else None
+    if pos is not None and pos < 0:
+        line.append(" · fell out: 410 next" if short else " · fallen out of the window: 410 on its next read",
+                    "bold red")
+        return line
+    left = st.seconds_left(now)
+    turnover = float(st.window.get("turnover") or 0.0)
+    if left is None:
+        line.append(" · no events: stays in" if short else " · no events flow: it stays in", "green")
+        return line
+    line.append(" · out in " if short else " · falls out in ")
+    line.append(fmt_secs(left), "bold red" if left < 5 else "bold yellow")
+    line.append(" if it stops" if short else f" if it stops reading ({turnover:.1f} events/s)")
+    return line
+
+
+def _watcher_rows(st: ServerState, budget: int) -> list[Text]:
+    if budget <= 0:
+        return []
+    rows = [Text(f"  {'watcher':<12} {'RV':>10} {'behind':>7} {'sent':>7}", style="bold")]
+    ordered = sorted(st.watchers, key=lambda w: (not w.ours, w.id))  # ours first: it is why you look
+    for wt in ordered[: budget - 1]:
+        rows.append(_watcher_row(st, wt))
+    if len(st.watchers) > budget - 1 and budget > 1:
+        rows[-1] = Text(f"  … {len(st.watchers) - (budget - 2)} more watchers", style="dim")
+    if not st.watchers:
+        rows.append(Text("  no watchers open now", style="dim"))
+    return rows[:budget]
+
+
+def _watcher_row(st: ServerState, wt: Watcher) -> Text:
+    behind = st.behind(wt.rv)
+    pos = st.position(wt.rv)
+    name = wt.id if len(wt.id) <= 12 else wt.id[:11] + "…"
+    row = Text.assemble("  ", (f"{name:<12}", "bold yellow" if wt.ours else ""),
+                        f" {wt.rv or '-':>10} {_num(behind):>7} {wt.sent:>7}")
+    if pos is not None and pos < 0:
+        row.append("  fell out (410)", "bold red")
+    if wt.ours:
+        row.append("  ◀ ours", "bold yellow")
+    return row
+
+
+def _happenings(st: ServerState, now: float | None, budget: int) -> list[Text]:
+    """What the server did to our watch, newest first, under a head line."""
+    if budget < 2 or not st.happenings:
+        return []
+    rows = [Text("  recent", style="bold")]
+    for t, words, bad in reversed(st.happenings):
+        if len(rows) >= budget:
+            break
+        age = f"{fmt_secs(max(0.0, now - t))} ago" if now is not None else ""
+        rows.append(Text.assemble(f"  {age:>9}  ", (words, "red" if bad else "")))
+    return rows
+
+
+def _outcomes(st: ServerState) -> Text:
+    """What the server did to our watch, counted."""
+    t = Text.assemble(("server did  ", "bold"), ("410 ×", ""), (str(st.gone), "bold red" if st.gone else "dim"),
+                      " · too large ×", (str(st.too_large), "bold red" if st.too_large else "dim"),
+                      " · re-inits ×", (str(st.reinits), "bold red" if st.reinits else "dim"),
+                      f" · our relists {st.relists}")
+    if st.too_large_last is not None:
+        req, cur = st.too_large_last
+        t.append(f" · last too large: asked {req}, server at {cur}", "dim")
+    return t
+
+
+def _sim_lines(st: ServerState, now: float | None, width: int, height: int) -> list[Text]:
+    w = st.window
+    head = Text.assemble(("Server", "bold"), "  window ", (f"{w['events']}/{w['capacity']}", "bold cyan"),
+                         " events · turnover ", (f"{w['turnover']:.1f}/s", "bold"),
+                         f" · {st.resource or '?'} · simulator, exact")
+    cache = Text.assemble(("cache  ", "bold"), f"RV {w.get('oldest_rv', '')}-{w.get('newest_rv', '')} · "
+                          f"bookmarks sent {w['bookmarks_sent']} · initialisations {w['initialisations']}")
+    lines = [head, *_window_bar(st, width), _ours_line(st, now, width), cache, _outcomes(st)]
+    if height < 8:  # the bar's label row goes first, then the counters
+        lines = [lines[0], lines[1], lines[3], lines[5], lines[4]]
+    rest = height - len(lines)
+    # The watchers first; up to 7 rows kept for what the server did, if it did anything.
+    recent = min(7, len(st.happenings) + 1) if st.happenings else 0
+    lines.extend(_watcher_rows(st, min(max(2, len(st.watchers) + 1), max(2, rest - recent))))
+    lines.extend(_happenings(st, now, height - len(lines)))
+    return lines
+
+
+def _metrics_lines(st: ServerState, now: float | None, height: int) -> list[Text]:
+    m = st.metrics
+    ago = f"scraped {fmt_secs(now - st.metrics_at)} ago" if now is not None and st.metrics_at is not None else ""
+    head = Text.assemble(("Server", "bold"), f"  {st.resource or '?'} · from /metrics · {ago} ({st.scrapes} scrape{'' if st.scrapes == 1 else 's'})")
+    lag = m.get("lag")
+    lag_line = Text.assemble(("lag    ", "bold"), f"watch cache RV {m.get('cache_rv') or '-'} · ours behind by ",
+                             (_num(lag), "bold yellow" if lag else "bold green"))
+    p99 = m.get("read_wait_p99")
+    wait = "-" if p99 is None else f"≈ {fmt_secs(p99)} (estimated, bucket {m.get('read_wait_bucket') or '?'} s)"
+    return [
+        head, lag_line,
+        Text.assemble(("events ", "bold"), f"received {_rate(m.get('events_received_per_s'))} · "
+                      f"dispatched {_rate(m.get('events_dispatched_per_s'))}"),
+        Text.assemble(("cache  ", "bold"), f"initialisations {_num(m.get('initialisations'))} · "
+                      f"open watches {_num(m.get('open_watches'))} · objects {_num(m.get('objects'))}"),
+        Text.assemble(("reads  ", "bold"), f"consistent from cache {_num(m.get('consistent_reads_cache'))} · "
+                      f"fell back to etcd {_num(m.get('consistent_reads_fallback'))}"),
+        Text.assemble(("wait   ", "bold"), f"read-wait p99 {wait}"),
+        _outcomes(st),
+        *_happenings(st, now, height - 7),
+    ]
+
+
+def _forbidden_lines(st: ServerState) -> list[Text]:
+    f = st.forbidden
+    rule = str(f.get("rule") or METRICS_RULE)
+    return [
+        Text.assemble(("Server", "bold"), "  ", (f"/metrics refused ({f.get('status', '?')})", "bold red"),
+                      ": the API server's watch cache cannot be shown"),
+        Text(f"  {f.get('message') or ''}", style="dim"),
+        Text("Your user may not read the API server's /metrics. A ClusterRole with this rule allows it:"),
+        Text(f"  rules: - {rule}", style="bold"),
+        Text("  kubectl create clusterrole metrics-reader --verb=get --non-resource-url=/metrics", style="cyan"),
+        Text("  kubectl create clusterrolebinding metrics-reader --clusterrole=metrics-reader --user=YOU",
+             style="cyan"),
+        _outcomes(st),
+    ]
+
+
+def _empty_lines(st: ServerState) -> list[Text]:
+    return [
+        Text.assemble(("Server", "bold"), "  the API server's watch cache: no figures yet"),
+        Text("On the simulator (--demo), the watch cache's window, every watcher's position in it (ours marked) "
+             "and how long ours has before it falls out appear once the first watch is open."),
+        Text("On a real cluster, the API server's /metrics is read every --server-scrape seconds (10 by default): "
+             "the cache's RV against ours (the lag), events/s, initialisations, consistent reads, open watches."),
+        Text("A recording made without them shows only what the server did: 410s, too large, re-inits.", style="dim"),
+        *([_outcomes(st)] if st.gone or st.too_large or st.reinits or st.relists else []),
+    ]
+
+
+def _wrapped(lines: list[Text], width: int) -> list[Text]:
+    """The prose lines of the empty and forbidden views, wrapped to the
+    width (a line of one style; a mixed line is cropped by join_lines)."""
+    out: list[Text] = []
+    for line in lines:
+        if line.cell_len <= width or line.spans:
+            out.append(line)
+            continue
+        indent = " " * (len(line.plain) - len(line.plain.lstrip(" ")))
+        parts = textwrap.wrap(line.plain, width, subsequent_indent=indent + "  ") or [""]
+        out.extend(Text(part, style=line.style) for part in parts)
+    return out
+
+
+@any_size(20, 3)
+def render_server(st: ServerState, now: float | None, width: int, height: int) -> Text:
+    if now is None:
+        now = st.last_time
+    if st.forbidden is not None:
+        lines = _wrapped(_forbidden_lines(st), width)
+    elif st.source == "sim" and st.window is not None:
+        lines = _sim_lines(st, now, width, height)
+    elif st.source == "metrics" and st.metrics is not None:
+        lines = _metrics_lines(st, now, height)
+    else:
+        lines = _wrapped(_empty_lines(st), width)
+    return join_lines(lines[:height], width)

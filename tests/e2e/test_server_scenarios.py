@@ -1,0 +1,140 @@
+"""The API server's side of the watch, through the real pipeline against the
+simulated API server: each server scenario stepped by hand, the client's
+410 / too-large / relist behaviour as client-go's reflector has it, and the
+``server.window`` the plugin read over HTTP equal to the simulator's own
+window, read from the sim object in-process."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from kubectl_informer.clock.testing import wait_for
+from kubectl_informer.kube.config import USER_AGENT
+from tests.explain.harness import Driven
+
+pytestmark = pytest.mark.e2e
+
+
+def _windows(d: Driven) -> list[dict]:
+    with d._lock:
+        return [e.fields for e in d.events if e.kind == "server.window"]
+
+
+def _sim_window(store) -> dict:
+    """What the simulator's watch cache holds for pods, from its own objects."""
+    with store.lock:
+        st = store._state(store.resource("pods"))
+        rvs = [ev.rv for ev in st.window]
+        watchers = sorted(st.watchers, key=lambda w: w.id)
+        [ours] = [w for w in watchers if w.user_agent == USER_AGENT]
+        turnover = st.turnover()
+        room = st.room_before_expiry(ours.last_rv, rvs)
+        return {"source": "sim", "resource": "pods", "oldest_rv": str(st.too_old_below()),
+                "newest_rv": str(rvs[-1] if rvs else st.window_start), "capacity": st.window_size,
+                "events": len(rvs), "turnover": round(turnover, 2), "initialisations": st.initialisations,
+                "bookmarks_sent": st.bookmarks_sent,
+                "watchers": [f"{w.id} rv={w.last_rv} sent={w.sent}" + (" ours" if w is ours else "")
+                             for w in watchers],
+                "ours_rv": str(ours.last_rv),
+                "ours_seconds_left": round(room / turnover, 1) if turnover > 0 else None}
+
+
+def _window_equals_the_sims(d: Driven) -> None:
+    """Freeze the simulator's clock (its turnover rate stays put), then the
+    plugin's latest server.window must be the sim's own window."""
+    store = d.run.demo.server.store
+    assert wait_for(lambda: len(store.watchers("pods")) == 1 and store.watchers("pods")[0].pending() == 0, 10)
+    frozen = time.monotonic()
+    store._state(store.resource("pods")).now = lambda: frozen
+    assert wait_for(lambda: _windows(d) and _windows(d)[-1] == _sim_window(store), timeout=10), (
+        _windows(d)[-1:], _sim_window(store))
+
+
+def test_small_window_a_slow_watcher_falls_out_gets_410_and_relists():
+    with Driven("small-window") as d:
+        d.settle()
+        d.step(19)
+        d.wait("server.window", capacity=8)
+        d.step(12)  # the streams stall from the 20th step while events come
+        # The plugin sees its own position fall out of the window.
+        assert wait_for(lambda: any(w["ours_rv"] and int(w["ours_rv"]) < int(w["oldest_rv"])
+                                    and w["ours_seconds_left"] == 0.0 for w in _windows(d)), 10)
+        d.step()  # the 32nd: the server ends the watcher that fell behind
+        d.wait("watch.end", expired=True)
+        d.wait("relist", reason="expired")
+        d.wait("list.done", n=2)
+        d.wait("watch.start", n=2)
+        _window_equals_the_sims(d)
+
+
+def test_too_large_rv_after_a_restore_the_reflector_relists_from_empty():
+    with Driven("too-large-rv") as d:
+        d.settle()
+        d.step(44)
+        store = d.run.demo.server.store
+        snapshot = store.current_rv()
+        d.step(16)  # the 60th step restores etcd to the 44th's RV
+        d.wait("server.reinit")
+        d.wait("server.too_large", current_rv=str(snapshot))
+        d.wait("relist", reason="too_large")
+        # client-go: the list at the last RV is too large too, then a consistent list at "".
+        d.wait("list.start", resource_version="", timeout=20)
+        d.wait("list.done", n=2, timeout=20)
+        ahead = [e.fields["requested_rv"] for e in d.events if e.kind == "server.too_large"]
+        assert ahead and all(int(rv) > snapshot for rv in ahead)
+        d.wait("watch.start", n=2)
+        _window_equals_the_sims(d)
+
+
+def test_cache_reinit_ends_every_watch_stops_bookmarks_then_410_and_relist():
+    with Driven("cache-reinit") as d:
+        d.settle()
+        d.step(31)
+        store = d.run.demo.server.store
+        d.wait("watch.bookmark")
+        d.step()  # the 32nd step: the cache re-initialises
+        d.wait("watch.end", reason="closed")
+        assert wait_for(lambda: any("429" in (e.fields.get("error") or "") for e in list(d.events)
+                                    if e.kind == "watch.end"), 10)
+        bookmarks = store.watch_cache_figures("pods")["bookmarksSent"]
+        d.step(7)
+        assert store.watch_cache_figures("pods")["bookmarksSent"] == bookmarks  # none while it is down
+        d.step()  # the 40th: re-listed, its window starts now
+        d.wait("server.reinit", initialisations=2)
+        d.wait("relist", reason="expired", timeout=20)
+        d.wait("list.done", n=2, timeout=20)
+        d.wait("watch.start", n=2)
+        _window_equals_the_sims(d)
+
+
+def test_a_kubeconfig_naming_the_simulator_reads_its_watch_cache(tmp_path):
+    """Not a --demo: a simulator started apart, reached through the kubeconfig
+    it wrote, whose cluster entry names it; one without that entry is a real
+    cluster to the plugin (its /metrics would be scraped instead)."""
+    import yaml
+
+    from kubectl_informer.core.trace import Tracer
+    from kubectl_informer.kube.config import load_kube
+    from kubectl_informer.run.config import RunConfig
+    from kubectl_informer.run.runner import Run
+    from kubectl_informer.sim.server import SimServer
+
+    with SimServer() as sim:
+        sim.store.create("namespaces", {"metadata": {"name": "default"}})
+        kc = sim.write_kubeconfig(str(tmp_path / "kc"))
+        plain = yaml.safe_load(open(kc))
+        del plain["clusters"][0]["cluster"]["extensions"]
+        (tmp_path / "plain").write_text(yaml.safe_dump(plain))
+        assert load_kube(kc).simulator and not load_kube(str(tmp_path / "plain")).simulator
+        tracer, seen = Tracer(), []
+        tracer.subscribe(seen.append)
+        run = Run(RunConfig(resource="pods", kubeconfig=kc), tracer)
+        run.prepare()
+        run.start()
+        try:
+            assert wait_for(lambda: any(e.kind == "server.window" and e.fields["ours_rv"] for e in list(seen)), 15)
+        finally:
+            assert run.stop() == []
+        assert any(path.startswith("/debug/informer/watchcache?resource=pods") for _, path, _ in sim.request_log)

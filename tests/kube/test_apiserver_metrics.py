@@ -1,0 +1,153 @@
+"""The Server pane's reading of a real API server's /metrics: a page in
+kube-apiserver v1.36's format (tests/kube/fixtures, written by hand from the
+metric definitions), served by a real local HTTP server, through both
+transports; the forbidden case; the body cap; the poller's thread."""
+
+from __future__ import annotations
+
+import pathlib
+import threading
+
+import pytest
+
+from kubectl_informer.clock.testing import FakeClock, wait_for
+from kubectl_informer.core.trace import TraceBuffer, Tracer
+from kubectl_informer.kube import apiserver_metrics
+from kubectl_informer.kube.apiserver_metrics import figures_for, kept_lines, p99_from_buckets
+from kubectl_informer.run.server_poll import FORBIDDEN_BACKOFF, ServerPoller
+
+from .fake_apiserver import Reply, status
+
+PAGE = (pathlib.Path(__file__).parent / "fixtures" / "apiserver-v1.36-metrics.txt").read_bytes()
+
+
+def _pieces(data: bytes, size: int):
+    return [data[i:i + size] for i in range(0, len(data), size)]
+
+
+@pytest.mark.parametrize("piece", [7, 4096, len(PAGE)])
+def test_a_resources_figures_as_the_api_server_writes_them(piece):
+    pods = figures_for(kept_lines(_pieces(PAGE, piece)), "", "pods")
+    assert (pods.cache_rv, pods.events_received, pods.events_dispatched, pods.initialisations) == (
+        "1234567", 15310, 90412, 2)
+    # fallback="true" summed over success; the log CONNECT and the other resource's watches left out.
+    assert (pods.consistent_reads_cache, pods.consistent_reads_fallback, pods.open_watches, pods.objects) == (
+        311, 5, 12, 1204)
+    assert pods.read_wait_buckets[0] == (0.005, 200) and pods.read_wait_buckets[-1] == (float("inf"), 306)
+    deployments = figures_for(kept_lines([PAGE]), "apps", "deployments")
+    assert (deployments.cache_rv, deployments.open_watches, deployments.objects, deployments.initialisations) == (
+        "1234010", 3, 96, 1)
+    assert deployments.consistent_reads_fallback is None and deployments.read_wait_buckets == []
+    nothing = figures_for(kept_lines([PAGE]), "", "secrets")
+    assert (nothing.cache_rv, nothing.events_received, nothing.objects) == ("", None, None)
+
+
+def test_only_the_families_read_are_kept():
+    kept = list(kept_lines([PAGE]))
+    assert not any("apiserver_request_total" in line or "go_goroutines" in line or "Written by hand" in line
+                   for line in kept)
+    assert any(line.startswith("# TYPE apiserver_watch_cache_read_wait_seconds histogram") for line in kept)
+
+
+def test_the_deprecated_object_count_serves_where_the_new_one_is_absent():
+    page = (b'# TYPE apiserver_storage_objects gauge\n'
+            b'apiserver_storage_objects{resource="deployments.apps"} 41\n'
+            b'apiserver_storage_objects{resource="pods"} -1\n')
+    assert figures_for(kept_lines([page]), "apps", "deployments").objects == 41
+    assert figures_for(kept_lines([page]), "", "pods").objects is None  # -1: the API server could not count
+
+
+def test_p99_is_estimated_within_its_bucket():
+    p99, bucket = p99_from_buckets([(0.005, 200), (0.025, 280), (0.05, 295), (0.1, 300), (0.2, 304),
+                                    (float("inf"), 306)])
+    # 0.99 * 306 = 302.94 falls in (0.1, 0.2], 2.94 of its 4 observations in.
+    assert bucket == "0.1-0.2" and p99 == pytest.approx(0.1 + 0.1 * 2.94 / 4)
+    assert p99_from_buckets([(0.005, 0), (float("inf"), 0)]) == (None, "")
+    assert p99_from_buckets([(3.0, 10), (float("inf"), 100)]) == (3.0, "3-+Inf")
+
+
+def _poller(api, clock, tracer, **kw):
+    return ServerPoller(api, tracer, "", "pods", "metrics", interval=10.0, clock=clock,
+                        ours_rv=lambda: "1234500", **kw)
+
+
+def _traced():
+    clock = FakeClock(100.0)
+    tracer = Tracer(clock)
+    buf = TraceBuffer()
+    tracer.subscribe(buf)
+    return clock, tracer, buf
+
+
+def test_two_scrapes_give_rates_lag_and_p99(fake, api, monkeypatch):
+    monkeypatch.setenv("KUBECTL_INFORMER_TRACE_CHECK", "1")
+    pages = [PAGE, PAGE.replace(b"} 15310", b"} 15410").replace(b"} 90412", b"} 90912")]
+    fake.routes["/metrics"] = lambda req: Reply(200, pages[min(len(fake.requests_to("/metrics")), 2) - 1])
+    clock, tracer, buf = _traced()
+    poller = _poller(api, clock, tracer)
+    assert poller.poll_once() == 10.0
+    clock.step(10.0)
+    assert poller.poll_once() == 10.0
+    first, second = [e for e in buf.drain() if e.kind == "server.metrics"]
+    assert first.fields["events_received_per_s"] is None  # one scrape: no rate yet
+    f = second.fields
+    assert (f["source"], f["resource"], f["cache_rv"], f["lag"]) == ("metrics", "pods", "1234567", 67)
+    assert (f["events_received_per_s"], f["events_dispatched_per_s"]) == (10.0, 50.0)
+    assert (f["initialisations"], f["consistent_reads_cache"], f["consistent_reads_fallback"]) == (2, 311, 5)
+    assert (f["open_watches"], f["objects"], f["read_wait_bucket"], f["read_wait_p99_estimated"]) == (
+        12, 1204, "0.1-0.2", True)
+    assert f["read_wait_p99"] == pytest.approx(0.1735)
+    reqs = fake.requests_to("/metrics")
+    assert len(reqs) == 2 and all(r.method == "GET" and r.headers["accept"].startswith("text/plain") for r in reqs)
+
+
+def test_forbidden_is_said_once_with_the_rule_then_backed_off(fake, api, monkeypatch):
+    monkeypatch.setenv("KUBECTL_INFORMER_TRACE_CHECK", "1")
+    fake.routes["/metrics"] = Reply(403, status(403, "Forbidden",
+                                                'forbidden: User "jane" cannot get path "/metrics"'))
+    clock, tracer, buf = _traced()
+    poller = _poller(api, clock, tracer)
+    waits = [poller.poll_once(), poller.poll_once(), poller.poll_once()]
+    assert waits == [FORBIDDEN_BACKOFF, 2 * FORBIDDEN_BACKOFF, 4 * FORBIDDEN_BACKOFF]
+    said = [e for e in buf.drain() if e.kind.startswith("server.")]
+    assert [e.kind for e in said] == ["server.forbidden"]
+    f = said[0].fields
+    assert (f["status"], f["source"]) == (403, "metrics")
+    assert f["rule"] == 'nonResourceURLs: ["/metrics"], verbs: ["get"]'
+    assert f["message"] == 'forbidden: User "jane" cannot get path "/metrics"'
+    # Allowed again: the figures come, and a later refusal is said again.
+    fake.routes["/metrics"] = Reply(200, PAGE)
+    assert poller.poll_once() == 10.0
+    fake.routes["/metrics"] = Reply(403, status(403, "Forbidden", "forbidden"))
+    assert poller.poll_once() == FORBIDDEN_BACKOFF
+    assert [e.kind for e in buf.drain()] == ["server.metrics", "server.forbidden"]
+
+
+def test_a_page_past_the_cap_is_not_read_and_backs_off(fake, api, monkeypatch):
+    monkeypatch.setattr(apiserver_metrics, "MAX_METRICS_BODY", 1000)
+    fake.routes["/metrics"] = Reply(200, PAGE)
+    clock, tracer, buf = _traced()
+    poller = _poller(api, clock, tracer)
+    assert [poller.poll_once(), poller.poll_once()] == [10.0, 20.0]
+    assert [e.kind for e in buf.drain()] == []
+
+
+def test_the_poller_thread_asks_once_per_interval_and_stops(fake, api):
+    fake.routes["/metrics"] = Reply(200, PAGE)
+    clock, tracer, buf = _traced()
+    poller = _poller(api, clock, tracer)
+    stop = threading.Event()
+    t = threading.Thread(target=poller.run, args=(stop,))
+    t.start()
+    try:
+        assert wait_for(clock.has_waiters)
+        assert fake.requests_to("/metrics") == []  # the first scrape waits its interval
+        for n in (1, 2):
+            clock.step(10.0)
+            assert wait_for(lambda: len(fake.requests_to("/metrics")) == n and clock.has_waiters())
+        assert len(fake.requests_to("/metrics")) == 2
+    finally:
+        stop.set()
+        t.join(5)
+    assert not t.is_alive()
+    assert sum(1 for e in buf.drain() if e.kind == "server.metrics") == 2

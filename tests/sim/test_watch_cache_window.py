@@ -1,0 +1,164 @@
+"""The simulated watch cache as kube-apiserver's cacher keeps it: the buffer's
+resizing, how long a watcher's position lasts, re-initialisation, an etcd
+restore, and the debug endpoint that reports it all over HTTP."""
+
+import http.client
+import json
+import threading
+
+import pytest
+
+from kubectl_informer.clock.testing import FakeClock, wait_for
+from kubectl_informer.core.apierrors import ApiError, is_too_large_resource_version
+from kubectl_informer.sim.server import SimServer
+from kubectl_informer.sim.store import Store
+from tests.sim.conftest import pod
+
+
+def _store(clock=None, **kw):
+    s = Store(now=(clock or FakeClock()).now, **kw)
+    s.create("namespaces", {"metadata": {"name": "default"}})
+    return s
+
+
+def _touch(store, n, prefix="p"):
+    for i in range(n):
+        store.create("pods", pod(f"{prefix}{store.current_rv()}-{i}"))
+
+
+def _state(store):
+    return store._state(store.resource("pods"))
+
+
+def test_the_buffer_doubles_while_full_of_fresh_events_and_halves_when_they_go_stale():
+    clock = FakeClock(1000.0)
+    store = _store(clock)
+    store.set_watch_cache_bounds(4, 16, "pods")
+    _touch(store, 4)
+    assert store.watch_cache_figures("pods")["capacity"] == 4
+    _touch(store, 1)  # full, the oldest 0 s old: doubled before it goes in
+    assert store.watch_cache_figures("pods")["capacity"] == 8
+    _touch(store, 12)
+    f = store.watch_cache_figures("pods")
+    assert (f["capacity"], f["events"]) == (16, 16)
+    _touch(store, 1)  # at the upper bound: the oldest goes instead
+    assert store.watch_cache_figures("pods")["capacity"] == 16
+    clock.step(76.0)  # eventFreshDuration (75 s) later, the newest quarter is stale
+    _touch(store, 1)
+    f = store.watch_cache_figures("pods")
+    assert (f["capacity"], f["events"]) == (8, 8)
+    assert f["oldestRV"] == str(_state(store).window[0].rv - 1)
+
+
+def test_a_fixed_window_never_resizes():
+    store = _store(watch_cache_size=4)
+    _touch(store, 20)
+    assert store.watch_cache_figures("pods")["capacity"] == 4
+
+
+@pytest.mark.parametrize("fresh", [True, False])
+def test_room_is_how_many_events_before_a_position_answers_410(fresh):
+    store = _store(watch_cache_size=8)
+    _touch(store, 3 if fresh else 12)
+    pos = store.current_rv() - 1
+    w, _, _ = store.start_watch("pods", resource_version=str(pos))
+    w.last_rv = pos
+    room = next(x["room"] for x in store.watch_cache_figures("pods")["watchers"] if x["id"] == w.id)
+    assert room > 0
+    _touch(store, room - 1)
+    store.start_watch("pods", resource_version=str(pos))  # still served
+    _touch(store, 1)
+    with pytest.raises(ApiError) as e:
+        store.start_watch("pods", resource_version=str(pos))
+    assert e.value.status == 410
+    assert next(x["room"] for x in store.watch_cache_figures("pods")["watchers"] if x["id"] == w.id) == 0
+
+
+def test_a_reinitialising_cache_ends_every_watch_answers_429_then_restarts_its_window():
+    store = _store()
+    _touch(store, 3)
+    before = store.current_rv()
+    w, _, _ = store.start_watch("pods", resource_version=str(before), user_agent="kubectl-informer/test")
+    assert store.begin_reinit("pods") == 1
+    assert w.closed and w.close_reason == "reinit"
+    with pytest.raises(ApiError) as e:
+        store.start_watch("pods", resource_version=str(before))
+    assert (e.value.status, e.value.message, e.value.retry_after) == (429, "storage is (re)initializing", 1)
+    _touch(store, 2)  # etcd takes writes meanwhile; the cache does not see them
+    assert store.watch_cache_figures("pods")["events"] == 3
+    assert store.end_reinit("pods") == 2
+    f = store.watch_cache_figures("pods")
+    assert (f["initialisations"], f["events"], f["oldestRV"], f["newestRV"]) == (
+        2, 0, str(store.current_rv()), str(store.current_rv()))
+    with pytest.raises(ApiError) as e:
+        store.start_watch("pods", resource_version=str(before))
+    assert e.value.status == 410
+    store.start_watch("pods", resource_version=str(store.current_rv()))
+
+
+def test_an_etcd_restore_takes_objects_and_the_rv_back():
+    store = _store()
+    _touch(store, 2, "old")
+    snapshot, kept = store.current_rv(), sorted(store.keys("pods"))
+    _touch(store, 3, "new")
+    seen = store.current_rv()
+    w, _, _ = store.start_watch("pods", resource_version=str(seen))
+    assert store.restore(snapshot) == snapshot
+    assert w.closed and store.current_rv() == snapshot and sorted(store.keys("pods")) == kept
+    assert store.watch_cache_figures("pods")["initialisations"] == 2
+    with pytest.raises(ApiError) as e:
+        store.start_watch("pods", resource_version=str(seen))
+    assert is_too_large_resource_version(e.value)
+    assert e.value.message == f"Timeout: Too large resource version: {seen}, current: {snapshot}"
+
+
+def _get(sim, path, headers=None):
+    conn = http.client.HTTPConnection(sim.host, sim.port, timeout=10)
+    conn.request("GET", path, headers=headers or {})
+    resp = conn.getresponse()
+    body = resp.read()
+    conn.close()
+    return resp.status, json.loads(body)
+
+
+def test_the_debug_endpoint_reports_each_watcher_over_http():
+    with SimServer(watch_cache_size=8) as sim:
+        sim.store.create("namespaces", {"metadata": {"name": "default"}})
+        _touch(sim.store, 3)
+        start = sim.store.current_rv()
+        conn = http.client.HTTPConnection(sim.host, sim.port, timeout=10)
+        conn.request("GET", f"/api/v1/namespaces/default/pods?watch=true&resourceVersion={start}",
+                     headers={"User-Agent": "kubectl-informer/9.9 (test)"})
+        resp = conn.getresponse()
+        _touch(sim.store, 2)
+        lines = [resp.fp.readline() for _ in range(6)]  # two events, a chunk each: size, data, CRLF
+        assert sum(b'"ADDED"' in line for line in lines) == 2
+        assert wait_for(lambda: _get(sim, "/debug/informer/watchcache?resource=pods")[1]["watchers"][0]["sent"] == 2)
+        code, doc = _get(sim, "/debug/informer/watchcache?resource=pods")
+        assert code == 200 and doc["kind"] == "WatchCacheWindow"
+        st = _state(sim.store)
+        assert (doc["capacity"], doc["events"], doc["newestRV"], doc["currentRV"]) == (
+            8, 5, str(st.window[-1].rv), str(sim.store.current_rv()))
+        [w] = doc["watchers"]
+        assert (w["userAgent"], w["startRV"], w["rv"], w["sent"]) == (
+            "kubectl-informer/9.9 (test)", str(start), str(sim.store.current_rv()), 2)
+        conn.close()
+        assert _get(sim, "/debug/informer/watchcache")[0] == 400
+        assert _get(sim, "/debug/informer/watchcache?resource=nosuchthings")[0] == 404
+        assert _get(sim, "/debug/informer/watchcache?resource=deployments.apps")[1]["resource"] == "deployments.apps"
+
+
+def test_bookmarks_sent_are_counted():
+    with SimServer() as sim:
+        sim.store.create("namespaces", {"metadata": {"name": "default"}})
+        conn = http.client.HTTPConnection(sim.host, sim.port, timeout=10)
+        conn.request("GET", "/api/v1/namespaces/default/pods?watch=true&allowWatchBookmarks=true&resourceVersion="
+                     + str(sim.store.current_rv()))
+        resp = conn.getresponse()
+        got = threading.Event()
+        assert wait_for(lambda: sim.store.watchers("pods"))
+        sim.store.send_bookmarks("pods")
+        threading.Thread(target=lambda: (resp.fp.readline(), resp.fp.readline(), got.set()), daemon=True).start()
+        assert got.wait(10)
+        assert wait_for(lambda: sim.store.watch_cache_figures("pods")["bookmarksSent"] == 1)
+        conn.close()
