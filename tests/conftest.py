@@ -15,6 +15,13 @@ if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
 for _name in ("COLUMNS", "LINES"):
     os.environ.pop(_name, None)
 
+# Discovery asks the server in every run of the suite (no disk cache read or
+# written): its servers, hostile ones among them, reuse each other's ports,
+# and a cache is keyed by host:port as kubectl's is. The tests of the caches
+# (tests/kube/test_discovery_sources.py, tests/e2e/test_polite_startup.py)
+# turn them back on, each with directories of its own.
+os.environ["KUBECTL_INFORMER_DISCOVERY_CACHE"] = "0"
+
 # Every Tracer built in the tests (and in the CLI processes they start)
 # checks each event against kubectl_informer.core.trace_kinds as it is emitted.
 os.environ["KUBECTL_INFORMER_TRACE_CHECK"] = "1"
@@ -79,3 +86,14 @@ def _uses_a_module_fixture(item) -> bool:
     if info is None:
         return False
     return any(d.scope == "module" for defs in info.name2fixturedefs.values() for d in defs)
+
+
+@pytest.fixture(autouse=True)
+def _private_discovery_caches(tmp_path_factory, monkeypatch):
+    """Every test (and the processes it starts) gets caches of its own: the
+    plugin reads kubectl's discovery cache and writes one of its own, keyed by
+    the server's host:port, and two tests' servers on one reused port must
+    not read each other's."""
+    base = tmp_path_factory.mktemp("caches")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(base / "xdg"))
+    monkeypatch.setenv("KUBECACHEDIR", str(base / "kube"))

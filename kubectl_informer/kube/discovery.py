@@ -4,8 +4,10 @@ Like kubectl's discovery RESTMapper: core group first, then groups in the
 order ``/apis`` lists them, each group's preferred version before its others;
 a name matches a plural, then a singular, then a short name, then a kind
 (case-insensitively). ``resource.group`` limits the search to one group and
-``resource.version.group`` to one group version. Discovery is fetched once per
-``ApiClient`` (per run) and reused.
+``resource.version.group`` to one group version. Discovery is found once per
+``ApiClient`` (per run) and reused: from a fresh disk cache where there is
+one, else from the server's aggregated discovery (``discovery_fetch``,
+``discovery_cache``).
 """
 
 from __future__ import annotations
@@ -13,19 +15,12 @@ from __future__ import annotations
 import re
 import threading
 import weakref
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
-from kubectl_informer.kube import rest
-from kubectl_informer.kube.errors import (
-    ApiError,
-    DiscoveryError,
-    RedirectError,
-    UnknownResourceError,
-    one_line,
-)
+from kubectl_informer.kube import discovery_cache, discovery_fetch
+from kubectl_informer.kube.errors import DiscoveryError, UnknownResourceError
 
 _VERSION_RE = re.compile(r"^v\d+((alpha|beta)\d+)?$")
 
@@ -73,85 +68,63 @@ class _Group:
 
 
 class Discovery:
-    """The server's groups and resources, fetched on first use."""
+    """The server's groups and resources, found on first use: from a fresh
+    disk cache (kubectl's, else ours: ``discovery_cache``) or from the server
+    (``discovery_fetch``: aggregated discovery, two requests), and asked of
+    the server once more when a name is not found in what a cache held (a
+    CRD created since). ``disk_cache=False`` neither reads nor writes a cache
+    (the built-in demo's server lives for one run); ``cache_dir`` is
+    kubectl's ``--cache-dir``."""
 
-    def __init__(self, api_client: Any, workers: int = 8):
+    def __init__(self, api_client: Any, workers: int = 8, disk_cache: bool = True, cache_dir: str | None = None):
         self.api_client = api_client
         self.workers = workers
+        self.disk_cache = disk_cache and discovery_cache.enabled()
+        self.cache_dir = cache_dir
         self._lock = threading.Lock()
         self._groups: list[_Group] | None = None
+        self.source = ""  # where the groups came from: "server", "kubectl's cache", "our cache"
         self.failed: dict[str, str] = {}  # group/version -> why its discovery failed
 
     # -- fetching
 
-    def _get(self, path: str) -> Any:
-        try:
-            return rest.get_json(self.api_client, path, timeout=(30, 60))
-        except ConnectionRefusedError:
-            host = self.api_client.configuration.host
-            raise DiscoveryError(f"the connection to the server {_hostport(host)} was refused - "
-                                 "did you specify the right host or port?") from None
-        except RedirectError as e:
-            raise DiscoveryError(str(e)) from None
-        except ConnectionResetError as e:
-            raise  # a body cut short: transient, the caller may retry
-        except ConnectionError as e:
-            raise DiscoveryError(f"unable to connect to the server: {one_line(e)}") from None
-
     def groups(self) -> list[_Group]:
         with self._lock:
             if self._groups is None:
-                self._groups = self._fetch()
+                snap = None
+                if self.disk_cache:
+                    snap = discovery_cache.load(self._host(), self.cache_dir)
+                self._use(snap if snap is not None else self._from_server())
             return self._groups
 
-    def _fetch(self) -> list[_Group]:
-        groups: list[_Group] = []
-        try:
-            core = self._get("/api")
-            core_versions = list(core.get("versions") or [])
-            if core_versions:
-                groups.append(_Group("", core_versions[0], core_versions))
-            apis = self._get("/apis")
-        except ApiError as e:
-            raise _discovery_api_error(e) from None
-        for g in apis.get("groups") or []:
-            versions = [v.get("version") for v in g.get("versions") or [] if v.get("version")]
-            preferred = (g.get("preferredVersion") or {}).get("version") or (versions[0] if versions else "")
-            if versions:
-                groups.append(_Group(g.get("name") or "", preferred, versions))
-        jobs = [(g, v) for g in groups for v in g.versions]
-        # Group versions are independent requests; a real cluster has 30-60.
-        with ThreadPoolExecutor(max_workers=max(1, min(self.workers, len(jobs) or 1))) as pool:
-            results = list(pool.map(lambda job: self._fetch_version(*job), jobs))
-        for (g, v), res in zip(jobs, results):
-            if res is not None:
-                g.resources[v] = res
-        if groups and groups[0].name == "" and groups[0].preferred not in groups[0].resources:
-            why = self.failed.get(groups[0].preferred, "failed")
-            raise DiscoveryError(f"cannot discover the core API: {why}")
-        return groups
+    def refresh(self) -> bool:
+        """Ask the server again if what we hold came from a cache; False if
+        it came from the server already (asking again would find the same)."""
+        with self._lock:
+            if self._groups is not None and self.source == "server":
+                return False
+            self._use(self._from_server())
+            return True
 
-    def _fetch_version(self, group: _Group, version: str) -> list[Resource] | None:
-        gv = f"{group.name}/{version}" if group.name else version
-        path = f"/apis/{gv}" if group.name else f"/api/{version}"
-        try:
-            doc = self._get(path)
-        except ApiError as e:
-            # As kubectl: an aggregated API that is down (503) hides only its group.
-            self.failed[gv] = f"{e.status} {e.message or e.reason}"
-            if e.status in (401, 403) and not group.name:
-                raise _discovery_api_error(e) from None
-            return None
-        out = []
-        for r in doc.get("resources") or []:
-            name = r.get("name") or ""
-            if not name or "/" in name:  # subresources (pods/log) cannot be listed
-                continue
-            out.append(Resource(group=group.name, version=version, resource=name, kind=r.get("kind") or "",
-                                namespaced=bool(r.get("namespaced")),
-                                singular=r.get("singularName") or (r.get("kind") or "").lower(),
-                                short_names=tuple(r.get("shortNames") or ()), verbs=tuple(r.get("verbs") or ())))
-        return out
+    def _host(self) -> str:
+        return str(getattr(self.api_client.configuration, "host", "") or "")
+
+    def _from_server(self) -> discovery_fetch.Snapshot:
+        snap = discovery_fetch.fetch(self.api_client, self.workers)
+        core = next((g for g in snap.groups if not g.get("name")), None)
+        if core is not None:
+            preferred = (core.get("preferredVersion") or {}).get("groupVersion")
+            if preferred not in snap.resources:
+                why = snap.failed.get(preferred, "failed")
+                raise DiscoveryError(f"cannot discover the core API: {why}")
+        if self.disk_cache:
+            discovery_cache.write_own(self._host(), snap)
+        return snap
+
+    def _use(self, snap: discovery_fetch.Snapshot) -> None:
+        self._groups = groups_of(snap)
+        self.source = snap.source
+        self.failed = dict(snap.failed)
 
     # -- lookup
 
@@ -169,6 +142,14 @@ class Discovery:
         return out
 
     def resolve(self, name: str) -> Resource:
+        try:
+            return self._resolve(name)
+        except UnknownResourceError:
+            if not self.refresh():
+                raise
+        return self._resolve(name)
+
+    def _resolve(self, name: str) -> Resource:
         raw = name.strip()
         if not raw:
             raise UnknownResourceError(name)
@@ -211,35 +192,54 @@ def _match(candidates: list[Resource], name: str) -> Resource | None:
     return None
 
 
-def _discovery_api_error(e: ApiError) -> DiscoveryError:
-    if e.status == 403:
-        return DiscoveryError(f"forbidden: cannot discover the server's resources: {e.message or e.reason}")
-    if e.status == 401:
-        return DiscoveryError("you must be logged in to the server (Unauthorized)")
-    err = DiscoveryError(f"discovery failed: {e.status} {e.message or e.reason}")
-    err.status = e.status  # a 5xx/429 is worth retrying (kube.retry)
-    return err
+def groups_of(snap: discovery_fetch.Snapshot) -> list[_Group]:
+    """The lookup's groups from a snapshot's legacy documents, in its order."""
+    out: list[_Group] = []
+    for g in snap.groups:
+        name = str(g.get("name") or "")
+        versions = [str(v.get("version")) for v in g.get("versions") or [] if isinstance(v, dict) and v.get("version")]
+        if not versions:
+            continue
+        preferred = (g.get("preferredVersion") or {}).get("version") if isinstance(g.get("preferredVersion"), dict) else None
+        group = _Group(name, preferred if preferred in versions else versions[0], versions)
+        for v in versions:
+            doc = snap.resources.get(f"{name}/{v}" if name else v)
+            if doc is not None:
+                group.resources[v] = _resources(name, v, doc)
+        out.append(group)
+    return out
 
 
-def _hostport(url: str) -> str:
-    return url.split("://", 1)[-1].rstrip("/")
+def _resources(group: str, version: str, doc: dict) -> list[Resource]:
+    out = []
+    for r in doc.get("resources") or []:
+        name = r.get("name") if isinstance(r, dict) else None
+        if not isinstance(name, str) or not name or "/" in name:  # subresources (pods/log) cannot be listed
+            continue
+        kind = str(r.get("kind") or "")
+        out.append(Resource(group=group, version=version, resource=name, kind=kind,
+                            namespaced=bool(r.get("namespaced")),
+                            singular=str(r.get("singularName") or kind.lower()),
+                            short_names=tuple(x for x in r.get("shortNames") or () if isinstance(x, str)),
+                            verbs=tuple(x for x in r.get("verbs") or () if isinstance(x, str))))
+    return out
 
 
 _cache: "weakref.WeakKeyDictionary[Any, Discovery]" = weakref.WeakKeyDictionary()
 _cache_lock = threading.Lock()
 
 
-def get_discovery(api_client: Any) -> Discovery:
-    """The per-client (so per-run) discovery cache."""
+def get_discovery(api_client: Any, disk_cache: bool = True, cache_dir: str | None = None) -> Discovery:
+    """The per-client (so per-run) discovery; the first call's settings hold."""
     with _cache_lock:
         d = _cache.get(api_client)
         if d is None:
-            d = _cache[api_client] = Discovery(api_client)
+            d = _cache[api_client] = Discovery(api_client, disk_cache=disk_cache, cache_dir=cache_dir)
         return d
 
 
-def resolve_resource(api_client: Any, name: str) -> Resource:
+def resolve_resource(api_client: Any, name: str, disk_cache: bool = True, cache_dir: str | None = None) -> Resource:
     """Resolve ``name`` as kubectl does; UnknownResourceError (with closest
     matches) if the server has no such resource, DiscoveryError if discovery
     itself fails."""
-    return get_discovery(api_client).resolve(name)
+    return get_discovery(api_client, disk_cache, cache_dir).resolve(name)

@@ -316,16 +316,19 @@ def _pieces(resp: Any, path: str, deadline: float | None, started: float, max_by
 
 @contextmanager
 def _body(api_client: Any, path: str, query: Iterable[tuple[str, Any]], timeout: Any,
-          accept: str, max_bytes: int, what: str) -> Iterator[Iterator[bytes]]:
+          accept: str, max_bytes: int, what: str, headers: dict | None = None) -> Iterator[Iterator[bytes]]:
     """GET ``path`` and hand out its body's pieces, bounded by the client's
     request timeout and closed by ``abort_requests``; a body cut short closes
-    its connection, which must never serve another request."""
+    its connection, which must never serve another request. ``headers``,
+    when given, receives the answer's Content-Type."""
     lim = limits(api_client)
     if lim.aborted:
         raise ConnectionAbortedError(f"{path}: the run is stopping")
     started = time.monotonic()
     deadline = None if lim.timeout is None else started + lim.timeout
     resp = get(api_client, path, query, timeout=lim.bound(timeout), accept=accept)
+    if headers is not None:
+        headers["Content-Type"] = (resp.headers.get("Content-Type") if resp.headers is not None else None) or ""
     lim.track(resp)
     complete = False
     try:
@@ -369,6 +372,16 @@ def get_json(api_client: Any, path: str, query: Iterable[tuple[str, Any]] = (), 
     whole, so at most ``max_bytes`` (a List read this way passes MAX_LIST_BODY)."""
     with _body(api_client, path, query, timeout, ACCEPT_JSON, max_bytes, "the answer") as pieces:
         return loads(b"".join(pieces))
+
+
+def get_document(api_client: Any, path: str, *, accept: str, timeout: float | tuple[float, float] | None = None,
+                 max_bytes: int = MAX_FRAME) -> tuple[Any, str]:
+    """GET one document as ``accept`` asks (discovery offers several forms
+    and says in its Content-Type which one it chose); returns it decoded and
+    that Content-Type."""
+    headers: dict = {}
+    with _body(api_client, path, (), timeout, accept, max_bytes, "the answer", headers) as pieces:
+        return loads(b"".join(pieces)), headers.get("Content-Type", "")
 
 
 def get_list(api_client: Any, path: str, query: Iterable[tuple[str, Any]] = (), *,

@@ -191,7 +191,10 @@ class Running:
         """The headless loop: drain the trace into ``renderer`` until
         ``run_for`` passes, ``max_events`` lines are written, SIGTERM or
         Ctrl-C; then what came before a crash."""
-        self.start()
+        started = time.monotonic()
+        self.start()  # waits for the first list or watch to be answered: part of run_for
+        if run_for is not None:
+            run_for = max(0.0, run_for - (time.monotonic() - started))
         stream_headless(self.buffer, renderer, self.run.stop_event, run_for, max_events, poll)
         if self.run.errors:
             renderer.render(self.buffer.drain())
@@ -286,6 +289,8 @@ def running(config: RunConfig, ui: bool, record: str | None = None, check: Calla
     buffer = TraceBuffer()
     tracer.subscribe(buffer)
     run = Run(config, tracer)
+    if prepare_limit is not None:
+        run.first_contact_wait = min(run.first_contact_wait, prepare_limit)
     recorder = metrics = current = None
     setting = UI if ui else ENGINE
     with tuned(setting):
@@ -297,7 +302,7 @@ def running(config: RunConfig, ui: bool, record: str | None = None, check: Calla
                     info = run.prepare()
             except TimeLimitReached:
                 raise RunError("--duration passed before the API server answered the first requests "
-                               "(discovery and a one-item list); see --request-timeout") from None
+                               "(discovery); see --request-timeout") from None
             if check is not None:
                 check()
             metrics = exporter(config) if exporter is not None else None

@@ -30,6 +30,9 @@ from kubectl_informer.run.errors import _naming_a_bare_403, describe_error, veri
 # How long stop() waits for each thread; threads are daemons, so a stuck one
 # cannot keep the process alive, but tests assert none is left.
 STOP_TIMEOUT = 5.0
+# How long start() waits for the first list or watch to be answered before
+# it lets the UI show whatever happens next (run/first_contact.py).
+FIRST_CONTACT_WAIT = 30.0
 
 class RunError(Exception):
     """A failure caused by the user's input or environment: one line, no traceback."""
@@ -78,6 +81,8 @@ class Run:
         from kubectl_informer.run.experiments import Experiments
         self.experiments = Experiments(self)  # the UI's key x acts on this run through it
         self._stopped = False
+        self.probe_first = False  # a restart's run probes before it replaces the running one
+        self.first_contact_wait = FIRST_CONTACT_WAIT  # --duration bounds it (lifecycle.running)
 
     # Everything that can fail on user input, before any thread starts.
     def _check_options(self) -> None:
@@ -124,10 +129,12 @@ class Run:
         return self.info
 
     def _resolve(self) -> None:
-        """Discovery, the scope, the lister-watcher and the preflight: each
-        failure the user can act on is one line."""
+        """Discovery, the scope and the lister-watcher: each failure the user
+        can act on is one line. A fresh run sends nothing more: its first
+        real list or watch is checked in ``start`` (``first_contact``); a
+        restart within the UI still probes first, so that a 403 leaves the
+        run it replaces untouched."""
         from kubectl_informer.kube.discovery import resolve_resource
-        from kubectl_informer.kube.errors import KubeError
         from kubectl_informer.kube.listwatch import KubeListerWatcher
         from kubectl_informer.kube.retry import retry_transient
         from kubectl_informer.run.informers import Watched, distinct
@@ -136,26 +143,39 @@ class Run:
         try:
             watched = []
             for name in o.resources:
-                resource = retry_transient(lambda name=name: resolve_resource(self.target.api_client, name))
+                # The demo's server lives for one run: no cache is read or kept for it.
+                resource = retry_transient(lambda name=name: resolve_resource(self.target.api_client, name,
+                                                                              disk_cache=o.demo is None))
                 self._check_resource(resource)
                 scope = self._resolve_scope(resource)
-                watched.append(Watched(resource, scope, KubeListerWatcher(
+                watched.append(Watched(resource, scope, self._lister_watcher(KubeListerWatcher(
                     self.target.api_client, resource, namespace=scope.namespace, label_selector=o.label_selector,
-                    field_selector=o.field_selector_with_name(), metadata_only=o.metadata_only)))
+                    field_selector=o.field_selector_with_name(), metadata_only=o.metadata_only))))
             self.watched = distinct(watched)
             first = self.watched[0]
             self.resource, self.scope, self.lw = first.resource, first.scope, first.lw
-            for w in self.watched:
-                retry_transient(lambda w=w: self._preflight(w))
-        except KubeError as e:
-            raise RunError(str(e)) from None
-        except (RunError, click.ClickException):
-            raise
-        except Exception as e:  # network and API failures: one line if we know them
-            msg = describe_error(e, getattr(self.target, "server", "") or "")
-            if msg is None:
-                raise
-            raise RunError(msg) from None
+            if self.probe_first:
+                for w in self.watched:
+                    retry_transient(lambda w=w: self._preflight(w))
+        except Exception as e:
+            raise self._user_error(e) from None
+
+    def _lister_watcher(self, lw):
+        """A fresh run's lister-watchers note their first answer (first_contact)."""
+        if self.probe_first:
+            return lw
+        from kubectl_informer.run.first_contact import FirstContact
+        return FirstContact(lw)
+
+    def _user_error(self, e: BaseException) -> BaseException:
+        """``e`` as the one line the user sees, or ``e`` itself if it is a bug."""
+        from kubectl_informer.kube.errors import KubeError
+        if isinstance(e, KubeError):
+            return RunError(str(e))
+        if isinstance(e, (RunError, click.ClickException)):
+            return e
+        msg = describe_error(e, getattr(self.target, "server", "") or "")  # network and API failures
+        return e if msg is None else RunError(msg)
 
     def _resolve_scope(self, resource) -> Scope:
         try:
@@ -229,6 +249,7 @@ class Run:
         nxt = Run(config, self.tracer, self.clock)
         nxt.demo, nxt.owns_demo = self.demo, False
         nxt._connection = self.target
+        nxt.probe_first = True
         nxt.on_failure = self.on_failure
         return nxt
 
@@ -304,6 +325,18 @@ class Run:
             self._spawn("controller", self.controller.run)
         if o.late_handler_resync is not None:
             self._add_late_handler(o.late_handler_resync)
+        if not self.probe_first:
+            from kubectl_informer.run.first_contact import check
+            check(self, self.first_contact_wait, RunError)
+
+    def first_contact_error(self, watched, verb: str, err: BaseException) -> RunError:
+        """The one line a refused first list or watch of ``watched`` ends the run with."""
+        try:
+            with _naming_a_bare_403(verb, self._resource_name(watched.resource), watched.lw.namespace):
+                raise err
+        except Exception as e:  # noqa: BLE001 - the one line the probe used to print
+            failure = self._user_error(e)
+            return failure if isinstance(failure, RunError) else RunError(summary(e))
 
     def _start_controller(self, lane, wiring) -> None:
         """The sample controller on the queue resource's informer, its lane

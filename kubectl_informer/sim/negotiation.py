@@ -83,6 +83,25 @@ def negotiate(accept: str | None, streaming: bool = False) -> Rendering:
     raise ApiError(406, "NotAcceptable", f"only the following media types are accepted: application/json, {kinds}")
 
 
+# What kube-apiserver answers /api and /apis with when the client's Accept
+# asks for aggregated discovery; v1.36 serves only v2 (v2beta1 is gone).
+AGGREGATED_DISCOVERY = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+
+
+def wants_aggregated(accept: str) -> bool:
+    """Whether the first entry of ``accept`` the server can produce is the
+    aggregated discovery list (entries tried in order, as negotiate does)."""
+    for mtype, params in _media_ranges(accept):
+        if mtype not in _JSON_TYPES:
+            continue
+        if not params.get("as"):
+            return False  # plain JSON comes first
+        if (params.get("as"), params.get("g"), params.get("v")) == ("APIGroupDiscoveryList", "apidiscovery.k8s.io",
+                                                                     "v2"):
+            return True
+    return False
+
+
 # ---------------------------------------------------------------- request bodies
 
 def _parse_with(parse, errors, what: str):

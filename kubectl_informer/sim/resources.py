@@ -164,6 +164,26 @@ def widget_crd() -> dict:
     }
 
 
+def _discovery_entry(d: ResourceDef) -> dict:
+    """One APIResourceDiscovery: the resource, its kind, scope and verbs, and
+    its subresources with their own kind and verbs."""
+    entry: dict = {"resource": d.resource, "responseKind": {"group": d.group, "version": d.version, "kind": d.kind},
+                   "scope": "Namespaced" if d.namespaced else "Cluster", "singularResource": d.singular,
+                   "verbs": list(d.verbs)}
+    if d.short_names:
+        entry["shortNames"] = list(d.short_names)
+    if d.categories:
+        entry["categories"] = list(d.categories)
+    subs = []
+    for sub in sorted(d.subresources):
+        g, v, kind = _SUBRESOURCE_KINDS.get(sub, (d.group, d.version, d.kind))
+        subs.append({"subresource": sub, "responseKind": {"group": g, "version": v, "kind": kind},
+                     "verbs": list(SUBRESOURCE_VERBS[sub])})
+    if subs:
+        entry["subresources"] = subs
+    return entry
+
+
 @dataclass
 class Registry:
     """The served types, looked up by any name kubectl might use."""
@@ -222,6 +242,22 @@ class Registry:
             vs = [{"groupVersion": f"{g}/{v}", "version": v} for v in versions]
             groups.append({"name": g, "versions": vs, "preferredVersion": vs[0]})
         return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
+
+    def aggregated(self, core: bool) -> dict:
+        """The APIGroupDiscoveryList of /api (``core``) or /apis, as the API
+        server serves it (apidiscovery.k8s.io/v2): every group's versions,
+        preferred first, and their resources with subresources folded in."""
+        items = []
+        for g, versions in self.groups().items():
+            if bool(g) == core:
+                continue
+            meta = {"name": g, "creationTimestamp": None} if g else {"creationTimestamp": None}
+            vs = [{"version": v, "resources": [_discovery_entry(d) for d in self.defs
+                                               if d.group == g and d.version == v],
+                   "freshness": "Current"} for v in versions]
+            items.append({"metadata": meta, "versions": vs})
+        return {"kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2", "metadata": {},
+                "items": items}
 
     def group(self, name: str) -> dict | None:
         versions = self.groups().get(name)

@@ -8,7 +8,10 @@ apply) and delete, with kube-apiserver's resourceVersion, paging and
 WatchList rules (see ``store.py``), Table responses (``tables.py``), request
 bodies in JSON, YAML or protobuf (``negotiation.py``), the ``status`` and
 ``scale`` subresources, server-side dry-run and SelfSubjectAccessReview.
-Aggregated discovery is not offered: kubectl falls back to plain discovery.
+``/api`` and ``/apis`` answer in the aggregated form (apidiscovery.k8s.io/v2,
+one document with every resource) to a client whose Accept asks for it, as
+kube-apiserver v1.30+ does; ``aggregated_discovery=False`` makes a server of
+an older kind, which answers only the plain form.
 
 Watch streams are chunked JSON lines, one chunk per event, flushed as sent.
 
@@ -113,8 +116,9 @@ class SimServer:
     def __init__(self, host: str = "127.0.0.1", port: int = 0, tls: bool = False, watch_cache_size: int = 100,
                  watch_list: bool = True, *, store: Store | None = None, bookmark_interval: float = 60.0,
                  too_large_wait: float = 0.0, history_limit: int = 10_000, default_watch_timeout: float = 1800.0,
-                 tokens: frozenset[str] | None = None):
+                 tokens: frozenset[str] | None = None, aggregated_discovery: bool = True):
         self.host = host
+        self.aggregated_discovery = aggregated_discovery
         self.port = port
         self.tls = tls
         self.store = store or Store(watch_cache_size=watch_cache_size, history_limit=history_limit,
@@ -375,6 +379,10 @@ class _Handler(BaseHTTPRequestHandler):
                 return self._send_json(200, SIM_VERSION)
             if parts and parts[0] in ("healthz", "readyz", "livez"):
                 return self._send(200, b"ok", "text/plain; charset=utf-8")
+            if parts in (["api"], ["apis"]) and self.sim.aggregated_discovery and negotiation.wants_aggregated(
+                    self.headers.get("Accept") or ""):
+                return self._send(200, orjson.dumps(reg.aggregated(core=parts == ["api"])),
+                                  negotiation.AGGREGATED_DISCOVERY, {"Vary": "Accept"})
             if parts == ["api"]:
                 return self._send_json(200, {"kind": "APIVersions", "versions": ["v1"],
                                              "serverAddressByClientCIDRs": [
