@@ -79,12 +79,18 @@ def _traced():
     return clock, tracer, buf
 
 
-def test_two_scrapes_give_rates_lag_and_p99(fake, api, monkeypatch):
+def two_pages(fake, api, monkeypatch):
+    """The page, then the same page 10 s later with 100 more events received
+    and 500 more dispatched; a poller on a FakeClock reading them."""
     monkeypatch.setenv("KUBECTL_INFORMER_TRACE_CHECK", "1")
     pages = [PAGE, PAGE.replace(b"} 15310", b"} 15410").replace(b"} 90412", b"} 90912")]
     fake.routes["/metrics"] = lambda req: Reply(200, pages[min(len(fake.requests_to("/metrics")), 2) - 1])
     clock, tracer, buf = _traced()
-    poller = _poller(api, clock, tracer)
+    return clock, buf, _poller(api, clock, tracer)
+
+
+def test_two_scrapes_give_rates_lag_and_p99(fake, api, monkeypatch):
+    clock, buf, poller = two_pages(fake, api, monkeypatch)
     assert poller.poll_once() == 10.0
     clock.step(10.0)
     assert poller.poll_once() == 10.0

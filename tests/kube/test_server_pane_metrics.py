@@ -9,7 +9,7 @@ from kubectl_informer.panes.server import ServerState
 from kubectl_informer.tui.server import render_server
 
 from .fake_apiserver import Reply, status
-from .test_apiserver_metrics import PAGE, _poller, _traced
+from .test_apiserver_metrics import PAGE, _poller, _traced, two_pages
 
 
 def _pane(buf) -> tuple[ServerState, list]:
@@ -20,11 +20,7 @@ def _pane(buf) -> tuple[ServerState, list]:
 
 
 def test_the_pane_shows_two_scrapes_of_a_v1_36_page(fake, api, monkeypatch):
-    monkeypatch.setenv("KUBECTL_INFORMER_TRACE_CHECK", "1")
-    pages = [PAGE, PAGE.replace(b"} 15310", b"} 15410").replace(b"} 90412", b"} 90912")]
-    fake.routes["/metrics"] = lambda req: Reply(200, pages[min(len(fake.requests_to("/metrics")), 2) - 1])
-    clock, tracer, buf = _traced()
-    poller = _poller(api, clock, tracer)
+    clock, buf, poller = two_pages(fake, api, monkeypatch)
     poller.poll_once()
     clock.step(10.0)
     poller.poll_once()
