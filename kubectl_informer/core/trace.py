@@ -86,6 +86,15 @@ class TraceEvent(tuple):
             return self
         return TraceEvent(self[0], self[1], self[2], self[3], self.fields_without_locals())
 
+    def stripped(self) -> "TraceEvent":
+        """As ``released`` without deriving: the fields a reader already
+        asked for stay, the others are gone with the objects (what the UI
+        keeps of a row no one looked at while it fell behind)."""
+        local = _local_of(self[2])
+        if not any(name in self[4] for name in local):
+            return self
+        return TraceEvent(self[0], self[1], self[2], self[3], self.fields_without_locals(derived=False))
+
     def to_json(self) -> str:
         return orjson.dumps(self.to_dict(), default=str).decode()
 

@@ -18,10 +18,17 @@ from kubectl_informer.core.run_info import RunInfo
 from kubectl_informer.core.trace import TraceBuffer, TraceEvent
 from kubectl_informer.core.trace_kinds import RUN_RESTART
 from kubectl_informer.panes.header import FeedStats, HeaderState
+from kubectl_informer.panes.pressure import Pressure
+from kubectl_informer.panes.rv import RVState
 from kubectl_informer.panes.state import PaneState
 
 # Drain in chunks small enough that a frame's time budget is honoured.
 CHUNK = 256
+
+
+# Events still waiting when a frame's budget runs out that make the UI
+# "behind" (pressure.py): more than a few chunks, not a frame's stragglers.
+BEHIND_BACKLOG = 4 * CHUNK
 
 
 def feeder(state: PaneState):
@@ -78,13 +85,24 @@ class FeedLoop:
         self.last_trace_time: float | None = None
         self.last_trace_mono = time.monotonic()
         self._rate_mark = (self.mono(), 0)
+        self.pressure = Pressure()
         self._fresh_states(info if info is not None else RunInfo())
 
     def _fresh_states(self, info: RunInfo) -> None:
         self.header = HeaderState()
         self.header.info = info
         self.states: dict[str, PaneState] = {name: make() for name, make in self._makers.items()}
-        self._feeders = [feeder(st) for st in (self.header, *self.states.values())]
+        for st in self.states.values():
+            if hasattr(st, "pressure"):
+                st.pressure = self.pressure
+        rv = self.states.get("rv")
+        if isinstance(rv, RVState):
+            # One source for the reflector's RV and relists: the header reads
+            # the RV pane's state (fed once, before the header reads it).
+            self.header.share_reflector(rv)
+            self._feeders = [feeder(st) for st in (*self.states.values(), self.header)]
+        else:
+            self._feeders = [feeder(st) for st in (self.header, *self.states.values())]
 
     def reset(self, info: RunInfo | None = None, *, new_run: bool = False) -> None:
         """Every state starts over; the header keeps the run's info (or
@@ -131,9 +149,14 @@ class FeedLoop:
             total += len(batch)
             self.last_trace_time = batch[-1].time
             self.last_trace_mono = time.monotonic()
-            if budget is not None and (time.perf_counter() - start > budget
-                                       or (interrupted is not None and interrupted())):
+            if budget is not None and time.perf_counter() - start > budget:
+                # Out of time with a backlog: behind until a drain empties it.
+                self.pressure.behind = len(self.buffer) > BEHIND_BACKLOG
                 break
+            if budget is not None and interrupted is not None and interrupted():
+                break
+        if not self.buffer:
+            self.pressure.behind = False
         self.absorbed += total
         return total
 
