@@ -188,4 +188,6 @@ class FeedLoop:
         return mono
 
     def stats(self, paused: bool = False) -> FeedStats:
-        return FeedStats(self.absorbed, self.per_s, len(self.buffer), self.buffer.dropped, paused)
+        p = self.pressure
+        return FeedStats(self.absorbed, self.per_s, len(self.buffer), self.buffer.dropped, paused, p.behind,
+                         p.summarised)

@@ -51,8 +51,15 @@ _LINE_KEYS = {"colon": "action_command", "slash": "action_filter"}
 # Unchanged panes still redraw this often, for ages and countdowns.
 CLOCK_REFRESH = 0.5
 # Drawing is most of a frame's cost on a big grid: the focused pane redraws
-# every frame, the others every BACKGROUND_EVERY frames (5 Hz at 15 Hz).
+# every frame, the others every BACKGROUND_EVERY frames (5 Hz at 15 Hz), or
+# every BEHIND_EVERY while the UI is behind the engine (2.5 Hz): their rows
+# move too fast to read then, and the frame's time goes to catching up.
 BACKGROUND_EVERY = 3
+BEHIND_EVERY = 6
+# Shares of a frame spent draining: normally, and while behind (a key still
+# stops a drain between chunks, so keys wait no longer for a bigger share).
+DRAIN_SHARE = 0.3
+BEHIND_SHARE = 0.6
 
 
 class FrameSource(Protocol):
@@ -125,9 +132,10 @@ class InformerApp(KeepsCrash, App[None]):
         self.zoomed = False
         self.layout_mode = "tabs"
         self._last_clock_refresh = 0.0
-        # At most 30% of a frame draining: a key arriving mid-drain waits for
-        # what is left of it. (Absorbing stays well above 20k events/s.)
-        self._budget = min(0.3 / self.frame_rate, 0.05)
+        # A share of a frame draining: a key arriving mid-drain stops it
+        # between chunks (``_input_waiting``); the rest of the frame draws.
+        self._budget = min(DRAIN_SHARE / self.frame_rate, 0.05)
+        self._budget_behind = min(BEHIND_SHARE / self.frame_rate, 0.08)
 
     @property
     def states(self) -> dict[str, PaneState]:
@@ -285,7 +293,7 @@ class InformerApp(KeepsCrash, App[None]):
             return
         header_version = self.header_state.version
         if not self.paused:
-            self.drain(self._budget)
+            self.drain(self._budget_behind if self.feed_loop.pressure.behind else self._budget)
         mono = self.feed_loop.count_frame()
         stats = self.feed_loop.stats(self.paused)
         header_due = stats != self.header.stats or header_version != self.header_state.version
@@ -304,7 +312,8 @@ class InformerApp(KeepsCrash, App[None]):
                 self.header.refresh_view(now)
             if self.paused:
                 return
-            background_due = self.feed_loop.frames % BACKGROUND_EVERY == 0
+            every = BEHIND_EVERY if self.feed_loop.pressure.behind else BACKGROUND_EVERY
+            background_due = self.feed_loop.frames % every == 0
             for name in self.shown_panes():
                 pane = self.panes[name]
                 changed = pane.state.version != pane._rendered_version

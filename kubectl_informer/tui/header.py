@@ -123,6 +123,11 @@ class HeaderPane(TextPane):
         if not s.paused:
             rate = f"{s.per_s:,.0f}" if s.per_s >= 10 or s.per_s == 0 else f"{s.per_s:.1f}"
             two.append(f" │ {rate} ev/s", "dim")
+        if s.behind:
+            # Counts stay exact; rows let go unread keep no diff (pressure.py).
+            two.append(f"  ⚠ behind: {s.buffered:,} waiting, rows summarised", "bold yellow")
+        elif s.summarised:
+            two.append(f"  {s.summarised:,} rows summarised", "yellow")
         if s.dropped:
             two.append(f"  dropped {s.dropped}", "bold red")
         return two
