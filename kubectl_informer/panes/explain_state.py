@@ -42,6 +42,8 @@ def describe(subject: Subject) -> str:
     """A few words naming what is explained."""
     rec = subject.rec
     if rec is None:
+        if subject.pane == "queue" and subject.key:
+            return f"item {subject.key}"
         if subject.pane == "fifo":
             return f"key {subject.key}" if subject.key else "the FIFO"
         return {"cache": "the indexer", "queue": "the workqueue", "resync": "resync"}.get(subject.pane, "")
@@ -56,5 +58,6 @@ def describe(subject: Subject) -> str:
         "watch.bookmark": lambda: f"bookmark at RV {f.get('resource_version', '')}",
         "resync.tick": lambda: "resync tick",
         "handler.register": lambda: f"handler {f.get('listener', '')}",
+        "queue.add": lambda: f"queued {rec.key}",
     }.get(kind)
     return words() if words is not None else f"{kind.split('.')[-1]} {rec.key or ''}".strip()
