@@ -357,6 +357,19 @@ class TraceBuffer:
             self._drained += n
         return out
 
+    def newest(self, n: int) -> list[TraceEvent]:
+        """Up to ``n`` of the events waiting, newest first, left in place
+        (what a reader behind can already know about). Read from the end
+        while the engine may append: each index is one atomic read."""
+        events = self._events
+        out = []
+        try:
+            for i in range(1, min(n, len(events)) + 1):
+                out.append(events[-i])
+        except IndexError:  # drained meanwhile (by another reader)
+            pass
+        return out
+
     def __len__(self) -> int:
         return len(self._events)
 

@@ -16,7 +16,7 @@ from typing import Callable, Mapping
 
 from kubectl_informer.core.run_info import RunInfo
 from kubectl_informer.core.trace import TraceBuffer, TraceEvent
-from kubectl_informer.core.trace_kinds import RUN_RESTART
+from kubectl_informer.core.trace_kinds import INFORMER_SYNCED, LIST_START, RUN_RESTART
 from kubectl_informer.panes.header import FeedStats, HeaderState
 from kubectl_informer.panes.pressure import Pressure
 from kubectl_informer.panes.rv import RVState
@@ -29,6 +29,10 @@ CHUNK = 256
 # Events still waiting when a frame's budget runs out that make the UI
 # "behind" (pressure.py): more than a few chunks, not a frame's stragglers.
 BEHIND_BACKLOG = 4 * CHUNK
+
+
+# The newest waiting events a frame reads while behind, for the informer's sync.
+LOOK_AHEAD = 4096
 
 
 def feeder(state: PaneState):
@@ -157,8 +161,24 @@ class FeedLoop:
                 break
         if not self.buffer:
             self.pressure.behind = False
+        elif self.pressure.behind and not self.header.synced:
+            self._look_ahead()
         self.absorbed += total
         return total
+
+    def _look_ahead(self) -> None:
+        """Behind during a sync: the header's progress is the informer's, so
+        it reads the sync from the newest events waiting, not only from
+        those the panes took in (the informer's ``informer.synced`` follows
+        its last applied delta, so it is among the newest while the UI is
+        still catching up with the list)."""
+        for ev in self.buffer.newest(LOOK_AHEAD):
+            kind = ev[2]
+            if kind == INFORMER_SYNCED:
+                self.header.synced_ahead = ev
+                return
+            if kind == LIST_START or kind == RUN_RESTART:
+                return  # a newer list is under way: nothing synced after it yet
 
     # -- time and statistics -----------------------------------------------------------
     def mono(self) -> float:

@@ -81,6 +81,9 @@ class HeaderState(PaneState):
         self.trouble: str | None = None  # the last failure the reflector backs off from
         self.retry_at: float | None = None
         self.progress = ListProgress()
+        # informer.synced still waiting in the buffer (the feed loop looked
+        # ahead while the UI was behind): the informer has synced.
+        self.synced_ahead: TraceEvent | None = None
         self.restarts = 0  # run.restart events seen (the last one's count)
 
     def share_reflector(self, rv: RVState) -> None:
@@ -132,9 +135,11 @@ class HeaderState(PaneState):
             self.retry_at = ev.time + float(f.get("delay") or 0.0)
         elif kind == INFORMER_SYNCED:
             self.synced = True
+            self.synced_ahead = None
             self.synced_items = f.get("items")
             self.synced_after = f.get("duration")
         elif kind == INFORMER_START:
+            self.synced_ahead = None
             self.fifo = f.get("fifo")
             self.watch_list = f.get("watch_list")
             self.synced = False

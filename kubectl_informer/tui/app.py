@@ -51,9 +51,10 @@ _LINE_KEYS = {"colon": "action_command", "slash": "action_filter"}
 # Unchanged panes still redraw this often, for ages and countdowns.
 CLOCK_REFRESH = 0.5
 # Drawing is most of a frame's cost on a big grid: the focused pane redraws
-# every frame, the others every BACKGROUND_EVERY frames (5 Hz at 15 Hz), or
-# every BEHIND_EVERY while the UI is behind the engine (2.5 Hz): their rows
-# move too fast to read then, and the frame's time goes to catching up.
+# every frame, the others every BACKGROUND_EVERY frames (5 Hz at 15 Hz). While
+# the UI is behind the engine, the focused pane every second frame and the
+# others every BEHIND_EVERY (2.5 Hz): their rows move too fast to read then,
+# and the time goes to catching up (a key still redraws at once).
 BACKGROUND_EVERY = 3
 BEHIND_EVERY = 6
 # Shares of a frame spent draining: normally, and while behind (a key still
@@ -312,12 +313,14 @@ class InformerApp(KeepsCrash, App[None]):
                 self.header.refresh_view(now)
             if self.paused:
                 return
-            every = BEHIND_EVERY if self.feed_loop.pressure.behind else BACKGROUND_EVERY
-            background_due = self.feed_loop.frames % every == 0
+            behind = self.feed_loop.pressure.behind
+            frame = self.feed_loop.frames
+            background_due = frame % (BEHIND_EVERY if behind else BACKGROUND_EVERY) == 0
+            focused_due = not behind or frame % 2 == 0  # behind: its stream at 7.5 Hz (keys still at once)
             for name in self.shown_panes():
                 pane = self.panes[name]
                 changed = pane.state.version != pane._rendered_version
-                if clock_due or (changed and (background_due or name == self.active)):
+                if clock_due or (changed and (background_due or (focused_due and name == self.active))):
                     pane.refresh_view(now)
 
     def pump(self) -> int:

@@ -86,7 +86,15 @@ class HeaderPane(TextPane):
             # First on the line: it must survive an 80-column crop.
             two.append(f"❚❚ PAUSED {s.buffered} buffered", "bold reverse yellow")
             two.append(" ")
-        if st.synced:
+        ahead = st.synced_ahead
+        if ahead is not None and not st.synced:
+            # The informer has synced; the panes are still taking in its list.
+            f = ahead.raw_fields
+            two.append(f"● synced {f.get('items', '')}", "bold green")
+            if f.get("duration") is not None:
+                two.append(f" in {_age(f.get('duration'))}", "dim")
+            two.append(" (the panes catching up)", "yellow")
+        elif st.synced:
             two.append("● synced", "bold green")
             if st.synced_items is not None:
                 two.append(f" {st.synced_items}", "green")
