@@ -32,7 +32,7 @@ BEHIND_BACKLOG = 4 * CHUNK
 
 
 # The newest waiting events a frame reads while behind, for the informer's sync.
-LOOK_AHEAD = 4096
+LOOK_AHEAD = 1024
 
 
 def feeder(state: PaneState):

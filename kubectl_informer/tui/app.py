@@ -294,7 +294,11 @@ class InformerApp(KeepsCrash, App[None]):
             return
         header_version = self.header_state.version
         if not self.paused:
-            self.drain(self._budget_behind if self.feed_loop.pressure.behind else self._budget)
+            # Behind after the sync: a bigger share to catch up. During the
+            # initial list the engine needs the CPU more (the panes catch up
+            # after; the header reads the informer's sync ahead of them).
+            catch_up = self.feed_loop.pressure.behind and self.header_state.synced
+            self.drain(self._budget_behind if catch_up else self._budget)
         mono = self.feed_loop.count_frame()
         stats = self.feed_loop.stats(self.paused)
         header_due = stats != self.header.stats or header_version != self.header_state.version
