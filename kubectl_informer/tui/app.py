@@ -36,6 +36,7 @@ from kubectl_informer.tui.command_mode import CommandLine
 from kubectl_informer.tui.crash import KeepsCrash
 from kubectl_informer.tui.experiments import ExperimentsScreen
 from kubectl_informer.tui.filter_line import FilterLine
+from kubectl_informer.tui.frames import drain_budget, redraws_due
 from kubectl_informer.tui.header import HeaderPane
 from kubectl_informer.tui.help import HelpScreen
 from kubectl_informer.tui.inspector import InspectorPane
@@ -50,17 +51,6 @@ from kubectl_informer.tui.restarts import ResourceNamesFound, RestartFinished, R
 _LINE_KEYS = {"colon": "action_command", "slash": "action_filter"}
 # Unchanged panes still redraw this often, for ages and countdowns.
 CLOCK_REFRESH = 0.5
-# Drawing is most of a frame's cost on a big grid: the focused pane redraws
-# every frame, the others every BACKGROUND_EVERY frames (5 Hz at 15 Hz). While
-# the UI is behind the engine, the focused pane every second frame and the
-# others every BEHIND_EVERY (2.5 Hz): their rows move too fast to read then,
-# and the time goes to catching up (a key still redraws at once).
-BACKGROUND_EVERY = 3
-BEHIND_EVERY = 6
-# Shares of a frame spent draining: normally, and while behind (a key still
-# stops a drain between chunks, so keys wait no longer for a bigger share).
-DRAIN_SHARE = 0.3
-BEHIND_SHARE = 0.6
 
 
 class FrameSource(Protocol):
@@ -133,10 +123,6 @@ class InformerApp(KeepsCrash, App[None]):
         self.zoomed = False
         self.layout_mode = "tabs"
         self._last_clock_refresh = 0.0
-        # A share of a frame draining: a key arriving mid-drain stops it
-        # between chunks (``_input_waiting``); the rest of the frame draws.
-        self._budget = min(DRAIN_SHARE / self.frame_rate, 0.05)
-        self._budget_behind = min(BEHIND_SHARE / self.frame_rate, 0.08)
 
     @property
     def states(self) -> dict[str, PaneState]:
@@ -294,11 +280,8 @@ class InformerApp(KeepsCrash, App[None]):
             return
         header_version = self.header_state.version
         if not self.paused:
-            # Behind after the sync: a bigger share to catch up. During the
-            # initial list the engine needs the CPU more (the panes catch up
-            # after; the header reads the informer's sync ahead of them).
-            catch_up = self.feed_loop.pressure.behind and self.header_state.synced
-            self.drain(self._budget_behind if catch_up else self._budget)
+            # A share of the frame (frames.py); a key stops it between chunks.
+            self.drain(drain_budget(self.frame_rate, self.feed_loop.pressure.behind, self.header_state.synced))
         mono = self.feed_loop.count_frame()
         stats = self.feed_loop.stats(self.paused)
         header_due = stats != self.header.stats or header_version != self.header_state.version
@@ -309,18 +292,15 @@ class InformerApp(KeepsCrash, App[None]):
         self._redraw(clock_due, header_due or clock_due)
 
     def _redraw(self, clock_due: bool, header_due: bool) -> None:
-        """Draw what changed: the focused pane every frame, the others every
-        BACKGROUND_EVERY frames, all of them when the clock is due."""
+        """Draw what changed: the focused pane and the others as often as
+        frames.py says, all of them when the clock is due."""
         now = self._now()
         with self.batch_update():
             if header_due:
                 self.header.refresh_view(now)
             if self.paused:
                 return
-            behind = self.feed_loop.pressure.behind
-            frame = self.feed_loop.frames
-            background_due = frame % (BEHIND_EVERY if behind else BACKGROUND_EVERY) == 0
-            focused_due = not behind or frame % 2 == 0  # behind: its stream at 7.5 Hz (keys still at once)
+            focused_due, background_due = redraws_due(self.feed_loop.frames, self.feed_loop.pressure.behind)
             for name in self.shown_panes():
                 pane = self.panes[name]
                 changed = pane.state.version != pane._rendered_version
