@@ -77,15 +77,10 @@ class HeaderPane(TextPane):
             one.append(f"  resync {_age(info.resync_period)}", "dim")
         return one
 
-    def _how_it_goes(self, now: float) -> Text:
-        """The second line: synced, the watch, the last event, rv, relists, rate."""
+    def _sync_part(self, two: Text, now: float) -> None:
+        """Synced (the informer's, maybe ahead of the panes), the list's
+        progress, the failure backed off from, or not synced."""
         st = self.state
-        two = Text(no_wrap=True)
-        s = self.stats
-        if s.paused:
-            # First on the line: it must survive an 80-column crop.
-            two.append(f"❚❚ PAUSED {s.buffered} buffered", "bold reverse yellow")
-            two.append(" ")
         ahead = st.synced_ahead
         if ahead is not None and not st.synced:
             # The informer has synced; the panes are still taking in its list.
@@ -108,6 +103,17 @@ class HeaderPane(TextPane):
                 two.append(f" · retry in {_age(st.retry_at - now)}", "red")
         else:
             two.append("◌ not synced", "bold yellow")
+
+    def _how_it_goes(self, now: float) -> Text:
+        """The second line: synced, the watch, the last event, rv, relists, rate."""
+        st = self.state
+        two = Text(no_wrap=True)
+        s = self.stats
+        if s.paused:
+            # First on the line: it must survive an 80-column crop.
+            two.append(f"❚❚ PAUSED {s.buffered} buffered", "bold reverse yellow")
+            two.append(" ")
+        self._sync_part(two, now)
         two.append(" │ watch ", "dim")
         if st.watching_since is not None:
             two.append("● ", "bold green")
