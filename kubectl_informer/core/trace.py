@@ -73,9 +73,15 @@ class TraceEvent(tuple):
         (else as emitted). The event's own dict when it holds no local field."""
         local = _local_of(self[2])
         fields = self.fields if derived else self[4]
-        if not any(name in fields for name in local):
+        for name in local:  # runs for every delta the UI lets go: no generator, a C copy
+            if name in fields:
+                break
+        else:
             return fields
-        return {k: v for k, v in fields.items() if k not in local}
+        out = fields.copy()
+        for name in local:
+            out.pop(name, None)
+        return out
 
     def released(self) -> "TraceEvent":
         """This event holding no objects: itself if it holds none, else a
@@ -85,6 +91,13 @@ class TraceEvent(tuple):
         if not any(name in self[4] for name in local):
             return self
         return TraceEvent(self[0], self[1], self[2], self[3], self.fields_without_locals())
+
+    def stripped(self) -> "TraceEvent":
+        """As ``released`` without deriving: the fields a reader already
+        asked for stay, the others are gone with the objects (what the UI
+        keeps of a row no one looked at while it fell behind)."""
+        f = self.fields_without_locals(derived=False)
+        return self if f is self[4] else TraceEvent(self[0], self[1], self[2], self[3], f)
 
     def to_json(self) -> str:
         return orjson.dumps(self.to_dict(), default=str).decode()
@@ -384,6 +397,12 @@ class TraceBuffer:
             out = list(map(call, repeat(pop, n)))
             self._drained += n
         return out
+
+    def newest(self, n: int) -> list[TraceEvent]:
+        """Up to ``n`` of the events waiting, newest first, left in place
+        (what a reader behind can already know about). One C call over the
+        deque's end: no engine thread appends while it runs (the GIL)."""
+        return list(itertools.islice(reversed(self._events), n))
 
     def __len__(self) -> int:
         return len(self._events)

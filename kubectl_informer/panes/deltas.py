@@ -12,6 +12,7 @@ from collections import Counter, deque
 
 from kubectl_informer.core.trace import TraceEvent
 from kubectl_informer.core.trace_kinds import STORE_ADD, STORE_DELETE, STORE_UPDATE
+from kubectl_informer.panes.pressure import KEEPING_UP
 from kubectl_informer.panes.state import PaneState
 
 # Colour per DeltaType value, shared by the FIFO and inspector panes.
@@ -58,10 +59,17 @@ class DeltaRow:
         self.tombstone = bool(f.get("tombstone"))
         self.event = ev
 
-    def release(self) -> None:
+    def release(self, derive: bool = True) -> None:
         """Let the event's objects go, keeping every field the row shows
-        (derived now if nothing derived them before)."""
-        self.event = self.event.released()
+        (derived now if nothing derived them before; not ``derive``: only
+        what was derived already, when the UI is behind)."""
+        self.event = self.event.released() if derive else self.event.stripped()
+
+    @property
+    def summarised(self) -> bool:
+        """An update row let go underived (the UI was behind): no diff kept."""
+        f = self.event.raw_fields
+        return self.event.kind == STORE_UPDATE and "diff" not in f and "old" not in f
 
     @property
     def labels(self) -> dict | None:
@@ -93,6 +101,7 @@ class DeltasState(PaneState):
         self.counts: Counter[str] = Counter()
         self.total = 0
         self.t0: float | None = None
+        self.pressure = KEEPING_UP  # the feed loop's, once it feeds this state
 
     def feed(self, ev: TraceEvent) -> None:
         self.feed_all((ev,))
@@ -107,17 +116,35 @@ class DeltasState(PaneState):
         holding, keep = self._holding, self.keep_objects
         n = 0
         for ev in events:
-            if ev.kind in kinds:
+            if ev[2] in kinds:
                 row = DeltaRow(ev)
                 rows.append(row)
                 holding.append(row)
-                if len(holding) > keep:
-                    holding.popleft().release()
                 counts[row.delta] += 1
                 n += 1
         if n:
             self.total += n
             self.version += 1
+            self._let_go(holding, keep)
+
+    def _let_go(self, holding: deque, keep: int) -> None:
+        """Rows past the newest ``keep`` let their objects go; a row already
+        pushed out of ``rows`` (a burst longer than the ring) is just
+        dropped: no one can show it again."""
+        over = len(holding) - keep
+        if over <= 0:
+            return
+        pressure = self.pressure
+        derive = not pressure.behind
+        pop = holding.popleft
+        shown = len(self.rows)  # the newest rows; holding's oldest may be older
+        for _ in range(over):
+            row = pop()
+            if len(holding) >= shown:  # as many newer rows as the ring holds: this one is out
+                continue
+            row.release(derive)
+            if not derive and row.summarised:
+                pressure.summarised += 1
 
     def objects_held(self) -> int:
         """Rows whose event still carries objects."""

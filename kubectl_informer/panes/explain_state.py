@@ -45,6 +45,8 @@ def describe(subject: Subject) -> str:
     """A few words naming what is explained."""
     rec = subject.rec
     if rec is None:
+        if subject.pane == "queue" and subject.key:
+            return f"item {subject.key}"
         if subject.pane == "fifo":
             return f"key {subject.key}" if subject.key else "the FIFO"
         return {"cache": "the indexer", "queue": "the workqueue", "resync": "resync",
@@ -64,5 +66,6 @@ def describe(subject: Subject) -> str:
         "server.metrics": lambda: f"the watch cache at RV {f.get('cache_rv', '')}",
         "server.too_large": lambda: f"too large RV {f.get('requested_rv', '')}",
         "server.reinit": lambda: "the watch cache re-initialised",
+        "queue.add": lambda: f"queued {rec.key}",
     }.get(kind)
     return words() if words is not None else f"{kind.split('.')[-1]} {rec.key or ''}".strip()

@@ -17,12 +17,23 @@ from typing import Callable, Iterable, Mapping
 
 from kubectl_informer.core.run_info import RunInfo
 from kubectl_informer.core.trace import TraceBuffer, TraceEvent
-from kubectl_informer.core.trace_kinds import RUN_RESTART
+from kubectl_informer.core.trace_kinds import INFORMER_SYNCED, LIST_START, RUN_RESTART
 from kubectl_informer.panes.header import FeedStats, HeaderState
+from kubectl_informer.panes.pressure import Pressure
+from kubectl_informer.panes.rv import RVState
 from kubectl_informer.panes.state import PaneState
 
 # Drain in chunks small enough that a frame's time budget is honoured.
 CHUNK = 256
+
+
+# Events still waiting when a frame's budget runs out that make the UI
+# "behind" (pressure.py): more than a few chunks, not a frame's stragglers.
+BEHIND_BACKLOG = 4 * CHUNK
+
+
+# The newest waiting events a frame reads while behind, for the informer's sync.
+LOOK_AHEAD = 1024
 
 
 def feeder(state: PaneState):
@@ -88,6 +99,7 @@ class FeedLoop:
         self.last_trace_mono = time.monotonic()
         self.on_select: Callable[[], None] | None = None
         self._rate_mark = (self.mono(), 0)
+        self.pressure = Pressure()
         self._fresh_states(info if info is not None else RunInfo())
 
     def _fresh_states(self, info: RunInfo) -> None:
@@ -102,8 +114,26 @@ class FeedLoop:
         self.sets: dict[str, dict[str, PaneState]] = {}
         self.home = self.selected = info.resource
         _tell_run(self.states.values(), info)
-        self._feeders = [feeder(st) for st in (self.header, *self.states.values())]
+        self._feeders = self._wired(self.header, self.states.values(), self.states.get("rv"))
         self._feed_all = self._feed_every
+
+    def _wired(self, header: HeaderState, states, rv) -> list:
+        """Feeders for ``header`` and ``states``, each state told the feed's
+        pressure. One source for the reflector's RV and relists: the header
+        reads the RV pane's state, fed before the header reads it."""
+        states = self._pressed(states)
+        if isinstance(rv, RVState):
+            header.share_reflector(rv)
+            return [feeder(st) for st in (*states, header)]
+        return [feeder(st) for st in (header, *states)]
+
+    def _pressed(self, states) -> list[PaneState]:
+        """``states``, each that rows can be summarised in told the feed's pressure."""
+        states = list(states)
+        for st in states:
+            if hasattr(st, "pressure"):
+                st.pressure = self.pressure
+        return states
 
     def _fresh_sets(self, info: RunInfo) -> None:
         """Several informers: the states that follow one informer
@@ -123,8 +153,8 @@ class FeedLoop:
             own = [st for n, st in states.items() if n not in shared]
             _tell_run(own, header.info)
             self.sets[name] = states
-            self._set_feeders[name] = [feeder(st) for st in (header, *own)]
-        self._feeders = [feeder(st) for st in shared.values()]
+            self._set_feeders[name] = self._wired(header, own, states.get("rv"))
+        self._feeders = [feeder(st) for st in self._pressed(shared.values())]
         self._feed_all = self._feed_routed
         self.selected = ""
         self.select(self.home, tell=False)
@@ -223,11 +253,32 @@ class FeedLoop:
             total += len(batch)
             self.last_trace_time = batch[-1].time
             self.last_trace_mono = time.monotonic()
-            if budget is not None and (time.perf_counter() - start > budget
-                                       or (interrupted is not None and interrupted())):
+            if budget is not None and time.perf_counter() - start > budget:
+                # Out of time with a backlog: behind until a drain empties it.
+                self.pressure.behind = len(self.buffer) > BEHIND_BACKLOG
                 break
+            if budget is not None and interrupted is not None and interrupted():
+                break
+        if not self.buffer:
+            self.pressure.behind = False
+        elif self.pressure.behind and not self.header.synced:
+            self._look_ahead()
         self.absorbed += total
         return total
+
+    def _look_ahead(self) -> None:
+        """Behind during a sync: the header's progress is the informer's, so
+        it reads the sync from the newest events waiting, not only from
+        those the panes took in (the informer's ``informer.synced`` follows
+        its last applied delta, so it is among the newest while the UI is
+        still catching up with the list)."""
+        for ev in self.buffer.newest(LOOK_AHEAD):
+            kind = ev[2]
+            if kind == INFORMER_SYNCED:
+                self.header.synced_ahead = ev
+                return
+            if kind == LIST_START or kind == RUN_RESTART:
+                return  # a newer list is under way: nothing synced after it yet
 
     # -- time and statistics -----------------------------------------------------------
     def mono(self) -> float:
@@ -257,4 +308,6 @@ class FeedLoop:
         return mono
 
     def stats(self, paused: bool = False) -> FeedStats:
-        return FeedStats(self.absorbed, self.per_s, len(self.buffer), self.buffer.dropped, paused)
+        p = self.pressure
+        return FeedStats(self.absorbed, self.per_s, len(self.buffer), self.buffer.dropped, paused, p.behind,
+                         p.summarised)

@@ -14,6 +14,7 @@ from kubectl_informer.core.profiles import initial_list_label
 from kubectl_informer.core.run_info import RunInfo
 from kubectl_informer.core.trace import TraceEvent
 from kubectl_informer.core.trace_kinds import (
+    EXPERIMENT,
     INFORMER_START,
     INFORMER_SYNCED,
     LIST_DONE,
@@ -21,6 +22,9 @@ from kubectl_informer.core.trace_kinds import (
     RELIST,
     RUN_RESTART,
     RV_ADVANCE,
+    STORE_ADD,
+    STORE_DELETE,
+    STORE_UPDATE,
     WATCH_BOOKMARK,
     WATCH_END,
     WATCH_EVENT,
@@ -41,6 +45,11 @@ class FeedStats:
     buffered: int = 0
     dropped: int = 0
     paused: bool = False
+    behind: bool = False   # the UI could not keep up last frame (pressure.py)
+    summarised: int = 0    # rows let go underived while behind
+
+
+_STORE_KINDS = frozenset((STORE_ADD, STORE_UPDATE, STORE_DELETE))
 
 
 class HeaderState(PaneState):
@@ -66,11 +75,23 @@ class HeaderState(PaneState):
         # the header and the RV pane never say two things (they did for
         # seconds in `--demo disconnect`).
         self.reflector = RVState()
+        self._own_reflector = True
+        self._kinds = self.KINDS
         self.last_time = 0.0
         self.trouble: str | None = None  # the last failure the reflector backs off from
         self.retry_at: float | None = None
         self.progress = ListProgress()
+        # informer.synced still waiting in the buffer (the feed loop looked
+        # ahead while the UI was behind): the informer has synced.
+        self.synced_ahead: TraceEvent | None = None
         self.restarts = 0  # run.restart events seen (the last one's count)
+
+    def share_reflector(self, rv: RVState) -> None:
+        """Read the reflector's RV and relists from ``rv`` (the RV pane's
+        state, fed by its owner) instead of feeding a second copy."""
+        self.reflector = rv
+        self._own_reflector = False
+        self._kinds = self.KINDS - {EXPERIMENT}  # the RV chart's marks only
 
     @property
     def rv(self) -> str:
@@ -93,7 +114,7 @@ class HeaderState(PaneState):
         self.last_time = ev.time
         if kind in ListProgress.KINDS:
             self.progress.feed(ev)
-        if kind in RVState.HANDLERS:
+        if kind in RVState.HANDLERS and self._own_reflector:
             self.reflector.feed(ev)
         if kind == WATCH_EVENT or kind == WATCH_BOOKMARK:
             self.last_event = ev.time
@@ -114,9 +135,11 @@ class HeaderState(PaneState):
             self.retry_at = ev.time + float(f.get("delay") or 0.0)
         elif kind == INFORMER_SYNCED:
             self.synced = True
+            self.synced_ahead = None
             self.synced_items = f.get("items")
             self.synced_after = f.get("duration")
         elif kind == INFORMER_START:
+            self.synced_ahead = None
             self.fifo = f.get("fifo")
             self.watch_list = f.get("watch_list")
             self.synced = False
@@ -134,8 +157,37 @@ class HeaderState(PaneState):
         return None if self.info.tls_verify else "⚠ TLS unverified"
 
     def feed_all(self, events) -> None:
-        kinds = self.KINDS
+        # The hot path: watch events and applied deltas are most of a flood,
+        # and need a count each, not a call (``feed`` does what they would).
+        kinds = self._kinds
         feed = self.feed
+        progress = self.progress
+        fast = self._own_reflector is False
+        watched = 0
+        last = None
+        watch_t = 0.0
         for ev in events:
-            if ev.kind in kinds:
+            kind = ev[2]
+            if kind not in kinds:
+                continue
+            if fast and kind == WATCH_EVENT:
+                watched += 1
+                last = ev
+                watch_t = ev[1]
+                if progress.watch_list and progress.listed is None:
+                    progress.items += 1
+            elif kind in _STORE_KINDS:
+                last = ev
+                if progress.listed is not None:
+                    progress.applied += 1
+                self.version += 1
+            else:
                 feed(ev)
+                last = ev
+        if watched:
+            self.watch_events += watched
+            self.version += 1
+            # A bookmark fed after the last of them is newer still.
+            self.last_event = watch_t if self.last_event is None else max(self.last_event, watch_t)
+        if last is not None:
+            self.last_time = last[1]

@@ -79,39 +79,60 @@ class InspectorState(PaneState):
         self.stories = CauseStories(max_keys)
         self.t0: float | None = None
 
+    @property
+    def pressure(self):
+        return self.objects.pressure
+
+    @pressure.setter
+    def pressure(self, pressure) -> None:
+        self.objects.pressure = pressure
+
     def feed(self, ev: TraceEvent) -> None:
         self.feed_all((ev,))
 
     def feed_all(self, events) -> None:
         if self.t0 is None and events:
             self.t0 = events[0].time
-        add = self.history.add
+        # A batch holds a few events of each of a few keys: one ring
+        # operation per key, keys in the order of their last event (the LRU
+        # order one add per event leaves). Deltas go to the objects' history
+        # in the batch's order (its newest entries hold their objects).
+        by_key: dict[str, list] = {}
+        pop = by_key.pop
         add_delta = self.objects.add
         store = STORE_KINDS
         story = STORY_KINDS
-        n = 0
+        born: dict[str, str] = {}  # key -> its last store.add or store.delete in the batch
         for ev in events:
-            key = ev.key
+            key = ev[3]
             if key:
-                kind = ev.kind
+                got = pop(key, None)
+                by_key[key] = got = [] if got is None else got
+                kind = ev[2]
                 if kind in store:
-                    # Both rings hold the delta's entry, which lets go of
-                    # its objects once it is older than the newest few.
-                    add(key, add_delta(ev))
-                    if kind == STORE_DELETE:
-                        self.history.mark_dead(key)  # its events go first
-                    elif kind == STORE_ADD:
-                        self.history.mark_live(key)
+                    # Both rings hold a delta's entry, which lets go of its
+                    # objects once it is older than the newest few.
+                    got.append(add_delta(ev))
+                    if kind != STORE_UPDATE:
+                        born[key] = kind
                 else:
-                    add(key, ev)
+                    got.append(ev)
                     if kind in story:
                         if kind == QUEUE_ADD:
                             self.stories.add(key, ev[4].get("cause"))
                         else:
                             self.stories.get(key)
-                n += 1
-        if n:
-            self.version += 1
+        if not by_key:
+            return
+        history = self.history
+        for key, items in by_key.items():
+            history.extend(key, items)
+            kind = born.get(key)
+            if kind == STORE_DELETE:
+                history.mark_dead(key)  # its events go first
+            elif kind == STORE_ADD:
+                history.mark_live(key)
+        self.version += 1
 
     def life(self, key: str) -> list[TraceEvent]:
         return [_event(x) for x in self.history.get(key)]

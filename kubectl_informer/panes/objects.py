@@ -33,6 +33,7 @@ from kubectl_informer.core.diff import (
 from kubectl_informer.core.redaction import RedactedValue, changed_unseen
 from kubectl_informer.core.trace import TraceEvent
 from kubectl_informer.core.trace_kinds import STORE_DELETE, STORE_UPDATE
+from kubectl_informer.panes.pressure import KEEPING_UP
 from kubectl_informer.panes.ring import KeyedHistory
 from kubectl_informer.run.transforms import redact_secret
 
@@ -89,9 +90,14 @@ class DeltaEntry:
             return self.detail
         return [(STATUS, line) for line in self.recorded or []]
 
-    def release(self) -> None:
-        """Drop the objects, keeping the diff as text."""
+    def release(self, derive: bool = True) -> None:
+        """Drop the objects, keeping the diff as text (not ``derive``: the
+        UI is behind, and only what was derived already stays)."""
         if self.obj is None and self.old is None:
+            return
+        if not derive:
+            self.obj = self.old = None
+            self.event = self.event.stripped()
             return
         ch = self.changes()
         if ch is not None:
@@ -168,6 +174,7 @@ class ObjectHistory:
         # Every entry, newest last, until max_objects newer ones came: then it
         # lets its objects go (once; a no-op if its key's ring did already).
         self._holding: deque[DeltaEntry] = deque()
+        self.pressure = KEEPING_UP  # the feed loop's (through the Inspector's state)
 
     @property
     def max_keys(self) -> int:
@@ -199,12 +206,13 @@ class ObjectHistory:
             hist.mark_dead(key)
         else:
             hist.mark_live(key)
+        derive = not self.pressure.behind
         if len(ring) > self.keep_objects:
-            ring[-1 - self.keep_objects].release()
+            ring[-1 - self.keep_objects].release(derive)
         holding = self._holding
         holding.append(entry)
         if len(holding) > self.max_objects:
-            holding.popleft().release()
+            holding.popleft().release(derive)
         return entry
 
     def entries(self, key: str) -> list[DeltaEntry]:

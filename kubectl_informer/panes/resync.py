@@ -44,6 +44,11 @@ MIN_PERIOD = 1.0  # client-go's minimumResyncPeriod
 SYNC_TYPES = frozenset(("Sync", "SyncAll"))
 
 
+# Kinds this pane reads only when they are a resync's (a Sync delta queued or
+# skipped, a Sync update handed to a listener).
+_RESYNC_ONLY = frozenset((FIFO_QUEUE, FIFO_COALESCE, FIFO_SKIP, HANDLER_UPDATE))
+
+
 def _seconds(v) -> float:
     """A period from the trace: finite, not negative and not absurdly small
     (ticks are counted by division), else the event is bad."""
@@ -130,6 +135,22 @@ class ResyncState(DispatchState):
         self.tick_count = 0
         self.syncs_queued = 0
         self.syncs_skipped = 0
+
+    def feed_all(self, events) -> None:
+        # The hot path: most FIFO and handler events of a flood are not a
+        # resync's; skip them before the dispatch (their handlers would
+        # return False: nothing changed).
+        handled = self._handlers
+        feed = self.feed
+        for ev in events:
+            kind = ev[2]
+            if kind not in handled:
+                continue
+            if kind in _RESYNC_ONLY:
+                f = ev[4]
+                if f.get("type") not in SYNC_TYPES and f.get("reason") != "resync_pending" and not f.get("is_sync"):
+                    continue
+            feed(ev)
 
     # -- handlers -------------------------------------------------------
     def _informer_start(self, ev: TraceEvent) -> None:

@@ -59,6 +59,27 @@ class KeyedHistory(Generic[K, T]):
         ring.append(item)
         return ring
 
+    def extend(self, key: K, items: list[T]) -> None:
+        """``add`` of each of ``items`` in turn (what a feed loop's batch
+        brings for one key), with one LRU move instead of one per item."""
+        if len(items) == 1:
+            self.add(key, items[0])
+            return
+        ring = self._rings.get(key)
+        if ring is None:
+            self.add(key, items[0])
+            items = items[1:]
+            ring = self._rings[key]
+        else:
+            self._rings.move_to_end(key)
+        room = self.per_key - len(ring)
+        grows = min(len(items), room) if room > 0 else 0
+        ring.extend(items)
+        if grows:
+            self.items += grows
+            if self.items > self.max_items:
+                self._trim(key)
+
     def _evict_one(self, spare: K | None = None) -> bool:
         """Drop one whole key (not ``spare``): the longest dead, else the least recent."""
         dead, rings = self._dead, self._rings

@@ -74,6 +74,36 @@ class RVState(DispatchState):
         # count that as one 410, not two.
         self._gone_pending = False
 
+    def feed_all(self, events) -> None:
+        # The hot path: watch events are most of a flood, and a run of them
+        # within one chart slot leaves what its last one alone leaves.
+        handled = self._handlers
+        feed = self.feed
+        start = -1  # the index of the current run of watch events
+        for i, ev in enumerate(events):
+            kind = ev[2]
+            if kind == WATCH_EVENT:
+                if start < 0:
+                    start = i
+                continue
+            if start >= 0:
+                self._watch_run(events, start, i)
+                start = -1
+            if kind in handled:
+                feed(ev)
+        if start >= 0:
+            self._watch_run(events, start, len(events))
+
+    def _watch_run(self, events, start: int, end: int) -> None:
+        first, last = events[start], events[end - 1]
+        one_slot = int(first[1] / BUCKET) == int(last[1] / BUCKET)
+        if self.listing or not one_slot or last[4].get("resource_version") in (None, ""):
+            for i in range(start, end):  # as fed one by one
+                self.feed(events[i])
+            return
+        self.feed(last)
+        self.version += end - start - 1
+
     # -- handlers -------------------------------------------------------
     def _point(self, t: float, rv) -> None:
         if rv is None or rv == "":

@@ -36,6 +36,7 @@ from kubectl_informer.tui.command_mode import CommandLine
 from kubectl_informer.tui.crash import KeepsCrash
 from kubectl_informer.tui.experiments import ExperimentsScreen
 from kubectl_informer.tui.filter_line import FilterLine
+from kubectl_informer.tui.frames import drain_budget, redraws_due
 from kubectl_informer.tui.header import HeaderPane
 from kubectl_informer.tui.help import HelpScreen
 from kubectl_informer.tui.informers import InformerChoice
@@ -52,9 +53,6 @@ from kubectl_informer.tui.restarts import ResourceNamesFound, RestartFinished, R
 _LINE_KEYS = {"colon": "action_command", "slash": "action_filter"}
 # Unchanged panes still redraw this often, for ages and countdowns.
 CLOCK_REFRESH = 0.5
-# Drawing is most of a frame's cost on a big grid: the focused pane redraws
-# every frame, the others every BACKGROUND_EVERY frames (5 Hz at 15 Hz).
-BACKGROUND_EVERY = 3
 
 
 class FrameSource(Protocol):
@@ -128,9 +126,6 @@ class InformerApp(KeepsCrash, App[None]):
         self.zoomed = False
         self.layout_mode = "tabs"
         self._last_clock_refresh = 0.0
-        # At most 30% of a frame draining: a key arriving mid-drain waits for
-        # what is left of it. (Absorbing stays well above 20k events/s.)
-        self._budget = min(0.3 / self.frame_rate, 0.05)
 
     @property
     def states(self) -> dict[str, PaneState]:
@@ -289,7 +284,8 @@ class InformerApp(KeepsCrash, App[None]):
             return
         header_version = self.header_state.version
         if not self.paused:
-            self.drain(self._budget)
+            # A share of the frame (frames.py); a key stops it between chunks.
+            self.drain(drain_budget(self.frame_rate, self.feed_loop.pressure.behind, self.header_state.synced))
         mono = self.feed_loop.count_frame()
         stats = self.feed_loop.stats(self.paused)
         header_due = stats != self.header.stats or header_version != self.header_state.version
@@ -300,19 +296,19 @@ class InformerApp(KeepsCrash, App[None]):
         self._redraw(clock_due, header_due or clock_due)
 
     def _redraw(self, clock_due: bool, header_due: bool) -> None:
-        """Draw what changed: the focused pane every frame, the others every
-        BACKGROUND_EVERY frames, all of them when the clock is due."""
+        """Draw what changed: the focused pane and the others as often as
+        frames.py says, all of them when the clock is due."""
         now = self._now()
         with self.batch_update():
             if header_due:
                 self.header.refresh_view(now)
             if self.paused:
                 return
-            background_due = self.feed_loop.frames % BACKGROUND_EVERY == 0
+            focused_due, background_due = redraws_due(self.feed_loop.frames, self.feed_loop.pressure.behind)
             for name in self.shown_panes():
                 pane = self.panes[name]
                 changed = pane.state.version != pane._rendered_version
-                if clock_due or (changed and (background_due or name == self.active)):
+                if clock_due or (changed and (background_due or (focused_due and name == self.active))):
                     pane.refresh_view(now)
 
     def pump(self) -> int:

@@ -77,16 +77,19 @@ class HeaderPane(TextPane):
             one.append(f"  resync {_age(info.resync_period)}", "dim")
         return one
 
-    def _how_it_goes(self, now: float) -> Text:
-        """The second line: synced, the watch, the last event, rv, relists, rate."""
+    def _sync_part(self, two: Text, now: float) -> None:
+        """Synced (the informer's, maybe ahead of the panes), the list's
+        progress, the failure backed off from, or not synced."""
         st = self.state
-        two = Text(no_wrap=True)
-        s = self.stats
-        if s.paused:
-            # First on the line: it must survive an 80-column crop.
-            two.append(f"❚❚ PAUSED {s.buffered} buffered", "bold reverse yellow")
-            two.append(" ")
-        if st.synced:
+        ahead = st.synced_ahead
+        if ahead is not None and not st.synced:
+            # The informer has synced; the panes are still taking in its list.
+            f = ahead.raw_fields
+            two.append(f"● synced {f.get('items', '')}", "bold green")
+            if f.get("duration") is not None:
+                two.append(f" in {_age(f.get('duration'))}", "dim")
+            two.append(" (the panes catching up)", "yellow")
+        elif st.synced:
             two.append("● synced", "bold green")
             if st.synced_items is not None:
                 two.append(f" {st.synced_items}", "green")
@@ -100,6 +103,17 @@ class HeaderPane(TextPane):
                 two.append(f" · retry in {_age(st.retry_at - now)}", "red")
         else:
             two.append("◌ not synced", "bold yellow")
+
+    def _how_it_goes(self, now: float) -> Text:
+        """The second line: synced, the watch, the last event, rv, relists, rate."""
+        st = self.state
+        two = Text(no_wrap=True)
+        s = self.stats
+        if s.paused:
+            # First on the line: it must survive an 80-column crop.
+            two.append(f"❚❚ PAUSED {s.buffered} buffered", "bold reverse yellow")
+            two.append(" ")
+        self._sync_part(two, now)
         two.append(" │ watch ", "dim")
         if st.watching_since is not None:
             two.append("● ", "bold green")
@@ -123,6 +137,11 @@ class HeaderPane(TextPane):
         if not s.paused:
             rate = f"{s.per_s:,.0f}" if s.per_s >= 10 or s.per_s == 0 else f"{s.per_s:.1f}"
             two.append(f" │ {rate} ev/s", "dim")
+        if s.behind:
+            # Counts stay exact; rows let go unread keep no diff (pressure.py).
+            two.append(f"  ⚠ behind: {s.buffered:,} waiting, rows summarised", "bold yellow")
+        elif s.summarised:
+            two.append(f"  {s.summarised:,} rows summarised", "yellow")
         if s.dropped:
             two.append(f"  dropped {s.dropped}", "bold red")
         return two

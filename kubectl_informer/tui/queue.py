@@ -14,6 +14,7 @@ from rich.text import Text
 from kubectl_informer.panes.causes import ARROW, Story, chain, drops_text
 from kubectl_informer.panes.queue import QueueState
 from kubectl_informer.tui.chart import any_size, bar, fmt_secs, join_lines, side_by_side
+from kubectl_informer.tui.cursor import CURSOR_BINDINGS, HOME_BINDING, KeyCursor
 from kubectl_informer.tui.pane import Pane
 
 WATCH_NOTE = ("watch runs no workqueue: `kubectl informer queue` feeds each notified key into one, "
@@ -21,16 +22,91 @@ WATCH_NOTE = ("watch runs no workqueue: `kubectl informer queue` feeds each noti
 LABEL_W = 14
 
 
-class QueuePane(Pane):
+# Items the cursor walks (what is processing, queued, waiting): the first ones.
+MAX_CURSOR_ITEMS = 500
+
+
+def cursor_items(st: QueueState) -> list[str]:
+    """The items a cursor can select, in the order the pane lists them:
+    what workers hold, then the queue in Get order, then what waits to be
+    ready (soonest first)."""
+    items = list(itertools.islice(st.processing, MAX_CURSOR_ITEMS))
+    items += itertools.islice((k for k in st.queue if k not in st.processing), MAX_CURSOR_ITEMS - len(items))
+    if len(items) < MAX_CURSOR_ITEMS:
+        items += [k for k, _ in heapq.nsmallest(MAX_CURSOR_ITEMS - len(items), st.waiting.items(),
+                                                key=lambda kv: kv[1])]
+    return items
+
+
+class QueuePane(KeyCursor, Pane):
+    """The workqueue; j/k put a cursor on an item (a line on top names it),
+    which ``e`` explains and Enter inspects; home (g) goes back to none."""
+
     DEFAULT_CSS = """
     QueuePane { height: 1fr; width: 1fr; padding: 0 1; }
     """
+    BINDINGS = [*CURSOR_BINDINGS, HOME_BINDING]
+
+    def __init__(self, state: QueueState, **kwargs) -> None:
+        super().__init__(state, **kwargs)
+        self.cursor_keys: list[str] = []
+        self.cursor_item: str | None = None  # the item under the cursor (None: no cursor)
 
     def on_mount(self) -> None:
         self.state.mode = getattr(getattr(self.app, "info", None), "mode", None)
 
+    def reset_view(self) -> None:
+        self.cursor, self.cursor_item = 0, None
+
+    def action_cursor(self, step: int) -> None:
+        self.cursor_keys = cursor_items(self.state)
+        if self.cursor_item is None:
+            self.cursor = -1 if step > 0 else len(self.cursor_keys)
+        elif self.cursor_item in self.cursor_keys:
+            self.cursor = self.cursor_keys.index(self.cursor_item)
+        self.cursor = max(0, min(self.cursor + step, len(self.cursor_keys) - 1))
+        self.cursor_item = self.cursor_key()
+        self.refresh()
+
+    def action_cursor_home(self) -> None:
+        self.reset_view()
+        self.refresh()
+
+    def selected_key(self) -> str | None:
+        return self.cursor_item
+
     def render(self) -> Text:
-        return render_queue(self.state, self.now, self.size.width, self.size.height)
+        width, height = self.size.width, self.size.height
+        if self.cursor_item is None:
+            return render_queue(self.state, self.now, width, height)
+        body = render_queue(self.state, self.now, width, max(height - 1, 3))
+        out = _cursor_line(self.state, self.cursor_item, cursor_items(self.state), max(width, 30))
+        out.append("\n")
+        out.append_text(body)
+        return out
+
+
+def _cursor_line(st: QueueState, key: str, items: list[str], width: int) -> Text:
+    """``▸ default/web-3 · processing (w0) · 2/37``: the item under the cursor."""
+    if key in st.processing:
+        worker = next((w for w, slot in st.workers.items() if slot is not None and slot[0] == key), None)
+        where = "processing" + (f" (w{worker})" if worker is not None else "")
+        if key in st.dirty:
+            where += ", dirty: runs again after Done"
+    elif key in st.queue:
+        where = "queued"
+    elif key in st.waiting:
+        where = "waiting for its back-off"
+    else:
+        where = "done: no longer in the queue"
+    t = Text(no_wrap=True, overflow="ellipsis")
+    t.append("▸ ", "bold reverse")
+    t.append(key, "bold reverse")
+    t.append(f" · {where}", "bold")
+    pos = f" · {items.index(key) + 1}/{len(items)}" if key in items else ""
+    t.append(f"{pos} · j/k item · e explains · g none", "dim")
+    t.truncate(width, overflow="ellipsis")
+    return t
 
 
 def _flow(items, total: int, width: int, max_lines: int) -> list[Text]:

@@ -9,6 +9,9 @@ and, when Textual asks for a frame, builds the few lines that are visible.
 from __future__ import annotations
 
 from rich.text import Text
+from textual.geometry import Region
+from textual.strip import Strip
+from textual.visual import Visual, visualize
 
 from kubectl_informer.panes.filters import MATCH_ALL, KeyFilter, parse_filter
 from kubectl_informer.panes.state import PaneState
@@ -16,9 +19,19 @@ from kubectl_informer.tui.pane import Pane
 
 
 class TextPane(Pane):
-    """Base for the core panes: ``draw_lines`` builds the visible lines."""
+    """Base for the core panes: ``draw_lines`` builds the visible lines.
+
+    Drawing through Textual costs far more than building the lines (about
+    10 ms a pane on the grid), so a redraw the app asks for
+    (``render_state``) builds the lines, compares them with those on screen
+    and repaints only the rows that changed; each row is converted once
+    (``render_line``). Anything else asking for a whole refresh (a resize,
+    the focus, a cursor) redraws every row, as Textual would."""
 
     TITLE = ""
+    _row_texts: list[Text] | None = None     # the rows on screen (None: redraw all)
+    _row_strips: list[Strip | None] = []     # each row converted, when asked for
+    _rows_size: tuple[int, int] = (0, 0)
 
     def __init__(self, state: PaneState, **kwargs) -> None:
         super().__init__(state, **kwargs)
@@ -39,6 +52,56 @@ class TextPane(Pane):
     def render(self) -> Text:
         size = self.content_region.size if self.is_mounted else None
         return self.render_at(size.width if size else 80, size.height if size else 24)
+
+    # -- repainting only the rows that changed ---------------------------------------
+    def refresh(self, *regions: Region, **kwargs):
+        if not regions:
+            self._row_texts = None  # a whole refresh: every row drawn again
+        return super().refresh(*regions, **kwargs)
+
+    def render_state(self, now: float | None) -> None:
+        if now is not None:
+            self.now = now
+        old = self._row_texts
+        size = self.content_region.size if self.is_mounted else None
+        if old is None or not size or (size.width, size.height) != self._rows_size:
+            self.refresh()
+            return
+        rows = self._screen_rows(size.width, size.height)
+        changed = [y for y in range(max(len(rows), len(old)))
+                   if y >= len(rows) or y >= len(old) or rows[y] != old[y]]
+        if not changed:
+            return
+        strips = self._row_strips
+        strips.extend([None] * (len(rows) - len(strips)))
+        for y in changed:
+            if y < len(strips):
+                strips[y] = None
+        self._row_texts = rows
+        self.refresh(*(Region(0, y, size.width, 1) for y in changed))
+
+    def _screen_rows(self, width: int, height: int) -> list[Text]:
+        """The rows as ``render_at`` draws them, one Text each."""
+        width, height = max(width, 1), max(height, 1)
+        rows = self.draw_lines(width, height)[:height]
+        for line in rows:
+            line.truncate(width, overflow="ellipsis")
+            line.end = ""
+        return rows
+
+    def render_line(self, y: int) -> Strip:
+        size = self.content_region.size
+        if self._row_texts is None or (size.width, size.height) != self._rows_size:
+            self._rows_size = (size.width, size.height)
+            self._row_texts = self._screen_rows(size.width, size.height)
+            self._row_strips = [None] * len(self._row_texts)
+        if y >= len(self._row_texts):
+            return Strip.blank(size.width, self.visual_style.rich_style)
+        strip = self._row_strips[y]
+        if strip is None:
+            made = Visual.to_strips(self, visualize(self, self._row_texts[y]), size.width, 1, self.visual_style)
+            strip = self._row_strips[y] = made[0] if made else Strip.blank(size.width, self.visual_style.rich_style)
+        return strip
 
     def render_at(self, width: int, height: int) -> Text:
         """The pane drawn in ``width`` x ``height`` cells: at most ``height``

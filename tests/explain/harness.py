@@ -136,6 +136,9 @@ def reached_by(events, mode: str) -> dict[str, list[str]]:
             take(subject_for("fifo", facts, key=ev.key, pending=pending[ev.key]))
         elif kind == "fifo.pop" and ev.key is not None:
             pending.pop(ev.key, None)
+        elif kind == "queue.add" and ev.key is not None:
+            # The Queue pane's cursor on an item as it is added (j/k select it).
+            take(subject_for("queue", facts, key=ev.key))
         elif kind == "queue.get":
             # The Queue pane shows its newest item live: one a worker holds now.
             take(subject_for("queue", facts))

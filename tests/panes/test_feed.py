@@ -130,3 +130,77 @@ def test_now_is_the_clock_or_the_last_event_moved_on():
     assert 123.0 <= loop.now() < 123.0 + 60
     clocked = loop_on([], clock=FakeClock(7.0))
     assert clocked.now() == 7.0 and clocked.mono() == 7.0
+
+
+def _churned(n: int) -> TraceBuffer:
+    """``n`` pods added, updated three times and deleted, as the informer
+    emits them (objects in-process), into a buffer."""
+    from tests.tui.test_churn_bounds import churn, traced
+
+    tracer, buf, clock = traced()
+    churn(tracer, clock, 0, n)
+    return buf
+
+
+def test_a_drain_out_of_time_with_a_backlog_is_behind_and_lets_rows_go_summarised():
+    buf = _churned(1000)  # 7,000 events: 5,000 deltas, 3,000 of them updates
+    total = len(buf)
+    loop = FeedLoop(buf, {"deltas": DeltasState, "inspector": InspectorState, "cache": CacheState})
+    deltas = loop.states["deltas"]
+    assert deltas.pressure is loop.pressure and loop.states["inspector"].objects.pressure is loop.pressure
+    assert loop.drain(budget=0.0) == CHUNK and loop.pressure.behind  # out of time, thousands waiting
+    while len(loop.buffer) > 2000:
+        loop.drain(budget=0.0)
+    assert loop.pressure.behind and loop.pressure.summarised > 0
+    assert loop.stats().behind and loop.stats().summarised == loop.pressure.summarised
+    while len(loop.buffer) > CHUNK:
+        loop.drain(budget=0.0)
+    assert not loop.pressure.behind  # a few chunks waiting: keeping up again
+    loop.drain()  # to the end: caught up
+    assert not loop.pressure.behind and loop.absorbed == total
+    # Counts stay exact; only rows let go unread lost what they would have shown.
+    assert deltas.total == 5000 and deltas.counts["Updated"] == 3000 and loop.states["cache"].count == 0
+    summarised = [r for r in deltas.rows if r.summarised]
+    assert summarised and all("object" not in r.event.raw_fields for r in summarised)
+    assert deltas.objects_held() == deltas.keep_objects  # the newest rows still hold theirs
+    newest = deltas.rows[-2]  # the last update: its objects held, its diff derived when drawn
+    assert newest.delta == "Updated" and not newest.summarised and newest.diff
+
+
+def test_a_ui_keeping_up_derives_what_every_row_shows():
+    loop = FeedLoop(_churned(1000), {"deltas": DeltasState})
+    loop.drain(max_events=len(loop.buffer))  # no budget: never behind
+    assert not loop.pressure.behind and loop.pressure.summarised == 0
+    assert not any(r.summarised for r in loop.states["deltas"].rows)
+
+
+def test_the_header_reads_the_reflector_from_the_rv_panes_state(tmp_path):
+    loop = loop_on(recorded(tmp_path, story()))
+    loop.drain()
+    rv = loop.states["rv"]
+    assert loop.header.reflector is rv and rv.version > 0
+    assert loop.header.rv == (rv.synced_rv or "") and loop.header.relists == rv.counts["relist"]
+    alone = FeedLoop(TraceBuffer(), {"deltas": DeltasState})  # no RV pane: the header keeps its own
+    assert isinstance(alone.header.reflector, RVState)
+
+
+def test_behind_during_a_sync_the_header_reads_the_informers_sync_among_the_newest_events():
+    from kubectl_informer.core.trace import Tracer
+    from tests.tui.test_churn_bounds import pod
+
+    clock = FakeClock(start=1000.0)
+    tracer, buf = Tracer(clock), TraceBuffer()
+    tracer.subscribe(buf)
+    tracer.emit("informer.start", None, fifo="DeltaFIFO", watch_list=False, resync_check_period=0.0)
+    tracer.emit("list.start", None, resource_version="0", watch_list=False)
+    tracer.emit("list.done", None, resource_version="100", items=3000, duration=0.5, watch_list=False)
+    for i in range(3000):
+        tracer.emit_derived("store.add", f"default/web-{i}", resource_version="100", delta="Added",
+                            is_in_initial_list=True, object=pod(f"web-{i}", 1))
+    tracer.emit("informer.synced", None, items=3000, duration=0.9)
+    loop = FeedLoop(buf, STATES)
+    loop.drain(budget=0.0)
+    assert loop.pressure.behind and not loop.header.synced
+    assert loop.header.synced_ahead is not None and loop.header.synced_ahead.fields["items"] == 3000
+    loop.drain()
+    assert loop.header.synced and loop.header.synced_ahead is None

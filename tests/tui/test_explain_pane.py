@@ -85,6 +85,42 @@ def test_queue_records_step_back_with_j_and_k():
     run(check, app, (160, 45))
 
 
+def test_e_in_the_queue_pane_explains_the_item_under_the_cursor():
+    e = demo_trace()
+    held, first, second = "default/web-7", "default/web-8", "default/web-9"
+    e("queue.add", held, outcome="queued", depth=1)
+    e("queue.get", held, waited=0.002, depth=0, worker=1)
+    life_of_pod(e, "default/api-0", 300)  # the newest record: api-0 processed
+    e("queue.add", first, outcome="queued", depth=1)
+    e("queue.add", second, outcome="queued", depth=2)
+    e("queue.add", second, outcome="already_dirty", depth=2)
+    e("queue.add", second, outcome="already_dirty", depth=2)
+    app = make_app(e)
+
+    def explained() -> str:
+        app.pump()
+        return " ".join(pane_text(app.panes["explain"]).split())
+
+    async def check(pilot):
+        await pilot.press("w", "e")
+        assert "Queue ▸ done default/api-0" in explained()  # no cursor yet: the newest record
+        await pilot.press("e", "j")  # back to the Queue pane; the cursor on its first item
+        assert app.active == "queue" and app.selected_key() == held
+        assert app.panes["queue"].render().plain.startswith(f"▸ {held} · processing (w1) · 1/3")
+        await pilot.press("e")
+        text = explained()
+        assert f"Queue ▸ item {held}" not in text and f"Queue ▸ get {held}" in text
+        assert f"until w1's Get, and that worker holds it now" in text
+        await pilot.press("e", "j", "j", "e")  # the third item: queued behind web-8, added three times
+        text = explained()
+        assert f"Queue ▸ queued {second}" in text
+        assert f"{second} waits in the queue" in text and "1 items ahead of it" in text and "(3 so far)" in text
+        await pilot.press("e", "g", "e")  # g: no cursor, the newest record again
+        assert "Queue ▸ done default/api-0" in explained()
+
+    run(check, app, (160, 45))
+
+
 @pytest.mark.parametrize("mode,says", [("watch", True), ("queue", False)])
 def test_queue_pane_says_watch_runs_no_workqueue(mode, says):
     from tests.tui.helpers import TraceMaker, info

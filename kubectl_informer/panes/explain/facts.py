@@ -393,6 +393,27 @@ class Facts:
                                  worked=worked, depth=depth))
         return out
 
+    def queue_rec(self, key: str) -> Rec | None:
+        """What the workqueue is doing with ``key`` now (a worker holds it,
+        or it waits in the queue), else its newest record kept: for the
+        item under the Queue pane's cursor."""
+        now = self.queue_depth[-1][0] if self.queue_depth else None
+        p = self._processing.get(key)
+        if p is not None:
+            adds, worker, got, waited = p[:4]
+            # Added again while held: Done will put it back (a done record tells that).
+            kind = QUEUE_DONE if adds else QUEUE_GET
+            return Rec(0, got, kind, key, {}, {"adds": adds if adds else 1, "worker": worker, "waited": waited,
+                                                "depth": self.depth()})
+        q = self._queued.get(key)
+        if q is not None:
+            adds, first = q[:2]
+            waited = None if now is None else max(now - first, 0.0)
+            ahead = next(i for i, k in enumerate(self._queued) if k == key)  # queued in first-add order
+            return Rec(0, first, QUEUE_ADD, key, {}, {"adds": adds, "waited": waited, "depth": self.depth(),
+                                                      "ahead": ahead})
+        return next((r for r in reversed(self.queue_records()) if r.key == key), None)
+
     def depth(self) -> int:
         return self.queue_depth[-1][1] if self.queue_depth else 0
 

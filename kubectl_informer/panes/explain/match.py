@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from kubectl_informer.core.durations import format_short
 from kubectl_informer.core.trace_kinds import (
     LIST_DONE,
+    QUEUE_ADD,
     QUEUE_DONE,
     QUEUE_FORGET,
     QUEUE_GET,
@@ -89,6 +90,8 @@ def subject_for(pane: str, facts: Facts, *, key: str | None = None, seq: int | N
     """The subject of ``pane``: the delta ``seq`` of ``key`` (Deltas), a key
     (FIFO with its ``pending`` delta types, Inspector, Cache), or for a pane
     without a cursor its newest record, ``back`` records back."""
+    if pane == "queue" and key is not None:  # the item under the Queue pane's cursor
+        return Subject(pane, facts.queue_rec(key), key)
     if pane in MARK_PANES:
         marks = marks_for(pane, facts)
         if not marks:
@@ -277,6 +280,9 @@ def _queue_main(rec: Rec, facts: Facts) -> Explanation:
         return "queue.forget", {**v, "requeues": f.get("requeues", 0)}
     if rec.kind == QUEUE_GET and x.get("adds", 1) > 1:
         return "queue.dedup", {**v, "adds": x["adds"], "waited": _secs(x.get("waited"))}
+    if rec.kind == QUEUE_ADD:
+        return "queue.queued", {**v, "adds": x.get("adds", 1), "waited": _secs(x.get("waited")),
+                                "ahead": x.get("ahead", 0)}
     if rec.kind == QUEUE_DONE and x.get("adds", 0) > 0:
         return "queue.dirty_while_processing", {**v, "adds": x["adds"], "worker": _worker(x)}
     if rec.kind == QUEUE_DONE:

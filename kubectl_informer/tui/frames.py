@@ -1,0 +1,35 @@
+"""How the app spends a frame: how long it drains, which panes it redraws.
+
+Drawing is most of a frame's cost on a big grid: the focused pane redraws
+every frame, the others every ``BACKGROUND_EVERY`` frames (5 Hz at 15 Hz).
+While the UI is behind the engine (``panes/pressure.py``) the focused pane
+redraws every second frame and the others every ``BEHIND_EVERY`` (2.5 Hz):
+their rows move too fast to read then, and the time goes to catching up (a
+key still redraws at once). A drain takes ``DRAIN_SHARE`` of a frame, or
+``BEHIND_SHARE`` while behind once the informer has synced; a key arriving
+mid-drain stops it between chunks, so keys wait no longer for a bigger share.
+During the initial list the engine needs the CPU more: the panes catch up
+after, and the header reads the informer's sync ahead of them.
+"""
+
+from __future__ import annotations
+
+BACKGROUND_EVERY = 3
+BEHIND_EVERY = 6
+DRAIN_SHARE = 0.3
+BEHIND_SHARE = 0.6
+
+
+def drain_budget(frame_rate: float, behind: bool, synced: bool) -> float:
+    """Seconds of this frame the drain may take."""
+    if behind and synced:
+        return min(BEHIND_SHARE / frame_rate, 0.08)
+    return min(DRAIN_SHARE / frame_rate, 0.05)
+
+
+def redraws_due(frame: int, behind: bool) -> tuple[bool, bool]:
+    """(the focused pane, the others): whether frame number ``frame``
+    redraws them when their state changed."""
+    if behind:
+        return frame % 2 == 0, frame % BEHIND_EVERY == 0
+    return True, frame % BACKGROUND_EVERY == 0

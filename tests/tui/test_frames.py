@@ -1,0 +1,35 @@
+"""How the app spends a frame (tui/frames.py): its drain's share, and which
+panes a frame redraws, keeping up and behind."""
+
+from kubectl_informer.tui.frames import BEHIND_EVERY, drain_budget, redraws_due
+
+
+def test_a_ui_behind_after_the_sync_drains_a_bigger_share_and_during_the_list_does_not():
+    keeping_up = drain_budget(15.0, behind=False, synced=True)
+    assert keeping_up == drain_budget(15.0, behind=True, synced=False) == 0.3 / 15.0
+    assert drain_budget(15.0, behind=True, synced=True) == 2 * keeping_up
+
+
+def test_behind_the_focused_pane_redraws_every_second_frame_and_the_others_every_sixth():
+    assert [redraws_due(f, behind=False) for f in range(3)] == [(True, True), (True, False), (True, False)]
+    behind = [redraws_due(f, behind=True) for f in range(2 * BEHIND_EVERY)]
+    assert sum(focused for focused, _ in behind) == BEHIND_EVERY
+    assert [f for f, (_, others) in enumerate(behind) if others] == [0, BEHIND_EVERY]
+
+
+def test_the_header_says_when_the_ui_is_behind_and_when_the_informer_synced_ahead_of_the_panes():
+    from kubectl_informer.core.trace import TraceEvent
+    from kubectl_informer.panes.header import FeedStats, HeaderState
+    from kubectl_informer.tui.header import HeaderPane
+
+    state = HeaderState()
+    state.feed(TraceEvent.build(1, 10.0, "list.start", None, resource_version="0", watch_list=False))
+    pane = HeaderPane(state)
+    pane.stats = FeedStats(absorbed=5000, per_s=2500.0, buffered=40_000, behind=True, summarised=1200)
+    line = pane.draw_lines(200, 2)[1].plain
+    assert "◌ listing" in line and "⚠ behind: 40,000 waiting, rows summarised" in line
+    state.synced_ahead = TraceEvent.build(2, 12.0, "informer.synced", None, items=3000, duration=2.0)
+    line = pane.draw_lines(200, 2)[1].plain
+    assert line.startswith("● synced 3000 in 2s (the panes catching up)")
+    pane.stats = FeedStats(absorbed=45_000, summarised=1200)
+    assert "1,200 rows summarised" in pane.draw_lines(200, 2)[1].plain
