@@ -146,7 +146,9 @@ def test_duration_and_max_events_end_a_run_by_themselves():
     out, err = done(p)
     assert p.returncode == 0 and err == ""
     assert len(out.splitlines()) == 3
-    p = start("watch", "pods", "--demo", "-o", "json", "--duration", "1500ms")
+    # Long enough for the demo's start-up on a loaded machine (1500ms was
+    # not: "--duration passed before the API server answered", exit 1).
+    p = start("watch", "pods", "--demo", "-o", "json", "--duration", "3s")
     t0 = time.monotonic()
     out, err = done(p)
     assert p.returncode == 0 and err == "" and out
