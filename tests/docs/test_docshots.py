@@ -84,11 +84,10 @@ def test_a_shot_refuses_what_it_cannot_show(argv, says):
 
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
-    """Every shot rendered once by the one command the docs give, six at a
-    time instead of three (each mostly waits for its scenario to reach its
-    condition): (its output, the root it wrote docs/screenshots/ under)."""
+    """Every shot rendered once by the one command the docs give (about a
+    minute): (its output, the root it wrote docs/screenshots/ under)."""
     root = tmp_path_factory.mktemp("docshots")
-    r = subprocess.run([sys.executable, "-m", "tools.docshots", "--jobs", "6", "--root", str(root)], cwd=ROOT,
+    r = subprocess.run([sys.executable, "-m", "tools.docshots", "--root", str(root)], cwd=ROOT,
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     return r.stdout, root
