@@ -30,6 +30,7 @@ import pytest
 
 from kubectl_informer.clock.testing import FakeClock, wait_for
 from kubectl_informer.core.trace import TraceBuffer, Tracer
+from tests import krew_build
 
 
 @pytest.fixture
@@ -62,23 +63,36 @@ def trace(tracer):
 __all__ = ["wait_for"]
 
 
-# The krew archive's PyInstaller build runs in the setup of whichever test
-# asks for it first (once per session): about a minute alone, several on a
-# loaded machine, far past the suite's 120 s per test.
-KREW_BUILD_TIMEOUT = 900
-
-
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the xdist_group marks
 def pytest_collection_modifyitems(items):
     for item in items:
-        if "krew_build" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.timeout(KREW_BUILD_TIMEOUT))
+        if krew_build.FIXTURE in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.timeout(krew_build.TIMEOUT))
         # A module-scoped fixture (a simulator, a set of CLI runs made once)
         # is made once per worker that runs a test using it: the tests of a
         # module that use one go to one worker (--dist loadgroup), so it is
         # made once, as in a serial run.
         if _uses_a_module_fixture(item):
             item.add_marker(pytest.mark.xdist_group(f"module:{item.module.__name__}"))
+    # The tests of the krew archive last: its build runs in the background
+    # meanwhile (tests/krew_build.py), and is done when they come.
+    items.sort(key=lambda item: krew_build.FIXTURE in getattr(item, "fixturenames", ()))
+
+
+def pytest_collection_finish(session):
+    if session.config.option.collectonly:
+        return
+    if any(krew_build.FIXTURE in getattr(item, "fixturenames", ()) for item in session.items):
+        session.config.stash[_KREW_BUILD] = krew_build.start(krew_build.shared_dir(session.config))
+
+
+def pytest_sessionfinish(session, exitstatus):
+    proc = session.config.stash.get(_KREW_BUILD, None)
+    if proc is not None:
+        krew_build.finish(proc, interrupted=exitstatus == pytest.ExitCode.INTERRUPTED or bool(session.shouldstop))
+
+
+_KREW_BUILD = pytest.StashKey()
 
 
 def _uses_a_module_fixture(item) -> bool:

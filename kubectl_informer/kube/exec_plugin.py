@@ -204,24 +204,32 @@ def run_plugin(argv: list[str], env: dict[str, str], interactive: bool, timeout:
     when this is interrupted (Ctrl-C, ``--duration``) is killed with its
     process group. Interactive, it shares the terminal (standard input and
     error) so that it can prompt."""
+    proc = None
     try:
-        proc = subprocess.Popen(argv, env=env, stdin=None if interactive else subprocess.DEVNULL,
+        # Started inside the try: a Ctrl-C or SIGTERM that comes as soon as
+        # it runs (before its guard is up) still kills it on the way out.
+        proc = _start(argv, env, interactive, not_found)
+        with _live_lock:
+            _live.add(proc)
+        with _killed_on_termination(proc, own_group=not interactive):
+            out, err = _collect(proc, timeout)
+        return out, err, proc.wait()
+    finally:
+        if proc is not None:
+            _kill(proc, own_group=not interactive)
+            with _live_lock:
+                _live.discard(proc)
+
+
+def _start(argv: list[str], env: dict[str, str], interactive: bool, not_found) -> subprocess.Popen:
+    try:
+        return subprocess.Popen(argv, env=env, stdin=None if interactive else subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=None if interactive else subprocess.PIPE,
                                 start_new_session=not interactive)
     except FileNotFoundError:
         raise ExecPluginError(not_found()) from None
     except OSError as e:
         raise ExecPluginError(f"exec: fork/exec {argv[0]}: {(e.strerror or str(e)).lower()}") from None
-    with _live_lock:
-        _live.add(proc)
-    try:
-        with _killed_on_termination(proc, own_group=not interactive):
-            out, err = _collect(proc, timeout)
-        return out, err, proc.wait()
-    finally:
-        _kill(proc, own_group=not interactive)
-        with _live_lock:
-            _live.discard(proc)
 
 
 @contextlib.contextmanager

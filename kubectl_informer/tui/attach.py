@@ -94,6 +94,7 @@ class SparkRow(Horizontal):
         self.names = names
         self.lines: dict[str, Sparkline] = {}
         self.labels: dict[str, Label] = {}
+        self._series: dict[str, list[float]] = {}
 
     def compose(self) -> ComposeResult:
         for i, n in enumerate(self.names):
@@ -104,10 +105,19 @@ class SparkRow(Horizontal):
             yield line
 
     def show(self, series: dict[str, list[float]]) -> None:
+        self._series = series
+        if not self.lines:
+            # A card mounted in this same refresh has not composed its row
+            # yet (a KeyError under load): the series is drawn on mount.
+            return
         for n, data in series.items():
             self.lines[n].data = data or [0.0]
             # The scale: a sparkline's top is the largest value it holds.
             self.labels[n].update(f"{n} ≤{max(data or [0.0]):.3g}")
+
+    def on_mount(self) -> None:
+        if self._series:
+            self.show(self._series)
 
 
 class QueueCard(Vertical):

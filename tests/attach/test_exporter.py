@@ -108,5 +108,7 @@ def test_queue_metrics_addr_errors_are_one_line():
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        r = run("--demo", "quiet", "-o", "json", "--duration", "1s", "--metrics-addr", f"127.0.0.1:{port}")
+        # Ends at the bind, right after start-up: the duration only must not
+        # come first (1 s did, on a loaded machine, before the demo answered).
+        r = run("--demo", "quiet", "-o", "json", "--duration", "30s", "--metrics-addr", f"127.0.0.1:{port}")
     assert (r.returncode, r.stderr) == (1, f"error: cannot serve metrics on 127.0.0.1:{port}: Address already in use\n")

@@ -146,7 +146,9 @@ def test_duration_and_max_events_end_a_run_by_themselves():
     out, err = done(p)
     assert p.returncode == 0 and err == ""
     assert len(out.splitlines()) == 3
-    p = start("watch", "pods", "--demo", "-o", "json", "--duration", "1500ms")
+    # Long enough for the demo's start-up on a loaded machine (1500ms was
+    # not: "--duration passed before the API server answered", exit 1).
+    p = start("watch", "pods", "--demo", "-o", "json", "--duration", "3s")
     t0 = time.monotonic()
     out, err = done(p)
     assert p.returncode == 0 and err == "" and out
@@ -256,8 +258,9 @@ def test_late_handler_shows_the_3s_asked_4s_got_rule():
 def test_an_empty_namespace_syncs_and_text_says_no_resources_once(tmp_path):
     """The informer syncs on an empty list (client-go's HasSynced) for every
     profile, and -o text says so as kubectl get does, once, on stderr."""
+    # Three start-ups at once: 4 s, as 2 s passed before the demo answered on a loaded machine.
     runs = {profile: start("watch", "pods", "-n", "nothing-here", "--demo", "quiet", "--client-go", profile,
-                           "-o", "text", "--duration", "2s", "--record", str(tmp_path / f"{profile}.ndjson"))
+                           "-o", "text", "--duration", "4s", "--record", str(tmp_path / f"{profile}.ndjson"))
             for profile in ("1.32", "1.35", "1.36")}
     for profile, p in runs.items():
         out, err = done(p)

@@ -74,8 +74,18 @@ class Driven:
             evs = list(self.events)
         return sum(1 for e in evs if e.kind == kind and all(e.fields.get(k) == v for k, v in fields.items()))
 
-    def wait(self, kind: str, n: int = 1, timeout: float = 15.0, **fields) -> None:
-        assert wait_for(lambda: self.seen(kind, **fields) >= n, timeout=timeout), (kind, fields, n)
+    def wait(self, kind: str, n: int = 1, timeout: float = 15.0, advance: float = 0.0, **fields) -> None:
+        """Until ``n`` events of ``kind`` with ``fields`` were traced. With
+        ``advance``, the run's clock is stepped that much every real
+        hundredth of a second meanwhile: a back-off the run waits out on its
+        clock passes at once, as a span the test only has to let pass."""
+        def reached() -> bool:
+            if self.seen(kind, **fields) >= n:
+                return True
+            if advance:
+                self.clock.step(advance)
+            return False
+        assert wait_for(reached, timeout=timeout, interval=0.01 if advance else 0.001), (kind, fields, n)
 
     def __enter__(self) -> "Driven":
         self.run.prepare()

@@ -1,14 +1,12 @@
 import importlib.util
 import os
 import shutil
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from filelock import FileLock
 
+from tests import krew_build as krew_build_mod
 from tests.packaging import krew
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,27 +21,14 @@ class Build:
 
 
 @pytest.fixture(scope="session")
-def krew_build(tmp_path_factory) -> Build:
+def krew_build(pytestconfig) -> Build:
     """The archive and manifest for this machine, built once per session by
-    the documented command (about 30-60 s: PyInstaller). Under pytest-xdist
-    every worker asks for it: the first builds it under a file lock in the
-    session's shared tmp dir, the others wait and take that same archive."""
-    shared = tmp_path_factory.getbasetemp().parent if _under_xdist() else tmp_path_factory.getbasetemp()
-    out, printed = shared / "krew-build", shared / "krew-build.output"
-    with FileLock(str(shared / "krew-build.lock")):
-        if not printed.exists():
-            out.mkdir(exist_ok=True)
-            r = subprocess.run([sys.executable, str(ROOT / "packaging" / "build.py"), "--out", str(out),
-                                "--repository", "example/kubectl-informer"],
-                               capture_output=True, text=True, timeout=900, cwd=ROOT)
-            assert r.returncode == 0, r.stdout + r.stderr
-            printed.write_text(r.stdout)
-    [archive] = [p for p in out.iterdir() if p.name.startswith("kubectl-informer-v") and not p.name.endswith(".sha256")]
-    return Build(archive, out / "informer.yaml", printed.read_text())
-
-
-def _under_xdist() -> bool:
-    return "PYTEST_XDIST_WORKER" in os.environ
+    the documented command (about a minute of one core: PyInstaller). The
+    build started in the background when the session collected this test
+    (tests/krew_build.py); this waits for it."""
+    archive, manifest, printed = krew_build_mod.wait(krew_build_mod.shared_dir(pytestconfig),
+                                                     krew_build_mod.TIMEOUT)
+    return Build(archive, manifest, printed)
 
 
 @pytest.fixture(scope="session")

@@ -60,6 +60,7 @@ class HostileServer(Hostile):
     def __init__(self, behaviour: str) -> None:
         self.started_lists = 0
         self.started_watches = 0
+        self.trickle_every = 1.0  # seconds between the trickling watch's events
         super().__init__(behaviour)
         self.srv.requests = _Stamped()
 
@@ -164,7 +165,7 @@ class HostileServer(Hostile):
         self._serve_pods(on_watch=watch)
 
     def _install_trickle_then_silent_watch(self) -> None:
-        """One event a second for six seconds, then nothing, connection kept."""
+        """Six events, one every ``trickle_every`` seconds, then nothing, connection kept."""
         def watch(h, req):
             if _probe(req):
                 return self._quiet_watch(h, req)
@@ -173,7 +174,7 @@ class HostileServer(Hostile):
             for i in range(6):
                 h.wfile.write(b"%x\r\n%s\r\n" % (len(line := _event("ADDED", pod(f"w{i}", 20 + i))), line))
                 h.wfile.flush()
-                if self.stop.wait(1.0):
+                if self.stop.wait(self.trickle_every):
                     return
             self.stop.wait(120)
         self._serve_pods(on_watch=watch)

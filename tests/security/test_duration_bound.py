@@ -26,9 +26,11 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
 DURATION = 3.0
 LATE_AT_MOST = 1.0
-# client-go gives a watch exactly its timeoutSeconds; "a bit after" is this
-# much at most (ours: 5 s, so that the server's own clean end comes first).
-WATCH_CUT_AFTER = 7.0
+# client-go gives a watch exactly its timeoutSeconds; "a bit after" is the
+# lister-watcher's grace (5 s in a run, so that the server's own clean end
+# comes first). The tests give it half a second, and allow this much more.
+WATCH_GRACE = 0.5
+WATCH_CUT_AFTER = WATCH_GRACE + 1.0
 
 
 
@@ -78,12 +80,15 @@ def test_duration_ends_a_run_whose_discovery_is_never_answered(server_for):
 
 # --- a watch that never answers ends by its own timeout -----------------------------------------
 
-def _watch_until_it_ends(server_for, behaviour: str, client: str, timeout_seconds: int, bound: float):
+def _watch_until_it_ends(server_for, behaviour: str, client: str, timeout_seconds: int, bound: float,
+                         trickle_every: float = 1.0):
     """Open the informer's watch (not the probe: timeoutSeconds > 1) and read
     it in a thread; (seconds it took to end, what it raised), at most ``bound``."""
     server, kc = server_for(behaviour, client)
+    server.trickle_every = trickle_every
     client = load_kube(str(kc)).api_client
-    lw = KubeListerWatcher(client, resolve_resource(client, "pods"), namespace="default")
+    lw = KubeListerWatcher(client, resolve_resource(client, "pods"), namespace="default",
+                           watch_read_grace=WATCH_GRACE)
     outcome: dict = {}
 
     def read() -> None:
@@ -120,8 +125,11 @@ def test_a_watch_accepted_and_never_answered_ends_at_its_timeout(server_for, cli
 
 @pytest.mark.parametrize("client", ["light", "kubernetes"])
 def test_a_watch_that_trickles_then_falls_silent_ends_at_its_timeout(server_for, client):
-    # Bytes keep coming past any per-read timeout, then stop: the watch's
-    # own deadline still holds, counted from its start.
-    out = _watch_until_it_ends(server_for, "trickle_then_silent_watch", client, 3, bound=3 + WATCH_CUT_AFTER + 3)
+    # Bytes keep coming (an event every 0.35 s, each read well within the
+    # read timeout of 2.5 s) for 1.75 s, then stop: the watch's own deadline
+    # still holds, counted from its start (2.5 s), where a read timeout alone
+    # would end it at 4.25 s.
+    out = _watch_until_it_ends(server_for, "trickle_then_silent_watch", client, 2, bound=2 + WATCH_CUT_AFTER + 3,
+                               trickle_every=0.35)
     assert len(out.get("events", [])) == 6 and "error" not in out, out
-    assert 6 <= out["took"] <= 3 + WATCH_CUT_AFTER, out["took"]
+    assert 1.75 <= out["took"] <= 2 + WATCH_CUT_AFTER, out["took"]

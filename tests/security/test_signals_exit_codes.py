@@ -96,9 +96,11 @@ def test_a_process_started_with_sigint_ignored_still_ends_on_it(tmp_path):
 def test_replay(tmp_path, sig):
     rec = tmp_path / "rec.ndjson"
     with rec.open("w") as f:
-        r = run(["watch", "pods", "--demo", "-o", "json", "--max-events", "300"], child_env(tmp_path), stdout=f)
+        # The initial list and a first second of changes (about 1.5 s of the
+        # demo; 300 events took 12 s to record and were never played).
+        r = run(["watch", "pods", "--demo", "-o", "json", "--max-events", "60"], child_env(tmp_path), stdout=f)
     assert r.returncode == 0, r.stderr
-    # A hundredth of recorded time: still playing when the signal comes.
+    # A hundredth of recorded time (the second becomes minutes): still playing when the signal comes.
     c = Child(["replay", str(rec), "-o", "json", "--speed", "0.01"], child_env(tmp_path))
     c.wait_line(lambda line: '"run.info"' in line)
     rc, err = c.signal(sig)
