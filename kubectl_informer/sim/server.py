@@ -244,6 +244,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _send(self, code: int, body: bytes | list[bytes], ctype: str = "application/json",
               headers: dict | None = None) -> None:
         parts = body if isinstance(body, list) else [body]
+        # Logged before the answer goes out: a client that has its answer finds its request in the log.
+        self.sim.request_log.append((self.command, self.path, code))
         self.send_response(code)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(sum(len(p) for p in parts)))
@@ -254,7 +256,6 @@ class _Handler(BaseHTTPRequestHandler):
         if self.command != "HEAD":
             for p in parts:
                 self.wfile.write(p)
-        self.sim.request_log.append((self.command, self.path, code))
 
     def _send_json(self, code: int, obj) -> None:
         self._send(code, orjson.dumps(obj))
@@ -651,13 +652,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     # ------------------------------------------------------------ watch
     def _start_chunked(self) -> None:
+        self.sim.request_log.append((self.command, self.path, 200))  # before the answer, as _send
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Transfer-Encoding", "chunked")
         self.send_header("Cache-Control", "no-cache, private")
         self.end_headers()
         self.wfile.flush()
-        self.sim.request_log.append((self.command, self.path, 200))
 
     def _chunk(self, data: bytes) -> None:
         if data:
