@@ -6,7 +6,7 @@ processes, timed from spawn until synced:
 
   one-run   one Run of ``watch deployments,configmaps,pods``: three informers
             from one SharedInformerFactory in one process (the plugin's own
-            Run: discovery, preflight, the engine tuning ``-o json`` uses)
+            Run: discovery, the engine tuning ``-o json`` uses)
   three     three Runs of one resource each (``watch deployments``, ``watch
             configmaps``, ``watch pods``), three processes started together:
             time until the last one synced, peak RSS summed over the three
