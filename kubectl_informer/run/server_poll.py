@@ -43,6 +43,10 @@ SIM_INTERVAL = 0.5
 DEFAULT_SCRAPE = 10.0
 FORBIDDEN_BACKOFF = 300.0  # after a 401/403: the first wait, doubled each time up to MAX_BACKOFF
 MAX_BACKOFF = 3600.0
+# A poll that failed (a reset, a timeout, a page that does not parse) is tried
+# again sooner than a refusal: its wait doubles up to this many intervals (the
+# simulator: 2 s; /metrics: 40 s), so the pane recovers soon after the server.
+FAILURE_BACKOFF_INTERVALS = 4
 WINDOW_PATH = "/debug/informer/watchcache"
 MAX_WINDOW_BODY = 1 << 20  # the simulator reports at most 100 watchers: a few KB
 _WATCHER_LIMIT = 100
@@ -107,7 +111,8 @@ class ServerPoller:
         return self.interval
 
     def _backed_off(self) -> float:
-        self._backoff = min(MAX_BACKOFF, max(self.interval, self._backoff * 2 or self.interval))
+        cap = self.interval * FAILURE_BACKOFF_INTERVALS
+        self._backoff = min(cap, max(self.interval, self._backoff * 2 or self.interval))
         return self._backoff
 
     def _refused(self, e: ApiError) -> float:

@@ -157,3 +157,14 @@ def test_the_poller_thread_asks_once_per_interval_and_stops(fake, api):
         t.join(5)
     assert not t.is_alive()
     assert sum(1 for e in buf.drain() if e.kind == "server.metrics") == 2
+
+
+def test_a_failing_scrape_is_tried_again_within_four_intervals(fake, api):
+    # A 500 (or a reset, a timeout) is not a refusal: the wait
+    # doubles from the interval and stops at four of them, so the pane comes
+    # back soon after the server does (a refusal waits FORBIDDEN_BACKOFF).
+    fake.routes["/metrics"] = lambda req: Reply(500, b"etcd is unhappy")
+    clock, tracer, buf = _traced()
+    poller = _poller(api, clock, tracer)
+    waits = [poller.poll_once() for _ in range(5)]
+    assert waits == [10.0, 20.0, 40.0, 40.0, 40.0]
