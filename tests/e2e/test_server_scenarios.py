@@ -75,6 +75,9 @@ def test_too_large_rv_after_a_restore_the_reflector_relists_from_empty():
         d.step(44)
         store = d.run.demo.server.store
         snapshot = store.current_rv()
+        # The poller has read the window once (its first read is the baseline a re-initialisation is
+        # told against): the two steps can come within one poll interval.
+        d.wait("server.window")
         d.step(16)  # the 60th step restores etcd to the 44th's RV
         d.wait("server.reinit")
         d.wait("server.too_large", current_rv=str(snapshot))
@@ -94,6 +97,7 @@ def test_cache_reinit_ends_every_watch_stops_bookmarks_then_410_and_relist():
         d.step(31)
         store = d.run.demo.server.store
         d.wait("watch.bookmark")
+        d.wait("server.window")  # the poller's baseline, before the re-initialisation it reports
         d.step()  # the 32nd step: the cache re-initialises
         d.wait("watch.end", reason="closed")
         assert wait_for(lambda: any("429" in (e.fields.get("error") or "") for e in list(d.events)
