@@ -30,7 +30,9 @@ def command(*args: str) -> list[str]:
 
 def child_env(tmp: Path, **extra: str) -> dict:
     """No kubeconfig of the user's, crash logs under ``tmp``."""
-    env = dict(os.environ, KUBECONFIG=os.devnull, PYTHONUNBUFFERED="1", XDG_STATE_HOME=str(tmp / "state"))
+    # PYTHONFAULTHANDLER: a child that does not end is asked for its threads' stacks (``Child.end``).
+    env = dict(os.environ, KUBECONFIG=os.devnull, PYTHONUNBUFFERED="1", PYTHONFAULTHANDLER="1",
+               XDG_STATE_HOME=str(tmp / "state"))
     env.pop("TMUX", None)
     env.update(extra)
     return env
@@ -82,9 +84,18 @@ class Child:
         try:
             self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
-            self.kill()
-            pytest.fail(f"still running {timeout}s later")
+            pytest.fail(f"still running {timeout}s later; where its threads were:\n{self._stacks()}")
         return self.proc.returncode, self.proc.stderr.read()
+
+    def _stacks(self) -> str:
+        """SIGABRT to a child started with PYTHONFAULTHANDLER: it writes every
+        thread's stack to stderr and dies; the tail of that stderr."""
+        self.proc.send_signal(signal.SIGABRT)
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.kill()
+        return self.proc.stderr.read()[-6000:]
 
     def kill(self) -> None:
         if self.proc.poll() is None:
