@@ -29,6 +29,7 @@ from kubectl_informer.core.trace_kinds import (
     WATCH_BOOKMARK,
     WATCH_END,
 )
+from kubectl_informer.panes import fifo
 from kubectl_informer.panes.causes import chain, is_mapped, link_kind
 from kubectl_informer.panes.explain.facts import Facts, Rec
 
@@ -52,13 +53,7 @@ Explanation = tuple[str, dict]
 def delta_runs(types) -> str:
     """``Updated ×20`` for twenty Updated in a row, ``Added, Updated ×2``: a
     popped list said in a line however long it is."""
-    runs: list[list] = []
-    for t in types:
-        if runs and runs[-1][0] == t:
-            runs[-1][1] += 1
-        else:
-            runs.append([t, 1])
-    return ", ".join(t if n == 1 else f"{t} ×{n}" for t, n in runs)
+    return ", ".join(t if n == 1 else f"{t} ×{n}" for t, n in fifo.delta_runs(types))
 
 def _secs(v) -> str:
     return format_short(float(v)) if v is not None else "?"
