@@ -38,16 +38,26 @@ def serving(port: int) -> bool:
         return False
 
 
+def exporting_queue(kubeconfig: str, duration: str) -> tuple[subprocess.Popen, int]:
+    """``kubectl informer queue`` exporting its workqueue metrics on a free
+    port, returned once it serves them (it binds the port once it has
+    connected): (the process, the port)."""
+    port = free_port()
+    queue = subprocess.Popen([str(SCRIPT), "queue", "--kubeconfig", kubeconfig, "--metrics-addr",
+                              f"127.0.0.1:{port}", "--fail-rate", "0.2", "-o", "json", "--duration", duration],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=dict(os.environ))
+    if not wait_for(lambda: serving(port), timeout=30.0, interval=0.05):
+        queue.kill()
+        _, err = queue.communicate(timeout=15)
+        pytest.fail(f"the queue's metrics never served: {err}")
+    return queue, port
+
+
 def test_attach_screen_with_our_informer_beside(tmp_path):
     demo = start_demo("steady")
-    port = free_port()
-    queue = subprocess.Popen([str(SCRIPT), "queue", "--kubeconfig", demo.kubeconfig_path, "--metrics-addr",
-                              f"127.0.0.1:{port}", "--fail-rate", "0.2", "-o", "json", "--duration", "60s"],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=dict(os.environ))
+    queue, port = exporting_queue(demo.kubeconfig_path, "60s")
     term = None
     try:
-        # The queue process binds its metrics port once it has connected.
-        assert wait_for(lambda: serving(port), timeout=30.0, interval=0.05), queue.stderr
         term = Terminal(tmp_path, 160, 45, f"attach http://127.0.0.1:{port}/metrics --interval 500ms "
                                            f"--kubeconfig {demo.kubeconfig_path} --resource pods", env_extra=SIZE)
 

@@ -10,16 +10,13 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
-from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.sim.demo import start_demo
-from tests.attach.test_targets import free_port
-from tests.attach.test_tmux_attach import serving
+from tests.attach.test_tmux_attach import exporting_queue
 from tests.e2e.test_tmux import SCRIPT, Terminal
 
 pytestmark = [pytest.mark.tmux, pytest.mark.e2e,
@@ -103,13 +100,9 @@ def test_resize_sweep_replay(short_dir):
 
 def test_resize_sweep_attach(short_dir):
     demo = start_demo("steady")
-    port = free_port()
-    queue = subprocess.Popen([str(SCRIPT), "queue", "--kubeconfig", demo.kubeconfig_path, "--metrics-addr",
-                              f"127.0.0.1:{port}", "--fail-rate", "0.2", "-o", "json", "--duration", "120s"],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=dict(os.environ))
+    queue, port = exporting_queue(demo.kubeconfig_path, "120s")
     term = None
     try:
-        assert wait_for(lambda: serving(port), timeout=30.0, interval=0.05), "the queue's metrics never served"
         term = Terminal(short_dir, 80, 24, f"attach http://127.0.0.1:{port}/metrics --interval 500ms "
                                            f"--kubeconfig {demo.kubeconfig_path} --resource pods")
         term.wait(lambda s: "workqueue" in s, "a queue card", timeout=40)
