@@ -117,7 +117,11 @@ def test_engine_converges_under_churn_and_faults(client_go):
 
         assert wait_for(lambda: cached() == want, 20), "indexer never converged to the source"
         assert sorted(store.list_keys()) == sorted(want)
-        assert informer.last_sync_resource_version() == src.resource_version
+        # The reflector hands an event to the FIFO before it records the event's
+        # RV, and the indexer is filled from the FIFO on another thread: the
+        # cache can equal the source a moment before the reflector's RV does.
+        assert wait_for(lambda: informer.last_sync_resource_version() == src.resource_version, 10), \
+            (informer.last_sync_resource_version(), src.resource_version)
         # Every key of the source reaches a worker after the last change.
         done_after = len(buf)
         assert wait_for(lambda: ctrl.stats()["processed"] > 0 and len(buf) > done_after, 10)
