@@ -123,3 +123,8 @@ def _private_discovery_caches(tmp_path_factory, monkeypatch):
     base = tmp_path_factory.mktemp("caches")
     monkeypatch.setenv("XDG_CACHE_HOME", str(base / "xdg"))
     monkeypatch.setenv("KUBECACHEDIR", str(base / "kube"))
+
+
+def pytest_configure(config):
+    from tests.rewrite_cache import prewrite
+    prewrite(config)
