@@ -143,10 +143,6 @@ def on_sigterm(handler: Callable[[], None],
             signal.signal(sig, previous if previous is not None else signal.SIG_DFL)
 
 
-def _raise_terminated() -> None:
-    raise Terminated()
-
-
 @dataclass
 class Running:
     """What ``running`` hands the CLI: the prepared run and what it needs to
@@ -234,9 +230,19 @@ def _exit_after(seconds: float) -> None:
     os._exit(signals.exit_code(1))
 
 
+# The headless loop's signals. Their handlers only take note: the loop looks
+# at every poll. An exception raised by a handler lands wherever the main thread
+# is, and in Python (3.11 at least) that can be inside threading.Condition's
+# __enter__, after its lock was taken and before the ``with`` that releases it:
+# stop_event.wait() then leaves the Event's lock held, and the stop_event.set()
+# that stops the run waited for it for ever (a SIGINT that hung once in CI).
+HEADLESS_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
 def stream_headless(buffer: TraceBuffer, renderer, stop_event: threading.Event, run_for: float | None = None,
                     max_events: int | None = None, poll: float = 0.05) -> None:
     deadline = None if run_for is None else time.monotonic() + run_for
+    signalled: list[int] = []  # appended to by the handler: no lock, nothing raised
 
     def flush() -> bool:
         """Render what is buffered; True once ``max_events`` lines are out."""
@@ -247,14 +253,16 @@ def stream_headless(buffer: TraceBuffer, renderer, stop_event: threading.Event, 
         return False
 
     try:
-        with on_sigterm(_raise_terminated):
-            while not stop_event.is_set():
+        with on_sigterm(lambda: signalled.append(1), HEADLESS_SIGNALS):
+            while not stop_event.is_set() and not signalled:
                 if flush():
                     return
                 if deadline is not None and time.monotonic() >= deadline:
                     return
                 stop_event.wait(poll)
-    except (KeyboardInterrupt, Terminated):
+    except (KeyboardInterrupt, Terminated):  # from a reader, or a handler of someone else's
+        signalled.append(1)
+    if signalled:
         # What happened before the signal is still said (up to a poll's worth).
         flush()
 

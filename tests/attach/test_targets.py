@@ -9,6 +9,7 @@ import ssl
 import subprocess
 import sys
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -201,15 +202,20 @@ def test_bad_url_targets_are_one_line_exit_1(status, body, ctype, message):
         page.close()
 
 
-def test_connection_refused_and_usage_errors():
+def test_connection_refused_is_one_line_exit_1():
     url = f"http://127.0.0.1:{free_port()}/metrics"
     r = cli("attach", url, "-o", "text")
     assert (r.returncode, r.stderr) == (1, f"error: cannot reach {url}: connection refused (is your kubectl "
                                            f"port-forward running?)\n")
-    for args in (["svc/x"], ["127.0.0.1:8080"], [url, "--count", "2"], [url, "-o", "text", "--resource", "pods"],
-                 [url, "--interval", "0s"]):
-        r = cli("attach", *args)
-        assert r.returncode == 2 and r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, (args, r.stderr)
+
+
+@pytest.mark.parametrize("args", [["svc/x"], ["127.0.0.1:8080"], ["{url}", "--count", "2"],
+                                  ["{url}", "-o", "text", "--resource", "pods"], ["{url}", "--interval", "0s"]],
+                         ids=["svc", "no-kind", "count-in-tui", "resource-headless", "interval-0"])
+def test_usage_errors_are_one_line_exit_2(args):
+    url = f"http://127.0.0.1:{free_port()}/metrics"
+    r = cli("attach", *(a.format(url=url) for a in args))
+    assert r.returncode == 2 and r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, (args, r.stderr)
 
 
 def test_parse_target_and_port_rules():
@@ -232,16 +238,20 @@ def test_https_and_a_bearer_token_as_behind_kube_rbac_proxy(tmp_path):
                 token="s3cret")
     (tmp_path / "token").write_text("s3cret\n")
     url = f"https://127.0.0.1:{page.port}/metrics"
+    auths = ([], ["--certificate-authority", cert], ["--certificate-authority", cert, "--token-file",
+                                                         str(tmp_path / "token")],
+             ["--insecure-skip-tls-verify", "--token", "s3cret"])
     try:
-        r = cli("attach", url, "-o", "json", "--count", "1")
-        assert r.returncode == 1 and r.stderr.startswith(f"error: TLS error talking to {url}: certificate verify "
-                                                         f"failed (pass --certificate-authority FILE"), r.stderr
-        r = cli("attach", url, "-o", "json", "--count", "1", "--certificate-authority", cert)
-        assert r.returncode == 1 and r.stderr.startswith(f"error: unauthorized (HTTP 401) at {url}"), r.stderr
-        for auth in (["--certificate-authority", cert, "--token-file", str(tmp_path / "token")],
-                     ["--insecure-skip-tls-verify", "--token", "s3cret"]):
-            r = cli("attach", url, "-o", "json", "--count", "1", *auth)
-            assert r.returncode == 0, r.stderr
-            assert json.loads(r.stdout)["queues"]["deployment"]["adds_total"] == 7
+        with ThreadPoolExecutor(max_workers=len(auths)) as pool:  # four independent runs at the same time
+            untrusted, no_token, *good = pool.map(lambda auth: cli("attach", url, "-o", "json", "--count", "1",
+                                                                   *auth), auths)
     finally:
         page.close()
+    assert untrusted.returncode == 1 and untrusted.stderr.startswith(
+        f"error: TLS error talking to {url}: certificate verify failed (pass --certificate-authority FILE"), \
+        untrusted.stderr
+    assert no_token.returncode == 1 and no_token.stderr.startswith(f"error: unauthorized (HTTP 401) at {url}"), \
+        no_token.stderr
+    for r in good:
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["queues"]["deployment"]["adds_total"] == 7

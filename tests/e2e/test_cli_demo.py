@@ -245,9 +245,12 @@ def test_sim_bad_input_is_one_line():
 def test_late_handler_shows_the_3s_asked_4s_got_rule():
     # client-go: a handler added after start with a period below the check period is raised to it.
     proc = start("watch", "pods", "--demo", "quiet", "-o", "json", "--resync", "4s",
-                 "--late-handler-resync", "3s", "--duration", "3s")
-    out, err = done(proc)
-    regs = {e["fields"]["listener"]: e["fields"] for e in map(orjson.loads, out.splitlines())
+                 "--late-handler-resync", "3s")
+    # Until the late handler is registered, then stopped (not a fixed --duration).
+    lines = read_until(proc, lambda lines: any('"late-handler"' in line and '"handler.register"' in line
+                                               for line in lines))
+    finish(proc)
+    regs = {e["fields"]["listener"]: e["fields"] for e in map(orjson.loads, lines)
             if e["kind"] == "handler.register"}
     assert regs["handler-1"]["requested"] == 4.0 and regs["handler-1"]["effective"] == 4.0
     late = regs["late-handler"]

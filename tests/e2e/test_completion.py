@@ -18,7 +18,10 @@ KUBECTL = "/usr/bin/kubectl"
 BIN = Path(sys.executable).parent
 
 
-@pytest.fixture(scope="module")
+# Both fixtures are per test (two symlinks; an in-process simulator): a
+# module-scoped one would send every test of the module to one worker
+# (tests/conftest.py), one after another.
+@pytest.fixture
 def plugin_path(tmp_path_factory):
     """A PATH holding the two console scripts and the system's tools."""
     d = tmp_path_factory.mktemp("bin")
@@ -28,7 +31,7 @@ def plugin_path(tmp_path_factory):
     return f"{d}{os.pathsep}/usr/bin{os.pathsep}/bin"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def sim_kubeconfig(tmp_path_factory):
     path = tmp_path_factory.mktemp("sim") / "kubeconfig"
     demo = start_demo("quiet", kubeconfig_path=str(path))

@@ -44,8 +44,11 @@ def command(*args: str) -> list[str]:
     return base + list(args)
 
 
-@pytest.fixture(scope="module")
-def sim(tmp_path_factory):
+@contextlib.contextmanager
+def churning_sim(tmp: Path):
+    """A simulated API server seeded with the demo's objects and a Secret
+    whose values change all along, so that every update's diff would carry
+    them if anything let them through."""
     srv = SimServer().start()
     seed(srv.store)
     srv.store.create("secrets", {
@@ -53,9 +56,7 @@ def sim(tmp_path_factory):
         "metadata": {"name": "applied", "namespace": "default", "annotations": {LAST_APPLIED: json.dumps(
             {"apiVersion": "v1", "kind": "Secret", "data": {"pw": "aHVudGVyMg=="}})}},
         "data": {"pw": "aHVudGVyMg=="}, "stringData": {"note": "hunter2-string-data"}}, namespace="default")
-    srv.kubeconfig = srv.write_kubeconfig(str(tmp_path_factory.mktemp("ro") / "kubeconfig"))
-    # The secret's values change all along, so that every update's diff would
-    # carry them if anything let them through.
+    srv.kubeconfig = srv.write_kubeconfig(str(tmp / "kubeconfig"))
     stop = threading.Event()
 
     def churn():
@@ -67,10 +68,24 @@ def sim(tmp_path_factory):
 
     t = threading.Thread(target=churn, daemon=True)
     t.start()
-    yield srv
-    stop.set()
-    t.join(5)
-    srv.stop()
+    try:
+        yield srv
+    finally:
+        stop.set()
+        t.join(5)
+        srv.stop()
+
+
+# The headless runs, the UI and the experiments each talk to a server of their
+# own and are made in a group of their own, so that xdist runs the three at the
+# same time on different workers (made in one fixture they took 30 s in a row).
+HEADLESS, UI, EXPERIMENTS = (pytest.mark.xdist_group(f"read-only-{part}") for part in ("headless", "ui", "experiments"))
+
+
+@pytest.fixture(scope="module")
+def sim(tmp_path_factory):
+    with churning_sim(tmp_path_factory.mktemp("ro")) as srv:
+        yield srv
 
 
 def headless_runs(kc: str, rec: Path) -> list[list[str]]:
@@ -177,22 +192,38 @@ def drive_the_experiments(sim, tmp: Path, env: dict) -> list[str]:
     return screens
 
 
+ENV = dict(os.environ, KUBECONFIG=os.devnull, PYTHONUNBUFFERED="1")
+
+
 @pytest.fixture(scope="module")
 def runs(sim, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("ro-runs")
     rec = tmp / "rec"
     rec.mkdir()
-    env = dict(os.environ, KUBECONFIG=os.devnull, PYTHONUNBUFFERED="1")
     sim.request_log.clear()
-    results = run_all(headless_runs(sim.kubeconfig, rec), env)
+    results = run_all(headless_runs(sim.kubeconfig, rec), ENV)
     replays = run_all([["replay", str(f), "-o", ("json", "text")[i % 2]] for i, f in enumerate(sorted(rec.iterdir()))],
-                      env)
-    screens = drive_the_ui(sim.kubeconfig, tmp, env) if shutil.which("tmux") else None
-    before_experiments = len(sim.request_log)
-    experiments = drive_the_experiments(sim, tmp, env) if shutil.which("tmux") else None
+                      ENV)
     return {"results": results, "replays": replays, "recordings": [f.read_text() for f in rec.iterdir()],
-            "screens": screens, "log": list(sim.request_log), "experiment_screens": experiments,
-            "experiment_log": list(sim.request_log)[before_experiments:]}
+            "log": list(sim.request_log)}
+
+
+@pytest.fixture(scope="module")
+def ui_run(tmp_path_factory):
+    """The live UI with every key, on a server of its own: (screens, requests)."""
+    tmp = tmp_path_factory.mktemp("ro-ui")
+    with churning_sim(tmp) as srv:
+        screens = drive_the_ui(srv.kubeconfig, tmp, ENV)
+        return screens, list(srv.request_log)
+
+
+@pytest.fixture(scope="module")
+def experiments_run(tmp_path_factory):
+    """Every experiment's key in the live UI, on a server of its own: (screens, requests)."""
+    tmp = tmp_path_factory.mktemp("ro-experiments")
+    with churning_sim(tmp) as srv:
+        screens = drive_the_experiments(srv, tmp, ENV)
+        return screens, list(srv.request_log)
 
 
 def _is_read(method: str, target: str) -> bool:
@@ -214,12 +245,14 @@ def _is_read(method: str, target: str) -> bool:
     return len(rest) == 0 or len(rest) == 1 or (len(rest) == 3 and rest[0] == "namespaces")
 
 
+@HEADLESS
 def test_every_run_succeeded(runs):
     for cmd, rc, out, err in runs["results"] + runs["replays"]:
         assert rc == 0, (cmd, err)
         assert "Traceback" not in err, (cmd, err)
 
 
+@HEADLESS
 def test_only_get_list_watch_and_discovery_reach_the_server(runs):
     log = runs["log"]
     # The runs did talk to it: each sends at least aggregated discovery (2),
@@ -230,27 +263,36 @@ def test_only_get_list_watch_and_discovery_reach_the_server(runs):
     assert any("watch=" in p for _m, p, _s in log) and any("limit=" in p for _m, p, _s in log)
 
 
-def test_secret_values_and_the_token_appear_nowhere(runs):
-    texts = [out + err for _c, _rc, out, err in runs["results"] + runs["replays"]] + runs["recordings"]
-    texts += runs["screens"] or []
+def assert_no_secret_value(texts: list[str]) -> None:
     for text in texts:
         for value in SECRET_VALUES + (SIM_TOKEN,):
             assert value not in text, value
+
+
+@HEADLESS
+def test_secret_values_and_the_token_appear_nowhere(runs):
+    assert_no_secret_value([out + err for _c, _rc, out, err in runs["results"] + runs["replays"]]
+                           + runs["recordings"])
     # The secrets were there to leak: their keys (not values) reached the outputs.
     joined = "\n".join(out for _c, _rc, out, _e in runs["results"])
     assert "default/applied" in joined
 
 
+@UI
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)")
-def test_the_ui_with_every_key_showed_the_secrets_redacted(runs):
-    screens = runs["screens"]
+def test_the_ui_with_every_key_showed_the_secrets_redacted(ui_run):
+    screens, log = ui_run
     assert any("default/applied" in s for s in screens)
     assert any("Inspector" in s for s in screens) and any("Help" in s or "help" in s for s in screens)
+    assert_no_secret_value(screens)
+    assert any("watch=" in p for _m, p, _s in log)
+    assert [(m, p) for m, p, _s in log if not _is_read(m, p)] == []
 
 
+@EXPERIMENTS
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)")
-def test_client_side_experiments_send_only_gets_and_sim_ones_refuse(runs):
-    log, screens = runs["experiment_log"], runs["experiment_screens"]
+def test_client_side_experiments_send_only_gets_and_sim_ones_refuse(experiments_run):
+    screens, log = experiments_run
     assert [(m, p) for m, p, _s in log if not _is_read(m, p)] == []
     # They did reach the server: the closed and the forgotten watches were
     # opened again, and forget-rv's relist asked for resourceVersion "".
@@ -261,9 +303,23 @@ def test_client_side_experiments_send_only_gets_and_sim_ones_refuse(runs):
     assert any("not available here" in s for s in screens)  # the --demo-only ones, on a "real" cluster
 
 
-def test_show_secret_data_shows_them(sim):
-    r = subprocess.run(command("watch", "secrets", "-o", "text", "--duration", "2s", "--show-secret-data",
-                               "--kubeconfig", sim.kubeconfig),
-                       capture_output=True, text=True, timeout=60, env=dict(os.environ, KUBECONFIG=os.devnull))
-    assert r.returncode == 0, r.stderr
-    assert "data.pw aHVudGVyM" in r.stdout and SIM_TOKEN not in r.stdout + r.stderr
+def test_show_secret_data_shows_them(tmp_path):
+    # A server of its own (this test is in no group: it runs beside the others).
+    # It waits for a value to be printed, then ends the run (SIGTERM; the exit
+    # code of a signal is tests/security/test_signals_exit_codes.py's).
+    with churning_sim(tmp_path) as srv:
+        p = subprocess.Popen(command("watch", "secrets", "-o", "text", "--show-secret-data", "--kubeconfig",
+                                     srv.kubeconfig), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=dict(os.environ, KUBECONFIG=os.devnull, PYTHONUNBUFFERED="1"))
+        seen = []
+        try:
+            for line in p.stdout:
+                seen.append(line)
+                if "data.pw aHVudGVyM" in line:
+                    break
+        finally:
+            p.terminate()
+            out, err = p.communicate(timeout=30)
+    assert any("data.pw aHVudGVyM" in line for line in seen), (seen[-5:], err)
+    assert (p.returncode, err) == (143, "")
+    assert SIM_TOKEN not in "".join(seen) + out + err

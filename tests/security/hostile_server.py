@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
 import time
 from dataclasses import dataclass
+from typing import Callable
 from pathlib import Path
 
 from tests.kube.fake_apiserver import Raw, status
@@ -348,3 +350,49 @@ def run_cli(kubeconfig: Path, *args: str, timeout: float = 60.0) -> Outcome:
     rss = p.peak_mib
     return Outcome(p.returncode, out.decode(), err.decode(), rss, started, ended)
 
+
+
+def run_until(kubeconfig: Path, *args: str, until: Callable[[Outcome], bool], timeout: float = 60.0) -> Outcome:
+    """``kubectl-informer ARGS --kubeconfig KUBECONFIG`` (no ``--duration``),
+    ended with SIGINT as soon as ``until`` holds for what it said so far
+    (checked on every line it writes), instead of after a fixed time. A run
+    that ends by itself first is returned as it ended (its exit code says
+    so); one still short of ``until`` after ``timeout`` s is killed and fails."""
+    env = dict(os.environ, KUBECONFIG=os.devnull, PYTHONUNBUFFERED="1")
+    started = time.monotonic()
+    p = _Popen(command(*args, "--kubeconfig", str(kubeconfig)), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+               env=env)
+    out: list[str] = []
+    err: list[str] = []
+    said = threading.Event()
+
+    def pump(stream, into: list[str]) -> None:
+        for raw in stream:
+            into.append(raw.decode())
+            said.set()
+        said.set()
+
+    pumps = [threading.Thread(target=pump, args=a, daemon=True) for a in ((p.stdout, out), (p.stderr, err))]
+    for t in pumps:
+        t.start()
+    so_far = Outcome(-1, "", "", float("nan"), started, float("nan"))
+    try:
+        while p.poll() is None:
+            said.clear()
+            so_far = Outcome(-1, "".join(out), "".join(err), float("nan"), started, float("nan"))
+            if until(so_far):
+                p.send_signal(signal.SIGINT)
+                break
+            if time.monotonic() - started > timeout:
+                raise subprocess.TimeoutExpired(args, timeout)
+            said.wait(0.1)
+        p.wait(timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+        raise AssertionError(f"{args} still running after {timeout}s: {so_far.stdout[-1500:]} "
+                             f"{so_far.stderr[-1500:]}") from None
+    ended = time.monotonic()
+    for t in pumps:
+        t.join(10)
+    return Outcome(p.returncode, "".join(out), "".join(err), p.peak_mib, started, ended)

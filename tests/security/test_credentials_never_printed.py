@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import stat
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -29,15 +30,16 @@ def _outputs(r, *files) -> str:
 
 
 def _every_mode(kc: str, tmp_path):
-    """(result, files written) of each output mode against ``kc``."""
+    """(result, files written) of each output mode against ``kc``, the four
+    runs at the same time (each waits on the server and on its start-up)."""
     record = tmp_path / "rec.ndjson"
-    runs = []
-    for extra in (["-o", "json"], ["-o", "text"], ["-o", "json", "--debug"],
-                  ["-o", "text", "--debug", "--record", str(record)]):
+    modes = (["-o", "json"], ["-o", "text"], ["-o", "json", "--debug"],
+             ["-o", "text", "--debug", "--record", str(record)])
+    with ThreadPoolExecutor(max_workers=len(modes)) as pool:
         # A run that works ends after a few lines; one that fails, at once.
-        r = run_cli("watch", "pods", "--kubeconfig", kc, "--max-events", "5", "--duration", "30s", *extra)
-        runs.append((r, [record]))
-    return runs
+        results = list(pool.map(lambda extra: run_cli("watch", "pods", "--kubeconfig", kc, "--max-events", "5",
+                                                      "--duration", "30s", *extra), modes))
+    return [(r, [record]) for r in results]
 
 
 @pytest.fixture

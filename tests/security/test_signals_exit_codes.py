@@ -158,3 +158,52 @@ def test_the_ui(tmp_path, terminal, sig):  # noqa: F811 - the fixture
     os.kill(t.command_pid(), sig)
     assert t.exit_code() == expected(sig)
     t.wait(lambda s: "synced" not in s, "the shell's screen again (the terminal restored)")
+
+
+class _Lines:
+    lines = 0
+
+    def render(self, events) -> None:
+        self.lines += len(list(events))
+
+
+class _Drained:
+    """An empty trace that says when the loop first drained it (its handlers are in place then)."""
+
+    def __init__(self) -> None:
+        self.looping = threading.Event()
+
+    def drain(self) -> list:
+        self.looping.set()
+        return []
+
+
+def test_a_signal_in_the_headless_loop_never_leaves_the_stop_events_lock_held():
+    """In-process, on the main thread, with the headless loop's own handlers:
+    the loop polling as fast as it can (poll 0: the main thread is mostly in
+    threading's Event.wait) is sent SIGINT or SIGTERM 200 times. Each ends the
+    loop, and the run's stop (stop_event.set()) must still go through: a
+    handler that raised could land between Condition.__enter__'s acquire and
+    the ``with`` that releases it, and the stop then waited for ever (once in
+    CI; within a few dozen signals like these on Python 3.11)."""
+    from kubectl_informer.run import signals
+    from kubectl_informer.run.lifecycle import stream_headless
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.fail("signal handlers need the main thread; this test must run on it")
+    restore = signals.install()
+    try:
+        for i in range(200):
+            stop_event, trace = threading.Event(), _Drained()
+            sig = (signal.SIGINT, signal.SIGTERM)[i % 2]
+            sender = threading.Thread(target=lambda: trace.looping.wait(10) and os.kill(os.getpid(), sig))
+            sender.start()
+            stream_headless(trace, _Lines(), stop_event, poll=0)
+            sender.join()
+            setter = threading.Thread(target=stop_event.set, daemon=True)
+            setter.start()
+            setter.join(2)
+            assert not setter.is_alive(), f"signal {i}: the stop event's lock was left held"
+            assert signals.received() == signal.SIGINT  # the first one, for the exit code
+    finally:
+        restore()
