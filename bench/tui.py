@@ -3,7 +3,7 @@
 A producer thread keeps the app's TraceBuffer topped up with a realistic mix
 of events (watch → FIFO → store → handler → workqueue → worker, over 5,000
 keys, every store update carrying its old and new ~1 KB pod) as fast as it
-can; the app runs headless (``run_test``) at 160x50 with every pane visible
+can, building each event as ``Tracer.emit`` does; the app runs headless (``run_test``) at 160x50 with every pane visible
 in the grid, draining at its normal frame rate. Every half second the bench
 presses a key (tab) and times how long until the app has acted on it. RSS is
 sampled every second.
@@ -211,6 +211,7 @@ async def run(seconds: float) -> dict:
         "absorbed": app.feed_loop.absorbed, "frames": app.feed_loop.frames, "produced": producer.produced,
         "backlog": len(buffer), "dropped": buffer.dropped, "producer_waits": producer.waits,
         "summarised": app.feed_loop.pressure.summarised,
+        "events_summarised": app.feed_loop.pressure.events_summarised,
     }
 
 
@@ -377,7 +378,8 @@ def flood(seconds: float) -> dict:
     key_p99 = p99(lat)
     print(f"events absorbed {r['absorbed']:,} of {r['produced']:,} produced; backlog at end {r['backlog']:,}; "
           f"producer waited on a full buffer {r['producer_waits']} times; dropped {r['dropped']}; "
-          f"rows summarised while behind {r['summarised']:,}")
+          f"rows summarised while behind {r['summarised']:,}; events taken in as summaries "
+          f"{r['events_summarised']:,}")
     print(f"events/s absorbed (after warm-up at {warm[0]:.0f}s): {eps:,.0f}   target >= {TARGET_EPS:,}")
     print(f"events per CPU second of the process (producer included): {per_cpu:,.0f}")
     print(f"frames/s: {fps:.1f}   (timer at 15 Hz)")

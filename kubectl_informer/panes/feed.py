@@ -47,7 +47,7 @@ LOOK_AHEAD = 1024
 # the engine emits.
 SUMMARISE_OVER = 4 * LOOK_AHEAD
 SUMMARY_TAIL = CHUNK
-SUMMARY_BLOCK = 4096  # a summary's events between two looks at the budget and the keys
+SUMMARY_BLOCK = 2048  # a summary's events between two looks at the budget and the keys
 # Seconds per event fed in full, before any was measured (the bench's mix).
 FULL_COST = 10e-6
 

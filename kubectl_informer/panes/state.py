@@ -41,11 +41,13 @@ class Stretch:
         return any(counts[k] for k in kinds) if len(kinds) < len(counts) else any(k in kinds for k in counts)
 
     def only(self, kinds: frozenset) -> list[TraceEvent]:
-        """The events of ``kinds``, in order (computed once per set of kinds)."""
-        got = self._only.get(kinds)
+        """The events of ``kinds``, in order (computed once per set of the
+        kinds present: states reading different kinds often share it)."""
+        present = frozenset([k for k in self.counts if k in kinds])
+        got = self._only.get(present)
         if got is None:
-            got = self._only[kinds] = (list(compress(self.events, map(kinds.__contains__, self.kinds)))
-                                       if self.has(kinds) else [])
+            got = self._only[present] = (list(compress(self.events, map(present.__contains__, self.kinds)))
+                                         if present else [])
         return got
 
 
