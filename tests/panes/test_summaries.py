@@ -16,11 +16,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kubectl_informer.core.run_info import RunInfo
-from kubectl_informer.core.trace import TraceEvent
+from kubectl_informer.core.trace import TraceBuffer, TraceEvent
+from kubectl_informer.core.trace_kinds import KINDS
 from kubectl_informer.panes.cache import CacheState
 from kubectl_informer.panes.deltas import DeltasState
 from kubectl_informer.panes.explain_state import ExplainState
-from kubectl_informer.panes.feed import feeder, summariser
+from kubectl_informer.panes.feed import FeedLoop, feeder, summariser
 from kubectl_informer.panes.fifo import FifoState
 from kubectl_informer.panes.handlers import HandlersState
 from kubectl_informer.panes.header import HeaderState
@@ -40,7 +41,8 @@ class Cluster:
     DeltaFIFO and the workqueue consistent (their events say what client-go
     did: outcomes, depths, popped types)."""
 
-    def __init__(self) -> None:
+    def __init__(self, informer: str | None = None, prefix: str = "") -> None:
+        self.informer, self.prefix = informer, prefix  # several informers: whose events, on which keys
         self.events: list[TraceEvent] = []
         self.rv = 100
         self.cached: set[str] = set()
@@ -50,6 +52,10 @@ class Cluster:
         self.processing: set[str] = set()
 
     def emit(self, kind: str, key: str | None = None, **fields) -> None:
+        if self.informer and "informer" in KINDS[kind].fields:
+            fields["informer"] = self.informer
+        if key is not None:
+            key = self.prefix + key
         n = len(self.events) + 1
         self.events.append(TraceEvent.build(n, 1000.0 + n * 0.01, kind, key, **fields))
 
@@ -61,7 +67,7 @@ class Cluster:
         self.emit("informer.synced", None, items=0, duration=0.1)
         self.emit("watch.start", None, resource_version=str(self.rv))
         for op, k in ops:
-            getattr(self, "_" + op)(KEYS[k])
+            getattr(self, "_" + op)(self.prefix + KEYS[k])
         return self.events
 
     def _delta(self, key: str, typ: str) -> None:
@@ -228,3 +234,27 @@ def test_a_summary_keeps_no_row_and_no_history_for_its_stretch():
     assert states["deltas"].total == 2 and not states["deltas"].rows
     assert states["inspector"].life(KEYS[0]) == []
     assert states["cache"].count == 1 and states["queue"].gets == 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(pods=ops, deployments=ops, cut=st.tuples(st.floats(0, 1), st.floats(0, 1)))
+def test_with_several_informers_a_summary_routes_each_informers_events_to_its_own_panes(pods, deployments, cut):
+    a = Cluster("pods", "").run(pods)
+    b = Cluster("deployments.apps", "d-").run(deployments)
+    merged = sorted(a + b, key=lambda ev: (ev.time, ev.kind))
+    events = [TraceEvent(i + 1, ev.time, ev.kind, ev.key, ev.fields) for i, ev in enumerate(merged)]
+    i, j = sorted(int(c * len(events)) for c in cut)
+    info = RunInfo(resource="pods", informers=("pods", "deployments.apps"), queue_resource="pods", mode="queue")
+    makers = {"deltas": DeltasState, "fifo": FifoState, "rv": RVState, "cache": CacheState, "queue": QueueState,
+              "informers": InformersState}
+    loops = [FeedLoop(TraceBuffer(), makers, info=info) for _ in range(2)]
+    loops[0].feed(events)
+    loops[1].feed(events[:i])
+    loops[1].feed(events[i:j], summarise=True)
+    loops[1].feed(events[j:])
+    full, summarised = loops
+    for informer in info.informers:
+        for name in makers:
+            assert (figures(name, summarised.sets[informer][name])
+                    == figures(name, full.sets[informer][name])), (informer, name)
+        assert figures("header", summarised.headers[informer]) == figures("header", full.headers[informer])
