@@ -11,7 +11,8 @@ from collections import Counter, deque
 
 from rich.text import Text
 
-from kubectl_informer.core.trace import TraceEvent
+from kubectl_informer.core.objects import labels_of
+from kubectl_informer.core.trace import DerivedTraceEvent, TraceEvent
 from kubectl_informer.core.trace_kinds import (
     INFORMER_SYNCED,
     OBJECT_SIZE,
@@ -30,6 +31,11 @@ CLUSTER = "(cluster)"
 def _namespace(key: str) -> str:
     ns, sep, _ = key.partition("/")
     return ns if sep else CLUSTER
+
+
+_STORE = frozenset((STORE_ADD, STORE_UPDATE, STORE_DELETE))
+_UNSET = object()
+_RARE = frozenset((INFORMER_SYNCED, TRANSFORM, OBJECT_SIZE))
 
 
 class CacheState(PaneState):
@@ -91,6 +97,41 @@ class CacheState(PaneState):
         for ev in events:
             if ev.kind in kinds:
                 feed(ev)
+
+    def summarise(self, stretch) -> None:
+        """A stretch the UI could not take in event by event (feed.py): the
+        ops and delta types counted at C speed, each key's last delta
+        applied (the key set is the indexer's, exactly)."""
+        rare = stretch.only(_RARE)
+        stored = [ev for ev in stretch.only(_STORE) if ev[3]]
+        if rare:
+            self.feed_all(rare)  # sizes and the sync: independent of the deltas around them
+        if not stored:
+            return
+        ops = [ev[2][6:] for ev in stored]
+        self.ops.update(ops)
+        self.deltas.update([ev[4].get("delta") or op for ev, op in zip(stored, ops)])
+        for sec, n in Counter([int(ev[1]) for ev in stored]).items():  # time order: the meter's buckets
+            self.rate.add(sec, n)
+        self.last_time = stored[-1][1]
+        keys, per_ns = self.keys, self.per_ns
+        for key, ev in {ev[3]: ev for ev in stored}.items():  # each key's last delta
+            if ev[2] == STORE_DELETE:
+                if key in keys:
+                    del keys[key]
+                    ns = _namespace(key)
+                    per_ns[ns] -= 1
+                    if per_ns[ns] <= 0:
+                        del per_ns[ns]
+                continue
+            if key not in keys:
+                per_ns[_namespace(key)] += 1
+            f = ev[4]
+            labels = f.get("labels", _UNSET)
+            if labels is _UNSET:  # ev.field("labels") without its import per call
+                labels = labels_of(f.get("object")) if type(ev) is DerivedTraceEvent else None
+            keys[key] = (f.get("delta") or ev[2][6:], labels)
+        self.version += 1
 
     @property
     def count(self) -> int:

@@ -13,7 +13,7 @@ from collections import Counter, deque
 from kubectl_informer.core.trace import TraceEvent
 from kubectl_informer.core.trace_kinds import STORE_ADD, STORE_DELETE, STORE_UPDATE
 from kubectl_informer.panes.pressure import KEEPING_UP
-from kubectl_informer.panes.state import PaneState
+from kubectl_informer.panes.state import PaneState, Stretch
 
 # Colour per DeltaType value, shared by the FIFO and inspector panes.
 DELTA_STYLES = {
@@ -29,6 +29,7 @@ DELTA_STYLES = {
 
 
 _KIND_DELTA = {STORE_ADD: "Added", STORE_UPDATE: "Updated", STORE_DELETE: "Deleted"}
+_STORE_KINDS = frozenset(_KIND_DELTA)
 
 
 # Rows whose events keep the objects they carry (the newest; older rows show
@@ -126,6 +127,19 @@ class DeltasState(PaneState):
             self.total += n
             self.version += 1
             self._let_go(holding, keep)
+
+    def summarise(self, stretch: Stretch) -> None:
+        """A stretch the UI could not take in event by event (feed.py):
+        its deltas counted by type, no row for them."""
+        events = stretch.events
+        if self.t0 is None and events:
+            self.t0 = events[0][1]
+        kinds = _KIND_DELTA
+        types = [ev[4].get("delta") or kinds[ev[2]] for ev in stretch.only(_STORE_KINDS)]
+        if types:
+            self.counts.update(types)
+            self.total += len(types)
+            self.version += 1
 
     def _let_go(self, holding: deque, keep: int) -> None:
         """Rows past the newest ``keep`` let their objects go; a row already

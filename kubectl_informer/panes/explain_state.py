@@ -40,6 +40,13 @@ class ExplainState(PaneState):
         if self.facts.version != before:
             self.version += 1
 
+    def summarise(self, stretch) -> None:
+        """A stretch the UI could not take in event by event (feed.py)."""
+        before = self.facts.version
+        self.facts.summarise(stretch)
+        if self.facts.version != before:
+            self.version += 1
+
 
 def describe(subject: Subject) -> str:
     """A few words naming what is explained."""

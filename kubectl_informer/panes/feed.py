@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from operator import itemgetter
 from typing import Callable, Iterable, Mapping
 
 from kubectl_informer.core.run_info import RunInfo
@@ -21,7 +22,9 @@ from kubectl_informer.core.trace_kinds import INFORMER_SYNCED, LIST_START, RUN_R
 from kubectl_informer.panes.header import FeedStats, HeaderState
 from kubectl_informer.panes.pressure import Pressure
 from kubectl_informer.panes.rv import RVState
-from kubectl_informer.panes.state import PaneState
+from kubectl_informer.panes.state import PaneState, Stretch
+
+_kind = itemgetter(2)
 
 # Drain in chunks small enough that a frame's time budget is honoured.
 CHUNK = 256
@@ -34,6 +37,19 @@ BEHIND_BACKLOG = 4 * CHUNK
 
 # The newest waiting events a frame reads while behind, for the informer's sync.
 LOOK_AHEAD = 1024
+
+
+# More waiting at a frame's drain than the rest of its budget feeds event
+# by event (at the cost per event measured so far), and more than this: all
+# but the newest ``SUMMARY_TAIL`` are taken in as summaries (each state's
+# ``summarise``: its figures, no rows), then a chunk in full, so the panes
+# show recent rows and the backlog never grows without bound however fast
+# the engine emits.
+SUMMARISE_OVER = 4 * LOOK_AHEAD
+SUMMARY_TAIL = CHUNK
+SUMMARY_BLOCK = 2048  # a summary's events between two looks at the budget and the keys
+# Seconds per event fed in full, before any was measured (the bench's mix).
+FULL_COST = 10e-6
 
 
 def feeder(state: PaneState):
@@ -61,6 +77,26 @@ def feeder(state: PaneState):
                 feed(ev)
 
     return feed_kinds
+
+
+def _kinds_read(state: PaneState) -> frozenset | None:
+    kinds = getattr(state, "KINDS", None)
+    if kinds is None and isinstance(getattr(state, "_handlers", None), dict):
+        kinds = state._handlers
+    return frozenset(kinds) if kinds else None
+
+
+def summariser(state: PaneState):
+    """How to take a ``Stretch`` into ``state`` as a summary: its
+    ``summarise`` (the figures exact, no row per event), else in full: the
+    kinds it reads (``KINDS`` or its dispatch table), picked at C speed."""
+    summarise = getattr(state, "summarise", None)
+    if summarise is not None:
+        return summarise
+    feed_all, kinds = state.feed_all, _kinds_read(state)
+    if kinds is None:
+        return lambda stretch: feed_all(stretch.events)
+    return lambda stretch: feed_all(stretch.only(kinds))
 
 
 def _tell_run(states: Iterable[PaneState], info: RunInfo) -> None:
@@ -100,6 +136,7 @@ class FeedLoop:
         self.on_select: Callable[[], None] | None = None
         self._rate_mark = (self.mono(), 0)
         self.pressure = Pressure()
+        self.full_cost = FULL_COST  # seconds per event fed in full (a moving average)
         self._fresh_states(info if info is not None else RunInfo())
 
     def _fresh_states(self, info: RunInfo) -> None:
@@ -114,18 +151,20 @@ class FeedLoop:
         self.sets: dict[str, dict[str, PaneState]] = {}
         self.home = self.selected = info.resource
         _tell_run(self.states.values(), info)
-        self._feeders = self._wired(self.header, self.states.values(), self.states.get("rv"))
+        wired = self._wired(self.header, self.states.values(), self.states.get("rv"))
+        self._feeders = [feeder(st) for st in wired]
+        self._summarisers = [summariser(st) for st in wired]
         self._feed_all = self._feed_every
 
-    def _wired(self, header: HeaderState, states, rv) -> list:
-        """Feeders for ``header`` and ``states``, each state told the feed's
-        pressure. One source for the reflector's RV and relists: the header
-        reads the RV pane's state, fed before the header reads it."""
+    def _wired(self, header: HeaderState, states, rv) -> list[PaneState]:
+        """``header`` and ``states`` in the order they are fed, each state
+        told the feed's pressure. One source for the reflector's RV and
+        relists: the header reads the RV pane's state, fed before it."""
         states = self._pressed(states)
         if isinstance(rv, RVState):
             header.share_reflector(rv)
-            return [feeder(st) for st in (*states, header)]
-        return [feeder(st) for st in (header, *states)]
+            return [*states, header]
+        return [header, *states]
 
     def _pressed(self, states) -> list[PaneState]:
         """``states``, each that rows can be summarised in told the feed's pressure."""
@@ -145,7 +184,7 @@ class FeedLoop:
                   if not getattr(make, "FOLLOWS_INFORMER", True)}
         _tell_run(shared.values(), info)
         self.home = info.queue_resource if info.queue_resource in self.informers else self.informers[0]
-        self.sets, self.headers, self._set_feeders = {}, {}, {}
+        self.sets, self.headers, self._set_feeders, self._set_summarisers = {}, {}, {}, {}
         for name in self.informers:
             header = self.headers[name] = HeaderState()
             header.info = replace(info, resource=name)
@@ -153,8 +192,12 @@ class FeedLoop:
             own = [st for n, st in states.items() if n not in shared]
             _tell_run(own, header.info)
             self.sets[name] = states
-            self._set_feeders[name] = self._wired(header, own, states.get("rv"))
-        self._feeders = [feeder(st) for st in self._pressed(shared.values())]
+            wired = self._wired(header, own, states.get("rv"))
+            self._set_feeders[name] = [feeder(st) for st in wired]
+            self._set_summarisers[name] = [summariser(st) for st in wired]
+        shared_states = self._pressed(shared.values())
+        self._feeders = [feeder(st) for st in shared_states]
+        self._summarisers = [summariser(st) for st in shared_states]
         self._feed_all = self._feed_routed
         self.selected = ""
         self.select(self.home, tell=False)
@@ -188,18 +231,20 @@ class FeedLoop:
             self.on_reset(new_run)
 
     # -- feeding -------------------------------------------------------------------
-    def feed(self, batch: list[TraceEvent]) -> int:
-        """Feed every state ``batch``; at a ``run.restart`` event, fresh
+    def feed(self, batch: list[TraceEvent], summarise: bool = False) -> int:
+        """Feed every state ``batch`` (``summarise``: as a summary, each
+        state's figures without its rows); at a ``run.restart`` event, fresh
         states first (the event itself goes to them: the header reads the
         new run from it). Returns how many restarts the batch held."""
-        marks = [i for i, ev in enumerate(batch) if ev.kind == RUN_RESTART]
+        kinds = list(map(_kind, batch))
+        marks = [i for i, k in enumerate(kinds) if k == RUN_RESTART] if RUN_RESTART in kinds else ()
         start = 0
         for i in marks:
             if i > start:
-                self._feed_all(batch[start:i])
+                self._feed_all(batch[start:i], summarise)
             self.reset(self._restarted(batch[i]), new_run=True)
             start = i
-        self._feed_all(batch[start:] if start else batch)
+        self._feed_all(batch[start:] if start else batch, summarise)
         self.restarts += len(marks)
         return len(marks)
 
@@ -212,16 +257,22 @@ class FeedLoop:
         queue = self.info.queue_resource if self.info.queue_resource in informers else None
         return replace(self.info, informers=informers, queue_resource=queue)
 
-    def _feed_every(self, batch: list[TraceEvent]) -> None:
+    def _feed_every(self, batch: list[TraceEvent], summarise: bool = False) -> None:
+        if summarise:
+            stretch = Stretch(batch)
+            for take in self._summarisers:
+                take(stretch)
+            return
         for feed in self._feeders:
             feed(batch)
 
-    def _feed_routed(self, batch: list[TraceEvent]) -> None:
+    def _feed_routed(self, batch: list[TraceEvent], summarise: bool = False) -> None:
         """Several informers: the whole batch to the shared states, and to
         each informer's set its own events (an event no informer emitted,
         or one naming an informer the run does not have, to the home set)."""
-        for feed in self._feeders:
-            feed(batch)
+        whole = Stretch(batch) if summarise else batch
+        for feed in self._summarisers if summarise else self._feeders:
+            feed(whole)
         home = self.home
         parts: dict[str, list[TraceEvent]] = {}
         for ev in batch:
@@ -230,10 +281,11 @@ class FeedLoop:
             if part is None:
                 part = parts[name] = []
             part.append(ev)
-        feeders = self._set_feeders
+        feeders = self._set_summarisers if summarise else self._set_feeders
         for name, part in parts.items():
+            taken = Stretch(part) if summarise else part
             for feed in feeders.get(name) or feeders[home]:
-                feed(part)
+                feed(taken)
 
     def drain(self, budget: float | None = None, max_events: int | None = None,
               interrupted: Callable[[], bool] | None = None) -> int:
@@ -241,23 +293,35 @@ class FeedLoop:
 
         Stops after ``max_events``, or once ``budget`` seconds are spent or
         ``interrupted()`` says so (both checked between chunks, only with a
-        budget); None: until the buffer is empty."""
+        budget); None: until the buffer is empty. With a budget, a backlog
+        more than the rest of it feeds event by event is taken in as
+        summaries (``SUMMARY_BLOCK`` at a time, all but the newest
+        ``SUMMARY_TAIL``); then a chunk in full, for the panes' rows."""
         start = time.perf_counter()
         limit = self.max_events if max_events is None else max_events
-        total = 0
+        total = summarised = full = 0
         while total < limit:
-            batch = self.buffer.drain(min(CHUNK, limit - total))
-            if not batch:
+            waiting = len(self.buffer)
+            if budget is not None and self._too_much(waiting, budget - (time.perf_counter() - start)):
+                n = self._summarise(min(SUMMARY_BLOCK, waiting - SUMMARY_TAIL, limit - total))
+                summarised += n
+            else:
+                n = self._feed_chunk(min(CHUNK, limit - total))
+                full += n
+            if not n:
                 break
-            self.feed(batch)
-            total += len(batch)
-            self.last_trace_time = batch[-1].time
-            self.last_trace_mono = time.monotonic()
-            if budget is not None and time.perf_counter() - start > budget:
+            total += n
+            if budget is None:
+                continue
+            if summarised and full:
+                break  # the newest in full after the summaries: enough for this frame
+            if time.perf_counter() - start > budget:
+                if summarised and not full and total < limit:
+                    total += self._feed_chunk(min(CHUNK, limit - total))  # rows, though late
                 # Out of time with a backlog: behind until a drain empties it.
-                self.pressure.behind = len(self.buffer) > BEHIND_BACKLOG
+                self.pressure.behind = summarised > 0 or len(self.buffer) > BEHIND_BACKLOG
                 break
-            if budget is not None and interrupted is not None and interrupted():
+            if interrupted is not None and interrupted():
                 break
         if not self.buffer:
             self.pressure.behind = False
@@ -265,6 +329,35 @@ class FeedLoop:
             self._look_ahead()
         self.absorbed += total
         return total
+
+    def _too_much(self, waiting: int, left: float) -> bool:
+        """Whether ``waiting`` events are more than ``left`` seconds feed
+        one by one (at the cost measured so far)."""
+        return waiting > SUMMARISE_OVER and waiting * self.full_cost > left
+
+    def _feed_chunk(self, n: int) -> int:
+        """Up to ``n`` events in full; how many. Measures the cost per event."""
+        batch = self.buffer.drain(n)
+        if not batch:
+            return 0
+        fed = time.perf_counter()
+        self.feed(batch)
+        self.full_cost += 0.1 * ((time.perf_counter() - fed) / len(batch) - self.full_cost)
+        self.last_trace_time = batch[-1][1]
+        self.last_trace_mono = time.monotonic()
+        return len(batch)
+
+    def _summarise(self, n: int) -> int:
+        """Up to ``n`` events as one summary; the UI is behind. How many."""
+        head = self.buffer.drain(n) if n > 0 else []
+        if not head:
+            return 0
+        self.feed(head, summarise=True)
+        self.pressure.behind = True
+        self.pressure.events_summarised += len(head)
+        self.last_trace_time = head[-1][1]
+        self.last_trace_mono = time.monotonic()
+        return len(head)
 
     def _look_ahead(self) -> None:
         """Behind during a sync: the header's progress is the informer's, so
@@ -310,4 +403,4 @@ class FeedLoop:
     def stats(self, paused: bool = False) -> FeedStats:
         p = self.pressure
         return FeedStats(self.absorbed, self.per_s, len(self.buffer), self.buffer.dropped, paused, p.behind,
-                         p.summarised)
+                         p.summarised, p.events_summarised)

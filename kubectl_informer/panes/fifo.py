@@ -173,6 +173,61 @@ class FifoState(PaneState):
             t.append("DeltaFIFO: one slot per key; its deltas pop together, the handler gets each", "yellow")
         return t
 
+    def summarise(self, stretch) -> None:
+        """A stretch the UI could not take in event by event (feed.py): the
+        slots and counters followed exactly in one tight loop, without the
+        recent appends' rows (dedups and skips, rare, are fed in full)."""
+        if self.t0 is None and stretch.events:
+            self.t0 = stretch.events[0][1]
+        events = stretch.only(self.KINDS)
+        queued, feed, kinds = self.queued, self.feed, self.KINDS
+        queues = coalesces = pops = waiting = 0
+        depth = self.depth
+        for ev in events:
+            kind = ev[2]
+            if kind == FIFO_QUEUE or kind == FIFO_COALESCE:
+                f = ev[4]
+                key = ev[3] if ev[3] is not None else BATCH_KEY
+                if "labels" in f:
+                    self._keep_labels(key, f["labels"])
+                pend = queued.get(key)
+                if pend is None:
+                    if len(queued) >= self.max_keys:
+                        queued.popitem(last=False)
+                    pend = queued[key] = []
+                pend.append(str(f.get("type", "?")))
+                if len(pend) > MAX_PENDING_SHOWN:
+                    del pend[0]
+                waiting += 1
+                if kind == FIFO_QUEUE:
+                    queues += 1
+                else:
+                    coalesces += 1
+                if "depth" in f:
+                    depth = f["depth"]
+            elif kind == FIFO_POP:
+                key = ev[3] if ev[3] is not None else BATCH_KEY
+                types = ev[4].get("types") or []
+                pops += 1
+                self.deltas_waiting = max(self.deltas_waiting + waiting - max(len(types), 1), 0)
+                waiting = 0
+                pend = queued.get(key)
+                if pend is not None:
+                    del pend[:len(types) if types else len(pend)]
+                    if not pend:
+                        del queued[key]
+                depth = max(depth - 1, len(queued)) if depth else len(queued)
+            elif kind in kinds:
+                self.depth, self.deltas_waiting = depth, self.deltas_waiting + waiting
+                waiting = 0
+                feed(ev)
+                depth = self.depth
+        self.depth, self.deltas_waiting = depth, self.deltas_waiting + waiting
+        self.queues += queues
+        self.coalesces += coalesces
+        self.pops += pops
+        self.version += 1
+
     def feed_all(self, events) -> None:
         kinds = self.KINDS
         feed = self.feed

@@ -47,6 +47,7 @@ class FeedStats:
     paused: bool = False
     behind: bool = False   # the UI could not keep up last frame (pressure.py)
     summarised: int = 0    # rows let go underived while behind
+    events_summarised: int = 0  # events taken in as summaries while behind (no rows)
 
 
 _STORE_KINDS = frozenset((STORE_ADD, STORE_UPDATE, STORE_DELETE))

@@ -33,7 +33,7 @@ from kubectl_informer.core.trace_kinds import (
     WATCH_EVENT,
 )
 from kubectl_informer.panes.causes import count_drop
-from kubectl_informer.panes.state import PaneState, RunInfo
+from kubectl_informer.panes.state import PaneState, RunInfo, floored_walk, thinned
 
 # Informers named by a trace beyond the run's own (a recording outside the
 # contract): rows kept at most, so a hostile trace cannot grow the pane.
@@ -86,6 +86,11 @@ def short_name(resource: str) -> str:
     return resource.partition(".")[0]
 
 
+# What a summary keeps the last of (an RV, a FIFO depth), and counts.
+_LATEST = frozenset((WATCH_EVENT, FIFO_QUEUE, FIFO_COALESCE, FIFO_DEDUP, FIFO_POP))
+_COUNTED = frozenset((STORE_ADD, STORE_DELETE))
+
+
 class InformersState(PaneState):
     """Rows in the run's order (``run_info``), then any other informer a
     trace names (at most ``MAX_ROWS``)."""
@@ -103,6 +108,8 @@ class InformersState(PaneState):
             FIFO_COALESCE: self._fifo, FIFO_DEDUP: self._fifo, FIFO_POP: self._fifo, STORE_ADD: self._store_add,
             STORE_DELETE: self._store_delete, HANDLER_LANE: self._lane, OWNER_DROP: self._drop,
         }
+        self._kinds = frozenset(self._handlers)
+        self._summarised_kinds = self._kinds - _COUNTED
 
     def run_info(self, info: RunInfo) -> None:
         """The run's informers, in its order (the queue's resource first)."""
@@ -140,6 +147,21 @@ class InformersState(PaneState):
                 continue  # a recording outside the contract: nothing to show
             changed += 1
         if changed:
+            self.version += 1
+
+    def summarise(self, stretch) -> None:
+        """A stretch the UI could not take in event by event (feed.py): the
+        objects added and deleted counted per informer; of the watch events
+        and FIFO events (an RV, a depth) the last of each run."""
+        self.feed_all(thinned(stretch.only(self._kinds), self._summarised_kinds, _LATEST))
+        steps: dict[str | None, list[int]] = {}
+        for ev in stretch.only(_COUNTED):
+            steps.setdefault(ev[4].get("informer"), []).append(1 if ev[2] == STORE_ADD else -1)
+        for name, walk in steps.items():
+            row = self._row(name)
+            if row is not None:
+                row.cached = floored_walk(row.cached, walk)
+        if steps:
             self.version += 1
 
     # -- per kind ---------------------------------------------------------------------

@@ -134,6 +134,13 @@ class InspectorState(PaneState):
                 history.mark_live(key)
         self.version += 1
 
+    def summarise(self, stretch) -> None:
+        """A stretch the UI could not take in event by event (feed.py): no
+        key's history holds it (the Inspector shows what was kept, the
+        events before and after it)."""
+        if self.t0 is None and stretch.events:
+            self.t0 = stretch.events[0][1]
+
     def life(self, key: str) -> list[TraceEvent]:
         return [_event(x) for x in self.history.get(key)]
 

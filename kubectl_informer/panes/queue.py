@@ -40,7 +40,7 @@ from kubectl_informer.core.trace_kinds import (
     WORKER_DONE,
     WORKER_START,
 )
-from kubectl_informer.panes.causes import CauseStories, count_drop
+from kubectl_informer.panes.causes import CauseStories, count_drop, is_mapped
 from kubectl_informer.panes.figures import percentile
 from kubectl_informer.panes.state import DispatchState, RunInfo
 
@@ -48,6 +48,25 @@ RESERVOIR = 1024   # recent observations kept for p50/p99, as the engine's metri
 
 
 RATE_WINDOW = 5    # seconds averaged for adds/s
+
+
+class _CountedStories:
+    """What stands in for a queue's ``CauseStories`` during a summary: the
+    causes counted, no story per key."""
+
+    __slots__ = ("stories",)
+
+    def __init__(self, stories: CauseStories) -> None:
+        self.stories = stories
+
+    def add(self, key: str, cause) -> None:
+        if cause:
+            self.stories.caused += 1
+            if is_mapped(key, cause):
+                self.stories.mapped += 1
+
+    def get(self, key: str) -> None:
+        return None
 
 
 class QueueState(DispatchState):
@@ -94,6 +113,7 @@ class QueueState(DispatchState):
         self.fail_left = 0
         self.injected = 0
         self.mode: str | None = None  # the run's ("watch" runs no workqueue), set by the pane
+        self._kinds = frozenset(self._handlers)
 
     def feed_all(self, events) -> None:
         # The hot path (three events a delta in a controller): ``handle``
@@ -115,6 +135,19 @@ class QueueState(DispatchState):
                 continue
             self.last_time = ev[1]
             self.version += 1
+
+    def summarise(self, stretch) -> None:
+        """A stretch the UI could not take in event by event (feed.py): the
+        queue's model (items queued, dirty, processing; counts, depth,
+        latencies) followed event by event as ever, since its figures are
+        those of client-go's structures, but no key's story kept (only the
+        causes counted)."""
+        stories = self.stories
+        self.stories = _CountedStories(stories)
+        try:
+            self.feed_all(stretch.only(self._kinds))
+        finally:
+            self.stories = stories
 
     def handle(self, handler, ev: TraceEvent):
         k = ev.key

@@ -135,6 +135,8 @@ class ResyncState(DispatchState):
         self.tick_count = 0
         self.syncs_queued = 0
         self.syncs_skipped = 0
+        self._kinds = frozenset(self._handlers)
+        self._rare = self._kinds - _RESYNC_ONLY
 
     def feed_all(self, events) -> None:
         # The hot path: most FIFO and handler events of a flood are not a
@@ -151,6 +153,16 @@ class ResyncState(DispatchState):
                 if f.get("type") not in SYNC_TYPES and f.get("reason") != "resync_pending" and not f.get("is_sync"):
                     continue
             feed(ev)
+
+    def summarise(self, stretch) -> None:
+        """A stretch the UI could not take in event by event (feed.py): with
+        no tick, start or registration in it, only its Sync deltas, resync
+        skips and Sync handler calls can change a figure, picked first."""
+        if stretch.has(self._rare):
+            self.feed_all(stretch.only(self._kinds))
+        else:
+            self.feed_all([ev for ev in stretch.only(_RESYNC_ONLY) if ev[4].get("type") in SYNC_TYPES
+                           or ev[4].get("reason") == "resync_pending" or ev[4].get("is_sync")])
 
     # -- handlers -------------------------------------------------------
     def _informer_start(self, ev: TraceEvent) -> None:

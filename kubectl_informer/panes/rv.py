@@ -27,7 +27,7 @@ from kubectl_informer.core.trace_kinds import (
     WATCH_EVENT,
     WATCH_START,
 )
-from kubectl_informer.panes.state import DispatchState
+from kubectl_informer.panes.state import DispatchState, thinned
 
 # Points closer together than this share one slot (the last wins), so a
 # burst of 20,000 events/s costs one slot per 0.1 s, not one per event.
@@ -48,6 +48,9 @@ MAX_WINDOW = 600.0
 
 # Experiments (key x) that act on the list and watch: marked on the chart.
 RV_EXPERIMENTS = frozenset(("close-watch", "forget-rv", "expired-storm", "compaction", "drop-watches"))
+
+
+_WATCH = frozenset((WATCH_EVENT,))
 
 
 class RVState(DispatchState):
@@ -73,6 +76,7 @@ class RVState(DispatchState):
         # A 410 on the watch is followed by a relist with reason expired:
         # count that as one 410, not two.
         self._gone_pending = False
+        self._kinds = frozenset(self._handlers)
 
     def feed_all(self, events) -> None:
         # The hot path: watch events are most of a flood, and a run of them
@@ -93,6 +97,12 @@ class RVState(DispatchState):
                 feed(ev)
         if start >= 0:
             self._watch_run(events, start, len(events))
+
+    def summarise(self, stretch) -> None:
+        """A stretch the UI could not take in event by event (feed.py): of
+        each run of watch events only the last (the RV it leaves); the
+        chart gets one point for the run."""
+        self.feed_all(thinned(stretch.only(self._kinds), self._handlers, _WATCH))
 
     def _watch_run(self, events, start: int, end: int) -> None:
         first, last = events[start], events[end - 1]

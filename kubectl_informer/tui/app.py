@@ -36,7 +36,7 @@ from kubectl_informer.tui.command_mode import CommandLine
 from kubectl_informer.tui.crash import KeepsCrash
 from kubectl_informer.tui.experiments import ExperimentsScreen
 from kubectl_informer.tui.filter_line import FilterLine
-from kubectl_informer.tui.frames import drain_budget, redraws_due
+from kubectl_informer.tui.frames import clock_refresh, drain_budget, redraws_due
 from kubectl_informer.tui.header import HeaderPane
 from kubectl_informer.tui.help import HelpScreen
 from kubectl_informer.tui.informers import InformerChoice
@@ -51,8 +51,6 @@ from kubectl_informer.tui.restarts import ResourceNamesFound, RestartFinished, R
 
 # Keys that open a line (the command line, the filter): the action opening it.
 _LINE_KEYS = {"colon": "action_command", "slash": "action_filter"}
-# Unchanged panes still redraw this often, for ages and countdowns.
-CLOCK_REFRESH = 0.5
 
 
 class FrameSource(Protocol):
@@ -290,7 +288,7 @@ class InformerApp(KeepsCrash, App[None]):
         stats = self.feed_loop.stats(self.paused)
         header_due = stats != self.header.stats or header_version != self.header_state.version
         self.header.stats = stats
-        clock_due = mono - self._last_clock_refresh >= CLOCK_REFRESH
+        clock_due = mono - self._last_clock_refresh >= clock_refresh(self.feed_loop.pressure.behind)
         if clock_due:
             self._last_clock_refresh = mono
         self._redraw(clock_due, header_due or clock_due)

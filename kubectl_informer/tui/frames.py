@@ -14,6 +14,10 @@ after, and the header reads the informer's sync ahead of them.
 
 from __future__ import annotations
 
+# Unchanged panes still redraw this often (seconds), for ages and
+# countdowns; while behind, half as often (every pane redraws then).
+CLOCK_REFRESH = 0.5
+BEHIND_CLOCK_REFRESH = 1.0
 BACKGROUND_EVERY = 3
 BEHIND_EVERY = 6
 DRAIN_SHARE = 0.3
@@ -25,6 +29,11 @@ def drain_budget(frame_rate: float, behind: bool, synced: bool) -> float:
     if behind and synced:
         return min(BEHIND_SHARE / frame_rate, 0.08)
     return min(DRAIN_SHARE / frame_rate, 0.05)
+
+
+def clock_refresh(behind: bool) -> float:
+    """Seconds between two redraws of every shown pane (ages, countdowns)."""
+    return BEHIND_CLOCK_REFRESH if behind else CLOCK_REFRESH
 
 
 def redraws_due(frame: int, behind: bool) -> tuple[bool, bool]:

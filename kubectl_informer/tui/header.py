@@ -21,6 +21,15 @@ def _age(seconds: float | None) -> str:
     return format_short(None if seconds is None else max(seconds, 0.0))
 
 
+def _summarised(s: FeedStats) -> str:
+    """What a UI behind summarised: events taken in without rows (the feed
+    loop's summaries), rows let go without their diff."""
+    words = [f"{s.events_summarised:,} events summarised"] if s.events_summarised else []
+    if s.summarised or not words:
+        words.append(f"{s.summarised:,} rows summarised")
+    return ", ".join(words)
+
+
 class HeaderPane(TextPane):
     """Two lines: the run (resource, scope, profile) and its health."""
 
@@ -138,10 +147,10 @@ class HeaderPane(TextPane):
             rate = f"{s.per_s:,.0f}" if s.per_s >= 10 or s.per_s == 0 else f"{s.per_s:.1f}"
             two.append(f" │ {rate} ev/s", "dim")
         if s.behind:
-            # Counts stay exact; rows let go unread keep no diff (pressure.py).
-            two.append(f"  ⚠ behind: {s.buffered:,} waiting, rows summarised", "bold yellow")
-        elif s.summarised:
-            two.append(f"  {s.summarised:,} rows summarised", "yellow")
+            # Counts stay exact; what was summarised has no rows (pressure.py).
+            two.append(f"  ⚠ behind: {s.buffered:,} waiting · {_summarised(s)}", "bold yellow")
+        elif s.summarised or s.events_summarised:
+            two.append(f"  {_summarised(s)}", "yellow")
         if s.dropped:
             two.append(f"  dropped {s.dropped}", "bold red")
         return two

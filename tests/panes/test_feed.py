@@ -7,7 +7,7 @@ from kubectl_informer.core.run_info import RunInfo
 from kubectl_informer.core.trace import TraceBuffer, TraceEvent
 from kubectl_informer.panes.cache import CacheState
 from kubectl_informer.panes.deltas import DeltasState
-from kubectl_informer.panes.feed import CHUNK, FeedLoop
+from kubectl_informer.panes.feed import BEHIND_BACKLOG, CHUNK, SUMMARISE_OVER, SUMMARY_BLOCK, FeedLoop
 from kubectl_informer.panes.fifo import FifoState
 from kubectl_informer.panes.header import HeaderState
 from kubectl_informer.panes.inspector import InspectorState
@@ -143,15 +143,16 @@ def _churned(n: int) -> TraceBuffer:
 
 
 def test_a_drain_out_of_time_with_a_backlog_is_behind_and_lets_rows_go_summarised():
-    buf = _churned(1000)  # 7,000 events: 5,000 deltas, 3,000 of them updates
+    buf = _churned(400)  # 2,800 events: 2,000 deltas, 1,200 of them updates; fewer than a summary needs
     total = len(buf)
+    assert total <= SUMMARISE_OVER
     loop = FeedLoop(buf, {"deltas": DeltasState, "inspector": InspectorState, "cache": CacheState})
     deltas = loop.states["deltas"]
     assert deltas.pressure is loop.pressure and loop.states["inspector"].objects.pressure is loop.pressure
     assert loop.drain(budget=0.0) == CHUNK and loop.pressure.behind  # out of time, thousands waiting
-    while len(loop.buffer) > 2000:
+    while len(loop.buffer) > BEHIND_BACKLOG + CHUNK:
         loop.drain(budget=0.0)
-    assert loop.pressure.behind and loop.pressure.summarised > 0
+    assert loop.pressure.behind and loop.pressure.summarised > 0 and loop.pressure.events_summarised == 0
     assert loop.stats().behind and loop.stats().summarised == loop.pressure.summarised
     while len(loop.buffer) > CHUNK:
         loop.drain(budget=0.0)
@@ -159,12 +160,56 @@ def test_a_drain_out_of_time_with_a_backlog_is_behind_and_lets_rows_go_summarise
     loop.drain()  # to the end: caught up
     assert not loop.pressure.behind and loop.absorbed == total
     # Counts stay exact; only rows let go unread lost what they would have shown.
-    assert deltas.total == 5000 and deltas.counts["Updated"] == 3000 and loop.states["cache"].count == 0
+    assert deltas.total == 2000 and deltas.counts["Updated"] == 1200 and loop.states["cache"].count == 0
     summarised = [r for r in deltas.rows if r.summarised]
     assert summarised and all("object" not in r.event.raw_fields for r in summarised)
     assert deltas.objects_held() == deltas.keep_objects  # the newest rows still hold theirs
     newest = deltas.rows[-2]  # the last update: its objects held, its diff derived when drawn
     assert newest.delta == "Updated" and not newest.summarised and newest.diff
+
+
+def test_a_backlog_more_than_a_frame_feeds_is_summarised_but_its_newest_chunk_and_the_counts_stay_exact():
+    buf = _churned(1000)  # 7,000 events: 5,000 deltas, 3,000 of them updates
+    total = len(buf)
+    loop = FeedLoop(buf, {"deltas": DeltasState, "inspector": InspectorState, "cache": CacheState})
+    deltas = loop.states["deltas"]
+    # More waiting than the budget feeds one by one: a block as a summary, then a chunk in full.
+    assert loop.drain(budget=0.0) == SUMMARY_BLOCK + CHUNK
+    assert loop.pressure.behind and loop.pressure.events_summarised == SUMMARY_BLOCK
+    assert loop.stats().events_summarised == SUMMARY_BLOCK
+    assert len(deltas.rows) < deltas.total  # the summarised deltas counted, with no row
+    while len(loop.buffer) > SUMMARISE_OVER:
+        loop.drain(budget=0.0)
+    loop.drain()
+    assert not loop.pressure.behind and loop.absorbed == total
+    assert deltas.total == 5000 and deltas.counts["Updated"] == 3000 and deltas.counts["Deleted"] == 1000
+    assert loop.states["cache"].count == 0 and not loop.states["cache"].per_ns
+    assert deltas.rows[-1].seq == buf.received  # the newest delta has its row
+
+
+def test_a_summary_is_cut_in_blocks_and_a_waiting_key_stops_it_between_them():
+    buf = _churned(2000)  # 14,000 events
+    loop = FeedLoop(buf, {"deltas": DeltasState})
+    loop.full_cost = 1e-3  # as if measured: 14,000 events would take 14 s in full, more than the budget
+    assert loop.drain(budget=5.0, interrupted=lambda: True) == SUMMARY_BLOCK  # a key waits: one block
+    assert loop.pressure.behind and loop.pressure.events_summarised == SUMMARY_BLOCK
+    assert loop.drain(budget=None) == len(_churned(2000)) - SUMMARY_BLOCK  # no budget: never summarised
+    assert loop.pressure.events_summarised == SUMMARY_BLOCK
+
+
+def test_a_restart_inside_a_summary_starts_the_states_over_as_a_full_feed_does(tmp_path):
+    events = [TraceEvent.build(i + 1, 100.0 + i, "store.add", f"ns/p-{i}", resource_version=str(i), delta="Added")
+              for i in range(3 * CHUNK)]
+    events.append(restart_at(500.0, 10_000))
+    events += [TraceEvent.build(10_001 + i, 501.0 + i, "store.add", f"ns/q-{i}", resource_version=str(i),
+                                delta="Added") for i in range(5)]
+    summarised, full = loop_on(events), loop_on(events)
+    summarised.feed(summarised.buffer.drain(), summarise=True)
+    full.drain()
+    assert summarised.restarts == full.restarts == 1
+    assert summarised.states["deltas"].total == full.states["deltas"].total == 5
+    assert summarised.states["cache"].count == full.states["cache"].count == 5
+    assert summarised.header.info.resource == full.header.info.resource == "deployments.apps"
 
 
 def test_a_ui_keeping_up_derives_what_every_row_shows():

@@ -1,7 +1,7 @@
 """How the app spends a frame (tui/frames.py): its drain's share, and which
 panes a frame redraws, keeping up and behind."""
 
-from kubectl_informer.tui.frames import BEHIND_EVERY, drain_budget, redraws_due
+from kubectl_informer.tui.frames import BEHIND_EVERY, clock_refresh, drain_budget, redraws_due
 
 
 def test_a_ui_behind_after_the_sync_drains_a_bigger_share_and_during_the_list_does_not():
@@ -27,9 +27,27 @@ def test_the_header_says_when_the_ui_is_behind_and_when_the_informer_synced_ahea
     pane = HeaderPane(state)
     pane.stats = FeedStats(absorbed=5000, per_s=2500.0, buffered=40_000, behind=True, summarised=1200)
     line = pane.draw_lines(200, 2)[1].plain
-    assert "◌ listing" in line and "⚠ behind: 40,000 waiting, rows summarised" in line
+    assert "◌ listing" in line and "⚠ behind: 40,000 waiting · 1,200 rows summarised" in line
     state.synced_ahead = TraceEvent.build(2, 12.0, "informer.synced", None, items=3000, duration=2.0)
     line = pane.draw_lines(200, 2)[1].plain
     assert line.startswith("● synced 3000 in 2s (the panes catching up)")
     pane.stats = FeedStats(absorbed=45_000, summarised=1200)
     assert "1,200 rows summarised" in pane.draw_lines(200, 2)[1].plain
+
+
+def test_the_header_says_how_many_events_a_ui_behind_summarised_while_behind_and_after():
+    from kubectl_informer.panes.header import FeedStats, HeaderState
+    from kubectl_informer.tui.header import HeaderPane
+
+    pane = HeaderPane(HeaderState())
+    pane.stats = FeedStats(absorbed=90_000, buffered=18_000, behind=True, events_summarised=81_920)
+    assert "⚠ behind: 18,000 waiting · 81,920 events summarised" in pane.draw_lines(220, 2)[1].plain
+    pane.stats = FeedStats(absorbed=120_000, events_summarised=81_920, summarised=40)
+    line = pane.draw_lines(220, 2)[1].plain
+    assert "81,920 events summarised, 40 rows summarised" in line and "behind" not in line
+    pane.stats = FeedStats(absorbed=120_000)
+    assert "summarised" not in pane.draw_lines(220, 2)[1].plain
+
+
+def test_a_ui_behind_redraws_every_pane_for_the_clock_half_as_often():
+    assert clock_refresh(behind=True) == 2 * clock_refresh(behind=False) == 1.0

@@ -51,6 +51,8 @@ from kubectl_informer.core.trace_kinds import (
 )
 from kubectl_informer.panes.causes import Batch, is_mapped
 from kubectl_informer.panes.ring import KeyedHistory
+from kubectl_informer.panes.explain.facts_summary import TALLIED, summarise
+from kubectl_informer.panes.state import Stretch
 
 PER_KEY = 16        # recent records kept per key
 MAX_KEYS = 5000     # keys remembered (the oldest forgotten first)
@@ -154,6 +156,7 @@ class Facts:
             OWNER_DROP: self._owner_drop,
         }
         self.KINDS = frozenset(self._handlers)
+        self._rest = self.KINDS - TALLIED  # what a summary still records
 
     def feed(self, ev) -> None:
         self.feed_all((ev,))
@@ -172,6 +175,11 @@ class Facts:
                 continue  # an event outside the contract (an old recording): nothing to learn
             n += 1
         self.version += n
+
+    def summarise(self, stretch: Stretch) -> None:
+        """A stretch the UI could not take in event by event (feed.py):
+        counted, not recorded (facts_summary.py)."""
+        summarise(self, stretch)
 
     @staticmethod
     def _rec(ev, **extra) -> Rec:
