@@ -254,7 +254,7 @@ _fields = hs.dictionaries(hs.sampled_from(["resource_version", "new", "old", "re
                                            "duration", "watch_list"]), _values)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(hs.lists(hs.tuples(_kinds, hs.floats(0, 1000, allow_nan=False), _fields), max_size=40),
        hs.integers(1, 200), hs.integers(1, 60))
 def test_any_trace_feeds_and_renders_without_error(events, width, height):
