@@ -172,7 +172,7 @@ def _apply(obj, changes):
     return out
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(_objs, _objs)
 def test_full_diff_is_complete_ordered_and_true(old, new):
     changes = diff_changes(old, new)

@@ -20,7 +20,7 @@ from kubectl_informer.cache.real_fifo import RealFIFO
 from kubectl_informer.cache.store import Indexer
 
 NAMES = st.sampled_from(["a", "b", "c", "d"])
-SETTINGS = settings(max_examples=150, stateful_step_count=30, deadline=None,
+SETTINGS = settings(max_examples=100, stateful_step_count=30, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -8,6 +8,7 @@ events say which informer emitted them. Then the same through the CLI:
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 
@@ -135,32 +136,40 @@ def test_a_pods_deletion_queues_its_deployment_through_its_replica_set(cluster):
 
 def test_the_cli_records_several_informers_and_replay_shows_the_same_events(cluster, tmp_path):
     rec = tmp_path / "rec.ndjson"
+    # Stopped with Ctrl-C once the queue said what it came to show (the
+    # --duration only bounds a run that never does).
     cmd = [sys.executable, "-m", "kubectl_informer", "queue", "deployments", "--owns", "replicasets", "--owns",
-           "po", "--kubeconfig", cluster.kubeconfig, "--work-time", "0", "-o", "json", "--duration", "3s",
+           "po", "--kubeconfig", cluster.kubeconfig, "--work-time", "0", "-o", "json", "--duration", "60s",
            "--record", str(rec)]
+    want = ["ReplicaSet default/web-5887 Updated", "Pod default/web-5887-b Deleted"]
     errors = tmp_path / "stderr"
     with open(errors, "w") as err_file:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err_file, text=True)
         lines: list[str] = []
-        while line := proc.stdout.readline():
-            lines.append(line)
-            if sum('"informer.synced"' in x for x in lines) == 3:
-                cluster.delete_pod("web-5887-b")
-                break
-        lines += proc.stdout.read().splitlines(keepends=True)  # the same buffered reader: nothing lost
-        assert proc.wait(timeout=30) == 0
+        try:
+            while line := proc.stdout.readline():
+                lines.append(line)
+                if '"informer.synced"' in line and sum('"informer.synced"' in x for x in lines) == 3:
+                    cluster.delete_pod("web-5887-b")
+                elif '"queue.add"' in line and json.loads(line)["fields"].get("cause") == want:
+                    proc.send_signal(signal.SIGINT)
+                    break
+            lines += proc.stdout.read().splitlines(keepends=True)  # the same buffered reader: nothing lost
+            assert proc.wait(timeout=30) == 130  # kubectl's code for an interrupted command
+        finally:
+            if proc.poll() is None:
+                proc.kill()
     assert errors.read_text() == ""
     streamed = [json.loads(x) for x in lines if x.strip()]
     header = streamed[0]["fields"]
     assert header["informers"] == [DEPLOY, RS, PODS] and header["queue_resource"] == DEPLOY
-    caused = [e for e in streamed if e["kind"] == "queue.add"
-              and e["fields"].get("cause") == ["ReplicaSet default/web-5887 Updated", "Pod default/web-5887-b Deleted"]]
+    caused = [e for e in streamed if e["kind"] == "queue.add" and e["fields"].get("cause") == want]
     assert caused and caused[0]["key"] == "default/web"
     recording = read_recording(str(rec))
     info = info_from_recording(recording)
     assert info.informers == (DEPLOY, RS, PODS) and info.queue_resource == DEPLOY
     recorded = [e.to_dict() for e in recording.events]
-    # The stream ends at --duration; the recording also holds the run's shutdown.
+    # The stream ends at Ctrl-C; the recording also holds the run's shutdown.
     assert [(e["kind"], e["key"], e["fields"]) for e in recorded[:len(streamed)]] == \
            [(e["kind"], e["key"], e["fields"]) for e in streamed]
     replayed = subprocess.run([sys.executable, "-m", "kubectl_informer", "replay", str(rec), "-o", "json"],

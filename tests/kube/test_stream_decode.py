@@ -57,7 +57,7 @@ def decode(b: bytes, cuts=(), interner=None) -> dict:
     return decode_list_chunks(chunked(b, cuts), interner)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(list_items, st.lists(st.integers(min_value=0), max_size=12), st.booleans())
 def test_any_list_cut_anywhere_decodes_the_same(its, cuts, intern):
     b = body(its)

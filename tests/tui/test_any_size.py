@@ -56,8 +56,9 @@ def recorded() -> TraceMaker:
     return tm
 
 
-def traces(recorded) -> dict[str, TraceMaker]:
-    return {"recorded": recorded, "demo": demo_trace(), "empty": TraceMaker()}
+def trace_events(trace: str) -> list:
+    """The events of the hand-written demo trace, or none."""
+    return demo_trace().events if trace == "demo" else []
 
 
 def assert_fits(text: Text, width: int, height: int) -> None:
@@ -67,12 +68,9 @@ def assert_fits(text: Text, width: int, height: int) -> None:
     assert not wide, f"{wide[0]!r} is wider than {width}"
 
 
-@pytest.mark.parametrize("state_cls,render", RENDERS, ids=[r.__name__ for _, r in RENDERS])
-@pytest.mark.parametrize("trace", ["recorded", "demo", "empty"])
-def test_render_functions_fit_any_size(recorded, trace, state_cls, render):
+def check_render(state_cls, render, events) -> None:
     st = state_cls()
     st.mode = "queue"
-    events = traces(recorded)[trace].events
     st.feed_all(events)
     now = events[-1].time + 0.5 if events else None
 
@@ -85,6 +83,19 @@ def test_render_functions_fit_any_size(recorded, trace, state_cls, render):
     # The sizes a resize passes through on its way, at least once each.
     for width, height in [(1, 1), (1, 40), (200, 1), (78, 2), (20, 3)]:
         assert_fits(render(st, now, width, height), width, height)
+
+
+# The recorded trace's tests share its module fixture (and so one xdist
+# worker); the demo's and the empty trace's need no recording and spread.
+@pytest.mark.parametrize("state_cls,render", RENDERS, ids=[r.__name__ for _, r in RENDERS])
+def test_render_functions_fit_any_size_recorded(recorded, state_cls, render):
+    check_render(state_cls, render, recorded.events)
+
+
+@pytest.mark.parametrize("state_cls,render", RENDERS, ids=[r.__name__ for _, r in RENDERS])
+@pytest.mark.parametrize("trace", ["demo", "empty"])
+def test_render_functions_fit_any_size(trace, state_cls, render):
+    check_render(state_cls, render, trace_events(trace))
 
 
 def _text_pane_sizes(app, names) -> None:
@@ -101,24 +112,34 @@ def _text_pane_sizes(app, names) -> None:
             assert_fits(pane.render_at(width, height), width, height)
 
 
-@pytest.mark.parametrize("trace", ["recorded", "demo", "empty"])
-@pytest.mark.parametrize("inspected", [False, True], ids=["key-list", "one-key"])
-def test_text_panes_fit_any_size(recorded, trace, inspected):
-    """Deltas, FIFO, Cache, Inspector (its key list and one key's life),
-    Explain and the header, mounted in the app as a user has them."""
-    app = make_app(recorded if trace == "recorded" else demo_trace() if trace == "demo" else TraceMaker())
+def check_text_panes(trace: TraceMaker) -> None:
+    """Deltas, FIFO, Cache, Inspector (its key list, then one key's life),
+    Explain and the header, mounted in the app as a user has them: one app
+    for both views of the Inspector, the key list checked before a key is
+    inspected."""
+    app = make_app(trace)
     names = ["header", "deltas", "fifo", "cache", "inspector", "explain"]
 
     async def main():
         async with app.run_test(size=(160, 45)) as pilot:
             app.pump()
             await pilot.pause()
-            if inspected:
-                key = next(app.states["inspector"].history.keys_newest_first(), "default/none")
-                app.panes["inspector"].inspect(key)
-                app.activate("fifo")  # the Explain pane explains the FIFO's cursor
-                app.panes["fifo"].focus()
-                await pilot.pause()
-            _text_pane_sizes(app, names)
+            _text_pane_sizes(app, names)  # the Inspector's key list
+            key = next(app.states["inspector"].history.keys_newest_first(), "default/none")
+            app.panes["inspector"].inspect(key)
+            app.activate("fifo")  # the Explain pane explains the FIFO's cursor
+            app.panes["fifo"].focus()
+            await pilot.pause()
+            assert app.panes["inspector"].inspected == key  # the one-key view from here
+            _text_pane_sizes(app, names)  # one key's life
 
     asyncio.run(main())
+
+
+def test_text_panes_fit_any_size_recorded(recorded):
+    check_text_panes(recorded)
+
+
+@pytest.mark.parametrize("trace", ["demo", "empty"])
+def test_text_panes_fit_any_size(trace):
+    check_text_panes(demo_trace() if trace == "demo" else TraceMaker())

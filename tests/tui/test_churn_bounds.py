@@ -8,16 +8,39 @@ from kubectl_informer.core.trace import TraceBuffer, Tracer
 from kubectl_informer.core.trace_kinds import STORE_ADD, STORE_DELETE, STORE_UPDATE
 from kubectl_informer.panes.deltas import DeltasState
 from kubectl_informer.panes.explain import Facts
+from kubectl_informer.panes.explain.facts import PerKey
 from kubectl_informer.panes.inspector import InspectorState
+from kubectl_informer.panes.objects import ObjectHistory
 
 from .test_objects import pod
 
+# The histories here are built with bounds a tenth of the product's (the
+# same classes, the same code at their bounds): churning past them takes a
+# tenth of the events. The Inspector keeps 200 keys (the product 2,000),
+# 1,600 events (16,384), 820 entries (8,192) and 100 objects (1,024); the
+# Explain store 500 keys (5,000) and 820 records (8,192).
+INSPECTOR_KEYS = 200
+
+
+def inspector() -> InspectorState:
+    st = InspectorState(max_keys=INSPECTOR_KEYS, max_events=1_600)
+    st.objects = ObjectHistory(INSPECTOR_KEYS, max_entries=820, max_objects=100)
+    return st
+
+
+def facts_small() -> Facts:
+    facts = Facts()
+    facts.store = PerKey(max_keys=500, max_records=820)
+    return facts
+
+
 # Sized to the bounds, each key through a whole life (5 store events, 9 in
-# all): twice the Inspector's 2,000 keys, so its histories turn over and are
-# checked past their bounds; the Explain store's 8,192 records hold at most
-# 1,638 such keys (its 5,000-key bound cannot be reached first).
-KEYS = 4_000
-CHUNK = 1_000
+# all): twice the Inspector's keys, so its histories turn over and are
+# checked past their bounds (9 events a key pass its events' bound, 5
+# entries a key its entries'); the Explain store's 820 records hold at most
+# 164 such keys (its 500-key bound cannot be reached first).
+KEYS = 2 * INSPECTOR_KEYS
+CHUNK = KEYS // 4
 
 
 def churn(tracer, clock, first, n, updates=3, live=()):
@@ -66,7 +89,7 @@ def fed_in_chunks(feed_all, check) -> None:
 
 
 def test_inspector_totals_stay_bounded_as_names_churn():
-    st = InspectorState()
+    st = inspector()
 
     def check():
         hist, objs = st.history, st.objects
@@ -76,6 +99,9 @@ def test_inspector_totals_stay_bounded_as_names_churn():
         assert len(objs._holding) <= objs.max_objects
 
     fed_in_chunks(st.feed_all, check)
+    # Every bound was passed: keys, events and entries forgotten, objects let go.
+    assert st.history.evicted > 0 and st.history.items > 0.9 * st.history.max_items
+    assert st.objects.evicted > 0 and st.objects.objects_held() == st.objects.max_objects
     # The keys seen last are whole: every event and delta of the newest pod.
     last = f"default/web-{KEYS - 1}"
     kinds = [ev.kind for ev, _ in st.timeline(last)]
@@ -85,11 +111,11 @@ def test_inspector_totals_stay_bounded_as_names_churn():
 
 def test_released_entries_keep_their_diff_and_events_drop_their_objects():
     tracer, buf, clock = traced()
-    st = InspectorState()
-    churn(tracer, clock, 0, 1000)
+    st = inspector()
+    churn(tracer, clock, 0, INSPECTOR_KEYS // 2)  # within the keys and entries kept
     st.feed_all(buf.drain())
     objs = st.objects
-    first = objs.entries("default/web-0")  # 5000 store events ago: long let go
+    first = objs.entries("default/web-0")  # 500 store events ago, 5x the objects held: long let go
     assert [e.obj for e in first] == [None] * 5 and [e.old for e in first] == [None] * 5
     upd = first[1]
     assert upd.detail is not None and any("restartCount" in line for _, line in upd.detail)
@@ -98,7 +124,7 @@ def test_released_entries_keep_their_diff_and_events_drop_their_objects():
         assert "object" not in e.event.raw_fields and "old" not in e.event.raw_fields
     for ev in st.life("default/web-0"):
         assert "object" not in ev.raw_fields and "old" not in ev.raw_fields
-    newest = objs.entries("default/web-999")
+    newest = objs.entries(f"default/web-{INSPECTOR_KEYS // 2 - 1}")
     assert all(e.obj is not None for e in newest)  # recent keys: objects held, YAML available
 
 
@@ -106,12 +132,12 @@ def test_deleted_keys_go_before_live_ones():
     """A live key quiet since long before a flood of short-lived names keeps
     its history: the deleted names are forgotten first."""
     tracer, buf, clock = traced()
-    st = InspectorState()
-    facts = Facts()
+    st = inspector()
+    facts = facts_small()
     tracer.emit("watch.event", "default/quiet", type="ADDED", resource_version="1")
     tracer.emit_derived(STORE_ADD, "default/quiet", resource_version="1", delta="Added",
                         is_in_initial_list=False, object=pod("quiet", 1))
-    churn(tracer, clock, 0, 2500)  # past the Inspector's 2,000 keys and Explain's 8,192 records
+    churn(tracer, clock, 0, 250)  # past the Inspector's 200 keys and Explain's 820 records
     events = buf.drain()
     st.feed_all(events)
     facts.feed_all(events)
@@ -124,9 +150,9 @@ def test_deleted_keys_go_before_live_ones():
 
 def test_live_keys_resynced_keep_their_objects_while_deleted_ones_let_go():
     tracer, buf, clock = traced()
-    st = InspectorState()
+    st = inspector()
     live = [f"default/live-{i}" for i in range(10)]
-    churn(tracer, clock, 0, 1500, live=live)  # 15 entries a pod: nearly 3x the 8,192 entries
+    churn(tracer, clock, 0, 150, live=live)  # 15 entries a pod: nearly 3x the 820 entries
     st.feed_all(buf.drain())
     objs = st.objects
     assert objs.objects_held() <= objs.max_objects
@@ -136,7 +162,7 @@ def test_live_keys_resynced_keep_their_objects_while_deleted_ones_let_go():
 
 
 def test_explain_facts_stay_bounded_and_hold_no_objects():
-    facts = Facts()
+    facts = facts_small()
 
     def check():
         store = facts.store
@@ -144,6 +170,7 @@ def test_explain_facts_stay_bounded_and_hold_no_objects():
         assert store.items == sum(len(r) for r in store._rings.values()) <= store.max_items
 
     fed_in_chunks(facts.feed_all, check)
+    assert facts.store.items > 0.9 * facts.store.max_items  # the records' bound was reached
     for ring in facts.store._rings.values():
         for rec in ring:
             assert "object" not in rec.fields and "old" not in rec.fields
@@ -154,8 +181,8 @@ def test_explain_facts_stay_bounded_and_hold_no_objects():
 
 def test_deltas_rows_let_old_objects_go_keeping_what_they_show():
     tracer, buf, clock = traced()
-    deltas = DeltasState()
-    churn(tracer, clock, 0, 1000)  # 5,000 rows: 2.5x the rows kept
+    deltas = DeltasState(maxlen=200, keep_objects=128)  # a tenth of the product's 2,000 and 1,280
+    churn(tracer, clock, 0, 100)  # 500 rows: 2.5x the rows kept
     deltas.feed_all(buf.drain())
     assert len(deltas.rows) == deltas.rows.maxlen
     assert deltas.objects_held() == deltas.keep_objects < deltas.rows.maxlen

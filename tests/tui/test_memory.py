@@ -1,10 +1,24 @@
 """Memory stays bounded however long the run: events past every ring's bound through the app."""
 
 import tracemalloc
+from functools import partial
 
 from kubectl_informer.core.trace import TraceEvent
+from kubectl_informer.panes.deltas import DeltasState
+from kubectl_informer.panes.explain.facts import PerKey
+from kubectl_informer.panes.explain_state import ExplainState
+from kubectl_informer.panes.feed import FeedLoop
+from kubectl_informer.panes.fifo import FifoState
+from kubectl_informer.panes.inspector import InspectorState
+from kubectl_informer.panes.objects import ObjectHistory
 
 from .helpers import TraceMaker, make_app
+
+# Every keyed ring here remembers this many keys (the product's remember
+# thousands): the same code bounds them, and passing a few hundred keys'
+# worth of events past them costs a fraction of a second instead of ten
+# (the rings' own sizes are tested in tests/tui/test_ring.py and beside each state).
+SMALL = 200
 
 KINDS = [
     ("watch.event", {"type": "MODIFIED", "resource_version": "1"}),
@@ -37,24 +51,78 @@ def events(start_seq: int, n: int, keys: int):
     return out
 
 
-def test_events_past_every_bound_keep_every_ring_within_it():
+def queue_traffic(start_seq: int, rounds: int, keys: int):
+    """``rounds`` of add, get and done over ``keys`` keys: the workqueue's
+    own rings are filled by its events alone."""
+    out = []
+    for r in range(rounds):
+        key = f"ns-{r % 50}/pod-{r % keys}"
+        for kind, fields in KINDS[-3:]:
+            seq = start_seq + len(out)
+            out.append(TraceEvent.build(seq, 100.0 + seq * 1e-4, kind, key, **fields))
+    return out
+
+
+def batch(start_seq: int, keys: int, queue_rounds: int):
+    """Each of ``keys`` keys once through every kind, then the queue's traffic."""
+    keyed = events(start_seq, keys * len(KINDS), keys)
+    return keyed + queue_traffic(start_seq + len(keyed), queue_rounds, keys)
+
+
+class SmallInspector(InspectorState):
+    """The Inspector's state with its objects' bounds cut too (its
+    constructor passes only ``max_keys`` on to them)."""
+
+    def __init__(self) -> None:
+        super().__init__(max_keys=SMALL, max_events=5 * SMALL)
+        self.objects = ObjectHistory(SMALL, max_entries=2 * SMALL, max_objects=SMALL // 2)
+
+
+class SmallExplain(ExplainState):
+    """The Explain panel's state with its per-key store cut to ``SMALL`` keys."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.facts.store = PerKey(max_keys=SMALL, max_records=4 * SMALL)
+
+
+def small_bounds_app():
+    """An app whose feed loop makes its ring-keeping states with small bounds."""
     app = make_app(trace=TraceMaker())
-    # Sized to the bounds: the ring that fills last is the Explain panel's
-    # keys (one store record per key per pass of the KINDS), so a bit over
-    # that many keys' worth of events fills every ring; a second batch as big,
-    # on new keys, must then cost next to nothing.
-    facts = app.states["explain"].facts.store
-    keys = int(1.2 * facts.max_keys)
-    half = keys * len(KINDS)  # each key once; the second batch revisits the same keys, as a cluster churns
+    small = {"deltas": partial(DeltasState, maxlen=SMALL, keep_objects=SMALL // 2),
+             "fifo": partial(FifoState, max_keys=SMALL // 2, recent=SMALL // 4),
+             "inspector": SmallInspector, "explain": SmallExplain}
+    makers = {s.name: small.get(s.name, s.state_cls) for s in app.specs}
+    assert set(small) <= set(makers)
+    app.feed_loop = FeedLoop(app.buffer, makers, info=app.info, clock=app.feed_loop.clock)
+    return app
+
+
+def test_events_past_every_bound_keep_every_ring_within_it():
+    app = small_bounds_app()
+    # Sized to the bounds: the keyed ring that fills last is the Explain
+    # panel's keys (one store record per key per pass of the KINDS), so a bit
+    # over that many keys' worth of events fills every keyed ring; the
+    # longest ring of the workqueue's alone (Explain's queue adds and gets)
+    # takes one more round of add, get and done. A second batch as big,
+    # revisiting the same keys as a cluster churns, must then cost next to nothing.
+    facts = app.states["explain"].facts
+    keys = int(1.2 * facts.store.max_keys)
+    rounds = max(facts.queue_adds.maxlen, facts.queue_gets.maxlen, app.states["queue"].latency.maxlen) + 1
     tracemalloc.start()
     try:
-        app.buffer.extend(events(1, half, keys=keys))
-        assert app.drain() == half
+        first = batch(1, keys, rounds)
+        app.buffer.extend(first)
+        assert app.drain() == len(first)
+        del first
         half_mem, _ = tracemalloc.get_traced_memory()
-        assert len(facts) == facts.max_keys  # the sizing above filled the last ring
+        assert len(facts.store) == facts.store.max_keys  # the sizing above filled the last keyed ring
+        assert len(facts.queue_adds) == facts.queue_adds.maxlen  # and the last fixed one
         # As many again: the same cluster's objects churning on.
-        app.buffer.extend(events(half + 1, half, keys=keys))
-        assert app.drain() == half
+        second = batch(app.feed_loop.absorbed + 1, keys, rounds)
+        app.buffer.extend(second)
+        assert app.drain() == len(second)
+        del second
         full, _ = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()

@@ -325,7 +325,7 @@ _kinds = hs.sampled_from(["queue.add", "queue.get", "queue.done", "queue.add_aft
 _fields = hs.dictionaries(hs.sampled_from(["outcome", "delay", "requeues", "worker", "drain", "depth"]), _values)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(hs.lists(hs.tuples(_kinds, hs.one_of(hs.none(), hs.sampled_from(["a", "b"]), hs.integers(0, 2)),
                           hs.floats(0, 100, allow_nan=False), _fields), max_size=40),
        hs.integers(1, 200), hs.integers(1, 60))

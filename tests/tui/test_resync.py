@@ -271,7 +271,7 @@ _fields = hs.dictionaries(hs.sampled_from(["listener", "requested", "effective",
                           hs.one_of(_values, hs.sampled_from(["Sync", "resync_pending", "h"])))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(hs.lists(hs.tuples(_kinds, hs.floats(0, 1000, allow_nan=False), _fields), max_size=40),
        hs.integers(1, 200), hs.integers(1, 60))
 def test_any_trace_feeds_and_renders_without_error(events, width, height):

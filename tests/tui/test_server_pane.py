@@ -221,7 +221,7 @@ _fields = hs.dictionaries(hs.sampled_from(["watchers", "capacity", "events", "tu
                                     hs.just(["a rv=5 sent=1 ours", "b rv=x sent=2"])))
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(hs.lists(hs.tuples(_kinds, hs.floats(0, 1000, allow_nan=False), _fields), max_size=30),
        hs.integers(1, 200), hs.integers(1, 60))
 def test_any_trace_feeds_and_renders_without_error(events, width, height):

@@ -107,5 +107,5 @@ class QueueMachine(RuleBasedStateMachine):
         assert m.longest_running_processor_seconds <= m.unfinished_work_seconds + 1e-9
 
 
-QueueMachine.TestCase.settings = settings(max_examples=150, stateful_step_count=40, deadline=None)
+QueueMachine.TestCase.settings = settings(max_examples=100, stateful_step_count=40, deadline=None)
 TestQueueStateMachine = QueueMachine.TestCase
