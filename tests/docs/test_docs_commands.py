@@ -195,7 +195,7 @@ class Runner:
             screen = _capture(tmux)
             subprocess.run([*tmux, "send-keys", "q"], check=False)
             deadline = time.monotonic() + 15
-            while not rc.exists() and time.monotonic() < deadline:
+            while not _rc_written(rc) and time.monotonic() < deadline:
                 time.sleep(0.1)
             if _rc(rc) != "0" or "error:" in screen:
                 return [f"{c.where}: {c.text}: exit {_rc(rc)} after q\n{screen}"]
@@ -254,6 +254,11 @@ def _q(s: str) -> str:
 
 def _capture(tmux: list[str]) -> str:
     return subprocess.run([*tmux, "capture-pane", "-p"], capture_output=True, text=True).stdout
+
+
+def _rc_written(path: Path) -> bool:
+    """The shell has written the exit code (``echo $? > rc`` makes the file first, empty)."""
+    return path.exists() and path.read_text().endswith("\n")
 
 
 def _rc(path: Path) -> str:
