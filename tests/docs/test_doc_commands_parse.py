@@ -94,3 +94,22 @@ def test_a_block_reading_an_earlier_blocks_file_runs_after_it(tmp_path):
     first, other, replay = page_commands(page)
     assert replay.unit == first.unit == first.block != replay.block
     assert other.unit == other.block != first.unit
+
+
+def test_informer_commands_of_a_block_run_side_by_side_unless_one_reads_what_another_writes():
+    from .doc_commands import Command
+    from .test_docs_commands import _steps
+
+    def cmds(block: str, *texts: str) -> list[Command]:
+        return [Command("docs/p.md", i, t, "u", "", block) for i, t in enumerate(texts)]
+
+    a = cmds("b0", "kubectl informer watch pods --demo flaky -o json --duration 20s > trace.ndjson",
+             "kubectl informer watch pods --demo -o text --duration 20s --record d.ndjson")
+    b = cmds("b1", "kubectl informer replay trace.ndjson", "kubectl informer replay d.ndjson --speed 10",
+             "kubectl create namespace x", "kubectl informer watch pods --record t.ndjson",
+             "kubectl informer replay t.ndjson", "kubectl informer queue --metrics-addr 127.0.0.1:9101 &")
+    steps = [[c.line for c in step] for step in _steps(a + b)]
+    # Two writers of different files together; the readers in the next block
+    # (a block ends what runs on); kubectl itself, a reader of the file before
+    # it and a background job each alone.
+    assert steps == [[0, 1], [0, 1], [2], [3], [4], [5]]

@@ -18,7 +18,8 @@ How long each may take, as the command says:
   ``error:`` after a few seconds, and is left running, as in another
   terminal, until its block is done; then SIGTERM must end it;
 - a block that backgrounds with ``&`` runs as one bash script, bounded.
-Units (a block, or an inline command) run in parallel.
+Each unit (a block, or an inline command) is a test of its own, so xdist's
+workers run them in parallel.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from pathlib import Path
 
 import pytest
 
-from .doc_commands import DOCS, Command, all_commands, unmarked_command_blocks
+from .doc_commands import DOCS, WRITES, Command, all_commands, unmarked_command_blocks
 from tests.short_paths import remove, short_dir, socket_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.tmux,
@@ -50,6 +51,10 @@ MAX_BOUNDED = 20.0      # --duration up to this must end by itself
 SLACK = 12.0            # start-up on a loaded machine
 SCRIPT_LIMIT = 45.0
 TUI_SUBCOMMANDS = {"watch", "queue", "replay", "attach"}
+# A page's units run this many at a time (the pages themselves on xdist's workers):
+# more, and on two busy cores a unit's processes wait for CPU past their limits.
+PAGE_UNITS_AT_ONCE = 4
+PART_UNITS = 6
 
 
 def free_port() -> int:
@@ -107,20 +112,24 @@ class Runner:
         if any(c.text.endswith("&") for c in cmds):
             return self._script(cmds, unit_dir, ports)
         failures, running = [], []
-        for i, c in enumerate(cmds):
-            text = self.swap(c.text, ports, unit_dir)
-            try:
-                if is_live_ui(text):
-                    failures += self._ui(c, text, unit_dir)
-                else:
-                    failures += self._headless(c, text, unit_dir, running)
-            except Exception as e:  # noqa: BLE001 - reported as this command's failure
-                failures.append(f"{c.where}: {c.text}: {type(e).__name__}: {e}")
-            if i + 1 == len(cmds) or cmds[i + 1].block != c.block:  # what runs on ends with its block
+        done = 0
+        for step in _steps(cmds):
+            texts = [self.swap(c.text, ports, unit_dir) for c in step]
+            with ThreadPoolExecutor(len(step)) as pool:
+                for fs in pool.map(lambda ct: self._one(*ct, unit_dir, running), zip(step, texts)):
+                    failures += fs
+            done += len(step)
+            if done == len(cmds) or cmds[done].block != step[-1].block:  # what runs on ends with its block
                 for r in running:
                     failures += self._stop(*r)
                 running.clear()
         return failures
+
+    def _one(self, c: Command, text: str, cwd: Path, running: list) -> list[str]:
+        try:
+            return self._ui(c, text, cwd) if is_live_ui(text) else self._headless(c, text, cwd, running)
+        except Exception as e:  # noqa: BLE001 - reported as this command's failure
+            return [f"{c.where}: {c.text}: {type(e).__name__}: {e}"]
 
     def _headless(self, c: Command, text: str, cwd: Path, running: list) -> list[str]:
         """Start it; the next line of its block starts after SETTLE at most (as
@@ -186,7 +195,7 @@ class Runner:
             screen = _capture(tmux)
             subprocess.run([*tmux, "send-keys", "q"], check=False)
             deadline = time.monotonic() + 15
-            while not rc.exists() and time.monotonic() < deadline:
+            while not _rc_written(rc) and time.monotonic() < deadline:
                 time.sleep(0.1)
             if _rc(rc) != "0" or "error:" in screen:
                 return [f"{c.where}: {c.text}: exit {_rc(rc)} after q\n{screen}"]
@@ -208,12 +217,48 @@ class Runner:
         return []
 
 
+INFORMER = re.compile(r"(?:[A-Z_][A-Z0-9_]*=\S+ )*kubectl[ -]informer (?:watch|queue|replay|attach)\b")
+
+
+def _steps(cmds: list[Command]) -> list[list[Command]]:
+    """``cmds`` in the order they run: one after another (the next once the
+    last has ended, or runs on as in another terminal), but consecutive
+    informer commands of one block side by side, as in terminals of their
+    own: the plugin never writes to the cluster, and none of them reads or
+    writes a file another of them writes (``> trace.ndjson`` and ``replay
+    trace.ndjson`` stay in order)."""
+    steps: list[list[Command]] = []
+    for c in cmds:
+        if steps and _side_by_side(steps[-1], c):
+            steps[-1].append(c)
+        else:
+            steps.append([c])
+    return steps
+
+
+def _side_by_side(step: list[Command], c: Command) -> bool:
+    if step[-1].block != c.block or not all(INFORMER.match(x.text) and not x.text.endswith("&") for x in [*step, c]):
+        return False
+    written = {f for x in step for f in WRITES.findall(x.text)}
+    mine = set(WRITES.findall(c.text))
+    return not any(_names(f, c.text) for f in written) and not any(_names(f, x.text) for f in mine for x in step)
+
+
+def _names(file: str, text: str) -> bool:
+    return re.search(rf"(?<![\w.-]){re.escape(file)}(?![\w.-])", text) is not None
+
+
 def _q(s: str) -> str:
     return "'" + s.replace("'", "'\\''") + "'"
 
 
 def _capture(tmux: list[str]) -> str:
     return subprocess.run([*tmux, "capture-pane", "-p"], capture_output=True, text=True).stdout
+
+
+def _rc_written(path: Path) -> bool:
+    """The shell has written the exit code (``echo $? > rc`` makes the file first, empty)."""
+    return path.exists() and path.read_text().endswith("\n")
 
 
 def _rc(path: Path) -> str:
@@ -224,10 +269,12 @@ def _tail(path: Path, n: int = 1500) -> str:
     return path.read_text()[-n:] if path.exists() else ""
 
 
-@pytest.fixture
-def sim_cluster(tmp_path):
-    """A simulated cluster for the commands written without --demo."""
-    kubeconfig = tmp_path / "cluster.kubeconfig"
+@pytest.fixture(scope="session")
+def sim_cluster(tmp_path_factory):
+    """A simulated cluster for the commands written without --demo: one a
+    worker, the pages share it (session-scoped: a module-scoped one would
+    put every page on one worker)."""
+    kubeconfig = tmp_path_factory.mktemp("sim") / "cluster.kubeconfig"
     p = subprocess.Popen([str(Path(sys.executable).parent / "kubectl-informer"), "sim", "--write-kubeconfig",
                           str(kubeconfig)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 30
@@ -238,38 +285,85 @@ def sim_cluster(tmp_path):
     p.wait(10)
 
 
+def _units() -> dict[str, list[Command]]:
+    units: dict[str, list[Command]] = {}
+    for c in all_commands():
+        if not c.skip:
+            units.setdefault(c.unit, []).append(c)
+    return units
+
+
+UNITS = _units()
+
+
+def _cost(cmds: list[Command]) -> float:
+    """Seconds a unit takes at least, by its commands' own bounds: the longest
+    first, so that the slowest one does not start last on a worker."""
+    total, longest = 0.0, 0.0
+    for c in cmds:
+        limit = bound(c.text)
+        total += UI_LINGER + 2.0 if is_live_ui(c.text) else SETTLE if limit is None else min(limit, SETTLE)
+        longest = max(longest, limit or 0.0)
+    return total + longest
+
+
 def test_every_command_block_is_marked_as_shell():
     bad = [b for page in sorted(DOCS.glob("*.md")) for b in unmarked_command_blocks(page)]
     assert not bad, "fence these as ```sh (and <!-- no-run: why --> if they cannot run here):\n" + "\n".join(bad)
 
 
-def test_every_skip_says_why():
+def test_every_skip_says_why(capsys):
     cmds = all_commands()
     assert sum(not c.skip for c in cmds) >= 20
     assert all(c.skip.strip() for c in cmds if c.skip)
-
-
-def test_every_command_in_docs_runs_as_written(tmp_path, sim_cluster, capsys):
-    cmds = all_commands()
-    units: dict[str, list[Command]] = {}
-    for c in cmds:
-        if not c.skip:
-            units.setdefault(c.unit, []).append(c)
-    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}", KUBECONFIG=str(sim_cluster),
-               # tools/ (docshots) runs from a clone, as docs/screenshots.md says
-               PYTHONPATH=str(Path(__file__).resolve().parents[2]))
-    runner = Runner(tmp_path, env)
-    started = time.monotonic()
-    with ThreadPoolExecutor(12) as pool:
-        # The longest units first: the slowest one bounds the whole run.
-        failures = [f for fs in pool.map(runner.run_unit, sorted(units.values(), key=len, reverse=True)) for f in fs]
     skipped: dict[str, int] = {}
     for c in cmds:
         if c.skip:
             skipped[c.skip] = skipped.get(c.skip, 0) + 1
     with capsys.disabled():
-        print(f"\ndocs commands: ran {sum(map(len, units.values()))} in {len(units)} units in "
-              f"{time.monotonic() - started:.0f}s; skipped {sum(skipped.values())}:")
+        print(f"\ndocs commands: {sum(map(len, UNITS.values()))} run in {len(UNITS)} units; "
+              f"skipped {sum(skipped.values())}:")
         for why, n in sorted(skipped.items(), key=lambda kv: -kv[1]):
             print(f"  {n:3d}  {why}")
+
+
+def test_every_command_runs_in_a_unit():
+    """The units the test below is parametrized with hold every command that is not skipped, once."""
+    ran = [c for cmds in UNITS.values() for c in cmds]
+    assert sorted(ran, key=lambda c: (c.page, c.line)) == sorted((c for c in all_commands() if not c.skip),
+                                                                key=lambda c: (c.page, c.line))
+
+
+def _pages() -> dict[str, list[list[Command]]]:
+    """The units of each page, the longest first (it bounds its page); a page
+    of more than PART_UNITS units in parts of about equal cost ("PAGE:1"...)."""
+    pages: dict[str, list[list[Command]]] = {}
+    for unit in sorted(UNITS, key=lambda u: -_cost(UNITS[u])):
+        pages.setdefault(UNITS[unit][0].page, []).append(UNITS[unit])
+    out: dict[str, list[list[Command]]] = {}
+    for page, units in pages.items():
+        n = -(-len(units) // PART_UNITS)
+        if n == 1:
+            out[page] = units
+            continue
+        parts: list[list[list[Command]]] = [[] for _ in range(n)]
+        for u in units:  # each to the part that costs least so far
+            min(parts, key=lambda part: sum(map(_cost, part))).append(u)
+        out.update((f"{page}:{i + 1}", part) for i, part in enumerate(parts))
+    return out
+
+
+PAGES = _pages()
+
+
+# One test a page, so the workers share them (all in one test were the
+# suite's longest pole); a page's units run side by side, as they all did.
+@pytest.mark.parametrize("page", sorted(PAGES, key=lambda p: -max(map(_cost, PAGES[p]))))
+def test_every_command_in_docs_runs_as_written(page, tmp_path, sim_cluster):
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}", KUBECONFIG=str(sim_cluster),
+               # tools/ (docshots) runs from a clone, as docs/screenshots.md says
+               PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    runner = Runner(tmp_path, env)
+    with ThreadPoolExecutor(PAGE_UNITS_AT_ONCE) as pool:
+        failures = [f for fs in pool.map(runner.run_unit, PAGES[page]) for f in fs]
     assert not failures, "\n\n".join(failures)

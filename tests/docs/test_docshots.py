@@ -82,6 +82,22 @@ def test_a_shot_refuses_what_it_cannot_show(argv, says):
         options_for(argv)
 
 
+def test_a_shot_can_start_its_scenario_at_a_later_tick():
+    from kubectl_informer.sim.demo import start_demo
+    from tools.docshots.render import _scenario_from
+    with _scenario_from(16):
+        demo = start_demo("quiet")  # its first step comes 10 s in: none has run when we look
+    try:
+        assert demo.runner.ticks == 16
+        demo.runner.step()
+        assert demo.runner.ticks == 17
+    finally:
+        demo.stop()
+    with start_demo("quiet") as again:  # only the shot's run starts later
+        assert again.runner.ticks == 0
+    assert [s.name for s in SHOTS if s.from_tick] == ["server-small-window", "server-too-large", "server-cache-reinit"]
+
+
 def _render(root, *names: str) -> str:
     """``python -m tools.docshots --root ROOT [NAME...]``, the docs' command."""
     r = subprocess.run([sys.executable, "-m", "tools.docshots", "--root", str(root), *names], cwd=ROOT,

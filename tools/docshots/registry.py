@@ -4,7 +4,8 @@
 ``argv`` is the command as the docs quote it, after ``kubectl informer``
 (``--demo SCENARIO`` required: shots come from the simulated cluster).
 ``until`` is read from the trace; ``keys`` are pressed once it holds (pane
-letters, ``enter``, ``?``...), then the screen is saved.
+letters, ``enter``, ``?``...; ``{key}`` is pasted into the line the keys
+before opened), then the screen is saved.
 """
 
 from __future__ import annotations
@@ -20,10 +21,15 @@ class Shot:
     argv: tuple[str, ...]           # e.g. ("watch", "pods", "--demo", "quiet", "--resync", "3s")
     until: Condition                # the trace shows what the shot is about
     size: tuple[int, int] = (80, 24)
-    keys: tuple[str, ...] = ()      # pressed once ``until`` holds; "{key}" types the followed key
+    keys: tuple[str, ...] = ()      # pressed once ``until`` holds; "{key}" pastes the followed key
     follow: Seen | None = None      # "{key}" is the key of the last event this matches
     then: Condition | None = None   # after the keys, wait for this too (what the keys caused)
     timeout: float = 40.0           # seconds until ``until`` must hold
+    # The scenario's first step is tick from_tick + 1: a scenario whose point
+    # comes every N ticks (a restore, a re-initialisation, a stall) reaches it
+    # seconds sooner. Leave it a few seconds before the point: the client must
+    # be watching and the Server pane's poller have its first window by then.
+    from_tick: int = 0
     about: str = ""                 # one line: what the reader should see
 
     @property
@@ -121,15 +127,16 @@ SHOTS: list[Shot] = [
          about="the Cache pane: bytes held per object and what stripping managedFields saved"),
     Shot("server-small-window", ("watch", "pods", "--demo", "small-window"),
          until=after(seen("watch.end", where=_expired), seen("server.window", where=_ours_open)), size=(100, 24),
-         keys=("s",),
+         keys=("s",), from_tick=8,  # the streams stall at tick 20 of every 32, the stall ends at 32
          about="the Server pane: an 8-event window, ours back in it after a 410 and a relist"),
     Shot("server-too-large", ("watch", "pods", "--demo", "too-large-rv"),
          until=after(seen("server.too_large"), seen("server.window", where=_ours_open)), size=(100, 24),
-         keys=("s",),
+         keys=("s",), from_tick=32,  # the snapshot at tick 44 of every 60, the restore at 60
          about="the Server pane after the server's RV went back: Too large resource version, relist from \"\""),
     Shot("server-cache-reinit", ("watch", "pods", "--demo", "cache-reinit"),
          until=after(seen("server.reinit"), all_of(seen("relist"), seen("server.window", where=_ours_open))),
          size=(100, 24), keys=("s",),
+         from_tick=16,  # the cache down from tick 32 of every 40 to 40
          about="the Server pane after the watch cache re-initialised: every watch ended, 410, relist"),
     Shot("controller-rollout", ("queue", "deployments", "--owns", "replicasets", "--owns", "pods", "--demo", "rollout"),
          until=after(seen("informer.synced", 3), seen("queue.add", 20, where=_owned_cause)), size=(160, 45),

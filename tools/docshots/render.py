@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from textual.keys import _character_to_key  # Textual is pinned; Pilot.press wants key names
+from textual.events import Paste
 
 from kubectl_informer.run.config import RunConfig
 from kubectl_informer.core.trace import TraceEvent
@@ -64,17 +64,19 @@ class _Seen:
             return list(self.events)
 
 
-def _keys(shot: Shot, events: list[TraceEvent]) -> list[str]:
-    """The shot's keys, with "{key}" typed out as the followed key's characters."""
+def _keys(shot: Shot, events: list[TraceEvent]) -> list[str | Paste]:
+    """The shot's keys, with "{key}" the followed key, pasted."""
     followed = next((ev.key for ev in reversed(events) if shot.follow and shot.follow.matches(ev)), None)
-    out: list[str] = []
+    out: list[str | Paste] = []
     for key in shot.keys:
         if key != "{key}":
             out.append(key)
         elif followed is None:
             raise ShotError(f"{shot.name}: no event to follow ({shot.follow})")
         else:
-            out.extend(_character_to_key(ch) for ch in followed)
+            # Pasted into the focused line, not typed: Pilot.press waits for
+            # the app to go idle after each key, up to a second on a busy run.
+            out.append(Paste(followed))
     return out
 
 
@@ -92,7 +94,11 @@ async def _shoot(shot: Shot, app, seen: _Seen, out: Path) -> None:
         app.pump()
         await pilot.pause()
         for key in _keys(shot, seen.snapshot()):
-            await pilot.press(key)
+            if isinstance(key, Paste):
+                app.focused.post_message(key)
+                await pilot.pause()
+            else:
+                await pilot.press(key)
         await pilot.pause()
         if shot.then is not None:
             await _wait(shot, shot.then, seen, deadline)
@@ -100,6 +106,21 @@ async def _shoot(shot: Shot, app, seen: _Seen, out: Path) -> None:
         await pilot.pause()
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(app.export_screenshot(title=shot.command))
+
+
+def _scenario_from(tick: int):
+    """The demo's scenario runner starting at ``tick`` (its clock and steps
+    unchanged): the shot's point comes sooner in a scenario on a period."""
+    import kubectl_informer.sim.demo as demo_mod
+
+    real = demo_mod.ScenarioRunner
+
+    def starting_at(*args: Any, **kwargs: Any):
+        runner = real(*args, **kwargs)
+        runner.ctx.tick = tick  # before start(): the first step is tick + 1
+        return runner
+
+    return mock.patch.object(demo_mod, "ScenarioRunner", starting_at)
 
 
 def render(shot: Shot, root: Path) -> Path:
@@ -110,7 +131,7 @@ def render(shot: Shot, root: Path) -> Path:
     opts, start_pane = options_for(shot.argv)
     out = root / shot.path
     seen = _Seen()
-    with running(opts, ui=True) as r:
+    with _scenario_from(shot.from_tick), running(opts, ui=True) as r:
         r.run.tracer.subscribe(seen)
         app = live_app(r, start_pane)
         r.start()
