@@ -120,12 +120,15 @@ class FirstContact:
         off from (shown as it happens, as after any start), a list arriving
         for ``reading_grace`` seconds, ``stop``, or ``timeout``."""
         deadline = self._clock() + timeout
-        with self._changed:
-            while not (self.watched or self.troubled or self.error is not None or stop.is_set()):
-                now = self._clock()
-                if now >= deadline or (self.listing_since is not None and now - self.listing_since >= reading_grace):
-                    return
-                self._changed.wait(0.05)
+        # Polled without taking a lock: this runs on the main thread, where a
+        # Ctrl-C's KeyboardInterrupt can land inside a lock's __enter__ after
+        # the lock was taken and before a ``with`` would release it; the
+        # reflector reporting here would then wait for that lock for ever.
+        while not (self.watched or self.troubled or self.error is not None or stop.is_set()):
+            now = self._clock()
+            if now >= deadline or (self.listing_since is not None and now - self.listing_since >= reading_grace):
+                return
+            time.sleep(0.02)
 
     def after(self, callback: Callable[[str, BaseException], None]) -> None:
         """From now on a fatal error of the first list or watch calls
@@ -168,7 +171,7 @@ def _check_named_object(run: Any, w: Any, informer: Any, deadline: float,
                         run_error: Callable[[str], Exception]) -> None:
     """``watch pods NAME``: the object must be there once the list is in."""
     while not informer.has_synced() and not run.stop_event.is_set() and time.monotonic() < deadline:
-        run.stop_event.wait(0.02)
+        time.sleep(0.02)  # not stop_event.wait: a Ctrl-C here must not leave its lock held (see FirstContact.wait)
     if informer.has_synced() and not informer.get_store().list_keys():
         where = f' in namespace "{w.lw.namespace}"' if w.lw.namespace else ""
         run.stop()
