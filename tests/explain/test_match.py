@@ -141,3 +141,19 @@ def test_a_popped_list_is_said_in_runs():
     assert delta_runs(["Updated"] * 20) == "Updated ×20"
     assert delta_runs(["Added", "Updated", "Updated", "Deleted"]) == "Added, Updated ×2, Deleted"
     assert delta_runs(["Sync"]) == "Sync"
+
+
+def test_an_initial_add_popped_before_its_list_is_said_done_names_that_list():
+    # The reflector says list.done once the FIFO holds the items; the informer's
+    # thread may pop and add the first of them before that event is emitted.
+    e = TraceMaker()
+    e("handler.register", listener="handler-1", requested=0.0, effective=0.0, check_period=0.0, reason=None)
+    e("informer.start", fifo="DeltaFIFO", watch_list=False, resync_check_period=0.0)
+    e("list.start", resource_version="0", watch_list=False)
+    e("fifo.pop", "default/web", types=["Replaced"], is_in_initial_list=True, waited=0.0, depth=0)
+    e("store.add", "default/web", resource_version="7", delta="Replaced", summary="Running", is_in_initial_list=True)
+    seq = e.events[-1].seq
+    e("list.done", resource_version="100", items=3, duration=0.02, watch_list=False)
+    f = facts_of(e)
+    said = texts(subject_for("deltas", f, key="default/web", seq=seq), f)["delta.initial_list"]
+    assert "3" in said and "paged LIST" in said, said

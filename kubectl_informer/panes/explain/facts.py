@@ -444,6 +444,9 @@ class Facts:
     def list_before(self, seq: int) -> Rec | None:
         return before(self.list_dones, seq)
 
+    def list_after(self, seq: int) -> Rec | None:
+        return next((r for r in self.list_dones if r.seq > seq), None)
+
     def tick_before(self, seq: int) -> Rec | None:
         return before(self.ticks, seq)
 

@@ -138,6 +138,10 @@ def _delta(rec: Rec, facts: Facts) -> list[Explanation]:
          "delta": f.get("delta", ""), "listeners": _names(x.get("listeners", [])), "count": x.get("count", 0)}
     relist = facts.relist_before(rec.seq)
     listed = facts.list_before(rec.seq)
+    if listed is None and rec.fields.get("is_in_initial_list"):
+        # The reflector says list.done once the FIFO holds the items; the
+        # informer may pop the first of them before: that list comes after.
+        listed = facts.list_after(rec.seq)
     v["relist_reason"] = _relist_words(relist) if relist else "a relist"
     if listed is not None:
         v.update(list_rv=listed.fields.get("resource_version", ""), list_items=listed.fields.get("items", 0))
