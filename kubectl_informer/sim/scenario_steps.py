@@ -115,6 +115,21 @@ class Quiet(ScenarioLogic):
                 ctx.store.bookmark(w)
 
 
+def _owned_pod(ctx: Context, keys: list[str], tries: int = 5) -> tuple[str, str] | None:
+    """A random pod a controller made (it has ownerReferences), or None:
+    the steady churn leaves alone a bare pod a user applied (the attach
+    walkthrough's stand-in controller pod, say), as a cluster would."""
+    for _ in range(tries if keys else 0):
+        ns, _, name = ctx.rng.choice(keys).partition("/")
+        try:
+            meta = ctx.store.get(ctx.resource, ns, name)["metadata"]
+        except ApiError:
+            continue
+        if meta.get("ownerReferences"):
+            return ns, name
+    return None
+
+
 class Steady(ScenarioLogic):
     """A few changes a second: pods start, restart, get relabelled; now and
     then one is created or deleted, keeping the population near its start."""
@@ -124,12 +139,13 @@ class Steady(ScenarioLogic):
         target = ctx.state.setdefault("population", max(len(keys), 1))
         r = ctx.rng.random()
         if keys and (len(keys) > target * 1.2 or (r < 0.12 and len(keys) > target * 0.8)):
-            ns, _, name = ctx.rng.choice(keys).partition("/")
-            ctx.delete(ns, name)
+            picked = _owned_pod(ctx, keys)
+            if picked is not None:
+                ctx.delete(*picked)
         elif len(keys) < target * 0.8 or r < 0.24:
             ctx.new_pod()
-        elif keys:
-            ns, _, name = ctx.rng.choice(keys).partition("/")
+        elif (picked := _owned_pod(ctx, keys)) is not None:
+            ns, name = picked
             if r < 0.7:
                 ctx.mutate(ns, name, _advance_phase)
             elif r < 0.85:

@@ -54,7 +54,7 @@ class Scenario:
 
 SCENARIOS: dict[str, Scenario] = {s.name: s for s in (
     Scenario("steady", "Steady updates: pods start, restart and get relabelled, a few are created and deleted "
-                       "(about 4 changes a second).", Steady, 4.0, 1.0),
+                       "(about 4 changes a second); a bare pod you apply is left alone.", Steady, 4.0, 1.0),
     Scenario("burst", "A burst on one key: 20 back-to-back updates to one pod every 3 s, so DeltaFIFO "
                       "coalesces them into one queue slot.", Burst, 1 / 3, 2.5),
     Scenario("disconnect", "Create-then-delete while disconnected: watches are cut, a known pod is deleted and "

@@ -60,6 +60,23 @@ def test_steady_changes_things_and_keeps_population(demo_sim):
     assert 0.75 * n0 <= store.count("pods") <= 1.25 * n0
 
 
+def test_steady_leaves_a_bare_pod_a_user_applied_alone(demo_sim):
+    # The attach walkthrough applies a pod of its own (no owner) and attaches to
+    # it by name: the default churn deletes and changes only pods a controller made.
+    store = demo_sim.store
+    ns = sorted(DEMO_LAYOUT)[0]
+    mine = store.create("pods", {"apiVersion": "v1", "kind": "Pod",
+                                 "metadata": {"name": "my-controller-0", "namespace": ns},
+                                 "spec": {"containers": [{"name": "m", "image": "x"}]}})
+    rv0 = store.current_rv()
+    r = ScenarioRunner("steady", store, demo_sim.faults, seed=5, namespaces=[ns])
+    for _ in range(300):
+        r.step()
+    assert store.current_rv() > rv0 + 200  # the churn ran, in that very namespace
+    still = store.get("pods", ns, "my-controller-0")
+    assert still["metadata"]["resourceVersion"] == mine["metadata"]["resourceVersion"]
+
+
 def test_burst_sends_many_updates_to_one_key(demo_sim):
     store = demo_sim.store
     rv = store.current_rv()
