@@ -172,6 +172,16 @@ EXPERIMENT_KEYS = ["x", "w", "x", "f", "x", "f", "x", "p", "x", "p", "x", "n", "
 SIM_ONLY_KEYS = ["x", "g", "c", "d", "b", "Escape"]
 
 
+MENU = "experiments · on this run"
+
+
+def _until(cond, what: str, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < deadline, f"never: {what}"
+        time.sleep(0.05)
+
+
 def _relisted_at_empty_rv(log) -> bool:
     """A LIST asking resourceVersion "" (the forget-rv experiment's relist)."""
     return any(m == "GET" and "watch=" not in p and ("resourceVersion=&" in p or p.endswith("resourceVersion="))
@@ -184,7 +194,16 @@ def drive_the_experiments(sim, tmp: Path, env: dict) -> list[str]:
     cmd = command("queue", "pods", "-n", "default", "--work-time", "0s", "--kubeconfig", sim.kubeconfig)
     with tmux_session(env, cmd, (80, 24), "synced") as (press, capture):
         time.sleep(1.2)  # an open watch older than a second: closing it is not a "very short watch"
-        screens = [press(key, 0.15) for key in EXPERIMENT_KEYS + SIM_ONLY_KEYS]
+        screens = []
+        for key in EXPERIMENT_KEYS + SIM_ONLY_KEYS:
+            if key == "x":
+                # The menu must be closed before x and open after it: a key that
+                # comes before the menu is up goes to the main screen (r would
+                # select the RV pane, and forget-rv never run).
+                _until(lambda: MENU not in capture(), "the experiments menu closed")
+                press(key, 0.0)
+                _until(lambda: MENU in capture(), "the experiments menu open")
+            screens.append(capture() if key == "x" else press(key, 0.15))
         deadline = time.monotonic() + 15
         while not _relisted_at_empty_rv(sim.request_log) and time.monotonic() < deadline:
             time.sleep(0.1)
