@@ -179,7 +179,7 @@ class InformerApp(KeepsCrash, App[None]):
         for name, pane in self.panes.items():
             pane.display = name in shown
             pane.set_class(name == self.active, "-active")
-        self._update_tabbar()
+        self._update_tabbar(width)
         # Panes just shown need drawing even if their state did not change.
         now = self._now()
         for name in shown:
@@ -202,8 +202,8 @@ class InformerApp(KeepsCrash, App[None]):
             shown.add(companion)
         return shown
 
-    def _update_tabbar(self) -> None:
-        self.tabbar.show_tabs(self.specs, self.active, self.shown_panes(), self.filter_text)
+    def _update_tabbar(self, width: int | None = None) -> None:
+        self.tabbar.show_tabs(self.specs, self.active, self.shown_panes(width), self.filter_text, width)
 
     def activate(self, name: str) -> None:
         """Make ``name`` the active pane: shown, focused, highlighted."""

@@ -89,8 +89,10 @@ class TabBar(Widget):
         super().__init__(**kwargs)
         self._text = Text()
 
-    def show_tabs(self, specs: list[PaneSpec], active: str, shown: set[str], filter_text: str) -> None:
-        width = self.app.size.width
+    def show_tabs(self, specs: list[PaneSpec], active: str, shown: set[str], filter_text: str,
+                  width: int | None = None) -> None:
+        # ``width``: the size a resize brings (the app's may still be the old one then).
+        width = self.app.size.width if width is None else width
         # Too many tabs for the line: the other tabs' labels shorten, the active one never does.
         for cut in (99, 6, 5, 4, 3, 2, 1):
             t = Text(no_wrap=True, overflow="ellipsis", end="")

@@ -203,6 +203,23 @@ def test_grid_on_a_large_terminal_tabs_on_a_small_one():
         run(check, app, size)
 
 
+def test_the_tab_bar_takes_its_full_labels_back_when_the_terminal_grows():
+    # Seen in tmux: 80x24 -> 20x5 -> 160x45 kept the tabs cut to "1 D  2 F ...",
+    # the bar measured against the size before the resize.
+    app = make_app()
+
+    async def check(pilot):
+        for size in ((20, 5), (160, 45)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+        app.pump()
+        await pilot.pause()
+        bar = app.tabbar.render().plain
+        assert " 1 Deltas " in bar and " 2 FIFO " in bar and " 9 Explain " in bar, bar
+
+    run(check, app, (80, 24))
+
+
 def test_unknown_pane_name_is_a_one_line_error():
     with pytest.raises(ValueError, match="unknown pane 'nope'"):
         InformerApp(demo_trace().buffer(), info(), panes=["nope"])
