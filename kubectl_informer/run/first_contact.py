@@ -55,7 +55,7 @@ class FirstContact:
     def __init__(self, lw: Any, clock: Callable[[], float] = time.monotonic) -> None:
         self._lw = lw
         self._clock = clock
-        self._changed = threading.Condition()
+        self._lock = threading.Lock()  # the reflector's reports against after(); wait() polls
         self.listing_since: float | None = None  # when the first list's first bytes came
         self.watched = False
         self.troubled = False  # a failure the reflector backs off from (a 5xx, a reset)
@@ -99,18 +99,16 @@ class FirstContact:
         if self.watched or self.error is not None:
             return  # settled: nothing more to learn
         if err is not None and not is_fatal(err):
-            with self._changed:  # the reflector backs off and says so: nothing to wait for
+            with self._lock:  # the reflector backs off and says so: nothing to wait for
                 self.troubled = True
-                self._changed.notify_all()
             return
-        with self._changed:
+        with self._lock:
             if err is not None:
                 self.verb, self.error = verb, err
             elif verb == "watch":
                 self.watched = True
             elif self.listing_since is None:
                 self.listing_since = self._clock()
-            self._changed.notify_all()
             callback = self._on_fatal if err is not None else None
         if callback is not None:
             callback(verb, err)
@@ -133,7 +131,7 @@ class FirstContact:
     def after(self, callback: Callable[[str, BaseException], None]) -> None:
         """From now on a fatal error of the first list or watch calls
         ``callback(verb, err)`` (at once if one came already)."""
-        with self._changed:
+        with self._lock:
             self._on_fatal = callback
             err, verb = self.error, self.verb
         if err is not None:
