@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.sim.demo import seed
 from kubectl_informer.sim.kubeconfig import SIM_TOKEN
 from kubectl_informer.sim.server import SimServer
@@ -175,13 +176,6 @@ SIM_ONLY_KEYS = ["x", "g", "c", "d", "b", "Escape"]
 MENU = "experiments · on this run"
 
 
-def _until(cond, what: str, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not cond():
-        assert time.monotonic() < deadline, f"never: {what}"
-        time.sleep(0.05)
-
-
 def _relisted_at_empty_rv(log) -> bool:
     """A LIST asking resourceVersion "" (the forget-rv experiment's relist)."""
     return any(m == "GET" and "watch=" not in p and ("resourceVersion=&" in p or p.endswith("resourceVersion="))
@@ -200,9 +194,9 @@ def drive_the_experiments(sim, tmp: Path, env: dict) -> list[str]:
                 # The menu must be closed before x and open after it: a key that
                 # comes before the menu is up goes to the main screen (r would
                 # select the RV pane, and forget-rv never run).
-                _until(lambda: MENU not in capture(), "the experiments menu closed")
+                assert wait_for(lambda: MENU not in capture(), 20, 0.05), "the experiments menu never closed"
                 press(key, 0.0)
-                _until(lambda: MENU in capture(), "the experiments menu open")
+                assert wait_for(lambda: MENU in capture(), 20, 0.05), "the experiments menu never opened"
             screens.append(capture() if key == "x" else press(key, 0.15))
         deadline = time.monotonic() + 15
         while not _relisted_at_empty_rv(sim.request_log) and time.monotonic() < deadline:
