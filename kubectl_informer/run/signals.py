@@ -36,7 +36,10 @@ class Interrupted(BaseException):
 
 
 _first: list[int] = []  # the first signal that arrived since install()
-_lock = threading.Lock()
+# Re-entrant: a second signal's handler can run on the main thread inside the
+# first one's ``note`` (Python runs handlers between any two bytecodes), and
+# would wait for ever on a plain Lock that its own thread holds.
+_lock = threading.RLock()
 
 
 def note(signum: int) -> None:
