@@ -168,9 +168,7 @@ class Store:
                 self.watch_cache_size = size
             for st in targets:
                 st.window_size = st.lower_capacity = st.upper_capacity = size
-                while len(st.window) > size:
-                    st.window_start = st.window.popleft().rv
-                    st.evicted = True
+                st.shrink_window()
 
     def _entry(self, rdef: ResourceDef, obj: dict) -> Entry:
         meta = obj["metadata"]
@@ -710,9 +708,7 @@ class Store:
         with self.lock:
             targets = [self._state(self.resource(resource))] if resource else list(self._states.values())
             for st in targets:
-                st.window.clear()
-                st.window_start = self._rv
-                st.evicted = False
+                st.restart_window(self._rv)
             return self._rv
 
     # ---------------------------------------------------------------- watches

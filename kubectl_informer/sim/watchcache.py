@@ -61,20 +61,32 @@ class Event:
     """A committed change; ``entry`` is the new state (for DELETED, the last
     state stamped with the deletion's RV), ``prev`` the state before."""
 
-    __slots__ = ("type", "rv", "entry", "prev", "_line", "t")
+    __slots__ = ("type", "rv", "entry", "prev", "_line", "_windowed", "t")
 
     def __init__(self, type: str, rv: int, entry: Entry, prev: Entry | None):
         self.type, self.rv, self.entry, self.prev = type, rv, entry, prev
         self._line: bytes | None = None
+        self._windowed = True  # its line is cached only while the window may replay it
         self.t = 0.0  # when recorded (the store's clock): history older than history_seconds is compacted
 
     def line(self, type: str | None = None) -> bytes:
-        """The watch-stream line, cached for the event's own type."""
-        if type is None or type == self.type:
-            if self._line is None:
-                self._line = watch_line(self.type, self.entry.raw)
-            return self._line
-        return watch_line(type, self.entry.raw)
+        """The watch-stream line, cached for the event's own type while the
+        event is in the window. A watch handler calls this without the
+        store's lock, so the window may evict the event meanwhile: ``_line``
+        is read once, never re-read after the eviction cleared it."""
+        if type is not None and type != self.type:
+            return watch_line(type, self.entry.raw)
+        line = self._line
+        if line is None:
+            line = watch_line(self.type, self.entry.raw)
+            if self._windowed:  # a watcher behind the window writes it without keeping it
+                self._line = line
+        return line
+
+    def leave_window(self) -> None:
+        """No new watch replays it: history keeps the entries, not the wire line."""
+        self._windowed = False
+        self._line = None
 
 
 def watch_line(type: str, raw: bytes) -> bytes:
@@ -219,11 +231,7 @@ class ResourceState:
             self.window.append(ev)
             self.received += 1
             self._entered.append(now)
-            while len(self.window) > self.window_size:
-                gone = self.window.popleft()
-                gone._line = None  # no new watch replays it: history keeps the entries, not the wire line
-                self.window_start = gone.rv
-                self.evicted = True
+            self.shrink_window()
         history = self.history
         history.append(ev)
         while len(history) > self.history_limit:
@@ -250,12 +258,20 @@ class ResourceState:
             self.window_size = min(cap * 2, self.upper_capacity)
         elif now - window[len(window) - cap // 4].t > EVENT_FRESH_SECONDS:
             self.window_size = max(cap // 2, self.lower_capacity)
-            while len(window) > self.window_size:
-                self.window_start = window.popleft().rv
-                self.evicted = True
+            self.shrink_window()
+
+    def shrink_window(self) -> None:
+        """Evict the oldest events beyond ``window_size``."""
+        while len(self.window) > self.window_size:
+            gone = self.window.popleft()
+            gone.leave_window()
+            self.window_start = gone.rv
+            self.evicted = True
 
     def restart_window(self, rv: int) -> None:
         """The cache (re)listed at ``rv``: an empty window that serves watches from ``rv`` on."""
+        for ev in self.window:
+            ev.leave_window()
         self.window.clear()
         self.window_start = rv
         self.evicted = False

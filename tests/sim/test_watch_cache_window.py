@@ -4,6 +4,7 @@ restore, and the debug endpoint that reports it all over HTTP."""
 
 import http.client
 import json
+import sys
 import threading
 
 import pytest
@@ -13,6 +14,8 @@ from kubectl_informer.core.apierrors import ApiError, is_too_large_resource_vers
 from kubectl_informer.sim.server import SimServer
 from kubectl_informer.sim.store import Store
 from tests.sim.conftest import pod
+
+PODS = "/api/v1/namespaces/default/pods"
 
 
 def _store(clock=None, **kw):
@@ -162,3 +165,55 @@ def test_bookmarks_sent_are_counted():
         assert got.wait(10)
         assert wait_for(lambda: sim.store.watch_cache_figures("pods")["bookmarksSent"] == 1)
         conn.close()
+
+
+def _evict_once_cached(ev, evict):
+    """A trace that calls ``evict`` at the first line of Event.line run
+    after ``ev``'s wire line is cached: a watch handler (no store lock)
+    interleaved with a writer pushing ``ev`` out of the window, made
+    deterministic."""
+    code, done = type(ev).line.__code__, []
+
+    def local(frame, event, arg):
+        if event == "line" and ev._line is not None and not done:
+            done.append(True)
+            evict()
+        return local
+
+    return lambda frame, event, arg: local if event == "call" and frame.f_code is code else None
+
+
+def test_an_event_evicted_while_a_handler_writes_it_still_gives_its_line():
+    """A watch handler writes an event outside the store's lock; a write may
+    push it out of the window meanwhile, dropping its cached line. The
+    handler still gets the line (it got None before: a TypeError that cut
+    the watch)."""
+    store = _store()
+    store.set_watch_cache_size(1, "pods")
+    _touch(store, 1)
+    ev = _state(store).window[-1]
+    before = sys.gettrace()
+    sys.settrace(_evict_once_cached(ev, lambda: _touch(store, 1, "next")))
+    try:
+        line = ev.line()
+    finally:
+        sys.settrace(before)
+    assert _state(store).window[-1] is not ev  # it was evicted while its line was written
+    assert isinstance(line, bytes) and json.loads(line)["type"] == "ADDED"
+    assert ev._line is None  # history keeps the event, not its line
+
+
+def test_a_watcher_behind_the_window_writes_evicted_events_without_caching_them(client, sim):
+    """A slow watcher still has events the window has evicted: it gets their
+    lines, and history (which keeps the events) does not keep the lines."""
+    sim.store.set_watch_cache_size(2, "pods")
+    w = client.watch(PODS, resourceVersion=str(sim.store.current_rv()))
+    sim.faults.stall_watches(60)  # the handler holds what it pops until the stall is lifted: it falls behind
+    for i in range(5):
+        sim.store.create("pods", pod(f"p{i}"))
+    sim.faults.clear()
+    assert [e["object"]["metadata"]["name"] for e in w.take(5)] == [f"p{i}" for i in range(5)]
+    w.close()
+    assert [ev._line is None for ev in _state(sim.store).history] == [True] * 3 + [False] * 2
+    sim.store.expire_watch_cache("pods")
+    assert all(ev._line is None for ev in _state(sim.store).history)
