@@ -9,6 +9,7 @@ import subprocess
 import time
 
 import pytest
+import yaml
 
 from tests.packaging import krew
 from tests.packaging.conftest import KUBECTL, bare_env, this_platform
@@ -73,7 +74,8 @@ def test_headless_demo_streams_deltas(no_python_path, tmp_path):
 def test_sim_serves_kubectl_explain_and_a_run_from_its_kubeconfig(no_python_path, tmp_path):
     # Two paths of the frozen binary the spec trims the kubernetes client for:
     # the simulator's OpenAPI schemas (derived from the client's models, looked
-    # up by name) and a run from a kubeconfig (kubernetes.config, ApiClient).
+    # up by name) and a run through the client's kubeconfig loader and ApiClient
+    # (a cluster key the plugin's light loader leaves to it: disable-compression).
     kubeconfig, printed = tmp_path / "sim.kubeconfig", tmp_path / "sim.out"
     with open(printed, "w") as out:
         sim = subprocess.Popen([KUBECTL, "informer", "sim", "--write-kubeconfig", str(kubeconfig), "--scenario",
@@ -88,7 +90,11 @@ def test_sim_serves_kubectl_explain_and_a_run_from_its_kubeconfig(no_python_path
                     "deployments.spec.template.spec.containers.image")
         assert r.returncode == 0, r.stderr
         assert "KIND:       Deployment" in r.stdout and "FIELD: image <string>" in r.stdout, r.stdout
-        r = kubectl(no_python_path, tmp_path, "informer", "watch", "pods", "--kubeconfig", str(kubeconfig),
+        config = yaml.safe_load(kubeconfig.read_text())
+        config["clusters"][0]["cluster"]["disable-compression"] = True
+        through_client = tmp_path / "client.kubeconfig"
+        through_client.write_text(yaml.safe_dump(config))
+        r = kubectl(no_python_path, tmp_path, "informer", "watch", "pods", "--kubeconfig", str(through_client),
                     "-o", "text", "--max-events", "3")
         assert r.returncode == 0 and r.stderr == "", r.stderr
         lines = r.stdout.splitlines()
