@@ -4,10 +4,12 @@ demo run and the live UI in tmux."""
 
 import re
 import shutil
+import signal
 import subprocess
 import time
 
 import pytest
+import yaml
 
 from tests.packaging import krew
 from tests.packaging.conftest import KUBECTL, bare_env, this_platform
@@ -67,6 +69,42 @@ def test_headless_demo_streams_deltas(no_python_path, tmp_path):
     live = [line for line in lines if not line.endswith(" [initial list]")]
     assert live and all(line.split()[0] in ("Added", "Updated", "Deleted") for line in live), r.stdout
     assert r.stderr == ""
+
+
+def test_sim_serves_kubectl_explain_and_a_run_from_its_kubeconfig(no_python_path, tmp_path):
+    # Two paths of the frozen binary the spec trims the kubernetes client for:
+    # the simulator's OpenAPI schemas (derived from the client's models, looked
+    # up by name) and a run through the client's kubeconfig loader and ApiClient
+    # (a cluster key the plugin's light loader leaves to it: disable-compression).
+    kubeconfig, printed = tmp_path / "sim.kubeconfig", tmp_path / "sim.out"
+    with open(printed, "w") as out:
+        sim = subprocess.Popen([KUBECTL, "informer", "sim", "--write-kubeconfig", str(kubeconfig), "--scenario",
+                                "quiet"], env=bare_env(no_python_path, tmp_path), stdout=out,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while "Press Ctrl-C" not in printed.read_text():
+            assert sim.poll() is None and time.monotonic() < deadline, printed.read_text()
+            time.sleep(0.1)  # polls a file the server writes
+        r = kubectl(no_python_path, tmp_path, "--kubeconfig", str(kubeconfig), "explain",
+                    "deployments.spec.template.spec.containers.image")
+        assert r.returncode == 0, r.stderr
+        assert "KIND:       Deployment" in r.stdout and "FIELD: image <string>" in r.stdout, r.stdout
+        config = yaml.safe_load(kubeconfig.read_text())
+        config["clusters"][0]["cluster"]["disable-compression"] = True
+        through_client = tmp_path / "client.kubeconfig"
+        through_client.write_text(yaml.safe_dump(config))
+        r = kubectl(no_python_path, tmp_path, "informer", "watch", "pods", "--kubeconfig", str(through_client),
+                    "-o", "text", "--max-events", "3")
+        assert r.returncode == 0 and r.stderr == "", r.stderr
+        lines = r.stdout.splitlines()
+        assert len(lines) == 3 and all(line.startswith("Replaced default/") and line.endswith(" [initial list]")
+                                       for line in lines), r.stdout
+    finally:
+        sim.send_signal(signal.SIGINT)
+        _, err = sim.communicate(timeout=30)
+    assert sim.returncode == 130 and err == "", err
+    assert "Simulated API server stopped." in printed.read_text()
 
 
 def _tmux(sock, env, *args):
