@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from kubectl_informer.run.runner import RunError
+from kubectl_informer.run.errors import RunError
 
 PROG = "kubectl informer"
 

@@ -5,11 +5,13 @@ headless stream (``-o json|text``), with ``--record`` and ``--metrics-addr``.
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from kubectl_informer.cli.command import need_terminal, quiet_on_closed_pipe
-from kubectl_informer.cli.output import make_renderer, no_resources_message, stderr, stdout
-from kubectl_informer.run.config import RunConfig
-from kubectl_informer.run.runner import RunError
+from kubectl_informer.run.errors import RunError
+
+if TYPE_CHECKING:  # the command line imports this module; a usage error never runs a config
+    from kubectl_informer.run.config import RunConfig
 
 
 def start_exporter(config: RunConfig):
@@ -36,6 +38,7 @@ def execute(config: RunConfig, output: str, run_for: float | None = None, max_ev
             start_pane: str = "deltas", record: str | None = None) -> int:
     """Run as the flags say: ``lifecycle.running`` owns everything from the
     process tuning to the last thread joined; this only picks the reader."""
+    from kubectl_informer.cli.output import make_renderer, no_resources_message, stderr, stdout
     from kubectl_informer.kube import config as _kube  # noqa: F401 - the kubernetes client's import is not part of --duration
     from kubectl_informer.run.lifecycle import running
     from kubectl_informer.run.time_limit import remaining

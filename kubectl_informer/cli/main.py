@@ -31,7 +31,7 @@ from kubectl_informer.cli.command import (
 from kubectl_informer.cli.queue import queue
 from kubectl_informer.cli.watch import watch
 from kubectl_informer.core.profiles import PROFILES
-from kubectl_informer.run.runner import RunError
+from kubectl_informer.run.errors import RunError
 
 CLIENT_GO_PROFILES = tuple(PROFILES)
 

@@ -8,14 +8,16 @@ is declared (``params.py``), so a bad one is a usage error before anything runs.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from kubectl_informer.cli import params
 from kubectl_informer.cli.command import DURATION, POSITIVE_DURATION, command_line
 from kubectl_informer.core.profiles import DEFAULT_CLIENT_GO, PROFILES
-from kubectl_informer.run.config import RunConfig
+
+if TYPE_CHECKING:  # read_config imports it: --help, version and a usage error never build one
+    from kubectl_informer.run.config import RunConfig
 
 DEFAULT_SCENARIO = "steady"
 
@@ -142,6 +144,7 @@ def read_config(mode: str, resource: str, name: str | None = None, **flags: Any)
     if flags.get("namespace") and flags.get("all_namespaces"):
         raise click.UsageError("-n/--namespace and -A/--all-namespaces cannot be used together")
     params.check_handler_flags(flags.get("handlers"), flags.get("handler_resync", []), flags.get("handler_time", []))
+    from kubectl_informer.run.config import RunConfig
     try:
         return RunConfig.from_flags(mode=mode, resource=resource, name=name, args=command_line(), **flags)
     except ValueError as e:  # the click types let nothing else through

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import IO, Iterable
 
-from kubectl_informer.run.runner import RunError
+from kubectl_informer.run.errors import RunError
 
 from kubectl_informer.core.durations import format_short
 from kubectl_informer.core.trace import TraceEvent, informer_of

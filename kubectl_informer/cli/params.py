@@ -15,7 +15,7 @@ from typing import Any, Callable
 import click
 
 from kubectl_informer.core import names
-from kubectl_informer.run.runner import UsageRunError  # noqa: F401 - the CLI's name for it
+from kubectl_informer.run.errors import UsageRunError  # noqa: F401 - the CLI's name for it
 
 # More worker threads than this only measure the GIL; sample-controller runs 2.
 MAX_WORKERS = 256

@@ -1,11 +1,29 @@
 """The failures a run can meet that the user can act on, each in one line:
-an API error, a server that cannot be reached, a bad certificate, a bare 403."""
+an API error, a server that cannot be reached, a bad certificate, a bare 403;
+and the two exceptions that carry them (``RunError``, ``UsageRunError``), here
+rather than in ``runner.py`` so that the command line can name them without
+importing the run's machinery (a usage error, ``--help`` and ``version`` stay
+light: see cli/main.py)."""
 
 from __future__ import annotations
 
 import contextlib
 import errno
 from typing import Any
+
+import click
+
+
+class RunError(Exception):
+    """A failure caused by the user's input or environment: one line, no traceback."""
+
+
+class UsageRunError(click.UsageError):
+    """A flag that only the cluster's answer shows to be wrong (``-n`` with a
+    cluster-scoped resource): still a usage error, exit 2."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
 
 
 def describe_error(err: BaseException, server: str = "") -> str | None:

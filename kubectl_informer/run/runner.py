@@ -25,7 +25,8 @@ from kubectl_informer.core.trace_kinds import RUN_ERROR
 from kubectl_informer.run.crash import crash_line, summary
 from kubectl_informer.run.config import RunConfig
 # The failures the user can act on, each in one line; the CLI and tests import them from here.
-from kubectl_informer.run.errors import _naming_a_bare_403, describe_error, verifies_tls  # noqa: F401
+from kubectl_informer.run.errors import (  # noqa: F401
+    RunError, UsageRunError, _naming_a_bare_403, describe_error, verifies_tls)
 
 # How long stop() waits for each thread; threads are daemons, so a stuck one
 # cannot keep the process alive, but tests assert none is left.
@@ -33,18 +34,6 @@ STOP_TIMEOUT = 5.0
 # How long start() waits for the first list or watch to be answered before
 # it lets the UI show whatever happens next (run/first_contact.py).
 FIRST_CONTACT_WAIT = 30.0
-
-class RunError(Exception):
-    """A failure caused by the user's input or environment: one line, no traceback."""
-
-
-class UsageRunError(click.UsageError):
-    """A flag that only the cluster's answer shows to be wrong (``-n`` with a
-    cluster-scoped resource): still a usage error, exit 2."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-
 
 # --- the run -------------------------------------------------------------------
 

@@ -5,7 +5,6 @@ What is kept per key, and why, is said in ``panes/objects.py``.
 
 from __future__ import annotations
 
-from rich.syntax import Syntax
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -46,6 +45,10 @@ class YamlScreen(ModalScreen[None]):
         self.text = text
 
     def compose(self) -> ComposeResult:
+        # Imported when the screen opens: rich.syntax brings Pygments, a
+        # tenth of the app's own import cost, and most runs never press y.
+        from rich.syntax import Syntax
+
         scroll = VerticalScroll(id="yaml")
         scroll.border_title = self.title_text
         scroll.border_subtitle = "↑↓ pgup pgdn home end · esc closes"

@@ -4,7 +4,10 @@ a workqueue are on by default in the demo's UI); flags say otherwise."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -53,3 +56,36 @@ def test_flags_turn_the_demo_defaults_off(short_dir):
         assert term.exit_code() == 0
     finally:
         term.close()
+
+
+# What a start pays before its first screen or its first line: a command
+# that only answers (--help, version, a usage error) imports the command line
+# and click, not the run's machinery; -o json does not import Textual.
+MACHINERY = ("textual", "kubernetes", "yaml", "kubectl_informer.run.runner", "kubectl_informer.run.config",
+             "kubectl_informer.kube", "kubectl_informer.sim", "kubectl_informer.cache", "kubectl_informer.tui")
+
+
+def _imported(importtime: str) -> set[str]:
+    return {line.rsplit("|", 1)[1].strip() for line in importtime.splitlines() if line.startswith("import time:")}
+
+
+def _run_with_importtime(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-X", "importtime", "-m", "kubectl_informer", *args], capture_output=True,
+                          text=True, timeout=60, env=dict(os.environ, KUBECONFIG=os.devnull))
+
+
+@pytest.mark.parametrize("args, code", [(("version",), 0), (("--help",), 0), (("watch", "pods", "-n", "Bad_NS"), 2)])
+def test_a_command_that_only_answers_imports_no_machinery(args, code):
+    r = _run_with_importtime(*args)
+    assert r.returncode == code, r.stderr[-2000:]
+    loaded = _imported(r.stderr)
+    assert "kubectl_informer.cli.main" in loaded and "click" in loaded
+    assert not {m for m in loaded if m.startswith(MACHINERY)}, sorted(m for m in loaded if m.startswith(MACHINERY))
+
+
+def test_headless_output_does_not_import_textual():
+    r = _run_with_importtime("watch", "pods", "--demo", "-o", "json", "--max-events", "1")
+    assert r.returncode == 0, r.stderr[-2000:]
+    loaded = _imported(r.stderr)
+    assert "kubectl_informer.run.runner" in loaded and '"kind":"run.info"' in r.stdout
+    assert not {m for m in loaded if m.startswith(("textual", "rich", "kubectl_informer.tui"))}
