@@ -132,17 +132,21 @@ class Runner:
             return [f"{c.where}: {c.text}: {type(e).__name__}: {e}"]
 
     def _headless(self, c: Command, text: str, cwd: Path, running: list) -> list[str]:
-        """Start it; the next line of its block starts after SETTLE at most (as
-        in another terminal): whether it ended as it should is checked when
-        the block ends, in ``_stop``."""
+        """Start it; the next line of its block starts when it ends if it ends
+        by itself, else after SETTLE at most (as in another terminal): whether
+        it ended as it should is checked when the block ends, in ``_stop``."""
         out = cwd / f"out-{c.line}.txt"
         with out.open("w") as sink:
             p = subprocess.Popen(["bash", "-c", text], cwd=cwd, env=self.env, stdout=sink, stderr=subprocess.STDOUT,
                                  start_new_session=True)
         limit = bound(text)
-        deadline = None if limit is None else time.monotonic() + limit + SLACK
+        # A line that ends by itself (kubectl, --help) runs to its end first, as in
+        # one terminal: started beside the next line, a slow `rollout status` was
+        # still watching when the block's `delete deploy` came, and saw it.
+        whole = limit == 0.0
+        deadline = None if limit is None else time.monotonic() + (SCRIPT_LIMIT if whole else limit + SLACK)
         try:
-            p.wait(SETTLE if limit is None else min(SETTLE, limit + SLACK))
+            p.wait(SETTLE if limit is None else SCRIPT_LIMIT if whole else min(SETTLE, limit + SLACK))
         except subprocess.TimeoutExpired:
             if limit is None and ("error:" in out.read_text() or "Traceback" in out.read_text()):
                 os.killpg(p.pid, signal.SIGKILL)
