@@ -418,6 +418,11 @@ def flood(seconds: float) -> dict:
           f"ms, max {lat[-1]:.1f} ms   target p99 <= {TARGET_KEY_MS:.0f} ms")
     print(f"rss {warm[3] / 2**20:.1f} MiB at {warm[0]:.0f}s -> {last[3] / 2**20:.1f} MiB at {last[0]:.0f}s: "
           f"growth {growth * 100:.1f}%   target < {TARGET_RSS * 100:.0f}%")
+    # The rings fill from the chunks fed in full, so a short run's warm-up may end before they are
+    # full: the second half's growth says whether the RSS still rises once they are.
+    half = next((s for s in samples if s[0] >= el / 2), warm)
+    print(f"rss over the second half ({half[0]:.0f}s -> {last[0]:.0f}s, {last[1] - half[1]:,} events): "
+          f"growth {(last[3] - half[3]) / half[3] * 100:.1f}%")
     return {"eps": eps, "per_cpu": per_cpu, "key_p99": key_p99, "growth": growth, "rss_mib": last[3] / 2**20}
 
 
