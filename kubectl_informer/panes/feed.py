@@ -325,10 +325,10 @@ class FeedLoop:
                 break
             if interrupted is not None and interrupted():
                 break
+        if budget is not None:  # a frame's drain: idle frames make room for a full collection
+            self.collector.frame(not self.buffer and not (interrupted is not None and interrupted()))
         if not self.buffer:
             self.pressure.behind = False
-            if budget is not None and not (interrupted is not None and interrupted()):
-                self.collector.idle()  # caught up, no key waiting: a full collection, if due
         elif self.pressure.behind and not self.header.synced:
             self._look_ahead()
         self.absorbed += total

@@ -25,40 +25,50 @@ def _full() -> int:
 
 def test_a_full_collection_runs_when_due_and_not_before():
     clock = Ticks()
-    collector = IdleCollector(every=30.0, clock=clock)
+    collector = IdleCollector(every=30.0, clock=clock, calm=1)
     gc.collect(1)  # something reached the oldest generation
     clock.t = 29.0
     before = _full()
-    assert not collector.idle() and _full() == before
+    assert not collector.frame(True) and _full() == before
     clock.t = 30.0
-    assert collector.idle() and _full() == before + 1 and collector.collections == 1
+    assert not collector.frame(False)  # a busy frame: never then
+    assert collector.frame(True) and _full() == before + 1 and collector.collections == 1
     gc.collect(1)
     clock.t = 45.0
-    assert not collector.idle()  # 15 s since the last one
+    assert not collector.frame(True)  # 15 s since the last one
     clock.t = 60.0
-    assert collector.idle() and collector.collections == 2
+    assert collector.frame(True) and collector.collections == 2
+
+
+def test_only_after_enough_idle_frames_in_a_row():
+    clock = Ticks()
+    collector = IdleCollector(every=30.0, clock=clock, calm=3)
+    clock.t = 100.0
+    gc.collect(1)
+    assert [collector.frame(idle) for idle in (True, True, False, True, True)] == [False] * 5
+    assert collector.frame(True) and collector.collections == 1
 
 
 def test_one_run_elsewhere_starts_the_wait_over():
     clock = Ticks()
-    collector = IdleCollector(every=30.0, clock=clock)
+    collector = IdleCollector(every=30.0, clock=clock, calm=1)
     clock.t = 31.0
     gc.collect()  # an automatic one, or anyone's
     gc.collect(1)
-    assert not collector.idle()
+    assert not collector.frame(True)
     clock.t = 60.0
-    assert not collector.idle()  # 29 s after the one seen at 31 s
+    assert not collector.frame(True)  # 29 s after the one seen at 31 s
     clock.t = 61.0
-    assert collector.idle()
+    assert collector.frame(True)
 
 
-def test_the_feed_loop_collects_only_after_a_drain_that_emptied_the_buffer_with_no_key_waiting():
+def test_the_feed_loop_tells_the_collector_which_frames_emptied_the_buffer_with_no_key_waiting():
     calls = []
 
     class Counting:
-        def idle(self):
-            calls.append(1)
-            return True
+        def frame(self, idle):
+            calls.append(idle)
+            return False
 
     buf = TraceBuffer()
     loop = FeedLoop(buf, {"deltas": DeltasState})
@@ -67,12 +77,11 @@ def test_the_feed_loop_collects_only_after_a_drain_that_emptied_the_buffer_with_
               for i in range(600)]
     buf.extend(events)
     loop.drain(budget=0.0)  # one chunk, the rest still waiting
-    assert calls == []
     loop.drain(budget=60.0, interrupted=lambda: True)  # a key waits
-    loop.drain(budget=60.0, interrupted=lambda: True)
-    assert calls == [] and len(buf) < 600
+    loop.drain(budget=60.0, interrupted=lambda: True)  # emptied, but a key waits
+    assert not buf and calls == [False, False, False]
     loop.drain(budget=60.0)
-    assert not buf and calls == [1]
+    assert calls == [False, False, False, True]
     buf.extend(events[:3])
     loop.drain()  # no budget (a test's or a replay's pump): not a frame
-    assert calls == [1]
+    assert calls == [False, False, False, True]
