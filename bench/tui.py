@@ -39,6 +39,7 @@ not run).
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import statistics
 import sys
@@ -105,6 +106,34 @@ def _pod_versions(key: str, rv: int) -> tuple[dict, dict]:
                 "status": {"phase": phase, "podIP": "10.0.0.1"}}
 
     return pod(rv - 1, phases[0]), pod(rv, phases[1])
+
+
+class Collections:
+    """Full (oldest-generation) collections while it is entered, and the
+    longest: the pauses a key press may wait for (``gc.callbacks``)."""
+
+    def __init__(self) -> None:
+        self.pauses: list[float] = []
+        self._start = 0.0
+
+    def _hook(self, phase: str, info: dict) -> None:
+        if info["generation"] != 2:
+            return
+        if phase == "start":
+            self._start = time.perf_counter()
+        else:
+            self.pauses.append((time.perf_counter() - self._start) * 1000)
+
+    def __enter__(self) -> "Collections":
+        gc.callbacks.append(self._hook)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        gc.callbacks.remove(self._hook)
+
+    def line(self) -> str:
+        longest = f", longest {max(self.pauses):.0f} ms" if self.pauses else ""
+        return f"full collections: {len(self.pauses)}{longest}"
 
 
 def rss_bytes() -> int:
@@ -324,7 +353,7 @@ def big_list(n: int) -> dict:
         load0 = os.getloadavg()[0]
         alone, alone_rss = headless_seconds(kubeconfig)
         load1 = os.getloadavg()[0]
-        with tuned(UI):  # as the CLI runs with the UI: the pin, the GC setting, the switch interval
+        with tuned(UI), Collections() as fulls:  # as the CLI runs with the UI: pin, GC setting, switch interval
             r = asyncio.run(run_big_list(kubeconfig, n))
     finally:
         proc.stdin.close()
@@ -344,6 +373,7 @@ def big_list(n: int) -> dict:
     for line in r["cache"]:
         print(f"  {line}")
     key_p99 = p99(lat)
+    print(f"under the UI, {fulls.line()}")
     print(f"key latency during the sync over {len(r['latencies'])} presses: p50 {statistics.median(lat):.1f} ms, "
           f"p99 {key_p99:.1f} ms, max {lat[-1]:.1f} ms   target p99 <= {TARGET_BIG_KEY_MS:.0f} ms")
     return {"ratio": ratio, "key_p99": key_p99, "rss_mib": r["rss"] / 2**20}
@@ -354,7 +384,7 @@ def flood(seconds: float) -> dict:
     print(f"tui bench: {seconds:g}s headless at {SIZE[0]}x{SIZE[1]}, every pane in the grid, "
           f"{KEYS} keys, frame rate 15 Hz")
     load0 = os.getloadavg()[0]
-    with tuned(UI):  # the process tuning the CLI gives a run with the UI
+    with tuned(UI), Collections() as fulls:  # the process tuning the CLI gives a run with the UI
         r = asyncio.run(run(seconds))
     print(f"machine: {os.cpu_count()} cores, load average {load0:.1f} at start, {os.getloadavg()[0]:.1f} at end "
           "(other processes share the cores: absolute figures and latency tails follow the load)")
@@ -383,10 +413,16 @@ def flood(seconds: float) -> dict:
     print(f"events/s absorbed (after warm-up at {warm[0]:.0f}s): {eps:,.0f}   target >= {TARGET_EPS:,}")
     print(f"events per CPU second of the process (producer included): {per_cpu:,.0f}")
     print(f"frames/s: {fps:.1f}   (timer at 15 Hz)")
+    print(fulls.line())
     print(f"key latency over {len(r['latencies'])} presses: p50 {statistics.median(lat):.1f} ms, p99 {key_p99:.1f} "
           f"ms, max {lat[-1]:.1f} ms   target p99 <= {TARGET_KEY_MS:.0f} ms")
     print(f"rss {warm[3] / 2**20:.1f} MiB at {warm[0]:.0f}s -> {last[3] / 2**20:.1f} MiB at {last[0]:.0f}s: "
           f"growth {growth * 100:.1f}%   target < {TARGET_RSS * 100:.0f}%")
+    # The rings fill from the chunks fed in full, so a short run's warm-up may end before they are
+    # full: the second half's growth says whether the RSS still rises once they are.
+    half = next((s for s in samples if s[0] >= el / 2), warm)
+    print(f"rss over the second half ({half[0]:.0f}s -> {last[0]:.0f}s, {last[1] - half[1]:,} events): "
+          f"growth {(last[3] - half[3]) / half[3] * 100:.1f}%")
     return {"eps": eps, "per_cpu": per_cpu, "key_p99": key_p99, "growth": growth, "rss_mib": last[3] / 2**20}
 
 

@@ -19,6 +19,7 @@ from typing import Callable, Iterable, Mapping
 from kubectl_informer.core.run_info import RunInfo
 from kubectl_informer.core.trace import TraceBuffer, TraceEvent
 from kubectl_informer.core.trace_kinds import INFORMER_SYNCED, LIST_START, RUN_RESTART
+from kubectl_informer.panes.collector import IdleCollector
 from kubectl_informer.panes.header import FeedStats, HeaderState
 from kubectl_informer.panes.pressure import Pressure
 from kubectl_informer.panes.rv import RVState
@@ -137,6 +138,7 @@ class FeedLoop:
         self._rate_mark = (self.mono(), 0)
         self.pressure = Pressure()
         self.full_cost = FULL_COST  # seconds per event fed in full (a moving average)
+        self.collector = IdleCollector()  # full collections once caught up (collector.py)
         self._fresh_states(info if info is not None else RunInfo())
 
     def _fresh_states(self, info: RunInfo) -> None:
@@ -323,6 +325,8 @@ class FeedLoop:
                 break
             if interrupted is not None and interrupted():
                 break
+        if budget is not None:  # a frame's drain: idle frames make room for a full collection
+            self.collector.frame(not self.buffer and not (interrupted is not None and interrupted()))
         if not self.buffer:
             self.pressure.behind = False
         elif self.pressure.behind and not self.header.synced:

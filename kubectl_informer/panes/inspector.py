@@ -8,7 +8,11 @@ also go to a longer ring with their objects (``objects.ObjectHistory``):
 the timeline scrolls through all of them, and enter expands one into its
 full diff and whatever ``DETAIL_SECTIONS`` others add. For a key of the
 workqueue, ``stories`` (causes.py) keeps why it was queued and how many adds
-its last reconcile took in, beyond what the key's ring holds.
+its last reconcile took in, beyond what the key's ring holds. A stretch
+the UI took in as a summary (feed.py) makes no row: its keyed events go to
+``trail`` (trail.py: a fixed ring of columns, no object per event), which
+``timeline`` expands for the key asked about, each row marked as from a
+summary.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from kubectl_informer.panes.filters import KeyFilter, parse_filter
 from kubectl_informer.panes.objects import DeltaEntry, ObjectHistory
 from kubectl_informer.panes.ring import KeyedHistory
 from kubectl_informer.panes.state import PaneState
+from kubectl_informer.panes.trail import SummaryTrail
 
 # Stage of a kind prefix, in pipeline order, with its colour.
 STAGES = (
@@ -77,6 +82,8 @@ class InspectorState(PaneState):
         self.history: KeyedHistory[str, TraceEvent] = KeyedHistory(max_keys, per_key, max_events)
         self.objects = ObjectHistory(max_keys)
         self.stories = CauseStories(max_keys)
+        self.trail = SummaryTrail()
+        self._trail_rows: tuple = (None, -1, [])  # (key, trail version, its rows): draws ask often
         self.t0: float | None = None
 
     @property
@@ -136,25 +143,38 @@ class InspectorState(PaneState):
 
     def summarise(self, stretch) -> None:
         """A stretch the UI could not take in event by event (feed.py): no
-        key's history holds it (the Inspector shows what was kept, the
-        events before and after it)."""
+        row per event; its keyed events go to the compact ``trail``, which
+        ``timeline`` expands for one key on demand."""
         if self.t0 is None and stretch.events:
             self.t0 = stretch.events[0][1]
+        if self.trail.add(stretch.events):
+            self.version += 1
+
+    def summarised(self, key: str) -> list[TraceEvent]:
+        """``key``'s events from summaries still in the trail (its newest
+        ``history.per_key``), oldest first, each with ``FROM_SUMMARY`` set."""
+        cached_key, version, rows = self._trail_rows
+        if cached_key != key or version != self.trail.version:
+            rows = self.trail.rows(key, newest=self.history.per_key)
+            self._trail_rows = (key, self.trail.version, rows)
+        return rows
 
     def life(self, key: str) -> list[TraceEvent]:
         return [_event(x) for x in self.history.get(key)]
 
     def timeline(self, key: str) -> list[tuple[TraceEvent, DeltaEntry | None]]:
         """The key's rows oldest first: every delta kept (ObjectHistory's
-        longer ring) and the other stages' recent events."""
+        longer ring), the other stages' recent events and what summaries
+        kept of it (``summarised``: kind and RV, no delta entry)."""
         rows: list[tuple[TraceEvent, DeltaEntry | None]] = [(e.event, e) for e in self.objects.entries(key)]
         rows += [(x, None) for x in self.history.get(key) if type(x) is not DeltaEntry]
+        rows += [(x, None) for x in self.summarised(key)]
         rows.sort(key=lambda r: r[0].seq)
         return rows
 
     def find(self, text: str) -> str | None:
         """The key to inspect for a filter: exact, else the newest it matches."""
-        if text in self.history:
+        if text in self.history or self.trail.has(text):
             return text
         f = parse_filter(text)
         for key in self.history.keys_newest_first():

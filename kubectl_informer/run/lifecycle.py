@@ -57,11 +57,14 @@ ENGINE = Tuning("engine", (100_000, 20, 100), freeze=False, switch_interval=None
 # With the UI (bench/tui.py): its rings and the engine's cache hold hundreds
 # of thousands of long-lived objects, and under a flood 26 full collections in
 # 15 s (median 190 ms) were what a key press waited for. What is alive at start
-# is frozen, full collections wait for 300 middle-generation ones, and young
-# collections keep Python's size (a larger one made each cost 30-60 ms in the
-# UI). A 1 ms switch interval hands the GIL back to the UI quickly: the slowest
-# key went from 245 ms to 17 ms, events absorbed from 75k/s to 140k/s.
-UI = Tuning("ui", (700, 10, 300), freeze=True, switch_interval=0.001)
+# is frozen, and young collections keep Python's size (a larger one made each
+# cost 30-60 ms in the UI). Full collections wait for 3,000 middle-generation
+# ones (a few minutes of a flood): the UI runs them itself once it has caught
+# up (panes/collector.py), and the cyclic garbage they were for no longer piles
+# up (tui/strips.py: every redrawn line was a cycle), so the automatic ones are
+# a backstop. A 1 ms switch interval hands the GIL back to the UI quickly: the
+# slowest key went from 245 ms to 17 ms, events absorbed from 75k/s to 140k/s.
+UI = Tuning("ui", (700, 10, 3000), freeze=True, switch_interval=0.001)
 
 PIN_ENV = "KUBECTL_INFORMER_NO_PIN"
 

@@ -31,6 +31,7 @@ from kubectl_informer.panes.inspector import (
     stage_of,
 )
 from kubectl_informer.panes.objects import DeltaEntry
+from kubectl_informer.panes.trail import FROM_SUMMARY
 from kubectl_informer.tui.cursor import CURSOR_BINDINGS, KeyCursor
 from kubectl_informer.tui.objects import change_text
 from kubectl_informer.tui.predicate_marker import predicate_marker
@@ -44,7 +45,12 @@ def describe(ev: TraceEvent, diff: bool = True) -> Text:
     f = ev.raw_fields  # derived fields are asked for one by one (ev.field)
     k = ev.kind
     t = Text(no_wrap=True)
-    if k == WATCH_EVENT:
+    if f.get(FROM_SUMMARY):
+        # A summary keeps an event's kind and RV, not its fields (panes/trail.py).
+        if f.get("resource_version") is not None:
+            t.append(f"rv={f['resource_version']} ", "dim")
+        t.append("(from a summary: no detail)", "dim italic")
+    elif k == WATCH_EVENT:
         t.append(f"{f.get('type', '')} ", "bold")
         t.append(f"rv={f.get('resource_version', '')}", "dim")
     elif k in (FIFO_QUEUE, FIFO_COALESCE):
@@ -281,6 +287,9 @@ class InspectorPane(KeyCursor, TextPane):
         deltas = sum(1 for _, e in rows if e is not None)
         head.append(f"  {len(rows)} events", "")
         head.append(f", {deltas} deltas (enter expands one, y: YAML)", "dim")
+        from_summaries = len(self.state.summarised(self.inspected))
+        if from_summaries:
+            head.append(f" · {from_summaries} from summaries (kind and RV only)", "yellow")
         if deltas >= self.state.objects.per_key or len(self.state.life(self.inspected)) >= self.state.history.per_key:
             head.append(f" · last {self.state.objects.per_key} deltas, {self.state.history.per_key} stage events kept",
                         "dim")

@@ -9,10 +9,13 @@ a pane can be tested alone by feeding its state a recorded trace.
 
 from __future__ import annotations
 
+from textual.geometry import Region
+from textual.strip import Strip
 from textual.widget import Widget
 
 from kubectl_informer.core.run_info import RunInfo  # noqa: F401 - panes and tests name it from here
 from kubectl_informer.panes.state import PaneState
+from kubectl_informer.tui.strips import RenderedLines
 
 
 class Pane(Widget):
@@ -26,6 +29,14 @@ class Pane(Widget):
         self._rendered_version = -1
         # The trace clock's latest time, as last passed to ``refresh_view``.
         self.now: float | None = None
+        self._rendered_lines = RenderedLines()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # A line redrawn lets the old one's caches go (strips.py: else each
+        # is cyclic garbage for the next full collection).
+        strips = super().render_lines(crop)
+        self._rendered_lines.swap(crop, strips)
+        return strips
 
     def refresh_view(self, now: float | None = None) -> None:
         """Redraw from ``self.state``; ``now`` is the trace clock's latest time

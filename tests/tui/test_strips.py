@@ -1,0 +1,91 @@
+"""Lines a pane redraws are freed at once, not left as cyclic garbage
+(tui/strips.py): Textual's compositor caches a line drawn whole inside the
+line itself, and before ``RenderedLines`` every redrawn row of every pane
+waited in the oldest generation for a full collection."""
+
+from __future__ import annotations
+
+import gc
+
+from rich.segment import Segment
+from textual.geometry import Region
+from textual.strip import Strip
+
+from kubectl_informer.tui.strips import RenderedLines, release_strip
+from tests.tui.helpers import TraceMaker, life_of_pod, make_app, run
+
+
+def _alive(ident: int) -> bool:
+    return any(id(o) == ident and type(o) is Strip for o in gc.get_objects())
+
+
+def test_release_strip_breaks_the_cycle_a_whole_cut_makes():
+    strip = Strip([Segment("hello "), Segment("world")])
+    assert strip.divide([strip.cell_length]) == [strip]  # Textual caches [strip] in strip: a cycle
+    derived = strip.crop_extend(0, 20, None)
+    derived.divide([derived.cell_length])
+    gc.disable()
+    try:
+        ident, derived_id = id(strip), id(derived)
+        release_strip(strip)
+        del strip, derived
+        assert not _alive(ident) and not _alive(derived_id)  # freed by refcount alone
+    finally:
+        gc.enable()
+
+
+def test_without_release_the_line_outlives_its_last_reference():
+    # The case release_strip exists for: with the GC off a cut line stays.
+    gc.disable()
+    try:
+        strip = Strip([Segment("cyclic")])
+        strip.divide([strip.cell_length])
+        ident = id(strip)
+        del strip
+        assert _alive(ident)
+    finally:
+        gc.enable()
+        gc.collect()
+
+
+def test_rendered_lines_releases_a_row_only_when_it_is_replaced():
+    lines = RenderedLines()
+    first = [Strip([Segment(f"row {y}")]) for y in range(3)]
+    for s in first:
+        s.divide([s.cell_length])
+    lines.swap(Region(0, 0, 10, 3), first)
+    lines.swap(Region(0, 1, 10, 1), [first[1]])  # the same line again: kept, its cache too
+    assert first[1].divide([first[1].cell_length]) == [first[1]] and first[1]._divide_cache.keys()
+    newer = Strip([Segment("row 1 again")])
+    lines.swap(Region(0, 1, 10, 1), [newer])
+    assert not first[1]._divide_cache.keys()  # replaced: let go
+    assert first[0]._divide_cache.keys() and first[2]._divide_cache.keys()
+    assert len(lines) == 3
+
+
+def test_a_pane_redrawn_many_times_leaves_no_strip_for_the_collector():
+    e = TraceMaker()
+    for i in range(40):
+        life_of_pod(e, f"default/pod-{i}", 100 + i)
+    app = make_app(e, size_panes=("deltas",), start_pane="deltas")
+
+    async def redraw_often(pilot):
+        pane = app.panes["deltas"]
+        gc.collect()
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        try:
+            for i in range(30):
+                more = TraceMaker(start=e.t + i)
+                life_of_pod(more, f"default/new-{i}", 1000 + i)
+                pane.state.feed_all(more.events)
+                pane.refresh_view(e.t + i)
+                await pilot.pause()
+            gc.collect()
+            garbage = [o for o in gc.garbage if type(o) is Strip and "default/" in o.text]
+        finally:
+            gc.set_debug(0)
+            gc.garbage.clear()
+        assert pane.state.version > 30
+        return garbage
+
+    assert run(redraw_often, app, size=(100, 20)) == []
