@@ -13,16 +13,16 @@ from kubectl_informer.cache.shared_informer import (
 )
 from kubectl_informer.panes.handlers import HandlersState, Lane
 from kubectl_informer.tui.chart import any_size, fmt_secs, join_lines
-from kubectl_informer.tui.pane import Pane
+from kubectl_informer.tui.textpane import TextPane
 
 
-class HandlersPane(Pane):
+class HandlersPane(TextPane):
     DEFAULT_CSS = """
     HandlersPane { height: 1fr; width: 1fr; padding: 0 1; }
     """
 
-    def render(self) -> Text:
-        return render_handlers(self.state, self.now, self.size.width, self.size.height)
+    def draw_lines(self, width: int, height: int) -> list[Text]:
+        return list(render_handlers(self.state, self.now, width, height).split("\n", allow_blank=True))
 
 
 def _resync_cell(ln: Lane) -> Text:

@@ -15,7 +15,7 @@ from kubectl_informer.panes.causes import ARROW, Story, chain, drops_text
 from kubectl_informer.panes.queue import QueueState
 from kubectl_informer.tui.chart import any_size, bar, fmt_secs, join_lines, side_by_side
 from kubectl_informer.tui.cursor import CURSOR_BINDINGS, HOME_BINDING, KeyCursor
-from kubectl_informer.tui.pane import Pane
+from kubectl_informer.tui.textpane import TextPane
 
 WATCH_NOTE = ("watch runs no workqueue: `kubectl informer queue` feeds each notified key into one, "
               "drained by simulated workers")
@@ -38,7 +38,7 @@ def cursor_items(st: QueueState) -> list[str]:
     return items
 
 
-class QueuePane(KeyCursor, Pane):
+class QueuePane(KeyCursor, TextPane):
     """The workqueue; j/k put a cursor on an item (a line on top names it),
     which ``e`` explains and Enter inspects; home (g) goes back to none."""
 
@@ -75,15 +75,12 @@ class QueuePane(KeyCursor, Pane):
     def selected_key(self) -> str | None:
         return self.cursor_item
 
-    def render(self) -> Text:
-        width, height = self.size.width, self.size.height
+    def draw_lines(self, width: int, height: int) -> list[Text]:
         if self.cursor_item is None:
-            return render_queue(self.state, self.now, width, height)
+            return list(render_queue(self.state, self.now, width, height).split("\n", allow_blank=True))
         body = render_queue(self.state, self.now, width, max(height - 1, 3))
-        out = _cursor_line(self.state, self.cursor_item, cursor_items(self.state), max(width, 30))
-        out.append("\n")
-        out.append_text(body)
-        return out
+        head = _cursor_line(self.state, self.cursor_item, cursor_items(self.state), max(width, 30))
+        return [head, *body.split("\n", allow_blank=True)]
 
 
 def _cursor_line(st: QueueState, key: str, items: list[str], width: int) -> Text:

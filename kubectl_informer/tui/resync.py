@@ -11,18 +11,18 @@ from rich.text import Text
 
 from kubectl_informer.panes.resync import Listener, ResyncState, cadence
 from kubectl_informer.tui.chart import any_size, column_of, fmt_secs, join_lines
-from kubectl_informer.tui.pane import Pane
+from kubectl_informer.tui.textpane import TextPane
 
 NEXT_W = 14       # "due; tick 2.6s"
 
 
-class ResyncPane(Pane):
+class ResyncPane(TextPane):
     DEFAULT_CSS = """
     ResyncPane { height: 1fr; width: 1fr; padding: 0 1; }
     """
 
-    def render(self) -> Text:
-        return render_resync(self.state, self.now, self.size.width, self.size.height)
+    def draw_lines(self, width: int, height: int) -> list[Text]:
+        return list(render_resync(self.state, self.now, width, height).split("\n", allow_blank=True))
 
 
 def _timeline(st: ResyncState, now: float, width: int) -> list[Text]:

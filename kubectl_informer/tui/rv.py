@@ -16,7 +16,7 @@ from kubectl_informer.tui.chart import (
     step_chart,
     step_values,
 )
-from kubectl_informer.tui.pane import Pane
+from kubectl_informer.tui.textpane import TextPane
 
 # Mark glyphs, by precedence when two share a column (highest wins).
 MARKS = {
@@ -29,13 +29,13 @@ MARKS = {
 }
 
 
-class RVPane(Pane):
+class RVPane(TextPane):
     DEFAULT_CSS = """
     RVPane { height: 1fr; width: 1fr; padding: 0 1; }
     """
 
-    def render(self) -> Text:
-        return render_rv(self.state, self.now, self.size.width, self.size.height)
+    def draw_lines(self, width: int, height: int) -> list[Text]:
+        return list(render_rv(self.state, self.now, width, height).split("\n", allow_blank=True))
 
 
 def _rv_label(rv: str | None) -> str:

@@ -11,18 +11,18 @@ from rich.text import Text
 
 from kubectl_informer.panes.server import ServerState, Watcher
 from kubectl_informer.tui.chart import any_size, fmt_secs, join_lines
-from kubectl_informer.tui.pane import Pane
+from kubectl_informer.tui.textpane import TextPane
 
 METRICS_RULE = 'nonResourceURLs: ["/metrics"], verbs: ["get"]'
 
 
-class ServerPane(Pane):
+class ServerPane(TextPane):
     DEFAULT_CSS = """
     ServerPane { height: 1fr; width: 1fr; padding: 0 1; }
     """
 
-    def render(self) -> Text:
-        return render_server(self.state, self.now, self.size.width, self.size.height)
+    def draw_lines(self, width: int, height: int) -> list[Text]:
+        return list(render_server(self.state, self.now, width, height).split("\n", allow_blank=True))
 
 
 def _rate(v) -> str:
