@@ -3,8 +3,9 @@ the server left it in; a watch the server accepted and never answers is cut
 by the watch's own timeout.
 
 Lateness is counted from the first request the server got (the run counts
-``--duration`` from a few milliseconds before it) to the moment the child
-had exited. On main a list or a watch accepted and never answered held the
+``--duration`` from a few milliseconds before it) to the moment the run had
+ended: the child had exited, or, for the states run in this process, the
+CLI's main had returned with every thread of the run ended. On main a list or a watch accepted and never answered held the
 end up by 5 s (the stop's join timeout): the request was not cut.
 """
 
@@ -20,7 +21,8 @@ from kubectl_informer.kube.config import load_kube
 from kubectl_informer.kube.discovery import resolve_resource
 from kubectl_informer.kube.listwatch import KubeListerWatcher
 
-from tests.security.hostile_server import HostileServer, run_cli
+from tests.security.hostile_server import HostileServer, Outcome, run_cli
+from tests.security.in_process import run_in_process
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
@@ -33,6 +35,17 @@ WATCH_GRACE = 0.5
 WATCH_CUT_AFTER = WATCH_GRACE + 1.0
 
 
+
+
+def run_here(kubeconfig, *args: str) -> Outcome:
+    """``run_cli``'s run in this process (tests/security/in_process.py),
+    ``ended`` when the CLI's main returned with every thread of the run
+    ended: what the stop does is the run's code; the process's own exit is
+    test_duration_ends_a_run_whose_discovery_is_never_answered's and
+    test_the_kubernetes_client_is_cut_as_well's."""
+    started = time.monotonic()
+    r = run_in_process(*args, "--kubeconfig", str(kubeconfig))
+    return Outcome(r.returncode, r.stdout, r.stderr, float("nan"), started, time.monotonic())
 
 
 def lateness(server: HostileServer, o) -> float:
@@ -54,7 +67,7 @@ STATES = {
 @pytest.mark.parametrize("behaviour", list(STATES))
 def test_duration_ends_every_state_within_a_second(server_for, behaviour):
     server, kc = server_for(behaviour)
-    o = run_cli(kc, "watch", "pods", "-o", "json", "--duration", f"{DURATION:g}s", timeout=60)
+    o = run_here(kc, "watch", "pods", "-o", "json", "--duration", f"{DURATION:g}s")
     assert o.rc == 0 and o.stderr == "", o.stderr
     assert STATES[behaviour](server, o), [e["kind"] for e in o.events]
     assert lateness(server, o) < LATE_AT_MOST, lateness(server, o)
