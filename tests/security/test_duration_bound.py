@@ -21,8 +21,7 @@ from kubectl_informer.kube.config import load_kube
 from kubectl_informer.kube.discovery import resolve_resource
 from kubectl_informer.kube.listwatch import KubeListerWatcher
 
-from tests.security.hostile_server import HostileServer, Outcome, run_cli
-from tests.security.in_process import run_in_process
+from tests.security.hostile_server import HostileServer, run_cli, run_here
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
@@ -35,17 +34,6 @@ WATCH_GRACE = 0.5
 WATCH_CUT_AFTER = WATCH_GRACE + 1.0
 
 
-
-
-def run_here(kubeconfig, *args: str) -> Outcome:
-    """``run_cli``'s run in this process (tests/security/in_process.py),
-    ``ended`` when the CLI's main returned with every thread of the run
-    ended: what the stop does is the run's code; the process's own exit is
-    test_duration_ends_a_run_whose_discovery_is_never_answered's and
-    test_the_kubernetes_client_is_cut_as_well's."""
-    started = time.monotonic()
-    r = run_in_process(*args, "--kubeconfig", str(kubeconfig))
-    return Outcome(r.returncode, r.stdout, r.stderr, float("nan"), started, time.monotonic())
 
 
 def lateness(server: HostileServer, o) -> float:
