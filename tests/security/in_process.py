@@ -40,7 +40,10 @@ def run_in_process(*args: str, env: dict | None = None, cwd: str | None = None,
     """``kubectl-informer ARGS`` as ``conftest.run_cli`` runs it (KUBECONFIG
     unset unless ``env`` or ``keep_kubeconfig`` says otherwise, no terminal,
     empty stdin), in this process. Returns a CompletedProcess (returncode,
-    stdout, stderr) so that the same assertions read both."""
+    stdout, stderr) so that the same assertions read both, and ``ended``:
+    the time.monotonic() at which the process would have exited (main had
+    returned and the run's non-daemon threads, which Python's exit waits
+    for, had ended)."""
     overrides: dict[str, str | None] = {} if keep_kubeconfig else {"KUBECONFIG": None}
     overrides.update(env or {})
     before = set(threading.enumerate())
@@ -50,9 +53,11 @@ def run_in_process(*args: str, env: dict | None = None, cwd: str | None = None,
             result = CliRunner().invoke(cli, list(args), prog_name=PROG, env=overrides, catch_exceptions=False)
     finally:
         redact.forget_all()
-    _threads_ended(before, args)
-    return subprocess.CompletedProcess(["kubectl-informer", *args], result.exit_code, result.stdout,
-                                       result.stderr)
+    ended = _threads_ended(before, args, daemon_too=False)
+    _threads_ended(before, args, daemon_too=True)
+    done = subprocess.CompletedProcess(["kubectl-informer", *args], result.exit_code, result.stdout, result.stderr)
+    done.ended = ended
+    return done
 
 
 def _serving(thread: threading.Thread) -> bool:
@@ -61,12 +66,15 @@ def _serving(thread: threading.Thread) -> bool:
     return "process_request_thread" in thread.name
 
 
-def _threads_ended(before: set[threading.Thread], args) -> None:
+def _threads_ended(before: set[threading.Thread], args, daemon_too: bool) -> float:
+    """When the threads the run started had ended (the non-daemon ones only
+    unless ``daemon_too``); fails if some are still running after the bound."""
     deadline = time.monotonic() + THREADS_END_WITHIN
     while True:
-        left = [t for t in threading.enumerate() if t not in before and t.is_alive() and not _serving(t)]
+        left = [t for t in threading.enumerate() if t not in before and t.is_alive() and not _serving(t)
+                and (daemon_too or not t.daemon)]
         if not left:
-            return
+            return time.monotonic()
         if time.monotonic() > deadline:
             raise AssertionError(f"the run {list(args)} left threads running: {[t.name for t in left]}")
         left[0].join(0.05)

@@ -5,8 +5,10 @@ by the watch's own timeout.
 Lateness is counted from the first request the server got (the run counts
 ``--duration`` from a few milliseconds before it) to the moment the run had
 ended: the child had exited, or, for the states run in this process, the
-CLI's main had returned with every thread of the run ended. On main a list or a watch accepted and never answered held the
-end up by 5 s (the stop's join timeout): the request was not cut.
+CLI's main had returned and the run's non-daemon threads had ended (what
+the process's exit would wait for; its daemon threads must end as well).
+On main a list or a watch accepted and never answered held the end up by
+5 s (the stop's join timeout): the request was not cut.
 """
 
 from __future__ import annotations
