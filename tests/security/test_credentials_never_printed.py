@@ -119,7 +119,7 @@ def test_a_basic_auth_password_is_never_printed(sim, tmp_path):
 
 def test_a_password_with_a_control_character_is_refused_unshown(sim, tmp_path):
     kc = write_kubeconfig(tmp_path / "kc", sim.url, user=f'username: admin\npassword: "{MARKER}\\n"')
-    r = run_cli("watch", "pods", "--kubeconfig", kc, "-o", "json", "--debug", "--duration", "20s")
+    r = run_in_process("watch", "pods", "--kubeconfig", kc, "-o", "json", "--debug", "--duration", "20s")
     assert_refused(r, 1, contains=("field users[0].user.password contains a control character",))
     assert MARKER not in r.stdout + r.stderr
 
@@ -166,8 +166,8 @@ def test_an_exec_plugins_token_with_a_line_break_is_refused_unshown(sim, tmp_pat
 
 
 def test_attach_token_with_a_line_break_is_refused_unshown(tmp_path):
-    r = run_cli("attach", "http://127.0.0.1:9/metrics", "--token", f"{MARKER}\nX", "-o", "text", "--count", "1",
-                "--debug")
+    r = run_in_process("attach", "http://127.0.0.1:9/metrics", "--token", f"{MARKER}\nX", "-o", "text",
+                       "--count", "1", "--debug")
     assert_refused(r, 2, contains=("the bearer token holds a control character",))
     assert MARKER not in r.stdout + r.stderr
 

@@ -33,7 +33,8 @@ TOKEN = "exec-token-5b1d0c"
 CREDENTIAL = json.dumps({"apiVersion": V1, "kind": "ExecCredential", "status": {"token": TOKEN}})
 HEADLESS = ("-o", "text", "--duration", "30s")
 # What the plugin's configuration makes of a run is checked in this process (the CLI's code,
-# tests/security/in_process.py); a working plugin, a terminal, a hang and a signal run the real command.
+# tests/security/in_process.py), a hang that the bound or --duration ends too; a working plugin, a
+# terminal and a hang that a signal ends run the real command.
 
 
 def plugin(tmp_path: Path, body: str, name: str = "plugin.sh") -> Path:
@@ -198,7 +199,8 @@ def test_a_hanging_plugin_is_killed_at_its_bound(sim, tmp_path):
     kc = exec_kubeconfig(tmp_path, sim.url, str(p))
     try:
         started = time.monotonic()
-        r = run_cli("watch", "pods", "--kubeconfig", kc, "-o", "text", env={"KUBECTL_INFORMER_EXEC_TIMEOUT": "1s"})
+        r = run_in_process("watch", "pods", "--kubeconfig", kc, "-o", "text",
+                           env={"KUBECTL_INFORMER_EXEC_TIMEOUT": "1s"})
         assert time.monotonic() - started < 30
         assert_refused(r, 1, f"error: exec: executable {p} did not finish within 1s; it was stopped "
                              f"(KUBECTL_INFORMER_EXEC_TIMEOUT sets the bound)")
@@ -212,7 +214,7 @@ def test_a_hanging_plugin_ends_with_the_run(sim, tmp_path):
     p, pids = _hanging_plugin(tmp_path)
     kc = exec_kubeconfig(tmp_path, sim.url, str(p))
     try:
-        r = run_cli("watch", "pods", "--kubeconfig", kc, "-o", "text", "--duration", "2s")
+        r = run_in_process("watch", "pods", "--kubeconfig", kc, "-o", "text", "--duration", "2s")
         assert_refused(r, 1, contains=("--duration passed",))
         assert len(pids.read_text().split()) == 2 and _alive(pids) == []
         assert list(sim.request_log) == []

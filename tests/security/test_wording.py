@@ -113,8 +113,7 @@ def test_the_reflectors_errors_in_words(err, words):
 # --- disks and pipes --------------------------------------------------------------------
 
 def test_record_to_a_full_disk_names_the_file(tmp_path):
-    r = run(["watch", "pods", "--demo", "-o", "json", "--duration", "30s", "--record", "/dev/full"],
-            child_env(tmp_path))
+    r = here(["watch", "pods", "--demo", "-o", "json", "--duration", "30s", "--record", "/dev/full"], tmp_path)
     assert r.returncode == 1
     assert one_line(r.stderr) == "error: cannot write the recording to /dev/full: No space left on device"
 
