@@ -1,11 +1,7 @@
 """queue --metrics-addr's exporter: client-go's names, label and buckets, the
 queue's own values at each scrape (FakeClock, so every figure is exact)."""
 
-import os
 import socket
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -15,6 +11,7 @@ from kubectl_informer.attach.scrape import UrlScraper
 from kubectl_informer.run.sample_controller import SimulatedController
 from kubectl_informer.workqueue import ItemExponentialFailureRateLimiter
 from kubectl_informer.workqueue.metrics import BUCKETS
+from tests.security.in_process import run_in_process
 from tests.test_sample_controller import FakeInformer
 
 CLIENT_GO_NAMES = {  # component-base/metrics/prometheus/workqueue/metrics.go
@@ -94,12 +91,9 @@ def test_metrics_addr_forms():
 
 
 def test_queue_metrics_addr_errors_are_one_line():
-    script = Path(sys.executable).parent / "kubectl-informer"
-    env = dict(os.environ)
-    env.pop("KUBECONFIG", None)
-
     def run(*args):
-        return subprocess.run([str(script), "queue", *args], capture_output=True, text=True, timeout=60, env=env)
+        # The CLI's code in this process (tests/security/in_process.py): the words and exit codes are its.
+        return run_in_process("queue", *args)
 
     for addr in ("nonsense", "127.0.0.1:0"):
         r = run("--demo", "quiet", "-o", "json", "--duration", "1s", "--metrics-addr", addr)

@@ -99,11 +99,15 @@ def test_a_counter_reset_is_a_restart_not_a_negative_rate():
 
 
 def test_history_is_bounded():
+    from kubectl_informer.attach.model import HISTORY
+
     m = AttachModel()
-    for i in range(300):
+    scrapes = HISTORY + 5  # past the bound (120 points), and well past the 30 s window
+    for i in range(scrapes):
         feed(m, client_go_page(depth=i, adds=i, retries=0, latency_cum=LAT_1, work_cum=WORK), float(i))
     q = m.queues["deployment"]
-    assert len(q.depth_history) == 120 and q.depth_history[-1] == 299
+    assert HISTORY == 120 and len(q.depth_history) == 120 and list(q.depth_history)[0] == scrapes - 120
+    assert q.depth_history[-1] == scrapes - 1
     assert len(m.points) <= 32  # 30 s of 1 s scrapes
 
 

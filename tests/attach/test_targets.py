@@ -9,7 +9,6 @@ import ssl
 import subprocess
 import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from kubectl_informer.attach.target import TargetError, parse_target, pick_port,
 from kubectl_informer.sim.demo import start_demo
 from kubectl_informer.sim.tls import make_self_signed
 from tests.kube.fake_apiserver import FakeAPIServer, Reply
+from tests.security.in_process import run_in_process
 
 from .pages import client_go_page
 
@@ -28,7 +28,12 @@ SCRIPT = Path(sys.executable).parent / "kubectl-informer"
 LAT = [0, 0, 0, 1, 4, 8, 10, 10, 10, 10]
 
 
-def cli(*args, timeout=30):
+def cli(*args, timeout=30, real=False):
+    """``kubectl-informer ARGS`` without a KUBECONFIG. The CLI's code in this
+    process (tests/security/in_process.py) for the many targets and refusals;
+    ``real``: the real command (the pods-proxy reading does, once per target kind)."""
+    if not real:
+        return run_in_process(*args)
     env = dict(os.environ)
     env.pop("KUBECONFIG", None)
     return subprocess.run([str(SCRIPT), *args], capture_output=True, text=True, timeout=timeout, env=env)
@@ -107,8 +112,8 @@ def cluster():
     demo.stop()
 
 
-def one_scrape(*args):
-    r = cli("attach", *args, "-o", "json", "--count", "1")
+def one_scrape(*args, real=False):
+    r = cli("attach", *args, "-o", "json", "--count", "1", real=real)
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout.splitlines()[0])
 
@@ -116,13 +121,13 @@ def one_scrape(*args):
 def test_pod_and_deploy_through_pods_proxy_read_the_page(cluster):
     demo, page = cluster
     kc = demo.kubeconfig_path
-    got = one_scrape("pod/my-controller-1", "--kubeconfig", kc)
+    got = one_scrape("pod/my-controller-1", "--kubeconfig", kc, real=True)
     q = got["queues"]["deployment"]
     assert (q["depth"], q["adds_total"], q["retries_total"]) == (3, 42, 1)
     assert got["target"].startswith("pod/my-controller-1 ")
     assert page.paths[-1] == "/metrics"
     # deploy/ picks the ready pod, not my-controller-0.
-    got = one_scrape("deploy/my-controller", "--kubeconfig", kc, "-n", "default")
+    got = one_scrape("deploy/my-controller", "--kubeconfig", kc, "-n", "default", real=True)
     assert got["target"].startswith("pod/my-controller-1 of deploy/my-controller")
     # Only GETs reached the API server.
     assert {m for m, _, _ in demo.server.request_log} == {"GET"}
@@ -242,9 +247,7 @@ def test_https_and_a_bearer_token_as_behind_kube_rbac_proxy(tmp_path):
                                                          str(tmp_path / "token")],
              ["--insecure-skip-tls-verify", "--token", "s3cret"])
     try:
-        with ThreadPoolExecutor(max_workers=len(auths)) as pool:  # four independent runs at the same time
-            untrusted, no_token, *good = pool.map(lambda auth: cli("attach", url, "-o", "json", "--count", "1",
-                                                                   *auth), auths)
+        untrusted, no_token, *good = [cli("attach", url, "-o", "json", "--count", "1", *auth) for auth in auths]
     finally:
         page.close()
     assert untrusted.returncode == 1 and untrusted.stderr.startswith(

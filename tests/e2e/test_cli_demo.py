@@ -13,6 +13,8 @@ from pathlib import Path
 import orjson
 import pytest
 
+from tests.security.in_process import run_in_process
+
 pytestmark = pytest.mark.e2e
 
 SCRIPT = Path(sys.executable).parent / "kubectl-informer"
@@ -142,32 +144,30 @@ def test_queue_text_shows_workers_failing_and_requeueing():
 
 
 def test_duration_and_max_events_end_a_run_by_themselves():
-    p = start("watch", "pods", "--demo", "-o", "text", "--max-events", "3")
-    out, err = done(p)
-    assert p.returncode == 0 and err == ""
-    assert len(out.splitlines()) == 3
+    # In-process (tests/security/in_process.py): the limits are the run's code; that the
+    # real process ends with 0 on them is tests/security/test_signals_exit_codes'.
+    r = run_in_process("watch", "pods", "--demo", "-o", "text", "--max-events", "3")
+    assert r.returncode == 0 and r.stderr == ""
+    assert len(r.stdout.splitlines()) == 3
     # Long enough for the demo's start-up on a loaded machine (1500ms was
     # not: "--duration passed before the API server answered", exit 1).
-    p = start("watch", "pods", "--demo", "-o", "json", "--duration", "3s")
     t0 = time.monotonic()
-    out, err = done(p)
-    assert p.returncode == 0 and err == "" and out
+    r = run_in_process("watch", "pods", "--demo", "-o", "json", "--duration", "3s")
+    assert r.returncode == 0 and r.stderr == "" and r.stdout
     assert time.monotonic() - t0 < 20
 
 
 def test_unknown_resource_on_the_demo_cluster_suggests_names():
-    p = start("watch", "podz", "--demo", "-o", "text")
-    out, err = done(p)
-    assert p.returncode == 1 and out == ""
-    lines = err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: ") and "pods" in lines[0], err
+    r = run_in_process("watch", "podz", "--demo", "-o", "text")
+    assert r.returncode == 1 and r.stdout == ""
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "pods" in lines[0], r.stderr
 
 
 def test_unknown_scenario_is_one_line():
-    p = start("watch", "pods", "--demo", "nosuch", "-o", "text")
-    out, err = done(p)
-    assert p.returncode == 1
-    assert err.startswith('error: unknown scenario "nosuch" (known: ') and len(err.splitlines()) == 1
+    r = run_in_process("watch", "pods", "--demo", "nosuch", "-o", "text")
+    assert r.returncode == 1
+    assert r.stderr.startswith('error: unknown scenario "nosuch" (known: ') and len(r.stderr.splitlines()) == 1
 
 
 RBAC_MESSAGE = 'pods is forbidden: User "dev" cannot list resource "pods" in API group "" in the namespace "default"'
@@ -234,12 +234,11 @@ def test_sim_serves_kubectl_and_the_plugin_side_by_side(tmp_path):
 
 
 def test_sim_bad_input_is_one_line():
-    p = start("sim", "--scenario", "nosuch")
-    out, err = done(p)
-    assert p.returncode == 1 and err.startswith('error: unknown scenario "nosuch"') and len(err.splitlines()) == 1
-    p = start("sim", "--list-scenarios")
-    out, err = done(p)
-    assert p.returncode == 0 and "steady" in out and "quiet" in out
+    r = run_in_process("sim", "--scenario", "nosuch")
+    assert r.returncode == 1 and r.stderr.startswith('error: unknown scenario "nosuch"')
+    assert len(r.stderr.splitlines()) == 1
+    r = run_in_process("sim", "--list-scenarios")
+    assert r.returncode == 0 and "steady" in r.stdout and "quiet" in r.stdout
 
 
 def test_late_handler_shows_the_3s_asked_4s_got_rule():

@@ -89,7 +89,9 @@ def test_create_scale_restart_and_status(cluster):
     assert rss[f"web-{h}"]["spec"]["replicas"] == 0 and new["spec"]["replicas"] == 5
     assert new["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "2"
     assert "kubectl.kubernetes.io/restartedAt" in new["spec"]["template"]["metadata"]["annotations"]
-    assert wait_for(lambda: len(items(kubectl, "pods")) == 5, 15)  # the old pods have terminated
+    # The old pods terminate: waited for in the store (each kubectl call is a process), then seen by kubectl.
+    assert wait_for(lambda: len(sim.store.list("pods")) == 5, 15, interval=0.02)
+    assert len(items(kubectl, "pods")) == 5
     assert all(p["metadata"]["labels"][HASH_LABEL] == new_hash for p in items(kubectl, "pods"))
 
 
@@ -97,7 +99,8 @@ def test_delete_background_collects_replicasets_and_pods(cluster):
     sim, kubectl = cluster
     create_web(kubectl, 3)
     kubectl("delete", "deploy", "web")  # --cascade=background, kubectl's default
-    assert wait_for(lambda: not items(kubectl, "rs") and not items(kubectl, "pods"), 15)
+    assert wait_for(lambda: not sim.store.list("replicasets") and not sim.store.list("pods"), 15, interval=0.02)
+    assert not items(kubectl, "rs") and not items(kubectl, "pods")
 
 
 def test_delete_foreground_removes_dependents_before_the_owner(cluster):

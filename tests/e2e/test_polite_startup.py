@@ -23,6 +23,7 @@ import pytest
 from kubectl_informer.sim.demo import seed
 from kubectl_informer.sim.kubeconfig import SIM_TOKEN
 from kubectl_informer.sim.server import SimServer
+from tests.security.in_process import run_in_process
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
 
@@ -55,9 +56,14 @@ def start_sim(tmp: Path, **kw) -> tuple[SimServer, str]:
     return srv, srv.write_kubeconfig(str(tmp / f"kubeconfig-{srv.port}"))
 
 
-def watch_pods(kc: str) -> subprocess.CompletedProcess:
-    r = subprocess.run(command("watch", "pods", "--kubeconfig", kc, "-o", "json", "--max-events", "5"),
-                       capture_output=True, text=True, timeout=90, env=dict(os.environ))
+def watch_pods(kc: str, real: bool = False) -> subprocess.CompletedProcess:
+    """The run; the CLI's code in this process (tests/security/in_process.py:
+    the caches are files, read afresh by each run) unless ``real``."""
+    args = ("watch", "pods", "--kubeconfig", kc, "-o", "json", "--max-events", "5")
+    if real:
+        r = subprocess.run(command(*args), capture_output=True, text=True, timeout=90, env=dict(os.environ))
+    else:
+        r = run_in_process(*args)
     assert r.returncode == 0 and r.stderr == "", r.stderr
     return r
 
@@ -79,7 +85,7 @@ def test_cold_then_warm(home):
         watch_pods(kc)
         assert before_first_list(srv) == ["/api", "/apis"]  # at most 5 cold: aggregated discovery
         srv.request_log.clear()
-        watch_pods(kc)
+        watch_pods(kc, real=True)
         assert before_first_list(srv) == []  # at most 3 warm: our cache answered
         ours = home / "xdg" / "kubectl-informer" / "discovery" / f"127.0.0.1_{srv.port}"
         written = files_of(ours)

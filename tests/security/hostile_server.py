@@ -24,6 +24,7 @@ from typing import Callable
 from pathlib import Path
 
 from tests.kube.fake_apiserver import Raw, status
+from tests.security.in_process import run_in_process
 from tests.kube.hostile import PODS, Hostile, _event, _json, _probe, _reset, _send_head, _watch_lines, \
     kubeconfig_for, pod
 
@@ -350,6 +351,16 @@ def run_cli(kubeconfig: Path, *args: str, timeout: float = 60.0) -> Outcome:
     rss = p.peak_mib
     return Outcome(p.returncode, out.decode(), err.decode(), rss, started, ended)
 
+
+def run_here(kubeconfig, *args: str) -> Outcome:
+    """``run_cli``'s run in this process (tests/security/in_process.py),
+    ``ended`` when the process would have exited (the CLI's main returned,
+    the run's non-daemon threads ended; its daemon threads must end too,
+    within in_process's bound): for what the run's code does with what the
+    server sent (how a process ends is ``run_cli``'s and ``run_until``'s)."""
+    started = time.monotonic()
+    r = run_in_process(*args, "--kubeconfig", str(kubeconfig))
+    return Outcome(r.returncode, r.stdout, r.stderr, float("nan"), started, r.ended)
 
 
 def run_until(kubeconfig: Path, *args: str, until: Callable[[Outcome], bool], timeout: float = 60.0) -> Outcome:

@@ -19,6 +19,7 @@ import pytest
 
 from kubectl_informer.sim.server import SimServer
 from tests.security.conftest import assert_refused, run_cli, write_kubeconfig
+from tests.security.in_process import run_in_process
 
 pytestmark = pytest.mark.e2e
 
@@ -29,16 +30,24 @@ def _outputs(r, *files) -> str:
     return r.stdout + r.stderr + "".join(f.read_text(errors="replace") for f in files if f.exists())
 
 
-def _every_mode(kc: str, tmp_path):
-    """(result, files written) of each output mode against ``kc``, the four
-    runs at the same time (each waits on the server and on its start-up)."""
+def _every_mode(kc: str, tmp_path, real: bool = False):
+    """(result, files written) of each output mode against ``kc``. In this
+    process (the CLI's own code, tests/security/in_process.py) unless
+    ``real``: then the real command, the four runs at the same time (each
+    waits on the server and on its start-up)."""
     record = tmp_path / "rec.ndjson"
     modes = (["-o", "json"], ["-o", "text"], ["-o", "json", "--debug"],
              ["-o", "text", "--debug", "--record", str(record)])
-    with ThreadPoolExecutor(max_workers=len(modes)) as pool:
+
+    def one(extra):
         # A run that works ends after a few lines; one that fails, at once.
-        results = list(pool.map(lambda extra: run_cli("watch", "pods", "--kubeconfig", kc, "--max-events", "5",
-                                                      "--duration", "30s", *extra), modes))
+        return (run_cli if real else run_in_process)("watch", "pods", "--kubeconfig", kc, "--max-events", "5",
+                                                     "--duration", "30s", *extra)
+
+    if not real:
+        return [(one(extra), [record]) for extra in modes]
+    with ThreadPoolExecutor(max_workers=len(modes)) as pool:
+        results = list(pool.map(one, modes))
     return [(r, [record]) for r in results]
 
 
@@ -55,7 +64,7 @@ def authed_sim():
 
 def test_a_working_token_is_sent_and_never_printed(authed_sim, tmp_path):
     kc = write_kubeconfig(tmp_path / "kc", authed_sim.url, user=f"token: {MARKER}")
-    for r, files in _every_mode(kc, tmp_path):
+    for r, files in _every_mode(kc, tmp_path, real=True):
         assert r.returncode == 0, r.stderr[-2000:]
         assert r.stdout, "the run printed nothing: was the token sent?"
         assert MARKER not in _outputs(r, *files)
@@ -110,7 +119,7 @@ def test_a_basic_auth_password_is_never_printed(sim, tmp_path):
 
 def test_a_password_with_a_control_character_is_refused_unshown(sim, tmp_path):
     kc = write_kubeconfig(tmp_path / "kc", sim.url, user=f'username: admin\npassword: "{MARKER}\\n"')
-    r = run_cli("watch", "pods", "--kubeconfig", kc, "-o", "json", "--debug", "--duration", "20s")
+    r = run_in_process("watch", "pods", "--kubeconfig", kc, "-o", "json", "--debug", "--duration", "20s")
     assert_refused(r, 1, contains=("field users[0].user.password contains a control character",))
     assert MARKER not in r.stdout + r.stderr
 
@@ -157,8 +166,8 @@ def test_an_exec_plugins_token_with_a_line_break_is_refused_unshown(sim, tmp_pat
 
 
 def test_attach_token_with_a_line_break_is_refused_unshown(tmp_path):
-    r = run_cli("attach", "http://127.0.0.1:9/metrics", "--token", f"{MARKER}\nX", "-o", "text", "--count", "1",
-                "--debug")
+    r = run_in_process("attach", "http://127.0.0.1:9/metrics", "--token", f"{MARKER}\nX", "-o", "text",
+                       "--count", "1", "--debug")
     assert_refused(r, 2, contains=("the bearer token holds a control character",))
     assert MARKER not in r.stdout + r.stderr
 

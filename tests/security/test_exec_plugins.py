@@ -24,6 +24,7 @@ from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.sim.demo import seed
 from kubectl_informer.sim.server import SimServer
 from tests.security.conftest import assert_refused, command, run_cli, write_kubeconfig
+from tests.security.in_process import run_in_process
 
 pytestmark = pytest.mark.e2e
 
@@ -31,6 +32,9 @@ V1 = "client.authentication.k8s.io/v1"
 TOKEN = "exec-token-5b1d0c"
 CREDENTIAL = json.dumps({"apiVersion": V1, "kind": "ExecCredential", "status": {"token": TOKEN}})
 HEADLESS = ("-o", "text", "--duration", "30s")
+# What the plugin's configuration makes of a run is checked in this process (the CLI's code,
+# tests/security/in_process.py), a hang that the bound or --duration ends too; a working plugin, a
+# terminal and a hang that a signal ends run the real command.
 
 
 def plugin(tmp_path: Path, body: str, name: str = "plugin.sh") -> Path:
@@ -71,7 +75,7 @@ def test_the_plugin_gets_kubernetes_exec_info(authed_sim, tmp_path):
                          f"cat <<'EOF'\n{CREDENTIAL}\nEOF")
     kc = exec_kubeconfig(tmp_path, authed_sim.url, str(p), extra="provideClusterInfo: true\nenv:\n"
                                                                   "- {name: EXTRA, value: from-kubeconfig}")
-    r = run_cli("watch", "pods", "--kubeconfig", kc, "-o", "text", "--max-events", "1")
+    r = run_in_process("watch", "pods", "--kubeconfig", kc, "-o", "text", "--max-events", "1")
     assert r.returncode == 0, r.stderr
     info = json.loads(seen.read_text())
     assert info == {"apiVersion": V1, "kind": "ExecCredential",
@@ -99,13 +103,13 @@ def test_the_plugin_gets_kubernetes_exec_info(authed_sim, tmp_path):
 def test_a_failing_plugin_is_one_line_and_nothing_is_sent(sim, tmp_path, body, line):
     p = plugin(tmp_path, body)
     kc = exec_kubeconfig(tmp_path, sim.url, str(p))
-    assert_refused(run_cli("watch", "pods", "--kubeconfig", kc, *HEADLESS), 1, line.format(p=p))
+    assert_refused(run_in_process("watch", "pods", "--kubeconfig", kc, *HEADLESS), 1, line.format(p=p))
     assert list(sim.request_log) == []
 
 
 def test_a_missing_plugin_is_named_with_its_install_hint(sim, tmp_path):
     kc = exec_kubeconfig(tmp_path, sim.url, "no-such-auth-plugin", extra="installHint: install it with brew")
-    assert_refused(run_cli("watch", "pods", "--kubeconfig", kc, *HEADLESS), 1,
+    assert_refused(run_in_process("watch", "pods", "--kubeconfig", kc, *HEADLESS), 1,
                    "error: exec: executable no-such-auth-plugin not found (install it with brew)")
     assert list(sim.request_log) == []
 
@@ -114,7 +118,7 @@ def test_a_relative_command_is_found_beside_the_kubeconfig(authed_sim, tmp_path)
     (tmp_path / "bin").mkdir()
     plugin(tmp_path / "bin", f"cat <<'EOF'\n{CREDENTIAL}\nEOF", name="auth.sh")
     kc = exec_kubeconfig(tmp_path, authed_sim.url, "./bin/auth.sh")
-    r = run_cli("watch", "pods", "--kubeconfig", kc, "-o", "text", "--max-events", "1", cwd="/")
+    r = run_in_process("watch", "pods", "--kubeconfig", kc, "-o", "text", "--max-events", "1", cwd="/")
     assert r.returncode == 0, r.stderr
 
 
@@ -130,7 +134,7 @@ def test_interactive_mode_and_api_version_as_client_go(sim, tmp_path, mode, api_
     ran = tmp_path / "ran"
     p = plugin(tmp_path, f"touch {ran}\ncat <<'EOF'\n{CREDENTIAL}\nEOF")
     kc = exec_kubeconfig(tmp_path, sim.url, str(p), mode=mode, api_version=api_version)
-    assert_refused(run_cli("watch", "pods", "--kubeconfig", kc, *HEADLESS), 1, line)
+    assert_refused(run_in_process("watch", "pods", "--kubeconfig", kc, *HEADLESS), 1, line)
     assert not ran.exists() and list(sim.request_log) == []
 
 
@@ -139,7 +143,7 @@ def test_without_a_terminal_the_plugin_runs_non_interactive(authed_sim, tmp_path
     seen = tmp_path / "info.json"
     p = plugin(tmp_path, f'printf "%s" "$KUBERNETES_EXEC_INFO" > {seen}\ncat <<\'EOF\'\n{CREDENTIAL}\nEOF')
     kc = exec_kubeconfig(tmp_path, authed_sim.url, str(p), mode=mode)
-    assert run_cli("watch", "pods", "--kubeconfig", kc, "-o", "text", "--max-events", "1").returncode == 0
+    assert run_in_process("watch", "pods", "--kubeconfig", kc, "-o", "text", "--max-events", "1").returncode == 0
     assert json.loads(seen.read_text())["spec"]["interactive"] is False
 
 
@@ -195,7 +199,8 @@ def test_a_hanging_plugin_is_killed_at_its_bound(sim, tmp_path):
     kc = exec_kubeconfig(tmp_path, sim.url, str(p))
     try:
         started = time.monotonic()
-        r = run_cli("watch", "pods", "--kubeconfig", kc, "-o", "text", env={"KUBECTL_INFORMER_EXEC_TIMEOUT": "1s"})
+        r = run_in_process("watch", "pods", "--kubeconfig", kc, "-o", "text",
+                           env={"KUBECTL_INFORMER_EXEC_TIMEOUT": "1s"})
         assert time.monotonic() - started < 30
         assert_refused(r, 1, f"error: exec: executable {p} did not finish within 1s; it was stopped "
                              f"(KUBECTL_INFORMER_EXEC_TIMEOUT sets the bound)")
@@ -209,7 +214,7 @@ def test_a_hanging_plugin_ends_with_the_run(sim, tmp_path):
     p, pids = _hanging_plugin(tmp_path)
     kc = exec_kubeconfig(tmp_path, sim.url, str(p))
     try:
-        r = run_cli("watch", "pods", "--kubeconfig", kc, "-o", "text", "--duration", "2s")
+        r = run_in_process("watch", "pods", "--kubeconfig", kc, "-o", "text", "--duration", "2s")
         assert_refused(r, 1, contains=("--duration passed",))
         assert len(pids.read_text().split()) == 2 and _alive(pids) == []
         assert list(sim.request_log) == []
@@ -244,7 +249,7 @@ def test_a_token_in_the_kubeconfig_wins_over_the_plugin(authed_sim, tmp_path):
     p = plugin(tmp_path, f"touch {ran}\nexit 1")
     kc = write_kubeconfig(tmp_path / "kc", authed_sim.url, user=(
         f"token: {TOKEN}\nexec:\n  apiVersion: {V1}\n  command: {p}\n  interactiveMode: Never"))
-    r = run_cli("watch", "pods", "--kubeconfig", kc, "-o", "text", "--max-events", "1")
+    r = run_in_process("watch", "pods", "--kubeconfig", kc, "-o", "text", "--max-events", "1")
     assert r.returncode == 0, r.stderr
     assert not ran.exists()
 
@@ -256,13 +261,13 @@ def test_the_kubernetes_client_path_uses_the_plugin_too(authed_sim, tmp_path):
     p = plugin(tmp_path, f"cat <<'EOF'\n{CREDENTIAL}\nEOF")
     kc = write_kubeconfig(tmp_path / "kc", authed_sim.url, user=(
         f"as-uid: '1000'\nexec:\n  apiVersion: {V1}\n  command: {p}\n  interactiveMode: Never"))
-    r = run_cli("watch", "pods", "--kubeconfig", kc, "-o", "text", "--max-events", "1")
+    r = run_in_process("watch", "pods", "--kubeconfig", kc, "-o", "text", "--max-events", "1")
     assert r.returncode == 0, r.stderr
     assert authed_sim.request_log and all(code != 401 for _, _, code in authed_sim.request_log)
     bad = plugin(tmp_path, "echo nope >&2\nexit 2", name="bad.sh")
     kc2 = write_kubeconfig(tmp_path / "kc2", authed_sim.url, user=(
         f"as-uid: '1000'\nexec:\n  apiVersion: {V1}\n  command: {bad}\n  interactiveMode: Never"))
     before = len(authed_sim.request_log)
-    assert_refused(run_cli("watch", "pods", "--kubeconfig", kc2, *HEADLESS), 1,
+    assert_refused(run_in_process("watch", "pods", "--kubeconfig", kc2, *HEADLESS), 1,
                    f"error: exec: executable {bad} failed with exit code 2: nope")
     assert len(authed_sim.request_log) == before

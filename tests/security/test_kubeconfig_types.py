@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from tests.security.conftest import assert_refused, run_cli, write_kubeconfig
+from tests.security.in_process import run_in_process
 
 pytestmark = pytest.mark.e2e
 
@@ -18,7 +19,9 @@ HEADLESS = ("-o", "text", "--duration", "20s")
 
 
 def _run(kc: str, *extra: str):
-    return run_cli("watch", "pods", "--kubeconfig", kc, *HEADLESS, *extra)
+    """The CLI's code in this process: one case is one kubeconfig read
+    (test_a_server_url_with_a_password_is_never_echoed runs the real command)."""
+    return run_in_process("watch", "pods", "--kubeconfig", kc, *HEADLESS, *extra)
 
 
 @pytest.mark.parametrize("value", ['"false"', '"no"', '"0"', '"true"', "0", "1", "[false]"])
@@ -38,7 +41,7 @@ def test_a_real_false_verifies_and_a_real_true_does_not(sim_tls, tmp_path):
     assert "certificate" in line.lower(), line
     assert list(sim_tls.request_log) == []
     kc = write_kubeconfig(tmp_path / "kc2", sim_tls.url, cluster_extra="insecure-skip-tls-verify: true")
-    r = run_cli("watch", "pods", "--kubeconfig", kc, "-o", "text", "--max-events", "1")
+    r = run_in_process("watch", "pods", "--kubeconfig", kc, "-o", "text", "--max-events", "1")
     assert r.returncode == 0 and r.stdout.startswith("Replaced "), r.stderr
 
 
@@ -85,7 +88,7 @@ def test_the_file_named_is_the_one_with_the_wrong_value(sim, tmp_path):
     good = write_kubeconfig(tmp_path / "good", sim.url)
     bad = tmp_path / "bad"
     bad.write_text("apiVersion: v1\nkind: Config\ncontexts:\n- name: other\n  context: {namespace: [a]}\n")
-    r = run_cli("watch", "pods", *HEADLESS, env={"KUBECONFIG": f"{good}:{bad}"})
+    r = run_in_process("watch", "pods", *HEADLESS, env={"KUBECONFIG": f"{good}:{bad}"})
     assert_refused(r, 1, f'error: error loading config file "{bad}": cannot unmarshal array into field '
                          f'contexts[0].context.namespace of type string')
     assert list(sim.request_log) == []
@@ -107,5 +110,6 @@ def test_only_http_and_https_servers(tmp_path, server, words):
 
 def test_a_server_url_with_a_password_is_never_echoed(tmp_path):
     kc = write_kubeconfig(tmp_path / "kc", "gopher://admin:PASSWORD-MARKER@127.0.0.1:70")
-    line = assert_refused(_run(kc), 1, contains=('scheme "gopher" is not supported',))
+    line = assert_refused(run_cli("watch", "pods", "--kubeconfig", kc, *HEADLESS), 1,
+                          contains=('scheme "gopher" is not supported',))
     assert "PASSWORD-MARKER" not in line

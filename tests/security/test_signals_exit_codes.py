@@ -16,6 +16,7 @@ import pytest
 from tests.attach.pages import client_go_page
 from tests.kube.hostile import PODS, Hostile, kubeconfig_for
 from tests.security.cli_process import Child, child_env, kubeconfig, needs_tmux, run, silent_server, terminal  # noqa: F401
+from tests.security.in_process import run_in_process
 
 pytestmark = pytest.mark.e2e
 
@@ -95,11 +96,13 @@ def test_a_process_started_with_sigint_ignored_still_ends_on_it(tmp_path):
 @pytest.mark.parametrize("sig", SIGNALS)
 def test_replay(tmp_path, sig):
     rec = tmp_path / "rec.ndjson"
-    with rec.open("w") as f:
-        # The initial list and a first second of changes (about 1.5 s of the
-        # demo; 300 events took 12 s to record and were never played).
-        r = run(["watch", "pods", "--demo", "-o", "json", "--max-events", "60"], child_env(tmp_path), stdout=f)
+    # The initial list and a first second of changes (about 1.5 s of the
+    # demo; 300 events took 12 s to record and were never played). Recorded
+    # in-process: the signal is the replay's.
+    r = run_in_process("watch", "pods", "--demo", "-o", "json", "--max-events", "60",
+                       env={"KUBECONFIG": os.devnull, "XDG_STATE_HOME": str(tmp_path / "state")})
     assert r.returncode == 0, r.stderr
+    rec.write_text(r.stdout)
     # A hundredth of recorded time (the second becomes minutes): still playing when the signal comes.
     c = Child(["replay", str(rec), "-o", "json", "--speed", "0.01"], child_env(tmp_path))
     c.wait_line(lambda line: '"run.info"' in line)

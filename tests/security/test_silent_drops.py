@@ -22,7 +22,7 @@ from kubectl_informer.panes.objects import format_change, to_yaml
 from kubectl_informer.core.diff import diff_changes
 from kubectl_informer.run.transforms import redact_secret
 
-from tests.security.hostile_server import PASSWORDS, run_cli, secret
+from tests.security.hostile_server import PASSWORDS, run_cli, run_here, secret
 from tests.tui.helpers import TraceMaker, make_app, run, screen_text
 
 pytestmark = pytest.mark.timeout(120)
@@ -33,7 +33,7 @@ pytestmark = pytest.mark.timeout(120)
 @pytest.mark.e2e
 def test_watch_events_without_metadata_are_traced_not_dropped(server_for):
     server, kc = server_for("no_metadata_events")
-    o = run_cli(kc, "watch", "pods", "-o", "json", "--duration", "3s")
+    o = run_here(kc, "watch", "pods", "-o", "json", "--duration", "3s")
     assert o.rc == 0 and o.stderr == ""
     skipped = [(e["fields"]["type"], e["fields"]["reason"]) for e in o.kinds("watch.skipped")]
     assert skipped == [("ADDED", "no metadata"), ("MODIFIED", "no metadata"), ("ADDED", "no metadata"),

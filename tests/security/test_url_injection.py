@@ -17,10 +17,13 @@ import pytest
 
 from kubectl_informer.core import names
 from tests.security.conftest import assert_refused, run_cli, write_kubeconfig
+from tests.security.in_process import run_in_process
 
 pytestmark = pytest.mark.e2e
 
 HEADLESS = ("-o", "text", "--duration", "20s")
+# The many inputs run the CLI's code in this process (tests/security/in_process.py); the issue's
+# reproduction and a request through the pods proxy run the real command.
 KUBECTL = shutil.which("kubectl") or "/usr/bin/kubectl"
 
 BAD_NAMESPACES = [
@@ -42,14 +45,14 @@ def test_the_reproduction_from_the_issue_exits_2_and_prints_nothing():
 @pytest.mark.parametrize("command", [("watch", "pods"), ("queue", "pods")])
 def test_a_bad_namespace_is_refused_before_any_request(sim, tmp_path, command, namespace, line):
     kc = write_kubeconfig(tmp_path / "kc", sim.url)
-    r = run_cli(*command, "-n", namespace, "--kubeconfig", kc, *HEADLESS)
+    r = run_in_process(*command, "-n", namespace, "--kubeconfig", kc, *HEADLESS)
     assert_refused(r, 2, line)
     assert list(sim.request_log) == []
 
 
 def test_an_empty_namespace_is_not_given_as_in_kubectl(sim, tmp_path):
     kc = write_kubeconfig(tmp_path / "kc", sim.url)
-    r = run_cli("watch", "pods", "-n", "", "--kubeconfig", kc, "-o", "text", "--max-events", "1")
+    r = run_in_process("watch", "pods", "-n", "", "--kubeconfig", kc, "-o", "text", "--max-events", "1")
     assert r.returncode == 0 and r.stdout.startswith("Replaced default/"), r.stderr
     assert all("/namespaces/default/" in p for _, p, _ in sim.request_log if "/pods" in p)
 
@@ -60,7 +63,7 @@ def test_kubectl_words_the_same_refusal(sim, tmp_path):
     for namespace, _ in BAD_NAMESPACES:
         k = subprocess.run([KUBECTL, "--kubeconfig", kc, "get", "pods", "-n", namespace], capture_output=True,
                            text=True, timeout=30)
-        ours = run_cli("watch", "pods", "-n", namespace, "--kubeconfig", kc, *HEADLESS)
+        ours = run_in_process("watch", "pods", "-n", namespace, "--kubeconfig", kc, *HEADLESS)
         assert k.returncode != 0 and ours.returncode == 2
         assert ours.stderr.strip().removeprefix("error: ") == k.stderr.strip().removeprefix("error: ")
 
@@ -68,7 +71,7 @@ def test_kubectl_words_the_same_refusal(sim, tmp_path):
 @pytest.mark.parametrize("namespace", ["défaut", "Default", "a\x1b[31mb", "a" * 64, "a b"])
 def test_a_namespace_no_cluster_can_have_is_a_clean_usage_error(sim, tmp_path, namespace):
     kc = write_kubeconfig(tmp_path / "kc", sim.url)
-    r = run_cli("watch", "pods", "-n", namespace, "--kubeconfig", kc, *HEADLESS)
+    r = run_in_process("watch", "pods", "-n", namespace, "--kubeconfig", kc, *HEADLESS)
     line = assert_refused(r, 2, contains=(f"error: invalid namespace {names.go_quote(namespace)}: [",))
     assert "UnicodeEncodeError" not in line and "\x1b" not in r.stderr
     assert list(sim.request_log) == []
@@ -84,13 +87,13 @@ def test_a_namespace_no_cluster_can_have_is_a_clean_usage_error(sim, tmp_path, n
 ])
 def test_a_bad_name_or_resource_is_refused_before_any_request(sim, tmp_path, args, line):
     kc = write_kubeconfig(tmp_path / "kc", sim.url)
-    assert_refused(run_cli(*args, "--kubeconfig", kc, *HEADLESS), 2, line)
+    assert_refused(run_in_process(*args, "--kubeconfig", kc, *HEADLESS), 2, line)
     assert list(sim.request_log) == []
 
 
 def test_the_kubeconfig_namespace_is_checked_too(sim, tmp_path):
     kc = write_kubeconfig(tmp_path / "kc", sim.url, context_extra="namespace: default/secrets?x=")
-    r = run_cli("watch", "pods", "--kubeconfig", kc, *HEADLESS)
+    r = run_in_process("watch", "pods", "--kubeconfig", kc, *HEADLESS)
     assert_refused(r, 1, f"error: invalid namespace \"default/secrets?x=\": [may not contain '/'] "
                          f"(the namespace of context \"here\" in {kc})")
     assert list(sim.request_log) == []
@@ -111,7 +114,7 @@ def test_the_kubeconfig_namespace_is_checked_too(sim, tmp_path):
 ])
 def test_attach_refuses_what_would_leave_the_pods_proxy_path(sim, tmp_path, args, line):
     kc = write_kubeconfig(tmp_path / "kc", sim.url)
-    r = run_cli("attach", *args, "--kubeconfig", kc, "-o", "text", "--count", "1")
+    r = run_in_process("attach", *args, "--kubeconfig", kc, "-o", "text", "--count", "1")
     assert_refused(r, 2, line)
     assert list(sim.request_log) == []
 
@@ -134,7 +137,7 @@ def test_name_is_escaped_in_the_field_selector(sim, tmp_path):
                               "spec": {"containers": [{"name": "c", "image": "x"}]}}, namespace="default")
     kc = write_kubeconfig(tmp_path / "kc", sim.url)
     name = "web,metadata.namespace=default"
-    r = run_cli("watch", "pods", name, "--kubeconfig", kc, *HEADLESS)
+    r = run_in_process("watch", "pods", name, "--kubeconfig", kc, *HEADLESS)
     assert_refused(r, 1, contains=(f'pods "{name}" not found',))
     selectors = [parse_qs(urlsplit(p).query).get("fieldSelector") for _, p, _ in sim.request_log]
     sent = {s[0] for s in selectors if s}

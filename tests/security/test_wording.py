@@ -8,6 +8,7 @@ verified). The real command against the simulated API server (``--demo``,
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 from pathlib import Path
@@ -18,10 +19,19 @@ import yaml
 from kubectl_informer.cache.reflector import _err_str
 from tests.kube.hostile import PODS, Hostile, _send_head, kubeconfig_for
 from tests.security.cli_process import Child, child_env, kubeconfig, needs_tmux, run, terminal  # noqa: F401
+from tests.security.in_process import run_in_process
 
 pytestmark = pytest.mark.e2e
 
 CLASS_NAME = re.compile(r"\b[A-Z]\w*(Error|Exception|Warning)\b")
+
+
+def here(args: list[str], tmp_path: Path):
+    """The CLI's code in this process, with ``child_env``'s settings: for
+    what a value or a server URL makes the command say. What reaches stderr
+    through warnings and logging, a full stdout and signals run the real
+    command (``run``, ``Child``)."""
+    return run_in_process(*args, env={"KUBECONFIG": os.devnull, "XDG_STATE_HOME": str(tmp_path / "state")})
 
 
 def one_line(stderr: str) -> str:
@@ -35,14 +45,13 @@ def one_line(stderr: str) -> str:
 
 @pytest.mark.parametrize("server", ["http://[::1", "http://127.0.0.1:99999"], ids=["ipv6", "port"])
 def test_a_bad_server_url_is_said_in_words(tmp_path, server):
-    r = run(["watch", "pods", "-o", "json", "--kubeconfig", str(kubeconfig(tmp_path / "kc", server))],
-            child_env(tmp_path))
+    r = here(["watch", "pods", "-o", "json", "--kubeconfig", str(kubeconfig(tmp_path / "kc", server))], tmp_path)
     assert r.returncode in (1, 2) and r.stdout == ""
     one_line(r.stderr)
 
 
 def test_a_non_ascii_namespace_is_said_in_words(tmp_path):
-    r = run(["watch", "pods", "--demo", "-o", "json", "-n", "é"], child_env(tmp_path))
+    r = here(["watch", "pods", "--demo", "-o", "json", "-n", "é"], tmp_path)
     assert r.returncode in (1, 2) and r.stdout == ""
     assert "UnicodeEncodeError" not in one_line(r.stderr)
 
@@ -104,8 +113,7 @@ def test_the_reflectors_errors_in_words(err, words):
 # --- disks and pipes --------------------------------------------------------------------
 
 def test_record_to_a_full_disk_names_the_file(tmp_path):
-    r = run(["watch", "pods", "--demo", "-o", "json", "--duration", "30s", "--record", "/dev/full"],
-            child_env(tmp_path))
+    r = here(["watch", "pods", "--demo", "-o", "json", "--duration", "30s", "--record", "/dev/full"], tmp_path)
     assert r.returncode == 1
     assert one_line(r.stderr) == "error: cannot write the recording to /dev/full: No space left on device"
 
@@ -122,9 +130,9 @@ def test_stdout_on_a_full_disk_is_named(tmp_path, args):
 
 def test_replay_to_a_full_disk_names_stdout(tmp_path):
     rec = tmp_path / "rec.ndjson"
-    with rec.open("w") as f:
-        assert run(["watch", "pods", "--demo", "-o", "json", "--max-events", "50"], child_env(tmp_path),
-                   stdout=f).returncode == 0
+    recorded = here(["watch", "pods", "--demo", "-o", "json", "--max-events", "50"], tmp_path)
+    assert recorded.returncode == 0
+    rec.write_text(recorded.stdout)
     with open("/dev/full", "w") as full:
         r = run(["replay", str(rec), "-o", "json"], child_env(tmp_path), stdout=full)
     assert r.returncode == 1
@@ -142,7 +150,7 @@ def test_replay_to_a_full_disk_names_stdout(tmp_path):
     (["attach", "http://127.0.0.1:1/metrics", "-o", "json", "--duration", "0"], "--duration"),
 ], ids=["record-empty", "duration-0", "duration-negative", "fail-rate-nan", "speed-nan", "attach-duration-0"])
 def test_values_that_cannot_run_are_usage_errors(tmp_path, args, flag):
-    r = run(args, child_env(tmp_path))
+    r = here(args, tmp_path)
     assert (r.returncode, r.stdout) == (2, "")
     assert one_line(r.stderr).startswith(f"error: invalid value for '{flag}': ")
 
@@ -180,7 +188,7 @@ def test_no_insecure_request_warning_and_run_info_says_tls_is_not_verified(tmp_p
 
 
 def test_a_verified_server_is_not_flagged(tmp_path):
-    r = run(["watch", "pods", "--demo", "-o", "json", "--max-events", "5"], child_env(tmp_path))
+    r = here(["watch", "pods", "--demo", "-o", "json", "--max-events", "5"], tmp_path)
     assert json.loads(r.stdout.splitlines()[0])["fields"]["tls_verify"] is True
 
 
