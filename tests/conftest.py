@@ -130,7 +130,7 @@ def pytest_runtest_teardown(item, nextitem):
     try:
         return (yield)
     finally:
-        if nextitem is None or nextitem.module is not item.module:
+        if nextitem is None or getattr(nextitem, "module", None) is not getattr(item, "module", None):
             _freeze_what_collection_loaded()
 
 
