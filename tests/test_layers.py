@@ -13,6 +13,7 @@ share a rank are peers and import neither each other.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -84,7 +85,12 @@ def layer(mod: str) -> str | None:
     return parts[1] if len(parts) > 1 and parts[1] in RANK else None
 
 
-GRAPH = {mod: imports_of(mod, path) for mod, path in MODULES.items()}
+@functools.cache
+def graph() -> dict[str, list[tuple[str, int]]]:
+    """Every module's imports, parsed on first use: parsed at import time it
+    cost each xdist worker a second of CPU while collecting, though only the
+    one that runs these tests needs it."""
+    return {mod: imports_of(mod, path) for mod, path in MODULES.items()}
 
 
 def test_every_package_is_a_layer():
@@ -102,7 +108,7 @@ def test_each_layer_says_what_it_holds_and_may_import():
 
 def test_imports_point_down():
     bad = []
-    for mod, imps in GRAPH.items():
+    for mod, imps in graph().items():
         src = layer(mod)
         if src is None:
             continue
@@ -119,7 +125,7 @@ def test_imports_point_down():
 
 def test_forbidden_libraries():
     bad = []
-    for mod, imps in GRAPH.items():
+    for mod, imps in graph().items():
         src = layer(mod)
         for target, line in imps:
             root = target.split(".")[0]
@@ -131,7 +137,7 @@ def test_forbidden_libraries():
 
 
 def test_no_import_cycles():
-    edges = {m: {t for t, _ in imps if t in MODULES and t != m} for m, imps in GRAPH.items()}
+    edges = {m: {t for t, _ in imps if t in MODULES and t != m} for m, imps in graph().items()}
     # a package's __init__ importing its own modules is not a cycle of design
     index, low, stack, on, cycles = {}, {}, [], set(), []
     counter = [0]
@@ -166,6 +172,6 @@ def test_no_import_cycles():
 
 @pytest.mark.parametrize("mod", sorted(m for m in MODULES if layer(m) in ("cache", "workqueue", "clock")))
 def test_engine_imports_nothing_above_core(mod):
-    for target, line in GRAPH[mod]:
+    for target, line in graph()[mod]:
         if target.startswith(PKG + "."):
             assert layer(target) in ("cache", "workqueue", "clock", "core"), f"{mod}:{line} imports {target}"
