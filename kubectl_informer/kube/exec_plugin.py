@@ -207,10 +207,13 @@ def run_plugin(argv: list[str], env: dict[str, str], interactive: bool, timeout:
     proc = None
     try:
         # Started inside the try: a Ctrl-C or SIGTERM that comes as soon as
-        # it runs (before its guard is up) still kills it on the way out.
-        proc = _start(argv, env, interactive, not_found)
-        with _live_lock:
-            _live.add(proc)
+        # it runs (before its guard is up) still kills it on the way out. One
+        # that comes while Popen still waits for the exec would leave the
+        # plugin running with ``proc`` unset: it is held until ``proc`` is.
+        with _signals_held():
+            proc = _start(argv, env, interactive, not_found)
+            with _live_lock:
+                _live.add(proc)
         with _killed_on_termination(proc, own_group=not interactive):
             out, err = _collect(proc, timeout)
         return out, err, proc.wait()
@@ -230,6 +233,32 @@ def _start(argv: list[str], env: dict[str, str], interactive: bool, not_found) -
         raise ExecPluginError(not_found()) from None
     except OSError as e:
         raise ExecPluginError(f"exec: fork/exec {argv[0]}: {(e.strerror or str(e)).lower()}") from None
+
+
+HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT, SIGTERM and SIGHUP only noted for the block, then handed to
+    the handlers they found, in order (main thread; elsewhere no handler runs)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[tuple[int, Any]] = []
+    olds = {sig: signal.signal(sig, lambda signum, frame: held.append((signum, frame)))
+            for sig in HELD_SIGNALS if signal.getsignal(sig) not in (signal.SIG_IGN, None)}
+    try:
+        yield
+    finally:
+        for sig, old in olds.items():
+            signal.signal(sig, old)
+        for signum, frame in held:
+            old = olds[signum]
+            if callable(old):
+                old(signum, frame)
+            elif old == signal.SIG_DFL:
+                os.kill(os.getpid(), signum)
 
 
 @contextlib.contextmanager

@@ -271,3 +271,30 @@ def test_the_kubernetes_client_path_uses_the_plugin_too(authed_sim, tmp_path):
     assert_refused(run_in_process("watch", "pods", "--kubeconfig", kc2, *HEADLESS), 1,
                    f"error: exec: executable {bad} failed with exit code 2: nope")
     assert len(authed_sim.request_log) == before
+
+
+def test_a_signal_while_the_plugin_is_being_started_still_kills_it(tmp_path, monkeypatch):
+    """SIGTERM arriving while Popen still waits for the exec (a loaded machine):
+    the plugin must not be left running with nothing holding its process."""
+    from kubectl_informer.kube import exec_plugin
+    from kubectl_informer.run import signals
+
+    p, pids = _hanging_plugin(tmp_path)
+    real_popen = exec_plugin.subprocess.Popen
+
+    def popen_then_signal(*args, **kwargs):
+        proc = real_popen(*args, **kwargs)
+        assert wait_for(lambda: pids.exists() and len(pids.read_text().split()) == 2, timeout=30, interval=0.02)
+        os.kill(os.getpid(), signal.SIGTERM)  # its handler runs here, before Popen's caller has the process
+        return proc
+
+    monkeypatch.setattr(exec_plugin.subprocess, "Popen", popen_then_signal)
+    restore = signals.install()
+    try:
+        with pytest.raises(signals.Terminated):
+            exec_plugin.run_plugin([str(p)], dict(os.environ), interactive=False, timeout=30,
+                                   not_found=lambda: "not found")
+        assert wait_for(lambda: _alive(pids) == [], timeout=10, interval=0.05)
+    finally:
+        restore()
+        _reap(pids)
