@@ -137,6 +137,10 @@ SHOTS: list[Shot] = [
          until=after(seen("server.reinit"), all_of(seen("relist"), seen("server.window", where=_ours_open))),
          size=(100, 24), keys=("s",),
          from_tick=16,  # the cache down from tick 32 of every 40 to 40
+         # The 429s of each down cache grow the reflector's back-off (800 ms
+         # doubling, up to 30 s, reset after 2 quiet minutes), so on a loaded
+         # machine the relist can come a cycle or two later than 40 s allow.
+         timeout=90.0,
          about="the Server pane after the watch cache re-initialised: every watch ended, 410, relist"),
     Shot("controller-rollout", ("queue", "deployments", "--owns", "replicasets", "--owns", "pods", "--demo", "rollout"),
          until=after(seen("informer.synced", 3), seen("queue.add", 20, where=_owned_cause)), size=(160, 45),
