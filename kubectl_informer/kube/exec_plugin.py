@@ -254,11 +254,15 @@ def _signals_held() -> Iterator[None]:
         for sig, old in olds.items():
             signal.signal(sig, old)
         for signum, frame in held:
-            old = olds[signum]
-            if callable(old):
-                old(signum, frame)
-            elif old == signal.SIG_DFL:
-                os.kill(os.getpid(), signum)
+            _hand_on(olds[signum], signum, frame)
+
+
+def _hand_on(handler: Any, signum: int, frame: Any) -> None:
+    """Do what ``handler`` (a signal's handler before ours) would have done."""
+    if callable(handler):
+        handler(signum, frame)
+    elif handler == signal.SIG_DFL:
+        os.kill(os.getpid(), signum)
 
 
 @contextlib.contextmanager
@@ -275,10 +279,7 @@ def _killed_on_termination(proc: subprocess.Popen, own_group: bool) -> Iterator[
         _kill(proc, own_group)
         old = olds.pop(signum)
         signal.signal(signum, old)
-        if callable(old):
-            old(signum, frame)
-        elif old == signal.SIG_DFL:
-            os.kill(os.getpid(), signum)
+        _hand_on(old, signum, frame)
 
     for sig in (signal.SIGTERM, signal.SIGHUP):
         if signal.getsignal(sig) != signal.SIG_IGN:
