@@ -13,7 +13,7 @@ from kubectl_informer.cache.shared_informer import (
 )
 from kubectl_informer.panes.handlers import HandlersState, Lane
 from kubectl_informer.tui.chart import any_size, fmt_secs, join_lines
-from kubectl_informer.tui.textpane import TextPane
+from kubectl_informer.tui.textpane import TextPane, text_lines
 
 
 class HandlersPane(TextPane):
@@ -22,7 +22,7 @@ class HandlersPane(TextPane):
     """
 
     def draw_lines(self, width: int, height: int) -> list[Text]:
-        return list(render_handlers(self.state, self.now, width, height).split("\n", allow_blank=True))
+        return text_lines(render_handlers(self.state, self.now, width, height))
 
 
 def _resync_cell(ln: Lane) -> Text:

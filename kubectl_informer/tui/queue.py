@@ -15,7 +15,7 @@ from kubectl_informer.panes.causes import ARROW, Story, chain, drops_text
 from kubectl_informer.panes.queue import QueueState
 from kubectl_informer.tui.chart import any_size, bar, fmt_secs, join_lines, side_by_side
 from kubectl_informer.tui.cursor import CURSOR_BINDINGS, HOME_BINDING, KeyCursor
-from kubectl_informer.tui.textpane import TextPane
+from kubectl_informer.tui.textpane import TextPane, text_lines
 
 WATCH_NOTE = ("watch runs no workqueue: `kubectl informer queue` feeds each notified key into one, "
               "drained by simulated workers")
@@ -77,10 +77,10 @@ class QueuePane(KeyCursor, TextPane):
 
     def draw_lines(self, width: int, height: int) -> list[Text]:
         if self.cursor_item is None:
-            return list(render_queue(self.state, self.now, width, height).split("\n", allow_blank=True))
+            return text_lines(render_queue(self.state, self.now, width, height))
         body = render_queue(self.state, self.now, width, max(height - 1, 3))
         head = _cursor_line(self.state, self.cursor_item, cursor_items(self.state), max(width, 30))
-        return [head, *body.split("\n", allow_blank=True)]
+        return [head, *text_lines(body)]
 
 
 def _cursor_line(st: QueueState, key: str, items: list[str], width: int) -> Text:

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from kubectl_informer.panes.resync import Listener, ResyncState, cadence
 from kubectl_informer.tui.chart import any_size, column_of, fmt_secs, join_lines
-from kubectl_informer.tui.textpane import TextPane
+from kubectl_informer.tui.textpane import TextPane, text_lines
 
 NEXT_W = 14       # "due; tick 2.6s"
 
@@ -22,7 +22,7 @@ class ResyncPane(TextPane):
     """
 
     def draw_lines(self, width: int, height: int) -> list[Text]:
-        return list(render_resync(self.state, self.now, width, height).split("\n", allow_blank=True))
+        return text_lines(render_resync(self.state, self.now, width, height))
 
 
 def _timeline(st: ResyncState, now: float, width: int) -> list[Text]:

@@ -16,7 +16,7 @@ from kubectl_informer.tui.chart import (
     step_chart,
     step_values,
 )
-from kubectl_informer.tui.textpane import TextPane
+from kubectl_informer.tui.textpane import TextPane, text_lines
 
 # Mark glyphs, by precedence when two share a column (highest wins).
 MARKS = {
@@ -35,7 +35,7 @@ class RVPane(TextPane):
     """
 
     def draw_lines(self, width: int, height: int) -> list[Text]:
-        return list(render_rv(self.state, self.now, width, height).split("\n", allow_blank=True))
+        return text_lines(render_rv(self.state, self.now, width, height))
 
 
 def _rv_label(rv: str | None) -> str:

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from kubectl_informer.panes.server import ServerState, Watcher
 from kubectl_informer.tui.chart import any_size, fmt_secs, join_lines
-from kubectl_informer.tui.textpane import TextPane
+from kubectl_informer.tui.textpane import TextPane, text_lines
 
 METRICS_RULE = 'nonResourceURLs: ["/metrics"], verbs: ["get"]'
 
@@ -22,7 +22,7 @@ class ServerPane(TextPane):
     """
 
     def draw_lines(self, width: int, height: int) -> list[Text]:
-        return list(render_server(self.state, self.now, width, height).split("\n", allow_blank=True))
+        return text_lines(render_server(self.state, self.now, width, height))
 
 
 def _rate(v) -> str:

@@ -18,6 +18,11 @@ from kubectl_informer.panes.state import PaneState
 from kubectl_informer.tui.pane import Pane
 
 
+def text_lines(text: Text) -> list[Text]:
+    """A multi-line Text as ``draw_lines`` returns it: one Text a row, blank rows kept."""
+    return list(text.split("\n", allow_blank=True))
+
+
 class TextPane(Pane):
     """Base for the core panes: ``draw_lines`` builds the visible lines.
 
