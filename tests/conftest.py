@@ -87,9 +87,24 @@ def pytest_collection_modifyitems(items):
         # made once, as in a serial run.
         if _uses_a_module_fixture(item):
             item.add_marker(pytest.mark.xdist_group(f"module:{item.module.__name__}"))
+    # Most tests wait (on a server, a terminal, a --duration) and some only
+    # compute: each directory's tests are spread evenly over the run, so the
+    # waiting ones of tests/docs or tests/security do not all come at once
+    # and leave the cores idle while the computing ones of tests/tui queue.
     # The tests of the krew archive last: its build runs in the background
     # meanwhile (tests/krew_build.py), and is done when they come.
-    items.sort(key=lambda item: krew_build.FIXTURE in getattr(item, "fixturenames", ()))
+    place = _spread_by_directory(items)
+    items.sort(key=lambda item: (krew_build.FIXTURE in getattr(item, "fixturenames", ()), place[item.nodeid]))
+
+
+def _spread_by_directory(items) -> dict[str, float]:
+    """Each test's place in the run, 0 to 1: the k-th of a directory's n
+    tests at (k + 0.5) / n. Deterministic, as every xdist worker must collect
+    the same order."""
+    by_dir: dict[str, list[str]] = {}
+    for item in items:
+        by_dir.setdefault(item.nodeid.split("/", 2)[1], []).append(item.nodeid)
+    return {nodeid: (k + 0.5) / len(ids) for ids in by_dir.values() for k, nodeid in enumerate(ids)}
 
 
 def pytest_collection_finish(session):
