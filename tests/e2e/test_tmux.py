@@ -100,56 +100,6 @@ def pane_title(screen: str, title: str) -> bool:
     return any(re.search(rf"[─━╭┌]\s*{re.escape(title)}\s*[─━]", line) for line in screen.splitlines())
 
 
-def test_80x24_deltas_help_tab_filter_quit(terminal):
-    t = terminal(80, 24)
-    # The footer names the keys.
-    screen = t.wait(lambda s: len(DELTA_LINE.findall(s)) >= 3 and pane_title(s, "Deltas")
-                    and re.search(r"q\s+Quit", s) and re.search(r"\?\s+Help", s), "deltas and the footer")
-    lines = screen.splitlines()
-    assert len(lines) <= 24 and all(len(line) <= 80 for line in lines)
-    assert "pods" in lines[0] and "DeltaFIFO" in screen
-
-    # The help lists the keymap's own lines (short ones: long ones wrap at 80 columns).
-    help_lines = [desc for _, desc in HELP_KEYS if len(desc) < 40][:3]
-    t.keys("?")
-    t.wait(lambda s: all(d in s for d in help_lines), "the help screen")
-    t.keys("Escape")
-    t.wait(lambda s: not any(d in s for d in help_lines) and pane_title(s, "Deltas"), "help closed")
-
-    t.keys("Tab")
-    t.wait(lambda s: pane_title(s, "FIFO") and not pane_title(s, "Deltas"), "the FIFO pane after tab")
-    t.keys("BTab")
-    screen = t.wait(lambda s: pane_title(s, "Deltas"), "back to Deltas")
-
-    key = DELTA_LINE.search(screen).group(2)
-    name = key[-5:]  # a short substring: the tab bar truncates long filters at 80 columns
-    t.keys("/")
-    t.wait(lambda s: "filter keys" in s, "the filter input")
-    t.keys(name, "Enter")
-    # The tab bar (under the two header lines) shows the filter kept.
-    screen = t.wait(lambda s: any(f"/{name}" in line for line in s.splitlines()[:4]) and DELTA_LINE.search(s),
-                    "the filter applied")
-    shown = {m.group(2) for m in DELTA_LINE.finditer(screen)}
-    assert shown and all(name in k for k in shown), shown
-
-    t.keys("q")
-    assert t.exit_code() == 0
-
-
-def test_large_terminal_shows_the_panes_side_by_side(terminal):
-    t = terminal(160, 45)
-    screen = t.wait(lambda s: DELTA_LINE.search(s) and all(pane_title(s, p) for p in ("Deltas", "FIFO", "Cache")),
-                    "the grid of panes")
-    assert pane_title(screen, "ResourceVersion")
-    assert max(len(line) for line in screen.splitlines()) > 120  # it uses the width
-    # Shrinking the terminal falls back to one pane behind tabs.
-    t.tmux("set-option", "-t", "ki", "window-size", "manual")
-    t.tmux("resize-window", "-t", "ki", "-x", "80", "-y", "24")
-    t.wait(lambda s: pane_title(s, "Deltas") and not pane_title(s, "FIFO"), "tabs after shrinking")
-    t.keys("q")
-    assert t.exit_code() == 0
-
-
 def test_queue_starts_on_the_queue_pane(terminal):
     t = terminal(100, 30, "queue --demo --fail-rate 0.2 --work-time 50ms")
     screen = t.wait(lambda s: pane_title(s, "Queue") and "processing" in s and "workers" in s and "default/" in s,
