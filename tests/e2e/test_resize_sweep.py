@@ -100,15 +100,6 @@ def test_queue_starts_on_the_queue_pane_and_resize_sweep(short_dir):
         term.close()
 
 
-def test_resize_sweep_several_informers(short_dir):
-    term = start(short_dir, "queue deployments --owns replicasets --owns pods --demo rollout")
-    try:
-        sweep(term, informer_drawn)
-        quit_with_0(term)
-    finally:
-        term.close()
-
-
 def test_replay_in_the_ui_resize_sweep_then_pause_seek_step(short_dir):
     rec = short_dir / "trace.ndjson"
     with rec.open("w") as out:
