@@ -79,15 +79,6 @@ def start(dirpath: Path, args: str) -> Terminal:
     return term
 
 
-def test_resize_sweep_live_watch(short_dir):
-    term = start(short_dir, "watch pods --demo")
-    try:
-        sweep(term, informer_drawn)
-        quit_with_0(term)
-    finally:
-        term.close()
-
-
 def test_queue_starts_on_the_queue_pane_and_resize_sweep(short_dir):
     term = Terminal(short_dir, 100, 30, "queue pods --demo --resync 2s --fail-rate 0.2 --work-time 50ms")
     try:
