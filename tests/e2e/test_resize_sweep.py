@@ -3,6 +3,11 @@ big jumps: the app stays alive and draws each size (tmux, the real command).
 
 Starting at 80x24 and maximising to 160x45 gave a pane two rows for one
 frame and crashed the Cache pane; `queue` crashed on 160x45 -> 80x24 -> 200x60.
+
+Each sweep runs in a UI process another test already started, after (or
+before) that test's own checks: the queue's and a replay's here, `watch` in
+tests/e2e/test_tmux_commands.py, several informers in
+tests/e2e/test_tmux_controller.py, attach in tests/attach/test_tmux_attach.py.
 """
 
 from __future__ import annotations
@@ -16,8 +21,6 @@ from pathlib import Path
 
 import pytest
 
-from kubectl_informer.sim.demo import start_demo
-from tests.attach.test_tmux_attach import exporting_queue
 from tests.e2e.test_tmux import DELTA_LINE, SCRIPT, Terminal, pane_title
 
 pytestmark = [pytest.mark.tmux, pytest.mark.e2e,
@@ -113,22 +116,3 @@ def test_replay_in_the_ui_resize_sweep_then_pause_seek_step(short_dir):
         quit_with_0(term)
     finally:
         term.close()
-
-
-def test_resize_sweep_attach(short_dir):
-    demo = start_demo("steady")
-    queue, port = exporting_queue(demo.kubeconfig_path, "120s")
-    term = None
-    try:
-        term = Terminal(short_dir, 80, 24, f"attach http://127.0.0.1:{port}/metrics --interval 500ms "
-                                           f"--kubeconfig {demo.kubeconfig_path} --resource pods")
-        term.wait(lambda s: "workqueue" in s, "a queue card", timeout=40)
-        sweep(term, attach_drawn)
-        quit_with_0(term)
-    finally:
-        if term is not None:
-            term.close()
-        queue.terminate()
-        queue.wait(15)
-        demo.stop()
-
