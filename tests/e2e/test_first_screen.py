@@ -1,7 +1,9 @@
 """The README's demo, `kubectl informer watch pods --demo`, in a real
 terminal: every pane has something to show, none a placeholder (a resync and
 a workqueue are on by default in the demo's UI); flags say otherwise. The
-same process, shrunk to 80x24, falls back to tabs and answers the keys."""
+same process, shrunk to 80x24, falls back to tabs and answers the keys.
+(The flags that turn the defaults off: tests/e2e/test_tmux.py, in the
+process that SIGTERM ends.)"""
 
 from __future__ import annotations
 
@@ -10,13 +12,11 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
-from pathlib import Path
 
 import pytest
 
 from kubectl_informer.tui.keymap import HELP_KEYS
-from tests.e2e.test_tmux import DELTA_LINE, Terminal, pane_title, terminal  # noqa: F401 - the fixture
+from tests.e2e.test_tmux import DELTA_LINE, pane_title, terminal  # noqa: F401 - the fixture
 
 pytestmark = [pytest.mark.tmux, pytest.mark.e2e,
               pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)")]
@@ -24,13 +24,6 @@ pytestmark = [pytest.mark.tmux, pytest.mark.e2e,
 TITLES = ("Deltas", "FIFO", "ResourceVersion", "Resync", "Queue", "Cache", "Inspector", "Handlers", "Explain")
 PLACEHOLDERS = ("no ticks: resync is off", "watch runs no workqueue", "no deltas yet", "no handlers registered",
                 "cache empty", "no list or watch yet")
-
-
-@pytest.fixture
-def short_dir():
-    d = tempfile.mkdtemp(prefix="ki-", dir="/tmp")
-    yield Path(d)
-    shutil.rmtree(d, ignore_errors=True)
 
 
 def test_the_readme_demo_fills_every_pane_then_80x24_help_tab_filter_quit(terminal):  # noqa: F811
@@ -90,18 +83,6 @@ def help_tab_filter_quit(t) -> None:
 
     t.keys("q")
     assert t.exit_code() == 0
-
-
-def test_flags_turn_the_demo_defaults_off(short_dir):
-    term = Terminal(short_dir, 160, 45, "watch pods --demo --resync 0 --no-workqueue")
-    try:
-        screen = term.wait(lambda s: "watch runs no workqueue" in s and "resync is off" in s,
-                           "the bare informer, as on a real cluster", timeout=60)
-        assert "resync 5s" not in screen
-        term.keys("q")
-        assert term.exit_code() == 0
-    finally:
-        term.close()
 
 
 # What a start pays before its first screen or its first line: a command

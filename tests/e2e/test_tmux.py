@@ -129,8 +129,12 @@ def test_an_engine_crash_closes_the_ui_and_says_why(terminal, tmp_path):
     assert "Traceback" not in screen
 
 
-def test_sigterm_closes_the_ui_cleanly(terminal):
-    t = terminal(80, 24)
+def test_flags_turn_the_demo_defaults_off_and_sigterm_closes_the_ui_cleanly(terminal):
+    # One process for both: the README demo's defaults are test_first_screen.py's.
+    t = terminal(160, 45, "watch pods --demo --resync 0 --no-workqueue")
+    screen = t.wait(lambda s: "watch runs no workqueue" in s and "resync is off" in s,
+                    "the bare informer, as on a real cluster", timeout=60)
+    assert "resync 5s" not in screen
     t.wait(lambda s: DELTA_LINE.search(s), "deltas")
     os.kill(t.command_pid(), signal.SIGTERM)
     assert t.exit_code() == 143
