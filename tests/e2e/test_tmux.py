@@ -142,7 +142,8 @@ def test_flags_turn_the_demo_defaults_off_and_sigterm_closes_the_ui_cleanly(term
     t.wait(lambda s: not pane_title(s, "Deltas"), "the shell's screen again")
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGHUP])
+# SIGINT: at the end of test_server_tmux.py's run (the same checks, a process already running).
+@pytest.mark.parametrize("sig", [signal.SIGHUP])
 def test_signals_close_the_ui_restore_the_terminal_and_leave_no_temp_dir(terminal, tmp_path, sig):
     tmp = tmp_path / "tmp"
     tmp.mkdir()
