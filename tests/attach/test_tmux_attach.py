@@ -1,6 +1,8 @@
 """The attach screen in a real terminal: tmux runs `kubectl informer attach`
 against a `kubectl informer queue --metrics-addr` process, both on one
-simulated cluster, with --resource pods beside; q quits with 0."""
+simulated cluster, with --resource pods beside; the window resized through
+every common size (test_resize_sweep.py's sweep) in the same process; q
+quits with 0."""
 
 import os
 import shutil
@@ -16,6 +18,7 @@ import pytest
 
 from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.sim.demo import start_demo
+from tests.e2e.test_resize_sweep import attach_drawn, sweep
 from tests.e2e.test_tmux import Terminal
 
 from .pages import controller_manager_page
@@ -53,13 +56,14 @@ def exporting_queue(kubeconfig: str, duration: str) -> tuple[subprocess.Popen, i
     return queue, port
 
 
-def test_attach_screen_with_our_informer_beside(tmp_path):
+def test_attach_screen_with_our_informer_beside_then_a_resize_sweep(tmp_path):
     demo = start_demo("steady")
-    queue, port = exporting_queue(demo.kubeconfig_path, "60s")
+    queue, port = exporting_queue(demo.kubeconfig_path, "120s")
     term = None
     try:
+        # No COLUMNS/LINES here (tests/conftest.py drops xdist's): the sweep resizes the window.
         term = Terminal(tmp_path, 160, 45, f"attach http://127.0.0.1:{port}/metrics --interval 500ms "
-                                           f"--kubeconfig {demo.kubeconfig_path} --resource pods", env_extra=SIZE)
+                                           f"--kubeconfig {demo.kubeconfig_path} --resource pods")
 
         def ready(text):
             return ("workqueue controller" in text and "controller controller  reconciles" in text
@@ -76,6 +80,7 @@ def test_attach_screen_with_our_informer_beside(tmp_path):
         n = int(scrape.split("· scrape ")[1].split()[0])
         term.wait(lambda t: any("· scrape " in ln and int(ln.split("· scrape ")[1].split()[0]) > n
                                 for ln in t.splitlines()), "a later scrape")
+        sweep(term, attach_drawn)
         term.keys("q")
         assert term.exit_code() == 0
     finally:

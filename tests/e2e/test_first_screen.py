@@ -1,19 +1,22 @@
 """The README's demo, `kubectl informer watch pods --demo`, in a real
 terminal: every pane has something to show, none a placeholder (a resync and
-a workqueue are on by default in the demo's UI); flags say otherwise."""
+a workqueue are on by default in the demo's UI); flags say otherwise. The
+same process, shrunk to 80x24, falls back to tabs and answers the keys.
+(The flags that turn the defaults off: tests/e2e/test_tmux.py, in the
+process that SIGTERM ends.)"""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
-import tempfile
-from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_tmux import Terminal, pane_title
+from kubectl_informer.tui.keymap import HELP_KEYS
+from tests.e2e.test_tmux import DELTA_LINE, pane_title, terminal  # noqa: F401 - the fixture
 
 pytestmark = [pytest.mark.tmux, pytest.mark.e2e,
               pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)")]
@@ -23,39 +26,63 @@ PLACEHOLDERS = ("no ticks: resync is off", "watch runs no workqueue", "no deltas
                 "cache empty", "no list or watch yet")
 
 
-@pytest.fixture
-def short_dir():
-    d = tempfile.mkdtemp(prefix="ki-", dir="/tmp")
-    yield Path(d)
-    shutil.rmtree(d, ignore_errors=True)
+def test_the_readme_demo_fills_every_pane_then_80x24_help_tab_filter_quit(terminal):  # noqa: F811
+    # One process walks through the checks of both sizes: each start of the
+    # UI costs more CPU than everything this test does after it.
+    t = terminal(160, 45)
+
+    def full(s: str) -> bool:
+        return (all(pane_title(s, t) for t in TITLES) and "resync 5s" in s.splitlines()[0]
+                and "ago" in s.split("Resync", 1)[1] and "busy" in s and "controller" in s)
+
+    screen = t.wait(full, "every pane with its content, a resync tick and the workers", timeout=60)
+    for text in PLACEHOLDERS:
+        assert text not in screen, text
+    screen = t.wait(lambda s: DELTA_LINE.search(s) and all(pane_title(s, p) for p in ("Deltas", "FIFO", "Cache")),
+                    "the grid of panes")
+    assert pane_title(screen, "ResourceVersion")
+    assert max(len(line) for line in screen.splitlines()) > 120  # it uses the width
+    # Shrinking the terminal falls back to one pane behind tabs.
+    t.tmux("set-option", "-t", "ki", "window-size", "manual")
+    t.tmux("resize-window", "-t", "ki", "-x", "80", "-y", "24")
+    t.wait(lambda s: pane_title(s, "Deltas") and not pane_title(s, "FIFO"), "tabs after shrinking")
+    help_tab_filter_quit(t)
 
 
-def test_the_readme_demo_fills_every_pane(short_dir):
-    term = Terminal(short_dir, 160, 45, "watch pods --demo")
-    try:
-        def full(s: str) -> bool:
-            return (all(pane_title(s, t) for t in TITLES) and "resync 5s" in s.splitlines()[0]
-                    and "ago" in s.split("Resync", 1)[1] and "busy" in s and "controller" in s)
+def help_tab_filter_quit(t) -> None:
+    """At 80x24: the footer, the help, tab and back, a filter, q."""
+    # The footer names the keys.
+    screen = t.wait(lambda s: len(DELTA_LINE.findall(s)) >= 3 and pane_title(s, "Deltas")
+                    and re.search(r"q\s+Quit", s) and re.search(r"\?\s+Help", s), "deltas and the footer")
+    lines = screen.splitlines()
+    assert len(lines) <= 24 and all(len(line) <= 80 for line in lines)
+    assert "pods" in lines[0] and "DeltaFIFO" in screen
 
-        screen = term.wait(full, "every pane with its content, a resync tick and the workers", timeout=60)
-        for text in PLACEHOLDERS:
-            assert text not in screen, text
-        term.keys("q")
-        assert term.exit_code() == 0
-    finally:
-        term.close()
+    # The help lists the keymap's own lines (short ones: long ones wrap at 80 columns).
+    help_lines = [desc for _, desc in HELP_KEYS if len(desc) < 40][:3]
+    t.keys("?")
+    t.wait(lambda s: all(d in s for d in help_lines), "the help screen")
+    t.keys("Escape")
+    t.wait(lambda s: not any(d in s for d in help_lines) and pane_title(s, "Deltas"), "help closed")
 
+    t.keys("Tab")
+    t.wait(lambda s: pane_title(s, "FIFO") and not pane_title(s, "Deltas"), "the FIFO pane after tab")
+    t.keys("BTab")
+    screen = t.wait(lambda s: pane_title(s, "Deltas"), "back to Deltas")
 
-def test_flags_turn_the_demo_defaults_off(short_dir):
-    term = Terminal(short_dir, 160, 45, "watch pods --demo --resync 0 --no-workqueue")
-    try:
-        screen = term.wait(lambda s: "watch runs no workqueue" in s and "resync is off" in s,
-                           "the bare informer, as on a real cluster", timeout=60)
-        assert "resync 5s" not in screen
-        term.keys("q")
-        assert term.exit_code() == 0
-    finally:
-        term.close()
+    key = DELTA_LINE.search(screen).group(2)
+    name = key[-5:]  # a short substring: the tab bar truncates long filters at 80 columns
+    t.keys("/")
+    t.wait(lambda s: "filter keys" in s, "the filter input")
+    t.keys(name, "Enter")
+    # The tab bar (under the two header lines) shows the filter kept.
+    screen = t.wait(lambda s: any(f"/{name}" in line for line in s.splitlines()[:4]) and DELTA_LINE.search(s),
+                    "the filter applied")
+    shown = {m.group(2) for m in DELTA_LINE.finditer(screen)}
+    assert shown and all(name in k for k in shown), shown
+
+    t.keys("q")
+    assert t.exit_code() == 0
 
 
 # What a start pays before its first screen or its first line: a command

@@ -3,11 +3,17 @@ big jumps: the app stays alive and draws each size (tmux, the real command).
 
 Starting at 80x24 and maximising to 160x45 gave a pane two rows for one
 frame and crashed the Cache pane; `queue` crashed on 160x45 -> 80x24 -> 200x60.
+
+Each sweep runs in a UI process another test already started, after (or
+before) that test's own checks: the queue's and a replay's here, `watch` in
+tests/e2e/test_tmux_commands.py, several informers in
+tests/e2e/test_tmux_controller.py, attach in tests/attach/test_tmux_attach.py.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -15,9 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from kubectl_informer.sim.demo import start_demo
-from tests.attach.test_tmux_attach import exporting_queue
-from tests.e2e.test_tmux import SCRIPT, Terminal
+from tests.e2e.test_tmux import DELTA_LINE, SCRIPT, Terminal, pane_title
 
 pytestmark = [pytest.mark.tmux, pytest.mark.e2e,
               pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)")]
@@ -65,6 +69,9 @@ def sweep(term: Terminal, drawn) -> None:
         assert "Traceback" not in screen
     pid = term.command_pid()
     os.kill(pid, 0)  # still running after the sweep
+
+
+def quit_with_0(term: Terminal) -> None:
     term.keys("q")
     assert term.exit_code() == 0
 
@@ -75,42 +82,37 @@ def start(dirpath: Path, args: str) -> Terminal:
     return term
 
 
-@pytest.mark.parametrize("args", ["watch pods --demo", "queue pods --demo --resync 2s --fail-rate 0.2",
-                                  "queue deployments --owns replicasets --owns pods --demo rollout"],
-                         ids=["watch", "queue", "several-informers"])
-def test_resize_sweep_live(short_dir, args):
-    term = start(short_dir, args)
+def test_queue_starts_on_the_queue_pane_and_resize_sweep(short_dir):
+    term = Terminal(short_dir, 100, 30, "queue pods --demo --resync 2s --fail-rate 0.2 --work-time 50ms")
     try:
+        screen = term.wait(lambda s: pane_title(s, "Queue") and "processing" in s and "workers" in s
+                           and "default/" in s, "the Queue pane with work in it", timeout=40)
+        assert not pane_title(screen, "Deltas")
         sweep(term, informer_drawn)
+        quit_with_0(term)
     finally:
         term.close()
 
 
-def test_resize_sweep_replay(short_dir):
+def test_replay_in_the_ui_resize_sweep_then_pause_seek_step(short_dir):
     rec = short_dir / "trace.ndjson"
     with rec.open("w") as out:
         subprocess.run([str(SCRIPT), "watch", "pods", "--demo", "disconnect", "-o", "json", "--duration", "3s"],
                        stdout=out, check=True, timeout=60, env=dict(os.environ, KUBECONFIG=os.devnull))
     term = start(short_dir, f"replay {rec} --speed 0.5")
     try:
+        screen = term.wait(lambda s: len(DELTA_LINE.findall(s)) >= 3, "the recorded deltas")
+        assert "replay" in screen
         sweep(term, informer_drawn)
+        # The playhead on the header's third line: pause, back to the start, step one event.
+        term.keys("Space")
+        term.wait(lambda s: "❚❚" in s or "■ end" in s, "the replay paused")
+        term.keys("t")
+        term.wait(lambda s: "seek to:" in s, "the seek prompt")
+        term.keys("0", "Enter")
+        term.wait(lambda s: re.search(r"❚❚\s+0:00\.0/\S+ .*ev 1/\d+", s), "the replay paused at its first event")
+        term.keys(".")
+        term.wait(lambda s: re.search(r"❚❚\s+0:00\.\d/\S+ .*ev 2/\d+", s), "one event stepped")
+        quit_with_0(term)
     finally:
         term.close()
-
-
-def test_resize_sweep_attach(short_dir):
-    demo = start_demo("steady")
-    queue, port = exporting_queue(demo.kubeconfig_path, "120s")
-    term = None
-    try:
-        term = Terminal(short_dir, 80, 24, f"attach http://127.0.0.1:{port}/metrics --interval 500ms "
-                                           f"--kubeconfig {demo.kubeconfig_path} --resource pods")
-        term.wait(lambda s: "workqueue" in s, "a queue card", timeout=40)
-        sweep(term, attach_drawn)
-    finally:
-        if term is not None:
-            term.close()
-        queue.terminate()
-        queue.wait(15)
-        demo.stop()
-

@@ -1,10 +1,15 @@
 """The Server pane in a real terminal: `kubectl informer watch pods --demo
 small-window` in tmux, `s`, and the screen shows our watcher in the API
-server's window, its fall (410) and the relist that follows."""
+server's window, its fall (410) and the relist that follows. SIGINT then
+ends that process (130, the terminal restored, no temp dir left): the check
+of tests/e2e/test_tmux.py's signal test for SIGINT, in a process already
+running instead of one more."""
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 
 from tests.e2e.test_tmux import pane_title, terminal  # noqa: F401 - terminal is a fixture
 
@@ -20,8 +25,10 @@ def counted(screen: str, what: str) -> int:
     return int(m.group(1)) if m else 0
 
 
-def test_small_window_shows_ours_falling_out_and_the_relist(terminal):  # noqa: F811
-    t = terminal(100, 30, "watch pods --demo small-window")
+def test_small_window_shows_ours_falling_out_and_the_relist_then_sigint(terminal, tmp_path):  # noqa: F811
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    t = terminal(100, 30, "watch pods --demo small-window", env_extra={"TMPDIR": str(tmp)})
     t.wait(lambda s: re.search(r"q\s+Quit", s) and "synced" in s, "the app")
     t.keys("s")
     # The scenario sets the window to 8 events once it runs.
@@ -36,5 +43,7 @@ def test_small_window_shows_ours_falling_out_and_the_relist(terminal):  # noqa: 
     assert re.search(r"410 Expired|relists \d+ \(expired\)", screen.splitlines()[1])  # the header says it too
     # Back in the window after the relist: a watcher of ours again.
     t.wait(lambda s: "◀ ours" in s and "▲" in s, "ours back in the window")
-    t.keys("q")
-    assert t.exit_code() == 0
+    os.kill(t.command_pid(), signal.SIGINT)
+    assert t.exit_code() == 128 + signal.SIGINT
+    t.wait(lambda s: not pane_title(s, "Server") and "Quit" not in s, "the shell's screen again")
+    assert not [f for f in tmp.iterdir() if f.name.startswith("kubectl-informer-demo-")]

@@ -1,5 +1,8 @@
 """The real command in a real terminal: tmux runs `kubectl informer watch pods
---demo`, capture-pane reads the screen, send-keys types."""
+--demo`, capture-pane reads the screen, send-keys types. Crashes and signals
+here; the keys at 80x24 and the grid at 160x45 in test_first_screen.py, the
+queue's first pane and a replay's playhead in test_resize_sweep.py (one UI
+process each walks through several checks)."""
 
 import os
 import re
@@ -12,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from kubectl_informer.tui.keymap import HELP_KEYS
 from tests.short_paths import remove, short_dir, socket_in
 
 pytestmark = [pytest.mark.tmux, pytest.mark.e2e,
@@ -100,88 +102,6 @@ def pane_title(screen: str, title: str) -> bool:
     return any(re.search(rf"[─━╭┌]\s*{re.escape(title)}\s*[─━]", line) for line in screen.splitlines())
 
 
-def test_80x24_deltas_help_tab_filter_quit(terminal):
-    t = terminal(80, 24)
-    # The footer names the keys.
-    screen = t.wait(lambda s: len(DELTA_LINE.findall(s)) >= 3 and pane_title(s, "Deltas")
-                    and re.search(r"q\s+Quit", s) and re.search(r"\?\s+Help", s), "deltas and the footer")
-    lines = screen.splitlines()
-    assert len(lines) <= 24 and all(len(line) <= 80 for line in lines)
-    assert "pods" in lines[0] and "DeltaFIFO" in screen
-
-    # The help lists the keymap's own lines (short ones: long ones wrap at 80 columns).
-    help_lines = [desc for _, desc in HELP_KEYS if len(desc) < 40][:3]
-    t.keys("?")
-    t.wait(lambda s: all(d in s for d in help_lines), "the help screen")
-    t.keys("Escape")
-    t.wait(lambda s: not any(d in s for d in help_lines) and pane_title(s, "Deltas"), "help closed")
-
-    t.keys("Tab")
-    t.wait(lambda s: pane_title(s, "FIFO") and not pane_title(s, "Deltas"), "the FIFO pane after tab")
-    t.keys("BTab")
-    screen = t.wait(lambda s: pane_title(s, "Deltas"), "back to Deltas")
-
-    key = DELTA_LINE.search(screen).group(2)
-    name = key[-5:]  # a short substring: the tab bar truncates long filters at 80 columns
-    t.keys("/")
-    t.wait(lambda s: "filter keys" in s, "the filter input")
-    t.keys(name, "Enter")
-    # The tab bar (under the two header lines) shows the filter kept.
-    screen = t.wait(lambda s: any(f"/{name}" in line for line in s.splitlines()[:4]) and DELTA_LINE.search(s),
-                    "the filter applied")
-    shown = {m.group(2) for m in DELTA_LINE.finditer(screen)}
-    assert shown and all(name in k for k in shown), shown
-
-    t.keys("q")
-    assert t.exit_code() == 0
-
-
-def test_large_terminal_shows_the_panes_side_by_side(terminal):
-    t = terminal(160, 45)
-    screen = t.wait(lambda s: DELTA_LINE.search(s) and all(pane_title(s, p) for p in ("Deltas", "FIFO", "Cache")),
-                    "the grid of panes")
-    assert pane_title(screen, "ResourceVersion")
-    assert max(len(line) for line in screen.splitlines()) > 120  # it uses the width
-    # Shrinking the terminal falls back to one pane behind tabs.
-    t.tmux("set-option", "-t", "ki", "window-size", "manual")
-    t.tmux("resize-window", "-t", "ki", "-x", "80", "-y", "24")
-    t.wait(lambda s: pane_title(s, "Deltas") and not pane_title(s, "FIFO"), "tabs after shrinking")
-    t.keys("q")
-    assert t.exit_code() == 0
-
-
-def test_queue_starts_on_the_queue_pane(terminal):
-    t = terminal(100, 30, "queue --demo --fail-rate 0.2 --work-time 50ms")
-    screen = t.wait(lambda s: pane_title(s, "Queue") and "processing" in s and "workers" in s and "default/" in s,
-                    "the Queue pane with work in it")
-    assert not pane_title(screen, "Deltas")
-    t.keys("q")
-    assert t.exit_code() == 0
-
-
-def test_replay_of_a_recording_in_the_ui(terminal, tmp_path):
-    cmd = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "kubectl_informer"]
-    rec = tmp_path / "trace.ndjson"
-    with rec.open("w") as f:
-        r = subprocess.run(cmd + ["watch", "pods", "--demo", "-o", "json", "--max-events", "45"], stdout=f,
-                           stderr=subprocess.PIPE, text=True, timeout=60, env=dict(os.environ, KUBECONFIG=os.devnull))
-    assert r.returncode == 0, r.stderr
-    t = terminal(80, 24, f"replay {rec} --speed 4")
-    screen = t.wait(lambda s: len(DELTA_LINE.findall(s)) >= 3, "the recorded deltas")
-    assert "replay" in screen
-    # The playhead on the header's third line: pause, back to the start, step one event.
-    t.keys("Space")
-    t.wait(lambda s: "❚❚" in s or "■ end" in s, "the replay paused")
-    t.keys("t")
-    t.wait(lambda s: "seek to:" in s, "the seek prompt")
-    t.keys("0", "Enter")
-    t.wait(lambda s: re.search(r"❚❚\s+0:00\.0/\S+ .*ev 1/\d+", s), "the replay paused at its first event")
-    t.keys(".")
-    t.wait(lambda s: re.search(r"❚❚\s+0:00\.\d/\S+ .*ev 2/\d+", s), "one event stepped")
-    t.keys("q")
-    assert t.exit_code() == 0
-
-
 CRASHING_INFORMER = """
 import time
 import kubectl_informer.run.pipeline as pipeline
@@ -209,8 +129,12 @@ def test_an_engine_crash_closes_the_ui_and_says_why(terminal, tmp_path):
     assert "Traceback" not in screen
 
 
-def test_sigterm_closes_the_ui_cleanly(terminal):
-    t = terminal(80, 24)
+def test_flags_turn_the_demo_defaults_off_and_sigterm_closes_the_ui_cleanly(terminal):
+    # One process for both: the README demo's defaults are test_first_screen.py's.
+    t = terminal(160, 45, "watch pods --demo --resync 0 --no-workqueue")
+    screen = t.wait(lambda s: "watch runs no workqueue" in s and "resync is off" in s,
+                    "the bare informer, as on a real cluster", timeout=60)
+    assert "resync 5s" not in screen
     t.wait(lambda s: DELTA_LINE.search(s), "deltas")
     os.kill(t.command_pid(), signal.SIGTERM)
     assert t.exit_code() == 143
@@ -218,7 +142,8 @@ def test_sigterm_closes_the_ui_cleanly(terminal):
     t.wait(lambda s: not pane_title(s, "Deltas"), "the shell's screen again")
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGHUP])
+# SIGINT: at the end of test_server_tmux.py's run (the same checks, a process already running).
+@pytest.mark.parametrize("sig", [signal.SIGHUP])
 def test_signals_close_the_ui_restore_the_terminal_and_leave_no_temp_dir(terminal, tmp_path, sig):
     tmp = tmp_path / "tmp"
     tmp.mkdir()

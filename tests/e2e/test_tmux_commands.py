@@ -1,14 +1,19 @@
-"""`:` commands in a real terminal: the real command on --demo in tmux."""
+"""`:` commands in a real terminal: the real command on --demo in tmux,
+after the terminal was resized through every common size (the sweep of
+test_resize_sweep.py; one UI process for both)."""
 
 import re
 
+from .test_resize_sweep import informer_drawn, sweep
 from .test_tmux import DELTA_LINE, pane_title, pytestmark, terminal  # noqa: F401 - the fixture and marks
 
 DEPLOYMENT_LINE = re.compile(r"\b(Added|Updated|Replaced|Sync)\s+shop/(frontend|cart|payments)\s")
 
 
-def test_colon_deploy_restarts_on_the_same_demo_then_profile_and_quit(terminal):  # noqa: F811
+def test_resize_sweep_then_colon_deploy_restarts_on_the_same_demo_then_profile_and_quit(terminal):  # noqa: F811
     t = terminal(80, 24)
+    t.wait(lambda s: len(DELTA_LINE.findall(s)) >= 3 and informer_drawn(s, 80, 24), "pods' deltas")
+    sweep(t, informer_drawn)  # it ends at 80x24
     t.wait(lambda s: len(DELTA_LINE.findall(s)) >= 3, "pods' deltas")
     t.keys(":")
     t.wait(lambda s: "deploy -n kube-system" in s, "the command line")

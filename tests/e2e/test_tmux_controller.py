@@ -3,13 +3,15 @@ replicasets --owns pods --demo rollout` at 160x45 in tmux, the simulated
 controllers rolling Deployment web. The Informers pane lists the three
 informers synced; the Inspector, on the Deployment key, says which
 ReplicaSet or Pod event queued it; `:pods` makes every pane show the pods
-informer, tab in the Informers pane walks them."""
+informer, tab in the Informers pane walks them; then the terminal is resized
+through every common size (test_resize_sweep.py's sweep). One UI process."""
 
 from __future__ import annotations
 
 import re
 import time
 
+from .test_resize_sweep import informer_drawn, sweep
 from .test_tmux import pane_title, terminal  # noqa: F401 - the fixture
 
 ROLLOUT = "queue deployments --owns replicasets --owns pods --demo rollout"
@@ -22,8 +24,18 @@ def _synced_rows(screen: str) -> bool:
                for n in ("deployments.apps", "replicasets.apps", "pods"))
 
 
-def test_rollout_informers_synced_and_the_deployment_key_with_its_owned_cause(terminal):  # noqa: F811
+def test_rollout_informers_synced_the_owned_cause_switching_informers_and_a_resize_sweep(terminal):  # noqa: F811
+    # One UI process walks through the checks: each start costs more CPU
+    # than everything the test does after it.
     t = terminal(160, 45, ROLLOUT)
+    informers_synced_and_the_deployment_key_with_its_owned_cause(t)
+    switching_informers(t)
+    sweep(t, informer_drawn)
+    t.keys("q")
+    assert t.exit_code() == 0
+
+
+def informers_synced_and_the_deployment_key_with_its_owned_cause(t) -> None:
     screen = t.wait(lambda s: pane_title(s, "Informers") and _synced_rows(s) and "3/3 synced" in s,
                     "three informers synced in the Informers pane")
     assert re.search(r"^│ ▶ deployments\.apps", screen, re.M)  # the queue's resource is shown first
@@ -65,8 +77,7 @@ def _focus_informers(t) -> None:
         time.sleep(0.05)  # polling the screen
 
 
-def test_rollout_switching_informers(terminal):  # noqa: F811
-    t = terminal(160, 45, ROLLOUT)
+def switching_informers(t) -> None:
     t.wait(lambda s: _synced_rows(s), "three informers synced")
     t.keys(":", "pods", "Enter")
     screen = t.wait(lambda s: re.search(r"^│ ▶ pods ", s, re.M) and "informer  pods" in s.splitlines()[0],
@@ -80,5 +91,3 @@ def test_rollout_switching_informers(terminal):  # noqa: F811
     t.wait(lambda s: re.search(r"^│ ▶ pods ", s, re.M), "tab: the next informer")
     t.keys("Tab")  # past the last informer: the next pane, the selection kept
     t.wait(lambda s: not _informers_focused(t) and re.search(r"^│ ▶ pods ", s, re.M), "tab past the last informer")
-    t.keys("q")
-    assert t.exit_code() == 0

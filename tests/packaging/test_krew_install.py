@@ -60,7 +60,9 @@ def test_version_and_help_run_without_python(no_python_path, tmp_path):
 
 
 def test_headless_demo_streams_deltas(no_python_path, tmp_path):
-    r = kubectl(no_python_path, tmp_path, "informer", "watch", "pods", "--demo", "-o", "text", "--duration", "5s")
+    # Ends at the 12th line (the initial list's 9 or 10, then the scenario's), ~2 s; 5 s at most.
+    r = kubectl(no_python_path, tmp_path, "informer", "watch", "pods", "--demo", "-o", "text", "--duration", "5s",
+                "--max-events", "12")
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     # The demo seeds 9 pods in "default" (the scenario may add one before the list).

@@ -108,12 +108,20 @@ def test_a_crash_in_the_main_thread(tmp_path, faulty):
     assert stat.S_IMODE(Path(log).parent.stat().st_mode) == 0o700
 
 
-def test_debug_prints_the_same_traceback_without_locals(tmp_path, faulty):
+def test_debug_prints_the_same_traceback_without_locals_and_logs_are_kept_to_the_newest_twenty(tmp_path, faulty):
+    # One run for both: --debug writes its crash log as a run without it does.
+    logs = tmp_path / "state" / "kubectl-informer"
+    logs.mkdir(parents=True)
+    for i in range(25):
+        (logs / f"crash-20000101-0000{i:02d}-1.log").write_text("old")
     r = run(["watch", "pods", "--demo", "-o", "json", "--debug"], faulty("main"))
     assert r.returncode == 1
     assert "Traceback (most recent call last)" in r.stderr and "raise ValueError" in r.stderr
     assert LOCAL not in r.stderr and TOKEN not in r.stderr
     assert LINE.fullmatch(r.stderr.splitlines()[-1])
+    kept = sorted(p.name for p in logs.iterdir())
+    assert len(kept) == 20 and not any(n.startswith("crash-20000101-000000") for n in kept)
+    assert any(not n.startswith("crash-2000") for n in kept)  # the new one
 
 
 def test_a_crash_in_an_engine_thread(tmp_path, faulty):
@@ -168,15 +176,3 @@ def test_a_crash_in_the_ui_restores_the_terminal_and_says_one_line(tmp_path, fau
     what, log = LINE.fullmatch(lines[0].strip()).groups()
     assert what == "kubectl informer failed unexpectedly: injected fault: the header at 78 columns"
     check_crash_log(log, "injected fault", "draw_lines")
-
-
-def test_crash_logs_are_kept_to_the_newest_twenty(tmp_path, faulty):
-    logs = tmp_path / "state" / "kubectl-informer"
-    logs.mkdir(parents=True)
-    for i in range(25):
-        (logs / f"crash-20000101-0000{i:02d}-1.log").write_text("old")
-    r = run(["watch", "pods", "--demo", "-o", "json"], faulty("main"))
-    assert r.returncode == 1
-    kept = sorted(p.name for p in logs.iterdir())
-    assert len(kept) == 20 and not any(n.startswith("crash-20000101-000000") for n in kept)
-    assert any(not n.startswith("crash-2000") for n in kept)  # the new one
