@@ -58,9 +58,9 @@ MAX_BOUNDED = 20.0      # --duration up to this must end by itself
 SLACK = 12.0            # start-up on a loaded machine
 SCRIPT_LIMIT = 45.0
 # A block that backgrounds a job (one bash script): its lines bound it (the
-# metrics block: --duration 30s, --count 8), this only catches a hang. Under
-# two busy loops at load 26 that block took over 45 s: two Python start-ups
-# (the queue's, then attach's) came after a third of a core each.
+# metrics block: --duration 30s, --count 8), this only catches a hang. Beside
+# the other pages under two busy loops (load 26) that block took over 45 s;
+# alone at load 20, 14 s: its two Python start-ups wait for a core.
 BLOCK_LIMIT = 90.0
 TUI_SUBCOMMANDS = {"watch", "queue", "replay", "attach"}
 # A page's units run this many at a time (the pages themselves on xdist's workers):
