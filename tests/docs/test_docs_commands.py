@@ -67,6 +67,7 @@ TUI_SUBCOMMANDS = {"watch", "queue", "replay", "attach"}
 # more, and on two busy cores a unit's processes wait for CPU past their limits.
 PAGE_UNITS_AT_ONCE = 4
 PART_UNITS = 6
+SMALL_PAGE = 8.0
 
 
 def free_port() -> int:
@@ -422,7 +423,8 @@ def test_a_live_ui_is_the_same_run_as_another_only_word_for_word_and_without_fil
 
 def _pages() -> dict[str, list[list[Command]]]:
     """The units of each page, the longest first (it bounds its page); a page
-    of more than PART_UNITS units in parts of about equal cost ("PAGE:1"...)."""
+    of more than PART_UNITS units in parts of about equal cost ("PAGE:1"...);
+    small pages together (``_small_pages_together``)."""
     pages: dict[str, list[list[Command]]] = {}
     for unit in sorted(UNITS, key=lambda u: -_cost(UNITS[u])):
         pages.setdefault(UNITS[unit][0].page, []).append(UNITS[unit])
@@ -436,6 +438,22 @@ def _pages() -> dict[str, list[list[Command]]]:
         for u in units:  # each to the part that costs least so far
             min(parts, key=lambda part: sum(map(_cost, part))).append(u)
         out.update((f"{page}:{i + 1}", part) for i, part in enumerate(parts))
+    return _small_pages_together(out)
+
+
+def _small_pages_together(pages: dict[str, list[list[Command]]]) -> dict[str, list[list[Command]]]:
+    """Pages of a UI or two (SMALL_PAGE seconds by their bounds) in tests of
+    up to PART_UNITS units ("docs/a.md+docs/b.md"), run a few at a time as a
+    page's are: alone, each held a worker for a TUI's start-up."""
+    out = {name: units for name, units in pages.items() if sum(map(_cost, units)) > SMALL_PAGE}
+    group: list[str] = []
+    for name in sorted(set(pages) - set(out)):
+        if group and sum(len(pages[g]) for g in group) + len(pages[name]) > PART_UNITS:
+            out["+".join(group)] = sorted((u for g in group for u in pages[g]), key=lambda u: -_cost(u))
+            group = []
+        group.append(name)
+    if group:
+        out["+".join(group)] = sorted((u for g in group for u in pages[g]), key=lambda u: -_cost(u))
     return out
 
 
