@@ -124,10 +124,10 @@ def test_the_tool_renders_a_shot(tmp_path):
 def test_a_shot_that_never_sees_its_condition_fails_in_one_line(tmp_path, monkeypatch):
     from tools.docshots import registry
     from tools.docshots.conditions import seen
-    never = registry.Shot("never", ("watch", "pods", "--demo", "quiet"), until=seen("store.delete"), timeout=2.0)
+    never = registry.Shot("never", ("watch", "pods", "--demo", "quiet"), until=seen("store.delete"), timeout=1.0)
     monkeypatch.setattr(registry, "SHOTS", [*registry.SHOTS, never])
     from tools.docshots.render import render
-    with pytest.raises(ShotError, match=r"never: waited 2s for 1× store.delete"):
+    with pytest.raises(ShotError, match=r"never: waited 1s for 1× store.delete"):
         render(never, tmp_path)
     assert not (tmp_path / never.path).exists()
 
