@@ -10,16 +10,21 @@ are swapped.
 
 How long each may take, as the command says:
 - the live UI (watch/queue/replay without ``-o``) runs in tmux at 80x24 until
-  it has drawn its footer, a moment more, then ``q``: it must have drawn
-  without ``error:`` and exit 0;
+  it has drawn its footer, then until its header says ``● synced`` (a moment
+  at most), then ``q``: it must have drawn without ``error:`` and exit 0;
 - a headless command with ``--duration D`` (D up to 20s), ``--max-events`` or
   ``--count N`` must end by itself with exit 0; one that is meant to run on
   (``sim``, ``get -w``, ``--duration 10m``) must still be running without an
   ``error:`` after a few seconds, and is left running, as in another
-  terminal, until its block is done; then SIGTERM must end it;
+  terminal, until its block is done (the block's next line starts once it
+  has printed, as one waits for a server's first lines before using it);
+  then SIGTERM must end it;
 - a block that backgrounds with ``&`` runs as one bash script, bounded.
-Each unit (a block, or an inline command) is a test of its own, so xdist's
-workers run them in parallel.
+A live UI quoted again, word for word, runs once (where it first appears),
+as inline commands do: it reads no file and the plugin writes nothing, so a
+second run of the same words shows nothing the first did not.
+The units of a page (or part of one) are a test, so xdist's workers run
+the pages in parallel.
 """
 
 from __future__ import annotations
@@ -45,16 +50,24 @@ pytestmark = [pytest.mark.e2e, pytest.mark.tmux,
                                  reason="needs kubectl and tmux")]
 
 SETTLE = 5.0            # a command still running after this is one that runs on
+FIRST_OUTPUT_GRACE = 0.5  # a run-on command that has printed: this long more for an early error
 UI_DRAWN = 20.0         # the live UI's footer must be drawn within this
-UI_LINGER = 1.0
+UI_LINGER = 1.0         # then at most this long more, until its header says synced
+UI_SYNCED = "● synced"
 MAX_BOUNDED = 20.0      # --duration up to this must end by itself
 SLACK = 12.0            # start-up on a loaded machine
 SCRIPT_LIMIT = 45.0
+# A block that backgrounds a job (one bash script): its lines bound it (the
+# metrics block: --duration 30s, --count 8), this only catches a hang. Beside
+# the other pages under two busy loops (load 26) that block took over 45 s;
+# alone at load 20, 14 s: its two Python start-ups wait for a core.
+BLOCK_LIMIT = 90.0
 TUI_SUBCOMMANDS = {"watch", "queue", "replay", "attach"}
 # A page's units run this many at a time (the pages themselves on xdist's workers):
 # more, and on two busy cores a unit's processes wait for CPU past their limits.
 PAGE_UNITS_AT_ONCE = 4
 PART_UNITS = 6
+SMALL_PAGE = 8.0
 
 
 def free_port() -> int:
@@ -133,28 +146,37 @@ class Runner:
 
     def _headless(self, c: Command, text: str, cwd: Path, running: list) -> list[str]:
         """Start it; the next line of its block starts when it ends if it ends
-        by itself, else after SETTLE at most (as in another terminal): whether
-        it ended as it should is checked when the block ends, in ``_stop``."""
+        by itself, else after SETTLE at most (as in another terminal; one that
+        runs on, once it has printed): whether it ended as it should is checked
+        when the block ends, in ``_stop``."""
         out = cwd / f"out-{c.line}.txt"
         with out.open("w") as sink:
             p = subprocess.Popen(["bash", "-c", text], cwd=cwd, env=self.env, stdout=sink, stderr=subprocess.STDOUT,
                                  start_new_session=True)
-        limit = bound(text)
+        started, limit = time.monotonic(), bound(text)
         # A line that ends by itself (kubectl, --help) runs to its end first, as in
         # one terminal: started beside the next line, a slow `rollout status` was
         # still watching when the block's `delete deploy` came, and saw it.
         whole = limit == 0.0
-        deadline = None if limit is None else time.monotonic() + (SCRIPT_LIMIT if whole else limit + SLACK)
+        deadline = None if limit is None else started + (SCRIPT_LIMIT if whole else limit + SLACK)
         try:
-            p.wait(SETTLE if limit is None else SCRIPT_LIMIT if whole else min(SETTLE, limit + SLACK))
+            if limit is None:
+                _settle(p, out)
+            else:
+                p.wait(SCRIPT_LIMIT if whole else min(SETTLE, limit + SLACK))
         except subprocess.TimeoutExpired:
             if limit is None and ("error:" in out.read_text() or "Traceback" in out.read_text()):
                 os.killpg(p.pid, signal.SIGKILL)
                 return [f"{c.where}: {c.text}: failed while running\n{_tail(out)}"]
-        running.append((c, p, out, deadline))
+        running.append((c, p, out, deadline, started + SETTLE))
         return []
 
-    def _stop(self, c: Command, p: subprocess.Popen, out: Path, deadline: float | None) -> list[str]:
+    def _stop(self, c: Command, p: subprocess.Popen, out: Path, deadline: float | None, lives_until: float) -> list[str]:
+        if deadline is None:  # it runs on: it must live SETTLE at least, however soon its block is done
+            try:
+                p.wait(max(0.0, lives_until - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                pass
         if deadline is not None:  # bounded by its flags: it must end by itself, exit 0
             try:
                 p.wait(max(0.0, deadline - time.monotonic()))
@@ -195,8 +217,7 @@ class Runner:
                 time.sleep(0.25)
             if rc.exists() or "Quit" not in screen:
                 return [f"{c.where}: {c.text}: the UI did not draw (exit {_rc(rc)})\n{screen or _capture(tmux)}"]
-            time.sleep(UI_LINGER)
-            screen = _capture(tmux)
+            screen = _until_synced(tmux, screen, rc)
             subprocess.run([*tmux, "send-keys", "q"], check=False)
             deadline = time.monotonic() + 15
             while not _rc_written(rc) and time.monotonic() < deadline:
@@ -213,9 +234,9 @@ class Runner:
         script = "trap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n" + script
         try:
             r = subprocess.run(["bash", "-e", "-c", script], cwd=cwd, env=self.env, capture_output=True, text=True,
-                               timeout=SCRIPT_LIMIT)
+                               timeout=BLOCK_LIMIT)
         except subprocess.TimeoutExpired:
-            return [f"{cmds[0].where}: the block did not end within {SCRIPT_LIMIT:g}s"]
+            return [f"{cmds[0].where}: the block did not end within {BLOCK_LIMIT:g}s"]
         if r.returncode != 0 or "Traceback" in r.stderr:
             return [f"{cmds[0].where}: the block ended {r.returncode}\n{r.stdout[-1500:]}{r.stderr[-1500:]}"]
         return []
@@ -250,6 +271,30 @@ def _side_by_side(step: list[Command], c: Command) -> bool:
 
 def _names(file: str, text: str) -> bool:
     return re.search(rf"(?<![\w.-]){re.escape(file)}(?![\w.-])", text) is not None
+
+
+def _until_synced(tmux: list[str], screen: str, rc: Path) -> str:
+    """The screen once the header says synced (the run listed and watches,
+    or a replay got that far), or UI_LINGER after the first draw if it does
+    not say so by then (a run still listing, a backing-off server)."""
+    deadline = time.monotonic() + UI_LINGER
+    while UI_SYNCED not in screen and time.monotonic() < deadline and not rc.exists():
+        time.sleep(0.1)
+        screen = _capture(tmux)
+    return screen
+
+
+def _settle(p: subprocess.Popen, out: Path) -> None:
+    """A command that runs on: wait until it has printed (a server's first
+    lines, a watch's first rows) and FIRST_OUTPUT_GRACE more, or SETTLE if it
+    prints nothing; TimeoutExpired while it runs, as ``p.wait`` raises."""
+    limit = time.monotonic() + SETTLE
+    while p.poll() is None and time.monotonic() < limit:
+        if out.stat().st_size:
+            p.wait(min(FIRST_OUTPUT_GRACE, max(0.0, limit - time.monotonic())))
+            return
+        time.sleep(0.05)
+    p.wait(0)
 
 
 def _q(s: str) -> str:
@@ -289,11 +334,28 @@ def sim_cluster(tmp_path_factory):
     p.wait(10)
 
 
+def _same_words(c: Command) -> str | None:
+    """What a run of ``c`` is the same as another's by: the words of a live
+    UI that names no file (no replay, recording or ``/tmp/`` path, no
+    redirection); None for a command whose run depends on its block."""
+    words = " ".join(c.text.split())
+    if not is_live_ui(words) or re.search(r"\breplay\b|--record\b|/tmp/|[<>|&;]", words):
+        return None
+    return words
+
+
 def _units() -> dict[str, list[Command]]:
     units: dict[str, list[Command]] = {}
+    ran: set[str] = set()
     for c in all_commands():
-        if not c.skip:
-            units.setdefault(c.unit, []).append(c)
+        if c.skip:
+            continue
+        same = _same_words(c)
+        if same in ran:
+            continue  # quoted again, word for word: it ran where it first appears
+        if same is not None:
+            ran.add(same)
+        units.setdefault(c.unit, []).append(c)
     return units
 
 
@@ -332,15 +394,37 @@ def test_every_skip_says_why(capsys):
 
 
 def test_every_command_runs_in_a_unit():
-    """The units the test below is parametrized with hold every command that is not skipped, once."""
+    """The units the test below is parametrized with hold every command that is
+    not skipped, once, but a live UI quoted again word for word: it runs where
+    it first appears, and only such a UI is left out."""
     ran = [c for cmds in UNITS.values() for c in cmds]
-    assert sorted(ran, key=lambda c: (c.page, c.line)) == sorted((c for c in all_commands() if not c.skip),
-                                                                key=lambda c: (c.page, c.line))
+    assert len(ran) == len(set(ran))
+    words = {_same_words(c) for c in ran} - {None}
+    left_out = [c for c in all_commands() if not c.skip and c not in ran]
+    assert all(_same_words(c) in words for c in left_out), [c.where for c in left_out if _same_words(c) not in words]
+    first = {}
+    for c in all_commands():
+        if not c.skip and _same_words(c) is not None:
+            first.setdefault(_same_words(c), c)
+    assert all(first[_same_words(c)] in ran for c in left_out)
+
+
+def test_a_live_ui_is_the_same_run_as_another_only_word_for_word_and_without_files():
+    def cmd(text: str) -> Command:
+        return Command("docs/x.md", 1, text, "docs/x.md#block0")
+    assert _same_words(cmd("kubectl informer watch pods  --demo quiet")) == "kubectl informer watch pods --demo quiet"
+    assert _same_words(cmd("kubectl informer watch pods --demo quiet # a comment")) != \
+        _same_words(cmd("kubectl informer watch pods --demo quiet"))
+    for text in ("kubectl informer replay trace.ndjson", "kubectl informer watch pods --record t.ndjson",
+                 "KUBECONFIG=/tmp/sim.kubeconfig kubectl informer watch pods",
+                 "kubectl informer watch pods --demo -o json --duration 3s", "kubectl informer sim"):
+        assert _same_words(cmd(text)) is None, text
 
 
 def _pages() -> dict[str, list[list[Command]]]:
     """The units of each page, the longest first (it bounds its page); a page
-    of more than PART_UNITS units in parts of about equal cost ("PAGE:1"...)."""
+    of more than PART_UNITS units in parts of about equal cost ("PAGE:1"...);
+    small pages together (``_small_pages_together``)."""
     pages: dict[str, list[list[Command]]] = {}
     for unit in sorted(UNITS, key=lambda u: -_cost(UNITS[u])):
         pages.setdefault(UNITS[unit][0].page, []).append(UNITS[unit])
@@ -354,6 +438,22 @@ def _pages() -> dict[str, list[list[Command]]]:
         for u in units:  # each to the part that costs least so far
             min(parts, key=lambda part: sum(map(_cost, part))).append(u)
         out.update((f"{page}:{i + 1}", part) for i, part in enumerate(parts))
+    return _small_pages_together(out)
+
+
+def _small_pages_together(pages: dict[str, list[list[Command]]]) -> dict[str, list[list[Command]]]:
+    """Pages of a UI or two (SMALL_PAGE seconds by their bounds) in tests of
+    up to PART_UNITS units ("docs/a.md+docs/b.md"), run a few at a time as a
+    page's are: alone, each held a worker for a TUI's start-up."""
+    out = {name: units for name, units in pages.items() if sum(map(_cost, units)) > SMALL_PAGE}
+    group: list[str] = []
+    for name in sorted(set(pages) - set(out)):
+        if group and sum(len(pages[g]) for g in group) + len(pages[name]) > PART_UNITS:
+            out["+".join(group)] = sorted((u for g in group for u in pages[g]), key=lambda u: -_cost(u))
+            group = []
+        group.append(name)
+    if group:
+        out["+".join(group)] = sorted((u for g in group for u in pages[g]), key=lambda u: -_cost(u))
     return out
 
 

@@ -4,9 +4,12 @@ and the tool renders a shot (the app's own SVG, from a run on the simulator)."""
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import re
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -121,28 +124,86 @@ def test_the_tool_renders_a_shot(tmp_path):
 def test_a_shot_that_never_sees_its_condition_fails_in_one_line(tmp_path, monkeypatch):
     from tools.docshots import registry
     from tools.docshots.conditions import seen
-    never = registry.Shot("never", ("watch", "pods", "--demo", "quiet"), until=seen("store.delete"), timeout=2.0)
+    never = registry.Shot("never", ("watch", "pods", "--demo", "quiet"), until=seen("store.delete"), timeout=1.0)
     monkeypatch.setattr(registry, "SHOTS", [*registry.SHOTS, never])
     from tools.docshots.render import render
-    with pytest.raises(ShotError, match=r"never: waited 2s for 1× store.delete"):
+    with pytest.raises(ShotError, match=r"never: waited 1s for 1× store.delete"):
         render(never, tmp_path)
     assert not (tmp_path / never.path).exists()
 
 
-# One test a shot, so the workers share them (all in one render were the suite's longest pole).
-# Each renders in the worker's own process, as the tool's --in-process child does
-# (render() restores the GC, switch interval and CPU pin it tunes): the docs'
-# command itself, its processes and its "ok" line, is test_the_tool_renders_a_shot's.
-# Two Python start-ups a shot (the tool, then its child importing Textual) were
-# most of this test's CPU.
+@pytest.mark.e2e
+def test_a_run_that_missed_its_point_is_followed_by_a_fresh_one(tmp_path, monkeypatch):
+    """``missed`` holding before ``until`` ends the run and starts another (a
+    new run, its own demo), up to ``runs``; then the shot fails in one line."""
+    from tools.docshots import render as render_mod
+    from tools.docshots.conditions import seen
+    from tools.docshots.registry import Shot
+    shot = Shot("missing", ("watch", "pods", "--demo", "quiet"), until=seen("store.delete"),
+                missed=seen("informer.synced"), runs=2, timeout=30.0)
+    runs = []
+    real = render_mod._run_once
+    monkeypatch.setattr(render_mod, "_run_once", lambda *a: runs.append(a) or real(*a))
+    with pytest.raises(ShotError, match=r"^missing: 2 runs missed the point "
+                                        r"\(1× informer.synced before 1× store.delete\)$"):
+        render_mod.render(shot, tmp_path)
+    assert len(runs) == 2
+    assert not (tmp_path / shot.path).exists()
+
+
+# The shots in a few groups, one test a group, so the workers share them
+# (all in one render were the suite's longest pole). A group's shots render
+# side by side, each in a thread of the worker's own process, as the tool's
+# --in-process child renders one: a shot mostly waits for its scenario's
+# point (a relist every 4 s, a restore at 8 s), a tenth of a core at most, so
+# a group takes about its longest shot (one test a shot summed every wait).
+# The docs' command itself, its processes and its "ok" line, is
+# test_the_tool_renders_a_shot's; two Python start-ups a shot (the tool, then
+# its child importing Textual) were most of this test's CPU.
+SHOT_GROUPS = 4
+RENDERED = [s.name for s in SHOTS if s.name != "help"]
+
+
+def _group(i: int) -> list[str]:
+    """Every SHOT_GROUPS-th shot: the registry keeps the slow Server-pane shots together, this spreads them."""
+    return RENDERED[i::SHOT_GROUPS]
+
+
+@contextlib.contextmanager
+def _process_settings_kept():
+    """A run tunes the process's GC and switch interval and restores what it
+    found: side by side, one may find another's; put the first back after all."""
+    threshold, switch = gc.get_threshold(), sys.getswitchinterval()
+    try:
+        yield
+    finally:
+        gc.set_threshold(*threshold)
+        sys.setswitchinterval(switch)
+
+
+def _render_one(name: str, root) -> str | None:
+    """Render ``name`` under ``root``; what is wrong with it (one line), or None."""
+    from tools.docshots.render import render
+    try:
+        written = render(by_name(name), root)
+    except ShotError as e:
+        return str(e)
+    if written != root / "docs" / "screenshots" / f"{name}.svg":
+        return f"{name}: written to {written}"
+    if [p.stem for p in (root / "docs" / "screenshots").glob("*.svg")] != [name]:
+        return f"{name}: other files beside it"
+    svg = written.read_text().replace("&#160;", " ")
+    if not (svg.startswith("<svg") and f">{by_name(name).command}<" in svg):  # the title: the docs' command
+        return f"{name}: not an SVG titled with its command"
+    return None
+
+
 @pytest.mark.e2e
 @pytest.mark.timeout(300)  # a shot waits for its condition on a loaded machine
-@pytest.mark.parametrize("name", [s.name for s in SHOTS if s.name != "help"])
-def test_every_shot_renders(name, tmp_path):
+@pytest.mark.parametrize("group", range(SHOT_GROUPS))
+def test_every_shot_renders(group, tmp_path):
     # Every shot still reaches its condition on the current code.
-    from tools.docshots.render import render
-    written = render(by_name(name), tmp_path)
-    assert written == tmp_path / "docs" / "screenshots" / f"{name}.svg"
-    assert [p.stem for p in (tmp_path / "docs" / "screenshots").glob("*.svg")] == [name]
-    svg = written.read_text().replace("&#160;", " ")
-    assert svg.startswith("<svg") and f">{by_name(name).command}<" in svg  # the title: the docs' command
+    names = _group(group)
+    with _process_settings_kept(), ThreadPoolExecutor(len(names)) as pool:
+        problems = [p for p in pool.map(lambda n: _render_one(n, tmp_path / n), names) if p]
+    assert not problems, "\n".join(problems)
