@@ -104,15 +104,29 @@ def parse_metrics_addr(addr: str) -> tuple[str, int]:
 
 class MetricsExporter:
     """Binds at once (so a port in use is an error before anything runs);
-    ``serve(controller)`` starts answering; ``stop()`` closes the socket."""
+    ``serve(controller)`` starts answering; ``stop()`` closes the socket.
+
+    Until ``serve`` the page is a 503, not an empty 200: a scraper or a
+    ``curl -f`` loop waiting for the exporter must not take the run's
+    start-up for a queue with no metrics."""
 
     def __init__(self, addr: str) -> None:
         host, port = parse_metrics_addr(addr)
         self.registry = CollectorRegistry(auto_describe=False)
         self._collector: QueueCollector | None = None
         self._server, self._thread = start_http_server(port, addr=host, registry=self.registry)
+        self._server.set_app(self._until_served(self._server.get_app()))
         self.host = host
         self.port = self._server.server_port
+
+    def _until_served(self, page: Any) -> Any:
+        def app(environ: dict, start_response: Any) -> Any:
+            if self._collector is None:
+                start_response("503 Service Unavailable", [("Content-Type", "text/plain; charset=utf-8"),
+                                                           ("Retry-After", "1")])
+                return [b"the run is starting: no workqueue yet\n"]
+            return page(environ, start_response)
+        return app
 
     @property
     def url(self) -> str:

@@ -106,3 +106,21 @@ def test_queue_metrics_addr_errors_are_one_line():
         # come first (1 s did, on a loaded machine, before the demo answered).
         r = run("--demo", "quiet", "-o", "json", "--duration", "30s", "--metrics-addr", f"127.0.0.1:{port}")
     assert (r.returncode, r.stderr) == (1, f"error: cannot serve metrics on 127.0.0.1:{port}: Address already in use\n")
+
+
+def test_the_page_is_a_503_until_the_run_serves_a_queue(clock):
+    """A `curl -f` loop (docs/attach.md) waits for the page: before the run's
+    queue exists it must fail, not pass with an empty page."""
+    import urllib.error
+    import urllib.request
+
+    exporter = MetricsExporter("127.0.0.1:0")
+    try:
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(exporter.url, timeout=10)
+        assert refused.value.code == 503 and refused.value.headers["Retry-After"] == "1"
+        exporter.serve(SimulatedController(FakeInformer(), workers=1, work_time=0, clock=clock))
+        with urllib.request.urlopen(exporter.url, timeout=10) as answer:
+            assert answer.status == 200 and b"workqueue_depth" in answer.read()
+    finally:
+        exporter.stop()
