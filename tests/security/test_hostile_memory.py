@@ -17,14 +17,14 @@ from __future__ import annotations
 import gzip
 import json
 import subprocess
-from pathlib import Path
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from kubectl_informer.kube import rest
 from kubectl_informer.kube.config import load_kube
 
-from tests.security.hostile_server import PODS, HostileServer, _Popen, command, run_until
+from tests.security.hostile_server import PODS, HostileServer, _Popen, command, run_until, write_kubeconfig
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
@@ -36,11 +36,6 @@ FRAME_LIMIT = "is larger than 16 MiB, the limit; not read further"
 def hostile(server_for):
     """The hostile servers of tests/security/conftest.py, by this module's name."""
     return server_for
-
-
-def watch_pods(kubeconfig: Path, until, output: str = "json"):
-    """The run, ended with Ctrl-C once ``until`` holds for what it said."""
-    return run_until(kubeconfig, "watch", "pods", "-o", output, until=until, timeout=60)
 
 
 def errors_of(o, kind: str) -> list[str]:
@@ -56,6 +51,59 @@ def backed_off_twice(kind: str, what: str):
     return holds
 
 
+def retries_of(o) -> list[str]:
+    return [line for line in o.stderr_lines if line.startswith("retrying in ")]
+
+
+WATCH_LINE = "unable to decode an event from the watch stream: an event (one line of the stream)"
+LIST_OBJECT = f"reading {PODS}: one object of the list"
+LIST_HEAD = f"reading {PODS}: a List whose items could not be found as they came"
+# Each run: (server behaviour, client, output, what ends it with Ctrl-C once
+# it holds). They wait out the reflector's back-offs (800 ms, 1.6 s), real
+# time, so they run side by side (module fixture) and each test reads its own.
+RUNS = {
+    "watch-line-light": ("endless_watch_line", "light", "json", backed_off_twice("watch.end", WATCH_LINE)),
+    "watch-line-kubernetes": ("endless_watch_line", "kubernetes", "json", backed_off_twice("watch.end", WATCH_LINE)),
+    "watch-line-unchunked": ("endless_watch_line_unchunked", "light", "json",
+                             backed_off_twice("watch.end", WATCH_LINE)),
+    "list-object-light": ("endless_list_object", "light", "json", backed_off_twice("list.done", LIST_OBJECT)),
+    "list-object-kubernetes": ("endless_list_object", "kubernetes", "json",
+                               backed_off_twice("list.done", LIST_OBJECT)),
+    "list-head-light": ("endless_list_head", "light", "json", backed_off_twice("list.done", LIST_HEAD)),
+    "list-object-text": ("endless_list_object", "light", "text", lambda o: len(retries_of(o)) >= 2),
+    "error-page": ("endless_error_page", "light", "json",
+                   lambda o: errors_of(o, "list.done").count("500 oops") >= 2),
+    "first-list-light": ("endless_probe_list", "light", "json", backed_off_twice("list.done", LIST_HEAD)),
+    "first-list-kubernetes": ("endless_probe_list", "kubernetes", "json", backed_off_twice("list.done", LIST_HEAD)),
+}
+
+AT_ONCE = 5
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """{name: (server, finished run)} for RUNS: each the real command
+    (``watch pods -o OUTPUT``) against its own server, ended with Ctrl-C once
+    its condition held; a run that never got there fails its own test
+    (through its future's result)."""
+    tmp = tmp_path_factory.mktemp("memory")
+    servers = {name: HostileServer(behaviour) for name, (behaviour, *_rest) in RUNS.items()}
+    try:
+        def run(name: str):
+            _behaviour, client, output, until = RUNS[name]
+            kc = write_kubeconfig(servers[name], tmp, client)
+            return run_until(kc, "watch", "pods", "-o", output, until=until, timeout=60)
+
+        # Five at a time (two rounds): ten start-ups at once (imports, ~0.4 CPU-s
+        # each) would take both cores from the timing tests on other workers.
+        with ThreadPoolExecutor(AT_ONCE) as pool:
+            futures = {name: pool.submit(run, name) for name in RUNS}
+    finally:
+        for server in servers.values():
+            server.close()
+    return {name: (servers[name], f) for name, f in futures.items()}
+
+
 def assert_ended_by_ctrl_c(o) -> None:
     """Still running when Ctrl-C came (no failure ended it), quietly, small."""
     assert (o.rc, o.stderr) == (130, "")
@@ -67,39 +115,29 @@ def assert_bounded_and_backed_off(o, kind: str, what: str) -> None:
     assert backed_off_twice(kind, what)(o), errors_of(o, kind)
 
 
-@pytest.mark.parametrize("behaviour,client", [("endless_watch_line", "light"),
-                                              ("endless_watch_line", "kubernetes"),
-                                              ("endless_watch_line_unchunked", "light")])
-def test_a_watch_line_that_never_ends_is_cut_at_16_mib(hostile, behaviour, client):
-    server, kc = hostile(behaviour, client)
-    what = "unable to decode an event from the watch stream: an event (one line of the stream)"
-    o = watch_pods(kc, backed_off_twice("watch.end", what))
-    assert_bounded_and_backed_off(o, "watch.end", what)
+@pytest.mark.parametrize("name", ["watch-line-light", "watch-line-kubernetes", "watch-line-unchunked"])
+def test_a_watch_line_that_never_ends_is_cut_at_16_mib(runs, name):
+    server, finished = runs[name]
+    o = finished.result()
+    assert_bounded_and_backed_off(o, "watch.end", WATCH_LINE)
     assert o.kinds("informer.synced")  # the list itself was fine
     assert server.started_watches >= 2
 
 
-@pytest.mark.parametrize("behaviour,client,what", [
-    ("endless_list_object", "light", "one object of the list"),
-    ("endless_list_object", "kubernetes", "one object of the list"),
-    ("endless_list_head", "light", "a List whose items could not be found as they came"),
-])
-def test_a_list_that_never_ends_is_cut_at_16_mib_an_object(hostile, behaviour, client, what):
-    server, kc = hostile(behaviour, client)
-    o = watch_pods(kc, backed_off_twice("list.done", f"reading {PODS}: {what}"))
-    assert_bounded_and_backed_off(o, "list.done", f"reading {PODS}: {what}")
+@pytest.mark.parametrize("name,what", [("list-object-light", LIST_OBJECT), ("list-object-kubernetes", LIST_OBJECT),
+                                       ("list-head-light", LIST_HEAD)])
+def test_a_list_that_never_ends_is_cut_at_16_mib_an_object(runs, name, what):
+    server, finished = runs[name]
+    o = finished.result()
+    assert_bounded_and_backed_off(o, "list.done", what)
     backoffs = [e["fields"].get("error", "") for e in o.kinds("reflector.backoff")]
     assert any(FRAME_LIMIT in b for b in backoffs), backoffs
     assert not o.kinds("informer.synced")
 
 
-def test_text_output_says_the_limit_on_stderr_one_line_each(hostile):
-    server, kc = hostile("endless_list_object")
-
-    def retries_of(o) -> list[str]:
-        return [line for line in o.stderr_lines if line.startswith("retrying in ")]
-
-    o = watch_pods(kc, lambda o: len(retries_of(o)) >= 2, output="text")
+def test_text_output_says_the_limit_on_stderr_one_line_each(runs):
+    server, finished = runs["list-object-text"]
+    o = finished.result()
     assert o.rc == 130 and o.stdout == ""
     assert o.max_rss_mib < RSS_LIMIT_MIB, o.max_rss_mib
     retries = retries_of(o)
@@ -107,24 +145,23 @@ def test_text_output_says_the_limit_on_stderr_one_line_each(hostile):
     assert all(line.startswith(("retrying in ", "relisting (")) for line in o.stderr_lines), o.stderr
 
 
-def test_an_error_page_that_never_ends_is_read_to_1_mib_only(hostile):
-    server, kc = hostile("endless_error_page")
-    o = watch_pods(kc, lambda o: errors_of(o, "list.done").count("500 oops") >= 2)
+def test_an_error_page_that_never_ends_is_read_to_1_mib_only(runs):
+    server, finished = runs["error-page"]
+    o = finished.result()
     assert_ended_by_ctrl_c(o)
     # The status line and the page's title are all that is needed of it.
     assert errors_of(o, "list.done").count("500 oops") >= 2, errors_of(o, "list.done")
     assert server.started_lists >= 2
 
 
-@pytest.mark.parametrize("client", ["light", "kubernetes"])
-def test_an_endless_first_list_is_backed_off_from_as_any_list(hostile, client):
+@pytest.mark.parametrize("name", ["first-list-light", "first-list-kubernetes"])
+def test_an_endless_first_list_is_backed_off_from_as_any_list(runs, name):
     # No probe list goes before the informer's (it used to end the run here
     # with one line): the informer's own first list meets the cap and the
     # reflector backs off from it as from any list, and goes on.
-    server, kc = hostile("endless_probe_list", client)
-    what = f"reading {PODS}: a List whose items could not be found as they came"
-    o = watch_pods(kc, backed_off_twice("list.done", what))
-    assert_bounded_and_backed_off(o, "list.done", what)
+    server, finished = runs[name]
+    o = finished.result()
+    assert_bounded_and_backed_off(o, "list.done", LIST_HEAD)
     assert not o.kinds("informer.synced") and server.started_lists >= 2
 
 
