@@ -89,3 +89,44 @@ def test_a_pane_redrawn_many_times_leaves_no_strip_for_the_collector():
         return garbage
 
     assert run(redraw_often, app, size=(100, 20)) == []
+
+
+def test_a_strip_makes_its_memo_caches_only_when_used():
+    # Textual's own Strip.__init__ makes seven FIFOCaches per strip: most of
+    # what the young collections walked under a flood.
+    from kubectl_informer.tui.strips import PATCHED_TEXTUAL, lazy_strip_caches
+    import textual
+    assert textual.__version__ == PATCHED_TEXTUAL and lazy_strip_caches()  # a Textual bump: check _lean_init
+    gc.collect()
+    gc.disable()
+    try:
+        before = len(gc.get_objects())
+        strips = [Strip([Segment(f"row {i}"), Segment("!")]) for i in range(500)]
+        per_strip = (len(gc.get_objects()) - before) / len(strips)
+    finally:
+        gc.enable()
+    assert per_strip < 5  # the strip, its segment list, two segments (eleven with the caches made at once)
+    assert strips[0].cell_length == len("row 0!") and strips[0].crop(0, 3).text == "row"
+
+
+def test_lazy_caches_memoise_as_textuals_and_release_unmakes_them():
+    from kubectl_informer.tui.strips import _made_caches
+    strip = Strip([Segment("hello "), Segment("world")])
+    assert _made_caches(strip) == []
+    assert strip.crop(0, 3) is strip.crop(0, 3)  # memoised once made
+    assert strip.divide([strip.cell_length]) == [strip]
+    assert {name for name, _ in _made_caches(strip)} == {"_crop_cache", "_divide_cache"}
+    release_strip(strip)
+    assert _made_caches(strip) == []
+    assert strip.crop(0, 3).text == "hel"  # made again when used
+
+
+def test_a_new_strip_sets_every_slot_but_the_caches():
+    # _lean_init stands for Textual's Strip.__init__: a slot it forgot would
+    # raise AttributeError on first use somewhere inside Textual.
+    from kubectl_informer.tui.strips import STRIP_CACHES
+    strip = Strip([Segment("x")], 1)
+    for name in Strip.__slots__:
+        if name not in STRIP_CACHES:
+            getattr(strip, name)
+    assert strip.link_ids == set() and strip.cell_length == 1 and strip.text == "x"
