@@ -32,8 +32,10 @@ second the process used) and the ratio do much less.
 
 The last line is ``bench tui: events_per_s=N events_per_cpu_s=N key_p99_ms=F
 rss_growth=F rss_mib=F big_list_ratio=F big_list_key_p99_ms=F
-big_list_rss_mib=F`` (rss_growth: a fraction, 0.10 = 10%; nan for a phase
-not run).
+big_list_rss_mib=F young_gc_cpu_s_per_mev=F young_gc_longest_ms=F``
+(rss_growth: a fraction, 0.10 = 10%; young_gc_*: the flood's young
+collections, their CPU seconds per million events absorbed and the longest
+one's wall time; nan for a phase not run).
 """
 
 from __future__ import annotations
@@ -109,20 +111,32 @@ def _pod_versions(key: str, rv: int) -> tuple[dict, dict]:
 
 
 class Collections:
-    """Full (oldest-generation) collections while it is entered, and the
-    longest: the pauses a key press may wait for (``gc.callbacks``)."""
+    """The collector's pauses while it is entered (``gc.callbacks``): full
+    (oldest-generation) collections, the pauses a key press may wait for,
+    and young ones (generations 0 and 1), counted with the CPU time they
+    took (``time.thread_time`` in the thread that ran them: on shared cores
+    the wall time of a pause follows the load, its CPU time much less) and
+    the longest wall time."""
 
     def __init__(self) -> None:
         self.pauses: list[float] = []
-        self._start = 0.0
+        self.young = [0, 0]            # collections of generation 0 and 1
+        self.young_cpu = [0.0, 0.0]    # their CPU seconds
+        self.young_longest = [0.0, 0.0]  # their longest, wall ms
+        self._start = self._start_cpu = 0.0
 
     def _hook(self, phase: str, info: dict) -> None:
-        if info["generation"] != 2:
-            return
+        gen = info["generation"]
         if phase == "start":
-            self._start = time.perf_counter()
-        else:
-            self.pauses.append((time.perf_counter() - self._start) * 1000)
+            self._start, self._start_cpu = time.perf_counter(), time.thread_time()
+            return
+        wall = (time.perf_counter() - self._start) * 1000
+        if gen == 2:
+            self.pauses.append(wall)
+            return
+        self.young[gen] += 1
+        self.young_cpu[gen] += time.thread_time() - self._start_cpu
+        self.young_longest[gen] = max(self.young_longest[gen], wall)
 
     def __enter__(self) -> "Collections":
         gc.callbacks.append(self._hook)
@@ -134,6 +148,16 @@ class Collections:
     def line(self) -> str:
         longest = f", longest {max(self.pauses):.0f} ms" if self.pauses else ""
         return f"full collections: {len(self.pauses)}{longest}"
+
+    def young_line(self, events: int) -> str:
+        per = 1e6 / events if events else float("nan")
+        parts = [f"generation {g}: {self.young[g]:,} ({self.young[g] * per:,.0f} per million events), "
+                 f"CPU {self.young_cpu[g]:.2f} s, longest {self.young_longest[g]:.1f} ms" for g in (0, 1)]
+        return (f"young collections: {'; '.join(parts)}; CPU per million events absorbed "
+                f"{self.young_cpu_per_mev(events):.2f} s")
+
+    def young_cpu_per_mev(self, events: int) -> float:
+        return sum(self.young_cpu) / events * 1e6 if events else float("nan")
 
 
 def rss_bytes() -> int:
@@ -414,6 +438,7 @@ def flood(seconds: float) -> dict:
     print(f"events per CPU second of the process (producer included): {per_cpu:,.0f}")
     print(f"frames/s: {fps:.1f}   (timer at 15 Hz)")
     print(fulls.line())
+    print(fulls.young_line(r["absorbed"]))
     print(f"key latency over {len(r['latencies'])} presses: p50 {statistics.median(lat):.1f} ms, p99 {key_p99:.1f} "
           f"ms, max {lat[-1]:.1f} ms   target p99 <= {TARGET_KEY_MS:.0f} ms")
     print(f"rss {warm[3] / 2**20:.1f} MiB at {warm[0]:.0f}s -> {last[3] / 2**20:.1f} MiB at {last[0]:.0f}s: "
@@ -423,7 +448,8 @@ def flood(seconds: float) -> dict:
     half = next((s for s in samples if s[0] >= el / 2), warm)
     print(f"rss over the second half ({half[0]:.0f}s -> {last[0]:.0f}s, {last[1] - half[1]:,} events): "
           f"growth {(last[3] - half[3]) / half[3] * 100:.1f}%")
-    return {"eps": eps, "per_cpu": per_cpu, "key_p99": key_p99, "growth": growth, "rss_mib": last[3] / 2**20}
+    return {"eps": eps, "per_cpu": per_cpu, "key_p99": key_p99, "growth": growth, "rss_mib": last[3] / 2**20,
+            "young_cpu_per_mev": fulls.young_cpu_per_mev(r["absorbed"]), "young_longest": max(fulls.young_longest)}
 
 
 def main() -> None:
@@ -438,14 +464,17 @@ def main() -> None:
     seconds = float(os.environ.get("TUI_BENCH_SECONDS", "1.5" if smoke else "300"))
     big_n = int(os.environ.get("TUI_BENCH_BIG_LIST", "1500" if smoke else "100000"))
     nan = float("nan")
-    f = flood(seconds) if seconds > 0 else dict.fromkeys(("eps", "per_cpu", "key_p99", "growth", "rss_mib"), nan)
+    not_run = dict.fromkeys(("eps", "per_cpu", "key_p99", "growth", "rss_mib", "young_cpu_per_mev", "young_longest"),
+                            nan)
+    f = flood(seconds) if seconds > 0 else not_run
     b = big_list(big_n)
     ok = (f["eps"] >= TARGET_EPS and f["key_p99"] <= TARGET_KEY_MS and f["growth"] < TARGET_RSS
           and b["ratio"] <= TARGET_BIG_RATIO and b["key_p99"] <= TARGET_BIG_KEY_MS)
     print("targets met" if ok else "targets NOT met (a phase not run counts as not met)")
     print(f"bench tui: events_per_s={f['eps']:.0f} events_per_cpu_s={f['per_cpu']:.0f} key_p99_ms={f['key_p99']:.1f} "
           f"rss_growth={f['growth']:.3f} rss_mib={f['rss_mib']:.0f} big_list_ratio={b['ratio']:.2f} "
-          f"big_list_key_p99_ms={b['key_p99']:.1f} big_list_rss_mib={b['rss_mib']:.0f}")
+          f"big_list_key_p99_ms={b['key_p99']:.1f} big_list_rss_mib={b['rss_mib']:.0f} "
+          f"young_gc_cpu_s_per_mev={f['young_cpu_per_mev']:.2f} young_gc_longest_ms={f['young_longest']:.1f}")
 
 
 if __name__ == "__main__":
