@@ -123,6 +123,7 @@ class Collections:
         self.young = [0, 0]            # collections of generation 0 and 1
         self.young_cpu = [0.0, 0.0]    # their CPU seconds
         self.young_longest = [0.0, 0.0]  # their longest, wall ms
+        self.young_longest_cpu = [0.0, 0.0]  # and CPU ms (a wall time far above it: the process was off the CPU)
         self._start = self._start_cpu = 0.0
 
     def _hook(self, phase: str, info: dict) -> None:
@@ -135,7 +136,9 @@ class Collections:
             self.pauses.append(wall)
             return
         self.young[gen] += 1
-        self.young_cpu[gen] += time.thread_time() - self._start_cpu
+        cpu = time.thread_time() - self._start_cpu
+        self.young_cpu[gen] += cpu
+        self.young_longest_cpu[gen] = max(self.young_longest_cpu[gen], cpu * 1000)
         self.young_longest[gen] = max(self.young_longest[gen], wall)
 
     def __enter__(self) -> "Collections":
@@ -152,7 +155,8 @@ class Collections:
     def young_line(self, events: int) -> str:
         per = 1e6 / events if events else float("nan")
         parts = [f"generation {g}: {self.young[g]:,} ({self.young[g] * per:,.0f} per million events), "
-                 f"CPU {self.young_cpu[g]:.2f} s, longest {self.young_longest[g]:.1f} ms" for g in (0, 1)]
+                 f"CPU {self.young_cpu[g]:.2f} s, longest {self.young_longest[g]:.1f} ms "
+                 f"(CPU {self.young_longest_cpu[g]:.1f} ms)" for g in (0, 1)]
         return (f"young collections: {'; '.join(parts)}; CPU per million events absorbed "
                 f"{self.young_cpu_per_mev(events):.2f} s")
 
@@ -239,7 +243,9 @@ async def run(seconds: float) -> dict:
     app = InformerApp(buffer, info, start_pane="deltas", frame_rate=15.0)
     producer = Producer(buffer)
     latencies: list[float] = []
-    samples: list[tuple[float, int, int, int, float]] = []  # (t, absorbed, frames, rss, cpu)
+    # (t, absorbed, frames, rss, cpu, blocks): blocks, Python's allocated memory blocks (objects and
+    # their buffers, cheap to count), say whether objects pile up where the RSS alone may be pages.
+    samples: list[tuple[float, int, int, int, float, int]] = []
     async with app.run_test(size=SIZE) as pilot:
         assert app.layout_mode == "grid"
         producer.start()
@@ -249,14 +255,15 @@ async def run(seconds: float) -> dict:
         while (now := time.monotonic()) - start < seconds:
             if now >= next_sample:
                 samples.append((now - start, app.feed_loop.absorbed, app.feed_loop.frames, rss_bytes(),
-                                time.process_time()))
+                                time.process_time(), sys.getallocatedblocks()))
                 next_sample += 1.0
             if now >= next_key:
                 latencies.append(await press_and_time(app))
                 next_key += 0.5
             await asyncio.sleep(0.01)
         elapsed = time.monotonic() - start
-        samples.append((elapsed, app.feed_loop.absorbed, app.feed_loop.frames, rss_bytes(), time.process_time()))
+        samples.append((elapsed, app.feed_loop.absorbed, app.feed_loop.frames, rss_bytes(), time.process_time(),
+                        sys.getallocatedblocks()))
         producer.stop.set()
     producer.join(2)
     return {
@@ -413,12 +420,13 @@ def flood(seconds: float) -> dict:
     print(f"machine: {os.cpu_count()} cores, load average {load0:.1f} at start, {os.getloadavg()[0]:.1f} at end "
           "(other processes share the cores: absolute figures and latency tails follow the load)")
     el, samples = r["elapsed"], r["samples"]
-    print(f"{'t(s)':>6} {'events/s':>10} {'frames/s':>9} {'rss MiB':>8}")
+    print(f"{'t(s)':>6} {'events/s':>10} {'frames/s':>9} {'rss MiB':>8} {'blocks':>10}")
     step = max(1, len(samples) // 15)
     prev = samples[0]
     for s in samples[step::step]:
         dt = s[0] - prev[0] or 1.0
-        print(f"{s[0]:6.0f} {(s[1] - prev[1]) / dt:10,.0f} {(s[2] - prev[2]) / dt:9.1f} {s[3] / 2**20:8.1f}")
+        print(f"{s[0]:6.0f} {(s[1] - prev[1]) / dt:10,.0f} {(s[2] - prev[2]) / dt:9.1f} {s[3] / 2**20:8.1f} "
+              f"{s[5]:10,}")
         prev = s
     # Skip the first fifth (imports, first frames, rings filling) for rates and RSS.
     warm = next((s for s in samples if s[0] >= min(max(2.0, 0.2 * el), el / 2)), samples[0])
@@ -447,7 +455,8 @@ def flood(seconds: float) -> dict:
     # full: the second half's growth says whether the RSS still rises once they are.
     half = next((s for s in samples if s[0] >= el / 2), warm)
     print(f"rss over the second half ({half[0]:.0f}s -> {last[0]:.0f}s, {last[1] - half[1]:,} events): "
-          f"growth {(last[3] - half[3]) / half[3] * 100:.1f}%")
+          f"growth {(last[3] - half[3]) / half[3] * 100:.1f}%; Python's allocated blocks {half[5]:,} -> "
+          f"{last[5]:,} ({(last[5] - half[5]) / half[5] * 100:+.1f}%)")
     return {"eps": eps, "per_cpu": per_cpu, "key_p99": key_p99, "growth": growth, "rss_mib": last[3] / 2**20,
             "young_cpu_per_mev": fulls.young_cpu_per_mev(r["absorbed"]), "young_longest": max(fulls.young_longest)}
 
