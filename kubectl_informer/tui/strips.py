@@ -12,18 +12,18 @@ full collections that freed them paused the UI for 120-230 ms and the RSS
 rose until one ran. ``RenderedLines`` empties the caches of a line the
 widget replaced, so that dropping it frees it at once.
 
-Those seven caches were also most of what the young collections walked under
-a flood: Textual's ``Strip.__init__`` makes all seven (each a ``FIFOCache``,
-an object the collector tracks) for every strip, though most strips use one
-or none (the compositor makes several strips for each row it redraws: the
-widget's line, its border, the crops and cuts). In bench/tui.py's flood the
-``FIFOCache``\ s were about a third of the objects the young generations held
-at a collection (samples of ``gc.get_objects``), the strips, their segment
-lists and segments another sixth. ``lazy_strip_caches`` makes each cache
-when first used instead (a descriptor over the slot): the same memos, made
-only where they are asked for. It replaces Textual internals, so it applies
-only to the Textual release pyproject.toml pins (``PATCHED_TEXTUAL``), whose
-``Strip.__init__`` it was written against; under any other it changes nothing.
+The caches also cost the young collections: Textual's ``Strip.__init__``
+makes all seven (each a ``FIFOCache``, an object the collector tracks) for
+every strip, though most strips use one or none, and the compositor makes
+several strips for each row it redraws (the widget's line, its border, the
+crops and cuts): about 260 a frame in bench/tui.py's flood, 11 tracked
+objects each. ``lazy_strip_caches`` makes each cache when first used instead
+(a descriptor over the slot): the same memos, made only where asked for; a
+strip is 4 tracked objects. And ``whole_divide_uncached`` keeps the whole
+cut out of the strip's own cache, so no line is a cycle, whichever widget
+drew it. Both replace Textual internals, so they apply only to the Textual
+release pyproject.toml pins (``PATCHED_TEXTUAL``), whose ``Strip`` they were
+written against; under any other they change nothing.
 """
 
 from __future__ import annotations
@@ -95,6 +95,34 @@ def lazy_strip_caches() -> bool:
     return True
 
 
+_textual_divide = Strip.divide
+
+
+def _divide(self, cuts):
+    # A cut list that keeps the strip whole gives [self], as Textual's does,
+    # but not cached in the strip itself: that cache entry was the cycle.
+    cell_length = self.cell_length
+    cuts = [cut for cut in cuts if cut <= cell_length]
+    if cuts == [cell_length]:
+        return [self]
+    return _textual_divide(self, cuts)
+
+
+def whole_divide_uncached() -> bool:
+    """``Strip.divide`` without the self-cycle (idempotent): a line the
+    compositor cuts whole no longer holds itself, so it is freed by
+    reference counting wherever it is dropped, the lines of widgets that
+    are not panes (the tab bar, blank rows) too: those were about ten
+    strips a second of cyclic garbage in bench/tui.py's flood, the RSS's
+    slow rise over its second half. Same guard as ``lazy_strip_caches``."""
+    if Strip.divide is _divide:
+        return True
+    if textual.__version__ != PATCHED_TEXTUAL:
+        return False
+    Strip.divide = _divide
+    return True
+
+
 def _made_caches(strip: Strip) -> list:
     """The caches ``strip`` has made, (slot name, cache) each; none made yet: none."""
     caches = []
@@ -156,4 +184,6 @@ class RenderedLines:
         return len(self._lines)
 
 
-lazy_strip_caches()  # before any pane renders: every module drawing a pane imports this one
+# Before any pane renders: every module drawing a pane imports this one.
+lazy_strip_caches()
+whole_divide_uncached()
