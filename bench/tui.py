@@ -32,10 +32,13 @@ second the process used) and the ratio do much less.
 
 The last line is ``bench tui: events_per_s=N events_per_cpu_s=N key_p99_ms=F
 rss_growth=F rss_mib=F big_list_ratio=F big_list_key_p99_ms=F
-big_list_rss_mib=F young_gc_cpu_s_per_mev=F young_gc_longest_ms=F``
-(rss_growth: a fraction, 0.10 = 10%; young_gc_*: the flood's young
-collections, their CPU seconds per million events absorbed and the longest
-one's wall time; nan for a phase not run).
+big_list_rss_mib=F young_gc_cpu_s_per_mev=F young_gc_longest_ms=F
+young_per_frame=F`` (rss_growth: a fraction, 0.10 = 10%; young_gc_*: the
+flood's young collections, their CPU seconds per million events absorbed
+and the longest one's wall time; young_per_frame: the young collections of
+``TUI_BENCH_FRAMES`` fixed frames (default 300; 0 skips), each taking in
+the same events and redrawing every pane, so that two runs compare whatever
+the load; nan for a phase not run).
 """
 
 from __future__ import annotations
@@ -169,13 +172,49 @@ def rss_bytes() -> int:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
+def event_batches(trips: int, clock=None):
+    """Batches of the flood's events, ``trips`` objects' trips (the
+    template) each, keys in turn, built as ``Tracer.emit`` builds an event
+    (one C call for the tuple, a fresh fields dict). ``clock()``: the
+    events' time (None: their seq, 10 µs apart)."""
+    new = tuple.__new__
+    keys = [f"ns-{j % 40}/pod-{j % KEYS}" for j in range(KEYS)]  # KEYS is a multiple of 40
+    # (class, kind, fields, carries an RV, is a store update)
+    # The kinds as the engine emits them (trace_kinds' constants, not plain str).
+    steps = [(DerivedTraceEvent if k == "store.update" else TraceEvent, KINDS[k], f,
+              k in ("watch.event", "store.update"), k == "store.update") for k, f in TEMPLATE]
+    seq = 0
+    rv = 1000
+    j = 0  # one object's trip (the template) per key, keys in turn
+    while True:
+        batch = []
+        append = batch.append
+        t = clock() if clock is not None else seq * 1e-5
+        for _ in range(trips):
+            key = keys[j % KEYS]
+            j += 1
+            for cls, kind, fields, has_rv, is_store in steps:
+                f = fields.copy()
+                if has_rv:
+                    rv += 1
+                    f["resource_version"] = str(rv)
+                    if is_store:
+                        # A pod going Pending → Running and back: a real diff.
+                        old, obj = pod_versions(key, rv)
+                        f["old_resource_version"] = str(rv - 1)
+                        f["object"] = obj
+                        f["old"] = old
+                seq += 1
+                append(new(cls, (seq, t, kind, key, f)))
+        yield batch
+
+
 class Producer(threading.Thread):
     """Emits new TraceEvents into the buffer as fast as it is drained.
 
-    Each event is built as ``Tracer.emit`` builds it (one C call for the
-    tuple, a fresh fields dict): the producer stands in for the engine, and
-    the bench measures what the UI costs, so the producer's own Python work
-    per event is kept to what the tracer does (keys and templates made once)."""
+    The producer stands in for the engine, and the bench measures what the
+    UI costs, so its own Python work per event is kept to what the tracer
+    does (``event_batches``: keys and templates made once)."""
 
     def __init__(self, buffer: TraceBuffer) -> None:
         super().__init__(daemon=True, name="producer")
@@ -186,40 +225,14 @@ class Producer(threading.Thread):
 
     def run(self) -> None:
         buf = self.buffer
-        new = tuple.__new__
-        keys = [f"ns-{j % 40}/pod-{j % KEYS}" for j in range(KEYS)]  # KEYS is a multiple of 40
-        # (class, kind, fields, carries an RV, is a store update)
-        # The kinds as the engine emits them (trace_kinds' constants, not plain str).
-        steps = [(DerivedTraceEvent if k == "store.update" else TraceEvent, KINDS[k], f,
-                  k in ("watch.event", "store.update"), k == "store.update") for k, f in TEMPLATE]
-        seq = 0
-        rv = 1000
-        j = 0  # one object's trip (the template) per key, keys in turn
         t0 = time.monotonic()
+        batches = event_batches(20, lambda: time.monotonic() - t0)
         while not self.stop.is_set():
             if len(buf) >= BUFFER_HIGH:
                 self.waits += 1
                 time.sleep(0.002)
                 continue
-            batch = []
-            append = batch.append
-            t = time.monotonic() - t0
-            for _ in range(20):
-                key = keys[j % KEYS]
-                j += 1
-                for cls, kind, fields, has_rv, is_store in steps:
-                    f = fields.copy()
-                    if has_rv:
-                        rv += 1
-                        f["resource_version"] = str(rv)
-                        if is_store:
-                            # A pod going Pending → Running and back: a real diff.
-                            old, obj = pod_versions(key, rv)
-                            f["old_resource_version"] = str(rv - 1)
-                            f["object"] = obj
-                            f["old"] = old
-                    seq += 1
-                    append(new(cls, (seq, t, kind, key, f)))
+            batch = next(batches)
             buf.extend(batch)
             self.produced += len(batch)
 
@@ -461,6 +474,54 @@ def flood(seconds: float) -> dict:
             "young_cpu_per_mev": fulls.young_cpu_per_mev(r["absorbed"]), "young_longest": max(fulls.young_longest)}
 
 
+FRAME_EVENTS = 512  # events a fixed frame takes in: the newest chunks a frame feeds in full while behind
+
+
+async def run_frames(frames: int, collections: Collections) -> float:
+    """``frames`` frames made by hand, each ``FRAME_EVENTS`` new events of
+    the flood's mix drained in full and every shown pane redrawn; no
+    producer thread and no timer, so every run does the same work whatever
+    the load (``collections`` counts theirs, after 20 frames of warm-up).
+    Returns the process's CPU seconds for them."""
+    buffer = TraceBuffer(maxlen=BUFFER_HIGH * 2)
+    prime(buffer)
+    info = RunInfo(resource="pods", namespace=None, context="bench", profile="1.32")
+    app = InformerApp(buffer, info, start_pane="deltas", frame_rate=15.0)
+    batches = event_batches(FRAME_EVENTS // len(TEMPLATE) + 1)
+
+    async def frame() -> None:
+        buffer.extend(next(batches))
+        app.drain()
+        app.paused = False
+        app._redraw(True, True)  # every shown pane and the header
+        app.paused = True  # the timer's own frames do nothing meanwhile
+        await pilot.pause()
+
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(20):
+            await frame()
+        gc.collect()
+        cpu = time.process_time()
+        with collections:
+            for _ in range(frames):
+                await frame()
+        return time.process_time() - cpu
+
+
+def fixed_frames(frames: int) -> float:
+    """The fixed frames' young collections per frame, printed (nan: none run)."""
+    if frames <= 0:
+        return float("nan")
+    young = Collections()
+    with tuned(UI):
+        cpu = asyncio.run(run_frames(frames, young))
+    per_frame = sum(young.young) / frames
+    print(f"\nfixed frames: {frames} of {FRAME_EVENTS}+ events each, every pane redrawn (the same work in every run): "
+          f"young collections {young.young[0]:,} + {young.young[1]:,} ({per_frame:.2f} a frame), their CPU "
+          f"{sum(young.young_cpu):.2f} s of the process's {cpu:.2f} s (load average {os.getloadavg()[0]:.1f})")
+    return per_frame
+
+
 def main() -> None:
     if sys.argv[1:2] == ["--headless-sync"]:
         headless_sync(sys.argv[2])
@@ -476,6 +537,8 @@ def main() -> None:
     not_run = dict.fromkeys(("eps", "per_cpu", "key_p99", "growth", "rss_mib", "young_cpu_per_mev", "young_longest"),
                             nan)
     f = flood(seconds) if seconds > 0 else not_run
+    frames = int(os.environ.get("TUI_BENCH_FRAMES", "20" if smoke else "300"))
+    young_per_frame = fixed_frames(frames)
     b = big_list(big_n)
     ok = (f["eps"] >= TARGET_EPS and f["key_p99"] <= TARGET_KEY_MS and f["growth"] < TARGET_RSS
           and b["ratio"] <= TARGET_BIG_RATIO and b["key_p99"] <= TARGET_BIG_KEY_MS)
@@ -483,7 +546,8 @@ def main() -> None:
     print(f"bench tui: events_per_s={f['eps']:.0f} events_per_cpu_s={f['per_cpu']:.0f} key_p99_ms={f['key_p99']:.1f} "
           f"rss_growth={f['growth']:.3f} rss_mib={f['rss_mib']:.0f} big_list_ratio={b['ratio']:.2f} "
           f"big_list_key_p99_ms={b['key_p99']:.1f} big_list_rss_mib={b['rss_mib']:.0f} "
-          f"young_gc_cpu_s_per_mev={f['young_cpu_per_mev']:.2f} young_gc_longest_ms={f['young_longest']:.1f}")
+          f"young_gc_cpu_s_per_mev={f['young_cpu_per_mev']:.2f} young_gc_longest_ms={f['young_longest']:.1f} "
+          f"young_per_frame={young_per_frame:.2f}")
 
 
 if __name__ == "__main__":
