@@ -32,8 +32,13 @@ second the process used) and the ratio do much less.
 
 The last line is ``bench tui: events_per_s=N events_per_cpu_s=N key_p99_ms=F
 rss_growth=F rss_mib=F big_list_ratio=F big_list_key_p99_ms=F
-big_list_rss_mib=F`` (rss_growth: a fraction, 0.10 = 10%; nan for a phase
-not run).
+big_list_rss_mib=F young_gc_cpu_s_per_mev=F young_gc_longest_ms=F
+young_per_frame=F`` (rss_growth: a fraction, 0.10 = 10%; young_gc_*: the
+flood's young collections, their CPU seconds per million events absorbed
+and the longest one's wall time; young_per_frame: the young collections of
+``TUI_BENCH_FRAMES`` fixed frames (default 300; 0 skips), each taking in
+the same events and redrawing every pane, so that two runs compare whatever
+the load; nan for a phase not run).
 """
 
 from __future__ import annotations
@@ -109,20 +114,35 @@ def _pod_versions(key: str, rv: int) -> tuple[dict, dict]:
 
 
 class Collections:
-    """Full (oldest-generation) collections while it is entered, and the
-    longest: the pauses a key press may wait for (``gc.callbacks``)."""
+    """The collector's pauses while it is entered (``gc.callbacks``): full
+    (oldest-generation) collections, the pauses a key press may wait for,
+    and young ones (generations 0 and 1), counted with the CPU time they
+    took (``time.thread_time`` in the thread that ran them: on shared cores
+    the wall time of a pause follows the load, its CPU time much less) and
+    the longest wall time."""
 
     def __init__(self) -> None:
         self.pauses: list[float] = []
-        self._start = 0.0
+        self.young = [0, 0]            # collections of generation 0 and 1
+        self.young_cpu = [0.0, 0.0]    # their CPU seconds
+        self.young_longest = [0.0, 0.0]  # their longest, wall ms
+        self.young_longest_cpu = [0.0, 0.0]  # and CPU ms (a wall time far above it: the process was off the CPU)
+        self._start = self._start_cpu = 0.0
 
     def _hook(self, phase: str, info: dict) -> None:
-        if info["generation"] != 2:
-            return
+        gen = info["generation"]
         if phase == "start":
-            self._start = time.perf_counter()
-        else:
-            self.pauses.append((time.perf_counter() - self._start) * 1000)
+            self._start, self._start_cpu = time.perf_counter(), time.thread_time()
+            return
+        wall = (time.perf_counter() - self._start) * 1000
+        if gen == 2:
+            self.pauses.append(wall)
+            return
+        self.young[gen] += 1
+        cpu = time.thread_time() - self._start_cpu
+        self.young_cpu[gen] += cpu
+        self.young_longest_cpu[gen] = max(self.young_longest_cpu[gen], cpu * 1000)
+        self.young_longest[gen] = max(self.young_longest[gen], wall)
 
     def __enter__(self) -> "Collections":
         gc.callbacks.append(self._hook)
@@ -135,19 +155,66 @@ class Collections:
         longest = f", longest {max(self.pauses):.0f} ms" if self.pauses else ""
         return f"full collections: {len(self.pauses)}{longest}"
 
+    def young_line(self, events: int) -> str:
+        per = 1e6 / events if events else float("nan")
+        parts = [f"generation {g}: {self.young[g]:,} ({self.young[g] * per:,.0f} per million events), "
+                 f"CPU {self.young_cpu[g]:.2f} s, longest {self.young_longest[g]:.1f} ms "
+                 f"(CPU {self.young_longest_cpu[g]:.1f} ms)" for g in (0, 1)]
+        return (f"young collections: {'; '.join(parts)}; CPU per million events absorbed "
+                f"{self.young_cpu_per_mev(events):.2f} s")
+
+    def young_cpu_per_mev(self, events: int) -> float:
+        return sum(self.young_cpu) / events * 1e6 if events else float("nan")
+
 
 def rss_bytes() -> int:
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
+def event_batches(trips: int, clock=None):
+    """Batches of the flood's events, ``trips`` objects' trips (the
+    template) each, keys in turn, built as ``Tracer.emit`` builds an event
+    (one C call for the tuple, a fresh fields dict). ``clock()``: the
+    events' time (None: their seq, 10 µs apart)."""
+    new = tuple.__new__
+    keys = [f"ns-{j % 40}/pod-{j % KEYS}" for j in range(KEYS)]  # KEYS is a multiple of 40
+    # (class, kind, fields, carries an RV, is a store update)
+    # The kinds as the engine emits them (trace_kinds' constants, not plain str).
+    steps = [(DerivedTraceEvent if k == "store.update" else TraceEvent, KINDS[k], f,
+              k in ("watch.event", "store.update"), k == "store.update") for k, f in TEMPLATE]
+    seq = 0
+    rv = 1000
+    j = 0  # one object's trip (the template) per key, keys in turn
+    while True:
+        batch = []
+        append = batch.append
+        t = clock() if clock is not None else seq * 1e-5
+        for _ in range(trips):
+            key = keys[j % KEYS]
+            j += 1
+            for cls, kind, fields, has_rv, is_store in steps:
+                f = fields.copy()
+                if has_rv:
+                    rv += 1
+                    f["resource_version"] = str(rv)
+                    if is_store:
+                        # A pod going Pending → Running and back: a real diff.
+                        old, obj = pod_versions(key, rv)
+                        f["old_resource_version"] = str(rv - 1)
+                        f["object"] = obj
+                        f["old"] = old
+                seq += 1
+                append(new(cls, (seq, t, kind, key, f)))
+        yield batch
+
+
 class Producer(threading.Thread):
     """Emits new TraceEvents into the buffer as fast as it is drained.
 
-    Each event is built as ``Tracer.emit`` builds it (one C call for the
-    tuple, a fresh fields dict): the producer stands in for the engine, and
-    the bench measures what the UI costs, so the producer's own Python work
-    per event is kept to what the tracer does (keys and templates made once)."""
+    The producer stands in for the engine, and the bench measures what the
+    UI costs, so its own Python work per event is kept to what the tracer
+    does (``event_batches``: keys and templates made once)."""
 
     def __init__(self, buffer: TraceBuffer) -> None:
         super().__init__(daemon=True, name="producer")
@@ -158,40 +225,14 @@ class Producer(threading.Thread):
 
     def run(self) -> None:
         buf = self.buffer
-        new = tuple.__new__
-        keys = [f"ns-{j % 40}/pod-{j % KEYS}" for j in range(KEYS)]  # KEYS is a multiple of 40
-        # (class, kind, fields, carries an RV, is a store update)
-        # The kinds as the engine emits them (trace_kinds' constants, not plain str).
-        steps = [(DerivedTraceEvent if k == "store.update" else TraceEvent, KINDS[k], f,
-                  k in ("watch.event", "store.update"), k == "store.update") for k, f in TEMPLATE]
-        seq = 0
-        rv = 1000
-        j = 0  # one object's trip (the template) per key, keys in turn
         t0 = time.monotonic()
+        batches = event_batches(20, lambda: time.monotonic() - t0)
         while not self.stop.is_set():
             if len(buf) >= BUFFER_HIGH:
                 self.waits += 1
                 time.sleep(0.002)
                 continue
-            batch = []
-            append = batch.append
-            t = time.monotonic() - t0
-            for _ in range(20):
-                key = keys[j % KEYS]
-                j += 1
-                for cls, kind, fields, has_rv, is_store in steps:
-                    f = fields.copy()
-                    if has_rv:
-                        rv += 1
-                        f["resource_version"] = str(rv)
-                        if is_store:
-                            # A pod going Pending → Running and back: a real diff.
-                            old, obj = pod_versions(key, rv)
-                            f["old_resource_version"] = str(rv - 1)
-                            f["object"] = obj
-                            f["old"] = old
-                    seq += 1
-                    append(new(cls, (seq, t, kind, key, f)))
+            batch = next(batches)
             buf.extend(batch)
             self.produced += len(batch)
 
@@ -215,7 +256,9 @@ async def run(seconds: float) -> dict:
     app = InformerApp(buffer, info, start_pane="deltas", frame_rate=15.0)
     producer = Producer(buffer)
     latencies: list[float] = []
-    samples: list[tuple[float, int, int, int, float]] = []  # (t, absorbed, frames, rss, cpu)
+    # (t, absorbed, frames, rss, cpu, blocks): blocks, Python's allocated memory blocks (objects and
+    # their buffers, cheap to count), say whether objects pile up where the RSS alone may be pages.
+    samples: list[tuple[float, int, int, int, float, int]] = []
     async with app.run_test(size=SIZE) as pilot:
         assert app.layout_mode == "grid"
         producer.start()
@@ -225,14 +268,15 @@ async def run(seconds: float) -> dict:
         while (now := time.monotonic()) - start < seconds:
             if now >= next_sample:
                 samples.append((now - start, app.feed_loop.absorbed, app.feed_loop.frames, rss_bytes(),
-                                time.process_time()))
+                                time.process_time(), sys.getallocatedblocks()))
                 next_sample += 1.0
             if now >= next_key:
                 latencies.append(await press_and_time(app))
                 next_key += 0.5
             await asyncio.sleep(0.01)
         elapsed = time.monotonic() - start
-        samples.append((elapsed, app.feed_loop.absorbed, app.feed_loop.frames, rss_bytes(), time.process_time()))
+        samples.append((elapsed, app.feed_loop.absorbed, app.feed_loop.frames, rss_bytes(), time.process_time(),
+                        sys.getallocatedblocks()))
         producer.stop.set()
     producer.join(2)
     return {
@@ -389,12 +433,13 @@ def flood(seconds: float) -> dict:
     print(f"machine: {os.cpu_count()} cores, load average {load0:.1f} at start, {os.getloadavg()[0]:.1f} at end "
           "(other processes share the cores: absolute figures and latency tails follow the load)")
     el, samples = r["elapsed"], r["samples"]
-    print(f"{'t(s)':>6} {'events/s':>10} {'frames/s':>9} {'rss MiB':>8}")
+    print(f"{'t(s)':>6} {'events/s':>10} {'frames/s':>9} {'rss MiB':>8} {'blocks':>10}")
     step = max(1, len(samples) // 15)
     prev = samples[0]
     for s in samples[step::step]:
         dt = s[0] - prev[0] or 1.0
-        print(f"{s[0]:6.0f} {(s[1] - prev[1]) / dt:10,.0f} {(s[2] - prev[2]) / dt:9.1f} {s[3] / 2**20:8.1f}")
+        print(f"{s[0]:6.0f} {(s[1] - prev[1]) / dt:10,.0f} {(s[2] - prev[2]) / dt:9.1f} {s[3] / 2**20:8.1f} "
+              f"{s[5]:10,}")
         prev = s
     # Skip the first fifth (imports, first frames, rings filling) for rates and RSS.
     warm = next((s for s in samples if s[0] >= min(max(2.0, 0.2 * el), el / 2)), samples[0])
@@ -414,6 +459,7 @@ def flood(seconds: float) -> dict:
     print(f"events per CPU second of the process (producer included): {per_cpu:,.0f}")
     print(f"frames/s: {fps:.1f}   (timer at 15 Hz)")
     print(fulls.line())
+    print(fulls.young_line(r["absorbed"]))
     print(f"key latency over {len(r['latencies'])} presses: p50 {statistics.median(lat):.1f} ms, p99 {key_p99:.1f} "
           f"ms, max {lat[-1]:.1f} ms   target p99 <= {TARGET_KEY_MS:.0f} ms")
     print(f"rss {warm[3] / 2**20:.1f} MiB at {warm[0]:.0f}s -> {last[3] / 2**20:.1f} MiB at {last[0]:.0f}s: "
@@ -422,8 +468,61 @@ def flood(seconds: float) -> dict:
     # full: the second half's growth says whether the RSS still rises once they are.
     half = next((s for s in samples if s[0] >= el / 2), warm)
     print(f"rss over the second half ({half[0]:.0f}s -> {last[0]:.0f}s, {last[1] - half[1]:,} events): "
-          f"growth {(last[3] - half[3]) / half[3] * 100:.1f}%")
-    return {"eps": eps, "per_cpu": per_cpu, "key_p99": key_p99, "growth": growth, "rss_mib": last[3] / 2**20}
+          f"growth {(last[3] - half[3]) / half[3] * 100:.1f}%; Python's allocated blocks {half[5]:,} -> "
+          f"{last[5]:,} ({(last[5] - half[5]) / half[5] * 100:+.1f}%)")
+    return {"eps": eps, "per_cpu": per_cpu, "key_p99": key_p99, "growth": growth, "rss_mib": last[3] / 2**20,
+            "young_cpu_per_mev": fulls.young_cpu_per_mev(r["absorbed"]), "young_longest": max(fulls.young_longest)}
+
+
+FRAME_EVENTS = 512  # events a fixed frame takes in: the newest chunks a frame feeds in full while behind
+
+
+async def run_frames(frames: int, collections: Collections) -> float:
+    """``frames`` frames made by hand, each ``FRAME_EVENTS`` new events of
+    the flood's mix drained in full and every shown pane redrawn; no
+    producer thread and no timer, so every run does the same work whatever
+    the load (``collections`` counts theirs, after 20 frames of warm-up).
+    Returns the process's CPU seconds for them."""
+    buffer = TraceBuffer(maxlen=BUFFER_HIGH * 2)
+    prime(buffer)
+    info = RunInfo(resource="pods", namespace=None, context="bench", profile="1.32")
+    app = InformerApp(buffer, info, start_pane="deltas", frame_rate=15.0)
+    batches = event_batches(FRAME_EVENTS // len(TEMPLATE) + 1)
+    for j in range(KEYS):  # every pod the events carry, made first: the same frames whether a flood ran before
+        for rv in (1, 2):
+            pod_versions(f"ns-{j % 40}/pod-{j}", rv)
+
+    async def frame() -> None:
+        buffer.extend(next(batches))
+        app.drain()
+        app.paused = False
+        app._redraw(True, True)  # every shown pane and the header
+        app.paused = True  # the timer's own frames do nothing meanwhile
+        await pilot.pause()
+
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(20):
+            await frame()
+        gc.collect()
+        cpu = time.process_time()
+        with collections:
+            for _ in range(frames):
+                await frame()
+        return time.process_time() - cpu
+
+
+def fixed_frames(frames: int) -> float:
+    """The fixed frames' young collections per frame, printed (nan: none run)."""
+    if frames <= 0:
+        return float("nan")
+    young = Collections()
+    with tuned(UI):
+        cpu = asyncio.run(run_frames(frames, young))
+    per_frame = sum(young.young) / frames
+    print(f"\nfixed frames: {frames} of {FRAME_EVENTS}+ events each, every pane redrawn (the same work in every run): "
+          f"young collections {young.young[0]:,} + {young.young[1]:,} ({per_frame:.2f} a frame), their CPU "
+          f"{sum(young.young_cpu):.2f} s of the process's {cpu:.2f} s (load average {os.getloadavg()[0]:.1f})")
+    return per_frame
 
 
 def main() -> None:
@@ -438,14 +537,20 @@ def main() -> None:
     seconds = float(os.environ.get("TUI_BENCH_SECONDS", "1.5" if smoke else "300"))
     big_n = int(os.environ.get("TUI_BENCH_BIG_LIST", "1500" if smoke else "100000"))
     nan = float("nan")
-    f = flood(seconds) if seconds > 0 else dict.fromkeys(("eps", "per_cpu", "key_p99", "growth", "rss_mib"), nan)
+    not_run = dict.fromkeys(("eps", "per_cpu", "key_p99", "growth", "rss_mib", "young_cpu_per_mev", "young_longest"),
+                            nan)
+    f = flood(seconds) if seconds > 0 else not_run
+    frames = int(os.environ.get("TUI_BENCH_FRAMES", "20" if smoke else "300"))
+    young_per_frame = fixed_frames(frames)
     b = big_list(big_n)
     ok = (f["eps"] >= TARGET_EPS and f["key_p99"] <= TARGET_KEY_MS and f["growth"] < TARGET_RSS
           and b["ratio"] <= TARGET_BIG_RATIO and b["key_p99"] <= TARGET_BIG_KEY_MS)
     print("targets met" if ok else "targets NOT met (a phase not run counts as not met)")
     print(f"bench tui: events_per_s={f['eps']:.0f} events_per_cpu_s={f['per_cpu']:.0f} key_p99_ms={f['key_p99']:.1f} "
           f"rss_growth={f['growth']:.3f} rss_mib={f['rss_mib']:.0f} big_list_ratio={b['ratio']:.2f} "
-          f"big_list_key_p99_ms={b['key_p99']:.1f} big_list_rss_mib={b['rss_mib']:.0f}")
+          f"big_list_key_p99_ms={b['key_p99']:.1f} big_list_rss_mib={b['rss_mib']:.0f} "
+          f"young_gc_cpu_s_per_mev={f['young_cpu_per_mev']:.2f} young_gc_longest_ms={f['young_longest']:.1f} "
+          f"young_per_frame={young_per_frame:.2f}")
 
 
 if __name__ == "__main__":

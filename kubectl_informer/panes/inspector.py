@@ -159,6 +159,29 @@ class InspectorState(PaneState):
             self._trail_rows = (key, self.trail.version, rows)
         return rows
 
+    def recent_keys(self, limit: int, accept=None) -> list[tuple[str, str, bool]]:
+        """Up to ``limit`` keys ``accept`` passes, the most recently active
+        first: (key, its newest event's kind, known only from summaries).
+        A key the UI took in only as summaries has no ring but is in the
+        trail; listed too, so that enter can follow it (``timeline``). A
+        key's newest event is its ring's or the trail's, whichever is newer."""
+        history = self.history
+        newest: dict[str, list] = {}  # key -> [seq, kind, only from summaries]
+        for key in history.keys_newest_first():
+            if len(newest) >= limit:
+                break
+            if accept is None or accept(key):
+                last = _event(history.ring(key)[-1])
+                newest[key] = [last.seq, last.kind, False]
+        for key, seq, kind in self.trail.newest_keys(limit, accept):
+            got = newest.get(key)
+            if got is None:
+                newest[key] = [seq, kind, key not in history]
+            elif seq > got[0]:
+                got[0], got[1] = seq, kind
+        ranked = sorted(newest.items(), key=lambda item: item[1][0], reverse=True)[:limit]
+        return [(key, kind, only) for key, (_, kind, only) in ranked]
+
     def life(self, key: str) -> list[TraceEvent]:
         return [_event(x) for x in self.history.get(key)]
 
@@ -190,7 +213,7 @@ class InspectorState(PaneState):
         types: set[str] = set()
         labels = None
         if f.uses_types or f.uses_labels:
-            for item in self.history.ring(key):
+            for item in self.history.ring(key) if key in self.history else ():  # a summaries-only key: none
                 ev = _event(item)
                 fields = ev.raw_fields
                 typ = fields.get("delta") or fields.get("type")

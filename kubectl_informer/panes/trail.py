@@ -94,6 +94,27 @@ class SummaryTrail:
             found.append(i)
             start = i + 1
 
+    def newest_keys(self, limit: int, accept=None, scan: int = 4096) -> list[tuple[str, int, str]]:
+        """Up to ``limit`` keys of the newest ``scan`` slots that ``accept``
+        passes (None: all), newest first, each with its newest event's seq
+        and kind there (the scan bounds a draw's cost: the key list asks
+        once a frame)."""
+        seqs, keys, kinds = self._cols[0], self._cols[2], self._cols[3]
+        out: list[tuple[str, int, str]] = []
+        seen: set[str] = set()
+        i = self._pos
+        for _ in range(min(scan, self.filled)):
+            i = (i - 1) % self.capacity
+            key = keys[i]
+            if key not in seen:
+                seen.add(key)
+                if accept is not None and not accept(key):
+                    continue
+                out.append((key, seqs[i], kinds[i]))
+                if len(out) >= limit:
+                    break
+        return out
+
     def has(self, key: str) -> bool:
         return key in self._cols[2]
 

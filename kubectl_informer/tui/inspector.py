@@ -381,19 +381,17 @@ class InspectorPane(KeyCursor, TextPane):
         st = self.state
         f = self.filter_text
         lines = [Text("enter on a key (here, in Deltas or FIFO) to follow it through every stage", "dim")]
+        accept = (lambda key: st.matches(self.key_filter, key)) if f else None
         keys: list[str] = []
-        for key in st.history.keys_newest_first():
-            if len(lines) >= height:
-                break
-            if f and not st.matches(self.key_filter, key):
-                continue
+        for key, kind, summarised in st.recent_keys(max(0, height - 1), accept):
             keys.append(key)
-            life = st.history.ring(key)
-            last = _event(life[-1])
             line = Text(no_wrap=True)
             line.append(f"{key} ", "bold")
-            name, style = stage_of(last.kind)
-            line.append(f"{len(life)} events, last {last.kind}", style)
+            name, style = stage_of(kind)
+            if summarised:  # no ring: the UI took its events in as summaries (the trail)
+                line.append(f"from summaries, last {kind}", style)
+            else:
+                line.append(f"{len(st.history.ring(key))} events, last {kind}", style)
             lines.append(line)
         self.cursor_keys = keys
         if not keys:

@@ -22,7 +22,8 @@ KEYS = {
     "cluster": ["speedup_10k", "rss_ratio_10k", "sync_100k_s", "rss_100k_mib", "meta_rss_ratio_100k",
                 "rss_watchlist_ratio_100k"],
     "tui": ["events_per_s", "events_per_cpu_s", "key_p99_ms", "rss_growth", "rss_mib", "big_list_ratio",
-            "big_list_key_p99_ms", "big_list_rss_mib"],
+            "big_list_key_p99_ms", "big_list_rss_mib", "young_gc_cpu_s_per_mev", "young_gc_longest_ms",
+            "young_per_frame"],
     "ship": ["archive_mib", "version_warm_s", "first_frame_s"],
     "attach": ["samples", "whole_page_parse_ms", "scrape_ms", "ratio"],
     "soak": ["rss_growth", "disagreements", "events", "held_over_bound"],
@@ -63,6 +64,8 @@ def test_cluster_bench():
 def test_tui_bench():
     figures = run_smoke("tui")
     assert figures["events_per_s"] > 0 and figures["big_list_key_p99_ms"] > 0 and figures["big_list_ratio"] > 0
+    assert figures["young_gc_cpu_s_per_mev"] > 0 and figures["young_gc_longest_ms"] > 0  # 1.5 s of flood collects
+    assert figures["young_per_frame"] > 0  # 20 fixed frames of 512 events collect too
 
 
 def test_attach_bench():

@@ -12,6 +12,7 @@ missing for the stretch.
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -189,7 +190,10 @@ def figures(name: str, state) -> dict:
     if name == "explain":
         f = state.facts
         return {"counts": (f.lists, f.watches, f.pops, f.appended, f.cache_count, f.consistent_lists),
-                "relists": [r.seq for r in f.relists], "ticks": [(r.seq, r.extra) for r in f.ticks]}
+                "relists": [r.seq for r in f.relists], "ticks": [(r.seq, r.extra) for r in f.ticks],
+                # each key's workqueue story (adds, since when, worker, wait; in queue order), not its causes
+                "queued": [(k, q[0], q[1]) for k, q in f._queued.items()],
+                "processing": [(k, p[:4]) for k, p in f._processing.items()]}
     assert name == "inspector"
     return {}
 
@@ -258,3 +262,36 @@ def test_with_several_informers_a_summary_routes_each_informers_events_to_its_ow
             assert (figures(name, summarised.sets[informer][name])
                     == figures(name, full.sets[informer][name])), (informer, name)
         assert figures("header", summarised.headers[informer]) == figures("header", full.headers[informer])
+
+
+STORY_OPS = [
+    # added three times while queued; then got, added twice while a worker has it, done and requeued
+    [("add", 0), ("pop", 0), ("update", 0), ("pop", 0), ("update", 0), ("pop", 0), ("work", 0),
+     ("update", 0), ("pop", 0), ("update", 0), ("pop", 0), ("done", 0), ("work", 0), ("done", 0)],
+    # two keys interleaved: the queue's order is the order of first adds
+    [("add", 1), ("add", 0), ("pop", 1), ("pop", 0), ("update", 1), ("pop", 1), ("work", 1),
+     ("update", 0), ("pop", 0), ("done", 1), ("work", 0)],
+]
+
+
+@pytest.mark.parametrize("ops", STORY_OPS)
+def test_a_summary_keeps_each_keys_workqueue_story_as_feeding_it_event_by_event(ops):
+    # Every stretch of the trace, summarised after the events before it: the
+    # Explain panel's per-key stories right after it (adds counted, since
+    # when, the worker, the wait; the queue's order) are those of the same
+    # events fed one at a time.
+    events = Cluster().run(ops)
+    one_by_one = ExplainState()
+    wants = [figures("explain", one_by_one)]
+    for ev in events:
+        one_by_one.feed_all([ev])
+        wants.append(figures("explain", one_by_one))
+    assert any(q[1] > 1 for w in wants for q in w["queued"])  # the cases the stories exist for
+    assert any(p[1][0] > 0 for w in wants for p in w["processing"]) or ops is STORY_OPS[1]
+    for j in range(len(events) + 1):
+        for i in range(j + 1):
+            summarised = ExplainState()
+            summarised.feed_all(events[:i])
+            summariser(summarised)(Stretch(events[i:j]))
+            got = figures("explain", summarised)
+            assert (got["queued"], got["processing"]) == (wants[j]["queued"], wants[j]["processing"]), (i, j)

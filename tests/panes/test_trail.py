@@ -113,3 +113,33 @@ def test_a_key_shows_at_most_its_rings_length_from_summaries():
     assert [ev.raw_fields["resource_version"] for ev in state.summarised("ns/busy")] == [
         str(i) for i in range(35, 40)]
 
+
+
+@settings(max_examples=60, deadline=None)
+@given(capacity=st.integers(1, 12), limit=st.integers(1, 4),
+       keys=st.lists(st.sampled_from(["ns/a", "ns/b", "ns/c", "ns/d", None]), max_size=40))
+def test_newest_keys_are_the_newest_distinct_keys_kept_with_their_last_event(capacity, limit, keys):
+    trail = SummaryTrail(capacity)
+    evs = _events([("watch.event" if i % 2 else "queue.add", key, None) for i, key in enumerate(keys)])
+    for i in range(0, len(evs), 7):  # several stretches: the ring wraps between them
+        trail.add(evs[i:i + 7])
+    kept = [ev for ev in evs if ev.key][-capacity:]
+    want: list[tuple[str, int, str]] = []
+    for ev in reversed(kept):
+        if ev.key not in [k for k, _, _ in want] and len(want) < limit:
+            want.append((ev.key, ev.seq, ev.kind))
+    assert trail.newest_keys(limit) == want
+
+
+def test_the_inspectors_key_list_holds_keys_known_only_from_summaries_newest_first():
+    st_ = InspectorState()
+    st_.feed_all(_events([("watch.event", "ns/full", "1"), ("store.update", "ns/full", "1")]))
+    st_.summarise(Stretch(_events([("watch.event", "ns/old", "2"), ("watch.event", "ns/full", "3"),
+                                   ("queue.add", "ns/new", None)], start=3)))
+    # ns/full's newest event is the summarised watch event (seq 4): newer than ns/old's.
+    assert st_.recent_keys(10) == [("ns/new", "queue.add", True), ("ns/full", "watch.event", False),
+                                   ("ns/old", "watch.event", True)]
+    assert st_.recent_keys(2) == [("ns/new", "queue.add", True), ("ns/full", "watch.event", False)]
+    assert st_.recent_keys(10, accept=lambda key: key != "ns/full") == [("ns/new", "queue.add", True),
+                                                                        ("ns/old", "watch.event", True)]
+    assert [(ev.kind, entry) for ev, entry in st_.timeline("ns/new")] == [("queue.add", None)]

@@ -36,3 +36,29 @@ def test_the_inspector_shows_a_summarised_stretch_as_rows_marked_from_a_summary(
         assert "Running" in body[3] and "rv=200" in body[3]  # the row fed in full keeps its detail
 
     run(check, app, (100, 40))  # tabs: the Inspector alone
+
+
+def test_the_key_list_lists_a_key_known_only_from_summaries_and_enter_follows_it():
+    e = demo_trace()
+    app = make_app(e, start_pane="inspector")
+    later = TraceMaker(start=e.t + 1)
+    life_of_pod(later, "default/only-summarised", 300)
+    first = len(e.events)
+    stretch = [TraceEvent(first + i, ev.time, ev.kind, ev.key, ev.raw_fields) for i, ev in enumerate(later.events, 1)]
+
+    async def check(pilot):
+        pane = app.panes["inspector"]
+        assert "default/only-summarised" not in pane.state.history
+        pane.state.summarise(Stretch(stretch))
+        pane.inspect(None)
+        app.pump()
+        lines = pane_text(pane).splitlines()
+        assert lines[1].startswith("default/only-summarised from summaries, last queue.done")
+        assert pane.cursor_keys[0] == "default/only-summarised"
+        pane.focus()
+        await pilot.press("enter")
+        app.pump()
+        lines = pane_text(pane).splitlines()
+        assert lines[0].startswith("default/only-summarised") and "8 from summaries" in lines[0]
+
+    run(check, app, (100, 40))

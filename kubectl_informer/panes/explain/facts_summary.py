@@ -29,7 +29,7 @@ from kubectl_informer.panes.state import Stretch, floored_walk
 # What a summary (the UI behind: feed.py) counts instead of recording: the
 # deltas applied, what the handlers got, the FIFO's adds and pops, and the
 # workqueue's adds, gets and dones (their times and depths kept; each key's
-# story restarted from its last event); the rest are rare and recorded. A
+# story replayed, without records or causes); the rest are rare and recorded. A
 # FIFO add of a Sync is a resync tick's and is recorded.
 _QUEUE_HOT = frozenset((QUEUE_ADD, QUEUE_GET, QUEUE_DONE, WORKER_START, WORKER_DONE))
 TALLIED = frozenset((STORE_ADD, STORE_UPDATE, STORE_DELETE, HANDLER_ADD, HANDLER_UPDATE, HANDLER_DELETE,
@@ -84,7 +84,9 @@ def _summarise_part(facts, part: Stretch) -> None:
 def _summarise_queue(facts, events) -> None:
     """The workqueue's events of a summary: depths, add and get times
     and waits as recorded one by one (the newest a deque holds); each
-    key's story starts again from its last event, without its adds."""
+    key's story (its adds while queued or processed, since when, which
+    worker) as facts.py keeps it (``_replay_stories``), without the
+    records of the items that took several adds and their causes."""
     kept = facts.queue_depth.maxlen or len(events)
     facts.queue_depth.extend([(ev[1], int(ev[4]["depth"])) for ev in events[-kept:] if "depth" in ev[4]])
     adds = [ev for ev in events if ev[2] == QUEUE_ADD]
@@ -92,17 +94,39 @@ def _summarise_queue(facts, events) -> None:
     facts.queue_adds.extend([ev[1] for ev in adds if ev[4].get("outcome") in _NEW_WORK])
     facts.queue_gets.extend([ev[1] for ev in gets])
     facts.latencies.extend([w for w in (ev[4].get("waited") for ev in gets) if w is not None])
-    last = {ev[3]: ev for ev in events}
-    queued, processing = facts._queued, facts._processing
-    for key, ev in last.items():
-        queued.pop(key, None)
-        processing.pop(key, None)
-        kind, f = ev[2], ev[4]
-        if kind == QUEUE_ADD or (kind == QUEUE_DONE and f.get("requeued")):
-            queued[key] = [1, ev[1], None]
-        elif kind != QUEUE_DONE and kind != WORKER_DONE:  # got, or a worker on it
-            processing[key] = [0, f.get("worker"), ev[1], f.get("waited"), None]
+    _replay_stories(facts._queued, facts._processing, events)
     final = next((ev for ev in reversed(events) if ev[2] == QUEUE_GET or ev[2] == QUEUE_DONE), None)
     if final is not None:
         f = final[4]
         facts._queue_last = (final, f.get("waited"), f.get("worker"), f.get("worked"), facts.depth())
+
+
+def _replay_stories(queued: dict, processing: dict, events) -> None:
+    """The workqueue's per-key state after ``events``, as facts.py's
+    ``_queue_add``, ``_queue_get``, ``_queue_done`` and the workers' leave it
+    (adds counted, first add times, workers, waits; the queue's order), but
+    no record made and no cause kept: one pass, a few dict operations an
+    event."""
+    for ev in events:
+        kind, key, f = ev[2], ev[3], ev[4]
+        if kind == QUEUE_ADD:
+            outcome = f.get("outcome")
+            if outcome == "queued":
+                queued[key] = [1, ev[1], None]
+            elif outcome == "already_dirty" or outcome == "dirty_while_processing":
+                held = queued.get(key) if outcome == "already_dirty" else None
+                if held is None:
+                    held = processing.get(key)
+                if held is not None:
+                    held[0] += 1
+        elif kind == QUEUE_GET:
+            got = queued.pop(key, None)
+            processing[key] = [0, f.get("worker"), ev[1], ev[1] - (got[1] if got is not None else ev[1]), None]
+        elif kind == QUEUE_DONE:
+            processing.pop(key, None)
+            if f.get("requeued"):
+                queued[key] = [1, ev[1], None]
+        else:  # a worker starting or done: the worker, if not known yet (done) or anew (start)
+            held = processing.get(key)
+            if held is not None and (kind == WORKER_START or held[1] is None):
+                held[1] = f.get("worker")
