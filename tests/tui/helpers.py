@@ -146,3 +146,12 @@ async def type_line(pilot, opener: str, text: str, submit: bool = True) -> None:
     for key in keys:
         app.post_message(key)  # as the driver posts what it reads
     await pilot.pause()
+    if submit:
+        # The line closes on ⏎: the keys before it reached it by then.
+        import asyncio
+        import time
+
+        line = app.command_input if opener == "colon" else app.filter_input
+        deadline = time.monotonic() + 10
+        while line.display and app.is_running and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
