@@ -114,8 +114,16 @@ async def experiment(pilot, app, *keys: str) -> None:
 
 
 async def select(pilot, key: str) -> None:
-    """The way a user picks a key anywhere: / KEY enter."""
+    """The way a user picks a key anywhere: / KEY enter; then until the app
+    has it selected (its panes may not have drained the key's events yet)."""
+    app = pilot.app
     await type_line(pilot, "slash", key)
+
+    def picked() -> bool:
+        app.pump()
+        return app.selected_key() == key
+
+    await until(pilot, picked)
 
 
 # --- client-side ------------------------------------------------------------------
