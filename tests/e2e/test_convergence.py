@@ -19,6 +19,7 @@ import orjson
 import pytest
 import yaml
 
+from kubectl_informer.cache import reflector as reflector_module
 from kubectl_informer.cache.keys import meta_namespace_key_func
 from kubectl_informer.clock import RealClock
 from kubectl_informer.clock.testing import wait_for
@@ -36,6 +37,23 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(60)]
 
 KUBECTL = shutil.which("kubectl") or "/usr/bin/kubectl"
 NAMESPACES = ("default", "team-a")
+
+
+@pytest.fixture(autouse=True)
+def quick_backoff(monkeypatch):
+    """Back-offs from 50 ms (cap 0.8 s) instead of client-go's 800 ms (cap 30 s).
+
+    The subject here is agreement after faults, not how long the reflector
+    waits: the same BackoffManager still doubles with jitter between retries,
+    and its real figures are tests/cache/test_reflector.py's (on a FakeClock).
+    With the real 0.8-1.6 s first wait these runs spent most of their 84 s
+    asleep; a reflector's retry path is unchanged, only shorter."""
+    init = reflector_module.BackoffManager.__init__
+
+    def quick(self, clock, initial=0.05, cap=0.8, **kw):
+        init(self, clock, initial=initial, cap=cap, **kw)
+
+    monkeypatch.setattr(reflector_module.BackoffManager, "__init__", quick)
 
 
 @pytest.fixture
@@ -409,8 +427,8 @@ def _one_fault_run(tmp_path, fault: str, profile: str) -> None:
 @pytest.mark.timeout(120)
 def test_every_fault_and_profile_ends_in_agreement(tmp_path):
     """All 18 (fault, profile) runs at once, each against its own simulator:
-    most of each run is a Reflector back-off, so they overlap well and the
-    whole matrix costs about its slowest run."""
+    most of each run waits (back-offs, held watches), so they overlap well
+    and the whole matrix costs about its slowest run."""
     failures: dict[str, str] = {}
 
     def one(fault, profile):

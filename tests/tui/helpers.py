@@ -127,3 +127,31 @@ def make_app(trace=None, size_panes=None, **kw):
     trace = trace or demo_trace()
     kw.setdefault("clock", FakeClock(start=trace.t + 1.0))
     return InformerApp(trace.buffer(), kw.pop("info", None) or info(), panes=size_panes, **kw)
+
+
+async def type_line(pilot, opener: str, text: str, submit: bool = True) -> None:
+    """Type ``opener`` (``colon`` or ``slash``), ``text`` and ⏎ as a paste or
+    a fast typist does: every key reaches the app before the first is handled,
+    which the command and filter lines must cope with (test_command_mode's
+    keys-typed-right-after-the-opener test). ``pilot.press`` instead waits for
+    the whole process to go idle after each key: with an engine's threads
+    running that is up to a second a key, and a redraw each."""
+    from textual import events
+    from textual.keys import _character_to_key
+
+    app = pilot.app
+    keys = [events.Key(opener, None)] + [events.Key(_character_to_key(c), c) for c in text]
+    if submit:
+        keys.append(events.Key("enter", "\r"))
+    for key in keys:
+        app.post_message(key)  # as the driver posts what it reads
+    await pilot.pause()
+    if submit:
+        # The line closes on ⏎: the keys before it reached it by then.
+        import asyncio
+        import time
+
+        line = app.command_input if opener == "colon" else app.filter_input
+        deadline = time.monotonic() + 10
+        while line.display and app.is_running and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)

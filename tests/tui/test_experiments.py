@@ -20,7 +20,7 @@ from kubectl_informer.sim.server import SimServer
 from kubectl_informer.tui.app import InformerApp
 from kubectl_informer.tui.experiments import ExperimentsScreen
 
-from .helpers import make_app, screen_text
+from .helpers import make_app, screen_text, type_line
 
 SIZE = (110, 40)
 
@@ -114,8 +114,16 @@ async def experiment(pilot, app, *keys: str) -> None:
 
 
 async def select(pilot, key: str) -> None:
-    """The way a user picks a key anywhere: / KEY enter."""
-    await pilot.press("slash", *key, "enter")
+    """The way a user picks a key anywhere: / KEY enter; then until the app
+    has it selected (its panes may not have drained the key's events yet)."""
+    app = pilot.app
+    await type_line(pilot, "slash", key)
+
+    def picked() -> bool:
+        app.pump()
+        return app.selected_key() == key
+
+    await until(pilot, picked)
 
 
 # --- client-side ------------------------------------------------------------------

@@ -167,18 +167,27 @@ def _fed(state_cls):
     return st
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(**SIZES)
-def test_informers_pane_draws_at_any_size(width, height):
-    pane = InformersPane(_fed(InformersState))
-    text = pane.render_at(width, height)
-    lines = text.plain.split("\n")
-    assert len(lines) <= height and all(cell_len(line) <= width for line in lines)
+def test_informers_pane_draws_at_any_size():
+    pane = InformersPane(_fed(InformersState))  # fed once: the examples vary the size alone
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(**SIZES)
+    def check(width, height):
+        text = pane.render_at(width, height)
+        lines = text.plain.split("\n")
+        assert len(lines) <= height and all(cell_len(line) <= width for line in lines)
+
+    check()
 
 
-@settings(max_examples=150, deadline=None)
-@given(**SIZES)
-def test_queue_pane_with_causes_draws_at_any_size(width, height):
-    text = render_queue(_fed(QueueState), None, width, height)
-    lines = text.plain.split("\n")
-    assert len(lines) <= height and all(cell_len(line) <= width for line in lines)
+def test_queue_pane_with_causes_draws_at_any_size():
+    state = _fed(QueueState)  # fed once: the examples vary the size alone
+
+    @settings(max_examples=150, deadline=None)
+    @given(**SIZES)
+    def check(width, height):
+        text = render_queue(state, None, width, height)
+        lines = text.plain.split("\n")
+        assert len(lines) <= height and all(cell_len(line) <= width for line in lines)
+
+    check()

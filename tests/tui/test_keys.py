@@ -3,7 +3,7 @@
 from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.tui.help import HelpScreen
 
-from .helpers import TraceMaker, demo_trace, make_app, pane_text, run, screen_text
+from .helpers import TraceMaker, demo_trace, make_app, pane_text, run, screen_text, type_line
 
 
 def test_question_mark_opens_help_and_escape_closes_it():
@@ -67,7 +67,7 @@ def test_filter_naming_a_key_exactly_picks_it_for_the_inspector():
     app = make_app()
 
     async def check(pilot):
-        await pilot.press("slash", *"default/web-3", "enter")
+        await type_line(pilot, "slash", "default/web-3")
         assert app.panes["inspector"].inspected == "default/web-3"
 
     run(check, app)
