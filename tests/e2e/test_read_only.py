@@ -174,6 +174,8 @@ SIM_ONLY_KEYS = ["x", "g", "c", "d", "b", "Escape"]
 
 
 MENU = "experiments · on this run"
+# What the first press of a key shows (asserted below from the screens seen).
+SHOWS = {"w": "experiment: close-watch", "g": "not available here"}
 
 
 def _relisted_at_empty_rv(log) -> bool:
@@ -197,7 +199,14 @@ def drive_the_experiments(sim, tmp: Path, env: dict) -> list[str]:
                 assert wait_for(lambda: MENU not in capture(), 20, 0.05), "the experiments menu never closed"
                 press(key, 0.0)
                 assert wait_for(lambda: MENU in capture(), 20, 0.05), "the experiments menu never opened"
-            screens.append(capture() if key == "x" else press(key, 0.15))
+            if key in SHOWS:
+                # Its toast, waited for: at 80x24 later toasts push it off the
+                # screen, so a capture a fixed moment after the key can miss it.
+                press(key, 0.0)
+                assert wait_for(lambda: SHOWS[key] in capture(), 20, 0.05), f"{key!r} never showed {SHOWS[key]!r}"
+                screens.append(capture())
+            else:
+                screens.append(capture() if key == "x" else press(key, 0.15))
         deadline = time.monotonic() + 15
         while not _relisted_at_empty_rv(sim.request_log) and time.monotonic() < deadline:
             time.sleep(0.1)
