@@ -407,3 +407,21 @@ def run_until(kubeconfig: Path, *args: str, until: Callable[[Outcome], bool], ti
     for t in pumps:
         t.join(10)
     return Outcome(p.returncode, "".join(out), "".join(err), p.peak_mib, started, ended)
+
+
+def run_each_against_its_server(behaviours: dict, run: Callable, at_once: int) -> dict:
+    """{key: (server, future of run(key, server))}: a HostileServer of its own
+    for each key (``behaviours[key]``), ``at_once`` runs at a time — all at
+    once, each start-up's imports (~0.4 CPU-s) would take both cores from the
+    timing tests on other workers. The servers close once every run ended; a
+    run that failed fails the test that reads its future."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    servers = {key: HostileServer(behaviour) for key, behaviour in behaviours.items()}
+    try:
+        with ThreadPoolExecutor(at_once) as pool:
+            futures = {key: pool.submit(run, key, server) for key, server in servers.items()}
+    finally:
+        for server in servers.values():
+            server.close()
+    return {key: (servers[key], future) for key, future in futures.items()}

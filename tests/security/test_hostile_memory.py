@@ -17,14 +17,14 @@ from __future__ import annotations
 import gzip
 import json
 import subprocess
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from kubectl_informer.kube import rest
 from kubectl_informer.kube.config import load_kube
 
-from tests.security.hostile_server import PODS, HostileServer, _Popen, command, run_until, write_kubeconfig
+from tests.security.hostile_server import PODS, HostileServer, _Popen, command, run_each_against_its_server, \
+    run_until, write_kubeconfig
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
@@ -87,21 +87,13 @@ def runs(tmp_path_factory):
     its condition held; a run that never got there fails its own test
     (through its future's result)."""
     tmp = tmp_path_factory.mktemp("memory")
-    servers = {name: HostileServer(behaviour) for name, (behaviour, *_rest) in RUNS.items()}
-    try:
-        def run(name: str):
-            _behaviour, client, output, until = RUNS[name]
-            kc = write_kubeconfig(servers[name], tmp, client)
-            return run_until(kc, "watch", "pods", "-o", output, until=until, timeout=60)
 
-        # Five at a time (two rounds): ten start-ups at once (imports, ~0.4 CPU-s
-        # each) would take both cores from the timing tests on other workers.
-        with ThreadPoolExecutor(AT_ONCE) as pool:
-            futures = {name: pool.submit(run, name) for name in RUNS}
-    finally:
-        for server in servers.values():
-            server.close()
-    return {name: (servers[name], f) for name, f in futures.items()}
+    def run(name: str, server: HostileServer):
+        _behaviour, client, output, until = RUNS[name]
+        kc = write_kubeconfig(server, tmp, client)
+        return run_until(kc, "watch", "pods", "-o", output, until=until, timeout=60)
+
+    return run_each_against_its_server({name: behaviour for name, (behaviour, *_rest) in RUNS.items()}, run, AT_ONCE)
 
 
 def assert_ended_by_ctrl_c(o) -> None:

@@ -10,11 +10,9 @@ so waiting for them one after the other bought nothing."""
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 import pytest
 
-from tests.security.hostile_server import HostileServer, run_until, write_kubeconfig
+from tests.security.hostile_server import HostileServer, run_each_against_its_server, run_until, write_kubeconfig
 
 pytestmark = pytest.mark.e2e
 
@@ -45,20 +43,12 @@ def runs(tmp_path_factory):
     soon as it tried again after a back-off (a run that failed to get there
     fails its own test, through its future's result)."""
     tmp = tmp_path_factory.mktemp("later")
-    servers = {(b, c): HostileServer(b) for b in WORDS for c in CLIENTS}
-    try:
-        def run(key):
-            kc = write_kubeconfig(servers[key], tmp, key[1])
-            return run_until(kc, "watch", "pods", "-o", "json", until=tried_again_after_a_back_off, timeout=60)
 
-        # Four at a time (two rounds): eight start-ups at once (imports, ~0.4 CPU-s
-        # each) would take both cores from the timing tests on other workers.
-        with ThreadPoolExecutor(AT_ONCE) as pool:
-            futures = {key: pool.submit(run, key) for key in servers}
-    finally:
-        for s in servers.values():
-            s.close()
-    return {key: (servers[key], f) for key, f in futures.items()}
+    def run(key, server: HostileServer):
+        kc = write_kubeconfig(server, tmp, key[1])
+        return run_until(kc, "watch", "pods", "-o", "json", until=tried_again_after_a_back_off, timeout=60)
+
+    return run_each_against_its_server({(b, c): b for b in WORDS for c in CLIENTS}, run, AT_ONCE)
 
 
 @pytest.mark.parametrize("client", CLIENTS)
