@@ -441,8 +441,10 @@ def flood(seconds: float) -> dict:
         print(f"{s[0]:6.0f} {(s[1] - prev[1]) / dt:10,.0f} {(s[2] - prev[2]) / dt:9.1f} {s[3] / 2**20:8.1f} "
               f"{s[5]:10,}")
         prev = s
-    # Skip the first fifth (imports, first frames, rings filling) for rates and RSS.
-    warm = next((s for s in samples if s[0] >= min(max(2.0, 0.2 * el), el / 2)), samples[0])
+    # Skip the first fifth (imports, first frames, rings filling) for rates and RSS: the
+    # first sample past it, but never the last (a starved smoke run may sample only at
+    # its start and its end: the rates are then over the whole run, not zero).
+    warm = next((s for s in samples[:-1] if s[0] >= min(max(2.0, 0.2 * el), el / 2)), samples[0])
     last = samples[-1]
     span = (last[0] - warm[0]) or 1.0
     eps = (last[1] - warm[1]) / span
