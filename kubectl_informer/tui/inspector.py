@@ -27,7 +27,6 @@ from kubectl_informer.panes.deltas import delta_style
 from kubectl_informer.panes.inspector import (
     STAGE_ORDER,
     InspectorState,
-    _event,
     stage_of,
 )
 from kubectl_informer.panes.objects import DeltaEntry

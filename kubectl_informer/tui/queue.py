@@ -11,7 +11,7 @@ import textwrap
 
 from rich.text import Text
 
-from kubectl_informer.panes.causes import ARROW, Story, chain, drops_text
+from kubectl_informer.panes.causes import ARROW, Story, drops_text
 from kubectl_informer.panes.queue import QueueState
 from kubectl_informer.tui.chart import any_size, bar, fmt_secs, join_lines, side_by_side
 from kubectl_informer.tui.cursor import CURSOR_BINDINGS, HOME_BINDING, KeyCursor

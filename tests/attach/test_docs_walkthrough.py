@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_targets import free_port
+from tests.ports import free_port
 
 pytestmark = [pytest.mark.e2e,
               pytest.mark.skipif(shutil.which("kubectl") is None or shutil.which("curl") is None,

@@ -4,11 +4,10 @@ client-go's form: cards, sparklines and the backing-up sentence."""
 import asyncio
 import threading
 
-from textual.widgets import Sparkline
 
 from kubectl_informer.attach.model import AttachModel
 from kubectl_informer.attach.page import parse_page
-from kubectl_informer.tui.attach import AttachApp, QueueCard
+from kubectl_informer.tui.attach import AttachApp
 
 from .pages import client_go_page, controller_manager_page, controller_runtime_page
 

@@ -4,7 +4,6 @@ is one line and kubectl's exit code."""
 
 import json
 import os
-import socket
 import ssl
 import subprocess
 import sys
@@ -21,6 +20,7 @@ from tests.kube.fake_apiserver import FakeAPIServer, Reply
 from tests.security.in_process import run_in_process
 
 from .pages import client_go_page
+from tests.ports import free_port
 
 pytestmark = pytest.mark.e2e
 
@@ -80,11 +80,6 @@ class Page(ThreadingHTTPServer):
         self.shutdown()
         self.server_close()
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def controller_pod(name, port, ready=True, ip="127.0.0.1", port_name="metrics"):

@@ -22,7 +22,7 @@ from tests.e2e.test_resize_sweep import attach_drawn, sweep
 from tests.e2e.test_tmux import Terminal
 
 from .pages import controller_manager_page
-from .test_targets import free_port
+from tests.ports import free_port
 
 pytestmark = [pytest.mark.tmux, pytest.mark.e2e,
               pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)")]

@@ -12,7 +12,7 @@ import pytest
 from kubectl_informer.cache.testing.fake_controller_source import FakeSource, expired_error, make_object, too_large_error, \
     too_many_requests_error
 from kubectl_informer.core.apierrors import ApiError
-from kubectl_informer.cache.listwatch import ADDED, BOOKMARK, DELETED, MODIFIED, ListOptions, ListWatch, WatchEvent
+from kubectl_informer.cache.listwatch import ADDED, BOOKMARK, DELETED, ListOptions, ListWatch, WatchEvent
 from kubectl_informer.cache.reflector import BackoffManager, Reflector
 from kubectl_informer.clock.testing import FakeClock, wait_for
 

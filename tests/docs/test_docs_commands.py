@@ -33,7 +33,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -44,6 +43,7 @@ import pytest
 
 from .doc_commands import DOCS, WRITES, Command, all_commands, unmarked_command_blocks
 from tests.short_paths import remove, short_dir, socket_in
+from tests.ports import free_port
 
 pytestmark = [pytest.mark.e2e, pytest.mark.tmux,
               pytest.mark.skipif(shutil.which("kubectl") is None or shutil.which("tmux") is None,
@@ -69,11 +69,6 @@ PAGE_UNITS_AT_ONCE = 4
 PART_UNITS = 6
 SMALL_PAGE = 8.0
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _seconds(value: str) -> float:

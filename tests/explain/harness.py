@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Callable
 
 from kubectl_informer.clock import Clock
 from kubectl_informer.clock.testing import wait_for

@@ -17,7 +17,6 @@ from kubectl_informer.kube.errors import UnknownResourceError
 from kubectl_informer.kube.light import LightClient, LightConfig
 from kubectl_informer.sim.server import SimServer
 
-from .fake_apiserver import serve_discovery
 
 
 @pytest.fixture(autouse=True)

@@ -110,7 +110,7 @@ def test_e_in_the_queue_pane_explains_the_item_under_the_cursor():
         await pilot.press("e")
         text = explained()
         assert f"Queue ▸ item {held}" not in text and f"Queue ▸ get {held}" in text
-        assert f"until w1's Get, and that worker holds it now" in text
+        assert "until w1's Get, and that worker holds it now" in text
         await pilot.press("e", "j", "j", "e")  # the third item: queued behind web-8, added three times
         text = explained()
         assert f"Queue ▸ queued {second}" in text
