@@ -5,7 +5,7 @@ those that only run under ``if TYPE_CHECKING:`` or ``if __name__ ==
 "__main__":``, and sees none of the modules a library loads by name. Left to
 it, the spec would ship (and analyse: most of the build's CPU) every
 kubernetes model, every Textual widget (Markdown pulls markdown-it, TextArea
-tree-sitter) and all of Pygments' 300 lexers, or miss the ones loaded by name.
+tree-sitter) and all of Pygments' 260 lexer modules, or miss the ones loaded by name.
 ``survey`` asks a Python that imported every kubectl_informer module which of
 them the program loads (packaging/kubectl-informer.spec runs it in a child
 interpreter; tests/packaging/test_spec.py checks it against the source):
