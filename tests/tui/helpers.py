@@ -130,13 +130,14 @@ def make_app(trace=None, size_panes=None, **kw):
 
 
 POLL = 0.02  # seconds between two looks at a condition
+PUMP_POLL = 0.05  # between two pumps: each redraws every shown pane
 
 
 async def until(pilot, cond, timeout: float = 15.0, pump: bool = False) -> bool:
     """Whether ``cond()`` held within ``timeout`` seconds, looked at every
-    ``POLL`` s while the app runs on (its frames drain the feed), after
-    draining it at once with ``pump``; once it holds the app settles (a
-    pause). The TUI tests' one way to wait: a plain sleep between looks, as a
+    ``POLL`` s while the app runs on (its frames drain the feed), or after
+    draining it at once with ``pump`` every ``PUMP_POLL`` s; once it holds
+    the app settles (a pause). The TUI tests' one way to wait: a plain sleep between looks, as a
     pilot's pause each time also waited for every widget's queue and redrew
     the screen."""
     import asyncio
@@ -153,7 +154,7 @@ async def until(pilot, cond, timeout: float = 15.0, pump: bool = False) -> bool:
             return True
         if time.monotonic() >= deadline:
             return False
-        await asyncio.sleep(POLL)
+        await asyncio.sleep(PUMP_POLL if pump else POLL)
 
 
 async def type_line(pilot, opener: str, text: str, submit: bool = True) -> None:
