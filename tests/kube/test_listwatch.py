@@ -179,13 +179,14 @@ def test_gc_is_paused_through_watch_list_initial_events_only(api, fake, monkeypa
     lw = KubeListerWatcher(api, PODS)
     # Counted from what is frozen now (tests/conftest.py froze what collection
     # loaded), never unfrozen: that would put it all back into every later
-    # collection of the worker.
+    # collection of the worker. Frozen objects freed meanwhile lower the
+    # count; a freeze raises it by every object alive outside it.
     frozen = gc.get_freeze_count()
     seen = []
     for ev in lw.watch(ListOptions(send_initial_events=True, allow_watch_bookmarks=True)):
         seen.append((ev.type, gc.isenabled()))
     assert seen == [("ADDED", False), ("ADDED", False), ("BOOKMARK", True), ("MODIFIED", True)]
-    assert gc.get_freeze_count() == frozen  # two objects: nothing worth freezing
+    assert gc.get_freeze_count() <= frozen  # two objects: nothing worth freezing
     monkeypatch.setattr(kube_listwatch, "FREEZE_MIN_ITEMS", 2)
     list(lw.watch(ListOptions(send_initial_events=True, allow_watch_bookmarks=True)))
     assert gc.get_freeze_count() > frozen  # a big collection is frozen out of later collections
