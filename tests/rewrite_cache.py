@@ -6,6 +6,9 @@ environment says PYTHONDONTWRITEBYTECODE (CI's does): then each of the
 workers rewrote all of them again, 5-7 s of CPU a worker on this suite.
 pytest still reads a cached rewrite when it may not write one, so the
 controller writes them here, in two processes, and every worker reads them.
+The packages of the installed pytest plugins are rewritten too (pytest marks
+every module of a plugin's distribution): hypothesis alone cost each worker
+1 s of CPU at collection, every run, in an environment that writes no bytecode.
 
 This uses pytest's own rewrite functions (private, so any failure only
 leaves the workers to rewrite as before).
@@ -26,6 +29,26 @@ def _test_files(config) -> list[Path]:
     return [p for p in sorted(root.rglob("*.py")) if any(fnmatch_ex(pat, p) for pat in patterns)]
 
 
+def _plugin_files(config) -> list[Path]:
+    """The modules of the packages pytest marked for rewriting (the plugins'
+    distributions: hypothesis, syrupy, xdist...), found without importing them."""
+    import importlib.util
+
+    from _pytest.assertion import rewrite
+
+    hook = config.stash[rewrite.assertstate_key].hook
+    files: list[Path] = []
+    for name in sorted(getattr(hook, "_must_rewrite", ())):
+        if "." in name:  # a submodule: finding it imports its package; its package is marked if it is a plugin's
+            continue
+        spec = importlib.util.find_spec(name)
+        if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+            continue
+        origin = Path(spec.origin)
+        files += sorted(origin.parent.rglob("*.py")) if spec.submodule_search_locations else [origin]
+    return files
+
+
 _CONFIG = None  # the controller's config, inherited by the forked rewriters
 
 
@@ -42,7 +65,10 @@ def _rewrite(files: list[Path]) -> int:
         pyc = cache_dir / (fn.name[:-3] + rewrite.PYC_TAIL)
         if rewrite._read_pyc(fn, pyc, state.trace) is not None:
             continue
-        source_stat, co = rewrite._rewrite_test(fn, config)
+        try:
+            source_stat, co = rewrite._rewrite_test(fn, config)
+        except (SyntaxError, UnicodeDecodeError, OSError):  # a worker would meet it too, and say so
+            continue
         rewrite._write_pyc(state, co, source_stat, pyc)
         written += 1
     return written
@@ -55,7 +81,7 @@ def prewrite(config) -> None:
     if config.getoption("assertmode", "rewrite") != "rewrite" or config.getoption("numprocesses", None) in (None, 0):
         return
     try:
-        files = _test_files(config)
+        files = _test_files(config) + _plugin_files(config)
         global _CONFIG
         _CONFIG = config
         # fork: the children inherit the configured pytest state they rewrite with.

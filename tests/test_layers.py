@@ -21,6 +21,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1] / "kubectl_informer"
 PKG = "kubectl_informer"
 
+# Every test here reads the one parse of the package (graph()): on one xdist
+# worker it is made once; spread over six it was made on each (0.6 CPU-s a
+# worker, 4 CPU-s a run for 27 tests).
+pytestmark = pytest.mark.xdist_group("layers")
+
 RANK = {
     "clock": 0,
     "core": 1,

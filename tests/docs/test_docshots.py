@@ -120,8 +120,24 @@ def test_the_tool_renders_a_shot(tmp_path):
     assert "kubectl informer: keys" in svg and "this help (esc closes)" in svg and "(demo: quiet)" in svg
 
 
+# The shots rendered in this process (the tests below): headless, the
+# screen's compositor redrew the changed panes after each of the app's 15
+# frames a second while a shot waited for its point, for no one to see (a
+# third of these tests' CPU). Here it draws once a second; the app still
+# drains and redraws its panes every frame, the tool's pauses (before its
+# keys and the screenshot) update the screen as before, and the screenshot
+# renders the whole screen.
+SCREEN_UPDATE_PERIOD = 1.0
+
+
+@pytest.fixture
+def screen_updates_once_a_second(monkeypatch):
+    import textual.screen
+    monkeypatch.setattr(textual.screen, "UPDATE_PERIOD", SCREEN_UPDATE_PERIOD)
+
+
 @pytest.mark.e2e
-def test_a_shot_that_never_sees_its_condition_fails_in_one_line(tmp_path, monkeypatch):
+def test_a_shot_that_never_sees_its_condition_fails_in_one_line(tmp_path, monkeypatch, screen_updates_once_a_second):
     from tools.docshots import registry
     from tools.docshots.conditions import seen
     never = registry.Shot("never", ("watch", "pods", "--demo", "quiet"), until=seen("store.delete"), timeout=1.0)
@@ -133,7 +149,7 @@ def test_a_shot_that_never_sees_its_condition_fails_in_one_line(tmp_path, monkey
 
 
 @pytest.mark.e2e
-def test_a_run_that_missed_its_point_is_followed_by_a_fresh_one(tmp_path, monkeypatch):
+def test_a_run_that_missed_its_point_is_followed_by_a_fresh_one(tmp_path, monkeypatch, screen_updates_once_a_second):
     """``missed`` holding before ``until`` ends the run and starts another (a
     new run, its own demo), up to ``runs``; then the shot fails in one line."""
     from tools.docshots import render as render_mod
@@ -201,7 +217,7 @@ def _render_one(name: str, root) -> str | None:
 @pytest.mark.e2e
 @pytest.mark.timeout(300)  # a shot waits for its condition on a loaded machine
 @pytest.mark.parametrize("group", range(SHOT_GROUPS))
-def test_every_shot_renders(group, tmp_path):
+def test_every_shot_renders(group, tmp_path, screen_updates_once_a_second):
     # Every shot still reaches its condition on the current code.
     names = _group(group)
     with _process_settings_kept(), ThreadPoolExecutor(len(names)) as pool:

@@ -40,8 +40,11 @@ list_items = st.lists(st.fixed_dictionaries({"apiVersion": st.sampled_from(["v1"
 def small_buffers(monkeypatch):
     # Compact and give up early so that small bodies take every path.
     monkeypatch.setattr(stream_decode, "COMPACT_AT", 64)
-    yield
-    gc.unfreeze()
+    # No gc.unfreeze() after: it put everything tests/conftest.py froze after
+    # collection back into every later full collection of the worker (2-3x
+    # their cost for the rest of its run). A decode here that froze its
+    # result (none reaches FREEZE_MIN_ITEMS) would only keep objects the
+    # collector never needs: they are freed by their reference counts.
 
 
 def chunked(b: bytes, cuts) -> list[bytes]:

@@ -129,6 +129,34 @@ def make_app(trace=None, size_panes=None, **kw):
     return InformerApp(trace.buffer(), kw.pop("info", None) or info(), panes=size_panes, **kw)
 
 
+POLL = 0.02  # seconds between two looks at a condition
+PUMP_POLL = 0.05  # between two pumps: each redraws every shown pane
+
+
+async def until(pilot, cond, timeout: float = 15.0, pump: bool = False) -> bool:
+    """Whether ``cond()`` held within ``timeout`` seconds, looked at every
+    ``POLL`` s while the app runs on (its frames drain the feed), or after
+    draining it at once with ``pump`` every ``PUMP_POLL`` s; once it holds
+    the app settles (a pause). The TUI tests' one way to wait: a plain sleep between looks, as a
+    pilot's pause each time also waited for every widget's queue and redrew
+    the screen."""
+    import asyncio
+    import time
+
+    app = pilot.app
+    deadline = time.monotonic() + timeout
+    while True:
+        if pump and app.is_running:
+            app.pump()
+        if cond():
+            if app.is_running:
+                await pilot.pause()
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        await asyncio.sleep(PUMP_POLL if pump else POLL)
+
+
 async def type_line(pilot, opener: str, text: str, submit: bool = True) -> None:
     """Type ``opener`` (``colon`` or ``slash``), ``text`` and ⏎ as a paste or
     a fast typist does: every key reaches the app before the first is handled,
@@ -148,10 +176,5 @@ async def type_line(pilot, opener: str, text: str, submit: bool = True) -> None:
     await pilot.pause()
     if submit:
         # The line closes on ⏎: the keys before it reached it by then.
-        import asyncio
-        import time
-
         line = app.command_input if opener == "colon" else app.filter_input
-        deadline = time.monotonic() + 10
-        while line.display and app.is_running and time.monotonic() < deadline:
-            await asyncio.sleep(0.01)
+        await until(pilot, lambda: not line.display or not app.is_running, timeout=10)

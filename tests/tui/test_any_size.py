@@ -35,6 +35,17 @@ from kubectl_informer.tui.server import render_server
 from .helpers import TraceMaker, demo_trace, make_app
 
 SIZES = dict(width=hs.integers(1, 320), height=hs.integers(1, 100))
+# The sizes a resize passes through on its way, and the few-rows and
+# few-columns ones that broke panes, checked every run; hypothesis draws the
+# rest. Each draw costs a render (up to 5 ms at 320 wide) and a millisecond
+# of hypothesis: 150 draws per render function and trace took up to 3 s,
+# 5.4 s of CPU for the file. A render function meets 3 traces, so 50 draws
+# each put 150 drawn sizes through it; a text pane's draws share one run
+# with 5 others, in 6 states (3 traces, the Inspector's 2 views): 90 a run
+# put ~90 through each.
+EDGES = [(1, 1), (1, 40), (200, 1), (78, 2), (20, 3), (2, 2), (3, 5), (8, 1), (40, 4), (320, 100)]
+DRAWS = 50
+TEXT_PANE_DRAWS = 90
 RENDERS = [(RVState, render_rv), (ResyncState, render_resync), (QueueState, render_queue),
            (HandlersState, render_handlers), (ServerState, render_server)]
 
@@ -74,14 +85,13 @@ def check_render(state_cls, render, events) -> None:
     st.feed_all(events)
     now = events[-1].time + 0.5 if events else None
 
-    @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=DRAWS, deadline=None, suppress_health_check=list(HealthCheck))
     @given(**SIZES)
     def check(width, height):
         assert_fits(render(st, now, width, height), width, height)
 
     check()
-    # The sizes a resize passes through on its way, at least once each.
-    for width, height in [(1, 1), (1, 40), (200, 1), (78, 2), (20, 3)]:
+    for width, height in EDGES:
         assert_fits(render(st, now, width, height), width, height)
 
 
@@ -99,7 +109,7 @@ def test_render_functions_fit_any_size(trace, state_cls, render):
 
 
 def _text_pane_sizes(app, names) -> None:
-    @settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=TEXT_PANE_DRAWS, deadline=None, suppress_health_check=list(HealthCheck))
     @given(name=hs.sampled_from(names), **SIZES)
     def check(name, width, height):
         pane = app.panes[name] if name != "header" else app.header
@@ -108,7 +118,7 @@ def _text_pane_sizes(app, names) -> None:
     check()
     for name in names:
         pane = app.panes[name] if name != "header" else app.header
-        for width, height in [(1, 1), (1, 40), (200, 1), (78, 2), (20, 3)]:
+        for width, height in EDGES:
             assert_fits(pane.render_at(width, height), width, height)
 
 

@@ -10,17 +10,7 @@ from kubectl_informer.run.lifecycle import running
 from kubectl_informer.run.config import RunConfig
 from kubectl_informer.tui.app import InformerApp
 
-from .helpers import TraceMaker, make_app, pane_text, run, screen_text, type_line
-
-
-async def until(pilot, app, cond, timeout=15.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        app.pump()
-        if cond():
-            return True
-        await pilot.pause(0.05)
-    return False
+from .helpers import TraceMaker, make_app, pane_text, run, screen_text, type_line, until
 
 
 async def command(pilot, text: str) -> None:
@@ -49,16 +39,16 @@ def live(check, size=(160, 45), **opts):
 def test_deploy_in_another_namespace_restarts_the_pipeline_and_the_panes_show_deployments():
     async def check(pilot, app, r):
         first = r.run
-        assert await until(pilot, app, lambda: app.states["cache"].count == 9)  # default's pods
+        assert await until(pilot, lambda: app.states["cache"].count == 9, pump=True)  # default's pods
         await command(pilot, "deploy -n kube-system")
-        assert await until(pilot, app, lambda: app.header_state.info.namespace == "kube-system")
+        assert await until(pilot, lambda: app.header_state.info.namespace == "kube-system", pump=True)
         assert first.alive_threads() == [] and r.run is not first
         assert app.header_state.info.resource == "deployments.apps" and "deployments.apps ↻1 ns kube-system" in screen_text(app)
-        assert await until(pilot, app, lambda: app.header_state.synced)
+        assert await until(pilot, lambda: app.header_state.synced, pump=True)
         assert app.states["cache"].count == 0 and "cache empty" in pane_text(app.panes["cache"])
         await command(pilot, "deploy -A")
         want = {"default/web", "default/api", "shop/frontend", "shop/cart", "shop/payments", "batch/worker"}
-        assert await until(pilot, app, lambda: set(app.states["cache"].keys) == want)
+        assert await until(pilot, lambda: set(app.states["cache"].keys) == want, pump=True)
         deltas = pane_text(app.panes["deltas"])
         assert "default/web " in deltas and "shop/cart " in deltas and "-7b2" not in deltas  # no pod keys left
         assert "deployments.apps ↻2 all namespaces" in screen_text(app)
@@ -71,10 +61,10 @@ def test_profile_136_switches_the_fifo_on_the_same_traffic():
     async def check(pilot, app, r):
         fifo = app.states["fifo"]
         first_experiments = app.experiments = r.run.experiments  # as the CLI passes it
-        assert await until(pilot, app, lambda: app.states["fifo"].fifo_label == "DeltaFIFO")
+        assert await until(pilot, lambda: app.states["fifo"].fifo_label == "DeltaFIFO", pump=True)
         assert "one slot per key: deltas accumulate, pop together, handler gets each" in pane_text(app.panes["fifo"])
         await command(pilot, "profile 1.36")
-        assert await until(pilot, app, lambda: app.states["fifo"].fifo_label == "RealFIFO (atomic)")
+        assert await until(pilot, lambda: app.states["fifo"].fifo_label == "RealFIFO (atomic)", pump=True)
         assert app.states["fifo"] is not fifo  # a fresh state: the old run's counts are gone
         text = pane_text(app.panes["fifo"])
         assert text.startswith("RealFIFO (atomic) ") and "entr" in text.splitlines()[0] and "appended" not in text
@@ -82,12 +72,12 @@ def test_profile_136_switches_the_fifo_on_the_same_traffic():
         header = screen_text(app).splitlines()[0]
         assert "client-go 1.36" in header and "RealFIFO (atomic) · WatchList stream" in header
         # Key x acts on the new run: the app follows the restart.
-        assert await until(pilot, app, lambda: app.experiments is r.run.experiments)
+        assert await until(pilot, lambda: app.experiments is r.run.experiments, pump=True)
         assert r.run.experiments is not first_experiments
         # The scenario's traffic reaches the new pipeline.
-        assert await until(pilot, app, lambda: app.states["deltas"].counts.get("Updated", 0) > 0)
+        assert await until(pilot, lambda: app.states["deltas"].counts.get("Updated", 0) > 0, pump=True)
         await pilot.press("P")  # 1.36 -> 1.32, round
-        assert await until(pilot, app, lambda: app.states["fifo"].fifo_label == "DeltaFIFO")
+        assert await until(pilot, lambda: app.states["fifo"].fifo_label == "DeltaFIFO", pump=True)
         assert "client-go 1.32" in screen_text(app).splitlines()[0] and r.restarts == 2
 
     live(check, resource="pods", all_namespaces=True)
@@ -97,7 +87,7 @@ def test_a_bad_command_is_one_notification_and_the_pipeline_keeps_running():
     async def check(pilot, app, r):
         old = r.run
         await command(pilot, "nosuch")
-        assert await until(pilot, app, lambda: any("nosuch" in n and "still watching pods" in n for n in notices(app)))
+        assert await until(pilot, lambda: any("nosuch" in n and "still watching pods" in n for n in notices(app)), pump=True)
         assert r.run is old and not old.stop_event.is_set() and app.header_state.info.resource == "pods"
         await command(pilot, "fifo blue")
         await pilot.pause()
@@ -126,7 +116,7 @@ def test_escape_closes_the_command_line_and_q_quits():
 
 def test_the_command_line_completes_resource_names_from_discovery():
     async def check(pilot, app, r):
-        assert await until(pilot, app, lambda: "deployments" in app.command_line.resource_names and "deploy" in app.command_line.resource_names)
+        assert await until(pilot, lambda: "deployments" in app.command_line.resource_names and "deploy" in app.command_line.resource_names, pump=True)
         await type_line(pilot, "colon", "deplo", submit=False)
         await pilot.press("tab")
         assert app.command_input.value == "deployments" or app.command_input.value == "deploy"

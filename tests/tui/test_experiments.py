@@ -6,7 +6,6 @@ show. Waits are for the other threads' effects, never fixed sleeps."""
 from __future__ import annotations
 
 import asyncio
-import time
 from contextlib import contextmanager
 
 import pytest
@@ -20,7 +19,7 @@ from kubectl_informer.sim.server import SimServer
 from kubectl_informer.tui.app import InformerApp
 from kubectl_informer.tui.experiments import ExperimentsScreen
 
-from .helpers import make_app, screen_text, type_line
+from .helpers import make_app, screen_text, type_line, until
 
 SIZE = (110, 40)
 
@@ -73,7 +72,7 @@ def drive(lv: Live, check, size=SIZE):
 
     async def main():
         async with app.run_test(size=size) as pilot:
-            await until(pilot, lambda: lv.events("informer.synced") and lv.events("watch.start"))
+            assert await until(pilot, lambda: lv.events("informer.synced") and lv.events("watch.start"))
             return await check(pilot, app)
 
     result = asyncio.run(main())
@@ -84,19 +83,11 @@ def drive(lv: Live, check, size=SIZE):
     return result
 
 
-async def until(pilot, pred, timeout: float = 15.0):
-    deadline = time.monotonic() + timeout
-    while not pred():
-        assert time.monotonic() < deadline, "timed out waiting"
-        await pilot.pause(0.02)
-    await pilot.pause()
-
-
 async def an_event_on_the_watch(pilot, lv: Live) -> None:
     """One update seen on the open watch: ending it now is not a "very short
     watch" (no events within a second), which the reflector answers with a relist."""
     lv.touch(lv.a_pod())
-    await until(pilot, lambda: lv.events("watch.event"))
+    assert await until(pilot, lambda: lv.events("watch.event"))
 
 
 async def shown(pilot, app, pane: str) -> str:
@@ -123,7 +114,7 @@ async def select(pilot, key: str) -> None:
         app.pump()
         return app.selected_key() == key
 
-    await until(pilot, picked)
+    assert await until(pilot, picked)
 
 
 # --- client-side ------------------------------------------------------------------
@@ -138,7 +129,7 @@ def test_a_closed_or_dropped_watch_reopens_at_the_last_rv_without_a_list(key, na
             rv = lv.run.informer.last_sync_resource_version()
             await experiment(pilot, app, key)
             mark = lv.events("experiment", name=name)[0]
-            await until(pilot, lambda: lv.after(mark, "watch.start"))
+            assert await until(pilot, lambda: lv.after(mark, "watch.start"))
             assert lv.after(mark, "watch.end")[0].fields["reason"] == "closed"
             assert lv.after(mark, "watch.start")[0].fields["resource_version"] == rv
             assert lv.after(mark, "list.start") == []
@@ -153,7 +144,7 @@ def test_forget_the_last_rv_relists_at_empty_rv():
         async def check(pilot, app):
             await experiment(pilot, app, "r")
             mark = lv.events("experiment", name="forget-rv")[0]
-            await until(pilot, lambda: lv.after(mark, "list.done"))
+            assert await until(pilot, lambda: lv.after(mark, "list.done"))
             assert [e.fields["reason"] for e in lv.after(mark, "relist")] == ["forgotten"]
             assert [e.fields["resource_version"] for e in lv.after(mark, "list.start")] == [""]
             text = await shown(pilot, app, "rv")
@@ -172,14 +163,14 @@ def test_paused_fifo_consumer_builds_a_backlog_that_drains(client_go, holds):
             await experiment(pilot, app, "f")
             mark = lv.events("experiment", name="pause-fifo")[0]
             lv.touch(key, 5)
-            await until(pilot, lambda: len(lv.after(mark, "watch.event", key=key)) == 5)
+            assert await until(pilot, lambda: len(lv.after(mark, "watch.event", key=key)) == 5)
             assert lv.after(mark, "fifo.pop") == [] and lv.after(mark, "store.update") == []
             text = await shown(pilot, app, "fifo")
             assert "⏸ consumer paused" in text and holds in text
             assert f"{key} [Updated ×5]" in text
             await experiment(pilot, app, "f")  # resume
             assert lv.events("experiment", name="resume-fifo")
-            await until(pilot, lambda: len(lv.after(mark, "store.update", key=key)) == 5)
+            assert await until(pilot, lambda: len(lv.after(mark, "store.update", key=key)) == 5)
             pops = [e.fields["types"] for e in lv.after(mark, "fifo.pop", key=key)]
             assert pops == ([["Updated"] * 5] if client_go == "1.32" else [["Updated"]] * 5)
             text = await shown(pilot, app, "fifo")
@@ -191,18 +182,18 @@ def test_paused_fifo_consumer_builds_a_backlog_that_drains(client_go, holds):
 def test_paused_workers_let_the_queue_build_up_then_drain():
     with live(mode="queue", workers=2) as lv:
         async def check(pilot, app):
-            await until(pilot, lambda: len(lv.events("queue.done")) >= 9)
+            assert await until(pilot, lambda: len(lv.events("queue.done")) >= 9)
             await experiment(pilot, app, "p")
             mark = lv.events("experiment", name="pause-workers")[0]
             keys = sorted(lv.run.informer.indexer.list_keys())[:3]
             for k in keys:
                 lv.touch(k)
-            await until(pilot, lambda: len(lv.after(mark, "queue.add")) == 3)
+            assert await until(pilot, lambda: len(lv.after(mark, "queue.add")) == 3)
             assert lv.after(mark, "queue.get") == []
             text = await shown(pilot, app, "queue")
             assert "WORKERS PAUSED" in text and "depth 3" in text
             await experiment(pilot, app, "p")  # resume
-            await until(pilot, lambda: len(lv.after(mark, "queue.done")) == 3)
+            assert await until(pilot, lambda: len(lv.after(mark, "queue.done")) == 3)
             assert sorted(e.key for e in lv.after(mark, "queue.get")) == keys
             text = await shown(pilot, app, "queue")
             assert "WORKERS PAUSED" not in text and "depth 0" in text
@@ -213,7 +204,7 @@ def test_paused_workers_let_the_queue_build_up_then_drain():
 def test_fail_next_n_requeues_with_growing_back_off():
     with live(mode="queue", workers=1) as lv:
         async def check(pilot, app):
-            await until(pilot, lambda: len(lv.events("queue.done")) >= 9)
+            assert await until(pilot, lambda: len(lv.events("queue.done")) >= 9)
             key = lv.a_pod()
             await select(pilot, key)
             await experiment(pilot, app, "n")
@@ -223,7 +214,7 @@ def test_fail_next_n_requeues_with_growing_back_off():
             await pilot.press("backspace", "backspace", "4", "enter")
             assert not isinstance(app.screen, ExperimentsScreen)
             mark = lv.events("experiment", name="fail-next", count=4, key=key)[0]
-            await until(pilot, lambda: lv.after(mark, "queue.forget", key=key))
+            assert await until(pilot, lambda: lv.after(mark, "queue.forget", key=key))
             limited = lv.after(mark, "queue.rate_limited", key=key)
             assert [e.fields["requeues"] for e in limited] == [1, 2, 3, 4]
             delays = [e.fields["delay"] for e in limited]
@@ -244,11 +235,11 @@ def test_add_a_handler_now_shows_the_resync_asked_and_got():
             await pilot.press(*["backspace"] * 2, *"3x", "enter")  # bad duration: a notification
             assert isinstance(app.screen, ExperimentsScreen) and not lv.events("experiment")
             await pilot.press("backspace", "s", "enter")
-            await until(pilot, lambda: lv.events("handler.register", listener="experiment-1"))
+            assert await until(pilot, lambda: lv.events("handler.register", listener="experiment-1"))
             reg = lv.events("handler.register", listener="experiment-1")[0]
             assert (reg.fields["requested"], reg.fields["effective"]) == (3.0, 4.0)
             assert lv.events("experiment", name="add-handler", period=3.0)
-            await until(pilot, lambda: len(lv.events("handler.add", listener="experiment-1")) == 9)
+            assert await until(pilot, lambda: len(lv.events("handler.add", listener="experiment-1")) == 9)
             text = await shown(pilot, app, "resync")
             assert "experiment-1" in text and "raised to the resync check period" in text
 
@@ -271,7 +262,7 @@ def test_410_storm_and_compaction_send_the_reflector_to_relist(key, name, before
                 before(lv)
             await experiment(pilot, app, key)
             mark = lv.events("experiment", name=name)[0]
-            await until(pilot, lambda: lv.after(mark, "list.done"))
+            assert await until(pilot, lambda: lv.after(mark, "list.done"))
             ends = lv.after(mark, "watch.end")
             assert ends[0].fields.get("reason") == "closed" or ends[0].fields["expired"]
             assert any(e.fields["expired"] for e in ends)
@@ -295,7 +286,7 @@ def test_burst_on_the_selected_key():
             await pilot.pause()
             assert lv.events("experiment", name="burst", key=key, count=20)
             mark = lv.events("experiment", name="burst")[0]
-            await until(pilot, lambda: len(lv.after(mark, "store.update", key=key)) == 20)
+            assert await until(pilot, lambda: len(lv.after(mark, "store.update", key=key)) == 20)
             assert len(lv.after(mark, "watch.event", key=key, type="MODIFIED")) == 20
             text = await shown(pilot, app, "deltas")
             assert text.count("Updated") >= 10 and key in text
