@@ -11,8 +11,6 @@ inside commands so that ``--help`` and ``version`` stay fast.
 
 from __future__ import annotations
 
-import platform
-
 import click
 
 from kubectl_informer import __version__
@@ -271,6 +269,8 @@ def version() -> int:
 
 
 def _version_line() -> str:
+    import platform
+
     return (f"kubectl-informer v{__version__} (python {platform.python_version()}, "
             f"client-go profiles {', '.join(CLIENT_GO_PROFILES)})")
 

@@ -19,7 +19,6 @@ import platform
 import re
 import signal
 import sys
-import tempfile
 import threading
 import time
 import traceback
@@ -158,6 +157,8 @@ def write_crash_log(err: BaseException, args: list[str] | None = None) -> str | 
         _prune(os.path.dirname(path))
     except OSError:
         try:
+            import tempfile  # only a crash writes a log: no start pays for the import
+
             fd, path = tempfile.mkstemp(prefix="kubectl-informer-crash-", suffix=".log")  # mode 0600
         except OSError:
             return None

@@ -42,7 +42,7 @@ from kubectl_informer.sim import kubeconfig as _kubeconfig
 from kubectl_informer.sim import (
     metadata as _metadata,  # registers PartialObjectMetadata
 )
-from kubectl_informer.sim import negotiation, openapi, pod_proxy, scale, tables  # noqa: F401 - tables registers Table
+from kubectl_informer.sim import negotiation, pod_proxy, scale, tables  # noqa: F401 - tables registers Table
 from kubectl_informer.sim.apply import server_side_apply
 from kubectl_informer.sim.faults import Faults
 from kubectl_informer.sim.patches import json_patch, merge_patch
@@ -407,13 +407,16 @@ class _Handler(BaseHTTPRequestHandler):
             if parts == ["openapi", "v2"]:
                 # An empty document: kubectl (older ones validate with v2) then
                 # finds no schema for a kind and leaves validation to the server.
+                from kubectl_informer.sim import openapi  # kubectl asks for it; the plugin never does
                 if "protobuf" in (self.headers.get("Accept") or ""):
                     return self._send(200, b"", "application/octet-stream")
                 return self._send_json(200, openapi.v2_document())
             if parts == ["openapi", "v3"]:
+                from kubectl_informer.sim import openapi
                 return self._send_json(200, openapi.root_document(reg))
             if len(parts) >= 4 and parts[:2] == ["openapi", "v3"]:
                 g, v = ("", parts[3]) if parts[2] == "api" else (parts[3], parts[4] if len(parts) > 4 else "")
+                from kubectl_informer.sim import openapi
                 doc = openapi.gv_document(reg, g, v)
                 if doc is not None:
                     return self._send_json(200, doc)
