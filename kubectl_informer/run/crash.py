@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import _thread
 import os
-import platform
 import re
 import signal
 import sys
@@ -33,10 +32,11 @@ _PREFIX = "crash-"
 
 # A credential quoted in a message: an Authorization header's value (any
 # scheme: Bearer, Basic...), a token: or password: field, a --token flag.
+# Compiled (and cached by re) by the first scrub, not by every start.
 _SCRUBS = (
-    (re.compile(r"(?i)\b(bearer|basic)(\s+|%20)[^\s'\",;)\]}]+"), r"\1\2<redacted>"),
-    (re.compile(r"(?i)(authorization['\"]?\s*[:=]\s*['\"]?)(?!<redacted>)[^'\",;)\]}\r\n]+"), r"\1<redacted>"),
-    (re.compile(r"(?i)((?:token|password|client-key-data)['\"]?\s*[:=]\s*['\"]?)[^\s'\",;)\]}]+"), r"\1<redacted>"),
+    (r"(?i)\b(bearer|basic)(\s+|%20)[^\s'\",;)\]}]+", r"\1\2<redacted>"),
+    (r"(?i)(authorization['\"]?\s*[:=]\s*['\"]?)(?!<redacted>)[^'\",;)\]}\r\n]+", r"\1<redacted>"),
+    (r"(?i)((?:token|password|client-key-data)['\"]?\s*[:=]\s*['\"]?)[^\s'\",;)\]}]+", r"\1<redacted>"),
 )
 _SECRET_FLAGS = ("--token", "--password")
 
@@ -91,7 +91,7 @@ def scrub(text: str) -> str:
     credential-looking value replaced by <redacted>."""
     text = redact(text)
     for pattern, repl in _SCRUBS:
-        text = pattern.sub(repl, text)
+        text = re.sub(pattern, repl, text)
     return text
 
 
@@ -122,6 +122,8 @@ def summary(err: BaseException) -> str:
 
 def format_crash(err: BaseException, args: list[str] | None = None) -> str:
     """The crash log's text: what ran, then the traceback without locals."""
+    import platform  # a crash only: no start pays for it
+
     head = [
         f"kubectl-informer v{__version__} crashed at {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}",
         f"python {platform.python_version()} on {platform.platform()}",
