@@ -11,6 +11,8 @@ inside commands so that ``--help`` and ``version`` stay fast.
 
 from __future__ import annotations
 
+import platform
+
 import click
 
 from kubectl_informer import __version__
@@ -269,8 +271,6 @@ def version() -> int:
 
 
 def _version_line() -> str:
-    import platform
-
     return (f"kubectl-informer v{__version__} (python {platform.python_version()}, "
             f"client-go profiles {', '.join(CLIENT_GO_PROFILES)})")
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import _thread
 import os
+import platform
 import re
 import signal
 import sys
@@ -122,8 +123,6 @@ def summary(err: BaseException) -> str:
 
 def format_crash(err: BaseException, args: list[str] | None = None) -> str:
     """The crash log's text: what ran, then the traceback without locals."""
-    import platform  # a crash only: no start pays for it
-
     head = [
         f"kubectl-informer v{__version__} crashed at {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}",
         f"python {platform.python_version()} on {platform.platform()}",

@@ -9,9 +9,8 @@ benchmarks move realistic byte counts.
 from __future__ import annotations
 
 import hashlib
+import uuid
 from datetime import datetime, timezone
-
-from kubectl_informer.sim.strategy import uid_from_hex
 
 POD_PHASES = ("Pending", "Running", "Succeeded", "Failed")
 
@@ -25,7 +24,7 @@ def _hash(s: str, n: int = 10) -> str:
 
 
 def _uid(seed: str) -> str:
-    return uid_from_hex(hashlib.md5(seed.encode()).hexdigest())
+    return str(uuid.UUID(hashlib.md5(seed.encode()).hexdigest()))
 
 
 def replicaset_name(namespace: str, app: str) -> str:

@@ -33,6 +33,7 @@ import random
 import sys
 import threading
 import time
+import uuid
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Iterable, Iterator
 
@@ -272,7 +273,7 @@ class Store:
                                  "is required", "field": "metadata.name"}])
         obj["apiVersion"] = rdef.api_version
         obj["kind"] = rdef.kind
-        meta["uid"] = strategy.random_uid()
+        meta["uid"] = str(uuid.uuid4())
         meta["creationTimestamp"] = now_rfc3339()
         meta.pop("deletionTimestamp", None)
         meta.pop("deletionGracePeriodSeconds", None)
@@ -579,7 +580,7 @@ class Store:
                 obj["kind"] = rdef.kind
                 if rdef.namespaced:
                     meta.setdefault("namespace", "default")
-                meta.setdefault("uid", strategy.random_uid())
+                meta.setdefault("uid", str(uuid.uuid4()))
                 meta.setdefault("creationTimestamp", created)
                 if rdef.has_generation:
                     meta.setdefault("generation", 1)

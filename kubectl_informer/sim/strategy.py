@@ -7,24 +7,9 @@ validation of metadata shapes, defaults, ``stringData`` folded into
 from __future__ import annotations
 
 import base64
-import os
 from datetime import datetime, timezone
 
 from kubectl_informer.core.apierrors import ApiError
-
-
-def uid_from_hex(digits: str) -> str:
-    """32 hex digits as a UID (8-4-4-4-12), as ``str(uuid.UUID(hex))`` spells
-    them: the uuid module imports platform, a few ms of every server's start."""
-    return f"{digits[:8]}-{digits[8:12]}-{digits[12:16]}-{digits[16:20]}-{digits[20:32]}"
-
-
-def random_uid() -> str:
-    """A random (version 4) UID, as the API server gives each object."""
-    b = bytearray(os.urandom(16))
-    b[6] = (b[6] & 0x0F) | 0x40  # version 4
-    b[8] = (b[8] & 0x3F) | 0x80  # RFC 4122 variant
-    return uid_from_hex(b.hex())
 
 
 def now_rfc3339() -> str:
