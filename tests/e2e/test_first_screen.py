@@ -114,7 +114,8 @@ def test_a_command_that_only_answers_imports_no_machinery(args, code):
 # (the simulator's kubeconfig is JSON), the kubernetes client (the light one
 # talks to a token-only context), the thread pool of a discovery without
 # aggregated discovery, the simulator's OpenAPI and protobuf modules (asked
-# for by kubectl only); and the discovery cache in the demo (it keeps none).
+# for by kubectl only); and in the demo the discovery cache (it keeps none)
+# and the UI's experiments (key x).
 NOT_AT_START = ("yaml", "kubernetes", "concurrent.futures", "kubectl_informer.sim.openapi",
                 "kubectl_informer.sim.protobuf")
 
@@ -130,7 +131,8 @@ def test_headless_demo_output_imports_neither_textual_nor_what_a_start_does_not_
     assert "kubectl_informer.run.runner" in loaded and '"kind":"run.info"' in r.stdout
     assert not {m for m in loaded if m.startswith(("textual", "rich", "kubectl_informer.tui"))}
     assert "kubectl_informer.sim.server" in loaded and "kubectl_informer.kube.config" in loaded
-    assert not _unused(loaded, ("kubectl_informer.kube.discovery_cache",)), _unused(loaded)
+    assert not _unused(loaded, ("kubectl_informer.kube.discovery_cache", "kubectl_informer.run.experiments")), \
+        _unused(loaded, ("kubectl_informer.kube.discovery_cache", "kubectl_informer.run.experiments"))
 
 
 def test_a_run_against_the_simulator_reads_its_json_kubeconfig_without_the_yaml_parser(tmp_path):
