@@ -42,7 +42,7 @@ from kubectl_informer.sim import kubeconfig as _kubeconfig
 from kubectl_informer.sim import (
     metadata as _metadata,  # registers PartialObjectMetadata
 )
-from kubectl_informer.sim import negotiation, pod_proxy, scale, tables  # noqa: F401 - tables registers Table
+from kubectl_informer.sim import negotiation, pod_proxy
 from kubectl_informer.sim.apply import server_side_apply
 from kubectl_informer.sim.faults import Faults
 from kubectl_informer.sim.patches import json_patch, merge_patch
@@ -61,6 +61,12 @@ from kubectl_informer.sim.watchcache import (
 )
 
 log = logging.getLogger(__name__)
+
+
+def _scale():
+    # The scale subresource's module (and tables, under it): kubectl scale's, not every start's.
+    from kubectl_informer.sim import scale
+    return scale
 
 SIM_VERSION = {
     "major": "1", "minor": "32", "gitVersion": "v1.32.0-kubectl-informer-sim", "gitCommit": "sim",
@@ -460,8 +466,12 @@ class _Handler(BaseHTTPRequestHandler):
             raise ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested "
                                                     "resource")
         self.dry_run = self._dry_run(verb)
-        self.rendering = negotiation.negotiate(self.headers.get("Accept")) if verb in (
-            "get", "list", "watch") else negotiation.PLAIN
+        accept = self.headers.get("Accept")
+        if accept and accept.strip() not in ("application/json", "*/*"):
+            # Tables (kubectl get) register with negotiation when first asked
+            # for, not at every start: the plugin asks for plain JSON.
+            from kubectl_informer.sim import tables  # noqa: F401
+        self.rendering = negotiation.negotiate(accept) if verb in ("get", "list", "watch") else negotiation.PLAIN
         faults = self.sim.faults
         delay = faults.response_delay(verb)
         if delay:
@@ -504,7 +514,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _do_get(self, rdef, namespace, name, sub) -> None:
         if sub == "scale":
-            return self._send_json(200, scale.to_scale(self.sim.store.get(rdef, namespace, name)))
+            return self._send_json(200, _scale().to_scale(self.sim.store.get(rdef, namespace, name)))
         if self.rendering.transform is not None:
             return self._send_rendered(200, rdef, self.sim.store.get(rdef, namespace, name))
         e = self.sim.store.get_entry(rdef, namespace, name)
@@ -590,7 +600,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _set_scale(self, rdef, namespace, name, scale_obj) -> None:
         store = self.sim.store
-        want = scale.replicas_of(scale_obj, rdef.kind, name)
+        want = _scale().replicas_of(scale_obj, rdef.kind, name)
         rv = ((scale_obj or {}).get("metadata") or {}).get("resourceVersion")
         with store.lock:
             obj = store.get(rdef, namespace, name)
@@ -598,7 +608,7 @@ class _Handler(BaseHTTPRequestHandler):
                 obj["metadata"]["resourceVersion"] = rv
             obj.setdefault("spec", {})["replicas"] = want
             new = store.update(rdef, obj, subresource="", dry_run=self.dry_run, manager=self._manager())
-        self._send_json(200, scale.to_scale(new))
+        self._send_json(200, _scale().to_scale(new))
 
     def _do_patch(self, rdef, namespace, name, sub) -> None:
         ptype = _PATCH_TYPES.get(self._content_type())
@@ -609,7 +619,7 @@ class _Handler(BaseHTTPRequestHandler):
                                           _truthy(self.query.get("force")), self.dry_run)
             return self._send_json(code, obj)
         if sub == "scale":
-            current = scale.to_scale(store.get(rdef, namespace, name))
+            current = _scale().to_scale(store.get(rdef, namespace, name))
             new = json_patch(current, body) if ptype == "json" else merge_patch(current, body)
             return self._set_scale(rdef, namespace, name, new)
         self._send_json(200, store.patch(rdef, namespace, name, body, ptype, subresource=sub or "",

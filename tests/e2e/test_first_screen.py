@@ -113,11 +113,13 @@ def test_a_command_that_only_answers_imports_no_machinery(args, code):
 # What a run does not use at its start, so does not import: the YAML parser
 # (the simulator's kubeconfig is JSON), the kubernetes client (the light one
 # talks to a token-only context), the thread pool of a discovery without
-# aggregated discovery, the simulator's OpenAPI and protobuf modules (asked
-# for by kubectl only); and in the demo the discovery cache (it keeps none)
-# and the UI's experiments (key x).
+# aggregated discovery, the simulator's OpenAPI, protobuf, Table and scale
+# modules (asked for by kubectl only) and its controllers (rollout
+# scenarios); and in the demo the discovery cache (it keeps none) and the
+# UI's experiments (key x).
 NOT_AT_START = ("yaml", "kubernetes", "concurrent.futures", "kubectl_informer.sim.openapi",
-                "kubectl_informer.sim.protobuf")
+                "kubectl_informer.sim.protobuf", "kubectl_informer.sim.tables", "kubectl_informer.sim.scale",
+                "kubectl_informer.sim.controllers")
 
 
 def _unused(loaded: set[str], also: tuple[str, ...] = ()) -> list[str]:
