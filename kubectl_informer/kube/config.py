@@ -37,6 +37,8 @@ SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount"
 
 @dataclass
 class KubeTarget:
+    """The cluster a kubeconfig (or a pod's service account) names, with its client."""
+
     api_client: Any  # a light.LightClient, or a kubernetes.client.ApiClient (new_api_client)
     context: str  # context name, "in-cluster" for a pod's service account
     namespace: str  # the context's namespace, else "default"

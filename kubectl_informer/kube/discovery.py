@@ -27,6 +27,8 @@ _VERSION_RE = re.compile(r"^v\d+((alpha|beta)\d+)?$")
 
 @dataclass(frozen=True)
 class Resource:
+    """One API resource as discovery describes it."""
+
     group: str  # "" for the core group
     version: str
     resource: str  # plural, e.g. "pods"
@@ -61,6 +63,8 @@ class Resource:
 
 @dataclass
 class _Group:
+    """An API group: its versions and each version's resources."""
+
     name: str
     preferred: str
     versions: list[str]

@@ -67,6 +67,8 @@ def seed(store, controllers: bool = False) -> int:
 
 @dataclass
 class Demo:
+    """A running demo cluster: its server, kubeconfig, scenario and controllers."""
+
     server: SimServer
     kubeconfig_path: str
     runner: ScenarioRunner | None = None
