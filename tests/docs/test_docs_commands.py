@@ -208,7 +208,8 @@ class Runner:
         try:
             screen = tty.wait_for("Quit", UI_DRAWN)
             if rc.exists() or "Quit" not in screen:
-                return [f"{c.where}: {c.text}: the UI did not draw (exit {_rc(rc)})\n{screen or _capture(tmux)}"]
+                shown = screen.strip() or _capture(tmux).strip() or tty.text()  # an ended session has no screen
+                return [f"{c.where}: {c.text}: the UI did not draw (exit {_rc(rc)})\n{shown}"]
             screen = tty.wait_for(UI_SYNCED, UI_LINGER, screen)
             subprocess.run([*tmux, "send-keys", "q"], check=False)
             deadline = time.monotonic() + 15
@@ -290,6 +291,12 @@ class Tty:
             return False
         self.seen = start + len(chunk)
         return words in chunk
+
+    def text(self, n: int = 1500) -> str:
+        """The end of what the command wrote to its terminal, without escape sequences."""
+        raw = self.path.read_bytes()[-20 * n:] if self.path.exists() else b""
+        return re.sub(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])", "",
+                      raw.decode(errors="replace"))[-n:]
 
     def wait_for(self, words: str, seconds: float, screen: str = "") -> str:
         """The screen once it shows ``words``, or as it is after ``seconds``
