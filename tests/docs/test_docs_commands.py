@@ -451,6 +451,17 @@ def test_a_live_ui_is_the_same_run_as_another_only_word_for_word_and_without_fil
         assert _same_words(cmd(text)) is None, text
 
 
+def test_a_ui_that_does_not_draw_is_a_failure_that_shows_its_error_line(tmp_path):
+    """The harness itself: a live UI refused before it draws (here a usage
+    error, which imports no UI) fails its unit with the line it printed,
+    read from its piped terminal once its tmux session is gone."""
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}", KUBECONFIG=os.devnull)
+    c = Command("docs/x.md", 1, "kubectl informer watch pods -n Bad_NS", "docs/x.md#block0", block="docs/x.md#block0")
+    failures = Runner(tmp_path, env).run_unit([c])
+    assert len(failures) == 1 and "the UI did not draw (exit 2)" in failures[0], failures
+    assert 'error: invalid namespace "Bad_NS"' in failures[0], failures
+
+
 def _pages() -> dict[str, list[list[Command]]]:
     """The units of each page, the longest first (it bounds its page); a page
     of more than PART_UNITS units in parts of about equal cost ("PAGE:1"...);
