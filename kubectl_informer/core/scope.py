@@ -21,6 +21,8 @@ class ClusterScopedError(ValueError):
 
 @dataclass(frozen=True)
 class Scope:
+    """Which namespaces a run watches: -n, -A or the context's."""
+
     namespace: str | None = None  # asked (-n), or after resolve() the one watched
     all_namespaces: bool = False  # -A
     # The namespace came from the previous resource, not from the user: a

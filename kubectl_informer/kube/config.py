@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-import yaml
+import orjson
 
 from kubectl_informer.core.names import InvalidName, check_namespace
 from kubectl_informer.core.redact import remember
@@ -37,6 +37,8 @@ SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount"
 
 @dataclass
 class KubeTarget:
+    """The cluster a kubeconfig (or a pod's service account) names, with its client."""
+
     api_client: Any  # a light.LightClient, or a kubernetes.client.ApiClient (new_api_client)
     context: str  # context name, "in-cluster" for a pod's service account
     namespace: str  # the context's namespace, else "default"
@@ -272,11 +274,10 @@ def _read_file(path: str) -> dict:
     """One kubeconfig file, checked so that a bad one is named in the error."""
     try:
         with open(path) as f:
-            doc = yaml.safe_load(f)
+            text = f.read()
     except OSError as e:
         raise KubeConfigError(f'error loading config file "{path}": {e.strerror or e}') from None
-    except yaml.YAMLError as e:
-        raise KubeConfigError(f'error loading config file "{path}": invalid YAML: {one_line(e, 160)}') from None
+    doc = _parse(path, text)
     if doc is None:
         raise KubeConfigError(f'error loading config file "{path}": file is empty')
     if not isinstance(doc, dict):
@@ -292,9 +293,28 @@ def _read_file(path: str) -> dict:
     return doc
 
 
+def _parse(path: str, text: str) -> Any:
+    """A kubeconfig file's document. JSON is YAML too (``kubectl config view
+    -o json`` writes it, and so does the simulator): read as JSON, it does not
+    load the YAML parser, which cost a demo's start more than any other
+    import of its own. Anything else, or JSON orjson refuses, is read as YAML,
+    whose parser names what is wrong."""
+    if text.lstrip().startswith("{"):
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass
+    import yaml
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        raise KubeConfigError(f'error loading config file "{path}": invalid YAML: {one_line(e, 160)}') from None
+
+
 def _merge(paths: list[str]) -> Any:
     """The files merged first-wins (kubectl's rule) by the client's merger,
     which remembers each entry's file for relative paths."""
+    import yaml
     from kubernetes.config import kube_config
     from kubernetes.config.config_exception import ConfigException
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
-from kubectl_informer.kube import discovery_cache, discovery_fetch
+from kubectl_informer.kube import discovery_fetch
 from kubectl_informer.kube.errors import DiscoveryError, UnknownResourceError
 
 _VERSION_RE = re.compile(r"^v\d+((alpha|beta)\d+)?$")
@@ -27,6 +27,8 @@ _VERSION_RE = re.compile(r"^v\d+((alpha|beta)\d+)?$")
 
 @dataclass(frozen=True)
 class Resource:
+    """One API resource as discovery describes it."""
+
     group: str  # "" for the core group
     version: str
     resource: str  # plural, e.g. "pods"
@@ -61,10 +63,17 @@ class Resource:
 
 @dataclass
 class _Group:
+    """An API group: its versions and each version's resources."""
+
     name: str
     preferred: str
     versions: list[str]
     resources: dict[str, list[Resource]] = field(default_factory=dict)  # version -> resources
+
+
+def _disk_cache():
+    from kubectl_informer.kube import discovery_cache
+    return discovery_cache
 
 
 class Discovery:
@@ -79,7 +88,8 @@ class Discovery:
     def __init__(self, api_client: Any, workers: int = 8, disk_cache: bool = True, cache_dir: str | None = None):
         self.api_client = api_client
         self.workers = workers
-        self.disk_cache = disk_cache and discovery_cache.enabled()
+        # The cache module (and tempfile under it) is imported only by a run that may use it: not the demo's.
+        self.disk_cache = disk_cache and _disk_cache().enabled()
         self.cache_dir = cache_dir
         self._lock = threading.Lock()
         self._groups: list[_Group] | None = None
@@ -93,7 +103,7 @@ class Discovery:
             if self._groups is None:
                 snap = None
                 if self.disk_cache:
-                    snap = discovery_cache.load(self._host(), self.cache_dir)
+                    snap = _disk_cache().load(self._host(), self.cache_dir)
                 self._use(snap if snap is not None else self._from_server())
             return self._groups
 
@@ -118,7 +128,7 @@ class Discovery:
                 why = snap.failed.get(preferred, "failed")
                 raise DiscoveryError(f"cannot discover the core API: {why}")
         if self.disk_cache:
-            discovery_cache.write_own(self._host(), snap)
+            _disk_cache().write_own(self._host(), snap)
         return snap
 
     def _use(self, snap: discovery_fetch.Snapshot) -> None:

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 import time
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -194,6 +193,8 @@ def _private_dirs(root: str, directory: str) -> None:
 
 
 def _write(path: str, doc: Any) -> None:
+    import tempfile  # only a run that writes the cache pays for it
+
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=os.path.basename(path) + ".")  # 0600
     try:
         with os.fdopen(fd, "wb") as f:

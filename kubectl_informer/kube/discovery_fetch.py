@@ -18,7 +18,6 @@ the same documents.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -182,6 +181,8 @@ def _fetch_versions(api_client: Any, snap: Snapshot, workers: int) -> None:
                 raise api_error(e) from None
             return
         snap.resources[gv] = doc if isinstance(doc, dict) else {}
+
+    from concurrent.futures import ThreadPoolExecutor  # a server without aggregated discovery only (not the sim's)
 
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(jobs) or 1))) as pool:
         list(pool.map(one, jobs))

@@ -62,8 +62,9 @@ def status_error(resp: Any, body: bytes | None = None) -> ApiError:
                     retry_after=retry_after)
 
 
-_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.I | re.S)
-_TAG = re.compile(r"<[^>]*>")
+# Patterns of error pages only: compiled (and cached by re) by the first one, not at import.
+_TITLE = r"(?is)<title[^>]*>(.*?)</title>"
+_TAG = r"<[^>]*>"
 
 
 def _plain_text(text: str) -> str:
@@ -71,10 +72,10 @@ def _plain_text(text: str) -> str:
     needs: its <title>, else its text without tags."""
     if "<" not in text[:200]:
         return text
-    m = _TITLE.search(text)
+    m = re.search(_TITLE, text)
     if m and m.group(1).strip():
         return html.unescape(m.group(1))
-    return html.unescape(_TAG.sub(" ", text))
+    return html.unescape(re.sub(_TAG, " ", text))
 
 
 _REASONS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 405: "MethodNotAllowed",

@@ -32,6 +32,8 @@ class Workqueue:
 
 @dataclass(frozen=True)
 class RunConfig:
+    """The flags of one run, parsed and checked (see the module's docstring)."""
+
     resource: str = "pods"
     name: str | None = None                # one object, as `kubectl get pod NAME -w`
     scope: Scope = field(default_factory=Scope)

@@ -19,7 +19,6 @@ import platform
 import re
 import signal
 import sys
-import tempfile
 import threading
 import time
 import traceback
@@ -34,10 +33,11 @@ _PREFIX = "crash-"
 
 # A credential quoted in a message: an Authorization header's value (any
 # scheme: Bearer, Basic...), a token: or password: field, a --token flag.
+# Compiled (and cached by re) by the first scrub, not by every start.
 _SCRUBS = (
-    (re.compile(r"(?i)\b(bearer|basic)(\s+|%20)[^\s'\",;)\]}]+"), r"\1\2<redacted>"),
-    (re.compile(r"(?i)(authorization['\"]?\s*[:=]\s*['\"]?)(?!<redacted>)[^'\",;)\]}\r\n]+"), r"\1<redacted>"),
-    (re.compile(r"(?i)((?:token|password|client-key-data)['\"]?\s*[:=]\s*['\"]?)[^\s'\",;)\]}]+"), r"\1<redacted>"),
+    (r"(?i)\b(bearer|basic)(\s+|%20)[^\s'\",;)\]}]+", r"\1\2<redacted>"),
+    (r"(?i)(authorization['\"]?\s*[:=]\s*['\"]?)(?!<redacted>)[^'\",;)\]}\r\n]+", r"\1<redacted>"),
+    (r"(?i)((?:token|password|client-key-data)['\"]?\s*[:=]\s*['\"]?)[^\s'\",;)\]}]+", r"\1<redacted>"),
 )
 _SECRET_FLAGS = ("--token", "--password")
 
@@ -92,7 +92,7 @@ def scrub(text: str) -> str:
     credential-looking value replaced by <redacted>."""
     text = redact(text)
     for pattern, repl in _SCRUBS:
-        text = pattern.sub(repl, text)
+        text = re.sub(pattern, repl, text)
     return text
 
 
@@ -158,6 +158,8 @@ def write_crash_log(err: BaseException, args: list[str] | None = None) -> str | 
         _prune(os.path.dirname(path))
     except OSError:
         try:
+            import tempfile  # only a crash writes a log: no start pays for the import
+
             fd, path = tempfile.mkstemp(prefix="kubectl-informer-crash-", suffix=".log")  # mode 0600
         except OSError:
             return None

@@ -19,6 +19,8 @@ MAX_HANDLERS = 16
 
 @dataclass(frozen=True)
 class HandlerSpec:
+    """One handler lane: its name, resync period and work per notification."""
+
     name: str
     resync: float | None = None   # None: the informer's default (AddEventHandler)
     work_time: float = 0.0        # seconds each notification takes

@@ -39,6 +39,8 @@ if TYPE_CHECKING:  # runner (and click under it) is imported by running(): pin_t
 
 @dataclass(frozen=True)
 class Tuning:
+    """The process settings a run holds while it lasts (see ``tuned``)."""
+
     name: str
     gc_threshold: tuple[int, int, int]
     freeze: bool                    # move what is alive now to the permanent generation

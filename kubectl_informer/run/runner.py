@@ -10,6 +10,7 @@ stop event and joins every thread it started, so quitting leaves none behind.
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from dataclasses import replace
@@ -67,11 +68,16 @@ class Run:
         self.info: RunInfo | None = None
         self.errors: list[tuple[str, BaseException]] = []  # (thread, exception) of crashed engine threads
         self.on_failure: Callable[[], None] | None = None  # e.g. close the UI
-        from kubectl_informer.run.experiments import Experiments
-        self.experiments = Experiments(self)  # the UI's key x acts on this run through it
         self._stopped = False
         self.probe_first = False  # a restart's run probes before it replaces the running one
         self.first_contact_wait = FIRST_CONTACT_WAIT  # --duration bounds it (lifecycle.running)
+
+    @functools.cached_property
+    def experiments(self):
+        """The UI's key x acts on this run through it: made when the UI asks
+        (a headless run imports none of the experiments)."""
+        from kubectl_informer.run.experiments import Experiments
+        return Experiments(self)
 
     # Everything that can fail on user input, before any thread starts.
     def _check_options(self) -> None:

@@ -7,9 +7,9 @@ import os
 import shutil
 import tempfile
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from kubectl_informer.clock import Clock
-from kubectl_informer.sim.controllers.manager import ControllerManager
 from kubectl_informer.sim.events import EventRecorder, pod_events
 from kubectl_informer.sim.objects import (
     make_configmap,
@@ -21,6 +21,9 @@ from kubectl_informer.sim.objects import (
 from kubectl_informer.sim.resources import widget_crd
 from kubectl_informer.sim.scenarios import ScenarioRunner, get_scenario
 from kubectl_informer.sim.server import SimServer
+
+if TYPE_CHECKING:  # imported by a scenario that runs the controllers (rollout), not by every demo
+    from kubectl_informer.sim.controllers.manager import ControllerManager
 
 # namespace -> (app, replicas)
 DEMO_LAYOUT: dict[str, list[tuple[str, int]]] = {
@@ -64,6 +67,8 @@ def seed(store, controllers: bool = False) -> int:
 
 @dataclass
 class Demo:
+    """A running demo cluster: its server, kubeconfig, scenario and controllers."""
+
     server: SimServer
     kubeconfig_path: str
     runner: ScenarioRunner | None = None
@@ -122,6 +127,7 @@ def start_demo(scenario: str | None = None, *, rate: float | None = None, port: 
         if seed_objects:
             seed(server.store, controllers=controllers)
         if controllers:
+            from kubectl_informer.sim.controllers.manager import ControllerManager
             manager = ControllerManager(server.store, clock, pod_start_seconds).start()
             manager.wait_idle(10.0)  # the seeded Deployments' ReplicaSets and pods made before clients come
         if bulk_pods:

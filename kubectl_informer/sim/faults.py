@@ -39,6 +39,8 @@ def status_error(status: int, message: str | None = None) -> ApiError:
 
 @dataclass
 class _Failure:
+    """Requests to fail: how many more, with which status, for which verb and resource."""
+
     status: int
     count: int
     verb: str | None

@@ -1,11 +1,16 @@
-"""Writing a kubeconfig that points kubectl and the kubernetes client at the simulator."""
+"""Writing a kubeconfig that points kubectl and the kubernetes client at the simulator.
+
+It is written as JSON (indented, as ``kubectl config view -o json`` shows
+one): kubectl and client-go read JSON kubeconfigs as they read YAML ones, and
+the plugin reads it without loading the YAML parser (kube/config.py), which
+every ``--demo`` start and every command against ``sim`` would otherwise pay."""
 
 from __future__ import annotations
 
 import base64
 import os
 
-import yaml
+import orjson
 
 # The cluster extension naming the simulator (kube/config.py reads it: SIMULATOR_EXTENSION there).
 SIMULATOR_EXTENSION = "kubectl-informer.dev/simulator"
@@ -43,8 +48,8 @@ def write_kubeconfig(path: str, url: str, context: str = "sim", namespace: str =
     parent = os.path.dirname(path)
     if parent:
         os.makedirs(parent, exist_ok=True)
-    data = yaml.safe_dump(kubeconfig_dict(url, context, namespace, ca_pem), sort_keys=False)
+    data = orjson.dumps(kubeconfig_dict(url, context, namespace, ca_pem), option=orjson.OPT_INDENT_2) + b"\n"
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as f:
+    with os.fdopen(fd, "wb") as f:
         f.write(data)
     return path

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import orjson
-import yaml
 
 from kubectl_informer.core.apierrors import ApiError
-from kubectl_informer.sim import protobuf
+
+PROTOBUF = "application/vnd.kubernetes.protobuf"  # protobuf.CONTENT_TYPE
 
 
 class Transform(Protocol):
@@ -115,7 +115,18 @@ def _parse_with(parse, errors, what: str):
 
 
 _json = _parse_with(orjson.loads, orjson.JSONDecodeError, "JSON")
-_yaml = _parse_with(yaml.safe_load, yaml.YAMLError, "YAML")
+
+
+def _yaml(raw: bytes) -> Any:
+    # The YAML parser and the protobuf decoder are loaded by the first body in
+    # their format (kubectl apply, a protobuf client), not by every server start.
+    import yaml
+    return _parse_with(yaml.safe_load, yaml.YAMLError, "YAML")(raw)
+
+
+def _protobuf(raw: bytes) -> Any:
+    from kubectl_informer.sim import protobuf
+    return protobuf.decode(raw)
 
 
 # Content-Type -> decoder. JSON patch types are JSON; apply patches are YAML (JSON is YAML).
@@ -126,7 +137,7 @@ BODY_DECODERS = {
     "application/json-patch+json": _json,
     "application/yaml": _yaml,
     "application/apply-patch+yaml": _yaml,
-    protobuf.CONTENT_TYPE: protobuf.decode,
+    PROTOBUF: _protobuf,
 }
 
 

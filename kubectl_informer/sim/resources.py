@@ -18,6 +18,8 @@ _META_FIELDS = ("metadata.name", "metadata.namespace")
 
 @dataclass(frozen=True)
 class ResourceDef:
+    """A resource the simulated API server serves, as its discovery lists it."""
+
     group: str
     version: str
     resource: str  # plural

@@ -41,6 +41,8 @@ from kubectl_informer.sim.scenario_steps import (  # noqa: F401  (names used by 
 
 @dataclass(frozen=True)
 class Scenario:
+    """A named churn scenario: what it does and how often."""
+
     name: str
     description: str
     factory: Callable[[], ScenarioLogic]

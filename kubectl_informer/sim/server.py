@@ -42,7 +42,7 @@ from kubectl_informer.sim import kubeconfig as _kubeconfig
 from kubectl_informer.sim import (
     metadata as _metadata,  # registers PartialObjectMetadata
 )
-from kubectl_informer.sim import negotiation, openapi, pod_proxy, scale, tables  # noqa: F401 - tables registers Table
+from kubectl_informer.sim import negotiation, pod_proxy
 from kubectl_informer.sim.apply import server_side_apply
 from kubectl_informer.sim.faults import Faults
 from kubectl_informer.sim.patches import json_patch, merge_patch
@@ -61,6 +61,12 @@ from kubectl_informer.sim.watchcache import (
 )
 
 log = logging.getLogger(__name__)
+
+
+def _scale():
+    # The scale subresource's module (and tables, under it): kubectl scale's, not every start's.
+    from kubectl_informer.sim import scale
+    return scale
 
 SIM_VERSION = {
     "major": "1", "minor": "32", "gitVersion": "v1.32.0-kubectl-informer-sim", "gitCommit": "sim",
@@ -407,13 +413,16 @@ class _Handler(BaseHTTPRequestHandler):
             if parts == ["openapi", "v2"]:
                 # An empty document: kubectl (older ones validate with v2) then
                 # finds no schema for a kind and leaves validation to the server.
+                from kubectl_informer.sim import openapi  # kubectl asks for it; the plugin never does
                 if "protobuf" in (self.headers.get("Accept") or ""):
                     return self._send(200, b"", "application/octet-stream")
                 return self._send_json(200, openapi.v2_document())
             if parts == ["openapi", "v3"]:
+                from kubectl_informer.sim import openapi
                 return self._send_json(200, openapi.root_document(reg))
             if len(parts) >= 4 and parts[:2] == ["openapi", "v3"]:
                 g, v = ("", parts[3]) if parts[2] == "api" else (parts[3], parts[4] if len(parts) > 4 else "")
+                from kubectl_informer.sim import openapi
                 doc = openapi.gv_document(reg, g, v)
                 if doc is not None:
                     return self._send_json(200, doc)
@@ -457,8 +466,12 @@ class _Handler(BaseHTTPRequestHandler):
             raise ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested "
                                                     "resource")
         self.dry_run = self._dry_run(verb)
-        self.rendering = negotiation.negotiate(self.headers.get("Accept")) if verb in (
-            "get", "list", "watch") else negotiation.PLAIN
+        accept = self.headers.get("Accept")
+        if accept and accept.strip() not in ("application/json", "*/*"):
+            # Tables (kubectl get) register with negotiation when first asked
+            # for, not at every start: the plugin asks for plain JSON.
+            from kubectl_informer.sim import tables  # noqa: F401
+        self.rendering = negotiation.negotiate(accept) if verb in ("get", "list", "watch") else negotiation.PLAIN
         faults = self.sim.faults
         delay = faults.response_delay(verb)
         if delay:
@@ -501,7 +514,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _do_get(self, rdef, namespace, name, sub) -> None:
         if sub == "scale":
-            return self._send_json(200, scale.to_scale(self.sim.store.get(rdef, namespace, name)))
+            return self._send_json(200, _scale().to_scale(self.sim.store.get(rdef, namespace, name)))
         if self.rendering.transform is not None:
             return self._send_rendered(200, rdef, self.sim.store.get(rdef, namespace, name))
         e = self.sim.store.get_entry(rdef, namespace, name)
@@ -587,7 +600,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _set_scale(self, rdef, namespace, name, scale_obj) -> None:
         store = self.sim.store
-        want = scale.replicas_of(scale_obj, rdef.kind, name)
+        want = _scale().replicas_of(scale_obj, rdef.kind, name)
         rv = ((scale_obj or {}).get("metadata") or {}).get("resourceVersion")
         with store.lock:
             obj = store.get(rdef, namespace, name)
@@ -595,7 +608,7 @@ class _Handler(BaseHTTPRequestHandler):
                 obj["metadata"]["resourceVersion"] = rv
             obj.setdefault("spec", {})["replicas"] = want
             new = store.update(rdef, obj, subresource="", dry_run=self.dry_run, manager=self._manager())
-        self._send_json(200, scale.to_scale(new))
+        self._send_json(200, _scale().to_scale(new))
 
     def _do_patch(self, rdef, namespace, name, sub) -> None:
         ptype = _PATCH_TYPES.get(self._content_type())
@@ -606,7 +619,7 @@ class _Handler(BaseHTTPRequestHandler):
                                           _truthy(self.query.get("force")), self.dry_run)
             return self._send_json(code, obj)
         if sub == "scale":
-            current = scale.to_scale(store.get(rdef, namespace, name))
+            current = _scale().to_scale(store.get(rdef, namespace, name))
             new = json_patch(current, body) if ptype == "json" else merge_patch(current, body)
             return self._set_scale(rdef, namespace, name, new)
         self._send_json(200, store.patch(rdef, namespace, name, body, ptype, subresource=sub or "",

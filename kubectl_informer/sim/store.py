@@ -97,6 +97,17 @@ def _not_found(rdef: ResourceDef, name: str) -> ApiError:
     return ApiError(404, "NotFound", f'{what} "{name}" not found')
 
 
+def _copy(obj: dict) -> dict:
+    """A deep copy of a JSON object (the caller's object is never aliased, as
+    the API server never keeps the request's): through orjson, about ten times
+    faster than ``copy.deepcopy``, a good part of the demo's seeding and its
+    scenarios' writes. Anything orjson cannot write (not JSON) is deep-copied."""
+    try:
+        return orjson.loads(orjson.dumps(obj))
+    except TypeError:  # orjson.JSONEncodeError
+        return copy.deepcopy(obj)
+
+
 class Store:
     """All objects of the simulated cluster. Thread-safe; see module doc.
 
@@ -238,7 +249,7 @@ class Store:
         answer has no resourceVersion). ``manager``: the field manager of a
         write through the API (recorded in managedFields)."""
         rdef = self.resource(resource)
-        obj = copy.deepcopy(obj)
+        obj = _copy(obj)
         meta = obj.setdefault("metadata", {})
         strategy.validate(rdef, obj)
         if rdef.namespaced:
@@ -303,7 +314,7 @@ class Store:
         strategies do); "status" changes only the status.
         """
         rdef = self.resource(resource)
-        obj = copy.deepcopy(obj)
+        obj = _copy(obj)
         meta = obj.get("metadata") or {}
         name = meta.get("name")
         if not name:

@@ -200,19 +200,17 @@ class Runner:
         env_line = " ".join(f"{k}={_q(v)}" for k, v in self.env.items() if k in ("PATH", "KUBECONFIG", "HOME"))
         # On its own line: a trailing "# comment" in the docs must not swallow the echo.
         script = f"cd {_q(str(cwd))} && export {env_line} TERM=xterm-256color\n{text}\necho $? > {_q(str(rc))}"
-        subprocess.run([*tmux, "new-session", "-d", "-x", "80", "-y", "24", "bash", "-c", script], check=True,
-                       env=self.env)
+        tty = Tty(tmux, cwd / f"tty-{c.line}", rc)
+        # One tmux client: the pane's output is piped to ``tty`` before the
+        # server reads any of it (the commands run before its event loop).
+        subprocess.run([*tmux, "new-session", "-d", "-x", "80", "-y", "24", "bash", "-c", script, ";",
+                        "pipe-pane", "-o", f"cat > {_q(str(tty.path))}"], check=True, env=self.env)
         try:
-            screen = ""
-            deadline = time.monotonic() + UI_DRAWN
-            while time.monotonic() < deadline and not rc.exists():
-                screen = _capture(tmux)
-                if "Quit" in screen:
-                    break
-                time.sleep(0.25)
+            screen = tty.wait_for("Quit", UI_DRAWN)
             if rc.exists() or "Quit" not in screen:
-                return [f"{c.where}: {c.text}: the UI did not draw (exit {_rc(rc)})\n{screen or _capture(tmux)}"]
-            screen = _until_synced(tmux, screen, rc)
+                shown = screen.strip() or _capture(tmux).strip() or tty.text()  # an ended session has no screen
+                return [f"{c.where}: {c.text}: the UI did not draw (exit {_rc(rc)})\n{shown}"]
+            screen = tty.wait_for(UI_SYNCED, UI_LINGER, screen)
             subprocess.run([*tmux, "send-keys", "q"], check=False)
             deadline = time.monotonic() + 15
             while not _rc_written(rc) and time.monotonic() < deadline:
@@ -268,15 +266,52 @@ def _names(file: str, text: str) -> bool:
     return re.search(rf"(?<![\w.-]){re.escape(file)}(?![\w.-])", text) is not None
 
 
-def _until_synced(tmux: list[str], screen: str, rc: Path) -> str:
-    """The screen once the header says synced (the run listed and watches,
-    or a replay got that far), or UI_LINGER after the first draw if it does
-    not say so by then (a run still listing, a backing-off server)."""
-    deadline = time.monotonic() + UI_LINGER
-    while UI_SYNCED not in screen and time.monotonic() < deadline and not rc.exists():
-        time.sleep(0.1)
-        screen = _capture(tmux)
-    return screen
+class Tty:
+    """What a live UI in tmux shows, read cheaply: the bytes it writes to its
+    terminal (``pipe-pane``) are watched in this process, and the screen is
+    captured (a tmux client, about as costly as 0.1 s of a UI's redraws) only
+    once they hold the words waited for, to check that the screen shows them,
+    or every CAPTURE_EVERY at least (words split by an escape sequence).
+    Polling the screen itself ran a capture every 0.1-0.25 s of each UI."""
+
+    POLL = 0.03
+    CAPTURE_EVERY = 1.0
+
+    def __init__(self, tmux: list[str], path: Path, rc: Path):
+        self.tmux, self.path, self.rc = tmux, path, rc
+        self.seen = 0  # bytes of the output already searched for the words
+
+    def _written(self, words: bytes) -> bool:
+        start = max(0, self.seen - len(words) + 1)  # words cut by the last read are found whole
+        try:
+            with self.path.open("rb") as f:
+                f.seek(start)
+                chunk = f.read()
+        except FileNotFoundError:
+            return False
+        self.seen = start + len(chunk)
+        return words in chunk
+
+    def text(self, n: int = 1500) -> str:
+        """The end of what the command wrote to its terminal, without escape sequences."""
+        raw = self.path.read_bytes()[-20 * n:] if self.path.exists() else b""
+        return re.sub(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])", "",
+                      raw.decode(errors="replace"))[-n:]
+
+    def wait_for(self, words: str, seconds: float, screen: str = "") -> str:
+        """The screen once it shows ``words``, or as it is after ``seconds``
+        (or once the command ended) if it does not."""
+        if words in screen:
+            return screen
+        deadline = time.monotonic() + seconds
+        captured = time.monotonic()
+        while time.monotonic() < deadline and not self.rc.exists():
+            if self._written(words.encode()) or time.monotonic() - captured >= self.CAPTURE_EVERY:
+                screen, captured = _capture(self.tmux), time.monotonic()
+                if words in screen:
+                    return screen
+            time.sleep(self.POLL)
+        return _capture(self.tmux)
 
 
 def _settle(p: subprocess.Popen, out: Path) -> None:
@@ -414,6 +449,17 @@ def test_a_live_ui_is_the_same_run_as_another_only_word_for_word_and_without_fil
                  "KUBECONFIG=/tmp/sim.kubeconfig kubectl informer watch pods",
                  "kubectl informer watch pods --demo -o json --duration 3s", "kubectl informer sim"):
         assert _same_words(cmd(text)) is None, text
+
+
+def test_a_ui_that_does_not_draw_is_a_failure_that_shows_its_error_line(tmp_path):
+    """The harness itself: a live UI refused before it draws (here a usage
+    error, which imports no UI) fails its unit with the line it printed,
+    read from its piped terminal once its tmux session is gone."""
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}", KUBECONFIG=os.devnull)
+    c = Command("docs/x.md", 1, "kubectl informer watch pods -n Bad_NS", "docs/x.md#block0", block="docs/x.md#block0")
+    failures = Runner(tmp_path, env).run_unit([c])
+    assert len(failures) == 1 and "the UI did not draw (exit 2)" in failures[0], failures
+    assert 'error: invalid namespace "Bad_NS"' in failures[0], failures
 
 
 def _pages() -> dict[str, list[list[Command]]]:

@@ -110,9 +110,46 @@ def test_a_command_that_only_answers_imports_no_machinery(args, code):
     assert not {m for m in loaded if m.startswith(MACHINERY)}, sorted(m for m in loaded if m.startswith(MACHINERY))
 
 
-def test_headless_output_does_not_import_textual():
+# What a run does not use at its start, so does not import: the YAML parser
+# (the simulator's kubeconfig is JSON), the kubernetes client (the light one
+# talks to a token-only context), the thread pool of a discovery without
+# aggregated discovery, the simulator's OpenAPI, protobuf, Table and scale
+# modules (asked for by kubectl only) and its controllers (rollout
+# scenarios); and in the demo the discovery cache (it keeps none) and the
+# UI's experiments (key x).
+NOT_AT_START = ("yaml", "kubernetes", "concurrent.futures", "kubectl_informer.sim.openapi",
+                "kubectl_informer.sim.protobuf", "kubectl_informer.sim.tables", "kubectl_informer.sim.scale",
+                "kubectl_informer.sim.controllers")
+
+
+def _unused(loaded: set[str], also: tuple[str, ...] = ()) -> list[str]:
+    return sorted(m for m in loaded if m in NOT_AT_START + also or m.startswith(tuple(f"{x}." for x in NOT_AT_START)))
+
+
+def test_headless_demo_output_imports_neither_textual_nor_what_a_start_does_not_use():
     r = _run_with_importtime("watch", "pods", "--demo", "-o", "json", "--max-events", "1")
     assert r.returncode == 0, r.stderr[-2000:]
     loaded = _imported(r.stderr)
     assert "kubectl_informer.run.runner" in loaded and '"kind":"run.info"' in r.stdout
     assert not {m for m in loaded if m.startswith(("textual", "rich", "kubectl_informer.tui"))}
+    assert "kubectl_informer.sim.server" in loaded and "kubectl_informer.kube.config" in loaded
+    assert not _unused(loaded, ("kubectl_informer.kube.discovery_cache", "kubectl_informer.run.experiments")), \
+        _unused(loaded, ("kubectl_informer.kube.discovery_cache", "kubectl_informer.run.experiments"))
+
+
+def test_a_run_against_the_simulator_reads_its_json_kubeconfig_without_the_yaml_parser(tmp_path):
+    from kubectl_informer.sim.demo import seed
+    from kubectl_informer.sim.server import SimServer
+    srv = SimServer()
+    srv.start()
+    try:
+        seed(srv.store)
+        kc = srv.write_kubeconfig(str(tmp_path / "kubeconfig"))
+        assert open(kc).read().startswith("{")
+        r = _run_with_importtime("watch", "pods", "-n", "shop", "-o", "json", "--max-events", "1", "--kubeconfig", kc)
+    finally:
+        srv.stop()
+    assert r.returncode == 0, r.stderr[-2000:]
+    loaded = _imported(r.stderr)
+    assert '"kind":"run.info"' in r.stdout and '"namespace":"shop"' in r.stdout
+    assert "kubectl_informer.kube.config" in loaded and not _unused(loaded), _unused(loaded)

@@ -97,6 +97,27 @@ def test_invalid_files_are_one_line(tmp_path, content, expected):
     assert msg.startswith(f'error loading config file "{path}"') and expected in msg and "\n" not in msg
 
 
+def test_a_json_kubeconfig_reads_as_its_yaml_twin(fake, tmp_path):
+    """JSON is YAML: ``kubectl config view -o json`` (and the simulator) write
+    one, read without the YAML parser; a quoted "false" stays no bool, and a
+    flow mapping that is YAML but not JSON is read as YAML."""
+    import json
+    doc = kubeconfig(fake.url, namespace="team-a", token="s3cret")
+    as_json = load_kube(kubeconfig=write(tmp_path / "kc.json", json.dumps(doc, indent=2)))
+    as_yaml = load_kube(kubeconfig=write(tmp_path / "kc.yaml", doc))
+    assert (as_json.context, as_json.namespace, as_json.server) == (as_yaml.context, as_yaml.namespace, as_yaml.server)
+    assert auth_header(fake, as_json) == "Bearer s3cret"
+    flow = write(tmp_path / "flow", "{" + yaml.safe_dump(doc, default_flow_style=True)[1:].replace('"', ""))
+    assert load_kube(kubeconfig=flow).namespace == "team-a"
+    doc["clusters"][0]["cluster"]["insecure-skip-tls-verify"] = "false"
+    with pytest.raises(KubeConfigError) as e:
+        load_kube(kubeconfig=write(tmp_path / "quoted.json", json.dumps(doc)))
+    assert "insecure-skip-tls-verify" in str(e.value)
+    with pytest.raises(KubeConfigError) as e:
+        load_kube(kubeconfig=write(tmp_path / "broken.json", '{"clusters": [\n  {"name": "x",\n  bad'))
+    assert str(e.value).startswith(f'error loading config file "{tmp_path / "broken.json"}": invalid YAML')
+
+
 def test_missing_file_and_no_config(tmp_path, monkeypatch):
     with pytest.raises(KubeConfigError) as e:
         load_kube(kubeconfig="/nonexistent/kc")

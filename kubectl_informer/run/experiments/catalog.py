@@ -15,6 +15,8 @@ DURATION = "duration"   # prompts for a Go duration
 
 @dataclass(frozen=True)
 class Experiment:
+    """An experiment of the UI's menu (key x)."""
+
     name: str               # as in the trace's `experiment` events (toggles: the pause name)
     key: str                # its key in the experiments menu
     title: str
