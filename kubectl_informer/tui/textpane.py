@@ -16,6 +16,7 @@ from textual.visual import Visual, visualize
 from kubectl_informer.panes.filters import MATCH_ALL, KeyFilter, parse_filter
 from kubectl_informer.panes.state import PaneState
 from kubectl_informer.tui.pane import Pane
+from kubectl_informer.tui.row_strips import RowPainter
 
 
 def text_lines(text: Text) -> list[Text]:
@@ -44,6 +45,7 @@ class TextPane(Pane):
         self.key_filter: KeyFilter = MATCH_ALL  # filter_text parsed (filters.py)
         if self.TITLE:
             self.border_title = self.TITLE
+        self._painter = RowPainter()
 
     def set_filter(self, text: str) -> None:
         self.filter_text = text
@@ -104,8 +106,15 @@ class TextPane(Pane):
             return Strip.blank(size.width, self.visual_style.rich_style)
         strip = self._row_strips[y]
         if strip is None:
-            made = Visual.to_strips(self, visualize(self, self._row_texts[y]), size.width, 1, self.visual_style)
-            strip = self._row_strips[y] = made[0] if made else Strip.blank(size.width, self.visual_style.rich_style)
+            strip = self._row_strips[y] = self._row_strip(self._row_texts[y], size.width)
+        return strip
+
+    def _row_strip(self, text: Text, width: int) -> Strip:
+        """One row as a Strip: row_strips.py's fast path, else Textual's."""
+        strip = self._painter.strip(self, text)
+        if strip is None:
+            made = Visual.to_strips(self, visualize(self, text), width, 1, self.visual_style)
+            strip = made[0] if made else Strip.blank(width, self.visual_style.rich_style)
         return strip
 
     def render_at(self, width: int, height: int) -> Text:
