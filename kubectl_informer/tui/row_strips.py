@@ -33,35 +33,43 @@ MAX_PLACED = 4096
 _LEFT_TOP = ("left", "top")
 
 
-def _pieces(text: Text, console) -> tuple[str | None, list[Segment]]:
-    """``text`` as rich Segments, and its own style when Textual reads that
-    style its own way. Content parses a row's style given as a string with
-    Textual's parser (``magenta`` is then the CSS colour, not the ANSI one
-    a span's string gets), so such a style is kept apart, not rendered in;
-    and Text.render leaves a text without spans unstyled (its caller's job)."""
-    style = text.style
-    if isinstance(style, str) and style:
-        if text._spans:
-            text = text.copy()
-            text.style = ""
-            return style, list(text.render(console, end=""))
-        return style, [Segment(text.plain)]
-    if text._spans:
-        return None, list(text.render(console, end=""))
-    return None, [Segment(text.plain, style or None)]
+def _runs(text: Text) -> list[tuple[str, object]] | None:
+    """``text`` cut at its spans, each piece with its span's style as given
+    (a string or a rich Style; None between spans), when the spans neither
+    overlap nor go back, as a row built by appending has them; else None
+    (rich's Text.render then combines what overlaps)."""
+    plain = text.plain
+    runs: list[tuple[str, object]] = []
+    x = 0
+    for start, end, style in text._spans:
+        if start < x:
+            return None
+        if start > x:
+            runs.append((plain[x:start], None))
+        if end > start:
+            runs.append((plain[start:end], style))
+            x = end
+    if x < len(plain):
+        runs.append((plain[x:], None))
+    return runs
+
+
+# A segment's style key: (how its style is given, the row's style, the segment's).
+_AS_GIVEN, _RENDERED = 0, 1
 
 
 class RowPainter:
     """One widget's rows as Strips: ``strip(widget, text)`` or None when
     Textual's own path must draw it (see the module docstring)."""
 
-    __slots__ = ("_visual", "_theme", "_styles", "_placed")
+    __slots__ = ("_visual", "_theme", "_console", "_styles", "_placed")
 
     def __init__(self) -> None:
         self._visual: Style | None = None
         self._theme = None
-        self._styles: dict = {}   # (row style, segment's rich style) -> the widget style + them (a Textual Style)
-        self._placed: dict = {}   # (row style, segment's style, column) -> the segment's final rich style
+        self._console = None
+        self._styles: dict = {}   # style key -> the widget's style + the row's + the segment's (a Textual Style)
+        self._placed: dict = {}   # (style key, column) -> the segment's final rich style
 
     def strip(self, widget: Widget, text: Text) -> Strip | None:
         plain = text.plain
@@ -69,45 +77,67 @@ class RowPainter:
             return None
         if widget.styles.content_align != _LEFT_TOP:
             return None
+        base = text.style
+        if isinstance(base, str) and base.startswith("."):
+            return None  # a component class's style, looked up in the CSS
         visual = widget.visual_style
-        app = widget.app
         if visual is not self._visual:
             # A new theme restyles every widget: a new visual style, read here.
-            self._visual, self._theme = visual, app.ansi_theme
+            app = widget.app
+            self._visual, self._theme, self._console = visual, app.ansi_theme, app.console
             self._styles.clear()
             self._placed.clear()
+        pieces = self._pieces(text)
         placed = self._placed
         if len(placed) > MAX_PLACED:
             placed.clear()
         segments: list[Segment] = []
         append = segments.append
         x = 0
-        base, pieces = _pieces(text, app.console)
-        if base is not None and base.startswith("."):
-            return None  # a component class's style, looked up in the CSS
-        for chunk, style, _ in pieces:
-            if not chunk:
-                continue
-            key = (base, style, x)
-            final = placed.get(key)
+        for chunk, key in pieces:
+            place = (key, x)
+            final = placed.get(place)
             if final is None:
-                if style is not None and style.link:
-                    return None  # Textual gives links the widget's link style
-                final = placed[key] = self._combined(base, style).rich_style_with_offset(x, 0)
+                combined = self._combined(key)
+                if combined is None:
+                    return None  # a link: Textual gives it the widget's link style
+                final = placed[place] = combined.rich_style_with_offset(x, 0)
             append(Segment(chunk, final))
             x += len(chunk)
         return Strip(segments, text.cell_len)
 
-    def _combined(self, base: str | None, style) -> Style:
+    def _pieces(self, text: Text) -> list[tuple[str, tuple]]:
+        """``text``'s pieces, each with its style key (``_combined``)."""
+        base = text.style or None
+        runs = _runs(text)
+        if runs is not None:
+            return [(chunk, (_AS_GIVEN, base, style)) for chunk, style in runs if chunk]
+        # Overlapping spans: rich combines them. A row style given as a
+        # string stays apart (Content parses it with Textual's parser).
+        if isinstance(base, str):
+            text = text.copy()
+            text.style = ""
+        else:
+            base = None  # rendered in
+        return [(seg.text, (_RENDERED, base, seg.style)) for seg in text.render(self._console, end="") if seg.text]
+
+    def _combined(self, key: tuple) -> Style | None:
         """A segment's style as Content builds it: the widget's style, the
-        row's own (``base``, Textual-parsed), the span's; and the widget's
-        again under all that (``to_strip``)."""
-        key = (base, style)
+        row's own (a string parsed by Textual's parser, as Content does),
+        the span's (a string parsed by rich's, as Content does); and the
+        widget's again under all that (``to_strip``). None: a link."""
         combined = self._styles.get(key)
         if combined is None:
+            how, base, style = key
             visual = self._visual
-            spans = visual if base is None else visual + Style.parse(base)
+            spans = visual
+            if base is not None:
+                spans = spans + (Style.parse(base) if isinstance(base, str)
+                                 else Style.from_rich_style(base, self._theme))
             if style is not None:
-                spans = spans + Style.from_rich_style(style, self._theme)
+                rich = self._console.get_style(style) if isinstance(style, str) else style
+                if rich.link:
+                    return None
+                spans = spans + Style.from_rich_style(rich, self._theme)
             combined = self._styles[key] = visual + spans
         return combined

@@ -95,17 +95,78 @@ PIECES = st.lists(st.tuples(st.text(st.characters(codec="utf-8", exclude_categor
 def test_generated_rows_are_the_strips_textual_makes():
     app = make_app()
 
-    @settings(max_examples=150, deadline=None)
-    @given(pieces=PIECES, base=STYLES)
-    def same(pieces, base):
+    @settings(max_examples=200, deadline=None)
+    @given(pieces=PIECES, base=STYLES, over=st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30), STYLES),
+                                                      max_size=3))
+    def same(pieces, base, over):
         text = Text(style=base or "")
         for chunk, style in pieces:
             text.append(chunk, style)
+        for start, end, style in over:  # styles laid over the pieces: spans that overlap
+            if style is not None:
+                text.stylize(style, start, end)
         width = app.panes["deltas"].content_region.width
         text.truncate(width, overflow="ellipsis")  # as the panes cut their rows
         assert_same(app.panes["deltas"], text)
 
     async def check(pilot):
         same()
+
+    run(check, app, (160, 50))
+
+
+def test_a_list_scrolled_by_one_converts_only_its_new_row():
+    from kubectl_informer.tui.textpane import _moved_strips
+
+    old = [Text("a"), Text("b", "bold"), Text("c")]
+    strips = [object(), object(), None]  # c not converted yet
+    rows = [Text("b", "bold"), Text("c"), Text("d")]
+    fresh = _moved_strips(old, strips, rows, [0, 1, 2])
+    assert fresh[0] is strips[1]  # b moved up, its strip with it
+    assert fresh[1] is None and fresh[2] is None  # c had none; d is new
+    # The same words in another style are another row.
+    assert _moved_strips(old, strips, [Text("b")], [0]) == [None, strips[1], None]
+
+
+def test_the_rows_on_screen_after_a_scroll_are_the_ones_drawn_afresh():
+    from .helpers import TraceMaker, life_of_pod
+
+    trace = TraceMaker()
+    for i in range(30):
+        life_of_pod(trace, f"default/web-{i}", 100 + i)
+    app = make_app(trace)
+
+    async def check(pilot):
+        pane = app.panes["deltas"]
+        await pilot.pause()
+        for i in range(30, 33):  # more deltas: the list scrolls
+            life_of_pod(trace, f"default/web-{i}", 100 + i)
+            app.buffer.extend(trace.events[-8:])
+            app.pump()
+            await pilot.pause()
+        size = pane.content_region.size
+        fresh = pane._screen_rows(size.width, size.height)
+        assert [t.plain for t in pane._row_texts] == [t.plain for t in fresh]
+        for y, text in enumerate(fresh):
+            assert drawn(pane.render_line(y)) == drawn(textual_strip(pane, text)), text.plain
+
+    run(check, app, (160, 50))
+
+
+def test_a_row_whose_own_style_alone_changed_is_redrawn():
+    app = make_app()
+
+    async def check(pilot):
+        pane = app.panes["deltas"]
+        rows = [Text("same words", style="dim")]
+        pane.draw_lines = lambda w, h: [rows[0].copy()]
+        pane.refresh()
+        await pilot.pause()
+        assert drawn(pane.render_line(0))[0][1].dim
+        rows[0] = Text("same words", style="bold")
+        pane.render_state(None)
+        await pilot.pause()
+        style = drawn(pane.render_line(0))[0][1]
+        assert style.bold and not style.dim
 
     run(check, app, (160, 50))
