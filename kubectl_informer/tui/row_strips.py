@@ -4,18 +4,23 @@ of it, at a fraction of the cost.
 Textual draws a rich Text through its Visual protocol: ``visualize`` turns
 it into a ``Content`` (every span's style converted), ``Visual.to_strips``
 wraps and formats it, and every segment gets a rich style built afresh,
-with the cell offset text selection reads in its meta (about 0.5-0.9 ms a
-row on the 2-core machine this was measured on: most of what a steady UI
-costs, docs/panes.md). A pane's rows are already one line, cut to the
-pane's width, and their styles repeat from row to row and frame to frame;
-``RowPainter`` splits a row into rich Segments (``Text.render``) and looks
-each segment's final style up by (its style, its column) in a table made
-once per widget style. The segments and styles are those Textual's path
-makes (tests/tui/test_row_strips.py compares them on every pane).
+with the cell offset text selection reads in its meta (0.5-0.9 ms a row
+here, measured on a loaded 2-core machine: most of what a steady UI cost,
+docs/panes.md). A pane's rows are already one line, cut to the pane's
+width, and their styles repeat from row to row and frame to frame:
+``RowPainter`` cuts a row at its spans and looks each piece's final style
+up by (the row's style, the piece's style as given, its column) in a table
+made once per widget style (rows whose spans overlap go through rich's
+``Text.render`` first). The segments, their styles and the offsets in
+their meta (the column, and row 0 of the one-line content, as Textual's
+path writes them) are those Textual's path makes
+(tests/tui/test_row_strips.py compares them on every pane and on
+generated rows).
 
 What the fast path does not cover it declines (``None``), and the caller
 goes through Textual: a text selection in the widget (its highlight), a
-link in the row, a line break or tab, content not aligned left-top.
+link in the row, a line break or tab, content not aligned left-top, a
+row styled by a component class.
 """
 
 from __future__ import annotations
