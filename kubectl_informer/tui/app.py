@@ -295,7 +295,8 @@ class InformerApp(KeepsCrash, App[None]):
 
     def _redraw(self, clock_due: bool, header_due: bool) -> None:
         """Draw what changed: the focused pane and the others as often as
-        frames.py says, all of them when the clock is due."""
+        frames.py says; when the clock is due, every pane that changed or
+        reads the clock (``Pane.READS_CLOCK``)."""
         now = self._now()
         with self.batch_update():
             if header_due:
@@ -306,7 +307,8 @@ class InformerApp(KeepsCrash, App[None]):
             for name in self.shown_panes():
                 pane = self.panes[name]
                 changed = pane.state.version != pane._rendered_version
-                if clock_due or (changed and (background_due or (focused_due and name == self.active))):
+                if ((clock_due and (changed or pane.READS_CLOCK))
+                        or (changed and (background_due or (focused_due and name == self.active)))):
                     pane.refresh_view(now)
 
     def pump(self) -> int:

@@ -43,6 +43,8 @@ def _head_rows(height: int) -> int:
 class DeltasPane(TextPane):
     """The popped delta stream, newest at the bottom; a cursor to pick a key."""
 
+    READS_CLOCK = False  # its rows are its state's and its cursor's (a move redraws)
+
     TITLE = "Deltas"
     BINDINGS = [
         *CURSOR_BINDINGS,

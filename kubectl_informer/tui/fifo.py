@@ -60,6 +60,8 @@ def _recent_row(t: float, kind: str, key: str, detail: str, short: bool) -> Text
 class FifoPane(KeyCursor, TextPane):
     """Queued keys on top (oldest first: next to pop), recent queue events below."""
 
+    READS_CLOCK = False  # its rows are its state's and its cursor's (a move redraws)
+
     TITLE = "FIFO"
     BINDINGS = [*CURSOR_BINDINGS, HOME_BINDING]
 

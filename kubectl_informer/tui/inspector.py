@@ -167,6 +167,8 @@ class InspectorPane(KeyCursor, TextPane):
     oldest first, a cursor over its rows (↑ ↓ pgup pgdn home end) and enter
     to expand a delta into its full diff."""
 
+    READS_CLOCK = False  # its rows are its state's and its cursor's (a move redraws)
+
     TITLE = "Inspector"
     BINDINGS = [
         *CURSOR_BINDINGS,

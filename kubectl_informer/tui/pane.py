@@ -22,6 +22,11 @@ class Pane(Widget):
     """Base for pane widgets: renders its ``state`` when asked."""
 
     can_focus = True
+    # Whether what it draws reads more than its state: the clock (ages,
+    # countdowns) or another pane (Explain follows the active pane's
+    # cursor). Such a pane redraws on the app's clock refresh even when its
+    # state has not changed; the others only when it has.
+    READS_CLOCK = True
 
     def __init__(self, state: PaneState, **kwargs) -> None:
         super().__init__(**kwargs)

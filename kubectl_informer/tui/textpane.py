@@ -16,6 +16,7 @@ from textual.visual import Visual, visualize
 from kubectl_informer.panes.filters import MATCH_ALL, KeyFilter, parse_filter
 from kubectl_informer.panes.state import PaneState
 from kubectl_informer.tui.pane import Pane
+from kubectl_informer.tui.row_strips import RowPainter
 
 
 def text_lines(text: Text) -> list[Text]:
@@ -37,6 +38,7 @@ class TextPane(Pane):
     _row_texts: list[Text] | None = None     # the rows on screen (None: redraw all)
     _row_strips: list[Strip | None] = []     # each row converted, when asked for
     _rows_size: tuple[int, int] = (0, 0)
+    _rows_outer = None                       # the outer size the rows were drawn at
 
     def __init__(self, state: PaneState, **kwargs) -> None:
         super().__init__(state, **kwargs)
@@ -44,6 +46,7 @@ class TextPane(Pane):
         self.key_filter: KeyFilter = MATCH_ALL  # filter_text parsed (filters.py)
         if self.TITLE:
             self.border_title = self.TITLE
+        self._painter = RowPainter()
 
     def set_filter(self, text: str) -> None:
         self.filter_text = text
@@ -74,14 +77,10 @@ class TextPane(Pane):
             return
         rows = self._screen_rows(size.width, size.height)
         changed = [y for y in range(max(len(rows), len(old)))
-                   if y >= len(rows) or y >= len(old) or rows[y] != old[y]]
+                   if y >= len(rows) or y >= len(old) or not _same(rows[y], old[y])]
         if not changed:
             return
-        strips = self._row_strips
-        strips.extend([None] * (len(rows) - len(strips)))
-        for y in changed:
-            if y < len(strips):
-                strips[y] = None
+        self._row_strips = _moved_strips(old, self._row_strips, rows, changed)
         self._row_texts = rows
         self.refresh(*(Region(0, y, size.width, 1) for y in changed))
 
@@ -95,17 +94,30 @@ class TextPane(Pane):
         return rows
 
     def render_line(self, y: int) -> Strip:
-        size = self.content_region.size
-        if self._row_texts is None or (size.width, size.height) != self._rows_size:
+        # The widget's outer size read per row (cheap); its content region
+        # (a look-up in the screen's map) only when that moved: a change of
+        # border or padding comes with a whole refresh.
+        outer = self.outer_size
+        if self._row_texts is None or outer != self._rows_outer:
+            size = self.content_region.size
+            self._rows_outer = outer
             self._rows_size = (size.width, size.height)
             self._row_texts = self._screen_rows(size.width, size.height)
             self._row_strips = [None] * len(self._row_texts)
+        width = self._rows_size[0]
         if y >= len(self._row_texts):
-            return Strip.blank(size.width, self.visual_style.rich_style)
+            return Strip.blank(width, self.visual_style.rich_style)
         strip = self._row_strips[y]
         if strip is None:
-            made = Visual.to_strips(self, visualize(self, self._row_texts[y]), size.width, 1, self.visual_style)
-            strip = self._row_strips[y] = made[0] if made else Strip.blank(size.width, self.visual_style.rich_style)
+            strip = self._row_strips[y] = self._row_strip(self._row_texts[y], width)
+        return strip
+
+    def _row_strip(self, text: Text, width: int) -> Strip:
+        """One row as a Strip: row_strips.py's fast path, else Textual's."""
+        strip = self._painter.strip(self, text)
+        if strip is None:
+            made = Visual.to_strips(self, visualize(self, text), width, 1, self.visual_style)
+            strip = made[0] if made else Strip.blank(width, self.visual_style.rich_style)
         return strip
 
     def render_at(self, width: int, height: int) -> Text:
@@ -123,6 +135,31 @@ class TextPane(Pane):
 
     def draw_lines(self, width: int, height: int) -> list[Text]:  # pragma: no cover - interface
         raise NotImplementedError
+
+
+def _same(a: Text, b: Text) -> bool:
+    """Whether two rows draw the same: rich's Text equality leaves out the
+    text's own style (a row gone from dim to bold would not be redrawn)."""
+    return a == b and a.style == b.style
+
+
+def _moved_strips(old: list[Text], strips: list[Strip | None], rows: list[Text],
+                  changed: list[int]) -> list[Strip | None]:
+    """The strips for ``rows``: unchanged rows keep theirs, and a changed
+    row that was on screen at another row (a list scrolled by one) takes
+    that row's strip (a strip holds no row number: row_strips.py), so only
+    rows new to the pane are converted again."""
+    kept: dict[str, list[tuple[Text, Strip]]] = {}
+    for text, strip in zip(old, strips):
+        if strip is not None:
+            kept.setdefault(text.plain, []).append((text, strip))
+    fresh = list(strips) + [None] * (len(rows) - len(strips))
+    for y in changed:
+        if y < len(fresh):
+            fresh[y] = None
+            if y < len(rows):
+                fresh[y] = next((strip for text, strip in kept.get(rows[y].plain, ()) if _same(text, rows[y])), None)
+    return fresh
 
 
 def matches(key: str | None, filter_text: str) -> bool:

@@ -1,7 +1,7 @@
 """How the app spends a frame (tui/frames.py): its drain's share, and which
 panes a frame redraws, keeping up and behind."""
 
-from kubectl_informer.tui.frames import BEHIND_EVERY, clock_refresh, drain_budget, redraws_due
+from kubectl_informer.tui.frames import BEHIND_EVERY, BEHIND_FOCUSED_EVERY, clock_refresh, drain_budget, redraws_due
 
 
 def test_a_ui_behind_after_the_sync_drains_a_bigger_share_and_during_the_list_does_not():
@@ -10,11 +10,12 @@ def test_a_ui_behind_after_the_sync_drains_a_bigger_share_and_during_the_list_do
     assert drain_budget(15.0, behind=True, synced=True) == 2 * keeping_up
 
 
-def test_behind_the_focused_pane_redraws_every_second_frame_and_the_others_every_sixth():
+def test_behind_the_focused_pane_redraws_every_third_frame_and_the_others_every_tenth():
     assert [redraws_due(f, behind=False) for f in range(3)] == [(True, True), (True, False), (True, False)]
-    behind = [redraws_due(f, behind=True) for f in range(2 * BEHIND_EVERY)]
-    assert sum(focused for focused, _ in behind) == BEHIND_EVERY
-    assert [f for f, (_, others) in enumerate(behind) if others] == [0, BEHIND_EVERY]
+    assert (BEHIND_FOCUSED_EVERY, BEHIND_EVERY) == (3, 10)
+    behind = [redraws_due(f, behind=True) for f in range(30)]
+    assert [f for f, (focused, _) in enumerate(behind) if focused] == list(range(0, 30, 3))
+    assert [f for f, (_, others) in enumerate(behind) if others] == [0, 10, 20]
 
 
 def test_the_header_says_when_the_ui_is_behind_and_when_the_informer_synced_ahead_of_the_panes():
@@ -49,5 +50,25 @@ def test_the_header_says_how_many_events_a_ui_behind_summarised_while_behind_and
     assert "summarised" not in pane.draw_lines(220, 2)[1].plain
 
 
-def test_a_ui_behind_redraws_every_pane_for_the_clock_half_as_often():
-    assert clock_refresh(behind=True) == 2 * clock_refresh(behind=False) == 1.0
+def test_a_ui_behind_redraws_every_pane_for_the_clock_a_quarter_as_often():
+    assert clock_refresh(behind=True) == 4 * clock_refresh(behind=False) == 2.0
+
+
+def test_the_clock_redraws_the_panes_that_read_it_and_leaves_the_others_unchanged():
+    from .helpers import make_app, run
+
+    app = make_app()
+
+    async def check(pilot):
+        drawn = []
+        for name, pane in app.panes.items():
+            pane.draw_lines = (lambda draw, name: lambda w, h: drawn.append(name) or draw(w, h))(pane.draw_lines, name)
+        app._redraw(clock_due=True, header_due=False)  # nothing fed since the last frame
+        assert {"deltas", "fifo", "inspector"}.isdisjoint(drawn)  # their rows are their state's
+        assert {"queue", "rv", "resync", "server", "explain"} <= set(drawn)  # ages, countdowns, the cursor followed
+        drawn.clear()
+        app.states["deltas"].version += 1  # the state moved on: the clock redraws it too
+        app._redraw(clock_due=True, header_due=False)
+        assert "deltas" in drawn
+
+    run(check, app, (160, 50))
