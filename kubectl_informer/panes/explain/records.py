@@ -6,12 +6,11 @@ explained long after. As a ``Rec`` with its own ``fields`` and ``extra``
 dicts and a list of listeners, one took about 620 bytes in five blocks; a
 busy run fills the whole bound (the bench's flood: 8,192 of them within
 its first 30 s, its RSS rising by as much). ``StoreRec`` holds the same in
-one slotted object and one tuple of atoms (which the cyclic GC stops
-tracking): the event's fields flattened (key, value, key, value...) without
-its objects, and the listeners and popped delta types as tuples shared by
-every record that has the same (``shared``). ``fields`` and ``extra`` are
-built when read, as the texts read a ``Rec``'s: a record is read when one
-is explained, a few at a time.
+one slotted object: the fields every delta has in slots, any other (rare)
+flattened into a tuple, never the objects; the listeners and the popped
+delta types as tuples shared by every record that has the same
+(``shared``). ``fields`` and ``extra`` are built when read, as the texts
+read a ``Rec``'s: a record is read when one is explained, a few at a time.
 """
 
 from __future__ import annotations
@@ -24,6 +23,11 @@ from typing import Any
 MAX_SHARED = 512
 
 _shared: dict[tuple, tuple] = {}
+
+# The fields every delta carries, held in slots; a field absent from the event stays absent.
+_DELTA, _INITIAL, _RV, _OLD_RV = "delta", "is_in_initial_list", "resource_version", "old_resource_version"
+_SLOTTED = frozenset((_DELTA, _INITIAL, _RV, _OLD_RV))
+_ABSENT = object()
 
 
 def shared(values) -> tuple:
@@ -41,14 +45,21 @@ class StoreRec:
     """One delta applied (a ``store.*`` event), read as a ``Rec`` is:
     ``seq``, ``time``, ``kind``, ``key``, ``fields`` (the event's, less its
     objects) and ``extra`` (``listeners`` that got it, the cache ``count``
-    after it, the delta types ``popped`` with it, None when not known)."""
+    after it, the delta types ``popped`` with it, None when not known).
+    The fields every delta has are slots; any other (a tombstone, a
+    recording's diff) goes to ``rest``, flattened (name, value, ...)."""
 
-    __slots__ = ("seq", "time", "kind", "key", "flat", "listeners", "count", "popped")
+    __slots__ = ("seq", "time", "kind", "key", "rv", "old_rv", "delta", "initial", "rest", "listeners", "count",
+                 "popped")
 
-    def __init__(self, seq: int, time: float, kind: str, key: str | None, fields: dict, local: tuple,
+    def __init__(self, seq: int, time: float, kind: str, key: str | None, fields: dict, local: frozenset,
                  count: int, popped) -> None:
         self.seq, self.time, self.kind, self.key = seq, time, kind, key
-        self.flat = tuple(chain.from_iterable([kv for kv in fields.items() if kv[0] not in local]))
+        get = fields.get
+        self.rv, self.old_rv = get(_RV, _ABSENT), get(_OLD_RV, _ABSENT)
+        self.delta, self.initial = get(_DELTA, _ABSENT), get(_INITIAL, _ABSENT)
+        others = fields.keys() - local - _SLOTTED
+        self.rest = tuple(chain.from_iterable([(name, fields[name]) for name in others])) if others else None
         self.listeners: tuple = ()
         self.count = count
         self.popped = shared(popped) if popped is not None else None
@@ -58,8 +69,12 @@ class StoreRec:
 
     @property
     def fields(self) -> dict[str, Any]:
-        flat = self.flat
-        return dict(zip(flat[::2], flat[1::2]))
+        out = {name: v for name, v in ((_DELTA, self.delta), (_INITIAL, self.initial), (_RV, self.rv),
+                                       (_OLD_RV, self.old_rv)) if v is not _ABSENT}
+        rest = self.rest
+        if rest:
+            out.update(zip(rest[::2], rest[1::2]))
+        return out
 
     @property
     def extra(self) -> dict[str, Any]:
