@@ -92,7 +92,7 @@ def _event(x, key: str) -> TraceEvent:
 def _seq_kind(x) -> tuple[int, str]:
     """A history item's seq and kind, without expanding it."""
     if type(x) is DeltaEntry:
-        return x.event[0], x.event[2]
+        return x.seq, x.kind
     return x[0], x[2]
 
 
