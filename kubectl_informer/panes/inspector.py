@@ -111,6 +111,7 @@ class InspectorState(PaneState):
         self.stories = CauseStories(max_keys)
         self.trail = SummaryTrail()
         self._trail_rows: tuple = (None, -1, [])  # (key, trail version, its rows): draws ask often
+        self._timeline: tuple = (None, -1, [])  # (key, version, its rows): a draw asks several times
         self.t0: float | None = None
 
     @property
@@ -215,11 +216,17 @@ class InspectorState(PaneState):
     def timeline(self, key: str) -> list[tuple[TraceEvent, DeltaEntry | None]]:
         """The key's rows oldest first: every delta kept (ObjectHistory's
         longer ring), the other stages' recent events and what summaries
-        kept of it (``summarised``: kind and RV, no delta entry)."""
-        rows: list[tuple[TraceEvent, DeltaEntry | None]] = [(e.event, e) for e in self.objects.entries(key)]
+        kept of it (``summarised``: kind and RV, no delta entry). The same
+        list until the state changes (read it, don't change it): the rows
+        are expanded from their compact forms, and a draw asks several times."""
+        cached_key, version, rows = self._timeline
+        if cached_key == key and version == self.version:
+            return rows
+        rows = [(e.event, e) for e in self.objects.entries(key)]
         rows += [(_event(x, key), None) for x in self.history.get(key) if type(x) is not DeltaEntry]
         rows += [(x, None) for x in self.summarised(key)]
         rows.sort(key=lambda r: r[0].seq)
+        self._timeline = (key, self.version, rows)
         return rows
 
     def find(self, text: str) -> str | None:

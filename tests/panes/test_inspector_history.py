@@ -24,8 +24,12 @@ def test_a_keys_life_reads_back_every_event_as_fed():
         assert [tuple(ev) for ev in got] == [tuple(ev) for ev in fed]  # seq, time, kind, key, fields
         assert [ev.raw_fields for ev in got] == [ev.raw_fields for ev in fed]
         assert [ev.seq for ev, _ in st.timeline(key)] == [ev.seq for ev in fed]
-    assert [k for k, _, _ in st.recent_keys(5)] == ["default/web-2", "default/web-1", "default/web-0"]
-    assert st.recent_keys(1)[0][1] == "queue.done"  # the newest event's kind, read without expanding it
+    assert st.timeline("default/web-0") is st.timeline("default/web-0")  # unchanged: expanded once
+    more = e("queue.add", "default/web-0", outcome="queued", depth=1)
+    st.feed(more)
+    assert st.timeline("default/web-0")[-1][0].seq == more.seq  # changed: expanded anew
+    assert [k for k, _, _ in st.recent_keys(5)] == ["default/web-0", "default/web-2", "default/web-1"]
+    assert st.recent_keys(1)[0][1] == "queue.add"  # the newest event's kind, read without expanding it
 
 
 def _fill(st: InspectorState) -> None:
