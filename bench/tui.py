@@ -256,9 +256,10 @@ async def run(seconds: float) -> dict:
     app = InformerApp(buffer, info, start_pane="deltas", frame_rate=15.0)
     producer = Producer(buffer)
     latencies: list[float] = []
-    # (t, absorbed, frames, rss, cpu, blocks): blocks, Python's allocated memory blocks (objects and
-    # their buffers, cheap to count), say whether objects pile up where the RSS alone may be pages.
-    samples: list[tuple[float, int, int, int, float, int]] = []
+    # (t, absorbed, frames, rss, cpu, blocks, held): blocks, Python's allocated memory blocks (objects
+    # and their buffers, cheap to count), say whether objects pile up where the RSS alone may be pages;
+    # held, what the panes' per-key histories hold (``histories_held``).
+    samples: list[tuple[float, int, int, int, float, int, tuple[int, ...]]] = []
     async with app.run_test(size=SIZE) as pilot:
         assert app.layout_mode == "grid"
         producer.start()
@@ -270,7 +271,7 @@ async def run(seconds: float) -> dict:
         while (now := time.monotonic()) - start < seconds or (not latencies and now - start < seconds + 60):
             if now >= next_sample:
                 samples.append((now - start, app.feed_loop.absorbed, app.feed_loop.frames, rss_bytes(),
-                                time.process_time(), sys.getallocatedblocks()))
+                                time.process_time(), sys.getallocatedblocks(), histories_held(app)))
                 next_sample += 1.0
             if now >= next_key:
                 latencies.append(await press_and_time(app))
@@ -278,16 +279,37 @@ async def run(seconds: float) -> dict:
             await asyncio.sleep(0.01)
         elapsed = time.monotonic() - start
         samples.append((elapsed, app.feed_loop.absorbed, app.feed_loop.frames, rss_bytes(), time.process_time(),
-                        sys.getallocatedblocks()))
+                        sys.getallocatedblocks(), histories_held(app)))
         producer.stop.set()
     producer.join(2)
     return {
-        "elapsed": elapsed, "samples": samples, "latencies": latencies,
+        "elapsed": elapsed, "samples": samples, "latencies": latencies, "app": app,
         "absorbed": app.feed_loop.absorbed, "frames": app.feed_loop.frames, "produced": producer.produced,
         "backlog": len(buffer), "dropped": buffer.dropped, "producer_waits": producer.waits,
         "summarised": app.feed_loop.pressure.summarised,
         "events_summarised": app.feed_loop.pressure.events_summarised,
     }
+
+
+# The panes' bounded histories that fill from the rows fed in full (a few chunks a frame, so over
+# the flood's first minute when it is behind): what grows then, until each reaches its bound.
+HISTORIES = (("Explain delta records", "explain", lambda st: (st.facts.store.items, st.facts.store.max_items)),
+             ("Inspector events", "inspector", lambda st: (st.history.items, st.history.max_items)),
+             ("Inspector deltas", "inspector", lambda st: (st.objects.entries_held(), st.objects.max_entries)),
+             ("Deltas rows", "deltas", lambda st: (len(st.rows), st.rows.maxlen)))
+
+
+def histories_held(app) -> tuple[int, ...]:
+    """Items each of ``HISTORIES`` holds now (cheap: counters, read once a second)."""
+    states = app.feed_loop.states
+    return tuple(held(states[name])[0] if name in states else 0 for _, name, held in HISTORIES)
+
+
+def histories_line(app, warm: tuple, last: tuple) -> str:
+    states = app.feed_loop.states
+    bounds = [held(states[name])[1] if name in states else 0 for _, name, held in HISTORIES]
+    return "; ".join(f"{label} {a:,} -> {b:,} of {bound:,}"
+                     for (label, _, _), a, b, bound in zip(HISTORIES, warm, last, bounds))
 
 
 async def press_and_time(app) -> float:
@@ -472,6 +494,7 @@ def flood(seconds: float) -> dict:
           f"ms, max {lat[-1]:.1f} ms   target p99 <= {TARGET_KEY_MS:.0f} ms")
     print(f"rss {warm[3] / 2**20:.1f} MiB at {warm[0]:.0f}s -> {last[3] / 2**20:.1f} MiB at {last[0]:.0f}s: "
           f"growth {growth * 100:.1f}%   target < {TARGET_RSS * 100:.0f}%")
+    print(f"pane histories at {warm[0]:.0f}s -> {last[0]:.0f}s: {histories_line(r['app'], warm[6], last[6])}")
     # The rings fill from the chunks fed in full, so a short run's warm-up may end before they are
     # full: the second half's growth says whether the RSS still rises once they are.
     half = next((s for s in samples if s[0] >= el / 2), warm)

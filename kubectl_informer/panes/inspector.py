@@ -3,7 +3,8 @@
 Every keyed event (watch.event → fifo.queue/coalesce → fifo.pop → store.* →
 handler.* → queue.* → worker.*) goes into a ring per key, for the keys seen
 most recently (an LRU), so any key still in view can be followed back through
-every stage without memory growing with the run. Deltas applied (store.*)
+every stage without memory growing with the run; a stage event is held as
+one tuple (``_compact``) and expanded into its event when read. Deltas applied (store.*)
 also go to a longer ring with their objects (``objects.ObjectHistory``):
 the timeline scrolls through all of them, and enter expands one into its
 full diff and whatever ``DETAIL_SECTIONS`` others add. For a key of the
@@ -16,6 +17,8 @@ summary.
 """
 
 from __future__ import annotations
+
+from itertools import chain
 
 from kubectl_informer.core.trace import TraceEvent
 from kubectl_informer.core.trace_kinds import (
@@ -65,9 +68,32 @@ STORE_KINDS = frozenset((STORE_ADD, STORE_UPDATE, STORE_DELETE))
 STORY_KINDS = frozenset((QUEUE_ADD, QUEUE_GET))
 
 
-def _event(x) -> TraceEvent:
-    """A history item's event (a delta is held as its ``DeltaEntry``)."""
-    return x.event if type(x) is DeltaEntry else x
+_flat = chain.from_iterable
+
+
+def _compact(ev: TraceEvent) -> tuple:
+    """A stage event as the history holds it: ``(seq, time, kind, name,
+    value, name, value...)``, its key being its ring's. A TraceEvent is a
+    tuple and its own fields dict (about 280 bytes with both); this is one
+    tuple of about 100-140, which the cyclic GC stops tracking when its
+    values are atoms. Only a store event is derived or holds objects, and
+    those are held as their ``DeltaEntry``."""
+    return (*ev[:3], *_flat(ev[4].items()))
+
+
+def _event(x, key: str) -> TraceEvent:
+    """A history item's event, ``key``'s (a delta is held as its
+    ``DeltaEntry``, another stage's event compactly: ``_compact``)."""
+    if type(x) is DeltaEntry:
+        return x.event
+    return TraceEvent(x[0], x[1], x[2], key, dict(zip(x[3::2], x[4::2])))
+
+
+def _seq_kind(x) -> tuple[int, str]:
+    """A history item's seq and kind, without expanding it."""
+    if type(x) is DeltaEntry:
+        return x.seq, x.kind
+    return x[0], x[2]
 
 
 class InspectorState(PaneState):
@@ -79,11 +105,13 @@ class InspectorState(PaneState):
     # 20 store updates, 20 handler calls); the total bounds the memory.
     def __init__(self, max_keys: int = 2000, per_key: int = 96, max_events: int = MAX_EVENTS) -> None:
         super().__init__()
-        self.history: KeyedHistory[str, TraceEvent] = KeyedHistory(max_keys, per_key, max_events)
+        # Per key: its deltas' entries and its other stages' events, compact (``_compact``).
+        self.history: KeyedHistory[str, DeltaEntry | tuple] = KeyedHistory(max_keys, per_key, max_events)
         self.objects = ObjectHistory(max_keys)
         self.stories = CauseStories(max_keys)
         self.trail = SummaryTrail()
         self._trail_rows: tuple = (None, -1, [])  # (key, trail version, its rows): draws ask often
+        self._timeline: tuple = (None, -1, [])  # (key, version, its rows): a draw asks several times
         self.t0: float | None = None
 
     @property
@@ -123,7 +151,7 @@ class InspectorState(PaneState):
                     if kind != STORE_UPDATE:
                         born[key] = kind
                 else:
-                    got.append(ev)
+                    got.append(_compact(ev))
                     if kind in story:
                         if kind == QUEUE_ADD:
                             self.stories.add(key, ev[4].get("cause"))
@@ -171,8 +199,8 @@ class InspectorState(PaneState):
             if len(newest) >= limit:
                 break
             if accept is None or accept(key):
-                last = _event(history.ring(key)[-1])
-                newest[key] = [last.seq, last.kind, False]
+                seq, kind = _seq_kind(history.ring(key)[-1])
+                newest[key] = [seq, kind, False]
         for key, seq, kind in self.trail.newest_keys(limit, accept):
             got = newest.get(key)
             if got is None:
@@ -183,16 +211,22 @@ class InspectorState(PaneState):
         return [(key, kind, only) for key, (_, kind, only) in ranked]
 
     def life(self, key: str) -> list[TraceEvent]:
-        return [_event(x) for x in self.history.get(key)]
+        return [_event(x, key) for x in self.history.get(key)]
 
     def timeline(self, key: str) -> list[tuple[TraceEvent, DeltaEntry | None]]:
         """The key's rows oldest first: every delta kept (ObjectHistory's
         longer ring), the other stages' recent events and what summaries
-        kept of it (``summarised``: kind and RV, no delta entry)."""
-        rows: list[tuple[TraceEvent, DeltaEntry | None]] = [(e.event, e) for e in self.objects.entries(key)]
-        rows += [(x, None) for x in self.history.get(key) if type(x) is not DeltaEntry]
+        kept of it (``summarised``: kind and RV, no delta entry). The same
+        list until the state changes (read it, don't change it): the rows
+        are expanded from their compact forms, and a draw asks several times."""
+        cached_key, version, rows = self._timeline
+        if cached_key == key and version == self.version:
+            return rows
+        rows = [(e.event, e) for e in self.objects.entries(key)]
+        rows += [(_event(x, key), None) for x in self.history.get(key) if type(x) is not DeltaEntry]
         rows += [(x, None) for x in self.summarised(key)]
         rows.sort(key=lambda r: r[0].seq)
+        self._timeline = (key, self.version, rows)
         return rows
 
     def find(self, text: str) -> str | None:
@@ -214,7 +248,7 @@ class InspectorState(PaneState):
         labels = None
         if f.uses_types or f.uses_labels:
             for item in self.history.ring(key) if key in self.history else ():  # a summaries-only key: none
-                ev = _event(item)
+                ev = _event(item, key)
                 fields = ev.raw_fields
                 typ = fields.get("delta") or fields.get("type")
                 if typ:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 from collections import deque
+from itertools import chain
 from typing import Any
 
 import yaml
@@ -46,14 +47,15 @@ MAX_DETAIL = 400  # lines of a released entry's diff kept as text
 class DeltaEntry:
     """One delta applied to the cache, for the Inspector: its event, and
     while held, the object after it and the one before. ``release`` drops
-    the objects (and the event's references to them), keeping the diff."""
+    the objects (and the event's references to them), keeping the diff;
+    the event is then held as one tuple (``_compact``), expanded when read."""
 
-    __slots__ = ("event", "obj", "old", "recorded", "detail")
+    __slots__ = ("_event", "obj", "old", "recorded", "detail")
 
     def __init__(self, ev: TraceEvent, old: Any = None) -> None:
         # No copy here: this runs for every store event the UI absorbs.
         raw = ev.raw_fields
-        self.event = ev
+        self._event = ev
         obj = raw.get("object")
         self.obj = obj if type(obj) is dict else _unwrap(obj)
         self.old = old if old is None or type(old) is dict else _unwrap(old)
@@ -61,12 +63,27 @@ class DeltaEntry:
         self.recorded: list[str] | None = d if isinstance(d, (list, tuple)) else None
         self.detail: list[tuple[int, str]] | None = None
 
+    @property
+    def event(self) -> TraceEvent:
+        ev = self._event
+        if type(ev) is tuple:  # released: (seq, time, kind, key, name, value, ...)
+            return TraceEvent(ev[0], ev[1], ev[2], ev[3], dict(zip(ev[4::2], ev[5::2])))
+        return ev
+
     def __repr__(self) -> str:
         return f"DeltaEntry({self.event!r}, held={self.obj is not None})"
 
     @property
+    def seq(self) -> int:
+        return self._event[0]  # held or released, without expanding it
+
+    @property
+    def kind(self) -> str:
+        return self._event[2]
+
+    @property
     def is_update(self) -> bool:
-        return self.event.kind == STORE_UPDATE
+        return self._event[2] == STORE_UPDATE
 
     def changes(self, noise: bool = True) -> list[Change] | None:
         """The full diff, while both objects are held (else None)."""
@@ -97,21 +114,30 @@ class DeltaEntry:
             return
         if not derive:
             self.obj = self.old = None
-            self.event = self.event.stripped()
+            self._event = _compact(self._event, derived=False)
             return
         ch = self.changes()
         if ch is not None:
             self.detail = [(c.rank, format_change(c)) for c in ch[:MAX_DETAIL]]
             self.recorded = [c.line() for c in ch if c.rank < NOISE_RANK]
         self.obj = self.old = None
-        ev = self.event
+        ev = self._event
         raw = ev.raw_fields
         if self.recorded is not None and "diff" not in raw:
-            raw["diff"] = self.recorded  # the diff just kept: released() need not compute it again
+            raw["diff"] = self.recorded  # the diff just kept: deriving need not compute it again
         # The derived fields not yet read (summary, predicates...) are
-        # computed now, while the objects are at hand; the copy holds no
+        # computed now, while the objects are at hand; the tuple holds no
         # reference to them.
-        self.event = ev.released()
+        self._event = _compact(ev, derived=True)
+
+
+def _compact(ev: TraceEvent, derived: bool) -> tuple:
+    """A released delta's event as one tuple: (seq, time, kind, key, then
+    its fields' names and values, less its objects; ``derived``: its
+    derived fields computed first). As a TraceEvent with its own fields
+    dict, about 250 bytes more an entry, and the history holds thousands."""
+    fields = ev.fields_without_locals(derived)  # no copy when it holds no object
+    return (*ev[:4], *chain.from_iterable(fields.items()))
 
 
 def _unwrap(obj: Any) -> Any:

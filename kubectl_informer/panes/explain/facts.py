@@ -52,6 +52,7 @@ from kubectl_informer.core.trace_kinds import (
 from kubectl_informer.panes.causes import Batch, is_mapped
 from kubectl_informer.panes.ring import KeyedHistory
 from kubectl_informer.panes.explain.facts_summary import TALLIED, summarise
+from kubectl_informer.panes.explain.records import StoreRec
 from kubectl_informer.panes.state import Stretch
 
 PER_KEY = 16        # recent records kept per key
@@ -59,6 +60,8 @@ MAX_KEYS = 5000     # keys remembered (the oldest forgotten first)
 MAX_RECORDS = 8192  # records kept in all, across keys (deleted keys' forgotten first)
 MARKS = 256         # RV marks, resync ticks and queue records kept
 RATE_WINDOW = 5.0   # seconds over which queue add and drain rates are taken
+# The fields of a delta's event its record leaves out: the objects (local, never in JSON).
+_STORE_LOCAL = frozenset(STORE_ADD.local) | frozenset(STORE_UPDATE.local) | frozenset(STORE_DELETE.local)
 
 
 class Rec:
@@ -133,7 +136,7 @@ class Facts:
         self.drops: OrderedDict[str, Rec] = OrderedDict()  # owned key -> its newest owner.drop
         # key -> [adds while processing, worker, get time, waited, Batch of their causes]
         self._processing: dict[str, list] = {}
-        self._last_store: Rec | None = None
+        self._last_store: StoreRec | None = None
         self._last_end: Rec | None = None       # the last watch.end, or failed list.done
         self._tick: Rec | None = None
         # The API server's side: what it did to our watch (410s, too large, re-inits) and its latest figures.
@@ -278,12 +281,11 @@ class Facts:
         elif kind == STORE_DELETE and self.cache_count:
             self.cache_count -= 1
         key, popped = self._pop
-        # Without the objects (the informer's, or versions it let go): the
-        # texts quote the RVs and the delta, never the objects.
-        fields = ev.fields_without_locals(derived=False)
-        rec = self._last_store = Rec(ev.seq, ev.time, kind, ev.key, fields,
-                                     {"listeners": [], "count": self.cache_count,
-                                      "popped": popped if key == ev.key else None})
+        # A compact record (records.py), without the objects (the
+        # informer's, or versions it let go): the texts quote the RVs and
+        # the delta, never the objects.
+        rec = self._last_store = StoreRec(ev.seq, ev.time, kind, ev.key, ev.raw_fields, _STORE_LOCAL,
+                                          self.cache_count, popped if key == ev.key else None)
         store = self.store
         store.add(ev.key, rec)
         if kind == STORE_DELETE:
@@ -296,7 +298,7 @@ class Facts:
         if last is not None and last.key == ev.key:
             f = ev.raw_fields
             if not f.get("synthetic"):
-                last.extra["listeners"].append(f.get("listener", "?"))
+                last.add_listener(f.get("listener", "?"))
 
     # -- the workqueue --------------------------------------------------------------------
     def _depth(self, ev) -> None:
@@ -379,7 +381,7 @@ class Facts:
 
     def __repr__(self) -> str:
         """By value (tests compare states fed in chunks and one by one)."""
-        keyed = {k: [(r.seq, r.kind, tuple(r.extra.get("listeners", ()))) for r in v]
+        keyed = {k: [(r.seq, r.kind, r.listeners) for r in v]
                  for k, v in self.store._rings.items()}
         return repr({
             "fifo": self.fifo, "check": self.check_period, "counts": (self.lists, self.watches, self.pops,
@@ -450,7 +452,7 @@ class Facts:
     def tick_before(self, seq: int) -> Rec | None:
         return before(self.ticks, seq)
 
-    def store_rec(self, key: str, seq: int | None = None) -> Rec | None:
+    def store_rec(self, key: str, seq: int | None = None) -> StoreRec | None:
         recs = self.store.get(key)
         if not recs:
             return None
