@@ -28,10 +28,26 @@ written against; under any other they change nothing.
 
 from __future__ import annotations
 
+import functools
+import os
+
 import textual
 from textual.cache import FIFOCache
 from textual.geometry import Region
 from textual.strip import Strip
+
+@functools.cache
+def textual_release() -> str:
+    """The installed Textual's version, from its dist-info folder's name
+    beside the package: ``textual.__version__`` asks importlib.metadata,
+    whose import and scan cost every UI start about 20 ms of CPU; that is
+    the fallback where the folder is not found."""
+    site = os.path.dirname(os.path.dirname(textual.__file__))
+    names = [n for n in os.listdir(site) if n.startswith("textual-") and n.endswith(".dist-info")]
+    if len(names) == 1:
+        return names[0][len("textual-"):-len(".dist-info")]
+    return textual.__version__
+
 
 # The memo caches a Strip holds (slots of Textual's Strip, each a FIFOCache).
 STRIP_CACHES = tuple(name for name in getattr(Strip, "__slots__", ())
@@ -87,7 +103,7 @@ def lazy_strip_caches() -> bool:
     they are (False under a Textual release other than the pinned one)."""
     if Strip.__init__ is _lean_init:
         return True
-    if textual.__version__ != PATCHED_TEXTUAL or set(_SLOTS) != set(CACHE_SIZES):
+    if textual_release() != PATCHED_TEXTUAL or set(_SLOTS) != set(CACHE_SIZES):
         return False
     for name, slot in _SLOTS.items():
         setattr(Strip, name, _LazyCache(slot, CACHE_SIZES[name]))
@@ -117,7 +133,7 @@ def whole_divide_uncached() -> bool:
     slow rise over its second half. Same guard as ``lazy_strip_caches``."""
     if Strip.divide is _divide:
         return True
-    if textual.__version__ != PATCHED_TEXTUAL:
+    if textual_release() != PATCHED_TEXTUAL:
         return False
     Strip.divide = _divide
     return True

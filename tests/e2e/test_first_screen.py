@@ -153,3 +153,18 @@ def test_a_run_against_the_simulator_reads_its_json_kubeconfig_without_the_yaml_
     loaded = _imported(r.stderr)
     assert '"kind":"run.info"' in r.stdout and '"namespace":"shop"' in r.stdout
     assert "kubectl_informer.kube.config" in loaded and not _unused(loaded), _unused(loaded)
+
+
+def test_the_live_uis_modules_import_no_yaml_parser_nor_package_metadata():
+    """The UI's modules, imported as a live start imports them: the YAML
+    dumper (the `y` key) and Textual's version check (read from its
+    dist-info folder's name) cost nothing until used."""
+    r = subprocess.run([sys.executable, "-X", "importtime", "-c",
+                        "import kubectl_informer.cli.execute, kubectl_informer.tui.app, kubectl_informer.tui.strips as s;"
+                        "assert s.lazy_strip_caches() and s.whole_divide_uncached()"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr[-2000:]
+    loaded = _imported(r.stderr)
+    assert "kubectl_informer.tui.app" in loaded and "kubectl_informer.panes.objects" in loaded
+    assert not {m for m in loaded if m.split(".")[0] == "yaml" or m.startswith("importlib.metadata")}, \
+        sorted(m for m in loaded if m.split(".")[0] == "yaml" or m.startswith("importlib.metadata"))
