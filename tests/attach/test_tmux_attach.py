@@ -9,7 +9,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -125,9 +124,9 @@ def boxed_lines_end_at_their_border(text: str) -> bool:
     return all(ln.rstrip()[-1] in "│╮╯" for ln in text.splitlines() if ln[:1] and ln[:1] in "│╭╰")
 
 
-def test_fifty_queues_at_160x45_table_cards_filter():
+def test_fifty_queues_at_160x45_table_cards_filter(tmp_path):
     server = ControllerManager()
-    term = Terminal(Path(tempfile.mkdtemp(prefix="ki-", dir="/tmp")), 160, 45,
+    term = Terminal(tmp_path, 160, 45,
                     f"attach http://127.0.0.1:{server.server_address[1]}/metrics --interval 500ms", env_extra=SIZE)
     try:
         text = term.wait(lambda t: "▼ " in t and "deployment " in t and "≈550ms" in t and "the true value lies in" in t,
