@@ -14,6 +14,7 @@ server can produce wins; nothing acceptable is 406.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -21,7 +22,7 @@ import orjson
 
 from kubectl_informer.core.apierrors import ApiError
 
-PROTOBUF = "application/vnd.kubernetes.protobuf"  # protobuf.CONTENT_TYPE
+PROTOBUF = "application/vnd.kubernetes.protobuf"  # protobuf.py decodes it (loaded by the first such body)
 
 
 class Transform(Protocol):
@@ -117,11 +118,16 @@ def _parse_with(parse, errors, what: str):
 _json = _parse_with(orjson.loads, orjson.JSONDecodeError, "JSON")
 
 
+@functools.cache
+def _yaml_decoder():
+    import yaml
+    return _parse_with(yaml.safe_load, yaml.YAMLError, "YAML")
+
+
 def _yaml(raw: bytes) -> Any:
     # The YAML parser and the protobuf decoder are loaded by the first body in
     # their format (kubectl apply, a protobuf client), not by every server start.
-    import yaml
-    return _parse_with(yaml.safe_load, yaml.YAMLError, "YAML")(raw)
+    return _yaml_decoder()(raw)
 
 
 def _protobuf(raw: bytes) -> Any:

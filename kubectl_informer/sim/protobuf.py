@@ -25,7 +25,6 @@ import orjson
 from kubectl_informer.core.apierrors import ApiError
 
 MAGIC = b"k8s\x00"
-CONTENT_TYPE = "application/vnd.kubernetes.protobuf"
 
 # Field spec: "name:type". Types: s string, i int, b bool, y bytes (base64 in
 # JSON), B bytes kept as bytes, t Time, q Quantity, ios IntOrString, raw FieldsV1/RawExtension (JSON

@@ -410,22 +410,8 @@ class _Handler(BaseHTTPRequestHandler):
                 return self._send_json(200, doc)
             if parts == DEBUG_WATCHCACHE_PATH:
                 return self._debug_watchcache()
-            if parts == ["openapi", "v2"]:
-                # An empty document: kubectl (older ones validate with v2) then
-                # finds no schema for a kind and leaves validation to the server.
-                from kubectl_informer.sim import openapi  # kubectl asks for it; the plugin never does
-                if "protobuf" in (self.headers.get("Accept") or ""):
-                    return self._send(200, b"", "application/octet-stream")
-                return self._send_json(200, openapi.v2_document())
-            if parts == ["openapi", "v3"]:
-                from kubectl_informer.sim import openapi
-                return self._send_json(200, openapi.root_document(reg))
-            if len(parts) >= 4 and parts[:2] == ["openapi", "v3"]:
-                g, v = ("", parts[3]) if parts[2] == "api" else (parts[3], parts[4] if len(parts) > 4 else "")
-                from kubectl_informer.sim import openapi
-                doc = openapi.gv_document(reg, g, v)
-                if doc is not None:
-                    return self._send_json(200, doc)
+            if parts[:1] == ["openapi"]:
+                return self._openapi(reg, parts)
         if pod_proxy.matches(parts):
             return pod_proxy.serve(self, parts, url.query)
         if len(parts) >= 3 and parts[:2] == ["api", "v1"]:
@@ -502,6 +488,26 @@ class _Handler(BaseHTTPRequestHandler):
         """The field manager of a write: ``fieldManager``, else the client's
         User-Agent up to its first "/", as kube-apiserver derives it."""
         return self.query.get("fieldManager") or (self.headers.get("User-Agent") or "unknown").split("/")[0][:128]
+
+    def _openapi(self, reg, parts: list[str]) -> None:
+        """The OpenAPI documents kubectl asks for (the plugin never does: the
+        module is loaded by the first ask, not by every start)."""
+        from kubectl_informer.sim import openapi
+
+        if parts == ["openapi", "v2"]:
+            # An empty document: kubectl (older ones validate with v2) then
+            # finds no schema for a kind and leaves validation to the server.
+            if "protobuf" in (self.headers.get("Accept") or ""):
+                return self._send(200, b"", "application/octet-stream")
+            return self._send_json(200, openapi.v2_document())
+        if parts == ["openapi", "v3"]:
+            return self._send_json(200, openapi.root_document(reg))
+        if len(parts) >= 4 and parts[:2] == ["openapi", "v3"]:
+            g, v = ("", parts[3]) if parts[2] == "api" else (parts[3], parts[4] if len(parts) > 4 else "")
+            doc = openapi.gv_document(reg, g, v)
+            if doc is not None:
+                return self._send_json(200, doc)
+        raise ApiError(404, "NotFound", "the server could not find the requested resource")
 
     def _debug_watchcache(self) -> None:
         """The watch cache's window and watchers for ``?resource=``
