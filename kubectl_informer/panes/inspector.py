@@ -4,7 +4,7 @@ Every keyed event (watch.event → fifo.queue/coalesce → fifo.pop → store.* 
 handler.* → queue.* → worker.*) goes into a ring per key, for the keys seen
 most recently (an LRU), so any key still in view can be followed back through
 every stage without memory growing with the run; a stage event is held as
-one tuple (``_compact``) and expanded into its event when read. Deltas applied (store.*)
+one tuple (packed.py) and expanded into its event when read. Deltas applied (store.*)
 also go to a longer ring with their objects (``objects.ObjectHistory``):
 the timeline scrolls through all of them, and enter expands one into its
 full diff and whatever ``DETAIL_SECTIONS`` others add. For a key of the
@@ -18,8 +18,6 @@ summary.
 
 from __future__ import annotations
 
-from itertools import chain
-
 from kubectl_informer.core.trace import TraceEvent
 from kubectl_informer.core.trace_kinds import (
     FIFO_POP,
@@ -32,6 +30,7 @@ from kubectl_informer.core.trace_kinds import (
 from kubectl_informer.panes.causes import CauseStories
 from kubectl_informer.panes.filters import KeyFilter, parse_filter
 from kubectl_informer.panes.objects import DeltaEntry, ObjectHistory
+from kubectl_informer.panes.packed import pack, unpack
 from kubectl_informer.panes.ring import KeyedHistory
 from kubectl_informer.panes.state import PaneState
 from kubectl_informer.panes.trail import SummaryTrail
@@ -68,25 +67,11 @@ STORE_KINDS = frozenset((STORE_ADD, STORE_UPDATE, STORE_DELETE))
 STORY_KINDS = frozenset((QUEUE_ADD, QUEUE_GET))
 
 
-_flat = chain.from_iterable
-
-
-def _compact(ev: TraceEvent) -> tuple:
-    """A stage event as the history holds it: ``(seq, time, kind, name,
-    value, name, value...)``, its key being its ring's. A TraceEvent is a
-    tuple and its own fields dict (about 280 bytes with both); this is one
-    tuple of about 100-140, which the cyclic GC stops tracking when its
-    values are atoms. Only a store event is derived or holds objects, and
-    those are held as their ``DeltaEntry``."""
-    return (*ev[:3], *_flat(ev[4].items()))
-
-
-def _event(x, key: str) -> TraceEvent:
-    """A history item's event, ``key``'s (a delta is held as its
-    ``DeltaEntry``, another stage's event compactly: ``_compact``)."""
-    if type(x) is DeltaEntry:
-        return x.event
-    return TraceEvent(x[0], x[1], x[2], key, dict(zip(x[3::2], x[4::2])))
+def _event(x) -> TraceEvent:
+    """A history item's event: a delta is held as its ``DeltaEntry``,
+    another stage's event packed (packed.py: only a store event is derived
+    or holds objects)."""
+    return x.event if type(x) is DeltaEntry else unpack(x)
 
 
 def _seq_kind(x) -> tuple[int, str]:
@@ -105,7 +90,7 @@ class InspectorState(PaneState):
     # 20 store updates, 20 handler calls); the total bounds the memory.
     def __init__(self, max_keys: int = 2000, per_key: int = 96, max_events: int = MAX_EVENTS) -> None:
         super().__init__()
-        # Per key: its deltas' entries and its other stages' events, compact (``_compact``).
+        # Per key: its deltas' entries and its other stages' events, packed (packed.py).
         self.history: KeyedHistory[str, DeltaEntry | tuple] = KeyedHistory(max_keys, per_key, max_events)
         self.objects = ObjectHistory(max_keys)
         self.stories = CauseStories(max_keys)
@@ -151,7 +136,7 @@ class InspectorState(PaneState):
                     if kind != STORE_UPDATE:
                         born[key] = kind
                 else:
-                    got.append(_compact(ev))
+                    got.append(pack(ev, ev[4]))
                     if kind in story:
                         if kind == QUEUE_ADD:
                             self.stories.add(key, ev[4].get("cause"))
@@ -211,7 +196,7 @@ class InspectorState(PaneState):
         return [(key, kind, only) for key, (_, kind, only) in ranked]
 
     def life(self, key: str) -> list[TraceEvent]:
-        return [_event(x, key) for x in self.history.get(key)]
+        return [_event(x) for x in self.history.get(key)]
 
     def timeline(self, key: str) -> list[tuple[TraceEvent, DeltaEntry | None]]:
         """The key's rows oldest first: every delta kept (ObjectHistory's
@@ -223,7 +208,7 @@ class InspectorState(PaneState):
         if cached_key == key and version == self.version:
             return rows
         rows = [(e.event, e) for e in self.objects.entries(key)]
-        rows += [(_event(x, key), None) for x in self.history.get(key) if type(x) is not DeltaEntry]
+        rows += [(_event(x), None) for x in self.history.get(key) if type(x) is not DeltaEntry]
         rows += [(x, None) for x in self.summarised(key)]
         rows.sort(key=lambda r: r[0].seq)
         self._timeline = (key, self.version, rows)
@@ -248,7 +233,7 @@ class InspectorState(PaneState):
         labels = None
         if f.uses_types or f.uses_labels:
             for item in self.history.ring(key) if key in self.history else ():  # a summaries-only key: none
-                ev = _event(item, key)
+                ev = _event(item)
                 fields = ev.raw_fields
                 typ = fields.get("delta") or fields.get("type")
                 if typ:

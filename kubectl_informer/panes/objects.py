@@ -19,7 +19,6 @@ from __future__ import annotations
 import functools
 import json
 from collections import deque
-from itertools import chain
 from typing import Any
 
 
@@ -35,6 +34,7 @@ from kubectl_informer.core.redaction import RedactedValue, changed_unseen
 from kubectl_informer.core.trace import TraceEvent
 from kubectl_informer.core.trace_kinds import STORE_DELETE, STORE_UPDATE
 from kubectl_informer.panes.pressure import KEEPING_UP
+from kubectl_informer.panes.packed import pack, unpack
 from kubectl_informer.panes.ring import KeyedHistory
 from kubectl_informer.run.transforms import redact_secret
 
@@ -66,9 +66,7 @@ class DeltaEntry:
     @property
     def event(self) -> TraceEvent:
         ev = self._event
-        if type(ev) is tuple:  # released: (seq, time, kind, key, name, value, ...)
-            return TraceEvent(ev[0], ev[1], ev[2], ev[3], dict(zip(ev[4::2], ev[5::2])))
-        return ev
+        return unpack(ev) if type(ev) is tuple else ev  # released: packed (packed.py)
 
     def __repr__(self) -> str:
         return f"DeltaEntry({self.event!r}, held={self.obj is not None})"
@@ -132,12 +130,10 @@ class DeltaEntry:
 
 
 def _compact(ev: TraceEvent, derived: bool) -> tuple:
-    """A released delta's event as one tuple: (seq, time, kind, key, then
-    its fields' names and values, less its objects; ``derived``: its
-    derived fields computed first). As a TraceEvent with its own fields
-    dict, about 250 bytes more an entry, and the history holds thousands."""
-    fields = ev.fields_without_locals(derived)  # no copy when it holds no object
-    return (*ev[:4], *chain.from_iterable(fields.items()))
+    """A released delta's event packed (packed.py), less its objects;
+    ``derived``: its derived fields computed first. As a TraceEvent with its
+    own fields dict, about 250 bytes more an entry, and the history holds thousands."""
+    return pack(ev, ev.fields_without_locals(derived))  # no copy when it holds no object
 
 
 def _unwrap(obj: Any) -> Any:
