@@ -97,7 +97,11 @@ def _imported(importtime: str) -> set[str]:
 
 
 def _run_with_importtime(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-X", "importtime", "-m", "kubectl_informer", *args], capture_output=True,
+    return _python_with_importtime("-m", "kubectl_informer", *args)
+
+
+def _python_with_importtime(*argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-X", "importtime", *argv], capture_output=True,
                           text=True, timeout=60, env=dict(os.environ, KUBECONFIG=os.devnull))
 
 
@@ -159,10 +163,9 @@ def test_the_live_uis_modules_import_no_yaml_parser_nor_package_metadata():
     """The UI's modules, imported as a live start imports them: the YAML
     dumper (the `y` key) and Textual's version check (read from its
     dist-info folder's name) cost nothing until used."""
-    r = subprocess.run([sys.executable, "-X", "importtime", "-c",
-                        "import kubectl_informer.cli.execute, kubectl_informer.tui.app, kubectl_informer.tui.strips as s;"
-                        "assert s.lazy_strip_caches() and s.whole_divide_uncached()"],
-                       capture_output=True, text=True, timeout=60)
+    r = _python_with_importtime("-c", "import kubectl_informer.cli.execute, kubectl_informer.tui.app,"
+                                      " kubectl_informer.tui.strips as s;"
+                                      "assert s.lazy_strip_caches() and s.whole_divide_uncached()")
     assert r.returncode == 0, r.stderr[-2000:]
     loaded = _imported(r.stderr)
     assert "kubectl_informer.tui.app" in loaded and "kubectl_informer.panes.objects" in loaded
