@@ -260,7 +260,7 @@ async def run(seconds: float) -> dict:
     # and their buffers, cheap to count), say whether objects pile up where the RSS alone may be pages;
     # held, what the panes' per-key histories hold (``histories_held``).
     samples: list[tuple[float, int, int, int, float, int, tuple[int, ...]]] = []
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE):
         assert app.layout_mode == "grid"
         producer.start()
         start = time.monotonic()
