@@ -106,7 +106,9 @@ class ExperimentsScreen(ModalScreen[None]):
             self.prompt.value = exp.default
             self.prompt.disabled = False
             self.prompt.display = True
-            self.prompt.focus()
+            # Now, not at the next idle (Widget.focus): a key typed right after
+            # this one (enter) is read after this action and must reach the prompt.
+            self.set_focus(self.prompt)
             return
         self._run(exp, None)
 

@@ -9,6 +9,7 @@ import asyncio
 from contextlib import contextmanager
 
 import pytest
+from textual import events
 
 from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.core.trace import TraceBuffer, Tracer
@@ -386,3 +387,19 @@ def test_the_x_menu_is_a_side_panel_and_the_panes_stay_in_sight():
             assert "experiments · on this run" in rows[0][left:]
 
         drive(lv, check, size=(160, 45))
+
+
+def test_keys_typed_ahead_of_the_prompt_reach_it():
+    # n and enter arriving together (typed fast, or a busy terminal): the
+    # prompt has the focus before enter is read, so enter runs fail-next with
+    # its default instead of going to the menu behind it.
+    with live(mode="queue", workers=1) as lv:
+        async def check(pilot, app):
+            await pilot.press("x")
+            assert isinstance(app.screen, ExperimentsScreen)
+            app.post_message(events.Key("n", "n"))
+            app.post_message(events.Key("enter", "\r"))
+            assert await until(pilot, lambda: lv.events("experiment", name="fail-next", count=3))
+            assert not isinstance(app.screen, ExperimentsScreen)
+
+        drive(lv, check)
