@@ -157,23 +157,34 @@ async def until(pilot, cond, timeout: float = 15.0, pump: bool = False) -> bool:
         await asyncio.sleep(PUMP_POLL if pump else POLL)
 
 
-async def type_line(pilot, opener: str, text: str, submit: bool = True) -> None:
-    """Type ``opener`` (``colon`` or ``slash``), ``text`` and ⏎ as a paste or
-    a fast typist does: every key reaches the app before the first is handled,
-    which the command and filter lines must cope with (test_command_mode's
-    keys-typed-right-after-the-opener test). ``pilot.press`` instead waits for
-    the whole process to go idle after each key: with an engine's threads
-    running that is up to a second a key, and a redraw each."""
+def typed(text: str, enter: bool = False) -> list:
+    """The key events of typing ``text`` (then ⏎)."""
     from textual import events
     from textual.keys import _character_to_key
 
-    app = pilot.app
-    keys = [events.Key(opener, None)] + [events.Key(_character_to_key(c), c) for c in text]
-    if submit:
-        keys.append(events.Key("enter", "\r"))
+    keys = [events.Key(_character_to_key(c), c) for c in text]
+    return keys + [events.Key("enter", "\r")] if enter else keys
+
+
+async def type_ahead(pilot, keys: list) -> None:
+    """Post ``keys`` as the driver posts what it reads, as a paste or a fast
+    typist sends them: every key reaches the app before the first is handled.
+    ``pilot.press`` instead waits for the whole process to go idle after each
+    key: with an engine's threads running that is up to a second a key, and a
+    redraw each."""
     for key in keys:
-        app.post_message(key)  # as the driver posts what it reads
+        pilot.app.post_message(key)
     await pilot.pause()
+
+
+async def type_line(pilot, opener: str, text: str, submit: bool = True) -> None:
+    """Type ``opener`` (``colon`` or ``slash``), ``text`` and ⏎ ahead of the
+    app (``type_ahead``), which the command and filter lines must cope with
+    (test_command_mode's keys-typed-right-after-the-opener test)."""
+    from textual import events
+
+    app = pilot.app
+    await type_ahead(pilot, [events.Key(opener, None), *typed(text, enter=submit)])
     if submit:
         # The line closes on ⏎: the keys before it reached it by then.
         line = app.command_input if opener == "colon" else app.filter_input

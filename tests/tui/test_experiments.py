@@ -9,7 +9,6 @@ import asyncio
 from contextlib import contextmanager
 
 import pytest
-from textual import events
 
 from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.core.trace import TraceBuffer, Tracer
@@ -20,7 +19,7 @@ from kubectl_informer.sim.server import SimServer
 from kubectl_informer.tui.app import InformerApp
 from kubectl_informer.tui.experiments import ExperimentsScreen
 
-from .helpers import make_app, screen_text, type_line, until
+from .helpers import make_app, screen_text, type_ahead, type_line, typed, until
 
 SIZE = (110, 40)
 
@@ -397,8 +396,7 @@ def test_keys_typed_ahead_of_the_prompt_reach_it():
         async def check(pilot, app):
             await pilot.press("x")
             assert isinstance(app.screen, ExperimentsScreen)
-            app.post_message(events.Key("n", "n"))
-            app.post_message(events.Key("enter", "\r"))
+            await type_ahead(pilot, typed("n", enter=True))
             assert await until(pilot, lambda: lv.events("experiment", name="fail-next", count=3))
             assert not isinstance(app.screen, ExperimentsScreen)
 
