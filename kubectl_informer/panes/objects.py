@@ -21,7 +21,6 @@ import json
 from collections import deque
 from typing import Any
 
-
 from kubectl_informer.cache.keys import DeletedFinalStateUnknown
 from kubectl_informer.core.diff import (
     NOISE_RANK,

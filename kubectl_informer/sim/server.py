@@ -68,6 +68,7 @@ def _scale():
     from kubectl_informer.sim import scale
     return scale
 
+
 SIM_VERSION = {
     "major": "1", "minor": "32", "gitVersion": "v1.32.0-kubectl-informer-sim", "gitCommit": "sim",
     "gitTreeState": "clean", "buildDate": "2026-01-01T00:00:00Z", "goVersion": "go1.23.0",

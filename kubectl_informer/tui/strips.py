@@ -36,6 +36,7 @@ from textual.cache import FIFOCache
 from textual.geometry import Region
 from textual.strip import Strip
 
+
 @functools.cache
 def textual_release() -> str:
     """The installed Textual's version, from its dist-info folder's name
