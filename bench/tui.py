@@ -451,8 +451,9 @@ def big_list(n: int) -> dict:
     return {"ratio": ratio, "key_p99": key_p99, "rss_mib": r["rss"] / 2**20}
 
 
-def flood(seconds: float) -> dict:
-    """The flood phase: its figures, printed as it goes."""
+def flood(seconds: float, warm_up: bool = True) -> dict:
+    """The flood phase: its figures, printed as it goes (``warm_up`` False: the
+    rates over the whole run, as the smoke run takes them)."""
     print(f"tui bench: {seconds:g}s headless at {SIZE[0]}x{SIZE[1]}, every pane in the grid, "
           f"{KEYS} keys, frame rate 15 Hz")
     load0 = os.getloadavg()[0]
@@ -472,7 +473,9 @@ def flood(seconds: float) -> dict:
     # Skip the first fifth (imports, first frames, rings filling) for rates and RSS: the
     # first sample past it, but never the last (a starved smoke run may sample only at
     # its start and its end: the rates are then over the whole run, not zero).
-    warm = next((s for s in samples[:-1] if s[0] >= min(max(2.0, 0.2 * el), el / 2)), samples[0])
+    # A smoke run skips nothing: under a loaded suite its 1.5 s may absorb nothing between
+    # its one-second sample and its end, and a rate of zero says nothing about the code path.
+    warm = next((s for s in samples[:-1] if warm_up and s[0] >= min(max(2.0, 0.2 * el), el / 2)), samples[0])
     last = samples[-1]
     span = (last[0] - warm[0]) or 1.0
     eps = (last[1] - warm[1]) / span
@@ -570,7 +573,7 @@ def main() -> None:
     nan = float("nan")
     not_run = dict.fromkeys(("eps", "per_cpu", "key_p99", "growth", "rss_mib", "young_cpu_per_mev", "young_longest"),
                             nan)
-    f = flood(seconds) if seconds > 0 else not_run
+    f = flood(seconds, warm_up=not smoke) if seconds > 0 else not_run
     frames = int(os.environ.get("TUI_BENCH_FRAMES", "20" if smoke else "300"))
     young_per_frame = fixed_frames(frames)
     b = big_list(big_n)
