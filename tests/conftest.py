@@ -91,10 +91,22 @@ def pytest_collection_modifyitems(items):
     # compute: each directory's tests are spread evenly over the run, so the
     # waiting ones of tests/docs or tests/security do not all come at once
     # and leave the cores idle while the computing ones of tests/tui queue.
+    # The ones that wait long (a terminal, a screenshot's moment: marked
+    # ``tmux`` or ``long_wait``) are spread over the first three quarters of
+    # the run only: started among the last tests they held the run open with
+    # the cores a third idle for its last 40 s.
     # The tests of the krew archive last: its build runs in the background
     # meanwhile (tests/krew_build.py), and is done when they come.
     place = _spread_by_directory(items)
-    items.sort(key=lambda item: (krew_build.FIXTURE in getattr(item, "fixturenames", ()), place[item.nodeid]))
+    items.sort(key=lambda item: (krew_build.FIXTURE in getattr(item, "fixturenames", ()),
+                                 place[item.nodeid] * (LONG_WAITS_WITHIN if _waits_long(item) else 1.0)))
+
+
+LONG_WAITS_WITHIN = 0.75  # the share of the run the long-waiting tests are spread over
+
+
+def _waits_long(item) -> bool:
+    return any(item.get_closest_marker(name) is not None for name in ("tmux", "long_wait"))
 
 
 def _spread_by_directory(items) -> dict[str, float]:

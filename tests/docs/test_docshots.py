@@ -215,6 +215,7 @@ def _render_one(name: str, root) -> str | None:
 
 
 @pytest.mark.e2e
+@pytest.mark.long_wait
 @pytest.mark.timeout(300)  # a shot waits for its condition on a loaded machine
 @pytest.mark.parametrize("group", range(SHOT_GROUPS))
 def test_every_shot_renders(group, tmp_path, screen_updates_once_a_second):
