@@ -82,9 +82,13 @@ def step_chart(values: Sequence[float | None], lo: float, hi: float, height: int
 
 
 def fit(line: Text | str, width: int) -> Text:
-    """One display line, cropped (with an ellipsis) to ``width`` cells."""
+    """One display line, cropped (with an ellipsis) to ``width`` cells. A
+    line break inside (a field of a hand-made recording) is shown as a space:
+    it would push the pane's next lines down, past its height."""
     t = Text(line) if isinstance(line, str) else line.copy()
     t.no_wrap = True
+    if "\n" in t.plain:
+        t.plain = t.plain.replace("\n", " ")  # same length: the styles stay where they were
     if t.cell_len > width:
         t.truncate(max(0, width - 1), overflow="crop")
         t.append("…", style="dim")

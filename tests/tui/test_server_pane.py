@@ -4,7 +4,7 @@ and it draws them (window, watchers, lag, refusal, nothing yet) at any size."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as hs
 
 from kubectl_informer.core.trace import TraceEvent
@@ -224,6 +224,9 @@ _fields = hs.dictionaries(hs.sampled_from(["watchers", "capacity", "events", "tu
 @settings(max_examples=100, deadline=None)
 @given(hs.lists(hs.tuples(_kinds, hs.floats(0, 1000, allow_nan=False), _fields), max_size=30),
        hs.integers(1, 200), hs.integers(1, 60))
+# Found by this test: a status with a line break in the refused line pushed
+# the next lines past the pane's height.
+@example(events=[("server.forbidden", 0.0, {"status": "\n"})], width=27, height=3)
 def test_any_trace_feeds_and_renders_without_error(events, width, height):
     st = ServerState()
     for i, (kind, t, fields) in enumerate(events):
