@@ -1,5 +1,4 @@
 import pytest
-from kubernetes import client as k8s_client
 
 from kubectl_informer.kube import config as kconfig
 from kubectl_informer.kube.config import new_api_client
@@ -22,6 +21,8 @@ def api(fake, request):
     if request.param == "light":
         client = LightClient(LightConfig(fake.url), kconfig.USER_AGENT)
     else:
+        from kubernetes import client as k8s_client  # a quarter second: not in every worker's collection
+
         cfg = k8s_client.Configuration()
         cfg.host = fake.url
         client = new_api_client(cfg)

@@ -3,7 +3,6 @@
 import socket
 
 import pytest
-from kubernetes import client as k8s_client
 
 from kubectl_informer.kube.discovery import Discovery, get_discovery, resolve_resource
 from kubectl_informer.kube.errors import DiscoveryError, UnknownResourceError
@@ -105,6 +104,8 @@ def test_forbidden_discovery_is_one_clear_line(api, disco):
 
 
 def test_connection_refused_names_the_server(disco):
+    from kubernetes import client as k8s_client  # a quarter second: not in every worker's collection
+
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]

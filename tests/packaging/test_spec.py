@@ -14,6 +14,7 @@ a string (``getattr(client, "CoreV1Api")``).
 """
 
 import ast
+import functools
 import importlib.util
 import json
 import os
@@ -21,7 +22,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import kubernetes.client
 import pytest
 
 import kubectl_informer
@@ -29,7 +29,15 @@ import kubectl_informer
 PACKAGE = Path(kubectl_informer.__file__).parent
 ROOT = Path(__file__).resolve().parents[2]
 API_PACKAGES = ("kubernetes.client.api", "kubernetes.client.apis")
-API_CLASSES = frozenset(name for name in kubernetes.client.__all__ if name.endswith("Api"))
+
+
+@functools.cache
+def api_classes() -> frozenset[str]:
+    """The client's API class names (imported when first asked: importing
+    kubernetes.client takes a quarter of a second, in every worker's collection)."""
+    import kubernetes.client
+
+    return frozenset(name for name in kubernetes.client.__all__ if name.endswith("Api"))
 
 
 def _is_api_module(name: str | None) -> bool:
@@ -39,26 +47,27 @@ def _is_api_module(name: str | None) -> bool:
 def api_uses(source: str) -> list[str]:
     """Where ``source`` imports the API package or names an API class."""
     found = []
+    classes = api_classes()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             found += [a.name for a in node.names if _is_api_module(a.name)]
         elif isinstance(node, ast.ImportFrom):
             if _is_api_module(node.module):
                 found.append(node.module)
-            found += [a.name for a in node.names if a.name in API_CLASSES]
-        elif isinstance(node, ast.Attribute) and node.attr in API_CLASSES:
+            found += [a.name for a in node.names if a.name in classes]
+        elif isinstance(node, ast.Attribute) and node.attr in classes:
             found.append(node.attr)
-        elif isinstance(node, ast.Name) and node.id in API_CLASSES:
+        elif isinstance(node, ast.Name) and node.id in classes:
             found.append(node.id)
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and \
-                (node.value in API_CLASSES or _is_api_module(node.value)):
+                (node.value in classes or _is_api_module(node.value)):
             found.append(node.value)
     return found
 
 
 def test_the_api_classes_are_known():
-    assert {"CoreV1Api", "AppsV1Api", "CustomObjectsApi"} <= API_CLASSES
-    assert "ApiClient" not in API_CLASSES
+    assert {"CoreV1Api", "AppsV1Api", "CustomObjectsApi"} <= api_classes()
+    assert "ApiClient" not in api_classes()
 
 
 def test_the_check_finds_every_way_of_asking_for_an_api_class():
