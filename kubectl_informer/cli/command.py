@@ -5,6 +5,7 @@ Go durations, and what the commands share to reach a terminal."""
 from __future__ import annotations
 
 import contextlib
+import gc
 import logging
 import os
 import sys
@@ -83,6 +84,12 @@ class KubectlGroup(click.Group):
             args=args, prog_name=PROG, complete_var=complete_var, standalone_mode=False, **extra),
             debug="--debug" in args or bool(os.environ.get("KUBECTL_INFORMER_DEBUG")), args=args)
         if standalone_mode:
+            # The command is done, its threads stopped and its files closed;
+            # what is left is the interpreter's teardown, whose collections
+            # walk every object the run made: 0.17 s of CPU after a live UI's
+            # `q`, most of its exit. Frozen, they are left to the process's end
+            # (objects are still freed as their last reference goes).
+            gc.freeze()
             sys.exit(code)
         return code
 
