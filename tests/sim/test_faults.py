@@ -105,9 +105,11 @@ def test_slow_watcher_is_closed(client, sim):
     sim.faults.stall_watches(5)  # the consumer cannot drain while stalled
     w = client.watch(PODS, resourceVersion=str(sim.store.current_rv()))
     assert wait_for(lambda: sim.store.watchers("pods"))
+    # Held from here: once closed, its handler ends the stream (the stall ends
+    # with the watch) and unregisters it, on a busy machine before the next line.
+    [watcher] = sim.store.watchers("pods")
     for i in range(8):
         sim.store.create("pods", pod(f"p{i}"))
-    watcher = sim.store.watchers("pods")[0]
     assert watcher.closed and watcher.close_reason == "slow"
     sim.faults.clear()
     got = [e["object"]["metadata"]["name"] for e in w.rest()]
