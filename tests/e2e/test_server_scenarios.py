@@ -51,7 +51,11 @@ def _window_equals_the_sims(d: Driven) -> None:
     """Freeze the simulator's clock (its turnover rate stays put), then the
     plugin's latest server.window must be the sim's own window."""
     store = d.run.demo.server.store
-    assert wait_for(lambda: len(store.watchers("pods")) == 1 and store.watchers("pods")[0].pending() == 0, 10)
+    def one_idle_watcher() -> bool:
+        watchers = store.watchers("pods")  # one read: a relist may replace the watcher between two
+        return len(watchers) == 1 and watchers[0].pending() == 0
+
+    assert wait_for(one_idle_watcher, 10)
     frozen = time.monotonic()
     store._state(store.resource("pods")).now = lambda: frozen
     assert wait_for(lambda: _windows(d) and _windows(d)[-1] == _sim_window(store), timeout=10), (
