@@ -33,8 +33,8 @@ API_PACKAGES = ("kubernetes.client.api", "kubernetes.client.apis")
 
 @functools.cache
 def api_classes() -> frozenset[str]:
-    """The client's API class names (imported when first asked: importing
-    kubernetes.client takes a quarter of a second, in every worker's collection)."""
+    """The client's API class names, imported when first asked rather than in
+    every worker's collection (importing kubernetes.client takes a quarter second)."""
     import kubernetes.client
 
     return frozenset(name for name in kubernetes.client.__all__ if name.endswith("Api"))
