@@ -15,6 +15,9 @@ Recordings: lines written since this contract carry ``"v": 2``. Lines
 without ``v`` (version 1) are upgraded on reading by ``upgrade_v1``: the only
 fact version 1 left in prose, whether a watch ended because its
 resourceVersion expired (410), is derived from that prose once, there.
+
+Why this module is long: it is the contract, every kind with every field and
+its meaning in one place, so that one file answers "what does this event say".
 """
 
 from __future__ import annotations
@@ -371,27 +374,42 @@ SERVER_WINDOW = _kind("server.window", "the simulator's watch-cache window for t
                       F("initialisations", "int", "times the watch cache was (re)initialised"),
                       F("bookmarks_sent", "int", "BOOKMARK events the cache sent to this resource's watchers"),
                       F("watchers", "list[str]", "one per watcher: '<id> rv=<rv> sent=<n>', ' ours' on ours"),
-                      F("ours_rv", "str", "our watcher's position (empty when we have no open watch)"),
-                      F("ours_seconds_left", "float?", "seconds before our position falls out of the window at "
-                        "the current rate (None when no events flow or we have no open watch)"))
+                      F("ours_rv", "str", "the position of the resource's informer's watcher (empty when it has "
+                        "no open watch)"),
+                      F("ours_seconds_left", "float?", "recordings made before the window was dynamic: a countdown "
+                        "to a 410 computed from a fixed window (no longer emitted)", optional=True))
 SERVER_METRICS = _kind("server.metrics", "a scrape of a real API server's /metrics for the resource", "no",
                        F("source", "str", "where the figures come from", choices=("metrics",)), _RESOURCE,
-                       F("cache_rv", "str", "apiserver_watch_cache_resource_version (empty when absent)"),
-                       F("lag", "int?", "the cache's RV minus ours, when both are numbers"),
+                       F("cache_rv", "str", "apiserver_watch_cache_resource_version (empty when absent: before "
+                         "1.31)"),
+                       F("ours_rv", "str", "the resource's informer's last synced RV at the scrape", optional=True),
+                       F("rv_behind", "int?", "the cache's RV minus ours, in etcd revisions (global across "
+                         "resources, not this resource's events), when both are numbers", optional=True),
+                       F("lag", "int?", "recordings before rv_behind: the same figure", optional=True),
                        F("events_received_per_s", "float?", "apiserver_watch_cache_events_received_total, per "
                          "second between the last two scrapes"),
                        F("events_dispatched_per_s", "float?", "apiserver_watch_cache_events_dispatched_total, "
                          "per second between the last two scrapes"),
                        F("initialisations", "int?", "apiserver_watch_cache_initializations_total"),
                        F("consistent_reads_cache", "int?", "apiserver_watch_cache_consistent_read_total, "
-                         "served from the cache (fallback=false)"),
-                       F("consistent_reads_fallback", "int?", "the same, fallen back to etcd (fallback=true)"),
+                         "served from the cache (success=true, fallback=false)"),
+                       F("consistent_reads_fallback", "int?", "the same, answered by etcd after the cache did not "
+                         "catch up (fallback=true, success=true)"),
+                       F("consistent_reads_failed", "int?", "the same, failed (success=false)", optional=True),
                        F("read_wait_p99", "float?", "apiserver_watch_cache_read_wait_seconds' p99, seconds, "
                          "estimated from the histogram's buckets"),
                        F("read_wait_p99_estimated", "bool", "always true: a p99 from buckets is an estimate"),
                        F("read_wait_bucket", "str", "the bucket the p99 falls in, as 'lo-le' seconds"),
                        F("open_watches", "int?", "apiserver_longrunning_requests{verb=WATCH} on the resource"),
-                       F("objects", "int?", "apiserver_resource_objects (or apiserver_storage_objects)"))
+                       F("objects", "int?", "apiserver_resource_objects (or apiserver_storage_objects)"),
+                       F("capacity", "int?", "watch_cache_capacity: the window's capacity now (events)",
+                         optional=True),
+                       F("terminated_watchers", "int?", "apiserver_terminated_watchers_total: watchers the cache "
+                         "closed because they did not keep up", optional=True),
+                       F("series", "str", "the watch-cache series' label shape: 'group' (group and resource "
+                         "labels, 1.34+), 'qualified' (resource=deployments.apps, 1.30-1.33), '' (none found)",
+                         optional=True),
+                       INFORMER_FIELD)
 SERVER_FORBIDDEN = _kind("server.forbidden", "the API server refused /metrics (said once; the scraper backs "
                          "off)", "no",
                          F("source", "str", "what was refused", choices=("metrics",)),

@@ -1,4 +1,4 @@
-"""The Server pane: the API server's side of our watch, its watch cache.
+"""The Server pane: the API server's side of our watches, its watch cache.
 
 The API server answers list and watch from a watch cache per resource: a
 bounded *window* of its most recent events (oldest to newest resourceVersion
@@ -6,29 +6,38 @@ kept), and watchers, each reading the window from its own position. A
 watcher whose position falls behind the window's oldest event cannot go on:
 its watch ends with 410 "too old resource version" and client-go relists.
 
+Units: resourceVersions are etcd revisions, one counter for every resource
+of the cluster, so "RV 1,204 behind" is a difference of revisions, not a
+count of this resource's events (other resources' writes move it too, and on
+a real server the cache's RV also moves on etcd's progress notifications: a
+quiet, healthy informer shows a growing difference until its next bookmark).
+
 Two sources, never both in one run:
 
-- the built-in simulator (``server.window``): its window exactly, every
-  watcher's position with ours marked, bookmarks sent, how long ours has
-  before it falls out at the current rate, initialisations;
-- a real API server's ``/metrics`` (``server.metrics``): the watch cache's
-  resourceVersion against ours (the lag), events received and dispatched per
-  second, initialisations, consistent reads served from the cache and their
-  fallback to etcd, the read-wait p99 (estimated from histogram buckets),
-  open watches, objects stored; or, where /metrics is refused
-  (``server.forbidden``), the RBAC rule that would allow it.
+- the built-in simulator (``server.window``): each resource's window
+  exactly, every watcher's position with ours marked, bookmarks sent,
+  initialisations;
+- a real API server's ``/metrics`` (``server.metrics``): each resource's
+  watch-cache RV against ours, events received and dispatched per second,
+  capacity, watchers it terminated, initialisations, consistent reads served
+  from the cache, answered by etcd, failed, the read-wait p99 (estimated
+  from histogram buckets), open watches, objects stored; or, where /metrics
+  is refused (``server.forbidden``), the RBAC rule that would allow it.
 
-And, from either, what the server did to our watch: 410s (``watch.end``
-expired), "Too large resource version" answers and cache re-initialisations.
-The ``server.*`` events are rare (at most every 500 ms), so each handler
-keeps the last event's fields and a few counters: no per-event scan.
+With several informers (``queue deployments --owns replicasets``) every
+figure is kept per resource, the first seen (the queue's) drawn in full, and
+"ours" is each informer's own watch. And, from either source, what the
+server did to our watches: 410s (``watch.end`` expired), "Too large resource
+version" answers and cache re-initialisations. The ``server.*`` events are
+rare (at most every 500 ms per resource), so each handler keeps the last
+event's fields and a few counters: no per-event scan.
 """
 
 from __future__ import annotations
 
 from collections import deque
 
-from kubectl_informer.core.trace import TraceEvent
+from kubectl_informer.core.trace import TraceEvent, informer_of
 from kubectl_informer.core.trace_kinds import (
     RELIST,
     SERVER_FORBIDDEN,
@@ -86,8 +95,9 @@ def rv_number(rv) -> int | None:
 
 
 _METRIC_FLOATS = ("events_received_per_s", "events_dispatched_per_s", "read_wait_p99")
-_METRIC_INTS = ("lag", "initialisations", "consistent_reads_cache", "consistent_reads_fallback",
-                "open_watches", "objects")
+_METRIC_INTS = ("rv_behind", "initialisations", "consistent_reads_cache", "consistent_reads_fallback",
+                "consistent_reads_failed", "capacity", "terminated_watchers", "open_watches", "objects")
+MAX_RESOURCES = 16  # resources kept (a run watches a few; a recording is not ours to trust)
 
 
 def _optional(value, typ):
@@ -101,7 +111,7 @@ def _optional(value, typ):
 
 
 class ServerState(DispatchState):
-    """What the last ``server.*`` events said, and what the server did to our watch."""
+    """What the last ``server.*`` events said per resource, and what the server did to our watches."""
 
     HANDLERS = {SERVER_WINDOW: "_window", SERVER_METRICS: "_metrics", SERVER_FORBIDDEN: "_forbidden",
                 SERVER_REINIT: "_reinit", SERVER_TOO_LARGE: "_too_large", WATCH_END: "_watch_end",
@@ -110,11 +120,11 @@ class ServerState(DispatchState):
     def __init__(self) -> None:
         super().__init__()
         self.source: str | None = None        # "sim" | "metrics"
-        self.resource = ""
-        self.window: dict | None = None       # the last server.window's fields
+        self.order: list[str] = []            # resources in the order first reported: the queue's first
+        self.windows: dict[str, dict] = {}    # per resource: the last server.window's fields
+        self.watchers_of: dict[str, list[Watcher]] = {}
         self.window_at: float | None = None
-        self.watchers: list[Watcher] = []
-        self.metrics: dict | None = None      # the last server.metrics's fields
+        self.metrics_of: dict[str, dict] = {}  # per resource: the last server.metrics's fields
         self.metrics_at: float | None = None
         self.scrapes = 0
         self.forbidden: dict | None = None    # the last server.forbidden's fields (cleared by a scrape)
@@ -129,6 +139,30 @@ class ServerState(DispatchState):
         # (time, words, bad): 410s, relists, too-large answers, re-inits, refusals, newest last.
         self.happenings: deque[tuple[float, str, bool]] = deque(maxlen=MAX_HAPPENINGS)
 
+    # -- the first resource's figures (the queue's, or the only one) -------------------
+    @property
+    def resource(self) -> str:
+        return self.order[0] if self.order else ""
+
+    @property
+    def window(self) -> dict | None:
+        return self.windows.get(self.resource)
+
+    @property
+    def watchers(self) -> list[Watcher]:
+        return self.watchers_of.get(self.resource, [])
+
+    @property
+    def metrics(self) -> dict | None:
+        return self.metrics_of.get(self.resource)
+
+    def _seen(self, resource: str) -> str:
+        if resource not in self.order:
+            if len(self.order) >= MAX_RESOURCES:
+                raise ValueError("too many resources")
+            self.order.append(resource)
+        return resource
+
     # -- handlers -------------------------------------------------------
     def _window(self, ev: TraceEvent) -> None:
         f = ev.fields
@@ -136,21 +170,29 @@ class ServerState(DispatchState):
         window = dict(f)  # the figures drawn, typed here: a bad one is a bad event, not a crash in render
         window.update(capacity=int(f.get("capacity")), events=int(f.get("events")), turnover=float(f.get("turnover")),
                       initialisations=int(f.get("initialisations") or 0),
-                      bookmarks_sent=int(f.get("bookmarks_sent") or 0),
-                      ours_seconds_left=_optional(f.get("ours_seconds_left"), float))
-        self.source, self.resource = "sim", str(f.get("resource") or self.resource)
-        self.window, self.window_at, self.watchers = window, ev.time, watchers
+                      bookmarks_sent=int(f.get("bookmarks_sent") or 0))
+        window.pop("ours_seconds_left", None)  # an old recording's countdown from a fixed window: not shown
+        resource = self._seen(str(f.get("resource") or ""))
+        self.source = "sim"
+        self.windows[resource], self.watchers_of[resource], self.window_at = window, watchers, ev.time
 
     def _metrics(self, ev: TraceEvent) -> None:
         f = ev.fields
         metrics = dict(f)  # typed here, as the window's figures are
+        if "rv_behind" not in f:
+            metrics["rv_behind"] = f.get("lag")  # a recording from before the field was named for its unit
+        metrics.pop("lag", None)
         for name in _METRIC_FLOATS:
-            metrics[name] = _optional(f.get(name), float)
+            metrics[name] = _optional(f.get(name) if name in f else None, float)
         for name in _METRIC_INTS:
-            metrics[name] = _optional(f.get(name), int)
-        self.source, self.resource = "metrics", str(f.get("resource") or self.resource)
-        self.metrics, self.metrics_at = metrics, ev.time
-        self.scrapes += 1
+            metrics[name] = _optional(metrics.get(name), int)
+        metrics["ours_rv"] = str(f.get("ours_rv") or "")
+        resource = self._seen(str(f.get("resource") or ""))
+        self.source = "metrics"
+        self.metrics_of[resource] = metrics
+        if resource == self.resource:  # one scrape reports every resource: counted once
+            self.metrics_at = ev.time
+            self.scrapes += 1
         self.forbidden = None
 
     def _forbidden(self, ev: TraceEvent) -> None:
@@ -161,8 +203,8 @@ class ServerState(DispatchState):
     def _reinit(self, ev: TraceEvent) -> None:
         self.reinits += 1
         self.reinit_at = ev.time
-        self.happenings.append((ev.time, f"watch cache re-initialised ({ev.fields.get('initialisations', '?')} "
-                                         "so far): every watch ended", True))
+        self.happenings.append((ev.time, f"watch cache of {ev.fields.get('resource') or '?'} re-initialised "
+                                         f"({ev.fields.get('initialisations', '?')} so far): every watch ended", True))
 
     def _too_large(self, ev: TraceEvent) -> None:
         f = ev.fields
@@ -171,45 +213,46 @@ class ServerState(DispatchState):
         req, cur = self.too_large_last
         self.happenings.append((ev.time, f"Too large resource version: asked {req}, server at {cur or '?'}", True))
 
+    def _whose(self, ev: TraceEvent) -> tuple[str, str]:
+        """The resource an informer's event is about, and how to name it in
+        a happening ("ours", or "ours (replicasets.apps)" with several)."""
+        informer = informer_of(ev)
+        if informer is None:
+            return self.resource, "ours"
+        return informer, f"ours ({informer})"
+
     def _watch_end(self, ev: TraceEvent):
         if not ev.fields.get("expired"):
             return False
+        resource, name = self._whose(ev)
         self.gone += 1
         self.gone_rv = str(ev.fields.get("resource_version") or "")
         self.gone_at = ev.time
-        w = self.window
+        w = self.windows.get(resource)
         where = f" (window {w.get('oldest_rv', '')}-{w.get('newest_rv', '')})" if w is not None else ""
-        self.happenings.append((ev.time, f"410 Gone: ours at RV {self.gone_rv} fell out{where}", True))
+        self.happenings.append((ev.time, f"410 Gone: {name} at RV {self.gone_rv} fell out{where}", True))
 
     def _relist(self, ev: TraceEvent) -> None:
         self.relists += 1
-        self.happenings.append((ev.time, f"our informer relisted ({ev.fields.get('reason', '?')})", False))
+        _, name = self._whose(ev)
+        who = "our informer" if name == "ours" else f"our {name[6:-1]} informer"
+        self.happenings.append((ev.time, f"{who} relisted ({ev.fields.get('reason', '?')})", False))
 
     # -- views ----------------------------------------------------------
-    def ours(self) -> Watcher | None:
-        for w in self.watchers:
+    def ours(self, resource: str | None = None) -> Watcher | None:
+        """Our informer's watcher in ``resource``'s window (the first resource's by default)."""
+        for w in self.watchers_of.get(self.resource if resource is None else resource, ()):
             if w.ours:
                 return w
         return None
 
-    def seconds_left(self, now: float | None) -> float | None:
-        """Seconds before our position falls out of the window, counted
-        down from the last window event (None: no events flow, or no window)."""
-        if self.window is None:
+    def position(self, rv: str, resource: str | None = None) -> float | None:
+        """Where ``rv`` is in the resource's window: 0 at its oldest event,
+        1 at its newest, below 0 fallen out; None when an RV is not a number."""
+        window = self.windows.get(self.resource if resource is None else resource)
+        if window is None:
             return None
-        left = self.window.get("ours_seconds_left")
-        if left is None:
-            return None
-        spent = (now - self.window_at) if now is not None and self.window_at is not None else 0.0
-        return max(0.0, float(left) - max(0.0, spent))
-
-    def position(self, rv: str) -> float | None:
-        """Where ``rv`` is in the window: 0 at its oldest event, 1 at its
-        newest, below 0 fallen out; None when an RV is not a number."""
-        if self.window is None:
-            return None
-        lo, hi, at = (rv_number(self.window.get("oldest_rv")), rv_number(self.window.get("newest_rv")),
-                      rv_number(rv))
+        lo, hi, at = (rv_number(window.get("oldest_rv")), rv_number(window.get("newest_rv")), rv_number(rv))
         if lo is None or hi is None or at is None:
             return None
         if hi <= lo:
@@ -219,9 +262,11 @@ class ServerState(DispatchState):
         # Clamped so a wild RV (a hand-edited recording) cannot overflow a float.
         return min((at - lo) / (hi - lo), 2.0) if at - lo < 10**300 else 2.0
 
-    def behind(self, rv: str) -> int | None:
-        """Events (RVs) ``rv`` is behind the window's newest."""
-        if self.window is None:
+    def rv_behind(self, rv: str, resource: str | None = None) -> int | None:
+        """The window's newest RV minus ``rv``: etcd revisions (global across
+        resources), not a count of this resource's events."""
+        window = self.windows.get(self.resource if resource is None else resource)
+        if window is None:
             return None
-        hi, at = rv_number(self.window.get("newest_rv")), rv_number(rv)
+        hi, at = rv_number(window.get("newest_rv")), rv_number(rv)
         return None if hi is None or at is None else max(0, hi - at)

@@ -354,15 +354,17 @@ class Run:
     def _server_poller(self):
         """The Server pane's poller (run/server_poll.py): the simulator's
         watch cache on a --demo or a kubeconfig that names the simulator,
-        the API server's /metrics elsewhere; none with --server-scrape 0."""
+        the API server's /metrics elsewhere; none with --server-scrape 0.
+        One target per informer, the queue's first: each has its own "ours"."""
         if not self.config.server_scrape:
             return None
-        from kubectl_informer.run.server_poll import ServerPoller
+        from kubectl_informer.run.server_poll import ServerPoller, Target
         sim = self.demo is not None or bool(getattr(self.target, "simulator", False))
-        return ServerPoller(self.target.api_client, self.tracer, getattr(self.resource, "group", "") or "",
-                            self.resource.resource, "sim" if sim else "metrics",
-                            interval=None if sim else self.config.server_scrape, clock=self.clock,
-                            ours_rv=self.informer.last_sync_resource_version)
+        several = len(self.watched) > 1
+        targets = [Target(getattr(w.resource, "group", "") or "", w.resource.resource, w.id if several else None,
+                          self.factory.informers[w.id].last_sync_resource_version) for w in self.watched]
+        return ServerPoller(self.target.api_client, self.tracer, mode="sim" if sim else "metrics",
+                            interval=None if sim else self.config.server_scrape, clock=self.clock, targets=targets)
 
     def _handler_specs(self):
         from kubectl_informer.run.handler_lanes import plan_handlers

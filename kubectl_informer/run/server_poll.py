@@ -14,20 +14,31 @@ One thread per run, one GET at a time, stopped with the run:
   scraper backs off (``FORBIDDEN_BACKOFF``, doubling); any other failure
   backs off too, silently (the reflector's own errors say what is wrong).
 
-Which watcher in the simulator's list is ours: the one whose User-Agent is
-the one our client sends and whose start resourceVersion is the one our last
-watch (or WatchList stream) asked for, as the trace says; both are what the
-plugin really sent.
+One poller serves every informer of the run (``queue deployments --owns
+replicasets``, ``watch deploy,rs,pods``): a ``Target`` per informer, each with
+its resource and its informer's last synced RV; one window GET per resource
+on the simulator, one /metrics GET for all of them on a real server.
+
+Which watcher in the simulator's list is ours, per informer: the one whose
+User-Agent is the one our client sends and whose start resourceVersion is the
+one that informer's last watch (or WatchList stream) asked for, as the trace
+says (its ``informer`` field tells the informers apart; a one-informer run
+has none); both are what the plugin really sent.
+
+No countdown to a 410 is computed: kube-apiserver's window grows and shrinks
+with the age of its events (``resizeCacheLocked``), so how long ours stays in
+cannot be told from its size now.
 """
 
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from kubectl_informer.clock import Clock, RealClock
 from kubectl_informer.core.apierrors import ApiError
-from kubectl_informer.core.trace import Tracer
+from kubectl_informer.core.trace import Tracer, informer_of
 from kubectl_informer.core.trace_kinds import (
     LIST_START,
     SERVER_FORBIDDEN,
@@ -52,40 +63,63 @@ MAX_WINDOW_BODY = 1 << 20  # the simulator reports at most 100 watchers: a few K
 _WATCHER_LIMIT = 100
 
 
+@dataclass
+class Target:
+    """One informer's resource. ``informer``: the name its trace events
+    carry (None in a one-informer run); ``ours_rv()``: its last synced RV."""
+
+    group: str
+    resource: str
+    informer: str | None = None
+    ours_rv: Callable[[], str] = lambda: ""
+
+    @property
+    def qualified(self) -> str:
+        return f"{self.resource}.{self.group}" if self.group else self.resource
+
+
+class _Seen:
+    """One target's state between polls."""
+
+    __slots__ = ("window", "initialisations", "previous")
+
+    def __init__(self) -> None:
+        self.window: tuple | None = None
+        self.initialisations: int | None = None
+        self.previous: tuple[float, float | None, float | None] | None = None
+
+
 class ServerPoller:
     """``run(stop_event)`` polls until the event is set (a Run thread).
-    ``mode``: "sim" or "metrics"; ``ours_rv()``: the informer's last synced
-    RV (the lag on a real cluster)."""
+    ``mode``: "sim" or "metrics"; ``targets``: one per informer, the
+    queue's (or the only) one first; or ``group``/``resource``/``ours_rv``
+    for one informer."""
 
-    def __init__(self, api_client: Any, tracer: Tracer, group: str, resource: str, mode: str,
+    def __init__(self, api_client: Any, tracer: Tracer, group: str = "", resource: str = "", mode: str = "metrics",
                  interval: float | None = None, clock: Clock | None = None,
-                 ours_rv: Callable[[], str] = lambda: "") -> None:
+                 ours_rv: Callable[[], str] = lambda: "", targets: list[Target] | None = None) -> None:
         if mode not in ("sim", "metrics"):
             raise ValueError(f"mode must be sim or metrics, not {mode!r}")
         self.api_client, self.tracer, self.mode = api_client, tracer, mode
-        self.group, self.resource = group, resource
-        self.qualified = f"{resource}.{group}" if group else resource
+        self.targets = list(targets) if targets else [Target(group, resource, None, ours_rv)]
         self.interval = interval if interval is not None else (SIM_INTERVAL if mode == "sim" else DEFAULT_SCRAPE)
         self.clock = clock or RealClock()
-        self.ours_rv = ours_rv
         self.user_agent = str(getattr(api_client, "user_agent", "") or "")
-        self._last_start: str | None = None  # the RV our last watch asked for
+        self._last_start: dict[str | None, str] = {}  # per informer: the RV its last watch asked for
         self._lock = threading.Lock()
-        self._last_window: tuple | None = None
-        self._initialisations: int | None = None
-        self._previous: tuple[float, float | None, float | None] | None = None
+        self._seen = {id(t): _Seen() for t in self.targets}
         self._forbidden: int | None = None
         self._backoff = 0.0
         self.polls = 0
-        # From now on, before the informer's first watch: which watcher is ours.
+        # From now on, before the informers' first watch: which watcher is ours.
         self._unsubscribe = tracer.subscribe(self._on_event)
 
-    # -- our watch, as the trace says it started ------------------------------------------------
+    # -- our watches, as the trace says they started -----------------------------------------
     def _on_event(self, ev) -> None:
         kind = ev.kind
         if kind == WATCH_START or (kind == LIST_START and ev.fields.get("watch_list")):
             with self._lock:
-                self._last_start = ev.fields.get("resource_version") or ""
+                self._last_start[informer_of(ev)] = ev.fields.get("resource_version") or ""
 
     def run(self, stop_event: threading.Event) -> None:
         try:
@@ -96,11 +130,12 @@ class ServerPoller:
             self._unsubscribe()
 
     def poll_once(self) -> float:
-        """One GET and what it says; returns the seconds until the next."""
+        """One round of GETs and what they say; returns the seconds until the next."""
         self.polls += 1
         try:
             if self.mode == "sim":
-                self._poll_window()
+                for target in self.targets:
+                    self._poll_window(target)
             else:
                 self._poll_metrics()
         except ApiError as e:
@@ -126,45 +161,61 @@ class ServerPoller:
         return self._backoff
 
     # -- the simulator ----------------------------------------------------------------------
-    def _poll_window(self) -> None:
+    def _poll_window(self, target: Target) -> None:
         from kubectl_informer.kube.rest import get_json
-        doc = get_json(self.api_client, WINDOW_PATH, [("resource", self.qualified)], max_bytes=MAX_WINDOW_BODY)
+        doc = get_json(self.api_client, WINDOW_PATH, [("resource", target.qualified)], max_bytes=MAX_WINDOW_BODY)
         if not isinstance(doc, dict) or doc.get("kind") != "WatchCacheWindow":
             raise ValueError("not a watch cache window")
-        fields = window_fields(doc, self.user_agent, self._start())
+        fields = window_fields(doc, self.user_agent, self._start(target.informer))
+        seen = self._seen[id(target)]
         inits = fields["initialisations"]
-        if self._initialisations is not None and inits > self._initialisations:
+        if seen.initialisations is not None and inits > seen.initialisations:
             self.tracer.emit(SERVER_REINIT, None, resource=fields["resource"], initialisations=inits)
-        self._initialisations = inits
+        seen.initialisations = inits
         key = tuple(v if not isinstance(v, list) else tuple(v) for v in fields.values())
-        if key != self._last_window:
-            self._last_window = key
+        if key != seen.window:
+            seen.window = key
             self.tracer.emit(SERVER_WINDOW, None, **fields)
 
-    def _start(self) -> str | None:
+    def _start(self, informer: str | None) -> str | None:
         with self._lock:
-            return self._last_start
+            return self._last_start.get(informer)
 
     # -- a real API server ------------------------------------------------------------------------
     def _poll_metrics(self) -> None:
-        from kubectl_informer.kube.apiserver_metrics import p99_from_buckets, scrape
-        f = scrape(self.api_client, self.group, self.resource)
+        from kubectl_informer.kube.apiserver_metrics import scrape_all
+        every = scrape_all(self.api_client, [(t.group, t.resource) for t in self.targets])
         now = self.clock.now()
-        received_rate = dispatched_rate = None
-        if self._previous is not None:
-            t0, r0, d0 = self._previous
-            received_rate = _rate(r0, f.events_received, now - t0)
-            dispatched_rate = _rate(d0, f.events_dispatched, now - t0)
-        self._previous = (now, f.events_received, f.events_dispatched)
-        p99, bucket = p99_from_buckets(f.read_wait_buckets)
         self._forbidden = None
-        self.tracer.emit(SERVER_METRICS, None, source="metrics", resource=self.qualified, cache_rv=f.cache_rv,
-                         lag=_lag(f.cache_rv, self.ours_rv()), events_received_per_s=received_rate,
-                         events_dispatched_per_s=dispatched_rate, initialisations=f.initialisations,
-                         consistent_reads_cache=f.consistent_reads_cache,
-                         consistent_reads_fallback=f.consistent_reads_fallback, read_wait_p99=p99,
-                         read_wait_p99_estimated=True, read_wait_bucket=bucket, open_watches=f.open_watches,
-                         objects=f.objects)
+        for target in self.targets:
+            self.tracer.emit(SERVER_METRICS, None,
+                             **metrics_fields(every[(target.group, target.resource)], target, self._seen[id(target)],
+                                              now))
+
+
+def metrics_fields(f, target: Target, seen: _Seen, now: float) -> dict:
+    """The ``server.metrics`` event's fields from one resource's figures
+    (``f``, kube/apiserver_metrics.ResourceFigures); rates against the
+    previous scrape that ``seen`` keeps."""
+    from kubectl_informer.kube.apiserver_metrics import p99_from_buckets
+    received_rate = dispatched_rate = None
+    if seen.previous is not None:
+        t0, r0, d0 = seen.previous
+        received_rate = _rate(r0, f.events_received, now - t0)
+        dispatched_rate = _rate(d0, f.events_dispatched, now - t0)
+    seen.previous = (now, f.events_received, f.events_dispatched)
+    p99, bucket = p99_from_buckets(f.read_wait_buckets)
+    ours = str(target.ours_rv() or "")
+    out = dict(source="metrics", resource=target.qualified, cache_rv=f.cache_rv, ours_rv=ours,
+               rv_behind=_rv_behind(f.cache_rv, ours), events_received_per_s=received_rate,
+               events_dispatched_per_s=dispatched_rate, initialisations=f.initialisations,
+               consistent_reads_cache=f.consistent_reads_cache, consistent_reads_fallback=f.consistent_reads_fallback,
+               consistent_reads_failed=f.consistent_reads_failed, read_wait_p99=p99, read_wait_p99_estimated=True,
+               read_wait_bucket=bucket, capacity=f.capacity, terminated_watchers=f.terminated_watchers,
+               open_watches=f.open_watches, objects=f.objects, series=f.shape)
+    if target.informer is not None:
+        out["informer"] = target.informer
+    return out
 
 
 def _one_line(text: str, limit: int = 300) -> str:
@@ -179,9 +230,16 @@ def _rate(before: float | None, after: float | None, seconds: float) -> float | 
     return (after - before) / seconds
 
 
-def _lag(cache_rv: str, ours: str) -> int | None:
+# apiserver_watch_cache_resource_version keeps the 15 least significant digits (RecordResourceVersion).
+_RV_MODULUS = 10**15
+
+
+def _rv_behind(cache_rv: str, ours: str) -> int | None:
+    """The cache's RV minus ours, in etcd revisions (global across
+    resources: not a count of this resource's events); None when either is
+    not a number. Ours is cut to the gauge's 15 digits first."""
     try:
-        return int(cache_rv) - int(ours)
+        return int(cache_rv) - int(ours) % _RV_MODULUS
     except ValueError:
         return None
 
@@ -201,9 +259,6 @@ def window_fields(doc: dict, user_agent: str, start: str | None) -> dict:
     watchers = [w for w in (doc.get("watchers") or [])[:_WATCHER_LIMIT] if isinstance(w, dict)]
     ours = _ours(watchers, user_agent, start)
     turnover = float(doc.get("turnover") or 0.0)
-    seconds_left = None
-    if ours is not None and turnover > 0:
-        seconds_left = round(int(ours.get("room") or 0) / turnover, 1)
     lines = [f"{w.get('id')} rv={w.get('rv')} sent={w.get('sent')}" + (" ours" if w is ours else "")
              for w in watchers]
     return {"source": "sim", "resource": str(doc.get("resource") or ""), "oldest_rv": str(doc.get("oldestRV")),
@@ -211,4 +266,4 @@ def window_fields(doc: dict, user_agent: str, start: str | None) -> dict:
             "events": int(doc.get("events") or 0), "turnover": round(turnover, 2),
             "initialisations": int(doc.get("initialisations") or 0),
             "bookmarks_sent": int(doc.get("bookmarksSent") or 0), "watchers": lines,
-            "ours_rv": str(ours.get("rv")) if ours is not None else "", "ours_seconds_left": seconds_left}
+            "ours_rv": str(ours.get("rv")) if ours is not None else ""}

@@ -66,45 +66,44 @@ def _window_bar(st: ServerState, width: int) -> list[Text]:
     return [row, under]
 
 
-def _ours_line(st: ServerState, now: float | None, width: int) -> Text:
-    """Where ours is and how long it has, in the words that fit ``width``."""
-    ours = st.ours()
-    rv = ours.rv if ours is not None else str(st.window.get("ours_rv", ""))
+def _delta(n) -> str:
+    return "-" if n is None else f"{int(n):,}"
+
+
+def _ours_line(st: ServerState, resource: str, width: int, named: bool) -> Text:
+    """Where an informer's watcher is in its resource's window, in the words
+    that fit ``width``; ``named``: several informers, so the resource is said."""
+    ours = st.ours(resource)
+    rv = ours.rv if ours is not None else str((st.windows.get(resource) or {}).get("ours_rv", ""))
+    who = Text.assemble(("ours  ", "bold"), (f"{resource} " if named else "", "bold yellow"))
     if ours is None and not rv:
-        return Text.assemble(("ours  ", "bold"), ("no watch of ours is open now (between a watch and a relist)",
-                                                  "yellow"))
+        return who + Text("no watch of ours is open now (between a watch and a relist)", "yellow")
     for short in (False, True):
-        line = _ours_words(st, rv, now, short)
+        line = who + _ours_words(st, resource, rv, short)
         if line.cell_len <= width:
             break
     return line
 
 
-def _ours_words(st: ServerState, rv: str, now: float | None, short: bool) -> Text:
-    line = Text.assemble(("ours  ", "bold"), f"RV {rv or '-'}")
-    behind = st.behind(rv) if rv else None
+def _ours_words(st: ServerState, resource: str, rv: str, short: bool) -> Text:
+    line = Text(f"RV {rv or '-'}")
+    behind = st.rv_behind(rv, resource) if rv else None
     if behind is not None:
-        line.append(f" · {behind} behind" if short else f" · {behind} RVs behind the newest")
-    pos = st.position(rv) if rv else None
+        line.append(f" · RV Δ {_delta(behind)}" if short else
+                    f" · RV Δ {_delta(behind)} to the window's newest (revisions, not events)")
+    pos = st.position(rv, resource) if rv else None
     if pos is not None and pos < 0:
         line.append(" · fell out: 410 next" if short else " · fallen out of the window: 410 on its next read",
                     "bold red")
-        return line
-    left = st.seconds_left(now)
-    turnover = float(st.window.get("turnover") or 0.0)
-    if left is None:
-        line.append(" · no events: stays in" if short else " · no events flow: it stays in", "green")
-        return line
-    line.append(" · out in " if short else " · falls out in ")
-    line.append(fmt_secs(left), "bold red" if left < 5 else "bold yellow")
-    line.append(" if it stops" if short else f" if it stops reading ({turnover:.1f} events/s)")
+    elif pos is not None:
+        line.append(" · in the window", "green")
     return line
 
 
 def _watcher_rows(st: ServerState, budget: int) -> list[Text]:
     if budget <= 0:
         return []
-    rows = [Text(f"  {'watcher':<12} {'RV':>10} {'behind':>7} {'sent':>7}", style="bold")]
+    rows = [Text(f"  {'watcher':<12} {'RV':>10} {'RV Δ':>7} {'sent':>7}", style="bold")]
     ordered = sorted(st.watchers, key=lambda w: (not w.ours, w.id))  # ours first: it is why you look
     for wt in ordered[: budget - 1]:
         rows.append(_watcher_row(st, wt))
@@ -116,11 +115,11 @@ def _watcher_rows(st: ServerState, budget: int) -> list[Text]:
 
 
 def _watcher_row(st: ServerState, wt: Watcher) -> Text:
-    behind = st.behind(wt.rv)
+    behind = st.rv_behind(wt.rv)
     pos = st.position(wt.rv)
     name = wt.id if len(wt.id) <= 12 else wt.id[:11] + "…"
     row = Text.assemble("  ", (f"{name:<12}", "bold yellow" if wt.ours else ""),
-                        f" {wt.rv or '-':>10} {_num(behind):>7} {wt.sent:>7}")
+                        f" {wt.rv or '-':>10} {_delta(behind):>7} {wt.sent:>7}")
     if pos is not None and pos < 0:
         row.append("  fell out (410)", "bold red")
     if wt.ours:
@@ -160,9 +159,11 @@ def _sim_lines(st: ServerState, now: float | None, width: int, height: int) -> l
                          f" · {st.resource or '?'} · simulator, exact")
     cache = Text.assemble(("cache  ", "bold"), f"RV {w.get('oldest_rv', '')}-{w.get('newest_rv', '')} · "
                           f"bookmarks sent {w['bookmarks_sent']} · initialisations {w['initialisations']}")
-    lines = [head, *_window_bar(st, width), _ours_line(st, now, width), cache, _outcomes(st)]
-    if height < 8:  # the bar's label row goes first, then the counters
-        lines = [lines[0], lines[1], lines[3], lines[5], lines[4]]
+    named = len(st.order) > 1
+    ours = [_ours_line(st, r, width, named) for r in st.order if r in st.windows]
+    lines = [head, *_window_bar(st, width), *ours, cache, _outcomes(st)]
+    if height < 8 + len(ours) - 1:  # the bar's label row goes first, then the counters
+        lines = [head, lines[1], *ours, cache, _outcomes(st)]
     rest = height - len(lines)
     # The watchers first; up to 7 rows kept for what the server did, if it did anything.
     recent = min(7, len(st.happenings) + 1) if st.happenings else 0
@@ -171,27 +172,57 @@ def _sim_lines(st: ServerState, now: float | None, width: int, height: int) -> l
     return lines
 
 
+SERIES = {"group": "series {group, resource}: kube-apiserver 1.34+",
+          "qualified": "series {resource=NAME.GROUP}: kube-apiserver 1.30-1.33",
+          "": "no watch-cache series for it on this page"}
+
+
+def _rv_line(m: dict) -> Text:
+    cache_rv = m.get("cache_rv") or ""
+    if not cache_rv:
+        why = "not on the page (exported from 1.31)" if m.get("series") == "qualified" else "not on the page"
+        return Text.assemble(("RV     ", "bold"), f"watch cache RV {why} · ours {m.get('ours_rv') or '-'}")
+    behind = m.get("rv_behind")
+    return Text.assemble(("RV     ", "bold"), f"watch cache RV {cache_rv} · ours {m.get('ours_rv') or '-'} · ",
+                         (f"RV Δ {_delta(behind)}", "bold yellow" if behind else "bold green"),
+                         (" revisions (etcd's, every resource's; progress notifications move the cache's too)",
+                          "dim"))
+
+
+def _other_resource(resource: str, m: dict) -> Text:
+    """One line for another informer's resource (several informers)."""
+    cache_rv = m.get("cache_rv") or "-"
+    return Text.assemble(("  " + resource, "bold yellow"),
+                         f"  cache RV {cache_rv} · ours {m.get('ours_rv') or '-'} · RV Δ {_delta(m.get('rv_behind'))}"
+                         f" · received {_rate(m.get('events_received_per_s'))} · capacity {_num(m.get('capacity'))}"
+                         f" · terminated {_num(m.get('terminated_watchers'))}")
+
+
 def _metrics_lines(st: ServerState, now: float | None, height: int) -> list[Text]:
     m = st.metrics
     ago = f"scraped {fmt_secs(now - st.metrics_at)} ago" if now is not None and st.metrics_at is not None else ""
-    head = Text.assemble(("Server", "bold"), f"  {st.resource or '?'} · from /metrics · {ago} ({st.scrapes} scrape{'' if st.scrapes == 1 else 's'})")
-    lag = m.get("lag")
-    lag_line = Text.assemble(("lag    ", "bold"), f"watch cache RV {m.get('cache_rv') or '-'} · ours behind by ",
-                             (_num(lag), "bold yellow" if lag else "bold green"))
+    head = Text.assemble(("Server", "bold"), f"  {st.resource or '?'} · from /metrics · {ago} "
+                         f"({st.scrapes} scrape{'' if st.scrapes == 1 else 's'}) · ",
+                         (SERIES.get(str(m.get("series") or ""), ""), "dim") if "series" in m else "")
     p99 = m.get("read_wait_p99")
     wait = "-" if p99 is None else f"≈ {fmt_secs(p99)} (estimated, bucket {m.get('read_wait_bucket') or '?'} s)"
-    return [
-        head, lag_line,
+    others = [_other_resource(r, st.metrics_of[r]) for r in st.order[1:] if r in st.metrics_of]
+    lines = [
+        head, _rv_line(m),
         Text.assemble(("events ", "bold"), f"received {_rate(m.get('events_received_per_s'))} · "
-                      f"dispatched {_rate(m.get('events_dispatched_per_s'))}"),
-        Text.assemble(("cache  ", "bold"), f"initialisations {_num(m.get('initialisations'))} · "
+                      f"dispatched {_rate(m.get('events_dispatched_per_s'))} · "
+                      f"slow watchers terminated {_num(m.get('terminated_watchers'))}"),
+        Text.assemble(("cache  ", "bold"), f"capacity {_num(m.get('capacity'))} events · "
+                      f"initialisations {_num(m.get('initialisations'))} · "
                       f"open watches {_num(m.get('open_watches'))} · objects {_num(m.get('objects'))}"),
-        Text.assemble(("reads  ", "bold"), f"consistent from cache {_num(m.get('consistent_reads_cache'))} · "
-                      f"fell back to etcd {_num(m.get('consistent_reads_fallback'))}"),
+        Text.assemble(("reads  ", "bold"), f"consistent: from cache {_num(m.get('consistent_reads_cache'))} · "
+                      f"answered by etcd {_num(m.get('consistent_reads_fallback'))} · "
+                      f"failed {_num(m.get('consistent_reads_failed'))}"),
         Text.assemble(("wait   ", "bold"), f"read-wait p99 {wait}"),
+        *others,
         _outcomes(st),
-        *_happenings(st, now, height - 7),
     ]
+    return [*lines, *_happenings(st, now, height - len(lines))]
 
 
 def _forbidden_lines(st: ServerState) -> list[Text]:
@@ -213,10 +244,11 @@ def _forbidden_lines(st: ServerState) -> list[Text]:
 def _empty_lines(st: ServerState) -> list[Text]:
     return [
         Text.assemble(("Server", "bold"), "  the API server's watch cache: no figures yet"),
-        Text("On the simulator (--demo), the watch cache's window, every watcher's position in it (ours marked) "
-             "and how long ours has before it falls out appear once the first watch is open."),
+        Text("On the simulator (--demo), the watch cache's window and every watcher's position in it (ours "
+             "marked, one per informer) appear once the first watch is open."),
         Text("On a real cluster, the API server's /metrics is read every --server-scrape seconds (10 by default): "
-             "the cache's RV against ours (the lag), events/s, initialisations, consistent reads, open watches."),
+             "the cache's RV against ours (a difference of etcd revisions), events/s, capacity, terminated "
+             "watchers, initialisations, consistent reads, open watches."),
         Text("A recording made without them shows only what the server did: 410s, too large, re-inits.", style="dim"),
         *([_outcomes(st)] if st.gone or st.too_large or st.reinits or st.relists else []),
     ]

@@ -1,7 +1,8 @@
-"""The Server pane's reading of a real API server's /metrics: a page in
-kube-apiserver v1.36's format (tests/kube/fixtures, written by hand from the
-metric definitions), served by a real local HTTP server, through both
-transports; the forbidden case; the body cap; the poller's thread."""
+"""The Server pane's reading of a real API server's /metrics: pages of
+kube-apiserver v1.30, v1.33 (tests/kube/fixtures, written by hand from those
+versions' metric definitions) and v1.36 (captured from a real v1.36.2 API
+server, trimmed), in both label shapes, served by a real local HTTP server,
+through both transports; the forbidden case; the body cap; the poller's thread."""
 
 from __future__ import annotations
 
@@ -18,33 +19,68 @@ from kubectl_informer.run.server_poll import FORBIDDEN_BACKOFF, ServerPoller
 
 from .fake_apiserver import Reply, status
 
-PAGE = (pathlib.Path(__file__).parent / "fixtures" / "apiserver-v1.36-metrics.txt").read_bytes()
+FIXTURES = pathlib.Path(__file__).parent / "fixtures"
+PAGE = (FIXTURES / "apiserver-v1.36-metrics.txt").read_bytes()
+
+
+def page(version: str) -> bytes:
+    return (FIXTURES / f"apiserver-v{version}-metrics.txt").read_bytes()
 
 
 def _pieces(data: bytes, size: int):
     return [data[i:i + size] for i in range(0, len(data), size)]
 
 
+def _figures(f):
+    return (f.cache_rv, f.events_received, f.events_dispatched, f.initialisations, f.capacity, f.terminated_watchers,
+            f.consistent_reads_cache, f.consistent_reads_fallback, f.consistent_reads_failed, f.open_watches,
+            f.objects, f.shape)
+
+
 @pytest.mark.parametrize("piece", [7, 4096, len(PAGE)])
-def test_a_resources_figures_as_the_api_server_writes_them(piece):
-    pods = figures_for(kept_lines(_pieces(PAGE, piece)), "", "pods")
-    assert (pods.cache_rv, pods.events_received, pods.events_dispatched, pods.initialisations) == (
-        "1234567", 15310, 90412, 2)
-    # fallback="true" summed over success; the log CONNECT and the other resource's watches left out.
-    assert (pods.consistent_reads_cache, pods.consistent_reads_fallback, pods.open_watches, pods.objects) == (
-        311, 5, 12, 1204)
-    assert pods.read_wait_buckets[0] == (0.005, 200) and pods.read_wait_buckets[-1] == (float("inf"), 306)
+def test_a_v1_36_page_from_a_real_api_server(piece):
+    cms = figures_for(kept_lines(_pieces(PAGE, piece)), "", "configmaps")
+    # {group="",resource="configmaps"}; terminated watchers: no series yet, so 0;
+    # three WATCHes (cluster, namespace and resource scope) summed.
+    assert _figures(cms) == ("253", 17, 37, 1, 100, 0, 1, 0, 0, 3, 0, "group")
+    assert cms.read_wait_buckets[0] == (0.005, 5) and cms.read_wait_buckets[-1] == (float("inf"), 6)
     deployments = figures_for(kept_lines([PAGE]), "apps", "deployments")
-    assert (deployments.cache_rv, deployments.open_watches, deployments.objects, deployments.initialisations) == (
-        "1234010", 3, 96, 1)
-    assert deployments.consistent_reads_fallback is None and deployments.read_wait_buckets == []
+    # No event received since the cache was initialised: no series, 0.
+    assert _figures(deployments) == ("242", 0, 2, 1, 100, 0, 0, 0, 0, 1, 0, "group")
     nothing = figures_for(kept_lines([PAGE]), "", "secrets")
-    assert (nothing.cache_rv, nothing.events_received, nothing.objects) == ("", None, None)
+    assert (nothing.cache_rv, nothing.events_received, nothing.objects, nothing.shape) == ("", None, None, "")
+
+
+def test_a_v1_33_page_is_read_by_its_qualified_resource_label_and_its_storage_prefix():
+    lines = list(kept_lines([page("1.33")]))
+    every = apiserver_metrics.figures_for_all(lines, [("", "configmaps"), ("apps", "deployments"), ("", "nodes")])
+    # configmaps: 31 from the cache; 3 answered by etcd (fallback="true"); 1 failed (success="false").
+    assert _figures(every[("", "configmaps")]) == ("884120", 512, 2210, 1, 200, 2, 31, 3, 1, 6, 57, "qualified")
+    # resource="deployments.apps" for the cache's series, "/deployments" for its consistent reads.
+    assert _figures(every[("apps", "deployments")]) == ("884102", 30, 88, 2, 100, 0, 6, 0, 0, 2, 9, "qualified")
+    # nodes are kept under the etcd prefix "minions".
+    assert every[("", "nodes")].consistent_reads_cache == 5 and every[("", "nodes")].cache_rv == "884119"
+    p99, bucket = p99_from_buckets(every[("", "configmaps")].read_wait_buckets)
+    assert bucket == "2-3" and p99 == pytest.approx(2.65)
+
+
+def test_a_v1_30_page_has_no_cache_rv_and_no_consistent_reads():
+    pods = figures_for(kept_lines([page("1.30")]), "", "pods")
+    assert _figures(pods) == ("", 1520, 9120, 3, 1600, 4, None, None, None, 7, 212, "qualified")
+    deployments = figures_for(kept_lines([page("1.30")]), "apps", "deployments")
+    assert (deployments.terminated_watchers, deployments.consistent_reads_cache, deployments.capacity) == (0, None, 100)
+
+
+def test_the_storage_prefix_is_kube_apiservers():
+    prefix = apiserver_metrics.storage_prefix
+    assert [prefix("", "pods"), prefix("apps", "deployments"), prefix("", "services"),
+            prefix("networking.k8s.io", "ingresses"), prefix("example.com", "widgets")] == [
+        "/pods", "/deployments", "/services/specs", "/ingress", "/example.com/widgets"]
 
 
 def test_only_the_families_read_are_kept():
     kept = list(kept_lines([PAGE]))
-    assert not any("apiserver_request_total" in line or "go_goroutines" in line or "Written by hand" in line
+    assert not any("apiserver_request_total" in line or "go_goroutines" in line or "Captured" in line
                    for line in kept)
     assert any(line.startswith("# TYPE apiserver_watch_cache_read_wait_seconds histogram") for line in kept)
 
@@ -67,8 +103,8 @@ def test_p99_is_estimated_within_its_bucket():
 
 
 def _poller(api, clock, tracer, **kw):
-    return ServerPoller(api, tracer, "", "pods", "metrics", interval=10.0, clock=clock,
-                        ours_rv=lambda: "1234500", **kw)
+    return ServerPoller(api, tracer, "", "configmaps", "metrics", interval=10.0, clock=clock,
+                        ours_rv=lambda: "240", **kw)
 
 
 def _traced():
@@ -83,13 +119,16 @@ def two_pages(fake, api, monkeypatch):
     """The page, then the same page 10 s later with 100 more events received
     and 500 more dispatched; a poller on a FakeClock reading them."""
     monkeypatch.setenv("KUBECTL_INFORMER_TRACE_CHECK", "1")
-    pages = [PAGE, PAGE.replace(b"} 15310", b"} 15410").replace(b"} 90412", b"} 90912")]
+    later = (PAGE.replace(b'received_total{group="",resource="configmaps"} 17', b'received_total{group="",resource="configmaps"} 117')
+             .replace(b'dispatched_total{group="",resource="configmaps"} 37', b'dispatched_total{group="",resource="configmaps"} 537'))
+    assert later != PAGE
+    pages = [PAGE, later]
     fake.routes["/metrics"] = lambda req: Reply(200, pages[min(len(fake.requests_to("/metrics")), 2) - 1])
     clock, tracer, buf = _traced()
     return clock, buf, _poller(api, clock, tracer)
 
 
-def test_two_scrapes_give_rates_lag_and_p99(fake, api, monkeypatch):
+def test_two_scrapes_give_rates_rv_difference_and_p99(fake, api, monkeypatch):
     clock, buf, poller = two_pages(fake, api, monkeypatch)
     assert poller.poll_once() == 10.0
     clock.step(10.0)
@@ -97,14 +136,33 @@ def test_two_scrapes_give_rates_lag_and_p99(fake, api, monkeypatch):
     first, second = [e for e in buf.drain() if e.kind == "server.metrics"]
     assert first.fields["events_received_per_s"] is None  # one scrape: no rate yet
     f = second.fields
-    assert (f["source"], f["resource"], f["cache_rv"], f["lag"]) == ("metrics", "pods", "1234567", 67)
+    assert (f["source"], f["resource"], f["cache_rv"], f["ours_rv"], f["rv_behind"]) == (
+        "metrics", "configmaps", "253", "240", 13)
     assert (f["events_received_per_s"], f["events_dispatched_per_s"]) == (10.0, 50.0)
-    assert (f["initialisations"], f["consistent_reads_cache"], f["consistent_reads_fallback"]) == (2, 311, 5)
+    assert (f["initialisations"], f["consistent_reads_cache"], f["consistent_reads_fallback"],
+            f["consistent_reads_failed"]) == (1, 1, 0, 0)
+    assert (f["capacity"], f["terminated_watchers"], f["series"]) == (100, 0, "group")
     assert (f["open_watches"], f["objects"], f["read_wait_bucket"], f["read_wait_p99_estimated"]) == (
-        12, 1204, "0.1-0.2", True)
-    assert f["read_wait_p99"] == pytest.approx(0.1735)
+        3, 0, "0.005-0.025", True)
+    assert f["read_wait_p99"] == pytest.approx(0.005 + 0.02 * 0.94)
+    assert "informer" not in f  # one informer: none named
     reqs = fake.requests_to("/metrics")
     assert len(reqs) == 2 and all(r.method == "GET" and r.headers["accept"].startswith("text/plain") for r in reqs)
+
+
+def test_one_scrape_reports_each_informers_resource_with_its_own_rv(fake, api, monkeypatch):
+    from kubectl_informer.run.server_poll import Target
+    monkeypatch.setenv("KUBECTL_INFORMER_TRACE_CHECK", "1")
+    fake.routes["/metrics"] = Reply(200, PAGE)
+    clock, tracer, buf = _traced()
+    targets = [Target("apps", "deployments", "deployments.apps", lambda: "240"),
+               Target("apps", "replicasets", "replicasets.apps", lambda: "230")]
+    ServerPoller(api, tracer, mode="metrics", interval=10.0, clock=clock, targets=targets).poll_once()
+    said = [e.fields for e in buf.drain() if e.kind == "server.metrics"]
+    assert [(f["resource"], f["informer"], f["cache_rv"], f["ours_rv"], f["rv_behind"]) for f in said] == [
+        ("deployments.apps", "deployments.apps", "242", "240", 2),
+        ("replicasets.apps", "replicasets.apps", "242", "230", 12)]
+    assert len(fake.requests_to("/metrics")) == 1  # one GET for both
 
 
 def test_forbidden_is_said_once_with_the_rule_then_backed_off(fake, api, monkeypatch):

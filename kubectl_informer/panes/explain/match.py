@@ -361,11 +361,12 @@ def _server(rec: Rec, facts: Facts) -> list[Explanation]:
         return [("server.window", _window_values(f)), *_sim_lag(f), *_consistent(facts, None)]
     if kind == SERVER_METRICS:
         out = _consistent(facts, f)
-        if f.get("lag") is not None:
+        behind = f.get("rv_behind", f.get("lag"))
+        if behind is not None:
             rates = (f"Events reach the cache at {_per_s(f.get('events_received_per_s'))} and are dispatched to "
                      f"watchers at {_per_s(f.get('events_dispatched_per_s'))}. ")
             out.insert(0, ("server.lag", {"resource": f.get("resource", ""), "cache_rv": f.get("cache_rv", ""),
-                                          "lag": f.get("lag"), "rates": rates}))
+                                          "lag": f"{int(behind):,}", "rates": rates}))
         return out
     if kind == SERVER_TOO_LARGE:
         return [("server.too_large", {"requested": f.get("requested_rv") or "?",
@@ -383,7 +384,7 @@ def _server(rec: Rec, facts: Facts) -> list[Explanation]:
 
 
 def _sim_lag(f: dict) -> list[Explanation]:
-    """The simulator's lag, exact: our position behind the window's newest event."""
+    """The simulator's RV difference, exact: our position behind the window's newest RV."""
     try:
         lag = int(f.get("newest_rv") or "") - int(f.get("ours_rv") or "")
     except ValueError:
@@ -391,8 +392,8 @@ def _sim_lag(f: dict) -> list[Explanation]:
     if lag <= 0:
         return []
     rates = f"Events enter the window at {float(f.get('turnover') or 0.0):.1f}/s. "
-    return [("server.lag", {"resource": f.get("resource", ""), "cache_rv": f.get("newest_rv", ""), "lag": lag,
-                            "rates": rates})]
+    return [("server.lag", {"resource": f.get("resource", ""), "cache_rv": f.get("newest_rv", ""),
+                            "lag": f"{lag:,}", "rates": rates})]
 
 
 def _per_s(v) -> str:
@@ -400,15 +401,14 @@ def _per_s(v) -> str:
 
 
 def _window_values(f: dict) -> dict:
-    left = f.get("ours_seconds_left")
     if not f.get("ours_rv"):
         where = "no watch of ours is open now"
-    elif left is None:
-        where = "no events flow, so it stays in"
-    elif left <= 0:
-        where = "it has fallen out: its next watch gets 410"
     else:
-        where = f"if it stopped reading, it would fall out in {format_short(float(left))} at this rate"
+        try:
+            fell_out = int(f.get("ours_rv")) < int(f.get("oldest_rv") or "")
+        except ValueError:
+            fell_out = False
+        where = "it has fallen out: its next watch gets 410" if fell_out else "it is in the window"
     return {"capacity": f.get("capacity", 0), "resource": f.get("resource", ""), "oldest": f.get("oldest_rv", ""),
             "newest": f.get("newest_rv", ""), "events": f.get("events", 0),
             "turnover": f"{float(f.get('turnover') or 0.0):.1f}", "ours": f.get("ours_rv") or "-", "left": where}
@@ -417,8 +417,9 @@ def _window_values(f: dict) -> dict:
 def _consistent(facts: Facts, metrics: dict | None) -> list[Explanation]:
     """The consistent-reads text, when this run made one or the server counts them."""
     if metrics is not None and metrics.get("consistent_reads_cache") is not None:
-        seen = (f"This API server has served {metrics['consistent_reads_cache']} from its cache and fallen back "
-                f"to etcd {metrics.get('consistent_reads_fallback') or 0} times.")
+        seen = (f"This API server has served {metrics['consistent_reads_cache']} from its cache; etcd answered "
+                f"{metrics.get('consistent_reads_fallback') or 0} after the cache did not catch up, and "
+                f"{metrics.get('consistent_reads_failed') or 0} failed.")
     elif facts.consistent_lists:
         seen = (f"This run listed with RV \"\" {facts.consistent_lists} time(s); the simulator answers from its "
                 "store at its newest RV, as a cache that has caught up does.")
