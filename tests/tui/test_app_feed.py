@@ -38,8 +38,7 @@ def test_every_pane_state_fed_by_the_app_matches_feeding_it_event_by_event():
     life_of_pod(e, "default/api-0", 300)
     # The API server's side (Server pane): rare events, a few of each.
     e("server.window", source="sim", resource="pods", oldest_rv="295", newest_rv="302", capacity=8, events=8,
-      turnover=2.0, initialisations=1, bookmarks_sent=1, watchers=["1 rv=300 sent=5 ours"], ours_rv="300",
-      ours_seconds_left=1.0)
+      turnover=2.0, initialisations=1, bookmarks_sent=1, watchers=["1 rv=300 sent=5 ours"], ours_rv="300")
     e("server.too_large", requested_rv="400", current_rv="302")
     e("server.reinit", resource="pods", initialisations=2)
     for spec in PANES:

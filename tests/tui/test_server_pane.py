@@ -1,5 +1,6 @@
 """The Server pane: its state's figures are the server.* events' figures,
-and it draws them (window, watchers, lag, refusal, nothing yet) at any size."""
+and it draws them (window, watchers, RV differences, refusal, nothing yet)
+at any size; in a several-informer run each informer has its own "ours"."""
 
 from __future__ import annotations
 
@@ -17,11 +18,11 @@ from .test_any_size import assert_fits
 RULE = 'nonResourceURLs: ["/metrics"], verbs: ["get"]'
 
 
-def window(e: Trace, t: float, oldest: int, newest: int, ours: int, left: float | None = 4.0, **more) -> None:
+def window(e: Trace, t: float, oldest: int, newest: int, ours: int, **more) -> None:
     fields = dict(source="sim", resource="pods", oldest_rv=str(oldest), newest_rv=str(newest), capacity=100,
                   events=newest - oldest + 1, turnover=25.0, initialisations=1, bookmarks_sent=3,
                   watchers=[f"w-1 rv={ours} sent={ours - 1000} ours", f"w-2 rv={newest} sent=140"],
-                  ours_rv=str(ours), ours_seconds_left=left)
+                  ours_rv=str(ours))
     fields.update(more)
     e(t, "server.window", **fields)
 
@@ -30,21 +31,22 @@ def sim_trace() -> Trace:
     """A window turning over past a slow watcher (ours): 410, relist, back in."""
     e = Trace()
     e(0.0, "watch.start", resource_version="1000")
-    window(e, 1.0, 1001, 1100, 1050, left=2.0)
-    window(e, 2.0, 1041, 1140, 1050, left=0.4)
-    window(e, 3.0, 1061, 1160, 1050, left=None)
+    window(e, 1.0, 1001, 1100, 1050)
+    window(e, 2.0, 1041, 1140, 1050)
+    window(e, 3.0, 1061, 1160, 1050)
     e(3.1, "watch.end", resource_version="1050", expired=True, error="410 Gone: too old resource version")
     e(3.2, "relist", reason="expired")
-    window(e, 3.5, 1061, 1160, 1160, left=None, watchers=["w-2 rv=1160 sent=160", "w-3 rv=1160 sent=0 ours"])
+    window(e, 3.5, 1061, 1160, 1160, watchers=["w-2 rv=1160 sent=160", "w-3 rv=1160 sent=0 ours"])
     return e
 
 
 def metrics_trace() -> Trace:
     e = Trace()
-    e(0.0, "server.metrics", source="metrics", resource="pods", cache_rv="52013", lag=13,
+    e(0.0, "server.metrics", source="metrics", resource="pods", cache_rv="52013", ours_rv="50809", rv_behind=1204,
       events_received_per_s=4.2, events_dispatched_per_s=8.4, initialisations=1, consistent_reads_cache=120,
-      consistent_reads_fallback=2, read_wait_p99=0.045, read_wait_p99_estimated=True,
-      read_wait_bucket="0.025-0.05", open_watches=7, objects=340)
+      consistent_reads_fallback=2, consistent_reads_failed=1, read_wait_p99=0.045, read_wait_p99_estimated=True,
+      read_wait_bucket="0.025-0.05", capacity=800, terminated_watchers=3, open_watches=7, objects=340,
+      series="group")
     return e
 
 
@@ -74,18 +76,15 @@ def test_window_figures_are_the_events_figures():
     assert (st.window["oldest_rv"], st.window["newest_rv"]) == (last["oldest_rv"], last["newest_rv"])
     assert (st.window["capacity"], st.window["events"], st.window["turnover"]) == (100, 100, 25.0)
     assert [w.id for w in st.watchers] == ["w-1", "w-2"] and st.ours().rv == "1050"
-    # Position in the window: (1050 - 1041) / (1140 - 1041); 90 behind the newest.
+    # Position in the window: (1050 - 1041) / (1140 - 1041); 90 revisions behind the newest.
     assert st.position("1050") == pytest.approx(9 / 99)
-    assert st.behind("1050") == 90
-    # The countdown runs from the event's time: 0.4 s left at t=2.0.
-    assert st.seconds_left(2.0) == pytest.approx(0.4) and st.seconds_left(2.3) == pytest.approx(0.1)
-    assert st.seconds_left(5.0) == 0.0
+    assert st.rv_behind("1050") == 90
 
 
 def test_a_watcher_behind_the_oldest_event_has_fallen_out_and_its_410_is_counted():
     e = sim_trace()
     st = state_of(e.events[:4])
-    assert st.position(st.ours().rv) < 0 and st.seconds_left(3.0) is None
+    assert st.position(st.ours().rv) < 0
     st.feed_all(e.events[4:])
     assert (st.gone, st.gone_rv, st.relists) == (1, "1050", 1)
     assert st.ours().id == "w-3" and st.position("1160") == 1.0
@@ -105,7 +104,18 @@ def test_metrics_figures_are_the_scrapes_and_a_scrape_clears_a_refusal():
     assert st.forbidden["status"] == 403 and st.source == "metrics"
     st.feed_all(metrics_trace().events)
     assert st.forbidden is None and st.scrapes == 1
-    assert (st.metrics["cache_rv"], st.metrics["lag"], st.metrics["open_watches"]) == ("52013", 13, 7)
+    assert (st.metrics["cache_rv"], st.metrics["rv_behind"], st.metrics["open_watches"]) == ("52013", 1204, 7)
+
+
+def test_a_recording_from_before_rv_behind_reads_its_lag_and_drops_its_countdown():
+    e = Trace()
+    e.malformed(0.0, "server.metrics", source="metrics", resource="pods", cache_rv="70", lag=5)
+    e.malformed(1.0, "server.window", source="sim", resource="pods", oldest_rv="1", newest_rv="9", capacity=8,
+                events=8, turnover=2.0, watchers=["w rv=4 sent=1 ours"], ours_rv="4", ours_seconds_left=1.5)
+    st = state_of(e)
+    assert st.metrics_of["pods"]["rv_behind"] == 5 and "lag" not in st.metrics_of["pods"]
+    assert "ours_seconds_left" not in st.window
+    assert "falls out in" not in render_server(st, 1.0, 120, 20).plain
 
 
 def test_too_large_and_reinit_are_counted():
@@ -121,7 +131,7 @@ def test_bad_figures_are_counted_not_drawn():
     e = Trace()
     e.malformed(1.0, "server.window", watchers=["rv=1"], capacity=1, events=1, turnover=1.0)
     e.malformed(2.0, "server.window", watchers=[], capacity="many", events=1, turnover=1.0)
-    e.malformed(3.0, "server.metrics", lag=["x"])
+    e.malformed(3.0, "server.metrics", rv_behind=["x"])
     e.malformed(4.0, "server.metrics", read_wait_p99="soon")
     st = state_of(e)
     assert st.bad_events == 4 and st.window is None and st.metrics is None
@@ -130,32 +140,77 @@ def test_bad_figures_are_counted_not_drawn():
 
 # -- the drawing ---------------------------------------------------------------------------
 
-def test_sim_view_draws_the_window_ours_and_the_countdown():
+def test_sim_view_draws_the_window_and_ours_in_revisions():
     st = state_of(sim_trace().events[:3])
     text = render_server(st, 2.1, 100, 20).plain
     assert "window 100/100 events" in text and "turnover 25.0/s" in text
     bar = next(ln for ln in text.splitlines() if "├" in ln)
     assert bar.startswith("1041 ├") and bar.endswith("┤ 1140") and "▲" in bar
-    assert "ours  RV 1050 · 90 RVs behind the newest · falls out in 300ms if it stops reading (25.0 events/s)" in text
+    assert "ours  RV 1050 · RV Δ 90 to the window's newest (revisions, not events) · in the window" in text
+    assert "falls out in" not in text  # no countdown: a real window's size moves with its events' age
     assert "cache  RV 1041-1140 · bookmarks sent 3 · initialisations 1" in text
     ours_row = next(ln for ln in text.splitlines() if "◀ ours" in ln)
     assert ours_row.split()[:4] == ["w-1", "1050", "90", "50"]
+    assert "RV Δ" in next(ln for ln in text.splitlines() if "watcher" in ln and "sent" in ln)
 
 
 def test_sim_view_after_the_window_passed_ours():
     st = state_of(sim_trace().events[:5])
-    text = render_server(st, 3.2, 100, 20).plain
+    text = render_server(st, 3.2, 140, 20).plain
     assert "fallen out of the window: 410 on its next read" in text
+    assert "RV Δ 110 · fell out: 410 next" in render_server(st, 3.2, 90, 20).plain  # the short words fit
     assert "ours fell out" in text and "410 ×1" in text
 
 
-def test_metrics_view_marks_the_p99_as_estimated():
-    text = render_server(state_of(metrics_trace()), 1.0, 100, 20).plain
-    assert "watch cache RV 52013 · ours behind by 13" in text
-    assert "received 4.2/s · dispatched 8.4/s" in text
+def test_metrics_view_names_the_rv_difference_in_revisions_and_marks_the_p99_as_estimated():
+    text = render_server(state_of(metrics_trace()), 1.0, 160, 20).plain
+    assert "watch cache RV 52013 · ours 50809 · RV Δ 1,204 revisions" in text
+    assert "progress notifications move the cache's too" in text
+    assert "received 4.2/s · dispatched 8.4/s · slow watchers terminated 3" in text
     assert "read-wait p99 ≈ 45ms (estimated, bucket 0.025-0.05 s)" in text
-    assert "consistent from cache 120 · fell back to etcd 2" in text
-    assert "open watches 7 · objects 340" in text
+    assert "consistent: from cache 120 · answered by etcd 2 · failed 1" in text
+    assert "capacity 800 events · initialisations 1 · open watches 7 · objects 340" in text
+
+
+# -- several informers: ours per informer -------------------------------------------------------
+
+def several_trace() -> Trace:
+    """``queue deployments --owns replicasets`` on the simulator: each
+    informer's watch, and each resource's window with its informer's watcher."""
+    e = Trace()
+    e(0.0, "watch.start", resource_version="500", informer="deployments.apps")
+    e(0.1, "watch.start", resource_version="510", informer="replicasets.apps")
+    window(e, 1.0, 400, 520, 500, resource="deployments.apps",
+           watchers=["w-1 rv=500 sent=0 ours", "w-9 rv=520 sent=30"])
+    window(e, 1.0, 450, 530, 510, resource="replicasets.apps", watchers=["w-2 rv=510 sent=0 ours"])
+    return e
+
+
+def test_several_informers_each_have_their_own_ours():
+    e = several_trace()
+    st = state_of(e)
+    assert st.order == ["deployments.apps", "replicasets.apps"] and st.resource == "deployments.apps"
+    assert st.ours().id == "w-1" and st.ours("replicasets.apps").id == "w-2"
+    text = render_server(st, 1.5, 120, 24).plain
+    assert "no watch of ours is open" not in text
+    assert "ours  deployments.apps RV 500 · RV Δ 20 to the window's newest" in text
+    assert "ours  replicasets.apps RV 510 · RV Δ 20 to the window's newest" in text
+    # The replicasets informer's 410 is its own, named as such.
+    e(2.0, "watch.end", resource_version="510", expired=True, informer="replicasets.apps")
+    e(2.1, "relist", reason="expired", informer="replicasets.apps")
+    st = state_of(e)
+    assert [words for _, words, _ in st.happenings] == [
+        "410 Gone: ours (replicasets.apps) at RV 510 fell out (window 450-530)",
+        "our replicasets.apps informer relisted (expired)"]
+
+
+def test_one_informer_without_a_watch_says_so_and_the_other_keeps_its_own():
+    e = Trace()
+    window(e, 1.0, 400, 520, 500, resource="deployments.apps", watchers=["w-1 rv=500 sent=0 ours"])
+    window(e, 1.0, 450, 530, 510, resource="replicasets.apps", watchers=["w-2 rv=510 sent=0"], ours_rv="")
+    text = render_server(state_of(e), 1.5, 120, 24).plain
+    assert "ours  deployments.apps RV 500" in text
+    assert "ours  replicasets.apps no watch of ours is open now" in text
 
 
 def test_forbidden_view_names_the_rule():
@@ -215,8 +270,9 @@ def test_render_fits_any_size(name):
 _kinds = hs.sampled_from(["server.window", "server.metrics", "server.forbidden", "server.reinit",
                           "server.too_large", "watch.end", "relist"])
 _fields = hs.dictionaries(hs.sampled_from(["watchers", "capacity", "events", "turnover", "oldest_rv", "newest_rv",
-                                           "ours_seconds_left", "lag", "read_wait_p99", "status", "rule",
-                                           "expired", "resource_version", "cache_rv"]),
+                                           "ours_seconds_left", "lag", "rv_behind", "read_wait_p99", "status",
+                                           "rule", "expired", "resource_version", "cache_rv", "resource",
+                                           "informer", "terminated_watchers", "series"]),
                           hs.one_of(json_values, hs.sampled_from(["w rv=3 sent=1 ours", "12"]),
                                     hs.just(["a rv=5 sent=1 ours", "b rv=x sent=2"])))
 
@@ -243,11 +299,11 @@ def test_what_the_server_did_is_listed_newest_first():
     assert [words for _, words, _ in st.happenings] == [
         "410 Gone: ours at RV 1050 fell out (window 1061-1160)", "our informer relisted (expired)",
         "Too large resource version: asked 1300, server at 1200",
-        "watch cache re-initialised (2 so far): every watch ended"]
+        "watch cache of pods re-initialised (2 so far): every watch ended"]
     rows = render_server(st, 6.0, 100, 30).plain.splitlines()
     recent = rows[rows.index("  recent") + 1:]
     assert [r.split("ago")[0].strip() for r in recent] == ["1s", "2s", "2.8s", "2.9s"]
-    assert "watch cache re-initialised" in recent[0] and "410 Gone" in recent[-1]
+    assert "re-initialised" in recent[0] and "410 Gone" in recent[-1]
 
 
 # -- in the app: s, then e ------------------------------------------------------------------
@@ -258,8 +314,7 @@ def test_s_shows_the_server_pane_and_e_explains_its_window(size):
 
     trace = demo_trace()
     trace("server.window", source="sim", resource="pods", oldest_rv="95", newest_rv="103", capacity=8, events=8,
-          turnover=2.0, initialisations=1, bookmarks_sent=0, watchers=["3 rv=101 sent=4 ours"], ours_rv="101",
-          ours_seconds_left=1.5)
+          turnover=2.0, initialisations=1, bookmarks_sent=0, watchers=["3 rv=101 sent=4 ours"], ours_rv="101")
     app = make_app(trace)
 
     async def check(pilot):
@@ -271,8 +326,10 @@ def test_s_shows_the_server_pane_and_e_explains_its_window(size):
         app.pump()
         text = " ".join(pane_text(app.panes["explain"]).split())
         assert "Server ▸ the watch cache's window, RV 95-103" in text
-        assert "The API server keeps the last 8 events of pods in its watch cache: RV 95 to 103" in text
-        assert "our informer's last RV is 2 behind it" in text
+        assert "The API server's watch cache holds the most recent events of pods, 8 at most right now: RV 95 to " \
+               "103" in text
+        assert "ours is at RV 101: it is in the window" in text
+        assert "our informer's last RV is 2 revisions behind it" in text
         await pilot.press("e")
         assert app.active == "server"
 
