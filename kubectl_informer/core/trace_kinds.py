@@ -378,7 +378,8 @@ SERVER_WINDOW = _kind("server.window", "the simulator's watch-cache window for t
                         "no open watch)"),
                       F("ours_seconds_left", "float?", "recordings made before the window was dynamic: a countdown "
                         "to a 410 computed from a fixed window (no longer emitted)", optional=True))
-SERVER_METRICS = _kind("server.metrics", "a scrape of a real API server's /metrics for the resource", "no",
+SERVER_METRICS = _kind("server.metrics", "a scrape of a real API server's /metrics, for one informer's resource "
+                       "(one event per informer per scrape)", "no",
                        F("source", "str", "where the figures come from", choices=("metrics",)), _RESOURCE,
                        F("cache_rv", "str", "apiserver_watch_cache_resource_version (empty when absent: before "
                          "1.31)"),

@@ -34,8 +34,9 @@ PANE_HELP = {
     "now, at its peak and over time; SLOW when the buffer grows behind a slow call",
     "inspector": "one key's whole life: watch event → FIFO → pop → store → handler → queue → worker",
     "server": "the API server's side of the watch: its watch cache's window (oldest to newest RV kept), every "
-    "watcher's position in it with ours marked and how long ours has before it falls out (simulator, exact), or "
-    "the cache's RV against ours, events/s and consistent reads from its /metrics (a real cluster); the 410s, "
+    "watcher's position in it with ours marked, one per informer (simulator, exact), or the cache's RV against "
+    "ours in etcd revisions, events/s, capacity, terminated watchers and consistent reads from its /metrics (a "
+    "real cluster, 1.30 to 1.36); the 410s, "
     "too-large answers and cache re-initialisations it gave us",
     "explain": "what client-go did for the selection in the pane you came from, and why, with this run's "
     "numbers and a docs/ link; j/k step through older RV marks, resync ticks and queue items",

@@ -27,7 +27,7 @@ def test_the_newest_window_explains_the_window_and_our_lag():
         "held, 2.5 events/s entering. Every watch reads from its own place in it; ours is at RV 104: it is in the "
         "window.")
     assert "would fall out in" not in got["server.window"]  # no countdown from a window that resizes itself
-    assert got["server.lag"].startswith("The API server's watch cache for pods is at RV 108; our informer's last "
+    assert got["server.rv_behind"].startswith("The API server's watch cache for pods is at RV 108; our informer's last "
                                         "RV is 4 revisions behind it. Events enter the window at 2.5/s. RVs are "
                                         "etcd revisions, one counter for every resource of the cluster")
     assert "server.consistent_reads" not in got  # the list asked RV 0: not a consistent read
@@ -47,7 +47,7 @@ def test_a_410_is_explained_with_the_window_the_server_had_then():
         "Our watch needed the events after RV 100, but the API server's window for pods then held RV 101 to 108 "
         "(8 events at most): they were already evicted")
     now = texts(subject_for("server", facts), facts)
-    assert "no watch of ours is open now" in now["server.window"] and "server.lag" not in now
+    assert "no watch of ours is open now" in now["server.window"] and "server.rv_behind" not in now
 
 
 def test_too_large_then_a_consistent_relist():
@@ -77,7 +77,7 @@ def test_a_reinit_and_the_metrics_view():
         "The API server's watch cache for pods started over (2 initialisations so far)")
     got = texts(subject_for("server", facts), facts)
     assert "our informer's last RV is 1,204 revisions behind it. Events reach the cache at 3.0/s and are " \
-           "dispatched to watchers at 6.0/s." in got["server.lag"]
+           "dispatched to watchers at 6.0/s." in got["server.rv_behind"]
     assert "served 40 from its cache; etcd answered 1 after the cache did not catch up, and 2 failed" \
         in got["server.consistent_reads"]
     assert describe(subject_for("server", facts)) == "the watch cache at RV 5000"

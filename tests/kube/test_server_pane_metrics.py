@@ -108,3 +108,42 @@ def test_the_pane_says_a_refusal_with_its_rule_until_a_scrape_succeeds(fake, api
     poller.poll_once()
     st.feed_all(buf.drain())
     assert st.forbidden is None and "watch cache RV" in render_server(st, clock.now(), 120, 20).plain
+
+
+# -- several informers on the simulator: ours per informer ----------------------------------------
+
+def _window_doc(resource: str, watchers: list[tuple[int, str, str]], ua: str) -> dict:
+    """The simulator's report for one resource: watchers as (id, startRV, rv)."""
+    return {"kind": "WatchCacheWindow", "resource": resource, "oldestRV": "100", "newestRV": "140", "capacity": 100,
+            "events": 40, "turnover": 1.0, "initialisations": 1, "bookmarksSent": 0,
+            "watchers": [{"id": i, "userAgent": ua, "startRV": start, "rv": rv, "sent": 0}
+                         for i, start, rv in watchers]}
+
+
+def test_on_the_simulator_each_informers_watcher_is_its_own(fake, api, monkeypatch):
+    """``queue deployments --owns replicasets``: two informers, two windows,
+    each informer's last watch started at its own RV. Each window's ours is
+    that informer's watcher, not the one whose watch started last."""
+    import json
+
+    from kubectl_informer.run.server_poll import WINDOW_PATH
+
+    monkeypatch.setenv("KUBECTL_INFORMER_TRACE_CHECK", "1")
+    ua = api.user_agent
+    assert ua  # both transports send ours
+    docs = {"deployments.apps": _window_doc("deployments.apps", [(1, "120", "130"), (3, "125", "140")], ua),
+            "replicasets.apps": _window_doc("replicasets.apps", [(2, "125", "135")], ua)}
+    fake.routes[WINDOW_PATH] = lambda req: Reply(200, json.dumps(docs[req.query["resource"]]).encode())
+    clock, tracer, buf = _traced()
+    targets = [Target("apps", "deployments", "deployments.apps"), Target("apps", "replicasets", "replicasets.apps")]
+    poller = ServerPoller(api, tracer, mode="sim", clock=clock, targets=targets)
+    tracer.emit("watch.start", None, resource_version="120", informer="deployments.apps")
+    tracer.emit("watch.start", None, resource_version="125", informer="replicasets.apps")  # the last one
+    poller.poll_once()
+    st, said = _pane(buf)
+    assert [e.fields["resource"] for e in said] == ["deployments.apps", "replicasets.apps"]
+    assert [e.fields["ours_rv"] for e in said] == ["130", "135"]
+    assert st.ours("deployments.apps").id == "1" and st.ours("replicasets.apps").id == "2"
+    text = _flat(st, clock.now())
+    assert "no watch of ours is open" not in text
+    assert "ours deployments.apps RV 130 · RV Δ 10" in text and "ours replicasets.apps RV 135 · RV Δ 5" in text

@@ -358,15 +358,15 @@ def backing_up(facts: Facts, now: float, window: float = 5.0) -> str | None:
 def _server(rec: Rec, facts: Facts) -> list[Explanation]:
     f, kind = rec.fields, rec.kind
     if kind == SERVER_WINDOW:
-        return [("server.window", _window_values(f)), *_sim_lag(f), *_consistent(facts, None)]
+        return [("server.window", _window_values(f)), *_sim_rv_behind(f), *_consistent(facts, None)]
     if kind == SERVER_METRICS:
         out = _consistent(facts, f)
         behind = f.get("rv_behind", f.get("lag"))
         if behind is not None:
             rates = (f"Events reach the cache at {_per_s(f.get('events_received_per_s'))} and are dispatched to "
                      f"watchers at {_per_s(f.get('events_dispatched_per_s'))}. ")
-            out.insert(0, ("server.lag", {"resource": f.get("resource", ""), "cache_rv": f.get("cache_rv", ""),
-                                          "lag": f"{int(behind):,}", "rates": rates}))
+            out.insert(0, ("server.rv_behind", {"resource": f.get("resource", ""), "cache_rv": f.get("cache_rv", ""),
+                                          "behind": f"{int(behind):,}", "rates": rates}))
         return out
     if kind == SERVER_TOO_LARGE:
         return [("server.too_large", {"requested": f.get("requested_rv") or "?",
@@ -383,17 +383,17 @@ def _server(rec: Rec, facts: Facts) -> list[Explanation]:
     return []
 
 
-def _sim_lag(f: dict) -> list[Explanation]:
+def _sim_rv_behind(f: dict) -> list[Explanation]:
     """The simulator's RV difference, exact: our position behind the window's newest RV."""
     try:
-        lag = int(f.get("newest_rv") or "") - int(f.get("ours_rv") or "")
+        behind = int(f.get("newest_rv") or "") - int(f.get("ours_rv") or "")
     except ValueError:
         return []
-    if lag <= 0:
+    if behind <= 0:
         return []
     rates = f"Events enter the window at {float(f.get('turnover') or 0.0):.1f}/s. "
-    return [("server.lag", {"resource": f.get("resource", ""), "cache_rv": f.get("newest_rv", ""),
-                            "lag": f"{lag:,}", "rates": rates})]
+    return [("server.rv_behind", {"resource": f.get("resource", ""), "cache_rv": f.get("newest_rv", ""),
+                            "behind": f"{behind:,}", "rates": rates})]
 
 
 def _per_s(v) -> str:
