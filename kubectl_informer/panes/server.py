@@ -116,6 +116,9 @@ class ServerState(DispatchState):
     HANDLERS = {SERVER_WINDOW: "_window", SERVER_METRICS: "_metrics", SERVER_FORBIDDEN: "_forbidden",
                 SERVER_REINIT: "_reinit", SERVER_TOO_LARGE: "_too_large", WATCH_END: "_watch_end",
                 RELIST: "_relist"}
+    # One API server serves every informer of the run: one pane, fed every
+    # informer's events (feed.py), shows each informer's watch.
+    FOLLOWS_INFORMER = False
 
     def __init__(self) -> None:
         super().__init__()

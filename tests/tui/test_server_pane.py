@@ -359,3 +359,23 @@ def test_wild_resource_versions_draw():
     st = state_of(e)
     assert st.position(big) == 2.0 and st.position("0") == -1.0
     assert_fits(render_server(st, 1.0, 80, 20), 80, 20)
+
+
+def test_in_a_several_informer_run_one_server_pane_holds_every_informers_watch():
+    """The feed gives each informer its own states, but the Server pane is
+    shared: whichever informer is selected, it shows each one's watch."""
+    from kubectl_informer.core.run_info import RunInfo
+    from kubectl_informer.core.trace import TraceBuffer
+    from kubectl_informer.panes.feed import FeedLoop
+
+    info = RunInfo(resource="deployments.apps", mode="queue", informers=("deployments.apps", "replicasets.apps"),
+                   queue_resource="deployments.apps")
+    buf = TraceBuffer()
+    loop = FeedLoop(buf, {"server": ServerState}, info=info)
+    for ev in several_trace().events:
+        buf(ev)
+    loop.drain()
+    for informer in ("deployments.apps", "replicasets.apps"):
+        assert loop.select(informer, tell=False)
+        st = loop.states["server"]
+        assert st.ours("deployments.apps").rv == "500" and st.ours("replicasets.apps").rv == "510"
