@@ -261,3 +261,38 @@ def test_deltas_pane_has_a_legend_for_the_predicates_column():
         assert any("·RL· Running" in ln for ln in lines[2:])
 
     run(check, app, (160, 50))
+
+
+def test_escape_goes_back_one_step_everywhere():
+    """k9s habits: esc un-zooms, leaves a key for the Inspector's list, and
+    leaves the Inspector and Explain for the pane they came from, however
+    they were reached (started there, jumped to, opened from another pane)."""
+    app = make_app(start_pane="inspector")
+
+    async def check(pilot):
+        insp = app.panes["inspector"]
+        await pilot.press("enter")
+        assert insp.inspected is not None
+        await pilot.press("z")
+        assert app.zoomed
+        await pilot.press("escape")
+        assert not app.zoomed and app.active == "inspector" and insp.inspected is not None
+        await pilot.press("escape")
+        assert app.active == "inspector" and insp.inspected is None
+        await pilot.press("escape")
+        assert app.active == "deltas"
+        await pilot.press("f", "e")
+        assert app.active == "explain"
+        await pilot.press("escape")
+        assert app.active == "fifo"
+        await pilot.press("e", "i", "escape", "escape")  # Explain, then the Inspector: back to a stream pane
+        assert app.active not in ("inspector", "explain")
+
+    run(check, app, (100, 40))
+
+
+def test_help_names_the_key_that_really_jumps_to_the_informers_pane():
+    from kubectl_informer.tui.keymap import HELP_KEYS, PANE_LETTERS
+    text = " ".join(what for _, what in HELP_KEYS)
+    assert f"{PANE_LETTERS['informers']} jumps to the Informers pane" in text
+    assert PANE_LETTERS["informers"] == "o" and PANE_LETTERS["resync"] == "n"
