@@ -46,6 +46,12 @@ def test_bad_flag_values_are_usage_errors(args, expected):
     assert_one_line_error(invoke(*args, *HEADLESS), code=2, contains=[expected])
 
 
+def test_a_field_selector_the_server_refuses_ends_the_run_at_once_as_kubectl_does():
+    # The server's 400 on the first list is the user's to fix: one line, exit 1, no retry for --duration.
+    r = invoke("watch", "pods", "--demo", "--field-selector", "spec.foo=bar", *HEADLESS)
+    assert_one_line_error(r, code=1, contains=["400 BadRequest", "field label not supported: spec.foo"])
+
+
 def test_sim_unknown_scenario_is_a_usage_error():
     assert_one_line_error(invoke("sim", "--scenario", "nosuch"), code=2, contains=['unknown scenario "nosuch"'])
 
