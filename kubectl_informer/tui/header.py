@@ -129,6 +129,9 @@ class HeaderPane(TextPane):
             two.append(_age(now - st.watching_since), "green")
         elif st.watch_ended:
             two.append(f"✕ {st.watch_ended}", "bold red")
+            if st.synced and st.retry_at is not None and st.retry_at > now:
+                # Synced or not, the reflector's back-off (0.8s doubling to 30s) is shown while it lasts.
+                two.append(f" · retry in {_age(st.retry_at - now)} (back-off {_age(st.backoff)})", "red")
         else:
             two.append("○ not started", "dim")
         age = None if st.last_event is None else now - st.last_event

@@ -266,3 +266,20 @@ def test_a_burst_in_one_slot_reads_whole_in_the_fifo_pane_at_160x45():
         assert f"append {key} Updated→[Updated ×7]" in screen  # the newest append, narrow
 
     run(check, app, (160, 45))
+
+
+def test_header_shows_the_reflectors_back_off_after_sync_too():
+    """`--demo flaky`: synced, then the watch ends in a 410 and the relist backs
+    off for many seconds; the header says so while it lasts, not only before sync."""
+    e = demo_trace()
+    e("watch.end", error="410 Expired: too old resource version", expired=True)
+    e("relist", reason="expired")
+    e("reflector.backoff", delay=25.6, error="")
+    app = make_app(e)
+
+    async def check(pilot):
+        head = "\n".join(screen_text(app).splitlines()[:2])
+        assert "● synced" in head
+        assert "✕ 410 Expired: too old resource version · retry in 24.6s (back-off 25.6s)" in head
+
+    run(check, app, (200, 30))
