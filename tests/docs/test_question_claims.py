@@ -58,3 +58,23 @@ def test_sync_vs_replaced_who_gets_them():
     assert sum(before.values()) == 0 and after["handler-1"] > 0
     before, _ = _syncs_around_first_check(with_three)
     assert before["handler-2"] > 0
+
+
+def test_retries_the_default_limiter_waits_5ms_and_the_slower_one_is_seen_waiting():
+    """The default limiter's first delay is 5ms per key; the page's second
+    command waits 500ms, 1s, 2s… and the Queue pane's waiting list has them."""
+    from kubectl_informer.run.experiments.catalog import CATALOG
+    plain, slow = _quoted("kubectl informer queue pods --demo --fail-rate 0.5")[:2]
+    assert "--rate-limiter exponential:500ms,60s" in slow and "--rate-limiter" not in plain
+    p = subprocess.run([sys.executable, "-m", "kubectl_informer", *slow.split()[2:], "-o", "json", "--duration", "4s"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    delays = {}
+    for line in p.stdout.splitlines():
+        e = json.loads(line)
+        if e["kind"] == "queue.rate_limited":
+            delays.setdefault(e["fields"]["requeues"], set()).add(e["fields"]["delay"])
+    assert delays.get(1) == {0.5}  # a first failure: the base
+    assert all(d == {0.5 * 2 ** (n - 1)} for n, d in delays.items())
+    fail_next = next(x for x in CATALOG if x.name == "fail-next")
+    assert "default 5ms" in fail_next.look and "exponential:500ms,60s" in fail_next.look

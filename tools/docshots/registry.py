@@ -124,7 +124,7 @@ SHOTS: list[Shot] = [
                            "--handler-resync", "2s,0"),
          until=after(seen("relist"), seen("handler.update", 10, is_sync=True)), keys=("h",), size=(100, 24),
          about="two handlers, one without a resync: only the other gets the Syncs and unchanged Replaceds"),
-    Shot("queue-retries", ("queue", "pods", "--demo", "--fail-rate", "0.5"),
+    Shot("queue-retries", ("queue", "pods", "--demo", "--fail-rate", "0.5", "--rate-limiter", "exponential:500ms,60s"),
          until=seen("queue.rate_limited", where=lambda e: e.fields.get("requeues", 0) >= 2),
          about="failed items waiting out a growing rate-limited delay"),
     Shot("queue-backing-up", ("queue", "pods", "--demo", "-A", "--resync", "2s", "--workers", "1",
