@@ -64,6 +64,8 @@ class HeaderPane(TextPane):
             one.append(f"↻{st.restarts} ", "bold yellow")
         ns = "all namespaces" if info.namespace is None else f"ns {info.namespace}"
         one.append(ns, "")
+        if info.resync_period:  # near the start: an 80-column crop keeps it
+            one.append(f"  resync {_age(info.resync_period)}", "dim")
         if info.label_selector:
             one.append(f" -l {info.label_selector}", "dim")
         if info.field_selector:
@@ -82,8 +84,6 @@ class HeaderPane(TextPane):
         one.append(f"{fifo} · {initial}", "magenta")
         if info.metadata_only:
             one.append(" · metadata only", "magenta")
-        if info.resync_period:
-            one.append(f"  resync {_age(info.resync_period)}", "dim")
         return one
 
     def _sync_part(self, two: Text, now: float) -> None:

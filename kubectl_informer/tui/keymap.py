@@ -81,7 +81,7 @@ JUMP_BINDINGS += [Binding(str(i), f"jump_index({i})", f"pane {i}", show=False) f
 # ? and q always stay.
 FOOTER_HINTS = [
     ("?", "Help", "Help", 10),
-    ("/", "Filter", "Filter", 6),
+    ("/", "Filter", "Filter", 9),  # k9s's first key after ? : kept as long as Explain
     (":", "Command", "Cmd", 8),
     ("e", "Explain", "Explain", 9),
     ("x", "Experiments", "Exper", 8),

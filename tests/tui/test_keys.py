@@ -296,3 +296,28 @@ def test_help_names_the_key_that_really_jumps_to_the_informers_pane():
     text = " ".join(what for _, what in HELP_KEYS)
     assert f"{PANE_LETTERS['informers']} jumps to the Informers pane" in text
     assert PANE_LETTERS["informers"] == "o" and PANE_LETTERS["resync"] == "n"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 15)])
+def test_narrow_tab_bars_keep_labels_a_reader_can_tell_apart(size):
+    """Cut to four letters (80 columns) the tabs read `4 Resy 5 Queu`, to one
+    (60) `2 F 3 R 4 R`; now three-letter abbreviations, then the keys alone,
+    and the active tab whole."""
+    app = make_app()
+
+    async def check(pilot):
+        bar = next(ln for ln in screen_text(app).splitlines() if " 1 " in ln and " 2 " in ln)
+        assert "Deltas" in bar  # the active tab, whole
+        words = bar.split()
+        labels = [w for w in words if not w.isdigit() and w not in ("s",)]
+        assert len(labels) == len(set(labels))  # no two tabs with the same label
+        assert not any(w in ("Resy", "Queu", "F", "R") for w in words)
+
+    run(check, app, size)
+
+
+def test_a_several_informer_runs_footer_keeps_the_filter_key_at_80_columns():
+    from kubectl_informer.tui.keyhints import hints_line
+    from kubectl_informer.tui.keymap import FOOTER_HINTS_SEVERAL
+    line = hints_line(FOOTER_HINTS_SEVERAL, 80).plain
+    assert " / " in line and " ? " in line and " q " in line

@@ -66,10 +66,10 @@ def test_deltas_pane_shows_the_popped_stream_with_diffs(size):
         assert "Replaced default/web-0" in rows[0] and "Pending" in rows[0]
         assert "Updated  default/web-1" in rows[5] and "rv=101" in rows[5]
         screen = screen_text(app)
-        # Wide terminals show the whole diff and the initial-list mark.
+        assert "init Pending" in rows[0]  # the initial-list mark, at every width
+        # Wide terminals show the whole diff.
         if size[0] >= 100:
             assert "status.phase Pending→Running" in screen
-            assert "init Pending" in rows[0]
         else:
             assert "status.phase Pending→" in screen
         assert "Deleted  default/web-2" in rows[7]
@@ -283,3 +283,12 @@ def test_header_shows_the_reflectors_back_off_after_sync_too():
         assert "✕ 410 Expired: too old resource version · retry in 24.6s (back-off 25.6s)" in head
 
     run(check, app, (200, 30))
+
+
+def test_header_keeps_the_resync_period_at_80_columns():
+    app = make_app(info=info(resync_period=5.0, demo_scenario="steady"))
+
+    async def check(pilot):
+        assert "resync 5s" in screen_text(app).splitlines()[0]
+
+    run(check, app, (80, 24))
