@@ -162,7 +162,19 @@ class ControllerCard(Vertical):
 
 
 CARDS_MAX = 2 * TABLE_ABOVE  # queue cards mounted at most (two screens of them)
-KEYS = (("q", "Quit"), ("/", "Filter"), ("t", "Table/cards"), ("↑↓", "Move"), ("esc", "Clear filter"))
+KEYS = (("?", "Help"), ("q", "Quit"), ("/", "Filter"), ("t", "Table/cards"), ("↑↓", "Move"), ("esc", "Clear filter"))
+HELP_KEYS = (
+    ("?", "this help (esc closes)"),
+    ("q / ctrl+c", "quit"),
+    ("/", "filter the queues: text or a regex on the name, ! first inverts; enter keeps, esc clears"),
+    ("t", "table (every queue, busiest first) or cards (one per queue, with sparklines)"),
+    ("↑ ↓ j k", "move through the queues; the table's selected queue opens below it"),
+    ("esc", "clear the filter"),
+)
+HELP_ABOUT = ("The controller's own workqueues and reconciles, read from its /metrics page every "
+              "--interval: depth, adds/s, retries/s, queue latency and work duration (p50/p99 estimated "
+              "from the histogram buckets), unfinished work and the longest running processor, as "
+              "client-go's workqueue metrics name them. docs/attach.md says where each figure comes from.")
 
 
 class AttachApp(KeepsCrash, App[None]):
@@ -173,6 +185,7 @@ class AttachApp(KeepsCrash, App[None]):
     ENABLE_COMMAND_PALETTE = False
     AUTO_FOCUS = None  # not the hidden filter line: it would take the keys
     BINDINGS = [Binding("q", "quit", "Quit"), Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
+                Binding("question_mark", "help", "Help"),
                 Binding("slash", "filter", "Filter"), Binding("t", "toggle_table", "Table/cards"),
                 Binding("escape", "clear_filter", "Clear filter", show=False)]
     CSS = """
@@ -348,6 +361,11 @@ class AttachApp(KeepsCrash, App[None]):
         elif hasattr(self.detail, "text"):
             self.detail.display = self.table_mode
             self.detail.show(message.queue)
+
+    def action_help(self) -> None:
+        from kubectl_informer.tui.help import HelpScreen
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen([], keys=HELP_KEYS, title="kubectl informer attach: keys", about=HELP_ABOUT))
 
     def action_toggle_table(self) -> None:
         self.mode = "cards" if self.table_mode else "table"

@@ -176,3 +176,22 @@ def test_cards_say_how_many_are_off_screen_and_t_switches():
     assert scrolled.startswith("▲ ") and "above · ▼ " in scrolled
     up, down = int(scrolled.split()[1]), int(scrolled.split("▼ ")[1].split()[0])
     assert up > 0 and down < hidden
+
+
+def test_question_mark_opens_attachs_help_and_escape_closes_it():
+    from kubectl_informer.tui.help import HelpScreen
+    model = AttachModel()
+    model.update(parse_page(client_go_page(depth=2, adds=100, retries=4, latency_cum=LAT_1, work_cum=LAT_1), 10.0))
+
+    async def go():
+        app = AttachApp(model, threading.Lock(), "http://127.0.0.1:8080/metrics")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.press("question_mark")
+            assert isinstance(app.screen, HelpScreen)
+            update = app.screen._compositor.render_update(full=True)
+            text = "\n".join("".join(s.text for s in line) for line in update.strips)
+            assert "kubectl informer attach: keys" in text and "table (every queue" in text
+            await pilot.press("escape")
+            assert not isinstance(app.screen, HelpScreen)
+
+    asyncio.run(go())
