@@ -195,3 +195,17 @@ def test_question_mark_opens_attachs_help_and_escape_closes_it():
             assert not isinstance(app.screen, HelpScreen)
 
     asyncio.run(go())
+
+
+def test_a_narrow_table_drops_columns_instead_of_wrapping_each_row():
+    """With --resource pods the table gets half of 160 columns: its rows were
+    wrapped onto two lines each; now the least needed columns go, k9s-like."""
+    async def check(app, pilot):
+        return table_lines(app), app.table.content_region.width
+
+    lines, width = drive(kcm_model(), check, size=(80, 30))
+    assert all(len(ln) <= width for ln in lines)
+    assert lines[0].split()[:4] == ["QUEUE", "DEPTH", "ADDS/S", "RETRIES/S"]
+    assert "LONGEST" not in lines[0] and "(last scrapes)" not in lines[0]
+    wide, _ = drive(kcm_model(), check)
+    assert "LONGEST" in wide[0] and "DEPTH (last scrapes)" in wide[0]
