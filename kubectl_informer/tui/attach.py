@@ -30,6 +30,7 @@ from kubectl_informer.attach.model import (
     ControllerFigures,
     QueueFigures,
     fmt_seconds,
+    rate,
 )
 from kubectl_informer.attach.report import model_lines
 from kubectl_informer.panes.attach_view import TABLE_ABOVE, estimate, percentile_detail, shown_queues
@@ -51,8 +52,9 @@ def queue_text(q: QueueFigures, buckets: bool = False) -> Text:
         t.append(f" (controller {q.controller})", "dim")
     t.append("\n")
     t.append_text(Text.assemble(
-        "depth ", (f"{q.depth:g}", "bold"), f" · adds {q.adds_per_s:.1f}/s · drain {q.drain_per_s:.1f}/s · retries ",
-        (f"{q.retries_per_s:.1f}/s", "bold yellow" if q.retries_per_s else ""),
+        "depth ", (f"{q.depth:g}", "bold"),
+        f" · adds {rate(q.adds_per_s, q.rated)} · drain {rate(q.drain_per_s, q.rated)} · retries ",
+        (rate(q.retries_per_s, q.rated), "bold yellow" if q.retries_per_s else ""),
         f" · unfinished {fmt_seconds(q.unfinished)} · longest running {fmt_seconds(q.longest)}\n",
         "queue latency p50 ", (estimate(q.latency_p50), "bold"), " p99 ", (estimate(q.latency_p99), "bold"),
         " · work duration p50 ", (estimate(q.work_p50), "bold"), " p99 ", (estimate(q.work_p99), "bold"),
@@ -189,7 +191,7 @@ class AttachApp(KeepsCrash, App[None]):
                 Binding("slash", "filter", "Filter"), Binding("t", "toggle_table", "Table/cards"),
                 Binding("escape", "clear_filter", "Clear filter", show=False)]
     CSS = """
-    #status { height: 1; background: $boost; padding: 0 1; }
+    #status { height: 1; background: $boost; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     #main { height: 1fr; }
     #left { width: 1fr; }
     #cards { height: 1fr; scrollbar-size-vertical: 0; }
@@ -276,13 +278,15 @@ class AttachApp(KeepsCrash, App[None]):
             self.shown = shown_queues(self.model.queues.values(), self.key_filter)
             total = len(self.model.queues)
             controllers = dict(self.model.controllers)
-            status = Text.assemble(("attach ", "bold"), self.target, f" · scrape {self.model.scrapes}")
+            # The scrape count and a failure before the target (long through pods/proxy): one line, cut at its end.
+            status = Text.assemble(("attach", "bold"), f" · scrape {self.model.scrapes}")
             if self.key_filter:
                 status.append(f" · /{self.key_filter.text}: {len(self.shown)} of {total} queues", "bold yellow")
             if self.key_filter.note:
                 status.append(f" ({self.key_filter.note})", "yellow")
             if self.model.error:
                 status.append(f" · last scrape failed: {self.model.error}", "bold red")
+            status.append(f" · {self.target}")
             rest = [ln for ln in model_lines(self.model) if ln.startswith(("rest client", "informer ", "no work"))]
         self.status.update(status)
         self.others.update("\n".join(rest))

@@ -48,7 +48,7 @@ def test_cards_show_each_queue_and_controller_and_flag_the_backlog():
             return text, cards, spark, labels
 
     text, cards, spark, labels = asyncio.run(go())
-    assert "attach http://127.0.0.1:8080/metrics · scrape 3" in text
+    assert "attach · scrape 3 · http://127.0.0.1:8080/metrics" in text
     assert "deployment is backing up: depth rose from 2 to 20" in text
     assert "controller memcached  reconciles error" in text and "workers 2/4 active" in text
     assert "rest client: 200 " in text
@@ -209,3 +209,11 @@ def test_a_narrow_table_drops_columns_instead_of_wrapping_each_row():
     assert "LONGEST" not in lines[0] and "(last scrapes)" not in lines[0]
     wide, _ = drive(kcm_model(), check)
     assert "LONGEST" in wide[0] and "DEPTH (last scrapes)" in wide[0]
+
+
+def test_the_status_line_keeps_the_scrape_count_at_80_columns():
+    async def check(app, pilot):
+        return str(app.status.render()).splitlines()
+
+    lines = drive(kcm_model(), check, size=(80, 24))
+    assert len(lines) == 1 and lines[0].startswith("attach · scrape 3 · ")
