@@ -114,3 +114,13 @@ def test_the_wait_ends_at_its_timeout_or_stop():
     fc = FirstContact(ScriptedLW([]), clock=lambda: float(next(ticks)))
     fc.wait(threading.Event(), timeout=30.0)  # no answer: returns at the deadline
     assert next(ticks) == 40  # deadline 30 set at 0; 10, 20 waited; 30 ended it
+
+
+def test_a_bad_request_ends_the_run_on_the_first_list_only():
+    """kubectl ends at once on a 400 (an unsupported field selector); a 400 on a
+    watch stays the reflector's (a refused WatchList falls back to LIST)."""
+    bad = ApiError(400, "BadRequest", "field label not supported: spec.foo")
+    assert is_fatal(bad, "list") and not is_fatal(bad, "watch")
+    fc = FirstContact(object())
+    fc._note("list", bad)
+    assert fc.error is bad and fc.verb == "list"

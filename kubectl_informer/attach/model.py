@@ -97,6 +97,11 @@ def increase(new: float, old: float | None) -> float:
     return new - old if new >= old else new
 
 
+def rate(value: float, rated: bool, unit: str = "/s") -> str:
+    """A per-second figure, or "–" before a second scrape gave one."""
+    return f"{value:.1f}{unit}" if rated else "–"
+
+
 @dataclass
 class QueueFigures:
     name: str
@@ -105,6 +110,7 @@ class QueueFigures:
     adds_total: float = 0.0
     adds_per_s: float = 0.0
     drain_per_s: float = 0.0
+    rated: bool = False  # the rates need two scrapes: until then they are shown as "–", not 0
     retries_total: float = 0.0
     retries_per_s: float = 0.0
     latency_p50: float | None = None
@@ -164,6 +170,7 @@ class AttachModel:
         self.queues: dict[str, QueueFigures] = {}
         self.controllers: dict[str, ControllerFigures] = {}
         self.rest: dict[str, tuple[float, float]] = {}         # code -> (total, per second)
+        self.rest_rated = False  # a second scrape gave the rates
         self.reflectors: dict[str, tuple[float | None, float | None]] = {}
         self.scrapes = 0
         self.last_time: float | None = None
@@ -187,6 +194,7 @@ class AttachModel:
             self._update_controller(name, cp, rate_base, point.time)
         old_rest = rate_base.rest if rate_base else {}
         dt = point.time - rate_base.time if rate_base else 0.0
+        self.rest_rated = dt > 0
         self.rest = {code: (v, increase(v, old_rest.get(code)) / dt if dt > 0 else 0.0)
                      for code, v in sorted(point.rest.items())}
         self.reflectors = dict(sorted(point.reflectors.items()))
@@ -217,6 +225,7 @@ class AttachModel:
         q.controller = qp.controller
         q.depth, q.unfinished, q.longest = qp.depth, qp.unfinished, qp.longest
         q.adds_total, q.retries_total = qp.adds, qp.retries
+        q.rated = dt > 0 and old is not None
         q.adds_per_s = per_s(qp.adds, old.adds if old else None)
         q.retries_per_s = per_s(qp.retries, old.retries if old else None)
         q.drain_per_s = per_s(qp.latency.count if qp.latency else 0.0,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from kubectl_informer.attach.model import AttachModel, fmt_seconds
+from kubectl_informer.attach.model import AttachModel, fmt_seconds, rate
 
 _HISTORY_FIELDS = ("depth_history", "adds_history", "retries_history", "reconcile_history", "error_history")
 
@@ -40,8 +40,9 @@ def _num(v: float | None) -> str:
 def model_lines(model: AttachModel) -> list[str]:
     out = []
     for n, q in sorted(model.queues.items()):
-        out.append(f"queue {n}: depth {q.depth:g} · adds {q.adds_per_s:.1f}/s ({q.adds_total:g}) · "
-                   f"drain {q.drain_per_s:.1f}/s · retries {q.retries_per_s:.1f}/s ({q.retries_total:g}) · "
+        out.append(f"queue {n}: depth {q.depth:g} · adds {rate(q.adds_per_s, q.rated)} ({q.adds_total:g}) · "
+                   f"drain {rate(q.drain_per_s, q.rated)} · retries {rate(q.retries_per_s, q.rated)} "
+                   f"({q.retries_total:g}) · "
                    f"latency p50 {_est(q.latency_p50)} p99 {_est(q.latency_p99)} · "
                    f"work p50 {_est(q.work_p50)} p99 {_est(q.work_p99)} · "
                    f"unfinished {fmt_seconds(q.unfinished)} · longest {fmt_seconds(q.longest)}")
@@ -52,7 +53,8 @@ def model_lines(model: AttachModel) -> list[str]:
         out.append(f"controller {n}: reconciles {by or '-'} · errors {c.errors_per_s:.1f}/s ({c.errors_total:g}) "
                    f"· workers {_num(c.active)}/{_num(c.max_workers)} active")
     if model.rest:
-        out.append("rest client: " + ", ".join(f"{code} {t:g} ({r:.1f}/s)" for code, (t, r) in model.rest.items()))
+        out.append("rest client: " + ", ".join(f"{code} {t:g} ({rate(r, model.rest_rated)})"
+                                               for code, (t, r) in model.rest.items()))
     for n, (lists, watches) in model.reflectors.items():
         out.append(f"informer {n}: lists {_num(lists)} · watches {_num(watches)}")
     if not model.queues and not model.controllers:

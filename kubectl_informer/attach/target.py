@@ -72,9 +72,15 @@ def parse_target(text: str) -> Target:
 
 
 def is_ready(pod: dict) -> bool:
+    """Ready as ``kubectl get pods`` shows it: the Ready condition, and every
+    container counted in READY (``0/1`` is not ready, whatever a condition says)."""
     if (pod.get("metadata") or {}).get("deletionTimestamp"):
         return False
-    for c in (pod.get("status") or {}).get("conditions") or ():
+    status = pod.get("status") or {}
+    containers = status.get("containerStatuses") or ()
+    if containers and not all(isinstance(c, dict) and c.get("ready") is True for c in containers):
+        return False
+    for c in status.get("conditions") or ():
         if c.get("type") == "Ready":
             return c.get("status") == "True"
     return False

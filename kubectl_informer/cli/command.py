@@ -52,6 +52,15 @@ class KubectlCommand(click.Command):
             formatter.write(click.unstyle(self.help).strip() + "\n")
 
 
+def first_sentence(text: str) -> str:
+    """The help's first sentence, whole: up to the first ". " or ":"."""
+    text = " ".join(click.unstyle(text).split())
+    for i, ch in enumerate(text):
+        if (ch == "." and text[i + 1:i + 2] in ("", " ")) or (ch == ":" and text[i + 1:i + 2] == " "):
+            return text[:i]
+    return text
+
+
 class KubectlGroup(click.Group):
     """The top-level group; its ``main`` is the error guard every command runs in."""
 
@@ -68,6 +77,19 @@ class KubectlGroup(click.Group):
         formatter.write(f"Usage:\n  {ctx.command_path} [command] [options]\n")
         formatter.write_paragraph()
         formatter.write(f'Use "{ctx.command_path} <command> --help" for more information about a given command.\n')
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """kubectl's "Available Commands": each with its first sentence whole
+        (click's list cuts them at 45 characters with "...")."""
+        rows = []
+        for name in self.list_commands(ctx):
+            cmd = self.get_command(ctx, name)
+            if cmd is None or cmd.hidden:
+                continue
+            rows.append((name, cmd.short_help or first_sentence(cmd.help or "")))
+        if rows:
+            with formatter.section("Available Commands"):
+                formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context) -> Any:
         from kubectl_informer.run.signals import Interrupted
@@ -221,6 +243,26 @@ class Duration(click.ParamType):
 
 
 DURATION = Duration()
+
+
+class RequestTimeout(Duration):
+    """kubectl's ``--request-timeout``: a bare integer is seconds (``1``), else a
+    Go duration (``1s``, ``2m``); 0 means no limit (clientcmd's rule)."""
+
+    name = "TIMEOUT"
+
+    def convert(self, value: Any, param, ctx) -> float:
+        text = str(value).strip()
+        if text.isdigit():
+            return float(int(text))
+        seconds = super().convert(value, param, ctx)
+        if seconds < 0:
+            self.fail("invalid timeout value. Timeout must be a single integer in seconds, or an integer "
+                      "followed by a corresponding time unit (e.g. 1s | 2m | 3h)", param, ctx)
+        return seconds
+
+
+REQUEST_TIMEOUT = RequestTimeout()
 
 
 class PositiveDuration(Duration):

@@ -243,7 +243,8 @@ def sim(port: int, write_kubeconfig: str | None, scenario: str | None, list_scen
             click.echo(f"{name:<16} {desc}".rstrip())
         return 0
     if scenario is not None and scenario not in SCENARIOS:
-        raise RunError(f'unknown scenario "{scenario}" (known: {", ".join(sorted(SCENARIOS))})')
+        raise click.BadParameter(f'unknown scenario "{scenario}" (known: {", ".join(sorted(SCENARIOS))})',
+                                 param_hint="'--scenario'")
     from kubectl_informer.run.lifecycle import on_sigterm
     from kubectl_informer.sim.run import run_sim
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from kubectl_informer.cli import params
-from kubectl_informer.cli.command import DURATION, POSITIVE_DURATION, command_line
+from kubectl_informer.cli.command import DURATION, POSITIVE_DURATION, REQUEST_TIMEOUT, command_line
 from kubectl_informer.core.profiles import DEFAULT_CLIENT_GO, PROFILES
 
 if TYPE_CHECKING:  # read_config imports it: --help, version and a usage error never build one
@@ -37,9 +37,9 @@ def connection_options(f):
         click.option("--field-selector", type=params.FIELD_SELECTOR, metavar="SELECTOR", help="Field selector, e.g. status.phase=Running."),
         click.option("--context", metavar="NAME", help="The kubeconfig context to use."),
         click.option("--kubeconfig", metavar="FILE", help="Path to the kubeconfig file (default: $KUBECONFIG or ~/.kube/config)."),
-        click.option("--request-timeout", "request_timeout", type=DURATION, default="0", show_default=True,
+        click.option("--request-timeout", "request_timeout", type=REQUEST_TIMEOUT, default="0", show_default=True,
                      help="How long to wait for one request (discovery, each list page) before giving up, as "
-                          "kubectl's flag; 0: no limit. Watches are not cut by it."),
+                          "kubectl's flag: seconds (1) or a duration (1s, 2m); 0: no limit. Watches are not cut by it."),
         click.option("--server-scrape", "server_scrape", type=DURATION, default="10s", show_default=True,
                      help="How often the Server pane reads the API server's /metrics (one GET at a time; "
                           "0: never). On --demo it reads the simulator's watch cache twice a second."),
@@ -63,7 +63,8 @@ def _drop_paths(ctx, param, values) -> list[str]:
 def profile_options(f):
     opts = [
         click.option("--resync", type=DURATION, default="0s", show_default=True,
-                     help="Resync period of the informer and its handler (0: off, as client-go's default)."),
+                     help="Resync period of the informer and its handler (0: off, as client-go's default; "
+                          "`watch --demo` in the live UI resyncs every 5s unless this is given)."),
         click.option("--late-handler-resync", "late_handler_resync", type=DURATION, default=None, metavar="DURATION",
                      help="Also add a handler with this resync period after the informer has started, as a "
                           "controller that registers late does: a period below --resync is raised to it "
@@ -126,10 +127,14 @@ def output_options(f):
 def swap_demo_resource(resource: str | None, demo: str | None) -> tuple[str | None, str | None]:
     """``--demo pods`` reads ``pods`` as the scenario; when it is no scenario
     and RESOURCE is missing, the user meant the resource."""
-    if resource is None and demo is not None:
-        from kubectl_informer.sim.scenarios import SCENARIOS
-        if demo not in SCENARIOS:
-            return demo, DEFAULT_SCENARIO
+    if demo is None:
+        return resource, demo
+    from kubectl_informer.sim.scenarios import SCENARIOS
+    if resource is None and demo not in SCENARIOS:
+        return demo, DEFAULT_SCENARIO
+    if demo not in SCENARIOS:
+        raise click.BadParameter(f'unknown scenario "{demo}" (known: {", ".join(sorted(SCENARIOS))}); '
+                                 f'put --demo after RESOURCE or write --demo=SCENARIO', param_hint="'--demo'")
     return resource, demo
 
 

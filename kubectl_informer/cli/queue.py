@@ -24,6 +24,8 @@ DEFAULT_WORKERS = 2
 
 
 @click.command(cls=KubectlCommand, usage="[RESOURCE] [options]",
+             short_help="Feed RESOURCE's informer into a workqueue and show its queued, dirty, processing and "
+                        "waiting items",
              help="Feed RESOURCE's informer into a rate-limited workqueue drained by simulated workers, and "
                   "show queued, dirty, processing and waiting items, requeues and the workqueue metrics. "
                   "RESOURCE defaults to pods. With --owns, informers on the owned resources too, from one "

@@ -71,7 +71,7 @@ def load_kube(kubeconfig: str | None = None, context: str | None = None) -> Kube
         if kubeconfig is None and os.environ.get("KUBECONFIG"):
             raise KubeConfigError(f"no kubeconfig file found in KUBECONFIG={os.environ['KUBECONFIG']}")
         raise KubeConfigError("no configuration has been provided: pass --kubeconfig, set KUBECONFIG, "
-                              "or create ~/.kube/config")
+                              "or create ~/.kube/config (no cluster at hand? add --demo for the simulated one)")
     files = [(path, _read_file(path)) for path in paths]
     name, namespace, (cluster, cluster_path), (user, user_entry, user_path) = _select(files, context)
     cluster_dir, user_dir = (os.path.dirname(os.path.abspath(p)) for p in (cluster_path, user_path))

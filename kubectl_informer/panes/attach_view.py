@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass
 from typing import Iterable
 
-from kubectl_informer.attach.model import ControllerFigures, QueueFigures, fmt_seconds
+from kubectl_informer.attach.model import ControllerFigures, QueueFigures, fmt_seconds, rate
 from kubectl_informer.panes.filters import KeyFilter
 
 # A queue card is 6 rows (its border 2, figures 3, sparklines 1; 7 while it
@@ -112,7 +112,8 @@ TABLE_HEADER = ("QUEUE", "DEPTH", "ADDS/S", "DRAIN/S", "RETRIES/S", "LATENCY p99
 
 
 def table_row(q: QueueFigures, controller: ControllerFigures | None = None) -> tuple[str, ...]:
-    row = (q.name, f"{q.depth:g}", f"{q.adds_per_s:.1f}", f"{q.drain_per_s:.1f}", f"{q.retries_per_s:.1f}",
+    row = (q.name, f"{q.depth:g}", rate(q.adds_per_s, q.rated, ""), rate(q.drain_per_s, q.rated, ""),
+           rate(q.retries_per_s, q.rated, ""),
            estimate(q.latency_p99), estimate(q.work_p50), estimate(q.work_p99), fmt_seconds(q.longest),
            spark(q.depth_history))
     if controller is None:

@@ -81,6 +81,7 @@ class HeaderState(PaneState):
         self.last_time = 0.0
         self.trouble: str | None = None  # the last failure the reflector backs off from
         self.retry_at: float | None = None
+        self.backoff: float | None = None  # the reflector's current back-off delay
         self.progress = ListProgress()
         # informer.synced still waiting in the buffer (the feed loop looked
         # ahead while the UI was behind): the informer has synced.
@@ -133,7 +134,8 @@ class HeaderState(PaneState):
         elif kind == REFLECTOR_BACKOFF:
             if f.get("error"):
                 self.trouble = str(f["error"])
-            self.retry_at = ev.time + float(f.get("delay") or 0.0)
+            self.backoff = float(f.get("delay") or 0.0)
+            self.retry_at = ev.time + self.backoff
         elif kind == INFORMER_SYNCED:
             self.synced = True
             self.synced_ahead = None

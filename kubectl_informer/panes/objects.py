@@ -299,7 +299,18 @@ def redacted(obj: dict, resource: str = "", show_secret_data: bool = False) -> d
     return out
 
 
-def to_yaml(obj: dict, resource: str = "", show_secret_data: bool = False) -> str:
+def without_managed_fields(obj: dict) -> dict:
+    """``obj`` without ``metadata.managedFields`` (a copy when it had them), as
+    kubectl's printers show objects unless ``--show-managed-fields``."""
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict) or "managedFields" not in meta:
+        return obj
+    return {**obj, "metadata": {k: v for k, v in meta.items() if k != "managedFields"}}
+
+
+def to_yaml(obj: dict, resource: str = "", show_secret_data: bool = False, show_managed_fields: bool = False) -> str:
     yaml, dumper = _dumper()
-    return yaml.dump(redacted(obj, resource, show_secret_data), Dumper=dumper, sort_keys=False,
-                     default_flow_style=False, allow_unicode=True, width=100)
+    shown = redacted(obj, resource, show_secret_data)
+    if not show_managed_fields and isinstance(shown, dict):
+        shown = without_managed_fields(shown)
+    return yaml.dump(shown, Dumper=dumper, sort_keys=False, default_flow_style=False, allow_unicode=True, width=100)

@@ -28,13 +28,18 @@ from kubectl_informer.kube.retry import is_transient
 
 # Statuses of a first request that end the run: no retry makes them pass.
 FATAL_STATUS = frozenset((401, 403, 404))
+# A first LIST the server calls a bad request (a field selector it does not
+# support, a label selector it cannot parse) is the user's to fix, as kubectl
+# says at once; a 400 on a watch is left to the reflector (a WatchList the
+# server refuses falls back to LIST there).
+FATAL_LIST_STATUS = FATAL_STATUS | {400}
 
 
-def is_fatal(err: BaseException) -> bool:
+def is_fatal(err: BaseException, verb: str = "watch") -> bool:
     """Whether ``err`` on the first list or watch should end the run."""
     status = getattr(err, "status", None)
     if isinstance(status, int):
-        return status in FATAL_STATUS
+        return status in (FATAL_LIST_STATUS if verb == "list" else FATAL_STATUS)
     if isinstance(err, ConnectionAbortedError):
         return False  # our own stop aborting the request
     # A server that cannot be reached (refused, DNS, TLS, a redirect, no
@@ -98,7 +103,7 @@ class FirstContact:
     def _note(self, verb: str, err: BaseException | None) -> None:
         if self.watched or self.error is not None:
             return  # settled: nothing more to learn
-        if err is not None and not is_fatal(err):
+        if err is not None and not is_fatal(err, verb):
             with self._lock:  # the reflector backs off and says so: nothing to wait for
                 self.troubled = True
             return

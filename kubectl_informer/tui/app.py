@@ -398,11 +398,23 @@ class InformerApp(KeepsCrash, App[None]):
         self.panes[self.active].focus()
 
     def action_escape(self) -> None:
+        """esc goes back one step, as in k9s: a line or the filter first, then
+        the zoom, then out of the Inspector's key (to its list) or out of the
+        Inspector and Explain (to the pane they were opened from)."""
         focus = self.panes[self.active]
         if self.command_line.close(focus) or self.filter_line.escape(focus):
             return
-        if self.active == "inspector" and self._previous != "inspector":
-            self.activate(self._previous)
+        if self.zoomed:
+            self.action_zoom()
+            return
+        if self.active not in ("inspector", "explain"):
+            return
+        back = self._previous if self._previous not in (self.active, "inspector", "explain") else None
+        inspector = self.panes.get("inspector")
+        if self.active == "inspector" and back is None and isinstance(inspector, InspectorPane) and inspector.inspected:
+            inspector.inspect(None)
+            return
+        self.activate(back or next(n for n in self.panes if n not in ("inspector", "explain")))
 
     def selected_key(self) -> str | None:
         pane = self.panes.get(self.active)

@@ -30,6 +30,7 @@ from kubectl_informer.attach.model import (
     ControllerFigures,
     QueueFigures,
     fmt_seconds,
+    rate,
 )
 from kubectl_informer.attach.report import model_lines
 from kubectl_informer.panes.attach_view import TABLE_ABOVE, estimate, percentile_detail, shown_queues
@@ -51,8 +52,9 @@ def queue_text(q: QueueFigures, buckets: bool = False) -> Text:
         t.append(f" (controller {q.controller})", "dim")
     t.append("\n")
     t.append_text(Text.assemble(
-        "depth ", (f"{q.depth:g}", "bold"), f" · adds {q.adds_per_s:.1f}/s · drain {q.drain_per_s:.1f}/s · retries ",
-        (f"{q.retries_per_s:.1f}/s", "bold yellow" if q.retries_per_s else ""),
+        "depth ", (f"{q.depth:g}", "bold"),
+        f" · adds {rate(q.adds_per_s, q.rated)} · drain {rate(q.drain_per_s, q.rated)} · retries ",
+        (rate(q.retries_per_s, q.rated), "bold yellow" if q.retries_per_s else ""),
         f" · unfinished {fmt_seconds(q.unfinished)} · longest running {fmt_seconds(q.longest)}\n",
         "queue latency p50 ", (estimate(q.latency_p50), "bold"), " p99 ", (estimate(q.latency_p99), "bold"),
         " · work duration p50 ", (estimate(q.work_p50), "bold"), " p99 ", (estimate(q.work_p99), "bold"),
@@ -162,7 +164,19 @@ class ControllerCard(Vertical):
 
 
 CARDS_MAX = 2 * TABLE_ABOVE  # queue cards mounted at most (two screens of them)
-KEYS = (("q", "Quit"), ("/", "Filter"), ("t", "Table/cards"), ("↑↓", "Move"), ("esc", "Clear filter"))
+KEYS = (("?", "Help"), ("q", "Quit"), ("/", "Filter"), ("t", "Table/cards"), ("↑↓", "Move"), ("esc", "Clear filter"))
+HELP_KEYS = (
+    ("?", "this help (esc closes)"),
+    ("q / ctrl+c", "quit"),
+    ("/", "filter the queues: text or a regex on the name, ! first inverts; enter keeps, esc clears"),
+    ("t", "table (every queue, busiest first) or cards (one per queue, with sparklines)"),
+    ("↑ ↓ j k", "move through the queues; the table's selected queue opens below it"),
+    ("esc", "clear the filter"),
+)
+HELP_ABOUT = ("The controller's own workqueues and reconciles, read from its /metrics page every "
+              "--interval: depth, adds/s, retries/s, queue latency and work duration (p50/p99 estimated "
+              "from the histogram buckets), unfinished work and the longest running processor, as "
+              "client-go's workqueue metrics name them. docs/attach.md says where each figure comes from.")
 
 
 class AttachApp(KeepsCrash, App[None]):
@@ -173,10 +187,11 @@ class AttachApp(KeepsCrash, App[None]):
     ENABLE_COMMAND_PALETTE = False
     AUTO_FOCUS = None  # not the hidden filter line: it would take the keys
     BINDINGS = [Binding("q", "quit", "Quit"), Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
+                Binding("question_mark", "help", "Help"),
                 Binding("slash", "filter", "Filter"), Binding("t", "toggle_table", "Table/cards"),
                 Binding("escape", "clear_filter", "Clear filter", show=False)]
     CSS = """
-    #status { height: 1; background: $boost; padding: 0 1; }
+    #status { height: 1; background: $boost; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     #main { height: 1fr; }
     #left { width: 1fr; }
     #cards { height: 1fr; scrollbar-size-vertical: 0; }
@@ -263,13 +278,15 @@ class AttachApp(KeepsCrash, App[None]):
             self.shown = shown_queues(self.model.queues.values(), self.key_filter)
             total = len(self.model.queues)
             controllers = dict(self.model.controllers)
-            status = Text.assemble(("attach ", "bold"), self.target, f" · scrape {self.model.scrapes}")
+            # The scrape count and a failure before the target (long through pods/proxy): one line, cut at its end.
+            status = Text.assemble(("attach", "bold"), f" · scrape {self.model.scrapes}")
             if self.key_filter:
                 status.append(f" · /{self.key_filter.text}: {len(self.shown)} of {total} queues", "bold yellow")
             if self.key_filter.note:
                 status.append(f" ({self.key_filter.note})", "yellow")
             if self.model.error:
                 status.append(f" · last scrape failed: {self.model.error}", "bold red")
+            status.append(f" · {self.target}")
             rest = [ln for ln in model_lines(self.model) if ln.startswith(("rest client", "informer ", "no work"))]
         self.status.update(status)
         self.others.update("\n".join(rest))
@@ -348,6 +365,11 @@ class AttachApp(KeepsCrash, App[None]):
         elif hasattr(self.detail, "text"):
             self.detail.display = self.table_mode
             self.detail.show(message.queue)
+
+    def action_help(self) -> None:
+        from kubectl_informer.tui.help import HelpScreen
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen([], keys=HELP_KEYS, title="kubectl informer attach: keys", about=HELP_ABOUT))
 
     def action_toggle_table(self) -> None:
         self.mode = "cards" if self.table_mode else "table"

@@ -17,13 +17,29 @@ from textual.widget import Widget
 from kubectl_informer.attach.model import ControllerFigures, QueueFigures
 from kubectl_informer.panes.attach_view import TABLE_HEADER, table_row, window
 
-_SPARK_COLUMN = TABLE_HEADER.index("DEPTH (last scrapes)")  # it and the controller's are text, left-aligned
+# Left-aligned; the others are figures, right-aligned.
+TEXT_COLUMNS = ("QUEUE", "DEPTH (last scrapes)", "CONTROLLER rec/s, errors, workers")
 NAME_MAX = 40  # a longer queue name is cut with … (kcm's longest is 36)
+# Short of width, columns go in this order (as k9s drops its wide columns), never
+# the queue's name, depth, adds or retries: a row stays one line.
+DROP_ORDER = ("DEPTH (last scrapes)", "LONGEST", "WORK p50", "DRAIN/S", "CONTROLLER rec/s, errors, workers",
+              "LATENCY p99", "WORK p99")
+
+
+def fitted_columns(header: tuple[str, ...], widths: list[int], width: int) -> list[int]:
+    """The indexes of the columns shown in ``width`` cells (two between columns)."""
+    keep = list(range(len(header)))
+    for name in DROP_ORDER:
+        if sum(widths[i] for i in keep) + 2 * (len(keep) - 1) <= width:
+            break
+        if name in header:
+            keep.remove(header.index(name))
+    return keep
 
 
 class QueueTable(Widget, can_focus=True):
     DEFAULT_CSS = """
-    QueueTable { height: 1fr; padding: 0 1; }
+    QueueTable { height: 1fr; padding: 0 1; text-wrap: nowrap; text-overflow: clip; }
     """
     BINDINGS = [
         Binding("up,k", "move(-1)", "Up", show=False),
@@ -87,8 +103,11 @@ class QueueTable(Widget, can_focus=True):
         rows = self._rows()
         widths = [min(NAME_MAX if i == 0 else 1000, max(len(r[i]) for r in [header, *rows]))
                   for i in range(len(header))]
+        keep = fitted_columns(header, widths, self.content_region.width or 160)
+        header, widths = tuple(header[i] for i in keep), [widths[i] for i in keep]
+        rows = [tuple(r[i] for i in keep) for r in rows]
         out = Text(no_wrap=True, overflow="crop")
-        out.append(_line(header, widths), "bold")
+        out.append(_line(header, widths, header), "bold")
         if not rows:
             out.append("\nno workqueue matches" if self.queues is not None else "")
             self.hidden = (0, 0)
@@ -99,17 +118,17 @@ class QueueTable(Widget, can_focus=True):
             out.append(f"\n▲ {win.above} more", "bold yellow")
         for i in range(win.top, win.top + win.rows):
             out.append("\n")
-            out.append(_line(rows[i], widths), "reverse" if i == self.cursor else "")
+            out.append(_line(rows[i], widths, header), "reverse" if i == self.cursor else "")
         if win.below:
             out.append(f"\n▼ {win.below} more", "bold yellow")
             out.append("  (↑↓ PgUp PgDn move)", "dim")
         return out
 
 
-def _line(cells: tuple[str, ...], widths: list[int]) -> str:
+def _line(cells: tuple[str, ...], widths: list[int], header: tuple[str, ...]) -> str:
     out = []
-    for i, (cell, w) in enumerate(zip(cells, widths)):
+    for cell, w, name in zip(cells, widths, header):
         if len(cell) > w:
             cell = cell[:w - 1] + "…"
-        out.append(cell.ljust(w) if i == 0 or i >= _SPARK_COLUMN else cell.rjust(w))
+        out.append(cell.ljust(w) if name in TEXT_COLUMNS else cell.rjust(w))
     return "  ".join(out)

@@ -24,7 +24,7 @@ def format_row(row: DeltaRow, t0: float, key_width: int, width: int) -> Text:
     line.append(f"rv={row.rv} ", "dim")
     if row.old_rv is not None:
         line.append_text(predicate_marker(row.event))
-    if row.initial and width >= 100:
+    if row.initial:
         line.append("init ", "dim italic")
     if row.tombstone:
         line.append("tombstone ", "red")

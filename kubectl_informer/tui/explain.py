@@ -21,6 +21,7 @@ from kubectl_informer.panes.explain import (
     render,
     subject_for,
 )
+from kubectl_informer.panes.explain.facts import PER_KEY
 from kubectl_informer.panes.explain.match import MARK_PANES, Subject, marks_for
 from kubectl_informer.panes.explain_state import SOURCE_TITLES, ExplainState, describe
 from kubectl_informer.tui.textpane import TextPane
@@ -96,7 +97,13 @@ class ExplainPane(TextPane):
             i = pane._cursor_index(rows)
             if i < 0:
                 return Subject("deltas")
-            return subject_for("deltas", facts, key=rows[i].key, seq=rows[i].seq)
+            subject = subject_for("deltas", facts, key=rows[i].key, seq=rows[i].seq)
+            if subject.rec is None:  # its record is older than the key's last PER_KEY: the newest instead
+                newest = subject_for("deltas", facts, key=rows[i].key)
+                if newest.rec is not None:
+                    newest.fields["older_than_kept"] = rows[i].seq
+                    return newest
+            return subject
         key = pane.selected_key()
         if source == "fifo":
             return subject_for("fifo", facts, key=key, pending=pane.state.queued.get(key) if key else None)
@@ -113,6 +120,9 @@ class ExplainPane(TextPane):
         if source in MARK_PANES and self.has_focus:
             head.append(f"  ({self.back} back · j/k older/newer)", "dim")
         lines = [head]
+        if (seq := subject.fields.get("older_than_kept")) is not None:
+            lines.append(Text(f"the delta under the cursor (seq {seq}) is older than the last {PER_KEY} records "
+                              f"Explain keeps for this key: its newest delta instead", "yellow"))
         found = explain(subject, self.facts_for(source))
         if not found:
             lines.append(Text("Nothing to explain here yet: select a delta, a FIFO key or a key in the Inspector, "

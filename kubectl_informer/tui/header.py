@@ -64,6 +64,8 @@ class HeaderPane(TextPane):
             one.append(f"↻{st.restarts} ", "bold yellow")
         ns = "all namespaces" if info.namespace is None else f"ns {info.namespace}"
         one.append(ns, "")
+        if info.resync_period:  # near the start: an 80-column crop keeps it
+            one.append(f"  resync {_age(info.resync_period)}", "dim")
         if info.label_selector:
             one.append(f" -l {info.label_selector}", "dim")
         if info.field_selector:
@@ -82,8 +84,6 @@ class HeaderPane(TextPane):
         one.append(f"{fifo} · {initial}", "magenta")
         if info.metadata_only:
             one.append(" · metadata only", "magenta")
-        if info.resync_period:
-            one.append(f"  resync {_age(info.resync_period)}", "dim")
         return one
 
     def _sync_part(self, two: Text, now: float) -> None:
@@ -129,6 +129,9 @@ class HeaderPane(TextPane):
             two.append(_age(now - st.watching_since), "green")
         elif st.watch_ended:
             two.append(f"✕ {st.watch_ended}", "bold red")
+            if st.synced and st.retry_at is not None and st.retry_at > now:
+                # Synced or not, the reflector's back-off (0.8s doubling to 30s) is shown while it lasts.
+                two.append(f" · retry in {_age(st.retry_at - now)} (back-off {_age(st.backoff)})", "red")
         else:
             two.append("○ not started", "dim")
         age = None if st.last_event is None else now - st.last_event

@@ -51,17 +51,30 @@ class HelpScreen(ModalScreen[None]):
         Binding("q", "app.quit", "Quit"),
     ]
 
-    def __init__(self, panes: list[tuple[str, str, str]]) -> None:
-        """``panes``: (jump keys, title, name) in tab order."""
+    def __init__(self, panes: list[tuple[str, str, str]], keys=None, title: str = "kubectl informer: keys",
+                 about: str = "") -> None:
+        """``panes``: (jump keys, title, name) in tab order; ``keys`` and
+        ``title`` another app's (attach), ``about`` what its screen shows."""
         super().__init__(id="help")
         self.panes = panes
+        self.keys = HELP_KEYS if keys is None else keys
+        self.title_text = title
+        self.about = about
 
     def compose(self) -> ComposeResult:
         keys = Table.grid(padding=(0, 2))
         keys.add_column(style="bold cyan", no_wrap=True)
         keys.add_column()
-        for k, what in HELP_KEYS:
+        for k, what in self.keys:
             keys.add_row(k, what)
+        if not self.panes:  # attach: its keys and what it shows
+            with VerticalScroll(id="help-body"):
+                yield Static(Text(self.title_text, style="bold reverse"))
+                yield Static(keys)
+                if self.about:
+                    yield Static(Text("\n" + self.about))
+                yield Static(Text("\nesc or ? closes this help", style="dim"))
+            return
         panes = Table.grid(padding=(0, 2))
         panes.add_column(style="bold cyan", no_wrap=True)
         panes.add_column(style="bold", no_wrap=True)
@@ -75,7 +88,7 @@ class HelpScreen(ModalScreen[None]):
         for usage, what in help_rows():
             commands.add_row(usage, what)
         with VerticalScroll(id="help-body"):
-            yield Static(Text("kubectl informer: keys", style="bold reverse"))
+            yield Static(Text(self.title_text, style="bold reverse"))
             yield Static(keys)
             yield Static(Text("\npanes", style="bold reverse"))
             yield Static(panes)

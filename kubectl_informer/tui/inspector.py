@@ -291,10 +291,17 @@ class InspectorPane(KeyCursor, TextPane):
         from_summaries = len(self.state.summarised(self.inspected))
         if from_summaries:
             head.append(f" · {from_summaries} from summaries (kind and RV only)", "yellow")
-        if deltas >= self.state.objects.per_key or len(self.state.life(self.inspected)) >= self.state.history.per_key:
+        cut = deltas >= self.state.objects.per_key or len(self.state.life(self.inspected)) >= self.state.history.per_key
+        if cut:
             head.append(f" · last {self.state.objects.per_key} deltas, {self.state.history.per_key} stage events kept",
                         "dim")
-        lines = [head, self._ribbon(rows)]
+        ribbon = self._ribbon(rows)
+        if cut:
+            # Each stage's count is of what is still held: the oldest events of a busy key are
+            # let go per stage, so the counts differ without an event being lost.
+            ribbon = Text.assemble(("held: ", "yellow"), ribbon,
+                                   ("  (older events let go, not lost: counts differ by retention)", "yellow"))
+        lines = [head, ribbon]
         story = self.state.stories.story(self.inspected)
         if story is not None and story.newest:
             for i, part in enumerate(why_lines(self.inspected, story, width - 5)[:3]):

@@ -50,7 +50,7 @@ HELP_KEYS = [
     ("p", "pause the view; events keep buffering (bounded); p again catches up"),
     ("tab / shift+tab", "next / previous pane"),
     ("tab (Informers pane)", "several informers: the next / previous informer (every other pane follows it), "
-                             "past the last one the next pane; n jumps to the Informers pane"),
+                             f"past the last one the next pane; {PANE_LETTERS['informers']} jumps to the Informers pane"),
     (":NAME", "several informers: show the informer NAME names (:rs, :pods, :replicasets.apps) in every pane"),
     ("1-9 or a letter", "jump to a pane (its keys are listed below)"),
     ("↑ ↓ j k home end", "move the cursor; end follows the stream again"),
@@ -61,7 +61,7 @@ HELP_KEYS = [
     ("enter (Inspector)", "expand the delta under the cursor: its full diff, status first"),
     ("y", "the selected key's object as YAML (Inspector: the version under the cursor); Secrets redacted"),
     ("z", "zoom one pane on a large terminal; z again for the grid"),
-    ("esc", "close filter or help, clear the filter, leave the Inspector"),
+    ("esc", "back: close a line, help or a view, clear the filter, leave the Inspector, un-zoom"),
     ("x", "experiments on this run: close the watch, forget the RV, pause the FIFO or the workers, "
           "fail items, add a handler; on --demo 410 storm, compaction, drop watches, burst"),
     # `kubectl informer replay` only:
@@ -81,7 +81,7 @@ JUMP_BINDINGS += [Binding(str(i), f"jump_index({i})", f"pane {i}", show=False) f
 # ? and q always stay.
 FOOTER_HINTS = [
     ("?", "Help", "Help", 10),
-    ("/", "Filter", "Filter", 6),
+    ("/", "Filter", "Filter", 9),  # k9s's first key after ? : kept as long as Explain
     (":", "Command", "Cmd", 8),
     ("e", "Explain", "Explain", 9),
     ("x", "Experiments", "Exper", 8),

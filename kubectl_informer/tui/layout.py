@@ -49,6 +49,25 @@ class PaneSpec:
     pane_cls: type[Pane]
     short: str = ""  # tab bar label, so seven tabs fit in 80 columns
 
+# A tab's label when the bar is short of room: three letters that still tell the
+# panes apart (cutting "Resync" and "RV" both to "R" did not).
+TAB_ABBREVIATIONS = {"informers": "Inf", "deltas": "Dlt", "fifo": "FIFO", "rv": "RV", "resync": "Rsy",
+                     "queue": "Que", "cache": "Cch", "inspector": "Ins", "handlers": "Hnd", "explain": "Exp",
+                     "server": "Srv"}
+
+
+def tab_label(spec: PaneSpec, shorten: int | str | None) -> str:
+    """The tab's label: whole, cut to a few letters, abbreviated, or none (the key alone)."""
+    label = spec.short or spec.title
+    if shorten is None:
+        return label
+    if shorten == "abbrev":
+        return TAB_ABBREVIATIONS.get(spec.name, label[:3])
+    if shorten == "key":
+        return ""
+    return label[:int(shorten)]
+
+
 # Tab order; the grid places them in this order too (see app.tcss). The
 # Informers pane is there only in a run with several informers (``shown_specs``).
 PANES: tuple[PaneSpec, ...] = (
@@ -93,16 +112,18 @@ class TabBar(Widget):
                   width: int | None = None) -> None:
         # ``width``: the size a resize brings (the app's may still be the old one then).
         width = self.app.size.width if width is None else width
-        # Too many tabs for the line: the other tabs' labels shorten, the active one never does.
-        for cut in (99, 6, 5, 4, 3, 2, 1):
+        # Too many tabs for the line: the other tabs' labels shorten (whole words, then
+        # abbreviations a reader can still tell apart, then the jump keys alone), the
+        # active one never does.
+        for shorten in (None, 6, "abbrev", "key"):
             t = Text(no_wrap=True, overflow="ellipsis", end="")
             for i, spec in enumerate(specs, 1):
                 style = "bold reverse" if spec.name == active else ("bold" if spec.name in shown else "dim")
-                label = spec.short or spec.title
                 # A tab's jump key: its number, or past nine its letter.
                 key = str(i) if i <= 9 else PANE_LETTERS.get(spec.name, "")
                 t.append(f" {key}", "cyan" if spec.name != active else style)
-                t.append(f" {label if spec.name == active else label[:cut]} ", style)
+                label = tab_label(spec, None if spec.name == active else shorten)
+                t.append(f" {label} " if label else " ", style)
             if filter_text:
                 t.append(f"  /{filter_text}", "bold yellow")
             if t.cell_len <= width:

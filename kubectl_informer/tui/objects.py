@@ -51,7 +51,7 @@ class YamlScreen(ModalScreen[None]):
 
         scroll = VerticalScroll(id="yaml")
         scroll.border_title = self.title_text
-        scroll.border_subtitle = "↑↓ pgup pgdn home end · esc closes"
+        scroll.border_subtitle = "managedFields hidden, as kubectl · ↑↓ pgup pgdn home end · esc closes"
         with scroll:
             yield Static(Syntax(self.text, "yaml", theme="ansi_dark", word_wrap=False), id="yaml-body")
 

@@ -106,38 +106,39 @@ def _cursor_line(st: QueueState, key: str, items: list[str], width: int) -> Text
     return t
 
 
+def _columns(widths: list[int], width: int) -> tuple[int, int]:
+    """(column width, columns) for items of ``widths`` in ``width`` cells: as
+    ``ls`` lays names out, every column as wide as the widest item, so a row
+    never holds a second key where the others hold one."""
+    colw = max(widths, default=1)
+    return colw, max(1, (width + 2) // (colw + 2))
+
+
 def _flow(items, total: int, width: int, max_lines: int) -> list[Text]:
-    """Lay ``items`` (Texts) out left to right over at most ``max_lines``
+    """Lay ``items`` (Texts) out in aligned columns over at most ``max_lines``
     lines, ending with ``…+N`` when they do not all fit. Only as many items
-    as fit are drawn, so a queue of 10,000 costs a screenful."""
+    as fit are taken, so a queue of 10,000 costs a screenful."""
+    taken = list(itertools.islice(items, max(1, max_lines) * (width // 4 + 1)))
+    if not taken:
+        return [Text()]
+    colw, cols = _columns([t.cell_len for t in taken], width)
+    room = cols * max(1, max_lines)
+    shown = taken[:room] if total <= room else taken[:room - 1]
+    cells = [t.copy() for t in shown]
+    if len(shown) < total:
+        cells.append(Text(f"…+{total - len(shown)}", style="dim"))
     lines: list[Text] = []
-    cur = Text()
-    placed = 0
-    for item in items:
-        rest = total - placed - 1
-        room = width - cur.cell_len - (2 if cur.cell_len else 0)
-        need = item.cell_len + (len(f"  …+{rest}") if rest and len(lines) == max_lines - 1 else 0)
-        if need > room:
-            if cur.cell_len and len(lines) < max_lines - 1:
-                lines.append(cur)
-                cur = Text()
-                room = width
-                need = item.cell_len + (len(f"  …+{rest}") if rest and len(lines) == max_lines - 1 else 0)
-            if need > room and cur.cell_len:
-                break
-        if cur.cell_len:
-            cur.append("  ")
-        cur.append_text(item)
-        placed += 1
-        if placed >= total:
-            break
-    if placed < total:
-        if cur.cell_len:
-            cur.append("  ")
-        cur.append(f"…+{total - placed}", "dim")
-    if cur.cell_len or not lines:
-        lines.append(cur)
-    return lines[:max_lines]
+    for r in range(0, len(cells), cols):
+        row = Text()
+        for i, cell in enumerate(cells[r:r + cols]):
+            if i:
+                row.append("  ")
+            cell.truncate(colw, overflow="ellipsis")
+            row.append_text(cell)
+            if i < cols - 1 and r + i + 1 < len(cells):
+                row.pad_right(colw - cell.cell_len)
+        lines.append(row)
+    return lines[:max(1, max_lines)]
 
 
 def _section(title: str, count: int | None, body: list[Text], style: str = "bold") -> list[Text]:
@@ -326,16 +327,10 @@ def _section_specs(st: QueueState, now: float, proc: list[Text], dwp: set) -> di
 
 
 def _want_flow(widths, w: int, avail: int) -> int:
-    """Rows a flowed section needs for items of ``widths`` (stops at ``avail``)."""
-    rows, used = 1, 0
-    for iw in widths:
-        if used and used + 2 + iw > w:
-            rows += 1
-            used = 0
-            if rows > avail:
-                break
-        used += (2 if used else 0) + iw
-    return rows
+    """Rows a flowed section needs for items of ``widths`` (at most ``avail``)."""
+    widths = list(widths)
+    _, cols = _columns(widths, w)
+    return max(1, min(avail + 1, -(-len(widths) // cols)))
 
 
 def _wants_left(st: QueueState, w: int, avail: int) -> list[int]:

@@ -136,3 +136,19 @@ def test_other_families_are_skipped_and_a_page_without_workqueues_says_so():
     # Garbage in the head is refused by the parser even among skipped families.
     with pytest.raises(NotPrometheusText, match="invalid metric name"):
         parse_page("<html>\n" + runtime, 0.0)
+
+
+def test_rates_before_a_second_scrape_are_unknown_not_zero():
+    """The first scrape has totals but no rates: `adds 0.0/s` read as an idle
+    queue; it says `–` until a second scrape gives a rate."""
+    from kubectl_informer.panes.attach_view import table_row
+    m = AttachModel(rate_window=5.0)
+    feed(m, client_go_page(depth=2, adds=100, retries=4, latency_cum=LAT_1, work_cum=WORK), 10.0)
+    q = m.queues["deployment"]
+    assert not q.rated
+    assert table_row(q)[2:5] == ("–", "–", "–")
+    text = "\n".join(model_lines(m))
+    assert "adds – (100)" in text and "0.0/s" not in text
+    feed(m, client_go_page(depth=20, adds=150, retries=9, latency_cum=LAT_2, work_cum=WORK), 12.0)
+    assert q.rated and table_row(q)[2] == "25.0"
+    assert "adds 25.0/s (150)" in "\n".join(model_lines(m))

@@ -48,7 +48,7 @@ def test_cards_show_each_queue_and_controller_and_flag_the_backlog():
             return text, cards, spark, labels
 
     text, cards, spark, labels = asyncio.run(go())
-    assert "attach http://127.0.0.1:8080/metrics · scrape 3" in text
+    assert "attach · scrape 3 · http://127.0.0.1:8080/metrics" in text
     assert "deployment is backing up: depth rose from 2 to 20" in text
     assert "controller memcached  reconciles error" in text and "workers 2/4 active" in text
     assert "rest client: 200 " in text
@@ -176,3 +176,44 @@ def test_cards_say_how_many_are_off_screen_and_t_switches():
     assert scrolled.startswith("▲ ") and "above · ▼ " in scrolled
     up, down = int(scrolled.split()[1]), int(scrolled.split("▼ ")[1].split()[0])
     assert up > 0 and down < hidden
+
+
+def test_question_mark_opens_attachs_help_and_escape_closes_it():
+    from kubectl_informer.tui.help import HelpScreen
+    model = AttachModel()
+    model.update(parse_page(client_go_page(depth=2, adds=100, retries=4, latency_cum=LAT_1, work_cum=LAT_1), 10.0))
+
+    async def go():
+        app = AttachApp(model, threading.Lock(), "http://127.0.0.1:8080/metrics")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.press("question_mark")
+            assert isinstance(app.screen, HelpScreen)
+            update = app.screen._compositor.render_update(full=True)
+            text = "\n".join("".join(s.text for s in line) for line in update.strips)
+            assert "kubectl informer attach: keys" in text and "table (every queue" in text
+            await pilot.press("escape")
+            assert not isinstance(app.screen, HelpScreen)
+
+    asyncio.run(go())
+
+
+def test_a_narrow_table_drops_columns_instead_of_wrapping_each_row():
+    """With --resource pods the table gets half of 160 columns: its rows were
+    wrapped onto two lines each; now the least needed columns go, k9s-like."""
+    async def check(app, pilot):
+        return table_lines(app), app.table.content_region.width
+
+    lines, width = drive(kcm_model(), check, size=(80, 30))
+    assert all(len(ln) <= width for ln in lines)
+    assert lines[0].split()[:4] == ["QUEUE", "DEPTH", "ADDS/S", "RETRIES/S"]
+    assert "LONGEST" not in lines[0] and "(last scrapes)" not in lines[0]
+    wide, _ = drive(kcm_model(), check)
+    assert "LONGEST" in wide[0] and "DEPTH (last scrapes)" in wide[0]
+
+
+def test_the_status_line_keeps_the_scrape_count_at_80_columns():
+    async def check(app, pilot):
+        return str(app.status.render()).splitlines()
+
+    lines = drive(kcm_model(), check, size=(80, 24))
+    assert len(lines) == 1 and lines[0].startswith("attach · scrape 3 · ")

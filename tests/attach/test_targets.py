@@ -253,3 +253,14 @@ def test_https_and_a_bearer_token_as_behind_kube_rbac_proxy(tmp_path):
     for r in good:
         assert r.returncode == 0, r.stderr
         assert json.loads(r.stdout)["queues"]["deployment"]["adds_total"] == 7
+
+
+def test_a_pod_whose_containers_are_not_all_ready_is_not_ready_as_kubectl_shows_it():
+    from kubectl_informer.attach.target import is_ready
+    ready = {"type": "Ready", "status": "True"}
+    pod = {"status": {"conditions": [ready], "containerStatuses": [{"name": "c", "ready": True}]}}
+    assert is_ready(pod)
+    pod["status"]["containerStatuses"] = [{"name": "c", "ready": False}]  # kubectl: READY 0/1
+    assert not is_ready(pod)
+    assert not is_ready({"status": {"conditions": [{"type": "Ready", "status": "False"}]}})
+    assert not is_ready({"metadata": {"deletionTimestamp": "x"}, "status": {"conditions": [ready]}})

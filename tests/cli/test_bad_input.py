@@ -36,10 +36,45 @@ HEADLESS = ["-o", "text", "--duration", "30s"]
     (["watch", "pods", "-l", "app in (a"], "invalid value for '-l' / '--selector'"),
     (["watch", "pods", "--field-selector", "status.phase"], "invalid value for '--field-selector'"),
     (["watch", "pods", "--field-selector", "a=b,c"], '"c" is not a field selector term'),
+    (["watch", "pods", "--demo", "nosuch"], 'unknown scenario "nosuch"'),
+    (["queue", "pods", "--demo=nosuch"], 'unknown scenario "nosuch"'),
+    (["watch", "pods", "--request-timeout", "-1"], "invalid value for '--request-timeout'"),
+    (["watch", "pods", "--request-timeout", "1x"], "invalid value for '--request-timeout'"),
 ])
 def test_bad_flag_values_are_usage_errors(args, expected):
     # Rejected before any cluster is touched: --demo is not even needed.
     assert_one_line_error(invoke(*args, *HEADLESS), code=2, contains=[expected])
+
+
+def test_a_field_selector_the_server_refuses_ends_the_run_at_once_as_kubectl_does():
+    # The server's 400 on the first list is the user's to fix: one line, exit 1, no retry for --duration.
+    r = invoke("watch", "pods", "--demo", "--field-selector", "spec.foo=bar", *HEADLESS)
+    assert_one_line_error(r, code=1, contains=["400 BadRequest", "field label not supported: spec.foo"])
+
+
+def test_sim_unknown_scenario_is_a_usage_error():
+    assert_one_line_error(invoke("sim", "--scenario", "nosuch"), code=2, contains=['unknown scenario "nosuch"'])
+
+
+def test_request_timeout_takes_a_bare_integer_as_seconds_as_kubectl_does():
+    from kubectl_informer.cli.command import REQUEST_TIMEOUT
+    assert REQUEST_TIMEOUT.convert("1", None, None) == 1.0
+    assert REQUEST_TIMEOUT.convert("0", None, None) == 0.0
+    assert REQUEST_TIMEOUT.convert("2m", None, None) == 120.0
+    assert REQUEST_TIMEOUT.convert("500ms", None, None) == 0.5
+
+
+def test_top_level_help_lists_each_command_with_its_first_sentence_whole():
+    r = invoke("--help")
+    assert r.exit_code == 0
+    commands = r.stdout.split("Available Commands:")[1].split("Usage:")[0]
+    assert "..." not in commands and "…" not in commands
+    assert "Run an informer on RESOURCE and show every step" in " ".join(commands.split())
+
+
+def test_watch_help_says_the_demo_resyncs_every_5s():
+    r = invoke("watch", "--help")
+    assert "resyncs every 5s" in " ".join(r.stdout.split())
 
 
 def test_good_selectors_pass_the_checks():

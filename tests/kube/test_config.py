@@ -122,8 +122,9 @@ def test_missing_file_and_no_config(tmp_path, monkeypatch):
     with pytest.raises(KubeConfigError) as e:
         load_kube(kubeconfig="/nonexistent/kc")
     assert str(e.value) == "stat /nonexistent/kc: no such file or directory"
-    with pytest.raises(KubeConfigError, match="no configuration has been provided"):
+    with pytest.raises(KubeConfigError, match="no configuration has been provided") as e:
         load_kube()
+    assert str(e.value).endswith("(no cluster at hand? add --demo for the simulated one)")
     monkeypatch.setenv("KUBECONFIG", str(tmp_path / "nope"))
     with pytest.raises(KubeConfigError, match="no kubeconfig file found in KUBECONFIG"):
         load_kube()

@@ -142,3 +142,30 @@ def test_queue_pane_says_watch_runs_no_workqueue(mode, says):
         assert ("watch runs no workqueue" in explained) is says
 
     run(check, app, (80, 24))
+
+
+def test_a_delta_older_than_the_records_kept_is_said_not_blanked():
+    """`x b` on the selected key: 20 updates push the row's record out of the
+    key's last 16 while the cursor stays on the row. Explain says so and
+    explains the key's newest delta, instead of a blank pane."""
+    e = demo_trace()
+    app = make_app(e)
+
+    async def check(pilot):
+        await pilot.press("d", "k", "k")  # web-1's first update, paused at the cursor
+        assert app.panes["deltas"].selected_key() == "default/web-1"
+        fed = len(e.events)
+        for rv in range(200, 220):
+            e("store.update", "default/web-1", resource_version=str(rv), old_resource_version=str(rv - 1),
+              delta="Updated", summary="Running", diff=["metadata.annotations.burst"], is_in_initial_list=False)
+        app.buffer.extend(e.events[fed:])
+        app.pump()
+        assert app.panes["deltas"].selected_key() == "default/web-1"
+        await pilot.press("e")
+        app.pump()
+        text = " ".join(pane_text(app.panes["explain"]).split())
+        assert "is older than the last 16 records Explain keeps for this key" in text
+        assert "Deltas ▸ Updated default/web-1 (RV 219)" in text
+        assert "Nothing to explain" not in text
+
+    run(check, app, (160, 45))

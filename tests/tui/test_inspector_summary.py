@@ -62,3 +62,28 @@ def test_the_key_list_lists_a_key_known_only_from_summaries_and_enter_follows_it
         assert lines[0].startswith("default/only-summarised") and "8 from summaries" in lines[0]
 
     run(check, app, (100, 40))
+
+
+def test_a_key_busier_than_its_history_says_its_stage_counts_are_of_what_is_held():
+    """A key whose stage events outnumber what the Inspector keeps: the ribbon's
+    counts (watch 16 → fifo 17 → pop 1 …) are of the held events, and say so,
+    so that they do not read as events lost between stages."""
+    e = demo_trace()
+    app = make_app(e, start_pane="inspector")
+
+    async def check(pilot):
+        pane = app.panes["inspector"]
+        per_key = pane.state.history.per_key
+        fed = len(e.events)
+        for rv in range(300, 300 + per_key):
+            life_of_pod(e, "default/busy", rv, phase="Running")
+        app.buffer.extend(e.events[fed:])
+        app.pump()
+        pane.inspect("default/busy")
+        app.pump()
+        lines = pane_text(pane).splitlines()
+        assert "stage events kept" in lines[0]
+        assert lines[1].startswith("held: watch ")
+        assert "older events let go, not lost" in lines[1]
+
+    run(check, app, (160, 40))

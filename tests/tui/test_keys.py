@@ -261,3 +261,63 @@ def test_deltas_pane_has_a_legend_for_the_predicates_column():
         assert any("·RL· Running" in ln for ln in lines[2:])
 
     run(check, app, (160, 50))
+
+
+def test_escape_goes_back_one_step_everywhere():
+    """k9s habits: esc un-zooms, leaves a key for the Inspector's list, and
+    leaves the Inspector and Explain for the pane they came from, however
+    they were reached (started there, jumped to, opened from another pane)."""
+    app = make_app(start_pane="inspector")
+
+    async def check(pilot):
+        insp = app.panes["inspector"]
+        await pilot.press("enter")
+        assert insp.inspected is not None
+        await pilot.press("z")
+        assert app.zoomed
+        await pilot.press("escape")
+        assert not app.zoomed and app.active == "inspector" and insp.inspected is not None
+        await pilot.press("escape")
+        assert app.active == "inspector" and insp.inspected is None
+        await pilot.press("escape")
+        assert app.active == "deltas"
+        await pilot.press("f", "e")
+        assert app.active == "explain"
+        await pilot.press("escape")
+        assert app.active == "fifo"
+        await pilot.press("e", "i", "escape", "escape")  # Explain, then the Inspector: back to a stream pane
+        assert app.active not in ("inspector", "explain")
+
+    run(check, app, (100, 40))
+
+
+def test_help_names_the_key_that_really_jumps_to_the_informers_pane():
+    from kubectl_informer.tui.keymap import HELP_KEYS, PANE_LETTERS
+    text = " ".join(what for _, what in HELP_KEYS)
+    assert f"{PANE_LETTERS['informers']} jumps to the Informers pane" in text
+    assert PANE_LETTERS["informers"] == "o" and PANE_LETTERS["resync"] == "n"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 15)])
+def test_narrow_tab_bars_keep_labels_a_reader_can_tell_apart(size):
+    """Cut to four letters (80 columns) the tabs read `4 Resy 5 Queu`, to one
+    (60) `2 F 3 R 4 R`; now three-letter abbreviations, then the keys alone,
+    and the active tab whole."""
+    app = make_app()
+
+    async def check(pilot):
+        bar = next(ln for ln in screen_text(app).splitlines() if " 1 " in ln and " 2 " in ln)
+        assert "Deltas" in bar  # the active tab, whole
+        words = bar.split()
+        labels = [w for w in words if not w.isdigit() and w not in ("s",)]
+        assert len(labels) == len(set(labels))  # no two tabs with the same label
+        assert not any(w in ("Resy", "Queu", "F", "R") for w in words)
+
+    run(check, app, size)
+
+
+def test_a_several_informer_runs_footer_keeps_the_filter_key_at_80_columns():
+    from kubectl_informer.tui.keyhints import hints_line
+    from kubectl_informer.tui.keymap import FOOTER_HINTS_SEVERAL
+    line = hints_line(FOOTER_HINTS_SEVERAL, 80).plain
+    assert " / " in line and " ? " in line and " q " in line

@@ -166,6 +166,15 @@ def test_yaml_redacts_secrets_unless_asked_and_never_prints_aliases():
     assert "&id" not in to_yaml(shared) and "*id" not in to_yaml(shared)
 
 
+def test_yaml_hides_managed_fields_as_kubectl_does_unless_asked():
+    obj = {"kind": "Pod", "metadata": {"name": "p", "managedFields": [{"manager": "kubectl-client-side-apply"}],
+                                       "labels": {"app": "web"}}, "spec": {}}
+    text = to_yaml(obj)
+    assert "managedFields" not in text and "kubectl-client-side-apply" not in text and "app: web" in text
+    assert obj["metadata"]["managedFields"]  # the object itself is untouched
+    assert "manager: kubectl-client-side-apply" in to_yaml(obj, show_managed_fields=True)
+
+
 def _yaml_text(app) -> str:
     screen = app.screen
     assert isinstance(screen, YamlScreen)

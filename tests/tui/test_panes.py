@@ -66,10 +66,10 @@ def test_deltas_pane_shows_the_popped_stream_with_diffs(size):
         assert "Replaced default/web-0" in rows[0] and "Pending" in rows[0]
         assert "Updated  default/web-1" in rows[5] and "rv=101" in rows[5]
         screen = screen_text(app)
-        # Wide terminals show the whole diff and the initial-list mark.
+        assert "init Pending" in rows[0]  # the initial-list mark, at every width
+        # Wide terminals show the whole diff.
         if size[0] >= 100:
             assert "status.phase Pending→Running" in screen
-            assert "init Pending" in rows[0]
         else:
             assert "status.phase Pending→" in screen
         assert "Deleted  default/web-2" in rows[7]
@@ -266,3 +266,29 @@ def test_a_burst_in_one_slot_reads_whole_in_the_fifo_pane_at_160x45():
         assert f"append {key} Updated→[Updated ×7]" in screen  # the newest append, narrow
 
     run(check, app, (160, 45))
+
+
+def test_header_shows_the_reflectors_back_off_after_sync_too():
+    """`--demo flaky`: synced, then the watch ends in a 410 and the relist backs
+    off for many seconds; the header says so while it lasts, not only before sync."""
+    e = demo_trace()
+    e("watch.end", error="410 Expired: too old resource version", expired=True)
+    e("relist", reason="expired")
+    e("reflector.backoff", delay=25.6, error="")
+    app = make_app(e)
+
+    async def check(pilot):
+        head = "\n".join(screen_text(app).splitlines()[:2])
+        assert "● synced" in head
+        assert "✕ 410 Expired: too old resource version · retry in 24.6s (back-off 25.6s)" in head
+
+    run(check, app, (200, 30))
+
+
+def test_header_keeps_the_resync_period_at_80_columns():
+    app = make_app(info=info(resync_period=5.0, demo_scenario="steady"))
+
+    async def check(pilot):
+        assert "resync 5s" in screen_text(app).splitlines()[0]
+
+    run(check, app, (80, 24))

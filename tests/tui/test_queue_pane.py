@@ -278,7 +278,7 @@ def test_pane_in_a_small_slot_keeps_the_summary_and_crops_the_queue():
     assert "depth 29" in lines[0]
     assert "p50/p99 latency 500ms/590ms work 200ms/200ms · longest 500ms" in lines[1]
     assert lines[2].startswith(" queued 28     default/web-2")
-    assert "…+21" in lines[3]   # the rest of the queue, counted
+    assert "…+23" in lines[3]   # the rest of the queue, counted (aligned columns)
     assert "w0 ▶ default/web-0" in text and "waiting 2" in text and "dirty 29" in text
 
 
@@ -335,3 +335,17 @@ def test_any_trace_feeds_and_renders_without_error(events, width, height):
         st.feed(TraceEvent(i + 1, t, kind, key, fields))
     render_queue(st, None, width, height)
     render_queue(st, 50.0, width, height)
+
+
+def test_queued_keys_stand_in_aligned_columns_not_a_stray_second_key_on_some_rows():
+    """`queue pods --demo -A`: mostly long keys, a few short ones. Flowed, two
+    short ones shared a row and read as a stale second key; in columns every
+    row holds the same number of keys, each starting at the same cell."""
+    from kubectl_informer.tui.queue import _flow
+    from rich.text import Text
+    keys = ["shop/payments-cf9eca81b1-9581d", "shop/web-ea9f30cc6a-1d40e", "batch/worker-80db594232-12fb9",
+            "default/api-7b267deed9-b14b5", "shop/web-ea9f30cc6a-d8f7f", "batch/worker-80db594232-7d3f8"]
+    lines = [ln.plain for ln in _flow((Text(k) for k in keys), len(keys), 61, 10)]
+    assert len(lines) == 6  # two of the widest (30) and a gap need 62 cells
+    lines = [ln.plain for ln in _flow((Text(k) for k in keys), len(keys), 64, 10)]
+    assert len(lines) == 3 and all(ln.index(ln.split()[1]) == 32 for ln in lines)

@@ -39,7 +39,9 @@ CATALOG: tuple[Experiment, ...] = (
                "Queue: depth grows, nothing is processed, then it drains", needs=NEEDS_QUEUE,
                toggle="resume-workers"),
     Experiment("fail-next", "n", "fail the next N work items",
-               "Queue: requeues, each back-off longer than the last (the rate limiter)", needs=NEEDS_QUEUE,
+               "Queue: each failed key requeued after its rate limiter's delay, which doubles with the key's "
+               "failures (default 5ms: too short to see waiting; --rate-limiter exponential:500ms,60s)",
+               needs=NEEDS_QUEUE,
                prompt=COUNT, default="3"),
     Experiment("add-handler", "h", "add a handler now, with a resync period",
                "Resync: the period asked and the period got (raised to the check period)",
