@@ -1,0 +1,61 @@
+"""The one rule for text that did not come from us (core/printable.py):
+for any string, what is shown holds no character a terminal acts on, and
+printable text comes back unchanged."""
+
+from __future__ import annotations
+
+import unicodedata
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kubectl_informer.core.printable import ESCAPED_CATEGORIES, printable, printable_lines
+
+# What the brief names, each by its code point: C0, ESC, DEL, C1, bidi
+# embeddings/overrides/isolates and marks, zero-width characters, the BOM.
+DANGEROUS = ([chr(c) for c in range(0x20)] + ["\x7f"] + [chr(c) for c in range(0x80, 0xA0)]
+             + [chr(c) for c in range(0x202A, 0x202F)] + [chr(c) for c in range(0x2066, 0x206A)]
+             + ["\u200e", "\u200f", "\u061c", "\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u2028", "\u2029"])
+
+
+def _unsafe(ch: str) -> bool:
+    return unicodedata.category(ch) in ESCAPED_CATEGORIES
+
+
+@given(st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x10FFFF)))
+def test_nothing_unsafe_is_left_in_any_string(s):
+    out = printable(s)
+    assert not any(_unsafe(ch) for ch in out)
+    assert not any(ch in out for ch in DANGEROUS)
+    block = printable_lines(s)
+    assert not any(_unsafe(ch) for ch in block if ch not in "\n\t")
+
+
+@given(st.text(alphabet=st.characters(blacklist_categories=tuple(ESCAPED_CATEGORIES))))
+def test_printable_text_is_unchanged(s):
+    assert printable(s) == s
+    assert printable_lines(s) == s
+
+
+@given(st.text(alphabet=st.sampled_from(DANGEROUS + list("ab é漢🙂"))))
+def test_each_dangerous_character_is_shown_as_its_escape(s):
+    out = printable(s)
+    expected = "".join(repr(ch)[1:-1] if ch in DANGEROUS else ch for ch in s)
+    assert out == expected
+
+
+def test_the_forms():
+    assert printable("a\x1b]52;c;ZWNobw==\x07b") == "a\\x1b]52;c;ZWNobw==\\x07b"
+    assert printable("\x9b31m\u202eevil\u200b") == "\\x9b31m\\u202eevil\\u200b"
+    assert printable("tab\there\r\nnext") == "tab\\there\\r\\nnext"
+    assert printable_lines("tab\there\r\nnext") == "tab\there\\r\nnext"
+    assert printable("\U000e0041") == "\\U000e0041"  # a tag character (Cf)
+    assert printable("\ud800") == "\\ud800"           # a lone surrogate: could not even be encoded
+
+
+def test_a_string_with_nothing_to_escape_is_the_same_object():
+    s = "default/web-1 rv=1234 Running 漢字 🙂"
+    assert printable(s) is s
+    assert printable_lines(s) is s
+    nbsp = "a\u00a0b\ue000"  # a no-break space and a private-use character: shown as they are
+    assert printable(nbsp) == nbsp
