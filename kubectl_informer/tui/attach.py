@@ -38,6 +38,7 @@ from kubectl_informer.panes.feed import FeedLoop
 from kubectl_informer.panes.filters import KeyFilter, parse_filter
 from kubectl_informer.tui.attach_table import QueueTable
 from kubectl_informer.tui.crash import KeepsCrash
+from kubectl_informer.tui.printable_text import PrintableNotices, printable_text
 from kubectl_informer.tui.deltas import DeltasPane
 
 REFRESH_HZ = 4.0
@@ -139,7 +140,7 @@ class QueueCard(Vertical):
 
     def show(self, q: QueueFigures) -> None:
         self.name_shown = q.name
-        self.text.update(queue_text(q, self.buckets))
+        self.text.update(printable_text(queue_text(q, self.buckets)))  # names: the metrics page's labels
         self.sparks.show({"depth": list(q.depth_history), "adds/s": list(q.adds_history),
                           "retries/s": list(q.retries_history)})
 
@@ -157,7 +158,7 @@ class ControllerCard(Vertical):
         yield self.sparks
 
     def show(self, c: ControllerFigures) -> None:
-        self.text.update(controller_text(c))
+        self.text.update(printable_text(controller_text(c)))
         self.sparks.show({"rec/s": list(c.reconcile_history), "errors/s": list(c.error_history)})
 
 
@@ -165,7 +166,7 @@ CARDS_MAX = 2 * TABLE_ABOVE  # queue cards mounted at most (two screens of them)
 KEYS = (("q", "Quit"), ("/", "Filter"), ("t", "Table/cards"), ("↑↓", "Move"), ("esc", "Clear filter"))
 
 
-class AttachApp(KeepsCrash, App[None]):
+class AttachApp(PrintableNotices, KeepsCrash, App[None]):
     """``AttachApp(model, lock, target)``; ``run`` (our informer, for
     ``--resource``) and its ``buffer`` put the Deltas pane beside."""
 
@@ -271,8 +272,8 @@ class AttachApp(KeepsCrash, App[None]):
             if self.model.error:
                 status.append(f" · last scrape failed: {self.model.error}", "bold red")
             rest = [ln for ln in model_lines(self.model) if ln.startswith(("rest client", "informer ", "no work"))]
-        self.status.update(status)
-        self.others.update("\n".join(rest))
+        self.status.update(printable_text(status))  # a failed scrape's error quotes the page
+        self.others.update(printable_text("\n".join(rest)))
         self._place(controllers)
 
     def _place(self, controllers: dict[str, ControllerFigures]) -> None:

@@ -18,6 +18,7 @@ from kubectl_informer.core.diff import (
     SPEC,
     STATUS,
 )
+from kubectl_informer.core.printable import printable, printable_lines
 from kubectl_informer.panes.objects import to_yaml
 
 RANK_STYLES = {STATUS: "green", SPEC: "yellow", METADATA: "cyan", NOISE_RANK: "dim"}
@@ -41,8 +42,9 @@ class YamlScreen(ModalScreen[None]):
 
     def __init__(self, title: str, text: str) -> None:
         super().__init__()
-        self.title_text = title
-        self.text = text
+        # The object is the server's: its strings shown printable, the title as text, not markup.
+        self.title_text = printable(title)
+        self.text = printable_lines(text)
 
     def compose(self) -> ComposeResult:
         # Imported when the screen opens: rich.syntax brings Pygments, a
@@ -50,7 +52,7 @@ class YamlScreen(ModalScreen[None]):
         from rich.syntax import Syntax
 
         scroll = VerticalScroll(id="yaml")
-        scroll.border_title = self.title_text
+        scroll.border_title = Text(self.title_text)
         scroll.border_subtitle = "↑↓ pgup pgdn home end · esc closes"
         with scroll:
             yield Static(Syntax(self.text, "yaml", theme="ansi_dark", word_wrap=False), id="yaml-body")
