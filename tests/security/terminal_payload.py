@@ -8,7 +8,8 @@ OSC 52 clipboard write (``ESC ] 52 ; c ; BASE64 BEL``), a CSI colour
 v1.32 cluster and puts the payload in a pod's name, label, annotation and
 phase, in a watch ERROR's message, in the Status of the 500s that follow, in
 a 403 at the start of ``services``, and in the queue and controller names of
-a controller's metrics page (``/metrics``). ``Pty`` runs the command in a
+a controller's metrics page (``/metrics``), and in a 503 on ``/api`` when asked
+(``api_failures``); its kubeconfig's context is named with it. ``Pty`` runs the command in a
 pseudo-terminal and keeps every byte it writes: what a terminal would read.
 """
 
@@ -51,6 +52,7 @@ RAW_CHARS = ("\x1b", "\x07", "\x9b", "\u202e", "\u200b")
 SHOWN = "\\x1b]52;c;ZXZpbA==\\x07\\x1b[31mEVIL\\x9b2J\\u202eLIVE\\u200b"
 
 SERVICES = "/api/v1/namespaces/default/services"
+CONTEXT = "ctx-" + PAYLOAD
 
 
 def evil_pod(rv: int, phase: str) -> dict:
@@ -85,6 +87,9 @@ class PayloadServer:
         self.lists = self.watches = 0
         self.lock = threading.Lock()
         self.stop = threading.Event()
+        self.api_failures = 0  # this many 503s on /api first (discovery's "retrying in" line)
+        api = self.srv.routes["/api"]
+        self.srv.routes["/api"] = lambda req: self._api(api)
         self.srv.routes[PODS] = Raw(self._pods)
         self.srv.routes[SERVICES] = Reply(403, status(403, "Forbidden", PAYLOAD))
         self.srv.routes["/metrics"] = Reply(200, metrics_page().encode())
@@ -92,6 +97,13 @@ class PayloadServer:
     @property
     def url(self) -> str:
         return self.srv.url
+
+    def _api(self, api: dict):
+        with self.lock:
+            if self.api_failures <= 0:
+                return api
+            self.api_failures -= 1
+        return Reply(503, status(503, "ServiceUnavailable", PAYLOAD))
 
     def _pods(self, h, req) -> None:
         watch = req.query.get("watch") == "true"
@@ -114,7 +126,10 @@ class PayloadServer:
 
     def kubeconfig(self, tmp: Path) -> Path:
         path = tmp / "payload.kubeconfig"
-        path.write_text(json.dumps(kubeconfig_for(self.url)))
+        kc = kubeconfig_for(self.url)
+        # The context's name is the file's: shown in the header, recorded in run.info.
+        kc["current-context"] = kc["contexts"][0]["name"] = CONTEXT
+        path.write_text(json.dumps(kc))
         path.chmod(0o600)
         return path
 

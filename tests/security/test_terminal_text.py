@@ -52,7 +52,7 @@ def test_text_output_its_notes_the_error_line_and_replay_show_the_payload_escape
     kc = str(payload_server.kubeconfig(tmp_path))
     rec = tmp_path / "run.ndjson"
     r = run(["watch", "pods", "-o", "text", "--duration", "3s", "--record", str(rec), "--kubeconfig", kc],
-            child_env(tmp_path))
+            child_env(tmp_path, XDG_CACHE_HOME=str(tmp_path / "cache")))
     assert r.returncode == 0, r.stderr[-2000:]
     # stdout: the name (Added, Updated) and the phase, and its diff.
     assert_shown_printable(r.stdout, "-o text's stdout")
@@ -63,11 +63,16 @@ def test_text_output_its_notes_the_error_line_and_replay_show_the_payload_escape
     assert f"watch ended: " in r.stderr and SHOWN in r.stderr, r.stderr
     assert any(line.startswith("retrying in ") and SHOWN in line for line in r.stderr.splitlines()), r.stderr
 
-    # The error line: a 403 at the start whose message is the payload.
-    e = run(["watch", "services", "-o", "text", "--duration", "3s", "--kubeconfig", kc], child_env(tmp_path))
+    # Discovery's "retrying in" line (a 503 on /api), then the error line: a
+    # 403 at the start whose message is the payload.
+    payload_server.api_failures = 1
+    e = run(["watch", "services", "-o", "text", "--duration", "5s", "--kubeconfig", kc],
+            child_env(tmp_path, XDG_CACHE_HOME=str(tmp_path / "other-cache")))
     assert e.returncode == 1 and e.stdout == "", e.stderr
-    assert_shown_printable(e.stderr, "the error line")
-    assert e.stderr.startswith("error: ") and SHOWN in e.stderr, e.stderr
+    assert_shown_printable(e.stderr, "the retrying and error lines")
+    retrying, error = e.stderr.splitlines()
+    assert retrying.startswith("retrying in ") and SHOWN in retrying, e.stderr
+    assert error.startswith("error: ") and SHOWN in error, e.stderr
 
     # replay of the recording (which holds the payload as JSON escapes: data).
     assert "\\u001b]52" in rec.read_text()
@@ -104,7 +109,8 @@ def test_attach_text_and_ui_show_the_metrics_page_labels_escaped(payload_server,
     assert r.returncode == 0, r.stderr
     assert_shown_printable(r.stdout + r.stderr, "attach -o text")
     assert f"queue deploy-{SHOWN}:" in r.stdout, r.stdout
-    out = _ui(tmp_path, ["attach", target], [], shown=b"ZXZpbA==")
+    # The cards, then the table (t).
+    out = _ui(tmp_path, ["attach", target], [("t", b"queues, busiest first")], shown=b"ZXZpbA==")
     assert_no_payload_sequence(out, "attach's UI")
 
 
