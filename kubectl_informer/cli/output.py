@@ -13,7 +13,7 @@ from typing import IO, Iterable
 from kubectl_informer.run.errors import RunError
 
 from kubectl_informer.core.durations import format_short
-from kubectl_informer.core.printable import printable
+from kubectl_informer.core.printable import json_escaped, printable
 from kubectl_informer.core.trace import TraceEvent, informer_of
 from kubectl_informer.core.trace_kinds import (
     INFORMER_SYNCED,
@@ -79,7 +79,8 @@ def stderr() -> NamedOutput:
 
 
 class JsonRenderer:
-    """Every TraceEvent as one NDJSON line (the recording format)."""
+    """Every TraceEvent as one NDJSON line (the recording format), with
+    every character core/printable.py escapes written as a ``\\u`` escape."""
 
     def __init__(self, out: IO[str]) -> None:
         self.out = out
@@ -88,7 +89,8 @@ class JsonRenderer:
     def render(self, events: Iterable[TraceEvent]) -> int:
         n = 0
         for ev in events:
-            self.out.write(ev.to_json() + "\n")
+            # JSON's escapes for what a terminal could act on (C1, bidi): the same data for jq.
+            self.out.write(json_escaped(ev.to_json()) + "\n")
             self.out.flush()
             n += 1
         self.lines += n

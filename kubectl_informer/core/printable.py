@@ -72,6 +72,23 @@ def printable_lines(text: str) -> str:
     return "".join(ch if ch in "\n\t" or is_shown_raw(ch) else escape_char(ch) for ch in text)
 
 
-def shown(value: object) -> str:
-    """Any value a format string would print (``str(value)``), made ``printable``."""
-    return printable(value if isinstance(value, str) else str(value))
+def json_escaped(line: str) -> str:
+    """A JSON document's text with every character ``printable`` would
+    escape written as JSON's own ``\\uXXXX`` escape (a surrogate pair
+    above U+FFFF): the same document for a parser, nothing a terminal acts
+    on. JSON itself only requires C0 controls to be escaped, so an encoder
+    leaves C1 controls, bidi overrides and zero-width characters raw; such
+    characters only occur inside strings, where the escape is valid."""
+    if line.isprintable():
+        return line
+    out = []
+    for ch in line:
+        if is_shown_raw(ch) or ch in "\n\t":  # outside strings: JSON's whitespace
+            out.append(ch)
+        elif ord(ch) <= 0xFFFF:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            high, low = divmod(ord(ch) - 0x10000, 0x400)
+            out.append(f"\\u{0xD800 + high:04x}\\u{0xDC00 + low:04x}")
+    return "".join(out)
+

@@ -4,12 +4,13 @@ printable text comes back unchanged."""
 
 from __future__ import annotations
 
+import json
 import unicodedata
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kubectl_informer.core.printable import ESCAPED_CATEGORIES, printable, printable_lines
+from kubectl_informer.core.printable import ESCAPED_CATEGORIES, json_escaped, printable, printable_lines
 
 # What the brief names, each by its code point: C0, ESC, DEL, C1, bidi
 # embeddings/overrides/isolates and marks, zero-width characters, the BOM.
@@ -59,3 +60,12 @@ def test_a_string_with_nothing_to_escape_is_the_same_object():
     assert printable_lines(s) is s
     nbsp = "a\u00a0b\ue000"  # a no-break space and a private-use character: shown as they are
     assert printable(nbsp) == nbsp
+
+
+@given(st.recursive(st.text() | st.integers() | st.none(),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3)))
+def test_json_escaped_is_the_same_document_with_nothing_unsafe(doc):
+    text = json.dumps(doc, ensure_ascii=False)  # as orjson: only C0 controls escaped
+    out = json_escaped(text)
+    assert json.loads(out) == doc
+    assert not any(_unsafe(ch) for ch in out)

@@ -9,6 +9,7 @@ a pseudo-terminal. Each fails on a plugin that prints the payload raw."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -80,6 +81,13 @@ def test_text_output_its_notes_the_error_line_and_replay_show_the_payload_escape
     assert p.returncode == 0, p.stderr
     assert_shown_printable(p.stdout + p.stderr, "replay -o text")
     assert f"Replaced default/evil-{SHOWN} rv=7" in p.stdout, p.stdout
+
+    # -o json (the same renderer live and in replay): JSON's escapes, for C1 and bidi too; the same data.
+    j = run(["replay", str(rec), "-o", "json"], child_env(tmp_path))
+    assert j.returncode == 0, j.stderr
+    assert_shown_printable(j.stdout, "-o json")
+    keys = [json.loads(line).get("key") for line in j.stdout.splitlines()]
+    assert f"default/{EVIL_NAME}" in keys
 
     # replay in the UI: the Deltas rows, the Inspector (enter), Explain (e), and
     # y's notification (a recording holds no objects) quoting the key.
