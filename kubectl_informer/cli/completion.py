@@ -135,7 +135,9 @@ def _with_deadline(fn: Callable[[], list[str]], seconds: float = CLUSTER_TIMEOUT
     t = threading.Thread(target=run, daemon=True)
     t.start()
     t.join(seconds)
-    return box[0] if box else []
+    # Names from a cluster or a kubeconfig, before any description is added (a TAB in a name
+    # would read as one): only those a shell may see (``offered`` checks again at the end).
+    return [name for name in box[0] if shell_safe(name)] if box else []
 
 
 def scenario_names() -> list[str]:

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.security.cli_process import child_env, run
+from kubectl_informer.core.printable import printable
+from tests.security.cli_process import SCRIPT, child_env, run
 from tests.security.terminal_payload import (
     EVIL_NAME,
     SHELL_NAME,
@@ -125,8 +126,6 @@ def test_attach_text_and_ui_show_the_metrics_page_labels_escaped(payload_server,
 def test_completion_offers_no_name_a_shell_or_terminal_would_act_on(payload_server, tmp_path):
     kc = str(payload_server.kubeconfig(tmp_path))
     env = dict(child_env(tmp_path), KUBECONFIG=kc)
-    script = Path(os.environ.get("VIRTUAL_ENV", "")) / "bin" / "kubectl_complete-informer"
-    from tests.security.cli_process import SCRIPT
     script = SCRIPT.parent / "kubectl_complete-informer"
     r = subprocess.run([str(script), "watch", "pods", ""], capture_output=True, text=True, env=env, timeout=60)
     assert r.returncode == 0 and r.stderr == "", r.stderr
@@ -157,3 +156,14 @@ def test_a_crash_log_and_its_line_show_a_quoted_payload_escaped(tmp_path):
     text = logs[0].read_text()
     assert_shown_printable(text, "the crash log")
     assert SHOWN in text
+
+
+@pytest.mark.parametrize("ch", list("$`;&|<>(){}*?[]!#~'\"\\^% \t\n\x1b\x9b\u202e\u200b\u00a0"))
+def test_no_candidate_holding_a_shell_metacharacter_whitespace_or_control_is_offered(ch):
+    from kubectl_informer.cli.completion import _with_deadline, offered, shell_safe
+    assert not shell_safe(f"web{ch}1")
+    names = [f"web{ch}1", "web-1", "deployments.apps"]
+    assert _with_deadline(lambda: names) == ["web-1", "deployments.apps"]  # a cluster's or kubeconfig's names
+    if ch != "\t":  # in a candidate, a TAB starts its description
+        assert offered([*names, "--output=json"]) == ["web-1", "deployments.apps", "--output=json"]
+    assert offered([f"quiet\tdescribed {ch}x"]) == [f"quiet\tdescribed {printable(ch)}x"]
