@@ -69,3 +69,18 @@ def test_json_escaped_is_the_same_document_with_nothing_unsafe(doc):
     out = json_escaped(text)
     assert json.loads(out) == doc
     assert not any(_unsafe(ch) for ch in out)
+
+
+def test_a_pane_row_keeps_its_styles_on_the_characters_they_styled():
+    from rich.text import Text
+
+    from kubectl_informer.tui.printable_text import printable_row, printable_text
+    row = Text.assemble(("Updated", "bold"), " ", ("a\x1bb\u202ec", "cyan"), " rv=1")
+    out = printable_row(row)
+    assert out.plain == "Updated a\\x1bb\\u202ec rv=1"
+    assert [(out.plain[s.start:s.end], s.style) for s in out.spans] == [("Updated", "bold"),
+                                                                        ("a\\x1bb\\u202ec", "cyan")]
+    plain = Text("Updated default/web-1 漢 🙂")
+    assert printable_row(plain) is plain
+    block = printable_text(Text("line\x1b1\nline\t2"))
+    assert block.plain == "line\\x1b1\nline\t2"

@@ -101,12 +101,13 @@ def test_text_output_its_notes_the_error_line_and_replay_show_the_payload_escape
 
 @pytest.mark.long_wait
 def test_the_live_ui_never_writes_the_payload_to_the_terminal(payload_server, tmp_path):
-    """Deltas, the header's and Inspector's key, the Inspector's diff, the
-    YAML view (y) and Explain, read as the terminal reads them."""
+    """Deltas, the header (the context), the experiments' selected key (x),
+    the Inspector's title and diff, the YAML view (y) and Explain, read as
+    the terminal reads them."""
     kc = str(payload_server.kubeconfig(tmp_path))
     out = _ui(tmp_path, ["watch", "pods", "--kubeconfig", kc],
-              [("k", b"Updated"), ("\r", b"Inspector"), ("y", b"esc closes"), ("\x1b", b"Inspector"),
-               ("e", b"Explain")],
+              [("k", b"Updated"), ("x", b"selected key"), ("x", b"Updated"), ("\r", b"Inspector"),
+               ("y", b"esc closes"), ("\x1b", b"Inspector"), ("e", b"Explain")],
               shown=b"ZXZpbA==")
     assert_no_payload_sequence(out, "the live UI")
     assert SHOWN[:12].encode() in out  # the name was drawn, escaped
