@@ -20,6 +20,7 @@ from kubectl_informer.core.printable import printable
 from tests.security.cli_process import SCRIPT, child_env, run
 from tests.security.terminal_payload import (
     EVIL_NAME,
+    OSC52,
     SHELL_NAME,
     SHOWN,
     Pty,
@@ -78,10 +79,14 @@ def test_text_output_its_notes_the_error_line_and_replay_show_the_payload_escape
 
     # replay of the recording (which holds the payload as JSON escapes: data).
     assert "\\u001b]52" in rec.read_text()
-    p = run(["replay", str(rec), "-o", "text"], child_env(tmp_path))
+    # A copy under a name holding the payload, its last line cut: the warning quotes the name.
+    cut = tmp_path / f"rec-{OSC52}.ndjson"
+    cut.write_text(rec.read_text()[:-10])
+    p = run(["replay", str(cut), "-o", "text"], child_env(tmp_path))
     assert p.returncode == 0, p.stderr
     assert_shown_printable(p.stdout + p.stderr, "replay -o text")
     assert f"Replaced default/evil-{SHOWN} rv=7" in p.stdout, p.stdout
+    assert p.stderr.startswith("warning: ") and "rec-\\x1b]52;c;" in p.stderr, p.stderr
 
     # -o json (the same renderer live and in replay): JSON's escapes, for C1 and bidi too; the same data.
     j = run(["replay", str(rec), "-o", "json"], child_env(tmp_path))
