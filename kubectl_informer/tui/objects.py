@@ -9,6 +9,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.markup import escape
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -42,8 +43,8 @@ class YamlScreen(ModalScreen[None]):
 
     def __init__(self, title: str, text: str) -> None:
         super().__init__()
-        # The object is the server's: its strings shown printable, the title as text, not markup.
-        self.title_text = printable(title)
+        # The object is the server's: its strings shown printable, the title never read as markup.
+        self.title_text = escape(printable(title))
         self.text = printable_lines(text)
 
     def compose(self) -> ComposeResult:
@@ -52,7 +53,7 @@ class YamlScreen(ModalScreen[None]):
         from rich.syntax import Syntax
 
         scroll = VerticalScroll(id="yaml")
-        scroll.border_title = Text(self.title_text)
+        scroll.border_title = self.title_text
         scroll.border_subtitle = "↑↓ pgup pgdn home end · esc closes"
         with scroll:
             yield Static(Syntax(self.text, "yaml", theme="ansi_dark", word_wrap=False), id="yaml-body")
