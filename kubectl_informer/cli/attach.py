@@ -108,6 +108,7 @@ def run_headless(scraper, model: AttachModel, output: str, interval: float, coun
     """Print each scrape (``json``: one object a line; ``text``: a block);
     stop after ``count`` scrapes or ``duration`` seconds (or Ctrl-C)."""
     from kubectl_informer.attach.report import model_dict, model_lines
+    from kubectl_informer.core.printable import printable
 
     if out is None:
         from kubectl_informer.cli.output import stdout
@@ -121,13 +122,15 @@ def run_headless(scraper, model: AttachModel, output: str, interval: float, coun
                 model.update(scrape(scraper))
             except ScrapeError as e:
                 model.fail(str(e))
+        # JSON escapes every control character itself (ensure_ascii); text shows the page's labels printable.
         if model.error:
             out.write(json.dumps({"time": time.monotonic(), "error": model.error}) + "\n" if output == "json"
-                      else f"scrape failed: {model.error}\n")
+                      else f"scrape failed: {printable(model.error)}\n")
         elif output == "json":
             out.write(json.dumps(model_dict(model, scraper.describe)) + "\n")
         else:
-            out.write(f"--- {scraper.describe} · scrape {model.scrapes}\n" + "\n".join(model_lines(model)) + "\n")
+            lines = [f"--- {scraper.describe} · scrape {model.scrapes}", *model_lines(model)]
+            out.write("".join(printable(line) + "\n" for line in lines))
         out.flush()
         printed += 1
         if count is not None and printed >= count:

@@ -117,9 +117,11 @@ class KubectlGroup(click.Group):
 
 
 def error_line(message: str) -> None:
-    """The one line every failure ends in, kubectl's ``error: ...`` form."""
+    """The one line every failure ends in, kubectl's ``error: ...`` form;
+    what a server said in it is shown ``printable``."""
+    from kubectl_informer.core.printable import printable
     from kubectl_informer.core.redact import redact
-    text = redact(" ".join(str(message).split()))
+    text = printable(redact(" ".join(str(message).split())))
     try:
         sys.stderr.write(f"error: {text}\n")
         sys.stderr.flush()

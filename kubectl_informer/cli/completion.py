@@ -10,6 +10,8 @@ the cluster (resources from discovery, object names, namespaces; GETs only,
 a few seconds at most) or the simulator (``--demo``: its scenarios,
 resources, namespaces).
 Nothing ever goes to stderr: kubectl shows it to the user mid-line.
+A candidate holding whitespace, a shell metacharacter or a control character
+is never offered (``offered``): the shell would run what it holds.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Callable
 
 import click
 
+from kubectl_informer.core.printable import printable
 from kubectl_informer.core.scope import Scope
 
 # cobra's ShellCompDirective bits
@@ -132,7 +135,9 @@ def _with_deadline(fn: Callable[[], list[str]], seconds: float = CLUSTER_TIMEOUT
     t = threading.Thread(target=run, daemon=True)
     t.start()
     t.join(seconds)
-    return box[0] if box else []
+    # Names from a cluster or a kubeconfig, before any description is added (a TAB in a name
+    # would read as one): only those a shell may see (``offered`` checks again at the end).
+    return [name for name in box[0] if shell_safe(name)] if box else []
 
 
 def scenario_names() -> list[str]:
@@ -242,9 +247,39 @@ def positional_values(p: Parsed) -> tuple[list[str], int]:
     return [], NO_FILE_COMP
 
 
+# Never in a candidate: a shell would read them as syntax (bash's completion
+# inserts a candidate as typed: ``cm$(touch${IFS}x)`` runs a command).
+SHELL_SPECIAL = frozenset("$`;&|<>(){}*?[]!#~'\"\\^%")
+
+
+def shell_safe(candidate: str) -> bool:
+    """Whether a candidate's value can be offered to a shell as it is: no
+    whitespace, no shell metacharacter, nothing a terminal acts on."""
+    # isprintable: no control, format (bidi, zero-width) or separator character, nor any space but " ".
+    return candidate.isprintable() and not any(ch == " " or ch in SHELL_SPECIAL for ch in candidate)
+
+
+def offered(cands: list[str]) -> list[str]:
+    """The candidates a shell may see: those whose value (before the TAB)
+    is ``shell_safe``, each description shown printable. A name that is
+    not (an object or a context named by someone else) is left out: typed
+    out in quotes it still works."""
+    out = []
+    for c in cands:
+        value, tab, desc = c.partition("\t")
+        if value and shell_safe(value):
+            out.append(f"{value}\t{printable(desc)}" if tab else value)
+    return out
+
+
 def complete(root: click.Group, args: list[str]) -> tuple[list[str], int]:
     """Candidates and directive for ``args`` (the words after the plugin's
-    name, the last one the word being completed)."""
+    name, the last one the word being completed); only ``offered`` ones."""
+    cands, directive = _complete(root, args)
+    return offered(cands), directive
+
+
+def _complete(root: click.Group, args: list[str]) -> tuple[list[str], int]:
     words, word = (args[:-1], args[-1]) if args else ([], "")
     p = parse(root, words)
     if p.pending is not None:

@@ -13,6 +13,7 @@ from typing import IO, Iterable
 from kubectl_informer.run.errors import RunError
 
 from kubectl_informer.core.durations import format_short
+from kubectl_informer.core.printable import json_escaped, printable
 from kubectl_informer.core.trace import TraceEvent, informer_of
 from kubectl_informer.core.trace_kinds import (
     INFORMER_SYNCED,
@@ -78,7 +79,8 @@ def stderr() -> NamedOutput:
 
 
 class JsonRenderer:
-    """Every TraceEvent as one NDJSON line (the recording format)."""
+    """Every TraceEvent as one NDJSON line (the recording format), with
+    every character core/printable.py escapes written as a ``\\u`` escape."""
 
     def __init__(self, out: IO[str]) -> None:
         self.out = out
@@ -87,7 +89,8 @@ class JsonRenderer:
     def render(self, events: Iterable[TraceEvent]) -> int:
         n = 0
         for ev in events:
-            self.out.write(ev.to_json() + "\n")
+            # JSON's escapes for what a terminal could act on (C1, bidi): the same data for jq.
+            self.out.write(json_escaped(ev.to_json()) + "\n")
             self.out.flush()
             n += 1
         self.lines += n
@@ -181,7 +184,9 @@ class TextRenderer:
     """One line per delta applied to the cache (store.* events); with
     ``workers=True`` also one per worker outcome and requeue. An informer
     that synced with nothing says ``empty_message`` once on ``err``, where
-    kubectl get says it, so a pipe reading deltas never sees it."""
+    kubectl get says it, so a pipe reading deltas never sees it. Every line
+    it writes, on either stream, goes through ``printable`` (a server's
+    control characters shown escaped, core/printable.py)."""
 
     def __init__(self, out: IO[str], workers: bool = False, empty_message: str | None = None,
                  err: IO[str] | None = None) -> None:
@@ -209,13 +214,13 @@ class TextRenderer:
                 if note is None and self.informers > 1 and self._all_synced_empty(ev):
                     note = self.empty_message
                 if note is not None:
-                    self.err.write(note + "\n")
+                    self.err.write(printable(note) + "\n")
                     self.err.flush()
             if line is None and self.workers:
                 line = format_worker_event(ev)
             if line is None:
                 continue
-            self.out.write(line + "\n")
+            self.out.write(printable(line) + "\n")  # names, diffs, messages: the server's words
             self.out.flush()
             n += 1
         self.lines += n

@@ -6,6 +6,7 @@ import sys
 from typing import Callable
 
 from kubectl_informer.cli.output import make_renderer, stdout
+from kubectl_informer.core.printable import printable
 from kubectl_informer.replay.player import play_headless
 from kubectl_informer.replay.recording import (
     Recording,
@@ -29,7 +30,7 @@ def replay(path: str, output: str, speed: float | None, start: float = 0.0, show
         raise RecordingError(f"--from {start:g}s is past the end of {path} ({rec.duration:.1f}s long)")
     if output != "tui":
         for w in rec.warnings:
-            sys.stderr.write(f"warning: {w}\n")
+            sys.stderr.write(f"warning: {printable(w)}\n")
         informers = info_from_recording(rec).informers
         # Several informers: the adds' causes and the owner mapping's drops are worker lines too.
         workers = bool(informers) or any(e.kind.startswith("worker.") for e in rec.events)

@@ -16,6 +16,7 @@ import time
 from typing import Callable, TypeVar
 
 from kubectl_informer.core.durations import format_short
+from kubectl_informer.core.printable import printable
 from kubectl_informer.kube.errors import ApiError, one_line
 
 T = TypeVar("T")
@@ -44,7 +45,8 @@ def describe(err: BaseException) -> str:
 
 def report_to_stderr(err: BaseException, delay: float, attempt: int) -> None:
     try:
-        sys.stderr.write(f"retrying in {format_short(delay)} (attempt {attempt + 1}): {describe(err)}\n")
+        # The server's own words (an error body, a proxy's page): shown printable.
+        sys.stderr.write(f"retrying in {format_short(delay)} (attempt {attempt + 1}): {printable(describe(err))}\n")
         sys.stderr.flush()
     except (OSError, ValueError):
         pass

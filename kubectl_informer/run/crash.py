@@ -25,6 +25,7 @@ import traceback
 from typing import Callable
 
 from kubectl_informer import __version__
+from kubectl_informer.core.printable import printable_lines
 from kubectl_informer.core.redact import redact
 from kubectl_informer.run import signals
 
@@ -133,7 +134,8 @@ def format_crash(err: BaseException, args: list[str] | None = None) -> str:
     details = getattr(err, "details", None)
     if details:
         body += "\n" + str(details)
-    return scrub("\n".join(head) + body)
+    # A message may quote a server (an error body, a name): shown as the terminal rule says.
+    return printable_lines(scrub("\n".join(head) + body))
 
 
 def crash_dir() -> str:

@@ -34,6 +34,7 @@ from kubectl_informer.panes.state import PaneState
 from kubectl_informer.tui.command import PipelineRestarted, next_profile
 from kubectl_informer.tui.command_mode import CommandLine
 from kubectl_informer.tui.crash import KeepsCrash
+from kubectl_informer.tui.printable_text import PrintableNotices
 from kubectl_informer.tui.experiments import ExperimentsScreen
 from kubectl_informer.tui.filter_line import FilterLine
 from kubectl_informer.tui.frames import clock_refresh, drain_budget, redraws_due
@@ -64,7 +65,7 @@ class FrameSource(Protocol):
     def now(self) -> float | None: ...  # "now" for ages and countdowns
 
 
-class InformerApp(KeepsCrash, App[None]):
+class InformerApp(PrintableNotices, KeepsCrash, App[None]):
     """``InformerApp(buffer, info, start_pane="deltas", frame_rate=15.0)``.
 
     ``panes`` limits the panes shown (tests, snapshots); ``clock``, if given,

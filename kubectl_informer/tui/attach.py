@@ -39,6 +39,7 @@ from kubectl_informer.panes.feed import FeedLoop
 from kubectl_informer.panes.filters import KeyFilter, parse_filter
 from kubectl_informer.tui.attach_table import QueueTable
 from kubectl_informer.tui.crash import KeepsCrash
+from kubectl_informer.tui.printable_text import PrintableNotices, printable_text
 from kubectl_informer.tui.deltas import DeltasPane
 
 REFRESH_HZ = 4.0
@@ -141,7 +142,7 @@ class QueueCard(Vertical):
 
     def show(self, q: QueueFigures) -> None:
         self.name_shown = q.name
-        self.text.update(queue_text(q, self.buckets))
+        self.text.update(printable_text(queue_text(q, self.buckets)))  # names: the metrics page's labels
         self.sparks.show({"depth": list(q.depth_history), "adds/s": list(q.adds_history),
                           "retries/s": list(q.retries_history)})
 
@@ -159,7 +160,7 @@ class ControllerCard(Vertical):
         yield self.sparks
 
     def show(self, c: ControllerFigures) -> None:
-        self.text.update(controller_text(c))
+        self.text.update(printable_text(controller_text(c)))
         self.sparks.show({"rec/s": list(c.reconcile_history), "errors/s": list(c.error_history)})
 
 
@@ -179,7 +180,7 @@ HELP_ABOUT = ("The controller's own workqueues and reconciles, read from its /me
               "client-go's workqueue metrics name them. docs/attach.md says where each figure comes from.")
 
 
-class AttachApp(KeepsCrash, App[None]):
+class AttachApp(PrintableNotices, KeepsCrash, App[None]):
     """``AttachApp(model, lock, target)``; ``run`` (our informer, for
     ``--resource``) and its ``buffer`` put the Deltas pane beside."""
 
@@ -288,8 +289,8 @@ class AttachApp(KeepsCrash, App[None]):
                 status.append(f" · last scrape failed: {self.model.error}", "bold red")
             status.append(f" · {self.target}")
             rest = [ln for ln in model_lines(self.model) if ln.startswith(("rest client", "informer ", "no work"))]
-        self.status.update(status)
-        self.others.update("\n".join(rest))
+        self.status.update(printable_text(status))  # a failed scrape's error quotes the page
+        self.others.update(printable_text("\n".join(rest)))
         self._place(controllers)
 
     def _place(self, controllers: dict[str, ControllerFigures]) -> None:

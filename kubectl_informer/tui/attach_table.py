@@ -16,6 +16,7 @@ from textual.widget import Widget
 
 from kubectl_informer.attach.model import ControllerFigures, QueueFigures
 from kubectl_informer.panes.attach_view import TABLE_HEADER, table_row, window
+from kubectl_informer.tui.printable_text import printable_text
 
 # Left-aligned; the others are figures, right-aligned.
 TEXT_COLUMNS = ("QUEUE", "DEPTH (last scrapes)", "CONTROLLER rec/s, errors, workers")
@@ -99,6 +100,10 @@ class QueueTable(Widget, can_focus=True):
         return self.controllers.get(q.controller or q.name) or self.controllers.get(q.name)
 
     def render(self) -> Text:
+        # Queue and controller names are the metrics page's labels.
+        return printable_text(self._table_text())
+
+    def _table_text(self) -> Text:
         header = TABLE_HEADER + (("CONTROLLER rec/s, errors, workers",) if self.controllers else ())
         rows = self._rows()
         widths = [min(NAME_MAX if i == 0 else 1000, max(len(r[i]) for r in [header, *rows]))

@@ -15,6 +15,7 @@ from textual.suggester import SuggestFromList
 from textual.widget import Widget
 from textual.widgets import Input
 
+from kubectl_informer.core.printable import printable
 from kubectl_informer.tui.command import COMMANDS, CommandError, run_command
 
 PLACEHOLDER = ": pods · deploy -n kube-system · cm -A · profile 1.36 · fifo real · watchlist off · help · q"
@@ -41,6 +42,8 @@ class CommandLine:
         return SuggestFromList([*COMMANDS.names(), *self.resource_names], case_sensitive=False)
 
     def set_resource_names(self, names: tuple[str, ...]) -> None:
+        # Discovery's names are a server's words: one a terminal could act on is never offered.
+        names = tuple(n for n in names if printable(n) == n)
         if names:
             self.resource_names = names
             self.input.suggester = self._suggester()

@@ -18,6 +18,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from kubectl_informer.core.printable import printable
 from kubectl_informer.run.experiments import (
     BY_NAME,
     CATALOG,
@@ -87,7 +88,7 @@ class ExperimentsScreen(ModalScreen[None]):
         if any(self.experiments.unavailable(e.name) for e in CATALOG if e.needs == NEEDS_SIM):
             t.append(" --demo only: the simulator faults itself, never a real cluster\n",
                      "dim")
-        key = self.selected_key or "none (select one in a pane)"
+        key = printable(self.selected_key) if self.selected_key else "none (select one in a pane)"  # a server's name
         t.append(f" selected key: {key}\n", "dim")
         t.append(" a key runs one · esc closes · docs/experiments.md tells what to look at", "dim")
         return t

@@ -12,6 +12,7 @@ from rich.text import Text
 from textual.binding import Binding
 
 from kubectl_informer.core.durations import format_short
+from kubectl_informer.core.printable import printable
 from kubectl_informer.core.trace import TraceEvent
 from kubectl_informer.core.trace_kinds import (
     FIFO_COALESCE,
@@ -211,7 +212,7 @@ class InspectorPane(KeyCursor, TextPane):
         self.inspected = key
         self.row_cursor = None
         self.expanded = set()
-        self.border_title = f"Inspector: {key}" if key else self.TITLE
+        self.border_title = Text(f"Inspector: {printable(key)}") if key else self.TITLE  # a Text: no markup
         self.refresh()
 
     def action_back(self) -> None:

@@ -9,6 +9,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.markup import escape
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -18,6 +19,7 @@ from kubectl_informer.core.diff import (
     SPEC,
     STATUS,
 )
+from kubectl_informer.core.printable import printable, printable_lines
 from kubectl_informer.panes.objects import to_yaml
 
 RANK_STYLES = {STATUS: "green", SPEC: "yellow", METADATA: "cyan", NOISE_RANK: "dim"}
@@ -41,8 +43,9 @@ class YamlScreen(ModalScreen[None]):
 
     def __init__(self, title: str, text: str) -> None:
         super().__init__()
-        self.title_text = title
-        self.text = text
+        # The object is the server's: its strings shown printable, the title never read as markup.
+        self.title_text = escape(printable(title))
+        self.text = printable_lines(text)
 
     def compose(self) -> ComposeResult:
         # Imported when the screen opens: rich.syntax brings Pygments, a

@@ -16,6 +16,7 @@ from textual.visual import Visual, visualize
 from kubectl_informer.panes.filters import MATCH_ALL, KeyFilter, parse_filter
 from kubectl_informer.panes.state import PaneState
 from kubectl_informer.tui.pane import Pane
+from kubectl_informer.tui.printable_text import printable_row
 from kubectl_informer.tui.row_strips import RowPainter
 
 
@@ -87,7 +88,9 @@ class TextPane(Pane):
     def _screen_rows(self, width: int, height: int) -> list[Text]:
         """The rows as ``render_at`` draws them, one Text each."""
         width, height = max(width, 1), max(height, 1)
-        rows = self.draw_lines(width, height)[:height]
+        # The one place a pane's rows pass before the screen: a server's
+        # control characters shown as escapes (tui/printable_text.py).
+        rows = [printable_row(line) for line in self.draw_lines(width, height)[:height]]
         for line in rows:
             line.truncate(width, overflow="ellipsis")
             line.end = ""
@@ -129,6 +132,7 @@ class TextPane(Pane):
         for i, line in enumerate(lines[:height]):
             if i:
                 out.append("\n")
+            line = printable_row(line)
             line.truncate(width, overflow="ellipsis")
             out.append_text(line)
         return out
