@@ -235,7 +235,9 @@ KUBECONFIG="$XDG_RUNTIME_DIR/sim.kubeconfig" kubectl informer watch pods
                    "not /tmp.")
 @click.option("--scenario", default=None, metavar="NAME", help="Churn scenario to run (see --list-scenarios).")
 @click.option("--list-scenarios", is_flag=True, help="List the scenarios and exit.")
-@click.option("--tls", is_flag=True, help="Serve HTTPS with a self-signed certificate.")
+@click.option("--tls/--no-tls", default=True, show_default=True,
+              help="Serve HTTPS with a self-signed certificate (its CA in the kubeconfig). kubectl sends its token "
+                   "only over TLS, so with --no-tls only this plugin can talk to the server.")
 @debug_option
 def sim(port: int, write_kubeconfig: str | None, scenario: str | None, list_scenarios: bool, tls: bool) -> int:
     from kubectl_informer.sim.scenarios import SCENARIOS

@@ -20,7 +20,8 @@ def main(argv: list[str] | None = None) -> int:
                                                                  "in a directory of your own)")
     ap.add_argument("--scenario", default=None, help="churn scenario (default steady; quiet for none)")
     ap.add_argument("--rate", type=float, default=None, help="scenario ticks per second")
-    ap.add_argument("--tls", action="store_true", help="serve HTTPS with a self-signed certificate")
+    ap.add_argument("--tls", action=argparse.BooleanOptionalAction, default=True,
+                    help="serve HTTPS with a self-signed certificate (default; kubectl sends a token only over TLS)")
     ap.add_argument("--pods", type=int, default=0, help="also bulk-load this many pods into namespace 'bench'")
     ap.add_argument("--watch-cache-size", type=int, default=100, help="watch-cache window per resource")
     ap.add_argument("--no-watch-list", action="store_true", help="reject sendInitialEvents (WatchList off)")

@@ -125,7 +125,8 @@ class SimServer:
     def __init__(self, host: str = "127.0.0.1", port: int = 0, tls: bool = False, watch_cache_size: int = 100,
                  watch_list: bool = True, *, store: Store | None = None, bookmark_interval: float = 60.0,
                  too_large_wait: float = 0.0, history_limit: int = 10_000, default_watch_timeout: float = 1800.0,
-                 tokens: frozenset[str] | None = None, aggregated_discovery: bool = True):
+                 tokens: frozenset[str] | None = None, aggregated_discovery: bool = True,
+                 anonymous: bool = False):
         self.host = host
         self.aggregated_discovery = aggregated_discovery
         self.port = port
@@ -141,6 +142,11 @@ class SimServer:
         # so that no other local user can read or change this cluster.
         self.token = secrets.token_urlsafe(32)
         self.tokens = frozenset({self.token}) if tokens is None else frozenset(tokens)
+        # For tests of other credentials (basic auth, client certificates): a
+        # request bearing no token is served, as kube-apiserver's
+        # --anonymous-auth serves one no authenticator recognised; a wrong
+        # token is still 401.
+        self.anonymous = anonymous
         self.url = ""
         self.ca_pem: bytes | None = None
         self.request_log: deque = deque(maxlen=2000)  # (method, path, status), for tests and debugging
@@ -356,6 +362,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _authenticate(self) -> None:
         auth = self.headers.get("Authorization") or ""
         given = auth[len("Bearer "):].encode() if auth.startswith("Bearer ") else b""
+        if not given and self.sim.anonymous:
+            return
         # Compared in constant time: how long a refusal takes says nothing of the token.
         if not any(hmac.compare_digest(given, t.encode()) for t in self.sim.tokens) or not given:
             raise ApiError(401, "Unauthorized", "Unauthorized")

@@ -1,5 +1,6 @@
 """Churn scenarios, the demo cluster and run_sim."""
 
+import base64
 import io
 import json
 import os
@@ -214,11 +215,13 @@ def test_run_sim_prints_how_to_connect_and_stops(tmp_path):
     try:
         assert wait_for(lambda: "Ctrl-C" in out.getvalue())
         text = out.getvalue()
-        assert "http://127.0.0.1:" in text and f"kubectl --kubeconfig {kc} get pods" in text
+        assert "https://127.0.0.1:" in text and f"kubectl --kubeconfig {kc} get pods" in text
         url = text.split("listening on ")[1].split()[0]
-        assert RawClient(url).get("/version")[0] == 401  # the token is in the kubeconfig only
-        token = json.loads(open(kc).read())["users"][0]["user"]["token"]
-        assert RawClient(url, token=token).get("/version")[0] == 200
+        config = json.loads(open(kc).read())
+        token, ca = config["users"][0]["user"]["token"], config["clusters"][0]["cluster"]["certificate-authority-data"]
+        ca = base64.b64decode(ca)
+        assert RawClient(url, ca_pem=ca).get("/version")[0] == 401  # the token is in the kubeconfig only
+        assert RawClient(url, ca_pem=ca, token=token).get("/version")[0] == 200
         assert oct(os.stat(kc).st_mode & 0o777) == "0o600"
     finally:
         stop.set()
