@@ -68,7 +68,7 @@ def check_target(path: str) -> os.stat_result | None:
     if stat.S_ISLNK(st.st_mode):
         raise PrivateFileError(f"{path} is a symbolic link; it is not followed (give the path it points to)")
     if stat.S_ISDIR(st.st_mode):
-        raise PrivateFileError(f"{path} is a directory")
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
     uid = os.geteuid()
     if st.st_uid != uid and not (st.st_uid == 0 and not stat.S_ISREG(st.st_mode)):
         raise PrivateFileError(f"{path} belongs to another user (uid {st.st_uid}); it is not reused "
