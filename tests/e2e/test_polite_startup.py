@@ -97,7 +97,7 @@ def test_cold_then_warm(home):
 
 @pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
 def test_kubectls_own_cache_is_read_and_left_as_it_was(home):
-    srv, kc = start_sim(home)
+    srv, kc = start_sim(home, anonymous=True)  # kubectl sends no credentials to an http:// server
     try:
         got = subprocess.run([KUBECTL, "--kubeconfig", kc, "get", "pods"], capture_output=True, text=True,
                              timeout=60, env=dict(os.environ))
