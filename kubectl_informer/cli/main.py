@@ -230,9 +230,9 @@ KUBECONFIG="$XDG_RUNTIME_DIR/sim.kubeconfig" kubectl get pods -w
 KUBECONFIG="$XDG_RUNTIME_DIR/sim.kubeconfig" kubectl informer watch pods
 """)
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True, help="Port on 127.0.0.1 (0: any free one).")
-@click.option("--write-kubeconfig", metavar="FILE", default=None, help="Write a kubeconfig pointing at the server, with its token (mode 0600; a symbolic "
-                   "link or another user's file there is refused): keep it in a directory of your own, "
-                   "not /tmp.")
+@click.option("--write-kubeconfig", metavar="FILE", default=None,
+              help="Write a kubeconfig pointing at the server, with its token (mode 0600; a symbolic link or "
+                   "another user's file there is refused): keep it in a directory of your own, not /tmp.")
 @click.option("--scenario", default=None, metavar="NAME", help="Churn scenario to run (see --list-scenarios).")
 @click.option("--list-scenarios", is_flag=True, help="List the scenarios and exit.")
 @click.option("--tls/--no-tls", default=True, show_default=True,

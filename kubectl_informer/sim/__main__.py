@@ -16,8 +16,8 @@ from kubectl_informer.sim.run import run_sim
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m kubectl_informer.sim", description=__doc__.splitlines()[0])
     ap.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0: any free one)")
-    ap.add_argument("--write-kubeconfig", metavar="FILE", help="write a kubeconfig pointing at the server, with its token (0600; "
-                                                                 "in a directory of your own)")
+    ap.add_argument("--write-kubeconfig", metavar="FILE",
+                    help="write a kubeconfig pointing at the server, with its token (0600; in a directory of your own)")
     ap.add_argument("--scenario", default=None, help="churn scenario (default steady; quiet for none)")
     ap.add_argument("--rate", type=float, default=None, help="scenario ticks per second")
     ap.add_argument("--tls", action=argparse.BooleanOptionalAction, default=True,
