@@ -12,7 +12,12 @@ import json
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
 
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kubectl_informer.core.redact import redact_url
 from tests.security.conftest import assert_refused, write_kubeconfig
 from tests.security.in_process import run_in_process
 
@@ -93,3 +98,20 @@ def test_a_password_in_an_attach_url_is_never_shown():
                                          "--count", "1"), 1)
     assert line == (f"error: cannot reach http://<redacted>@127.0.0.1:{port}/metrics: connection refused "
                     "(is your kubectl port-forward running?)")
+
+
+# RFC 3986 userinfo never holds "[" or "]" (urlsplit refuses them); any other character may come.
+_USERINFO_CHARS = st.characters(blacklist_characters="/?#@[]", blacklist_categories=("Zs", "Zl", "Zp", "Cc"))
+
+
+@given(user=st.text(_USERINFO_CHARS, min_size=1, max_size=20), password=st.text(_USERINFO_CHARS, max_size=20),
+       at_in_password=st.booleans(), path=st.sampled_from(["", "/", "/metrics?a=b@c", "/x#y@z"]))
+def test_redact_url_drops_any_userinfo_and_keeps_the_rest(user, password, at_in_password, path):
+    """urlsplit's reading: the userinfo runs to the last "@" of the authority."""
+    secret = f"{user}:{password}@x" if at_in_password else f"{user}:{password}"
+    url = f"https://{secret}@example.test:6443{path}"
+    shown = redact_url(url)
+    assert shown == f"https://<redacted>@example.test:6443{path}"
+    a, b = urlsplit(shown), urlsplit(url)
+    assert (a.hostname, a.port, a.path, a.query, a.fragment) == (b.hostname, b.port, b.path, b.query, b.fragment)
+    assert redact_url(f"see {url} and http://h:1/p") == f"see {shown} and http://h:1/p"
