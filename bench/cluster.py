@@ -207,9 +207,13 @@ def run_client(kind: str, kubeconfig: str, n: int) -> tuple[float, float, float]
     return result["synced_at"] - t0, result["hwm_kib"] / 1024.0, result["cpu_s"]
 
 
-def list_bytes(url: str) -> int:
+def list_bytes(url: str, kubeconfig: str) -> int:
     import urllib.request
-    with urllib.request.urlopen(url + "/api/v1/namespaces/default/pods?limit=1") as r:
+    with open(kubeconfig) as f:  # the server's token (it answers nothing without one)
+        token = json.load(f)["users"][0]["user"]["token"]
+    request = urllib.request.Request(url + "/api/v1/namespaces/default/pods?limit=1",
+                                     headers={"Authorization": f"Bearer {token}"})
+    with urllib.request.urlopen(request) as r:
         one = json.loads(r.read())["items"][0]
     return len(json.dumps(one, separators=(",", ":")))
 
@@ -225,7 +229,7 @@ def measure(n: int, shape: str, clients: tuple[str, ...], repeats: int, tmp: str
         ready = server.stdout.readline().decode().split()
         if not ready or ready[0] != "ready":
             raise SystemExit("bench cluster: the simulated server did not start")
-        print(f"\n{n:,} pods of {list_bytes(ready[1]):,} bytes of JSON each ({shape}):")
+        print(f"\n{n:,} pods of {list_bytes(ready[1], kubeconfig):,} bytes of JSON each ({shape}):")
         runs: dict[str, list[tuple[float, float, float]]] = {c: [] for c in clients}
         for r in range(repeats):
             for c in clients if r % 2 == 0 else tuple(reversed(clients)):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import urllib3
 
@@ -23,6 +23,7 @@ from kubectl_informer.attach.target import (
     proxy_path,
     selector_of,
 )
+from kubectl_informer.core.redact import redact_url, remember
 from kubectl_informer.kube.errors import ApiError, one_line
 from kubectl_informer.kube.limits import MAX_FRAME, TooLargeError
 
@@ -52,7 +53,12 @@ class UrlScraper:
     def __init__(self, url: str, token: str | None = None, ca_file: str | None = None, insecure: bool = False,
                  timeout: float = 5.0) -> None:
         self.url = url
-        self.describe = url
+        # Every line and -o json object names the URL without its userinfo
+        # (a user and password in it are credentials: core.redact).
+        self.describe = redact_url(url)
+        password = urlsplit(url).password
+        if password:
+            remember(password)
         self.headers = {"Accept": ACCEPT}
         if token:
             self.headers["Authorization"] = f"Bearer {token}"
@@ -70,31 +76,31 @@ class UrlScraper:
         try:
             resp = self.http.request("GET", self.url, headers=self.headers, preload_content=False)
             try:
-                raw = read_capped(resp, MAX_PAGE, "the metrics page", self.url)
+                raw = read_capped(resp, MAX_PAGE, "the metrics page", self.describe)
             finally:
                 resp.release_conn()
         except TooLargeError as e:
             raise ScrapeError(str(e)) from None
         except urllib3.exceptions.SSLError as e:
-            raise ScrapeError(f"TLS error talking to {self.url}: {_reason(e)} (pass --certificate-authority FILE, "
+            raise ScrapeError(f"TLS error talking to {self.describe}: {_reason(e)} (pass --certificate-authority FILE, "
                               f"or --insecure-skip-tls-verify for a self-signed certificate)") from None
         except urllib3.exceptions.HTTPError as e:
             reason = _reason(e)
             hint = " (is your kubectl port-forward running?)" if reason == "connection refused" else ""
-            raise ScrapeError(f"cannot reach {self.url}: {reason}{hint}") from None
+            raise ScrapeError(f"cannot reach {self.describe}: {reason}{hint}") from None
         body = raw.decode("utf-8", "replace")
         if resp.status == 401:
-            raise ScrapeError(f"unauthorized (HTTP 401) at {self.url}: the endpoint wants a bearer token "
+            raise ScrapeError(f"unauthorized (HTTP 401) at {self.describe}: the endpoint wants a bearer token "
                               f"(behind kube-rbac-proxy?): pass --token or --token-file", 401)
         if resp.status == 403:
-            raise ScrapeError(f"forbidden (HTTP 403) at {self.url}: the token's identity may not read it; "
+            raise ScrapeError(f"forbidden (HTTP 403) at {self.describe}: the token's identity may not read it; "
                               f"kube-rbac-proxy needs a ClusterRole allowing get on nonResourceURLs "
                               f"[\"/metrics\"] bound to it", 403)
         if resp.status == 404:
-            raise ScrapeError(f"not found (HTTP 404) at {self.url}: no metrics at this path "
+            raise ScrapeError(f"not found (HTTP 404) at {self.describe}: no metrics at this path "
                               f"(controller-runtime serves /metrics)", 404)
         if not 200 <= resp.status <= 299:
-            raise ScrapeError(f"{self.url} answered HTTP {resp.status}: {one_line(body, 160)}", resp.status)
+            raise ScrapeError(f"{self.describe} answered HTTP {resp.status}: {one_line(body, 160)}", resp.status)
         self.content_type = resp.headers.get("Content-Type", "")
         return body
 

@@ -222,18 +222,22 @@ def replay(file: str, output: str, speed: float | None, no_wait: bool, start: fl
                   "garbage-collector controllers: kubectl create/scale/rollout/delete of a deployment make and "
                   "remove ReplicaSets and pods as on a cluster.",
              examples="""
-# Serve on a free port and write a kubeconfig for it
-kubectl informer sim --write-kubeconfig /tmp/sim.kubeconfig --scenario burst
+# Serve on a free port and write a kubeconfig for it (in a directory of your own)
+kubectl informer sim --write-kubeconfig "$XDG_RUNTIME_DIR/sim.kubeconfig" --scenario burst
 
 # In another terminal
-KUBECONFIG=/tmp/sim.kubeconfig kubectl get pods -w
-KUBECONFIG=/tmp/sim.kubeconfig kubectl informer watch pods
+KUBECONFIG="$XDG_RUNTIME_DIR/sim.kubeconfig" kubectl get pods -w
+KUBECONFIG="$XDG_RUNTIME_DIR/sim.kubeconfig" kubectl informer watch pods
 """)
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True, help="Port on 127.0.0.1 (0: any free one).")
-@click.option("--write-kubeconfig", metavar="FILE", default=None, help="Write a kubeconfig pointing at the server.")
+@click.option("--write-kubeconfig", metavar="FILE", default=None,
+              help="Write a kubeconfig pointing at the server, with its token (mode 0600; a symbolic link or "
+                   "another user's file there is refused): keep it in a directory of your own, not /tmp.")
 @click.option("--scenario", default=None, metavar="NAME", help="Churn scenario to run (see --list-scenarios).")
 @click.option("--list-scenarios", is_flag=True, help="List the scenarios and exit.")
-@click.option("--tls", is_flag=True, help="Serve HTTPS with a self-signed certificate.")
+@click.option("--tls/--no-tls", default=True, show_default=True,
+              help="Serve HTTPS with a self-signed certificate (its CA in the kubeconfig). kubectl sends its token "
+                   "only over TLS, so with --no-tls only this plugin can talk to the server.")
 @debug_option
 def sim(port: int, write_kubeconfig: str | None, scenario: str | None, list_scenarios: bool, tls: bool) -> int:
     from kubectl_informer.sim.scenarios import SCENARIOS

@@ -118,7 +118,8 @@ def output_options(f):
         click.option("--show-secret-data", is_flag=True,
                      help="Show Secret values (they are redacted by default)."),
         click.option("--record", type=params.FILE_NAME, metavar="FILE", default=None,
-                     help="Also write the trace to FILE as NDJSON, for `kubectl informer replay`."),
+                     help="Also write the trace to FILE as NDJSON, for `kubectl informer replay` (mode 0600; "
+                          "a symbolic link or another user's file there is refused)."),
     ]
     return decorate(f, opts)
 

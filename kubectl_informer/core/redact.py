@@ -7,10 +7,16 @@ token); whatever is printed about a failure -- the ``error:`` line, the
 the last guard: the first is never to put a credential into a message at all
 (a token that could not be an HTTP header is refused before it is sent,
 without being shown).
+
+A URL's userinfo (``http://user:password@host``, a kubeconfig's ``server``,
+an ``attach`` URL) is a credential too, of any length: ``redact_url`` shows
+such a URL as ``http://<redacted>@host``, and ``redact`` does the same to
+every URL inside a text.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 
 REDACTED = "<redacted>"
@@ -40,14 +46,28 @@ def remember(secret: object) -> None:
         _secrets.sort(key=len, reverse=True)  # the longest first: a value that holds another
 
 
+# scheme://USERINFO@ : the userinfo runs to the last "@" before the path,
+# query or fragment, as a URL parser splits it (urllib's urlsplit, Go's url.Parse).
+_USERINFO = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://)[^/?#\s]*@")
+
+
+def redact_url(url: str) -> str:
+    """``url`` with its userinfo (user and password) shown as ``<redacted>``;
+    a URL without one is returned as is."""
+    if "@" not in url:
+        return url
+    return _USERINFO.sub(lambda m: m.group(1) + REDACTED + "@", url)
+
+
 def redact(text: str) -> str:
-    """``text`` with every remembered credential replaced by ``<redacted>``."""
+    """``text`` with every remembered credential, and every URL's userinfo,
+    replaced by ``<redacted>``."""
     with _lock:
         secrets = list(_secrets)
     for secret in secrets:
         if secret in text:
             text = text.replace(secret, REDACTED)
-    return text
+    return redact_url(text)
 
 
 def forget_all() -> None:

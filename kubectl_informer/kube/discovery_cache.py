@@ -37,6 +37,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import orjson
 
+from kubectl_informer.core.private_files import write_private
 from kubectl_informer.kube.discovery_fetch import Snapshot
 
 TTL = 6 * 3600.0  # kubectl's: ToDiscoveryClient's 6 hours
@@ -193,16 +194,6 @@ def _private_dirs(root: str, directory: str) -> None:
 
 
 def _write(path: str, doc: Any) -> None:
-    import tempfile  # only a run that writes the cache pays for it
-
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=os.path.basename(path) + ".")  # 0600
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(orjson.dumps(doc))
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    # A private file renamed into place (core.private_files): never through a
+    # symbolic link, a reader never sees half a document.
+    write_private(path, orjson.dumps(doc))

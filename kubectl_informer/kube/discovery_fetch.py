@@ -207,4 +207,7 @@ def _strings(value: Any) -> list[str]:
 
 
 def _hostport(url: str) -> str:
-    return url.split("://", 1)[-1].rstrip("/")
+    """HOST:PORT as kubectl names the server (Go's ``url.URL.Host``: no user
+    or password, which are credentials)."""
+    authority, sep, path = url.split("://", 1)[-1].rstrip("/").partition("/")
+    return authority.rpartition("@")[2] + sep + path

@@ -210,8 +210,9 @@ def _transport_error(e: BaseException, url: str) -> OSError:
 
 
 def _origin(url: str) -> str:
+    """scheme://host:port: an origin has no user or password (credentials)."""
     parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"
+    return f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}"
 
 
 # --- limits every request of one client shares -----------------------------------

@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import IO
 
 from kubectl_informer.core.profiles import initial_list_label
+from kubectl_informer.core.redact import redact_url
 from kubectl_informer.core.run_info import RunInfo
 from kubectl_informer.core.trace import TraceEvent
 from kubectl_informer.core.trace_kinds import (
@@ -36,6 +37,15 @@ MAX_LINE = 16 << 20
 MAX_LINE_TEXT = "16 MiB"
 
 
+def _redact_header(fields: dict) -> None:
+    """A recording made elsewhere, or before URLs were redacted, may hold a
+    user and password in its server URL or command line: never replayed."""
+    if isinstance(fields.get("server"), str):
+        fields["server"] = redact_url(fields["server"])
+    if isinstance(fields.get("args"), list):
+        fields["args"] = [redact_url(a) if isinstance(a, str) else a for a in fields["args"]]
+
+
 class RecordingError(Exception):
     """The file cannot be replayed: one line for the user."""
 
@@ -48,8 +58,11 @@ class Recording:
     warnings: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        if self.header is None:
-            self.header = next((dict(e.fields) for e in self.events if e.kind == RUN_INFO), None)
+        info = next((e for e in self.events if e.kind == RUN_INFO), None)
+        if info is not None:
+            _redact_header(info.fields)
+        if self.header is None and info is not None:
+            self.header = dict(info.fields)
 
     @property
     def t0(self) -> float:

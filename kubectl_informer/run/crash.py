@@ -26,6 +26,7 @@ from typing import Callable
 
 from kubectl_informer import __version__
 from kubectl_informer.core.printable import printable_lines
+from kubectl_informer.core.private_files import create_new
 from kubectl_informer.core.redact import redact
 from kubectl_informer.run import signals
 
@@ -147,8 +148,7 @@ def _open_private(directory: str) -> tuple[int, str]:
     os.makedirs(directory, mode=0o700, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     path = os.path.join(directory, f"{_PREFIX}{stamp}-{os.getpid()}.log")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    return os.open(path, flags, 0o600), path
+    return create_new(path), path  # O_EXCL|O_NOFOLLOW, 0600
 
 
 def write_crash_log(err: BaseException, args: list[str] | None = None) -> str | None:

@@ -37,7 +37,8 @@ def describe_error(err: BaseException, server: str = "") -> str | None:
             return "unauthorized (HTTP 401): your credentials were rejected" + (f": {err.message}" if err.message else "")
         text = err.message or err.reason or "request failed"
         return f"the server answered {err.status}{' ' + err.reason if err.reason else ''}: {text}"
-    where = f" at {server}" if server else ""
+    from kubectl_informer.core.redact import redact_url
+    where = f" at {redact_url(server)}" if server else ""
     from kubectl_informer.kube.errors import RedirectError
     from kubectl_informer.kube.limits import TooLargeError
     if isinstance(err, (RedirectError, TooLargeError)):

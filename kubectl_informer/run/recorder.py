@@ -7,6 +7,8 @@ import time
 from typing import Callable
 
 from kubectl_informer import __version__
+from kubectl_informer.core.private_files import open_private
+from kubectl_informer.core.redact import redact_url
 from kubectl_informer.core.trace import TraceBuffer, Tracer
 from kubectl_informer.core.trace_kinds import RUN_INFO
 
@@ -18,7 +20,7 @@ def emit_run_info(tracer: Tracer, info) -> None:
     tracer.emit(RUN_INFO, None, resource=info.resource, namespace=info.namespace, context=info.context,
                 server=info.server, profile=info.profile, fifo=info.fifo, initial_list=info.initial_list,
                 resync=float(info.resync_period or 0.0), mode=info.mode,
-                args=[str(a) for a in info.args], wall_time=time.time(), version=__version__,
+                args=[redact_url(str(a)) for a in info.args], wall_time=time.time(), version=__version__,
                 label_selector=info.label_selector, field_selector=info.field_selector, demo=info.demo_scenario,
                 tls_verify=info.tls_verify, **_informers(info))
 
@@ -45,7 +47,9 @@ class Recorder:
     def __init__(self, path: str, tracer: Tracer, interval: float = 0.2,
                  on_error: Callable[[str], None] | None = None) -> None:
         self.path = path
-        self.file = open(path, "w", encoding="utf-8")  # OSError: the caller reports it
+        # A private file (0600), never through a symbolic link nor into another
+        # user's file (core.private_files); OSError: the caller reports it.
+        self.file = open_private(path)
         self.buffer = TraceBuffer()
         self.written = 0
         self.error: str | None = None

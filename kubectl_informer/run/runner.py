@@ -19,6 +19,7 @@ from typing import Any, Callable
 import click
 
 from kubectl_informer.clock import Clock
+from kubectl_informer.core.redact import redact_url
 from kubectl_informer.core.run_info import RunInfo
 from kubectl_informer.core.scope import ClusterScopedError, Scope
 from kubectl_informer.core.trace import Tracer
@@ -190,7 +191,8 @@ class Run:
             resource=self._resource_name(),
             namespace=self.scope.namespace,
             context=getattr(self.target, "context", "") or "",
-            server=getattr(self.target, "server", "") or "",
+            # Shown and recorded: a user and password in it never are (core.redact).
+            server=redact_url(getattr(self.target, "server", "") or ""),
             profile=profile.client_go,
             fifo=profile.fifo_label,
             initial_list=profile.initial_list_label,

@@ -16,10 +16,12 @@ from kubectl_informer.sim.run import run_sim
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m kubectl_informer.sim", description=__doc__.splitlines()[0])
     ap.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0: any free one)")
-    ap.add_argument("--write-kubeconfig", metavar="FILE", help="write a kubeconfig pointing at the server")
+    ap.add_argument("--write-kubeconfig", metavar="FILE",
+                    help="write a kubeconfig pointing at the server, with its token (0600; in a directory of your own)")
     ap.add_argument("--scenario", default=None, help="churn scenario (default steady; quiet for none)")
     ap.add_argument("--rate", type=float, default=None, help="scenario ticks per second")
-    ap.add_argument("--tls", action="store_true", help="serve HTTPS with a self-signed certificate")
+    ap.add_argument("--tls", action=argparse.BooleanOptionalAction, default=True,
+                    help="serve HTTPS with a self-signed certificate (default; kubectl sends a token only over TLS)")
     ap.add_argument("--pods", type=int, default=0, help="also bulk-load this many pods into namespace 'bench'")
     ap.add_argument("--watch-cache-size", type=int, default=100, help="watch-cache window per resource")
     ap.add_argument("--no-watch-list", action="store_true", help="reject sendInitialEvents (WatchList off)")

@@ -79,6 +79,11 @@ class Demo:
     def url(self) -> str:
         return self.server.url
 
+    @property
+    def token(self) -> str:
+        """The server's bearer token (also in its kubeconfig)."""
+        return self.server.token
+
     def stop(self) -> None:
         if self.runner is not None:
             self.runner.stop()

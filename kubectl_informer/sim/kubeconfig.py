@@ -8,19 +8,24 @@ every ``--demo`` start and every command against ``sim`` would otherwise pay."""
 from __future__ import annotations
 
 import base64
-import os
 
 import orjson
+
+from kubectl_informer.core.private_files import write_private
 
 # The cluster extension naming the simulator (kube/config.py reads it: SIMULATOR_EXTENSION there).
 SIMULATOR_EXTENSION = "kubectl-informer.dev/simulator"
 WATCHCACHE_PATH = "/debug/informer/watchcache"
 
-# The simulator accepts any credentials; a token makes clients send one as they would to a cluster.
-SIM_TOKEN = "kubectl-informer-sim"
+
+class KubeconfigWriteError(ValueError):
+    """The kubeconfig could not be written: one line (the CLI's ``error:``)."""
 
 
-def kubeconfig_dict(url: str, context: str = "sim", namespace: str = "default", ca_pem: bytes | None = None) -> dict:
+def kubeconfig_dict(url: str, context: str = "sim", namespace: str = "default", ca_pem: bytes | None = None,
+                    token: str | None = None) -> dict:
+    """The kubeconfig of a simulator at ``url``; ``token`` is its per-run
+    bearer token (SimServer.token), the only credential it accepts."""
     cluster: dict = {"server": url}
     if ca_pem:
         cluster["certificate-authority-data"] = base64.b64encode(ca_pem).decode()
@@ -34,7 +39,7 @@ def kubeconfig_dict(url: str, context: str = "sim", namespace: str = "default", 
         "apiVersion": "v1",
         "kind": "Config",
         "clusters": [{"name": context, "cluster": cluster}],
-        "users": [{"name": context, "user": {"token": SIM_TOKEN}}],
+        "users": [{"name": context, "user": {"token": token} if token else {}}],
         "contexts": [{"name": context, "context": ctx}],
         "current-context": context,
         "preferences": {},
@@ -42,14 +47,13 @@ def kubeconfig_dict(url: str, context: str = "sim", namespace: str = "default", 
 
 
 def write_kubeconfig(path: str, url: str, context: str = "sim", namespace: str = "default",
-                     ca_pem: bytes | None = None) -> str:
-    """Write the kubeconfig to ``path`` (mode 0600, parents created); returns the path."""
-    path = os.path.abspath(os.path.expanduser(path))
-    parent = os.path.dirname(path)
-    if parent:
-        os.makedirs(parent, exist_ok=True)
-    data = orjson.dumps(kubeconfig_dict(url, context, namespace, ca_pem), option=orjson.OPT_INDENT_2) + b"\n"
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-    return path
+                     ca_pem: bytes | None = None, token: str | None = None) -> str:
+    """Write the kubeconfig to ``path`` (core.private_files: mode 0600, never
+    through a symbolic link nor into another user's file; a file of ours is
+    replaced whole; parents created 0700); returns the absolute path.
+    KubeconfigWriteError (one line) when it cannot be written."""
+    data = orjson.dumps(kubeconfig_dict(url, context, namespace, ca_pem, token), option=orjson.OPT_INDENT_2) + b"\n"
+    try:
+        return write_private(path, data, make_parents=True)
+    except OSError as e:
+        raise KubeconfigWriteError(f"cannot write the kubeconfig to {path}: {e.strerror or e}") from None

@@ -12,12 +12,14 @@ from kubectl_informer.sim.demo import start_demo
 from kubectl_informer.sim.scenarios import get_scenario
 
 
-def run_sim(port: int = 0, write_kubeconfig: str | None = None, scenario: str | None = None, tls: bool = False,
+def run_sim(port: int = 0, write_kubeconfig: str | None = None, scenario: str | None = None, tls: bool = True,
             *, rate: float | None = None, watch_cache_size: int = 100, watch_list: bool = True, bulk_pods: int = 0,
             out: TextIO | None = None, stop_event: threading.Event | None = None, controllers: bool = True) -> None:
     """Serve until Ctrl-C (or ``stop_event``). Bad input raises ValueError
     with a one-line message (unknown scenario, port in use). ``controllers``:
-    run the simulated Deployment/ReplicaSet controllers and garbage collector."""
+    run the simulated Deployment/ReplicaSet controllers and garbage collector.
+    ``tls`` (the default): kubectl sends the server's token only over TLS
+    (client-go's clientcmd reads a user's credentials only for a TLS server)."""
     out = out or sys.stdout
     sc = get_scenario(scenario or "steady")
     if not 0 <= port <= 65535:

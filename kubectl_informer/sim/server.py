@@ -23,6 +23,8 @@ Why this module is long: it is one HTTP handler, the API server's request routin
 from __future__ import annotations
 
 import logging
+import hmac
+import secrets
 import select
 import shutil
 import socket
@@ -123,7 +125,8 @@ class SimServer:
     def __init__(self, host: str = "127.0.0.1", port: int = 0, tls: bool = False, watch_cache_size: int = 100,
                  watch_list: bool = True, *, store: Store | None = None, bookmark_interval: float = 60.0,
                  too_large_wait: float = 0.0, history_limit: int = 10_000, default_watch_timeout: float = 1800.0,
-                 tokens: frozenset[str] | None = None, aggregated_discovery: bool = True):
+                 tokens: frozenset[str] | None = None, aggregated_discovery: bool = True,
+                 anonymous: bool = False):
         self.host = host
         self.aggregated_discovery = aggregated_discovery
         self.port = port
@@ -133,10 +136,17 @@ class SimServer:
         self.faults = Faults(self.store, watch_list=watch_list)
         self.bookmark_interval = bookmark_interval
         self.default_watch_timeout = default_watch_timeout
-        # None: any request is served (the default). A set: only requests
-        # bearing one of these tokens, 401 for the rest, as an API server
-        # with token authentication and no anonymous access answers.
-        self.tokens = tokens
+        # Every request must bear a token (401 otherwise, as kube-apiserver with
+        # token authentication and no anonymous access answers): by default the
+        # run's own, random, written only into its kubeconfig (write_kubeconfig),
+        # so that no other local user can read or change this cluster.
+        self.token = secrets.token_urlsafe(32)
+        self.tokens = frozenset({self.token}) if tokens is None else frozenset(tokens)
+        # For tests of other credentials (basic auth, client certificates): a
+        # request bearing no token is served, as kube-apiserver's
+        # --anonymous-auth serves one no authenticator recognised; a wrong
+        # token is still 401.
+        self.anonymous = anonymous
         self.url = ""
         self.ca_pem: bytes | None = None
         self.request_log: deque = deque(maxlen=2000)  # (method, path, status), for tests and debugging
@@ -202,10 +212,29 @@ class SimServer:
     def __exit__(self, *exc) -> None:
         self.stop()
 
-    def write_kubeconfig(self, path: str, context: str = "sim", namespace: str = "default") -> str:
+    def write_kubeconfig(self, path: str, context: str = "sim", namespace: str = "default",
+                         token: str | None = None) -> str:
+        """The kubeconfig for this server at ``path`` (0600), carrying its
+        token (``token`` to carry another, for a server given ``tokens``)."""
         if not self.url:
             raise RuntimeError("start the server before writing its kubeconfig")
-        return _kubeconfig.write_kubeconfig(path, self.url, context, namespace, self.ca_pem)
+        return _kubeconfig.write_kubeconfig(path, self.url, context, namespace, self.ca_pem,
+                                            token or self.token)
+
+    def authority_ok(self, host_header: str | None) -> bool:
+        """Whether a request's Host names this server: its loopback address
+        (or ``localhost``) and port. Any other name reached it through a DNS
+        answer that points at loopback (DNS rebinding: a web page's script
+        talking to a local port under its own origin); it is refused."""
+        if not host_header:
+            return False
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        default = 443 if self.tls else 80
+        names = {host, "localhost"}
+        allowed = {f"{n}:{self.port}" for n in names}
+        if self.port == default:
+            allowed |= names
+        return host_header.strip().lower() in allowed
 
     def active_connections(self) -> int:
         with self._conns_lock:
@@ -314,6 +343,11 @@ class _Handler(BaseHTTPRequestHandler):
             # Read the whole body first, whatever the answer: bytes left unread
             # would be parsed as the next request on this keep-alive connection.
             self._body = self._read_request_body()
+            if not self.sim.authority_ok(self.headers.get("Host")):
+                # 421 Misdirected Request: this server does not answer for the
+                # name the client used (RFC 9110 15.5.20).
+                raise ApiError(421, "MisdirectedRequest", "the request's Host header does not name this server "
+                                                          f"({self.sim.host}:{self.sim.port}); refused")
             self._authenticate()
             self._route()
         except ApiError as e:
@@ -326,11 +360,12 @@ class _Handler(BaseHTTPRequestHandler):
                                                             "could not handle this request"))
 
     def _authenticate(self) -> None:
-        tokens = self.sim.tokens
-        if tokens is None:
-            return
         auth = self.headers.get("Authorization") or ""
-        if not (auth.startswith("Bearer ") and auth[len("Bearer "):] in tokens):
+        given = auth[len("Bearer "):].encode() if auth.startswith("Bearer ") else b""
+        if not given and self.sim.anonymous:
+            return
+        # Compared in constant time: how long a refusal takes says nothing of the token.
+        if not any(hmac.compare_digest(given, t.encode()) for t in self.sim.tokens) or not given:
             raise ApiError(401, "Unauthorized", "Unauthorized")
 
     def _read_request_body(self) -> bytes:

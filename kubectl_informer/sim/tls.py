@@ -13,6 +13,8 @@ import shutil
 import subprocess
 import tempfile
 
+from kubectl_informer.core.private_files import write_private
+
 
 class TLSUnavailable(RuntimeError):
     pass
@@ -54,11 +56,9 @@ def _with_cryptography(cert_path: str, key_path: str, host: str) -> None:
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
         .sign(key, hashes.SHA256())
     )
-    with open(key_path, "wb") as f:
-        f.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                  serialization.NoEncryption()))
-    with open(cert_path, "wb") as f:
-        f.write(cert.public_bytes(serialization.Encoding.PEM))
+    write_private(key_path, key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                              serialization.NoEncryption()))
+    write_private(cert_path, cert.public_bytes(serialization.Encoding.PEM))
 
 
 def _with_openssl(cert_path: str, key_path: str, host: str) -> None:

@@ -32,12 +32,13 @@ def test_the_walkthrough_runs_as_written(tmp_path):
     port = free_port()
     manifest = tmp_path / "attach-controller.yaml"
     manifest.write_text((ROOT / "docs/examples/attach-controller.yaml").read_text().replace("9100", str(port)))
-    script = walkthrough().replace("9100", str(port)).replace("/tmp/attach-demo.kubeconfig", str(tmp_path / "kc"))
+    script = walkthrough().replace("9100", str(port))
     script = script.replace("docs/examples/attach-controller.yaml", str(manifest))
     # Not in the docs: a failing step must not leave the background jobs holding our pipes.
     script = "trap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n" + script
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}")
     env.pop("KUBECONFIG", None)
+    env["TMPDIR"] = str(tmp_path)  # mktemp -d: the kubeconfig's directory, under the test's
     r = subprocess.run(["bash", "-e", "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=90, env=env)
     assert r.returncode == 0, r.stdout + r.stderr
     out = r.stdout

@@ -95,6 +95,9 @@ def controller_pod(name, port, ready=True, ip="127.0.0.1", port_name="metrics"):
 @pytest.fixture(scope="module")
 def cluster():
     demo = start_demo("quiet")
+    # pod/sim-itself is the server itself, reached through its pods/proxy,
+    # which passes no credentials on: served as anonymous for these pages.
+    demo.server.anonymous = True
     page = Page(client_go_page(depth=3, adds=42, retries=1, latency_cum=LAT, work_cum=LAT))
     store = demo.server.store
     store.create("pods", controller_pod("my-controller-0", page.port, ready=False))

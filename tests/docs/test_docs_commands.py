@@ -5,8 +5,8 @@ Each runs through bash, so ``kubectl informer ...`` goes through the real
 kubectl to the plugin on PATH. The environment gives it a cluster: a
 ``kubectl informer sim`` started for the test, in ``$KUBECONFIG``, so a
 command without ``--demo`` runs against the simulated cluster. Only ``/tmp/``
-paths (to a directory of the block's own) and ``127.0.0.1:91NN`` ports (to free ones)
-are swapped.
+and ``$XDG_RUNTIME_DIR/`` paths (to a directory of the block's own) and
+``127.0.0.1:91NN`` ports (to free ones) are swapped.
 
 How long each may take, as the command says:
 - the live UI (watch/queue/replay without ``-o``) runs in tmux at 80x24 until
@@ -108,7 +108,7 @@ class Runner:
         self.tmp, self.env = tmp, env
 
     def swap(self, text: str, ports: dict[str, str], unit_dir: Path) -> str:
-        text = text.replace("/tmp/", f"{unit_dir}/tmp/")
+        text = text.replace("/tmp/", f"{unit_dir}/tmp/").replace("$XDG_RUNTIME_DIR/", f"{unit_dir}/tmp/")
         return re.sub(r"127\.0\.0\.1:(91\d\d)\b",
                       lambda m: "127.0.0.1:" + ports.setdefault(m.group(1), str(free_port())), text)
 
@@ -366,10 +366,11 @@ def sim_cluster(tmp_path_factory):
 
 def _same_words(c: Command) -> str | None:
     """What a run of ``c`` is the same as another's by: the words of a live
-    UI that names no file (no replay, recording or ``/tmp/`` path, no
-    redirection); None for a command whose run depends on its block."""
+    UI that names no file (no replay, recording, ``/tmp/`` or
+    ``$XDG_RUNTIME_DIR/`` path, no redirection); None for a command whose run
+    depends on its block."""
     words = " ".join(c.text.split())
-    if not is_live_ui(words) or re.search(r"\breplay\b|--record\b|/tmp/|[<>|&;]", words):
+    if not is_live_ui(words) or re.search(r"\breplay\b|--record\b|/tmp/|XDG_RUNTIME_DIR/|[<>|&;]", words):
         return None
     return words
 
@@ -447,6 +448,7 @@ def test_a_live_ui_is_the_same_run_as_another_only_word_for_word_and_without_fil
         _same_words(cmd("kubectl informer watch pods --demo quiet"))
     for text in ("kubectl informer replay trace.ndjson", "kubectl informer watch pods --record t.ndjson",
                  "KUBECONFIG=/tmp/sim.kubeconfig kubectl informer watch pods",
+                 'KUBECONFIG="$XDG_RUNTIME_DIR/sim.kubeconfig" kubectl informer watch pods',
                  "kubectl informer watch pods --demo -o json --duration 3s", "kubectl informer sim"):
         assert _same_words(cmd(text)) is None, text
 

@@ -58,7 +58,8 @@ def quick_backoff(monkeypatch):
 
 @pytest.fixture
 def sim(tmp_path):
-    srv = SimServer(watch_cache_size=100).start()
+    # kubectl, the judge, sends no credentials to an http:// server (clientcmd): served as anonymous.
+    srv = SimServer(watch_cache_size=100, anonymous=True).start()
     for ns in NAMESPACES:
         srv.store.create("namespaces", {"metadata": {"name": ns}})
     srv.kubeconfig = srv.write_kubeconfig(str(tmp_path / "kubeconfig"))
@@ -388,7 +389,7 @@ def _pages_fail(sim):
 
 
 def _one_fault_run(tmp_path, fault: str, profile: str) -> None:
-    srv = SimServer(watch_cache_size=100).start()
+    srv = SimServer(watch_cache_size=100, anonymous=True).start()  # for kubectl, as the sim fixture
     try:
         for ns in NAMESPACES:
             srv.store.create("namespaces", {"metadata": {"name": ns}})

@@ -28,7 +28,7 @@ SERVER_META = ("uid", "resourceVersion", "creationTimestamp", "generation", "nam
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("kubectl-commands")
-    sim = SimServer().start()
+    sim = SimServer(anonymous=True).start()  # kubectl sends no credentials to an http:// server (clientcmd): it is served as anonymous
     seed(sim.store)
     kc = sim.write_kubeconfig(str(tmp / "kubeconfig"))
     yield sim, Kubectl(kc, str(tmp / "cache")), tmp

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.e2e
 
 @pytest.fixture
 def cluster(tmp_path):
-    sim = SimServer().start()
+    sim = SimServer(anonymous=True).start()  # kubectl sends no credentials to an http:// server (clientcmd): it is served as anonymous
     sim.store.create("namespaces", {"metadata": {"name": "default"}})
     manager = ControllerManager(sim.store, pod_start_seconds=0.2).start()
     kc = sim.write_kubeconfig(str(tmp_path / "kubeconfig"))

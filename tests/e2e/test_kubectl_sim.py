@@ -51,7 +51,7 @@ class Kubectl:
 def _cluster(tmp_path, tls: bool):
     if not os.path.exists(KUBECTL):
         pytest.fail("kubectl is not installed (.ci/run installs it)")
-    sim = SimServer(tls=tls).start()
+    sim = SimServer(tls=tls, anonymous=not tls).start()  # kubectl sends no credentials to an http:// server (clientcmd): over http it is served as anonymous
     seed(sim.store)
     kc = sim.write_kubeconfig(str(tmp_path / "kubeconfig"))
     return sim, kc, Kubectl(kc, str(tmp_path / "cache"))

@@ -20,7 +20,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(60)]
 def raw_get(srv, path: str, accept: str) -> tuple[int, bytes]:
     u = urlsplit(srv.url)
     conn = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
-    conn.request("GET", path, headers={"Accept": accept})
+    conn.request("GET", path, headers={"Accept": accept, "Authorization": f"Bearer {srv.token}"})
     resp = conn.getresponse()
     body = resp.read() if "watch=true" not in path else resp.readline()
     conn.close()

@@ -64,7 +64,7 @@ def pod(name: str, owners: list[dict]) -> dict:
 class Cluster:
     def __init__(self, sim: SimServer, kubeconfig: str) -> None:
         self.sim, self.kubeconfig = sim, kubeconfig
-        self.http = RawClient(sim.url)
+        self.http = RawClient(sim.url, token=sim.token)
 
     def post(self, path: str, obj: dict) -> dict:
         status, body, _ = self.http.request("POST", path, obj)

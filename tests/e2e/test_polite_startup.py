@@ -21,7 +21,6 @@ from urllib.parse import urlsplit
 import pytest
 
 from kubectl_informer.sim.demo import seed
-from kubectl_informer.sim.kubeconfig import SIM_TOKEN
 from kubectl_informer.sim.server import SimServer
 from tests.security.in_process import run_in_process
 
@@ -90,7 +89,7 @@ def test_cold_then_warm(home):
         ours = home / "xdg" / "kubectl-informer" / "discovery" / f"127.0.0.1_{srv.port}"
         written = files_of(ours)
         assert str(ours / "servergroups.json") in written and str(ours / "v1" / "serverresources.json") in written
-        assert all(SIM_TOKEN.encode() not in body for _t, body in written.values())
+        assert all(srv.token.encode() not in body for _t, body in written.values())
         assert not (home / "home" / ".kube").exists()  # kubectl's cache: never written by us
     finally:
         srv.stop()
@@ -98,7 +97,7 @@ def test_cold_then_warm(home):
 
 @pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
 def test_kubectls_own_cache_is_read_and_left_as_it_was(home):
-    srv, kc = start_sim(home)
+    srv, kc = start_sim(home, anonymous=True)  # kubectl sends no credentials to an http:// server
     try:
         got = subprocess.run([KUBECTL, "--kubeconfig", kc, "get", "pods"], capture_output=True, text=True,
                              timeout=60, env=dict(os.environ))

@@ -31,8 +31,12 @@ def sim(request):
     srv.stop()
 
 
-def client(url: str) -> LightClient:
-    return LightClient(LightConfig(url), USER_AGENT)
+def client(srv) -> LightClient:
+    """A client of ``srv`` (a SimServer, or the fake server), with its token."""
+    cfg = LightConfig(srv.url)
+    if getattr(srv, "token", None):
+        cfg.authorization = f"Bearer {srv.token}"
+    return LightClient(cfg, USER_AGENT)
 
 
 def paths(srv: SimServer) -> list[str]:
@@ -46,7 +50,7 @@ def summary(d: Discovery) -> list[tuple]:
 
 def test_aggregated_discovery_is_two_requests_and_finds_what_the_legacy_way_finds():
     with SimServer() as agg, SimServer(aggregated_discovery=False) as legacy:
-        a, b = Discovery(client(agg.url), disk_cache=False), Discovery(client(legacy.url), disk_cache=False)
+        a, b = Discovery(client(agg), disk_cache=False), Discovery(client(legacy), disk_cache=False)
         assert summary(a) == summary(b) and summary(a)
         assert paths(agg) == ["/api", "/apis"]
         # Without it: every group version asked for on its own.
@@ -60,7 +64,7 @@ def test_aggregated_discovery_is_two_requests_and_finds_what_the_legacy_way_find
 
 
 def test_the_accept_header_asks_for_aggregated_discovery_first(fake, disco):
-    Discovery(client(fake.url), disk_cache=False).resolve("pods")
+    Discovery(client(fake), disk_cache=False).resolve("pods")
     accepts = {r.path: r.headers.get("accept") for r in fake.requests}
     assert accepts["/api"] == accepts["/apis"] == ACCEPT_DISCOVERY
     assert ACCEPT_DISCOVERY == ("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
@@ -128,7 +132,7 @@ def test_cache_directories_follow_kubectl_and_xdg(monkeypatch, tmp_path):
 
 
 def test_our_cache_is_written_private_and_read_back_without_a_request(sim):
-    d = Discovery(client(sim.url))
+    d = Discovery(client(sim))
     expected = summary(d)
     directory = dc.own_dir(sim.url)
     files = sorted(os.path.relpath(os.path.join(r, f), directory) for r, _, fs in os.walk(directory) for f in fs)
@@ -141,19 +145,19 @@ def test_our_cache_is_written_private_and_read_back_without_a_request(sim):
         for f in fs:
             assert stat.S_IMODE(os.stat(os.path.join(r, f)).st_mode) == 0o600, f
     sim.request_log.clear()
-    again = Discovery(client(sim.url))
+    again = Discovery(client(sim))
     assert summary(again) == expected and again.source == dc.OWN_CACHE
     assert paths(sim) == []
 
 
 def test_a_stale_or_corrupt_cache_is_rediscovered_never_an_error(tmp_path):
     with SimServer() as srv:
-        Discovery(client(srv.url)).groups()
+        Discovery(client(srv)).groups()
         groups = os.path.join(dc.own_dir(srv.url), "servergroups.json")
         old = time.time() - dc.TTL - 60
         os.utime(groups, (old, old))
         srv.request_log.clear()
-        d = Discovery(client(srv.url))
+        d = Discovery(client(srv))
         assert d.resolve("pods").kind == "Pod" and d.source == "server"
         assert paths(srv) == ["/api", "/apis"]
         resources = os.path.join(dc.own_dir(srv.url), "v1", "serverresources.json")
@@ -161,17 +165,17 @@ def test_a_stale_or_corrupt_cache_is_rediscovered_never_an_error(tmp_path):
             with open(resources, "wb") as f:
                 f.write(junk)
             srv.request_log.clear()
-            d = Discovery(client(srv.url))
+            d = Discovery(client(srv))
             assert d.resolve("pods").kind == "Pod" and d.source == "server"
             assert paths(srv) == ["/api", "/apis"]
 
 
 def test_a_resource_missing_from_the_cache_is_asked_for_once(tmp_path):
     with SimServer() as srv:
-        Discovery(client(srv.url)).groups()
+        Discovery(client(srv)).groups()
         os.unlink(os.path.join(dc.own_dir(srv.url), "example.com", "v1", "serverresources.json"))
         srv.request_log.clear()
-        d = Discovery(client(srv.url))
+        d = Discovery(client(srv))
         assert d.resolve("pods").kind == "Pod" and paths(srv) == []  # from the cache
         assert d.resolve("widgets").kind == "Widget" and d.source == "server"  # a CRD new since
         assert paths(srv) == ["/api", "/apis"]
@@ -186,13 +190,13 @@ def test_kubectls_cache_is_read_and_never_written(tmp_path, monkeypatch):
         # What kubectl writes (the same legacy documents), made by our writer
         # into a directory then handed over as kubectl's.
         monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "staging"))
-        Discovery(client(srv.url)).groups()
+        Discovery(client(srv)).groups()
         os.makedirs(os.path.dirname(theirs), exist_ok=True)
         os.rename(dc.own_dir(srv.url), theirs)
         monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "ours"))
         before = {p: (os.stat(p).st_mtime_ns, open(p, "rb").read()) for p in _files(theirs)}
         srv.request_log.clear()
-        d = Discovery(client(srv.url))
+        d = Discovery(client(srv))
         assert d.resolve("deploy").resource == "deployments" and d.source == dc.KUBECTL_CACHE
         assert paths(srv) == []
         d.refresh()  # from the server: written to ours only
@@ -216,11 +220,11 @@ def test_the_cache_holds_no_credential(tmp_path):
 
 def test_disk_cache_off_reads_and_writes_nothing(monkeypatch):
     with SimServer() as srv:
-        Discovery(client(srv.url), disk_cache=False).groups()
+        Discovery(client(srv), disk_cache=False).groups()
         assert not os.path.exists(dc.own_root())
         monkeypatch.setenv("KUBECTL_INFORMER_DISCOVERY_CACHE", "0")
-        Discovery(client(srv.url)).groups()
+        Discovery(client(srv)).groups()
         assert not os.path.exists(dc.own_root())
         monkeypatch.setenv("KUBECTL_INFORMER_DISCOVERY_CACHE", "1")
-        Discovery(client(srv.url)).groups()
+        Discovery(client(srv)).groups()
         assert os.path.exists(dc.own_root())

@@ -48,7 +48,10 @@ def assert_refused(r: subprocess.CompletedProcess, code: int, line: str | None =
     return lines[0]
 
 
-def write_kubeconfig(path: Path, server: str, user: str = "token: sim-token", context_extra: str = "",
+SIM_TOKEN = "sim-token"  # what the sim fixtures accept, and write_kubeconfig's user gives
+
+
+def write_kubeconfig(path: Path, server: str, user: str = f"token: {SIM_TOKEN}", context_extra: str = "",
                      cluster_extra: str = "") -> str:
     """A kubeconfig for ``server``; ``user`` and the extras are YAML lines
     put under the user, the context and the cluster."""
@@ -80,8 +83,9 @@ def write_kubeconfig(path: Path, server: str, user: str = "token: sim-token", co
 
 @pytest.fixture
 def sim():
-    """A fresh simulated cluster (its request log starts empty)."""
-    srv = SimServer().start()
+    """A fresh simulated cluster (its request log starts empty), accepting
+    the token ``write_kubeconfig`` gives by default."""
+    srv = SimServer(tokens=frozenset({SIM_TOKEN})).start()
     seed(srv.store)
     yield srv
     srv.stop()
@@ -89,7 +93,7 @@ def sim():
 
 @pytest.fixture
 def sim_tls():
-    srv = SimServer(tls=True).start()
+    srv = SimServer(tls=True, tokens=frozenset({SIM_TOKEN})).start()
     seed(srv.store)
     yield srv
     srv.stop()

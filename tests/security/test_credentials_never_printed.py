@@ -110,11 +110,16 @@ def test_a_token_file_with_a_trailing_newline_works(authed_sim, tmp_path):
     assert MARKER not in r.stdout + r.stderr
 
 
-def test_a_basic_auth_password_is_never_printed(sim, tmp_path):
+def test_a_basic_auth_password_is_never_printed(tmp_path):
+    from kubectl_informer.sim.demo import seed
+
+    sim = SimServer(anonymous=True).start()  # no basic authenticator in kube-apiserver: served as anonymous
+    seed(sim.store)
     kc = write_kubeconfig(tmp_path / "kc", sim.url, user=f"username: admin\npassword: {MARKER}")
     for r, files in _every_mode(kc, tmp_path):
         assert r.returncode == 0 and r.stdout, r.stderr[-2000:]
         assert MARKER not in _outputs(r, *files)
+    sim.stop()
 
 
 def test_a_password_with_a_control_character_is_refused_unshown(sim, tmp_path):

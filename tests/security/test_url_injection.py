@@ -9,6 +9,7 @@ refused where it is read, in kubectl's words, before anything is sent.
 
 from __future__ import annotations
 
+import base64
 import shutil
 import subprocess
 from urllib.parse import parse_qs, urlsplit
@@ -57,9 +58,11 @@ def test_an_empty_namespace_is_not_given_as_in_kubectl(sim, tmp_path):
     assert all("/namespaces/default/" in p for _, p, _ in sim.request_log if "/pods" in p)
 
 
-def test_kubectl_words_the_same_refusal(sim, tmp_path):
-    """The real kubectl against the same server: our line is its line."""
-    kc = write_kubeconfig(tmp_path / "kc", sim.url)
+def test_kubectl_words_the_same_refusal(sim_tls, tmp_path):
+    """The real kubectl against the same server: our line is its line (over
+    TLS: kubectl sends a token to no other server)."""
+    ca = base64.b64encode(sim_tls.ca_pem).decode()
+    kc = write_kubeconfig(tmp_path / "kc", sim_tls.url, cluster_extra=f"certificate-authority-data: {ca}")
     for namespace, _ in BAD_NAMESPACES:
         k = subprocess.run([KUBECTL, "--kubeconfig", kc, "get", "pods", "-n", namespace], capture_output=True,
                            text=True, timeout=30)

@@ -10,8 +10,10 @@ from urllib.parse import urlencode, urlsplit
 
 
 class RawClient:
-    def __init__(self, url: str, ca_pem: bytes | None = None, timeout: float = 10.0):
+    def __init__(self, url: str, ca_pem: bytes | None = None, timeout: float = 10.0, token: str | None = None):
+        """``token``: the simulator's (SimServer.token), sent as a bearer token."""
         u = urlsplit(url)
+        self.auth = {"Authorization": f"Bearer {token}"} if token else {}
         self.host, self.port, self.https = u.hostname, u.port, u.scheme == "https"
         self.timeout = timeout
         self.ctx = None
@@ -28,7 +30,7 @@ class RawClient:
             path += ("&" if "?" in path else "?") + urlencode({k: v for k, v in params.items() if v is not None})
         conn = self._conn()
         data = None if body is None else json.dumps(body).encode()
-        headers = {"Content-Type": ctype} if data is not None else {}
+        headers = dict(self.auth, **({"Content-Type": ctype} if data is not None else {}))
         conn.request(method, path, body=data, headers=headers)
         resp = conn.getresponse()
         raw = resp.read()
@@ -47,7 +49,7 @@ class RawClient:
         params["watch"] = "true"
         path += ("&" if "?" in path else "?") + urlencode({k: v for k, v in params.items() if v is not None})
         conn = self._conn()
-        conn.request("GET", path)
+        conn.request("GET", path, headers=self.auth)
         resp = conn.getresponse()
         return WatchStream(conn, resp)
 

@@ -25,4 +25,4 @@ def sim():
 
 @pytest.fixture
 def client(sim):
-    return RawClient(sim.url)
+    return RawClient(sim.url, token=sim.token)

@@ -171,7 +171,7 @@ def test_yaml_body_accepted(client):
     conn = http.client.HTTPConnection(client.host, client.port)
     body = b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\ndata:\n  k: v\n"
     conn.request("POST", "/api/v1/namespaces/default/configmaps", body=body,
-                 headers={"Content-Type": "application/yaml"})
+                 headers={"Content-Type": "application/yaml", **client.auth})
     assert conn.getresponse().status == 201
 
 
@@ -181,11 +181,11 @@ def test_error_answers_leave_the_keep_alive_connection_usable(sim):
     conn = http.client.HTTPConnection("127.0.0.1", sim.port)
     body = json.dumps({"metadata": {"name": "x"}}).encode()
     conn.request("POST", "/api/v1/namespaces/default/nothings", body=body,
-                 headers={"Content-Type": "application/json"})
+                 headers={"Content-Type": "application/json", "Authorization": f"Bearer {sim.token}"})
     r = conn.getresponse()
     assert r.status == 404
     r.read()
-    conn.request("GET", "/api/v1/namespaces/default/pods")  # same connection
+    conn.request("GET", "/api/v1/namespaces/default/pods", headers={"Authorization": f"Bearer {sim.token}"})
     r = conn.getresponse()
     assert r.status == 200 and json.loads(r.read())["kind"] == "PodList"
     conn.close()

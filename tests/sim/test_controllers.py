@@ -194,7 +194,7 @@ def test_bad_propagation_policy_is_422(body, want):
     with SimServer() as sim:
         sim.store.create("namespaces", {"metadata": {"name": "default"}})
         sim.store.create("configmaps", {"metadata": {"name": "x", "namespace": "default"}})
-        status, st, _ = RawClient(sim.url).request("DELETE", "/api/v1/namespaces/default/configmaps/x", body)
+        status, st, _ = RawClient(sim.url, token=sim.token).request("DELETE", "/api/v1/namespaces/default/configmaps/x", body)
     assert status == 422 and st["reason"] == "Invalid" and want in st["message"]
 
 

@@ -56,7 +56,8 @@ def test_drop_watches_ends_streams_cleanly(client, sim):
 def _raw_watch(sim, drop):
     import socket
     sock = socket.create_connection((sim.host, sim.port), timeout=5)
-    sock.sendall(f"GET {PODS}?watch=true&resourceVersion=0 HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    sock.sendall(f"GET {PODS}?watch=true&resourceVersion=0 HTTP/1.1\r\nHost: {sim.host}:{sim.port}\r\n"
+                 f"Authorization: Bearer {sim.token}\r\n\r\n".encode())
     assert wait_for(lambda: sim.store.watchers("pods"))
     drop()
     data = b""

@@ -30,7 +30,7 @@ def deployment(name="d", replicas=2):
 
 def raw(client, method, path, body: bytes, ctype, accept="application/json"):
     conn = client._conn()
-    conn.request(method, path, body=body, headers={"Content-Type": ctype, "Accept": accept})
+    conn.request(method, path, body=body, headers={"Content-Type": ctype, "Accept": accept, **client.auth})
     resp = conn.getresponse()
     data = resp.read()
     conn.close()
@@ -200,7 +200,7 @@ def test_table_list_get_and_watch(client, sim):
                    accept="application/json;as=Table;v=v1beta1;g=meta.k8s.io")
     assert table["apiVersion"] == "meta.k8s.io/v1beta1" and table["rows"][0]["object"]["kind"] == "Pod"
     conn = client._conn()
-    conn.request("GET", PODS + "?watch=true&timeoutSeconds=1", headers={"Accept": TABLE})
+    conn.request("GET", PODS + "?watch=true&timeoutSeconds=1", headers={"Accept": TABLE, **client.auth})
     resp = conn.getresponse()
     ev = json.loads(resp.readline())
     conn.close()

@@ -65,7 +65,7 @@ def served():
     sim = SimServer().start()
     try:
         seed(sim.store)
-        c = RawClient(sim.url)
+        c = RawClient(sim.url, token=sim.token)
         sim.store.pod_stop_seconds = None
         p = sim.store.list("pods", "shop")[0]["metadata"]["name"]
         c.request("DELETE", f"/api/v1/namespaces/shop/pods/{p}")  # graceful: deletionTimestamp set

@@ -44,7 +44,7 @@ def test_relays_get_to_a_loopback_pod_with_path_and_query(sim, client, backend):
     port, seen = backend
     make(sim, "ctl", "127.0.0.1", port)
     conn = client._conn()
-    conn.request("GET", f"{BASE}/ctl:{port}/proxy/metrics?x=1", headers={"Authorization": "Bearer t",
+    conn.request("GET", f"{BASE}/ctl:{port}/proxy/metrics?x=1", headers={**client.auth,
                                                                         "Accept": "text/plain"})
     resp = conn.getresponse()
     assert (resp.status, resp.read(), resp.getheader("Content-Type")) == (200, b"up 1\n", "text/plain; version=0.0.4")

@@ -58,7 +58,7 @@ def roll_until_complete(sim, clock, manager) -> None:
 
 def test_a_rollout_restart_reaches_a_name_selected_watch_as_modified_events_only(cluster):
     sim, clock, manager = cluster
-    client = RawClient(sim.url)
+    client = RawClient(sim.url, token=sim.token)
     for ns in (NS, OTHER):
         assert client.request("POST", deploys(ns), web_deployment(ns, "web", 5))[0] == 201
     roll_until_complete(sim, clock, manager)

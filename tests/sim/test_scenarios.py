@@ -1,6 +1,9 @@
 """Churn scenarios, the demo cluster and run_sim."""
 
+import base64
 import io
+import json
+import os
 import threading
 
 import pytest
@@ -80,7 +83,7 @@ def test_steady_leaves_a_bare_pod_a_user_applied_alone(demo_sim):
 def test_burst_sends_many_updates_to_one_key(demo_sim):
     store = demo_sim.store
     rv = store.current_rv()
-    w = RawClient(demo_sim.url).watch("/api/v1/pods", resourceVersion=str(rv))
+    w = RawClient(demo_sim.url, token=demo_sim.token).watch("/api/v1/pods", resourceVersion=str(rv))
     assert wait_for(lambda: store.watchers("pods"))
     ScenarioRunner("burst", store, seed=2).step()
     evs = w.take(20)
@@ -91,7 +94,7 @@ def test_burst_sends_many_updates_to_one_key(demo_sim):
 
 def test_disconnect_deletes_in_a_gap_and_forces_a_relist(demo_sim):
     store = demo_sim.store
-    client = RawClient(demo_sim.url)
+    client = RawClient(demo_sim.url, token=demo_sim.token)
     _, before = client.get("/api/v1/pods")
     rv = before["metadata"]["resourceVersion"]
     w = client.watch("/api/v1/pods", resourceVersion=rv)
@@ -119,7 +122,7 @@ def test_mass_delete_empties_a_namespace_then_refills_it(demo_sim):
 
 def test_relist_storm_expires_every_watch(demo_sim):
     store = demo_sim.store
-    client = RawClient(demo_sim.url)
+    client = RawClient(demo_sim.url, token=demo_sim.token)
     rv = str(store.current_rv())
     w = client.watch("/api/v1/pods", resourceVersion=rv)
     assert wait_for(lambda: store.watchers("pods"))
@@ -134,7 +137,7 @@ def test_flaky_injects_each_fault_once_the_clients_watch_again(demo_sim):
     for _ in range(10):
         r.step()
     assert r.ctx.state.get("faults", 0) == 0  # nobody watches: nothing to recover from yet
-    client = RawClient(demo_sim.url)
+    client = RawClient(demo_sim.url, token=demo_sim.token)
 
     def watch_healthily():
         w = client.watch("/api/v1/pods", resourceVersion=str(store.current_rv()))
@@ -183,7 +186,7 @@ def test_start_demo_serves_seeded_objects_and_writes_kubeconfig():
     with start_demo("quiet") as demo:
         cfg = yaml.safe_load(open(demo.kubeconfig_path))
         assert cfg["clusters"][0]["cluster"]["server"] == demo.url
-        status, lst = RawClient(demo.url).get("/api/v1/pods")
+        status, lst = RawClient(demo.url, token=demo.token).get("/api/v1/pods")
         assert status == 200 and len(lst["items"]) >= 24
         assert demo.runner.scenario.name == "quiet"
         path = demo.kubeconfig_path
@@ -212,9 +215,14 @@ def test_run_sim_prints_how_to_connect_and_stops(tmp_path):
     try:
         assert wait_for(lambda: "Ctrl-C" in out.getvalue())
         text = out.getvalue()
-        assert "http://127.0.0.1:" in text and f"kubectl --kubeconfig {kc} get pods" in text
+        assert "https://127.0.0.1:" in text and f"kubectl --kubeconfig {kc} get pods" in text
         url = text.split("listening on ")[1].split()[0]
-        assert RawClient(url).get("/version")[0] == 200
+        config = json.loads(open(kc).read())
+        token, ca = config["users"][0]["user"]["token"], config["clusters"][0]["cluster"]["certificate-authority-data"]
+        ca = base64.b64decode(ca)
+        assert RawClient(url, ca_pem=ca).get("/version")[0] == 401  # the token is in the kubeconfig only
+        assert RawClient(url, ca_pem=ca, token=token).get("/version")[0] == 200
+        assert oct(os.stat(kc).st_mode & 0o777) == "0o600"
     finally:
         stop.set()
         t.join(5)
@@ -234,7 +242,7 @@ def test_run_sim_bad_input():
 
 def test_start_demo_bulk_pods():
     with start_demo("quiet", bulk_pods=300) as demo:
-        status, lst = RawClient(demo.url).get("/api/v1/namespaces/bench/pods", limit="100")
+        status, lst = RawClient(demo.url, token=demo.token).get("/api/v1/namespaces/bench/pods", limit="100")
         assert status == 200 and lst["metadata"]["remainingItemCount"] == 200
 
 

@@ -13,9 +13,9 @@ from tests.sim._http import RawClient
 def test_https_server_verifies_with_its_ca():
     with SimServer(tls=True) as sim:
         assert sim.url.startswith("https://127.0.0.1:") and sim.ca_pem.startswith(b"-----BEGIN CERTIFICATE")
-        assert RawClient(sim.url, ca_pem=sim.ca_pem).get("/version")[0] == 200
+        assert RawClient(sim.url, ca_pem=sim.ca_pem, token=sim.token).get("/version")[0] == 200
         with pytest.raises(ssl.SSLError):
-            RawClient(sim.url, ca_pem=tls_other_ca()).get("/version")
+            RawClient(sim.url, ca_pem=tls_other_ca(), token=sim.token).get("/version")
 
 
 def tls_other_ca() -> bytes:

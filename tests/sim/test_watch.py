@@ -43,7 +43,7 @@ def test_watch_without_rv_starts_with_synthetic_adds(client, sim):
 def test_watch_older_than_window_is_410_error_event():
     with SimServer(watch_cache_size=5) as sim:
         sim.store.create("namespaces", {"metadata": {"name": "default"}})
-        client = RawClient(sim.url)
+        client = RawClient(sim.url, token=sim.token)
         rv = sim.store.current_rv()
         for i in range(5):
             sim.store.create("pods", pod(f"p{i}"))
@@ -136,7 +136,7 @@ def test_bookmarks_on_request_only_when_allowed(client, sim):
 
 def test_periodic_bookmarks():
     with SimServer(bookmark_interval=0.05) as sim:
-        w = RawClient(sim.url).watch(PODS, resourceVersion="0", allowWatchBookmarks="true")
+        w = RawClient(sim.url, token=sim.token).watch(PODS, resourceVersion="0", allowWatchBookmarks="true")
         evs = w.take(2)
         assert [e["type"] for e in evs] == ["BOOKMARK", "BOOKMARK"]
         w.close()
@@ -234,14 +234,14 @@ def test_large_initial_watch_list():
     from kubectl_informer.sim.objects import many_pods
     with SimServer() as sim:
         sim.store.bulk_load("pods", many_pods(3000))
-        w = watch_list(RawClient(sim.url), resourceVersion="")
+        w = watch_list(RawClient(sim.url, token=sim.token), resourceVersion="")
         evs = w.take(3001)
         assert len(evs) == 3001 and evs[-1]["type"] == "BOOKMARK"
         w.close()
 
 
 def test_server_stop_ends_open_watches(sim):
-    w = RawClient(sim.url).watch(PODS, resourceVersion="0")
+    w = RawClient(sim.url, token=sim.token).watch(PODS, resourceVersion="0")
     from kubectl_informer.clock.testing import wait_for
     assert wait_for(lambda: sim.store.watchers("pods"))
     sim.stop()
@@ -258,7 +258,7 @@ def test_window_floor_follows_the_oldest_held_event_like_the_cacher():
     # even when the RVs in between belonged to other resources.
     with SimServer(watch_cache_size=2) as sim:
         sim.store.create("namespaces", {"metadata": {"name": "default"}})
-        client = RawClient(sim.url)
+        client = RawClient(sim.url, token=sim.token)
         sim.store.create("pods", pod("a"))
         sim.store.create("configmaps", {"metadata": {"name": "c1", "namespace": "default"}})
         gap = sim.store.current_rv()
@@ -276,7 +276,7 @@ def test_window_floor_follows_the_oldest_held_event_like_the_cacher():
 def test_a_client_closing_a_quiet_watch_frees_it(sim):
     # Without this the handler would only notice at its next write.
     for _ in range(2):
-        w = RawClient(sim.url).watch(PODS, resourceVersion="0")
+        w = RawClient(sim.url, token=sim.token).watch(PODS, resourceVersion="0")
         from kubectl_informer.clock.testing import wait_for
         assert wait_for(lambda: len(sim.store.watchers("pods")) == 1)
         w.resp.close()
@@ -287,7 +287,7 @@ def test_a_client_closing_a_quiet_watch_frees_it(sim):
 def test_a_client_closing_a_quiet_tls_watch_frees_it():
     from kubectl_informer.clock.testing import wait_for
     with SimServer(tls=True) as sim:
-        w = RawClient(sim.url, ca_pem=sim.ca_pem).watch(PODS, resourceVersion="0")
+        w = RawClient(sim.url, ca_pem=sim.ca_pem, token=sim.token).watch(PODS, resourceVersion="0")
         assert wait_for(lambda: len(sim.store.watchers("pods")) == 1)
         w.resp.close()
         w.close()

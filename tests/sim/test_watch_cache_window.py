@@ -117,7 +117,7 @@ def test_an_etcd_restore_takes_objects_and_the_rv_back():
 
 def _get(sim, path, headers=None):
     conn = http.client.HTTPConnection(sim.host, sim.port, timeout=10)
-    conn.request("GET", path, headers=headers or {})
+    conn.request("GET", path, headers={"Authorization": f"Bearer {sim.token}", **(headers or {})})
     resp = conn.getresponse()
     body = resp.read()
     conn.close()
@@ -131,7 +131,7 @@ def test_the_debug_endpoint_reports_each_watcher_over_http():
         start = sim.store.current_rv()
         conn = http.client.HTTPConnection(sim.host, sim.port, timeout=10)
         conn.request("GET", f"/api/v1/namespaces/default/pods?watch=true&resourceVersion={start}",
-                     headers={"User-Agent": "kubectl-informer/9.9 (test)"})
+                     headers={"User-Agent": "kubectl-informer/9.9 (test)", "Authorization": f"Bearer {sim.token}"})
         resp = conn.getresponse()
         _touch(sim.store, 2)
         lines = [resp.fp.readline() for _ in range(6)]  # two events, a chunk each: size, data, CRLF
@@ -156,7 +156,7 @@ def test_bookmarks_sent_are_counted():
         sim.store.create("namespaces", {"metadata": {"name": "default"}})
         conn = http.client.HTTPConnection(sim.host, sim.port, timeout=10)
         conn.request("GET", "/api/v1/namespaces/default/pods?watch=true&allowWatchBookmarks=true&resourceVersion="
-                     + str(sim.store.current_rv()))
+                     + str(sim.store.current_rv()), headers={"Authorization": f"Bearer {sim.token}"})
         resp = conn.getresponse()
         got = threading.Event()
         assert wait_for(lambda: sim.store.watchers("pods"))
