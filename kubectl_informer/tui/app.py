@@ -46,6 +46,7 @@ from kubectl_informer.tui.keyhints import KeyHints
 from kubectl_informer.tui.keymap import APP_BINDINGS, FOOTER_HINTS_SEVERAL, JUMP_BINDINGS, PANE_LETTERS
 from kubectl_informer.tui.layout import PANES  # noqa: F401 - tests name the pane table from here
 from kubectl_informer.tui.layout import COMPANION_MIN_WIDTH, GRID_MIN, PANE_NAMES, TabBar, shown_specs
+from kubectl_informer.tui.navigation import go_back
 from kubectl_informer.tui.objects import yaml_view
 from kubectl_informer.tui.pane import Pane
 from kubectl_informer.tui.restarts import ResourceNamesFound, RestartFinished, Restarts
@@ -399,23 +400,8 @@ class InformerApp(PrintableNotices, KeepsCrash, App[None]):
         self.panes[self.active].focus()
 
     def action_escape(self) -> None:
-        """esc goes back one step, as in k9s: a line or the filter first, then
-        the zoom, then out of the Inspector's key (to its list) or out of the
-        Inspector and Explain (to the pane they were opened from)."""
-        focus = self.panes[self.active]
-        if self.command_line.close(focus) or self.filter_line.escape(focus):
-            return
-        if self.zoomed:
-            self.action_zoom()
-            return
-        if self.active not in ("inspector", "explain"):
-            return
-        back = self._previous if self._previous not in (self.active, "inspector", "explain") else None
-        inspector = self.panes.get("inspector")
-        if self.active == "inspector" and back is None and isinstance(inspector, InspectorPane) and inspector.inspected:
-            inspector.inspect(None)
-            return
-        self.activate(back or next(n for n in self.panes if n not in ("inspector", "explain")))
+        """esc goes back one step, as in k9s (``tui/navigation.py``)."""
+        go_back(self)
 
     def selected_key(self) -> str | None:
         pane = self.panes.get(self.active)
