@@ -19,6 +19,7 @@ resourceVersion expired (410), is derived from that prose once, there.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Iterable
 
 TRACE_VERSION = 2
@@ -37,7 +38,7 @@ _CHECKS = {
 
 
 class Field:
-    __slots__ = ("name", "type", "doc", "optional", "choices")
+    __slots__ = ("name", "type", "doc", "optional", "choices", "base", "test", "nullable")
 
     def __init__(self, name: str, type: str, doc: str, optional: bool = False,
                  choices: tuple[str, ...] | None = None) -> None:
@@ -45,6 +46,7 @@ class Field:
         if base not in _CHECKS:
             raise ValueError(f"field {name}: unknown type {type!r}")
         self.name, self.type, self.doc, self.optional, self.choices = name, type, doc, optional, choices
+        self.base, self.test, self.nullable = base, _CHECKS[base], type.endswith("?")
 
     def check(self, value: Any) -> str | None:
         if value is None:
@@ -69,6 +71,7 @@ class Kind(str):
     derive: dict[str, Callable[[dict[str, Any]], Any]]
     derived: tuple[str, ...]
     local: tuple[str, ...]
+    required: tuple[str, ...]  # the fields every event of the kind carries (not optional, not local)
 
     def __new__(cls, name: str, doc: str, keyed: str, fields: Iterable[Field],
                 derive: dict[str, Callable[[dict[str, Any]], Any]] | None = None, local: tuple[str, ...] = ()):
@@ -76,6 +79,7 @@ class Kind(str):
         k.doc, k.keyed, k.fields, k.local = doc, keyed, {f.name: f for f in fields}, local
         k.derive = dict(derive or {})
         k.derived = tuple(k.derive)
+        k.required = tuple(f.name for f in k.fields.values() if not f.optional and f.name not in local)
         return k
 
     # A Kind is its name wherever a str is: dict keys, ==, JSON.
@@ -438,9 +442,10 @@ def check_event(kind: str, key: Any, fields: dict[str, Any]) -> list[str]:
 _ZERO = {"str": "", "int": 0, "float": 0.0, "bool": False, "list[str]": []}
 
 
-def with_defaults(kind: str, fields: dict[str, Any]) -> dict[str, Any]:
+def with_defaults(kind: str, fields: dict[str, Any], first_choice: bool = True) -> dict[str, Any]:
     """``fields`` with every required field it leaves out set to its type's
-    zero value (None where None is allowed): hand-written traces name only
+    zero value (None where None is allowed; a field with choices gets its
+    first, unless ``first_choice`` is False): hand-written traces name only
     the facts they are about and still have the engine's shape."""
     k = KINDS.get(kind)
     if k is None:
@@ -448,7 +453,8 @@ def with_defaults(kind: str, fields: dict[str, Any]) -> dict[str, Any]:
     out = dict(fields)
     for f in k.fields.values():
         if f.name not in out and not f.optional:
-            out[f.name] = None if f.type.endswith("?") else (f.choices[0] if f.choices else _ZERO[f.type])
+            out[f.name] = None if f.type.endswith("?") else (
+                f.choices[0] if f.choices and first_choice else _ZERO[f.type])
     return out
 
 
@@ -475,6 +481,44 @@ def upgrade_v1(kind: str, fields: dict[str, Any]) -> dict[str, Any]:
     if kind == "watch.end" and "expired" not in fields:
         fields["expired"] = _v1_expired(fields)
     return fields
+
+
+def shown(value: Any) -> str:
+    """A value in a problem's words: its repr, cut short (a field may hold megabytes)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def recorded_problem(kind: str, key: Any, fields: dict[str, Any]) -> str | None:
+    """The first thing wrong with an event read from a recording (None:
+    nothing), against the same declarations ``check_event`` reads. Stricter
+    than it: derived fields are values in JSON and are checked too, local
+    fields (objects) are never recorded, and a float must be finite. A
+    field left out is no problem (older versions recorded fewer): the
+    reader fills it in with ``with_defaults``."""
+    k = KINDS.get(kind)
+    if k is None:
+        return f"unknown event kind {shown(kind)}"
+    if k.keyed == "yes" and not isinstance(key, str):
+        return f"{kind}: key {shown(key)} is not a string"
+    if k.keyed == "no" and key is not None:
+        return f"{kind}: key {shown(key)} should be null"
+    if key is not None and not isinstance(key, str):
+        return f"{kind}: key {shown(key)} is not a string or null"
+    declared, local = k.fields, k.local
+    for name, value in fields.items():
+        f = declared.get(name)
+        if f is None or name in local:
+            return f"{kind}: unknown field {shown(name)}"
+        if value is None:
+            if not f.nullable and not f.optional:
+                return f"{kind}: {name} is null, expected {f.type}"
+            continue
+        if not f.test(value) or (type(value) is float and not math.isfinite(value)):
+            return f"{kind}: {name}={shown(value)} is not {f.base}"
+        if f.choices is not None and value not in f.choices:
+            return f"{kind}: {name}={shown(value)} is not one of {', '.join(f.choices)}"
+    return None
 
 
 # --- docs -----------------------------------------------------------------------------------------
