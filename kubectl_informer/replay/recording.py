@@ -23,6 +23,7 @@ import orjson
 from kubectl_informer.core.profiles import initial_list_label
 from kubectl_informer.core.run_info import RunInfo
 from kubectl_informer.core.trace import TraceEvent
+from kubectl_informer.replay.contract import recorded_problem, shown
 from kubectl_informer.core.trace_kinds import (
     INFORMER_START,
     KINDS,
@@ -31,8 +32,6 @@ from kubectl_informer.core.trace_kinds import (
     STORE_DELETE,
     TRACE_VERSION,
     WATCH_END,
-    recorded_problem,
-    shown,
     upgrade_v1,
     with_defaults,
 )
