@@ -344,10 +344,13 @@ def _compact(fields: dict, shared: dict) -> None:
                 fields[name] = got
 
 
-def read_recording(path: str, max_events: int = MAX_EVENTS, max_bytes: int = MAX_BYTES) -> Recording:
+def read_recording(path: str, max_events: int | None = None, max_bytes: int | None = None) -> Recording:
     """The recording at ``path`` (``-``: stdin), its first ``max_events``
-    events at most (and ``max_bytes`` of their lines), with a warning when
-    it holds more; RecordingError if it cannot be replayed."""
+    events at most (and ``max_bytes`` of their lines; default MAX_EVENTS
+    and MAX_BYTES), with a warning when it holds more; RecordingError if it
+    cannot be replayed."""
+    max_events = MAX_EVENTS if max_events is None else max_events
+    max_bytes = MAX_BYTES if max_bytes is None else max_bytes
     rec = Recording(path, [])
     held = [0]
     shared: dict = {}
