@@ -14,6 +14,7 @@ so in one line.
 from __future__ import annotations
 
 import contextlib
+import os
 import gzip
 import json
 import re
@@ -32,7 +33,7 @@ from kubectl_informer.core.trace_kinds import KINDS
 from kubectl_informer.panes.feed import FeedLoop
 from kubectl_informer.replay import recording
 from kubectl_informer.replay.recording import info_from_recording, read_recording
-from tests.panes.test_feed import STATES
+from kubectl_informer.tui.layout import PANES
 from tests.replay.helpers import T0, header_fields, ndjson, story
 from tests.security.conftest import command
 
@@ -226,7 +227,7 @@ def mutations(draw):
     return n, lambda d: (d.clear(), d.update({"raw": value}))
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=int(os.environ.get("RECORDING_MUTATIONS", "150")), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(mutations())
 def test_any_mutated_line_replays_or_is_one_error_line(tmp_path, mutation):
     n, change = mutation
@@ -240,10 +241,9 @@ def test_any_mutated_line_replays_or_is_one_error_line(tmp_path, mutation):
         assert r.exit_code == 0 and "failed unexpectedly" not in r.stderr, r.stderr
     # What the UI does with it, without drawing: the header's facts and every pane's state.
     rec = read_recording(path)
-    info_from_recording(rec)
     buf = TraceBuffer()
     buf.extend(rec.events)
-    loop = FeedLoop(buf, STATES)
+    loop = FeedLoop(buf, {s.name: s.state_cls for s in PANES}, info=info_from_recording(rec))
     assert loop.drain() == len(rec.events)
 
 
