@@ -7,6 +7,13 @@ Lines without ``"v"`` (version 1) are upgraded as they are read. A last
 line cut mid-write (the run was killed) is dropped with a warning, as is
 the tail of a compressed recording that ends early; anything else that is
 not a trace event is an error.
+
+A recording is untrusted input (a bug report's attachment): every line is
+checked against the trace contract as it is read (``contract.py``; times
+finite and not running backwards), and an error names the file and line.
+``read_recording`` holds the events (the UI, stdin) up to MAX_EVENTS and
+MAX_BYTES; ``scan_recording`` and ``stream_recording`` read a file twice
+holding none (``-o json|text``).
 """
 
 from __future__ import annotations
