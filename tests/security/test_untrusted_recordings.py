@@ -148,13 +148,16 @@ def test_time_running_backwards_is_an_error_a_thread_switch_is_not(tmp_path):
 
 
 def test_the_real_command_says_one_line_for_the_issues_probes(tmp_path):
-    """Through the real CLI (a subprocess), the crash report of main is one line."""
-    n = line_of("run.info")
-    path = write(tmp_path, mutated(n, field("args", 5)))
-    r = subprocess.run(command("replay", path, "-o", "text"), capture_output=True, text=True, timeout=60,
-                       stdin=subprocess.DEVNULL)
-    assert (r.returncode, r.stdout) == (1, "")
-    assert r.stderr == f"error: {path} line {n}: run.info: args=5 is not list[str]\n"
+    """Through the real CLI (a subprocess): main's crash report, and main's
+    silent acceptance, are each one line."""
+    for i, case in enumerate(("args: 5", "diff: 5", "time: nan")):
+        kind, change, says = BAD[case]
+        n = line_of(kind)
+        path = write(tmp_path, mutated(n, change), f"rec{i}.ndjson")
+        r = subprocess.run(command("replay", path, "-o", "text"), capture_output=True, text=True, timeout=60,
+                           stdin=subprocess.DEVNULL)
+        assert (r.returncode, r.stdout) == (1, ""), (case, r.stderr)
+        assert r.stderr.startswith(f"error: {path} line {n}: {says}") and r.stderr.count("\n") == 1, r.stderr
 
 
 # --- the caps -----------------------------------------------------------------------------
