@@ -178,7 +178,7 @@ def _event_of(d: object) -> TraceEvent | str:
     # _envelope_problem says what is wrong otherwise. NaN fails every comparison.
     if not (type(seq) is int and seq >= 0 and type(t) in (float, int) and -MAX_TIME <= t <= MAX_TIME
             and type(kind) is str and (key is None or type(key) is str) and type(fields) is dict
-            and (v == TRACE_VERSION and type(v) is int or v is None) and len(d) <= len(_ENVELOPE)):
+            and (v == TRACE_VERSION and type(v) is int or v is None) and d.keys() <= _MEMBERS):
         problem = _envelope_problem(d)
         if problem:
             return problem
@@ -226,6 +226,8 @@ _ENVELOPE = {
     "v": (lambda v: v is None or (_is_int(v) and 1 <= v <= TRACE_VERSION),
           f"a trace format this version reads (1 to {TRACE_VERSION}; a newer plugin wrote it?)"),
 }
+
+_MEMBERS = frozenset(_ENVELOPE)
 
 
 def _header_problem(ev: TraceEvent) -> str | None:

@@ -97,6 +97,7 @@ BAD = {
     "v: 3": ("relist", member("v", 3), "v=3 is not a trace format this version reads"),
     "an unknown kind": ("relist", member("kind", "rm.rf"), "unknown event kind 'rm.rf'"),
     "an unknown field": ("relist", field("exec", "sh"), "relist: unknown field 'exec'"),
+    "an unknown member": ("relist", lambda d: (d.pop("v"), d.update({"x": 1})), "unknown member 'x'"),
     "an object recorded": ("store.add", field("object", {"kind": "Pod"}), "store.add: unknown field 'object'"),
     "a choice not declared": ("relist", field("reason", "\x1b]52;c;aGk=\x07"), "relist: reason='\\x1b]52;c;aGk=\\x07' "
                               "is not one of expired"),
