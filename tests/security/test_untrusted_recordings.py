@@ -206,10 +206,12 @@ def test_a_file_replayed_headless_is_streamed_not_held(tmp_path):
 
 # --- any mutation -------------------------------------------------------------------------
 
-JSON = st.recursive(st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=False,
-                    allow_infinity=False) | st.text(max_size=8),
-                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner,
-                                                                                max_size=3), max_leaves=6)
+def _nested(inner):
+    return st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers(-2**70, 2**70)
+                    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8), _nested, max_leaves=6)
 NAMES = sorted({name for k in KINDS.values() for name in k.fields})  # every declared field, local ones too
 
 
