@@ -71,10 +71,14 @@ def _split_host_port(addr: str) -> tuple[str, str] | None:
 
 
 def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The address, an IPv4-mapped IPv6 one as its IPv4 (Go's ``net.IP``
+    compares, matches and finds loopback that way)."""
     try:
-        return ipaddress.ip_address(text)
+        ip = ipaddress.ip_address(text)
     except ValueError:
         return None
+    mapped = getattr(ip, "ipv4_mapped", None)
+    return mapped if mapped is not None else ip
 
 
 def _idna(host: str) -> str:

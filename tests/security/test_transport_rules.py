@@ -88,6 +88,9 @@ def test_no_proxy_as_go_matches_it(host, proxied):
     ({"HTTPS_PROXY": "proxy"}, "https://localhost:6443", None),
     ({"HTTPS_PROXY": "proxy"}, "https://127.3.2.1:6443", None),
     ({"HTTPS_PROXY": "proxy"}, "https://[::1]:6443", None),
+    ({"HTTPS_PROXY": "proxy"}, "https://[::ffff:127.0.0.1]:6443", None),  # Go's IsLoopback sees the IPv4
+    ({"NO_PROXY": "10.0.0.0/8", "HTTPS_PROXY": "proxy"}, "https://[::ffff:10.1.2.3]/", None),
+    ({"NO_PROXY": "example.com", "HTTP_PROXY": "proxy"}, "http://[1000::%25.example.com]:123", "http://proxy"),
     ({"HTTPS_PROXY": "proxy"}, "https://LOCALHOST:6443", "http://proxy"),  # Go compares the name as written
     ({"HTTPS_PROXY": "https://p.tld", "REQUEST_METHOD": "GET"}, "https://x.tld/", "https://p.tld"),
     ({}, "http://example.com", None),
