@@ -48,13 +48,15 @@ def _parse_proxy(value: str) -> str | None:
     has no scheme or no host."""
     if not value:
         return None
-    try:
-        parts = urlsplit(value)
-        if parts.scheme and parts.netloc:
-            return value
-    except ValueError:
-        pass
-    return "http://" + value
+    for candidate in (value, "http://" + value):
+        try:
+            parts = urlsplit(candidate)
+            parts.port  # noqa: B018 - raises ValueError for a bad port
+        except ValueError:
+            continue  # Go ignores a proxy it cannot parse: no proxy
+        if candidate is not value or (parts.scheme and parts.netloc):
+            return candidate
+    return None
 
 
 def _split_host_port(addr: str) -> tuple[str, str] | None:
@@ -184,13 +186,18 @@ def check_proxy_url(proxy: str, where: str) -> str:
 
 def usable(proxy: str, where: str) -> str:
     """The proxy, if urllib3's ProxyManager can use it (http or https)."""
-    scheme = urlsplit(proxy).scheme.lower()
+    try:
+        parts = urlsplit(proxy)
+        parts.port  # noqa: B018
+    except ValueError:
+        raise ProxyError(f"{where}: the proxy URL could not be parsed") from None
+    scheme = parts.scheme.lower()
     if scheme == "socks5":
         raise ProxyError(f"{where}: a socks5 proxy is not supported by kubectl informer (client-go supports it); "
                          "use an http or https proxy")
     if scheme not in ("http", "https"):
         raise ProxyError(f'{where}: proxy scheme "{scheme[:20]}" is not supported (http or https)')
-    if not urlsplit(proxy).hostname:
+    if not parts.hostname:
         raise ProxyError(f"{where}: the proxy URL has no host")
     return proxy
 
