@@ -542,7 +542,7 @@ class Reflector:
                 etype = ev.type
                 obj = ev.object
                 if etype == ERROR:
-                    raise ApiError.from_status(obj if isinstance(obj, dict) else {})
+                    raise ApiError.from_status(obj, what="the watch's ERROR event")
                 try:
                     rv = obj["metadata"].get("resourceVersion") or ""
                 except (KeyError, TypeError, AttributeError):

@@ -13,6 +13,8 @@ from kubectl_informer.replay.recording import (
     RecordingError,
     info_from_recording,
     read_recording,
+    scan_recording,
+    stream_recording,
 )
 
 __all__ = ["RecordingError", "replay"]
@@ -25,21 +27,41 @@ def replay(path: str, output: str, speed: float | None, start: float = 0.0, show
     UI, as fast as possible (0) headless, as before replays had a clock."""
     if output == "tui" and need_terminal is not None:
         need_terminal()
-    rec = read_recording(path)
-    if start > rec.duration:
-        raise RecordingError(f"--from {start:g}s is past the end of {path} ({rec.duration:.1f}s long)")
     if output != "tui":
-        for w in rec.warnings:
-            sys.stderr.write(f"warning: {printable(w)}\n")
-        informers = info_from_recording(rec).informers
-        # Several informers: the adds' causes and the owner mapping's drops are worker lines too.
-        workers = bool(informers) or any(e.kind.startswith("worker.") for e in rec.events)
-        renderer = make_renderer(output, stdout(), workers=workers)
-        renderer.informers = max(1, len(informers))
-        play_headless(rec, renderer.render, 0.0 if speed is None else speed, start, clock)
-        return 0
+        return _headless(path, output, 0.0 if speed is None else speed, start, clock)
+    rec = read_recording(path)
+    _check_start(start, rec.duration, path)
     app = replay_app(rec, 1.0 if speed is None else speed, start, show_secret_data, clock)
     run_app(app)
+    return 0
+
+
+def _check_start(start: float, duration: float, path: str) -> None:
+    if start > duration:
+        raise RecordingError(f"--from {start:g}s is past the end of {path} ({duration:.1f}s long)")
+
+
+def _headless(path: str, output: str, speed: float, start: float, clock) -> int:
+    """-o json|text: a file is read twice, checked whole before the first
+    line is printed and then streamed, holding no event; stdin is held
+    (within read_recording's caps)."""
+    if path == "-":
+        rec = read_recording(path)
+        events, t0, header, warnings = rec.events, rec.t0, rec.header, rec.warnings
+        _check_start(start, rec.duration, path)
+        workers = any(e.kind.startswith("worker.") for e in events)
+    else:
+        scan = scan_recording(path)
+        _check_start(start, scan.duration, path)
+        events, t0, header, warnings, workers = stream_recording(path), scan.t0, scan.header, scan.warnings, \
+            scan.workers
+    for w in warnings:
+        sys.stderr.write(f"warning: {printable(w)}\n")
+    informers = tuple((header or {}).get("informers") or ())
+    # Several informers: the adds' causes and the owner mapping's drops are worker lines too.
+    renderer = make_renderer(output, stdout(), workers=bool(informers) or workers)
+    renderer.informers = max(1, len(informers))
+    play_headless(events, t0, renderer.render, speed, start, clock)
     return 0
 
 

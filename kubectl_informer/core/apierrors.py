@@ -23,13 +23,22 @@ class ApiError(Exception):
         self.retry_after = retry_after
 
     @classmethod
-    def from_status(cls, status: dict, retry_after: float | None = None) -> "ApiError":
-        details = (status.get("details") or {}).get("causes") or []
+    def from_status(cls, status: Any, retry_after: float | None = None, code: int = 500,
+                    what: str = "the error") -> "ApiError":
+        """The error a Status says (apimachinery's ``FromObject``); ``code``
+        when it names none. A Status whose fields have the wrong types (a
+        code that is no number, details that are no object, not an object at
+        all: client-go fails to decode it) is an error in words, with
+        ``code``: "``what`` is not a valid Status: ..."."""
+        problem = status_problem(status)
+        if problem:
+            return cls(code, "", f"{what} is not a valid Status: {problem}", retry_after=retry_after)
+        details = status.get("details") or {}
         if retry_after is None:
-            ra = (status.get("details") or {}).get("retryAfterSeconds")
+            ra = details.get("retryAfterSeconds")
             retry_after = float(ra) if ra else None
-        return cls(int(status.get("code") or 500), status.get("reason") or "", status.get("message") or "",
-                   details, retry_after)
+        return cls(status.get("code") or code, status.get("reason") or "", status.get("message") or "",
+                   details.get("causes") or [], retry_after)
 
     def to_status(self) -> dict:
         st: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
@@ -45,6 +54,48 @@ class ApiError(Exception):
 
     def __repr__(self) -> str:
         return f"ApiError({self.status}, {self.reason!r}, {self.message!r})"
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)  # quotes and escapes control characters
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _is_int32(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and -(1 << 31) <= v < (1 << 31)
+
+
+def _is_str(v: Any) -> bool:
+    return isinstance(v, str)
+
+
+def _is_causes(v: Any) -> bool:
+    return isinstance(v, list) and all(isinstance(c, dict) and all(isinstance(c.get(k, ""), str) for k in
+                                                                    ("reason", "message", "field")) for c in v)
+
+
+# The fields of metav1.Status (and its StatusDetails) read here, with their Go
+# types in words: a value of another type fails client-go's decoding.
+_STATUS_FIELDS = (("code", _is_int32, "a number (int32)"), ("reason", _is_str, "a string"),
+                  ("message", _is_str, "a string"), ("status", _is_str, "a string"))
+_DETAILS_FIELDS = (("causes", _is_causes, "a list of causes (reason, message, field)"),
+                   ("retryAfterSeconds", _is_int32, "a number (int32)"),
+                   ("name", _is_str, "a string"), ("kind", _is_str, "a string"))
+
+
+def status_problem(status: Any) -> str | None:
+    """What makes ``status`` no Status (None: it is one), in words."""
+    if not isinstance(status, dict):
+        return f"it is {type(status).__name__ if status is not None else 'null'}, not an object"
+    details = status.get("details")
+    if details is not None and not isinstance(details, dict):
+        return f"details {_shown(details)} is not an object"
+    for where, fields in ((status, _STATUS_FIELDS), (details or {}, _DETAILS_FIELDS)):
+        for name, ok, expected in fields:
+            value = where.get(name)
+            if value is not None and not ok(value):
+                return f"{name} {_shown(value)} is not {expected}"
+    return None
 
 
 def is_expired(err: BaseException) -> bool:

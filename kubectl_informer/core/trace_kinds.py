@@ -40,7 +40,7 @@ _CHECKS = {
 
 
 class Field:
-    __slots__ = ("name", "type", "doc", "optional", "choices")
+    __slots__ = ("name", "type", "doc", "optional", "choices", "base", "test", "nullable")
 
     def __init__(self, name: str, type: str, doc: str, optional: bool = False,
                  choices: tuple[str, ...] | None = None) -> None:
@@ -48,6 +48,7 @@ class Field:
         if base not in _CHECKS:
             raise ValueError(f"field {name}: unknown type {type!r}")
         self.name, self.type, self.doc, self.optional, self.choices = name, type, doc, optional, choices
+        self.base, self.test, self.nullable = base, _CHECKS[base], type.endswith("?")
 
     def check(self, value: Any) -> str | None:
         if value is None:
@@ -72,6 +73,7 @@ class Kind(str):
     derive: dict[str, Callable[[dict[str, Any]], Any]]
     derived: tuple[str, ...]
     local: tuple[str, ...]
+    required: tuple[str, ...]  # the fields every event of the kind carries (not optional, not local)
 
     def __new__(cls, name: str, doc: str, keyed: str, fields: Iterable[Field],
                 derive: dict[str, Callable[[dict[str, Any]], Any]] | None = None, local: tuple[str, ...] = ()):
@@ -79,6 +81,7 @@ class Kind(str):
         k.doc, k.keyed, k.fields, k.local = doc, keyed, {f.name: f for f in fields}, local
         k.derive = dict(derive or {})
         k.derived = tuple(k.derive)
+        k.required = tuple(f.name for f in k.fields.values() if not f.optional and f.name not in local)
         return k
 
     # A Kind is its name wherever a str is: dict keys, ==, JSON.
@@ -457,9 +460,10 @@ def check_event(kind: str, key: Any, fields: dict[str, Any]) -> list[str]:
 _ZERO = {"str": "", "int": 0, "float": 0.0, "bool": False, "list[str]": []}
 
 
-def with_defaults(kind: str, fields: dict[str, Any]) -> dict[str, Any]:
+def with_defaults(kind: str, fields: dict[str, Any], first_choice: bool = True) -> dict[str, Any]:
     """``fields`` with every required field it leaves out set to its type's
-    zero value (None where None is allowed): hand-written traces name only
+    zero value (None where None is allowed; a field with choices gets its
+    first, unless ``first_choice`` is False): hand-written traces name only
     the facts they are about and still have the engine's shape."""
     k = KINDS.get(kind)
     if k is None:
@@ -467,7 +471,8 @@ def with_defaults(kind: str, fields: dict[str, Any]) -> dict[str, Any]:
     out = dict(fields)
     for f in k.fields.values():
         if f.name not in out and not f.optional:
-            out[f.name] = None if f.type.endswith("?") else (f.choices[0] if f.choices else _ZERO[f.type])
+            out[f.name] = None if f.type.endswith("?") else (
+                f.choices[0] if f.choices and first_choice else _ZERO[f.type])
     return out
 
 

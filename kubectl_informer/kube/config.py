@@ -25,6 +25,7 @@ from kubectl_informer.core.redact import remember
 from kubectl_informer.kube import light, light_http
 from kubectl_informer.kube.errors import KubeConfigError, one_line
 from kubectl_informer.kube.kubeconfig_types import KubeconfigTypeError, check_config, has_control_characters
+from kubectl_informer.kube.proxy import check_proxy_url, proxy_from_environment, proxy_headers, usable
 
 if TYPE_CHECKING:
     from kubectl_informer.kube.exec_plugin import ExecAuthenticator
@@ -75,13 +76,18 @@ def load_kube(kubeconfig: str | None = None, context: str | None = None) -> Kube
     files = [(path, _read_file(path)) for path in paths]
     name, namespace, (cluster, cluster_path), (user, user_entry, user_path) = _select(files, context)
     cluster_dir, user_dir = (os.path.dirname(os.path.abspath(p)) for p in (cluster_path, user_path))
-    auth = _exec_authenticator(user_entry.get("user") or {}, user, user_dir, cluster.get("cluster") or {})
-    simulator = is_simulator(cluster.get("cluster") or {})
+    cluster_map = cluster.get("cluster") or {}
+    where = f'cluster "{cluster.get("name")}" in {cluster_path}'
+    _check_insecure_with_ca(cluster_map, where)
+    proxy = _proxy_for(cluster_map, where)
+    auth = _exec_authenticator(user_entry.get("user") or {}, user, user_dir, cluster_map)
+    simulator = is_simulator(cluster_map)
     try:
-        cfg = light.light_config(cluster.get("cluster") or {}, cluster_dir, user_entry.get("user"), user_dir,
-                                 exec_auth=auth)
+        if proxy is not None:
+            raise light.Unsupported()  # urllib3's ProxyManager, under the kubernetes client
+        cfg = light.light_config(cluster_map, cluster_dir, user_entry.get("user"), user_dir, exec_auth=auth)
     except light.Unsupported:
-        target = _load_with_client(paths, name, namespace, user, auth)
+        target = _load_with_client(paths, name, namespace, user, auth, proxy)
         target.simulator = simulator
         return target
     except (OSError, ValueError, TypeError, KeyError, AttributeError) as e:
@@ -111,6 +117,26 @@ def _select(files: list[tuple[str, dict]], context: str | None) -> tuple:
     _remember_credentials(user_entry.get("user") or {})
     _check_token_file(user_entry.get("user") or {}, user, user_path)
     return name, namespace, (cluster, cluster_path), (user, user_entry, user_path)
+
+
+def _check_insecure_with_ca(cluster: dict, where: str) -> None:
+    """client-go's ``TLSConfigFor`` refuses a CA together with
+    ``insecure-skip-tls-verify: true`` (one would silently win)."""
+    ca = cluster.get("certificate-authority") or cluster.get("certificate-authority-data")
+    if cluster.get("insecure-skip-tls-verify") is True and ca:
+        raise KubeConfigError(f"specifying a root certificates file with the insecure flag is not allowed "
+                              f"({where} sets insecure-skip-tls-verify and a certificate-authority)")
+
+
+def _proxy_for(cluster: dict, where: str) -> str | None:
+    """The proxy requests to the cluster go through, as client-go picks it:
+    its ``proxy-url``, else the environment's (kube/proxy.py); None: direct."""
+    server = str(cluster.get("server") or "")
+    if cluster.get("proxy-url"):
+        proxy = check_proxy_url(str(cluster["proxy-url"]), where)
+        return usable(proxy, where)
+    found = proxy_from_environment(server)
+    return None if found is None else usable(found, "the proxy of the environment (HTTPS_PROXY/HTTP_PROXY)")
 
 
 def _exec_authenticator(user: dict, name: str | None, user_dir: str, cluster: dict) -> ExecAuthenticator | None:
@@ -204,7 +230,7 @@ def _named(files: list[tuple[str, dict]], key: str) -> dict[str, tuple[dict, str
 
 
 def _load_with_client(paths: list[str], name: str, namespace: str, user: str | None = None,
-                      auth: ExecAuthenticator | None = None) -> KubeTarget:
+                      auth: ExecAuthenticator | None = None, proxy: str | None = None) -> KubeTarget:
     """The context through the kubernetes client's loader (auth providers,
     proxies and whatever else the light path leaves alone). An exec plugin is
     ours (``auth``), not the loader's: the loader would send requests without
@@ -228,7 +254,18 @@ def _load_with_client(paths: list[str], name: str, namespace: str, user: str | N
         raise KubeConfigError(f'context "{name}": cluster has no server')
     if auth is not None:
         _use_exec(cfg, auth)
+    use_proxy(cfg, proxy)
     return KubeTarget(new_api_client(cfg), name, namespace, cfg.host)
+
+
+def use_proxy(cfg: Any, proxy: str | None) -> None:
+    """``cfg`` goes through ``proxy`` (None: direct), decided by client-go's
+    rules (``_proxy_for``) and not by the kubernetes client's own reading of
+    the environment (Python's: ALL_PROXY, loopback proxied, proxy-url
+    bypassed by NO_PROXY)."""
+    cfg.proxy = proxy
+    cfg.no_proxy = None
+    cfg.proxy_headers = proxy_headers(proxy) if proxy else None
 
 
 def _drop_exec(merged: Any, user: str | None) -> None:
@@ -354,6 +391,8 @@ def _load_in_cluster() -> KubeTarget:
             cert_filename=os.path.join(SERVICE_ACCOUNT_DIR, "ca.crt")).load_and_set(cfg)
     except ConfigException as e:
         raise KubeConfigError(f"in-cluster configuration: {one_line(e)}") from None
+    found = proxy_from_environment(cfg.host)
+    use_proxy(cfg, None if found is None else usable(found, "the proxy of the environment (HTTPS_PROXY/HTTP_PROXY)"))
     namespace = "default"
     try:
         with open(os.path.join(SERVICE_ACCOUNT_DIR, "namespace")) as f:

@@ -52,9 +52,8 @@ def status_error(resp: Any, body: bytes | None = None) -> ApiError:
         except orjson.JSONDecodeError:
             pass
     if status is not None:
-        if not status.get("code"):
-            status = {**status, "code": resp.status}
-        return ApiError.from_status(status, retry_after=retry_after)
+        return ApiError.from_status(status, retry_after=retry_after, code=resp.status,
+                                    what=f"the body of the {resp.status} answer")
     # Not a Status (a proxy's HTML page, an empty 500): its title or text, one line.
     text = one_line(_plain_text(body.decode("utf-8", "replace")), 200) if body else ""
     reason = _REASONS.get(resp.status, resp.reason or "")

@@ -10,7 +10,7 @@ are rings, so that costs one pass over the recording at most.
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from typing import Callable, Iterable
 
 from kubectl_informer.clock import Clock, RealClock
@@ -36,7 +36,7 @@ class Player:
         self.reset = reset
         self.position = 0
         self.playing = True
-        self._offsets = [ev.time - rec.t0 for ev in rec.events]
+        self._offsets = rec.offsets()
         self._marks = rec.marks()
         self._anchor_clock = self.clock.now()
         self._anchor_offset = 0.0
@@ -157,20 +157,22 @@ def describe_mark(ev: TraceEvent) -> str:
     return f"tombstone {ev.key}"
 
 
-def play_headless(rec: Recording, render: Callable[[Iterable[TraceEvent]], object], speed: float = 0.0,
-                  start: float = 0.0, clock: Clock | None = None) -> int:
-    """Render the events from ``start`` on, each at its time divided by
-    ``speed`` (0: at once); returns how many were rendered."""
+def play_headless(events: Iterable[TraceEvent], t0: float, render: Callable[[Iterable[TraceEvent]], object],
+                  speed: float = 0.0, start: float = 0.0, clock: Clock | None = None) -> int:
+    """Render the events (held or streamed) from ``start`` on, each at its
+    offset from ``t0`` divided by ``speed`` (0: at once); returns how many
+    were rendered."""
     clock = clock or RealClock()
-    offsets = [ev.time - rec.t0 for ev in rec.events]
-    first = bisect_left(offsets, start)
     began = clock.now()
-    n = 0
-    for i in range(first, len(offsets)):
+    n, at = 0, 0.0
+    for ev in events:
+        at = max(at, ev.time - t0)  # as recording.offsets: never before the event before
+        if at < start:
+            continue
         if speed > 0:
-            wait = began + (offsets[i] - start) / speed - clock.now()
+            wait = began + (at - start) / speed - clock.now()
             if wait > 0:
                 clock.sleep(wait)
-        render((rec.events[i],))
+        render((ev,))
         n += 1
     return n

@@ -112,7 +112,7 @@ def test_replay_reads_gzip_and_reports_truncation(tmp_path):
     cut.write_text(TRACE.rstrip("\n")[:-20])
     r = invoke("replay", str(cut), "-o", "text")
     assert r.exit_code == 0 and len(r.stdout.splitlines()) == 2
-    assert r.stderr == f"warning: {cut}:6: the last line is cut mid-event (the recording was interrupted); " \
+    assert r.stderr == f"warning: {cut} line 6: the last line is cut mid-event (the recording was interrupted); " \
                        "replaying the events before it\n"
     cutgz = tmp_path / "cut.gz"
     cutgz.write_bytes(gzip.compress(TRACE.encode() * 50)[:200])

@@ -177,7 +177,7 @@ def test_replay_errors_are_one_line(tmp_path):
                           contains=["cannot read", "No such file or directory"])
     bad = _write(tmp_path, TRACE.splitlines()[0] + "\nnot json at all\n")
     assert_one_line_error(invoke("replay", str(bad), "-o", "text"), code=1,
-                          contains=[f"{bad}:2: not a trace event"])
+                          contains=[f"{bad} line 2: not a trace event"])
     assert_one_line_error(invoke("replay", str(_write(tmp_path, "\n\n")), "-o", "text"), code=1,
                           contains=["no trace events"])
     assert_one_line_error(invoke("replay", str(_write(tmp_path, TRACE)), "-o", "text", "--from", "1m"), code=1,
@@ -207,7 +207,7 @@ def test_unexpected_exception_is_one_line_and_debug_shows_the_traceback(tmp_path
         raise RuntimeError("boom")
 
     import kubectl_informer.cli.replay as replay_run
-    monkeypatch.setattr(replay_run, "read_recording", boom)
+    monkeypatch.setattr(replay_run, "scan_recording", boom)
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     line = assert_one_line_error(invoke("replay", "x", "-o", "text"), code=1)
     log = str(tmp_path / "kubectl-informer" / "crash-")

@@ -94,13 +94,13 @@ def test_headless_play_waits_the_recorded_gaps_divided_by_speed():
     rec = Recording("rec.ndjson", story())
     out = []
     clock = SteppingClock()
-    n = play_headless(rec, out.extend, speed=2, clock=clock)
+    n = play_headless(rec.events, rec.t0, out.extend, speed=2, clock=clock)
     assert n == len(rec.events) == len(out)
     assert clock.sleeps == [0.5, 0.5, 1.0, 0.25, 0.75, 2.0]  # 1s, 2s, 4s, 4.5s, 6s, 10s at 2x
     clock = SteppingClock()
     out.clear()
-    play_headless(rec, out.extend, speed=1, start=4.5, clock=clock)
+    play_headless(rec.events, rec.t0, out.extend, speed=1, start=4.5, clock=clock)
     assert [ev.kind for ev in out] == ["relist", "store.delete", "store.update"] and clock.sleeps == [1.5, 4.0]
     clock = SteppingClock()
-    play_headless(rec, out.extend, speed=0, clock=clock)
+    play_headless(rec.events, rec.t0, out.extend, speed=0, clock=clock)
     assert clock.sleeps == []

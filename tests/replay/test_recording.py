@@ -2,6 +2,8 @@ import gzip
 
 import pytest
 
+from kubectl_informer.core.trace import TraceEvent
+
 from kubectl_informer.replay.recording import RecordingError, info_from_recording, read_recording
 
 from .helpers import WALL, ndjson, story, v1_lines
@@ -39,10 +41,12 @@ def test_a_cut_last_line_is_a_warning_not_an_error(tmp_path):
     path = write(tmp_path, text[:-25])  # the run was killed mid-write
     rec = read_recording(path)
     assert len(rec.events) == len(story()) - 1
-    assert rec.warnings == [f"{path}:{len(story())}: the last line is cut mid-event (the recording was "
+    assert rec.warnings == [f"{path} line {len(story())}: the last line is cut mid-event (the recording was "
                             "interrupted); replaying the events before it"]
     gz = tmp_path / "rec.gz"
-    gz.write_bytes(gzip.compress(text.encode() * 40)[:-30])
+    later = "".join(ndjson(TraceEvent(ev.seq, ev.time + 20 * i, ev.kind, ev.key, ev.fields) for ev in story())
+                    for i in range(40))  # forty runs of the story, one after the other
+    gz.write_bytes(gzip.compress(later.encode())[:-30])
     rec = read_recording(str(gz))
     assert rec.events and "ends early" in rec.warnings[0]
 
@@ -50,7 +54,7 @@ def test_a_cut_last_line_is_a_warning_not_an_error(tmp_path):
 def test_a_bad_line_inside_is_still_an_error(tmp_path):
     lines = ndjson(story()).splitlines(keepends=True)
     path = write(tmp_path, "".join(lines[:3] + ["not json\n"] + lines[3:]))
-    with pytest.raises(RecordingError, match=r":4: not a trace event"):
+    with pytest.raises(RecordingError, match=r" line 4: not a trace event"):
         read_recording(path)
     # A bad last line that ends with a newline was written whole: not a cut.
     with pytest.raises(RecordingError, match="not a trace event"):

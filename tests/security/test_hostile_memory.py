@@ -208,7 +208,7 @@ def replay(path: str, timeout: float = 60.0):
 def test_replay_of_dev_zero_stops_at_the_line_limit():
     rc, out, err, rss = replay("/dev/zero")
     assert rc == 1 and out == ""
-    assert err == ("error: /dev/zero:1: a line longer than 16 MiB, the limit for one trace event (expected the "
+    assert err == ("error: /dev/zero line 1: longer than 16 MiB, the limit for one trace event (expected the "
                    "NDJSON lines of -o json)\n")
     assert rss < RSS_LIMIT_MIB, rss
 
@@ -221,7 +221,7 @@ def test_replay_refuses_a_long_line_after_good_ones(tmp_path, compressed):
     path.write_bytes(gzip.compress(data, 1) if compressed else data)
     rc, out, err, rss = replay(str(path))
     assert rc == 1 and out == ""
-    assert err == f"error: {path}:3: a line longer than 16 MiB, the limit for one trace event (expected the " \
+    assert err == f"error: {path} line 3: longer than 16 MiB, the limit for one trace event (expected the " \
                   "NDJSON lines of -o json)\n"
     assert rss < RSS_LIMIT_MIB, rss
 
