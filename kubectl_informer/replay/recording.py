@@ -279,6 +279,7 @@ def iter_events(fh, path: str, warnings: list[str]) -> Iterator[tuple[int, int, 
             problem = _header_problem(ev)
             if problem:
                 raise RecordingError(f"{path} line {n}: {problem}")
+            _redact_header(ev[4])  # every reader: held, scanned or streamed
         yield n, len(line), ev
     if pending is not None:
         n, line, problem = pending
