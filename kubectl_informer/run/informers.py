@@ -1,6 +1,7 @@
 """The informers of one run: each resource the command line names, resolved
 once, and one SharedInformerFactory that builds one informer per resource
-(``queue deployments --owns replicasets --owns pods``, ``watch deploy,rs,pods``).
+(``queue --controller deployment``, ``queue deployments --owns replicasets``,
+``watch deploy,rs,pods``).
 
 The first resource is the queue's: its informer is ``Run.informer`` (what
 the experiments and the panes that show one informer act on), and the
