@@ -369,6 +369,9 @@ class Facts:
 
     def _owner_drop(self, ev) -> None:
         drops = self.drops
+        kept = drops.get(ev.key)
+        if ev.raw_fields.get("reason") == "resync" and kept is not None and kept.fields.get("reason") != "resync":
+            return  # a resync skipped says less about the object than why its last change was dropped
         drops[ev.key] = self._rec(ev)
         drops.move_to_end(ev.key)
         if len(drops) > MAX_KEYS:
