@@ -1,8 +1,8 @@
-"""A controller's shape in a real terminal: `queue deployments --owns
-replicasets --owns pods --demo rollout` at 160x45 in tmux, the simulated
-controllers rolling Deployment web. The Informers pane lists the three
-informers synced; the Inspector, on the Deployment key, says which
-ReplicaSet or Pod event queued it; `:pods` makes every pane show the pods
+"""A controller's shape in a real terminal: `queue --controller deployment
+--demo rollout` at 160x45 in tmux, the simulated controllers rolling
+Deployment web. The Informers pane lists the three informers synced; the
+Inspector, on the Deployment key, says which ReplicaSet or Pod event queued
+it and which handler; `:pods` makes every pane show the pods
 informer, tab in the Informers pane walks them; then the terminal is resized
 through every common size (test_resize_sweep.py's sweep). One UI process."""
 
@@ -14,7 +14,7 @@ import time
 from .test_resize_sweep import informer_drawn, sweep
 from .test_tmux import pane_title, terminal  # noqa: F401 - the fixture
 
-ROLLOUT = "queue deployments --owns replicasets --owns pods --demo rollout"
+ROLLOUT = "queue --controller deployment --demo rollout"
 REVERSE = re.compile(r"\x1b\[(?:\d+;)*7m")  # SGR 7, alone or with others (1;7)
 ROW = r"^│ [▶ ] {name}\s+✓ \d+\s+\d+"
 
@@ -55,8 +55,9 @@ def informers_synced_and_the_deployment_key_with_its_owned_cause(t) -> None:
     t.keys("Enter")
     screen = t.wait(lambda s: "Inspector: default/web" in s
                     and re.search(r"why: default/web( ← | · \d+ adds?)", s)
-                    and re.search(r"← (ReplicaSet default/web-\w+|Pod default/web-\w+-\w+) (Added|Updated|Deleted)", s),
-                    "the Inspector on default/web with a ReplicaSet or Pod cause")
+                    and re.search(r"← (ReplicaSet default/web-\w+|Pod default/web-\w+-\w+) (Added|Updated|Deleted)", s)
+                    and re.search(r"by (add|update|delete)ReplicaSet|by deletePod", s),
+                    "the Inspector on default/web with a ReplicaSet or Pod cause and its handler")
     lines = screen.splitlines()
     assert len(lines) == 45 and all(len(line) <= 160 for line in lines)
 
