@@ -142,7 +142,8 @@ def format_worker_event(ev: TraceEvent) -> str | None:
         return f"Worked {ev.key} worker={f.get('worker')} {f.get('outcome')}{took}"
     if ev.kind == QUEUE_ADD and f.get("cause"):  # several informers: why the key was queued
         chain = " ← ".join(str(link) for link in f["cause"])
-        via = f" by {f['via']}" if f.get("via") else ""
+        via = f.get("via")  # a handler's name; a recording could hold anything
+        via = f" by {via}" if isinstance(via, str) and via.isidentifier() else ""
         return f"Queued {ev.key} ← {chain}{via} ({f.get('outcome')})"
     if ev.kind == OWNER_DROP:
         owner = f" {f.get('owner')}" if f.get("owner") else ""
