@@ -110,5 +110,7 @@ def test_controller_deployment_is_read_once_and_dropped_on_another_resource():
     assert (c.resource, c.owns, c.controller) == ("deployments", ("replicasets.apps", "pods"), "deployment")
     other = c.switch_resource("cm")
     assert (other.resource, other.owns, other.controller) == ("cm", (), None)
+    with pytest.raises(ValueError, match="not with --metadata-only"):
+        RunConfig.from_flags(mode="queue", controller="deployment", metadata_only=True)
     with pytest.raises(ValueError, match="applies to queue only"):
         RunConfig.from_flags(mode="watch", resource="deploy", controller="deployment")

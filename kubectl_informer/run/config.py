@@ -49,6 +49,8 @@ def _controller_flags(mode: str, flags: dict) -> dict:
     if flags.get("owns"):
         raise ValueError(f"--controller {name} brings its own informers ({spellings[3]}, {', '.join(informers)}); "
                          f"--owns is controller-runtime's shape: give one or the other")
+    if flags.get("metadata_only"):
+        raise ValueError(f"--controller {name} reads the objects' spec (selectors, strategy): not with --metadata-only")
     resource = flags.get("resource") or spellings[0]
     if resource.lower() not in spellings:
         raise ValueError(f"--controller {name} reconciles {spellings[3]}, not {resource}")
