@@ -9,6 +9,8 @@ cluster-scoped owner."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kubectl_informer.cache.keys import DeletedFinalStateUnknown
 from kubectl_informer.cache.store import Indexer
@@ -231,3 +233,31 @@ def test_an_object_that_cannot_be_keyed_is_skipped(w):
         handler.on_add({"kind": "Pod"})
         handler.on_delete(None)
     assert w.queued() == [] and not w.events("owner.drop")
+
+
+refs = st.lists(st.fixed_dictionaries({
+    "apiVersion": st.sampled_from(["apps/v1", "apps/v1beta2", "extensions/v1beta1", "v1", "apps/v1/x"]),
+    "kind": st.sampled_from(["Deployment", "ReplicaSet", "StatefulSet"]),
+    "name": st.sampled_from(["a", "b", "c"]),
+    "uid": st.just("u"),
+    "controller": st.sampled_from([True, False, None]),
+}), max_size=4)
+
+
+@given(refs, refs)
+def test_an_update_enqueues_exactly_the_controllers_of_the_queues_kind_of_old_and_new(old_refs, new_refs):
+    # getOwnerReconcileRequest with OnlyControllerOwner on both objects, into one set
+    w = World()
+    old = obj("ReplicaSet", "r", "u-r", owners=old_refs)
+    new = bumped(obj("ReplicaSet", "r", "u-r", owners=new_refs))
+
+    def expected(rs):
+        ctl = next((r for r in rs if r["controller"] is True), None)
+        ok = ctl is not None and ctl["kind"] == "Deployment" and ctl["apiVersion"].split("/")[0] == "apps" \
+            and ctl["apiVersion"].count("/") == 1
+        return {f"default/{ctl['name']}"} if ok else set()
+
+    w.handler("replicasets.apps").on_update(old, new)
+    adds = w.events("queue.add")
+    assert sorted(e.key for e in adds) == sorted(expected(old_refs) | expected(new_refs))
+    assert all(e.fields["cause"] == ["ReplicaSet default/r Updated"] for e in adds)
