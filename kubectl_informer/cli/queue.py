@@ -61,9 +61,9 @@ kubectl informer queue --controller deployment
                    "the name its controller ownerReference gives when that reference is to RESOURCE's kind "
                    "(controller-runtime's Owns: EnqueueRequestForOwner with OnlyControllerOwner; one reference, "
                    "never two).")
-@click.option("--controller", "controller", metavar="NAME", type=click.Choice(["deployment"]), default=None,
+@click.option("--controller", "controller", metavar="NAME", type=click.Choice(["deployment", "deployment-controller"]), default=None,
               help="Take the shape of kube-controller-manager's controller NAME (as its --controllers names "
-                   "it): deployment runs informers on deployments, replicasets and pods with the Deployment "
+                   "it): deployment (or deployment-controller) runs informers on deployments, replicasets and pods with the Deployment "
                    "controller's handlers (addReplicaSet, updateReplicaSet, deletePod...). RESOURCE defaults "
                    "to deployments.")
 @handler_options

@@ -35,14 +35,16 @@ class Workqueue:
 # informers NewDeploymentController is given after it.
 CONTROLLERS = {"deployment": (("deployments", "deployment", "deploy", "deployments.apps", "deployment.apps",
                                "deploy.apps", "deployments.v1.apps"), ("replicasets.apps", "pods"))}
+# kube-controller-manager's --controllers takes a controller's name or its alias.
+CONTROLLER_NAMES = {"deployment": "deployment", "deployment-controller": "deployment"}
 
 
 def _controller_flags(mode: str, flags: dict) -> dict:
     """``--controller NAME``'s resource and informers; ValueError for what
     cannot go with it."""
-    name = flags["controller"]
-    if name not in CONTROLLERS:
-        raise ValueError(f"--controller {name!r}: the shapes are {', '.join(CONTROLLERS)}")
+    name = CONTROLLER_NAMES.get(flags["controller"])
+    if name is None:
+        raise ValueError(f"--controller {flags['controller']!r}: the shapes are {', '.join(CONTROLLER_NAMES)}")
     if mode != "queue":
         raise ValueError("--controller applies to queue only")
     spellings, informers = CONTROLLERS[name]
@@ -54,7 +56,7 @@ def _controller_flags(mode: str, flags: dict) -> dict:
     resource = flags.get("resource") or spellings[0]
     if resource.lower() not in spellings:
         raise ValueError(f"--controller {name} reconciles {spellings[3]}, not {resource}")
-    return {"resource": resource, "owns": informers}
+    return {"resource": resource, "owns": informers, "controller": name}
 
 
 @dataclass(frozen=True)

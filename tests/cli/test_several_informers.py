@@ -125,6 +125,7 @@ def test_text_says_no_resources_found_once_every_informer_synced_empty():
     (["queue", "--controller", "deployment"], "deployments"),
     (["queue", "deploy", "--controller", "deployment"], "deploy"),
     (["queue", "deployments.apps", "--controller", "deployment"], "deployments.apps"),
+    (["queue", "--controller", "deployment-controller"], "deployments"),
 ])
 def test_controller_deployment_brings_its_informers(configs, args, resource):
     r = invoke(*args, *HEADLESS)
@@ -136,7 +137,7 @@ def test_controller_deployment_brings_its_informers(configs, args, resource):
 @pytest.mark.parametrize("args,words", [
     (["queue", "--controller", "deployment", "--owns", "pods"], "--owns is controller-runtime's shape"),
     (["queue", "pods", "--controller", "deployment"], "--controller deployment reconciles deployments.apps, not pods"),
-    (["queue", "--controller", "replicaset"], "'replicaset' is not 'deployment'"),
+    (["queue", "--controller", "replicaset"], "'replicaset' is not one of 'deployment', 'deployment-controller'"),
     (["watch", "deploy", "--controller", "deployment"], "--controller"),
 ])
 def test_controller_usage_errors_are_one_line(args, words):
