@@ -103,3 +103,14 @@ def test_a_restart_derives_a_new_config_and_leaves_the_old_one_as_it_was():
         # What the command line set and a restart may not change stays refused.
         with pytest.raises(ValueError, match="cannot change demo"):
             r.restart(dataclasses.replace(r.config, demo="steady"))
+
+
+def test_controller_deployment_is_read_once_and_dropped_on_another_resource():
+    c = RunConfig.from_flags(mode="queue", controller="deployment")
+    assert (c.resource, c.owns, c.controller) == ("deployments", ("replicasets.apps", "pods"), "deployment")
+    other = c.switch_resource("cm")
+    assert (other.resource, other.owns, other.controller) == ("cm", (), None)
+    with pytest.raises(ValueError, match="not with --metadata-only"):
+        RunConfig.from_flags(mode="queue", controller="deployment", metadata_only=True)
+    with pytest.raises(ValueError, match="applies to queue only"):
+        RunConfig.from_flags(mode="watch", resource="deploy", controller="deployment")

@@ -136,7 +136,8 @@ def format_store_event(ev: TraceEvent) -> str | None:
 def format_worker_event(ev: TraceEvent) -> str | None:
     """Workqueue outcomes for ``queue -o text``: one line per finished item
     and per rate-limited requeue; with several informers also one per add
-    (with the owner chain that caused it) and per event the owner mapping dropped."""
+    (with the event that caused it and the handler that enqueued it) and per event
+    the controller's handlers dropped."""
     f = ev.fields
     if (ev.kind == QUEUE_DONE and "worker" in f) or ev.kind == WORKER_DONE:  # worker.done: older recordings
         dur = f.get("worked", f.get("duration"))
@@ -144,7 +145,9 @@ def format_worker_event(ev: TraceEvent) -> str | None:
         return f"Worked {ev.key} worker={f.get('worker')} {f.get('outcome')}{took}"
     if ev.kind == QUEUE_ADD and f.get("cause"):  # several informers: why the key was queued
         chain = " ← ".join(str(link) for link in f["cause"])
-        return f"Queued {ev.key} ← {chain} ({f.get('outcome')})"
+        via = f.get("via")  # a handler's name; a recording could hold anything
+        via = f" by {via}" if isinstance(via, str) and via.isidentifier() else ""
+        return f"Queued {ev.key} ← {chain}{via} ({f.get('outcome')})"
     if ev.kind == OWNER_DROP:
         owner = f" {f.get('owner')}" if f.get("owner") else ""
         return f"Dropped {f.get('informer')} {ev.key} {f.get('event')}: {f.get('reason')}{owner}"

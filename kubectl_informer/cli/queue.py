@@ -28,9 +28,10 @@ DEFAULT_WORKERS = 2
                         "waiting items",
              help="Feed RESOURCE's informer into a rate-limited workqueue drained by simulated workers, and "
                   "show queued, dirty, processing and waiting items, requeues and the workqueue metrics. "
-                  "RESOURCE defaults to pods. With --owns, informers on the owned resources too, from one "
-                  "shared factory: their events enqueue the RESOURCE key their controller ownerReference "
-                  "leads to.",
+                  "RESOURCE defaults to pods. Two controller shapes run informers on other resources too, "
+                  "from one shared factory: --owns is controller-runtime's Owns() (an owned object's event "
+                  "enqueues the RESOURCE its controller ownerReference names), --controller deployment is "
+                  "kube-controller-manager's Deployment controller (its informers and handlers).",
              examples="""
 # Resync every 3s: watch Sync deltas become queue adds that dedupe
 kubectl informer queue --resync 3s
@@ -41,8 +42,11 @@ kubectl informer queue pods --workers 4 --work-time 1s --fail-rate 0.2 --rate-li
 # A token bucket of 10 qps, burst 100, on the simulated cluster
 kubectl informer queue --rate-limiter bucket:10,100 --demo
 
-# A Deployment controller's shape: ReplicaSet and Pod events queue their Deployment
-kubectl informer queue deployments --owns replicasets --owns pods
+# controller-runtime's For(&Deployment{}).Owns(&ReplicaSet{}): a ReplicaSet's events queue its Deployment
+kubectl informer queue deployments --owns replicasets
+
+# kube-controller-manager's Deployment controller: its three informers and exactly its handlers
+kubectl informer queue --controller deployment
 """)
 @click.argument("resource", required=False, callback=params.QUEUE_RESOURCE)
 @connection_options
@@ -56,8 +60,14 @@ kubectl informer queue deployments --owns replicasets --owns pods
               help="default | exponential:BASE,MAX | fastslow:FAST,SLOW,N | bucket:QPS,BURST.")
 @click.option("--owns", "owns", metavar="RESOURCE", multiple=True, callback=params.OWNED,
               help="Also inform on RESOURCE (repeatable, or comma-separated) and enqueue, for each of its events, "
-                   "the key its controller ownerReference leads to, through the other resources watched "
-                   "(controller-runtime's Owns).")
+                   "the name its controller ownerReference gives when that reference is to RESOURCE's kind "
+                   "(controller-runtime's Owns: EnqueueRequestForOwner with OnlyControllerOwner; one reference, "
+                   "never two).")
+@click.option("--controller", "controller", metavar="NAME", type=click.Choice(["deployment", "deployment-controller"]), default=None,
+              help="Take the shape of kube-controller-manager's controller NAME (as its --controllers names "
+                   "it): deployment (or deployment-controller) runs informers on deployments, replicasets and pods with the Deployment "
+                   "controller's handlers (addReplicaSet, updateReplicaSet, deletePod...). RESOURCE defaults "
+                   "to deployments.")
 @handler_options
 @click.option("--metrics-addr", metavar="HOST:PORT", default=None,
               help="Serve the queue's metrics with client-go's names at http://HOST:PORT/metrics "
@@ -69,7 +79,8 @@ def queue(resource, output, run_for, max_events, record, metrics_addr, **flags) 
     check_output_flags(output, run_for, max_events)
     if metrics_addr is not None:
         _check_metrics_addr(metrics_addr)
-    config = read_config("queue", resource or "pods", metrics_addr=metrics_addr, **flags)
+    default = "deployments" if flags.get("controller") else "pods"
+    config = read_config("queue", resource or default, metrics_addr=metrics_addr, **flags)
     return execute_mod.execute(config, output, run_for=run_for, max_events=max_events, start_pane="queue",
                                record=record)
 

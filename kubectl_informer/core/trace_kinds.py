@@ -268,8 +268,11 @@ HANDLER_LANE = _kind("handler.lane", "a listener's handler finished notification
 QUEUE_ADD = _kind("queue.add", "add(item)", "yes",
                   F("outcome", "str", "what add did", choices=("queued", "already_dirty", "dirty_while_processing")),
                   F("depth", "int", "items queued"),
-                  F("cause", "list[str]", "several informers: the chain that led to this add, newest link first, "
-                    "each \"<Kind> <namespace/name> <Added|Updated|Deleted|Sync>\"", optional=True))
+                  F("cause", "list[str]", "several informers: the event that led to this add, "
+                    "\"<Kind> <namespace/name> <Added|Updated|Deleted|Sync>\" (recordings before 2026-12-05 may "
+                    "hold a chain of links, newest first)", optional=True),
+                  F("via", "str", "several informers: the upstream handler function that enqueued it "
+                    "(EnqueueRequestForOwner, addReplicaSet, deletePod...)", optional=True))
 _WORKER = F("worker", "int", "the sample controller's worker number (absent for a queue it does not drain)",
             optional=True)
 QUEUE_GET = _kind("queue.get", "a worker got an item", "yes",
@@ -297,9 +300,10 @@ WORKER_DONE = _kind("worker.done", "a worker finished an item (older recordings;
                     F("duration", "float", "seconds it worked"))
 
 # --- owner mapping (several informers, one workqueue: run/owners.py) -----------------------
-OWNER_DROP_REASONS = ("no_controller", "uid_mismatch", "owner_not_cached", "not_queue_kind")
-OWNER_DROP = _kind("owner.drop", "an owned object's event enqueued nothing: its controller ownerReference "
-                   "led to no key of the queue's resource", "yes",
+OWNER_DROP_REASONS = ("no_controller", "uid_mismatch", "owner_not_cached", "not_queue_kind", "bad_api_version",
+                      "resync", "no_match", "not_recreate", "pods_remain")
+OWNER_DROP = _kind("owner.drop", "an owned object's event enqueued nothing: the controller's handler found no "
+                   "key of the queue's resource for it, or skipped it (the reason says which rule)", "yes",
                    F("informer", "str", "the informer the event came from"),
                    F("event", "str", "the event", choices=("Added", "Updated", "Deleted", "Sync")),
                    F("reason", "str", "why nothing was enqueued", choices=OWNER_DROP_REASONS),

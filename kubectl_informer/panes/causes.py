@@ -1,11 +1,14 @@
 """Why a key was queued, and how many adds one reconcile took in.
 
 A controller's workqueue holds keys of one resource (Deployments), but the
-adds come from every informer it runs: a Pod deleted is mapped through its
-ReplicaSet to the Deployment that controls it, and ``queue.add`` carries that
-chain in ``cause`` (nearest link first). The queue keeps a key once while it
-is dirty, so a storm of pod events becomes a few reconciles: the adds from a
-``get`` of a key to its next ``get`` all collapse into that next reconcile.
+adds come from every informer it runs: a ReplicaSet's update enqueues the
+Deployment its controller reference names, and ``queue.add`` carries that
+event in ``cause`` (one link: the event the run saw, never an object only
+looked up on the way; recordings made before 2026-12-05 may hold a chain,
+nearest link first) and the handler that enqueued it in ``via``. The queue
+keeps a key once while it is dirty, so a storm of events becomes a few
+reconciles: the adds from a ``get`` of a key to its next ``get`` all collapse
+into that next reconcile.
 
 ``CauseStories`` keeps, per key (the most recent ``max_keys``), the adds
 since its last get with their causes, and what the last reconcile took in.
@@ -23,7 +26,10 @@ CAUSES_KEPT = 3  # distinct chains kept per key, the newest
 
 # owner.drop's reasons, as the pane says them.
 DROP_WORDS = {"no_controller": "orphan (no controller owner)", "uid_mismatch": "UID mismatch",
-              "owner_not_cached": "owner not cached", "not_queue_kind": "owner of another kind"}
+              "owner_not_cached": "owner not cached", "not_queue_kind": "owner of another kind",
+              "bad_api_version": "apiVersion not parsed", "resync": "resync skipped",
+              "no_match": "orphan, no selector matches", "not_recreate": "pod deleted, not Recreate",
+              "pods_remain": "pod deleted, pods remain"}
 
 
 def count_drop(drops: dict[str, int], reason) -> None:
@@ -39,7 +45,7 @@ def drops_text(drops: dict[str, int]) -> str:
 
 
 def chain(key: str, cause) -> str:
-    """``default/web ← ReplicaSet default/web-5887 Updated ← Pod default/web-5887-x Deleted``."""
+    """``default/web ← ReplicaSet default/web-5887 Updated``."""
     return ARROW.join([key, *map(str, cause or ())])
 
 
@@ -64,15 +70,16 @@ class Batch:
     chains, and how many came from each kind of object (the chain's far end,
     the event that started it)."""
 
-    __slots__ = ("adds", "causes", "kinds", "mapped")
+    __slots__ = ("adds", "causes", "kinds", "mapped", "via")
 
     def __init__(self) -> None:
         self.adds = 0
         self.causes: list[tuple[str, ...]] = []
         self.kinds: dict[str, int] = {}
         self.mapped: tuple[str, ...] = ()  # the newest chain through an owner (is_mapped)
+        self.via: dict[tuple[str, ...], str] = {}  # a kept cause -> the handler that enqueued it
 
-    def add(self, cause, key: str | None = None) -> None:
+    def add(self, cause, key: str | None = None, via=None) -> None:
         self.adds += 1
         if not cause:
             return
@@ -84,8 +91,10 @@ class Batch:
         if c in self.causes:
             self.causes.remove(c)
         self.causes.append(c)
+        if via:
+            self.via[c] = str(via)
         if len(self.causes) > CAUSES_KEPT:
-            del self.causes[0]
+            self.via.pop(self.causes.pop(0), None)
 
     @property
     def newest(self) -> tuple[str, ...]:
@@ -127,7 +136,7 @@ class CauseStories:
         self.caused = 0     # adds that carried a cause
         self.mapped = 0     # adds whose cause went through an owner (is_mapped)
 
-    def add(self, key: str, cause) -> None:
+    def add(self, key: str, cause, via=None) -> None:
         stories = self.stories
         story = stories.get(key)
         if story is None:
@@ -136,7 +145,7 @@ class CauseStories:
             story = stories[key] = Story()
         else:
             stories.move_to_end(key)
-        story.pending.add(cause, key)
+        story.pending.add(cause, key, via)
         if cause:
             self.caused += 1
             if is_mapped(key, cause):

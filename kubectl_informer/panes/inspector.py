@@ -139,7 +139,7 @@ class InspectorState(PaneState):
                     got.append(pack(ev, ev[4]))
                     if kind in story:
                         if kind == QUEUE_ADD:
-                            self.stories.add(key, ev[4].get("cause"))
+                            self.stories.add(key, ev[4].get("cause"), ev[4].get("via"))
                         else:
                             self.stories.get(key)
         if not by_key:

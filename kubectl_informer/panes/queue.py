@@ -59,7 +59,7 @@ class _CountedStories:
     def __init__(self, stories: CauseStories) -> None:
         self.stories = stories
 
-    def add(self, key: str, cause) -> None:
+    def add(self, key: str, cause, via=None) -> None:
         if cause:
             self.stories.caused += 1
             if is_mapped(key, cause):
@@ -164,7 +164,7 @@ class QueueState(DispatchState):
     # -- the queue's rules ----------------------------------------------
     def _add(self, k: str, t: float, f: dict) -> None:
         self.add_calls += 1
-        self.stories.add(k, f.get("cause"))
+        self.stories.add(k, f.get("cause"), f.get("via"))
         ready = self.waiting.get(k)
         if ready is not None and t >= ready - 1e-9:
             del self.waiting[k]  # the delaying queue's loop moved it in

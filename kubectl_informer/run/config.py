@@ -30,6 +30,35 @@ class Workqueue:
     seed: int | None = None
 
 
+# kube-controller-manager's controllers the queue can take the shape of: the
+# resource its workqueue holds (every spelling kubectl accepts for it) and the
+# informers NewDeploymentController is given after it.
+CONTROLLERS = {"deployment": (("deployments", "deployment", "deploy", "deployments.apps", "deployment.apps",
+                               "deploy.apps", "deployments.v1.apps"), ("replicasets.apps", "pods"))}
+# kube-controller-manager's --controllers takes a controller's name or its alias.
+CONTROLLER_NAMES = {"deployment": "deployment", "deployment-controller": "deployment"}
+
+
+def _controller_flags(mode: str, flags: dict) -> dict:
+    """``--controller NAME``'s resource and informers; ValueError for what
+    cannot go with it."""
+    name = CONTROLLER_NAMES.get(flags["controller"])
+    if name is None:
+        raise ValueError(f"--controller {flags['controller']!r}: the shapes are {', '.join(CONTROLLER_NAMES)}")
+    if mode != "queue":
+        raise ValueError("--controller applies to queue only")
+    spellings, informers = CONTROLLERS[name]
+    if flags.get("owns"):
+        raise ValueError(f"--controller {name} brings its own informers ({spellings[3]}, {', '.join(informers)}); "
+                         f"--owns is controller-runtime's shape: give one or the other")
+    if flags.get("metadata_only"):
+        raise ValueError(f"--controller {name} reads the objects' spec (selectors, strategy): not with --metadata-only")
+    resource = flags.get("resource") or spellings[0]
+    if resource.lower() not in spellings:
+        raise ValueError(f"--controller {name} reconciles {spellings[3]}, not {resource}")
+    return {"resource": resource, "owns": informers, "controller": name}
+
+
 @dataclass(frozen=True)
 class RunConfig:
     """The flags of one run, parsed and checked (see the module's docstring)."""
@@ -60,6 +89,10 @@ class RunConfig:
     # watch's comma list (deploy,rs,pods). The workqueue, if any, holds keys
     # of ``resource``; events of these map to them through ownerReferences.
     owns: tuple[str, ...] = ()
+    # The controller's shape with several informers: None is controller-runtime's
+    # For/Owns (run/owners.py); "deployment" kube-controller-manager's Deployment
+    # controller, whose informers it brings (run/deployment_controller.py).
+    controller: str | None = None
     args: tuple[str, ...] = ()             # the command line, for the recording's header
 
     @classmethod
@@ -76,6 +109,8 @@ class RunConfig:
         for name in ("handler_resync", "handler_time", "drop_paths", "args", "owns"):
             if name in flags:
                 flags[name] = tuple(flags[name] or ())
+        if flags.get("controller") is not None:
+            flags.update(_controller_flags(mode, flags))
         return cls(scope=Scope(namespace or None, bool(all_namespaces)),
                    profile=resolve_profile(client_go, fifo=fifo, watch_list=watch_list), queue=queue, **flags)
 
@@ -100,7 +135,7 @@ class RunConfig:
     def switch_resource(self, resource: str, scope: Scope | None = None) -> "RunConfig":
         """Another resource (``:deploy``, ``:svc -A``): the whole of it, no NAME,
         one informer; without a scope of its own it keeps this one's, carried over."""
-        return replace(self, resource=resource, name=None, owns=(),
+        return replace(self, resource=resource, name=None, owns=(), controller=None,
                        scope=self.scope.carried_over() if scope is None else scope)
 
     def with_profile(self, profile: Profile) -> "RunConfig":

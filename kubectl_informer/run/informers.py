@@ -1,11 +1,12 @@
 """The informers of one run: each resource the command line names, resolved
 once, and one SharedInformerFactory that builds one informer per resource
-(``queue deployments --owns replicasets --owns pods``, ``watch deploy,rs,pods``).
+(``queue --controller deployment``, ``queue deployments --owns replicasets``,
+``watch deploy,rs,pods``).
 
 The first resource is the queue's: its informer is ``Run.informer`` (what
 the experiments and the panes that show one informer act on), and the
-workqueue holds its keys; the others map into it through ownerReferences
-(``owners.py``).
+workqueue holds its keys; the others' events reach it through the
+controller's handlers, in one of two shapes (``ControllerShape``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from kubectl_informer.core.profiles import Profile
 from kubectl_informer.core.scope import Scope
 from kubectl_informer.core.trace import Tracer
 from kubectl_informer.run.handler_lanes import HandlerSpec, add_handler
-from kubectl_informer.run.owners import Followed, OwnerEnqueueHandler, OwnerMapper
+from kubectl_informer.run.deployment_controller import DeploymentController, add_pod_controller_indexer
+from kubectl_informer.run.owners import Followed, ForObjectHandler, ForOwnerHandler
 
 
 def resource_id(resource: Any) -> str:
@@ -66,27 +68,60 @@ def build_factory(watched: list[Watched], profile: Profile, resync: float, trace
     return factory
 
 
-def owner_mapper(watched: list[Watched], factory: SharedInformerFactory) -> OwnerMapper:
-    """The mapping from every informer's objects to the first resource's keys."""
+def followed(watched: list[Watched], factory: SharedInformerFactory) -> list[Followed]:
+    """Each informer as the controller's handlers see it, the queue's first."""
     informers = factory.informers
-    followed = [Followed(w.id, w.resource.kind, getattr(w.resource, "group", ""), bool(w.resource.namespaced),
-                         informers[w.id].indexer) for w in watched]
-    return OwnerMapper(followed, watched[0].id)
+    return [Followed(w.id, w.resource.kind, getattr(w.resource, "group", ""), bool(w.resource.namespaced),
+                     informers[w.id].indexer) for w in watched]
 
 
-def controller_handler(mapper: OwnerMapper | None, resource: str, tracer: Tracer):
+class ControllerShape:
+    """The controller's handler on each informer of a run with several:
+    controller-runtime's For/Owns (``owners.py``) or, with ``controller``
+    "deployment", kube-controller-manager's Deployment controller
+    (``deployment_controller.py``). ``handler(resource, queue)``."""
+
+    def __init__(self, watched: list[Watched], factory: SharedInformerFactory, controller: str | None,
+                 tracer: Tracer) -> None:
+        self.followed = {f.resource: f for f in followed(watched, factory)}
+        self.queue_resource = watched[0].id
+        self.controller, self.tracer = controller, tracer
+        self._kcm: dict[int, DeploymentController] = {}
+        if controller == "deployment":
+            ids = tuple(self.followed)
+            if ids != ("deployments.apps", "replicasets.apps", "pods"):
+                raise ValueError(f"--controller deployment needs deployments.apps, replicasets.apps and pods; "
+                                 f"the server gave {', '.join(ids)}")
+            add_pod_controller_indexer(factory.informers["pods"])
+        elif controller is not None:
+            raise ValueError(f"no controller shape {controller!r}")
+
+    def handler(self, resource: str, queue: Any) -> Any:
+        f = self.followed
+        if self.controller == "deployment":
+            kcm = self._kcm.get(id(queue))
+            if kcm is None:
+                kcm = self._kcm[id(queue)] = DeploymentController(
+                    f["deployments.apps"], f["replicasets.apps"], f["pods"], queue, self.tracer)
+            return kcm.handler_for(resource)
+        if resource == self.queue_resource:
+            return ForObjectHandler(f[resource], queue, self.tracer)
+        return ForOwnerHandler(f[self.queue_resource], f[resource], queue, self.tracer)
+
+
+def controller_handler(shape: ControllerShape | None):
     """``SimulatedController``'s ``handler(queue)`` for the queue resource's
-    informer: the owner mapping's with several informers, else its own."""
-    if mapper is None:
+    informer: the shape's with several informers, else its own."""
+    if shape is None:
         return None
-    return lambda queue: OwnerEnqueueHandler(mapper, resource, queue, tracer)
+    return lambda queue: shape.handler(shape.queue_resource, queue)
 
 
-def wire_owned(watched: list[Watched], factory: SharedInformerFactory, mapper: OwnerMapper, queue: Any,
-               lane: HandlerSpec, tracer: Tracer, stop_event: threading.Event) -> None:
-    """The controller's lane on every informer but the queue's: its events
-    enqueue the queue resource's keys their owners lead to."""
+def wire_owned(watched: list[Watched], factory: SharedInformerFactory, shape: ControllerShape, queue: Any,
+               lane: HandlerSpec, stop_event: threading.Event) -> None:
+    """The controller's lane on every informer but the queue's, with the
+    shape's handler for it."""
     informers = factory.informers
     for w in watched[1:]:
         add_handler(informers[w.id], lane.name, lane.resync, lane.work_time,
-                    inner=OwnerEnqueueHandler(mapper, w.id, queue, tracer), stop_event=stop_event)
+                    inner=shape.handler(w.id, queue), stop_event=stop_event)

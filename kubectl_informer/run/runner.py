@@ -337,21 +337,23 @@ class Run:
 
     def _start_controller(self, lane, wiring) -> None:
         """The sample controller on the queue resource's informer, its lane
-        (``lane``) on each other informer mapping events to its keys."""
+        (``lane``) on each other informer with the controller shape's handler."""
         from kubectl_informer.run.sample_controller import SimulatedController
         q = self.config.queue
-        several = len(self.watched) > 1
-        mapper = wiring.owner_mapper(self.watched, self.factory) if several else None
+        shape = None
+        if len(self.watched) > 1:
+            try:
+                shape = wiring.ControllerShape(self.watched, self.factory, self.config.controller, self.tracer)
+            except ValueError as e:
+                raise RunError(str(e)) from None
         self.controller = SimulatedController(self.informer, workers=q.workers, work_time=q.work_time,
                                               fail_rate=q.fail_rate, rate_limiter=self.rate_limiter,
                                               tracer=self.tracer, seed=q.seed, resync_period=lane.resync,
                                               handler_time=lane.work_time, stop_event=self.stop_event,
                                               clock=self.informer.clock,
-                                              handler=wiring.controller_handler(mapper, self.watched[0].id,
-                                                                                self.tracer))
-        if mapper is not None:
-            wiring.wire_owned(self.watched, self.factory, mapper, self.controller.queue, lane, self.tracer,
-                              self.stop_event)
+                                              handler=wiring.controller_handler(shape))
+        if shape is not None:
+            wiring.wire_owned(self.watched, self.factory, shape, self.controller.queue, lane, self.stop_event)
 
     def _server_poller(self):
         """The Server pane's poller (run/server_poll.py): the simulator's

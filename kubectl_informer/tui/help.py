@@ -13,7 +13,8 @@ from textual.widgets import Static
 from kubectl_informer.tui.keymap import HELP_KEYS
 
 PANE_HELP = {
-    "informers": "a run with several informers (queue --owns, watch deploy,rs,pods): one row per informer, "
+    "informers": "a run with several informers (queue --controller deployment, queue --owns, "
+    "watch deploy,rs,pods): one row per informer, "
     "each its own reflector, FIFO, indexer and handlers from one factory: synced, the resourceVersion it "
     "reached, objects cached, FIFO depth, notifications its handlers still have to take, relists, and owned "
     "objects' events that mapped to no key (dropped); ▶ marks the informer every other pane shows (↑ ↓, tab, :rs)",

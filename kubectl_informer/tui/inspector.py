@@ -71,6 +71,9 @@ def describe(ev: TraceEvent, diff: bool = True) -> Text:
     elif k == QUEUE_ADD and f.get("cause"):
         t.append(f"{f.get('outcome', '')} ", "magenta")
         t.append(ARROW.lstrip() + ARROW.join(map(str, f["cause"])), "")
+        via = f.get("via")
+        if isinstance(via, str) and via.isidentifier():  # a handler's name; a recording could hold anything
+            t.append(f" by {via}", "dim")
     else:
         t.append(_plain_fields(f))
     return t

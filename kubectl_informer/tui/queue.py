@@ -359,7 +359,7 @@ def story_words(story: Story) -> str:
 
 
 def why_line(key: str, story: Story) -> Text:
-    """``default/web ← ReplicaSet … ← Pod … Deleted · 5 adds → 1 reconcile``."""
+    """``default/web ← ReplicaSet … Updated · 5 adds → 1 reconcile``."""
     return why_lines(key, story, 10_000)[0]
 
 

@@ -73,10 +73,11 @@ class Queue:
 
     # -- client-go Interface -------------------------------------------------
 
-    def add(self, item: Hashable, cause: list[str] | None = None) -> None:
+    def add(self, item: Hashable, cause: list[str] | None = None, via: str | None = None) -> None:
         """Mark ``item`` as needing processing. ``cause`` (several informers:
-        the owner chain that led here, newest link first) goes on the trace
-        only; the queue itself holds keys, as client-go's does."""
+        the event that led here) and ``via`` (the controller's handler
+        function that enqueued it) go on the trace only; the queue itself
+        holds keys, as client-go's does."""
         with self._lock:
             if self._shutting_down:
                 return
@@ -84,26 +85,29 @@ class Queue:
                 # Collapsed: already waiting in the queue, or already due to
                 # be re-queued when its worker calls done.
                 if self._tracer.enabled:
-                    self._trace_add(item, "already_dirty", cause)
+                    self._trace_add(item, "already_dirty", cause, via)
                 return
             self._metrics.add(item)
             self._dirty.add(item)
             if item in self._processing:
                 # Its worker still holds it: done() re-queues it.
                 if self._tracer.enabled:
-                    self._trace_add(item, "dirty_while_processing", cause)
+                    self._trace_add(item, "dirty_while_processing", cause, via)
                 return
             self._queue.append(item)
             if self._getters:
                 self._cond.notify()
             if self._tracer.enabled:
-                self._trace_add(item, "queued", cause)
+                self._trace_add(item, "queued", cause, via)
 
-    def _trace_add(self, item: Hashable, outcome: str, cause: list[str] | None) -> None:
+    def _trace_add(self, item: Hashable, outcome: str, cause: list[str] | None, via: str | None) -> None:
         if cause is None:  # one informer: the trace as it always was
             self._tracer.emit(QUEUE_ADD, _key(item), outcome=outcome, depth=len(self._queue))
-        else:
+        elif via is None:
             self._tracer.emit(QUEUE_ADD, _key(item), outcome=outcome, depth=len(self._queue), cause=list(cause))
+        else:
+            self._tracer.emit(QUEUE_ADD, _key(item), outcome=outcome, depth=len(self._queue), cause=list(cause),
+                              via=via)
 
     def len(self) -> int:
         """Items queued (not dirty-while-processing), for display only."""

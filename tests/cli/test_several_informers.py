@@ -119,3 +119,38 @@ def test_text_says_no_resources_found_once_every_informer_synced_empty():
         assert err.getvalue() == ""  # one of two synced: nothing to say yet
         r.render([synced(2, events[2], events[3])])
         assert err.getvalue().count("No resources found") == said
+
+
+@pytest.mark.parametrize("args,resource", [
+    (["queue", "--controller", "deployment"], "deployments"),
+    (["queue", "deploy", "--controller", "deployment"], "deploy"),
+    (["queue", "deployments.apps", "--controller", "deployment"], "deployments.apps"),
+    (["queue", "--controller", "deployment-controller"], "deployments"),
+])
+def test_controller_deployment_brings_its_informers(configs, args, resource):
+    r = invoke(*args, *HEADLESS)
+    assert r.exit_code == 0, r.stderr
+    (config,) = configs
+    assert (config.resource, config.owns, config.controller) == (resource, ("replicasets.apps", "pods"), "deployment")
+
+
+@pytest.mark.parametrize("args,words", [
+    (["queue", "--controller", "deployment", "--owns", "pods"], "--owns is controller-runtime's shape"),
+    (["queue", "pods", "--controller", "deployment"], "--controller deployment reconciles deployments.apps, not pods"),
+    (["queue", "--controller", "replicaset"], "'replicaset' is not one of 'deployment', 'deployment-controller'"),
+    (["watch", "deploy", "--controller", "deployment"], "--controller"),
+])
+def test_controller_usage_errors_are_one_line(args, words):
+    assert_one_line_error(invoke(*args, *HEADLESS), code=2, contains=[words])
+
+
+def test_queue_controller_deployment_in_text_names_each_handler():
+    r = invoke("queue", "--controller", "deployment", "--demo", "rollout", "--work-time", "0", "-o", "text",
+               "--duration", "4s")
+    assert r.exit_code == 0, r.stderr
+    queued = [line for line in r.stdout.splitlines() if line.startswith("Queued ")]
+    assert any(" by addDeployment (" in line for line in queued)
+    assert any(" by addReplicaSet (" in line or " by updateReplicaSet (" in line for line in queued)
+    # One event per add: no chain, and no pod's event but deletePod's.
+    assert all(line.count(" ← ") == 1 for line in queued)
+    assert all(" by deletePod (" in line for line in queued if " ← Pod " in line)

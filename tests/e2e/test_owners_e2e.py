@@ -1,9 +1,13 @@
 """Several informers, one workqueue, against the simulated API server over
 real HTTP: Deployments, ReplicaSets and Pods created through the API with
-explicit ownerReferences; a Pod's events reach its Deployment's key through
-its ReplicaSet, orphans and stale owners are dropped, and each informer's
-events say which informer emitted them. Then the same through the CLI:
-``queue deployments --owns rs --owns pods --record``, replayed."""
+explicit ownerReferences, in kube-controller-manager's Deployment controller
+shape: a ReplicaSet's update queues its Deployment (updateReplicaSet), a pod
+deletion queues only a Recreate Deployment whose last pod it was
+(deletePod), orphans and stale owners are dropped, every cause is one event
+the run saw, and each informer's events say which informer emitted them.
+controller-runtime's shape (--owns) drops every pod event: a pod's
+controller is a ReplicaSet. Then the CLI: ``queue --controller deployment
+--record``, replayed."""
 
 from __future__ import annotations
 
@@ -88,6 +92,16 @@ def cluster(tmp_path):
         c.post("/api/v1/namespaces/default/pods", pod(name, [controller_ref(rs)]))
     c.post("/api/v1/namespaces/default/pods", pod("lone", []))
     c.post("/api/v1/namespaces/default/pods", pod("stale", [controller_ref(rs, uid="not-the-rs")]))
+    rec = make_deployment("default", "rec", replicas=1)
+    rec["spec"]["strategy"] = {"type": "Recreate"}
+    rec["spec"]["selector"] = {"matchLabels": {"app": "rec"}}
+    rec["spec"]["template"]["metadata"]["labels"] = {"app": "rec"}
+    rec = c.post("/apis/apps/v1/namespaces/default/deployments", rec)
+    rec_rs = replica_set("rec-1", rec)
+    rec_rs["spec"]["selector"] = {"matchLabels": {"app": "rec"}}
+    rec_rs["metadata"]["labels"] = {"app": "rec"}
+    rec_rs = c.post("/apis/apps/v1/namespaces/default/replicasets", rec_rs)
+    c.post("/api/v1/namespaces/default/pods", pod("rec-1-a", [controller_ref(rec_rs)]))
     yield c
     sim.stop()
 
@@ -97,51 +111,84 @@ def _events(buf, seen, kind=None):
     return [e for e in seen if kind is None or e.kind == kind]
 
 
-def test_a_pods_deletion_queues_its_deployment_through_its_replica_set(cluster):
+def _run(cluster, **flags):
     tracer, buf = Tracer(), TraceBuffer()
     tracer.subscribe(buf)
-    run = Run(RunConfig.from_flags(mode="queue", resource="deployments", owns=("rs", "pods", "deploy"),
-                                   kubeconfig=cluster.kubeconfig, namespace="default", work_time=0.0), tracer)
+    run = Run(RunConfig.from_flags(mode="queue", kubeconfig=cluster.kubeconfig, namespace="default", work_time=0.0,
+                                   **flags), tracer)
+    return run, buf
+
+
+def test_the_deployment_controller_shape_queues_by_its_handlers_rules(cluster):
+    run, buf = _run(cluster, controller="deployment")
     info = run.prepare()
-    assert info.informers == (DEPLOY, RS, PODS) and info.queue_resource == DEPLOY  # deploy named twice: one
+    assert info.informers == (DEPLOY, RS, PODS) and info.queue_resource == DEPLOY
     run.start()
     seen: list = []
     try:
         assert wait_for(lambda: len(_events(buf, seen, "informer.synced")) == 3, timeout=20)
-        assert sorted(run.factory.informers) == sorted([DEPLOY, RS, PODS])
         synced = {informer_of(e): e.fields["items"] for e in _events(buf, seen, "informer.synced")}
-        assert synced == {DEPLOY: 1, RS: 1, PODS: 4}
-        cluster.delete_pod("web-5887-a")
-        caused = ["ReplicaSet default/web-5887 Updated", "Pod default/web-5887-a Deleted"]
-        assert wait_for(lambda: any(e.fields.get("cause") == caused
+        assert synced == {DEPLOY: 2, RS: 2, PODS: 5}
+        assert "podController" in run.factory.informers[PODS].get_indexer().get_indexers()
+        before = len(_events(buf, seen, "queue.add"))
+        for name in ("web-5887-a", "lone", "stale", "rec-1-a"):
+            cluster.delete_pod(name)
+        assert wait_for(lambda: {(e.key, e.fields["reason"]) for e in _events(buf, seen, "owner.drop")} >= {
+            ("default/web-5887-a", "not_recreate"), ("default/lone", "no_controller"),
+            ("default/stale", "uid_mismatch")}, timeout=20)
+        recreate = ["Pod default/rec-1-a Deleted"]
+        assert wait_for(lambda: any(e.fields.get("cause") == recreate and e.fields.get("via") == "deletePod"
                                     for e in _events(buf, seen, "queue.add")), timeout=20)
-        cluster.delete_pod("lone")
-        cluster.delete_pod("stale")
-        assert wait_for(lambda: {(e.key, e.fields["event"]) for e in _events(buf, seen, "owner.drop")} >= {
-            ("default/lone", "Deleted"), ("default/stale", "Deleted")}, timeout=20)
     finally:
         run.stop()
-    drops = {(e.key, e.fields["event"]): e.fields for e in _events(buf, seen, "owner.drop")}
-    assert drops[("default/lone", "Deleted")]["reason"] == "no_controller"
-    assert drops[("default/stale", "Deleted")]["reason"] == "uid_mismatch"
-    assert drops[("default/stale", "Deleted")]["owner"] == "ReplicaSet default/web-5887"
     adds = _events(buf, seen, "queue.add")
-    assert {e.key for e in adds} == {"default/web"} and all(e.fields["cause"] for e in adds)
-    # Every informer's pipeline said which it is; the queue's events belong to none.
+    # Of the four pod deletions only the Recreate Deployment's last pod queued anything.
+    assert [(e.key, e.fields["cause"]) for e in adds[before:] if e.fields["cause"][0].startswith("Pod ")] == [
+        ("default/rec", recreate)]
+    # Every cause is one event the run saw; the handler is kube-controller-manager's.
+    assert all(len(e.fields["cause"]) == 1 for e in adds)
+    assert {e.fields["via"] for e in adds} <= {"addDeployment", "updateDeployment", "addReplicaSet",
+                                               "updateReplicaSet", "deletePod"}
+    drops = {(e.key, e.fields["event"]): e.fields for e in _events(buf, seen, "owner.drop")}
+    assert drops[("default/stale", "Deleted")]["owner"] == "ReplicaSet default/web-5887"
     by_informer = {informer_of(e) for e in seen if e.kind in ("watch.start", "store.add", "informer.start")}
     assert by_informer == {DEPLOY, RS, PODS}
     assert all(informer_of(e) is None for e in seen if e.kind.startswith("queue."))
     assert not run.alive_threads()
 
 
+def test_controller_runtime_owns_drops_every_pod_event_and_follows_one_reference(cluster):
+    run, buf = _run(cluster, resource="deployments", owns=("rs", "pods", "deploy"))
+    info = run.prepare()
+    assert info.informers == (DEPLOY, RS, PODS)  # deploy named twice: one
+    run.start()
+    seen: list = []
+    try:
+        assert wait_for(lambda: len(_events(buf, seen, "informer.synced")) == 3, timeout=20)
+        cluster.delete_pod("web-5887-a")
+        assert wait_for(lambda: ("default/web-5887-a", "Deleted") in {
+            (e.key, e.fields["event"]) for e in _events(buf, seen, "owner.drop")}, timeout=20)
+        assert wait_for(lambda: any(e.fields.get("cause") == ["ReplicaSet default/web-5887 Added"]
+                                    for e in _events(buf, seen, "queue.add")), timeout=20)
+    finally:
+        run.stop()
+    drops = {(e.key, e.fields["event"]): e.fields for e in _events(buf, seen, "owner.drop")}
+    assert drops[("default/web-5887-a", "Deleted")]["reason"] == "not_queue_kind"
+    assert drops[("default/web-5887-a", "Deleted")]["owner"] == "ReplicaSet default/web-5887"
+    assert drops[("default/lone", "Added")]["reason"] == "no_controller"
+    adds = _events(buf, seen, "queue.add")
+    assert not any(e.fields["cause"][0].startswith("Pod ") for e in adds)
+    assert {e.fields["via"] for e in adds} == {"EnqueueRequestForObject", "EnqueueRequestForOwner"}
+
+
 def test_the_cli_records_several_informers_and_replay_shows_the_same_events(cluster, tmp_path):
     rec = tmp_path / "rec.ndjson"
     # Stopped with Ctrl-C once the queue said what it came to show (the
     # --duration only bounds a run that never does).
-    cmd = [sys.executable, "-m", "kubectl_informer", "queue", "deployments", "--owns", "replicasets", "--owns",
-           "po", "--kubeconfig", cluster.kubeconfig, "--work-time", "0", "-o", "json", "--duration", "60s",
+    cmd = [sys.executable, "-m", "kubectl_informer", "queue", "--controller", "deployment",
+           "--kubeconfig", cluster.kubeconfig, "--work-time", "0", "-o", "json", "--duration", "60s",
            "--record", str(rec)]
-    want = ["ReplicaSet default/web-5887 Updated", "Pod default/web-5887-b Deleted"]
+    want = ["Pod default/rec-1-a Deleted"]
     errors = tmp_path / "stderr"
     with open(errors, "w") as err_file:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err_file, text=True)
@@ -150,7 +197,8 @@ def test_the_cli_records_several_informers_and_replay_shows_the_same_events(clus
             while line := proc.stdout.readline():
                 lines.append(line)
                 if '"informer.synced"' in line and sum('"informer.synced"' in x for x in lines) == 3:
-                    cluster.delete_pod("web-5887-b")
+                    cluster.delete_pod("lone")
+                    cluster.delete_pod("rec-1-a")
                 elif '"queue.add"' in line and json.loads(line)["fields"].get("cause") == want:
                     proc.send_signal(signal.SIGINT)
                     break
@@ -164,7 +212,7 @@ def test_the_cli_records_several_informers_and_replay_shows_the_same_events(clus
     header = streamed[0]["fields"]
     assert header["informers"] == [DEPLOY, RS, PODS] and header["queue_resource"] == DEPLOY
     caused = [e for e in streamed if e["kind"] == "queue.add" and e["fields"].get("cause") == want]
-    assert caused and caused[0]["key"] == "default/web"
+    assert caused and caused[0]["key"] == "default/rec" and caused[0]["fields"]["via"] == "deletePod"
     recording = read_recording(str(rec))
     info = info_from_recording(recording)
     assert info.informers == (DEPLOY, RS, PODS) and info.queue_resource == DEPLOY
@@ -180,6 +228,6 @@ def test_the_cli_records_several_informers_and_replay_shows_the_same_events(clus
            [(e["kind"], e["key"], e["fields"]) for e in recorded]
     text = subprocess.run([sys.executable, "-m", "kubectl_informer", "replay", str(rec), "-o", "text"],
                           capture_output=True, text=True, timeout=60)
-    assert "Queued default/web ← ReplicaSet default/web-5887 Updated ← Pod default/web-5887-b Deleted" in text.stdout
+    assert "Queued default/rec ← Pod default/rec-1-a Deleted by deletePod" in text.stdout
     assert "Replaced replicasets.apps default/web-5887" in text.stdout
-    assert "Dropped pods default/lone Added: no_controller" in text.stdout
+    assert "Dropped pods default/lone Deleted: no_controller" in text.stdout

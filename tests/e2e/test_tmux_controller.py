@@ -1,8 +1,8 @@
-"""A controller's shape in a real terminal: `queue deployments --owns
-replicasets --owns pods --demo rollout` at 160x45 in tmux, the simulated
-controllers rolling Deployment web. The Informers pane lists the three
-informers synced; the Inspector, on the Deployment key, says which
-ReplicaSet or Pod event queued it; `:pods` makes every pane show the pods
+"""A controller's shape in a real terminal: `queue --controller deployment
+--demo rollout` at 160x45 in tmux, the simulated controllers rolling
+Deployment web. The Informers pane lists the three informers synced; the
+Inspector, on the Deployment key, says which ReplicaSet or Pod event queued
+it; `:pods` makes every pane show the pods
 informer, tab in the Informers pane walks them; then the terminal is resized
 through every common size (test_resize_sweep.py's sweep). One UI process."""
 
@@ -14,7 +14,7 @@ import time
 from .test_resize_sweep import informer_drawn, sweep
 from .test_tmux import pane_title, terminal  # noqa: F401 - the fixture
 
-ROLLOUT = "queue deployments --owns replicasets --owns pods --demo rollout"
+ROLLOUT = "queue --controller deployment --demo rollout"
 REVERSE = re.compile(r"\x1b\[(?:\d+;)*7m")  # SGR 7, alone or with others (1;7)
 ROW = r"^│ [▶ ] {name}\s+✓ \d+\s+\d+"
 

@@ -91,19 +91,53 @@ def quiet():
     return d
 
 
+class Both:
+    """Two runs of one scenario: their texts together."""
+
+    def __init__(self, *runs) -> None:
+        self.runs = runs
+
+    def reached(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for r in self.runs:
+            for text_id, said in r.reached().items():
+                out.setdefault(text_id, []).extend(said)
+        return out
+
+
 def rollout():
-    # The simulated controllers roll Deployment web: its new pods are added, old ones deleted;
-    # a Deployment controller's three informers map them to web's key (and drop the scenario's strays).
-    # One slow worker: pod events keep coming while it holds web, and collapse into its next reconcile.
-    with Driven("rollout", mode="queue", resource="deployments", owns=("replicasets", "pods"), workers=1,
-                work_time=0.3) as d:
+    # The simulated controllers roll Deployment web, in both controller shapes, at once.
+    # One slow worker: ReplicaSet events keep coming while it holds web, and collapse into its next reconcile.
+    with ThreadPoolExecutor(2) as pool:
+        return Both(*pool.map(lambda plan: plan(), (rollout_deployment_controller, rollout_owns)))
+
+
+def rollout_deployment_controller():
+    # kube-controller-manager's Deployment controller: its handlers enqueue web for its ReplicaSets'
+    # events, drop the scenario's strays (web-stale, gone-legacy), skip the ReplicaSets' resyncs,
+    # and drop every pod deletion of this RollingUpdate Deployment.
+    with Driven("rollout", mode="queue", controller="deployment", workers=1, work_time=0.3, resync=1.0) as d:
         store = d.run.demo.server.store
         assert wait_for(lambda: rollout_complete(store.get("deployments", "default", "web")), 15)
         d.step()
         d.wait("store.add", is_in_initial_list=False)
         d.wait("store.delete")
-        for reason in ("no_controller", "uid_mismatch", "owner_not_cached"):
+        for reason in ("uid_mismatch", "owner_not_cached", "not_recreate", "resync"):
             d.wait("owner.drop", reason=reason)
+        d.wait("queue.add", via="updateReplicaSet")
+        d.wait("queue.get", n=3)
+    return d
+
+
+def rollout_owns():
+    # controller-runtime's For/Owns: ReplicaSets enqueue web by their controller reference; every pod
+    # event is dropped (its controller is a ReplicaSet), the bare pod as an orphan.
+    with Driven("rollout", mode="queue", resource="deployments", owns=("replicasets", "pods"), workers=1,
+                work_time=0.3) as d:
+        d.step()  # the first step leaves the strays and starts a rollout
+        for reason in ("no_controller", "not_queue_kind"):
+            d.wait("owner.drop", reason=reason)
+        d.wait("queue.add", via="EnqueueRequestForOwner", outcome="already_dirty")
         d.wait("queue.get", n=3)
     return d
 

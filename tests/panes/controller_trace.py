@@ -1,7 +1,8 @@
 """A controller's trace written by hand in the shapes the engine emits
 (trace_kinds: ``informer`` on every informer event, ``cause`` on queue.add,
 ``owner.drop``): a Deployment controller's three informers and its one
-workqueue of Deployment keys, through a rollout's pod storm."""
+workqueue of Deployment keys (kube-controller-manager's shape), through a
+rollout's storm of ReplicaSet updates."""
 
 from __future__ import annotations
 
@@ -37,26 +38,34 @@ class Trace:
         self.ev("informer.synced", informer=informer, items=len(keys), resource_version=rv)
 
 
-def rollout(pod_deletes: int = 5) -> Trace:
+def rollout(rs_updates: int = 5) -> Trace:
     """Three informers sync; the Deployment is queued for its own add; then
-    ``pod_deletes`` pods of its ReplicaSet are deleted while the key waits
-    (they collapse into one reconcile); an orphan pod and a ReplicaSet of
-    another Deployment UID are dropped."""
+    its ReplicaSet's status is updated ``rs_updates`` times while the key
+    waits (kube-controller-manager's updateReplicaSet enqueues web each time;
+    they collapse into one reconcile); a pod deletion of this RollingUpdate
+    Deployment, an orphan pod's deletion and a ReplicaSet of another
+    Deployment UID are dropped."""
     t = Trace()
     t.informer_synced(DEPLOY, ["default/web"], "100")
     t.informer_synced(RS, ["default/web-5887"], "101")
-    t.informer_synced(PODS, [f"default/web-5887-{i}" for i in range(pod_deletes)] + ["default/bare"], "102")
-    t.ev("queue.add", "default/web", outcome="queued", depth=1, cause=["Deployment default/web Added"])
+    t.informer_synced(PODS, [f"default/web-5887-{i}" for i in range(5)] + ["default/bare"], "102")
+    t.ev("queue.add", "default/web", outcome="queued", depth=1, cause=["Deployment default/web Added"],
+         via="addDeployment")
     t.ev("queue.get", "default/web", depth=0, worker=0, waited=0.01)
     t.ev("queue.done", "default/web", worked=0.02, requeued=False, worker=0, outcome="ok")
-    for i in range(pod_deletes):
-        pod = f"default/web-5887-{i}"
-        t.ev("watch.event", pod, informer=PODS, type="DELETED", resource_version=str(110 + i))
-        t.ev("store.delete", pod, informer=PODS, delta="Deleted", resource_version=str(110 + i))
-        t.ev("handler.delete", pod, informer=PODS, listener="controller")
+    rs = "default/web-5887"
+    for i in range(rs_updates):
+        t.ev("watch.event", rs, informer=RS, type="MODIFIED", resource_version=str(110 + i))
+        t.ev("store.update", rs, informer=RS, delta="Updated", resource_version=str(110 + i))
+        t.ev("handler.update", rs, informer=RS, listener="controller")
         t.ev("queue.add", "default/web", outcome="queued" if i == 0 else "already_dirty", depth=1,
-             cause=[RS_LINK, f"Pod {pod} Deleted"])
-    t.ev("owner.drop", "default/bare", informer=PODS, event="Updated", reason="no_controller", owner="")
+             cause=[RS_LINK], via="updateReplicaSet")
+    t.ev("watch.event", "default/web-5887-0", informer=PODS, type="DELETED", resource_version="120")
+    t.ev("store.delete", "default/web-5887-0", informer=PODS, delta="Deleted", resource_version="120")
+    t.ev("handler.delete", "default/web-5887-0", informer=PODS, listener="controller")
+    t.ev("owner.drop", "default/web-5887-0", informer=PODS, event="Deleted", reason="not_recreate",
+         owner="Deployment default/web")
+    t.ev("owner.drop", "default/bare", informer=PODS, event="Deleted", reason="no_controller", owner="")
     t.ev("owner.drop", "default/old-1", informer=RS, event="Updated", reason="uid_mismatch",
          owner="Deployment default/old")
     t.ev("handler.lane", informer=PODS, listener="controller", pending=3, handled=9, call=0.001, slow=False)

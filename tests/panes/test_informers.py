@@ -34,15 +34,15 @@ def test_informer_of_names_the_informer_or_none():
 
 
 def test_one_row_per_informer_in_run_order_with_its_pipeline():
-    loop = loop_on(rollout(pod_deletes=4).events)
+    loop = loop_on(rollout(rs_updates=4).events)
     st = loop.states["informers"]
     assert st.names() == [DEPLOY, RS, PODS]
     pods = st.rows[PODS]
-    assert pods.synced and pods.synced_items == 5 and pods.rv == "113"
-    assert pods.cached == 1            # 5 listed, 4 deleted
+    assert pods.synced and pods.synced_items == 5 + 1 and pods.rv == "120"
+    assert pods.cached == 5            # 6 listed, 1 deleted
     assert pods.pending == 3
-    assert pods.drops == {"no_controller": 1}
-    assert st.rows[RS].drops == {"uid_mismatch": 1}
+    assert pods.drops == {"not_recreate": 1, "no_controller": 1}
+    assert st.rows[RS].drops == {"uid_mismatch": 1} and st.rows[RS].rv == "113"
     assert st.rows[DEPLOY].rv == "100" and st.rows[DEPLOY].cached == 1
     assert st.all_synced()
 
@@ -77,7 +77,7 @@ def test_header_follows_the_selected_informer():
     loop = loop_on(rollout().events)
     assert loop.header.info.resource == DEPLOY and loop.header.rv == "100"
     loop.select(RS)
-    assert loop.header.info.resource == RS and loop.header.rv == "101"
+    assert loop.header.info.resource == RS and loop.header.rv == "114"  # synced at 101, then 5 updates
 
 
 def test_selection_survives_a_replay_seek_back():
@@ -103,26 +103,28 @@ def test_one_informer_run_is_routed_as_before():
     assert "default/web" in hist and "default/web-5887-0" in hist
 
 
-def test_queue_story_collapses_the_pod_storm_into_one_reconcile():
-    loop = loop_on(rollout(pod_deletes=6).events)
+def test_queue_story_collapses_the_replica_set_storm_into_one_reconcile():
+    loop = loop_on(rollout(rs_updates=6).events)
     q = loop.states["queue"]
     story = q.stories.story("default/web")
     assert story.reconciles == 2
-    assert story.last.adds == 6                     # six pod deletes, one reconcile
-    assert story.last.kinds == {"Pod": 6}
-    assert story.last.newest == (RS_LINK, "Pod default/web-5887-5 Deleted")
+    assert story.last.adds == 6                     # six ReplicaSet updates, one reconcile
+    assert story.last.kinds == {"ReplicaSet": 6}
+    assert story.last.newest == (RS_LINK,) and story.last.via == {(RS_LINK,): "updateReplicaSet"}
     assert q.add_calls == 7 and q.adds == 2       # client-go's adds metric counts the first only
-    assert q.drops == {"no_controller": 1, "uid_mismatch": 1}
+    assert q.drops == {"not_recreate": 1, "no_controller": 1, "uid_mismatch": 1}
     assert q.shows_causes()
 
 
 def test_inspector_keeps_the_story_of_its_keys():
-    loop = loop_on(rollout(pod_deletes=3).events)
+    loop = loop_on(rollout(rs_updates=3).events)
     story = loop.states["inspector"].stories.story("default/web")
     assert story.last.adds == 3 and story.reconciles == 2
 
 
-def test_chain_reads_nearest_link_first():
+def test_chain_reads_the_key_then_its_cause():
+    assert chain("default/web", [RS_LINK]) == "default/web ← ReplicaSet default/web-5887 Updated"
+    # a recording made before causes were one event: nearest link first
     assert chain("default/web", [RS_LINK, "Pod default/web-5887-x Deleted"]) == (
         "default/web ← ReplicaSet default/web-5887 Updated ← Pod default/web-5887-x Deleted")
 

@@ -20,7 +20,7 @@ from .helpers import make_app, pane_text, run, screen_text
 
 
 def controller_app(**kw) -> InformerApp:
-    t = rollout(pod_deletes=4)
+    t = rollout(rs_updates=4)
     buf = t.events
     from kubectl_informer.core.trace import TraceBuffer
     b = TraceBuffer()
@@ -118,13 +118,8 @@ def test_inspector_says_why_the_deployment_key_was_queued():
         await pilot.pause()
         text = pane_text(app.panes["inspector"])
         # Too long for the grid's Inspector: the key and its adds, then the chain.
-        assert "why: default/web · 4 adds → 1 reconcile (Pod ×4)" in text
-        assert "← ReplicaSet default/web-5887 Updated ← Pod default/web-5887-3 Deleted" in text
-        await pilot.press("i", "z")  # zoomed: one line
-        await pilot.pause()
-        text = pane_text(app.panes["inspector"])
-        assert ("why: default/web ← ReplicaSet default/web-5887 Updated ← Pod default/web-5887-3 Deleted"
-                " · 4 adds → 1 reconcile" in text)
+        assert "why: default/web ← ReplicaSet default/web-5887 Updated · 4 adds → 1 reconcile" in text
+        assert "by updateReplicaSet" in text  # the timeline's adds name the handler
 
     run(check, app, size=(160, 45))
 
@@ -135,9 +130,10 @@ def test_queue_pane_says_why_keys_were_queued_and_what_was_dropped():
     async def check(pilot):
         pane = app.panes["queue"]
         text = render_queue(pane.state, None, 150, 30).plain
-        assert "default/web ← ReplicaSet default/web-5887 Updated ← Pod" in text
+        assert "default/web ← ReplicaSet default/web-5887 Updated" in text and "← Pod" not in text
         assert "4 adds → 1 reconcile" in text
         assert "orphan (no controller owner) 1" in text and "UID mismatch 1" in text
+        assert "pod deleted, not Recreate 1" in text
 
     run(check, app, size=(160, 45))
 
@@ -163,7 +159,7 @@ def _fed(state_cls):
     run_info = getattr(st, "run_info", None)
     if run_info is not None:
         run_info(INFO)
-    st.feed_all(rollout(pod_deletes=6).events)
+    st.feed_all(rollout(rs_updates=6).events)
     return st
 
 

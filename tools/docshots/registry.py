@@ -71,8 +71,10 @@ def _dirty(ev) -> bool:
 
 
 def _owned_cause(ev) -> bool:
-    """A queue.add an owned object's event caused (a ReplicaSet or a Pod of the Deployment)."""
-    return len(ev.fields.get("cause") or ()) > 1
+    """A queue.add an owned object's event caused (a ReplicaSet of the Deployment): its cause
+    names another object than the key."""
+    cause = ev.fields.get("cause") or ()
+    return bool(cause) and str(cause[-1]).split(" ")[1:2] != [ev.key]
 
 
 SHOTS: list[Shot] = [
@@ -157,7 +159,7 @@ SHOTS: list[Shot] = [
          missed=after(seen("server.reinit"), after(seen("relist"), seen("watch.end", where=_refused_429))),
          runs=5, timeout=40.0,
          about="the Server pane after the watch cache re-initialised: every watch ended, 410, relist"),
-    Shot("controller-rollout", ("queue", "deployments", "--owns", "replicasets", "--owns", "pods", "--demo", "rollout"),
+    Shot("controller-rollout", ("queue", "--controller", "deployment", "--demo", "rollout"),
          until=after(seen("informer.synced", 3), seen("queue.add", 20, where=_owned_cause)), size=(160, 45),
          keys=("slash", "{key}", "enter", "i", "enter"), follow=seen("queue.add", where=_owned_cause),
          about="a Deployment controller's three informers, one workqueue: why default/web was queued"),

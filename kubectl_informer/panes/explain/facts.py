@@ -99,12 +99,12 @@ def before(records, seq: int):
     return None
 
 
-def _batch_of(cause) -> Batch | None:
+def _batch_of(cause, via=None) -> Batch | None:
     """A key's causes since it was queued, begun with ``cause`` (None: none)."""
     if not cause:
         return None
     batch = Batch()
-    batch.add(cause)
+    batch.add(cause, via=via)
     return batch
 
 
@@ -308,28 +308,28 @@ class Facts:
     def _queue_add(self, ev) -> None:
         self._depth(ev)
         key, outcome = ev.key, ev.raw_fields.get("outcome")
-        cause = ev.raw_fields.get("cause")
+        cause, via = ev.raw_fields.get("cause"), ev.raw_fields.get("via")
         if outcome == "queued":
             self.queue_adds.append(ev.time)
-            self._queued[key] = [1, ev.time, _batch_of(cause)]
+            self._queued[key] = [1, ev.time, _batch_of(cause, via)]
         elif outcome == "already_dirty" and key in self._queued:
             queued = self._queued[key]
             queued[0] += 1
             if cause:
                 queued[2] = queued[2] or Batch()
-                queued[2].add(cause)
+                queued[2].add(cause, via=via)
         elif outcome == "already_dirty" and key in self._processing:
-            self._while_processing(key, cause)  # dirty already, and a worker holds it
+            self._while_processing(key, cause, via)  # dirty already, and a worker holds it
         elif outcome == "dirty_while_processing" and key in self._processing:
             self.queue_adds.append(ev.time)
-            self._while_processing(key, cause)
+            self._while_processing(key, cause, via)
 
-    def _while_processing(self, key: str, cause) -> None:
+    def _while_processing(self, key: str, cause, via=None) -> None:
         held = self._processing[key]
         held[0] += 1
         if cause:
             held[4] = held[4] or Batch()
-            held[4].add(cause)
+            held[4].add(cause, via=via)
 
     def _queue_get(self, ev) -> None:
         self._depth(ev)
@@ -369,6 +369,9 @@ class Facts:
 
     def _owner_drop(self, ev) -> None:
         drops = self.drops
+        kept = drops.get(ev.key)
+        if ev.raw_fields.get("reason") == "resync" and kept is not None and kept.fields.get("reason") != "resync":
+            return  # a resync skipped says less about the object than why its last change was dropped
         drops[ev.key] = self._rec(ev)
         drops.move_to_end(ev.key)
         if len(drops) > MAX_KEYS:

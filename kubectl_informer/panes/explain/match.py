@@ -290,22 +290,25 @@ def _queue_main(rec: Rec, facts: Facts) -> Explanation:
     return "queue.processing", {**v, "worker": _worker(x), "waited": _secs(x.get("waited"))}
 
 
-# owner.drop's reason -> its text (an owner of a kind the run does not
-# follow is said by the Informers pane's drop counts alone).
+# owner.drop's reason -> its text.
 DROP_TEXTS = {"no_controller": "owner.orphan", "uid_mismatch": "owner.uid_mismatch",
-              "owner_not_cached": "owner.not_cached"}
+              "owner_not_cached": "owner.not_cached", "not_queue_kind": "owner.other_kind",
+              "not_recreate": "owner.pod_delete", "pods_remain": "owner.pod_delete", "resync": "owner.resync"}
+POD_DELETE_WHY = {"not_recreate": "its strategy is not Recreate", "pods_remain": "some of its pods remain"}
 
 
 def _drop(rec: Rec) -> Explanation | None:
     """Why an owned object's event queued nothing (``owner.drop``)."""
     f = rec.fields
-    text = DROP_TEXTS.get(f.get("reason"))
+    reason = f.get("reason")
+    text = DROP_TEXTS.get(reason)
     if text is None:
         return None
     owner = str(f.get("owner") or "")
     return text, {
         "key": rec.key, "event": f.get("event", ""), "informer": f.get("informer", ""),
-        "owner": owner or "no owner", "owner_kind": link_kind(owner) if owner else "owner"}
+        "owner": owner or "no owner", "owner_kind": link_kind(owner) if owner else "owner",
+        "why": POD_DELETE_WHY.get(reason, "")}
 
 
 def _newest_caused(facts: Facts, key: str) -> Rec | None:
@@ -314,9 +317,16 @@ def _newest_caused(facts: Facts, key: str) -> Rec | None:
     return next((r for r in reversed(facts.queue_marks) if r.key == key and r.extra.get("causes") is not None), None)
 
 
+# The handler an add names (queue.add's via) -> the text that says its rules.
+VIA_TEXTS = {"EnqueueRequestForOwner": "owner.for_owner",
+             **{via: "owner.deployment_controller" for via in (
+                 "addDeployment", "updateDeployment", "deleteDeployment", "addReplicaSet", "updateReplicaSet",
+                 "deleteReplicaSet", "deletePod")}}
+
+
 def _owner_causes(rec: Rec) -> list[Explanation]:
-    """For a queue item that owned objects' events queued: the mapping that
-    found its key, and the adds that collapsed into its one reconcile."""
+    """For a queue item that owned objects' events queued: the handler rule
+    that enqueued its key, and the adds that collapsed into its one reconcile."""
     batch = rec.extra.get("causes")
     if batch is None or not batch.causes:
         return []
@@ -324,8 +334,11 @@ def _owner_causes(rec: Rec) -> list[Explanation]:
     if not mapped:
         return []
     newest = mapped[-1]
-    out: list[Explanation] = [("owner.mapped", {"key": rec.key, "chain": chain(rec.key, newest),
-                                                "origin": link_kind(newest[-1]), "links": len(newest)})]
+    via = batch.via.get(newest)
+    out: list[Explanation] = []
+    if via in VIA_TEXTS:  # a recording made before the handlers said which they are has none
+        out.append((VIA_TEXTS[via], {"key": rec.key, "chain": chain(rec.key, newest), "link": newest[-1],
+                                     "origin": link_kind(newest[-1]), "via": via}))
     adds = rec.extra.get("adds", 1)
     if adds > 1:
         out.append(("owner.collapsed", {"key": rec.key, "adds": adds, "kinds": batch.kinds_text()}))
