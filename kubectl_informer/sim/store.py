@@ -66,6 +66,7 @@ from kubectl_informer.sim.watchcache import (
     Event,
     ResourceState,
     Watcher,
+    retry_after_for_unready_cache,
     watch_line,
 )
 
@@ -811,7 +812,8 @@ class Store:
         with self.lock:
             st = self._state(rdef)
             if not st.ready:
-                raise ApiError(429, "TooManyRequests", "storage is (re)initializing", retry_after=1)
+                raise ApiError(429, "TooManyRequests", "storage is (re)initializing",
+                               retry_after=retry_after_for_unready_cache(self._now() - st.down_since))
             self._tick_progress()
             w = Watcher(st, namespace if rdef.namespaced else None, label_match, field_match, allow_bookmarks,
                         self.max_watcher_queue, user_agent, rv)
@@ -901,6 +903,7 @@ class Store:
         with self.lock:
             st = self._state(self.resource(resource))
             st.ready = False
+            st.down_since = self._now()
             watchers = list(st.watchers)
             for w in watchers:
                 w.close("reinit")

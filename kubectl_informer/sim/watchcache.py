@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import math
 import threading
 import time
 from collections import deque
@@ -115,6 +116,13 @@ def resized_capacity(capacity: int, oldest_age: float, quarter_age: float, lower
     if quarter_age > fresh:
         return min(capacity, max(capacity // 2, lower))
     return capacity
+
+
+def retry_after_for_unready_cache(downtime: float) -> int:
+    """The Retry-After of the 429 a re-initialising cache answers a watch
+    with (calculateRetryAfterForUnreadyCache): e^(0.06 s⁻¹ × downtime),
+    between 1 and 30 seconds."""
+    return int(min(30.0, max(1.0, math.exp(0.06 * max(0.0, downtime)))))
 
 
 class Bookmark:
@@ -243,6 +251,7 @@ class ResourceState:
         self.watchers: set[Watcher] = set()
         self.listeners: list[Callable[[ResourceDef, Event], None]] = []  # the store's, shared
         self.ready = True          # False while the cache re-initialises
+        self.down_since = 0.0      # when it last stopped being ready (the 429's Retry-After grows with it)
         self.initialisations = 1   # watchCache.Replace calls: the first list, then each re-initialisation
         self.bookmarks_sent = 0
         self.progress_notifications = 0  # progress notifications that moved the cache's RV
