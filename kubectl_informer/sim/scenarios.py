@@ -67,8 +67,8 @@ SCENARIOS: dict[str, Scenario] = {s.name: s for s in (
              MassDelete, 1 / 5, 2.5),
     Scenario("relist-storm", "Relist storm: every 4 s all watches are cut and the watch cache expired, so every "
                              "client gets 410 Expired and relists.", RelistStorm, 1 / 4, 2.5),
-    Scenario("flaky", "Steady churn on a flaky server: dropped watches, 429 on watch, 500 on list, 410 on "
-                      "watch, stalled streams, in turn; each fault once the client has been watching again for "
+    Scenario("flaky", "Steady churn on a flaky server: dropped watches, 429 on watch (retried by the REST "
+                      "client after its Retry-After), 500 on list, 410 on watch, stalled streams, in turn; each fault once the client has been watching again for "
                       "3 s, so back-off then recovery shows every time.", Flaky, 2.0),
     Scenario("rollout", "Rollouts and scaling of Deployment web by the simulated controllers: a restart (new "
                         "ReplicaSet, pods surged in and old ones terminated), a scale to 8, a restart, a scale "
