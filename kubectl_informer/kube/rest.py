@@ -198,7 +198,8 @@ def _drain(resp: Any) -> str:
         body = read_at_most(resp, _DRAIN)
         decoded = orjson.loads(body) if body else None
         if isinstance(decoded, dict) and isinstance(decoded.get("reason"), str):
-            reason = one_line(decoded["reason"], 80)
+            # The server's word: printable characters only (a Status reason is one CamelCase word).
+            reason = one_line("".join(ch for ch in decoded["reason"] if ch.isprintable()), 80)
     except Exception:  # noqa: BLE001 - only the reason is wanted; the body may be anything
         pass
     finally:

@@ -119,3 +119,13 @@ def test_stopping_the_run_ends_a_retry_wait(api, fake):
     rest.abort_requests(api)
     t.join(10)
     assert isinstance(errors[0], ConnectionAbortedError)
+
+
+def test_text_output_says_each_retry_on_stderr():
+    from kubectl_informer.cli.output import format_trouble
+    from kubectl_informer.core.trace import TraceEvent
+
+    ev = TraceEvent.build(1, 3.0, "request.retry", None, status=504, attempt=2, delay=1.0, path="/api/v1/pods",
+                          verb="list", reason="Timeout")
+    assert format_trouble(ev) == ("the server answered 504 Timeout to a list of /api/v1/pods: sending it again "
+                                  "in 1s (Retry-After; retry 2 of 10)")
