@@ -737,8 +737,8 @@ class Store:
             at, start_after = decode_continue(continue_)
             if at == -1:
                 at = self._rv
-            if at > self._rv:
-                raise self._too_large(at, self._rv)
+            if at > st.rv:
+                self._wait_fresh(st, at)  # a token from before a restore: waitAndListExactRV
             if at < st.history_floor:
                 raise ExpiredContinue(encode_continue(-1, start_after.rstrip("\x00")))
             return at, self._snapshot(st, at), limit, start_after
