@@ -242,8 +242,7 @@ def sim(port: int, write_kubeconfig: str | None, scenario: str | None, list_scen
             desc = getattr(SCENARIOS[name], "description", "")
             click.echo(f"{name:<16} {desc}".rstrip())
         return 0
-    from kubectl_informer.sim.scenarios import is_scenario
-    if scenario is not None and not is_scenario(scenario):
+    if scenario is not None and scenario not in SCENARIOS:
         raise RunError(f'unknown scenario "{scenario}" (known: {", ".join(sorted(SCENARIOS))})')
     from kubectl_informer.run.lifecycle import on_sigterm
     from kubectl_informer.sim.run import run_sim

@@ -127,8 +127,8 @@ def swap_demo_resource(resource: str | None, demo: str | None) -> tuple[str | No
     """``--demo pods`` reads ``pods`` as the scenario; when it is no scenario
     and RESOURCE is missing, the user meant the resource."""
     if resource is None and demo is not None:
-        from kubectl_informer.sim.scenarios import is_scenario
-        if not is_scenario(demo):
+        from kubectl_informer.sim.scenarios import SCENARIOS
+        if demo not in SCENARIOS:
             return demo, DEFAULT_SCENARIO
     return resource, demo
 

@@ -16,8 +16,8 @@ without ``v`` (version 1) are upgraded on reading by ``upgrade_v1``: the only
 fact version 1 left in prose, whether a watch ended because its
 resourceVersion expired (410), is derived from that prose once, there.
 
-Why this module is long: it is the contract, every kind with its fields in one
-place, so that one file says what the trace can carry.
+Why this module is long: it is the contract, every kind with every field and
+its meaning in one place, so that one file answers "what does this event say".
 """
 
 from __future__ import annotations

@@ -264,8 +264,8 @@ class Run:
             raise RunError(f'the server does not support list and watch on "{self._resource_name(resource)}"')
 
     def _start_demo(self, scenario: str) -> None:
-        from kubectl_informer.sim.scenarios import SCENARIOS, is_scenario
-        if not is_scenario(scenario):
+        from kubectl_informer.sim.scenarios import SCENARIOS
+        if scenario not in SCENARIOS:
             known = ", ".join(sorted(SCENARIOS))
             raise RunError(f'unknown scenario "{scenario}" (known: {known}); '
                            f'put --demo after RESOURCE or write --demo=SCENARIO')

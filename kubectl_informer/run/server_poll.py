@@ -202,9 +202,7 @@ def window_fields(doc: dict, user_agent: str, start: str | None) -> dict:
     ours = _ours(watchers, user_agent, start)
     turnover = float(doc.get("turnover") or 0.0)
     seconds_left = None
-    # No simulator reports "room" any more (the window grows while its events are fresh, so no count
-    # of events says when a position falls out); kept for one from before, until the pane drops it.
-    if ours is not None and turnover > 0 and "room" in ours:
+    if ours is not None and turnover > 0:
         seconds_left = round(int(ours.get("room") or 0) / turnover, 1)
     lines = [f"{w.get('id')} rv={w.get('rv')} sent={w.get('sent')}" + (" ours" if w is ours else "")
              for w in watchers]

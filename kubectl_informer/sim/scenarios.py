@@ -55,7 +55,28 @@ class Scenario:
     controllers: bool = False
 
 
-SCENARIOS: dict[str, Scenario] = {s.name: s for s in (
+class ScenarioTable(dict):
+    """The scenarios by name. An old name is found too (``in``, ``[]``,
+    ``get``), but listing it (keys, items, iteration) gives current names only."""
+
+    def __init__(self, scenarios, aliases: dict[str, str]):
+        super().__init__((s.name, s) for s in scenarios)
+        self.aliases = aliases
+
+    def __contains__(self, name) -> bool:
+        return super().__contains__(self.aliases.get(name, name))
+
+    def __getitem__(self, name) -> Scenario:
+        return super().__getitem__(self.aliases.get(name, name))
+
+    def get(self, name, default=None):
+        return self[name] if name in self else default
+
+
+# Old names still accepted (not listed).
+ALIASES = {"too-large-rv": "etcd-restore"}
+
+SCENARIOS: dict[str, Scenario] = ScenarioTable((
     Scenario("steady", "Steady updates: pods start, restart and get relabelled, a few are created and deleted "
                        "(about 4 changes a second); a bare pod you apply is left alone.", Steady, 4.0, 1.0),
     Scenario("burst", "A burst on one key: 20 back-to-back updates to one pod every 3 s, so DeltaFIFO "
@@ -91,7 +112,7 @@ SCENARIOS: dict[str, Scenario] = {s.name: s for s in (
              CacheReinit, 4.0, 1.0),
     Scenario("quiet", "Nothing changes: the objects sit still (good for exploring resync); a BOOKMARK to "
                       "every watch each 10 s.", Quiet, 1 / 10, 10.0),
-)}
+), ALIASES)
 
 
 def _serves_events(store) -> bool:
@@ -102,19 +123,10 @@ def _serves_events(store) -> bool:
         return False
 
 
-# Old names still accepted (not listed).
-ALIASES = {"too-large-rv": "etcd-restore"}
-
-
-def is_scenario(name: str) -> bool:
-    """A scenario's name, or an old name of one."""
-    return ALIASES.get(name, name) in SCENARIOS
-
-
 def get_scenario(name: str) -> Scenario:
     """The scenario called ``name`` (or by an old name); ValueError (one line) if there is none."""
     try:
-        return SCENARIOS[ALIASES.get(name, name)]
+        return SCENARIOS[name]
     except KeyError:
         raise ValueError(f"unknown scenario {name!r} (choose from: {', '.join(SCENARIOS)})") from None
 
