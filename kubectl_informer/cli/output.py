@@ -23,6 +23,7 @@ from kubectl_informer.core.trace_kinds import (
     QUEUE_RATE_LIMITED,
     REFLECTOR_BACKOFF,
     RELIST,
+    REQUEST_RETRY,
     SERVER_FORBIDDEN,
     STORE_ADD,
     STORE_DELETE,
@@ -177,6 +178,12 @@ def format_trouble(ev: TraceEvent, empty_message: str | None = None) -> str | No
         return f"watch ended: {f.get('error')}"
     if ev.kind == RELIST:
         return f"relisting ({f.get('reason')})"
+    if ev.kind == REQUEST_RETRY:
+        reason = f" {f.get('reason')}" if f.get("reason") else ""
+        delay = f.get("delay")
+        after = format_short(delay) if isinstance(delay, (int, float)) else "a while"
+        return (f"the server answered {f.get('status')}{reason} to a {f.get('verb')} of {f.get('path')}: "
+                f"sending it again in {after} (Retry-After; retry {f.get('attempt')} of 10)")
     if ev.kind == SERVER_FORBIDDEN:
         return (f"cannot read the API server's /metrics (HTTP {f.get('status')}: {f.get('message')}); "
                 f"an RBAC rule allowing {f.get('rule')} would (see --server-scrape)")

@@ -138,6 +138,15 @@ LIST_DONE = _kind("list.done", "the initial list is complete, or failed", "no",
 REFLECTOR_BACKOFF = _kind("reflector.backoff", "the reflector waits out its back-off before trying again", "no",
                           F("delay", "float", "seconds it waits"),
                           F("error", "str", "the failure that caused it", optional=True))
+REQUEST_RETRY = _kind("request.retry", "the REST client got a 429 or 5xx answer with Retry-After and sends the "
+                      "request again after that many seconds, as client-go's rest client does (checkWait, at most "
+                      "10 retries); the caller sees only the last answer", "no",
+                      F("status", "int", "the answer's HTTP status"),
+                      F("attempt", "int", "which retry this is (1 to 10)"),
+                      F("delay", "float", "seconds it waits first (the Retry-After header)"),
+                      F("path", "str", "the request's path (no query)"),
+                      F("verb", "str", "list, watch or get", choices=("list", "watch", "get")),
+                      F("reason", "str", "the Status reason of the answer (empty when it had none)"))
 RELIST = _kind("relist", "the reflector lists again", "no",
                F("reason", "str", "why", choices=("expired", "too_large", "error", "watch_closed", "forgotten")))
 # A watch event moves the last synced RV to its own RV: its ``watch.event``

@@ -132,7 +132,7 @@ class KubeListerWatcher:
             read_timeout = float(options.timeout_seconds) + self.watch_read_grace
             deadline = time.monotonic() + read_timeout
         resp = rest.get(self.api_client, self.path, q, timeout=(30.0, read_timeout),
-                        accept=ACCEPT_METADATA if self.metadata_only else rest.ACCEPT_JSON)
+                        accept=ACCEPT_METADATA if self.metadata_only else rest.ACCEPT_JSON, verb="watch")
         return KubeWatch(resp, initial_events=bool(options.send_initial_events), interner=self.interner,
                          deadline=deadline)
 

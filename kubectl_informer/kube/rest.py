@@ -23,6 +23,8 @@ from urllib.parse import urlsplit
 
 import orjson
 
+from kubectl_informer.clock import Clock, RealClock
+from kubectl_informer.core.trace_kinds import REQUEST_RETRY
 from kubectl_informer.kube.errors import ApiError, RedirectError, one_line
 from kubectl_informer.kube.light import LightClient
 from kubectl_informer.kube.limits import MAX_ERROR_BODY, MAX_FRAME, MAX_LIST_BODY, TooLargeError
@@ -118,16 +120,60 @@ def _retry_after(resp: Any) -> float | None:
         return None  # an HTTP-date: the API server never sends one
 
 
+# client-go's rest.Request maxRetries: a 429/5xx with Retry-After is sent again at most this many times.
+MAX_RETRIES = 10
+_RETRY_AFTER = re.compile(r"[+-]?[0-9]+")
+_DRAIN = 2 << 10  # readAndCloseResponseBody: a small body is read out before the next try
+
+
+def check_wait(status: int, retry_after: str | None) -> int | None:
+    """client-go's checkWait: the seconds a 429 or 5xx answer asks to wait
+    (its Retry-After header, an integer as strconv.Atoi reads it), or None
+    when the request is not to be retried (another status, no header, an
+    HTTP-date)."""
+    if status != 429 and status < 500:
+        return None
+    if retry_after is None or not _RETRY_AFTER.fullmatch(retry_after):
+        return None
+    return int(retry_after)
+
+
 def get(api_client: Any, path: str, query: Iterable[tuple[str, Any]] = (), *,
-        timeout: float | tuple[float, float] | None = None, accept: str = ACCEPT_JSON) -> Any:
+        timeout: float | tuple[float, float] | None = None, accept: str = ACCEPT_JSON, verb: str = "get") -> Any:
     """GET ``path`` and return the open response (body not read).
 
-    Raises ApiError for a non-2xx answer (body read and released),
-    ConnectionRefusedError when nothing listens, ConnectionError for other
-    transport failures (DNS, TLS, reset).
+    A 429 or 5xx answer with a Retry-After header is retried after that many
+    seconds, at most MAX_RETRIES times, as client-go's rest client does for
+    every request (``withRetry.IsNextRetry``, ``checkWait``): each retry is
+    traced (``request.retry``) and waited on the client's clock
+    (``set_retries``). Raises ApiError for a non-2xx answer (body read and
+    released), ConnectionRefusedError when nothing listens, ConnectionError
+    for other transport failures (DNS, TLS, reset).
     """
-    if limits(api_client).aborted:
-        raise ConnectionAbortedError(f"{path}: the run is stopping")
+    lim = limits(api_client)
+    attempts = 0
+    query = list(query)
+    while True:
+        if lim.aborted:
+            raise ConnectionAbortedError(f"{path}: the run is stopping")
+        resp = _send(api_client, path, query, timeout, accept)
+        if 200 <= resp.status <= 299:
+            return resp
+        attempts += 1
+        headers = resp.headers
+        seconds = check_wait(resp.status, headers.get("Retry-After") if headers is not None else None)
+        if seconds is None or attempts > lim.max_retries:
+            try:
+                err = status_error(resp)
+            finally:
+                resp.release_conn()
+            raise err
+        reason = _drain(resp)
+        lim.retried(resp.status, attempts, max(0, seconds), path, verb, reason)
+
+
+def _send(api_client: Any, path: str, query: list, timeout: Any, accept: str) -> Any:
+    """One try: the open response of any status but a redirect."""
     url, send = _prepare(api_client, path, query, timeout, accept)
     try:
         resp = send()
@@ -140,13 +186,24 @@ def get(api_client: Any, path: str, query: Iterable[tuple[str, Any]] = (), *,
         location = resp.headers.get("Location") or "" if resp.headers is not None else ""
         resp.release_conn()
         raise RedirectError(_origin(url), resp.status, location)
-    if not 200 <= resp.status <= 299:
-        try:
-            err = status_error(resp)
-        finally:
-            resp.release_conn()
-        raise err
     return resp
+
+
+def _drain(resp: Any) -> str:
+    """Read a retried answer's small body and release its connection
+    (readAndCloseResponseBody); returns its Status reason, if it is one."""
+    reason = ""
+    try:
+        body = read_at_most(resp, _DRAIN)
+        decoded = orjson.loads(body) if body else None
+        if isinstance(decoded, dict) and isinstance(decoded.get("reason"), str):
+            # The server's word: printable characters only (a Status reason is one CamelCase word).
+            reason = one_line("".join(ch for ch in decoded["reason"] if ch.isprintable()), 80)
+    except Exception:  # noqa: BLE001 - only the reason is wanted; the body may be anything
+        pass
+    finally:
+        resp.release_conn()
+    return reason
 
 
 def _prepare(api_client: Any, path: str, query: Iterable[tuple[str, Any]], timeout: Any,
@@ -227,6 +284,19 @@ class RequestLimits:
         self._lock = threading.Lock()
         self._open: set = set()
         self.aborted = False
+        self._aborted = threading.Event()
+        # The Retry-After retries: how many, on which clock, traced where (set_retries).
+        self.max_retries = MAX_RETRIES
+        self.clock: Clock = RealClock()
+        self.tracer: Any = None
+
+    def retried(self, status: int, attempt: int, delay: int, path: str, verb: str, reason: str) -> None:
+        """Trace a retry and wait its delay on the clock (cut short by abort())."""
+        if self.tracer is not None:
+            self.tracer.emit(REQUEST_RETRY, None, status=status, attempt=attempt, delay=float(delay),
+                             path=path, verb=verb, reason=reason)
+        if delay > 0:
+            self.clock.wait_event(self._aborted, delay)
 
     def bound(self, timeout: float | tuple[float, float] | None) -> float | tuple[float, float] | None:
         """``timeout`` (connect, read) capped by the request timeout."""
@@ -254,6 +324,7 @@ class RequestLimits:
         """Close every request in flight, and any started from now on."""
         with self._lock:
             self.aborted = True
+            self._aborted.set()
             open_ = list(self._open)
         for resp in open_:
             _shutdown(resp)
@@ -280,6 +351,16 @@ def limits(api_client: Any) -> RequestLimits:
 
 def set_request_timeout(api_client: Any, seconds: float | None) -> None:
     limits(api_client).timeout = seconds or None
+
+
+def set_retries(api_client: Any, *, clock: Clock | None = None, tracer: Any = None,
+                max_retries: int = MAX_RETRIES) -> None:
+    """Where the client's Retry-After retries wait (``clock``) and are traced
+    (``tracer``), and how many there may be (client-go's ``MaxRetries``; 0: none)."""
+    lim = limits(api_client)
+    lim.clock = clock or RealClock()
+    lim.tracer = tracer
+    lim.max_retries = max(0, int(max_retries))
 
 
 def abort_requests(api_client: Any) -> None:
@@ -317,7 +398,8 @@ def _pieces(resp: Any, path: str, deadline: float | None, started: float, max_by
 
 @contextmanager
 def _body(api_client: Any, path: str, query: Iterable[tuple[str, Any]], timeout: Any,
-          accept: str, max_bytes: int, what: str, headers: dict | None = None) -> Iterator[Iterator[bytes]]:
+          accept: str, max_bytes: int, what: str, headers: dict | None = None,
+          verb: str = "get") -> Iterator[Iterator[bytes]]:
     """GET ``path`` and hand out its body's pieces, bounded by the client's
     request timeout and closed by ``abort_requests``; a body cut short closes
     its connection, which must never serve another request. ``headers``,
@@ -327,7 +409,7 @@ def _body(api_client: Any, path: str, query: Iterable[tuple[str, Any]], timeout:
         raise ConnectionAbortedError(f"{path}: the run is stopping")
     started = time.monotonic()
     deadline = None if lim.timeout is None else started + lim.timeout
-    resp = get(api_client, path, query, timeout=lim.bound(timeout), accept=accept)
+    resp = get(api_client, path, query, timeout=lim.bound(timeout), accept=accept, verb=verb)
     if headers is not None:
         headers["Content-Type"] = (resp.headers.get("Content-Type") if resp.headers is not None else None) or ""
     lim.track(resp)
@@ -392,5 +474,5 @@ def get_list(api_client: Any, path: str, query: Iterable[tuple[str, Any]] = (), 
     holding the whole body; ``progress(bytes, items)`` after each piece.
     A body beyond ``max_bytes``, or one object in it beyond MAX_FRAME, is
     refused (TooLargeError)."""
-    with _body(api_client, path, query, timeout, accept, max_bytes, "the list") as pieces:
+    with _body(api_client, path, query, timeout, accept, max_bytes, "the list", verb="list") as pieces:
         return decode_list_chunks(pieces, interner, progress)

@@ -219,7 +219,6 @@ class Run:
     def _load_target(self, kubeconfig: str | None, context: str | None) -> None:
         from kubectl_informer.kube.config import load_kube
         from kubectl_informer.kube.errors import KubeError
-        from kubectl_informer.kube.rest import set_request_timeout
         try:
             self.target = load_kube(kubeconfig=kubeconfig, context=context)
         except KubeError as e:
@@ -227,17 +226,23 @@ class Run:
         finally:
             if self.demo is not None:  # loaded: no exit path may leave it behind
                 self.demo.release_kubeconfig()
+        self._client_settings()
+
+    def _client_settings(self) -> None:
+        """--request-timeout, and where the REST client's Retry-After retries
+        wait (the run's clock) and are told (its tracer)."""
+        from kubectl_informer.kube.rest import set_request_timeout, set_retries
         set_request_timeout(self.target.api_client, self.config.request_timeout)
+        set_retries(self.target.api_client, clock=self.clock, tracer=self.tracer)
 
     def _reconnect(self) -> None:
         """A predecessor's cluster through a client of our own: stopping a run
         aborts its client's requests for good."""
         from kubectl_informer.kube.config import KubeTarget, fresh_client
-        from kubectl_informer.kube.rest import set_request_timeout
         old = self._connection
         self.target = KubeTarget(fresh_client(old.api_client), old.context, old.namespace, old.server,
                                  old.simulator)
-        set_request_timeout(self.target.api_client, self.config.request_timeout)
+        self._client_settings()
 
     def successor(self, config: RunConfig) -> "Run":
         """A Run for ``config`` on this run's cluster and tracer, not yet

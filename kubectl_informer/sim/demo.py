@@ -107,7 +107,7 @@ class Demo:
 
 
 def start_demo(scenario: str | None = None, *, rate: float | None = None, port: int = 0, tls: bool = False,
-               kubeconfig_path: str | None = None, watch_cache_size: int = 100, watch_list: bool = True,
+               kubeconfig_path: str | None = None, watch_cache_size: int | None = None, watch_list: bool = True,
                clock: Clock | None = None, seed_objects: bool = True, seed_value: int | None = None,
                bookmark_interval: float = 60.0, bulk_pods: int = 0, bulk_namespace: str = "bench",
                namespaces: list[str] | None = None, controllers: bool | None = None,

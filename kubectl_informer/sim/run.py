@@ -13,7 +13,7 @@ from kubectl_informer.sim.scenarios import get_scenario
 
 
 def run_sim(port: int = 0, write_kubeconfig: str | None = None, scenario: str | None = None, tls: bool = True,
-            *, rate: float | None = None, watch_cache_size: int = 100, watch_list: bool = True, bulk_pods: int = 0,
+            *, rate: float | None = None, watch_cache_size: int | None = None, watch_list: bool = True, bulk_pods: int = 0,
             out: TextIO | None = None, stop_event: threading.Event | None = None, controllers: bool = True) -> None:
     """Serve until Ctrl-C (or ``stop_event``). Bad input raises ValueError
     with a one-line message (unknown scenario, port in use). ``controllers``:

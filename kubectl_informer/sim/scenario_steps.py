@@ -105,11 +105,18 @@ class ScenarioLogic:
 
 
 class Quiet(ScenarioLogic):
-    """No object changes; each tick the server sends every watch a BOOKMARK
-    (as kube-apiserver does periodically), so the last synced RV is
-    confirmed without any event."""
+    """No object of the served resources changes. Each tick the rest of the
+    cluster writes (a node's Lease renewed: etcd's revision moves, no served
+    resource gets an event), etcd sends its progress notification (by default
+    every 10 minutes; here each tick), which moves every watch cache's RV to
+    that revision, and the server sends every watch a BOOKMARK at its cache's
+    RV: newer than the watch's start, so it goes out (a bookmark at the RV a
+    watch started from is never sent), and the last synced RV moves without
+    any event."""
 
     def step(self, ctx: Context) -> None:
+        ctx.store.bump_revision()
+        ctx.store.progress_notify()
         for w in ctx.store.watchers(ctx.resource):
             if w.bookmarks:
                 ctx.store.bookmark(w)
@@ -394,34 +401,54 @@ class SmallWindow(ScenarioLogic):
             ctx.faults.stall_watches(0)
 
 
-class TooLargeRV(ScenarioLogic):
-    """etcd restored from a snapshot a few seconds old: the server's
-    resourceVersion goes back, its objects with it, and it restarts. The
-    client resumes from the RV it saw, now ahead of the server: kube-apiserver
-    waits 3 s for it, then answers 504 "Too large resource version"; the
-    reflector lists at that RV (504 again), then at "" (a consistent read),
-    as client-go does. Churn pauses for ``quiet`` ticks after the restore so
-    the server stays behind the client meanwhile."""
+class EtcdRestore(ScenarioLogic):
+    """etcd restored from a snapshot a few seconds old, without etcdutl's
+    ``--bump-revision``: objects and the revision go back and the API server
+    restarts (watches end, each cache re-lists at the restored revision).
 
-    WAIT = 3.0  # kube-apiserver's wait for a resourceVersion it has not reached
+    The reflector re-watches from the RV it saw, now ahead of the server. The
+    cacher accepts that watch and sends only events newer than it
+    (cacheWatcher.process), so every change made between the restore and that
+    RV is skipped without a word: the informer's cache and the server disagree
+    until it next lists. Every second restore the server also answers that
+    re-watch with a 500, as a server in trouble may: the reflector lists at its
+    last RV, the list waits 3 s for the cache and gets 504 "Too large resource
+    version" (client-go's REST client sends it again ten times, Retry-After:
+    1), then lists at "" (a consistent read) and its cache is whole again.
+    Churn pauses meanwhile (at most ``hold`` ticks), so the server stays behind."""
 
-    def __init__(self, period: int = 60, back: int = 16, quiet: int = 36):
+    def __init__(self, period: int = 60, back: int = 16, hold: int = 320):
         self.steady = Steady()
-        self.period, self.back, self.quiet = period, back, quiet
+        self.period, self.back, self.hold = period, back, hold
 
     def step(self, ctx: Context) -> None:
         store, st = ctx.store, ctx.state
         n = ctx.tick % self.period
         if n == 0 and "snapshot" in st:
-            store.too_large_wait = self.WAIT
+            st["restores"] = st.get("restores", 0) + 1
+            if st["restores"] % 2 == 0 and ctx.faults is not None:
+                ctx.faults.fail_next(500, verb="watch", resource=ctx.resource,
+                                     message="Internal error occurred: the demo fails this watch after the restore")
+                st["held"] = 0
             store.restore(st.pop("snapshot"))
-            st["quiet_until"] = ctx.tick + self.quiet
             return
-        if ctx.tick < st.get("quiet_until", 0):
-            return
+        if "held" in st:
+            if st["held"] < self.hold and not self._caught_up(ctx):
+                st["held"] += 1
+                return
+            del st["held"]
         self.steady.step(ctx)
         if n == self.period - self.back:
             st["snapshot"] = store.current_rv()
+
+    @staticmethod
+    def _caught_up(ctx: Context) -> bool:
+        """Has the client listed again and watched from the server's RV?"""
+        now = ctx.store.current_rv()
+        return any(w.start_rv.isdigit() and 0 < int(w.start_rv) <= now for w in ctx.store.watchers(ctx.resource))
+
+
+TooLargeRV = EtcdRestore  # the scenario's old name
 
 
 class CacheReinit(ScenarioLogic):

@@ -21,6 +21,7 @@ from kubectl_informer.sim.scenario_steps import (  # noqa: F401  (names used by 
     CacheReinit,
     Context,
     DisconnectedDelete,
+    EtcdRestore,
     Flaky,
     MassDelete,
     Quiet,
@@ -54,7 +55,28 @@ class Scenario:
     controllers: bool = False
 
 
-SCENARIOS: dict[str, Scenario] = {s.name: s for s in (
+class ScenarioTable(dict):
+    """The scenarios by name. An old name is found too (``in``, ``[]``,
+    ``get``), but listing it (keys, items, iteration) gives current names only."""
+
+    def __init__(self, scenarios, aliases: dict[str, str]):
+        super().__init__((s.name, s) for s in scenarios)
+        self.aliases = aliases
+
+    def __contains__(self, name) -> bool:
+        return super().__contains__(self.aliases.get(name, name))
+
+    def __getitem__(self, name) -> Scenario:
+        return super().__getitem__(self.aliases.get(name, name))
+
+    def get(self, name, default=None):
+        return self[name] if name in self else default
+
+
+# Old names still accepted (not listed).
+ALIASES = {"too-large-rv": "etcd-restore"}
+
+SCENARIOS: dict[str, Scenario] = ScenarioTable((
     Scenario("steady", "Steady updates: pods start, restart and get relabelled, a few are created and deleted "
                        "(about 4 changes a second); a bare pod you apply is left alone.", Steady, 4.0, 1.0),
     Scenario("burst", "A burst on one key: 20 back-to-back updates to one pod every 3 s, so DeltaFIFO "
@@ -66,8 +88,8 @@ SCENARIOS: dict[str, Scenario] = {s.name: s for s in (
              MassDelete, 1 / 5, 2.5),
     Scenario("relist-storm", "Relist storm: every 4 s all watches are cut and the watch cache expired, so every "
                              "client gets 410 Expired and relists.", RelistStorm, 1 / 4, 2.5),
-    Scenario("flaky", "Steady churn on a flaky server: dropped watches, 429 on watch, 500 on list, 410 on "
-                      "watch, stalled streams, in turn; each fault once the client has been watching again for "
+    Scenario("flaky", "Steady churn on a flaky server: dropped watches, 429 on watch (retried by the REST "
+                      "client after its Retry-After), 500 on list, 410 on watch, stalled streams, in turn; each fault once the client has been watching again for "
                       "3 s, so back-off then recovery shows every time.", Flaky, 2.0),
     Scenario("rollout", "Rollouts and scaling of Deployment web by the simulated controllers: a restart (new "
                         "ReplicaSet, pods surged in and old ones terminated), a scale to 8, a restart, a scale "
@@ -77,17 +99,20 @@ SCENARIOS: dict[str, Scenario] = {s.name: s for s in (
                              "watch streams stall for 3 s while pods change; the server ends the watcher that fell "
                              "behind, its re-watch is older than the window: 410 Expired, relist.",
              SmallWindow, 4.0, 1.0),
-    Scenario("too-large-rv", "The server's resourceVersion goes back, as after an etcd restore: every 15 s the "
-                             "objects and the RV return to 4 s earlier and watches end; the client, ahead of the "
-                             "server, gets 504 \"Too large resource version\" and relists from \"\".",
-             TooLargeRV, 4.0, 1.0),
+    Scenario("etcd-restore", "etcd restored from a snapshot 4 s old, every 15 s: objects and the RV go back and "
+                             "the API server restarts. The client re-watches from the RV it saw, ahead of the "
+                             "server: the watch is accepted and every change up to that RV is skipped without a "
+                             "word. Every second restore the re-watch also fails (500): the relist at that RV "
+                             "waits 3 s, gets 504 \"Too large resource version\" (retried ten times by the REST "
+                             "client), then the reflector lists from \"\".",
+             EtcdRestore, 4.0, 1.0),
     Scenario("cache-reinit", "The API server's watch cache re-initialises every 10 s: every watch ends, bookmarks "
                              "stop, watches get 429 for 2 s while pods change, then the cache restarts its window "
                              "at the current RV and the client's re-watch gets 410: relist.",
              CacheReinit, 4.0, 1.0),
     Scenario("quiet", "Nothing changes: the objects sit still (good for exploring resync); a BOOKMARK to "
                       "every watch each 10 s.", Quiet, 1 / 10, 10.0),
-)}
+), ALIASES)
 
 
 def _serves_events(store) -> bool:
@@ -99,7 +124,7 @@ def _serves_events(store) -> bool:
 
 
 def get_scenario(name: str) -> Scenario:
-    """The scenario called ``name``; ValueError (one line) if there is none."""
+    """The scenario called ``name`` (or by an old name); ValueError (one line) if there is none."""
     try:
         return SCENARIOS[name]
     except KeyError:

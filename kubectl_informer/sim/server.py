@@ -56,6 +56,7 @@ from kubectl_informer.sim.resources import (
 )
 from kubectl_informer.sim.store import Store
 from kubectl_informer.sim.watchcache import (
+    BLOCK_TIMEOUT,
     bookmark_line,
     is_bookmark,
     is_close,
@@ -122,11 +123,11 @@ class SimServer:
     """The simulated API server (see module doc). ``start()`` binds and serves
     in a background thread; ``url`` is then set."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0, tls: bool = False, watch_cache_size: int = 100,
-                 watch_list: bool = True, *, store: Store | None = None, bookmark_interval: float = 60.0,
-                 too_large_wait: float = 0.0, history_limit: int = 10_000, default_watch_timeout: float = 1800.0,
-                 tokens: frozenset[str] | None = None, aggregated_discovery: bool = True,
-                 anonymous: bool = False):
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, tls: bool = False,
+                 watch_cache_size: int | None = None, watch_list: bool = True, *, store: Store | None = None,
+                 bookmark_interval: float = 60.0, too_large_wait: float = BLOCK_TIMEOUT, history_limit: int = 10_000,
+                 default_watch_timeout: float = 1800.0, tokens: frozenset[str] | None = None,
+                 aggregated_discovery: bool = True, anonymous: bool = False):
         self.host = host
         self.aggregated_discovery = aggregated_discovery
         self.port = port
@@ -845,7 +846,8 @@ class _Handler(BaseHTTPRequestHandler):
                     return
                 break
             if is_bookmark(item):
-                if item.rv >= w.last_rv:
+                # cacheWatcher.process: a bookmark only when newer than the watch's start.
+                if item.rv > w.floor and item.rv >= w.last_rv:
                     self._chunk(bookmark_line(rdef, item.rv))
                     w.last_rv = max(w.last_rv, item.rv)
                     with store.lock:

@@ -3,9 +3,14 @@
 It plays both etcd and kube-apiserver's watch cache:
 
 - one global resourceVersion counter, bumped by every create/update/delete;
-- per resource, a *watch-cache window* of the last ``watch_cache_size`` events:
-  a watch from an RV older than the window gets 410 "too old resource version",
-  as kube-apiserver's cacher answers;
+- per resource, a *watch cache* (``watchcache``): a window of the last events,
+  sized as kube-apiserver's cacher sizes it (or fixed by ``watch_cache_size``),
+  and its own resourceVersion, moved by the resource's events and by etcd's
+  progress notifications (``progress_notify``, and whenever a request waits for
+  the cache, as the cacher's progress requester asks for one); a watch from an RV
+  older than the window gets 410 "too old resource version", a list or a
+  WatchList for an RV the cache has not reached waits up to 3 s, then 504, and a
+  plain watch from such an RV is accepted (events at or below it are skipped);
 - per resource, a longer *history* (etcd's MVCC revisions until compaction)
   from which Exact lists and continue tokens are served: at most
   ``history_limit`` events and none older than ``history_seconds`` (5 minutes,
@@ -51,6 +56,8 @@ from kubectl_informer.sim.continuation import (
 from kubectl_informer.sim.patches import json_patch, merge_patch, strategic_merge_patch
 from kubectl_informer.sim.resources import NAMESPACES, PODS, Registry, ResourceDef
 from kubectl_informer.sim.watchcache import (
+    BLOCK_TIMEOUT,
+    PROGRESS_NOTIFY_SECONDS,
     ADDED,
     DELETED,
     MODIFIED,
@@ -59,6 +66,7 @@ from kubectl_informer.sim.watchcache import (
     Event,
     ResourceState,
     Watcher,
+    retry_after_for_unready_cache,
     watch_line,
 )
 
@@ -115,9 +123,11 @@ class Store:
     ``deployments.apps``) or a ``ResourceDef``.
     """
 
-    def __init__(self, registry: Registry | None = None, watch_cache_size: int = 100,
-                 history_limit: int = 10_000, max_watcher_queue: int = 100_000, too_large_wait: float = 0.0,
-                 history_seconds: float | None = HISTORY_SECONDS, now: Callable[[], float] = time.monotonic):
+    def __init__(self, registry: Registry | None = None, watch_cache_size: int | None = None,
+                 history_limit: int = 10_000, max_watcher_queue: int = 100_000,
+                 too_large_wait: float = BLOCK_TIMEOUT, history_seconds: float | None = HISTORY_SECONDS,
+                 now: Callable[[], float] = time.monotonic,
+                 progress_notify_interval: float | None = PROGRESS_NOTIFY_SECONDS):
         self.registry = registry or Registry()
         # History is also compacted by age (None: by count only); ``now`` is its clock.
         self.history_seconds = history_seconds
@@ -125,10 +135,15 @@ class Store:
         self.lock = threading.RLock()
         self._rv_changed = threading.Condition(self.lock)
         self._rv = 0
+        # None: kube-apiserver's dynamic window (100 events growing to 102,400); N: fixed at N.
         self.watch_cache_size = watch_cache_size
+        # etcd's periodic progress notification to the caches' watches (None: never), on ``now``.
+        self.progress_notify_interval = progress_notify_interval
+        self._next_progress = now() + progress_notify_interval if progress_notify_interval else None
         self.history_limit = history_limit
         self.max_watcher_queue = max_watcher_queue
-        # How long a request for a future RV waits for it before 504 (kube-apiserver waits 3 s).
+        # How long a list or WatchList for an RV the cache has not reached waits
+        # for it before 504 (the cacher's blockTimeout, 3 s).
         self.too_large_wait = too_large_wait
         self._states: dict[ResourceDef, ResourceState] = {}
         # Called (lock held) with each committed Event: the simulated
@@ -159,7 +174,7 @@ class Store:
             st = self._states[rdef] = ResourceState(rdef, self.watch_cache_size, self.history_limit,
                                                      self.history_seconds, self._now)
             st.listeners = self.listeners
-            st.window_start = st.history_floor = self._rv
+            st.window_start = st.history_floor = st.rv = self._rv
         return st
 
     def current_rv(self) -> int:
@@ -170,7 +185,8 @@ class Store:
         return self._rv
 
     def set_watch_cache_size(self, size: int, resource: str | ResourceDef | None = None) -> None:
-        """Resize the watch-cache window of one resource (or all, and the default)."""
+        """Fix the watch-cache window of one resource (or all, and the default)
+        at ``size`` events: both bounds, so it never resizes."""
         if size < 0:
             raise ValueError("watch cache size must be >= 0")
         with self.lock:
@@ -608,22 +624,71 @@ class Store:
         except ValueError:
             raise ApiError(400, "BadRequest", f'invalid resource version "{rv}"') from None
 
-    def _too_large(self, want: int) -> ApiError:
-        return ApiError(504, "Timeout", f"Timeout: Too large resource version: {want}, current: {self._rv}",
+    def _too_large(self, want: int, current: int) -> ApiError:
+        return ApiError(504, "Timeout", f"Timeout: Too large resource version: {want}, current: {current}",
                         [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
                         retry_after=1)
 
-    def _wait_fresh(self, want: int) -> None:
-        """Wait (lock held) up to ``too_large_wait`` for the store to reach
-        ``want``, as the watch cache does, then 504."""
-        if want <= self._rv:
+    def _wait_fresh(self, st: ResourceState, want: int) -> None:
+        """watchCache.waitUntilFreshAndBlock (lock held): wait up to
+        ``too_large_wait`` for the cache's RV to reach ``want``, then 504.
+        While a request waits the cacher asks etcd for progress
+        notifications (its ConditionalProgressRequester, every 100 ms), so
+        the cache catches up with etcd's revision, events or not."""
+        if want <= self._read_rv(st):
             return
         deadline = time.monotonic() + self.too_large_wait
-        while want > self._rv:
+        while True:
+            st.progress(self._rv)
+            if want <= self._read_rv(st):
+                return
             left = deadline - time.monotonic()
             if left <= 0:
-                raise self._too_large(want)
+                raise self._too_large(want, self._read_rv(st))
             self._rv_changed.wait(left)
+
+    def _read_rv(self, st: ResourceState) -> int:
+        """The RV a read of ``st`` is served at: its cache's, or etcd's while the
+        cache re-initialises (the cacher then delegates reads to etcd)."""
+        return st.rv if st.ready else self._rv
+
+    def _tick_progress(self) -> None:
+        """etcd's periodic progress notification (lock held), when due: every
+        cache's RV moves to etcd's revision. Applied lazily, whenever the
+        caches are read, which is when it shows."""
+        if self._next_progress is None:
+            return
+        now = self._now()
+        if now < self._next_progress:
+            return
+        self._next_progress = now + self.progress_notify_interval
+        for st in self._states.values():
+            st.progress(self._rv)
+
+    def progress_notify(self, resource=None) -> int:
+        """A progress notification from etcd now, to the cache of one
+        resource (or all): their RV moves to etcd's current revision, with no
+        event. Returns that revision."""
+        with self.lock:
+            targets = [self._state(self.resource(resource))] if resource else list(self._states.values())
+            for st in targets:
+                st.progress(self._rv)
+            return self._rv
+
+    def bump_revision(self, n: int = 1) -> int:
+        """``n`` writes to what the simulator does not serve (a node's Lease
+        renewed, an Endpoints update): etcd's revision moves, no served
+        resource gets an event. Returns the new revision."""
+        with self.lock:
+            self._rv += max(0, int(n))
+            self._rv_changed.notify_all()
+            return self._rv
+
+    def cache_rv(self, resource) -> int:
+        """The resource's watch-cache resourceVersion."""
+        with self.lock:
+            self._tick_progress()
+            return self._state(self.resource(resource)).rv
 
     def list_entries(self, resource, namespace: str | None = None, label_match=None, field_match=None,
                      resource_version: str | None = "", resource_version_match: str | None = "",
@@ -672,8 +737,8 @@ class Store:
             at, start_after = decode_continue(continue_)
             if at == -1:
                 at = self._rv
-            if at > self._rv:
-                raise self._too_large(at)
+            if at > st.rv:
+                self._wait_fresh(st, at)  # a token from before a restore: waitAndListExactRV
             if at < st.history_floor:
                 raise ExpiredContinue(encode_continue(-1, start_after.rstrip("\x00")))
             return at, self._snapshot(st, at), limit, start_after
@@ -683,17 +748,21 @@ class Store:
         if match == "Exact" and rv == "0":
             raise _invalid("resourceVersionMatch", 'Forbidden: resourceVersionMatch "exact" is '
                                                    'forbidden for resourceVersion "0"')
+        self._tick_progress()
         if rv == "":
+            # A consistent read (ConsistentListFromCache): etcd's current
+            # revision, which the cache reaches by a progress notification.
+            self._wait_fresh(st, self._rv)
             return self._rv, None, limit, ""
         if rv == "0":
-            return self._rv, None, 0, ""  # from the watch cache: any state will do, and it ignores limit
+            return self._read_rv(st), None, 0, ""  # from the watch cache: any state will do, and it ignores limit
         want = self._parse_rv(rv)
-        self._wait_fresh(want)
+        self._wait_fresh(st, want)
         if match == "Exact" or (not match and limit > 0):
             if want < st.history_floor:
                 raise ApiError(410, "Expired", EXPIRED_LIST)
             return want, self._snapshot(st, want), limit, ""
-        return self._rv, None, limit, ""
+        return self._read_rv(st), None, limit, ""  # NotOlderThan: the cache's state, at its RV
 
     def _snapshot(self, st: ResourceState, at: int) -> dict[str, Entry] | None:
         """The objects at ``at``, or None when nothing changed since (then the
@@ -743,35 +812,14 @@ class Store:
         with self.lock:
             st = self._state(rdef)
             if not st.ready:
-                raise ApiError(429, "TooManyRequests", "storage is (re)initializing", retry_after=1)
+                raise ApiError(429, "TooManyRequests", "storage is (re)initializing",
+                               retry_after=retry_after_for_unready_cache(self._now() - st.down_since))
+            self._tick_progress()
             w = Watcher(st, namespace if rdef.namespaced else None, label_match, field_match, allow_bookmarks,
                         self.max_watcher_queue, user_agent, rv)
             want = None if rv in ("", "0") else self._parse_rv(rv)
-            if want is not None:
-                self._wait_fresh(want)
-            initial: list[bytes] = []
-            end_rv = None
-            if send_initial_events or (send_initial_events is None and want is None):
-                # Synthetic ADDED events for the current state (WatchList, or a watch from "" / "0").
-                keys = self._ns_keys(st, w.namespace)
-                entries = [st.objects[k] for k in keys]
-                w.last_rv = self._rv
-                if send_initial_events:
-                    end_rv = self._rv
-            elif want is None:
-                entries = []           # sendInitialEvents=false from "" / "0": start now
-                w.last_rv = self._rv
-            else:
-                floor = st.too_old_below()
-                if want < floor:
-                    raise ApiError(410, "Expired", f"too old resource version: {want} ({floor})")
-                entries = []
-                for ev in st.window:
-                    if ev.rv > want:
-                        t = w.filter(ev)
-                        if t is not None:
-                            initial.append(ev.line(t) if encode is None else watch_line(t, encode(ev.entry.raw)))
-                w.last_rv = self._rv
+            initial, entries, end_rv = self._watch_start(st, w, rv, want, send_initial_events, encode)
+            w.floor = w.last_rv
             st.watchers.add(w)
 
         def lines():
@@ -782,6 +830,40 @@ class Store:
                 if w.matches(e):
                     yield watch_line(ADDED, e.raw if encode is None else encode(e.raw))
         return w, lines(), end_rv
+
+    def _watch_start(self, st: ResourceState, w: Watcher, rv: str, want: int | None,
+                     send_initial_events: bool | None, encode) -> tuple[list[bytes], list[Entry], int | None]:
+        """Where a watch starts (lock held), as the cacher's Watch decides it:
+        ``(replayed lines, objects sent as ADDED, end bookmark RV)``, and the
+        watcher's position set. Only a WatchList waits for the cache
+        (waitUntilWatchCacheFreshAndForceAllEvents); a plain watch from an RV
+        the cache has not reached starts at once, and every event at or below
+        that RV is skipped (cacheWatcher.process), as getAllEventsSinceLocked
+        finds none newer in the buffer."""
+        if send_initial_events:
+            # getWatchCacheResourceVersion: "" is etcd's current revision, "0" any.
+            self._wait_fresh(st, self._rv if rv == "" else (want or 0))
+            w.last_rv = st.rv
+            return [], [st.objects[k] for k in self._ns_keys(st, w.namespace)], st.rv
+        if want is None and send_initial_events is None:
+            # A watch from "" or "0": the current state as ADDED events, then what follows.
+            w.last_rv = st.rv
+            return [], [st.objects[k] for k in self._ns_keys(st, w.namespace)], None
+        if want is None:
+            # sendInitialEvents=false: from "0" the cache's RV, from "" etcd's revision.
+            w.last_rv = self._rv if rv == "" else st.rv
+            return [], [], None
+        floor = st.too_old_below()
+        if want < floor:
+            raise ApiError(410, "Expired", f"too old resource version: {want} ({floor})")
+        initial: list[bytes] = []
+        for ev in st.window:
+            if ev.rv > want:
+                t = w.filter(ev)
+                if t is not None:
+                    initial.append(ev.line(t) if encode is None else watch_line(t, encode(ev.entry.raw)))
+        w.last_rv = max(want, st.window[-1].rv if st.window else 0)
+        return initial, [], None
 
     def stop_watch(self, w: Watcher) -> None:
         with self.lock:
@@ -797,6 +879,7 @@ class Store:
         """The resource's watch-cache window and watchers, as the debug endpoint reports them."""
         rdef = self.resource(resource)
         with self.lock:
+            self._tick_progress()
             figures = self._state(rdef).window_figures()
             figures["currentRV"] = str(self._rv)
             return figures
@@ -820,6 +903,7 @@ class Store:
         with self.lock:
             st = self._state(self.resource(resource))
             st.ready = False
+            st.down_since = self._now()
             watchers = list(st.watchers)
             for w in watchers:
                 w.close("reinit")
@@ -859,21 +943,24 @@ class Store:
             return rv
 
     def send_bookmarks(self, resource=None) -> int:
-        """Queue a BOOKMARK at the current RV to every watcher that allowed
-        bookmarks (of one resource or all): what kube-apiserver does on its
-        bookmark timer. Returns how many were queued."""
+        """Queue a BOOKMARK at its cache's RV to every watcher that allowed
+        bookmarks (of one resource or all): what kube-apiserver's cacher does
+        on its bookmark timer (the stream sends it only if that RV is newer
+        than the watch's start). Returns how many were queued."""
         n = 0
         with self.lock:
+            self._tick_progress()
             for w in self.watchers(resource):
                 if w.bookmarks:
-                    w.push(Bookmark(self._rv))
+                    w.push(Bookmark(w.state.rv))
                     n += 1
         return n
 
     def bookmark(self, w: Watcher) -> None:
-        """Queue a BOOKMARK at the current RV to one watcher (its periodic timer)."""
+        """Queue a BOOKMARK at its cache's RV to one watcher (its periodic timer)."""
         with self.lock:
-            w.push(Bookmark(self._rv))
+            self._tick_progress()
+            w.push(Bookmark(w.state.rv))
 
     def drop_watches(self, resource=None, abrupt: bool = False) -> int:
         """End open watches: cleanly (the stream ends, as on a server timeout)

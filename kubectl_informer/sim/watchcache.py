@@ -8,11 +8,17 @@ compaction) for Exact lists and continue tokens, and watchers, each with its
 own queue, fed under the store's lock so every watcher sees events in RV order.
 An entry keeps its object as serialized JSON bytes, so a list is a join.
 
-The window is the cacher's cyclic buffer: its capacity may grow (doubled while
-full of events younger than ``EVENT_FRESH_SECONDS``) and shrink (halved when
-the newest quarter is older than that), between a lower and an upper bound, as
-watchCache.resizeCacheLocked does; the simulator keeps both bounds at the
-configured size unless told otherwise, so a small window stays small. A cache
+The window is the cacher's cyclic buffer: its capacity grows (doubled while
+full and its oldest event is younger than ``EVENT_FRESH_SECONDS``) and shrinks
+(halved while full and its newest quarter is older than that), between a lower
+and an upper bound, as watchCache.resizeCacheLocked does; kube-apiserver's
+bounds (100 and 102,400) are the default, and a scenario that needs a small
+window fixes both (``Store.set_watch_cache_size``).
+
+Each resource's cache has its own resourceVersion (watchCache.resourceVersion):
+the RV of its newest event, or of the last progress notification from etcd,
+which moves it up to etcd's revision (global: other resources' writes move it)
+without an event. Lists served from the cache and bookmarks carry it. A cache
 being re-initialised serves no watch (429 "storage is (re)initializing") and
 restarts its window at the RV it re-listed at. ``window_figures`` is what the
 sim-only debug endpoint reports (see server.py).
@@ -22,6 +28,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import math
 import threading
 import time
 from collections import deque
@@ -38,6 +45,10 @@ ADDED, MODIFIED, DELETED, BOOKMARK = "ADDED", "MODIFIED", "DELETED", "BOOKMARK"
 EVENT_FRESH_SECONDS = 75.0
 # kube-apiserver's bounds for the buffer (defaultLowerBoundCapacity, defaultUpperBoundCapacity).
 LOWER_BOUND_CAPACITY, UPPER_BOUND_CAPACITY = 100, 100 * 1024
+# kube-apiserver's wait for its cache to reach a resourceVersion (cacher's blockTimeout).
+BLOCK_TIMEOUT = 3.0
+# etcd's default --watch-progress-notify-interval: an idle watch gets a progress notification this often.
+PROGRESS_NOTIFY_SECONDS = 600.0
 # The turnover rate is measured over this many seconds.
 TURNOVER_SECONDS = 10.0
 _WATCHER_IDS = itertools.count(1)
@@ -93,6 +104,27 @@ def watch_line(type: str, raw: bytes) -> bytes:
     return b'{"type":"' + type.encode() + b'","object":' + raw + b"}\n"
 
 
+def resized_capacity(capacity: int, oldest_age: float, quarter_age: float, lower: int, upper: int,
+                     fresh: float = EVENT_FRESH_SECONDS) -> int:
+    """watchCache.resizeCacheLocked's rule for a full buffer about to take an
+    event: ``oldest_age`` is how old its oldest event is, ``quarter_age`` the
+    one a quarter of the capacity from the newest end. Doubled (up to
+    ``upper``) while the oldest is younger than ``fresh``; else halved (down
+    to ``lower``) once that newest quarter is older than ``fresh``."""
+    if oldest_age < fresh:
+        return max(capacity, min(capacity * 2, upper))
+    if quarter_age > fresh:
+        return min(capacity, max(capacity // 2, lower))
+    return capacity
+
+
+def retry_after_for_unready_cache(downtime: float) -> int:
+    """The Retry-After of the 429 a re-initialising cache answers a watch
+    with (calculateRetryAfterForUnreadyCache): e^(0.06 s⁻¹ × downtime),
+    between 1 and 30 seconds."""
+    return int(min(30.0, max(1.0, math.exp(0.06 * max(0.0, downtime)))))
+
+
 class Bookmark:
     __slots__ = ("rv",)
 
@@ -125,6 +157,9 @@ class Watcher:
         self.closed = False
         self.close_reason = ""   # "dropped", "abrupt", "slow", "stopped", "reload"
         self.last_rv = 0         # highest RV written to the client
+        # The RV the cacher's watcher processes from (cacheWatcher.process): an
+        # event or bookmark at or below it is never sent.
+        self.floor = 0
 
     # -- producer side (store lock held) --
     def push(self, item) -> None:
@@ -192,27 +227,34 @@ class Watcher:
 
 
 class ResourceState:
-    def __init__(self, rdef: ResourceDef, window: int, history_limit: int,
+    def __init__(self, rdef: ResourceDef, window: int | None, history_limit: int,
                  history_seconds: float | None = None, now: Callable[[], float] = time.monotonic):
+        """``window``: a fixed capacity (both bounds), or None for
+        kube-apiserver's: 100 events, growing up to 102,400."""
         self.rdef = rdef
         self.history_seconds = history_seconds
         self.now = now
         self.objects: dict[str, Entry] = {}
         self._sorted: list[str] | None = []
         self.window: deque[Event] = deque()
-        self.window_size = window
+        if window is None:
+            self.window_size, self.lower_capacity, self.upper_capacity = (
+                LOWER_BOUND_CAPACITY, LOWER_BOUND_CAPACITY, UPPER_BOUND_CAPACITY)
+        else:
+            self.window_size = self.lower_capacity = self.upper_capacity = window
         self.window_start = 0      # every event with rv > window_start is in the window
         self.evicted = False       # has the window dropped an event since it (re)started?
+        self.rv = 0                # the cache's resourceVersion (watchCache.resourceVersion)
         self.history: deque[Event] = deque()
         self.history_limit = history_limit
         self.history_floor = 0     # states at rv >= history_floor can be rebuilt
         self.watchers: set[Watcher] = set()
         self.listeners: list[Callable[[ResourceDef, Event], None]] = []  # the store's, shared
-        # The buffer's bounds: equal (the default) keeps the window at its size.
-        self.lower_capacity = self.upper_capacity = window
         self.ready = True          # False while the cache re-initialises
+        self.down_since = 0.0      # when it last stopped being ready (the 429's Retry-After grows with it)
         self.initialisations = 1   # watchCache.Replace calls: the first list, then each re-initialisation
         self.bookmarks_sent = 0
+        self.progress_notifications = 0  # progress notifications that moved the cache's RV
         self.received = 0          # events that entered the window
         self._entered: deque[float] = deque(maxlen=4096)  # when they entered (the turnover rate)
 
@@ -229,6 +271,7 @@ class ResourceState:
         if self.ready:  # a cache re-initialising keeps no window: it restarts at its list's RV
             self._resize(now)
             self.window.append(ev)
+            self.rv = ev.rv
             self.received += 1
             self._entered.append(now)
             self.shrink_window()
@@ -248,16 +291,16 @@ class ResourceState:
             fn(self.rdef, ev)
 
     def _resize(self, now: float) -> None:
-        """watchCache.resizeCacheLocked, before an event goes in: a full
-        buffer whose oldest event is fresh doubles (up to the upper bound);
-        a full one whose newest quarter is stale halves (down to the lower)."""
-        cap, window = self.window_size, self.window
-        if self.upper_capacity == self.lower_capacity or cap == 0 or len(window) < cap:
+        """watchCache.resizeCacheLocked, before an event goes in."""
+        window = self.window
+        if len(window) < self.window_size or self.window_size == 0:
             return
-        if now - window[0].t < EVENT_FRESH_SECONDS:
-            self.window_size = min(cap * 2, self.upper_capacity)
-        elif now - window[len(window) - cap // 4].t > EVENT_FRESH_SECONDS:
-            self.window_size = max(cap // 2, self.lower_capacity)
+        oldest_age = now - window[0].t
+        quarter_age = now - window[(len(window) - self.window_size // 4) % self.window_size].t
+        new = resized_capacity(self.window_size, oldest_age, quarter_age, self.lower_capacity,
+                               self.upper_capacity)
+        if new != self.window_size:
+            self.window_size = new
             self.shrink_window()
 
     def shrink_window(self) -> None:
@@ -269,12 +312,23 @@ class ResourceState:
             self.evicted = True
 
     def restart_window(self, rv: int) -> None:
-        """The cache (re)listed at ``rv``: an empty window that serves watches from ``rv`` on."""
+        """The cache (re)listed at ``rv`` (watchCache.Replace): an empty window
+        that serves watches from ``rv`` on, and the cache's RV is ``rv``."""
         for ev in self.window:
             ev.leave_window()
         self.window.clear()
-        self.window_start = rv
+        self.window_start = self.rv = rv
         self.evicted = False
+
+    def progress(self, rv: int) -> bool:
+        """A progress notification from etcd at revision ``rv``
+        (watchCache.UpdateResourceVersion): the cache's RV moves up to it
+        without an event. A cache re-initialising has no watch on etcd."""
+        if not self.ready or rv <= self.rv:
+            return False
+        self.rv = rv
+        self.progress_notifications += 1
+        return True
 
     def turnover(self) -> float:
         """Events per second that entered the window over the last TURNOVER_SECONDS."""
@@ -282,31 +336,28 @@ class ResourceState:
         n = len(self._entered) - bisect.bisect_right(self._entered, since)
         return n / TURNOVER_SECONDS
 
-    def room_before_expiry(self, position: int, rvs: list[int]) -> int:
-        """How many more events the window takes before a watch resuming at
-        ``position`` would be answered 410 (0: it already would). ``rvs``:
-        the window's RVs, oldest first."""
-        if position < self.too_old_below():
-            return 0
-        free = max(0, self.window_size - len(rvs))
-        # It falls out once every event at or below position + 1 is evicted.
-        return free + bisect.bisect_right(rvs, position + 1)
-
     def window_figures(self, max_watchers: int = 100) -> dict:
         """The window as the debug endpoint reports it (caller holds the
         store's lock): RVs as strings, as the API writes them; at most
-        ``max_watchers`` watchers, the oldest first."""
+        ``max_watchers`` watchers, the oldest first. Only what the cacher
+        itself knows: no forecast of when a position falls out (that depends
+        on how fast events come: a full window of events younger than 75 s
+        grows instead of evicting, up to its upper bound)."""
         rvs = [ev.rv for ev in self.window]
         newest = rvs[-1] if rvs else self.window_start
         watchers = sorted(self.watchers, key=lambda w: w.id)
+        oldest_age = round(self.now() - self.window[0].t, 3) if self.window else None
         return {
             "kind": "WatchCacheWindow", "resource": self.rdef.qualified, "ready": self.ready,
-            "oldestRV": str(self.too_old_below()), "newestRV": str(newest),
-            "capacity": self.window_size, "events": len(rvs), "turnover": self.turnover(),
+            "oldestRV": str(self.too_old_below()), "newestRV": str(newest), "cacheRV": str(self.rv),
+            "capacity": self.window_size, "lowerBound": self.lower_capacity, "upperBound": self.upper_capacity,
+            "freshSeconds": EVENT_FRESH_SECONDS, "oldestAge": oldest_age,
+            "events": len(rvs), "turnover": self.turnover(),
             "received": self.received, "initialisations": self.initialisations,
-            "bookmarksSent": self.bookmarks_sent, "watchersTotal": len(watchers),
+            "bookmarksSent": self.bookmarks_sent, "progressNotifications": self.progress_notifications,
+            "watchersTotal": len(watchers),
             "watchers": [{"id": w.id, "userAgent": w.user_agent, "startRV": w.start_rv, "rv": str(w.last_rv),
-                          "sent": w.sent, "room": self.room_before_expiry(w.last_rv, rvs)}
+                          "sent": w.sent}
                          for w in watchers[:max_watchers]],
         }
 

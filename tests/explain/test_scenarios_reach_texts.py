@@ -165,16 +165,18 @@ def small_window():
     return d
 
 
-def too_large_rv():
-    # Tick 44 snapshots the RV, tick 60 restores it: the client, ahead of the server, is answered
-    # "Too large resource version" and lists again with RV "".
-    with Driven("too-large-rv") as d:
+def etcd_restore():
+    # Tick 44 snapshots the RV, tick 60 restores it (the re-watch ahead is accepted), tick 120 restores it
+    # again and fails the re-watch: the relist at our RV is answered "Too large resource version", then
+    # the reflector lists again with RV "".
+    with Driven("etcd-restore") as d:
         d.settle()
-        d.step(61)
-        d.wait("server.too_large", timeout=25)
-        d.wait("list.start", resource_version="", timeout=25)
+        d.run.demo.server.store.too_large_wait = 0.05  # kube-apiserver's 3 s, in real time
+        d.step(121)
+        d.wait("server.too_large", timeout=25, advance=0.1)
+        d.wait("list.start", resource_version="", timeout=25, advance=0.1)
         n = d.seen("server.window")
-        d.step(40)  # past the quiet spell: churn again, so the window changes and is reported
+        d.step(40)  # the client caught up: churn again, so the window changes and is reported
         d.wait("server.window", n=n + 1)
     return d
 
@@ -192,7 +194,7 @@ def cache_reinit():
 
 PLANS = {"rollout": rollout, "steady": steady, "burst": burst, "disconnect": disconnect, "relist-storm": relist_storm,
          "mass-delete": mass_delete, "flaky": flaky, "quiet": quiet,
-         "small-window": small_window, "too-large-rv": too_large_rv, "cache-reinit": cache_reinit}
+         "small-window": small_window, "etcd-restore": etcd_restore, "cache-reinit": cache_reinit}
 
 
 @pytest.fixture(scope="module")

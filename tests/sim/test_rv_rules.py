@@ -40,6 +40,7 @@ def test_list_rv0_from_cache_ignores_limit(client):
 
 
 def test_list_future_rv_is_too_large_504(client, sim):
+    sim.store.too_large_wait = 0.05  # kube-apiserver waits 3 s (tests/sim/test_cacher.py times it)
     future = sim.store.current_rv() + 10
     status, st = client.get(PODS, resourceVersion=str(future))
     assert status == 504 and st["reason"] == "Timeout"

@@ -59,12 +59,23 @@ def test_watch_older_than_window_is_410_error_event():
         assert st["message"] == f"too old resource version: {rv} ({rv + 1})"
 
 
-def test_watch_future_rv_is_too_large_error_event(client, sim):
-    w = client.watch(PODS, resourceVersion=str(sim.store.current_rv() + 100))
-    evs = w.rest()
-    st = evs[0]["object"]
-    assert evs[0]["type"] == "ERROR" and st["code"] == 504
-    assert st["details"]["causes"] == [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}]
+def test_a_plain_watch_ahead_of_the_cache_is_accepted_and_skips_events_up_to_its_rv(client, sim):
+    # cacher.Watch waits for the cache only when sendInitialEvents=true: a
+    # plain watch from an RV the cache has not reached starts at once, and
+    # cacheWatcher.process sends only events newer than that RV.
+    ahead = sim.store.current_rv() + 3
+    w = client.watch(PODS, resourceVersion=str(ahead), allowWatchBookmarks="true")
+    assert w.status == 200
+    from kubectl_informer.clock.testing import wait_for
+    assert wait_for(lambda: sim.store.watchers("pods"))
+    for i in range(5):
+        sim.store.create("pods", pod(f"p{i}"))
+    sim.store.send_bookmarks()
+    evs = w.take(3)
+    assert [(e["type"], e["object"]["metadata"].get("name")) for e in evs] == [
+        ("ADDED", "p3"), ("ADDED", "p4"), ("BOOKMARK", None)]
+    assert rv_of(evs[0]) == ahead + 1
+    w.close()
 
 
 def test_expire_watch_cache_makes_old_rvs_410(client, sim):
@@ -124,6 +135,7 @@ def test_bookmarks_on_request_only_when_allowed(client, sim):
     from kubectl_informer.clock.testing import wait_for
     assert wait_for(lambda: len(sim.store.watchers("pods")) == 2)
     sim.store.create("configmaps", {"metadata": {"name": "c", "namespace": "default"}})  # RV moves elsewhere
+    sim.store.progress_notify("pods")  # etcd's progress notification moves the pods cache's RV there
     assert sim.store.send_bookmarks() == 1
     ev = with_bm.next()
     assert ev["type"] == "BOOKMARK" and rv_of(ev) == sim.store.current_rv()
@@ -137,7 +149,16 @@ def test_bookmarks_on_request_only_when_allowed(client, sim):
 def test_periodic_bookmarks():
     with SimServer(bookmark_interval=0.05) as sim:
         w = RawClient(sim.url, token=sim.token).watch(PODS, resourceVersion="0", allowWatchBookmarks="true")
-        evs = w.take(2)
+        from kubectl_informer.clock.testing import wait_for
+        assert wait_for(lambda: sim.store.watchers("pods"))
+        # A bookmark goes only once the cache's RV is past the watch's start: etcd's
+        # revision moves (another resource) and a progress notification brings it.
+        sim.store.bump_revision()
+        sim.store.progress_notify()
+        evs = w.take(1)
+        sim.store.bump_revision()
+        sim.store.progress_notify()
+        evs += w.take(1)
         assert [e["type"] for e in evs] == ["BOOKMARK", "BOOKMARK"]
         w.close()
 
@@ -181,8 +202,11 @@ def test_watch_list_sends_state_then_initial_events_end_bookmark(client, sim):
 
 
 def test_watch_list_from_future_rv_is_too_large(client, sim):
+    sim.store.too_large_wait = 0.05  # kube-apiserver waits 3 s (tests/sim/test_cacher.py times it)
     evs = watch_list(client, resourceVersion=str(sim.store.current_rv() + 5)).rest()
     assert evs[0]["type"] == "ERROR" and evs[0]["object"]["code"] == 504
+    assert evs[0]["object"]["details"]["causes"] == [
+        {"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}]
 
 
 def test_watch_list_validation(client):

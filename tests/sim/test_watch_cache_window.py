@@ -59,22 +59,33 @@ def test_a_fixed_window_never_resizes():
     assert store.watch_cache_figures("pods")["capacity"] == 4
 
 
-@pytest.mark.parametrize("fresh", [True, False])
-def test_room_is_how_many_events_before_a_position_answers_410(fresh):
+def test_a_position_answers_410_once_the_event_after_it_is_evicted():
     store = _store(watch_cache_size=8)
-    _touch(store, 3 if fresh else 12)
-    pos = store.current_rv() - 1
-    w, _, _ = store.start_watch("pods", resource_version=str(pos))
-    w.last_rv = pos
-    room = next(x["room"] for x in store.watch_cache_figures("pods")["watchers"] if x["id"] == w.id)
-    assert room > 0
-    _touch(store, room - 1)
+    _touch(store, 3)
+    pos = store.current_rv() - 1  # the event after pos is the newest: 7 more events fit before it goes
+    _touch(store, 7)
     store.start_watch("pods", resource_version=str(pos))  # still served
     _touch(store, 1)
     with pytest.raises(ApiError) as e:
         store.start_watch("pods", resource_version=str(pos))
     assert e.value.status == 410
-    assert next(x["room"] for x in store.watch_cache_figures("pods")["watchers"] if x["id"] == w.id) == 0
+
+
+def test_the_report_says_what_the_cacher_knows_and_no_forecast():
+    clock = FakeClock(1000.0)
+    store = _store(clock)
+    _touch(store, 2)
+    clock.step(30.0)
+    store.bump_revision(5)  # writes to what the simulator does not serve: etcd's revision moves
+    f = store.watch_cache_figures("pods")
+    assert (f["capacity"], f["lowerBound"], f["upperBound"], f["freshSeconds"], f["oldestAge"]) == (
+        100, 100, 102_400, 75.0, 30.0)
+    assert int(f["cacheRV"]) == store.current_rv() - 5 and f["progressNotifications"] == 0
+    store.progress_notify("pods")
+    f = store.watch_cache_figures("pods")
+    assert (f["cacheRV"], f["progressNotifications"]) == (str(store.current_rv()), 1)
+    w, _, _ = store.start_watch("pods", resource_version=f["cacheRV"])
+    assert "room" not in next(x for x in store.watch_cache_figures("pods")["watchers"] if x["id"] == w.id)
 
 
 def test_a_reinitialising_cache_ends_every_watch_answers_429_then_restarts_its_window():
@@ -109,8 +120,11 @@ def test_an_etcd_restore_takes_objects_and_the_rv_back():
     assert store.restore(snapshot) == snapshot
     assert w.closed and store.current_rv() == snapshot and sorted(store.keys("pods")) == kept
     assert store.watch_cache_figures("pods")["initialisations"] == 2
-    with pytest.raises(ApiError) as e:
-        store.start_watch("pods", resource_version=str(seen))
+    w, initial, _ = store.start_watch("pods", resource_version=str(seen))  # a plain watch ahead: accepted
+    assert list(initial) == [] and w.last_rv == seen
+    store.too_large_wait = 0.01
+    with pytest.raises(ApiError) as e:  # a list (NotOlderThan) waits for the cache, then 504
+        store.list_entries("pods", resource_version=str(seen))
     assert is_too_large_resource_version(e.value)
     assert e.value.message == f"Timeout: Too large resource version: {seen}, current: {snapshot}"
 
@@ -160,6 +174,8 @@ def test_bookmarks_sent_are_counted():
         resp = conn.getresponse()
         got = threading.Event()
         assert wait_for(lambda: sim.store.watchers("pods"))
+        sim.store.bump_revision()
+        sim.store.progress_notify("pods")
         sim.store.send_bookmarks("pods")
         threading.Thread(target=lambda: (resp.fp.readline(), resp.fp.readline(), got.set()), daemon=True).start()
         assert got.wait(10)

@@ -140,9 +140,11 @@ SHOTS: list[Shot] = [
          until=after(seen("watch.end", where=_expired), seen("server.window", where=_ours_open)), size=(100, 24),
          keys=("s",), from_tick=8,  # the streams stall at tick 20 of every 32, the stall ends at 32
          about="the Server pane: an 8-event window, ours back in it after a 410 and a relist"),
-    Shot("server-too-large", ("watch", "pods", "--demo", "too-large-rv"),
+    Shot("server-too-large", ("watch", "pods", "--demo", "etcd-restore"),
          until=after(seen("server.too_large"), seen("server.window", where=_ours_open)), size=(100, 24),
-         keys=("s",), from_tick=32,  # the snapshot at tick 44 of every 60, the restore at 60
+         # every 60 ticks a restore; the second one fails the re-watch: a relist at our RV, 504 after the
+         # REST client's ten retries (about 43 s), then a list from ""
+         keys=("s",), from_tick=92, timeout=90.0,
          about="the Server pane after the server's RV went back: Too large resource version, relist from \"\""),
     Shot("server-cache-reinit", ("watch", "pods", "--demo", "cache-reinit"),
          until=after(seen("server.reinit"), all_of(seen("relist"), seen("server.window", where=_ours_open))),
