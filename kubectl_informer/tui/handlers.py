@@ -51,7 +51,9 @@ def _lane_lines(i: int, ln: Lane, now: float | None, width: int, one_line: bool)
         state.append(f" {ln.errors} errors", "red")
     if slow:
         state.append("  SLOW", "bold reverse red")
-    counts = Text.assemble(("add ", "dim"), (f"{ln.adds}", "green"), ("  upd ", "dim"), f"{ln.updates}",
+    # upd and sync apart, as the Deltas pane counts Updated and Sync: a sync is an
+    # OnUpdate too (client-go's updateNotification), counted once, under sync.
+    counts = Text.assemble(("add ", "dim"), (f"{ln.adds}", "green"), ("  upd ", "dim"), f"{ln.updates - ln.syncs}",
                            ("  del ", "dim"), (f"{ln.deletes}", "red"), ("  sync ", "dim"), (f"{ln.syncs}", "cyan"))
     if ln.synthetic:
         counts.append(f" ({ln.synthetic} replayed)", "dim")

@@ -98,7 +98,7 @@ def test_render_at_80_columns_shows_every_lane_and_the_flag():
     assert "2 slow         no resync" in text and "SLOW" in lines[3]
     assert "3 late         resync 3s→4s" in text
     assert "↳ raised to the resync check period: the informer has already started" in text
-    assert "add 15  upd 15  del 1  sync 15" in text
+    assert "add 15  upd 0  del 1  sync 15" in text  # the 15 updates were syncs: counted once, as sync
     assert "pending 13 peak 15" in text
     assert all(len(ln) <= 76 for ln in lines)
 
