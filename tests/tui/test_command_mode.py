@@ -10,7 +10,7 @@ from kubectl_informer.run.lifecycle import running
 from kubectl_informer.run.config import RunConfig
 from kubectl_informer.tui.app import InformerApp
 
-from .helpers import TraceMaker, make_app, pane_text, run, screen_text, type_line, until
+from .helpers import TraceMaker, demo_trace, make_app, pane_text, run, screen_text, type_line, until
 
 
 async def command(pilot, text: str) -> None:
@@ -320,3 +320,26 @@ def test_keys_typed_right_after_the_opener_reach_the_line_not_the_pane(opener, l
         assert app.active == active  # the w did not jump to the Queue pane
 
     run(check, app, (160, 45))
+
+
+def test_a_restart_drops_the_old_runs_cursor_the_deltas_pane_follows_the_new_run():
+    """`:deploy` with the Deltas cursor on a row: "paused at cursor" stayed for
+    ever, on a row of the run that was gone."""
+    e = demo_trace()
+    app = make_app(e)
+
+    async def check(pilot):
+        await pilot.press("d", "k", "k")
+        assert "paused at cursor" in pane_text(app.panes["deltas"])
+        fed = len(e.events)
+        e("run.restart", resource="deployments.apps", namespace="default", client_go="1.32", fifo="DeltaFIFO",
+          watch_list=False, restarts=1, took=0.02)
+        e("informer.start", fifo="DeltaFIFO", watch_list=False, resync_check_period=0.0)
+        e("store.add", "default/web", resource_version="7", delta="Replaced", summary="", is_in_initial_list=True)
+        app.buffer.extend(e.events[fed:])
+        app.pump()
+        await pilot.pause()
+        text = pane_text(app.panes["deltas"])
+        assert "paused at cursor" not in text and "default/web " in text
+
+    run(check, app)
