@@ -343,3 +343,30 @@ def test_a_restart_drops_the_old_runs_cursor_the_deltas_pane_follows_the_new_run
         assert "paused at cursor" not in text and "default/web " in text
 
     run(check, app)
+
+
+def test_ns_switches_the_namespace_and_ctx_says_why_not_on_the_demo():
+    async def check(pilot, app, r):
+        assert await until(pilot, lambda: app.states["cache"].count == 9, pump=True)
+        await command(pilot, "ns kube-system")
+        assert await until(pilot, lambda: app.header_state.info.namespace == "kube-system", pump=True)
+        assert app.header_state.info.resource == "pods"
+        await command(pilot, "ns -A")
+        assert await until(pilot, lambda: app.header_state.info.namespace is None, pump=True)
+        assert "pods ↻2 all namespaces" in screen_text(app)
+        await command(pilot, "ctx other")
+        assert await until(pilot, lambda: any(":ctx needs a kubeconfig's contexts" in n for n in notices(app)),
+                           pump=True)
+        await command(pilot, "ns bad/name")
+        assert await until(pilot, lambda: any("bad/name" in n for n in notices(app)), pump=True)
+        assert r.restarts == 2
+
+    live(check)
+
+
+def test_a_successor_in_another_context_connects_anew():
+    from kubectl_informer.run.runner import Run
+    run_ = Run(RunConfig.from_flags(context="a"), None, None)
+    run_._connection = object()
+    assert run_.successor(run_.config.with_context("a"))._connection is run_.target
+    assert run_.successor(run_.config.with_context("b"))._connection is None
