@@ -44,7 +44,10 @@ def _lane_lines(i: int, ln: Lane, now: float | None, width: int, one_line: bool)
     head = Text.assemble((f"{i} " if i < 10 else "  ", "bold magenta"), (f"{ln.name:<12} ", "bold"))
     head.append_text(_resync_cell(ln))
     head.pad_right(max(0, 30 - head.cell_len))
-    state = Text(f"  handled {ln.done}/{ln.given}")
+    # The registration's HasSynced (client-go's WaitForCacheSync on the handle): its own initial adds handled.
+    state = Text.assemble(("  ✓ synced" if ln.synced_at is not None else "  ◌ syncing",
+                           "green" if ln.synced_at is not None else "bold yellow"),
+                          f"  handled {ln.done}/{ln.given}")
     if ln.call >= 0.001:
         state.append(f" call {fmt_secs(ln.call)}", "yellow" if ln.call >= SLOW_CALL else "dim")
     if ln.errors:
