@@ -236,6 +236,7 @@ class SharedIndexInformer:
                     if tracer.enabled:
                         tracer.emit(HANDLER_ADD, deletion_handling_meta_namespace_key_func(item),
                                     listener=name, is_sync=False, synthetic=True)
+            listener.note_synced()  # an empty cache: synced at once, if the informer is
             return listener
 
     def remove_event_handler(self, registration: ProcessorListener) -> None:
@@ -334,6 +335,8 @@ class SharedIndexInformer:
         self.tracer.emit(INFORMER_SYNCED, None, items=len(self.indexer),
                          duration=self.clock.now() - self._start_time,
                          resource_version=self.last_sync_resource_version())
+        for listener in list(self.processor.listeners):
+            listener.note_synced()  # those whose initial adds were all handled before the sync
 
     # --------------------------------------------------------- HandleDeltas
     def _handle_deltas(self, deltas: list, is_in_initial_list: bool) -> None:

@@ -21,6 +21,7 @@ from kubectl_informer.core.trace_kinds import (
     HANDLER_DELETE,
     HANDLER_ERROR,
     HANDLER_LANE,
+    HANDLER_SYNCED,
     HANDLER_UPDATE,
     RESYNC_TICK,
 )
@@ -142,11 +143,25 @@ class ProcessorListener:
         self.last_call = 0.0
         self._next_sample = 0.0
         self._unreported = False  # calls finished since the last handler.lane
+        self._synced_said = False  # handler.synced emitted (note_synced)
+        self._synced_lock = threading.Lock()
 
     # --- registration ---
     def has_synced(self) -> bool:
         """The informer has synced and every initial-list add was handled."""
         return self._initial_added == self._initial_handled and self._upstream_has_synced()
+
+    def note_synced(self) -> None:
+        """``handler.synced`` once, when has_synced first reads true: called after
+        an initial add is handled, at the informer's sync and at a late
+        registration, since either side may come last."""
+        if self._synced_said or not self.has_synced():
+            return
+        with self._synced_lock:
+            if self._synced_said:
+                return
+            self._synced_said = True
+        self._tracer.emit(HANDLER_SYNCED, None, listener=self.name, initial=self._initial_handled)
 
     def buffered(self) -> int:
         return self._buf.qsize()
@@ -242,6 +257,8 @@ class ProcessorListener:
             finally:
                 if kind == _ADD and n[2]:
                     self._initial_handled += 1
+                    if self._initial_handled == self._initial_added:
+                        self.note_synced()
             self.delivered += 1
             if started is not None:
                 ended = now()

@@ -264,6 +264,10 @@ HANDLER_ADD = _kind("handler.add", "an add notification for a listener", "yes", 
 HANDLER_UPDATE = _kind("handler.update", "an update notification for a listener", "yes", *_HANDLER)
 HANDLER_DELETE = _kind("handler.delete", "a delete notification for a listener", "yes", *_HANDLER)
 HANDLER_ERROR = _kind("handler.error", "a handler raised", "no", _LISTENER, _ERROR)
+HANDLER_SYNCED = _kind("handler.synced", "a registration's HasSynced turned true: the informer has synced and "
+                       "this handler has handled every add of the initial list (or of the cache replayed to a "
+                       "handler added late)", "no", _LISTENER,
+                       F("initial", "int", "the initial-list adds it handled first"))
 
 # --- handler lanes (each listener's buffer and pace) ---------------------------------------
 HANDLER_LANE = _kind("handler.lane", "a listener's handler finished notifications: its buffer and pace "
@@ -372,7 +376,7 @@ PER_INFORMER = (LIST_START, LIST_PAGE, LIST_PROGRESS, LIST_DONE, REFLECTOR_BACKO
                 WATCH_START, WATCH_END, WATCH_EVENT, WATCH_BOOKMARK, WATCH_SKIPPED, FIFO_QUEUE, FIFO_COALESCE,
                 FIFO_DEDUP, FIFO_SKIP, FIFO_POP, STORE_ADD, STORE_UPDATE, STORE_DELETE, TRANSFORM, OBJECT_SIZE,
                 INFORMER_START, INFORMER_SYNCED, INFORMER_ERROR, INFORMER_BOOKMARK, RESYNC_TICK, HANDLER_REGISTER,
-                HANDLER_ADD, HANDLER_UPDATE, HANDLER_DELETE, HANDLER_ERROR, HANDLER_LANE)
+                HANDLER_ADD, HANDLER_UPDATE, HANDLER_DELETE, HANDLER_ERROR, HANDLER_LANE, HANDLER_SYNCED)
 for _k in PER_INFORMER:
     _k.fields["informer"] = INFORMER_FIELD
 # --- the API server's side of the watch (the Server pane, key s) ----------------------------------

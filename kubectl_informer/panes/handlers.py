@@ -29,6 +29,7 @@ from kubectl_informer.core.trace_kinds import (
     HANDLER_ERROR,
     HANDLER_LANE,
     HANDLER_REGISTER,
+    HANDLER_SYNCED,
     HANDLER_UPDATE,
     INFORMER_START,
     RESYNC_TICK,
@@ -49,7 +50,7 @@ MAX_LANES = 64     # a replay naming more listeners keeps the first ones
 
 class Lane:
     __slots__ = ("name", "requested", "effective", "reason", "adds", "updates", "deletes", "syncs", "synthetic",
-                 "pending", "peak", "handled", "call", "slow", "errors", "reported_at", "history")
+                 "pending", "peak", "handled", "call", "slow", "errors", "reported_at", "history", "synced_at")
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -64,6 +65,7 @@ class Lane:
         self.slow = False              # as the last handler.lane said
         self.errors = 0
         self.reported_at: float | None = None  # last handler.lane
+        self.synced_at: float | None = None  # its registration's HasSynced turned true (handler.synced)
         self.history: deque[list] = deque(maxlen=HISTORY)  # [bucket, max pending in it, pending at its end]
 
     def __repr__(self) -> str:
@@ -135,7 +137,7 @@ _GIVEN = frozenset((HANDLER_ADD, HANDLER_UPDATE, HANDLER_DELETE))
 class HandlersState(DispatchState):
     HANDLERS = {HANDLER_REGISTER: "_register", HANDLER_ADD: "_add", HANDLER_UPDATE: "_update",
                 HANDLER_DELETE: "_delete", HANDLER_LANE: "_lane", HANDLER_ERROR: "_error",
-                INFORMER_START: "_start", RESYNC_TICK: "_tick"}
+                INFORMER_START: "_start", RESYNC_TICK: "_tick", HANDLER_SYNCED: "_synced"}
 
     def __init__(self) -> None:
         super().__init__()
@@ -186,6 +188,9 @@ class HandlersState(DispatchState):
         if calls:
             self.last_time = calls[-1][1]
         self.version += 1
+
+    def _synced(self, ev: TraceEvent) -> None:
+        self.lane(ev.fields.get("listener")).synced_at = ev.time
 
     def _register(self, ev: TraceEvent) -> None:
         f = ev.fields

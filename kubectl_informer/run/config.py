@@ -138,6 +138,15 @@ class RunConfig:
         return replace(self, resource=resource, name=None, owns=(), controller=None,
                        scope=self.scope.carried_over() if scope is None else scope)
 
+    def with_scope(self, scope: Scope) -> "RunConfig":
+        """The same resource and informers in other namespaces (``:ns NAME``, ``:ns -A``)."""
+        return replace(self, scope=scope)
+
+    def with_context(self, context: str) -> "RunConfig":
+        """The same resource in another kubeconfig context (``:ctx NAME``): the
+        namespace given with -n carries over, else the new context's."""
+        return replace(self, context=context)
+
     def with_profile(self, profile: Profile) -> "RunConfig":
         """Another client-go's machinery (``:profile``, ``:fifo``, ``:watchlist``)."""
         return replace(self, profile=profile)

@@ -22,7 +22,7 @@ from kubectl_informer.run.runner import STOP_TIMEOUT, RunError
 
 # What a restart may change; the rest (selectors, transforms, queue
 # settings, --demo) stay as the command line set them.
-RESTARTABLE = frozenset(("resource", "name", "scope", "profile", "owns", "controller"))
+RESTARTABLE = frozenset(("resource", "name", "scope", "profile", "owns", "controller", "context"))
 
 _locks_guard = threading.Lock()
 

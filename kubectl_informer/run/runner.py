@@ -250,7 +250,8 @@ class Run:
         ``take_over(self)`` once it is prepared."""
         nxt = Run(config, self.tracer, self.clock)
         nxt.demo, nxt.owns_demo = self.demo, False
-        nxt._connection = self.target
+        # Another context is another cluster or user: connect anew (``:ctx``).
+        nxt._connection = self.target if config.context == self.config.context else None
         nxt.probe_first = True
         nxt.on_failure = self.on_failure
         return nxt

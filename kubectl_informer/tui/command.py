@@ -235,3 +235,24 @@ class PipelineRestarted(Message):
         super().__init__()
         self.run = run
         self.info = info
+
+
+@COMMANDS.command("ns", usage="ns NAME|-A", aliases=("namespace",),
+                  help="the same resource in namespace NAME, or in every namespace (-A), as k9s's :ns")
+def _ns(app: Any, args: list[str]) -> None:
+    word = _one_arg(args, "ns NAME|-A")
+    if word in ("-A", "--all-namespaces", "all"):
+        scope = Scope(None, True)
+    else:
+        scope = Scope(_checked(check_namespace, word))
+    app.restart_pipeline(f":ns {word}", lambda c: c.with_scope(scope))
+
+
+@COMMANDS.command("ctx", usage="ctx NAME", aliases=("context",),
+                  help="the same resource in another kubeconfig context (its cluster, user and namespace)")
+def _ctx(app: Any, args: list[str]) -> None:
+    name = _one_arg(args, "ctx NAME")
+    info = getattr(app.header_state, "info", None)
+    if getattr(info, "demo_scenario", None):
+        raise CommandError("the simulated cluster has one context: :ctx needs a kubeconfig's contexts")
+    app.restart_pipeline(f":ctx {name}", lambda c: c.with_context(name))

@@ -107,6 +107,11 @@ class DeltasPane(TextPane):
         self.cursor_seq = None
         self.refresh()
 
+    def reset_view(self) -> None:
+        """A restart (``:deploy``, a profile): the new run's stream, followed;
+        a cursor on the old run's rows would say "paused at cursor" for ever."""
+        self.cursor_seq = None
+
     # -- drawing -----------------------------------------------------------
     def draw_lines(self, width: int, height: int) -> list[Text]:
         st = self.state

@@ -44,14 +44,19 @@ def _lane_lines(i: int, ln: Lane, now: float | None, width: int, one_line: bool)
     head = Text.assemble((f"{i} " if i < 10 else "  ", "bold magenta"), (f"{ln.name:<12} ", "bold"))
     head.append_text(_resync_cell(ln))
     head.pad_right(max(0, 30 - head.cell_len))
-    state = Text(f"  handled {ln.done}/{ln.given}")
+    # The registration's HasSynced (client-go's WaitForCacheSync on the handle): its own initial adds handled.
+    state = Text.assemble(("  ✓ synced" if ln.synced_at is not None else "  ◌ syncing",
+                           "green" if ln.synced_at is not None else "bold yellow"),
+                          f"  handled {ln.done}/{ln.given}")
     if ln.call >= 0.001:
         state.append(f" call {fmt_secs(ln.call)}", "yellow" if ln.call >= SLOW_CALL else "dim")
     if ln.errors:
         state.append(f" {ln.errors} errors", "red")
     if slow:
         state.append("  SLOW", "bold reverse red")
-    counts = Text.assemble(("add ", "dim"), (f"{ln.adds}", "green"), ("  upd ", "dim"), f"{ln.updates}",
+    # upd and sync apart, as the Deltas pane counts Updated and Sync: a sync is an
+    # OnUpdate too (client-go's updateNotification), counted once, under sync.
+    counts = Text.assemble(("add ", "dim"), (f"{ln.adds}", "green"), ("  upd ", "dim"), f"{ln.updates - ln.syncs}",
                            ("  del ", "dim"), (f"{ln.deletes}", "red"), ("  sync ", "dim"), (f"{ln.syncs}", "cyan"))
     if ln.synthetic:
         counts.append(f" ({ln.synthetic} replayed)", "dim")

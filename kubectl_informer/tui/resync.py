@@ -25,11 +25,19 @@ class ResyncPane(TextPane):
         return text_lines(render_resync(self.state, self.now, width, height))
 
 
+# What the ticks row's marks mean (the table numbers its listeners 1-9), said
+# on the axis row between its left label and ▲now where it fits.
+TIMELINE_LEGEND = "┃ resynced │ none due ┆ next 1-9 listener"
+
+
 def _timeline(st: ResyncState, now: float, width: int) -> list[Text]:
     """Two rows: the ticks (past solid, expected dashed) and a time axis."""
     cp = st.check_period or 1.0
     window = min(max(width * cp / 3, 10.0), 600.0)  # about 3 columns per tick
-    t0, t1 = now - window * 0.8, now + window * 0.2
+    past = window * 0.8
+    if st.started_at is not None:  # never before the run began: a 13 s run spanned -2m39s
+        past = min(past, max(now - st.started_at, cp))
+    t0, t1 = now - past, now + min(window * 0.2, max(past / 4, 1.2 * cp))
     cells: list[tuple[str, str]] = [("·", "dim")] * width
     for tk in st.ticks:
         if tk.time >= t0:
@@ -55,6 +63,9 @@ def _timeline(st: ResyncState, now: float, width: int) -> list[Text]:
         axis[i] = ch
     # "▲now" under the now column; the future span's label only if it fits after it.
     start = max(len(left) + 1, now_col)
+    if len(left) + 2 + len(TIMELINE_LEGEND) + 1 <= start:
+        for i, ch in enumerate(TIMELINE_LEGEND):
+            axis[len(left) + 2 + i] = ch
     for i, ch in enumerate("▲now"):
         if start + i < width:
             axis[start + i] = ch

@@ -69,12 +69,20 @@ def _counters(st: RVState) -> Text:
     )
 
 
-def _legend() -> Text:
-    legend = Text()
-    for what in ("list", "watch", "bookmark", "relist", "gone"):
-        glyph, style, _, name = MARKS[what]
-        legend.append(glyph, style)
-        legend.append(f" {name}  ")
+# The legend's words when the slot is narrow (a grid cell cut "410 Gone" and had no X).
+SHORT_NAMES = {"gone": "410", "bookmark": "bmk", "experiment": "exp"}
+
+
+def _legend(width: int = 200) -> Text:
+    """Every mark the strip can draw, its words shortened to fit ``width``."""
+    for short in (False, True):
+        legend = Text()
+        for what in ("list", "watch", "bookmark", "relist", "gone", "experiment"):
+            glyph, style, _, name = MARKS[what]
+            legend.append(glyph, style)
+            legend.append(f" {SHORT_NAMES.get(what, name) if short else name}  ")
+        if legend.cell_len <= width + 2:
+            break
     return legend
 
 
@@ -184,7 +192,7 @@ def render_rv(st: RVState, now: float | None, width: int, height: int) -> Text:
     left = f"-{fmt_secs(t1 - t0)}"
     lines.append(Text(" " * (lw + 2) + left + "now".rjust(plot_w - len(left)), style="dim"))
     if show_legend:
-        lines.append(_legend())
+        lines.append(_legend(width))
     if log_rows > 0:
         for t, what, text in list(st.marks)[-log_rows:][::-1]:
             glyph, style, _, _ = MARKS[what]

@@ -42,3 +42,47 @@ def test_synced_emitted_once_at_has_synced(profile, size):
         stop.set()
         t.join(10)
     assert not t.is_alive()
+
+
+@pytest.mark.parametrize("size", [0, 50])
+def test_handler_synced_once_per_registration_after_its_initial_adds(size):
+    """client-go's registration HasSynced: the informer synced *and* the handler
+    handled every initial-list add (a slow handler syncs late); a handler added
+    after start syncs once the cache replayed to it is handled, at once if empty."""
+    from kubectl_informer.cache.shared_informer import ResourceEventHandlerFuncs
+    src = FakeSource()
+    src.bulk_add(make_object(f"pod{i}") for i in range(size))
+    tracer = Tracer()
+    trace = TraceBuffer(maxlen=10_000)
+    tracer.subscribe(trace)
+    inf = new_informer(src, PROFILES["1.32"], tracer=tracer)
+    gate = threading.Event()
+    slow = inf.add_event_handler(ResourceEventHandlerFuncs(add=lambda obj, initial: gate.wait(10)), name="slow")
+    fast = inf.add_event_handler(ResourceEventHandlerFuncs(), name="fast")
+    stop = threading.Event()
+    t = threading.Thread(target=inf.run, args=(stop,), daemon=True)
+    t.start()
+    events: list = []
+
+    def synced(name):
+        events.extend(trace.drain())
+        return [e for e in events if e.kind == "handler.synced" and e.fields["listener"] == name]
+
+    try:
+        assert wait_for(lambda: synced("fast"), 20)
+        assert inf.has_synced() and fast.has_synced()
+        assert synced("fast")[0].fields["initial"] == size
+        kinds = [e.kind for e in events]
+        assert kinds.index("informer.synced") < kinds.index("handler.synced")
+        if size:
+            assert not synced("slow") and not slow.has_synced()  # its adds wait on the gate
+        gate.set()
+        assert wait_for(lambda: synced("slow"), 20) and slow.has_synced()
+        late = inf.add_event_handler(ResourceEventHandlerFuncs(), name="late")
+        assert wait_for(lambda: synced("late"), 20) and late.has_synced()
+        assert synced("late")[0].fields["initial"] == size
+        assert all(len(synced(n)) == 1 for n in ("fast", "slow", "late"))
+    finally:
+        gate.set()
+        stop.set()
+        t.join(10)

@@ -10,7 +10,7 @@ from kubectl_informer.run.lifecycle import running
 from kubectl_informer.run.config import RunConfig
 from kubectl_informer.tui.app import InformerApp
 
-from .helpers import TraceMaker, make_app, pane_text, run, screen_text, type_line, until
+from .helpers import TraceMaker, demo_trace, make_app, pane_text, run, screen_text, type_line, until
 
 
 async def command(pilot, text: str) -> None:
@@ -320,3 +320,53 @@ def test_keys_typed_right_after_the_opener_reach_the_line_not_the_pane(opener, l
         assert app.active == active  # the w did not jump to the Queue pane
 
     run(check, app, (160, 45))
+
+
+def test_a_restart_drops_the_old_runs_cursor_the_deltas_pane_follows_the_new_run():
+    """`:deploy` with the Deltas cursor on a row: "paused at cursor" stayed for
+    ever, on a row of the run that was gone."""
+    e = demo_trace()
+    app = make_app(e)
+
+    async def check(pilot):
+        await pilot.press("d", "k", "k")
+        assert "paused at cursor" in pane_text(app.panes["deltas"])
+        fed = len(e.events)
+        e("run.restart", resource="deployments.apps", namespace="default", client_go="1.32", fifo="DeltaFIFO",
+          watch_list=False, restarts=1, took=0.02)
+        e("informer.start", fifo="DeltaFIFO", watch_list=False, resync_check_period=0.0)
+        e("store.add", "default/web", resource_version="7", delta="Replaced", summary="", is_in_initial_list=True)
+        app.buffer.extend(e.events[fed:])
+        app.pump()
+        await pilot.pause()
+        text = pane_text(app.panes["deltas"])
+        assert "paused at cursor" not in text and "default/web " in text
+
+    run(check, app)
+
+
+def test_ns_switches_the_namespace_and_ctx_says_why_not_on_the_demo():
+    async def check(pilot, app, r):
+        assert await until(pilot, lambda: app.states["cache"].count == 9, pump=True)
+        await command(pilot, "ns kube-system")
+        assert await until(pilot, lambda: app.header_state.info.namespace == "kube-system", pump=True)
+        assert app.header_state.info.resource == "pods"
+        await command(pilot, "ns -A")
+        assert await until(pilot, lambda: app.header_state.info.namespace is None, pump=True)
+        assert "pods ↻2 all namespaces" in screen_text(app)
+        await command(pilot, "ctx other")
+        assert await until(pilot, lambda: any(":ctx needs a kubeconfig's contexts" in n for n in notices(app)),
+                           pump=True)
+        await command(pilot, "ns bad/name")
+        assert await until(pilot, lambda: any("bad/name" in n for n in notices(app)), pump=True)
+        assert r.restarts == 2
+
+    live(check)
+
+
+def test_a_successor_in_another_context_connects_anew():
+    from kubectl_informer.run.runner import Run
+    run_ = Run(RunConfig.from_flags(context="a"), None, None)
+    run_._connection = object()
+    assert run_.successor(run_.config.with_context("a"))._connection is run_.target
+    assert run_.successor(run_.config.with_context("b"))._connection is None

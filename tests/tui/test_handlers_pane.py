@@ -98,7 +98,7 @@ def test_render_at_80_columns_shows_every_lane_and_the_flag():
     assert "2 slow         no resync" in text and "SLOW" in lines[3]
     assert "3 late         resync 3s→4s" in text
     assert "↳ raised to the resync check period: the informer has already started" in text
-    assert "add 15  upd 15  del 1  sync 15" in text
+    assert "add 15  upd 0  del 1  sync 15" in text  # the 15 updates were syncs: counted once, as sync
     assert "pending 13 peak 15" in text
     assert all(len(ln) <= 76 for ln in lines)
 
@@ -199,3 +199,24 @@ def test_the_grid_at_160x45_shows_the_lanes():
         assert "2 handler-2" in text and "SLOW" in text
 
     run(check, app, (160, 45))
+
+
+def test_each_lane_says_whether_its_registration_has_synced():
+    """client-go's per-handler HasSynced: a handler still working through its
+    initial adds is not synced though the informer is."""
+    from tests.tui.helpers import TraceMaker, make_app, pane_text, run
+    e = TraceMaker()
+    e("informer.start", fifo="DeltaFIFO", watch_list=False, resync_check_period=0.0)
+    for name in ("fast", "slow"):
+        e("handler.register", listener=name, requested=0.0, effective=0.0, check_period=0.0, reason=None)
+    e("informer.synced", items=3, duration=0.1)
+    e("handler.synced", listener="fast", initial=3)
+    app = make_app(e, start_pane="handlers")
+
+    async def check(pilot):
+        lines = pane_text(app.panes["handlers"]).splitlines()
+        fast = next(ln for ln in lines if " fast " in ln)
+        slow = next(ln for ln in lines if " slow " in ln)
+        assert "✓ synced" in fast and "◌ syncing" in slow
+
+    run(check, app, (160, 40))

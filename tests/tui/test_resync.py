@@ -292,3 +292,13 @@ def test_bad_periods_are_dropped_not_drawn():
     st.feed_all(e.events)
     assert st.bad_events == 3 and st.check_period == 4.0 and st.listeners == {}
     assert "check 4s" in render_resync(st, 3.0, 80, 20).plain
+
+
+def test_the_tick_strip_spans_the_run_not_minutes_before_it_and_says_what_its_marks_are():
+    """A 21.5 s run (five ticks of 4s) drawn at 160 columns: the strip began
+    minutes before the run (-2m39s on a 13 s run); its digits were unexplained."""
+    text = shown(_pane_app(), (160, 30))
+    lines = text.splitlines()
+    axis = lines[2].split()
+    assert axis[0] == "-21.4s" and axis[-1].startswith("+")
+    assert "┃ resynced │ none due ┆ next 1-9 listener" in lines[2]

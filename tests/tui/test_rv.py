@@ -207,10 +207,16 @@ def test_pane_at_80x24():
     marks = lines[axis + 1].strip()
     assert marks.replace(" ", "") == "LWB✗RLW"
     assert "-24.2s" in lines[axis + 2] and lines[axis + 2].rstrip().endswith("now")
-    assert "L list  W watch  B bookmark  R relist  ✗ 410 Gone" in text
+    assert "L list  W watch  B bookmark  R relist  ✗ 410 Gone  X experiment" in text
     # The most recent marks, newest first.
     assert "2.9s ago W watch from rv 1500" in text
     assert "3.5s ago R relist: expired" in text
+
+
+def test_a_grid_cells_legend_shortens_its_words_and_keeps_the_experiment_mark():
+    text = shown(_pane_app(), (52, 14))
+    legend = next(line for line in text.splitlines() if "L list" in line)
+    assert "✗ 410" in legend and "X exp" in legend and "…" not in legend
 
 
 def test_pane_when_two_share_the_screen():
