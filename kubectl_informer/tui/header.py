@@ -64,18 +64,14 @@ class HeaderPane(TextPane):
             one.append(f"↻{st.restarts} ", "bold yellow")
         ns = "all namespaces" if info.namespace is None else f"ns {info.namespace}"
         one.append(ns, "")
-        if info.resync_period:  # near the start: an 80-column crop keeps it
-            one.append(f"  resync {_age(info.resync_period)}", "dim")
         if info.label_selector:
             one.append(f" -l {info.label_selector}", "dim")
         if info.field_selector:
             one.append(f" --field-selector {info.field_selector}", "dim")
-        ctx = info.context or "-"
-        if info.demo_scenario:
-            ctx += f" (demo: {info.demo_scenario})"
-        one.append(f"  ctx {ctx}", "")
         if (tls := st.tls_note()) is not None:  # near the start: 80 columns show it
             one.append(f"  {tls}", "bold red")
+        # What runs before where: an 80-column crop keeps the machinery and the
+        # resync period, and cuts the context (a demo's is long) first.
         fifo = st.fifo or info.fifo
         initial = info.initial_list
         if st.watch_list is not None:
@@ -84,6 +80,12 @@ class HeaderPane(TextPane):
         one.append(f"{fifo} · {initial}", "magenta")
         if info.metadata_only:
             one.append(" · metadata only", "magenta")
+        if info.resync_period:
+            one.append(f"  resync {_age(info.resync_period)}", "dim")
+        ctx = info.context or "-"
+        if info.demo_scenario:
+            ctx += f" (demo: {info.demo_scenario})"
+        one.append(f"  ctx {ctx}", "")
         return one
 
     def _sync_part(self, two: Text, now: float) -> None:

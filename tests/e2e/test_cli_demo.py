@@ -166,8 +166,9 @@ def test_unknown_resource_on_the_demo_cluster_suggests_names():
 
 def test_unknown_scenario_is_one_line():
     r = run_in_process("watch", "pods", "--demo", "nosuch", "-o", "text")
-    assert r.returncode == 1
-    assert r.stderr.startswith('error: unknown scenario "nosuch" (known: ') and len(r.stderr.splitlines()) == 1
+    assert r.returncode == 2  # a bad value is a usage error, as kubectl's
+    assert r.stderr.startswith("error: invalid value for '--demo': unknown scenario \"nosuch\" (known: ")
+    assert len(r.stderr.splitlines()) == 1
 
 
 RBAC_MESSAGE = 'pods is forbidden: User "dev" cannot list resource "pods" in API group "" in the namespace "default"'
@@ -235,7 +236,7 @@ def test_sim_serves_kubectl_and_the_plugin_side_by_side(tmp_path):
 
 def test_sim_bad_input_is_one_line():
     r = run_in_process("sim", "--scenario", "nosuch")
-    assert r.returncode == 1 and r.stderr.startswith('error: unknown scenario "nosuch"')
+    assert r.returncode == 2 and r.stderr.startswith("error: invalid value for '--scenario': unknown scenario \"nosuch\"")
     assert len(r.stderr.splitlines()) == 1
     r = run_in_process("sim", "--list-scenarios")
     assert r.returncode == 0 and "steady" in r.stdout and "quiet" in r.stdout

@@ -54,10 +54,11 @@ def this_platform() -> tuple[str, str]:
 
 @pytest.fixture(scope="session")
 def no_python_path(krew_root, tmp_path_factory) -> str:
-    """A PATH with krew's bin/ and a folder holding only kubectl and tmux:
-    no interpreter, no virtualenv to fall back on."""
+    """A PATH with krew's bin/ and a folder holding only kubectl, tmux and
+    openssl (what ``sim`` makes its certificate with when the frozen build
+    has no ``cryptography``): no interpreter, no virtualenv to fall back on."""
     tools = tmp_path_factory.mktemp("tools")
-    for name in ("kubectl", "tmux"):
+    for name in ("kubectl", "tmux", "openssl"):
         found = shutil.which(name, path="/usr/bin:/bin:/usr/local/bin")
         assert found, f"{name} is needed (CI installs it)"
         os.symlink(found, tools / name)
