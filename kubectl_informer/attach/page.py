@@ -21,7 +21,9 @@ from prometheus_client.parser import text_string_to_metric_families
 Labels = dict[str, str]
 
 # Metric name prefixes attach reads; every other line is skipped unparsed.
-WANTED = ("workqueue_", "controller_runtime_", "rest_client_requests_total", "reflector_")
+WANTED = ("workqueue_", "controller_runtime_", "rest_client_requests_total", "reflector_", "informer_")
+# kube-controller-manager 1.36's ``<controller>_stale_sync_skips_total``: a suffix, any prefix.
+WANTED_SUFFIX = "_stale_sync_skips_total"
 HEAD_LINES = 50
 
 
@@ -42,6 +44,11 @@ class Histogram:
 class Page:
     time: float
     samples: dict[str, list[tuple[Labels, float]]] = field(default_factory=dict)
+    # The API server's watch-cache RV per (group, resource), read beside this
+    # page when the API server's /metrics is readable (attach.server_rv);
+    # ``server_note`` says why not, when it is not.
+    server_rv: dict[tuple[str, str], int] | None = None
+    server_note: str | None = None
 
     def has(self, name: str) -> bool:
         return name in self.samples
@@ -84,6 +91,34 @@ class Page:
                 for k, b in buckets.items()}
 
 
+    def names_ending(self, suffix: str) -> list[str]:
+        return sorted(n for n in self.samples if n.endswith(suffix))
+
+    def by_labels(self, name: str, keys: tuple[str, ...]) -> dict[tuple[str, ...], float]:
+        """Values of ``name`` summed per tuple of the ``keys`` labels' values."""
+        out: dict[tuple[str, ...], float] = {}
+        for labels, value in self.samples.get(name, ()):
+            k = tuple(labels.get(key, "") for key in keys)
+            if not math.isnan(value):
+                out[k] = out.get(k, 0.0) + value
+        return out
+
+    def histograms_by(self, name: str, keys: tuple[str, ...]) -> dict[tuple[str, ...], Histogram]:
+        """``name``'s histogram per tuple of the ``keys`` labels' values."""
+        buckets: dict[tuple[str, ...], dict[float, float]] = {}
+        for labels, value in self.samples.get(name + "_bucket", ()):
+            try:
+                bound = float(labels["le"])
+            except (KeyError, ValueError):
+                continue
+            per = buckets.setdefault(tuple(labels.get(key, "") for key in keys), {})
+            per[bound] = per.get(bound, 0.0) + value
+        counts = self.by_labels(name + "_count", keys)
+        sums = self.by_labels(name + "_sum", keys)
+        return {k: Histogram(tuple(sorted(b.items())), counts.get(k, b.get(math.inf, 0.0)), sums.get(k, 0.0))
+                for k, b in buckets.items()}
+
+
 def parse_page(text: str, time: float) -> Page:
     """Parse ``text``; NotPrometheusText when it is not the text format or
     holds no sample at all (an HTML login page, a JSON Status, nothing)."""
@@ -98,8 +133,17 @@ def parse_page(text: str, time: float) -> Page:
 
 
 def _wanted(lines: list[str]) -> str:
-    keep = [ln for ln in lines if (ln[7:] if ln.startswith(("# HELP ", "# TYPE ")) else ln).startswith(WANTED)]
+    keep = [ln for ln in lines if _kept(ln[7:] if ln.startswith(("# HELP ", "# TYPE ")) else ln)]
     return "\n".join(keep) + "\n"
+
+
+def _kept(line: str) -> bool:
+    if line.startswith(WANTED):
+        return True
+    if WANTED_SUFFIX not in line:  # the cheap test first: most lines are neither
+        return False
+    name = line.split("{", 1)[0].split(" ", 1)[0]
+    return name.endswith(WANTED_SUFFIX)
 
 
 def _parse(text: str) -> list:
