@@ -141,7 +141,9 @@ def shown_informers(informers: Iterable[InformerFigures], key_filter: KeyFilter)
     informer name passes the filter (``apps/`` finds the apps group)."""
     if not key_filter:
         return by_busyness(informers)
-    return by_busyness(f for f in informers if key_filter.matches(gvr_path(f)) or key_filter.matches(f.name))
+    # Inverted (``!apps``), a row stays only if neither its resource nor its name holds the text.
+    either = all if key_filter.invert else any
+    return by_busyness(f for f in informers if either(key_filter.matches(s) for s in (gvr_path(f), f.name)))
 
 
 def gvr_path(f: InformerFigures) -> str:
