@@ -14,6 +14,7 @@ at all is still refused by the parser, with its words.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 from prometheus_client.parser import text_string_to_metric_families
@@ -127,14 +128,58 @@ def parse_page(text: str, time: float) -> Page:
     head = _parse("\n".join(lines[:HEAD_LINES]) + "\n")
     if not head and not any(ln.strip() for ln in lines[HEAD_LINES:]):
         raise NotPrometheusText("the page holds no samples")
-    for s in _parse(_wanted(lines)):
+    plain, other = _plain_samples(_wanted(lines))
+    for name, labels, value in plain:
+        page.samples.setdefault(name, []).append((labels, value))
+    for s in _parse("\n".join(other) + "\n"):
         page.samples.setdefault(s.name, []).append((s.labels, s.value))
     return page
 
 
-def _wanted(lines: list[str]) -> str:
-    keep = [ln for ln in lines if _kept(ln[7:] if ln.startswith(("# HELP ", "# TYPE ")) else ln)]
-    return "\n".join(keep) + "\n"
+def _wanted(lines: list[str]) -> list[str]:
+    return [ln for ln in lines if _kept(ln[7:] if ln.startswith(("# HELP ", "# TYPE ")) else ln)]
+
+
+# A sample line in its plainest form: no escape in a label value, no brace or
+# quote inside one, an optional integer timestamp. Most of a Go process's page.
+_SAMPLE = re.compile(r'([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{([^\\{}]*)\})?[ \t]+(\S+)(?:[ \t]+-?[0-9]+)?[ \t]*')
+_LABEL = re.compile(r'[ \t]*([a-zA-Z_][a-zA-Z0-9_]*)[ \t]*=[ \t]*"([^"\\]*)"[ \t]*(?:,|$)')
+
+
+def _plain_samples(lines: list[str]) -> tuple[list[tuple[str, Labels, float]], list[str]]:
+    """The plain sample lines read with two regular expressions; every other
+    line (HELP and TYPE aside) is left for prometheus_client's parser, which
+    reads what these do not and refuses what is not the format. The parser
+    walks a line a character at a time: on kube-controller-manager's 55
+    informer histograms it doubled a scrape's cost."""
+    plain, other = [], []
+    for ln in lines:
+        if ln.startswith("#") or not ln.strip():
+            if not ln.startswith(("# HELP ", "# TYPE ")):
+                other.append(ln)
+            continue
+        m = _SAMPLE.fullmatch(ln)
+        labels = _labels(m.group(2)) if m and m.group(2) else {}
+        try:
+            value = float(m.group(3)) if m and labels is not None else None
+        except ValueError:
+            value = None
+        if value is None:
+            other.append(ln)
+        else:
+            plain.append((m.group(1), labels, value))
+    return plain, other
+
+
+def _labels(text: str) -> Labels | None:
+    """``a="x",b="y"`` as a dict; None unless the matches cover it all."""
+    out, at = {}, 0
+    for m in _LABEL.finditer(text):
+        if m.start() != at:
+            return None
+        out[m.group(1)] = m.group(2)
+        at = m.end()
+    return out if at == len(text) else None
 
 
 def _kept(line: str) -> bool:
