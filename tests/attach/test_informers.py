@@ -174,3 +174,45 @@ def test_an_unreadable_server_page_is_one_line(monkeypatch):
         None, "the API server's /metrics has no apiserver_watch_cache_resource_version (watch cache off?): no lag shown")
     m = _model(extra=("", store_rv_lines({("", "v1", "pods"): 1})), note="the API server's /metrics is forbidden")
     assert "informers: the API server's /metrics is forbidden" in model_lines(m)
+
+
+def test_the_server_is_asked_only_when_the_page_has_store_rvs():
+    from kubectl_informer.cli import attach as cli_attach
+
+    class Server:
+        calls = 0
+
+        def annotate(self, page):
+            Server.calls += 1
+            page.server_rv, page.server_note = {("apps", "replicasets"): 7298}, None
+            return page
+
+    class Page:
+        describe = "test"
+
+        def __init__(self, text):
+            self.text, self.server_rv = text, Server()
+
+        def fetch(self):
+            return self.text
+
+    first, second = kcm_pages()
+    assert cli_attach.scrape(Page(first)).server_rv is None and Server.calls == 0
+    with_rv = cli_attach.scrape(Page(second + store_rv_lines({("apps", "v1", "replicasets"): 7290})))
+    assert Server.calls == 1 and with_rv.server_rv == {("apps", "replicasets"): 7298}
+    m = AttachModel()
+    m.update(with_rv)
+    assert next(f.lag_rv for f in m.informers.values() if f.resource == "replicasets") == 8
+
+
+def test_a_url_target_reads_the_api_server_only_with_kubeconfig_or_context(tmp_path):
+    from kubectl_informer.cli.attach import AttachOptions, open_scraper
+
+    url = "https://127.0.0.1:10257/metrics"
+    assert getattr(open_scraper(AttachOptions(url)), "server_rv", None) is None
+    kubeconfig = tmp_path / "kc"
+    kubeconfig.write_text("apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters:\n- name: k\n  cluster:\n"
+                          "    server: https://127.0.0.1:6443\ncontexts:\n- name: c\n  context:\n    cluster: k\n"
+                          "    user: u\nusers:\n- name: u\n  user:\n    token: t\n")
+    kubeconfig.chmod(0o600)
+    assert isinstance(open_scraper(AttachOptions(url, kubeconfig=str(kubeconfig))).server_rv, server_rv.ServerRV)
