@@ -20,6 +20,7 @@ from typing import Iterable
 
 from kubectl_informer.attach.informers import InformerFigures
 from kubectl_informer.attach.model import ControllerFigures, QueueFigures, fmt_seconds
+from kubectl_informer.core.printable import printable
 from kubectl_informer.panes.filters import KeyFilter
 
 # A queue card is 6 rows (its border 2, figures 3, sparklines 1; 7 while it
@@ -160,9 +161,10 @@ def informer_row(f: InformerFigures, with_name: bool = False) -> tuple[str, ...]
     adds the informer's name (a process with several informer factories)."""
     def rv(v: int | None) -> str:
         return "-" if v is None else str(v)
-    row = (f.gvr, f"{f.queued:g}", f"{f.processed_per_s:.1f}", estimate(f.latency_p50), estimate(f.latency_p99),
+    # The gvr and the name are the page's labels: shown printable, escaped before the columns are sized.
+    row = (printable(f.gvr), f"{f.queued:g}", f"{f.processed_per_s:.1f}", estimate(f.latency_p50), estimate(f.latency_p99),
            rv(f.store_rv), rv(f.server_rv), rv(f.lag_rv))
-    return row[:1] + (f.name,) + row[1:] if with_name else row
+    return row[:1] + (printable(f.name),) + row[1:] if with_name else row
 
 
 def informer_header(with_name: bool = False) -> tuple[str, ...]:
@@ -174,6 +176,6 @@ def informer_detail(f: InformerFigures) -> str:
     and what its lag counts."""
     lag = ("lag: server RV − store RV, in resource versions (every write to the cluster moves them), not events"
            if f.lag_rv is not None else "lag unknown (store RV or server RV missing)")
-    return (f"{f.gvr} ({f.name}): ≈ estimated inside histogram buckets; p50 lies in "
+    return (f"{printable(f.gvr)} ({printable(f.name)}): ≈ estimated inside histogram buckets; p50 lies in "
             f"{bucket_range(f.latency_p50_bucket)}, p99 in {bucket_range(f.latency_p99_bucket)} · "
             f"{f.processed_total:g} processed in all · {lag}")

@@ -47,6 +47,7 @@ from kubectl_informer.panes.attach_view import (
 from kubectl_informer.panes.deltas import DeltasState
 from kubectl_informer.panes.feed import FeedLoop
 from kubectl_informer.panes.filters import KeyFilter, parse_filter
+from kubectl_informer.core.printable import printable_lines
 from kubectl_informer.tui.attach_informers import InformerTable
 from kubectl_informer.tui.attach_table import QueueTable
 from kubectl_informer.tui.crash import KeepsCrash
@@ -312,8 +313,9 @@ class AttachApp(KeepsCrash, App[None]):
                 rest.append(f"informers: {len(self.model.informers)} with client-go 1.36's informer series · "
                             f"i shows them")
         self.status.update(status)
-        self.others.update("\n".join(rest + skips + ([] if self.model.has_informers else notes)))
-        self.informer_notes.update("\n".join(skips + notes))
+        self.others.update(Text(printable_lines("\n".join(rest + skips + ([] if self.model.has_informers else notes)))))
+        # Controller names and the API server's words: shown printable, never as markup.
+        self.informer_notes.update(Text(printable_lines("\n".join(skips + notes))))
         if informers:
             self._place_informers(self.model.has_informers)
         else:
@@ -406,7 +408,7 @@ class AttachApp(KeepsCrash, App[None]):
             self.detail.show(message.queue)
 
     def on_informer_table_selected(self, message: InformerTable.Selected) -> None:
-        self.informer_detail.update(informer_detail(message.informer) if message.informer else "")
+        self.informer_detail.update(Text(informer_detail(message.informer)) if message.informer else "")
 
     def action_toggle_informers(self) -> None:
         self.view = "queues" if self.view == "informers" else "informers"

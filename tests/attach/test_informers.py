@@ -216,3 +216,17 @@ def test_a_url_target_reads_the_api_server_only_with_kubeconfig_or_context(tmp_p
                           "    user: u\nusers:\n- name: u\n  user:\n    token: t\n")
     kubeconfig.chmod(0o600)
     assert isinstance(open_scraper(AttachOptions(url, kubeconfig=str(kubeconfig))).server_rv, server_rv.ServerRV)
+
+
+def test_a_pages_labels_are_shown_printable_in_the_table_and_the_detail():
+    from kubectl_informer.panes.attach_view import informer_detail, informer_row
+
+    evil = "x\x1b]52;c;ZXZpbA==\x07[bold]"
+    page = (f'informer_queued_items{{group="g\u202e",name="n",resource="{evil}",version="v1"}} 3\n'
+            f'informer_queued_items{{group="g",name="m",resource="pods",version="v1"}} 0\n')
+    m = AttachModel()
+    m.update(parse_page(page, 1.0))
+    f = next(f for f in m.informers.values() if f.name == "n")
+    row = informer_row(f, with_name=True)
+    assert row[:3] == ("g\\u202e/v1 x\\x1b]52;c;ZXZpbA==\\x07[bold]", "n", "3")
+    assert informer_detail(f).startswith("g\\u202e/v1 x\\x1b]52;c;ZXZpbA==\\x07[bold] (n): ")
