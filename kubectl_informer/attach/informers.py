@@ -89,6 +89,7 @@ class InformerFigures:
     queued: float = 0.0
     processed_total: float = 0.0   # the histogram's count: one per item popped
     processed_per_s: float = 0.0
+    rated: bool = False            # a rate needs two scrapes: until then it is shown as "–", not 0
     latency_p50: float | None = None
     latency_p99: float | None = None
     latency_p50_bucket: tuple[float, float] | None = None
@@ -111,10 +112,16 @@ class StaleSkips:
     resource: str
     total: float = 0.0
     per_s: float = 0.0
+    rated: bool = False
 
     @property
     def what(self) -> str:
         return f"{self.resource}.{self.group}" if self.group else self.resource
+
+
+def per_second(value: float, rated: bool, unit: str = "/s") -> str:
+    """A rate, or "–" before a second scrape gave one."""
+    return f"{value:.1f}{unit}" if rated else "–"
 
 
 def _increase(new: float, old: float | None) -> float:
@@ -137,7 +144,8 @@ def update_informers(figures: dict[Key, InformerFigures], new: dict[Key, Informe
         f.queued = p.queued
         f.processed_total = p.latency.count if p.latency else 0.0
         old_count = old.latency.count if old and old.latency else None
-        f.processed_per_s = _increase(f.processed_total, old_count) / dt if dt > 0 and old else 0.0
+        f.rated = dt > 0 and old is not None
+        f.processed_per_s = _increase(f.processed_total, old_count) / dt if f.rated else 0.0
         then = q_base.get(key) if q_base else None
         (f.latency_p50, f.latency_p50_bucket), (f.latency_p99, f.latency_p99_bucket) = _percentiles(
             p.latency, then.latency if then else None)
@@ -154,7 +162,9 @@ def update_stale_skips(skips: dict[tuple[str, str, str], StaleSkips], new: dict[
         skips[key] = s
         old = base.get(key) if base else None
         s.total = total
-        s.per_s = _increase(total, old) / dt if dt > 0 and old is not None else 0.0
+        s.rated = dt > 0 and base is not None
+        # A series that appeared since the base counted from 0 (its first skips).
+        s.per_s = _increase(total, old if old is not None else 0.0) / dt if s.rated else 0.0
 
 
 def _percentiles(new: Histogram | None, old: Histogram | None):

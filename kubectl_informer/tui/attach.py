@@ -328,8 +328,9 @@ class AttachApp(KeepsCrash, App[None]):
         self.informer_table.display = self.informer_detail.display = has_informers
         self.informer_notes.display = True
         self.informer_table.show(self.shown_informers)
-        self.hint.update(Text(f"{len(self.shown_informers)} informers, busiest first (queued, events/s, lag) · "
-                              "i queues · / filter", "dim"))
+        hint = (f"{len(self.shown_informers)} informers, busiest first (queued, events/s, lag) · i queues · / filter"
+                if has_informers else "i queues")
+        self.hint.update(Text(hint, "dim"))
 
     def _place(self, controllers: dict[str, ControllerFigures]) -> None:
         self.cards.display = True

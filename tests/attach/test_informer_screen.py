@@ -120,9 +120,11 @@ def test_an_older_process_gets_the_note_and_no_table():
         before = str(app.others.render())
         await pilot.press("i")
         await pilot.pause()
-        return before, app.informer_table.display, app.informer_notes.display, str(app.informer_notes.render())
+        return (before, app.informer_table.display, app.informer_notes.display, str(app.informer_notes.render()),
+                str(app.hint.render()))
 
-    before, table, notes_shown, notes = drive(m, check)
+    before, table, notes_shown, notes, hint = drive(m, check)
+    assert hint == "i queues"
     note = "informers: this page has none of client-go 1.36's informer_* series"
     assert note in before  # said beside the queues too
     assert not table and notes_shown and notes.startswith(note) and len(notes.split("\n")) == 1

@@ -230,3 +230,22 @@ def test_a_pages_labels_are_shown_printable_in_the_table_and_the_detail():
     row = informer_row(f, with_name=True)
     assert row[:3] == ("g\\u202e/v1 x\\x1b]52;c;ZXZpbA==\\x07[bold]", "n", "3")
     assert informer_detail(f).startswith("g\\u202e/v1 x\\x1b]52;c;ZXZpbA==\\x07[bold] (n): ")
+
+
+def test_rates_say_dash_until_a_second_scrape_and_a_new_skip_series_counts_from_zero():
+    from kubectl_informer.panes.attach_view import informer_row
+
+    first, second = kcm_pages()
+    m = AttachModel()
+    m.update(parse_page(first, 100.0))
+    f = next(f for f in m.informers.values() if f.resource == "pods")
+    assert not f.rated and informer_row(f)[2] == "–"
+    text = "\n".join(model_lines(m))
+    assert "processed –" in text and "replicasets.apps" in text and "(–)" in text
+    # daemonset_controller's counter vector had no series on the first page: its first skips count from 0.
+    m.update(parse_page(second + 'daemonset_controller_stale_sync_skips_total{group="apps",resource="daemonsets"} 3\n',
+                        100.0 + KCM_SECONDS_APART))
+    assert m.informers[("kube-controller-manager", "", "v1", "pods")].rated
+    ds = m.stale_skips[("daemonset_controller", "apps", "daemonsets")]
+    assert ds.rated and ds.per_s == 3 / KCM_SECONDS_APART
+    assert "stale-sync skips daemonset_controller: daemonsets.apps 3 (0.6/s)" in model_lines(m)
