@@ -18,6 +18,9 @@ from kubectl_informer.attach.informers import InformerFigures
 from kubectl_informer.panes.attach_view import informer_header, informer_row, window
 
 NAME_MAX = 70  # "admissionregistration.k8s.io/v1 validatingadmissionpolicybindings" is 66
+NAME_MIN = 30  # narrower than this, the informer column is cut with … rather than lose a figure
+# Dropped in this order while a row is wider than the table: what can be read off another column first.
+DROP_ORDER = ("SERVER RV", "PROCESSING p50", "NAME", "STORE RV")
 
 
 def identity(f: InformerFigures) -> tuple[str, str, str, str]:
@@ -80,12 +83,11 @@ class InformerTable(Widget, can_focus=True):
 
     def render(self) -> Text:
         with_name = len({f.name for f in self.informers}) > 1
-        header = informer_header(with_name)
-        rows = [informer_row(f, with_name) for f in self.informers]
-        widths = [min(NAME_MAX if i == 0 else 1000, max(len(r[i]) for r in [header, *rows]))
-                  for i in range(len(header))]
+        header, rows, widths = fitted(informer_header(with_name), [informer_row(f, with_name) for f in self.informers],
+                                      self.content_size.width)
+        left = 2 if "NAME" in header else 1  # the text columns, left-aligned
         out = Text(no_wrap=True, overflow="crop")
-        out.append(_line(header, widths, with_name), "bold")
+        out.append(_line(header, widths, left), "bold")
         if not rows:
             out.append("\nno informer matches")
             self.hidden = (0, 0)
@@ -96,16 +98,38 @@ class InformerTable(Widget, can_focus=True):
             out.append(f"\n▲ {win.above} more", "bold yellow")
         for i in range(win.top, win.top + win.rows):
             out.append("\n")
-            out.append(_line(rows[i], widths, with_name), "reverse" if i == self.cursor else "")
+            out.append(_line(rows[i], widths, left), "reverse" if i == self.cursor else "")
         if win.below:
             out.append(f"\n▼ {win.below} more", "bold yellow")
             out.append("  (↑↓ PgUp PgDn move)", "dim")
         return out
 
 
-def _line(cells: tuple[str, ...], widths: list[int], with_name: bool) -> str:
-    """The name columns left-aligned, the figures right-aligned."""
-    left = 2 if with_name else 1
+def fitted(header: tuple[str, ...], rows: list[tuple[str, ...]], width: int):
+    """The columns that fit ``width`` (all when it is 0: not laid out yet),
+    dropping DROP_ORDER's first, then narrowing the informer column down to
+    NAME_MIN; a row is never wrapped."""
+    keep = list(range(len(header)))
+
+    def widths_of(cols):
+        return [min(NAME_MAX if c == 0 else 1000, max(len(r[c]) for r in [header, *rows])) for c in cols]
+
+    def total(ws):
+        return sum(ws) + 2 * (len(ws) - 1)
+
+    for name in DROP_ORDER:
+        if not width or total(widths_of(keep)) <= width:
+            break
+        if name in header:
+            keep.remove(header.index(name))
+    widths = widths_of(keep)
+    if width and total(widths) > width:
+        widths[0] = max(NAME_MIN, widths[0] - (total(widths) - width))
+    return tuple(header[c] for c in keep), [tuple(r[c] for c in keep) for r in rows], widths
+
+
+def _line(cells: tuple[str, ...], widths: list[int], left: int) -> str:
+    """The ``left`` first (text) columns left-aligned, the figures right-aligned."""
     out = []
     for i, (cell, w) in enumerate(zip(cells, widths)):
         if len(cell) > w:

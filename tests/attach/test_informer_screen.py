@@ -25,10 +25,10 @@ def kcm_model() -> AttachModel:
     return m
 
 
-def drive(model, check):
+def drive(model, check, size=SIZE):
     async def go():
         app = AttachApp(model, threading.Lock(), "https://127.0.0.1:10257/metrics")
-        async with app.run_test(size=SIZE) as pilot:
+        async with app.run_test(size=size) as pilot:
             await pilot.pause()
             return await check(app, pilot)
 
@@ -128,3 +128,16 @@ def test_an_older_process_gets_the_note_and_no_table():
     note = "informers: this page has none of client-go 1.36's informer_* series"
     assert note in before  # said beside the queues too
     assert not table and notes_shown and notes.startswith(note) and len(notes.split("\n")) == 1
+
+
+def test_a_narrow_table_drops_columns_rather_than_wrap_or_cut_figures():
+    async def check(app, pilot):
+        await pilot.press("i")
+        await pilot.pause()
+        return app.informer_table.render().plain.split("\n"), app.informer_table.content_size.width
+
+    for size, dropped in (((120, 45), ["SERVER RV"]), ((100, 45), ["SERVER RV", "PROCESSING p50", "STORE RV"])):
+        lines, width = drive(kcm_model(), check, size)
+        assert max(len(ln) for ln in lines[:-1]) <= width, size
+        assert all(d not in lines[0] for d in dropped) and "LAG (RV)" in lines[0] and "p99" in lines[0]
+        assert lines[1].split()[:2] == expected_order()[0].split()
