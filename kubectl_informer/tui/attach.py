@@ -36,6 +36,7 @@ from kubectl_informer.attach.model import (
 )
 from kubectl_informer.attach.informers import InformerFigures, informer_notes
 from kubectl_informer.attach.report import model_lines, skips_lines
+from kubectl_informer.core.printable import printable_lines
 from kubectl_informer.panes.attach_view import (
     TABLE_ABOVE,
     estimate,
@@ -47,7 +48,6 @@ from kubectl_informer.panes.attach_view import (
 from kubectl_informer.panes.deltas import DeltasState
 from kubectl_informer.panes.feed import FeedLoop
 from kubectl_informer.panes.filters import KeyFilter, parse_filter
-from kubectl_informer.core.printable import printable_lines
 from kubectl_informer.tui.attach_informers import InformerTable
 from kubectl_informer.tui.attach_table import QueueTable
 from kubectl_informer.tui.crash import KeepsCrash
@@ -308,16 +308,17 @@ class AttachApp(KeepsCrash, App[None]):
             rest = [ln for ln in model_lines(self.model, informers=False)
                     if ln.startswith(("rest client", "informer ", "no work"))]
             skips = skips_lines(self.model)
-            notes = informer_notes(self.model.has_informers, self.model.informers.values(), self.model.server_note)
+            has_informers = self.model.has_informers
+            notes = informer_notes(has_informers, self.model.informers.values(), self.model.server_note)
             if self.model.informers:
                 rest.append(f"informers: {len(self.model.informers)} with client-go 1.36's informer series · "
                             f"i shows them")
         self.status.update(status)
-        self.others.update(Text(printable_lines("\n".join(rest + skips + ([] if self.model.has_informers else notes)))))
+        self.others.update(Text(printable_lines("\n".join(rest + skips + ([] if has_informers else notes)))))
         # Controller names and the API server's words: shown printable, never as markup.
         self.informer_notes.update(Text(printable_lines("\n".join(skips + notes))))
         if informers:
-            self._place_informers(self.model.has_informers)
+            self._place_informers(has_informers)
         else:
             self._place(controllers)
 
