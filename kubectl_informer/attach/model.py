@@ -21,6 +21,17 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
+from kubectl_informer.attach.informers import (
+    InformerFigures,
+    InformerPoint,
+    Key,
+    StaleSkips,
+    has_informer_series,
+    reduce_informers,
+    reduce_stale_skips,
+    update_informers,
+    update_stale_skips,
+)
 from kubectl_informer.attach.page import Histogram, Page
 from kubectl_informer.attach.quantile import bucket_delta, quantile_in_bucket
 from kubectl_informer.core.durations import format_short
@@ -60,6 +71,10 @@ class Point:
     controllers: dict[str, ControllerPoint]
     rest: dict[str, float]                 # HTTP code -> requests
     reflectors: dict[str, tuple[float | None, float | None]]  # name -> (lists, watches)
+    # client-go 1.36's informer series and kcm's stale-sync skips (attach.informers)
+    informers: dict[Key, InformerPoint] = field(default_factory=dict)
+    stale_skips: dict[tuple[str, str, str], float] = field(default_factory=dict)
+    has_informers: bool = False
 
 
 def reduce_page(page: Page) -> Point:
@@ -87,7 +102,8 @@ def reduce_page(page: Page) -> Point:
     lists = page.by("reflector_lists_total", "name") if page.has("reflector_lists_total") else {}
     watches = page.by("reflector_watches_total", "name") if page.has("reflector_watches_total") else {}
     reflectors = {n: (lists.get(n), watches.get(n)) for n in set(lists) | set(watches)}
-    return Point(page.time, queues, controllers, page.by("rest_client_requests_total", "code"), reflectors)
+    return Point(page.time, queues, controllers, page.by("rest_client_requests_total", "code"), reflectors,
+                 reduce_informers(page), reduce_stale_skips(page), has_informer_series(page))
 
 
 def increase(new: float, old: float | None) -> float:
@@ -172,6 +188,10 @@ class AttachModel:
         self.rest: dict[str, tuple[float, float]] = {}         # code -> (total, per second)
         self.rest_rated = False  # a second scrape gave the rates
         self.reflectors: dict[str, tuple[float | None, float | None]] = {}
+        self.informers: dict[Key, InformerFigures] = {}
+        self.stale_skips: dict[tuple[str, str, str], StaleSkips] = {}
+        self.has_informers = False      # the page serves client-go 1.36's informer_* series
+        self.server_note: str | None = None  # why the API server's RVs are not known, when they are not
         self.scrapes = 0
         self.last_time: float | None = None
         self.error: str | None = None
@@ -198,10 +218,19 @@ class AttachModel:
         self.rest = {code: (v, increase(v, old_rest.get(code)) / dt if dt > 0 else 0.0)
                      for code, v in sorted(point.rest.items())}
         self.reflectors = dict(sorted(point.reflectors.items()))
+        self._update_informers(page, point, rate_base, q_base)
         self.scrapes += 1
         self.last_time = point.time
         self.error = None
         self.version += 1
+
+    def _update_informers(self, page: Page, point: Point, base: Point | None, q_base: Point | None) -> None:
+        dt = point.time - base.time if base else 0.0
+        self.has_informers = point.has_informers
+        update_informers(self.informers, point.informers, base.informers if base else None,
+                         q_base.informers if q_base else None, dt, page.server_rv)
+        update_stale_skips(self.stale_skips, point.stale_skips, base.stale_skips if base else None, dt)
+        self.server_note = page.server_note
 
     def _base(self, since: float) -> Point | None:
         """The oldest point no older than ``since`` (but not the newest)."""

@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
+from kubectl_informer.attach.informers import informer_notes, per_second
 from kubectl_informer.attach.model import AttachModel, fmt_seconds, rate
 
-_HISTORY_FIELDS = ("depth_history", "adds_history", "retries_history", "reconcile_history", "error_history")
+_HISTORY_FIELDS = ("depth_history", "adds_history", "retries_history", "reconcile_history", "error_history",
+                   "queued_history")
 
 
 def _plain(obj: Any) -> dict:
@@ -25,7 +27,15 @@ def model_dict(model: AttachModel, target: str) -> dict:
         "controllers": {n: _plain(c) for n, c in sorted(model.controllers.items())},
         "rest_client_requests": {code: {"total": t, "per_s": r} for code, (t, r) in model.rest.items()},
         "reflectors": {n: {"lists": li, "watches": w} for n, (li, w) in model.reflectors.items()},
+        # client-go 1.36's informer_* series, one row per informer; lag_rv in resource versions
+        "informers": [_plain(f) for f in _by_gvr(model)],
+        "stale_sync_skips": [_plain(s) for _, s in sorted(model.stale_skips.items())],
+        "informer_notes": informer_notes(model.has_informers, model.informers.values(), model.server_note),
     }
+
+
+def _by_gvr(model: AttachModel) -> list:
+    return [f for _, f in sorted(model.informers.items(), key=lambda kv: (kv[0][1], kv[0][3], kv[0][2], kv[0][0]))]
 
 
 def _est(v: float | None) -> str:
@@ -37,7 +47,35 @@ def _num(v: float | None) -> str:
     return "-" if v is None else f"{v:g}"
 
 
-def model_lines(model: AttachModel) -> list[str]:
+def _rv(v: int | None) -> str:
+    return "-" if v is None else str(v)
+
+
+def informer_lines(model: AttachModel) -> list[str]:
+    """One line per informer (by group and resource), the controllers'
+    stale-sync skips, and what the figures cannot say."""
+    out = []
+    for f in _by_gvr(model):
+        lag = "-" if f.lag_rv is None else f"{f.lag_rv} RV"
+        out.append(f"informer {f.gvr} ({f.name}): queued {f.queued:g} · processed {per_second(f.processed_per_s, f.rated)} "
+                   f"({f.processed_total:g}) · processing p50 {_est(f.latency_p50)} p99 {_est(f.latency_p99)} · "
+                   f"store RV {_rv(f.store_rv)} · server RV {_rv(f.server_rv)} · lag {lag}")
+    out.extend(skips_lines(model))
+    out.extend(informer_notes(model.has_informers, model.informers.values(), model.server_note))
+    return out
+
+
+def skips_lines(model: AttachModel) -> list[str]:
+    """``stale-sync skips replicaset_controller: pods 2 (0.0/s) · ...``, one line a controller."""
+    per: dict[str, list[str]] = {}
+    for (controller, _, _), s in sorted(model.stale_skips.items()):
+        per.setdefault(controller, []).append(f"{s.what} {s.total:g} ({per_second(s.per_s, s.rated)})")
+    return [f"stale-sync skips {c}: " + " · ".join(parts) for c, parts in per.items()]
+
+
+def model_lines(model: AttachModel, informers: bool = True) -> list[str]:
+    """Every figure as lines; ``informers=False`` leaves out the informer rows
+    (the screen draws them as a table of their own)."""
     out = []
     for n, q in sorted(model.queues.items()):
         out.append(f"queue {n}: depth {q.depth:g} · adds {rate(q.adds_per_s, q.rated)} ({q.adds_total:g}) · "
@@ -59,4 +97,6 @@ def model_lines(model: AttachModel) -> list[str]:
         out.append(f"informer {n}: lists {_num(lists)} · watches {_num(watches)}")
     if not model.queues and not model.controllers:
         out.append("no workqueue or controller metrics on this page (is it a client-go controller's?)")
+    if informers:
+        out.extend(informer_lines(model))
     return out

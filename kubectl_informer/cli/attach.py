@@ -9,13 +9,16 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
+from kubectl_informer.attach.informers import STORE_RV
 from kubectl_informer.attach.model import AttachModel
+from kubectl_informer.attach.page import Page
 from kubectl_informer.attach.scrape import (
     ScrapeError,
     UrlScraper,
     resolve_proxy,
-    scrape,
 )
+from kubectl_informer.attach.scrape import scrape as scrape_page
+from kubectl_informer.attach.server_rv import ServerRV
 from kubectl_informer.attach.target import ResolveError, TargetError, parse_target
 from kubectl_informer.core.scope import Scope
 
@@ -41,17 +44,33 @@ class AttachOptions:
 
 def open_scraper(o: AttachOptions):
     """The scraper for ``o.target``; TargetError for a malformed TARGET,
-    AttachFailed for everything the cluster or the endpoint refuses."""
+    AttachFailed for everything the cluster or the endpoint refuses.
+    Its ``server_rv`` reads the API server's RVs (the informers' lag): the
+    API server of a pod/deploy target, or of ``--kubeconfig``/``--context``
+    given with a URL."""
     target = parse_target(o.target)
     if target.kind == "url":
-        return UrlScraper(target.url, token=o.token, ca_file=o.ca_file, insecure=o.insecure, timeout=o.timeout)
+        url = UrlScraper(target.url, token=o.token, ca_file=o.ca_file, insecure=o.insecure, timeout=o.timeout)
+        if o.kubeconfig or o.context:
+            url.server_rv = ServerRV(_load_kube(o).api_client)
+        return url
+    kube = _load_kube(o)
+    proxied = _resolve(o, kube, target)
+    proxied.server_rv = ServerRV(kube.api_client)
+    return proxied
+
+
+def _load_kube(o: AttachOptions):
     from kubectl_informer.kube.config import load_kube
     from kubectl_informer.kube.errors import KubeError
 
     try:
-        kube = load_kube(kubeconfig=o.kubeconfig, context=o.context)
+        return load_kube(kubeconfig=o.kubeconfig, context=o.context)
     except KubeError as e:
         raise AttachFailed(str(e)) from None
+
+
+def _resolve(o: AttachOptions, kube, target):
     namespace = Scope(o.namespace).resolve(namespaced=True, context_namespace=kube.namespace).namespace
     try:
         return resolve_proxy(kube.api_client, namespace, target, o.scheme, o.path, timeout=o.timeout)
@@ -60,6 +79,16 @@ def open_scraper(o: AttachOptions):
     except OSError as e:
         from kubectl_informer.run.runner import describe_error
         raise AttachFailed(describe_error(e, kube.server) or str(e)) from None
+
+
+def scrape(scraper) -> Page:
+    """One page; the API server's RVs beside it when the page has store RVs
+    to compare them with (client-go 1.36's informer_store_resource_version)."""
+    page = scrape_page(scraper)
+    server = getattr(scraper, "server_rv", None)
+    if server is not None and page.has(STORE_RV):
+        server.annotate(page)
+    return page
 
 
 def first_scrape(scraper, model: AttachModel) -> None:

@@ -75,7 +75,8 @@ cli.add_command(queue)
 
 @cli.command(cls=KubectlCommand, usage="TARGET [options]",
              help="Attach to a running controller's metrics and show its workqueues live: depth, adds/s, "
-                  "queue latency and work duration p50/p99, retries, reconciles and workers. TARGET is a URL "
+                  "queue latency and work duration p50/p99, retries, reconciles and workers; for a client-go "
+                  "1.36 process also its informers (i) and stale-sync skips. TARGET is a URL "
                   "(after your own kubectl port-forward), pod/NAME[:PORT] or deploy/NAME[:PORT], read through "
                   "the API server's pods/proxy subresource (GET only).",
              examples="""

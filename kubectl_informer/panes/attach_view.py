@@ -18,7 +18,9 @@ import math
 from dataclasses import dataclass
 from typing import Iterable
 
+from kubectl_informer.attach.informers import InformerFigures, per_second
 from kubectl_informer.attach.model import ControllerFigures, QueueFigures, fmt_seconds, rate
+from kubectl_informer.core.printable import printable
 from kubectl_informer.panes.filters import KeyFilter
 
 # A queue card is 6 rows (its border 2, figures 3, sparklines 1; 7 while it
@@ -125,3 +127,56 @@ def controller_cell(c: ControllerFigures) -> str:
     active = "-" if c.active is None else f"{c.active:g}"
     most = "-" if c.max_workers is None else f"{c.max_workers:g}"
     return f"{sum(c.reconciles_per_s.values()):.1f}/s err {c.errors_per_s:.1f}/s w {active}/{most}"
+
+
+# --- informers (client-go 1.36's informer_* series) --------------------------------------
+
+def by_busyness(informers: Iterable[InformerFigures]) -> list[InformerFigures]:
+    """The busiest first: most queued in the FIFO, then most processed/s,
+    then furthest behind the server; idle ones by group and resource."""
+    return sorted(informers, key=lambda f: (-f.queued, -f.processed_per_s, -(f.lag_rv or 0), f.group, f.resource,
+                                            f.version, f.name))
+
+
+def shown_informers(informers: Iterable[InformerFigures], key_filter: KeyFilter) -> list[InformerFigures]:
+    """Ordered by busyness, those whose ``group/version/resource`` or
+    informer name passes the filter (``apps/`` finds the apps group)."""
+    if not key_filter:
+        return by_busyness(informers)
+    # Inverted (``!apps``), a row stays only if neither its resource nor its name holds the text.
+    either = all if key_filter.invert else any
+    return by_busyness(f for f in informers if either(key_filter.matches(s) for s in (gvr_path(f), f.name)))
+
+
+def gvr_path(f: InformerFigures) -> str:
+    """``apps/v1/deployments``, ``v1/pods``: what the filter reads."""
+    return "/".join(p for p in (f.group, f.version, f.resource) if p)
+
+
+INFORMER_HEADER = ("INFORMER (group/version resource)", "QUEUED", "EVENTS/S", "PROCESSING p50", "p99",
+                   "STORE RV", "SERVER RV", "LAG (RV)")
+
+
+def informer_row(f: InformerFigures, with_name: bool = False) -> tuple[str, ...]:
+    """One table row; ``-`` for what the page does not say. ``with_name``
+    adds the informer's name (a process with several informer factories)."""
+    def rv(v: int | None) -> str:
+        return "-" if v is None else str(v)
+    # The gvr and the name are the page's labels: shown printable, escaped before the columns are sized.
+    row = (printable(f.gvr), f"{f.queued:g}", per_second(f.processed_per_s, f.rated, ""), estimate(f.latency_p50), estimate(f.latency_p99),
+           rv(f.store_rv), rv(f.server_rv), rv(f.lag_rv))
+    return row[:1] + (printable(f.name),) + row[1:] if with_name else row
+
+
+def informer_header(with_name: bool = False) -> tuple[str, ...]:
+    return INFORMER_HEADER[:1] + ("NAME",) + INFORMER_HEADER[1:] if with_name else INFORMER_HEADER
+
+
+def informer_detail(f: InformerFigures) -> str:
+    """One line on the selected informer: the buckets its percentiles lie in
+    and what its lag counts."""
+    lag = ("lag: server RV − store RV, in resource versions (every write to the cluster moves them), not events"
+           if f.lag_rv is not None else "lag unknown (store RV or server RV missing)")
+    return (f"{printable(f.gvr)} ({printable(f.name)}): ≈ estimated inside histogram buckets; p50 lies in "
+            f"{bucket_range(f.latency_p50_bucket)}, p99 in {bucket_range(f.latency_p99_bucket)} · "
+            f"{f.processed_total:g} processed in all · {lag}")

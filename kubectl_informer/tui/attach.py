@@ -7,7 +7,10 @@ that (a kube-controller-manager runs about 50), a table of one row per
 queue with the selected queue's card under it; ``t`` switches. ``/``
 filters queues by name as the main app filters keys. Lines ``▲ N more`` /
 ``▼ N more`` say what is off screen. One card per controller (reconciles/s
-by result, errors/s, workers), then the REST client and informer counts.
+by result, errors/s, workers), then the REST client and informer counts and
+kube-controller-manager's stale-sync skips. ``i`` switches to the
+informers view: client-go 1.36's informer series, one row per informer
+(tui/attach_informers.py), sorted and filtered the same way.
 With ``--resource`` our own informer's Deltas pane runs beside it, fed from
 the trace as in the main app.
 
@@ -32,11 +35,21 @@ from kubectl_informer.attach.model import (
     fmt_seconds,
     rate,
 )
-from kubectl_informer.attach.report import model_lines
-from kubectl_informer.panes.attach_view import TABLE_ABOVE, estimate, percentile_detail, shown_queues
+from kubectl_informer.attach.informers import InformerFigures, informer_notes
+from kubectl_informer.attach.report import model_lines, skips_lines
+from kubectl_informer.core.printable import printable_lines
+from kubectl_informer.panes.attach_view import (
+    TABLE_ABOVE,
+    estimate,
+    informer_detail,
+    percentile_detail,
+    shown_informers,
+    shown_queues,
+)
 from kubectl_informer.panes.deltas import DeltasState
 from kubectl_informer.panes.feed import FeedLoop
 from kubectl_informer.panes.filters import KeyFilter, parse_filter
+from kubectl_informer.tui.attach_informers import InformerTable
 from kubectl_informer.tui.attach_table import QueueTable
 from kubectl_informer.tui.crash import KeepsCrash
 from kubectl_informer.tui.printable_text import PrintableNotices, printable_text
@@ -165,19 +178,28 @@ class ControllerCard(Vertical):
 
 
 CARDS_MAX = 2 * TABLE_ABOVE  # queue cards mounted at most (two screens of them)
-KEYS = (("?", "Help"), ("q", "Quit"), ("/", "Filter"), ("t", "Table/cards"), ("↑↓", "Move"), ("esc", "Clear filter"))
+KEYS = (("?", "Help"), ("q", "Quit"), ("/", "Filter"), ("t", "Table/cards"), ("i", "Informers/queues"), ("↑↓", "Move"),
+        ("esc", "Clear filter"))
 HELP_KEYS = (
     ("?", "this help (esc closes)"),
     ("q / ctrl+c", "quit"),
-    ("/", "filter the queues: text or a regex on the name, ! first inverts; enter keeps, esc clears"),
+    ("/", "filter the queues (or the informers): text or a regex on the name, ! first inverts; enter keeps, "
+          "esc clears"),
     ("t", "table (every queue, busiest first) or cards (one per queue, with sparklines)"),
+    ("i", "queues ⇄ informers: a client-go 1.36 process's informers, one row each"),
     ("↑ ↓ j k", "move through the queues; the table's selected queue opens below it"),
     ("esc", "clear the filter"),
 )
 HELP_ABOUT = ("The controller's own workqueues and reconciles, read from its /metrics page every "
               "--interval: depth, adds/s, retries/s, queue latency and work duration (p50/p99 estimated "
               "from the histogram buckets), unfinished work and the longest running processor, as "
-              "client-go's workqueue metrics name them. docs/attach.md says where each figure comes from.")
+              "client-go's workqueue metrics name them; with i, its informers (queued items, processing "
+              "latency, store RV). docs/attach.md says where each figure comes from.")
+
+
+FILTER_QUEUES = "filter queues: text or regex on the name · ! first inverts · enter keeps · esc clears"
+FILTER_INFORMERS = ("filter informers: text or regex on group/version/resource or the name · ! first inverts · "
+                    "enter keeps · esc clears")
 
 
 class AttachApp(PrintableNotices, KeepsCrash, App[None]):
@@ -190,6 +212,7 @@ class AttachApp(PrintableNotices, KeepsCrash, App[None]):
     BINDINGS = [Binding("q", "quit", "Quit"), Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
                 Binding("question_mark", "help", "Help"),
                 Binding("slash", "filter", "Filter"), Binding("t", "toggle_table", "Table/cards"),
+                Binding("i", "toggle_informers", "Informers/queues"),
                 Binding("escape", "clear_filter", "Clear filter", show=False)]
     CSS = """
     #status { height: 1; background: $boost; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
@@ -199,6 +222,7 @@ class AttachApp(PrintableNotices, KeepsCrash, App[None]):
     #cards.table-mode { height: auto; max-height: 40%; }
     #detail { height: auto; }
     #hint { height: 1; padding: 0 1; }
+    #informer-notes, #informer-detail { height: auto; padding: 0 1; color: $text-muted; }
     #deltas { width: 1fr; border: round $secondary 50%; }
     #others { height: auto; padding: 0 1; color: $text-muted; }
     #filter { height: 1; border: none; padding: 0 1; }
@@ -219,6 +243,8 @@ class AttachApp(PrintableNotices, KeepsCrash, App[None]):
         self.key_filter: KeyFilter = KeyFilter()
         self.mode = "auto"  # auto | table | cards
         self.shown: list[QueueFigures] = []  # the queues on screen, in order
+        self.view = "queues"  # queues | informers (i)
+        self.shown_informers: list[InformerFigures] = []  # the informers on screen, in order
 
     def compose(self) -> ComposeResult:
         self.status = Static(id="status")
@@ -233,14 +259,19 @@ class AttachApp(PrintableNotices, KeepsCrash, App[None]):
                 yield self.table
                 self.detail = QueueCard(buckets=True, id="detail")
                 yield self.detail
+                self.informer_table = InformerTable(id="informers")
+                yield self.informer_table
+                self.informer_detail = Static(id="informer-detail")
+                yield self.informer_detail
+                self.informer_notes = Static(id="informer-notes")
+                yield self.informer_notes
                 self.hint = Static(id="hint")
                 yield self.hint
             if self.feed_loop is not None:
                 self.deltas = DeltasPane(self.feed_loop.states["deltas"], id="deltas")
                 self.deltas.border_title = f"Deltas: our informer on {self.resource}"
                 yield self.deltas
-        self.filter_input = Input(placeholder="filter queues: text or regex on the name · ! first inverts · "
-                                              "enter keeps · esc clears", id="filter")
+        self.filter_input = Input(placeholder=FILTER_QUEUES, id="filter")
         yield self.filter_input
         # One line whatever the width: the keys that do not fit are cut, Quit (first) never.
         keys = Text.assemble(*[part for key, what in KEYS for part in ((f" {key} ", "bold reverse"), f" {what}  ")])
@@ -250,6 +281,7 @@ class AttachApp(PrintableNotices, KeepsCrash, App[None]):
     def on_mount(self) -> None:
         self.filter_input.display = False
         self.table.display = self.detail.display = False
+        self.informer_table.display = self.informer_detail.display = self.informer_notes.display = False
         # The hint line says what is off screen, in cards; a scrollbar's
         # thumb end (▁▁ past the cards' border) read as stray sparkline cells.
         self.watch(self.cards, "scroll_y", lambda _: self.call_after_refresh(self._card_hint), init=False)
@@ -258,7 +290,10 @@ class AttachApp(PrintableNotices, KeepsCrash, App[None]):
         self._focus_queues()
 
     def _focus_queues(self) -> None:
-        (self.table if self.table_mode else self.cards).focus()
+        if self.view == "informers":
+            self.informer_table.focus()
+        else:
+            (self.table if self.table_mode else self.cards).focus()
 
     @property
     def table_mode(self) -> bool:
@@ -277,23 +312,51 @@ class AttachApp(PrintableNotices, KeepsCrash, App[None]):
                 return
             self._shown = self.model.version
             self.shown = shown_queues(self.model.queues.values(), self.key_filter)
-            total = len(self.model.queues)
+            self.shown_informers = shown_informers(self.model.informers.values(), self.key_filter)
+            informers = self.view == "informers"
+            total = len(self.model.informers if informers else self.model.queues)
             controllers = dict(self.model.controllers)
             # The scrape count and a failure before the target (long through pods/proxy): one line, cut at its end.
             status = Text.assemble(("attach", "bold"), f" · scrape {self.model.scrapes}")
             if self.key_filter:
-                status.append(f" · /{self.key_filter.text}: {len(self.shown)} of {total} queues", "bold yellow")
+                shown, what = (len(self.shown_informers), "informers") if informers else (len(self.shown), "queues")
+                status.append(f" · /{self.key_filter.text}: {shown} of {total} {what}", "bold yellow")
             if self.key_filter.note:
                 status.append(f" ({self.key_filter.note})", "yellow")
             if self.model.error:
                 status.append(f" · last scrape failed: {self.model.error}", "bold red")
+            rest = [ln for ln in model_lines(self.model, informers=False)
+                    if ln.startswith(("rest client", "informer ", "no work"))]
+            skips = skips_lines(self.model)
+            has_informers = self.model.has_informers
+            notes = informer_notes(has_informers, self.model.informers.values(), self.model.server_note)
+            if self.model.informers:
+                rest.append(f"informers: {len(self.model.informers)} with client-go 1.36's informer series · "
+                            f"i shows them")
             status.append(f" · {self.target}")
-            rest = [ln for ln in model_lines(self.model) if ln.startswith(("rest client", "informer ", "no work"))]
         self.status.update(printable_text(status))  # a failed scrape's error quotes the page
-        self.others.update(printable_text("\n".join(rest)))
-        self._place(controllers)
+        self.others.update(Text(printable_lines("\n".join(rest + skips + ([] if has_informers else notes)))))
+        # Controller names and the API server's words: shown printable, never as markup.
+        self.informer_notes.update(Text(printable_lines("\n".join(skips + notes))))
+        if informers:
+            self._place_informers(has_informers)
+        else:
+            self._place(controllers)
+
+    def _place_informers(self, has_informers: bool) -> None:
+        """The informers view: their table, their notes, nothing of the queues;
+        a process without the series gets the note alone, no empty table."""
+        self.cards.display = self.table.display = self.detail.display = False
+        self.informer_table.display = self.informer_detail.display = has_informers
+        self.informer_notes.display = True
+        self.informer_table.show(self.shown_informers)
+        hint = (f"{len(self.shown_informers)} informers, busiest first (queued, events/s, lag) · i queues · / filter"
+                if has_informers else "i queues")
+        self.hint.update(Text(hint, "dim"))
 
     def _place(self, controllers: dict[str, ControllerFigures]) -> None:
+        self.cards.display = True
+        self.informer_table.display = self.informer_detail.display = self.informer_notes.display = False
         table = self.table_mode
         self.cards.set_class(table, "table-mode")
         self.table.display = self.detail.display = table
@@ -337,7 +400,7 @@ class AttachApp(PrintableNotices, KeepsCrash, App[None]):
 
     def _card_hint(self) -> None:
         """``▲ N above · ▼ N more``: queue cards wholly out of the view."""
-        if self.table_mode:
+        if self.table_mode or self.view == "informers":
             return
         top, height = self.cards.scroll_y, self.cards.scrollable_content_region.height
         above = below = 0
@@ -372,6 +435,15 @@ class AttachApp(PrintableNotices, KeepsCrash, App[None]):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen([], keys=HELP_KEYS, title="kubectl informer attach: keys", about=HELP_ABOUT))
 
+    def on_informer_table_selected(self, message: InformerTable.Selected) -> None:
+        self.informer_detail.update(Text(informer_detail(message.informer)) if message.informer else "")
+
+    def action_toggle_informers(self) -> None:
+        self.view = "queues" if self.view == "informers" else "informers"
+        self._shown = -1
+        self.refresh_model()
+        self._focus_queues()
+
     def action_toggle_table(self) -> None:
         self.mode = "cards" if self.table_mode else "table"
         self._shown = -1
@@ -379,6 +451,7 @@ class AttachApp(PrintableNotices, KeepsCrash, App[None]):
         self._focus_queues()
 
     def action_filter(self) -> None:
+        self.filter_input.placeholder = (FILTER_INFORMERS if self.view == "informers" else FILTER_QUEUES)
         self.filter_input.value = self.key_filter.text
         self.filter_input.display = True
         self.filter_input.focus()

@@ -132,7 +132,9 @@ def test_other_families_are_skipped_and_a_page_without_workqueues_says_so():
     m = AttachModel()
     m.update(parse_page(runtime, 1.0))
     assert m.queues == {} and model_lines(m) == [
-        "no workqueue or controller metrics on this page (is it a client-go controller's?)"]
+        "no workqueue or controller metrics on this page (is it a client-go controller's?)",
+        "informers: this page has none of client-go 1.36's informer_* series (an older process, or its "
+        "informers have no reserved name): no informer rows"]
     # Garbage in the head is refused by the parser even among skipped families.
     with pytest.raises(NotPrometheusText, match="invalid metric name"):
         parse_page("<html>\n" + runtime, 0.0)
