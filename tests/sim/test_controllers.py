@@ -112,6 +112,8 @@ def test_foreground_deletion_waits_for_the_dependents(cluster):
     assert rs["metadata"]["finalizers"] == ["foregroundDeletion"]  # blockOwnerDeletion: deleted in the foreground
     pods = store.list("pods", "default")
     assert len(pods) == 2 and all(p["metadata"]["deletionTimestamp"] for p in pods)  # terminating
+    # A pod has no dependents: the collector deletes it in the background, never with the finalizer.
+    assert all(not p["metadata"].get("finalizers") for p in pods)
     for p in pods:  # the kubelet's end of the grace period
         store.delete("pods", "default", p["metadata"]["name"], grace_period=0)
     assert wait_for(lambda: store.count("deployments") == 0 and store.count("replicasets") == 0, 10)
@@ -224,3 +226,75 @@ def test_scaling_during_a_rollout_is_shared_by_proportion(cluster):
     while not rollout_complete(deployment(store)):
         start_pods(clock, manager)
     assert sizes() == [0, 20]
+
+
+def _rs_owned_by(name: str, owner_name: str, owner_uid: str) -> dict:
+    labels = {"app": name}
+    return {"apiVersion": "apps/v1", "kind": "ReplicaSet",
+            "metadata": {"name": name, "namespace": "default", "labels": labels,
+                         "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": owner_name,
+                                              "uid": owner_uid, "controller": True, "blockOwnerDeletion": True}]},
+            "spec": {"replicas": 0, "selector": {"matchLabels": labels},
+                     "template": {"metadata": {"labels": labels}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}}
+
+
+def test_dangling_owners_are_collected_by_uid(cluster):
+    """attemptToDeleteItem: an owner that is absent, or present under another UID, is dangling."""
+    store, clock, manager = cluster
+    web = store.create("deployments", web_deployment("default", "web", 0))
+    store.create("replicasets", _rs_owned_by("gone-legacy", "gone", "00000000-0000-4000-8000-00000000beef"))
+    store.create("replicasets", _rs_owned_by("web-stale", "web", "00000000-0000-4000-8000-00000000dead"))
+    cm = store.create("configmaps", {"metadata": {"name": "live", "namespace": "default"}})
+    refs = [{"apiVersion": "v1", "kind": "ConfigMap", "name": "live", "uid": cm["metadata"]["uid"]},
+            {"apiVersion": "v1", "kind": "ConfigMap", "name": "ghost", "uid": "00000000-0000-4000-8000-0000000000aa"}]
+    store.create("configmaps", {"metadata": {"name": "two-owners", "namespace": "default", "ownerReferences": refs}})
+    settle(manager)
+    assert wait_for(lambda: {rs["metadata"]["name"] for rs in store.list("replicasets", "default")
+                             if not rs["metadata"].get("deletionTimestamp")} == {
+        rs["metadata"]["name"] for rs in store.list("replicasets", "default")
+        if rs["metadata"]["ownerReferences"][0]["uid"] == web["metadata"]["uid"]}, 10)
+    assert store.get("configmaps", "default", "two-owners")["metadata"]["ownerReferences"] == refs[:1]
+
+
+def test_a_dangling_owner_found_at_start_is_collected():
+    store = Store()
+    store.create("namespaces", {"metadata": {"name": "default"}})
+    store.create("replicasets", _rs_owned_by("gone-legacy", "gone", "00000000-0000-4000-8000-00000000beef"))
+    manager = ControllerManager(store, FakeClock()).start()
+    try:
+        assert wait_for(lambda: store.count("replicasets") == 0, 10)
+    finally:
+        manager.stop()
+
+
+def test_foreground_deletion_of_a_replicaset_deletes_its_pods_in_the_background(cluster):
+    """A leaf dependent of an owner deleted in the foreground is deleted with its own policy
+    (Background), not in the foreground, blockOwnerDeletion or not."""
+    store, clock, manager = cluster
+    store.pod_stop_seconds = None
+    store.create("deployments", web_deployment("default", "web", 2))
+    start_pods(clock, manager)
+    [rs] = store.list("replicasets", "default")
+    store.delete("deployments", "default", "web", propagation="Orphan")
+    settle(manager)
+    store.delete("replicasets", "default", rs["metadata"]["name"], propagation="Foreground")
+    settle(manager)
+    pods = store.list("pods", "default")
+    assert pods and all(p["metadata"].get("deletionTimestamp") and not p["metadata"].get("finalizers") for p in pods)
+    assert store.get("replicasets", "default", rs["metadata"]["name"])["metadata"]["finalizers"] == [
+        "foregroundDeletion"]
+    for p in pods:
+        store.delete("pods", "default", p["metadata"]["name"], grace_period=0)
+    assert wait_for(lambda: store.count("replicasets") == 0, 10)
+
+
+def test_a_dependent_with_a_live_owner_loses_only_the_reference_to_the_foreground_deleted_one(cluster):
+    store, clock, manager = cluster
+    a = store.create("configmaps", {"metadata": {"name": "a", "namespace": "default"}})
+    b = store.create("configmaps", {"metadata": {"name": "b", "namespace": "default"}})
+    refs = [{"apiVersion": "v1", "kind": "ConfigMap", "name": o["metadata"]["name"], "uid": o["metadata"]["uid"],
+             "blockOwnerDeletion": True} for o in (a, b)]
+    store.create("configmaps", {"metadata": {"name": "dep", "namespace": "default", "ownerReferences": refs}})
+    store.delete("configmaps", "default", "a", propagation="Foreground")
+    assert wait_for(lambda: "default/a" not in store.keys("configmaps"), 10)
+    assert store.get("configmaps", "default", "dep")["metadata"]["ownerReferences"] == refs[1:]

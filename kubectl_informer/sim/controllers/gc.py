@@ -156,13 +156,12 @@ def owner_deleting(store, resource: str, namespace: str | None, name: str) -> bo
         return _remove_finalizer(store, resource, obj, ORPHAN)
     if FOREGROUND not in finalizers:
         return False
-    blocking = 0
     for dep_resource, dep in deps:
-        ref = next(x for x in dep["metadata"]["ownerReferences"] if x.get("uid") == meta["uid"])
-        if ref.get("blockOwnerDeletion") is True:
-            blocking += 1
         attempt_to_delete(store, dep_resource, dep)
-    if blocking:
+    # blockingDependents, after the references dropped just now.
+    left = dependents(store, namespace, meta["uid"]) if namespace else []
+    if any(ref.get("uid") == meta["uid"] and ref.get("blockOwnerDeletion") is True
+           for _, dep in left for ref in dep["metadata"].get("ownerReferences") or []):
         return True  # dependents' deletions bring us back
     return _remove_finalizer(store, resource, obj, FOREGROUND)
 
