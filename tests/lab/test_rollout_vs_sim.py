@@ -11,21 +11,15 @@ Running and Ready a second after it appears, as the simulator's kubelet does."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import time
-import uuid
 
 import pytest
 
-from kubectl_informer.sim.controllers.manager import ControllerManager
-from kubectl_informer.sim.server import SimServer
-from tests.lab.conftest import KUBECTL
+from tests.lab.sides import REVISION, Side, lab_side, sim_side  # noqa: F401 - fixtures
 
 pytestmark = [pytest.mark.lab, pytest.mark.long_wait]
 
-REVISION = "deployment.kubernetes.io/revision"
 STEPS = [
     ("create", ["create", "deployment", "web", "--image=nginx:1.27", "--replicas=3"]),
     ("set image", ["set", "image", "deployment/web", "nginx=nginx:1.28"]),
@@ -34,58 +28,6 @@ STEPS = [
     ("restart", ["rollout", "restart", "deployment/web"]),
     ("delete", ["delete", "deployment", "web"]),
 ]
-
-
-class Side:
-    """kubectl against one cluster, in one namespace."""
-
-    def __init__(self, name: str, kubeconfig: str, namespace: str, cache: str):
-        self.name, self.namespace = name, namespace
-        self.base = [KUBECTL, "--kubeconfig", kubeconfig, "--cache-dir", cache, "-n", namespace]
-
-    def run(self, *args: str) -> str:
-        r = subprocess.run(self.base + list(args), capture_output=True, text=True, timeout=60)
-        assert r.returncode == 0, f"{self.name}: kubectl {' '.join(args)}: {r.stderr}"
-        return r.stdout
-
-    def watch_progressing(self) -> subprocess.Popen:
-        """A raw watch of the namespace's Deployments from the RV of a list made
-        now, so it sees every later event however late it connects."""
-        rv = json.loads(self.run("get", "deployments", "-o", "json"))["metadata"]["resourceVersion"]
-        path = f"/apis/apps/v1/namespaces/{self.namespace}/deployments?watch=1&resourceVersion={rv}"
-        return subprocess.Popen(self.base + ["get", "--raw", path], stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, text=True)
-
-    def items(self, resource: str) -> list[dict]:
-        return json.loads(self.run("get", resource, "-o", "json"))["items"]
-
-    def snapshot(self) -> dict:
-        """What is compared: the Deployment's status, its ReplicaSets by revision, the pods."""
-        deploys = self.items("deployments")
-        out: dict = {"deployment": None}
-        if deploys:
-            [d] = deploys
-            st = d.get("status") or {}
-            out["deployment"] = {
-                "revision": (d["metadata"].get("annotations") or {}).get(REVISION),
-                "generation_observed": st.get("observedGeneration") == d["metadata"].get("generation"),
-                "counts": {k: st.get(k, 0) for k in ("replicas", "updatedReplicas", "readyReplicas",
-                                                      "availableReplicas", "unavailableReplicas",
-                                                      "terminatingReplicas")},
-                "conditions": [(c["type"], c["status"], c["reason"]) for c in st.get("conditions") or []]}
-        rss = []
-        for rs in self.items("replicasets"):
-            ann = rs["metadata"].get("annotations") or {}
-            rss.append({"revision": ann.get(REVISION), "history": ann.get("deployment.kubernetes.io/revision-history"),
-                        "desired": ann.get("deployment.kubernetes.io/desired-replicas"),
-                        "max": ann.get("deployment.kubernetes.io/max-replicas"),
-                        "replicas": rs["spec"].get("replicas"), "status_replicas": rs["status"].get("replicas", 0),
-                        "ready": rs["status"].get("readyReplicas", 0)})
-        out["replicasets"] = sorted(rss, key=lambda x: int(x["revision"] or 0))
-        pods = self.items("pods")
-        out["pods"] = len(pods)
-        out["terminating"] = sum(1 for p in pods if p["metadata"].get("deletionTimestamp"))
-        return out
 
 
 def settled(snap: dict, step: str) -> bool:
@@ -114,40 +56,6 @@ def wait_settled(side: Side, step: str, deadline_s: float = 60.0) -> dict:
     pytest.fail(f"{side.name}: not settled {deadline_s:.0f}s after {step}: {side.snapshot()}")
 
 
-@pytest.fixture
-def lab_side(lab_kubeconfig, tmp_path):
-    ns = f"kcm-sim-{uuid.uuid4().hex[:6]}"
-    side = Side("lab", lab_kubeconfig, ns, str(tmp_path / "lab-cache"))
-    subprocess.run([KUBECTL, "--kubeconfig", lab_kubeconfig, "create", "namespace", ns], check=True,
-                   capture_output=True, timeout=30)
-    kubelet_script = os.path.join(os.environ.get("LAB_DIR", ""), "fake-kubelet.py")
-    if not os.path.exists(kubelet_script):
-        pytest.skip("no lab: $LAB_DIR/fake-kubelet.py is missing")
-    kubelet = subprocess.Popen([sys.executable, kubelet_script, lab_kubeconfig, ns, "1"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        yield side
-    finally:
-        kubelet.terminate()
-        kubelet.wait(10)
-        subprocess.run([KUBECTL, "--kubeconfig", lab_kubeconfig, "delete", "namespace", ns, "--wait=false"],
-                       capture_output=True, timeout=30)
-
-
-@pytest.fixture
-def sim_side(tmp_path):
-    sim = SimServer().start()
-    ns = "kcm-sim"
-    sim.store.create("namespaces", {"metadata": {"name": ns}})
-    sim.store.pod_stop_seconds = 0.2  # the lab's pods have no node: a delete removes them at once
-    manager = ControllerManager(sim.store, pod_start_seconds=1.0).start()
-    try:
-        yield Side("sim", sim.write_kubeconfig(str(tmp_path / "kubeconfig")), ns, str(tmp_path / "sim-cache"))
-    finally:
-        manager.stop()
-        sim.stop()
-
-
 def reasons(watch: subprocess.Popen) -> list[str]:
     """The Progressing reasons a watch saw up to the Deployment's deletion, repeats collapsed."""
     seen: list[str] = []
@@ -168,7 +76,7 @@ def reasons(watch: subprocess.Popen) -> list[str]:
 
 def test_a_rollout_ends_each_step_the_same_on_the_lab_and_the_simulator(lab_side, sim_side):
     differences = []
-    watches = [side.watch_progressing() for side in (lab_side, sim_side)]
+    watches = [side.raw_watch(side.path("deployments")) for side in (lab_side, sim_side)]
     for step, args in STEPS:
         for side in (lab_side, sim_side):
             side.run(*args)
