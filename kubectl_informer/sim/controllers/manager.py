@@ -47,7 +47,8 @@ class ControllerManager:
         # The Events the controllers record (kubectl describe shows them), when the server serves events.
         try:
             store.resource("events")
-            self.events: EventRecorder | None = EventRecorder(store)
+            self.events: EventRecorder | None = EventRecorder(
+                store, clock=self.clock, correlated=frozenset({"deployment-controller", "replicaset-controller"}))
         except ApiError:
             self.events = None
 
