@@ -26,6 +26,9 @@ STEPS = [
     ("scale", ["scale", "deployment/web", "--replicas=5"]),
     ("undo", ["rollout", "undo", "deployment/web"]),
     ("restart", ["rollout", "restart", "deployment/web"]),
+    ("pause", ["rollout", "pause", "deployment/web"]),
+    ("set image while paused", ["set", "image", "deployment/web", "nginx=nginx:1.29"]),
+    ("resume", ["rollout", "resume", "deployment/web"]),
     ("delete", ["delete", "deployment", "web"]),
 ]
 
@@ -38,6 +41,8 @@ def settled(snap: dict, step: str) -> bool:
         return False
     c = d["counts"]
     want = 5 if step not in ("create", "set image") else 3
+    if step == "set image while paused":  # no new ReplicaSet while paused: none of the pods is updated
+        return c["replicas"] == c["availableReplicas"] == want == snap["pods"] and not c["updatedReplicas"]
     return (c["replicas"] == c["updatedReplicas"] == c["availableReplicas"] == want == snap["pods"]
             and not c["unavailableReplicas"]
             and all(rs["status_replicas"] == rs["replicas"] for rs in snap["replicasets"]))
