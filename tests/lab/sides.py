@@ -55,6 +55,7 @@ class Side:
             st = d.get("status") or {}
             out["deployment"] = {
                 "revision": (d["metadata"].get("annotations") or {}).get(REVISION),
+                "spec_replicas": d["spec"].get("replicas"),
                 "generation_observed": st.get("observedGeneration") == d["metadata"].get("generation"),
                 "counts": {k: st.get(k, 0) for k in ("replicas", "updatedReplicas", "readyReplicas",
                                                       "availableReplicas", "unavailableReplicas",
