@@ -68,7 +68,8 @@ class Side:
                         "desired": ann.get("deployment.kubernetes.io/desired-replicas"),
                         "max": ann.get("deployment.kubernetes.io/max-replicas"),
                         "replicas": rs["spec"].get("replicas"), "status_replicas": rs["status"].get("replicas", 0),
-                        "ready": rs["status"].get("readyReplicas", 0)})
+                        "ready": rs["status"].get("readyReplicas", 0),
+                        "owned": bool(rs["metadata"].get("ownerReferences"))})
         out["replicasets"] = sorted(rss, key=lambda x: int(x["revision"] or 0))
         pods = self.items("pods")
         out["pods"] = len(pods)

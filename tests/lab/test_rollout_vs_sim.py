@@ -29,6 +29,10 @@ STEPS = [
     ("pause", ["rollout", "pause", "deployment/web"]),
     ("set image while paused", ["set", "image", "deployment/web", "nginx=nginx:1.29"]),
     ("resume", ["rollout", "resume", "deployment/web"]),
+    ("delete orphan", ["delete", "deployment", "web", "--cascade=orphan"]),
+    # A new web adopts the orphaned ReplicaSets (its selector matches them); its template has no
+    # restartedAt annotation, so none is its new one: a rollout to a sixth revision.
+    ("create again", ["create", "deployment", "web", "--image=nginx:1.29", "--replicas=5"]),
     ("delete", ["delete", "deployment", "web"]),
 ]
 RECREATE_STEPS = [
@@ -44,6 +48,9 @@ RECREATE_STEPS = [
 def settled(snap: dict, step: str) -> bool:
     if step == "delete":
         return snap["deployment"] is None and not snap["replicasets"] and not snap["pods"]
+    if step == "delete orphan":
+        return snap["deployment"] is None and not any(rs["owned"] for rs in snap["replicasets"]) \
+            and snap["pods"] == 5
     d = snap["deployment"]
     if d is None or not d["generation_observed"] or snap["terminating"]:
         return False
@@ -69,9 +76,9 @@ def wait_settled(side: Side, step: str, deadline_s: float = 60.0) -> dict:
     pytest.fail(f"{side.name}: not settled {deadline_s:.0f}s after {step}: {side.snapshot()}")
 
 
-def reasons(watch: subprocess.Popen) -> tuple[list[str], int]:
-    """The Progressing reasons a watch saw up to the Deployment's deletion, repeats collapsed,
-    and how many events it saw."""
+def reasons(watch: subprocess.Popen, deletions: int) -> tuple[list[str], int]:
+    """The Progressing reasons a watch saw up to the Deployment's last deletion, repeats
+    collapsed ("|" where one Deployment was deleted), and how many events it saw."""
     seen: list[str] = []
     n = 0
     try:
@@ -79,7 +86,11 @@ def reasons(watch: subprocess.Popen) -> tuple[list[str], int]:
             n += 1
             event = json.loads(line)
             if event["type"] == "DELETED":
-                break
+                seen.append("|")
+                deletions -= 1
+                if not deletions:
+                    break
+                continue
             reason = next((c["reason"] for c in (event["object"].get("status") or {}).get("conditions") or []
                            if c["type"] == "Progressing"), None)
             if reason and (not seen or seen[-1] != reason):
@@ -102,7 +113,8 @@ def compare(lab_side: Side, sim_side: Side, steps: list) -> None:
             differences.append(f"after {step}:\n  lab: {lab}\n  sim: {sim}")
     # What the watches saw between the steps: the condition's path, e.g. NewReplicaSetCreated →
     # ReplicaSetUpdated → NewReplicaSetAvailable for a new template, no change for a scale.
-    (lab_seen, lab_n), (sim_seen, sim_n) = (reasons(w) for w in watches)
+    deletions = sum(1 for step, _ in steps if step.startswith("delete"))
+    (lab_seen, lab_n), (sim_seen, sim_n) = (reasons(w, deletions) for w in watches)
     print(f"Progressing reasons: lab {lab_seen}")
     print(f"Deployment events: lab {lab_n}, sim {sim_n}")  # timing-dependent: shown, not compared
     if lab_seen != sim_seen:

@@ -298,3 +298,29 @@ def test_a_dependent_with_a_live_owner_loses_only_the_reference_to_the_foregroun
     store.delete("configmaps", "default", "a", propagation="Foreground")
     assert wait_for(lambda: "default/a" not in store.keys("configmaps"), 10)
     assert store.get("configmaps", "default", "dep")["metadata"]["ownerReferences"] == refs[1:]
+
+
+def test_a_new_deployment_adopts_the_orphaned_replicasets_and_their_pods_stay(cluster):
+    """ClaimReplicaSets: an orphan its selector matches is adopted (a controller reference
+    added); the template matches, so it is the new ReplicaSet and no pod is replaced. A
+    ReplicaSet made again after an orphan delete adopts its old pods (claimPods)."""
+    store, clock, manager = cluster
+    store.create("deployments", web_deployment("default", "web", 2))
+    start_pods(clock, manager)
+    [rs] = store.list("replicasets", "default")
+    pods = {p["metadata"]["name"] for p in store.list("pods", "default")}
+    store.delete("deployments", "default", "web", propagation="Orphan")
+    assert wait_for(lambda: store.count("deployments") == 0, 10)
+    again = store.create("deployments", web_deployment("default", "web", 2))
+    start_pods(clock, manager)
+    [adopted] = store.list("replicasets", "default")
+    assert adopted["metadata"]["uid"] == rs["metadata"]["uid"]
+    assert [r["uid"] for r in adopted["metadata"]["ownerReferences"]] == [again["metadata"]["uid"]]
+    assert {p["metadata"]["name"] for p in store.list("pods", "default")} == pods
+    store.delete("replicasets", "default", rs["metadata"]["name"], propagation="Orphan")
+    start_pods(clock, manager)
+    [made] = store.list("replicasets", "default")  # the same name, made again by the Deployment
+    assert made["metadata"]["uid"] != rs["metadata"]["uid"]
+    live = [p for p in store.list("pods", "default") if not p["metadata"].get("deletionTimestamp")]
+    assert {p["metadata"]["name"] for p in live} == pods
+    assert all(p["metadata"]["ownerReferences"][0]["uid"] == made["metadata"]["uid"] for p in live)

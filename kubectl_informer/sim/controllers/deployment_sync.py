@@ -9,7 +9,7 @@ from kubectl_informer.sim.controllers import deployment_status as ds
 from kubectl_informer.sim.controllers import revisions as rev
 from kubectl_informer.sim.controllers import rollout as r
 from kubectl_informer.sim.controllers.deployments import _active, _created, _replicas, _st, _Sync
-from kubectl_informer.sim.controllers.owners import get_or_none, is_deleting, owned_by
+from kubectl_informer.sim.controllers.owners import claim, get_or_none, is_deleting, owned_by
 
 
 def sync(store, namespace: str, name: str, events=None) -> None:
@@ -17,7 +17,8 @@ def sync(store, namespace: str, name: str, events=None) -> None:
     d = get_or_none(store, "deployments", namespace, name)
     if d is None:
         return
-    s = _Sync(store, d, owned_by(store, "replicasets", d), events)
+    # getReplicaSetsForDeployment: its ReplicaSets, orphans its selector matches adopted.
+    s = _Sync(store, d, claim(store, "replicasets", d, (d.get("spec") or {}).get("selector")), events)
     if is_deleting(d):
         new, old = s.all_and_sync_revision(False)  # syncStatusOnly
         return s.sync_status(old + [new], new)

@@ -17,8 +17,8 @@ syncs again.
 
 Not modelled: progress deadlines (no ProgressDeadlineExceeded),
 spec.rollbackTo (extensions/v1beta1 only; ``kubectl rollout undo`` patches
-the template), minReadySeconds (a ready pod is available), adoption and
-release of ReplicaSets by selector.
+the template), minReadySeconds (a ready pod is available), the release of
+a ReplicaSet whose labels stop matching (orphans are adopted: ``owners.claim``).
 """
 
 from __future__ import annotations

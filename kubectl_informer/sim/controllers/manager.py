@@ -15,7 +15,7 @@ from kubectl_informer.clock import Clock, RealClock
 from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.sim.controllers import deployment_sync, gc, pods, replicasets
 from kubectl_informer.sim.controllers.expectations import ControllerExpectations
-from kubectl_informer.sim.controllers.owners import controller_ref
+from kubectl_informer.sim.controllers.owners import controller_ref, selector_matches
 from kubectl_informer.sim.events import EventRecorder
 from kubectl_informer.sim.watchcache import ADDED, DELETED
 
@@ -140,9 +140,13 @@ class ControllerManager:
             self._add(("rs", ns, name))
             if ref is not None and ref.get("kind") == "Deployment":
                 self._add(("deploy", ns, ref.get("name", "")))
+            elif ref is None and type_ != DELETED:
+                self._orphan("deployments", "deploy", ns, meta)
         elif resource == "pods" and ref is not None and ref.get("kind") == "ReplicaSet":
             self._observe_pod(type_, obj, ns, ref.get("name", ""))
             self._add(("rs", ns, ref.get("name", "")))
+        elif resource == "pods" and ref is None and type_ != DELETED and not meta.get("deletionTimestamp"):
+            self._orphan("replicasets", "rs", ns, meta)
         if type_ != DELETED and resource not in gc.NOT_OWNERS:
             self._check_owners(resource, obj)
         if set(meta.get("finalizers") or []) & {gc.ORPHAN, gc.FOREGROUND} and meta.get("deletionTimestamp"):
@@ -157,6 +161,13 @@ class ControllerManager:
             waiting = self._foreground.get(owner.get("uid"))
             if waiting is not None:
                 self._add(waiting)  # a dependent of an owner deleted in the foreground moved
+
+    def _orphan(self, owners: str, kind: str, ns: str, meta: dict) -> None:
+        """addReplicaSet / addPod of an orphan: every controller whose selector
+        matches it is synced (one of them may adopt it)."""
+        for owner in self.store.list(owners, ns):
+            if selector_matches((owner.get("spec") or {}).get("selector"), meta.get("labels")):
+                self._add((kind, ns, owner["metadata"]["name"]))
 
     def _observe_pod(self, type_: str, pod: dict, ns: str, rs_name: str) -> None:
         """The ReplicaSet controller's addPod/updatePod/deletePod: a new pod is

@@ -8,8 +8,9 @@ counted from the pods it saw before managing them (``calculateStatus``),
 terminatingReplicas included (DeploymentReplicaSetTerminatingReplicas, on
 since 1.35).
 
-Only pods whose controller reference is the ReplicaSet (by UID) count; pods
-matching its selector without one are not adopted.
+Only pods whose controller reference is the ReplicaSet (by UID) count;
+active pods with no controller reference that its selector matches are
+adopted first (``claimPods``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,14 @@ from kubectl_informer.sim.controllers.expectations import (
     ControllerExpectations,
     slow_start_batch,
 )
-from kubectl_informer.sim.controllers.owners import controller_ref, get_or_none, is_deleting, new_controller_ref, owned_by
+from kubectl_informer.sim.controllers.owners import (
+    claim,
+    controller_ref,
+    get_or_none,
+    is_deleting,
+    new_controller_ref,
+    owned_by,
+)
 from kubectl_informer.sim.controllers.podorder import is_active, is_ready, pods_to_delete
 from kubectl_informer.sim.controllers.rollout import desired_replicas
 
@@ -70,7 +78,8 @@ def sync(store, namespace: str, name: str, expectations: ControllerExpectations 
         return []
     needs_sync = expectations.satisfied(key)
     pods = owned_by(store, "pods", rs)
-    active = [p for p in pods if is_active(p)]
+    # claimPods: the active pods it controls, active orphans its selector matches adopted.
+    active = claim(store, "pods", rs, (rs.get("spec") or {}).get("selector"), keep=is_active)
     created: list = []
     err = None
     if needs_sync and not is_deleting(rs):
