@@ -410,6 +410,8 @@ class Store:
             if subresource == "status":
                 keep = old.obj()
                 keep["status"] = new.get("status")
+                if rdef.kind == "Deployment" and rdef.group == "apps":
+                    _status_keeps_metadata(keep, new)
                 new = keep
             elif subresource == "" and "status" in rdef.subresources:
                 new["status"] = old_obj.get("status")

@@ -160,3 +160,27 @@ def test_the_revision_is_written_with_the_create_and_the_status_update():
     # The create, then one status update with the annotation and the condition; the status
     # write that follows carries the resourceVersion read at the start: a 409, as upstream.
     assert writes == [("replicasets.apps", "ADDED"), ("deployments.apps", "MODIFIED")]
+
+
+def test_a_deployment_status_update_writes_annotations_but_not_labels_or_spec():
+    """deploymentStatusStrategy.PrepareForUpdate resets only spec and labels; other kinds'
+    status updates keep all metadata (a pod's, ResetObjectMetaForStatus)."""
+    store = Store()
+    store.create("namespaces", {"metadata": {"name": "default"}})
+    d = store.create("deployments", web_deployment("default", "web", 3))
+    d["metadata"]["annotations"] = {r.REVISION: "1"}
+    d["metadata"]["labels"] = {"app": "changed"}
+    d["spec"]["replicas"] = 9
+    d["status"] = {"observedGeneration": 1}
+    out = store.update("deployments", d, subresource="status")
+    assert out["metadata"]["annotations"] == {r.REVISION: "1"}
+    assert out["metadata"]["labels"] == {"app": "web"} and out["spec"]["replicas"] == 3
+    assert out["status"] == {"observedGeneration": 1}
+    pod = store.create("pods", {"metadata": {"name": "p", "namespace": "default"}, "spec": {}})
+    pod["metadata"]["annotations"] = {"a": "b"}
+    pod["status"] = {"phase": "Running"}
+    assert "annotations" not in store.update("pods", pod, subresource="status")["metadata"]
+    patched = store.patch("deployments", "default", "web", {"metadata": {"annotations": {r.REVISION: "2"},
+                                                                         "labels": {"x": "y"}}},
+                          subresource="status")
+    assert patched["metadata"]["annotations"] == {r.REVISION: "2"} and patched["metadata"]["labels"] == {"app": "web"}
