@@ -117,27 +117,24 @@ def _rolling(s: _Sync) -> None:
         size = want if _replicas(new) > want else s._new_rs_new_replicas(all_rs, new)
         if s.scale_rs(new, size)[0]:
             return s.sync_rollout_status(all_rs, new)
-    if _scale_down_old(s, all_rs, new, _active(old)):
+    if _scale_down_old(s, new, _active(old)):
         return s.sync_rollout_status(all_rs, new)
     if ds.complete(s.d, s.d.get("status") or {}):
         _cleanup(s, old)
     s.sync_rollout_status(all_rs, new)
 
 
-def _scale_down_old(s: _Sync, all_rs: list[dict], new: dict, old: list[dict]) -> bool:
+def _scale_down_old(s: _Sync, new: dict, old: list[dict]) -> bool:
     """reconcileOldReplicaSets: unhealthy old pods first (cleanupUnhealthyReplicas), then
-    available ones beyond replicas - maxUnavailable (scaleDownOldReplicaSetsForRollingUpdate)."""
-    if not sum(_replicas(rs) for rs in old):
-        return False
+    available ones beyond replicas - maxUnavailable (scaleDownOldReplicaSetsForRollingUpdate),
+    each an update of its own on the ReplicaSet as last written."""
     _, unavailable = r.rolling_params(s.d)
     old = sorted(old, key=_created)
-    sizes = r.old_sizes_after_scale_down(r.desired_replicas(s.d), unavailable,
-                                         (_replicas(new), _st(new, "availableReplicas")),
-                                         [(_replicas(rs), _st(rs, "availableReplicas")) for rs in old])
-    scaled = False
-    for rs, size in zip(old, sizes):
-        if size != _replicas(rs):
-            scaled = s.scale_rs(rs, size)[0] or scaled
+    steps, scaled = r.old_scale_down_steps(r.desired_replicas(s.d), unavailable,
+                                           (_replicas(new), _st(new, "availableReplicas")),
+                                           [(_replicas(rs), _st(rs, "availableReplicas")) for rs in old])
+    for i, size in steps:
+        old[i] = s.scale_rs(old[i], size)[1]
     return scaled
 
 
