@@ -4,6 +4,7 @@ collection's propagation policies, and what they leave alone."""
 
 from __future__ import annotations
 
+import orjson
 import pytest
 
 from kubectl_informer.clock.testing import FakeClock, wait_for
@@ -99,11 +100,23 @@ def test_the_history_limit_prunes_old_replica_sets(cluster):
     assert revisions == ["3", "4"]  # the new one and one old one
 
 
+def pod_finalizers_seen(store) -> set:
+    """Every finalizer a pod carried in any event from now on (a watch's view)."""
+    seen: set = set()
+
+    def note(rdef, ev):
+        if rdef.qualified == "pods":
+            seen.update(orjson.loads(ev.entry.raw)["metadata"].get("finalizers") or [])
+    store.listeners.append(note)
+    return seen
+
+
 def test_foreground_deletion_waits_for_the_dependents(cluster):
     store, clock, manager = cluster
     store.pod_stop_seconds = None  # pods stop only after their whole grace period: we look in between
     store.create("deployments", web_deployment("default", "web", 2))
     start_pods(clock, manager)
+    seen = pod_finalizers_seen(store)
     store.delete("deployments", "default", "web", propagation="Foreground")
     settle(manager)
     d = deployment(store)
@@ -113,7 +126,7 @@ def test_foreground_deletion_waits_for_the_dependents(cluster):
     pods = store.list("pods", "default")
     assert len(pods) == 2 and all(p["metadata"]["deletionTimestamp"] for p in pods)  # terminating
     # A pod has no dependents: the collector deletes it in the background, never with the finalizer.
-    assert all(not p["metadata"].get("finalizers") for p in pods)
+    assert all(not p["metadata"].get("finalizers") for p in pods) and not seen
     for p in pods:  # the kubelet's end of the grace period
         store.delete("pods", "default", p["metadata"]["name"], grace_period=0)
     assert wait_for(lambda: store.count("deployments") == 0 and store.count("replicasets") == 0, 10)
@@ -277,10 +290,11 @@ def test_foreground_deletion_of_a_replicaset_deletes_its_pods_in_the_background(
     [rs] = store.list("replicasets", "default")
     store.delete("deployments", "default", "web", propagation="Orphan")
     settle(manager)
+    seen = pod_finalizers_seen(store)
     store.delete("replicasets", "default", rs["metadata"]["name"], propagation="Foreground")
     settle(manager)
     pods = store.list("pods", "default")
-    assert pods and all(p["metadata"].get("deletionTimestamp") and not p["metadata"].get("finalizers") for p in pods)
+    assert pods and all(p["metadata"].get("deletionTimestamp") for p in pods) and not seen
     assert store.get("replicasets", "default", rs["metadata"]["name"])["metadata"]["finalizers"] == [
         "foregroundDeletion"]
     for p in pods:
