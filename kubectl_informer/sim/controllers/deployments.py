@@ -51,8 +51,8 @@ def split(d: dict, rss: list[dict]) -> tuple[dict | None, list[dict]]:
     """FindNewReplicaSet / FindOldReplicaSets: the oldest ReplicaSet whose
     template equals the Deployment's (pod-template-hash aside), and the rest."""
     rss = sorted(rss, key=_created)
-    tmpl = (d.get("spec") or {}).get("template") or {}
-    new = next((rs for rs in rss if r.templates_equal((rs.get("spec") or {}).get("template"), tmpl)), None)
+    want = r.template_key((d.get("spec") or {}).get("template"))
+    new = next((rs for rs in rss if r.template_key((rs.get("spec") or {}).get("template")) == want), None)
     return new, [rs for rs in rss if rs is not new]
 
 

@@ -69,17 +69,18 @@ def _parsed(selector: str):
     return parse_label_selector(selector)
 
 
-def claim(store, resource: str, owner: dict, selector: dict | None, keep=None) -> list[dict]:
+def claim(store, resource: str, owner: dict, selector: dict | None, keep=None, objs: list | None = None) -> list[dict]:
     """ControllerRefManager.ClaimObject over ``resource`` in the owner's
     namespace: the objects it controls (by UID), and the orphans (no
     controller reference) its selector matches, adopted by adding its
     controller reference (AdoptReplicaSet / AdoptPod) unless it is being
     deleted or is gone (the fresh read of ``RecheckDeletionTimestamp``).
-    ``keep``: which objects to consider (claimPods: only active pods).
+    ``keep``: which objects to consider (claimPods: only active pods);
+    ``objs``: the namespace's objects, if already listed.
     Releasing an owned object whose labels no longer match is not modelled."""
     meta = owner["metadata"]
     out, can_adopt = [], None
-    for obj in store.list(resource, meta.get("namespace")):
+    for obj in store.list(resource, meta.get("namespace")) if objs is None else objs:
         if keep is not None and not keep(obj):
             continue
         ref = controller_ref(obj)

@@ -30,7 +30,6 @@ from kubectl_informer.sim.controllers.owners import (
     get_or_none,
     is_deleting,
     new_controller_ref,
-    owned_by,
 )
 from kubectl_informer.sim.controllers.podorder import is_active, is_ready, pods_to_delete
 from kubectl_informer.sim.controllers.rollout import desired_replicas
@@ -77,20 +76,23 @@ def sync(store, namespace: str, name: str, expectations: ControllerExpectations 
         expectations.delete(key)
         return []
     needs_sync = expectations.satisfied(key)
-    pods = owned_by(store, "pods", rs)
+    in_ns = store.list("pods", namespace)  # the pod lister's view, listed once for this sync
+    uid = rs["metadata"]["uid"]
+    pods = [p for p in in_ns if (controller_ref(p) or {}).get("uid") == uid]
     # claimPods: the active pods it controls, active orphans its selector matches adopted.
-    active = claim(store, "pods", rs, (rs.get("spec") or {}).get("selector"), keep=is_active)
+    active = claim(store, "pods", rs, (rs.get("spec") or {}).get("selector"), keep=is_active, objs=in_ns)
     created: list = []
     err = None
     if needs_sync and not is_deleting(rs):
-        created, err = _manage(store, rs, key, active, expectations, events)
+        created, err = _manage(store, rs, key, active, expectations, events, in_ns)
     _update_status(store, rs, active, [p for p in pods if _terminating(p)])
     if err is not None:
         raise err
     return created
 
 
-def _manage(store, rs: dict, key: str, active: list[dict], expectations: ControllerExpectations, events):
+def _manage(store, rs: dict, key: str, active: list[dict], expectations: ControllerExpectations, events,
+            in_ns: list[dict]):
     """manageReplicas: (pods created, the first error or None)."""
     diff = len(active) - desired_replicas(rs)
     if diff < 0:
@@ -103,7 +105,7 @@ def _manage(store, rs: dict, key: str, active: list[dict], expectations: Control
             expectations.creation_observed(key)
         return [(m["metadata"]["namespace"], m["metadata"]["name"], m["metadata"]["uid"]) for m in made], err
     if diff > 0:
-        victims = pods_to_delete(active, _related_pods(store, rs), min(diff, BURST))
+        victims = pods_to_delete(active, _related_pods(store, rs, in_ns), min(diff, BURST))
         expectations.expect_deletions(key, [f"{p['metadata']['namespace']}/{p['metadata']['name']}" for p in victims])
         err = None
         for p in victims:
@@ -129,23 +131,18 @@ def _delete_pod(store, rs: dict, key: str, pod: dict, expectations: ControllerEx
     return None
 
 
-def _related_pods(store, rs: dict) -> list[dict]:
-    """getIndirectlyRelatedPods: the pods selected by every ReplicaSet with
-    the same controller (this one included); none without a controller."""
+def _related_pods(store, rs: dict, in_ns: list[dict]) -> list[dict]:
+    """getIndirectlyRelatedPods: the pods (of ``in_ns``, the namespace's) selected
+    by every ReplicaSet with the same controller (this one included); none
+    without a controller."""
     ref = controller_ref(rs)
     if ref is None:
         return []
-    seen, out = set(), []
-    for other in store.list("replicasets", rs["metadata"]["namespace"]):
-        other_ref = controller_ref(other)
-        if other_ref is None or other_ref.get("uid") != ref.get("uid"):
-            continue
-        want = ((other.get("spec") or {}).get("selector") or {}).get("matchLabels") or {}
-        for p in store.list("pods", rs["metadata"]["namespace"]):
-            if p["metadata"]["uid"] not in seen and want.items() <= (p["metadata"].get("labels") or {}).items():
-                seen.add(p["metadata"]["uid"])
-                out.append(p)
-    return out
+    selectors = [((other.get("spec") or {}).get("selector") or {}).get("matchLabels") or {}
+                 for other in store.list("replicasets", rs["metadata"]["namespace"])
+                 if (controller_ref(other) or {}).get("uid") == ref.get("uid")]
+    return [p for p in in_ns if any(want.items() <= (p["metadata"].get("labels") or {}).items()
+                                    for want in selectors)]
 
 
 def _record(events, rs: dict, reason: str, message: str) -> None:

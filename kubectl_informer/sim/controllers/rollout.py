@@ -234,14 +234,18 @@ def template_hash(template: dict, collision_count: int | None = None) -> str:
 
 def templates_equal(a: dict, b: dict) -> bool:
     """EqualIgnoreHash: two pod templates, the pod-template-hash label set aside."""
-    def strip(t):
-        t = json.loads(json.dumps(t or {}))
-        labels = (t.get("metadata") or {}).get("labels")
-        if labels is not None:
-            labels.pop(HASH_LABEL, None)
-            if not labels:
-                t["metadata"].pop("labels")
-        if t.get("metadata") == {}:
-            t.pop("metadata")
-        return t
-    return strip(a) == strip(b)
+    return template_key(a) == template_key(b)
+
+
+def template_key(t: dict | None) -> dict:
+    """A template without its pod-template-hash label (an empty labels map and
+    metadata dropped too), for comparing templates: compute once, compare many."""
+    t = json.loads(json.dumps(t or {}))
+    labels = (t.get("metadata") or {}).get("labels")
+    if labels is not None:
+        labels.pop(HASH_LABEL, None)
+        if not labels:
+            t["metadata"].pop("labels")
+    if t.get("metadata") == {}:
+        t.pop("metadata")
+    return t
