@@ -128,3 +128,19 @@ def test_a_replicaset_deletes_by_rank_and_waits_for_the_deletions():
             if not p["metadata"].get("deletionTimestamp")] == sorted(
         p["metadata"]["name"] for p in pods if p is not cheap)
     assert e.get("ns/rs") == (0, 1) and not e.satisfied("ns/rs")
+
+
+def test_a_conflicting_status_write_is_tried_once_more_on_a_fresh_read():
+    """updateReplicaSetStatus: statusUpdateRetries (1), the ReplicaSet read again in between."""
+    store, e = _store_with_rs(0), ControllerExpectations(FakeClock())
+    real_update, calls = store.update, []
+
+    def update(resource, obj, subresource=None, **kw):
+        if resource == "replicasets" and subresource == "status":
+            calls.append(obj["metadata"]["resourceVersion"])
+            if len(calls) == 1:
+                raise ApiError(409, "Conflict", "the object has been modified")
+        return real_update(resource, obj, subresource=subresource, **kw)
+    store.update = update
+    replicasets.sync(store, "ns", "rs", e)
+    assert len(calls) == 2 and store.get("replicasets", "ns", "rs")["status"]["observedGeneration"] == 1

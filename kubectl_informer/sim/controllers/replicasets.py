@@ -151,7 +151,8 @@ def _record(events, rs: dict, reason: str, message: str) -> None:
 
 
 def _update_status(store, rs: dict, pods: list[dict], terminating: list[dict]) -> None:
-    """calculateStatus and updateReplicaSetStatus (written only when it changed)."""
+    """calculateStatus and updateReplicaSetStatus (written only when it changed; a failed
+    write is tried once more on the ReplicaSet as read again, the status unchanged)."""
     labels = (((rs.get("spec") or {}).get("template") or {}).get("metadata") or {}).get("labels") or {}
     ready = sum(1 for p in pods if is_ready(p))
     status = dict(rs.get("status") or {})
@@ -164,5 +165,14 @@ def _update_status(store, rs: dict, pods: list[dict], terminating: list[dict]) -
     for k in ("readyReplicas", "availableReplicas", "fullyLabeledReplicas"):
         if not status[k]:
             status.pop(k)  # omitempty, as the Go type writes it (terminatingReplicas is a pointer: 0 shown)
-    if status != (rs.get("status") or {}):
-        store.update("replicasets", {**rs, "status": status}, subresource="status", manager="kube-controller-manager")
+    if status == (rs.get("status") or {}):
+        return
+    for retry in (False, True):  # statusUpdateRetries: once more on the ReplicaSet read again
+        try:
+            store.update("replicasets", {**rs, "status": status}, subresource="status",
+                         manager="kube-controller-manager")
+            return
+        except ApiError:
+            if retry:
+                raise
+            rs = store.get("replicasets", rs["metadata"]["namespace"], rs["metadata"]["name"])
