@@ -4,6 +4,11 @@ get events -w`` and ``kubectl informer watch events`` have traffic.
 
 Like kube-apiserver's event TTL, old events go: a namespace keeps its last
 ``limit`` events, the oldest deleted first, so a long run stays bounded.
+
+The components named in ``correlated`` (the simulated kube-controller-manager's
+controllers) go through client-go's event correlator first
+(``event_correlator``): repeats counted on one event, similar ones combined,
+a burst per object then one every five minutes.
 """
 
 from __future__ import annotations
@@ -11,20 +16,23 @@ from __future__ import annotations
 import secrets
 from collections import deque
 
+from kubectl_informer.clock import Clock
 from kubectl_informer.core.apierrors import ApiError
+from kubectl_informer.sim.event_correlator import EventCorrelator
 from kubectl_informer.sim.strategy import now_rfc3339
 
 NORMAL, WARNING = "Normal", "Warning"
 
 
 class EventRecorder:
-    """Records Events about objects into a store (one per call, as client-go's
-    recorder does before it aggregates)."""
+    """Records Events about objects into a store: one per call, or for a
+    component in ``correlated`` what its ``EventCorrelator`` decides."""
 
-    def __init__(self, store, limit: int = 200):
+    def __init__(self, store, limit: int = 200, clock: Clock | None = None, correlated: frozenset = frozenset()):
         self.store = store
         self.limit = limit
         self._names: dict[str, deque] = {}
+        self._correlators = {c: EventCorrelator(clock) for c in correlated}
 
     def record(self, obj: dict, type_: str, reason: str, message: str, component: str,
                host: str = "") -> dict | None:
@@ -41,6 +49,32 @@ class EventRecorder:
             "firstTimestamp": now, "lastTimestamp": now, "count": 1,
             "reportingComponent": component, "reportingInstance": host,
         }
+        correlator = self._correlators.get(component)
+        if correlator is None:
+            return self._create(ns, event)
+        return self._correlated(correlator, ns, event)
+
+    def _correlated(self, correlator: EventCorrelator, ns: str, event: dict) -> dict | None:
+        """recordToSink: drop, patch the event already written (count up), or create."""
+        out, name = correlator.correlate(event)
+        if out is None:
+            return None
+        if name is not None:
+            try:
+                old = self.store.get("events", ns, name)
+                made = self.store.update("events", {**old, "count": int(old.get("count") or 1) + 1,
+                                                    "lastTimestamp": out["lastTimestamp"],
+                                                    "message": out["message"]})
+                correlator.written(made, out)
+                return made
+            except ApiError:
+                pass  # gone (the limit pruned it): created again, as on a 404
+        made = self._create(ns, {**out, "count": 1, "firstTimestamp": out["lastTimestamp"]})
+        if made is not None:
+            correlator.written(made, out)
+        return made
+
+    def _create(self, ns: str, event: dict) -> dict | None:
         try:
             made = self.store.create("events", event)
         except ApiError:

@@ -289,7 +289,9 @@ class Rollout(ScenarioLogic):
 
     The first step also leaves three strays an owner mapping must drop (see
     ``stray_objects``): a bare pod, a ReplicaSet whose controller reference
-    names web with another UID, and one owned by a Deployment that is not there."""
+    names web with another UID, and one owned by a Deployment that is not there
+    (the garbage collector deletes both ReplicaSets soon after, their owners
+    being dangling, as a real one does)."""
 
     NAME, REPLICAS = "web", 5
     STEPS = ("restart", "scale-up", "restart", "scale-down")
@@ -330,7 +332,9 @@ def stray_objects(namespace: str) -> list[tuple[str, dict]]:
     ReplicaSet ``web-stale`` whose controller reference names Deployment web
     with a UID that is not web's (an earlier web's, deleted and created
     again), and ReplicaSet ``gone-legacy`` owned by a Deployment ``gone``
-    that does not exist. Neither ReplicaSet asks for a pod."""
+    that does not exist. Neither ReplicaSet asks for a pod; with the
+    simulated controllers on, the garbage collector deletes both (their
+    owner references are dangling)."""
     pod = {"apiVersion": "v1", "kind": "Pod",
            "metadata": {"name": "debug", "namespace": namespace, "labels": {"run": "debug"}},
            "spec": {"containers": [{"name": "debug", "image": "busybox"}]}}

@@ -353,6 +353,8 @@ class Store:
                 new["status"] = obj.get("status")
                 if new["status"] is None:
                     new.pop("status")
+                if rdef.kind == "Deployment" and rdef.group == "apps":
+                    _status_keeps_metadata(new, obj)
             else:
                 new = obj
                 if subresource == "" and "status" in rdef.subresources:
@@ -424,6 +426,8 @@ class Store:
             if subresource == "status":
                 keep = old.obj()
                 keep["status"] = new.get("status")
+                if rdef.kind == "Deployment" and rdef.group == "apps":
+                    _status_keeps_metadata(keep, new)
                 new = keep
             elif subresource == "" and "status" in rdef.subresources:
                 new["status"] = old_obj.get("status")
@@ -976,4 +980,18 @@ class Store:
         for w in self.watchers():
             w.close("stopped")
 
+
+def _status_keeps_metadata(new: dict, obj: dict) -> None:
+    """deploymentStatusStrategy.PrepareForUpdate resets only spec and labels:
+    the rest of a status update's metadata is written (the Deployment
+    controller sets its revision annotation that way). The fields a write
+    never changes are restored by ``_replace``."""
+    labels = new["metadata"].get("labels")
+    sent = obj.get("metadata")
+    if isinstance(sent, dict):
+        new["metadata"] = dict(sent)
+        if labels is None:
+            new["metadata"].pop("labels", None)
+        else:
+            new["metadata"]["labels"] = labels
 

@@ -94,6 +94,20 @@ def test_create_scale_restart_and_status(cluster):
     assert len(items(kubectl, "pods")) == 5
     assert all(p["metadata"]["labels"][HASH_LABEL] == new_hash for p in items(kubectl, "pods"))
 
+    # kubectl rollout undo patches the template back (a JSON patch of spec.template and the
+    # annotations): the first ReplicaSet is the new one again, with the next revision and its
+    # old one in revision-history (SetNewReplicaSetAnnotations).
+    kubectl("rollout", "undo", "deploy/web")
+    kubectl("rollout", "status", "deploy/web", "--timeout=60s")
+    first = kubectl.json("get", "rs", f"web-{h}")
+    assert first["spec"]["replicas"] == 5
+    assert first["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "3"
+    assert first["metadata"]["annotations"]["deployment.kubernetes.io/revision-history"] == "1"
+    d = kubectl.json("get", "deploy", "web")
+    assert d["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "3"
+    assert [(c["type"], c["reason"]) for c in d["status"]["conditions"]] == [
+        ("Available", "MinimumReplicasAvailable"), ("Progressing", "NewReplicaSetAvailable")]
+
 
 def test_delete_background_collects_replicasets_and_pods(cluster):
     sim, kubectl = cluster

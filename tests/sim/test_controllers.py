@@ -4,6 +4,7 @@ collection's propagation policies, and what they leave alone."""
 
 from __future__ import annotations
 
+import orjson
 import pytest
 
 from kubectl_informer.clock.testing import FakeClock, wait_for
@@ -99,11 +100,23 @@ def test_the_history_limit_prunes_old_replica_sets(cluster):
     assert revisions == ["3", "4"]  # the new one and one old one
 
 
+def pod_finalizers_seen(store) -> set:
+    """Every finalizer a pod carried in any event from now on (a watch's view)."""
+    seen: set = set()
+
+    def note(rdef, ev):
+        if rdef.qualified == "pods":
+            seen.update(orjson.loads(ev.entry.raw)["metadata"].get("finalizers") or [])
+    store.listeners.append(note)
+    return seen
+
+
 def test_foreground_deletion_waits_for_the_dependents(cluster):
     store, clock, manager = cluster
     store.pod_stop_seconds = None  # pods stop only after their whole grace period: we look in between
     store.create("deployments", web_deployment("default", "web", 2))
     start_pods(clock, manager)
+    seen = pod_finalizers_seen(store)
     store.delete("deployments", "default", "web", propagation="Foreground")
     settle(manager)
     d = deployment(store)
@@ -112,6 +125,8 @@ def test_foreground_deletion_waits_for_the_dependents(cluster):
     assert rs["metadata"]["finalizers"] == ["foregroundDeletion"]  # blockOwnerDeletion: deleted in the foreground
     pods = store.list("pods", "default")
     assert len(pods) == 2 and all(p["metadata"]["deletionTimestamp"] for p in pods)  # terminating
+    # A pod has no dependents: the collector deletes it in the background, never with the finalizer.
+    assert all(not p["metadata"].get("finalizers") for p in pods) and not seen
     for p in pods:  # the kubelet's end of the grace period
         store.delete("pods", "default", p["metadata"]["name"], grace_period=0)
     assert wait_for(lambda: store.count("deployments") == 0 and store.count("replicasets") == 0, 10)
@@ -224,3 +239,102 @@ def test_scaling_during_a_rollout_is_shared_by_proportion(cluster):
     while not rollout_complete(deployment(store)):
         start_pods(clock, manager)
     assert sizes() == [0, 20]
+
+
+def _rs_owned_by(name: str, owner_name: str, owner_uid: str) -> dict:
+    labels = {"app": name}
+    return {"apiVersion": "apps/v1", "kind": "ReplicaSet",
+            "metadata": {"name": name, "namespace": "default", "labels": labels,
+                         "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": owner_name,
+                                              "uid": owner_uid, "controller": True, "blockOwnerDeletion": True}]},
+            "spec": {"replicas": 0, "selector": {"matchLabels": labels},
+                     "template": {"metadata": {"labels": labels}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}}
+
+
+def test_dangling_owners_are_collected_by_uid(cluster):
+    """attemptToDeleteItem: an owner that is absent, or present under another UID, is dangling."""
+    store, clock, manager = cluster
+    web = store.create("deployments", web_deployment("default", "web", 0))
+    store.create("replicasets", _rs_owned_by("gone-legacy", "gone", "00000000-0000-4000-8000-00000000beef"))
+    store.create("replicasets", _rs_owned_by("web-stale", "web", "00000000-0000-4000-8000-00000000dead"))
+    cm = store.create("configmaps", {"metadata": {"name": "live", "namespace": "default"}})
+    refs = [{"apiVersion": "v1", "kind": "ConfigMap", "name": "live", "uid": cm["metadata"]["uid"]},
+            {"apiVersion": "v1", "kind": "ConfigMap", "name": "ghost", "uid": "00000000-0000-4000-8000-0000000000aa"}]
+    store.create("configmaps", {"metadata": {"name": "two-owners", "namespace": "default", "ownerReferences": refs}})
+    settle(manager)
+    assert wait_for(lambda: {rs["metadata"]["name"] for rs in store.list("replicasets", "default")
+                             if not rs["metadata"].get("deletionTimestamp")} == {
+        rs["metadata"]["name"] for rs in store.list("replicasets", "default")
+        if rs["metadata"]["ownerReferences"][0]["uid"] == web["metadata"]["uid"]}, 10)
+    assert store.get("configmaps", "default", "two-owners")["metadata"]["ownerReferences"] == refs[:1]
+
+
+def test_a_dangling_owner_found_at_start_is_collected():
+    store = Store()
+    store.create("namespaces", {"metadata": {"name": "default"}})
+    store.create("replicasets", _rs_owned_by("gone-legacy", "gone", "00000000-0000-4000-8000-00000000beef"))
+    manager = ControllerManager(store, FakeClock()).start()
+    try:
+        assert wait_for(lambda: store.count("replicasets") == 0, 10)
+    finally:
+        manager.stop()
+
+
+def test_foreground_deletion_of_a_replicaset_deletes_its_pods_in_the_background(cluster):
+    """A leaf dependent of an owner deleted in the foreground is deleted with its own policy
+    (Background), not in the foreground, blockOwnerDeletion or not."""
+    store, clock, manager = cluster
+    store.pod_stop_seconds = None
+    store.create("deployments", web_deployment("default", "web", 2))
+    start_pods(clock, manager)
+    [rs] = store.list("replicasets", "default")
+    store.delete("deployments", "default", "web", propagation="Orphan")
+    settle(manager)
+    seen = pod_finalizers_seen(store)
+    store.delete("replicasets", "default", rs["metadata"]["name"], propagation="Foreground")
+    settle(manager)
+    pods = store.list("pods", "default")
+    assert pods and all(p["metadata"].get("deletionTimestamp") for p in pods) and not seen
+    assert store.get("replicasets", "default", rs["metadata"]["name"])["metadata"]["finalizers"] == [
+        "foregroundDeletion"]
+    for p in pods:
+        store.delete("pods", "default", p["metadata"]["name"], grace_period=0)
+    assert wait_for(lambda: store.count("replicasets") == 0, 10)
+
+
+def test_a_dependent_with_a_live_owner_loses_only_the_reference_to_the_foreground_deleted_one(cluster):
+    store, clock, manager = cluster
+    a = store.create("configmaps", {"metadata": {"name": "a", "namespace": "default"}})
+    b = store.create("configmaps", {"metadata": {"name": "b", "namespace": "default"}})
+    refs = [{"apiVersion": "v1", "kind": "ConfigMap", "name": o["metadata"]["name"], "uid": o["metadata"]["uid"],
+             "blockOwnerDeletion": True} for o in (a, b)]
+    store.create("configmaps", {"metadata": {"name": "dep", "namespace": "default", "ownerReferences": refs}})
+    store.delete("configmaps", "default", "a", propagation="Foreground")
+    assert wait_for(lambda: "default/a" not in store.keys("configmaps"), 10)
+    assert store.get("configmaps", "default", "dep")["metadata"]["ownerReferences"] == refs[1:]
+
+
+def test_a_new_deployment_adopts_the_orphaned_replicasets_and_their_pods_stay(cluster):
+    """ClaimReplicaSets: an orphan its selector matches is adopted (a controller reference
+    added); the template matches, so it is the new ReplicaSet and no pod is replaced. A
+    ReplicaSet made again after an orphan delete adopts its old pods (claimPods)."""
+    store, clock, manager = cluster
+    store.create("deployments", web_deployment("default", "web", 2))
+    start_pods(clock, manager)
+    [rs] = store.list("replicasets", "default")
+    pods = {p["metadata"]["name"] for p in store.list("pods", "default")}
+    store.delete("deployments", "default", "web", propagation="Orphan")
+    assert wait_for(lambda: store.count("deployments") == 0, 10)
+    again = store.create("deployments", web_deployment("default", "web", 2))
+    start_pods(clock, manager)
+    [adopted] = store.list("replicasets", "default")
+    assert adopted["metadata"]["uid"] == rs["metadata"]["uid"]
+    assert [r["uid"] for r in adopted["metadata"]["ownerReferences"]] == [again["metadata"]["uid"]]
+    assert {p["metadata"]["name"] for p in store.list("pods", "default")} == pods
+    store.delete("replicasets", "default", rs["metadata"]["name"], propagation="Orphan")
+    start_pods(clock, manager)
+    [made] = store.list("replicasets", "default")  # the same name, made again by the Deployment
+    assert made["metadata"]["uid"] != rs["metadata"]["uid"]
+    live = [p for p in store.list("pods", "default") if not p["metadata"].get("deletionTimestamp")]
+    assert {p["metadata"]["name"] for p in live} == pods
+    assert all(p["metadata"]["ownerReferences"][0]["uid"] == made["metadata"]["uid"] for p in live)

@@ -86,6 +86,15 @@ def test_scale_down_old_replica_sets_for_rolling_update(replicas, unavailable, r
     assert r.take_in_order([old], budget) == [want]
 
 
+def test_cleanup_and_scale_down_are_two_updates_of_one_replica_set():
+    # 10 replicas, maxUnavailable 2, the old one 10 with 9 available: one unhealthy pod goes
+    # (cleanupUnhealthyReplicas: 10 -> 9), then one available beyond 8 (9 -> 8): two updates,
+    # two ScalingReplicaSet events, as upstream.
+    assert r.old_scale_down_steps(10, 2, (0, 0), [(10, 9)]) == ([(0, 9), (0, 8)], True)
+    # Status behind a scale-down (more available than desired): upstream's cleanup errors out.
+    assert r.old_scale_down_steps(10, 2, (0, 0), [(5, 6), (5, 5)]) == ([], False)
+
+
 def test_scale_down_takes_the_oldest_replica_set_first():
     # 10 replicas, maxUnavailable 3, 12 available in all: 5 may go, all from the oldest first.
     assert r.old_sizes_after_scale_down(10, 3, (4, 4), [(3, 3), (5, 5)]) == [0, 3]

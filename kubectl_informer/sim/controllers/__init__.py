@@ -12,12 +12,16 @@ is scheduled) wait on the manager's clock, a FakeClock in tests.
 
 They record the Events the real components do (``events`` of each sync).
 
-The controllers act only on Deployments, ReplicaSets and what those own: a
-pod with no owner, or whose ReplicaSet does not exist (the pods the scenarios
-and the demo's seed make), is never touched.
+The controllers act only on Deployments, ReplicaSets and what those own
+or adopt: a pod whose ReplicaSet does not exist (the pods the scenarios and
+the demo's seed make) is never touched, though a real garbage collector
+would delete it.
 
-Modules: ``manager`` (feed, queue, worker), ``deployments`` and
-``deployment_status`` (the Deployment controller), ``rollout`` (its
-arithmetic, pure), ``replicasets``, ``pods`` (scheduler and kubelet), ``gc``
-(garbage collector), ``owners`` (ownerReference helpers).
+Modules: ``manager`` (feed, queue, worker), ``deployments``,
+``deployment_sync``, ``deployment_status`` and ``revisions`` (the Deployment
+controller), ``replicasets``, ``expectations`` and ``podorder`` (the
+ReplicaSet controller), ``rollout`` (the Deployment controller's
+arithmetic, pure), ``pods`` (scheduler and kubelet), ``gc`` (garbage
+collector), ``owners`` (ownerReference helpers and adoption). Their Events
+go through client-go's correlator (``sim.event_correlator``).
 """

@@ -1,13 +1,24 @@
-"""The Deployment controller (pkg/controller/deployment), simulated: one
-ReplicaSet per pod template, named ``<deployment>-<pod-template-hash>``; a
-rolling update within maxSurge/maxUnavailable (``rollout``); Recreate;
-proportional scaling while a rollout is under way; old ReplicaSets pruned to
-``revisionHistoryLimit``; and the status and conditions ``kubectl rollout
-status`` reads.
+"""The Deployment controller (pkg/controller/deployment), simulated, its
+sync path ported step by step: ``syncDeployment`` → status only while
+deleting; ``checkPausedConditions``; ``sync`` for a paused Deployment or a
+scaling event (``isScalingEvent``), which scales (``scale``: one active
+ReplicaSet takes the size, several share it by proportion) and writes
+``calculateStatus``; otherwise ``rolloutRolling`` or ``rolloutRecreate``,
+which write ``syncRolloutStatus``.
 
-Not modelled: progress deadlines (no ProgressDeadlineExceeded), rollbacks
-through ``spec.rollbackTo``, minReadySeconds (a ready pod is available), and
-adoption of orphaned ReplicaSets.
+``getNewReplicaSet`` creates the ReplicaSet ``<deployment>-<pod-template-hash>``
+with the Deployment's annotations, its revision and desired/max replicas in
+the create itself, then writes the Deployment's revision annotation and the
+Progressing condition in one status update (the status strategy keeps
+annotations), as upstream does. One sync works on the Deployment as it read
+it: a second write in the same sync carries the resourceVersion it read and
+may meet a 409 Conflict, as kube-controller-manager's does; the manager then
+syncs again.
+
+Not modelled: progress deadlines (no ProgressDeadlineExceeded),
+spec.rollbackTo (extensions/v1beta1 only; ``kubectl rollout undo`` patches
+the template), minReadySeconds (a ready pod is available), the release of
+a ReplicaSet whose labels stop matching (orphans are adopted: ``owners.claim``).
 """
 
 from __future__ import annotations
@@ -15,17 +26,21 @@ from __future__ import annotations
 import copy
 
 from kubectl_informer.core.apierrors import ApiError
+from kubectl_informer.sim.controllers import deployment_status as ds
+from kubectl_informer.sim.controllers import revisions as rev
 from kubectl_informer.sim.controllers import rollout as r
-from kubectl_informer.sim.controllers.deployment_status import sync_status
-from kubectl_informer.sim.controllers.owners import get_or_none, is_deleting, new_controller_ref, owned_by
+from kubectl_informer.sim.controllers.owners import controller_ref, get_or_none, is_deleting, new_controller_ref, owned_by
+
+MANAGER = "kube-controller-manager"
+_NAME_MAX = 253  # validation.DNS1123SubdomainMaxLength
 
 
 def _replicas(rs: dict) -> int:
     return r.desired_replicas(rs)
 
 
-def _avail(rs: dict) -> int:
-    return int((rs.get("status") or {}).get("availableReplicas") or 0)
+def _st(rs: dict, field: str) -> int:
+    return int((rs.get("status") or {}).get(field) or 0)
 
 
 def _created(rs: dict) -> tuple:
@@ -36,219 +51,160 @@ def split(d: dict, rss: list[dict]) -> tuple[dict | None, list[dict]]:
     """FindNewReplicaSet / FindOldReplicaSets: the oldest ReplicaSet whose
     template equals the Deployment's (pod-template-hash aside), and the rest."""
     rss = sorted(rss, key=_created)
-    tmpl = (d.get("spec") or {}).get("template") or {}
-    new = next((rs for rs in rss if r.templates_equal((rs.get("spec") or {}).get("template"), tmpl)), None)
+    want = r.template_key((d.get("spec") or {}).get("template"))
+    new = next((rs for rs in rss if r.template_key((rs.get("spec") or {}).get("template")) == want), None)
     return new, [rs for rs in rss if rs is not new]
 
 
-def sync(store, namespace: str, name: str, events=None) -> None:
-    """One reconcile of a Deployment (syncDeployment). ``events``: an
-    EventRecorder for the ScalingReplicaSet events, or None."""
-    d = get_or_none(store, "deployments", namespace, name)
-    if d is None:
-        return
-    rss = owned_by(store, "replicasets", d)
-    if is_deleting(d):
-        return sync_status(store, d, *split(d, rss))
-    new, old = split(d, rss)
-    spec = d.get("spec") or {}
-    if spec.get("paused") or _is_scaling_event(d, rss):
-        _scale(store, d, new, old, events)
-        return sync_status(store, d, *split(d, owned_by(store, "replicasets", d)))
-    if new is None:
-        new = _create_new_rs(store, d, old, events)
-        if new is None:
-            return  # a name collision: the bumped collisionCount brings us back
-    else:
-        new = _sync_revision(store, d, new, old)
-    if (spec.get("strategy") or {}).get("type") == "Recreate":
-        _recreate(store, d, new, old, events)
-    else:
-        _rolling(store, d, new, old, events)
-    _cleanup(store, d)
-    sync_status(store, d, *split(d, owned_by(store, "replicasets", d)))
+def _active(rss: list[dict | None]) -> list[dict]:
+    """FilterActiveReplicaSets: spec.replicas above 0."""
+    return [rs for rs in rss if rs is not None and _replicas(rs) > 0]
 
 
-def _is_scaling_event(d: dict, rss: list[dict]) -> bool:
-    """A change of spec.replicas that the active ReplicaSets have not seen (isScalingEvent)."""
-    want = r.desired_replicas(d)
-    for rs in rss:
-        if _replicas(rs) > 0:
-            seen = (rs["metadata"].get("annotations") or {}).get(r.DESIRED_REPLICAS)
-            if seen is not None and seen.isdigit() and int(seen) != want:
-                return True
-    return False
+class _Sync:
+    """One syncDeployment: the Deployment as read (``d``, changed in place as
+    Go changes its copy), its ReplicaSets as listed, the event recorder."""
 
+    def __init__(self, store, d: dict, rss: list[dict], events):
+        self.store, self.d, self.rss, self.events = store, d, rss, events
 
-def scale_rs(store, d: dict, rs: dict, replicas: int, events=None) -> dict:
-    """Set a ReplicaSet's size and the annotations that record the Deployment's
-    size and surge it was sized for (one update, as scaleReplicaSet does)."""
-    surge, _ = r.rolling_params(d)
-    want_ann = {r.DESIRED_REPLICAS: str(r.desired_replicas(d)), r.MAX_REPLICAS: str(r.desired_replicas(d) + surge)}
-    ann = rs["metadata"].get("annotations") or {}
-    if _replicas(rs) == replicas and all(ann.get(k) == v for k, v in want_ann.items()):
+    # ------------------------------------------------------------ writes
+    def update_status(self) -> None:
+        """UpdateStatus with the Deployment as read (its resourceVersion a precondition)."""
+        self.store.update("deployments", self.d, subresource="status", manager=MANAGER)
+
+    def _update_rs(self, rs: dict) -> dict:
+        return self.store.update("replicasets", rs, subresource="", manager=MANAGER)
+
+    def _event(self, message: str) -> None:
+        if self.events is not None:
+            self.events.record(self.d, "Normal", "ScalingReplicaSet", message, "deployment-controller")
+
+    def scale_rs(self, rs: dict, size: int, force: bool = False) -> tuple[bool, dict]:
+        """scaleReplicaSet: size and desired/max-replicas annotations in one update."""
+        if not force and _replicas(rs) == size:
+            return False, rs
+        want = r.desired_replicas(self.d)
+        surge, _ = r.rolling_params(self.d)
+        size_moves = _replicas(rs) != size
+        if not (size_moves or rev.replicas_annotations_need_update(rs, want, want + surge)):
+            return False, rs
+        before = _replicas(rs)
+        rs = copy.deepcopy(rs)
+        rs.setdefault("spec", {})["replicas"] = size
+        rev.set_replicas_annotations(rs, want, want + surge)
+        rs = self._update_rs(rs)
+        if size_moves:
+            self._event(f"Scaled {'up' if before < size else 'down'} replica set {rs['metadata']['name']} "
+                        f"from {before} to {size}")
+        return size_moves, rs
+
+    # ------------------------------------------------------------ the new ReplicaSet
+    def all_and_sync_revision(self, create: bool) -> tuple[dict | None, list[dict]]:
+        """getAllReplicaSetsAndSyncRevision: (new, all old)."""
+        new, old = split(self.d, self.rss)
+        return self.new_rs(new, old, create), old
+
+    def new_rs(self, existing: dict | None, old: list[dict], create: bool) -> dict | None:
+        """getNewReplicaSet."""
+        new_revision = rev.max_revision(old) + 1
+        if existing is not None:
+            return self._sync_existing(existing, new_revision)
+        if not create:
+            return None
+        return self._create(old, new_revision)
+
+    def _sync_existing(self, existing: dict, new_revision: int) -> dict:
+        rs = copy.deepcopy(existing)
+        spec = self.d.get("spec") or {}
+        changed = rev.set_new_rs_annotations(self.d, rs, new_revision, exists=True)
+        if changed or (rs.get("spec") or {}).get("minReadySeconds", 0) != spec.get("minReadySeconds", 0):
+            rs.setdefault("spec", {})["minReadySeconds"] = spec.get("minReadySeconds", 0)
+            return self._update_rs(rs)  # the Deployment's revision follows in the next sync
+        needs = rev.set_deployment_revision(self.d, rs["metadata"]["annotations"].get(r.REVISION, ""))
+        status = self.d.setdefault("status", {})
+        if ds.has_progress_deadline(self.d) and ds.get_condition(status, "Progressing") is None:
+            ds.set_condition(status, ds.new_condition("Progressing", "True", ds.FOUND_NEW_RS,
+                                                      f'Found new replica set "{rs["metadata"]["name"]}"'))
+            needs = True
+        if needs:
+            self.update_status()
         return rs
-    before = _replicas(rs)
-    rs = copy.deepcopy(rs)
-    rs["metadata"]["annotations"] = {**ann, **want_ann}
-    rs.setdefault("spec", {})["replicas"] = replicas
-    out = store.update("replicasets", rs)
-    if before != replicas:
-        _scaled(events, d, rs["metadata"]["name"], before, replicas)
-    return out
 
+    def _new_rs_object(self, old: list[dict], new_revision: int) -> dict:
+        d, spec = self.d, self.d.get("spec") or {}
+        h = r.template_hash(spec.get("template") or {}, (d.get("status") or {}).get("collisionCount"))
+        tmpl = copy.deepcopy(spec.get("template") or {})
+        tmpl.setdefault("metadata", {})["labels"] = {**(tmpl["metadata"].get("labels") or {}), r.HASH_LABEL: h}
+        selector = copy.deepcopy(spec.get("selector") or {})
+        selector["matchLabels"] = {**(selector.get("matchLabels") or {}), r.HASH_LABEL: h}
+        name = d["metadata"]["name"]
+        if len(name) > _NAME_MAX - 1 - len(h):  # generateReplicaSetName
+            name = name[:_NAME_MAX - 1 - len(h)]
+        rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet",
+              "metadata": {"name": f"{name}-{h}", "namespace": d["metadata"]["namespace"],
+                           "labels": dict(tmpl["metadata"]["labels"]), "ownerReferences": [new_controller_ref(d)]},
+              "spec": {"replicas": 0, "minReadySeconds": spec.get("minReadySeconds", 0), "selector": selector,
+                       "template": tmpl}}
+        rs["spec"]["replicas"] = self._new_rs_new_replicas(old + [rs], rs)
+        rev.set_new_rs_annotations(d, rs, new_revision, exists=False)
+        return rs
 
-def _scaled(events, d: dict, rs_name: str, before: int, after: int) -> None:
-    """The deployment-controller's ScalingReplicaSet event, as kubectl describe shows it."""
-    if events is not None:
-        way = "up" if after > before else "down"
-        events.record(d, "Normal", "ScalingReplicaSet", f"Scaled {way} replica set {rs_name} from {before} to {after}",
-                      "deployment-controller")
+    def _new_rs_new_replicas(self, all_rs: list[dict], new: dict) -> int:
+        """NewRSNewReplicas: within the surge for RollingUpdate, the whole size for Recreate."""
+        want = r.desired_replicas(self.d)
+        if ((self.d.get("spec") or {}).get("strategy") or {}).get("type") == "Recreate":
+            return want
+        surge, _ = r.rolling_params(self.d)
+        return r.new_rs_new_replicas(want, surge, sum(_replicas(x) for x in all_rs), _replicas(new))
 
-
-def _scale(store, d: dict, new: dict | None, old: list[dict], events=None) -> None:
-    """sync.go scale: one active ReplicaSet takes the whole size; several share the change by proportion."""
-    active = [rs for rs in ([new] if new else []) + old if _replicas(rs) > 0]
-    want = r.desired_replicas(d)
-    if len(active) <= 1:
-        target = active[0] if active else (new or (max(old, key=_created) if old else None))
-        if target is not None:
-            scale_rs(store, d, target, want, events)
-        return
-    if new is not None and _saturated(d, new):  # the new ReplicaSet has it all: the old ones go
-        for rs in old:
-            scale_rs(store, d, rs, 0, events)
-        return
-    surge, _ = r.rolling_params(d)
-    growing = want + surge - sum(_replicas(rs) for rs in active) > 0
-    # Largest first; among equals, newer first when growing and older first when shrinking.
-    active.sort(key=_created, reverse=growing)
-    active.sort(key=_replicas, reverse=True)
-    maxes = []
-    for rs in active:
-        v = (rs["metadata"].get("annotations") or {}).get(r.MAX_REPLICAS, "")
-        maxes.append(int(v) if v.isdigit() else None)
-    status_replicas = int((d.get("status") or {}).get("replicas") or 0)
-    for rs, size in zip(active, r.proportions([_replicas(x) for x in active], maxes, want, surge, status_replicas)):
-        scale_rs(store, d, rs, size, events)
-
-
-def _saturated(d: dict, rs: dict) -> bool:
-    """IsSaturated: the ReplicaSet is sized for the Deployment, annotation included, and all available."""
-    want = r.desired_replicas(d)
-    seen = (rs["metadata"].get("annotations") or {}).get(r.DESIRED_REPLICAS)
-    return _replicas(rs) == want and seen == str(want) and _avail(rs) == want
-
-
-def _revision(rs: dict) -> int:
-    v = (rs["metadata"].get("annotations") or {}).get(r.REVISION, "0")
-    return int(v) if v.isdigit() else 0
-
-
-def _create_new_rs(store, d: dict, old: list[dict], events=None) -> dict | None:
-    """The new ReplicaSet for the current template (getNewReplicaSet)."""
-    spec = d.get("spec") or {}
-    collisions = (d.get("status") or {}).get("collisionCount")
-    h = r.template_hash(spec.get("template") or {}, collisions)
-    tmpl = copy.deepcopy(spec.get("template") or {})
-    tmpl.setdefault("metadata", {}).setdefault("labels", {})[r.HASH_LABEL] = h
-    selector = copy.deepcopy(spec.get("selector") or {})
-    selector.setdefault("matchLabels", {})[r.HASH_LABEL] = h
-    surge, _ = r.rolling_params(d)
-    want = r.desired_replicas(d)
-    size = r.new_rs_new_replicas(want, surge, sum(_replicas(rs) for rs in old), 0) \
-        if (spec.get("strategy") or {}).get("type") != "Recreate" else 0
-    revision = max([_revision(rs) for rs in old] + [0]) + 1
-    meta = d["metadata"]
-    rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet",
-          "metadata": {"name": f"{meta['name']}-{h}", "namespace": meta["namespace"],
-                       "labels": dict(tmpl["metadata"]["labels"]), "ownerReferences": [new_controller_ref(d)],
-                       "annotations": {r.DESIRED_REPLICAS: str(want), r.MAX_REPLICAS: str(want + surge),
-                                       r.REVISION: str(revision)}},
-          "spec": {"replicas": size, "minReadySeconds": spec.get("minReadySeconds", 0), "selector": selector,
-                   "template": tmpl}}
-    try:
-        made = store.create("replicasets", rs, manager="kube-controller-manager")
-    except ApiError as e:
-        if e.status != 409:
-            raise
-        return _on_collision(store, d, rs)
-    _set_revision(store, d, revision)
-    if size:
-        _scaled(events, d, made["metadata"]["name"], 0, size)
-    return made
-
-
-def _on_collision(store, d: dict, rs: dict) -> dict | None:
-    """A ReplicaSet of that name exists: ours with this template (use it) or
-    another (bump status.collisionCount, which moves the hash)."""
-    meta = rs["metadata"]
-    there = get_or_none(store, "replicasets", meta["namespace"], meta["name"])
-    if there is not None and r.templates_equal((there.get("spec") or {}).get("template"), rs["spec"]["template"]):
-        return there
-    d = store.get("deployments", d["metadata"]["namespace"], d["metadata"]["name"])
-    status = dict(d.get("status") or {})
-    status["collisionCount"] = int(status.get("collisionCount") or 0) + 1
-    store.update("deployments", {**d, "status": status}, subresource="status")
-    return None
-
-
-def _sync_revision(store, d: dict, new: dict, old: list[dict]) -> dict:
-    """The new ReplicaSet carries the highest revision (a template rolled back to gets a new number)."""
-    revision = max([_revision(rs) for rs in old] + [0]) + 1
-    if _revision(new) < revision:  # the annotation only moves up (SetNewReplicaSetAnnotations)
-        new = copy.deepcopy(new)
-        new["metadata"].setdefault("annotations", {})[r.REVISION] = str(revision)
-        new = store.update("replicasets", new)
-    _set_revision(store, d, _revision(new))
-    return new
-
-
-def _set_revision(store, d: dict, revision: int) -> None:
-    d = store.get("deployments", d["metadata"]["namespace"], d["metadata"]["name"])
-    ann = d["metadata"].get("annotations") or {}
-    if ann.get(r.REVISION) != str(revision):
-        d["metadata"]["annotations"] = {**ann, r.REVISION: str(revision)}
-        store.update("deployments", d)
-
-
-def _rolling(store, d: dict, new: dict, old: list[dict], events=None) -> None:
-    """rolloutRolling: scale the new ReplicaSet if we may, else old ones down."""
-    want = r.desired_replicas(d)
-    surge, unavailable = r.rolling_params(d)
-    total = _replicas(new) + sum(_replicas(rs) for rs in old)
-    size = r.reconcile_new_size(want, surge, total, _replicas(new))
-    if size != _replicas(new):
-        scale_rs(store, d, new, size, events)
-        return
-    old = sorted(old, key=_created)
-    sizes = r.old_sizes_after_scale_down(want, unavailable, (_replicas(new), _avail(new)),
-                                         [(_replicas(rs), _avail(rs)) for rs in old])
-    for rs, size in zip(old, sizes):
-        if size != _replicas(rs):
-            scale_rs(store, d, rs, size, events)
-
-
-def _recreate(store, d: dict, new: dict, old: list[dict], events=None) -> None:
-    """rolloutRecreate: old ReplicaSets to 0, and the new one up once no old pod runs."""
-    active_old = [rs for rs in old if _replicas(rs) > 0]
-    for rs in active_old:
-        scale_rs(store, d, rs, 0, events)
-    if active_old or any(int((rs.get("status") or {}).get("replicas") or 0) for rs in old):
-        return
-    scale_rs(store, d, new, r.desired_replicas(d), events)
-
-
-def _cleanup(store, d: dict) -> None:
-    """cleanupDeployment: delete old, empty ReplicaSets beyond revisionHistoryLimit (default 10), oldest first."""
-    limit = (d.get("spec") or {}).get("revisionHistoryLimit", 10)
-    new, old = split(d, owned_by(store, "replicasets", d))
-    empty = [rs for rs in old if _replicas(rs) == 0 and not int((rs.get("status") or {}).get("replicas") or 0)
-             and not is_deleting(rs)]
-    for rs in sorted(empty, key=_revision)[:max(0, len(old) - int(limit))]:
+    def _create(self, old: list[dict], new_revision: int) -> dict:
+        rs = self._new_rs_object(old, new_revision)
+        already = False
         try:
-            store.delete("replicasets", rs["metadata"]["namespace"], rs["metadata"]["name"],
-                         precondition_uid=rs["metadata"]["uid"])
+            made = self.store.create("replicasets", rs, manager=MANAGER)
         except ApiError as e:
-            if e.status != 404:
+            if e.status != 409:
                 raise
+            made, already = self._on_collision(rs, e), True
+        if not already and _replicas(rs):
+            self._event(f"Scaled up replica set {made['metadata']['name']} from 0 to {_replicas(rs)}")
+        needs = rev.set_deployment_revision(self.d, str(new_revision))
+        if not already and ds.has_progress_deadline(self.d):
+            ds.set_condition(self.d.setdefault("status", {}), ds.new_condition(
+                "Progressing", "True", ds.NEW_RS_CREATED, f'Created new replica set "{made["metadata"]["name"]}"'))
+            needs = True
+        if needs:
+            self.update_status()
+        return made
+
+    def _on_collision(self, rs: dict, err: ApiError) -> dict:
+        """A ReplicaSet of that name exists: ours with this template (use it),
+        or another (bump status.collisionCount, which moves the hash, and fail)."""
+        meta = rs["metadata"]
+        there = get_or_none(self.store, "replicasets", meta["namespace"], meta["name"])
+        if there is None:
+            raise err
+        ref = controller_ref(there)
+        if ref is not None and ref.get("uid") == self.d["metadata"]["uid"] and r.templates_equal(
+                (there.get("spec") or {}).get("template"), (self.d.get("spec") or {}).get("template")):
+            return there
+        status = self.d.setdefault("status", {})
+        status["collisionCount"] = int(status.get("collisionCount") or 0) + 1
+        self.update_status()
+        raise err
+
+    # ------------------------------------------------------------ status
+    def sync_status(self, all_rs: list, new: dict | None) -> None:
+        """syncDeploymentStatus: calculateStatus, written when it differs."""
+        status = ds.calculate(self.d, all_rs, new)
+        if status != (self.d.get("status") or {}):
+            self.d["status"] = status
+            self.update_status()
+
+    def sync_rollout_status(self, all_rs: list, new: dict | None) -> None:
+        """syncRolloutStatus."""
+        status = ds.rollout_status(self.d, all_rs, new)
+        if status != (self.d.get("status") or {}):
+            self.d["status"] = status
+            self.update_status()

@@ -1,19 +1,28 @@
 """The garbage collector (pkg/controller/garbagecollector), simulated, for
-the three propagation policies of a delete:
+the three propagation policies of a delete and for dangling owners:
 
-- Background: the owner is gone at once; each dependent whose owners are
-  all gone is deleted in turn (one with another live owner only loses the
-  dangling reference);
-- Foreground: the owner stays with the ``foregroundDeletion`` finalizer while
-  its dependents are deleted (in the foreground themselves when their
-  reference has blockOwnerDeletion); once no blocking dependent is left the
-  finalizer goes, and with it the owner;
+- Background: the owner is gone at once; then each dependent is looked at
+  (``attemptToDeleteItem``, its references sorted by ``classifyReferences``):
+  one with another live owner only loses the references to owners that are
+  gone or deleting their dependents; the others are deleted (in the
+  foreground when their own finalizer asks for it);
+- Foreground: the owner stays with the ``foregroundDeletion`` finalizer
+  while its dependents are deleted; a dependent is itself deleted in the
+  foreground only when it has dependents of its own (a leaf pod goes in the
+  background); the finalizer goes once no dependent whose reference has
+  ``blockOwnerDeletion`` is left (``processDeletingDependentsItem``);
 - Orphan: the owner stays with the ``orphan`` finalizer until its dependents'
   references to it are removed, then goes; the dependents stay.
+- Dangling owners: an object whose owner reference names an object that is
+  not there (looked up by name, then UID, as ``isDangling`` does) is
+  collected like the dependent of a deleted owner, at start and when it is
+  written (the graph builder's virtual owner nodes).
 
 Dependents are looked for in the owner's namespace, in every namespaced
-resource but events. A deleted Pod or Event is never looked up as an owner
-(the simulated controllers make neither own anything), which keeps pod churn cheap.
+resource but events. Pods and Events are never owners here (the simulated
+controllers make neither own anything), and a pod's dangling owner is not
+collected: the scenarios and the demo's seed make pods whose ReplicaSet
+does not exist, which a real cluster's collector would delete.
 """
 
 from __future__ import annotations
@@ -45,13 +54,23 @@ def dependents(store, namespace: str, uid: str) -> list[tuple[str, dict]]:
     return out
 
 
-def _owner_exists(store, namespace: str, ref: dict) -> bool:
+def owned_kinds(store) -> list:
+    """The resources whose objects' owners are checked (all namespaced ones but pods and events)."""
+    return [rdef for rdef in store.registry.defs if rdef.namespaced and rdef.qualified not in NOT_OWNERS]
+
+
+def owner_exists(store, namespace: str, ref: dict) -> bool:
+    """Not dangling: an object of the reference's kind and name, with its UID."""
+    return _owner(store, namespace, ref) is not None
+
+
+def _owner(store, namespace: str, ref: dict) -> dict | None:
     try:
         rdef = store.registry.lookup(ref.get("kind", ""))
     except KeyError:
-        return False
+        return None
     obj = get_or_none(store, rdef, namespace if rdef.namespaced else None, ref.get("name", ""))
-    return obj is not None and obj["metadata"].get("uid") == ref.get("uid")
+    return obj if obj is not None and obj["metadata"].get("uid") == ref.get("uid") else None
 
 
 def _delete(store, resource: str, obj: dict, policy: str) -> None:
@@ -78,16 +97,49 @@ def _drop_refs(store, resource: str, obj: dict, uids: set[str]) -> None:
     store.update(resource, obj)
 
 
+def classify(store, namespace: str, obj: dict) -> tuple[list[dict], list[dict], list[dict]]:
+    """classifyReferences: (solid, dangling, waiting for dependents' deletion)."""
+    solid, dangling, waiting = [], [], []
+    for ref in obj["metadata"].get("ownerReferences") or []:
+        owner = _owner(store, namespace, ref)
+        if owner is None:
+            dangling.append(ref)
+        elif is_deleting(owner) and FOREGROUND in (owner["metadata"].get("finalizers") or []):
+            waiting.append(ref)
+        else:
+            solid.append(ref)
+    return solid, dangling, waiting
+
+
+def _has_dependents(store, resource: str, obj: dict) -> bool:
+    if resource in NOT_OWNERS:
+        return False
+    return bool(dependents(store, obj["metadata"].get("namespace") or "", obj["metadata"]["uid"]))
+
+
+def attempt_to_delete(store, resource: str, obj: dict) -> None:
+    """attemptToDeleteItem on a dependent: keep it when an owner is solid
+    (dropping the references to the others), else delete it."""
+    meta = obj["metadata"]
+    if is_deleting(obj) or not meta.get("ownerReferences"):
+        return  # being deleted already (its own finalizers handled elsewhere), or owns-free
+    solid, dangling, waiting = classify(store, meta.get("namespace") or "", obj)
+    if solid:
+        if dangling or waiting:
+            _drop_refs(store, resource, obj, {ref.get("uid") for ref in dangling + waiting})
+        return
+    if waiting and _has_dependents(store, resource, obj):
+        _delete(store, resource, obj, "Foreground")
+        return
+    finalizers = meta.get("finalizers") or []
+    _delete(store, resource, obj, "Orphan" if ORPHAN in finalizers else
+            "Foreground" if FOREGROUND in finalizers else "Background")
+
+
 def owner_gone(store, namespace: str, uid: str) -> None:
-    """An owner was deleted (Background, or the end of the others): collect its dependents."""
+    """An owner was deleted or found missing: look at each of its dependents."""
     for resource, obj in dependents(store, namespace, uid):
-        refs = obj["metadata"].get("ownerReferences") or []
-        others = [ref for ref in refs if ref.get("uid") != uid]
-        solid = [ref for ref in others if _owner_exists(store, namespace, ref)]
-        if solid:
-            _drop_refs(store, resource, obj, {ref.get("uid") for ref in refs if ref not in solid})
-        elif not is_deleting(obj):
-            _delete(store, resource, obj, "Background")
+        attempt_to_delete(store, resource, obj)
 
 
 def owner_deleting(store, resource: str, namespace: str | None, name: str) -> bool:
@@ -104,14 +156,12 @@ def owner_deleting(store, resource: str, namespace: str | None, name: str) -> bo
         return _remove_finalizer(store, resource, obj, ORPHAN)
     if FOREGROUND not in finalizers:
         return False
-    blocking = 0
     for dep_resource, dep in deps:
-        ref = next(x for x in dep["metadata"]["ownerReferences"] if x.get("uid") == meta["uid"])
-        if ref.get("blockOwnerDeletion") is True:
-            blocking += 1
-        if not is_deleting(dep):
-            _delete(store, dep_resource, dep, "Foreground" if ref.get("blockOwnerDeletion") else "Background")
-    if blocking:
+        attempt_to_delete(store, dep_resource, dep)
+    # blockingDependents, after the references dropped just now.
+    left = dependents(store, namespace, meta["uid"]) if namespace else []
+    if any(ref.get("uid") == meta["uid"] and ref.get("blockOwnerDeletion") is True
+           for _, dep in left for ref in dep["metadata"].get("ownerReferences") or []):
         return True  # dependents' deletions bring us back
     return _remove_finalizer(store, resource, obj, FOREGROUND)
 

@@ -13,10 +13,11 @@ import orjson
 
 from kubectl_informer.clock import Clock, RealClock
 from kubectl_informer.core.apierrors import ApiError
-from kubectl_informer.sim.controllers import deployments, gc, pods, replicasets
-from kubectl_informer.sim.controllers.owners import controller_ref
+from kubectl_informer.sim.controllers import deployment_sync, gc, pods, replicasets
+from kubectl_informer.sim.controllers.expectations import ControllerExpectations
+from kubectl_informer.sim.controllers.owners import controller_ref, selector_matches
 from kubectl_informer.sim.events import EventRecorder
-from kubectl_informer.sim.watchcache import DELETED
+from kubectl_informer.sim.watchcache import ADDED, DELETED
 
 log = logging.getLogger(__name__)
 
@@ -42,10 +43,12 @@ class ControllerManager:
         self._thread: threading.Thread | None = None
         self.busy = False
         self.errors = 0
+        self.expectations = ControllerExpectations(self.clock)  # the ReplicaSet controller's
         # The Events the controllers record (kubectl describe shows them), when the server serves events.
         try:
             store.resource("events")
-            self.events: EventRecorder | None = EventRecorder(store)
+            self.events: EventRecorder | None = EventRecorder(
+                store, clock=self.clock, correlated=frozenset({"deployment-controller", "replicaset-controller"}))
         except ApiError:
             self.events = None
 
@@ -58,6 +61,9 @@ class ControllerManager:
                 self._add(("deploy", *key.split("/", 1)))
             for key in self.store.keys("replicasets"):
                 self._add(("rs", *key.split("/", 1)))
+            for rdef in gc.owned_kinds(self.store):  # the collector's first graph: dangling owners
+                for obj in self.store.list(rdef):
+                    self._check_owners(rdef.qualified, obj)
         self._thread = threading.Thread(target=self._run, name="sim-controllers", daemon=True)
         self._thread.start()
         return self
@@ -134,8 +140,15 @@ class ControllerManager:
             self._add(("rs", ns, name))
             if ref is not None and ref.get("kind") == "Deployment":
                 self._add(("deploy", ns, ref.get("name", "")))
+            elif ref is None and type_ != DELETED:
+                self._orphan("deployments", "deploy", ns, meta)
         elif resource == "pods" and ref is not None and ref.get("kind") == "ReplicaSet":
+            self._observe_pod(type_, obj, ns, ref.get("name", ""))
             self._add(("rs", ns, ref.get("name", "")))
+        elif resource == "pods" and ref is None and type_ != DELETED and not meta.get("deletionTimestamp"):
+            self._orphan("replicasets", "rs", ns, meta)
+        if type_ != DELETED and resource not in gc.NOT_OWNERS:
+            self._check_owners(resource, obj)
         if set(meta.get("finalizers") or []) & {gc.ORPHAN, gc.FOREGROUND} and meta.get("deletionTimestamp"):
             item = ("gc-deleting", resource, ns or None, name)
             self._foreground[uid] = item
@@ -148,6 +161,31 @@ class ControllerManager:
             waiting = self._foreground.get(owner.get("uid"))
             if waiting is not None:
                 self._add(waiting)  # a dependent of an owner deleted in the foreground moved
+
+    def _orphan(self, owners: str, kind: str, ns: str, meta: dict) -> None:
+        """addReplicaSet / addPod of an orphan: every controller whose selector
+        matches it is synced (one of them may adopt it)."""
+        for owner in self.store.list(owners, ns):
+            if selector_matches((owner.get("spec") or {}).get("selector"), meta.get("labels")):
+                self._add((kind, ns, owner["metadata"]["name"]))
+
+    def _observe_pod(self, type_: str, pod: dict, ns: str, rs_name: str) -> None:
+        """The ReplicaSet controller's addPod/updatePod/deletePod: a new pod is
+        a creation observed; one being deleted or gone, a deletion."""
+        key = f"{ns}/{rs_name}"
+        meta = pod["metadata"]
+        if type_ == DELETED or meta.get("deletionTimestamp"):
+            self.expectations.deletion_observed(key, f"{ns}/{meta.get('name', '')}")
+        elif type_ == ADDED:
+            self.expectations.creation_observed(key)
+
+    def _check_owners(self, resource: str, obj: dict) -> None:
+        """The collector's graph builder: an owner reference to an object that
+        is not there (by name and UID) makes its dependents be looked at."""
+        meta = obj.get("metadata") or {}
+        for ref in meta.get("ownerReferences") or []:
+            if isinstance(ref, dict) and not gc.owner_exists(self.store, meta.get("namespace") or "", ref):
+                self._add(("gc-gone", meta.get("namespace") or "", ref.get("uid", "")))
 
     # ------------------------------------------------------------ worker
     def _next(self) -> tuple | None:
@@ -199,9 +237,9 @@ class ControllerManager:
     def _work(self, item: tuple) -> None:
         kind = item[0]
         if kind == "deploy":
-            deployments.sync(self.store, item[1], item[2], self.events)
+            deployment_sync.sync(self.store, item[1], item[2], self.events)
         elif kind == "rs":
-            for ns, name, uid in replicasets.sync(self.store, item[1], item[2], self.events):
+            for ns, name, uid in replicasets.sync(self.store, item[1], item[2], self.expectations, self.events):
                 self._add(("pod", ns, name, uid))
         elif kind == "pod":
             again = pods.advance(self.store, item[1], item[2], item[3], self.pod_start_seconds, self.events)

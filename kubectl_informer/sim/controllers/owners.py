@@ -1,9 +1,14 @@
 """ownerReferences as the controllers and the garbage collector read them
-(apimachinery's metav1.GetControllerOf / NewControllerRef)."""
+(apimachinery's metav1.GetControllerOf / NewControllerRef), and adoption
+(pkg/controller's ControllerRefManager.ClaimObject)."""
 
 from __future__ import annotations
 
+import functools
+
 from kubectl_informer.core.apierrors import ApiError
+from kubectl_informer.core.selectors import parse_label_selector
+from kubectl_informer.sim.tables import selector_string
 
 
 def controller_ref(obj: dict) -> dict | None:
@@ -44,3 +49,67 @@ def get_or_none(store, resource: str, namespace: str, name: str) -> dict | None:
 
 def is_deleting(obj: dict) -> bool:
     return bool((obj.get("metadata") or {}).get("deletionTimestamp"))
+
+
+def selector_matches(selector: dict | None, labels: dict | None) -> bool:
+    """metav1.LabelSelectorAsSelector(selector).Matches(labels); an empty or
+    missing selector matches nothing here (a controller with one selects
+    nothing: syncDeployment refuses it)."""
+    if not selector or not (selector.get("matchLabels") or selector.get("matchExpressions")):
+        return False
+    try:
+        match = _parsed(selector_string(selector))
+    except (ApiError, ValueError):
+        return False  # a selector the API would have rejected selects nothing
+    return match is None or bool(match(labels or {}))
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed(selector: str):
+    return parse_label_selector(selector)
+
+
+def claim(store, resource: str, owner: dict, selector: dict | None, keep=None, objs: list | None = None) -> list[dict]:
+    """ControllerRefManager.ClaimObject over ``resource`` in the owner's
+    namespace: the objects it controls (by UID), and the orphans (no
+    controller reference) its selector matches, adopted by adding its
+    controller reference (AdoptReplicaSet / AdoptPod) unless it is being
+    deleted or is gone (the fresh read of ``RecheckDeletionTimestamp``).
+    ``keep``: which objects to consider (claimPods: only active pods);
+    ``objs``: the namespace's objects, if already listed.
+    Releasing an owned object whose labels no longer match is not modelled."""
+    meta = owner["metadata"]
+    out, can_adopt = [], None
+    for obj in store.list(resource, meta.get("namespace")) if objs is None else objs:
+        if keep is not None and not keep(obj):
+            continue
+        ref = controller_ref(obj)
+        if ref is not None:
+            if ref.get("uid") == meta["uid"]:
+                out.append(obj)
+            continue
+        if is_deleting(owner) or is_deleting(obj) or not selector_matches(selector, obj["metadata"].get("labels")):
+            continue
+        if can_adopt is None:
+            fresh = get_or_none(store, owner_resource(owner), meta.get("namespace"), meta["name"])
+            can_adopt = fresh is not None and fresh["metadata"]["uid"] == meta["uid"] and not is_deleting(fresh)
+        if can_adopt:
+            adopted = _adopt(store, resource, obj, owner)
+            if adopted is not None:
+                out.append(adopted)
+    return out
+
+
+def owner_resource(owner: dict) -> str:
+    return {"Deployment": "deployments", "ReplicaSet": "replicasets"}[owner["kind"]]
+
+
+def _adopt(store, resource: str, obj: dict, owner: dict) -> dict | None:
+    obj = dict(obj, metadata=dict(obj["metadata"]))
+    obj["metadata"]["ownerReferences"] = list(obj["metadata"].get("ownerReferences") or []) + [new_controller_ref(owner)]
+    try:
+        return store.update(resource, obj, subresource="", manager="kube-controller-manager")
+    except ApiError as e:
+        if e.status == 404:
+            return None  # gone meanwhile
+        raise

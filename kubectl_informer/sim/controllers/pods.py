@@ -10,24 +10,14 @@ from __future__ import annotations
 import zlib
 
 from kubectl_informer.sim.controllers.owners import get_or_none, is_deleting
+from kubectl_informer.sim.controllers.podorder import is_active, is_ready  # noqa: F401 - re-exported
 from kubectl_informer.sim.objects import pod_status
 from kubectl_informer.sim.strategy import now_rfc3339
 
 NODES = ("node-1", "node-2", "node-3")
 
 
-def pod_ready(pod: dict) -> bool:
-    """podutil.IsPodReady: the Ready condition is True."""
-    for c in (pod.get("status") or {}).get("conditions") or []:
-        if c.get("type") == "Ready":
-            return c.get("status") == "True"
-    return False
-
-
-def is_active(pod: dict) -> bool:
-    """controller.IsPodActive: not finished, not being deleted."""
-    phase = (pod.get("status") or {}).get("phase")
-    return phase not in ("Succeeded", "Failed") and not is_deleting(pod)
+pod_ready = is_ready  # podutil.IsPodReady
 
 
 def _ip(name: str) -> str:

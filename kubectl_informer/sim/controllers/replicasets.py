@@ -1,22 +1,40 @@
-"""The ReplicaSet controller (pkg/controller/replicaset), simulated: keep
-``spec.replicas`` active pods owned by the ReplicaSet, creating them from its
-template or deleting the least useful first, and report them in its status.
+"""The ReplicaSet controller (pkg/controller/replicaset), simulated:
+``syncReplicaSet`` manages replicas only when the ReplicaSet's expectations
+are satisfied (``expectations``: the pods it created and deleted last time
+were all observed), creates in slow-start batches of 1, 2, 4, …
+(``slowStartBatch``), at most ``burstReplicas`` (500) per sync, deletes the
+pods ``getPodsToDelete`` ranks first (``podorder``), and writes the status
+counted from the pods it saw before managing them (``calculateStatus``),
+terminatingReplicas included (DeploymentReplicaSetTerminatingReplicas, on
+since 1.35).
 
-The store is read directly, so there are no informer caches to wait for
-(the real controller's "expectations"). Orphans are not adopted.
+Only pods whose controller reference is the ReplicaSet (by UID) count;
+active pods with no controller reference that its selector matches are
+adopted first (``claimPods``).
 """
 
 from __future__ import annotations
 
 import copy
 
-from kubectl_informer.sim.controllers.owners import get_or_none, is_deleting, new_controller_ref, owned_by
-from kubectl_informer.sim.controllers.pods import is_active, pod_ready
+from kubectl_informer.core.apierrors import ApiError
+from kubectl_informer.sim.controllers.expectations import (
+    BURST_REPLICAS,
+    SLOW_START_INITIAL_BATCH_SIZE,
+    ControllerExpectations,
+    slow_start_batch,
+)
+from kubectl_informer.sim.controllers.owners import (
+    claim,
+    controller_ref,
+    get_or_none,
+    is_deleting,
+    new_controller_ref,
+)
+from kubectl_informer.sim.controllers.podorder import is_active, is_ready, pods_to_delete
 from kubectl_informer.sim.controllers.rollout import desired_replicas
 
-# The real controller creates or deletes at most this many pods per sync (burstReplicas).
-BURST = 500
-_PHASE_RANK = {"Pending": 0, "Unknown": 1, "Running": 2}
+BURST = BURST_REPLICAS
 
 
 def new_pod(rs: dict) -> dict:
@@ -40,50 +58,91 @@ def new_pod(rs: dict) -> dict:
     return {"apiVersion": "v1", "kind": "Pod", "metadata": pod_meta, "spec": spec}
 
 
-def deletion_order(pods: list[dict]) -> list[dict]:
-    """controller.ActivePods' order, the first to delete first: unscheduled
-    before scheduled, Pending before Running, not ready before ready, then
-    the newest first."""
-    def rank(p: dict):
-        status = p.get("status") or {}
-        return (bool((p.get("spec") or {}).get("nodeName")), _PHASE_RANK.get(status.get("phase"), 1),
-                pod_ready(p), _neg_time(p["metadata"].get("creationTimestamp", "")), p["metadata"]["name"])
-    return sorted(pods, key=rank)
+def _terminating(pod: dict) -> bool:
+    """IsPodTerminating: being deleted and not finished."""
+    return bool(pod["metadata"].get("deletionTimestamp")) and \
+        (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
 
 
-def _neg_time(ts: str) -> tuple:
-    return tuple(-ord(ch) for ch in ts)  # newest first
-
-
-def sync(store, namespace: str, name: str, events=None) -> list[tuple[str, str, str]]:
-    """One reconcile of a ReplicaSet. Returns the pods created (namespace,
-    name, uid) so their start can be scheduled. ``events``: an EventRecorder
-    for SuccessfulCreate/SuccessfulDelete, or None."""
+def sync(store, namespace: str, name: str, expectations: ControllerExpectations | None = None,
+         events=None) -> list[tuple[str, str, str]]:
+    """syncReplicaSet. Returns the pods created (namespace, name, uid) so
+    their start can be scheduled. ``events``: an EventRecorder for
+    SuccessfulCreate/SuccessfulDelete, or None."""
+    expectations = expectations if expectations is not None else ControllerExpectations()
+    key = f"{namespace}/{name}"
     rs = get_or_none(store, "replicasets", namespace, name)
     if rs is None:
+        expectations.delete(key)
         return []
-    pods = [p for p in owned_by(store, "pods", rs) if is_active(p)]
-    created = []
-    if not is_deleting(rs):
-        created = _manage(store, rs, pods, events)
-        pods = [p for p in owned_by(store, "pods", rs) if is_active(p)]
-    _update_status(store, rs, pods)
+    needs_sync = expectations.satisfied(key)
+    in_ns = store.list("pods", namespace)  # the pod lister's view, listed once for this sync
+    uid = rs["metadata"]["uid"]
+    pods = [p for p in in_ns if (controller_ref(p) or {}).get("uid") == uid]
+    # claimPods: the active pods it controls, active orphans its selector matches adopted.
+    active = claim(store, "pods", rs, (rs.get("spec") or {}).get("selector"), keep=is_active, objs=in_ns)
+    created: list = []
+    err = None
+    if needs_sync and not is_deleting(rs):
+        created, err = _manage(store, rs, key, active, expectations, events, in_ns)
+    _update_status(store, rs, active, [p for p in pods if _terminating(p)])
+    if err is not None:
+        raise err
     return created
 
 
-def _manage(store, rs: dict, pods: list[dict], events=None) -> list:
-    diff = len(pods) - desired_replicas(rs)
+def _manage(store, rs: dict, key: str, active: list[dict], expectations: ControllerExpectations, events,
+            in_ns: list[dict]):
+    """manageReplicas: (pods created, the first error or None)."""
+    diff = len(active) - desired_replicas(rs)
     if diff < 0:
-        made = [store.create("pods", new_pod(rs)) for _ in range(min(-diff, BURST))]
-        for m in made:
-            _record(events, rs, "SuccessfulCreate", f"Created pod: {m['metadata']['name']}")
-        return [(m["metadata"]["namespace"], m["metadata"]["name"], m["metadata"]["uid"]) for m in made]
-    for p in deletion_order(pods)[:min(diff, BURST)]:
-        if get_or_none(store, "pods", p["metadata"]["namespace"], p["metadata"]["name"]) is not None:
-            store.delete("pods", p["metadata"]["namespace"], p["metadata"]["name"], grace_period=None,
-                         precondition_uid=p["metadata"]["uid"])
-            _record(events, rs, "SuccessfulDelete", f"Deleted pod: {p['metadata']['name']}")
-    return []
+        n = min(-diff, BURST)
+        expectations.expect_creations(key, n)
+        made: list[dict] = []
+        successes, err = slow_start_batch(n, SLOW_START_INITIAL_BATCH_SIZE,
+                                          lambda: made.append(_create_pod(store, rs, events)))
+        for _ in range(n - successes):  # the skipped ones will not be observed
+            expectations.creation_observed(key)
+        return [(m["metadata"]["namespace"], m["metadata"]["name"], m["metadata"]["uid"]) for m in made], err
+    if diff > 0:
+        victims = pods_to_delete(active, _related_pods(store, rs, in_ns), min(diff, BURST))
+        expectations.expect_deletions(key, [f"{p['metadata']['namespace']}/{p['metadata']['name']}" for p in victims])
+        err = None
+        for p in victims:
+            err = _delete_pod(store, rs, key, p, expectations, events) or err
+        return [], err
+    return [], None
+
+
+def _create_pod(store, rs: dict, events) -> dict:
+    made = store.create("pods", new_pod(rs), manager="kube-controller-manager")
+    _record(events, rs, "SuccessfulCreate", f"Created pod: {made['metadata']['name']}")
+    return made
+
+
+def _delete_pod(store, rs: dict, key: str, pod: dict, expectations: ControllerExpectations, events):
+    meta = pod["metadata"]
+    try:
+        store.delete("pods", meta["namespace"], meta["name"], grace_period=None)
+    except ApiError as e:
+        expectations.deletion_observed(key, f"{meta['namespace']}/{meta['name']}")
+        return None if e.status == 404 else e
+    _record(events, rs, "SuccessfulDelete", f"Deleted pod: {meta['name']}")
+    return None
+
+
+def _related_pods(store, rs: dict, in_ns: list[dict]) -> list[dict]:
+    """getIndirectlyRelatedPods: the pods (of ``in_ns``, the namespace's) selected
+    by every ReplicaSet with the same controller (this one included); none
+    without a controller."""
+    ref = controller_ref(rs)
+    if ref is None:
+        return []
+    selectors = [((other.get("spec") or {}).get("selector") or {}).get("matchLabels") or {}
+                 for other in store.list("replicasets", rs["metadata"]["namespace"])
+                 if (controller_ref(other) or {}).get("uid") == ref.get("uid")]
+    return [p for p in in_ns if any(want.items() <= (p["metadata"].get("labels") or {}).items()
+                                    for want in selectors)]
 
 
 def _record(events, rs: dict, reason: str, message: str) -> None:
@@ -91,17 +150,29 @@ def _record(events, rs: dict, reason: str, message: str) -> None:
         events.record(rs, "Normal", reason, message, "replicaset-controller")
 
 
-def _update_status(store, rs: dict, pods: list[dict]) -> None:
+def _update_status(store, rs: dict, pods: list[dict], terminating: list[dict]) -> None:
+    """calculateStatus and updateReplicaSetStatus (written only when it changed; a failed
+    write is tried once more on the ReplicaSet as read again, the status unchanged)."""
     labels = (((rs.get("spec") or {}).get("template") or {}).get("metadata") or {}).get("labels") or {}
-    ready = sum(1 for p in pods if pod_ready(p))
+    ready = sum(1 for p in pods if is_ready(p))
     status = dict(rs.get("status") or {})
     status.update({
         "replicas": len(pods),
         "fullyLabeledReplicas": sum(1 for p in pods if labels.items() <= (p["metadata"].get("labels") or {}).items()),
         "readyReplicas": ready, "availableReplicas": ready,  # minReadySeconds 0: ready is available
+        "terminatingReplicas": len(terminating),
         "observedGeneration": rs["metadata"].get("generation", 1)})
     for k in ("readyReplicas", "availableReplicas", "fullyLabeledReplicas"):
         if not status[k]:
-            status.pop(k)  # omitempty, as the Go type writes it
-    if status != (rs.get("status") or {}):
-        store.update("replicasets", {**rs, "status": status}, subresource="status")
+            status.pop(k)  # omitempty, as the Go type writes it (terminatingReplicas is a pointer: 0 shown)
+    if status == (rs.get("status") or {}):
+        return
+    for retry in (False, True):  # statusUpdateRetries: once more on the ReplicaSet read again
+        try:
+            store.update("replicasets", {**rs, "status": status}, subresource="status",
+                         manager="kube-controller-manager")
+            return
+        except ApiError:
+            if retry:
+                raise
+            rs = store.get("replicasets", rs["metadata"]["namespace"], rs["metadata"]["name"])

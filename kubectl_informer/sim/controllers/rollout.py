@@ -91,29 +91,56 @@ def reconcile_new_size(deployment_replicas: int, max_surge: int, all_rs_replicas
     return new_rs_new_replicas(deployment_replicas, max_surge, all_rs_replicas, new_rs_replicas)
 
 
-def old_sizes_after_scale_down(deployment_replicas: int, max_unavailable: int, new_rs: tuple[int, int],
-                               old_rss: list[tuple[int, int]]) -> list[int]:
-    """reconcileOldReplicaSets on (spec.replicas, availableReplicas) pairs,
-    the old ones oldest first: within the budget, unhealthy (unavailable)
-    pods go first (cleanupUnhealthyReplicas), then available ones beyond
-    replicas - maxUnavailable (scaleDownOldReplicaSetsForRollingUpdate).
-    Returns the old ReplicaSets' new sizes."""
+def old_scale_down_steps(deployment_replicas: int, max_unavailable: int, new_rs: tuple[int, int],
+                         old_rss: list[tuple[int, int]]) -> tuple[list[tuple[int, int]], bool]:
+    """reconcileOldReplicaSets on (spec.replicas, availableReplicas) pairs of
+    the active old ReplicaSets, oldest first, as the updates it makes, in
+    order: (index, new size). First cleanupUnhealthyReplicas (unavailable
+    pods, within the budget), then scaleDownOldReplicaSetsForRollingUpdate
+    (available pods beyond replicas - maxUnavailable): one ReplicaSet may be
+    scaled by both, in two updates. The flag: whether it reports a scale-down
+    (a cleanup that meets more available than desired pods stops there and
+    reports none, as upstream's error does)."""
     sizes = [size for size, _ in old_rss]
     if not sum(sizes):
-        return sizes
-    total = new_rs[0] + sum(sizes)
-    budget = max_scaled_down(deployment_replicas, max_unavailable, total, new_rs[0], new_rs[1])
+        return [], False
+    budget = max_scaled_down(deployment_replicas, max_unavailable, new_rs[0] + sum(sizes), new_rs[0], new_rs[1])
     if budget <= 0:
-        return sizes
+        return [], False
+    steps, cleaned = [], 0
     for i, (size, avail) in enumerate(old_rss):
-        if size == 0 or size <= avail:  # no unhealthy pod (status may lag a scale-down)
+        if cleaned >= budget:
+            break
+        if size == 0 or size == avail:
             continue
-        cut = min(budget, size - avail)
-        budget -= cut
+        if avail > size:  # status not caught up with a scale-down: upstream errors out here
+            return steps, False
+        cut = min(budget - cleaned, size - avail)
         sizes[i] = size - cut
-    # Scaling an old ReplicaSet down does not change its available count until its pods go.
+        steps.append((i, sizes[i]))
+        cleaned += cut
+    # Scaling down does not change a ReplicaSet's available count until its pods go.
     available = new_rs[1] + sum(avail for _, avail in old_rss)
-    return take_in_order(sizes, scale_down_budget(deployment_replicas, max_unavailable, available))
+    left, done = scale_down_budget(deployment_replicas, max_unavailable, available), 0
+    for i, size in enumerate(sizes):
+        if done >= left:
+            break
+        if size == 0:
+            continue
+        cut = min(size, left - done)
+        sizes[i] = size - cut
+        steps.append((i, sizes[i]))
+        done += cut
+    return steps, cleaned + done > 0
+
+
+def old_sizes_after_scale_down(deployment_replicas: int, max_unavailable: int, new_rs: tuple[int, int],
+                               old_rss: list[tuple[int, int]]) -> list[int]:
+    """The old ReplicaSets' sizes once ``old_scale_down_steps`` are done."""
+    sizes = [size for size, _ in old_rss]
+    for i, size in old_scale_down_steps(deployment_replicas, max_unavailable, new_rs, old_rss)[0]:
+        sizes[i] = size
+    return sizes
 
 
 def max_scaled_down(deployment_replicas: int, max_unavailable: int, all_rs_replicas: int,
@@ -207,14 +234,18 @@ def template_hash(template: dict, collision_count: int | None = None) -> str:
 
 def templates_equal(a: dict, b: dict) -> bool:
     """EqualIgnoreHash: two pod templates, the pod-template-hash label set aside."""
-    def strip(t):
-        t = json.loads(json.dumps(t or {}))
-        labels = (t.get("metadata") or {}).get("labels")
-        if labels is not None:
-            labels.pop(HASH_LABEL, None)
-            if not labels:
-                t["metadata"].pop("labels")
-        if t.get("metadata") == {}:
-            t.pop("metadata")
-        return t
-    return strip(a) == strip(b)
+    return template_key(a) == template_key(b)
+
+
+def template_key(t: dict | None) -> dict:
+    """A template without its pod-template-hash label (an empty labels map and
+    metadata dropped too), for comparing templates: compute once, compare many."""
+    t = json.loads(json.dumps(t or {}))
+    labels = (t.get("metadata") or {}).get("labels")
+    if labels is not None:
+        labels.pop(HASH_LABEL, None)
+        if not labels:
+            t["metadata"].pop("labels")
+    if t.get("metadata") == {}:
+        t.pop("metadata")
+    return t

@@ -1,0 +1,111 @@
+"""The two clusters the lab tests drive with kubectl: the lab's (a namespace
+of its own, a fake kubelet for it) and an in-process simulator with its
+controllers. Fixtures ``lab_side`` and ``sim_side``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+
+import pytest
+
+from kubectl_informer.sim.controllers.manager import ControllerManager
+from kubectl_informer.sim.server import SimServer
+from tests.lab.conftest import KUBECTL
+
+REVISION = "deployment.kubernetes.io/revision"
+
+
+class Side:
+    """kubectl against one cluster, in one namespace."""
+
+    def __init__(self, name: str, kubeconfig: str, namespace: str, cache: str):
+        self.name, self.namespace = name, namespace
+        self.base = [KUBECTL, "--kubeconfig", kubeconfig, "--cache-dir", cache, "-n", namespace]
+
+    def run(self, *args: str) -> str:
+        r = subprocess.run(self.base + list(args), capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, f"{self.name}: kubectl {' '.join(args)}: {r.stderr}"
+        return r.stdout
+
+    def raw_watch(self, path: str) -> subprocess.Popen:
+        """A raw watch of ``path`` (a collection) from the RV of a list of it made now, so it
+        sees every later event however late it connects (kubectl get -o json of a list
+        prints no resourceVersion, hence the raw list)."""
+        rv = json.loads(self.run("get", "--raw", path))["metadata"]["resourceVersion"]
+        return subprocess.Popen(self.base + ["get", "--raw", f"{path}?watch=1&resourceVersion={rv}"],
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+    def path(self, resource: str) -> str:
+        group = "/api/v1" if resource == "pods" else "/apis/apps/v1"
+        return f"{group}/namespaces/{self.namespace}/{resource}"
+
+    def items(self, resource: str) -> list[dict]:
+        return json.loads(self.run("get", resource, "-o", "json"))["items"]
+
+    def snapshot(self) -> dict:
+        """What is compared: the Deployment's status, its ReplicaSets by revision, the pods."""
+        deploys = self.items("deployments")
+        out: dict = {"deployment": None}
+        if deploys:
+            [d] = deploys
+            st = d.get("status") or {}
+            out["deployment"] = {
+                "revision": (d["metadata"].get("annotations") or {}).get(REVISION),
+                "spec_replicas": d["spec"].get("replicas"),
+                "generation_observed": st.get("observedGeneration") == d["metadata"].get("generation"),
+                "counts": {k: st.get(k, 0) for k in ("replicas", "updatedReplicas", "readyReplicas",
+                                                      "availableReplicas", "unavailableReplicas",
+                                                      "terminatingReplicas")},
+                "conditions": [(c["type"], c["status"], c["reason"]) for c in st.get("conditions") or []]}
+        rss = []
+        for rs in self.items("replicasets"):
+            ann = rs["metadata"].get("annotations") or {}
+            rss.append({"revision": ann.get(REVISION), "history": ann.get("deployment.kubernetes.io/revision-history"),
+                        "desired": ann.get("deployment.kubernetes.io/desired-replicas"),
+                        "max": ann.get("deployment.kubernetes.io/max-replicas"),
+                        "replicas": rs["spec"].get("replicas"), "status_replicas": rs["status"].get("replicas", 0),
+                        "ready": rs["status"].get("readyReplicas", 0),
+                        "owned": bool(rs["metadata"].get("ownerReferences"))})
+        out["replicasets"] = sorted(rss, key=lambda x: int(x["revision"] or 0))
+        pods = self.items("pods")
+        out["pods"] = len(pods)
+        out["terminating"] = sum(1 for p in pods if p["metadata"].get("deletionTimestamp"))
+        return out
+
+
+@pytest.fixture
+def lab_side(lab_kubeconfig, tmp_path):
+    ns = f"kcm-sim-{uuid.uuid4().hex[:6]}"
+    side = Side("lab", lab_kubeconfig, ns, str(tmp_path / "lab-cache"))
+    subprocess.run([KUBECTL, "--kubeconfig", lab_kubeconfig, "create", "namespace", ns], check=True,
+                   capture_output=True, timeout=30)
+    kubelet_script = os.path.join(os.environ.get("LAB_DIR", ""), "fake-kubelet.py")
+    if not os.path.exists(kubelet_script):
+        pytest.skip("no lab: $LAB_DIR/fake-kubelet.py is missing")
+    kubelet = subprocess.Popen([sys.executable, kubelet_script, lab_kubeconfig, ns, "1"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        yield side
+    finally:
+        kubelet.terminate()
+        kubelet.wait(10)
+        subprocess.run([KUBECTL, "--kubeconfig", lab_kubeconfig, "delete", "namespace", ns, "--wait=false"],
+                       capture_output=True, timeout=30)
+
+
+@pytest.fixture
+def sim_side(tmp_path):
+    sim = SimServer().start()
+    ns = "kcm-sim"
+    sim.store.create("namespaces", {"metadata": {"name": ns}})
+    sim.store.pod_stop_seconds = 0.2  # the lab's pods have no node: a delete removes them at once
+    manager = ControllerManager(sim.store, pod_start_seconds=1.0).start()
+    try:
+        yield Side("sim", sim.write_kubeconfig(str(tmp_path / "kubeconfig")), ns, str(tmp_path / "sim-cache"))
+    finally:
+        manager.stop()
+        sim.stop()
