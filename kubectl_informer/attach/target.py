@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 from kubectl_informer.core.names import InvalidName, check_name
+from kubectl_informer.core.redact import REDACTED, redact_url
 
 POD_KINDS = ("pod", "pods", "po")
 DEPLOY_KINDS = ("deploy", "deployment", "deployments", "deploy.apps", "deployment.apps", "deployments.apps")
@@ -47,13 +48,20 @@ class Target:
         return f"{self.kind}/{self.name}" + (f":{self.port}" if self.port else "")
 
 
+def _shown(text: str) -> str:
+    """A TARGET as a usage error quotes it: a URL typed without its scheme
+    (``admin:pw@host``) still has its userinfo redacted."""
+    head, at, tail = text.rpartition("@")
+    return f"{REDACTED}@{tail}" if at and "/" not in head else redact_url(text)
+
+
 def parse_target(text: str) -> Target:
     t = text.strip()
     if t.startswith(("http://", "https://")):
         return Target("url", url=t)
     kind, sep, rest = t.partition("/")
     if not sep or not rest:
-        raise TargetError(f'TARGET "{text}" is not a URL (http://HOST:PORT/metrics), pod/NAME[:PORT] '
+        raise TargetError(f'TARGET "{_shown(text)}" is not a URL (http://HOST:PORT/metrics), pod/NAME[:PORT] '
                           f"or deploy/NAME[:PORT]")
     name, _, port = rest.partition(":")
     if kind.lower() in POD_KINDS:
@@ -61,9 +69,9 @@ def parse_target(text: str) -> Target:
     elif kind.lower() in DEPLOY_KINDS:
         kind = "deploy"
     else:
-        raise TargetError(f'TARGET kind "{kind}" is not pod or deploy (or give a URL after kubectl port-forward)')
+        raise TargetError(f'TARGET kind "{_shown(kind)}" is not pod or deploy (or give a URL after kubectl port-forward)')
     if not name or "/" in name or (port == "" and rest.endswith(":")):
-        raise TargetError(f'TARGET "{text}": expected {kind}/NAME[:PORT]')
+        raise TargetError(f'TARGET "{_shown(text)}": expected {kind}/NAME[:PORT]')
     try:
         check_name(name)  # it becomes a path segment of pods/NAME or deployments/NAME
     except InvalidName as e:

@@ -8,6 +8,8 @@ characters, the URL rule does not."""
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import socket
 import threading
@@ -115,3 +117,11 @@ def test_redact_url_drops_any_userinfo_and_keeps_the_rest(user, password, at_in_
     a, b = urlsplit(shown), urlsplit(url)
     assert (a.hostname, a.port, a.path, a.query, a.fragment) == (b.hostname, b.port, b.path, b.query, b.fragment)
     assert redact_url(f"see {url} and http://h:1/p") == f"see {shown} and http://h:1/p"
+
+
+def test_a_url_typed_without_its_scheme_is_quoted_without_its_password():
+    from kubectl_informer.attach.target import TargetError, parse_target
+    for typed in ("admin:Pw9Q@127.0.0.1:9100/metrics", "admin:Pw9Q@host"):
+        with pytest.raises(TargetError) as e:
+            parse_target(typed)
+        assert "Pw9Q" not in str(e.value)
