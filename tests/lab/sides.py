@@ -99,7 +99,7 @@ def lab_side(lab_kubeconfig, tmp_path):
 
 @pytest.fixture
 def sim_side(tmp_path):
-    sim = SimServer().start()
+    sim = SimServer(tls=True).start()  # kubectl sends the run's token only over TLS
     ns = "kcm-sim"
     sim.store.create("namespaces", {"metadata": {"name": ns}})
     sim.store.pod_stop_seconds = 0.2  # the lab's pods have no node: a delete removes them at once

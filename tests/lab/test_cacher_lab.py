@@ -76,7 +76,7 @@ def cluster(request, lab_kubeconfig, tmp_path):
     sim = None
     kc = lab_kubeconfig
     if request.param == "sim":
-        sim = SimServer().start()  # kube-apiserver's 3 s wait, as the lab has it
+        sim = SimServer(tls=True).start()  # kube-apiserver's 3 s wait; TLS: kubectl sends the token only so
         kc = sim.write_kubeconfig(str(tmp_path / "kubeconfig"))
     c = Cluster(kc, ns)
     c.kubectl("create", "namespace", ns)
