@@ -17,10 +17,16 @@ Two modes, as client-go:
   the consumer diffs against its indexer. ``bookmark`` queues ``Bookmark``
   deltas when enabled. ``has_synced`` stays false until the first
   ``ReplacedAll`` has been processed, even for an empty list.
+
+client-go 1.36's metrics (``fifo_metrics.go``) under a reserved ``identifier``:
+the queued entries (set at every add, replace, resync and pop; a bookmark
+leaves the gauge as it was, as upstream) and the processing latency of each
+pop (real seconds, as ``time.Since``).
 """
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from typing import Any, Callable
 
@@ -41,6 +47,12 @@ from kubectl_informer.cache.delta_fifo import (
     new_delta,
 )
 from kubectl_informer.cache.fifo_base import FIFOBase
+from kubectl_informer.cache.informer_metrics import (
+    NOOP_METRIC,
+    InformerMetricsProvider,
+    InformerNameAndResource,
+    new_fifo_metrics,
+)
 from kubectl_informer.cache.keys import (
     DeletedFinalStateUnknown,
     labels_of,
@@ -61,7 +73,9 @@ class RealFIFO(FIFOBase):
     def __init__(self, key_func: Callable[[Any], str] = meta_namespace_key_func,
                  known_objects: Any = None, transformer: Callable[[Any], Any] | None = None,
                  atomic_events: bool = False, emit_delta_type_bookmark: bool = False, *,
-                 tracer: Tracer | None = None, clock: Clock | None = None) -> None:
+                 tracer: Tracer | None = None, clock: Clock | None = None,
+                 identifier: InformerNameAndResource | None = None,
+                 metrics_provider: InformerMetricsProvider | None = None) -> None:
         # The same combinations client-go rejects (with a panic) at construction.
         if atomic_events:
             if known_objects is not None:
@@ -84,6 +98,9 @@ class RealFIFO(FIFOBase):
         # key -> number of entries queued for it (resync's "nothing queued"
         # test in O(1), and the trace's ``pending``).
         self._per_key: dict[str, int] = {}
+        self.identifier = identifier or InformerNameAndResource()
+        self._queued_metric, self._latency_metric = new_fifo_metrics(self.identifier, metrics_provider)
+        self._metrics_on = self._queued_metric is not NOOP_METRIC
 
     # ----- keys -----
 
@@ -137,11 +154,15 @@ class RealFIFO(FIFOBase):
                         labels=labels_of(obj))
         else:
             self._times.append(None)
+        if self._metrics_on:
+            self._queued_metric.set(float(len(self._items)))
         if self._waiting:
             self._cond.notify()
 
     def _add_keyless_locked(self, delta: Delta, **fields: Any) -> None:
         self._items.append(delta)
+        if self._metrics_on and delta.type is not BOOKMARK:
+            self._queued_metric.set(float(len(self._items)))
         self._keys.append(None)
         tracer = self._tracer
         if tracer.enabled:
@@ -264,9 +285,15 @@ class RealFIFO(FIFOBase):
                 tracer.emit(FIFO_POP, key, types=[TYPE_NAMES[delta.type]], is_in_initial_list=is_in_initial_list,
                             waited=waited, depth=len(items))
             deltas = [delta]
+            metered = self._metrics_on
+            if metered:
+                self._queued_metric.set(float(len(items)))
+                started = time.perf_counter()
             try:
                 process(deltas, is_in_initial_list)
             finally:
+                if metered:
+                    self._latency_metric.observe(time.perf_counter() - started)
                 # Counted down only after processing, so has_synced() cannot
                 # turn true while the last initial entry is still being applied.
                 if self._initial_population_count > 0:
