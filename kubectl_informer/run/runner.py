@@ -22,7 +22,7 @@ from kubectl_informer.clock import Clock
 from kubectl_informer.core.run_info import RunInfo
 from kubectl_informer.core.scope import ClusterScopedError, Scope
 from kubectl_informer.core.trace import Tracer
-from kubectl_informer.core.trace_kinds import RUN_ERROR
+from kubectl_informer.core.trace_kinds import CONTROLLER_CONSISTENCY, RUN_ERROR
 from kubectl_informer.run.crash import crash_line, summary
 from kubectl_informer.run.config import RunConfig
 # The failures the user can act on, each in one line; the CLI and tests import them from here.
@@ -65,6 +65,9 @@ class Run:
         self.rate_limiter = None
         self.informer = None     # the queue resource's informer (the first)
         self.controller = None
+        self.consistency = None  # --demo stale: the controller's SwitchableConsistency
+        self.replica_sync = None
+        self.informer_name = None  # client-go 1.36's InformerName, held while the run runs
         self.info: RunInfo | None = None
         self.errors: list[tuple[str, BaseException]] = []  # (thread, exception) of crashed engine threads
         self.on_failure: Callable[[], None] | None = None  # e.g. close the UI
@@ -305,6 +308,7 @@ class Run:
                                             self._transform)
         every = self.factory.informers
         self.informer = every[self.watched[0].id]
+        self._name_informers(every)
         lanes = self._handler_specs()
         if o.queue is not None:
             first, lanes = lanes[0], lanes[1:]
@@ -318,11 +322,57 @@ class Run:
             self._spawn("server", poller.run)
         if self.controller is not None:
             self._spawn("controller", self.controller.run)
+        self._spawn("store-rv", self._store_rv_sampler().run)
         if o.late_handler_resync is not None:
             self._add_late_handler(o.late_handler_resync)
         if not self.probe_first:
             from kubectl_informer.run.first_contact import check
             check(self, self.first_contact_wait, RunError)
+
+    def _name_informers(self, informers: dict) -> None:
+        """client-go 1.36's informer identity: the process-wide name
+        "kubectl-informer" (as kube-controller-manager reserves its own), one
+        reserved identity per resource, so ``--metrics-addr`` serves
+        ``informer_*`` series for each. Released at stop, so a restart reuses it."""
+        from kubectl_informer.cache.informer_metrics import GroupVersionResource, new_informer_name
+        try:
+            self.informer_name = new_informer_name("kubectl-informer")
+        except ValueError:
+            return  # another run of this process holds it: no metrics, as a duplicate in client-go
+        for w in self.watched:
+            r = w.resource
+            gvr = GroupVersionResource(getattr(r, "group", "") or "", getattr(r, "version", "") or "", r.resource)
+            informers[w.id].set_identifier(self.informer_name.with_resource(gvr))
+
+    def _store_rv_sampler(self):
+        from kubectl_informer.run.store_rv import StoreRVSampler
+        sim = self.demo.server.store.current_rv if self.demo is not None else None
+        return StoreRVSampler(self.factory.informers, sim)
+
+    def set_consistency(self, enabled: bool) -> bool:
+        """``:consistency on|off``: the demo controller's check, switched live;
+        False when this run has no controller that writes."""
+        if self.consistency is None:
+            return False
+        self.consistency.set_enabled(enabled)
+        self.tracer.emit(CONTROLLER_CONSISTENCY, None, enabled=bool(enabled))
+        return True
+
+    def _replica_sync(self):
+        """``--demo stale``: the controller's reconcile, writing to the
+        simulator in this process (never to a real cluster)."""
+        if self.config.demo != "stale" or self.demo is None:
+            return None
+        from kubectl_informer.run.consistency import SwitchableConsistency
+        from kubectl_informer.run.replica_sync import PODS, REPLICASETS, ReplicaSync
+        every = self.factory.informers
+        if self.watched[0].id != "replicasets.apps" or "pods" not in every:
+            raise RunError("the stale demo's controller manages ReplicaSets and their pods: "
+                           "run `kubectl informer queue replicasets --owns pods --demo stale`")
+        rs, pods = every["replicasets.apps"].get_store(), every["pods"].get_store()
+        self.consistency = SwitchableConsistency({PODS: pods, REPLICASETS: rs}, self.config.queue.consistency)
+        self.replica_sync = ReplicaSync(self.demo.server.store, rs, pods, self.consistency, self.tracer)
+        return self.replica_sync.sync
 
     def first_contact_error(self, watched, verb: str, err: BaseException) -> RunError:
         """The one line a refused first list or watch of ``watched`` ends the run with."""
@@ -346,7 +396,8 @@ class Run:
                                               handler_time=lane.work_time, stop_event=self.stop_event,
                                               clock=self.informer.clock,
                                               handler=wiring.controller_handler(mapper, self.watched[0].id,
-                                                                                self.tracer))
+                                                                                self.tracer),
+                                              reconcile=self._replica_sync())
         if mapper is not None:
             wiring.wire_owned(self.watched, self.factory, mapper, self.controller.queue, lane, self.tracer,
                               self.stop_event)
@@ -451,6 +502,8 @@ class Run:
             abort_requests(self.target.api_client)
         for t in self.threads:
             t.join(timeout)
+        if self.informer_name is not None:
+            self.informer_name.release()
         if self.demo is not None and self.owns_demo:
             try:
                 self.demo.stop()
