@@ -15,6 +15,9 @@ Recordings: lines written since this contract carry ``"v": 2``. Lines
 without ``v`` (version 1) are upgraded on reading by ``upgrade_v1``: the only
 fact version 1 left in prose, whether a watch ended because its
 resourceVersion expired (410), is derived from that prose once, there.
+
+Why this module is long: it is the whole contract, one declaration per kind,
+kept in one place so a reader sees every event the engine can say.
 """
 
 from __future__ import annotations

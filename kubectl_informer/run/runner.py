@@ -330,24 +330,8 @@ class Run:
             check(self, self.first_contact_wait, RunError)
 
     def _name_informers(self, informers: dict) -> None:
-        """client-go 1.36's informer identity: the process-wide name
-        "kubectl-informer" (as kube-controller-manager reserves its own), one
-        reserved identity per resource, so ``--metrics-addr`` serves
-        ``informer_*`` series for each. Released at stop, so a restart reuses it."""
-        from kubectl_informer.cache.informer_metrics import GroupVersionResource, new_informer_name
-        try:
-            self.informer_name = new_informer_name("kubectl-informer")
-        except ValueError:
-            return  # another run of this process holds it: no metrics, as a duplicate in client-go
-        for w in self.watched:
-            r = w.resource
-            gvr = GroupVersionResource(getattr(r, "group", "") or "", getattr(r, "version", "") or "", r.resource)
-            informers[w.id].set_identifier(self.informer_name.with_resource(gvr))
-
-    def _store_rv_sampler(self):
-        from kubectl_informer.run.store_rv import StoreRVSampler
-        sim = self.demo.server.store.current_rv if self.demo is not None else None
-        return StoreRVSampler(self.factory.informers, sim)
+        from kubectl_informer.run.staleness import name_informers
+        self.informer_name = name_informers(self.watched, informers)
 
     def set_consistency(self, enabled: bool) -> bool:
         """``:consistency on|off``: the demo controller's check, switched live;
@@ -359,20 +343,17 @@ class Run:
         return True
 
     def _replica_sync(self):
-        """``--demo stale``: the controller's reconcile, writing to the
-        simulator in this process (never to a real cluster)."""
-        if self.config.demo != "stale" or self.demo is None:
+        from kubectl_informer.run.staleness import replica_sync
+        made = replica_sync(self)
+        if made is None:
             return None
-        from kubectl_informer.run.consistency import SwitchableConsistency
-        from kubectl_informer.run.replica_sync import PODS, REPLICASETS, ReplicaSync
-        every = self.factory.informers
-        if self.watched[0].id != "replicasets.apps" or "pods" not in every:
-            raise RunError("the stale demo's controller manages ReplicaSets and their pods: "
-                           "run `kubectl informer queue replicasets --owns pods --demo stale`")
-        rs, pods = every["replicasets.apps"].get_store(), every["pods"].get_store()
-        self.consistency = SwitchableConsistency({PODS: pods, REPLICASETS: rs}, self.config.queue.consistency)
-        self.replica_sync = ReplicaSync(self.demo.server.store, rs, pods, self.consistency, self.tracer)
+        self.consistency, self.replica_sync = made
         return self.replica_sync.sync
+
+    def _store_rv_sampler(self):
+        from kubectl_informer.run.store_rv import StoreRVSampler
+        sim = self.demo.server.store.current_rv if self.demo is not None else None
+        return StoreRVSampler(self.factory.informers, sim)
 
     def first_contact_error(self, watched, verb: str, err: BaseException) -> RunError:
         """The one line a refused first list or watch of ``watched`` ends the run with."""
