@@ -25,9 +25,16 @@ Figures:
   holds every object − RSS before the objects were decoded) / objects −
   JSON bytes per object.
 
-Targets (issues 2 and 13): ≥ 60,000 deltas/s with a subscriber draining; tracer
-with no subscriber costs < 5 %; < 3 KiB RSS per cached small object beyond
-its JSON size. The last line is the machine-readable summary.
+- client-go 1.36's store-RV tracking and informer metrics (issue 34): profile
+  1.36, no subscriber, the informer named and publishing ``informer_*`` to a
+  registry (the store's RV kept at every add/update/delete, queued items and
+  processing latency at every pop) against the same run with the store's RV
+  bookkeeping patched out and no identity (no metrics): CPU per delta.
+
+Targets (issues 2, 13 and 34): ≥ 60,000 deltas/s with a subscriber draining; tracer
+with no subscriber costs < 5 %; store RV + informer metrics cost < 5 %; < 3 KiB
+RSS per cached small object beyond its JSON size. The last line is the
+machine-readable summary.
 """
 
 from __future__ import annotations
@@ -48,6 +55,7 @@ if ROOT not in sys.path:
 
 TARGET_DELTAS = 60_000
 TARGET_OVERHEAD = 0.05
+TARGET_STALENESS_OVERHEAD = 0.05
 TARGET_RSS_KIB = 3.0
 
 
@@ -138,7 +146,40 @@ def build_events(objects: list, updates: int) -> tuple[list, str]:
     return events, str(rv)
 
 
-def child_throughput(n: int, updates: int, tracer_mode: str, profile_name: str) -> dict:
+def _untracked_store() -> None:
+    """The store as before client-go 1.36: no resource-version bookkeeping."""
+    from kubectl_informer.cache.store import Indexer
+
+    def add_with_key(self, key, obj):
+        with self._lock:
+            items = self._items
+            old = items.get(key)
+            items[key] = obj
+            if self._indexers:
+                self._update_indices(old, obj, key)
+
+    def delete(self, obj):
+        key = self._key_func(obj)
+        with self._lock:
+            old = self._items.pop(key, None)
+            if old is not None and self._indexers:
+                self._update_indices(old, None, key)
+
+    Indexer.add_with_key, Indexer.delete = add_with_key, delete
+
+
+def _named(informer) -> None:
+    """client-go 1.36's identity and metrics provider on the informer."""
+    from kubectl_informer.cache.informer_metrics import (
+        GroupVersionResource,
+        InformerMetricsRegistry,
+        new_informer_name,
+    )
+    informer.set_identifier(new_informer_name("bench").with_resource(GroupVersionResource("", "v1", "pods")),
+                            InformerMetricsRegistry())
+
+
+def child_throughput(n: int, updates: int, tracer_mode: str, profile_name: str, staleness: str = "") -> dict:
     import gc
 
     from kubectl_informer.run.sample_controller import SimulatedController
@@ -176,7 +217,11 @@ def child_throughput(n: int, updates: int, tracer_mode: str, profile_name: str) 
     setting = ENGINE if os.environ.get("ENGINE_BENCH_UNPINNED") is None else replace(ENGINE, pin=False)
     tuning = tuned(setting)
     tuning.__enter__()
+    if staleness == "untracked":
+        _untracked_store()
     informer = new_informer(lw, resolve_profile(profile_name), tracer=tracer)
+    if staleness == "tracked":
+        _named(informer)
     ctrl = SimulatedController(informer, workers=2, work_time=0.0, tracer=tracer if tracer_mode != "stub" else None)
     if tracer_mode == "stub":
         # Every engine component must see the stub, the queue included.
@@ -307,7 +352,7 @@ def main() -> None:
     if a.child:
         kind = a.child[0]
         if kind == "throughput":
-            res = child_throughput(int(a.child[1]), int(a.child[2]), a.child[3], a.child[4])
+            res = child_throughput(int(a.child[1]), int(a.child[2]), a.child[3], a.child[4], *a.child[5:6])
         else:
             res = child_rss(int(a.child[1]), a.child[2])
         print(json.dumps(res))
@@ -332,6 +377,7 @@ def main() -> None:
             extra = f", {r['trace_events']:,} trace events drained" if mode == "sub" else ""
             print(f"  rep {rep + 1} tracer={mode:<4} {r['deltas_per_s']:>9,.0f} deltas/s wall, "
                   f"{r['deltas_per_cpu_s']:>9,.0f} per CPU-second ({r['seconds']:.2f} s{extra})")
+    staleness = staleness_figures(n, u, a.reps)
     calls = run_child(["throughput", str(n), str(max(1, u // 4)), "count", prof])["emit_calls_per_delta"]
     rss = run_child(["rss", str(n), prof])
 
@@ -349,10 +395,28 @@ def main() -> None:
           f"{rss['rss_held_kib_per_object']:.2f} KiB held; JSON {rss['json_bytes_per_object']} B/object")
     print(f"RSS per object beyond JSON:     {rss['rss_per_object_beyond_json_kib']:>9.2f} KiB  "
           f"(target < {TARGET_RSS_KIB} KiB)  {'ok' if rss['rss_per_object_beyond_json_kib'] < TARGET_RSS_KIB else 'MISSED'}")
+    st_raw = staleness["untracked"] / staleness["tracked"] - 1.0
+    st_over = max(0.0, st_raw)
+    print(f"1.36 store RV + informer metrics: {staleness['tracked']:>9,.0f} per CPU-s with, "
+          f"{staleness['untracked']:>9,.0f} without: {st_over:.1%} (raw {st_raw:+.1%}; target < "
+          f"{TARGET_STALENESS_OVERHEAD:.0%})  {'ok' if st_over < TARGET_STALENESS_OVERHEAD else 'MISSED'}")
     load = os.getloadavg()[0]
     print(f"machine: load average {load:.1f} on {os.cpu_count()} cpus during the run")
     print(f"bench engine: deltas_per_s={best['sub']:.0f} tracer_off_overhead={overhead:.3f} "
-          f"rss_per_object_kib={rss['rss_per_object_beyond_json_kib']:.2f}")
+          f"rss_per_object_kib={rss['rss_per_object_beyond_json_kib']:.2f} staleness_overhead={st_over:.3f}")
+
+
+def staleness_figures(n: int, u: int, reps: int) -> dict[str, float]:
+    """Best deltas per CPU-second of profile 1.36, no subscriber, with the
+    store-RV bookkeeping and informer metrics and without, interleaved."""
+    best: dict[str, float] = {}
+    for rep in range(reps):
+        for variant in ("untracked", "tracked"):
+            r = run_child(["throughput", str(n), str(u), "off", "1.36", variant])
+            best[variant] = max(best.get(variant, 0.0), r["deltas_per_cpu_s"])
+            print(f"  rep {rep + 1} 1.36 {variant:<9} {r['deltas_per_s']:>9,.0f} deltas/s wall, "
+                  f"{r['deltas_per_cpu_s']:>9,.0f} per CPU-second ({r['seconds']:.2f} s)")
+    return best
 
 
 if __name__ == "__main__":

@@ -225,28 +225,33 @@ def parse_rv_for_metrics_with_truncation(rv: str) -> int | None:
 
 # ----- a provider keeping plain numbers (component-base's fifo metrics) -----
 
+_NEVER = _Flag(False)
+
+
 class _Gauge:
-    __slots__ = ("id", "value")
+    __slots__ = ("id", "value", "_flag")
 
     def __init__(self, id: InformerNameAndResource) -> None:
         self.id, self.value = id, 0.0
+        self._flag = id._flag or _NEVER  # id.reserved() without a call: set runs once per delta
 
     def set(self, value: float) -> None:
         # component-base's reservedGaugeMetric: a released identity stops publishing.
-        if self.id.reserved():
+        if self._flag.value:
             self.value = value
 
 
 class _Histogram:
-    __slots__ = ("id", "counts", "count", "sum")
+    __slots__ = ("id", "counts", "count", "sum", "_flag")
 
     def __init__(self, id: InformerNameAndResource) -> None:
         self.id = id
+        self._flag = id._flag or _NEVER
         self.counts = [0] * len(PROCESSING_LATENCY_BUCKETS)  # per bucket, not cumulative
         self.count, self.sum = 0, 0.0
 
     def observe(self, value: float) -> None:
-        if self.id.reserved():
+        if self._flag.value:
             i = bisect_left(PROCESSING_LATENCY_BUCKETS, value)
             if i < len(self.counts):
                 self.counts[i] += 1

@@ -26,8 +26,8 @@ pop (real seconds, as ``time.Since``).
 
 from __future__ import annotations
 
-import time
 from collections import deque
+from time import perf_counter
 from typing import Any, Callable
 
 from kubectl_informer.cache.delta_fifo import (
@@ -155,14 +155,14 @@ class RealFIFO(FIFOBase):
         else:
             self._times.append(None)
         if self._metrics_on:
-            self._queued_metric.set(float(len(self._items)))
+            self._queued_metric.set(len(self._items))
         if self._waiting:
             self._cond.notify()
 
     def _add_keyless_locked(self, delta: Delta, **fields: Any) -> None:
         self._items.append(delta)
         if self._metrics_on and delta.type is not BOOKMARK:
-            self._queued_metric.set(float(len(self._items)))
+            self._queued_metric.set(len(self._items))
         self._keys.append(None)
         tracer = self._tracer
         if tracer.enabled:
@@ -287,13 +287,13 @@ class RealFIFO(FIFOBase):
             deltas = [delta]
             metered = self._metrics_on
             if metered:
-                self._queued_metric.set(float(len(items)))
-                started = time.perf_counter()
+                self._queued_metric.set(len(items))
+                started = perf_counter()
             try:
                 process(deltas, is_in_initial_list)
             finally:
                 if metered:
-                    self._latency_metric.observe(time.perf_counter() - started)
+                    self._latency_metric.observe(perf_counter() - started)
                 # Counted down only after processing, so has_synced() cannot
                 # turn true while the last initial entry is still being applied.
                 if self._initial_population_count > 0:

@@ -44,6 +44,14 @@ class StaleSyncs:
         self.keys: dict[str, KeyStaleness] = {}
         self.store_rvs: dict[str, str] = {}  # informer -> its store's RV (informer.store_rv)
 
+    def __repr__(self) -> str:
+        """By value (tests compare states fed in chunks and one by one)."""
+        keys = {k: (v.written_rv, v.written_resource, v.skips, v.skipping_since, v.last_expected, v.last_actual,
+                    v.duplicates) for k, v in self.keys.items()}
+        return repr({n: getattr(self, n) for n in ("consistency", "skips", "skips_by_resource", "creates",
+                                                   "deletes", "status_writes", "duplicates", "catch_ups",
+                                                   "last_catch_up", "store_rvs")} | {"keys": keys})
+
     @property
     def active(self) -> bool:
         return self.consistency is not None

@@ -228,13 +228,15 @@ class SimulatedController:
 
     def stats(self) -> dict[str, int]:
         with self._lock:
-            return {
+            stats = {
                 "processed": self.processed,
                 "failures": self.failures,
                 "overlaps": self.overlaps,
                 "active": len(self._active),
-                "stale_sync_skips": sum(self.stale_sync_skips.values()),
             }
+            if self.reconcile is not None:
+                stats["stale_sync_skips"] = sum(self.stale_sync_skips.values())
+            return stats
 
 
 # A trace event's key: the builtin (``str(s) is s`` for a str key), no frame of ours.
