@@ -137,13 +137,19 @@ class InformerCollector:
         for s in self.registry.series():
             labels = [s.id.name, s.id.gvr.group, s.id.gvr.version, s.id.gvr.resource]
             queued.add_metric(labels, s.queued_items)
-            buckets = [(floatToGoString(b), float(c)) for b, c in zip(PROCESSING_LATENCY_BUCKETS, s.latency_buckets)]
+            buckets = [(_go_float(b), float(c)) for b, c in zip(PROCESSING_LATENCY_BUCKETS, s.latency_buckets)]
             buckets.append(("+Inf", float(s.latency_count)))
             latency.add_metric(labels, buckets, s.latency_sum)
             rv.add_metric(labels, s.store_resource_version)
         yield queued
         yield latency
         yield rv
+
+
+def _go_float(b: float) -> str:
+    """A bucket bound as a Go process writes it: ``1``, not ``1.0``."""
+    text = floatToGoString(float(b))
+    return text[:-2] if text.endswith(".0") else text
 
 
 def _informer_registry() -> InformerMetricsRegistry:
