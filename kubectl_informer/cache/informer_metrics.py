@@ -229,38 +229,63 @@ _NEVER = _Flag(False)
 
 
 class _Gauge:
-    __slots__ = ("id", "value", "_flag")
+    """A gauge, set (``set``) or read from its owner when scraped (``bind``):
+    a FIFO's length and a store's RV change with every delta, and a bound
+    gauge costs the hot path nothing; the value read is the one a ``set`` at
+    each change would have left (an RV that is not a number leaves the
+    last number read). A released identity stops publishing (component-base's
+    reservedGaugeMetric)."""
+
+    __slots__ = ("id", "value", "_flag", "_read", "_parse")
 
     def __init__(self, id: InformerNameAndResource) -> None:
         self.id, self.value = id, 0.0
-        self._flag = id._flag or _NEVER  # id.reserved() without a call: set runs once per delta
+        self._flag = id._flag or _NEVER  # id.reserved() without a call
+        self._read = None
+        self._parse = None
 
     def set(self, value: float) -> None:
-        # component-base's reservedGaugeMetric: a released identity stops publishing.
         if self._flag.value:
             self.value = value
 
+    def bind(self, read, parse=None) -> None:
+        """Read ``parse(read())`` when scraped instead of being set."""
+        self._read, self._parse = read, parse
+
+    def current(self) -> float:
+        read = self._read
+        if read is not None and self._flag.value:
+            value = read()
+            if self._parse is not None:
+                value = self._parse(value)
+            if value is not None:
+                self.value = value
+        return self.value
+
 
 class _Histogram:
-    __slots__ = ("id", "counts", "count", "sum", "_flag")
+    __slots__ = ("id", "counts", "sum", "_flag")
 
     def __init__(self, id: InformerNameAndResource) -> None:
         self.id = id
         self._flag = id._flag or _NEVER
-        self.counts = [0] * len(PROCESSING_LATENCY_BUCKETS)  # per bucket, not cumulative
-        self.count, self.sum = 0, 0.0
+        # Per bucket, not cumulative; the last slot holds what is above every bound (the
+        # count is their sum): observe runs once per delta, so it does the least it can.
+        self.counts = [0] * (len(PROCESSING_LATENCY_BUCKETS) + 1)
+        self.sum = 0.0
 
     def observe(self, value: float) -> None:
         if self._flag.value:
-            i = bisect_left(PROCESSING_LATENCY_BUCKETS, value)
-            if i < len(self.counts):
-                self.counts[i] += 1
-            self.count += 1
+            self.counts[bisect_left(PROCESSING_LATENCY_BUCKETS, value)] += 1
             self.sum += value
+
+    @property
+    def count(self) -> int:
+        return sum(self.counts)
 
     def cumulative(self) -> list[int]:
         out, n = [], 0
-        for c in self.counts:
+        for c in self.counts[:-1]:
             n += c
             out.append(n)
         return out
@@ -310,7 +335,7 @@ class InformerMetricsRegistry:
             out = []
             for id in ids:
                 q, h, rv = self._queued.get(id), self._latency.get(id), self._rv.get(id)
-                out.append(InformerSeries(id, q.value if q else 0.0, rv.value if rv else 0.0,
+                out.append(InformerSeries(id, q.current() if q else 0.0, rv.current() if rv else 0.0,
                                           tuple(h.cumulative()) if h else (0,) * len(PROCESSING_LATENCY_BUCKETS),
                                           h.count if h else 0, h.sum if h else 0.0))
             return out

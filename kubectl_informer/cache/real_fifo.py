@@ -100,7 +100,14 @@ class RealFIFO(FIFOBase):
         self._per_key: dict[str, int] = {}
         self.identifier = identifier or InformerNameAndResource()
         self._queued_metric, self._latency_metric = new_fifo_metrics(self.identifier, metrics_provider)
-        self._metrics_on = self._queued_metric is not NOOP_METRIC
+        self._observe = None if self._latency_metric is NOOP_METRIC else self._latency_metric.observe
+        # The queue's length at its last add or pop (a Bookmark leaves it, as upstream's
+        # gauge): what the queued-items gauge reads when scraped, if it can be read.
+        self._queued = 0
+        bind = getattr(self._queued_metric, "bind", None)
+        if bind is not None:
+            bind(lambda: self._queued)
+            self._queued_metric = NOOP_METRIC
 
     # ----- keys -----
 
@@ -154,15 +161,19 @@ class RealFIFO(FIFOBase):
                         labels=labels_of(obj))
         else:
             self._times.append(None)
-        if self._metrics_on:
-            self._queued_metric.set(len(self._items))
+        if self._observe is not None:  # metrics on (a reserved identity)
+            n = self._queued = len(self._items)
+            if self._queued_metric is not NOOP_METRIC:
+                self._queued_metric.set(n)
         if self._waiting:
             self._cond.notify()
 
     def _add_keyless_locked(self, delta: Delta, **fields: Any) -> None:
         self._items.append(delta)
-        if self._metrics_on and delta.type is not BOOKMARK:
-            self._queued_metric.set(len(self._items))
+        if delta.type is not BOOKMARK and self._observe is not None:
+            n = self._queued = len(self._items)
+            if self._queued_metric is not NOOP_METRIC:
+                self._queued_metric.set(n)
         self._keys.append(None)
         tracer = self._tracer
         if tracer.enabled:
@@ -285,15 +296,17 @@ class RealFIFO(FIFOBase):
                 tracer.emit(FIFO_POP, key, types=[TYPE_NAMES[delta.type]], is_in_initial_list=is_in_initial_list,
                             waited=waited, depth=len(items))
             deltas = [delta]
-            metered = self._metrics_on
-            if metered:
-                self._queued_metric.set(len(items))
+            observe = self._observe
+            if observe is not None:
+                n = self._queued = len(items)
+                if self._queued_metric is not NOOP_METRIC:
+                    self._queued_metric.set(n)
                 started = perf_counter()
             try:
                 process(deltas, is_in_initial_list)
             finally:
-                if metered:
-                    self._latency_metric.observe(perf_counter() - started)
+                if observe is not None:
+                    observe(perf_counter() - started)
                 # Counted down only after processing, so has_synced() cannot
                 # turn true while the last initial entry is still being applied.
                 if self._initial_population_count > 0:

@@ -138,8 +138,16 @@ class Indexer:
 
     def set_metrics(self, identifier: InformerNameAndResource,
                     metrics_provider: InformerMetricsProvider | None = None) -> None:
-        """``WithStoreMetrics``: publish the store RV under ``identifier`` (if reserved)."""
-        self._rv_metric = new_store_metrics(identifier, metrics_provider)
+        """``WithStoreMetrics``: publish the store RV under ``identifier`` (if
+        reserved). A gauge that can be read when scraped (``bind``) is, so
+        the RV is parsed per scrape, not per delta; any other is set at each
+        change, as upstream."""
+        metric = new_store_metrics(identifier, metrics_provider)
+        bind = getattr(metric, "bind", None)
+        if bind is not None:
+            bind(lambda: self._rv, parse_rv_for_metrics_with_truncation)
+            metric = NOOP_METRIC
+        self._rv_metric = metric
 
     def _set_rv(self, rv: str) -> None:
         self._rv = rv

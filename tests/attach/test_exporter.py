@@ -145,10 +145,10 @@ def test_informer_series_with_client_gos_names_and_labels():
     reg = InformerMetricsRegistry()
     name = new_informer_name("kube-controller-manager")
     try:
-        store = Store(identifier=name.with_resource(GroupVersionResource("apps", "v1", "replicasets")),
-                      metrics_provider=reg)
+        ident = name.with_resource(GroupVersionResource("apps", "v1", "replicasets"))
+        store = Store(identifier=ident, metrics_provider=reg)
         store.bookmark("1234567890123456789")
-        latency = reg.new_processing_latency_metric(store._rv_metric.id)
+        latency = reg.new_processing_latency_metric(ident)
         latency.observe(0.003)
         registry = CollectorRegistry(auto_describe=False)
         registry.register(InformerCollector(reg))
