@@ -139,9 +139,16 @@ class Indexer:
     def set_metrics(self, identifier: InformerNameAndResource,
                     metrics_provider: InformerMetricsProvider | None = None) -> None:
         """``WithStoreMetrics``: publish the store RV under ``identifier`` (if
-        reserved). A gauge that can be read when scraped (``bind``) is, so
-        the RV is parsed per scrape, not per delta; any other is set at each
-        change, as upstream."""
+        reserved) through ``metrics_provider``. As client-go's NewIndexer, a
+        store given no provider publishes nothing: unlike the FIFO it does
+        not fall back to the process's provider (so kube-controller-manager
+        1.36, whose informers pass none, serves no
+        ``informer_store_resource_version``). A gauge that can be read when
+        scraped (``bind``) is, so the RV is parsed per scrape, not per delta;
+        any other is set at each change, as upstream."""
+        if metrics_provider is None:
+            self._rv_metric = NOOP_METRIC
+            return
         metric = new_store_metrics(identifier, metrics_provider)
         bind = getattr(metric, "bind", None)
         if bind is not None:

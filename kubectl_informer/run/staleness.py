@@ -18,15 +18,22 @@ def name_informers(watched: list, informers: dict) -> Any:
     series for each. Returns the InformerName (released when the run stops,
     so a restart reuses it), or None if another run of this process holds it
     (then no metrics, as a duplicate gets none in client-go)."""
-    from kubectl_informer.cache.informer_metrics import GroupVersionResource, new_informer_name
+    from kubectl_informer.cache.informer_metrics import (
+        GroupVersionResource,
+        informer_metrics_provider,
+        new_informer_name,
+    )
     try:
         name = new_informer_name(INFORMER_NAME)
     except ValueError:
         return None
+    # Passed explicitly (SharedIndexInformerOptions.InformerMetricsProvider): a store
+    # given none publishes no RV, which is kube-controller-manager 1.36's case.
+    provider = informer_metrics_provider()
     for w in watched:
         r = w.resource
         gvr = GroupVersionResource(getattr(r, "group", "") or "", getattr(r, "version", "") or "", r.resource)
-        informers[w.id].set_identifier(name.with_resource(gvr))
+        informers[w.id].set_identifier(name.with_resource(gvr), provider)
     return name
 
 

@@ -119,9 +119,17 @@ def test_the_global_provider_is_set_once():
         im.set_informer_metrics_provider(first)
         im.set_informer_metrics_provider(second)
         assert im.informer_metrics_provider() is first
-        store = Store(identifier=new_informer_name("t").with_resource(PODS))
+        ident = new_informer_name("t").with_resource(PODS)
+        fifo = RealFIFO(atomic_events=True, identifier=ident)  # no provider given: the process's
+        fifo.add(make_object("a"))
+        assert first.series()[0].queued_items == 1 and not second.series()
+        # A store given no provider publishes nothing (NewIndexer's nil check): kube-controller-manager
+        # 1.36 serves informer_queued_items for its informers but no informer_store_resource_version.
+        store = Store(identifier=ident)
         store.bookmark("3")
-        assert first.series()[0].store_resource_version == 3 and not second.series()
+        assert first.series()[0].store_resource_version == 0
+        Store(identifier=ident, metrics_provider=first).bookmark("4")
+        assert first.series()[0].store_resource_version == 4
     finally:
         im.reset_informer_metrics_provider_for_testing()
 
