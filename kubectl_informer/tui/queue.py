@@ -412,6 +412,8 @@ def staleness_lines(s, width: int) -> list[Text]:
     if s.duplicates:
         writes.append(" · ")
         writes.append(f"{s.duplicates} duplicate creates (acted on a stale cache)", "bold red")
+        if on and s.store_rvs and not any(s.store_rvs.values()):
+            writes.append(' · the stores read "": before client-go 1.36 the check sees nothing', "yellow")
     elif on and s.skips:
         writes.append(" · no duplicate create", "green")
     if head.cell_len + 3 + writes.cell_len <= width:

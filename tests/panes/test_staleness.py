@@ -61,3 +61,11 @@ def test_informers_rows_show_store_rv_and_lag():
     old = InformersState()
     old.feed(ev(1, 1.0, "informer.store_rv", informer="pods", store_rv="", server_rv="106", lag=None, source="sim"))
     assert "client-go < 1.36" in behind_note(old)
+
+
+def test_before_1_36_the_check_sees_nothing_and_says_so():
+    st = QueueState()
+    st.feed_all([ev(1, 1.0, "informer.store_rv", informer="pods", store_rv="", server_rv="106", lag=None,
+                    source="sim"), write(2, 2.0, duplicate=True, consistency=True)])
+    text = render_queue(st, 2.5, 200, 30).plain
+    assert "read-your-own-writes ON" in text and 'the stores read "": before client-go 1.36' in text
