@@ -19,9 +19,10 @@ Two modes, as client-go:
   ``ReplacedAll`` has been processed, even for an empty list.
 
 client-go 1.36's metrics (``fifo_metrics.go``) under a reserved ``identifier``:
-the queued entries (set at every add, replace, resync and pop; a bookmark
-leaves the gauge as it was, as upstream) and the processing latency of each
-pop (real seconds, as ``time.Since``).
+the queued entries (set at every add, replace, resync and pop, a bookmark
+leaving the gauge as it was, as upstream; or, for a gauge that can be read,
+read when scraped) and the processing latency of each pop (real seconds, as
+``time.Since``).
 """
 
 from __future__ import annotations
@@ -101,12 +102,13 @@ class RealFIFO(FIFOBase):
         self.identifier = identifier or InformerNameAndResource()
         self._queued_metric, self._latency_metric = new_fifo_metrics(self.identifier, metrics_provider)
         self._observe = None if self._latency_metric is NOOP_METRIC else self._latency_metric.observe
-        # The queue's length at its last add or pop (a Bookmark leaves it, as upstream's
-        # gauge): what the queued-items gauge reads when scraped, if it can be read.
-        self._queued = 0
+        # A gauge that can be read when scraped reads the queue's length then, and the hot
+        # path sets nothing (upstream sets it at every add and pop; the two differ only
+        # while the newest change was a queued Bookmark, which upstream does not set).
         bind = getattr(self._queued_metric, "bind", None)
         if bind is not None:
-            bind(lambda: self._queued)
+            items = self._items
+            bind(items.__len__)
             self._queued_metric = NOOP_METRIC
 
     # ----- keys -----
@@ -161,19 +163,15 @@ class RealFIFO(FIFOBase):
                         labels=labels_of(obj))
         else:
             self._times.append(None)
-        if self._observe is not None:  # metrics on (a reserved identity)
-            n = self._queued = len(self._items)
-            if self._queued_metric is not NOOP_METRIC:
-                self._queued_metric.set(n)
+        if self._queued_metric is not NOOP_METRIC:
+            self._queued_metric.set(len(self._items))
         if self._waiting:
             self._cond.notify()
 
     def _add_keyless_locked(self, delta: Delta, **fields: Any) -> None:
         self._items.append(delta)
-        if delta.type is not BOOKMARK and self._observe is not None:
-            n = self._queued = len(self._items)
-            if self._queued_metric is not NOOP_METRIC:
-                self._queued_metric.set(n)
+        if delta.type is not BOOKMARK and self._queued_metric is not NOOP_METRIC:
+            self._queued_metric.set(len(self._items))
         self._keys.append(None)
         tracer = self._tracer
         if tracer.enabled:
@@ -296,11 +294,10 @@ class RealFIFO(FIFOBase):
                 tracer.emit(FIFO_POP, key, types=[TYPE_NAMES[delta.type]], is_in_initial_list=is_in_initial_list,
                             waited=waited, depth=len(items))
             deltas = [delta]
+            if self._queued_metric is not NOOP_METRIC:
+                self._queued_metric.set(len(items))
             observe = self._observe
             if observe is not None:
-                n = self._queued = len(items)
-                if self._queued_metric is not NOOP_METRIC:
-                    self._queued_metric.set(n)
                 started = perf_counter()
             try:
                 process(deltas, is_in_initial_list)

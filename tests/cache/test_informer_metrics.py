@@ -96,7 +96,37 @@ def test_store_rv_gauge_only_for_a_reserved_identity():
     assert reg.series()[0].store_resource_version == 567890123456789
 
 
-def test_real_fifo_queued_items_and_latency():
+class SetOnlyProvider:
+    """A provider whose gauges can only be set, as a Go provider's: the FIFO
+    sets them where the_real_fifo.go does."""
+
+    def __init__(self):
+        self.sets, self.observed = [], []
+
+    def new_queued_item_metric(self, id):
+        return type("G", (), {"set": lambda _, v: self.sets.append(v)})()
+
+    def new_processing_latency_metric(self, id):
+        return type("H", (), {"observe": lambda _, v: self.observed.append(v)})()
+
+    def new_store_resource_version_metric(self, id):
+        return self.new_queued_item_metric(id)
+
+
+def test_real_fifo_sets_queued_items_where_upstream_does():
+    p = SetOnlyProvider()
+    fifo = RealFIFO(atomic_events=True, emit_delta_type_bookmark=True,
+                    identifier=new_informer_name("t").with_resource(PODS), metrics_provider=p)
+    fifo.replace([], "1")
+    fifo.add(make_object("a"))
+    fifo.add(make_object("b"))
+    fifo.bookmark("5")  # upstream's Bookmark does not set the gauge
+    assert p.sets == [1, 2, 3]
+    fifo.pop(lambda deltas, initial: None)
+    assert p.sets == [1, 2, 3, 3] and len(p.observed) == 1  # 4 queued, one popped
+
+
+def test_real_fifo_queued_items_and_latency_read_when_scraped():
     reg = InformerMetricsRegistry()
     fifo = RealFIFO(atomic_events=True, emit_delta_type_bookmark=True,
                     identifier=new_informer_name("t").with_resource(PODS), metrics_provider=reg)
@@ -104,11 +134,9 @@ def test_real_fifo_queued_items_and_latency():
     fifo.add(make_object("a"))
     fifo.add(make_object("b"))
     assert reg.series()[0].queued_items == 3
-    fifo.bookmark("5")  # upstream's Bookmark does not set the gauge
-    assert reg.series()[0].queued_items == 3
     fifo.pop(lambda deltas, initial: None)
     s = reg.series()[0]
-    assert s.queued_items == 3  # 4 queued, one popped
+    assert s.queued_items == 2
     assert s.latency_count == 1 and s.latency_buckets[0] == 1 and s.latency_sum < 0.001
 
 
