@@ -109,12 +109,14 @@ class Indexer:
             if self._indexers:
                 self._update_indices(old, obj, key)
             # rv_from_object, inlined: this runs once per delta.
-            if type(obj) is dict:
-                meta = obj.get("metadata")
-                if type(meta) is dict:
-                    rv = self._rv = meta.get("resourceVersion") or ""
-                    if self._rv_metric is not NOOP_METRIC:
-                        self._set_rv(rv)
+            try:
+                meta = obj["metadata"]
+            except (KeyError, TypeError):
+                return  # no metadata: the RV stays
+            if type(meta) is dict and type(obj) is dict:
+                rv = self._rv = meta.get("resourceVersion") or ""
+                if self._rv_metric is not NOOP_METRIC:
+                    self._set_rv(rv)
 
     def delete(self, obj: Any) -> None:
         # client-go's cache.Delete -> DeleteWithObject: the object's RV counts.
