@@ -2,6 +2,7 @@
 handler → workqueue, and resident memory per cached object.
 
     python bench/engine.py [--objects 10000] [--updates 20] [--profile 1.32] [--reps 3]
+    python bench/engine.py --only staleness --reps 5   # the 1.36 store RV + metrics figure alone
     BENCH_SMOKE=1 python bench/engine.py   # 300 objects x 4 updates, once: the test suite's smoke run
 
 Each measurement runs in a fresh subprocess (so peak RSS and warm-up do not
@@ -25,9 +26,16 @@ Figures:
   holds every object − RSS before the objects were decoded) / objects −
   JSON bytes per object.
 
-Targets (issues 2 and 13): ≥ 60,000 deltas/s with a subscriber draining; tracer
-with no subscriber costs < 5 %; < 3 KiB RSS per cached small object beyond
-its JSON size. The last line is the machine-readable summary.
+- client-go 1.36's store-RV tracking and informer metrics (issue 34): profile
+  1.36, no subscriber, the informer named and publishing ``informer_*`` to a
+  registry (the store's RV kept at every add/update/delete, queued items and
+  processing latency at every pop) against the same run with the store's RV
+  bookkeeping patched out and no identity (no metrics): CPU per delta.
+
+Targets (issues 2, 13 and 34): ≥ 60,000 deltas/s with a subscriber draining; tracer
+with no subscriber costs < 5 %; store RV + informer metrics cost < 5 %; < 3 KiB
+RSS per cached small object beyond its JSON size. The last line is the
+machine-readable summary.
 """
 
 from __future__ import annotations
@@ -48,6 +56,7 @@ if ROOT not in sys.path:
 
 TARGET_DELTAS = 60_000
 TARGET_OVERHEAD = 0.05
+TARGET_STALENESS_OVERHEAD = 0.05
 TARGET_RSS_KIB = 3.0
 
 
@@ -138,7 +147,86 @@ def build_events(objects: list, updates: int) -> tuple[list, str]:
     return events, str(rv)
 
 
-def child_throughput(n: int, updates: int, tracer_mode: str, profile_name: str) -> dict:
+def _untracked_store() -> None:
+    """The store as before client-go 1.36: no resource-version bookkeeping."""
+    from kubectl_informer.cache.store import Indexer
+
+    def add_with_key(self, key, obj):
+        with self._lock:
+            items = self._items
+            old = items.get(key)
+            items[key] = obj
+            if self._indexers:
+                self._update_indices(old, obj, key)
+
+    def delete(self, obj):
+        key = self._key_func(obj)
+        with self._lock:
+            old = self._items.pop(key, None)
+            if old is not None and self._indexers:
+                self._update_indices(old, None, key)
+
+    Indexer.add_with_key, Indexer.delete = add_with_key, delete
+
+
+def _named(informer) -> None:
+    """client-go 1.36's identity and metrics provider on the informer."""
+    from kubectl_informer.cache.informer_metrics import (
+        GroupVersionResource,
+        InformerMetricsRegistry,
+        new_informer_name,
+    )
+    informer.set_identifier(new_informer_name("bench").with_resource(GroupVersionResource("", "v1", "pods")),
+                            InformerMetricsRegistry())
+
+
+def child_staleness_micro(n: int, reps: int) -> dict:
+    """ns per delta of the parts 1.36's bookkeeping touches, alone, best of
+    ``reps``: the store's add (RV kept or not) and the atomic RealFIFO's add
+    and pop (metrics on or off). Steadier than the pipeline's ratio on a
+    shared machine, where a pair of pipeline runs differs by more than 5 %."""
+    from kubectl_informer.cache import informer_metrics as im
+    from kubectl_informer.cache import store as store_mod
+    from kubectl_informer.cache.real_fifo import RealFIFO
+
+    objects = [small_object(i) for i in range(n)]
+    keys = [f"default/{o['metadata']['name']}" for o in objects]
+    tracked = (store_mod.Indexer.add_with_key, store_mod.Indexer.delete)
+
+    def identity():
+        im.reset_informer_names_for_testing()
+        return im.new_informer_name("bench").with_resource(im.GroupVersionResource("", "v1", "pods"))
+
+    def store_add(keep_rv: bool) -> float:
+        store_mod.Indexer.add_with_key, store_mod.Indexer.delete = tracked
+        if not keep_rv:
+            _untracked_store()
+        idx = store_mod.Indexer()
+        t = time.process_time()
+        for k, o in zip(keys, objects):
+            idx.add_with_key(k, o)
+        return time.process_time() - t
+
+    def fifo(metrics: bool) -> float:
+        kw = {"identifier": identity(), "metrics_provider": im.InformerMetricsRegistry()} if metrics else {}
+        f = RealFIFO(atomic_events=True, **kw)
+        t = time.process_time()
+        for o in objects:
+            f.add(o)
+        for _ in objects:
+            f.pop(lambda d, i: None)
+        return time.process_time() - t
+
+    best: dict[str, float] = {}
+    for _ in range(reps):
+        for name, run in (("store", lambda: store_add(False)), ("store_rv", lambda: store_add(True)),
+                          ("fifo", lambda: fifo(False)), ("fifo_metrics", lambda: fifo(True))):
+            best[name] = min(best.get(name, 1e9), run() / n * 1e9)
+    store_mod.Indexer.add_with_key, store_mod.Indexer.delete = tracked
+    return best
+
+
+def child_throughput(n: int, updates: int, tracer_mode: str, profile_name: str, staleness: str = "") -> dict:
     import gc
 
     from kubectl_informer.run.sample_controller import SimulatedController
@@ -176,7 +264,11 @@ def child_throughput(n: int, updates: int, tracer_mode: str, profile_name: str) 
     setting = ENGINE if os.environ.get("ENGINE_BENCH_UNPINNED") is None else replace(ENGINE, pin=False)
     tuning = tuned(setting)
     tuning.__enter__()
+    if staleness == "untracked":
+        _untracked_store()
     informer = new_informer(lw, resolve_profile(profile_name), tracer=tracer)
+    if staleness == "tracked":
+        _named(informer)
     ctrl = SimulatedController(informer, workers=2, work_time=0.0, tracer=tracer if tracer_mode != "stub" else None)
     if tracer_mode == "stub":
         # Every engine component must see the stub, the queue included.
@@ -303,11 +395,14 @@ def main() -> None:
     ap.add_argument("--profile", default="1.32")
     ap.add_argument("--reps", type=int, default=1 if smoke else 3)
     ap.add_argument("--child", nargs="+")
+    ap.add_argument("--only", choices=("staleness",), help="only the 1.36 store RV + informer metrics figure")
     a = ap.parse_args()
     if a.child:
         kind = a.child[0]
         if kind == "throughput":
-            res = child_throughput(int(a.child[1]), int(a.child[2]), a.child[3], a.child[4])
+            res = child_throughput(int(a.child[1]), int(a.child[2]), a.child[3], a.child[4], *a.child[5:6])
+        elif kind == "micro":
+            res = child_staleness_micro(int(a.child[1]), int(a.child[2]))
         else:
             res = child_rss(int(a.child[1]), a.child[2])
         print(json.dumps(res))
@@ -321,6 +416,13 @@ def main() -> None:
     print("pipeline threads pinned to one CPU, as the CLI runs them (lifecycle.tuned(ENGINE))"
           if os.environ.get("ENGINE_BENCH_UNPINNED") is None else
           "pipeline threads NOT pinned (ENGINE_BENCH_UNPINNED set): the GIL hands off across cores")
+    if a.only == "staleness":
+        st = staleness_figures(n, u, a.reps)
+        raw = st["untracked"] / st["tracked"] - 1.0
+        print(f"1.36 store RV + informer metrics: {st['tracked']:,.0f} per CPU-s with, {st['untracked']:,.0f} "
+              f"without: {max(0.0, raw):.1%} (raw {raw:+.1%}; target < {TARGET_STALENESS_OVERHEAD:.0%})")
+        print(f"machine: load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cpus during the run")
+        return
     best: dict[str, float] = {}
     best_cpu: dict[str, float] = {}
     for rep in range(a.reps):
@@ -332,6 +434,7 @@ def main() -> None:
             extra = f", {r['trace_events']:,} trace events drained" if mode == "sub" else ""
             print(f"  rep {rep + 1} tracer={mode:<4} {r['deltas_per_s']:>9,.0f} deltas/s wall, "
                   f"{r['deltas_per_cpu_s']:>9,.0f} per CPU-second ({r['seconds']:.2f} s{extra})")
+    staleness = staleness_figures(n, u, a.reps)
     calls = run_child(["throughput", str(n), str(max(1, u // 4)), "count", prof])["emit_calls_per_delta"]
     rss = run_child(["rss", str(n), prof])
 
@@ -349,10 +452,42 @@ def main() -> None:
           f"{rss['rss_held_kib_per_object']:.2f} KiB held; JSON {rss['json_bytes_per_object']} B/object")
     print(f"RSS per object beyond JSON:     {rss['rss_per_object_beyond_json_kib']:>9.2f} KiB  "
           f"(target < {TARGET_RSS_KIB} KiB)  {'ok' if rss['rss_per_object_beyond_json_kib'] < TARGET_RSS_KIB else 'MISSED'}")
+    st_raw = staleness["untracked"] / staleness["tracked"] - 1.0
+    st_over = max(0.0, st_raw)
+    print(f"1.36 store RV + informer metrics: {staleness['tracked']:>9,.0f} per CPU-s with, "
+          f"{staleness['untracked']:>9,.0f} without: {st_over:.1%} (raw {st_raw:+.1%}; target < "
+          f"{TARGET_STALENESS_OVERHEAD:.0%})  {'ok' if st_over < TARGET_STALENESS_OVERHEAD else 'MISSED'}")
     load = os.getloadavg()[0]
     print(f"machine: load average {load:.1f} on {os.cpu_count()} cpus during the run")
     print(f"bench engine: deltas_per_s={best['sub']:.0f} tracer_off_overhead={overhead:.3f} "
-          f"rss_per_object_kib={rss['rss_per_object_beyond_json_kib']:.2f}")
+          f"rss_per_object_kib={rss['rss_per_object_beyond_json_kib']:.2f} staleness_overhead={st_over:.3f}")
+
+
+def staleness_figures(n: int, u: int, reps: int) -> dict[str, float]:
+    """Best deltas per CPU-second of profile 1.36, no subscriber, with the
+    store-RV bookkeeping and informer metrics and without, interleaved."""
+    best: dict[str, float] = {}
+    paired = []
+    for rep in range(reps):
+        got = {}
+        for variant in ("untracked", "tracked"):
+            r = run_child(["throughput", str(n), str(u), "off", "1.36", variant])
+            got[variant] = r["deltas_per_cpu_s"]
+            best[variant] = max(best.get(variant, 0.0), r["deltas_per_cpu_s"])
+            print(f"  rep {rep + 1} 1.36 {variant:<9} {r['deltas_per_s']:>9,.0f} deltas/s wall, "
+                  f"{r['deltas_per_cpu_s']:>9,.0f} per CPU-second ({r['seconds']:.2f} s)")
+        paired.append(got["untracked"] / got["tracked"] - 1.0)
+    paired.sort()
+    best["paired_median"] = paired[len(paired) // 2]
+    print(f"  1.36 store RV + metrics, per pair (without/with - 1): "
+          f"{', '.join(f'{p:+.1%}' for p in paired)}; median {best['paired_median']:+.1%}")
+    m = run_child(["micro", str(min(n, 20_000)), str(max(5, reps * 3))])
+    extra = (m["store_rv"] - m["store"]) + (m["fifo_metrics"] - m["fifo"])
+    per_delta = 1e9 / best["tracked"]
+    print(f"  parts alone, ns per delta (best of {max(5, reps * 3)}): store add {m['store']:.0f} -> {m['store_rv']:.0f} "
+          f"with its RV, RealFIFO add+pop {m['fifo']:.0f} -> {m['fifo_metrics']:.0f} with metrics: +{extra:.0f} ns, "
+          f"{extra / per_delta:.1%} of the {per_delta:.0f} ns a 1.36 delta costs the pipeline")
+    return best
 
 
 if __name__ == "__main__":

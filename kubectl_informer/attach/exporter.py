@@ -8,6 +8,13 @@ stand in for a reconciler, so their totals go out as controller-runtime's
 ``controller_runtime_*`` series (``controller`` label; result ``success``
 or ``error``). Values are read from the queue's own ``metrics()`` at each
 scrape, as client-go's provider would hold them; nothing is counted twice.
+
+The informers' series are client-go 1.36's (component-base's
+``metrics/prometheus/clientgo/fifo``): ``informer_queued_items``,
+``informer_processing_latency_seconds`` and ``informer_store_resource_version``,
+labels name, group, version, resource, one set per reserved informer identity.
+The exporter is the process's informer metrics provider
+(``set_informer_metrics_provider``, set once, as component-base registers it).
 """
 
 from __future__ import annotations
@@ -23,6 +30,12 @@ from prometheus_client.core import (
 from prometheus_client.registry import CollectorRegistry
 from prometheus_client.utils import floatToGoString
 
+from kubectl_informer.cache.informer_metrics import (
+    PROCESSING_LATENCY_BUCKETS,
+    InformerMetricsRegistry,
+    informer_metrics_provider,
+    set_informer_metrics_provider,
+)
 from kubectl_informer.workqueue.metrics import BUCKETS
 
 HELP = {
@@ -85,6 +98,15 @@ def _controller_families(c: Any) -> Iterator:
                                  "Total number of reconciliation errors per controller", labels=["controller"])
     errors.add_metric([c.name], float(s["failures"]))
     yield errors
+    skips = getattr(c, "stale_sync_skips", None)
+    if skips:
+        # kube-controller-manager v1.36's <controller>_stale_sync_skips_total{group,resource}.
+        stale = CounterMetricFamily(f"{c.name}_stale_sync_skips",
+                                    "Total number of syncs skipped due to a stale watch cache.",
+                                    labels=["group", "resource"])
+        for (group, resource), n in sorted(dict(skips).items()):
+            stale.add_metric([group, resource], float(n))
+        yield stale
     for metric, help_text, value in (
             ("controller_runtime_active_workers", "Number of currently used workers per controller", s["active"]),
             ("controller_runtime_max_concurrent_reconciles", "Maximum number of concurrent reconciles per "
@@ -92,6 +114,49 @@ def _controller_families(c: Any) -> Iterator:
         g = GaugeMetricFamily(metric, help_text, labels=["controller"])
         g.add_metric([c.name], float(value))
         yield g
+
+
+INFORMER_LABELS = ["name", "group", "version", "resource"]
+
+
+class InformerCollector:
+    """client-go 1.36's informer series from an ``InformerMetricsRegistry``."""
+
+    def __init__(self, registry: InformerMetricsRegistry) -> None:
+        self.registry = registry
+
+    def collect(self) -> Iterator:
+        queued = GaugeMetricFamily("informer_queued_items", "Number of items currently queued in the FIFO.",
+                                   labels=INFORMER_LABELS)
+        latency = HistogramMetricFamily("informer_processing_latency_seconds",
+                                        "Time taken to process events after popping from the queue.",
+                                        labels=INFORMER_LABELS)
+        rv = GaugeMetricFamily("informer_store_resource_version",
+                               "The 15 least significant digits of the resource version of the store.",
+                               labels=INFORMER_LABELS)
+        for s in self.registry.series():
+            labels = [s.id.name, s.id.gvr.group, s.id.gvr.version, s.id.gvr.resource]
+            queued.add_metric(labels, s.queued_items)
+            buckets = [(_go_float(b), float(c)) for b, c in zip(PROCESSING_LATENCY_BUCKETS, s.latency_buckets)]
+            buckets.append(("+Inf", float(s.latency_count)))
+            latency.add_metric(labels, buckets, s.latency_sum)
+            rv.add_metric(labels, s.store_resource_version)
+        yield queued
+        yield latency
+        yield rv
+
+
+def _go_float(b: float) -> str:
+    """A bucket bound as a Go process writes it: ``1``, not ``1.0``."""
+    text = floatToGoString(float(b))
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _informer_registry() -> InformerMetricsRegistry:
+    """The process's provider: ours if none was set before (only the first counts)."""
+    set_informer_metrics_provider(InformerMetricsRegistry())
+    provider = informer_metrics_provider()
+    return provider if isinstance(provider, InformerMetricsRegistry) else InformerMetricsRegistry()
 
 
 def parse_metrics_addr(addr: str) -> tuple[str, int]:
@@ -114,6 +179,8 @@ class MetricsExporter:
         host, port = parse_metrics_addr(addr)
         self.registry = CollectorRegistry(auto_describe=False)
         self._collector: QueueCollector | None = None
+        self.informers = _informer_registry()
+        self.registry.register(InformerCollector(self.informers))
         self._server, self._thread = start_http_server(port, addr=host, registry=self.registry)
         self._server.set_app(self._until_served(self._server.get_app()))
         self.host = host

@@ -17,11 +17,18 @@ Two modes, as client-go:
   the consumer diffs against its indexer. ``bookmark`` queues ``Bookmark``
   deltas when enabled. ``has_synced`` stays false until the first
   ``ReplacedAll`` has been processed, even for an empty list.
+
+client-go 1.36's metrics (``fifo_metrics.go``) under a reserved ``identifier``:
+the queued entries (set at every add, replace, resync and pop, a bookmark
+leaving the gauge as it was, as upstream; or, for a gauge that can be read,
+read when scraped) and the processing latency of each pop (real seconds, as
+``time.Since``).
 """
 
 from __future__ import annotations
 
 from collections import deque
+from time import perf_counter
 from typing import Any, Callable
 
 from kubectl_informer.cache.delta_fifo import (
@@ -41,6 +48,12 @@ from kubectl_informer.cache.delta_fifo import (
     new_delta,
 )
 from kubectl_informer.cache.fifo_base import FIFOBase
+from kubectl_informer.cache.informer_metrics import (
+    NOOP_METRIC,
+    InformerMetricsProvider,
+    InformerNameAndResource,
+    new_fifo_metrics,
+)
 from kubectl_informer.cache.keys import (
     DeletedFinalStateUnknown,
     labels_of,
@@ -61,7 +74,9 @@ class RealFIFO(FIFOBase):
     def __init__(self, key_func: Callable[[Any], str] = meta_namespace_key_func,
                  known_objects: Any = None, transformer: Callable[[Any], Any] | None = None,
                  atomic_events: bool = False, emit_delta_type_bookmark: bool = False, *,
-                 tracer: Tracer | None = None, clock: Clock | None = None) -> None:
+                 tracer: Tracer | None = None, clock: Clock | None = None,
+                 identifier: InformerNameAndResource | None = None,
+                 metrics_provider: InformerMetricsProvider | None = None) -> None:
         # The same combinations client-go rejects (with a panic) at construction.
         if atomic_events:
             if known_objects is not None:
@@ -84,6 +99,17 @@ class RealFIFO(FIFOBase):
         # key -> number of entries queued for it (resync's "nothing queued"
         # test in O(1), and the trace's ``pending``).
         self._per_key: dict[str, int] = {}
+        self.identifier = identifier or InformerNameAndResource()
+        self._queued_metric, self._latency_metric = new_fifo_metrics(self.identifier, metrics_provider)
+        self._observe = None if self._latency_metric is NOOP_METRIC else self._latency_metric.observe
+        # A gauge that can be read when scraped reads the queue's length then, and the hot
+        # path sets nothing (upstream sets it at every add and pop; the two differ only
+        # while the newest change was a queued Bookmark, which upstream does not set).
+        bind = getattr(self._queued_metric, "bind", None)
+        if bind is not None:
+            items = self._items
+            bind(items.__len__)
+            self._queued_metric = NOOP_METRIC
 
     # ----- keys -----
 
@@ -137,11 +163,15 @@ class RealFIFO(FIFOBase):
                         labels=labels_of(obj))
         else:
             self._times.append(None)
+        if self._queued_metric is not NOOP_METRIC:
+            self._queued_metric.set(len(self._items))
         if self._waiting:
             self._cond.notify()
 
     def _add_keyless_locked(self, delta: Delta, **fields: Any) -> None:
         self._items.append(delta)
+        if delta.type is not BOOKMARK and self._queued_metric is not NOOP_METRIC:
+            self._queued_metric.set(len(self._items))
         self._keys.append(None)
         tracer = self._tracer
         if tracer.enabled:
@@ -264,9 +294,16 @@ class RealFIFO(FIFOBase):
                 tracer.emit(FIFO_POP, key, types=[TYPE_NAMES[delta.type]], is_in_initial_list=is_in_initial_list,
                             waited=waited, depth=len(items))
             deltas = [delta]
+            if self._queued_metric is not NOOP_METRIC:
+                self._queued_metric.set(len(items))
+            observe = self._observe
+            if observe is not None:
+                started = perf_counter()
             try:
                 process(deltas, is_in_initial_list)
             finally:
+                if observe is not None:
+                    observe(perf_counter() - started)
                 # Counted down only after processing, so has_synced() cannot
                 # turn true while the last initial entry is still being applied.
                 if self._initial_population_count > 0:

@@ -46,7 +46,11 @@ from kubectl_informer.cache.keys import (
 )
 from kubectl_informer.cache.real_fifo import RealFIFO
 from kubectl_informer.cache.reflector import Reflector
-from kubectl_informer.cache.store import Indexer
+from kubectl_informer.cache.informer_metrics import (
+    InformerMetricsProvider,
+    InformerNameAndResource,
+)
+from kubectl_informer.cache.store import Indexer, rv_from_object
 from kubectl_informer.clock import Clock, RealClock
 from kubectl_informer.core.profiles import Profile
 from kubectl_informer.core.trace import NULL_TRACER, Tracer
@@ -93,6 +97,14 @@ def _rv(obj: Any) -> str:
         return ""
 
 
+def _is_sync(old: Any, new: Any) -> bool:
+    """sharedIndexInformer.OnUpdate: an update is a resync only when both
+    objects have metadata (meta.Accessor; here a dict with a ``metadata``
+    dict) and the same resourceVersion. A transform that yields objects
+    without metadata makes every update a real one, not a sync ("" == "")."""
+    return rv_from_object(old) is not None and rv_from_object(new) is not None and _rv(old) == _rv(new)
+
+
 class SharedIndexInformer:
     def __init__(self, lw, resync_period: float = 0, indexers: dict | None = None, *,
                  clock: Clock | None = None, tracer: Tracer | None = None, profile: Profile | None = None,
@@ -107,7 +119,10 @@ class SharedIndexInformer:
         self.name = name
         self.emit_bookmarks = self.profile.atomic if emit_bookmarks is None else emit_bookmarks
         self.page_size = page_size
-        self.indexer = Indexer(deletion_handling_meta_namespace_key_func, indexers)
+        self.indexer = Indexer(deletion_handling_meta_namespace_key_func, indexers, atomic_fifo=self.profile.atomic)
+        # client-go 1.36's Identifier / InformerMetricsProvider options (set_identifier).
+        self.identifier = InformerNameAndResource()
+        self.metrics_provider: InformerMetricsProvider | None = None
         self.default_event_handler_resync_period = float(resync_period or 0.0)
         self._resync_check_period = float(resync_period or 0.0)
         self.processor = SharedProcessor(self.clock, self.tracer)
@@ -140,6 +155,17 @@ class SharedIndexInformer:
             if self._started:
                 raise RuntimeError("informer has already started")
             self._transform = fn
+
+    def set_identifier(self, identifier: InformerNameAndResource,
+                       metrics_provider: InformerMetricsProvider | None = None) -> None:
+        """client-go's ``SharedIndexInformerOptions.Identifier`` (and
+        ``InformerMetricsProvider``): the informer's FIFO and store publish
+        metrics under ``identifier`` when it is reserved."""
+        with self._started_lock:
+            if self._started:
+                raise RuntimeError("informer has already started")
+            self.identifier, self.metrics_provider = identifier, metrics_provider
+            self.indexer.set_metrics(identifier, metrics_provider)
 
     def set_watch_error_handler(self, fn: Callable[[Any, BaseException], None]) -> None:
         with self._started_lock:
@@ -264,11 +290,13 @@ class SharedIndexInformer:
         if self.profile.fifo == "delta":
             return DeltaFIFO(meta_namespace_key_func, known_objects=self.indexer, emit_delta_type_replaced=True,
                              transformer=self._transform, tracer=self.tracer, clock=self.clock)
+        metrics = {"identifier": self.identifier, "metrics_provider": self.metrics_provider}
         if self.profile.atomic:
             return RealFIFO(meta_namespace_key_func, transformer=self._transform, atomic_events=True,
-                            emit_delta_type_bookmark=self.emit_bookmarks, tracer=self.tracer, clock=self.clock)
+                            emit_delta_type_bookmark=self.emit_bookmarks, tracer=self.tracer, clock=self.clock,
+                            **metrics)
         return RealFIFO(meta_namespace_key_func, known_objects=self.indexer, transformer=self._transform,
-                        tracer=self.tracer, clock=self.clock)
+                        tracer=self.tracer, clock=self.clock, **metrics)
 
     def run(self, stop_event: threading.Event) -> None:
         """Run until ``stop_event`` is set (blocks; call from a thread)."""
@@ -361,7 +389,7 @@ class SharedIndexInformer:
                     if exists:
                         indexer.add_with_key(key, obj)  # update: the key is the one just computed
                         rv, old_rv = _rv(obj), _rv(old)
-                        if old_rv != rv:
+                        if old_rv != rv or not _is_sync(old, obj):
                             # The common case, inlined (_trace_store and
                             # _distribute): a real update to every listener.
                             traced = tracer.enabled
@@ -395,13 +423,14 @@ class SharedIndexInformer:
                     return  # as client-go: a SyncAll ends the batch
                 elif t is BOOKMARK:
                     self.bookmark_resource_version = obj
+                    indexer.bookmark(obj)
                     if tracer.enabled:
                         tracer.emit(INFORMER_BOOKMARK, None, resource_version=obj)
 
     def _on_update(self, old: Any, new: Any, key: str | None = None) -> None:
         # An update that did not change the resourceVersion is a resync
         # (Sync, or Replaced of an unchanged object): only due listeners.
-        self._distribute((_UPDATE, old, new), _rv(old) == _rv(new), key)
+        self._distribute((_UPDATE, old, new), _is_sync(old, new), key)
 
     def _distribute(self, notification: tuple, sync: bool, key: str | None = None) -> None:
         got = self.processor.distribute(notification, sync)

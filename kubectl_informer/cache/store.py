@@ -20,6 +20,15 @@ Semantics kept from client-go:
 
 Returned objects are the stored ones, not copies: callers treat them as
 read-only, as client-go requires, or the indices go stale.
+
+client-go 1.36 (``threadSafeMap.rv``): the store remembers the resource version
+of the last add, update, delete with an object, replace and ``bookmark``;
+``last_store_sync_resource_version()`` reads it, ``""`` when ``AtomicFIFO`` is
+off (``atomic_fifo=False``: without atomic Replace the RV could run ahead of
+the items). An object counts only if meta.Accessor accepts it: here a dict
+whose ``metadata`` is a dict; anything else (a transform's string, a
+tombstone) leaves the RV as it was. With a reserved identity the RV also goes
+to the ``informer_store_resource_version`` gauge (``informer_metrics``).
 """
 
 from __future__ import annotations
@@ -27,6 +36,13 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable, Iterable
 
+from kubectl_informer.cache.informer_metrics import (
+    NOOP_METRIC,
+    InformerMetricsProvider,
+    InformerNameAndResource,
+    new_store_metrics,
+    parse_rv_for_metrics_with_truncation,
+)
 from kubectl_informer.cache.keys import meta_namespace_key_func
 
 IndexFunc = Callable[[Any], list]
@@ -42,13 +58,32 @@ def meta_namespace_index_func(obj: Any) -> list[str]:
     return [meta.get("namespace") or ""]
 
 
+def rv_from_object(obj: Any) -> str | None:
+    """client-go's ``rvFromObject``: the object's resourceVersion, or None
+    when meta.Accessor would refuse it (not a dict with a ``metadata`` dict)."""
+    if type(obj) is not dict:
+        return None
+    meta = obj.get("metadata")
+    if type(meta) is not dict:
+        return None
+    return meta.get("resourceVersion") or ""
+
+
 class Indexer:
     """A Store (``add``/``update``/``delete``/``get``/``list``/``replace``)
     plus named secondary indices, guarded by one lock."""
 
     def __init__(self, key_func: Callable[[Any], str] = meta_namespace_key_func,
-                 indexers: dict[str, IndexFunc] | None = None) -> None:
+                 indexers: dict[str, IndexFunc] | None = None, *, atomic_fifo: bool = True,
+                 identifier: InformerNameAndResource | None = None,
+                 metrics_provider: InformerMetricsProvider | None = None) -> None:
         self._key_func = key_func
+        # client-go 1.36's default: the AtomicFIFO gate is on.
+        self.atomic_fifo = atomic_fifo
+        self._rv = ""
+        self._rv_metric = NOOP_METRIC
+        if identifier is not None:
+            self.set_metrics(identifier, metrics_provider)
         self._lock = threading.RLock()
         self._items: dict[str, Any] = {}
         self._indexers: dict[str, IndexFunc] = dict(indexers or {})
@@ -73,13 +108,74 @@ class Indexer:
             items[key] = obj
             if self._indexers:
                 self._update_indices(old, obj, key)
+            # rv_from_object, inlined: this runs once per delta.
+            try:
+                meta = obj["metadata"]
+            except (KeyError, TypeError):
+                return  # no metadata: the RV stays
+            if type(meta) is dict and type(obj) is dict:
+                rv = self._rv = meta.get("resourceVersion") or ""
+                if self._rv_metric is not NOOP_METRIC:
+                    self._set_rv(rv)
 
     def delete(self, obj: Any) -> None:
+        # client-go's cache.Delete -> DeleteWithObject: the object's RV counts.
         key = self._key_func(obj)
+        rv = rv_from_object(obj)
         with self._lock:
             old = self._items.pop(key, None)
             if old is not None and self._indexers:
                 self._update_indices(old, None, key)
+            if rv is not None:
+                self._set_rv(rv)
+
+    def delete_key(self, key: str) -> None:
+        """client-go's ``ThreadSafeStore.Delete(key)``: no object, so the RV stays."""
+        with self._lock:
+            old = self._items.pop(key, None)
+            if old is not None and self._indexers:
+                self._update_indices(old, None, key)
+
+    # ----- client-go 1.36: the store's resource version -----
+
+    def set_metrics(self, identifier: InformerNameAndResource,
+                    metrics_provider: InformerMetricsProvider | None = None) -> None:
+        """``WithStoreMetrics``: publish the store RV under ``identifier`` (if
+        reserved) through ``metrics_provider``. As client-go's NewIndexer, a
+        store given no provider publishes nothing: unlike the FIFO it does
+        not fall back to the process's provider (so kube-controller-manager
+        1.36, whose informers pass none, serves no
+        ``informer_store_resource_version``). A gauge that can be read when
+        scraped (``bind``) is, so the RV is parsed per scrape, not per delta;
+        any other is set at each change, as upstream."""
+        if metrics_provider is None:
+            self._rv_metric = NOOP_METRIC
+            return
+        metric = new_store_metrics(identifier, metrics_provider)
+        bind = getattr(metric, "bind", None)
+        if bind is not None:
+            bind(lambda: self._rv, parse_rv_for_metrics_with_truncation)
+            metric = NOOP_METRIC
+        self._rv_metric = metric
+
+    def _set_rv(self, rv: str) -> None:
+        self._rv = rv
+        if self._rv_metric is not NOOP_METRIC:
+            value = parse_rv_for_metrics_with_truncation(rv)
+            if value is not None:
+                self._rv_metric.set(float(value))
+
+    def last_store_sync_resource_version(self) -> str:
+        """The RV of the last add, update, delete, replace or bookmark;
+        ``""`` while the AtomicFIFO gate is off."""
+        if not self.atomic_fifo:
+            return ""
+        return self._rv
+
+    def bookmark(self, rv: str) -> None:
+        """The store has seen everything up to ``rv`` (a Bookmark delta)."""
+        with self._lock:
+            self._set_rv(rv)
 
     def get(self, obj: Any) -> tuple[Any, bool]:
         return self.get_by_key(self._key_func(obj))
@@ -108,6 +204,7 @@ class Indexer:
             if self._indexers:
                 for key, obj in new_items.items():
                     self._update_indices(None, obj, key)
+            self._set_rv(resource_version)
 
     def resync(self) -> None:
         """No-op, as in client-go (the FIFO does resyncs)."""

@@ -21,6 +21,8 @@ from kubectl_informer.core.trace_kinds import (
     QUEUE_ADD,
     QUEUE_DONE,
     QUEUE_RATE_LIMITED,
+    QUEUE_STALE_SKIP,
+    CONTROLLER_WRITE,
     REFLECTOR_BACKOFF,
     RELIST,
     REQUEST_RETRY,
@@ -152,6 +154,12 @@ def format_worker_event(ev: TraceEvent) -> str | None:
     if ev.kind == OWNER_DROP:
         owner = f" {f.get('owner')}" if f.get("owner") else ""
         return f"Dropped {f.get('informer')} {ev.key} {f.get('event')}: {f.get('reason')}{owner}"
+    if ev.kind == QUEUE_STALE_SKIP:
+        return (f"Skipped {ev.key}: stale {f.get('resource')} cache, read RV {f.get('actual')} < wrote "
+                f"{f.get('expected')} (skips={f.get('skips')})")
+    if ev.kind == CONTROLLER_WRITE:
+        dup = " DUPLICATE (stale cache)" if f.get("duplicate") else ""
+        return f"Wrote {f.get('verb')} {f.get('resource')} {f.get('name')} rv={f.get('resource_version')} for {ev.key}{dup}"
     if ev.kind == QUEUE_RATE_LIMITED:
         delay = f.get("delay")
         after = f" after {format_short(delay)}" if isinstance(delay, (int, float)) else ""

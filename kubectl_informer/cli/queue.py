@@ -47,6 +47,9 @@ kubectl informer queue deployments --owns replicasets
 
 # kube-controller-manager's Deployment controller: its three informers and exactly its handlers
 kubectl informer queue --controller deployment
+
+# Is the controller acting on a stale cache? Pod watch events arrive 2s late
+kubectl informer queue replicasets --owns pods --demo stale --client-go 1.36
 """)
 @click.argument("resource", required=False, callback=params.QUEUE_RESOURCE)
 @connection_options
@@ -68,14 +71,22 @@ kubectl informer queue --controller deployment
                    "it): deployment (or deployment-controller) runs informers on deployments, replicasets and pods with the Deployment "
                    "controller's handlers (addReplicaSet, updateReplicaSet, deletePod...). RESOURCE defaults "
                    "to deployments.")
+@click.option("--consistency", type=click.Choice(["on", "off"]), default="on", show_default=True,
+              help="--demo stale: the controller's read-your-own-writes check (kube-controller-manager 1.36's "
+                   "ConsistencyStore): skip a sync while the cache has not read the controller's own writes. "
+                   ":consistency on|off switches it live.")
 @handler_options
 @click.option("--metrics-addr", metavar="HOST:PORT", default=None,
               help="Serve the queue's metrics with client-go's names at http://HOST:PORT/metrics "
                    "(for `kubectl informer attach` or Prometheus).")
 @output_options
 @debug_option
-def queue(resource, output, run_for, max_events, record, metrics_addr, **flags) -> int:
+def queue(resource, output, run_for, max_events, record, metrics_addr, consistency, **flags) -> int:
     resource, flags["demo"] = swap_demo_resource(resource, flags["demo"])
+    if flags["demo"] == "stale" and resource is None and not flags.get("owns"):
+        # The stale demo's controller is a ReplicaSet controller.
+        resource, flags["owns"] = "replicasets", ("pods",)
+    flags["consistency"] = consistency == "on"
     check_output_flags(output, run_for, max_events)
     if metrics_addr is not None:
         _check_metrics_addr(metrics_addr)

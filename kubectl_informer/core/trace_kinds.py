@@ -322,6 +322,36 @@ OWNER_DROP = _kind("owner.drop", "an owned object's event enqueued nothing: the 
                    F("reason", "str", "why nothing was enqueued", choices=OWNER_DROP_REASONS),
                    F("owner", "str", "the owner that failed, \"<Kind> <namespace/name>\", or empty"))
 
+# --- staleness (client-go 1.36 store RV; kube-controller-manager's ConsistencyStore) -------
+STORE_RV_SOURCES = ("sim", "reflector")
+INFORMER_STORE_RV = _kind("informer.store_rv", "sampled: an informer store's last resource version "
+                          "(Store.LastStoreSyncResourceVersion) beside the newest RV known of the server", "no",
+                          F("store_rv", "str", "the store's RV (\"\" before client-go 1.36 or before any event)"),
+                          F("server_rv", "str", "the server's newest RV as known (\"\" if unknown)"),
+                          F("lag", "int?", "server_rv - store_rv in RV units, when both are numbers"),
+                          F("source", "str", "where server_rv comes from: the simulator (exact), or the "
+                            "newest RV our reflectors hold (a real cluster: the lag is then our own backlog)",
+                            choices=STORE_RV_SOURCES))
+QUEUE_STALE_SKIP = _kind("queue.stale_skip", "the controller skipped a sync: its cache has not caught up with "
+                         "its own writes (ConsistencyStore.EnsureReady failed); the key is requeued rate-limited",
+                         "yes",
+                         F("group", "str", "the group of the resource behind"),
+                         F("resource", "str", "the resource whose store is behind"),
+                         F("expected", "str", "the RV the controller wrote at"),
+                         F("actual", "str", "the RV the store has read"),
+                         F("skips", "int", "stale-sync skips so far (stale_sync_skips_total)"))
+CONTROLLER_WRITE = _kind("controller.write", "the demo controller wrote to the simulator for this key (its "
+                         "ConsistencyStore.WroteAt records the RV)", "yes",
+                         F("verb", "str", "create, delete or update_status", choices=("create", "delete",
+                                                                                     "update_status")),
+                         F("resource", "str", "what it wrote"), F("name", "str", "the object written"),
+                         F("resource_version", "str", "the RV the server gave the write"),
+                         F("duplicate", "bool", "a create the server did not need: it already had the "
+                           "replicas asked for (the cache was stale)"),
+                         F("consistency", "bool", "whether the read-your-own-writes check was on"))
+CONTROLLER_CONSISTENCY = _kind("controller.consistency", "the read-your-own-writes check was turned on or off",
+                               "no", F("enabled", "bool", "on"))
+
 # --- experiments (key x in the UI) ----------------------------------------------------------
 EXPERIMENT_NAMES = ("close-watch", "forget-rv", "pause-fifo", "resume-fifo", "pause-workers", "resume-workers",
                     "fail-next", "add-handler", "expired-storm", "compaction", "drop-watches", "burst")
@@ -376,7 +406,8 @@ PER_INFORMER = (LIST_START, LIST_PAGE, LIST_PROGRESS, LIST_DONE, REFLECTOR_BACKO
                 WATCH_START, WATCH_END, WATCH_EVENT, WATCH_BOOKMARK, WATCH_SKIPPED, FIFO_QUEUE, FIFO_COALESCE,
                 FIFO_DEDUP, FIFO_SKIP, FIFO_POP, STORE_ADD, STORE_UPDATE, STORE_DELETE, TRANSFORM, OBJECT_SIZE,
                 INFORMER_START, INFORMER_SYNCED, INFORMER_ERROR, INFORMER_BOOKMARK, RESYNC_TICK, HANDLER_REGISTER,
-                HANDLER_ADD, HANDLER_UPDATE, HANDLER_DELETE, HANDLER_ERROR, HANDLER_LANE, HANDLER_SYNCED)
+                HANDLER_ADD, HANDLER_UPDATE, HANDLER_DELETE, HANDLER_ERROR, HANDLER_LANE, HANDLER_SYNCED,
+                INFORMER_STORE_RV)
 for _k in PER_INFORMER:
     _k.fields["informer"] = INFORMER_FIELD
 # --- the API server's side of the watch (the Server pane, key s) ----------------------------------

@@ -9,6 +9,12 @@ what waits in its FIFO, how many objects its indexer holds, the
 notifications its handlers still have to take, and the owned objects whose
 events mapped to no key of the queue's resource (``owner.drop``).
 
+client-go 1.36: each row also has the store's own resource version
+(``Store.LastStoreSyncResourceVersion``, from ``informer.store_rv``) and how
+far it trails the server's newest RV, in RV units: exact on the simulator;
+on a real cluster measured against the newest RV our reflectors hold (the
+backlog in our FIFO and handlers, not how late the watch is).
+
 Fed every event (it is shared by the panes that follow one informer, see
 ``FeedLoop``); an event names its informer in its ``informer`` field
 (``trace.informer_of``); one without it belongs to the run's first
@@ -23,6 +29,7 @@ from kubectl_informer.core.trace_kinds import (
     FIFO_POP,
     FIFO_QUEUE,
     HANDLER_LANE,
+    INFORMER_STORE_RV,
     INFORMER_SYNCED,
     LIST_DONE,
     OWNER_DROP,
@@ -43,7 +50,8 @@ MAX_ROWS = 32
 class InformerRow:
     """What one informer's pipeline has done so far."""
 
-    __slots__ = ("name", "synced", "synced_items", "rv", "relists", "fifo_depth", "cached", "lanes", "drops")
+    __slots__ = ("name", "synced", "synced_items", "rv", "relists", "fifo_depth", "cached", "lanes", "drops",
+                 "store_rv", "server_rv", "lag", "lag_source", "max_lag")
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -55,6 +63,11 @@ class InformerRow:
         self.cached = 0
         self.lanes: dict[str, int] = {}   # listener -> notifications pending in its buffer
         self.drops: dict[str, int] = {}   # owner.drop reason -> events dropped
+        self.store_rv: str | None = None  # None: never sampled; "": client-go < 1.36 or nothing read yet
+        self.server_rv = ""
+        self.lag: int | None = None       # RV units behind server_rv
+        self.lag_source = ""              # sim (exact) or reflector (a real cluster)
+        self.max_lag = 0
 
     def __repr__(self) -> str:
         return repr({name: getattr(self, name) for name in self.__slots__})
@@ -107,6 +120,7 @@ class InformersState(PaneState):
             RV_ADVANCE: self._rv_advance, WATCH_EVENT: self._watch_event, FIFO_QUEUE: self._fifo,
             FIFO_COALESCE: self._fifo, FIFO_DEDUP: self._fifo, FIFO_POP: self._fifo, STORE_ADD: self._store_add,
             STORE_DELETE: self._store_delete, HANDLER_LANE: self._lane, OWNER_DROP: self._drop,
+            INFORMER_STORE_RV: self._store_rv,
         }
         self._kinds = frozenset(self._handlers)
         self._summarised_kinds = self._kinds - _COUNTED
@@ -198,6 +212,15 @@ class InformersState(PaneState):
 
     def _drop(self, row: InformerRow, f: dict) -> None:
         count_drop(row.drops, f.get("reason"))
+
+    def _store_rv(self, row: InformerRow, f: dict) -> None:
+        row.store_rv = str(f.get("store_rv") or "")
+        row.server_rv = str(f.get("server_rv") or "")
+        lag = f.get("lag")
+        row.lag = lag if isinstance(lag, int) and not isinstance(lag, bool) else None
+        row.lag_source = str(f.get("source") or "")
+        if row.lag is not None:
+            row.max_lag = max(row.max_lag, row.lag)
 
     # -- readers -----------------------------------------------------------------------
     def all_synced(self) -> bool:

@@ -45,11 +45,12 @@ STAGES = (
     ("handler", "handler", "yellow"),
     ("queue", "queue", "magenta"),
     ("worker", "worker", "bold magenta"),
+    ("controller", "controller", "bold red"),
 )
 
 
 # Pipeline order for the ribbon (STAGES is in matching order: pop before fifo).
-STAGE_ORDER = ("watch", "list", "fifo", "pop", "store", "handler", "queue", "worker")
+STAGE_ORDER = ("watch", "list", "fifo", "pop", "store", "handler", "queue", "worker", "controller")
 
 
 def stage_of(kind: str) -> tuple[str, str]:

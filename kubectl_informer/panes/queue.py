@@ -19,6 +19,9 @@ A controller with several informers feeds this one queue from all of them:
 reconcile took in, and ``drops`` counts owned objects' events that mapped to
 no key (``owner.drop``, by reason). The state is fed every informer's events
 (``FOLLOWS_INFORMER``: the workqueue belongs to no one informer).
+
+``stale`` (``staleness.StaleSyncs``) follows a controller that writes
+(``--demo stale``): its writes, its stale-sync skips and their catch-up.
 """
 
 from __future__ import annotations
@@ -27,8 +30,11 @@ from collections import deque
 
 from kubectl_informer.core.trace import TraceEvent
 from kubectl_informer.core.trace_kinds import (
+    CONTROLLER_CONSISTENCY,
+    CONTROLLER_WRITE,
     EXPERIMENT,
     EXPERIMENT_FAILED,
+    INFORMER_STORE_RV,
     OWNER_DROP,
     QUEUE_ADD,
     QUEUE_ADD_AFTER,
@@ -37,17 +43,21 @@ from kubectl_informer.core.trace_kinds import (
     QUEUE_GET,
     QUEUE_RATE_LIMITED,
     QUEUE_SHUTDOWN,
+    QUEUE_STALE_SKIP,
     WORKER_DONE,
     WORKER_START,
 )
 from kubectl_informer.panes.causes import CauseStories, count_drop, is_mapped
 from kubectl_informer.panes.figures import percentile
+from kubectl_informer.panes.staleness import StaleSyncs
 from kubectl_informer.panes.state import DispatchState, RunInfo
 
 RESERVOIR = 1024   # recent observations kept for p50/p99, as the engine's metrics
 
 
 RATE_WINDOW = 5    # seconds averaged for adds/s
+# The kinds this state reads that name no item.
+_UNKEYED = frozenset((QUEUE_SHUTDOWN, EXPERIMENT, CONTROLLER_CONSISTENCY, INFORMER_STORE_RV))
 
 
 class _CountedStories:
@@ -73,13 +83,16 @@ class QueueState(DispatchState):
     HANDLERS = {QUEUE_ADD: "_add", QUEUE_GET: "_get", QUEUE_DONE: "_done", QUEUE_ADD_AFTER: "_add_after",
                 QUEUE_RATE_LIMITED: "_rate_limited", QUEUE_FORGET: "_forget", QUEUE_SHUTDOWN: "_shutdown",
                 WORKER_START: "_worker_start", WORKER_DONE: "_worker_done", EXPERIMENT: "_experiment",
-                EXPERIMENT_FAILED: "_experiment_failed", OWNER_DROP: "_owner_drop"}
+                EXPERIMENT_FAILED: "_experiment_failed", OWNER_DROP: "_owner_drop",
+                QUEUE_STALE_SKIP: "_stale_skip", CONTROLLER_WRITE: "_controller_write",
+                CONTROLLER_CONSISTENCY: "_consistency", INFORMER_STORE_RV: "_store_rv"}
     FOLLOWS_INFORMER = False
 
     def __init__(self) -> None:
         super().__init__()
         # Several informers, one queue: why keys were queued, what was dropped.
         self.stories = CauseStories()
+        self.stale = StaleSyncs()
         self.add_calls = 0                         # every add, already dirty or not
         self.drops: dict[str, int] = {}            # owner.drop reason -> events
         self.several = False                       # a queue run with several informers
@@ -152,7 +165,7 @@ class QueueState(DispatchState):
     def handle(self, handler, ev: TraceEvent):
         k = ev.key
         if type(k) is not str:
-            if k is None and ev.kind != QUEUE_SHUTDOWN and ev.kind != EXPERIMENT:
+            if k is None and ev.kind not in _UNKEYED:
                 self.bad_events += 1  # every other queue event names its item
                 return False
             k = None if k is None else str(k)
@@ -223,6 +236,8 @@ class QueueState(DispatchState):
     def _done(self, k: str, t: float, f: dict) -> None:
         if "worker" in f:
             self._worker_done(k, t, f)
+        if self.stale.keys:
+            self.stale.done(k, t, f)
         started = self.processing.pop(k, None)
         if started is None:
             self.gaps += 1  # the engine ignores done of an item not processing, and emits nothing
@@ -262,6 +277,18 @@ class QueueState(DispatchState):
 
     def _owner_drop(self, k: str, t: float, f: dict) -> None:
         count_drop(self.drops, f.get("reason"))
+
+    def _stale_skip(self, k: str, t: float, f: dict) -> None:
+        self.stale.skip(k, t, f)
+
+    def _controller_write(self, k: str, t: float, f: dict) -> None:
+        self.stale.write(k, t, f)
+
+    def _consistency(self, k, t: float, f: dict) -> None:
+        self.stale.switched(t, f)
+
+    def _store_rv(self, k, t: float, f: dict) -> None:
+        self.stale.store_rv(f)
 
     def shows_causes(self) -> bool:
         """The pane's "why" section: a run with several informers, or adds

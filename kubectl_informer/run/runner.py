@@ -23,7 +23,7 @@ from kubectl_informer.core.redact import redact_url
 from kubectl_informer.core.run_info import RunInfo
 from kubectl_informer.core.scope import ClusterScopedError, Scope
 from kubectl_informer.core.trace import Tracer
-from kubectl_informer.core.trace_kinds import RUN_ERROR
+from kubectl_informer.core.trace_kinds import CONTROLLER_CONSISTENCY, RUN_ERROR
 from kubectl_informer.run.crash import crash_line, summary
 from kubectl_informer.run.config import RunConfig
 # The failures the user can act on, each in one line; the CLI and tests import them from here.
@@ -66,6 +66,9 @@ class Run:
         self.rate_limiter = None
         self.informer = None     # the queue resource's informer (the first)
         self.controller = None
+        self.consistency = None  # --demo stale: the controller's SwitchableConsistency
+        self.replica_sync = None
+        self.informer_name = None  # client-go 1.36's InformerName, held while the run runs
         self.info: RunInfo | None = None
         self.errors: list[tuple[str, BaseException]] = []  # (thread, exception) of crashed engine threads
         self.on_failure: Callable[[], None] | None = None  # e.g. close the UI
@@ -313,6 +316,7 @@ class Run:
                                             self._transform)
         every = self.factory.informers
         self.informer = every[self.watched[0].id]
+        self._name_informers(every)
         lanes = self._handler_specs()
         if o.queue is not None:
             first, lanes = lanes[0], lanes[1:]
@@ -326,11 +330,38 @@ class Run:
             self._spawn("server", poller.run)
         if self.controller is not None:
             self._spawn("controller", self.controller.run)
+        self._spawn("store-rv", self._store_rv_sampler().run)
         if o.late_handler_resync is not None:
             self._add_late_handler(o.late_handler_resync)
         if not self.probe_first:
             from kubectl_informer.run.first_contact import check
             check(self, self.first_contact_wait, RunError)
+
+    def _name_informers(self, informers: dict) -> None:
+        from kubectl_informer.run.staleness import name_informers
+        self.informer_name = name_informers(self.watched, informers)
+
+    def set_consistency(self, enabled: bool) -> bool:
+        """``:consistency on|off``: the demo controller's check, switched live;
+        False when this run has no controller that writes."""
+        if self.consistency is None:
+            return False
+        self.consistency.set_enabled(enabled)
+        self.tracer.emit(CONTROLLER_CONSISTENCY, None, enabled=bool(enabled))
+        return True
+
+    def _replica_sync(self):
+        from kubectl_informer.run.staleness import replica_sync
+        made = replica_sync(self)
+        if made is None:
+            return None
+        self.consistency, self.replica_sync = made
+        return self.replica_sync.sync
+
+    def _store_rv_sampler(self):
+        from kubectl_informer.run.store_rv import StoreRVSampler
+        sim = self.demo.server.store.current_rv if self.demo is not None else None
+        return StoreRVSampler(self.factory.informers, sim)
 
     def first_contact_error(self, watched, verb: str, err: BaseException) -> RunError:
         """The one line a refused first list or watch of ``watched`` ends the run with."""
@@ -357,7 +388,8 @@ class Run:
                                               tracer=self.tracer, seed=q.seed, resync_period=lane.resync,
                                               handler_time=lane.work_time, stop_event=self.stop_event,
                                               clock=self.informer.clock,
-                                              handler=wiring.controller_handler(shape))
+                                              handler=wiring.controller_handler(shape),
+                                              reconcile=self._replica_sync())
         if shape is not None:
             wiring.wire_owned(self.watched, self.factory, shape, self.controller.queue, lane, self.stop_event)
 
@@ -463,6 +495,8 @@ class Run:
             abort_requests(self.target.api_client)
         for t in self.threads:
             t.join(timeout)
+        if self.informer_name is not None:
+            self.informer_name.release()
         if self.demo is not None and self.owns_demo:
             try:
                 self.demo.stop()

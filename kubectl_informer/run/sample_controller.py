@@ -14,6 +14,13 @@ It is the classic client-go controller loop (the sample-controller's
 The queue guarantees a key is never held by two workers at once; the
 controller counts any overlap it sees so tests and the UI can show that the
 guarantee held.
+
+With ``reconcile`` (``--demo stale``: ``replica_sync.ReplicaSync``) the work
+is a real sync that writes to the simulator. A ``ConsistencyError`` from it is
+kube-controller-manager v1.36's stale-sync skip: the cache has not caught up
+with the controller's own writes, so the key goes back rate-limited, as the
+sync's error does there, counted in ``stale_sync_skips`` per group-resource
+(``<controller>_stale_sync_skips_total``) and traced as ``queue.stale_skip``.
 """
 
 from __future__ import annotations
@@ -25,7 +32,8 @@ from typing import Any, Callable
 from kubectl_informer.cache.keys import deletion_handling_meta_namespace_key_func
 from kubectl_informer.clock import Clock, RealClock
 from kubectl_informer.core.trace import NULL_TRACER, Tracer
-from kubectl_informer.core.trace_kinds import EXPERIMENT_FAILED
+from kubectl_informer.core.trace_kinds import EXPERIMENT_FAILED, QUEUE_STALE_SKIP
+from kubectl_informer.run.consistency import ConsistencyError
 from kubectl_informer.run.handler_lanes import add_handler
 from kubectl_informer.workqueue.rate_limiters import RateLimiter
 from kubectl_informer.workqueue.rate_limiting import RateLimitingQueue
@@ -82,6 +90,7 @@ class SimulatedController:
         handler_time: float = 0.0,
         stop_event: threading.Event | None = None,
         handler: Callable[[RateLimitingQueue], Any] | None = None,
+        reconcile: Callable[[Any], None] | None = None,
     ) -> None:
         if not isinstance(workers, int) or workers < 1:
             raise ValueError(f"workers must be a whole number of at least 1, got {workers!r}")
@@ -110,6 +119,8 @@ class SimulatedController:
         # The fail-next experiment: that many items fail whatever the fail rate says.
         self._fail_next = 0
         self._threads: list[threading.Thread] = []
+        self.reconcile = reconcile
+        self.stale_sync_skips: dict[tuple[str, str], int] = {}  # (group, resource) -> skips
         # ``handler(queue)``: what turns events into keys (several informers:
         # the owner mapping); by default each object's own key.
         self.handler = EnqueueHandler(self.queue) if handler is None else handler(self.queue)
@@ -175,8 +186,9 @@ class SimulatedController:
                     self.clock.wait_event(stop_event, self.work_time)
                 else:
                     self.clock.sleep(self.work_time)
+            stale = self._reconcile(key)
             with self._lock:
-                failed = self._rng.random() < self.fail_rate
+                failed = stale or self._rng.random() < self.fail_rate
                 forced = self._fail_next > 0
                 if forced:
                     self._fail_next -= 1
@@ -198,14 +210,33 @@ class SimulatedController:
             self.queue.done(key, worker=n, outcome=outcome)
         return True
 
+    def _reconcile(self, key: Any) -> bool:
+        """Run ``reconcile(key)``; True when it was a stale-sync skip."""
+        if self.reconcile is None:
+            return False
+        try:
+            self.reconcile(key)
+        except ConsistencyError as e:
+            gr = (e.group_resource.group, e.group_resource.resource)
+            with self._lock:
+                self.stale_sync_skips[gr] = self.stale_sync_skips.get(gr, 0) + 1
+                total = sum(self.stale_sync_skips.values())
+            self.tracer.emit(QUEUE_STALE_SKIP, _trace_key(key), group=gr[0], resource=gr[1], expected=e.wrote_rv,
+                             actual=e.read_rv, skips=total)
+            return True
+        return False
+
     def stats(self) -> dict[str, int]:
         with self._lock:
-            return {
+            stats = {
                 "processed": self.processed,
                 "failures": self.failures,
                 "overlaps": self.overlaps,
                 "active": len(self._active),
             }
+            if self.reconcile is not None:
+                stats["stale_sync_skips"] = sum(self.stale_sync_skips.values())
+            return stats
 
 
 # A trace event's key: the builtin (``str(s) is s`` for a str key), no frame of ours.

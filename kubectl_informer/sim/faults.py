@@ -58,6 +58,10 @@ class Faults:
         self._failures: list[_Failure] = []
         self._stall_until = 0.0
         self._delay = 0.0
+        self._lag = 0.0
+        self._lag_resource: str | None = None
+        # The store's clock: a watch event's commit time (Event.t) is on it.
+        self.now = getattr(store, "_now", None) or time.monotonic
         self._delay_verb: str | None = None
         self.watch_list_enabled = watch_list
         self._watch_list_default = watch_list
@@ -136,6 +140,7 @@ class Faults:
             self._stall_until = 0.0
             self._delay = 0.0
             self._delay_verb = None
+            self._lag = 0.0
             self.watch_list_enabled = self._watch_list_default
             self.watch_list_mode = "reject"
 
@@ -143,6 +148,21 @@ class Faults:
         """Hold every watch stream's events for ``seconds`` (then they flow)."""
         with self._lock:
             self._stall_until = time.monotonic() + max(0.0, seconds)
+
+    def lag_watches(self, seconds: float, resource: str | None = None) -> None:
+        """Hold each watch event of ``resource`` (None: every resource) until
+        ``seconds`` after it was committed, as a busy API server or a slow
+        network delivers a watch late while writes answer at once; 0 turns it
+        off. A client's cache then trails its own writes (``--demo stale``)."""
+        with self._lock:
+            self._lag = max(0.0, seconds)
+            self._lag_resource = resource
+
+    def watch_lag(self, resource: str) -> float:
+        lag = self._lag
+        if lag and self._lag_resource in (None, resource):
+            return lag
+        return 0.0
 
     def delay(self, seconds: float, verb: str | None = None) -> None:
         """Delay every response (of ``verb``) by ``seconds``; 0 turns it off."""

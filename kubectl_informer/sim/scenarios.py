@@ -16,6 +16,7 @@ from typing import Callable
 from kubectl_informer.clock import Clock, RealClock
 from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.sim.events import EventRecorder
+from kubectl_informer.sim.stale_scenario import Stale
 from kubectl_informer.sim.scenario_steps import (  # noqa: F401  (names used by the scenarios' users)
     Burst,
     CacheReinit,
@@ -110,6 +111,10 @@ SCENARIOS: dict[str, Scenario] = ScenarioTable((
                              "stop, watches get 429 for 2 s while pods change, then the cache restarts its window "
                              "at the current RV and the client's re-watch gets 410: relist.",
              CacheReinit, 4.0, 1.0),
+    Scenario("stale", "A stale cache: ReplicaSet web is created, then scaled between 3 and 5 every 8 s, while "
+                      "pod watch events arrive 2 s late; run it as `queue replicasets --owns pods --client-go 1.36`: "
+                      "the controller creates the pods and, without the read-your-own-writes check "
+                      "(--consistency off), creates them again from its stale cache.", Stale, 1 / 8, 1.0),
     Scenario("quiet", "Nothing changes: the objects sit still (good for exploring resync); a BOOKMARK to "
                       "every watch each 10 s.", Quiet, 1 / 10, 10.0),
 ), ALIASES)

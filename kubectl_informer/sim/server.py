@@ -57,6 +57,7 @@ from kubectl_informer.sim.resources import (
 from kubectl_informer.sim.store import Store
 from kubectl_informer.sim.watchcache import (
     BLOCK_TIMEOUT,
+    Event,
     bookmark_line,
     is_bookmark,
     is_close,
@@ -840,6 +841,10 @@ class _Handler(BaseHTTPRequestHandler):
             # or the watch is closed.
             while (stall := faults.stall_remaining()) > 0 and not w.closed and not sim._stopped.is_set():
                 time.sleep(min(stall, 0.05))
+            # A lag holds each event until its commit time plus the lag.
+            lag = faults.watch_lag(rdef.resource) if type(item) is Event else 0.0
+            while lag and (hold := item.t + lag - faults.now()) > 0 and not w.closed and not sim._stopped.is_set():
+                time.sleep(min(hold, 0.05))
             if is_close(item):
                 if w.close_reason in ("abrupt", "stopped"):
                     self._cut()

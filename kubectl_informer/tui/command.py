@@ -198,6 +198,20 @@ def _watchlist(app: Any, args: list[str]) -> None:
     app.restart_pipeline(f":watchlist {word}", lambda c: c.with_profile(c.profile.with_watch_list(_ON[word])))
 
 
+@COMMANDS.command("consistency", usage="consistency on|off",
+                  help="--demo stale: the controller's read-your-own-writes check (ConsistencyStore), "
+                       "switched live on the same traffic")
+def _consistency(app: Any, args: list[str]) -> None:
+    word = _one_arg(args, "consistency on|off").lower()
+    if word not in _ON:
+        raise CommandError(f"{word!r}: :consistency on or :consistency off")
+    run = app.current_run()
+    if run is None or not getattr(run, "set_consistency", lambda _on: False)(_ON[word]):
+        raise CommandError("no controller here writes: the check runs in "
+                           "`queue replicasets --owns pods --demo stale`")
+    app.notify(f"read-your-own-writes check {'on' if _ON[word] else 'off'}", timeout=3)
+
+
 @COMMANDS.command("help", aliases=("?",), help="the keys, the panes and these commands")
 def _help(app: Any, args: list[str]) -> None:
     app.action_help()

@@ -23,6 +23,8 @@ from kubectl_informer.tui.textpane import TextPane
 COLUMNS = (
     ("synced", 8, lambda r: ("✓ " + str(r.synced_items)) if r.synced else "syncing"),
     ("RV", 10, lambda r: r.rv or "-"),
+    ("store RV", 10, lambda r: "-" if r.store_rv is None else (r.store_rv or "\"\"")),
+    ("behind", 8, lambda r: "-" if r.lag is None else str(r.lag)),
     ("cached", 7, lambda r: str(r.cached)),
     ("FIFO", 6, lambda r: str(r.fifo_depth)),
     ("pending", 8, lambda r: str(r.pending)),
@@ -89,6 +91,8 @@ class InformersPane(TextPane):
                 style = "yellow"
             if title == "dropped" and row.dropped:
                 style = "magenta"
+            if title == "behind" and row.lag:
+                style = "yellow"
             t.append(value[: w - 1].rjust(w - 1) + " ", style)
         if chosen and self.has_focus:
             t.truncate(width, overflow="ellipsis", pad=True)
@@ -107,7 +111,20 @@ class InformersPane(TextPane):
                 drops[reason] = drops.get(reason, 0) + k
         if drops:
             foot.append(f" · dropped: {drops_text(drops)}", "magenta")
+        foot.append(behind_note(st), "dim")
         return foot
+
+
+def behind_note(st: InformersState) -> str:
+    """What "store RV" and "behind" mean in this run, in a few words."""
+    rows = list(st.rows.values())
+    if not any(r.store_rv is not None for r in rows):
+        return ""
+    if all(r.store_rv == "" for r in rows if r.store_rv is not None):
+        return " · store RV \"\": client-go < 1.36 keeps none (--client-go 1.36)"
+    if any(r.lag_source == "sim" for r in rows):
+        return " · behind: RV units after the server's newest (exact)"
+    return " · behind: RV units after our reflectors' newest (our backlog, not the watch's delay)"
 
 
 class InformerChoice:

@@ -306,6 +306,9 @@ class InspectorPane(KeyCursor, TextPane):
             ribbon = Text.assemble(("held: ", "yellow"), ribbon,
                                    ("  (older events let go, not lost: counts differ by retention)", "yellow"))
         lines = [head, ribbon]
+        written = self._written_line()
+        if written is not None:
+            lines.append(written)
         story = self.state.stories.story(self.inspected)
         if story is not None and story.newest:
             for i, part in enumerate(why_lines(self.inspected, story, width - 5)[:3]):
@@ -316,6 +319,26 @@ class InspectorPane(KeyCursor, TextPane):
         room = max(height - len(lines), 1)
         lines += self._window(body, cursor_span, room)
         return lines
+
+    def _written_line(self) -> Text | None:
+        """A key the controller wrote for: its newest write's RV beside the
+        RV its informer's store has read (kube-controller-manager 1.36's
+        ConsistencyStore compares the two before each sync)."""
+        loop = getattr(self.app, "feed_loop", None) if self.is_mounted else None
+        queue = loop.states.get("queue") if loop is not None else None
+        stale = getattr(queue, "stale", None)
+        got = stale.written_vs_read(self.inspected) if stale is not None else None
+        if got is None:
+            return None
+        resource, wrote, read, verdict = got
+        line = Text.assemble(("wrote ", "bold"), f"{resource} at RV {wrote} · its store read ",
+                             (read or '""', "bold"), " · ")
+        if verdict == "behind":
+            line.append("behind: a sync now is skipped" if stale.consistency else
+                        "behind: a sync now reads a stale cache", "bold yellow" if stale.consistency else "bold red")
+        else:
+            line.append(verdict, "green" if verdict == "caught up" else "dim")
+        return line
 
     def _ribbon(self, rows) -> Text:
         """The stages this key went through, in pipeline order."""

@@ -388,6 +388,36 @@ def why_lines(key: str, story: Story, width: int) -> list[Text]:
     return out
 
 
+def staleness_lines(s, width: int) -> list[Text]:
+    """The controller's read-your-own-writes check and what it did: stale-sync
+    skips and catch-ups (on), or the duplicate creates a stale cache made."""
+    on = s.consistency
+    head = Text.assemble(("read-your-own-writes ", "bold"), ("ON" if on else "OFF", "bold green" if on else
+                                                              "bold red"))
+    if s.skips:
+        by = ", ".join(f"{r} {n}" for r, n in sorted(s.skips_by_resource.items()))
+        head.append(" · stale-sync skips ")
+        head.append(str(s.skips), "bold yellow")
+        head.append(f" ({by})")
+    if s.last_catch_up is not None:
+        key, n, took = s.last_catch_up
+        head.append(f" · caught up {s.catch_ups}×, last {key} after {n} skips ({took:.1f}s)")
+    writes = Text.assemble(("writes", "bold"), f" {s.creates} creates · {s.deletes} deletes · "
+                           f"{s.status_writes} status")
+    if s.duplicates:
+        writes.append(" · ")
+        writes.append(f"{s.duplicates} duplicate creates (acted on a stale cache)", "bold red")
+        if on and s.store_rvs and not any(s.store_rvs.values()):
+            writes.append(' · the stores read "": before client-go 1.36 the check sees nothing', "yellow")
+    elif on and s.skips:
+        writes.append(" · no duplicate create", "green")
+    if head.cell_len + 3 + writes.cell_len <= width:
+        head.append(" · ")
+        head.append_text(writes)
+        return [head]
+    return [head, writes]
+
+
 def _why_lines(st: QueueState, width: int, rows: int) -> list[Text]:
     """Why the newest keys were queued (the newest whole first), then the
     owned objects' events dropped, if there is room."""
@@ -418,6 +448,8 @@ def render_queue(st: QueueState, now: float | None, width: int, height: int) -> 
     if st.mode == "watch" and not st.adds:
         lines += [Text(part, "bold yellow") for part in textwrap.wrap(WATCH_NOTE, width)]
     lines += _metric_lines(st, now, width, height)
+    if st.stale.active:
+        lines += staleness_lines(st.stale, width)
     avail = height - len(lines)
     if avail > 1 and st.shows_causes():
         why = _why_lines(st, width, max(1, min(3 * len(st.stories.stories) + 1, avail // 2)))

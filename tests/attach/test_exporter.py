@@ -124,3 +124,47 @@ def test_the_page_is_a_503_until_the_run_serves_a_queue(clock):
             assert answer.status == 200 and b"workqueue_depth" in answer.read()
     finally:
         exporter.stop()
+
+
+def test_informer_series_with_client_gos_names_and_labels():
+    """component-base's clientgo/fifo series, one label set per reserved informer."""
+    from prometheus_client.registry import CollectorRegistry
+    from prometheus_client import generate_latest
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from kubectl_informer.attach.exporter import InformerCollector
+    from kubectl_informer.cache.informer_metrics import (
+        GroupVersionResource,
+        InformerMetricsRegistry,
+        new_informer_name,
+        reset_informer_names_for_testing,
+    )
+    from kubectl_informer.cache.store import Store
+
+    reset_informer_names_for_testing()
+    reg = InformerMetricsRegistry()
+    name = new_informer_name("kube-controller-manager")
+    try:
+        ident = name.with_resource(GroupVersionResource("apps", "v1", "replicasets"))
+        store = Store(identifier=ident, metrics_provider=reg)
+        store.bookmark("1234567890123456789")
+        latency = reg.new_processing_latency_metric(ident)
+        latency.observe(0.003)
+        registry = CollectorRegistry(auto_describe=False)
+        registry.register(InformerCollector(reg))
+        text = generate_latest(registry).decode()
+    finally:
+        name.release()
+    samples: dict[str, dict] = {}
+    for family in text_string_to_metric_families(text):
+        for smp in family.samples:
+            samples.setdefault(smp.name, {})[tuple(sorted(smp.labels.items()))] = smp.value
+    labels = (("group", "apps"), ("name", "kube-controller-manager"), ("resource", "replicasets"),
+              ("version", "v1"))
+    assert samples["informer_store_resource_version"] == {labels: 567890123456789.0}
+    assert samples["informer_queued_items"] == {labels: 0.0}
+    buckets = {dict(k)["le"]: v for k, v in samples["informer_processing_latency_seconds_bucket"].items()}
+    assert list(buckets) == ["0.001", "0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1", "2.5", "5",
+                             "10", "+Inf"]  # as a Go process writes them
+    assert buckets["0.001"] == 0 and buckets["0.005"] == 1 and buckets["+Inf"] == 1
+    assert samples["informer_processing_latency_seconds_count"] == {labels: 1.0}

@@ -192,7 +192,20 @@ def cache_reinit():
     return d
 
 
-PLANS = {"rollout": rollout, "steady": steady, "burst": burst, "disconnect": disconnect, "relist-storm": relist_storm,
+def stale():
+    # Pod watch events 2 s late: skips with the check, the catch-up; off, a duplicate create.
+    with Driven("stale", mode="queue", resource="replicasets", owns=("pods",), client_go="1.36",
+                work_time=0.01) as d:
+        d.step()
+        d.wait("queue.stale_skip")
+        d.wait("controller.write", verb="update_status", n=2)  # the sync after the catch-up
+        d.run.set_consistency(False)
+        d.step()
+        d.wait("controller.write", duplicate=True)
+    return d
+
+
+PLANS = {"rollout": rollout, "stale": stale, "steady": steady, "burst": burst, "disconnect": disconnect, "relist-storm": relist_storm,
          "mass-delete": mass_delete, "flaky": flaky, "quiet": quiet,
          "small-window": small_window, "etcd-restore": etcd_restore, "cache-reinit": cache_reinit}
 

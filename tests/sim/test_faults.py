@@ -90,6 +90,25 @@ def test_stall_holds_events_then_delivers_them(client, sim):
     w.close()
 
 
+def test_lag_holds_each_event_of_its_resource_from_its_commit(client, sim):
+    """lag_watches: every pod event arrives its lag after it was committed,
+    the writes themselves answer at once, and other resources are on time."""
+    w = client.watch(PODS, resourceVersion=str(sim.store.current_rv()))
+    assert wait_for(lambda: sim.store.watchers("pods"))
+    sim.faults.lag_watches(0.4, "pods")
+    assert sim.faults.watch_lag("pods") == 0.4 and sim.faults.watch_lag("configmaps") == 0.0
+    t = time.monotonic()
+    sim.store.create("pods", pod("a"))
+    sim.store.create("pods", pod("b"))
+    assert time.monotonic() - t < 0.3  # the writes are not held
+    names = [w.next()["object"]["metadata"]["name"] for _ in range(2)]
+    took = time.monotonic() - t
+    assert names == ["a", "b"] and took >= 0.35  # held their lag from their commit (lower bound only: a loaded machine)
+    sim.faults.clear()
+    assert sim.faults.watch_lag("pods") == 0.0
+    w.close()
+
+
 def test_delay_slows_matching_verbs(client, sim):
     sim.faults.delay(0.3, verb="list")
     # Only lower bounds on wall time: the machine may be loaded.

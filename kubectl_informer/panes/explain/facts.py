@@ -19,6 +19,7 @@ from kubectl_informer.core.trace_kinds import (
     FIFO_POP,
     FIFO_QUEUE,
     FIFO_SKIP,
+    CONTROLLER_WRITE,
     HANDLER_ADD,
     HANDLER_DELETE,
     HANDLER_REGISTER,
@@ -33,6 +34,7 @@ from kubectl_informer.core.trace_kinds import (
     QUEUE_FORGET,
     QUEUE_GET,
     QUEUE_RATE_LIMITED,
+    QUEUE_STALE_SKIP,
     REFLECTOR_BACKOFF,
     RELIST,
     RESYNC_TICK,
@@ -143,6 +145,9 @@ class Facts:
         self.server_marks: deque[Rec] = deque(maxlen=MARKS)
         self.server_now: Rec | None = None  # the newest server.window or server.metrics
         self.consistent_lists = 0           # lists asked with RV "": consistent reads
+        # --demo stale: stale-sync skips per key in a row (first time, count, last skip's fields), writes.
+        self._skipping: dict[str, list] = {}
+        self.stale_skips = self.creates = self.duplicates = 0
         self.version = 0
         self._handlers = {
             INFORMER_START: self._informer_start, HANDLER_REGISTER: self._register, LIST_START: self._list_start,
@@ -156,7 +161,7 @@ class Facts:
             WORKER_DONE: self._worker_done, QUEUE_RATE_LIMITED: self._queue_mark, QUEUE_FORGET: self._queue_mark,
             SERVER_WINDOW: self._server_now, SERVER_METRICS: self._server_now, SERVER_REINIT: self._server_mark,
             SERVER_TOO_LARGE: self._server_mark,
-            OWNER_DROP: self._owner_drop,
+            OWNER_DROP: self._owner_drop, QUEUE_STALE_SKIP: self._stale_skip, CONTROLLER_WRITE: self._write,
         }
         self.KINDS = frozenset(self._handlers)
         self._rest = self.KINDS - TALLIED  # what a summary still records
@@ -354,7 +359,25 @@ class Facts:
         if p is not None and p[1] is None:
             p[1] = ev.raw_fields.get("worker")
 
+    def _stale_skip(self, ev) -> None:
+        self.stale_skips += 1
+        run = self._skipping.setdefault(ev.key, [ev.time, 0, None])
+        run[1] += 1
+        run[2] = ev.raw_fields
+        self.queue_marks.append(self._rec(ev, in_a_row=run[1]))
+
+    def _write(self, ev) -> None:
+        f = ev.raw_fields
+        if f.get("verb") == "create":
+            self.creates += 1
+            if f.get("duplicate"):
+                self.duplicates += 1
+                self.queue_marks.append(self._rec(ev, duplicates=self.duplicates, creates=self.creates))
+
     def _queue_done(self, ev) -> None:
+        run = self._skipping.pop(ev.key, None) if ev.raw_fields.get("outcome") == "ok" else None
+        if run is not None:  # the first sync through after skips: the cache caught up
+            self.queue_marks.append(self._rec(ev, caught_up=run[1], took=ev.time - run[0], skip=run[2]))
         adds, worker, got, waited, causes = self._processing.pop(ev.key, [0, None, ev.time, None, None])
         if ev.raw_fields.get("requeued"):
             self._queued[ev.key] = [1, ev.time, None]

@@ -12,12 +12,14 @@ from dataclasses import dataclass, field
 
 from kubectl_informer.core.durations import format_short
 from kubectl_informer.core.trace_kinds import (
+    CONTROLLER_WRITE,
     LIST_DONE,
     QUEUE_ADD,
     QUEUE_DONE,
     QUEUE_FORGET,
     QUEUE_GET,
     QUEUE_RATE_LIMITED,
+    QUEUE_STALE_SKIP,
     REFLECTOR_BACKOFF,
     RELIST,
     SERVER_METRICS,
@@ -270,7 +272,32 @@ def _queue(rec: Rec | None, facts: Facts) -> list[Explanation]:
     return out
 
 
+def _staleness(rec: Rec, facts: Facts) -> Explanation | None:
+    """kube-controller-manager 1.36's read-your-own-writes, as this run did it."""
+    f, x = rec.fields, rec.extra
+    if rec.kind == QUEUE_STALE_SKIP:
+        return "queue.stale_skip", {"key": rec.key, "resource": _gr(f), "expected": f.get("expected", "?"),
+                                    "actual": f.get("actual", "?"), "in_a_row": x.get("in_a_row", 1),
+                                    "skips": f.get("skips", facts.stale_skips)}
+    if rec.kind == CONTROLLER_WRITE:
+        return "queue.stale_duplicate", {"key": rec.key, "name": f.get("name", "?"), "rv": f.get("resource_version"),
+                                         "duplicates": x.get("duplicates", 1), "creates": x.get("creates", 1)}
+    if "caught_up" in x:
+        skip = x.get("skip") or {}
+        return "queue.caught_up", {"key": rec.key, "skips": x["caught_up"], "took": _secs(x.get("took")),
+                                   "resource": _gr(skip), "expected": skip.get("expected", "?")}
+    return None
+
+
+def _gr(f: dict) -> str:
+    resource, group = f.get("resource", "?"), f.get("group", "")
+    return f"{resource}.{group}" if group else resource
+
+
 def _queue_main(rec: Rec, facts: Facts) -> Explanation:
+    stale = _staleness(rec, facts)
+    if stale is not None:
+        return stale
     f, x = rec.fields, rec.extra
     v = {"key": rec.key, "depth": x.get("depth", facts.depth())}
     if rec.kind == QUEUE_RATE_LIMITED:

@@ -1,0 +1,54 @@
+"""The parts of a run that client-go 1.36's staleness features need:
+informer identities (for the ``informer_*`` metrics) and, on ``--demo
+stale``, the controller's writing reconcile with its ConsistencyStore."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubectl_informer.run.errors import RunError
+
+INFORMER_NAME = "kubectl-informer"
+
+
+def name_informers(watched: list, informers: dict) -> Any:
+    """client-go 1.36's informer identity: the process-wide name
+    ``kubectl-informer`` (as kube-controller-manager reserves its own), one
+    reserved identity per resource, so ``--metrics-addr`` serves ``informer_*``
+    series for each. Returns the InformerName (released when the run stops,
+    so a restart reuses it), or None if another run of this process holds it
+    (then no metrics, as a duplicate gets none in client-go)."""
+    from kubectl_informer.cache.informer_metrics import (
+        GroupVersionResource,
+        informer_metrics_provider,
+        new_informer_name,
+    )
+    try:
+        name = new_informer_name(INFORMER_NAME)
+    except ValueError:
+        return None
+    # Passed explicitly (SharedIndexInformerOptions.InformerMetricsProvider): a store
+    # given none publishes no RV, which is kube-controller-manager 1.36's case.
+    provider = informer_metrics_provider()
+    for w in watched:
+        r = w.resource
+        gvr = GroupVersionResource(getattr(r, "group", "") or "", getattr(r, "version", "") or "", r.resource)
+        informers[w.id].set_identifier(name.with_resource(gvr), provider)
+    return name
+
+
+def replica_sync(run: Any):
+    """``--demo stale``: ``(consistency, ReplicaSync)``, the controller's
+    reconcile writing to the simulator in this process (never to a real
+    cluster); None for any other run."""
+    if run.config.demo != "stale" or run.demo is None:
+        return None
+    from kubectl_informer.run.consistency import SwitchableConsistency
+    from kubectl_informer.run.replica_sync import PODS, REPLICASETS, ReplicaSync
+    every = run.factory.informers
+    if run.watched[0].id != "replicasets.apps" or "pods" not in every:
+        raise RunError("the stale demo's controller manages ReplicaSets and their pods: "
+                       "run `kubectl informer queue replicasets --owns pods --demo stale`")
+    rs, pods = every["replicasets.apps"].get_store(), every["pods"].get_store()
+    consistency = SwitchableConsistency({PODS: pods, REPLICASETS: rs}, run.config.queue.consistency)
+    return consistency, ReplicaSync(run.demo.server.store, rs, pods, consistency, run.tracer)
