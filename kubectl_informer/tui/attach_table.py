@@ -10,13 +10,12 @@ under the table by the app.
 from __future__ import annotations
 
 from rich.text import Text
-from textual.binding import Binding
 from textual.message import Message
-from textual.widget import Widget
 
 from kubectl_informer.attach.model import ControllerFigures, QueueFigures
-from kubectl_informer.panes.attach_view import TABLE_HEADER, table_row, window
+from kubectl_informer.panes.attach_view import TABLE_HEADER, table_row
 from kubectl_informer.tui.printable_text import printable_text
+from kubectl_informer.tui.row_table import RowTable
 
 # Left-aligned; the others are figures, right-aligned.
 TEXT_COLUMNS = ("QUEUE", "DEPTH (last scrapes)", "CONTROLLER rec/s, errors, workers")
@@ -38,18 +37,11 @@ def fitted_columns(header: tuple[str, ...], widths: list[int], width: int) -> li
     return keep
 
 
-class QueueTable(Widget, can_focus=True):
+class QueueTable(RowTable):
     DEFAULT_CSS = """
     QueueTable { height: 1fr; padding: 0 1; text-wrap: nowrap; text-overflow: clip; }
     """
-    BINDINGS = [
-        Binding("up,k", "move(-1)", "Up", show=False),
-        Binding("down,j", "move(1)", "Down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home", "move(-1000000)", "First", show=False),
-        Binding("end", "move(1000000)", "Last", show=False),
-    ]
+    EMPTY = "no workqueue matches"
 
     class Selected(Message):
         """The queue under the cursor changed (or its figures did)."""
@@ -60,41 +52,24 @@ class QueueTable(Widget, can_focus=True):
 
     def __init__(self, **kw) -> None:
         super().__init__(**kw)
-        self.queues: list[QueueFigures] = []
         self.controllers: dict[str, ControllerFigures] = {}
-        self.cursor = 0
-        self.cursor_name: str | None = None
-        self.top = 0
-        self.hidden = (0, 0)  # (above, below) at the last draw
 
     @property
-    def selected(self) -> QueueFigures | None:
-        return self.queues[self.cursor] if self.queues else None
+    def queues(self) -> list[QueueFigures]:
+        return self.items
+
+    def item_id(self, item: QueueFigures) -> str:
+        return item.name
+
+    def selected_message(self, item: QueueFigures | None) -> Message:
+        return self.Selected(item)
 
     def show(self, queues: list[QueueFigures], controllers: dict[str, ControllerFigures]) -> None:
-        """New figures, ordered; the cursor stays on its queue if it is still shown."""
-        self.queues, self.controllers = queues, controllers
-        names = [q.name for q in queues]
-        if self.cursor_name in names:
-            self.cursor = names.index(self.cursor_name)
-        self.cursor = min(self.cursor, max(0, len(queues) - 1))
-        self.cursor_name = names[self.cursor] if names else None
-        self.refresh()
-        self.post_message(self.Selected(self.selected))
-
-    def action_move(self, by: int) -> None:
-        if not self.queues:
-            return
-        self.cursor = min(max(0, self.cursor + by), len(self.queues) - 1)
-        self.cursor_name = self.queues[self.cursor].name
-        self.refresh()
-        self.post_message(self.Selected(self.selected))
-
-    def action_page(self, direction: int) -> None:
-        self.action_move(direction * max(1, self.size.height - 3))
+        self.controllers = controllers
+        self.show_items(queues)
 
     def _rows(self) -> list[tuple[str, ...]]:
-        return [table_row(q, self._controller_of(q) if self.controllers else None) for q in self.queues]
+        return [table_row(q, self._controller_of(q) if self.controllers else None) for q in self.items]
 
     def _controller_of(self, q: QueueFigures) -> ControllerFigures | None:
         return self.controllers.get(q.controller or q.name) or self.controllers.get(q.name)
@@ -111,23 +86,7 @@ class QueueTable(Widget, can_focus=True):
         keep = fitted_columns(header, widths, self.content_region.width or 160)
         header, widths = tuple(header[i] for i in keep), [widths[i] for i in keep]
         rows = [tuple(r[i] for i in keep) for r in rows]
-        out = Text(no_wrap=True, overflow="crop")
-        out.append(_line(header, widths, header), "bold")
-        if not rows:
-            out.append("\nno workqueue matches" if self.queues is not None else "")
-            self.hidden = (0, 0)
-            return out
-        win = window(len(rows), self.cursor, self.size.height - 1, self.top)
-        self.top, self.hidden = win.top, (win.above, win.below)
-        if win.above:
-            out.append(f"\n▲ {win.above} more", "bold yellow")
-        for i in range(win.top, win.top + win.rows):
-            out.append("\n")
-            out.append(_line(rows[i], widths, header), "reverse" if i == self.cursor else "")
-        if win.below:
-            out.append(f"\n▼ {win.below} more", "bold yellow")
-            out.append("  (↑↓ PgUp PgDn move)", "dim")
-        return out
+        return self.draw(header, rows, lambda cells: _line(cells, widths, header))
 
 
 def _line(cells: tuple[str, ...], widths: list[int], header: tuple[str, ...]) -> str:
