@@ -22,17 +22,7 @@ from kubectl_informer.cli.options import (
 # client-go workqueue example and controller-runtime run 1.
 DEFAULT_WORKERS = 2
 
-
-@click.command(cls=KubectlCommand, usage="[RESOURCE] [options]",
-             short_help="Feed RESOURCE's informer into a workqueue and show its queued, dirty, processing and "
-                        "waiting items",
-             help="Feed RESOURCE's informer into a rate-limited workqueue drained by simulated workers, and "
-                  "show queued, dirty, processing and waiting items, requeues and the workqueue metrics. "
-                  "RESOURCE defaults to pods. Two controller shapes run informers on other resources too, "
-                  "from one shared factory: --owns is controller-runtime's Owns() (an owned object's event "
-                  "enqueues the RESOURCE its controller ownerReference names), --controller deployment is "
-                  "kube-controller-manager's Deployment controller (its informers and handlers).",
-             examples="""
+EXAMPLES = """
 # Resync every 3s: watch Sync deltas become queue adds that dedupe
 kubectl informer queue --resync 3s
 
@@ -50,7 +40,19 @@ kubectl informer queue --controller deployment
 
 # Is the controller acting on a stale cache? Pod watch events arrive 2s late
 kubectl informer queue replicasets --owns pods --demo stale --client-go 1.36
-""")
+"""
+
+
+@click.command(cls=KubectlCommand, usage="[RESOURCE] [options]",
+             short_help="Feed RESOURCE's informer into a workqueue and show its queued, dirty, processing and "
+                        "waiting items",
+             help="Feed RESOURCE's informer into a rate-limited workqueue drained by simulated workers, and "
+                  "show queued, dirty, processing and waiting items, requeues and the workqueue metrics. "
+                  "RESOURCE defaults to pods. Two controller shapes run informers on other resources too, "
+                  "from one shared factory: --owns is controller-runtime's Owns() (an owned object's event "
+                  "enqueues the RESOURCE its controller ownerReference names), --controller deployment is "
+                  "kube-controller-manager's Deployment controller (its informers and handlers).",
+             examples=EXAMPLES)
 @click.argument("resource", required=False, callback=params.QUEUE_RESOURCE)
 @connection_options
 @profile_options

@@ -316,7 +316,8 @@ class Run:
                                             self._transform)
         every = self.factory.informers
         self.informer = every[self.watched[0].id]
-        self._name_informers(every)
+        from kubectl_informer.run.staleness import name_informers, store_rv_sampler
+        self.informer_name = name_informers(self.watched, every)
         lanes = self._handler_specs()
         if o.queue is not None:
             first, lanes = lanes[0], lanes[1:]
@@ -330,16 +331,12 @@ class Run:
             self._spawn("server", poller.run)
         if self.controller is not None:
             self._spawn("controller", self.controller.run)
-        self._spawn("store-rv", self._store_rv_sampler().run)
+        self._spawn("store-rv", store_rv_sampler(self).run)
         if o.late_handler_resync is not None:
             self._add_late_handler(o.late_handler_resync)
         if not self.probe_first:
             from kubectl_informer.run.first_contact import check
             check(self, self.first_contact_wait, RunError)
-
-    def _name_informers(self, informers: dict) -> None:
-        from kubectl_informer.run.staleness import name_informers
-        self.informer_name = name_informers(self.watched, informers)
 
     def set_consistency(self, enabled: bool) -> bool:
         """``:consistency on|off``: the demo controller's check, switched live;
@@ -349,19 +346,6 @@ class Run:
         self.consistency.set_enabled(enabled)
         self.tracer.emit(CONTROLLER_CONSISTENCY, None, enabled=bool(enabled))
         return True
-
-    def _replica_sync(self):
-        from kubectl_informer.run.staleness import replica_sync
-        made = replica_sync(self)
-        if made is None:
-            return None
-        self.consistency, self.replica_sync = made
-        return self.replica_sync.sync
-
-    def _store_rv_sampler(self):
-        from kubectl_informer.run.store_rv import StoreRVSampler
-        sim = self.demo.server.store.current_rv if self.demo is not None else None
-        return StoreRVSampler(self.factory.informers, sim)
 
     def first_contact_error(self, watched, verb: str, err: BaseException) -> RunError:
         """The one line a refused first list or watch of ``watched`` ends the run with."""
@@ -376,6 +360,7 @@ class Run:
         """The sample controller on the queue resource's informer, its lane
         (``lane``) on each other informer with the controller shape's handler."""
         from kubectl_informer.run.sample_controller import SimulatedController
+        from kubectl_informer.run.staleness import stale_reconcile
         q = self.config.queue
         shape = None
         if len(self.watched) > 1:
@@ -389,7 +374,7 @@ class Run:
                                               handler_time=lane.work_time, stop_event=self.stop_event,
                                               clock=self.informer.clock,
                                               handler=wiring.controller_handler(shape),
-                                              reconcile=self._replica_sync())
+                                              reconcile=stale_reconcile(self))
         if shape is not None:
             wiring.wire_owned(self.watched, self.factory, shape, self.controller.queue, lane, self.stop_event)
 

@@ -52,3 +52,21 @@ def replica_sync(run: Any):
     rs, pods = every["replicasets.apps"].get_store(), every["pods"].get_store()
     consistency = SwitchableConsistency({PODS: pods, REPLICASETS: rs}, run.config.queue.consistency)
     return consistency, ReplicaSync(run.demo.server.store, rs, pods, consistency, run.tracer)
+
+
+def store_rv_sampler(run: Any):
+    """Each informer's store RV against the server's (exact on the simulator)."""
+    from kubectl_informer.run.store_rv import StoreRVSampler
+    sim = run.demo.server.store.current_rv if run.demo is not None else None
+    return StoreRVSampler(run.factory.informers, sim)
+
+
+def stale_reconcile(run: Any):
+    """The sample controller's reconcile on ``--demo stale`` (its ReplicaSync,
+    kept on the run with its ConsistencyStore for ``:consistency``); None
+    elsewhere, where the controller only sleeps its work time."""
+    made = replica_sync(run)
+    if made is None:
+        return None
+    run.consistency, run.replica_sync = made
+    return run.replica_sync.sync

@@ -62,6 +62,8 @@ class HeaderPane(TextPane):
         one.append(f" {info.resource} ", "bold cyan")
         if st.restarts:  # restarted from the UI: near the start, so 80 columns show it
             one.append(f"↻{st.restarts} ", "bold yellow")
+        if info.replay:  # the context names the file; this word survives an 80-column crop
+            one.append("replay ", "bold magenta")
         ns = "all namespaces" if info.namespace is None else f"ns {info.namespace}"
         one.append(ns, "")
         if info.label_selector:
