@@ -151,6 +151,9 @@ class SimServer:
         self.url = ""
         self.ca_pem: bytes | None = None
         self.request_log: deque = deque(maxlen=2000)  # (method, path, status), for tests and debugging
+        # (method, path, the Impersonate-* headers as (name, value) pairs) of each request that had one:
+        # tests check what the client asked to be, on the server's side.
+        self.impersonation_log: deque = deque(maxlen=200)
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._conns: set[socket.socket] = set()
@@ -350,6 +353,7 @@ class _Handler(BaseHTTPRequestHandler):
                 raise ApiError(421, "MisdirectedRequest", "the request's Host header does not name this server "
                                                           f"({self.sim.host}:{self.sim.port}); refused")
             self._authenticate()
+            self._note_impersonation()
             self._route()
         except ApiError as e:
             self._send_error(e)
@@ -368,6 +372,11 @@ class _Handler(BaseHTTPRequestHandler):
         # Compared in constant time: how long a refusal takes says nothing of the token.
         if not any(hmac.compare_digest(given, t.encode()) for t in self.sim.tokens) or not given:
             raise ApiError(401, "Unauthorized", "Unauthorized")
+
+    def _note_impersonation(self) -> None:
+        pairs = tuple((k, v) for k, v in self.headers.items() if k.lower().startswith("impersonate-"))
+        if pairs:
+            self.sim.impersonation_log.append((self.command, self.path, pairs))
 
     def _read_request_body(self) -> bytes:
         if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
