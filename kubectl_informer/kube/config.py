@@ -207,7 +207,7 @@ def _named(files: list[tuple[str, dict]], key: str) -> dict[str, tuple[dict, str
 
 def _load_with_client(merged: Any, name: str, namespace: str, user: str | None = None,
                       auth: ExecAuthenticator | None = None, proxy: str | None = None,
-                      headers: tuple[tuple[str, str], ...] = ()) -> KubeTarget:
+                      headers: tuple[tuple[str, bytes], ...] = ()) -> KubeTarget:
     """The context through the kubernetes client's loader (auth providers,
     proxies and whatever else the light path leaves alone). An exec plugin is
     ours (``auth``), not the loader's: the loader would send requests without

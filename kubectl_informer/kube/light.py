@@ -36,7 +36,7 @@ RETRIES = 3
 CLUSTER_KEYS = frozenset(("server", "certificate-authority", "certificate-authority-data",
                           "insecure-skip-tls-verify", "tls-server-name", "extensions"))
 USER_KEYS = frozenset(("token", "tokenFile", "client-certificate", "client-certificate-data", "client-key",
-                       "client-key-data", "extensions", "exec"))
+                       "client-key-data", "extensions", "exec"))  # impersonation: kube.config's, on either client
 
 
 class LightConfig:
@@ -53,7 +53,7 @@ class LightConfig:
         self.authorization: str | None = None  # the Authorization header's value
         self.exec_auth: Any = None  # an exec_plugin.ExecAuthenticator: asked for the header instead
         # The Impersonate-* headers (kube.overrides.impersonation), sent with every request.
-        self.impersonate: tuple[tuple[str, str], ...] = ()
+        self.impersonate: tuple[tuple[str, bytes], ...] = ()
 
 
 class LightClient:

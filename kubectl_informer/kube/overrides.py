@@ -15,9 +15,9 @@ its insecure setting), and ``--server`` clears the entry's
 (``getCluster``). A kubeconfig CA stays when only ``--server`` is given.
 
 Impersonation (``--as``, ``--as-group``, ``--as-uid``, or the user entry's
-``as``, ``as-groups``, ``as-uid``) becomes the ``Impersonate-User``,
-``Impersonate-Group`` (one header per group) and ``Impersonate-Uid`` headers
-of every request, as client-go's ``ImpersonatingRoundTripper`` sends them;
+``as``, ``as-groups``, ``as-uid``, ``as-user-extra``) becomes the
+``Impersonate-User``, ``Impersonate-Uid``, ``Impersonate-Group`` (one header
+per group) and ``Impersonate-Extra-KEY`` headers of every request, as client-go's ``ImpersonatingRoundTripper`` sends them;
 groups or a uid without a user are refused (``validateAuthInfo``).
 """
 
@@ -96,30 +96,42 @@ def merged_user(user: dict, o: ConfigOverrides | None) -> dict:
     return out
 
 
-IMPERSONATION_KEYS = ("as", "as-groups", "as-uid")
+IMPERSONATION_KEYS = ("as", "as-groups", "as-uid", "as-user-extra")
+
+# RFC 7230's token characters: what a header name may hold (client-go's legalHeaderKeyBytes).
+_TOKEN_CHARS = frozenset(b"!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+
+
+def header_key_escape(key: str) -> str:
+    """An extra's key in a header name, as client-go's ``headerKeyEscape``:
+    every byte that is not a token character, and ``%``, percent-encoded."""
+    return "".join(chr(b) if b in _TOKEN_CHARS and b != ord("%") else f"%{b:02X}" for b in key.encode())
 
 # Where a cluster or user that only the flags describe "comes from" (messages, relative paths: none).
 FLAGS = "the command line"
 
 
-def impersonation(user: dict, name: str | None) -> tuple[tuple[str, str], ...]:
+def impersonation(user: dict, name: str | None) -> tuple[tuple[str, bytes], ...]:
     """The Impersonate-* headers the merged user entry asks for, in
     ``ImpersonatingRoundTripper``'s order; ValueError (client-go's wording)
     for groups or a uid without a user."""
     who, groups, uid = user.get("as") or "", user.get("as-groups") or [], user.get("as-uid") or ""
     if not who:
-        if groups or uid:
-            raise ValueError(f'requesting uid, groups or user-extra for "{name or ""}" without impersonating a user')
+        if groups or uid or user.get("as-user-extra"):
+            raise ValueError(f'requesting uid, groups or user-extra for {name or ""} without impersonating a user')
         return ()
     headers = [("Impersonate-User", str(who))]
     if uid:
         headers.append(("Impersonate-Uid", str(uid)))
     headers += [("Impersonate-Group", str(g)) for g in groups]
+    extra = user.get("as-user-extra") or {}
+    headers += [("Impersonate-Extra-" + header_key_escape(str(k)), str(v)) for k in sorted(extra) for v in extra[k]]
     for header, value in headers:
         if has_control_characters(value):
             raise ValueError(f'the {header} value for "{name or ""}" holds a control character '
                              f'(a line break?): it cannot be an HTTP header')
-    return tuple(headers)
+    # As Go sends a header: its UTF-8 bytes (http.client would encode a str as Latin-1, and fail).
+    return tuple((header, value.encode()) for header, value in headers)
 
 
 def check_auth_methods(user: dict, name: str | None) -> None:
