@@ -88,7 +88,7 @@ def test_impersonation_headers_on_every_request_of_the_light_client(sim, tmp_pat
     sim.impersonation_log.clear()
     before = len(sim.request_log)
     ok(watch(write(tmp_path, doc), "--as", "alice", "--as-group", "devs", "--as-group", "équipe sre",
-             "--as-uid", "u-1"))
+             "--as-uid", "u-1", "--request-timeout", "5"))  # a bare integer: seconds, as kubectl
     sent = list(sim.request_log)[before:]
     seen = list(sim.impersonation_log)
     assert sent and len(seen) == len(sent)  # every request of the run, discovery to watch
@@ -190,10 +190,31 @@ def test_user_and_cluster_pick_kubeconfig_entries_by_name(sim, tmp_path):
     one_line_error(watch(kc, "--cluster", "nosuch"), 1, 'cluster "nosuch" does not exist')
 
 
-def test_client_certificate_and_key_are_the_users(sim, tmp_path, other_pair):
-    kc = write(tmp_path, base(sim))
+def test_client_certificate_and_key_are_the_users(tmp_path, other_pair):
     cert, key = other_pair
-    ok(watch(kc, "--client-certificate", cert, "--client-key", key))  # presented; the token still authenticates
+    srv = SimServer(tls=True, client_ca=cert).start()  # asks for a certificate that CA signed
+    try:
+        seed(srv.store)
+        kc = write(tmp_path, base(srv))
+        ok(watch(kc))
+        assert set(srv.client_cert_log) == {False}
+        srv.client_cert_log.clear()
+        ok(watch(kc, "--client-certificate", cert, "--client-key", key))
+        assert set(srv.client_cert_log) == {True}  # presented on every connection
+        # --client-key replaces the entry's client-key-data (else both would be set: getAuthInfo clears it)
+        doc = base(srv)
+        doc["users"][0]["user"].update({"client-certificate-data": base64.b64encode(open(cert, "rb").read()).decode(),
+                                        "client-key-data": base64.b64encode(b"not a key").decode()})
+        srv.client_cert_log.clear()
+        ok(watch(write(tmp_path, doc, "with-data"), "--client-key", key))
+        assert set(srv.client_cert_log) == {True}
+    finally:
+        srv.stop()
+
+
+def test_a_client_certificate_needs_its_key(sim, tmp_path, other_pair):
+    kc = write(tmp_path, base(sim))
+    cert, _key = other_pair
     one_line_error(watch(kc, "--client-certificate", cert), 1,
                    "client-key-data or client-key must be specified for sim")
     one_line_error(watch(kc, "--client-certificate", cert, "--client-key", cert), 1)  # not a key: read, refused
@@ -212,10 +233,6 @@ def test_bad_values_are_usage_errors(sim, tmp_path):
     one_line_error(watch(kc, "--as", "a", "--as-group", "g\n"), 2, "--as-group holds a control character")
     one_line_error(watch(kc, "--user", "a\x1b[2J"), 2, "--user holds a control character")
     one_line_error(watch(kc, "-s", "https://127.0.0.1:99999"), 2, "--server")
-
-
-def test_request_timeout_takes_an_integer_as_seconds(sim, tmp_path):
-    ok(watch(write(tmp_path, base(sim)), "--request-timeout", "5"))
 
 
 def test_attach_flags_apply_to_the_url_or_to_the_api_server(sim, tmp_path):
