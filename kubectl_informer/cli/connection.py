@@ -57,12 +57,12 @@ def check_token(ctx, param, value):
 
 
 def _server(ctx, param, value):
-    """``--server``: a URL or host:port (client-go's ``DefaultServerURL`` puts
-    a scheme before a bare host:port when the client is built), http or https."""
+    """``--server``: an http or https URL, or host:port (then http, as
+    kubectl makes it: kube.overrides.default_server_url)."""
     if not value:
         return None
     _no_control("--server", value)
-    parts = urlsplit(value if "://" in value else "https://" + value)
+    parts = urlsplit(value if "://" in value else "http://" + value)
     try:
         parts.port  # noqa: B018 - raises ValueError for a bad port
     except ValueError as e:

@@ -148,7 +148,8 @@ def _select(files: list[tuple[str, dict]], context: str | None, o: ConfigOverrid
     ctx, ctx_path = (contexts[name][0].get("context") or {}, contexts[name][1]) if name else ({}, FLAGS)
     cluster_name, user = o.cluster or ctx.get("cluster"), o.user or ctx.get("user")
     if o.cluster and o.cluster not in clusters:
-        raise KubeConfigError(f'cluster "{o.cluster}" does not exist')  # clientcmd's getCluster, once asked for
+        # kubectl's words: ConfirmUsable finds the named cluster empty before getCluster says it is missing.
+        raise KubeConfigError(f'no server found for cluster "{o.cluster}"')
     if o.user and o.user not in users:
         raise KubeConfigError(f'auth info "{o.user}" does not exist')  # clientcmd's getAuthInfo
     if cluster_name not in clusters and not o.server:

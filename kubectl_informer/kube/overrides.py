@@ -149,16 +149,15 @@ def check_auth_methods(user: dict, name: str | None) -> None:
 
 
 def default_server_url(cluster: dict, user: dict) -> None:
-    """A server given as host:port gets a scheme, as client-go's
-    ``DefaultServerURL`` gives it: https when the client has a CA, a client
-    certificate or skips verification, else http."""
+    """A server given as host:port gets ``http://``, as kubectl gives it:
+    clientcmd's ``ClientConfig`` asks ``IsConfigTransportTLS`` (whose
+    ``DefaultServerURL`` picks https only for a config with a CA, a client
+    certificate or insecure set) before it has merged any of those, so a bare
+    host:port is plain HTTP whatever the kubeconfig or the flags say."""
     server = cluster.get("server")
     if not isinstance(server, str) or not server or "://" in server:
         return  # a URL, checked as it is (kube.kubeconfig_checks.check_server)
-    tls = any(cluster.get(k) for k in ("certificate-authority", "certificate-authority-data",
-                                       "insecure-skip-tls-verify")) or any(
-        user.get(k) for k in ("client-certificate", "client-certificate-data"))
-    cluster["server"] = ("https://" if tls else "http://") + server
+    cluster["server"] = "http://" + server
 
 
 def flags_only_config() -> object:

@@ -143,7 +143,10 @@ def test_server_keeps_the_clusters_ca_and_clears_its_tls_server_name(sim, tmp_pa
     doc["clusters"][0]["cluster"].update(server="https://127.0.0.1:1", **{"tls-server-name": "wrong.example"})
     kc = write(tmp_path, doc)
     ok(watch(kc, "--server", sim.url))  # verified against the kubeconfig's CA; the wrong name gone
-    ok(watch(kc, "-s", sim.url.removeprefix("https://"), "--tls-server-name", "localhost"))  # host:port: https (a CA)
+    ok(watch(kc, "-s", sim.url, "--tls-server-name", "localhost"))
+    # host:port is plain HTTP, as kubectl makes it (its TLS settings are merged after the scheme is chosen)
+    r = watch(kc, "-s", sim.url.removeprefix("https://"))
+    one_line_error(r, 1, "http://127.0.0.1:")
     one_line_error(watch(kc, "-s", "ftp://127.0.0.1"), 2, "--server must be an https:// or http:// URL")
 
 
@@ -187,7 +190,8 @@ def test_user_and_cluster_pick_kubeconfig_entries_by_name(sim, tmp_path):
     one_line_error(watch(kc), 1)
     ok(watch(kc, "--user", "good", "--cluster", "good"))
     one_line_error(watch(kc, "--user", "nosuch"), 1, 'auth info "nosuch" does not exist')
-    one_line_error(watch(kc, "--cluster", "nosuch"), 1, 'cluster "nosuch" does not exist')
+    one_line_error(watch(kc, "--cluster", "nosuch"), 1, 'no server found for cluster "nosuch"')  # kubectl's words
+    one_line_error(watch(kc, "--cluster", "nosuch", "-s", sim.url), 1, 'no server found for cluster "nosuch"')
 
 
 def test_client_certificate_and_key_are_the_users(tmp_path, other_pair):
@@ -222,8 +226,7 @@ def test_a_client_certificate_needs_its_key(sim, tmp_path, other_pair):
 
 def test_server_and_token_without_any_kubeconfig(sim, tmp_path):
     env = {"HOME": str(tmp_path)}
-    ok(watch(None, "--server", sim.url.removeprefix("https://"), "--insecure-skip-tls-verify", "--token", sim.token,
-             env=env))
+    ok(watch(None, "--server", sim.url, "--insecure-skip-tls-verify", "--token", sim.token, env=env))
     one_line_error(watch(None, "--token", sim.token, env=env), 1, "no configuration has been provided")
 
 
