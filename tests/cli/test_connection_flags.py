@@ -115,6 +115,12 @@ def test_impersonation_on_the_kubernetes_client_path_merges_the_users_as(anonymo
                                     ("Impersonate-Group", "gröup")) for _m, _p, h in seen)
     one_line_error(watch(kc, "--token", "another-token-value"), 1,
                    "more than one authentication method found for sim; found [token basicAuth]")
+    # The loader's copy of the kubeconfig gets the flags too: another server, another user entry.
+    doc["clusters"][0]["cluster"]["server"] = "https://127.0.0.1:1"
+    doc["users"].append({"name": "other", "user": {"username": "v", "password": "p4ssw0rd-other", "as": "dave"}})
+    anonymous_sim.impersonation_log.clear()
+    ok(watch(write(tmp_path, doc, "moved"), "-s", anonymous_sim.url, "--user", "other"))
+    assert {h for _m, _p, h in anonymous_sim.impersonation_log} == {(("Impersonate-User", "dave"),)}
 
 
 def test_groups_or_uid_without_a_user_to_impersonate_are_refused(sim, tmp_path):
