@@ -132,7 +132,8 @@ def attach_endpoint_flags() -> list:
         click.option("--token", metavar="TOKEN", default=None,
                      help="Bearer token: a URL TARGET's (kube-rbac-proxy); with pod/ or deploy/, the API "
                           "server's (kubectl's flag). Never shown."),
-        click.option("--token-file", metavar="FILE", default=None, help="Read the bearer token from FILE (as --token)."),
+        click.option("--token-file", metavar="FILE", default=None,
+                     help="Read the bearer token from FILE (as --token)."),
         click.option("--certificate-authority", "ca_file", metavar="FILE", default=None,
                      help="CA bundle: an HTTPS URL TARGET's; with pod/ or deploy/, the API server's."),
         click.option("--insecure-skip-tls-verify", "insecure", is_flag=True,

@@ -17,8 +17,9 @@ its insecure setting), and ``--server`` clears the entry's
 Impersonation (``--as``, ``--as-group``, ``--as-uid``, or the user entry's
 ``as``, ``as-groups``, ``as-uid``, ``as-user-extra``) becomes the
 ``Impersonate-User``, ``Impersonate-Uid``, ``Impersonate-Group`` (one header
-per group) and ``Impersonate-Extra-KEY`` headers of every request, as client-go's ``ImpersonatingRoundTripper`` sends them;
-groups or a uid without a user are refused (``validateAuthInfo``).
+per group) and ``Impersonate-Extra-KEY`` headers of every request, as
+client-go's ``ImpersonatingRoundTripper`` sends them; groups, a uid or extras
+without a user are refused (``validateAuthInfo``).
 """
 
 from __future__ import annotations
