@@ -40,6 +40,9 @@ class AttachOptions:
     ca_file: str | None = None
     insecure: bool = False
     timeout: float = 5.0
+    # The API server's connection flags (kube.overrides.ConfigOverrides): pod/,
+    # deploy/ and --resource go through it; a URL TARGET is read directly.
+    overrides: object = None
 
 
 def open_scraper(o: AttachOptions):
@@ -65,7 +68,7 @@ def _load_kube(o: AttachOptions):
     from kubectl_informer.kube.errors import KubeError
 
     try:
-        return load_kube(kubeconfig=o.kubeconfig, context=o.context)
+        return load_kube(kubeconfig=o.kubeconfig, context=o.context, overrides=o.overrides)
     except KubeError as e:
         raise AttachFailed(str(e)) from None
 
@@ -216,7 +219,7 @@ def _start_informer(o: AttachOptions, resource: str):
     tracer.subscribe(buffer)
     # server_scrape=0: attach shows no Server pane, so it asks the API server nothing more.
     run = Run(RunConfig(resource=resource, scope=Scope(o.namespace), context=o.context, kubeconfig=o.kubeconfig,
-                        server_scrape=0), tracer)
+                        overrides=o.overrides, server_scrape=0), tracer)
     run.prepare()
     run.start()
     return run, buffer

@@ -288,7 +288,18 @@ def debug_option(f):
 def command_line() -> tuple[str, ...]:
     """The command line as typed (for a recording's header); () outside one."""
     ctx = click.get_current_context(silent=True)
-    return tuple(getattr(ctx.find_root().command, "argv", None) or ()) if ctx is not None else ()
+    return hide_token(tuple(getattr(ctx.find_root().command, "argv", None) or ()) if ctx is not None else ())
+
+
+def hide_token(args: tuple[str, ...]) -> tuple[str, ...]:
+    """``--token``'s value replaced, wherever the command line is kept or shown."""
+    out = list(args)
+    for i, arg in enumerate(out):
+        if arg == "--token" and i + 1 < len(out):
+            out[i + 1] = "<redacted>"
+        elif arg.startswith("--token="):
+            out[i] = "--token=<redacted>"
+    return tuple(out)
 
 
 def need_terminal() -> None:

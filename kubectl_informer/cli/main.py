@@ -11,6 +11,7 @@ inside commands so that ``--help`` and ``version`` stay fast.
 
 from __future__ import annotations
 
+import os
 import platform
 
 import click
@@ -28,12 +29,22 @@ from kubectl_informer.cli.command import (
     quiet_on_closed_pipe,
     run_app,
 )
+from kubectl_informer.cli.connection import api_server_flags, attach_endpoint_flags
 from kubectl_informer.cli.queue import queue
 from kubectl_informer.cli.watch import watch
 from kubectl_informer.core.profiles import PROFILES
 from kubectl_informer.run.errors import RunError
 
 CLIENT_GO_PROFILES = tuple(PROFILES)
+
+
+def connection_attach_flags(f):
+    """attach's --token, --token-file, --certificate-authority and
+    --insecure-skip-tls-verify (a URL TARGET's, else the API server's), then
+    kubectl's API-server flags."""
+    for o in reversed(attach_endpoint_flags() + api_server_flags()):
+        f = o(f)
+    return f
 
 
 # --- the group -------------------------------------------------------------------------
@@ -104,10 +115,7 @@ kubectl informer attach http://127.0.0.1:8080/metrics -o text --count 3
 @click.option("--path", "metrics_path", default="/metrics", show_default=True, callback=params.URL_PATH, help="Metrics path on the pod (pod/deploy targets).")
 @click.option("--scheme", type=click.Choice(("auto", "http", "https")), default="auto", show_default=True,
               help="Scheme on the pod's port (auto: https for a port named https* or 443/8443).")
-@click.option("--token", metavar="TOKEN", default=None, help="Bearer token for the endpoint (kube-rbac-proxy).")
-@click.option("--token-file", metavar="FILE", default=None, help="Read the bearer token from FILE.")
-@click.option("--certificate-authority", "ca_file", metavar="FILE", default=None, help="CA bundle for an HTTPS endpoint.")
-@click.option("--insecure-skip-tls-verify", "insecure", is_flag=True, help="Do not verify an HTTPS endpoint's certificate.")
+@connection_attach_flags
 @click.option("--resource", metavar="RESOURCE", default=None, callback=params.RESOURCE,
               help="Also run our informer on RESOURCE and show its deltas beside the queues (live UI).")
 @click.option("-o", "--output", type=click.Choice(("tui", "json", "text")), default="tui", show_default=True,
@@ -117,12 +125,13 @@ kubectl informer attach http://127.0.0.1:8080/metrics -o text --count 3
               help="Headless output only: stop after this long.")
 @debug_option
 def attach(target, namespace, context, kubeconfig, interval, metrics_path, scheme, token, token_file, ca_file,
-           insecure, resource, output, count, run_for) -> int:
+           insecure, resource, output, count, run_for, **api_server) -> int:
     from kubectl_informer.cli.attach import AttachFailed, AttachOptions, TargetError, run_attach
     _check_attach_flags(interval, output, count, run_for, resource)
     token = _attach_token(token, token_file)
     opts = AttachOptions(target, namespace=namespace, context=context, kubeconfig=kubeconfig, interval=interval,
                          path=metrics_path, scheme=scheme, token=token, ca_file=ca_file, insecure=insecure)
+    opts.overrides = _attach_overrides(opts, resource, api_server)
     try:
         with quiet_on_closed_pipe():
             return run_attach(opts, output, count=count, duration=run_for, resource=resource,
@@ -143,6 +152,26 @@ def _check_attach_flags(interval: float, output: str, count: int | None, run_for
         raise click.UsageError("--count and --duration apply to -o json and -o text only")
     if resource and output != "tui":
         raise click.UsageError("--resource shows our informer beside the queues in the live UI only")
+
+
+def _attach_overrides(opts, resource: str | None, api_server: dict):
+    """The API server's connection flags: always the API-server-only ones
+    (--server, --as...); --token, --certificate-authority and
+    --insecure-skip-tls-verify too unless TARGET is a URL (they are its)."""
+    from kubectl_informer.cli.connection import pop_overrides
+    is_url = opts.target.strip().startswith(("http://", "https://"))
+    # A URL TARGET reads the API server too with --resource, --kubeconfig or --context (its RVs).
+    reads_api_server = resource or opts.kubeconfig or opts.context
+    if is_url and not reads_api_server and any(v not in (None, ()) for v in api_server.values()):
+        given = next(k for k, v in api_server.items() if v not in (None, ()))
+        flag = {"as_user": "as", "as_groups": "as-group"}.get(given, given.replace("_", "-"))
+        raise click.UsageError(f"--{flag} applies to the API server: "
+                               f"a URL TARGET is read directly (use it with pod/ or deploy/, --resource, --kubeconfig or "
+                               f"--context)")
+    if not is_url:
+        api_server.update(token=opts.token, insecure=opts.insecure,
+                          certificate_authority=os.path.abspath(opts.ca_file) if opts.ca_file else None)
+    return pop_overrides(api_server)
 
 
 def _attach_token(token: str | None, token_file: str | None) -> str | None:

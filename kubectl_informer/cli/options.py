@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from kubectl_informer.cli import params
+from kubectl_informer.cli import connection, params
 from kubectl_informer.cli.command import DURATION, POSITIVE_DURATION, REQUEST_TIMEOUT, command_line
 from kubectl_informer.core.profiles import DEFAULT_CLIENT_GO, PROFILES
 
@@ -40,6 +40,7 @@ def connection_options(f):
         click.option("--request-timeout", "request_timeout", type=REQUEST_TIMEOUT, default="0", show_default=True,
                      help="How long to wait for one request (discovery, each list page) before giving up, as "
                           "kubectl's flag: seconds (1) or a duration (1s, 2m); 0: no limit. Watches are not cut by it."),
+        *connection.connection_flags(),
         click.option("--server-scrape", "server_scrape", type=DURATION, default="10s", show_default=True,
                      help="How often the Server pane reads the API server's /metrics (one GET at a time; "
                           "0: never). On --demo it reads the simulator's watch cache twice a second."),
@@ -150,6 +151,7 @@ def read_config(mode: str, resource: str, name: str | None = None, **flags: Any)
     if flags.get("namespace") and flags.get("all_namespaces"):
         raise click.UsageError("-n/--namespace and -A/--all-namespaces cannot be used together")
     params.check_handler_flags(flags.get("handlers"), flags.get("handler_resync", []), flags.get("handler_time", []))
+    flags["overrides"] = connection.pop_overrides(flags)
     from kubectl_informer.run.config import RunConfig
     try:
         return RunConfig.from_flags(mode=mode, resource=resource, name=name, args=command_line(), **flags)

@@ -12,11 +12,9 @@ client's loader and ``ApiClient``.
 
 from __future__ import annotations
 
-import base64
 import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 import orjson
 
@@ -24,7 +22,26 @@ from kubectl_informer.core.names import InvalidName, check_namespace
 from kubectl_informer.core.redact import remember
 from kubectl_informer.kube import light, light_http
 from kubectl_informer.kube.errors import KubeConfigError, one_line
-from kubectl_informer.kube.kubeconfig_types import KubeconfigTypeError, check_config, has_control_characters
+from kubectl_informer.kube.kubeconfig_checks import (
+    check_insecure_with_ca,
+    check_server,
+    check_token_file,
+    context_namespace,
+    remember_credentials,
+)
+from kubectl_informer.kube.kubeconfig_types import KubeconfigTypeError, check_config
+from kubectl_informer.kube.overrides import (
+    FLAGS,
+    IMPERSONATION_KEYS,
+    ConfigOverrides,
+    check_auth_methods,
+    default_server_url,
+    flags_only_config,
+    impersonation,
+    lay_over,
+    merged_cluster,
+    merged_user,
+)
 from kubectl_informer.kube.proxy import check_proxy_url, proxy_from_environment, proxy_headers, usable
 
 if TYPE_CHECKING:
@@ -59,73 +76,96 @@ def is_simulator(cluster: dict) -> bool:
     return any(isinstance(e, dict) and e.get("name") == SIMULATOR_EXTENSION for e in (exts or ()))
 
 
-def load_kube(kubeconfig: str | None = None, context: str | None = None) -> KubeTarget:
-    """Load a kubeconfig (or in-cluster config) into a fresh client for ``rest``.
+def load_kube(kubeconfig: str | None = None, context: str | None = None,
+              overrides: ConfigOverrides | None = None) -> KubeTarget:
+    """Load a kubeconfig (or in-cluster config) into a fresh client for ``rest``,
+    with kubectl's connection flags (``overrides``) laid over it as clientcmd does.
 
     Raises KubeConfigError with one line for a missing or invalid file, an
-    unknown context, or nothing to load at all.
+    unknown context, cluster or user, or nothing to load at all.
     """
     paths = _kubeconfig_paths(kubeconfig)
-    if not paths:
+    flags_only = not paths and overrides is not None and bool(overrides.server) and context is None
+    if not paths and not flags_only:
         if context is None and _in_cluster():
+            if overrides is not None and overrides.any():
+                raise KubeConfigError("the connection flags (--token, --as, ...) need a kubeconfig here: the "
+                                      "in-cluster configuration does not take them")
             return _load_in_cluster()
         if kubeconfig is None and os.environ.get("KUBECONFIG"):
             raise KubeConfigError(f"no kubeconfig file found in KUBECONFIG={os.environ['KUBECONFIG']}")
         raise KubeConfigError("no configuration has been provided: pass --kubeconfig, set KUBECONFIG, "
                               "or create ~/.kube/config (no cluster at hand? add --demo for the simulated one)")
     files = [(path, _read_file(path)) for path in paths]
-    name, namespace, (cluster, cluster_path), (user, user_entry, user_path) = _select(files, context)
+    return _load_selected(paths, _select(files, context, overrides))
+
+
+def _load_selected(paths: list[str], selected: tuple) -> KubeTarget:
+    """The client for the context ``_select`` chose: the light one when it
+    can serve it, else the kubernetes client's."""
+    name, namespace, (cluster, cluster_path), (user, user_entry, user_path) = selected
     cluster_dir, user_dir = (os.path.dirname(os.path.abspath(p)) for p in (cluster_path, user_path))
     cluster_map = cluster.get("cluster") or {}
     where = f'cluster "{cluster.get("name")}" in {cluster_path}'
-    _check_insecure_with_ca(cluster_map, where)
+    check_insecure_with_ca(cluster_map, where)
     proxy = _proxy_for(cluster_map, where)
-    auth = _exec_authenticator(user_entry.get("user") or {}, user, user_dir, cluster_map)
+    user_map = user_entry.get("user") or {}
+    try:
+        check_auth_methods(user_map, user)
+        headers = impersonation(user_map, user)
+    except ValueError as e:
+        raise KubeConfigError(str(e)) from None
+    auth = _exec_authenticator(user_map, user, user_dir, cluster_map)
     simulator = is_simulator(cluster_map)
     try:
         if proxy is not None:
             raise light.Unsupported()  # urllib3's ProxyManager, under the kubernetes client
-        cfg = light.light_config(cluster_map, cluster_dir, user_entry.get("user"), user_dir, exec_auth=auth)
+        light_user = {k: v for k, v in user_map.items() if k not in IMPERSONATION_KEYS}
+        cfg = light.light_config(cluster_map, cluster_dir, light_user, user_dir, exec_auth=auth)
     except light.Unsupported:
-        target = _load_with_client(paths, name, namespace, user, auth, proxy)
+        merged = _merge(paths) if paths else flags_only_config()
+        lay_over(merged.value, name, cluster, user_entry)
+        target = _load_with_client(merged, name, namespace, user, auth, proxy, headers)
         target.simulator = simulator
         return target
     except (OSError, ValueError, TypeError, KeyError, AttributeError) as e:
         raise KubeConfigError(f"invalid kubeconfig for context \"{name}\": {one_line(e)}") from None
+    cfg.impersonate = headers
     return KubeTarget(light.LightClient(cfg, USER_AGENT), name, namespace, cfg.host, simulator)
 
 
-def _select(files: list[tuple[str, dict]], context: str | None) -> tuple:
-    """The context to use, checked: (name, namespace, (cluster entry, its
-    file), (user name, user entry, its file))."""
+def _select(files: list[tuple[str, dict]], context: str | None, o: ConfigOverrides | None = None) -> tuple:
+    """The context to use, checked, with the flags laid over its cluster and
+    user (kube.overrides): (name, namespace, (cluster entry, its file),
+    (user name, user entry, its file))."""
     contexts, clusters, users = (_named(files, key) for key in ("contexts", "clusters", "users"))
+    o = o or ConfigOverrides()
     name = context or next((doc["current-context"] for _, doc in files if doc.get("current-context")), None)
-    if not name:
-        raise KubeConfigError("current-context is not set in the kubeconfig; pass --context")
-    if name not in contexts:
+    if name and name not in contexts:
         raise KubeConfigError(f'context "{name}" does not exist')
-    ctx = contexts[name][0].get("context") or {}
-    if ctx.get("cluster") not in clusters:
-        raise KubeConfigError(f'context "{name}": cluster "{ctx.get("cluster")}" does not exist')
-    user = ctx.get("user")
+    if not name and not o.server:
+        raise KubeConfigError("current-context is not set in the kubeconfig; pass --context")
+    ctx, ctx_path = (contexts[name][0].get("context") or {}, contexts[name][1]) if name else ({}, FLAGS)
+    cluster_name, user = o.cluster or ctx.get("cluster"), o.user or ctx.get("user")
+    if o.cluster and o.cluster not in clusters:
+        # kubectl's words: ConfirmUsable finds the named cluster empty before getCluster says it is missing.
+        raise KubeConfigError(f'no server found for cluster "{o.cluster}"')
+    if o.user and o.user not in users:
+        raise KubeConfigError(f'auth info "{o.user}" does not exist')  # clientcmd's getAuthInfo
+    if cluster_name not in clusters and not o.server:
+        raise KubeConfigError(f'context "{name}": cluster "{cluster_name}" does not exist')
     if user and user not in users:
         raise KubeConfigError(f'context "{name}": user "{user}" does not exist')
-    namespace = _context_namespace(ctx, name, contexts[name][1])
-    cluster, cluster_path = clusters[ctx["cluster"]]
-    _check_server(cluster.get("cluster") or {}, ctx["cluster"], cluster_path)
+    namespace = context_namespace(ctx, name or "", ctx_path)
+    cluster, cluster_path = clusters.get(cluster_name) or ({"name": cluster_name or ""}, FLAGS)
+    cluster = {**cluster, "cluster": merged_cluster(cluster.get("cluster") or {}, o)}
     user_entry, user_path = users[user] if user else ({}, cluster_path)
-    _remember_credentials(user_entry.get("user") or {})
-    _check_token_file(user_entry.get("user") or {}, user, user_path)
-    return name, namespace, (cluster, cluster_path), (user, user_entry, user_path)
-
-
-def _check_insecure_with_ca(cluster: dict, where: str) -> None:
-    """client-go's ``TLSConfigFor`` refuses a CA together with
-    ``insecure-skip-tls-verify: true`` (one would silently win)."""
-    ca = cluster.get("certificate-authority") or cluster.get("certificate-authority-data")
-    if cluster.get("insecure-skip-tls-verify") is True and ca:
-        raise KubeConfigError(f"specifying a root certificates file with the insecure flag is not allowed "
-                              f"({where} sets insecure-skip-tls-verify and a certificate-authority)")
+    user_entry = {**user_entry, "user": merged_user(user_entry.get("user") or {}, o)}
+    default_server_url(cluster["cluster"], user_entry["user"])
+    check_server(cluster["cluster"], cluster_name or "", cluster_path)
+    remember_credentials(user_entry["user"])
+    check_token_file(user_entry["user"], user, user_path)
+    return name or "", namespace, (cluster, cluster_path), (user, user_entry, user_path)
 
 
 def _proxy_for(cluster: dict, where: str) -> str | None:
@@ -156,69 +196,6 @@ def _exec_authenticator(user: dict, name: str | None, user_dir: str, cluster: di
     return auth
 
 
-def _context_namespace(ctx: dict, name: str, path: str) -> str:
-    """The context's namespace, checked as ``-n`` is (core.names): it
-    becomes part of every URL."""
-    namespace = ctx.get("namespace") or "default"
-    try:
-        return check_namespace(namespace)
-    except InvalidName as e:
-        raise KubeConfigError(f'{e} (the namespace of context "{name}" in {path})') from None
-
-
-def _check_server(cluster: dict, name: str, path: str) -> None:
-    """Only http and https servers, with a host and a valid port; the URL is
-    never echoed (it may hold a user and password)."""
-    server = cluster.get("server")
-    if not server:
-        return
-    try:
-        parts = urlsplit(server)
-        parts.port  # noqa: B018 - raises ValueError for a port out of range
-    except ValueError as e:
-        raise KubeConfigError(f'cluster "{name}" in {path}: the server URL is invalid ({e})') from None
-    if parts.password:
-        remember(parts.password)
-    if parts.scheme.lower() not in ("http", "https"):
-        raise KubeConfigError(f'cluster "{name}" in {path}: the server URL must start with https:// or http:// '
-                              f'(scheme "{one_line(parts.scheme, 20)}" is not supported)')
-    if not parts.hostname:
-        raise KubeConfigError(f'cluster "{name}" in {path}: the server URL has no host')
-
-
-def _remember_credentials(user: dict) -> None:
-    """Every credential of the user, hidden from whatever is printed later
-    (core.redact): the last guard behind never putting one in a message."""
-    for key in ("token", "password", "client-key-data"):
-        if isinstance(user.get(key), str):
-            remember(user[key])
-    key_data = user.get("client-key-data")
-    if isinstance(key_data, str):
-        try:
-            remember(base64.b64decode(key_data))
-        except ValueError:
-            pass
-
-
-def _check_token_file(user: dict, name: str | None, path: str) -> None:
-    """A ``tokenFile`` whose content could not be an HTTP header: refused
-    without showing it (both loaders would otherwise fail sending it, with the
-    token in the error)."""
-    if user.get("token") or not user.get("tokenFile"):
-        return
-    token_path = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(path)), user["tokenFile"]))
-    try:
-        with open(token_path, encoding="utf-8", errors="replace") as f:
-            token = f.read().strip()
-    except OSError as e:
-        raise KubeConfigError(f'user "{name}" in {path}: cannot read tokenFile {token_path}: '
-                              f'{e.strerror or e}') from None
-    remember(token)
-    if has_control_characters(token):
-        raise KubeConfigError(f'user "{name}" in {path}: tokenFile {token_path} holds a control character '
-                              f'(a line break inside the token?); its content is not shown')
-
-
 def _named(files: list[tuple[str, dict]], key: str) -> dict[str, tuple[dict, str]]:
     """Entries under ``key`` by name, with the file each came from: the
     first file that defines a name wins (kubectl's merge)."""
@@ -229,17 +206,19 @@ def _named(files: list[tuple[str, dict]], key: str) -> dict[str, tuple[dict, str
     return out
 
 
-def _load_with_client(paths: list[str], name: str, namespace: str, user: str | None = None,
-                      auth: ExecAuthenticator | None = None, proxy: str | None = None) -> KubeTarget:
+def _load_with_client(merged: Any, name: str, namespace: str, user: str | None = None,
+                      auth: ExecAuthenticator | None = None, proxy: str | None = None,
+                      headers: tuple[tuple[str, bytes], ...] = ()) -> KubeTarget:
     """The context through the kubernetes client's loader (auth providers,
     proxies and whatever else the light path leaves alone). An exec plugin is
     ours (``auth``), not the loader's: the loader would send requests without
-    credentials when the plugin fails, and wait for ever on one that hangs."""
+    credentials when the plugin fails, and wait for ever on one that hangs.
+    ``headers``: the Impersonate-* ones, sent by ``rest`` (the loader ignores
+    a user's ``as``)."""
     from kubernetes import client as k8s_client
     from kubernetes.config import kube_config
     from kubernetes.config.config_exception import ConfigException
 
-    merged = _merge(paths)
     _drop_exec(merged, user)  # run by ``auth`` when client-go would run it, else not at all
     cfg = type.__call__(k8s_client.Configuration)
     try:
@@ -255,6 +234,7 @@ def _load_with_client(paths: list[str], name: str, namespace: str, user: str | N
     if auth is not None:
         _use_exec(cfg, auth)
     use_proxy(cfg, proxy)
+    cfg.impersonate = headers
     return KubeTarget(new_api_client(cfg), name, namespace, cfg.host)
 
 
@@ -269,7 +249,8 @@ def use_proxy(cfg: Any, proxy: str | None) -> None:
 
 
 def _drop_exec(merged: Any, user: str | None) -> None:
-    for entry in merged.value.get("users") or ():
+    for item in merged.value.get("users") or ():
+        entry = getattr(item, "value", item)
         if isinstance(entry, dict) and entry.get("name") == user and isinstance(entry.get("user"), dict):
             entry["user"].pop("exec", None)
 

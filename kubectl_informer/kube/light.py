@@ -8,8 +8,9 @@ token or a client certificate. For those, ``LightClient`` sends what the
 kubernetes client's ``RESTClientObject`` would (same TLS settings, same
 headers, same query encoding, same retries) over ``light_http``, without
 urllib3 either. Exec credential plugins are run by ``exec_plugin`` for
-either client. Everything else -- auth providers, basic auth, proxies,
-impersonation, any key we do not know, in-cluster -- raises
+either client; impersonation is kube.config's (headers on either client).
+Everything else -- auth providers, basic auth, proxies, any key we do not
+know, in-cluster -- raises
 ``Unsupported`` and goes through the kubernetes client's loader.
 """
 
@@ -35,7 +36,7 @@ RETRIES = 3
 CLUSTER_KEYS = frozenset(("server", "certificate-authority", "certificate-authority-data",
                           "insecure-skip-tls-verify", "tls-server-name", "extensions"))
 USER_KEYS = frozenset(("token", "tokenFile", "client-certificate", "client-certificate-data", "client-key",
-                       "client-key-data", "extensions", "exec"))
+                       "client-key-data", "extensions", "exec"))  # impersonation: kube.config's, on either client
 
 
 class LightConfig:
@@ -51,6 +52,8 @@ class LightConfig:
         self.tls_server_name: str | None = None
         self.authorization: str | None = None  # the Authorization header's value
         self.exec_auth: Any = None  # an exec_plugin.ExecAuthenticator: asked for the header instead
+        # The Impersonate-* headers (kube.overrides.impersonation), sent with every request.
+        self.impersonate: tuple[tuple[str, bytes], ...] = ()
 
 
 class LightClient:
@@ -86,6 +89,8 @@ class LightClient:
                 headers["authorization"] = f"Bearer {creds.token}"
         elif self.configuration.authorization:
             headers["authorization"] = self.configuration.authorization
+        if self.configuration.impersonate:
+            headers = light_http.Headers([*headers.items(), *self.configuration.impersonate])
         if isinstance(timeout, tuple):
             t = timeout
         else:

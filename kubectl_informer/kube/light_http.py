@@ -143,7 +143,7 @@ class Pool:
         for conn in idle:
             conn.close()
 
-    def request(self, target: str, headers: dict[str, str], timeout: tuple[float | None, float | None],
+    def request(self, target: str, headers: dict[str, str] | Headers, timeout: tuple[float | None, float | None],
                 retries: int, in_flight: InFlight | None = None) -> "Response":
         """GET ``target``; a request that got no answer is sent again, on a
         new connection, at most ``retries`` times (urllib3's ``Retry(total=3)``
@@ -247,6 +247,18 @@ class Response:
         else:
             self._resp.close()
             conn.close()
+
+
+class Headers(list):
+    """Request headers as (name, value) pairs, a name possibly repeated
+    (``Impersonate-Group``, one line per group), in the shape ``http.client``'s
+    ``request`` reads: iterating gives the names, ``items()`` every pair."""
+
+    def __iter__(self):  # type: ignore[override]
+        return (name for name, _ in list.__iter__(self))
+
+    def items(self) -> list[tuple[str, str]]:
+        return list(list.__iter__(self))
 
 
 def split(url: str) -> tuple[tuple[str, str, int], str]:

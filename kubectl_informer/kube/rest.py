@@ -217,6 +217,13 @@ def _prepare(api_client: Any, path: str, query: Iterable[tuple[str, Any]], timeo
     method, url, headers, _body, _post = api_client.param_serialize(
         "GET", path, query_params=list(query) or None, header_params={"Accept": accept},
         auth_settings=["BearerToken"])
+    impersonate = getattr(api_client.configuration, "impersonate", ())
+    if impersonate:
+        from urllib3 import HTTPHeaderDict  # loaded with the kubernetes client: one header line per group
+
+        headers = HTTPHeaderDict(headers)
+        for name, value in impersonate:
+            headers.add(name, value)
     return url, lambda: api_client.call_api(method, url, headers, _request_timeout=timeout).response
 
 

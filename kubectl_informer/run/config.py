@@ -17,6 +17,7 @@ from typing import Any
 from kubectl_informer.core.names import escape_field_value
 from kubectl_informer.core.profiles import DEFAULT_PROFILE, Profile, resolve_profile
 from kubectl_informer.core.scope import Scope
+from kubectl_informer.kube.overrides import ConfigOverrides
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,7 @@ class RunConfig:
     handler_time: tuple[float, ...] = ()    # work per notification, likewise
     context: str | None = None
     kubeconfig: str | None = None
+    overrides: ConfigOverrides | None = None  # kubectl's connection flags (--server, --token, --as...)
     demo: str | None = None                # scenario name, or None for a real cluster
     request_timeout: float | None = None   # kubectl's --request-timeout: one request's whole time
     server_scrape: float = 10.0            # seconds between /metrics scrapes for the Server pane (0: none)

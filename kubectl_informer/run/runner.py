@@ -223,7 +223,7 @@ class Run:
         from kubectl_informer.kube.config import load_kube
         from kubectl_informer.kube.errors import KubeError
         try:
-            self.target = load_kube(kubeconfig=kubeconfig, context=context)
+            self.target = load_kube(kubeconfig=kubeconfig, context=context, overrides=self.config.overrides)
         except KubeError as e:
             raise RunError(str(e)) from None
         finally:

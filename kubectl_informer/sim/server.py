@@ -128,7 +128,7 @@ class SimServer:
                  watch_cache_size: int | None = None, watch_list: bool = True, *, store: Store | None = None,
                  bookmark_interval: float = 60.0, too_large_wait: float = BLOCK_TIMEOUT, history_limit: int = 10_000,
                  default_watch_timeout: float = 1800.0, tokens: frozenset[str] | None = None,
-                 aggregated_discovery: bool = True, anonymous: bool = False):
+                 aggregated_discovery: bool = True, anonymous: bool = False, client_ca: str | None = None):
         self.host = host
         self.aggregated_discovery = aggregated_discovery
         self.port = port
@@ -152,6 +152,14 @@ class SimServer:
         self.url = ""
         self.ca_pem: bytes | None = None
         self.request_log: deque = deque(maxlen=2000)  # (method, path, status), for tests and debugging
+        # (method, path, the Impersonate-* headers as (name, value) pairs) of each request that had one:
+        # tests check what the client asked to be, on the server's side.
+        self.impersonation_log: deque = deque(maxlen=200)
+        # For tests of client certificates: a CA file whose certificates the TLS
+        # handshake asks for (not required); client_cert_log says, per request,
+        # whether one was presented.
+        self.client_ca = client_ca
+        self.client_cert_log: deque = deque(maxlen=200)
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._conns: set[socket.socket] = set()
@@ -176,6 +184,9 @@ class SimServer:
             ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             ctx.load_cert_chain(cert, key)
             ctx.set_alpn_protocols(["http/1.1"])
+            if self.client_ca:
+                ctx.verify_mode = ssl.CERT_OPTIONAL
+                ctx.load_verify_locations(self.client_ca)
             with open(cert, "rb") as f:
                 self.ca_pem = f.read()
             # Handshake in the handler thread, not in the accept loop.
@@ -351,6 +362,7 @@ class _Handler(BaseHTTPRequestHandler):
                 raise ApiError(421, "MisdirectedRequest", "the request's Host header does not name this server "
                                                           f"({self.sim.host}:{self.sim.port}); refused")
             self._authenticate()
+            self._note_client()
             self._route()
         except ApiError as e:
             self._send_error(e)
@@ -369,6 +381,14 @@ class _Handler(BaseHTTPRequestHandler):
         # Compared in constant time: how long a refusal takes says nothing of the token.
         if not any(hmac.compare_digest(given, t.encode()) for t in self.sim.tokens) or not given:
             raise ApiError(401, "Unauthorized", "Unauthorized")
+
+    def _note_client(self) -> None:
+        """What tests check on the server's side: the Impersonate-* headers, a client certificate."""
+        pairs = tuple((k, v) for k, v in self.headers.items() if k.lower().startswith("impersonate-"))
+        if pairs:
+            self.sim.impersonation_log.append((self.command, self.path, pairs))
+        if self.sim.client_ca:
+            self.sim.client_cert_log.append(bool(self.connection.getpeercert()))
 
     def _read_request_body(self) -> bytes:
         if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():

@@ -63,7 +63,6 @@ def test_token_kubeconfig_never_imports_the_kubernetes_client_nor_urllib3(fake, 
 @pytest.mark.parametrize("user", [
     {"auth-provider": {"name": "oidc", "config": {"id-token": "x", "idp-issuer-url": "https://x"}}},
     {"username": "u", "password": "p"},
-    {"token": "t", "as": "someone-else"},
 ])
 def test_anything_else_goes_through_the_kubernetes_client(fake, tmp_path, user):
     doc = kubeconfig(fake.url)

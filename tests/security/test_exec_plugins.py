@@ -263,17 +263,17 @@ def test_a_token_in_the_kubeconfig_wins_over_the_plugin(authed_sim, tmp_path):
 
 def test_the_kubernetes_client_path_uses_the_plugin_too(authed_sim, tmp_path):
     """A user entry the light client leaves to the kubernetes client (here
-    impersonation) still gets its token from our run of the plugin, and a
+    a cluster that disables compression) still gets its token from our run of the plugin, and a
     failing plugin is still an error there."""
     p = plugin(tmp_path, f"cat <<'EOF'\n{CREDENTIAL}\nEOF")
     kc = write_kubeconfig(tmp_path / "kc", authed_sim.url, user=(
-        f"as-uid: '1000'\nexec:\n  apiVersion: {V1}\n  command: {p}\n  interactiveMode: Never"))
+        f"exec:\n  apiVersion: {V1}\n  command: {p}\n  interactiveMode: Never"), cluster_extra="disable-compression: true")
     r = run_in_process("watch", "pods", "--kubeconfig", kc, "-o", "text", "--max-events", "1")
     assert r.returncode == 0, r.stderr
     assert authed_sim.request_log and all(code != 401 for _, _, code in authed_sim.request_log)
     bad = plugin(tmp_path, "echo nope >&2\nexit 2", name="bad.sh")
     kc2 = write_kubeconfig(tmp_path / "kc2", authed_sim.url, user=(
-        f"as-uid: '1000'\nexec:\n  apiVersion: {V1}\n  command: {bad}\n  interactiveMode: Never"))
+        f"exec:\n  apiVersion: {V1}\n  command: {bad}\n  interactiveMode: Never"), cluster_extra="disable-compression: true")
     before = len(authed_sim.request_log)
     assert_refused(run_in_process("watch", "pods", "--kubeconfig", kc2, *HEADLESS), 1,
                    f"error: exec: executable {bad} failed with exit code 2: nope")
