@@ -46,7 +46,7 @@ from kubectl_informer.cache.keys import (
 )
 from kubectl_informer.cache.real_fifo import RealFIFO
 from kubectl_informer.cache.reflector import Reflector
-from kubectl_informer.cache.store import Indexer
+from kubectl_informer.cache.store import Indexer, meta_namespace_index_func
 from kubectl_informer.clock import Clock, RealClock
 from kubectl_informer.core.profiles import Profile
 from kubectl_informer.core.trace import NULL_TRACER, Tracer
@@ -108,6 +108,7 @@ class SharedIndexInformer:
         self.emit_bookmarks = self.profile.atomic if emit_bookmarks is None else emit_bookmarks
         self.page_size = page_size
         self.indexer = Indexer(deletion_handling_meta_namespace_key_func, indexers)
+        self.indexer.tracer = self.tracer
         self.default_event_handler_resync_period = float(resync_period or 0.0)
         self._resync_check_period = float(resync_period or 0.0)
         self.processor = SharedProcessor(self.clock, self.tracer)
@@ -152,6 +153,13 @@ class SharedIndexInformer:
             if self._stopped:
                 raise RuntimeError("indexer was not added because it has stopped already")
             self.indexer.add_indexers(indexers)
+
+    def _indexer_sources(self) -> dict[str, str]:
+        """Each index's name and what its IndexFunc reads (a JSONPath index
+        says its path; others their function's name)."""
+        return {name: "metadata.namespace (MetaNamespaceIndexFunc)" if fn is meta_namespace_index_func else
+                getattr(fn, "index_source", None) or getattr(fn, "__name__", "IndexFunc")
+                for name, fn in self.indexer.get_indexers().items()}
 
     # ------------------------------------------------------------- queries
     def get_store(self) -> Indexer:
@@ -289,7 +297,7 @@ class SharedIndexInformer:
         self.processor.check_period = self._resync_check_period
         self.tracer.emit(INFORMER_START, None, fifo=self.fifo_label, watch_list=self.profile.watch_list,
                          initial_list=self.profile.initial_list_label,
-                         resync_check_period=self._resync_check_period)
+                         resync_check_period=self._resync_check_period, indexers=self._indexer_sources())
         self.processor.run()
         fifo = self.fifo
 

@@ -28,6 +28,8 @@ import threading
 from typing import Any, Callable, Iterable
 
 from kubectl_informer.cache.keys import meta_namespace_key_func
+from kubectl_informer.core.trace import NULL_TRACER
+from kubectl_informer.core.trace_kinds import INDEX_UPDATE
 
 IndexFunc = Callable[[Any], list]
 
@@ -45,6 +47,10 @@ def meta_namespace_index_func(obj: Any) -> list[str]:
 class Indexer:
     """A Store (``add``/``update``/``delete``/``get``/``list``/``replace``)
     plus named secondary indices, guarded by one lock."""
+
+    # The informer sets its tracer here: ``index.update`` says a key's new
+    # values on an index when they change (the Cache pane's ByIndex view).
+    tracer = NULL_TRACER
 
     def __init__(self, key_func: Callable[[Any], str] = meta_namespace_key_func,
                  indexers: dict[str, IndexFunc] | None = None) -> None:
@@ -188,6 +194,9 @@ class Indexer:
         # The common case: one value, unchanged by the update.
         if len(new_values) == 1 and len(old_values) == 1 and new_values[0] == old_values[0]:
             return
+        tracer = self.tracer
+        if tracer.enabled and list(old_values) != list(new_values):
+            tracer.emit(INDEX_UPDATE, key, index=name, values=list(new_values))
         for v in old_values:
             keys = index.get(v)
             if keys is not None:

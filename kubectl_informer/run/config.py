@@ -83,6 +83,7 @@ class RunConfig:
     metadata_only: bool = False            # list/watch PartialObjectMetadata (client-go's metadatainformer)
     strip_managed_fields: bool = False     # transforms, applied before the FIFO
     drop_paths: tuple[str, ...] = ()
+    indexes: tuple = ()                    # --index: core.jsonpath.IndexSpec, added to every informer's indexer
     show_secret_data: bool = False
     metrics_addr: str | None = None        # queue --metrics-addr
     # Further informers in the run, as typed: queue's --owns, or the rest of
@@ -106,7 +107,7 @@ class RunConfig:
         if mode not in ("watch", "queue"):
             raise ValueError(f"mode must be watch or queue, not {mode!r}")
         queue = Workqueue(workers, work_time, fail_rate, rate_limiter, seed) if mode == "queue" else None
-        for name in ("handler_resync", "handler_time", "drop_paths", "args", "owns"):
+        for name in ("handler_resync", "handler_time", "drop_paths", "args", "owns", "indexes"):
             if name in flags:
                 flags[name] = tuple(flags[name] or ())
         if flags.get("controller") is not None:

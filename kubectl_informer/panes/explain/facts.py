@@ -23,6 +23,7 @@ from kubectl_informer.core.trace_kinds import (
     HANDLER_DELETE,
     HANDLER_REGISTER,
     HANDLER_UPDATE,
+    INDEX_UPDATE,
     INFORMER_START,
     INFORMER_SYNCED,
     LIST_DONE,
@@ -53,6 +54,7 @@ from kubectl_informer.panes.causes import Batch, is_mapped
 from kubectl_informer.panes.ring import KeyedHistory
 from kubectl_informer.panes.explain.facts_summary import TALLIED, summarise
 from kubectl_informer.panes.explain.records import StoreRec
+from kubectl_informer.panes.indexes import IndexView
 from kubectl_informer.panes.state import Stretch
 
 PER_KEY = 16        # recent records kept per key
@@ -144,6 +146,7 @@ class Facts:
         self.server_now: Rec | None = None  # the newest server.window or server.metrics
         self.consistent_lists = 0           # lists asked with RV "": consistent reads
         self.version = 0
+        self.indexes = IndexView()  # the indexes and their sizes: what an index costs (cache.index)
         self._handlers = {
             INFORMER_START: self._informer_start, HANDLER_REGISTER: self._register, LIST_START: self._list_start,
             LIST_DONE: self._list_done, RELIST: self._relist, WATCH_START: self._watch_start,
@@ -156,7 +159,7 @@ class Facts:
             WORKER_DONE: self._worker_done, QUEUE_RATE_LIMITED: self._queue_mark, QUEUE_FORGET: self._queue_mark,
             SERVER_WINDOW: self._server_now, SERVER_METRICS: self._server_now, SERVER_REINIT: self._server_mark,
             SERVER_TOO_LARGE: self._server_mark,
-            OWNER_DROP: self._owner_drop,
+            OWNER_DROP: self._owner_drop, INDEX_UPDATE: self._index_update,
         }
         self.KINDS = frozenset(self._handlers)
         self._rest = self.KINDS - TALLIED  # what a summary still records
@@ -195,6 +198,10 @@ class Facts:
         self.fifo, self.watch_list = f.get("fifo", ""), bool(f.get("watch_list"))
         self.check_period = float(f.get("resync_check_period") or 0.0)
         self.started = True
+        self.indexes.feed(INFORMER_START, None, f)
+
+    def _index_update(self, ev) -> None:
+        self.indexes.feed(INDEX_UPDATE, ev.key, ev.raw_fields)
 
     def _register(self, ev) -> None:
         self.registers.append(self._rec(ev, after_start=self.started))
@@ -290,6 +297,7 @@ class Facts:
         store.add(ev.key, rec)
         if kind == STORE_DELETE:
             store.mark_dead(ev.key)
+            self.indexes.feed(kind, ev.key, ev.raw_fields)
         elif kind == STORE_ADD:
             store.mark_live(ev.key)
 

@@ -1,0 +1,83 @@
+"""The informer's indexes as the trace tells them: ByIndex without the engine.
+
+``index.update`` says a key's values on one index whenever they change
+(client-go's ``updateSingleIndex``); ``informer.start`` names each index and
+what its IndexFunc reads; ``store.delete`` drops a key from every index (an
+atomic ReplacedAll rebuilds the indices without saying which keys left).
+From these, ``IndexView`` holds, per index, each value and the keys under it:
+what ``Indexer.ByIndex(name, value)`` would answer, and its cost figures for
+Explain. Bounded by what the cluster holds, as the indexer itself is.
+"""
+
+from __future__ import annotations
+
+from kubectl_informer.core.trace_kinds import INDEX_UPDATE, INFORMER_START, STORE_DELETE
+
+KINDS = frozenset((INDEX_UPDATE, INFORMER_START, STORE_DELETE))
+
+
+class IndexView:
+    def __init__(self) -> None:
+        self.sources: dict[str, str] = {}                  # index name -> what its IndexFunc reads
+        self.values: dict[str, dict[str, dict[str, None]]] = {}  # index -> value -> keys (ordered set)
+        self.of_key: dict[str, dict[str, tuple[str, ...]]] = {}  # index -> key -> its values
+        self.changes = 0                                   # index.update events taken in
+
+    def __repr__(self) -> str:  # by value: tests compare pane states
+        return f"{type(self).__name__}({vars(self)!r})"
+
+    def feed(self, kind: str, key: str | None, fields: dict) -> None:
+        if kind == INDEX_UPDATE:
+            self.changes += 1
+            self.set(fields["index"], key, fields.get("values") or ())
+        elif kind == STORE_DELETE:
+            for name, held in list(self.of_key.items()):
+                if key in held:
+                    self.set(name, key, ())
+        elif kind == INFORMER_START:
+            for name, source in (fields.get("indexers") or {}).items():
+                self.sources[name] = source
+                self.values.setdefault(name, {})
+                self.of_key.setdefault(name, {})
+
+    def set(self, name: str, key: str | None, values) -> None:
+        if key is None:
+            return
+        index = self.values.setdefault(name, {})
+        held = self.of_key.setdefault(name, {})
+        new = tuple(values)
+        for v in held.pop(key, ()):
+            keys = index.get(v)
+            if keys is not None:
+                keys.pop(key, None)
+                if not keys:
+                    del index[v]  # as client-go drops an emptied set
+        if new:
+            held[key] = new
+            for v in new:
+                index.setdefault(v, {})[key] = None
+
+    @property
+    def names(self) -> list[str]:
+        """The indexes, the built-in namespace one first, then as declared."""
+        names = list(self.sources) + [n for n in self.values if n not in self.sources]
+        return sorted(names, key=lambda n: n != "namespace")
+
+    def by_index(self, name: str, value: str) -> list[str]:
+        """The keys under ``value``, sorted (client-go's IndexKeys)."""
+        return sorted(self.values.get(name, {}).get(value, ()))
+
+    def rows(self, name: str) -> list[tuple[str, list[str]]]:
+        """(value, its keys sorted) for every value, most keys first."""
+        index = self.values.get(name, {})
+        return sorted(((v, sorted(keys)) for v, keys in index.items()), key=lambda r: (-len(r[1]), r[0]))
+
+    def figures(self, name: str) -> dict:
+        """What the index holds: values, keys indexed, entries (a key under
+        several values counts once per value), keys per value."""
+        index = self.values.get(name, {})
+        entries = sum(len(k) for k in index.values())
+        top = max(index.items(), key=lambda kv: len(kv[1]), default=("", {}))
+        return {"index": name, "source": self.sources.get(name, ""), "values": len(index),
+                "keys": len(self.of_key.get(name, {})), "entries": entries,
+                "per_value": entries / len(index) if index else 0.0, "top_value": top[0], "top_keys": len(top[1])}
