@@ -194,8 +194,10 @@ class Indexer:
         # The common case: one value, unchanged by the update.
         if len(new_values) == 1 and len(old_values) == 1 and new_values[0] == old_values[0]:
             return
+        # Said on every add (a replace rebuilds every key as an add, so a key
+        # that lost its values says so) and on every change.
         tracer = self.tracer
-        if tracer.enabled and list(old_values) != list(new_values):
+        if tracer.enabled and (old is None or list(old_values) != list(new_values)):
             tracer.emit(INDEX_UPDATE, key, index=name, values=list(new_values))
         for v in old_values:
             keys = index.get(v)

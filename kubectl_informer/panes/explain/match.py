@@ -142,7 +142,8 @@ def _indexes(facts: Facts) -> list[Explanation]:
     for name in names:
         f = view.figures(name)
         top = f" (most: {f['top_keys']} under {f['top_value']!r})" if f["values"] else ""
-        figures.append(f"{name} ({f['source'] or 'IndexFunc'}): {f['values']} values, {f['keys']} keys, "
+        figures.append(f"{name} ({f['source'] or 'IndexFunc'}): {f['values']} value{'' if f['values'] == 1 else 's'}, "
+                       f"{f['keys']} keys, "
                        f"{f['per_value']:.1f} keys per value{top}")
     n = len(names)
     return [("cache.index", {"n": n, "names": ", ".join(names), "figures": "; ".join(figures),
