@@ -85,7 +85,8 @@ class CachePane(TextPane):
         head.append(f" in {n_ns} namespace{'' if n_ns == 1 else 's'}  ", "")
         head.append(f"{st.rate.rate(now):.0f} ops/s", "dim")
         if st.indexes.names:
-            head.append(f"  v: indexes ({', '.join(st.indexes.names)})", "dim")
+            n = len(st.indexes.names)
+            head.append(f"  v: {n} index{'' if n == 1 else 'es'}", "dim")
         lines = [head]
         ops = Text(no_wrap=True)
         ops.append(f"adds {st.ops['add']}  ", "green")
