@@ -46,7 +46,7 @@ from kubectl_informer.cache.keys import (
 )
 from kubectl_informer.cache.real_fifo import RealFIFO
 from kubectl_informer.cache.reflector import Reflector
-from kubectl_informer.cache.store import Indexer, meta_namespace_index_func
+from kubectl_informer.cache.store import Indexer
 from kubectl_informer.clock import Clock, RealClock
 from kubectl_informer.core.profiles import Profile
 from kubectl_informer.core.trace import NULL_TRACER, Tracer
@@ -108,7 +108,6 @@ class SharedIndexInformer:
         self.emit_bookmarks = self.profile.atomic if emit_bookmarks is None else emit_bookmarks
         self.page_size = page_size
         self.indexer = Indexer(deletion_handling_meta_namespace_key_func, indexers)
-        self.indexer.tracer = self.tracer
         self.default_event_handler_resync_period = float(resync_period or 0.0)
         self._resync_check_period = float(resync_period or 0.0)
         self.processor = SharedProcessor(self.clock, self.tracer)
@@ -130,6 +129,8 @@ class SharedIndexInformer:
         # The pause-fifo experiment: the FIFO holds its pops (set on the FIFO
         # once it exists).
         self._consumer_paused = False
+        # The indexer says each key's index values as they change (index.update).
+        self.indexer.tracer = self.tracer
 
     # ------------------------------------------------------------ settings
     @property
@@ -157,6 +158,7 @@ class SharedIndexInformer:
     def _indexer_sources(self) -> dict[str, str]:
         """Each index's name and what its IndexFunc reads (a JSONPath index
         says its path; others their function's name)."""
+        from kubectl_informer.cache.store import meta_namespace_index_func
         return {name: "metadata.namespace (MetaNamespaceIndexFunc)" if fn is meta_namespace_index_func else
                 getattr(fn, "index_source", None) or getattr(fn, "__name__", "IndexFunc")
                 for name, fn in self.indexer.get_indexers().items()}

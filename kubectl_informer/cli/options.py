@@ -60,7 +60,7 @@ def _drop_paths(ctx, param, values) -> list[str]:
     return paths
 
 
-def _indexes(ctx, param, values) -> list:
+def _indexes(ctx, param, values) -> tuple:
     from kubectl_informer.core.jsonpath import parse_index
     specs = []
     for text in values:
@@ -71,7 +71,7 @@ def _indexes(ctx, param, values) -> list:
         if any(s.name == spec.name for s in specs):
             raise click.BadParameter(f"{spec.name!r} given twice", ctx, param)
         specs.append(spec)
-    return specs
+    return tuple(specs)  # RunConfig is frozen: a tuple, as its other repeatables
 
 
 def profile_options(f):

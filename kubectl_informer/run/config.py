@@ -107,7 +107,7 @@ class RunConfig:
         if mode not in ("watch", "queue"):
             raise ValueError(f"mode must be watch or queue, not {mode!r}")
         queue = Workqueue(workers, work_time, fail_rate, rate_limiter, seed) if mode == "queue" else None
-        for name in ("handler_resync", "handler_time", "drop_paths", "args", "owns", "indexes"):
+        for name in ("handler_resync", "handler_time", "drop_paths", "args", "owns"):
             if name in flags:
                 flags[name] = tuple(flags[name] or ())
         if flags.get("controller") is not None:

@@ -159,8 +159,9 @@ class Facts:
             WORKER_DONE: self._worker_done, QUEUE_RATE_LIMITED: self._queue_mark, QUEUE_FORGET: self._queue_mark,
             SERVER_WINDOW: self._server_now, SERVER_METRICS: self._server_now, SERVER_REINIT: self._server_mark,
             SERVER_TOO_LARGE: self._server_mark,
-            OWNER_DROP: self._owner_drop, INDEX_UPDATE: self._index_update,
+            OWNER_DROP: self._owner_drop,
         }
+        self._handlers[INDEX_UPDATE] = self._index_update
         self.KINDS = frozenset(self._handlers)
         self._rest = self.KINDS - TALLIED  # what a summary still records
 
