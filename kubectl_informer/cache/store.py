@@ -195,9 +195,12 @@ class Indexer:
         if len(new_values) == 1 and len(old_values) == 1 and new_values[0] == old_values[0]:
             return
         # Said on every add (a replace rebuilds every key as an add, so a key
-        # that lost its values says so) and on every change.
+        # that lost its values says so) and on every change; not for the
+        # namespace index, whose value is the key's namespace, which every
+        # store event already says (a run without --index traces as before).
         tracer = self.tracer
-        if tracer.enabled and (old is None or list(old_values) != list(new_values)):
+        if tracer.enabled and fn is not meta_namespace_index_func and (
+                old is None or list(old_values) != list(new_values)):
             tracer.emit(INDEX_UPDATE, key, index=name, values=list(new_values))
         for v in old_values:
             keys = index.get(v)

@@ -234,7 +234,8 @@ STORE_DELETE = _kind("store.delete", "a delta removed an object from the indexer
                      F("tombstone", "bool", "the object came as a DeletedFinalStateUnknown"),
                      derive=_STORE_DERIVE, local=("object",))
 INDEX_UPDATE = _kind("index.update", "an object's values on one index changed (Indexer.updateSingleIndex): the "
-                    "key now sits under exactly these values; emitted only when they change", "yes",
+                    "key now sits under exactly these values; emitted on every add and when they change, never for "
+                    "the namespace index (its value is the key's namespace)", "yes",
                     F("index", "str", "the index's name (cache.NamespaceIndex is \"namespace\")"),
                     F("values", "list[str]", "the key's values on it now (empty: under none, or deleted)"))
 _SAMPLE = (F("bytes", "int", "bytes the object holds, as it enters the FIFO"),

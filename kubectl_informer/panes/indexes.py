@@ -7,24 +7,45 @@ atomic ReplacedAll rebuilds the indices without saying which keys left).
 From these, ``IndexView`` holds, per index, each value and the keys under it:
 what ``Indexer.ByIndex(name, value)`` would answer, and its cost figures for
 Explain. Bounded by what the cluster holds, as the indexer itself is.
+
+The built-in namespace index is not traced (its value is the key's
+namespace, which every store event says): given the live keys
+(``live_keys``), the view derives it from them when asked, as
+``MetaNamespaceIndexFunc`` would (``""`` for a cluster-scoped key).
 """
 
 from __future__ import annotations
+
+from typing import Callable, Iterable
 
 from kubectl_informer.core.trace_kinds import INDEX_UPDATE, INFORMER_START, STORE_DELETE
 
 KINDS = frozenset((INDEX_UPDATE, INFORMER_START, STORE_DELETE))
 
 
+NAMESPACE = "namespace"  # cache.NamespaceIndex
+
+
 class IndexView:
-    def __init__(self) -> None:
+    def __init__(self, live_keys: Callable[[], Iterable[str]] | None = None) -> None:
         self.sources: dict[str, str] = {}                  # index name -> what its IndexFunc reads
         self.values: dict[str, dict[str, dict[str, None]]] = {}  # index -> value -> keys (ordered set)
         self.of_key: dict[str, dict[str, tuple[str, ...]]] = {}  # index -> key -> its values
         self.changes = 0                                   # index.update events taken in
+        self._live_keys = live_keys
 
     def __repr__(self) -> str:  # by value: tests compare pane states
-        return f"{type(self).__name__}({vars(self)!r})"
+        return f"{type(self).__name__}({self.sources!r}, {self.values!r}, {self.changes})"
+
+    def _index(self, name: str) -> dict[str, dict[str, None]]:
+        index = self.values.get(name)
+        if index or name != NAMESPACE or self._live_keys is None:
+            return index or {}
+        derived: dict[str, dict[str, None]] = {}
+        for key in self._live_keys():
+            ns, sep, _ = key.partition("/")
+            derived.setdefault(ns if sep else "", {})[key] = None
+        return derived
 
     def feed(self, kind: str, key: str | None, fields: dict) -> None:
         if kind == INDEX_UPDATE:
@@ -37,8 +58,6 @@ class IndexView:
         elif kind == INFORMER_START:
             for name, source in (fields.get("indexers") or {}).items():
                 self.sources[name] = source
-                self.values.setdefault(name, {})
-                self.of_key.setdefault(name, {})
 
     def set(self, name: str, key: str | None, values) -> None:
         if key is None:
@@ -65,19 +84,20 @@ class IndexView:
 
     def by_index(self, name: str, value: str) -> list[str]:
         """The keys under ``value``, sorted (client-go's IndexKeys)."""
-        return sorted(self.values.get(name, {}).get(value, ()))
+        return sorted(self._index(name).get(value, ()))
 
     def rows(self, name: str) -> list[tuple[str, list[str]]]:
         """(value, its keys sorted) for every value, most keys first."""
-        index = self.values.get(name, {})
+        index = self._index(name)
         return sorted(((v, sorted(keys)) for v, keys in index.items()), key=lambda r: (-len(r[1]), r[0]))
 
     def figures(self, name: str) -> dict:
         """What the index holds: values, keys indexed, entries (a key under
         several values counts once per value), keys per value."""
-        index = self.values.get(name, {})
+        index = self._index(name)
         entries = sum(len(k) for k in index.values())
+        keys = len(self.of_key[name]) if name in self.of_key else entries  # derived: one value per key
         top = max(index.items(), key=lambda kv: len(kv[1]), default=("", {}))
-        return {"index": name, "source": self.sources.get(name, ""), "values": len(index),
-                "keys": len(self.of_key.get(name, {})), "entries": entries,
-                "per_value": entries / len(index) if index else 0.0, "top_value": top[0], "top_keys": len(top[1])}
+        return {"index": name, "source": self.sources.get(name, ""), "values": len(index), "keys": keys,
+                "entries": entries, "per_value": entries / len(index) if index else 0.0, "top_value": top[0],
+                "top_keys": len(top[1])}

@@ -130,6 +130,17 @@ def test_the_indexer_says_each_keys_new_values_only_when_they_change():
     assert all(check_event(ev.kind, ev.key, ev.fields) == [] for ev in got)
 
 
+def test_the_namespace_index_is_not_traced_its_value_is_the_keys_namespace():
+    tracer, got = Tracer(), []
+    tracer.subscribe(got.append)
+    index = Indexer(meta_namespace_key_func, {NAMESPACE_INDEX: meta_namespace_index_func,
+                                              "byNode": IndexSpec("byNode", "spec.nodeName").index_func()})
+    index.tracer = tracer
+    index.add(pod("a", "shop", node="node-1"))
+    assert [ev.fields["index"] for ev in got] == ["byNode"]
+    assert index.index_keys(NAMESPACE_INDEX, "shop") == ["shop/a"]
+
+
 def test_replace_rebuilds_and_says_every_keys_values():
     tracer, got = Tracer(), []
     tracer.subscribe(got.append)

@@ -140,6 +140,10 @@ def _indexes(facts: Facts) -> list[Explanation]:
         return []
     figures = []
     for name in names:
+        if name == "namespace" and name not in view.of_key:  # untraced: its value is each key's namespace
+            figures.append(f"namespace ({view.sources.get(name) or 'MetaNamespaceIndexFunc'}): "
+                           f"{facts.cache_count} keys, each under its namespace")
+            continue
         f = view.figures(name)
         top = f" (most: {f['top_keys']} under {f['top_value']!r})" if f["values"] else ""
         figures.append(f"{name} ({f['source'] or 'IndexFunc'}): {f['values']} value{'' if f['values'] == 1 else 's'}, "
