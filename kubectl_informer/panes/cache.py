@@ -59,7 +59,7 @@ class CacheState(PaneState):
         self.synced_items: int | None = None
         self.last_time = 0.0
         self.sizes = SizeSamples()
-        self.indexes = IndexView(self.keys.keys)  # the ByIndex view (key v in the pane)
+        self.indexes = IndexView(self.keys.keys, lambda: self.version)  # the ByIndex view (key v in the pane)
 
     def feed(self, ev: TraceEvent) -> None:
         kind = ev.kind

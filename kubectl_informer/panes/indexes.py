@@ -27,12 +27,15 @@ NAMESPACE = "namespace"  # cache.NamespaceIndex
 
 
 class IndexView:
-    def __init__(self, live_keys: Callable[[], Iterable[str]] | None = None) -> None:
+    def __init__(self, live_keys: Callable[[], Iterable[str]] | None = None,
+                 version: Callable[[], int] | None = None) -> None:
         self.sources: dict[str, str] = {}                  # index name -> what its IndexFunc reads
         self.values: dict[str, dict[str, dict[str, None]]] = {}  # index -> value -> keys (ordered set)
         self.of_key: dict[str, dict[str, tuple[str, ...]]] = {}  # index -> key -> its values
         self.changes = 0                                   # index.update events taken in
         self._live_keys = live_keys
+        self._version = version or (lambda: -1)
+        self._derived: tuple[int, dict] | None = None  # (version, the namespace index derived then)
 
     def __repr__(self) -> str:  # by value: tests compare pane states
         return f"{type(self).__name__}({self.sources!r}, {self.values!r}, {self.changes})"
@@ -41,10 +44,14 @@ class IndexView:
         index = self.values.get(name)
         if index or name != NAMESPACE or self._live_keys is None:
             return index or {}
+        version = self._version()
+        if self._derived is not None and self._derived[0] == version >= 0:
+            return self._derived[1]  # once per change of the keys, not once per frame
         derived: dict[str, dict[str, None]] = {}
         for key in self._live_keys():
             ns, sep, _ = key.partition("/")
             derived.setdefault(ns if sep else "", {})[key] = None
+        self._derived = (version, derived)
         return derived
 
     def feed(self, kind: str, key: str | None, fields: dict) -> None:
@@ -86,10 +93,16 @@ class IndexView:
         """The keys under ``value``, sorted (client-go's IndexKeys)."""
         return sorted(self._index(name).get(value, ()))
 
-    def rows(self, name: str) -> list[tuple[str, list[str]]]:
-        """(value, its keys sorted) for every value, most keys first."""
+    def rows(self, name: str, limit: int | None = None) -> list[tuple[str, list[str]]]:
+        """(value, its keys sorted) for the ``limit`` values with most keys
+        (all: None), most first; only those rows' keys are sorted, so a
+        frame of a big index costs what it shows."""
         index = self._index(name)
-        return sorted(((v, sorted(keys)) for v, keys in index.items()), key=lambda r: (-len(r[1]), r[0]))
+        order = sorted(index, key=lambda v: (-len(index[v]), v))
+        return [(v, sorted(index[v])) for v in (order if limit is None else order[:limit])]
+
+    def value_count(self, name: str) -> int:
+        return len(self._index(name))
 
     def figures(self, name: str) -> dict:
         """What the index holds: values, keys indexed, entries (a key under

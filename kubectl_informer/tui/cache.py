@@ -41,7 +41,8 @@ class CachePane(TextPane):
         head.append("v: next view", "dim")
         lines = [head, Text(f"{fig['values']} values, {fig['keys']} keys, {fig['per_value']:.1f} keys per value  "
                             f"(ByIndex({self.view}, value) lists a value's keys)", "dim", no_wrap=True)]
-        rows = view.rows(self.view)
+        rows = view.rows(self.view, None if self.filter_text else max(height, 1))
+        total = len(rows) if self.filter_text else view.value_count(self.view)
         if self.filter_text:
             match, keys = self.key_filter.matches, st.keys
             rows = [(v, ks) for v, ks in ((v, [k for k in ks if match(k, *keys.get(k, ("", None)))])
@@ -54,14 +55,22 @@ class CachePane(TextPane):
             return lines
         val_w = min(max(len(v) for v, _ in rows[:height]), max(width // 3, 8))
         num_w = len(str(len(rows[0][1])))
+        if not self.filter_text:
+            total = max(total, len(rows))
         for i, (value, keys) in enumerate(rows):
-            if len(lines) >= height - 1 and i < len(rows) - 1:
-                lines.append(Text(f"… {len(rows) - i} more values", "dim"))
+            if len(lines) >= height - 1 and i < total - 1:
+                lines.append(Text(f"… {total - i} more values", "dim"))
                 break
             line = Text(no_wrap=True)
             line.append(f"{value[:val_w]:<{val_w}} ", "bold")
             line.append(f"{len(keys):>{num_w}}  ")
-            line.append(" ".join(keys), "cyan")
+            shown, room = [], width - val_w - num_w - 3
+            for k in keys:  # as many keys as the row has room for: the rest are cut anyway
+                room -= len(k) + 1
+                shown.append(k)
+                if room <= 0:
+                    break
+            line.append(" ".join(shown), "cyan")
             lines.append(line)
         return lines
 
