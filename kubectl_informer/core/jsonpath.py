@@ -114,9 +114,25 @@ def _walk(value: Any, steps: tuple[Step, ...], at: int, out: list[str]) -> None:
 
 def path_func(steps: tuple[Step, ...]) -> Callable[[Any], list[str]]:
     """The IndexFunc of ``steps`` (see the module's docstring)."""
+    if len(steps) == 2 and all(type(s) is str for s in steps):
+        # The common case (spec.nodeName), spelt out: it runs twice per
+        # update per index, so it costs two subscripts.
+        a, b = steps
+
+        def two(obj: Any) -> list[str]:
+            try:
+                value = obj[a][b]
+            except (KeyError, TypeError, IndexError):
+                return []
+            if type(value) is str:
+                return [value]
+            out: list[str] = []
+            if value is not None:
+                _walk(value, (), 0, out)
+            return out
+        return two
     if all(type(s) is str for s in steps):
-        # The common case (spec.nodeName): dict lookups only, no recursion;
-        # it runs twice per update per index, so it stays cheap.
+        # Dict lookups only, no recursion.
         def fields(obj: Any) -> list[str]:
             value = obj
             for s in steps:
