@@ -22,6 +22,10 @@ Figures:
   cheapest C call (``"".format``), i.e. what the tracing calls themselves
   cost when nobody listens; plus the count of ``emit`` calls made per
   delta with no subscriber;
+- index overhead: the subscriber-draining run again with two indexes (the
+  built-in namespace index and ``--index byNode=spec.nodeName``'s JSONPath
+  IndexFunc): CPU per delta with them over without, minus one. Each update
+  runs both IndexFuncs on the old and the new object;
 - RSS per cached object beyond its JSON size: (peak RSS after the cache
   holds every object − RSS before the objects were decoded) / objects −
   JSON bytes per object.
@@ -32,8 +36,9 @@ Figures:
   processing latency at every pop) against the same run with the store's RV
   bookkeeping patched out and no identity (no metrics): CPU per delta.
 
-Targets (issues 2, 13 and 34): ≥ 60,000 deltas/s with a subscriber draining; tracer
-with no subscriber costs < 5 %; store RV + informer metrics cost < 5 %; < 3 KiB
+Targets (issues 2, 13, 33 and 34): ≥ 60,000 deltas/s with a subscriber draining; tracer
+with no subscriber costs < 5 %; store RV + informer metrics cost < 5 %; two indexes
+cost < 10 %; < 3 KiB
 RSS per cached small object beyond its JSON size. The last line is the
 machine-readable summary.
 """
@@ -57,6 +62,7 @@ if ROOT not in sys.path:
 TARGET_DELTAS = 60_000
 TARGET_OVERHEAD = 0.05
 TARGET_STALENESS_OVERHEAD = 0.05
+TARGET_INDEX_OVERHEAD = 0.10
 TARGET_RSS_KIB = 3.0
 
 
@@ -129,6 +135,14 @@ class _StubTracer:
 
     def subscribe(self, cb):  # pragma: no cover - never subscribed
         raise RuntimeError("stub")
+
+
+def two_indexes() -> dict:
+    """The namespace index every factory-built informer has, and what
+    ``--index byNode=spec.nodeName`` adds."""
+    from kubectl_informer.cache.store import NAMESPACE_INDEX, meta_namespace_index_func
+    from kubectl_informer.core.jsonpath import parse_index
+    return {NAMESPACE_INDEX: meta_namespace_index_func, "byNode": parse_index("byNode=spec.nodeName").index_func()}
 
 
 def build_events(objects: list, updates: int) -> tuple[list, str]:
@@ -255,7 +269,7 @@ def child_throughput(n: int, updates: int, tracer_mode: str, profile_name: str, 
         tracer.emit = counting_emit
     else:
         tracer = Tracer()
-        if tracer_mode == "sub":
+        if tracer_mode in ("sub", "idx"):
             buf = TraceBuffer(maxlen=2_000_000)
             tracer.subscribe(buf)
 
@@ -266,7 +280,8 @@ def child_throughput(n: int, updates: int, tracer_mode: str, profile_name: str, 
     tuning.__enter__()
     if staleness == "untracked":
         _untracked_store()
-    informer = new_informer(lw, resolve_profile(profile_name), tracer=tracer)
+    informer = new_informer(lw, resolve_profile(profile_name), tracer=tracer,
+                            indexers=two_indexes() if tracer_mode == "idx" else None)
     if staleness == "tracked":
         _named(informer)
     ctrl = SimulatedController(informer, workers=2, work_time=0.0, tracer=tracer if tracer_mode != "stub" else None)
@@ -427,11 +442,11 @@ def main() -> None:
     best_cpu: dict[str, float] = {}
     for rep in range(a.reps):
         # Interleaved so that load from other processes hits every mode alike.
-        for mode in ("off", "stub", "sub"):
+        for mode in ("off", "stub", "sub", "idx"):
             r = run_child(["throughput", str(n), str(u), mode, prof])
             best[mode] = max(best.get(mode, 0.0), r["deltas_per_s"])
             best_cpu[mode] = max(best_cpu.get(mode, 0.0), r["deltas_per_cpu_s"])
-            extra = f", {r['trace_events']:,} trace events drained" if mode == "sub" else ""
+            extra = f", {r['trace_events']:,} trace events drained" if mode in ("sub", "idx") else ""
             print(f"  rep {rep + 1} tracer={mode:<4} {r['deltas_per_s']:>9,.0f} deltas/s wall, "
                   f"{r['deltas_per_cpu_s']:>9,.0f} per CPU-second ({r['seconds']:.2f} s{extra})")
     staleness = staleness_figures(n, u, a.reps)
@@ -442,12 +457,17 @@ def main() -> None:
     # wall clock mostly measures the neighbours.
     raw_overhead = best_cpu["stub"] / best_cpu["off"] - 1.0
     overhead = max(0.0, raw_overhead)  # negative: the stub run was the slower one (noise)
+    raw_index = best_cpu["sub"] / best_cpu["idx"] - 1.0
+    index_overhead = max(0.0, raw_index)
     print(f"deltas/s, subscriber draining:  {best['sub']:>9,.0f} wall, {best_cpu['sub']:>9,.0f} per CPU-s"
           f"  (target >= {TARGET_DELTAS:,})  {'ok' if best['sub'] >= TARGET_DELTAS else 'MISSED'}")
     print(f"deltas/s, no subscriber:        {best['off']:>9,.0f} wall, {best_cpu['off']:>9,.0f} per CPU-s")
     print(f"deltas/s, tracer stubbed out:   {best['stub']:>9,.0f} wall, {best_cpu['stub']:>9,.0f} per CPU-s")
     print(f"tracer-off overhead (CPU):      {overhead:>9.1%}  (raw {raw_overhead:+.1%}; target < {TARGET_OVERHEAD:.0%})"
           f"  {'ok' if overhead < TARGET_OVERHEAD else 'MISSED'}; emit calls per delta with no subscriber: {calls:.3f}")
+    print(f"deltas/s, two indexes:          {best['idx']:>9,.0f} wall, {best_cpu['idx']:>9,.0f} per CPU-s")
+    print(f"index overhead (CPU, 2 indexes): {index_overhead:>8.1%}  (raw {raw_index:+.1%}; target < "
+          f"{TARGET_INDEX_OVERHEAD:.0%})  {'ok' if index_overhead < TARGET_INDEX_OVERHEAD else 'MISSED'}")
     print(f"RSS per cached object:          {rss['rss_peak_kib_per_object']:.2f} KiB peak, "
           f"{rss['rss_held_kib_per_object']:.2f} KiB held; JSON {rss['json_bytes_per_object']} B/object")
     print(f"RSS per object beyond JSON:     {rss['rss_per_object_beyond_json_kib']:>9.2f} KiB  "
@@ -460,7 +480,8 @@ def main() -> None:
     load = os.getloadavg()[0]
     print(f"machine: load average {load:.1f} on {os.cpu_count()} cpus during the run")
     print(f"bench engine: deltas_per_s={best['sub']:.0f} tracer_off_overhead={overhead:.3f} "
-          f"rss_per_object_kib={rss['rss_per_object_beyond_json_kib']:.2f} staleness_overhead={st_over:.3f}")
+          f"rss_per_object_kib={rss['rss_per_object_beyond_json_kib']:.2f} staleness_overhead={st_over:.3f} "
+          f"index_overhead={index_overhead:.3f}")
 
 
 def staleness_figures(n: int, u: int, reps: int) -> dict[str, float]:

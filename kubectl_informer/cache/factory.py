@@ -23,6 +23,7 @@ import threading
 from typing import Any, Callable
 
 from kubectl_informer.cache.shared_informer import SharedIndexInformer
+from kubectl_informer.cache.store import NAMESPACE_INDEX, meta_namespace_index_func
 from kubectl_informer.clock import Clock
 from kubectl_informer.core.profiles import Profile
 from kubectl_informer.core.trace import NULL_TRACER, InformerTracer, Tracer
@@ -63,6 +64,10 @@ class SharedInformerFactory:
             informer = self._new_informer(lw, self.profile, resync_period=resync, clock=self.clock, tracer=tracer,
                                           page_size=self.page_size,
                                           name=f"informer-{resource}" if self.several else "informer")
+            # The generated informers' defaultInformer gives every informer
+            # cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}.
+            if NAMESPACE_INDEX not in informer.get_indexer().get_indexers():
+                informer.add_indexers({NAMESPACE_INDEX: meta_namespace_index_func})
             self._informers[resource] = informer
             return informer
 

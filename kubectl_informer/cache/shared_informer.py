@@ -144,6 +144,8 @@ class SharedIndexInformer:
         # The pause-fifo experiment: the FIFO holds its pops (set on the FIFO
         # once it exists).
         self._consumer_paused = False
+        # The indexer says each key's index values as they change (index.update).
+        self.indexer.tracer = self.tracer
 
     # ------------------------------------------------------------ settings
     @property
@@ -178,6 +180,14 @@ class SharedIndexInformer:
             if self._stopped:
                 raise RuntimeError("indexer was not added because it has stopped already")
             self.indexer.add_indexers(indexers)
+
+    def _indexer_sources(self) -> dict[str, str]:
+        """Each index's name and what its IndexFunc reads (a JSONPath index
+        says its path; others their function's name)."""
+        from kubectl_informer.cache.store import meta_namespace_index_func
+        return {name: "metadata.namespace (MetaNamespaceIndexFunc)" if fn is meta_namespace_index_func else
+                getattr(fn, "index_source", None) or getattr(fn, "__name__", "IndexFunc")
+                for name, fn in self.indexer.get_indexers().items()}
 
     # ------------------------------------------------------------- queries
     def get_store(self) -> Indexer:
@@ -317,7 +327,7 @@ class SharedIndexInformer:
         self.processor.check_period = self._resync_check_period
         self.tracer.emit(INFORMER_START, None, fifo=self.fifo_label, watch_list=self.profile.watch_list,
                          initial_list=self.profile.initial_list_label,
-                         resync_check_period=self._resync_check_period)
+                         resync_check_period=self._resync_check_period, indexers=self._indexer_sources())
         self.processor.run()
         fifo = self.fifo
 

@@ -44,6 +44,8 @@ from kubectl_informer.cache.informer_metrics import (
     parse_rv_for_metrics_with_truncation,
 )
 from kubectl_informer.cache.keys import meta_namespace_key_func
+from kubectl_informer.core.trace import NULL_TRACER
+from kubectl_informer.core.trace_kinds import INDEX_UPDATE
 
 IndexFunc = Callable[[Any], list]
 
@@ -72,6 +74,10 @@ def rv_from_object(obj: Any) -> str | None:
 class Indexer:
     """A Store (``add``/``update``/``delete``/``get``/``list``/``replace``)
     plus named secondary indices, guarded by one lock."""
+
+    # The informer sets its tracer here: ``index.update`` says a key's new
+    # values on an index when they change (the Cache pane's ByIndex view).
+    tracer = NULL_TRACER
 
     def __init__(self, key_func: Callable[[Any], str] = meta_namespace_key_func,
                  indexers: dict[str, IndexFunc] | None = None, *, atomic_fifo: bool = True,
@@ -285,6 +291,14 @@ class Indexer:
         # The common case: one value, unchanged by the update.
         if len(new_values) == 1 and len(old_values) == 1 and new_values[0] == old_values[0]:
             return
+        # Said on every add (a replace rebuilds every key as an add, so a key
+        # that lost its values says so) and on every change; not for the
+        # namespace index, whose value is the key's namespace, which every
+        # store event already says (a run without --index traces as before).
+        tracer = self.tracer
+        if tracer.enabled and fn is not meta_namespace_index_func and (
+                old is None or list(old_values) != list(new_values)):
+            tracer.emit(INDEX_UPDATE, key, index=name, values=list(new_values))
         for v in old_values:
             keys = index.get(v)
             if keys is not None:

@@ -61,6 +61,20 @@ def _drop_paths(ctx, param, values) -> list[str]:
     return paths
 
 
+def _indexes(ctx, param, values) -> tuple:
+    from kubectl_informer.core.jsonpath import parse_index
+    specs = []
+    for text in values:
+        try:
+            spec = parse_index(text)
+        except ValueError as e:
+            raise click.BadParameter(str(e), ctx, param) from None
+        if any(s.name == spec.name for s in specs):
+            raise click.BadParameter(f"{spec.name!r} given twice", ctx, param)
+        specs.append(spec)
+    return tuple(specs)  # RunConfig is frozen: a tuple, as its other repeatables
+
+
 def profile_options(f):
     opts = [
         click.option("--resync", type=DURATION, default="0s", show_default=True,
@@ -86,6 +100,10 @@ def profile_options(f):
         click.option("--transform", "drop_paths", metavar="drop=PATH,...", multiple=True, callback=_drop_paths,
                      help="A transform that drops these dotted fields before the FIFO, e.g. "
                           "drop=status.conditions,metadata.annotations (repeatable)."),
+        click.option("--index", "indexes", metavar="NAME=JSONPATH", multiple=True, callback=_indexes,
+                     help="Add an index to the informer's indexer, e.g. byNode=spec.nodeName or "
+                          "'byImage={.spec.containers[*].image}' (repeatable; the namespace index is built in). "
+                          "The Cache pane's v shows its values and the keys under each (ByIndex)."),
     ]
     return decorate(f, opts)
 

@@ -233,6 +233,11 @@ STORE_UPDATE = _kind("store.update", "a delta replaced an object in the indexer"
 STORE_DELETE = _kind("store.delete", "a delta removed an object from the indexer", "yes", *_STORE,
                      F("tombstone", "bool", "the object came as a DeletedFinalStateUnknown"),
                      derive=_STORE_DERIVE, local=("object",))
+INDEX_UPDATE = _kind("index.update", "an object's values on one index changed (Indexer.updateSingleIndex): the "
+                    "key now sits under exactly these values; emitted on every add and when they change, never for "
+                    "the namespace index (its value is the key's namespace)", "yes",
+                    F("index", "str", "the index's name (cache.NamespaceIndex is \"namespace\")"),
+                    F("values", "list[str]", "the key's values on it now (empty: under none, or deleted)"))
 _SAMPLE = (F("bytes", "int", "bytes the object holds, as it enters the FIFO"),
            F("objects", "int", "objects the transform has seen"), F("every", "int", "one object in every this many is measured"))
 TRANSFORM = _kind("transform", "a sampled object before and after the transforms (SetTransform)", "yes", *_SAMPLE,
@@ -242,7 +247,9 @@ OBJECT_SIZE = _kind("object.size", "a sampled object's size (no transform set)",
 INFORMER_START = _kind("informer.start", "the informer runs", "no",
                        F("fifo", "str", "the FIFO's label (DeltaFIFO, RealFIFO, RealFIFO (atomic))"),
                        _WATCH_LIST, F("initial_list", "str", "the initial list's label", optional=True),
-                       F("resync_check_period", "float", "seconds between resync checks (0: none)"))
+                       F("resync_check_period", "float", "seconds between resync checks (0: none)"),
+                       F("indexers", "dict[str,str]", "the indexer's IndexFuncs: name -> what it reads",
+                         optional=True))
 INFORMER_SYNCED = _kind("informer.synced", "has_synced turned true", "no",
                         F("items", "int", "objects in the cache"),
                         F("duration", "float", "seconds since the informer started"),
@@ -404,7 +411,7 @@ INFORMER_FIELD = F("informer", "str", "several informers: the resource of the in
                    "(trace.informer_of)", optional=True)
 PER_INFORMER = (LIST_START, LIST_PAGE, LIST_PROGRESS, LIST_DONE, REFLECTOR_BACKOFF, RELIST, RV_ADVANCE,
                 WATCH_START, WATCH_END, WATCH_EVENT, WATCH_BOOKMARK, WATCH_SKIPPED, FIFO_QUEUE, FIFO_COALESCE,
-                FIFO_DEDUP, FIFO_SKIP, FIFO_POP, STORE_ADD, STORE_UPDATE, STORE_DELETE, TRANSFORM, OBJECT_SIZE,
+                FIFO_DEDUP, FIFO_SKIP, FIFO_POP, STORE_ADD, STORE_UPDATE, STORE_DELETE, INDEX_UPDATE, TRANSFORM, OBJECT_SIZE,
                 INFORMER_START, INFORMER_SYNCED, INFORMER_ERROR, INFORMER_BOOKMARK, RESYNC_TICK, HANDLER_REGISTER,
                 HANDLER_ADD, HANDLER_UPDATE, HANDLER_DELETE, HANDLER_ERROR, HANDLER_LANE, HANDLER_SYNCED,
                 INFORMER_STORE_RV)

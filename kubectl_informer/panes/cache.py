@@ -14,6 +14,8 @@ from rich.text import Text
 from kubectl_informer.core.objects import labels_of
 from kubectl_informer.core.trace import DerivedTraceEvent, TraceEvent
 from kubectl_informer.core.trace_kinds import (
+    INDEX_UPDATE,
+    INFORMER_START,
     INFORMER_SYNCED,
     OBJECT_SIZE,
     STORE_ADD,
@@ -21,6 +23,7 @@ from kubectl_informer.core.trace_kinds import (
     STORE_UPDATE,
     TRANSFORM,
 )
+from kubectl_informer.panes.indexes import KINDS as INDEX_KINDS, IndexView
 from kubectl_informer.panes.progress import fmt_bytes
 from kubectl_informer.panes.ring import RateMeter
 from kubectl_informer.panes.state import PaneState
@@ -41,7 +44,8 @@ _RARE = frozenset((INFORMER_SYNCED, TRANSFORM, OBJECT_SIZE))
 class CacheState(PaneState):
     """Keys in the indexer and their count per namespace; op counters."""
 
-    KINDS = frozenset((STORE_ADD, STORE_UPDATE, STORE_DELETE, INFORMER_SYNCED, TRANSFORM, OBJECT_SIZE))
+    KINDS = frozenset((STORE_ADD, STORE_UPDATE, STORE_DELETE, INFORMER_SYNCED, TRANSFORM, OBJECT_SIZE,
+                       INDEX_UPDATE, INFORMER_START))
 
     def __init__(self) -> None:
         super().__init__()
@@ -55,6 +59,7 @@ class CacheState(PaneState):
         self.synced_items: int | None = None
         self.last_time = 0.0
         self.sizes = SizeSamples()
+        self.indexes = IndexView(self.keys.keys, lambda: self.version)  # the ByIndex view (key v in the pane)
 
     def feed(self, ev: TraceEvent) -> None:
         kind = ev.kind
@@ -68,6 +73,11 @@ class CacheState(PaneState):
             self.synced_items = ev.fields.get("items")
             self.version += 1
             return
+        if kind in INDEX_KINDS:
+            self.indexes.feed(kind, ev.key, ev.raw_fields)
+            if kind != STORE_DELETE:
+                self.version += 1
+                return
         key = ev.key
         if not key:
             return
@@ -103,6 +113,12 @@ class CacheState(PaneState):
         ops and delta types counted at C speed, each key's last delta
         applied (the key set is the indexer's, exactly)."""
         rare = stretch.only(_RARE)
+        indexed = stretch.only(INDEX_KINDS)
+        if indexed:
+            feed = self.indexes.feed
+            for ev in indexed:  # in order: a key deleted then added again ends indexed
+                feed(ev[2], ev[3], ev[4])
+            self.version += 1
         stored = [ev for ev in stretch.only(_STORE) if ev[3]]
         if rare:
             self.feed_all(rare)  # sizes and the sync: independent of the deltas around them

@@ -86,6 +86,7 @@ class RunConfig:
     metadata_only: bool = False            # list/watch PartialObjectMetadata (client-go's metadatainformer)
     strip_managed_fields: bool = False     # transforms, applied before the FIFO
     drop_paths: tuple[str, ...] = ()
+    indexes: tuple = ()                    # --index: core.jsonpath.IndexSpec, added to every informer's indexer
     show_secret_data: bool = False
     metrics_addr: str | None = None        # queue --metrics-addr
     # Further informers in the run, as typed: queue's --owns, or the rest of

@@ -56,15 +56,18 @@ def distinct(watched: list[Watched]) -> list[Watched]:
 
 
 def build_factory(watched: list[Watched], profile: Profile, resync: float, tracer: Tracer, clock: Clock | None,
-                  transform_for: Callable[[Any, Tracer], Any]) -> SharedInformerFactory:
+                  transform_for: Callable[[Any, Tracer], Any], indexes: tuple = ()) -> SharedInformerFactory:
     """The factory with an informer for each resource, its transform set
-    (``transform_for(resource, that informer's tracer)``)."""
+    (``transform_for(resource, that informer's tracer)``) and the
+    ``--index`` IndexFuncs added to its indexer (``indexes``: IndexSpecs)."""
     from kubectl_informer.run import pipeline  # looked up per run: tests wrap new_informer
     factory = SharedInformerFactory(profile, resync, tracer=tracer, clock=clock, several=len(watched) > 1,
                                     new_informer=pipeline.new_informer)
     for w in watched:
         informer = factory.informer_for(w.id, w.lw)
         informer.set_transform(transform_for(w.resource, informer.tracer))
+        if indexes:
+            informer.add_indexers({spec.name: spec.index_func() for spec in indexes})
     return factory
 
 

@@ -313,7 +313,7 @@ class Run:
         from kubectl_informer.run.handler_lanes import add_handler
 
         self.factory = wiring.build_factory(self.watched, o.profile, o.resync, self.tracer, self.clock,
-                                            self._transform)
+                                            self._transform, o.indexes)
         every = self.factory.informers
         self.informer = every[self.watched[0].id]
         from kubectl_informer.run.staleness import name_informers, store_rv_sampler

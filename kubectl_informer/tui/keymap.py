@@ -60,6 +60,8 @@ HELP_KEYS = [
     ("↑ ↓ pgup pgdn home end", "Inspector: move through the key's deltas and events; end follows"),
     ("enter (Inspector)", "expand the delta under the cursor: its full diff, status first"),
     ("y", "the selected key's object as YAML (Inspector: the version under the cursor); Secrets redacted"),
+    ("v (Cache pane)", "objects per namespace, then each index (--index, and the built-in namespace one): "
+                       "its values and the keys under each (ByIndex), live"),
     ("z", "zoom one pane on a large terminal; z again for the grid"),
     ("esc", "back: close a line, help or a view, clear the filter, leave the Inspector, un-zoom"),
     ("x", "experiments on this run: close the watch, forget the RV, pause the FIFO or the workers, "

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # The keys each bench's last line carries (its docstring documents them).
 KEYS = {
-    "engine": ["deltas_per_s", "tracer_off_overhead", "rss_per_object_kib", "staleness_overhead"],
+    "engine": ["deltas_per_s", "tracer_off_overhead", "rss_per_object_kib", "staleness_overhead", "index_overhead"],
     "cluster": ["speedup_10k", "rss_ratio_10k", "sync_100k_s", "rss_100k_mib", "meta_rss_ratio_100k",
                 "rss_watchlist_ratio_100k"],
     "tui": ["events_per_s", "events_per_cpu_s", "key_p99_ms", "rss_growth", "rss_mib", "big_list_ratio",

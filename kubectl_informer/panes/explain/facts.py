@@ -24,6 +24,7 @@ from kubectl_informer.core.trace_kinds import (
     HANDLER_DELETE,
     HANDLER_REGISTER,
     HANDLER_UPDATE,
+    INDEX_UPDATE,
     INFORMER_START,
     INFORMER_SYNCED,
     LIST_DONE,
@@ -55,6 +56,7 @@ from kubectl_informer.panes.causes import Batch, is_mapped
 from kubectl_informer.panes.ring import KeyedHistory
 from kubectl_informer.panes.explain.facts_summary import TALLIED, summarise
 from kubectl_informer.panes.explain.records import StoreRec
+from kubectl_informer.panes.indexes import IndexView
 from kubectl_informer.panes.state import Stretch
 
 PER_KEY = 16        # recent records kept per key
@@ -149,6 +151,7 @@ class Facts:
         self._skipping: dict[str, list] = {}
         self.stale_skips = self.creates = self.duplicates = 0
         self.version = 0
+        self.indexes = IndexView()  # the indexes and their sizes: what an index costs (cache.index)
         self._handlers = {
             INFORMER_START: self._informer_start, HANDLER_REGISTER: self._register, LIST_START: self._list_start,
             LIST_DONE: self._list_done, RELIST: self._relist, WATCH_START: self._watch_start,
@@ -163,6 +166,7 @@ class Facts:
             SERVER_TOO_LARGE: self._server_mark,
             OWNER_DROP: self._owner_drop, QUEUE_STALE_SKIP: self._stale_skip, CONTROLLER_WRITE: self._write,
         }
+        self._handlers[INDEX_UPDATE] = self._index_update
         self.KINDS = frozenset(self._handlers)
         self._rest = self.KINDS - TALLIED  # what a summary still records
 
@@ -200,6 +204,10 @@ class Facts:
         self.fifo, self.watch_list = f.get("fifo", ""), bool(f.get("watch_list"))
         self.check_period = float(f.get("resync_check_period") or 0.0)
         self.started = True
+        self.indexes.feed(INFORMER_START, None, f)
+
+    def _index_update(self, ev) -> None:
+        self.indexes.feed(INDEX_UPDATE, ev.key, ev.raw_fields)
 
     def _register(self, ev) -> None:
         self.registers.append(self._rec(ev, after_start=self.started))
@@ -295,6 +303,7 @@ class Facts:
         store.add(ev.key, rec)
         if kind == STORE_DELETE:
             store.mark_dead(ev.key)
+            self.indexes.feed(kind, ev.key, ev.raw_fields)
         elif kind == STORE_ADD:
             store.mark_live(ev.key)
 

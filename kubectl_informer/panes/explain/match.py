@@ -124,7 +124,7 @@ def explain(subject: Subject, facts: Facts) -> list[Explanation]:
     if pane == "queue":
         return _queue(rec, facts)
     if pane == "cache":
-        return [_cache(facts)]
+        return [_cache(facts), *_indexes(facts)]
     if pane == "server":
         return _server(rec, facts) if rec is not None else []
     return []
@@ -132,6 +132,28 @@ def explain(subject: Subject, facts: Facts) -> list[Explanation]:
 
 def _cache(facts: Facts) -> Explanation:
     return "cache.summary", {"count": facts.cache_count, "lists": facts.lists}
+
+
+def _indexes(facts: Facts) -> list[Explanation]:
+    """What the indexes cost: one text for all, with each index's figures."""
+    view = facts.indexes
+    names = view.names
+    if not names:
+        return []
+    figures = []
+    for name in names:
+        if name == "namespace" and name not in view.of_key:  # untraced: its value is each key's namespace
+            figures.append(f"namespace ({view.sources.get(name) or 'MetaNamespaceIndexFunc'}): "
+                           f"{facts.cache_count} keys, each under its namespace")
+            continue
+        f = view.figures(name)
+        top = f" (most: {f['top_keys']} under {f['top_value']!r})" if f["values"] else ""
+        figures.append(f"{name} ({f['source'] or 'IndexFunc'}): {f['values']} value{'' if f['values'] == 1 else 's'}, "
+                       f"{f['keys']} keys, "
+                       f"{f['per_value']:.1f} keys per value{top}")
+    n = len(names)
+    return [("cache.index", {"n": n, "names": ", ".join(names), "figures": "; ".join(figures),
+                             "per_update": 2 * n, "per_add": n, "changes": view.changes, "count": facts.cache_count})]
 
 
 def _delta(rec: Rec, facts: Facts) -> list[Explanation]:
