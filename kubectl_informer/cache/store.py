@@ -114,15 +114,16 @@ class Indexer:
             items[key] = obj
             if self._indexers:
                 self._update_indices(old, obj, key)
-            # rv_from_object, inlined: this runs once per delta.
+            # rv_from_object's common case first: this runs once per delta.
             try:
-                meta = obj["metadata"]
+                rv = obj["metadata"]["resourceVersion"] or ""
             except (KeyError, TypeError):
-                return  # no metadata: the RV stays
-            if type(meta) is dict and type(obj) is dict:
-                rv = self._rv = meta.get("resourceVersion") or ""
-                if self._rv_metric is not NOOP_METRIC:
-                    self._set_rv(rv)
+                rv = rv_from_object(obj)  # no resourceVersion, or no metadata (the RV stays)
+                if rv is None:
+                    return
+            self._rv = rv
+            if self._rv_metric is not NOOP_METRIC:
+                self._set_rv(rv)
 
     def delete(self, obj: Any) -> None:
         # client-go's cache.Delete -> DeleteWithObject: the object's RV counts.
