@@ -173,8 +173,8 @@ def etcd_restore():
         d.settle()
         d.run.demo.server.store.too_large_wait = 0.05  # kube-apiserver's 3 s, in real time
         d.step(121)
-        d.wait("server.too_large", timeout=25, advance=0.1)
-        d.wait("list.start", resource_version="", timeout=25, advance=0.1)
+        d.wait("server.too_large", timeout=60, advance=0.1)  # a loaded machine: the retries take longer
+        d.wait("list.start", resource_version="", timeout=60, advance=0.1)
         n = d.seen("server.window")
         d.step(40)  # the client caught up: churn again, so the window changes and is reported
         d.wait("server.window", n=n + 1)
