@@ -48,12 +48,14 @@ WORKERS = 5  # kube-controller-manager's --concurrent-deployment-syncs default
 # duration on the lab was 5 to 11 ms a rollout (workqueue_work_duration_seconds), 10 ms over
 # its life.
 WORK_TIME = "10ms"
-# |sim - real| / real allowed. Four runs (simulated reconciles of 5 ms, tests/lab/sides.py's
-# SYNC_SECONDS) gave 108/112, 114/109, 114/119, 117/115: each side moves about 5% from run to
-# run (pods' Ready times, the real syncs' speed on a shared machine, its conflicts retried),
-# and a Deployment rolled out in the ten minutes before adds one more when its progress
-# check (requeueStuckDeployment's AddAfter) comes due. Three times the largest gap seen.
-TOLERANCE = 0.15
+# |sim - real| / real allowed. Ten runs (simulated reconciles of 5 ms, tests/lab/sides.py's
+# SYNC_SECONDS) gave simulator/real 108/112, 114/109, 114/119, 117/115, 104/119, 121/111,
+# 113/131, 108/103, 116/115, 113/112: 14% apart at most, 6% on average. Each side alone
+# moves about 12% from run to run (pods' Ready times, the real syncs' speed on a shared
+# machine and the conflicts it retries), and a Deployment rolled out in the ten minutes
+# before adds one more when its progress check (requeueStuckDeployment's AddAfter) comes due.
+# With the simulated controllers reconciling at once (SIM_SYNC_SECONDS=0): 45 against 116.
+TOLERANCE = 0.20
 SAMPLE = re.compile(r'^(workqueue_[a-z_]+)\{name="deployment"\} (\S+)$', re.M)
 
 
