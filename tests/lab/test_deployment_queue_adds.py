@@ -183,7 +183,8 @@ def measure(lab: Side, sim: Side, name: str) -> dict:
         adds = {k: s.metrics()["workqueue_adds_total"] for k, s in shapes.items()}
         calls = {k: s.calls() for k, s in shapes.items()}
         if os.environ.get("KCM_ADDS_DUMP"):  # both shapes' traces, for a closer look
-            with open(os.environ["KCM_ADDS_DUMP"], "w") as f:
+            fd = os.open(os.environ["KCM_ADDS_DUMP"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+            with os.fdopen(fd, "w") as f:
                 json.dump({k: s.events for k, s in shapes.items()}, f)
     finally:
         others.stop()
