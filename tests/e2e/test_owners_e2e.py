@@ -130,6 +130,8 @@ def test_the_deployment_controller_shape_queues_by_its_handlers_rules(cluster):
         synced = {informer_of(e): e.fields["items"] for e in _events(buf, seen, "informer.synced")}
         assert synced == {DEPLOY: 2, RS: 2, PODS: 5}
         assert "podController" in run.factory.informers[PODS].get_indexer().get_indexers()
+        # NewDeploymentController's workqueue name, which its workqueue_* series carry.
+        assert run.controller.queue.metrics().name == "deployment"
         before = len(_events(buf, seen, "queue.add"))
         for name in ("web-5887-a", "lone", "stale", "rec-1-a"):
             cluster.delete_pod(name)

@@ -338,3 +338,32 @@ def test_a_new_deployment_adopts_the_orphaned_replicasets_and_their_pods_stay(cl
     live = [p for p in store.list("pods", "default") if not p["metadata"].get("deletionTimestamp")]
     assert {p["metadata"]["name"] for p in live} == pods
     assert all(p["metadata"]["ownerReferences"][0]["uid"] == made["metadata"]["uid"] for p in live)
+
+
+def test_a_reconcile_takes_sync_seconds_on_the_clock():
+    """sync_seconds: a Deployment's or ReplicaSet's reconcile writes that long
+    after it is taken, so a cascade of writes is spread as a real
+    controller manager's is, not committed within a millisecond."""
+    store = Store()
+    store.create("namespaces", {"metadata": {"name": "default"}})
+    clock = FakeClock()
+    manager = ControllerManager(store, clock, pod_start_seconds=2.0, sync_seconds=0.5).start()
+    try:
+        store.create("deployments", web_deployment("default", "web", 3))
+        assert wait_for(lambda: clock.next_deadline() == 0.5, 10)
+        clock.step(0.25)
+        assert clock.next_deadline() == 0.5  # the worker still waits: nothing written
+        assert store.list("replicasets", "default") == []
+        clock.step(0.25)
+        assert wait_for(lambda: len(store.list("replicasets", "default")) == 1, 10)
+        # The ReplicaSet's sync (or the Deployment's again, first) waits its own half second.
+        assert wait_for(lambda: clock.next_deadline() == 1.0, 10)
+        assert store.list("pods", "default") == []
+        clock.step(0.5)
+        if not wait_for(lambda: len(store.list("pods", "default")) == 3, 1):
+            assert wait_for(lambda: clock.next_deadline() == 1.5, 10) and not store.list("pods", "default")
+            clock.step(0.5)
+            assert wait_for(lambda: len(store.list("pods", "default")) == 3, 10)
+    finally:
+        manager.stop()
+        store.close_all()

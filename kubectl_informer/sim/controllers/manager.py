@@ -28,10 +28,16 @@ RETRY_SECONDS = 0.05
 class ControllerManager:
     """Runs the simulated controllers against ``store`` (``start``/``stop``)."""
 
-    def __init__(self, store, clock: Clock | None = None, pod_start_seconds: float = 1.0):
+    def __init__(self, store, clock: Clock | None = None, pod_start_seconds: float = 1.0,
+                 sync_seconds: float = 0.0):
         self.store = store
         self.clock = clock or RealClock()
         self.pod_start_seconds = pod_start_seconds
+        # How long a Deployment or ReplicaSet reconcile takes before it writes, on the clock.
+        # 0: at once, so a cascade of writes lands within a millisecond. A real controller's
+        # syncs are milliseconds apart (each write a round trip to etcd, each reaction a watch
+        # delivery and a sync later), which decides how many events a workqueue collapses.
+        self.sync_seconds = sync_seconds
         self._cond = threading.Condition()
         self._inbox: deque = deque()
         self._queue: deque = deque()
@@ -236,6 +242,8 @@ class ControllerManager:
 
     def _work(self, item: tuple) -> None:
         kind = item[0]
+        if self.sync_seconds > 0 and kind in ("deploy", "rs"):
+            self.clock.wait_event(self._stop, self.sync_seconds)
         if kind == "deploy":
             deployment_sync.sync(self.store, item[1], item[2], self.events)
         elif kind == "rs":
