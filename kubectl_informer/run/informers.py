@@ -112,6 +112,16 @@ class ControllerShape:
         return ForOwnerHandler(f[self.queue_resource], f[resource], queue, self.tracer)
 
 
+def shape_queue(controller: str | None, rate_limiter: Any, clock: Any, tracer: Any):
+    """The workqueue of a kube-controller-manager shape, named as its controller names
+    it (NewDeploymentController: "deployment", the name its metrics carry); None: the
+    sample controller's own."""
+    if controller is None:
+        return None
+    from kubectl_informer.workqueue.rate_limiting import RateLimitingQueue
+    return RateLimitingQueue(rate_limiter, name=controller, clock=clock, tracer=tracer)
+
+
 def controller_handler(shape: ControllerShape | None):
     """``SimulatedController``'s ``handler(queue)`` for the queue resource's
     informer: the shape's with several informers, else its own."""

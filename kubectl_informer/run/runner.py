@@ -368,12 +368,7 @@ class Run:
                 shape = wiring.ControllerShape(self.watched, self.factory, self.config.controller, self.tracer)
             except ValueError as e:
                 raise RunError(str(e)) from None
-        queue = None
-        if self.config.controller is not None:
-            # NewDeploymentController names its workqueue "deployment": the name its metrics carry.
-            from kubectl_informer.workqueue.rate_limiting import RateLimitingQueue
-            queue = RateLimitingQueue(self.rate_limiter, name=self.config.controller, clock=self.informer.clock,
-                                      tracer=self.tracer)
+        queue = wiring.shape_queue(self.config.controller, self.rate_limiter, self.informer.clock, self.tracer)
         self.controller = SimulatedController(self.informer, queue, workers=q.workers, work_time=q.work_time,
                                               fail_rate=q.fail_rate, rate_limiter=self.rate_limiter,
                                               tracer=self.tracer, seed=q.seed, resync_period=lane.resync,
