@@ -32,6 +32,10 @@ def pytest_collection_modifyitems(config, items):
     ours = [i for i in items if i.get_closest_marker("lab")]
     if not ours:
         return
+    for item in ours:
+        # One lab, one worker: a test that waits for the real controller's counters to stand
+        # still cannot share the cluster with another test's rollout.
+        item.add_marker(pytest.mark.xdist_group("lab"))
     reason = _lab_reason()
     if reason:
         for item in ours:
