@@ -56,6 +56,10 @@ kubectl informer queue --controller deployment
 @click.option("--work-time", type=DURATION, default="200ms", show_default=True, help="How long each item takes to process.")
 @click.option("--fail-rate", type=params.FAIL_RATE, default=0.0, show_default=True, metavar="RATE",
               help="Fraction of items whose processing fails and is requeued rate-limited (0..1).")
+@click.option("--max-retries", type=params.MAX_RETRIES, default=0, show_default=True, metavar="N",
+              help="Give up on a key that failed with N requeues: Forget it and report the error instead of "
+                   "requeueing it (NumRequeues checked, as client-go's examples/workqueue does with 5). "
+                   "0 retries forever, as sample-controller does.")
 @click.option("--rate-limiter", type=params.RATE_LIMITER, default="default", show_default=True, metavar="SPEC",
               help="default | exponential:BASE,MAX | fastslow:FAST,SLOW,N | bucket:QPS,BURST.")
 @click.option("--owns", "owns", metavar="RESOURCE", multiple=True, callback=params.OWNED,

@@ -33,6 +33,7 @@ from kubectl_informer.core.trace_kinds import (
     QUEUE_ADD,
     QUEUE_ADD_AFTER,
     QUEUE_DONE,
+    QUEUE_DROPPED,
     QUEUE_FORGET,
     QUEUE_GET,
     QUEUE_RATE_LIMITED,
@@ -73,7 +74,8 @@ class QueueState(DispatchState):
     HANDLERS = {QUEUE_ADD: "_add", QUEUE_GET: "_get", QUEUE_DONE: "_done", QUEUE_ADD_AFTER: "_add_after",
                 QUEUE_RATE_LIMITED: "_rate_limited", QUEUE_FORGET: "_forget", QUEUE_SHUTDOWN: "_shutdown",
                 WORKER_START: "_worker_start", WORKER_DONE: "_worker_done", EXPERIMENT: "_experiment",
-                EXPERIMENT_FAILED: "_experiment_failed", OWNER_DROP: "_owner_drop"}
+                EXPERIMENT_FAILED: "_experiment_failed", OWNER_DROP: "_owner_drop",
+                QUEUE_DROPPED: "_dropped"}
     FOLLOWS_INFORMER = False
 
     def __init__(self) -> None:
@@ -113,6 +115,9 @@ class QueueState(DispatchState):
         self.fail_left = 0
         self.injected = 0
         self.mode: str | None = None  # the run's ("watch" runs no workqueue), set by the pane
+        # --max-retries: keys given up on (forgotten, error reported), the limit.
+        self.dropped = 0
+        self.max_retries = 0
         self._kinds = frozenset(self._handlers)
 
     def feed_all(self, events) -> None:
@@ -267,6 +272,10 @@ class QueueState(DispatchState):
         """The pane's "why" section: a run with several informers, or adds
         mapped through an owner."""
         return self.several or self.stories.mapped > 0
+
+    def _dropped(self, k: str, t: float, f: dict) -> None:
+        self.dropped += 1
+        self.max_retries = int(f.get("max_retries") or 0)
 
     def _forget(self, k: str, t: float, f: dict) -> None:
         self.requeues.pop(k, None)

@@ -357,7 +357,8 @@ class Run:
                                               tracer=self.tracer, seed=q.seed, resync_period=lane.resync,
                                               handler_time=lane.work_time, stop_event=self.stop_event,
                                               clock=self.informer.clock,
-                                              handler=wiring.controller_handler(shape))
+                                              handler=wiring.controller_handler(shape),
+                                              max_retries=q.max_retries)
         if shape is not None:
             wiring.wire_owned(self.watched, self.factory, shape, self.controller.queue, lane, self.stop_event)
 

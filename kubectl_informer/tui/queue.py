@@ -179,6 +179,8 @@ def _header(st: QueueState, now: float, width: int) -> Text:
         f" · adds {st.adds_per_second(now):.0f}/s ({st.adds})",
         " · retries ", (str(st.retries), "bold yellow" if st.retries else ""),
     )
+    if st.dropped:
+        head.append(f" · gave up {st.dropped}", "bold red")
     if st.workers:
         head.append(f" · workers {busy}/{len(st.workers)} busy")
     if st.shutting_down:
@@ -192,6 +194,8 @@ def _header(st: QueueState, now: float, width: int) -> Text:
             ("depth ", "bold"), (str(st.depth), "bold cyan"),
             f" · {st.adds_per_second(now):.0f} adds/s · retries {st.retries}",
         )
+        if st.dropped:
+            head.append(f" · gave up {st.dropped}", "bold red")
         if st.workers:
             head.append(f" · busy {busy}/{len(st.workers)}")
         if st.shutting_down:
@@ -322,8 +326,13 @@ def _section_specs(st: QueueState, now: float, proc: list[Text], dwp: set) -> di
         "dirty": ("dirty", len(st.dirty), lambda w, rows: _dirty_body(st, dwp, w)),
         "totals": ("totals", None, lambda w, rows: [Text(
             f"gets {st.gets} · requeued on done {st.requeued_on_done} · "
-            f"work ok {st.worker_ok} / errors {st.worker_errors}", style="dim")]),
+            f"work ok {st.worker_ok} / errors {st.worker_errors}" + _dropped_words(st), style="dim")]),
     }
+
+
+def _dropped_words(st: QueueState) -> str:
+    """`` · gave up 3 (max 5)``: keys forgotten at --max-retries 5."""
+    return f" · gave up {st.dropped} (max {st.max_retries})" if st.dropped else ""
 
 
 def _want_flow(widths, w: int, avail: int) -> int:

@@ -23,6 +23,8 @@ HEADLESS = ["-o", "text", "--duration", "30s"]
     (["watch", "pods", "--client-go", "2.0"], "invalid value for '--client-go'"),
     (["watch", "pods", "--client-go", "latest"], "invalid value for '--client-go'"),
     (["queue", "--workers", "0"], "invalid value for '--workers'"),
+    (["queue", "--max-retries", "-1"], "invalid value for '--max-retries'"),
+    (["queue", "--max-retries", "two"], "invalid value for '--max-retries'"),
     (["queue", "--workers", "-1"], "invalid value for '--workers'"),
     (["queue", "--workers", "100000"], "invalid value for '--workers'"),
     (["watch", "pods", "--resync", "10"], "invalid value for '--resync'"),

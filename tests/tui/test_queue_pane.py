@@ -122,6 +122,21 @@ def test_forget_clears_requeues_and_shutdown_is_shown():
     assert "SHUTTING DOWN (drain)" in text
 
 
+def test_keys_given_up_at_max_retries_are_counted():
+    e = Trace()
+    e(0.9, "queue.add", "a", outcome="queued", depth=1)
+    e(1.0, "queue.get", "a", waited=0.1, depth=0, worker=1)
+    e(1.1, "queue.forget", "a", requeues=3)
+    e(1.1, "queue.dropped", "a", requeues=3, max_retries=3, worker=1)
+    e(1.1, "queue.done", "a", worked=0.1, requeued=False, worker=1, outcome="error")
+    st = QueueState()
+    st.feed_all(e.events)
+    assert (st.dropped, st.max_retries, st.requeues) == (1, 3, {})
+    assert "gave up 1" in render_queue(st, 2.0, 78, 12).plain.splitlines()[0]
+    assert "gave up 1" in render_queue(st, 2.0, 47, 12).plain.splitlines()[0]  # the grid slot's header too
+    assert "work ok 0 / errors 1 · gave up 1 (max 3)" in render_queue(st, 2.0, 160, 20).plain
+
+
 def test_a_lost_event_is_counted_and_the_queue_follows_the_trace():
     # The UI attached late (or the buffer dropped events): trust the outcome.
     e = Trace()
