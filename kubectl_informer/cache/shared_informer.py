@@ -283,7 +283,8 @@ class SharedIndexInformer:
                 self.lw, self.fifo, resync_period=self._resync_check_period, page_size=self.page_size,
                 should_resync=self.processor.should_resync, use_watch_list=self.profile.watch_list,
                 name=f"{self.name}-reflector", clock=self.clock, tracer=self.tracer,
-                watch_error_handler=self._watch_error_handler)
+                watch_error_handler=self._watch_error_handler,
+                delay_with_reset=self.profile.delay_with_reset)
             self._started = True
             self._start_time = self.clock.now()
         self.processor.check_period = self._resync_check_period

@@ -67,6 +67,13 @@ class Profile:
     def initial_list_label(self) -> str:
         return initial_list_label(self.watch_list)
 
+    @property
+    def delay_with_reset(self) -> bool:
+        """The reflector's back-off is ``wait.Backoff.DelayWithReset`` (1.36
+        on: it starts over 2 minutes after it last did), not the deprecated
+        ``NewExponentialBackoffManager`` (2 minutes after the last back-off)."""
+        return backoff_delay_with_reset(self.client_go)
+
     def describe(self) -> str:
         return f"client-go {self.client_go}: {self.fifo_label}, {self.initial_list_label}"
 
@@ -98,6 +105,13 @@ def _profile_for_version(client_go: str) -> Profile:
     if minor == 35:
         return PROFILES["1.35"]
     return replace(PROFILES["1.36"], client_go=name)
+
+
+def backoff_delay_with_reset(client_go: str) -> bool:
+    """Whether ``client_go`` (a version; "" for none) paces its reflector
+    with ``Backoff.DelayWithReset`` (1.36 on)."""
+    m = _VERSION.match(str(client_go or "").strip())
+    return m is not None and int(m.group(1)) >= 36
 
 
 def _atomic_in(client_go: str) -> bool:

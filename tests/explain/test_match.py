@@ -157,3 +157,26 @@ def test_an_initial_add_popped_before_its_list_is_said_done_names_that_list():
     f = facts_of(e)
     said = texts(subject_for("deltas", f, key="default/web", seq=seq), f)["delta.initial_list"]
     assert "3" in said and "paged LIST" in said, said
+
+
+def test_the_backoff_text_says_when_the_runs_client_go_starts_it_over():
+    e = TraceMaker()
+    started(e)
+    e("reflector.backoff", delay=1.2, error="connection refused")
+    f = facts_of(e)
+    words = {}
+    for profile in ("1.32", "1.35", "1.36"):
+        f.profile = profile
+        words[profile] = texts(subject_for("rv", f, back=0), f)["rv.backoff"]
+    assert "starts over after 2 minutes without one (wait.NewExponentialBackoffManager)" in words["1.32"]
+    assert words["1.35"] == words["1.32"]
+    assert ("starts over 2 minutes after it last started over, failures or not (client-go 1.36's "
+            "Backoff.DelayWithReset)") in words["1.36"]
+
+
+def test_explain_state_takes_the_runs_client_go():
+    from kubectl_informer.core.run_info import RunInfo
+    from kubectl_informer.panes.explain_state import ExplainState
+    st = ExplainState()
+    st.run_info(RunInfo(profile="1.36"))
+    assert st.facts.profile == "1.36"

@@ -111,6 +111,7 @@ def _batch_of(cause, via=None) -> Batch | None:
 class Facts:
     def __init__(self) -> None:
         self.mode: str | None = None  # "watch" | "queue": the run's, not in the trace
+        self.profile = ""  # --client-go, the run's
         self.fifo = ""
         self.watch_list = False
         self.check_period = 0.0

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kubectl_informer.core.durations import format_short
+from kubectl_informer.core.profiles import backoff_delay_with_reset
 from kubectl_informer.core.trace_kinds import (
     LIST_DONE,
     QUEUE_ADD,
@@ -215,7 +216,8 @@ def _rv(rec: Rec, facts: Facts) -> Explanation | None:
         outcome = (f"It recovered: a watch opened {_secs(after.time - rec.time)} later." if after is not None
                    else "No watch has opened since: still retrying.")
         error = f.get("error") or _ended(rec.extra.get("last_end"))
-        return "rv.backoff", {"delay": _secs(f.get("delay")), "error": error, "outcome": outcome}
+        return "rv.backoff", {"delay": _secs(f.get("delay")), "error": error, "outcome": outcome,
+                              "reset": _backoff_reset(facts.profile)}
     if kind == WATCH_BOOKMARK:
         return "rv.bookmark", {"rv": f.get("resource_version", "")}
     if kind == WATCH_END and f.get("expired"):
@@ -223,6 +225,14 @@ def _rv(rec: Rec, facts: Facts) -> Explanation | None:
     if kind == WATCH_END and f.get("error"):
         return "rv.relist_error", {"error": f.get("error"), "relists": len(facts.relists)}
     return "rv.watch_closed", {"rv": f.get("resource_version", ""), "watches": facts.watches}
+
+
+def _backoff_reset(client_go: str) -> str:
+    """When the run's reflector back-off starts over (cache/reflector.py)."""
+    if backoff_delay_with_reset(client_go):
+        return ("2 minutes after it last started over, failures or not (client-go 1.36's "
+                "Backoff.DelayWithReset)")
+    return "after 2 minutes without one (wait.NewExponentialBackoffManager)"
 
 
 def _ended(end: Rec | None) -> str:
