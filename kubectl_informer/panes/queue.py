@@ -91,6 +91,7 @@ class QueueState(DispatchState):
         self.processing: dict[str, float] = {}    # item -> get time
         self.waiting: dict[str, float] = {}       # item -> ready time (delaying queue)
         self.requeues: dict[str, int] = {}        # rate limiter's failures per item
+        self.backoff: dict[str, float] = {}       # the limiter's last delay per item (its When)
         self.shutting_down = False
         self.drain = False
         # Worker slots: id -> (item, start) or None when idle.
@@ -251,6 +252,7 @@ class QueueState(DispatchState):
         n = f.get("requeues")
         if n:
             self.requeues[k] = int(n)
+            self.backoff[k] = float(f.get("delay") or 0.0)
 
     def _experiment(self, k, t: float, f: dict):
         name = f.get("name")
@@ -274,11 +276,13 @@ class QueueState(DispatchState):
         return self.several or self.stories.mapped > 0
 
     def _dropped(self, k: str, t: float, f: dict) -> None:
+        self.backoff.pop(k, None)
         self.dropped += 1
         self.max_retries = int(f.get("max_retries") or 0)
 
     def _forget(self, k: str, t: float, f: dict) -> None:
         self.requeues.pop(k, None)
+        self.backoff.pop(k, None)
 
     def _shutdown(self, k, t: float, f: dict) -> None:
         self.shutting_down = True

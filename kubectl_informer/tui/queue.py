@@ -100,10 +100,20 @@ def _cursor_line(st: QueueState, key: str, items: list[str], width: int) -> Text
     t.append("▸ ", "bold reverse")
     t.append(key, "bold reverse")
     t.append(f" · {where}", "bold")
+    t.append(_limiter_words(st, key), "yellow")
     pos = f" · {items.index(key) + 1}/{len(items)}" if key in items else ""
     t.append(f"{pos} · j/k item · e explains · g none", "dim")
     t.truncate(width, overflow="ellipsis")
     return t
+
+
+def _limiter_words(st: QueueState, key: str) -> str:
+    """`` · failure 4, back-off 3.2s``: the rate limiter's state for ``key``."""
+    n = st.requeues.get(key)
+    if not n:
+        return ""
+    delay = st.backoff.get(key)
+    return f" · failure {n}" + (f", back-off {fmt_secs(delay)}" if delay is not None else "")
 
 
 def _columns(widths: list[int], width: int) -> tuple[int, int]:
@@ -286,6 +296,9 @@ def _waiting_items(st: QueueState, now: float):
         left = ready - now
         t = Text(k)
         t.append(f" in {fmt_secs(max(0.0, left))}" if left > 0 else " ready", "magenta")
+        delay = st.backoff.get(k)
+        if delay is not None and left > 0:
+            t.append(f" of {fmt_secs(delay)}", "dim")
         n = st.requeues.get(k)
         if n:
             t.append(f" ×{n}", "yellow")
@@ -321,13 +334,22 @@ def _section_specs(st: QueueState, now: float, proc: list[Text], dwp: set) -> di
         "waiting": ("waiting", len(st.waiting), _flowed(lambda w, rows: _waiting_items(st, now),
                                                         len(st.waiting), "none")),
         "requeues": ("requeues", len(st.requeues),
-                     _flowed(lambda w, rows: (Text.assemble(k, (f" ×{n}", "yellow")) for k, n in top_requeues),
+                     _flowed(lambda w, rows: (_requeue_item(st, k, n) for k, n in top_requeues),
                              len(st.requeues), "none")),
         "dirty": ("dirty", len(st.dirty), lambda w, rows: _dirty_body(st, dwp, w)),
         "totals": ("totals", None, lambda w, rows: [Text(
             f"gets {st.gets} · requeued on done {st.requeued_on_done} · "
             f"work ok {st.worker_ok} / errors {st.worker_errors}" + _dropped_words(st), style="dim")]),
     }
+
+
+def _requeue_item(st: QueueState, key: str, n: int) -> Text:
+    """``default/web-7 ×4 3.2s``: failures so far and the limiter's last back-off."""
+    t = Text.assemble(key, (f" ×{n}", "yellow"))
+    delay = st.backoff.get(key)
+    if delay is not None:
+        t.append(f" {fmt_secs(delay)}", "dim")
+    return t
 
 
 def _dropped_words(st: QueueState) -> str:
@@ -345,8 +367,8 @@ def _want_flow(widths, w: int, avail: int) -> int:
 def _wants_left(st: QueueState, w: int, avail: int) -> list[int]:
     cap = avail * (w // 4 + 1)
     return [_want_flow((len(k) for k in itertools.islice(st.queue, cap)), w, avail),
-            _want_flow((len(k) + 12 for k in itertools.islice(st.waiting, cap)), w, avail),
-            _want_flow((len(k) + 4 for k in itertools.islice(st.requeues, cap)), w, avail)]
+            _want_flow((len(k) + 20 for k in itertools.islice(st.waiting, cap)), w, avail),
+            _want_flow((len(k) + 11 for k in itertools.islice(st.requeues, cap)), w, avail)]
 
 
 def _build(spec, w: int, rows: int) -> list[Text]:

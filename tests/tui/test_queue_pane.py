@@ -10,7 +10,7 @@ import pytest
 from kubectl_informer.clock.testing import FakeClock, wait_for
 from kubectl_informer.core.trace import TraceBuffer, TraceEvent, Tracer
 from kubectl_informer.panes.queue import QueueState
-from kubectl_informer.tui.queue import QueuePane, render_queue
+from kubectl_informer.tui.queue import QueuePane, _cursor_line, render_queue
 from kubectl_informer.workqueue import Queue, RateLimitingQueue
 from kubectl_informer.workqueue.rate_limiters import ItemExponentialFailureRateLimiter
 
@@ -120,6 +120,26 @@ def test_forget_clears_requeues_and_shutdown_is_shown():
     assert st.shutting_down and st.drain
     text = render_queue(st, 3.0, 78, 12).plain
     assert "SHUTTING DOWN (drain)" in text
+
+
+def test_the_rate_limiters_state_per_key_failures_and_back_off():
+    e = Trace()
+    e(1.0, "queue.rate_limited", "a", delay=0.08, requeues=5)
+    e(1.0, "queue.add_after", "a", delay=0.08)
+    e(1.0, "queue.rate_limited", "b", delay=0.01, requeues=2)
+    e(1.0, "queue.add_after", "b", delay=0.01)
+    e(1.01, "queue.add", "b", outcome="queued", depth=1)  # b's back-off is over: queued again
+    st = QueueState()
+    st.feed_all(e.events)
+    assert st.backoff == {"a": 0.08, "b": 0.01}
+    text = render_queue(st, 1.05, 78, 12).plain
+    assert "a in 30ms of 80ms ×5" in text
+    assert "a ×5 80ms" in text and "b ×2 10ms" in text
+    assert _cursor_line(st, "a", ["a", "b"], 80).plain.startswith("▸ a · waiting for its back-off · failure 5, back-off 80ms")
+    assert "queued · failure 2, back-off 10ms" in _cursor_line(st, "b", ["a", "b"], 80).plain
+    e(1.1, "queue.forget", "b", requeues=2)
+    st.feed_all(e.events[-1:])
+    assert st.backoff == {"a": 0.08} and "b ×2" not in render_queue(st, 1.1, 78, 12).plain
 
 
 def test_keys_given_up_at_max_retries_are_counted():
@@ -281,8 +301,8 @@ def test_pane_at_80x24_shows_every_part():
     assert queued.split()[2:5] == ["default/web-2", "default/web-3", "default/web-4"]
     assert "w0 ▶ default/web-0" in text and "↻ dirty: requeued on done" in text
     assert "w1 · idle" in text
-    assert "default/web-1 in 200ms ×1" in text and "default/web-7 in 3.1s ×4" in text
-    assert "requeues 2" in text and "default/web-7 ×4" in text
+    assert "default/web-1 in 200ms of 400ms ×1" in text and "default/web-7 in 3.1s of 3.2s ×4" in text
+    assert "requeues 2" in text and "default/web-7 ×4 3.2s   default/web-1 ×1 400ms" in text
     assert "dirty 29" in text and "28 queued + 1 processing" in text
 
 
@@ -316,7 +336,7 @@ def test_pane_uses_a_large_terminal():
 def test_countdowns_move_with_now():
     app = _pane_app(now=2.0)
     text = shown(app, (80, 24))
-    assert "default/web-1 ready ×1" in text and "default/web-7 in 2.1s ×4" in text
+    assert "default/web-1 ready ×1" in text and "default/web-7 in 2.1s of 3.2s ×4" in text
 
 
 def test_snapshot_80x24(snap_compare):
