@@ -9,7 +9,7 @@ import pytest
 
 from kubectl_informer.clock.testing import FakeClock, wait_for
 from kubectl_informer.core.trace import TraceBuffer, TraceEvent, Tracer
-from kubectl_informer.panes.queue import QueueState
+from kubectl_informer.panes.queue import HISTORY, QueueState
 from kubectl_informer.tui.queue import QueuePane, _cursor_line, render_queue
 from kubectl_informer.workqueue import Queue, RateLimitingQueue
 from kubectl_informer.workqueue.rate_limiters import ItemExponentialFailureRateLimiter
@@ -140,6 +140,29 @@ def test_the_rate_limiters_state_per_key_failures_and_back_off():
     e(1.1, "queue.forget", "b", requeues=2)
     st.feed_all(e.events[-1:])
     assert st.backoff == {"a": 0.08} and "b ×2" not in render_queue(st, 1.1, 78, 12).plain
+
+
+def test_history_sparklines_of_depth_adds_and_latency_from_the_trace():
+    e = Trace()
+    for i in range(6):                      # second 10: six adds, depth up to 6
+        e(10.0 + i * 0.01, "queue.add", f"k{i}", outcome="queued", depth=i + 1)
+    for i in range(4):                      # second 12: four gets, each queued 2 s
+        e(12.05 + i * 0.01, "queue.get", f"k{i}", waited=2.0, depth=5 - i)
+    st = QueueState()
+    st.feed_all(e.events)
+    depth, adds, latency = st.history_series(13.5, 5)   # seconds 9..13
+    assert depth == [0, 6, 6, 6, 2]         # 11 holds 10's end; 12 starts at 6 and ends at 2
+    assert adds == [0, 6, 0, 0, 0]
+    assert latency == [0.0, 0.0, 0.0, pytest.approx(2.05, abs=0.01), 0.0]
+    line = next(ln for ln in render_queue(st, 13.5, 120, 20).plain.splitlines() if ln.startswith("depth "))
+    assert "max 6 · adds/s" in line and "max 6 · latency" in line and line.endswith("max 2.1s")
+    # A ring: a long run keeps HISTORY seconds of slots, whatever its length.
+    for sec in range(14, 1000):
+        e(float(sec), "queue.add", "again", outcome="queued", depth=3)
+        e(sec + 0.5, "queue.get", "again", waited=0.5, depth=2)
+    st.feed_all(e.events[10:])
+    assert len(st.history) == HISTORY
+    assert st.history_series(999.9, 3)[1] == [1, 1, 1]
 
 
 def test_keys_given_up_at_max_retries_are_counted():
