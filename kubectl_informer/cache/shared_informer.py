@@ -262,7 +262,9 @@ class SharedIndexInformer:
     # ------------------------------------------------------------------ run
     def _new_fifo(self):
         if self.profile.fifo == "delta":
-            return DeltaFIFO(meta_namespace_key_func, known_objects=self.indexer, emit_delta_type_replaced=True,
+            # --no-fifo-known-objects: a FIFO that knows only what it queues.
+            known = self.indexer if self.profile.known_objects else None
+            return DeltaFIFO(meta_namespace_key_func, known_objects=known, emit_delta_type_replaced=True,
                              transformer=self._transform, tracer=self.tracer, clock=self.clock)
         if self.profile.atomic:
             return RealFIFO(meta_namespace_key_func, transformer=self._transform, atomic_events=True,

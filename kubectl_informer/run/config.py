@@ -99,6 +99,7 @@ class RunConfig:
     @classmethod
     def from_flags(cls, *, mode: str = "watch", namespace: str | None = None, all_namespaces: bool = False,
                    client_go: str | None = None, fifo: str | None = None, watch_list: bool | None = None,
+                   fifo_known_objects: bool | None = None,
                    workers: int = 2, work_time: float = 0.2, fail_rate: float = 0.0,
                    rate_limiter: str = "default", seed: int | None = None, max_retries: int = 0,
                    **flags: Any) -> "RunConfig":
@@ -115,7 +116,8 @@ class RunConfig:
         if flags.get("controller") is not None:
             flags.update(_controller_flags(mode, flags))
         return cls(scope=Scope(namespace or None, bool(all_namespaces)),
-                   profile=resolve_profile(client_go, fifo=fifo, watch_list=watch_list), queue=queue, **flags)
+                   profile=resolve_profile(client_go, fifo=fifo, watch_list=watch_list,
+                                           known_objects=fifo_known_objects), queue=queue, **flags)
 
     @property
     def resources(self) -> tuple[str, ...]:

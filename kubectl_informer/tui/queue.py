@@ -11,10 +11,10 @@ import textwrap
 
 from rich.text import Text
 
-from kubectl_informer.panes.attach_view import spark
 from kubectl_informer.panes.causes import ARROW, Story, drops_text
 from kubectl_informer.panes.queue import QueueState
 from kubectl_informer.tui.chart import any_size, bar, fmt_secs, join_lines, side_by_side
+from kubectl_informer.tui.queue_history import history_line
 from kubectl_informer.tui.cursor import CURSOR_BINDINGS, HOME_BINDING, KeyCursor
 from kubectl_informer.tui.textpane import TextPane, text_lines
 
@@ -257,33 +257,6 @@ def _metric_lines(st: QueueState, now: float, width: int, height: int) -> list[T
     return [compact]
 
 
-HISTORY_CELLS = 40  # seconds a sparkline covers at most (one cell a second)
-
-
-def _history_line(st: QueueState, now: float, width: int) -> Text | None:
-    """``depth ▁▂▅█ max 29 · adds/s ▃▁▁ max 31 · latency ▁▂▁ max 590ms``: the last
-    seconds of client-go's depth, adds and queue latency as attach's cards
-    draw them, each scaled to its peak (shown after it); None before the
-    first add or when too narrow."""
-    if not st.history:
-        return None
-    words = 53  # the labels and peaks around three sparklines
-    cells = min(HISTORY_CELLS, (width - words) // 3)
-    if cells < 6:
-        return None
-    depth, adds, latency = st.history_series(now, cells)
-    t = Text()
-    for i, (label, values, peak) in enumerate((
-            ("depth", depth, str(max(depth))), ("adds/s", adds, str(max(adds))),
-            ("latency", latency, fmt_secs(max(latency)) if max(latency) > 0 else "-"))):
-        if i:
-            t.append(" · ")
-        t.append(f"{label} ", "bold")
-        t.append(spark(values, cells).rstrip(), "cyan")
-        t.append(f" max {peak}", "dim")
-    return t
-
-
 def _processing_lines(st: QueueState, now: float, dwp: set) -> list[Text]:
     """Worker slots when workers report, else the processing set."""
     wp99 = st.percentiles("work")[1]
@@ -477,7 +450,7 @@ def render_queue(st: QueueState, now: float | None, width: int, height: int) -> 
     if st.mode == "watch" and not st.adds:
         lines += [Text(part, "bold yellow") for part in textwrap.wrap(WATCH_NOTE, width)]
     lines += _metric_lines(st, now, width, height)
-    history = _history_line(st, now, width) if height - len(lines) >= 8 else None
+    history = history_line(st, now, width) if height - len(lines) >= 8 else None
     if history is not None:
         lines.append(history)
     avail = height - len(lines)

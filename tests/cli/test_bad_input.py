@@ -24,6 +24,7 @@ HEADLESS = ["-o", "text", "--duration", "30s"]
     (["watch", "pods", "--client-go", "latest"], "invalid value for '--client-go'"),
     (["queue", "--workers", "0"], "invalid value for '--workers'"),
     (["queue", "--max-retries", "-1"], "invalid value for '--max-retries'"),
+    (["watch", "pods", "--client-go", "1.36", "--no-fifo-known-objects"], "not with the RealFIFO"),
     (["queue", "--max-retries", "two"], "invalid value for '--max-retries'"),
     (["queue", "--workers", "-1"], "invalid value for '--workers'"),
     (["queue", "--workers", "100000"], "invalid value for '--workers'"),

@@ -180,3 +180,22 @@ def test_explain_state_takes_the_runs_client_go():
     st = ExplainState()
     st.run_info(RunInfo(profile="1.36"))
     assert st.facts.profile == "1.36"
+
+
+def test_a_deltafifo_without_known_objects_is_explained_on_the_fifo_and_on_a_relist():
+    e = TraceMaker()
+    started(e)
+    f = facts_of(e)
+    assert "fifo.no_known_objects" not in texts(subject_for("fifo", f), f)
+    e("informer.start", fifo="DeltaFIFO (no known objects)", watch_list=False, initial_list="paged LIST",
+      resync_check_period=0.0)
+    e("fifo.skip", "default/gone", type="Deleted", reason="unknown_delete")
+    e("watch.start", resource_version="100")
+    e("watch.end", resource_version="100", expired=True, error="410 Expired: too old resource version")
+    e("relist", reason="expired")
+    f = facts_of(e)
+    said = texts(subject_for("fifo", f), f)["fifo.no_known_objects"]
+    assert said.startswith("This run's DeltaFIFO has no known objects (--no-fifo-known-objects)")
+    assert "A relist (1 so far)" in said and "dropped as unknown (1 so far)" in said
+    on_relist = {tid for tid, _ in explain(subject_for("rv", f, back=0), f)}
+    assert on_relist == {"rv.relist_expired", "fifo.no_known_objects"}

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kubectl_informer.core.durations import format_short
-from kubectl_informer.core.profiles import backoff_delay_with_reset
+from kubectl_informer.core.profiles import NO_KNOWN_OBJECTS, backoff_delay_with_reset
 from kubectl_informer.core.trace_kinds import (
     LIST_DONE,
     QUEUE_ADD,
@@ -114,9 +114,11 @@ def explain(subject: Subject, facts: Facts) -> list[Explanation]:
         queued = _newest_caused(facts, subject.key) if pane == "inspector" else None
         return out + _owner_causes(queued) if queued is not None else out
     if pane == "fifo":
-        return _fifo(subject, facts)
+        return _fifo(subject, facts) + _no_known_objects(facts)
     if pane == "rv":
         found = _rv(rec, facts) if rec is not None else None
+        if found is not None and found[0] in ("rv.relist_expired", "rv.relist_error"):
+            return [found, *_no_known_objects(facts)]
         return [found] if found is not None else []
     if pane == "resync":
         return _resync(rec, facts)
@@ -127,6 +129,13 @@ def explain(subject: Subject, facts: Facts) -> list[Explanation]:
     if pane == "server":
         return _server(rec, facts) if rec is not None else []
     return []
+
+
+def _no_known_objects(facts: Facts) -> list[Explanation]:
+    """--no-fifo-known-objects: what the DeltaFIFO cannot see without the indexer."""
+    if facts.fifo != NO_KNOWN_OBJECTS:
+        return []
+    return [("fifo.no_known_objects", {"relists": len(facts.relists), "dropped": facts.unknown_deletes})]
 
 
 def _cache(facts: Facts) -> Explanation:
