@@ -14,7 +14,7 @@ from rich.text import Text
 from kubectl_informer.panes.causes import ARROW, Story, drops_text
 from kubectl_informer.panes.queue import QueueState
 from kubectl_informer.tui.chart import any_size, bar, fmt_secs, join_lines, side_by_side
-from kubectl_informer.tui.queue_history import history_line
+from kubectl_informer.tui.queue_history import history_line, history_lines
 from kubectl_informer.tui.cursor import CURSOR_BINDINGS, HOME_BINDING, KeyCursor
 from kubectl_informer.tui.textpane import TextPane, text_lines
 
@@ -372,6 +372,12 @@ def _wants_left(st: QueueState, w: int, avail: int) -> list[int]:
             _want_flow((len(k) + 11 for k in itertools.islice(st.requeues, cap)), w, avail)]
 
 
+def _rows_wanted(st: QueueState, proc: list[Text], w: int, wide: bool, avail: int) -> int:
+    """Rows the sections would fill in ``avail``: what is left is to spare."""
+    left = sum(_wants_left(st, w, avail))
+    return max(left, len(proc) + 2) if wide else left + len(proc) + 1
+
+
 def _build(spec, w: int, rows: int) -> list[Text]:
     title, count, fn = spec
     return _section(title, count, fn(w, rows))[:rows]
@@ -450,8 +456,16 @@ def render_queue(st: QueueState, now: float | None, width: int, height: int) -> 
     if st.mode == "watch" and not st.adds:
         lines += [Text(part, "bold yellow") for part in textwrap.wrap(WATCH_NOTE, width)]
     lines += _metric_lines(st, now, width, height)
-    history = history_line(st, now, width) if height - len(lines) >= 8 else None
-    if history is not None:
+    wide = width >= 110
+    lw = (width * 9) // 20 if wide else width
+    body_l = lw - LABEL_W
+    body_r = (width - lw - 2 if wide else width) - LABEL_W
+    dwp = {k for k in st.processing if k in st.dirty}
+    proc = _processing_lines(st, now, dwp)
+    spare = height - len(lines)
+    if spare - 3 >= _rows_wanted(st, proc, body_l, wide, spare) and not st.shows_causes():
+        lines += history_lines(st, now, width)  # rows to spare: a sparkline a line, as wide as the slot
+    elif spare >= 8 and (history := history_line(st, now, width)) is not None:
         lines.append(history)
     avail = height - len(lines)
     if avail > 1 and st.shows_causes():
@@ -460,12 +474,6 @@ def render_queue(st: QueueState, now: float | None, width: int, height: int) -> 
         avail -= len(why)
     if avail <= 0:
         return join_lines(lines[:height], width)
-    wide = width >= 110
-    lw = (width * 9) // 20 if wide else width
-    body_l = lw - LABEL_W
-    body_r = (width - lw - 2 if wide else width) - LABEL_W
-    dwp = {k for k in st.processing if k in st.dirty}
-    proc = _processing_lines(st, now, dwp)
     specs = _section_specs(st, now, proc, dwp)
     if wide:
         lw_rows = _allocate(_wants_left(st, body_l, avail), avail)

@@ -10,7 +10,9 @@ from kubectl_informer.panes.attach_view import spark
 from kubectl_informer.panes.queue import QueueState
 from kubectl_informer.tui.chart import fmt_secs
 
-HISTORY_CELLS = 40  # seconds a sparkline covers at most (one cell a second)
+from kubectl_informer.panes.queue import HISTORY
+
+HISTORY_CELLS = 40  # seconds a sparkline covers at most on the one line (one cell a second)
 
 
 def history_line(st: QueueState, now: float, width: int) -> Text | None:
@@ -35,3 +37,23 @@ def history_line(st: QueueState, now: float, width: int) -> Text | None:
         t.append(spark(values, cells).rstrip(), "cyan")
         t.append(f" max {peak}", "dim")
     return t
+
+
+def history_lines(st: QueueState, now: float, width: int) -> list[Text]:
+    """The three sparklines on a line each, as wide as the slot allows (up
+    to the HISTORY seconds the state keeps): for a slot with rows to spare."""
+    if not st.history:
+        return []
+    cells = min(HISTORY, width - 22)
+    if cells < 6:
+        return []
+    depth, adds, latency = st.history_series(now, cells)
+    out = []
+    for label, values, peak in (("depth", depth, str(max(depth))), ("adds/s", adds, str(max(adds))),
+                                ("latency", latency, fmt_secs(max(latency)) if max(latency) > 0 else "-")):
+        t = Text(f"{label:<8}", "bold")
+        t.append(spark(values, cells).rstrip(), "cyan")
+        t.append(f" max {peak}", "dim")
+        out.append(t)
+    out[0].append(f"  ({cells}s)", "dim")
+    return out

@@ -11,6 +11,7 @@ from kubectl_informer.clock.testing import FakeClock, wait_for
 from kubectl_informer.core.trace import TraceBuffer, TraceEvent, Tracer
 from kubectl_informer.panes.queue import HISTORY, QueueState
 from kubectl_informer.tui.queue import QueuePane, _cursor_line, render_queue
+from kubectl_informer.tui.queue_history import history_line
 from kubectl_informer.workqueue import Queue, RateLimitingQueue
 from kubectl_informer.workqueue.rate_limiters import ItemExponentialFailureRateLimiter
 
@@ -154,7 +155,7 @@ def test_history_sparklines_of_depth_adds_and_latency_from_the_trace():
     assert depth == [0, 6, 6, 6, 2]         # 11 holds 10's end; 12 starts at 6 and ends at 2
     assert adds == [0, 6, 0, 0, 0]
     assert latency == [0.0, 0.0, 0.0, pytest.approx(2.05, abs=0.01), 0.0]
-    line = next(ln for ln in render_queue(st, 13.5, 120, 20).plain.splitlines() if ln.startswith("depth "))
+    line = history_line(st, 13.5, 120).plain
     assert "max 6 · adds/s" in line and "max 6 · latency" in line and line.endswith("max 2.1s")
     # A ring: a long run keeps HISTORY seconds of slots, whatever its length.
     for sec in range(14, 1000):
@@ -163,6 +164,17 @@ def test_history_sparklines_of_depth_adds_and_latency_from_the_trace():
     st.feed_all(e.events[10:])
     assert len(st.history) == HISTORY
     assert st.history_series(999.9, 3)[1] == [1, 1, 1]
+
+
+def test_history_takes_a_line_each_only_with_rows_to_spare():
+    st = QueueState()
+    st.feed_all(controller_trace().events)
+    roomy = render_queue(st, 1.0, 78, 24).plain.splitlines()
+    assert [ln.split()[0] for ln in roomy[3:6]] == ["depth", "adds/s", "latency"]
+    assert roomy[3].endswith("max 30  (56s)")  # as wide as the slot: 56 seconds
+    assert "…+" not in "\n".join(roomy)      # and the whole queue still drawn
+    tight = render_queue(st, 1.0, 78, 18).plain.splitlines()
+    assert tight[3].startswith("depth ") and " · adds/s " in tight[3] and tight[4].startswith("queued 28")
 
 
 def test_keys_given_up_at_max_retries_are_counted():
