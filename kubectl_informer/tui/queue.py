@@ -463,9 +463,11 @@ def render_queue(st: QueueState, now: float | None, width: int, height: int) -> 
     dwp = {k for k in st.processing if k in st.dirty}
     proc = _processing_lines(st, now, dwp)
     spare = height - len(lines)
-    if spare - 3 >= _rows_wanted(st, proc, body_l, wide, spare) and not st.shows_causes():
+    if spare < 8:
+        pass  # no room for history
+    elif spare - 3 >= _rows_wanted(st, proc, body_l, wide, spare) and not st.shows_causes():
         lines += history_lines(st, now, width)  # rows to spare: a sparkline a line, as wide as the slot
-    elif spare >= 8 and (history := history_line(st, now, width)) is not None:
+    elif (history := history_line(st, now, width)) is not None:
         lines.append(history)
     avail = height - len(lines)
     if avail > 1 and st.shows_causes():

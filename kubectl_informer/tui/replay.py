@@ -214,6 +214,9 @@ class ReplayScreen(Screen):
         t = Text(no_wrap=True)
         state = "■ end" if p.finished and not p.playing else ("▶" if p.playing else "❚❚")
         t.append(f" {state} ", "bold reverse green" if p.playing else "bold reverse yellow")
+        if rec.header:  # without one, the context names the file
+            import os
+            t.append(f" replay {os.path.basename(rec.path)}", "bold")
         t.append(f" {fmt_offset(at)}/{fmt_offset(p.duration)}", "bold")
         start = rec.wall_time(0.0) if rec.header else None
         if start is not None:

@@ -44,7 +44,8 @@ def advance(app, clock, seconds):
 def test_the_header_shows_the_recording_and_the_playhead():
     async def check(app, pilot, clock):
         one, two, three = header(app)
-        assert "pods" in one and "ns default" in one and "kind-dev (replay of rec.ndjson)" in one
+        assert "pods" in one and "ns default" in one and "ctx kind-dev" in one and "rec.ndjson" not in one
+        assert three.count("rec.ndjson") == 1 and "replay rec.ndjson 0:00.0" in three
         assert "client-go 1.36" in one
         assert three.lstrip().startswith("▶") and "0:00.0/0:10.0" in three and "×1" in three
         # Each fact once: the first line has the resource, the profile and the resync, so the

@@ -173,6 +173,8 @@ def test_history_takes_a_line_each_only_with_rows_to_spare():
     assert [ln.split()[0] for ln in roomy[3:6]] == ["depth", "adds/s", "latency"]
     assert roomy[3].endswith("max 30  (56s)")  # as wide as the slot: 56 seconds
     assert "…+" not in "\n".join(roomy)      # and the whole queue still drawn
+    for height in range(3, 9):  # no room: no history, and no error
+        assert "adds/s ▁" not in render_queue(st, 1.0, 78, height).plain
     tight = render_queue(st, 1.0, 78, 18).plain.splitlines()
     assert tight[3].startswith("depth ") and " · adds/s " in tight[3] and tight[4].startswith("queued 28")
 
