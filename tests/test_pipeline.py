@@ -35,6 +35,17 @@ def test_overrides():
     assert resolve_profile("1.36", fifo="REAL").atomic is True
 
 
+def test_no_known_objects_is_a_deltafifo_override():
+    p = resolve_profile("1.32", known_objects=False)
+    assert (p.fifo, p.known_objects, p.fifo_label) == ("delta", False, "DeltaFIFO (no known objects)")
+    assert resolve_profile("1.36", fifo="delta", known_objects=False).fifo_label == "DeltaFIFO (no known objects)"
+    # :fifo real keeps the RealFIFO's own known objects.
+    assert p.with_fifo("real").known_objects is True
+    assert resolve_profile("1.32", known_objects=True) == PROFILES["1.32"]
+    with pytest.raises(ValueError, match="not with the RealFIFO"):
+        resolve_profile("1.35", known_objects=False)
+
+
 @pytest.mark.parametrize("kwargs, msg", [
     (dict(client_go="2.0"), 'invalid --client-go "2.0"'),
     (dict(client_go="latest"), 'invalid --client-go "latest"'),

@@ -75,9 +75,11 @@ class VeryShortWatchError(Exception):
 
 
 class BackoffManager:
-    """client-go's ``wait.NewExponentialBackoffManager(800ms, 30s, 2m, 2.0,
-    1.0, clock)``: each back-off doubles up to the cap, with up to 100%
-    jitter added, and starts over after ``reset`` seconds without one."""
+    """The reflector's back-off up to client-go 1.35,
+    ``wait.NewExponentialBackoffManager(800ms, 30s, 2m, 2.0, 1.0, clock)``:
+    each back-off doubles up to the cap, with up to 100% jitter added, and
+    starts over after ``reset`` seconds without one (every call moves the
+    time it measures from)."""
 
     def __init__(self, clock: Clock, initial: float = 0.8, cap: float = 30.0, reset: float = 120.0,
                  factor: float = 2.0, jitter: float = 1.0, rng: random.Random | None = None):
@@ -98,6 +100,10 @@ class BackoffManager:
             self._duration = self.initial
             self._capped = False
         self._last = now
+        return self._step()
+
+    def _step(self) -> float:
+        """``wait.Backoff.Step``: this delay (jittered), the next one doubled up to the cap."""
         d = self._duration
         if not self._capped:
             self._duration = d * self.factor
@@ -107,6 +113,28 @@ class BackoffManager:
         if self.jitter > 0:
             d = d + self._rng.random() * self.jitter * d
         return d
+
+
+class DelayWithReset(BackoffManager):
+    """The reflector's back-off from client-go 1.36,
+    ``wait.Backoff{800ms, x2, jitter 1.0, cap 30s}.DelayWithReset(clock, 2m)``
+    (``backoffManager.Step``): the same steps, but it starts over once
+    ``reset`` seconds have passed since it last started over (or was made),
+    whether or not it backed off in between; only a start-over moves that
+    time. So a reflector failing without pause drops back to 800ms every
+    2 minutes, where the older manager stays at the cap."""
+
+    def __init__(self, clock: Clock, **kw) -> None:
+        super().__init__(clock, **kw)
+        self._last = clock.now()
+
+    def next(self) -> float:
+        now = self.clock.now()
+        if now - self._last > self.reset:
+            self._duration = self.initial
+            self._capped = False
+            self._last = now
+        return self._step()
 
 
 def _default_watch_error_handler(reflector: "Reflector", err: BaseException) -> None:
@@ -119,7 +147,8 @@ class Reflector:
                  should_resync: Callable[[], bool] | None = None, use_watch_list: bool = False,
                  name: str = "reflector", *, clock: Clock | None = None, tracer: Tracer | None = None,
                  watch_error_handler: Callable[["Reflector", BaseException], None] | None = None,
-                 min_watch_timeout: float = MIN_WATCH_TIMEOUT, rng: random.Random | None = None):
+                 min_watch_timeout: float = MIN_WATCH_TIMEOUT, rng: random.Random | None = None,
+                 delay_with_reset: bool = False):
         self.lw = lw
         self.store = store
         self.resync_period = float(resync_period or 0.0)
@@ -133,7 +162,8 @@ class Reflector:
         # client-go never honours less than 5 minutes.
         self.min_watch_timeout = max(MIN_WATCH_TIMEOUT, float(min_watch_timeout))
         self._rng = rng or random.Random()
-        self.backoff = BackoffManager(self.clock, rng=self._rng)
+        # client-go 1.36 replaced the deprecated back-off manager (DelayWithReset).
+        self.backoff = (DelayWithReset if delay_with_reset else BackoffManager)(self.clock, rng=self._rng)
         self._lock = threading.Lock()
         self._last_sync_rv = ""
         self._rv_unavailable = False

@@ -298,7 +298,9 @@ class SharedIndexInformer:
     # ------------------------------------------------------------------ run
     def _new_fifo(self):
         if self.profile.fifo == "delta":
-            return DeltaFIFO(meta_namespace_key_func, known_objects=self.indexer, emit_delta_type_replaced=True,
+            # --no-fifo-known-objects: a FIFO that knows only what it queues.
+            known = self.indexer if self.profile.known_objects else None
+            return DeltaFIFO(meta_namespace_key_func, known_objects=known, emit_delta_type_replaced=True,
                              transformer=self._transform, tracer=self.tracer, clock=self.clock)
         metrics = {"identifier": self.identifier, "metrics_provider": self.metrics_provider}
         if self.profile.atomic:
@@ -321,7 +323,8 @@ class SharedIndexInformer:
                 self.lw, self.fifo, resync_period=self._resync_check_period, page_size=self.page_size,
                 should_resync=self.processor.should_resync, use_watch_list=self.profile.watch_list,
                 name=f"{self.name}-reflector", clock=self.clock, tracer=self.tracer,
-                watch_error_handler=self._watch_error_handler)
+                watch_error_handler=self._watch_error_handler,
+                delay_with_reset=self.profile.delay_with_reset)
             self._started = True
             self._start_time = self.clock.now()
         self.processor.check_period = self._resync_check_period

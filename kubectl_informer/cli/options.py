@@ -91,6 +91,11 @@ def profile_options(f):
         click.option("--fifo", type=click.Choice(("delta", "real")), default=None, help="Override the profile's FIFO."),
         click.option("--watch-list/--no-watch-list", "watch_list", default=None,
                      help="Override the profile's initial list (WatchList stream or paged LIST)."),
+        click.option("--fifo-known-objects/--no-fifo-known-objects", "fifo_known_objects", default=None,
+                     help="Give the DeltaFIFO the indexer as its known objects, as every shared informer does "
+                          "(the default); --no-fifo-known-objects runs it without them, to show why: a relist "
+                          "then cannot queue a Deleted for a key that vanished, nor the watch one for a key "
+                          "already popped, and resync queues nothing. DeltaFIFO only."),
         click.option("--metadata-only", is_flag=True,
                      help="List and watch objects as PartialObjectMetadata, as client-go's metadatainformer: "
                           "the cache holds only metadata."),

@@ -20,6 +20,7 @@ from kubectl_informer.core.trace_kinds import (
     OWNER_DROP,
     QUEUE_ADD,
     QUEUE_DONE,
+    QUEUE_DROPPED,
     QUEUE_RATE_LIMITED,
     QUEUE_STALE_SKIP,
     CONTROLLER_WRITE,
@@ -164,6 +165,8 @@ def format_worker_event(ev: TraceEvent) -> str | None:
         delay = f.get("delay")
         after = f" after {format_short(delay)}" if isinstance(delay, (int, float)) else ""
         return f"Requeue {ev.key}{after} requeues={f.get('requeues')}"
+    if ev.kind == QUEUE_DROPPED:  # client-go's example logs "Dropping pod %q out of the queue"
+        return f"Gave up {ev.key} after {f.get('requeues')} retries (--max-retries {f.get('max_retries')}): forgotten"
     return None
 
 

@@ -22,6 +22,13 @@ from kubectl_informer.cli.options import (
 # client-go workqueue example and controller-runtime run 1.
 DEFAULT_WORKERS = 2
 
+_MAX_RETRIES = click.option(
+    "--max-retries", type=params.MAX_RETRIES, default=0, show_default=True, metavar="N",
+    help="Give up on a key that failed with N requeues: Forget it and report the error instead of requeueing it "
+         "(NumRequeues checked, as client-go's examples/workqueue does with 5). 0 retries forever, as "
+         "sample-controller does.")
+
+
 EXAMPLES = """
 # Resync every 3s: watch Sync deltas become queue adds that dedupe
 kubectl informer queue --resync 3s
@@ -61,6 +68,7 @@ kubectl informer queue replicasets --owns pods --demo stale --client-go 1.36
 @click.option("--work-time", type=DURATION, default="200ms", show_default=True, help="How long each item takes to process.")
 @click.option("--fail-rate", type=params.FAIL_RATE, default=0.0, show_default=True, metavar="RATE",
               help="Fraction of items whose processing fails and is requeued rate-limited (0..1).")
+@_MAX_RETRIES
 @click.option("--rate-limiter", type=params.RATE_LIMITER, default="default", show_default=True, metavar="SPEC",
               help="default | exponential:BASE,MAX | fastslow:FAST,SLOW,N | bucket:QPS,BURST.")
 @click.option("--owns", "owns", metavar="RESOURCE", multiple=True, callback=params.OWNED,
@@ -90,15 +98,16 @@ def queue(resource, output, run_for, max_events, record, metrics_addr, consisten
         resource, flags["owns"] = "replicasets", ("pods",)
     flags["consistency"] = consistency == "on"
     check_output_flags(output, run_for, max_events)
-    if metrics_addr is not None:
-        _check_metrics_addr(metrics_addr)
+    _check_metrics_addr(metrics_addr)
     default = "deployments" if flags.get("controller") else "pods"
     config = read_config("queue", resource or default, metrics_addr=metrics_addr, **flags)
     return execute_mod.execute(config, output, run_for=run_for, max_events=max_events, start_pane="queue",
                                record=record)
 
 
-def _check_metrics_addr(addr: str) -> None:
+def _check_metrics_addr(addr: str | None) -> None:
+    if addr is None:
+        return
     from kubectl_informer.attach.exporter import parse_metrics_addr
     try:
         _host, port = parse_metrics_addr(addr)

@@ -20,9 +20,12 @@ import re
 from dataclasses import dataclass, replace
 
 
-def fifo_label(fifo: str, atomic: bool) -> str:
+NO_KNOWN_OBJECTS = "DeltaFIFO (no known objects)"
+
+
+def fifo_label(fifo: str, atomic: bool, known_objects: bool = True) -> str:
     if fifo == "delta":
-        return "DeltaFIFO"
+        return "DeltaFIFO" if known_objects else NO_KNOWN_OBJECTS
     return "RealFIFO (atomic)" if atomic else "RealFIFO"
 
 
@@ -39,12 +42,18 @@ class Profile:
     fifo: str  # "delta" | "real"
     watch_list: bool
     atomic: bool  # RealFIFO atomic events + Bookmark deltas
+    # DeltaFIFO given the indexer as its known objects (always, in a shared
+    # informer); False (--no-fifo-known-objects) shows why it is given them.
+    known_objects: bool = True
 
     def __post_init__(self) -> None:
         if self.fifo not in ("delta", "real"):
             raise ValueError(f'fifo must be "delta" or "real", not {self.fifo!r}')
         if self.atomic and self.fifo != "real":
             raise ValueError("atomic events need the RealFIFO")
+        if not self.known_objects and self.fifo != "delta":
+            raise ValueError("--no-fifo-known-objects runs the DeltaFIFO without known objects: not with the "
+                             "RealFIFO (whose known objects its profile fixes); add --fifo delta")
 
     def with_fifo(self, fifo: str) -> "Profile":
         """``--fifo`` / ``:fifo``: atomic events exist only in RealFIFO, so
@@ -53,19 +62,31 @@ class Profile:
         f = str(fifo).strip().lower()
         if f not in ("delta", "real"):
             raise ValueError(f'invalid --fifo "{fifo}": expected delta or real')
-        return replace(self, fifo=f, atomic=f == "real" and (self.atomic or _atomic_in(self.client_go)))
+        return replace(self, fifo=f, atomic=f == "real" and (self.atomic or _atomic_in(self.client_go)),
+                       known_objects=self.known_objects or f != "delta")
 
     def with_watch_list(self, watch_list: bool) -> "Profile":
         """``--watch-list`` / ``:watchlist``."""
         return replace(self, watch_list=bool(watch_list))
 
+    def with_known_objects(self, known_objects: bool) -> "Profile":
+        """``--fifo-known-objects`` / ``--no-fifo-known-objects``."""
+        return replace(self, known_objects=bool(known_objects))
+
     @property
     def fifo_label(self) -> str:
-        return fifo_label(self.fifo, self.atomic)
+        return fifo_label(self.fifo, self.atomic, self.known_objects)
 
     @property
     def initial_list_label(self) -> str:
         return initial_list_label(self.watch_list)
+
+    @property
+    def delay_with_reset(self) -> bool:
+        """The reflector's back-off is ``wait.Backoff.DelayWithReset`` (1.36
+        on: it starts over 2 minutes after it last did), not the deprecated
+        ``NewExponentialBackoffManager`` (2 minutes after the last back-off)."""
+        return backoff_delay_with_reset(self.client_go)
 
     def describe(self) -> str:
         return f"client-go {self.client_go}: {self.fifo_label}, {self.initial_list_label}"
@@ -100,6 +121,13 @@ def _profile_for_version(client_go: str) -> Profile:
     return replace(PROFILES["1.36"], client_go=name)
 
 
+def backoff_delay_with_reset(client_go: str) -> bool:
+    """Whether ``client_go`` (a version; "" for none) paces its reflector
+    with ``Backoff.DelayWithReset`` (1.36 on)."""
+    m = _VERSION.match(str(client_go or "").strip())
+    return m is not None and int(m.group(1)) >= 36
+
+
 def _atomic_in(client_go: str) -> bool:
     """Whether ``client_go``'s RealFIFO sends atomic events (False for a
     profile made by hand, with no version)."""
@@ -110,7 +138,7 @@ def _atomic_in(client_go: str) -> bool:
 
 
 def resolve_profile(client_go: str | None = DEFAULT_CLIENT_GO, fifo: str | None = None,
-                    watch_list: bool | None = None) -> Profile:
+                    watch_list: bool | None = None, known_objects: bool | None = None) -> Profile:
     """The profile for ``client_go`` with ``--fifo`` / ``--watch-list``
     overrides applied. ValueError (one line) on bad input."""
     profile = _profile_for_version(client_go or DEFAULT_CLIENT_GO)
@@ -118,6 +146,8 @@ def resolve_profile(client_go: str | None = DEFAULT_CLIENT_GO, fifo: str | None 
         profile = profile.with_fifo(fifo)
     if watch_list is not None:
         profile = profile.with_watch_list(watch_list)
+    if known_objects is not None:
+        profile = profile.with_known_objects(known_objects)
     return profile
 
 

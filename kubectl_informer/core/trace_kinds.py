@@ -308,6 +308,11 @@ QUEUE_RATE_LIMITED = _kind("queue.rate_limited", "add_rate_limited(item)", "yes"
 QUEUE_FORGET = _kind("queue.forget", "forget(item) of an item that had failed: its back-off starts over "
                      "(forgetting one with no failures changes nothing and is not traced)", "yes",
                      F("requeues", "int", "failures before forgetting"))
+QUEUE_DROPPED = _kind("queue.dropped", "the sample controller gave up on an item: it failed with NumRequeues at "
+                      "--max-retries, so it was forgotten and the error reported (client-go's examples/workqueue "
+                      "handleErr), not requeued", "yes",
+                      F("requeues", "int", "NumRequeues when it gave up (the limit)"),
+                      F("max_retries", "int", "--max-retries"), _WORKER)
 QUEUE_SHUTDOWN = _kind("queue.shutdown", "shut_down() or shut_down_with_drain()", "no",
                        F("drain", "bool", "shut_down_with_drain"))
 # Recordings made before 2026-11-25 carry these; the sample controller's

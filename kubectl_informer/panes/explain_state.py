@@ -30,6 +30,7 @@ class ExplainState(PaneState):
 
     def run_info(self, info) -> None:
         self.facts.mode = info.mode
+        self.facts.profile = info.profile
 
     def feed(self, ev) -> None:
         self.feed_all((ev,))

@@ -39,6 +39,7 @@ from kubectl_informer.core.trace_kinds import (
     QUEUE_ADD,
     QUEUE_ADD_AFTER,
     QUEUE_DONE,
+    QUEUE_DROPPED,
     QUEUE_FORGET,
     QUEUE_GET,
     QUEUE_RATE_LIMITED,
@@ -58,6 +59,9 @@ RESERVOIR = 1024   # recent observations kept for p50/p99, as the engine's metri
 RATE_WINDOW = 5    # seconds averaged for adds/s
 # The kinds this state reads that name no item.
 _UNKEYED = frozenset((QUEUE_SHUTDOWN, EXPERIMENT, CONTROLLER_CONSISTENCY, INFORMER_STORE_RV))
+HISTORY = 120      # seconds of history kept for the sparklines (a ring, one slot a second)
+# A history slot: [second, adds, depth peak, latency sum, gets, depth at its last event].
+_SEC, _ADDS, _PEAK, _LAT, _GETS, _END = range(6)
 
 
 class _CountedStories:
@@ -85,7 +89,7 @@ class QueueState(DispatchState):
                 WORKER_START: "_worker_start", WORKER_DONE: "_worker_done", EXPERIMENT: "_experiment",
                 EXPERIMENT_FAILED: "_experiment_failed", OWNER_DROP: "_owner_drop",
                 QUEUE_STALE_SKIP: "_stale_skip", CONTROLLER_WRITE: "_controller_write",
-                CONTROLLER_CONSISTENCY: "_consistency", INFORMER_STORE_RV: "_store_rv"}
+                CONTROLLER_CONSISTENCY: "_consistency", INFORMER_STORE_RV: "_store_rv", QUEUE_DROPPED: "_dropped"}
     FOLLOWS_INFORMER = False
 
     def __init__(self) -> None:
@@ -102,6 +106,7 @@ class QueueState(DispatchState):
         self.processing: dict[str, float] = {}    # item -> get time
         self.waiting: dict[str, float] = {}       # item -> ready time (delaying queue)
         self.requeues: dict[str, int] = {}        # rate limiter's failures per item
+        self.backoff: dict[str, float] = {}       # the limiter's last delay per item (its When)
         self.shutting_down = False
         self.drain = False
         # Worker slots: id -> (item, start) or None when idle.
@@ -119,13 +124,16 @@ class QueueState(DispatchState):
         self.work: deque[float] = deque(maxlen=RESERVOIR)
         # Events the model could not place (a trace that lost events).
         self.gaps = 0
-        self._rate: deque[list] = deque(maxlen=RATE_WINDOW + 2)  # [second, adds]
+        self.history: deque[list] = deque(maxlen=HISTORY)  # one slot a second that saw an add or get
         self.first_add: float | None = None
         # Experiments (key x): workers paused, failures still to inject, injected.
         self.workers_paused = False
         self.fail_left = 0
         self.injected = 0
         self.mode: str | None = None  # the run's ("watch" runs no workqueue), set by the pane
+        # --max-retries: keys given up on (forgotten, error reported), the limit.
+        self.dropped = 0
+        self.max_retries = 0
         self._kinds = frozenset(self._handlers)
 
     def feed_all(self, events) -> None:
@@ -209,11 +217,17 @@ class QueueState(DispatchState):
         if outcome == "queued":
             self.queue[k] = None
         sec = int(t)
-        r = self._rate
-        if r and r[-1][0] == sec:
-            r[-1][1] += 1
+        h = self.history  # adds/s reads it too
+        if h and h[-1][0] == sec:
+            slot = h[-1]
         else:
-            r.append([sec, 1])
+            slot = [sec, 0, 0, 0.0, 0, 0]
+            h.append(slot)
+        slot[1] += 1
+        d = self.depth
+        if d > slot[2]:
+            slot[2] = d
+        slot[5] = d
         if self.first_add is None:
             self.first_add = t
 
@@ -227,8 +241,18 @@ class QueueState(DispatchState):
         self.depth -= 1
         self.processing[k] = t
         added = self.add_times.pop(k, None)
+        sec = int(t)
+        h = self.history
+        if h and h[-1][0] == sec:
+            slot = h[-1]
+        else:
+            slot = [sec, 0, 0, 0.0, 0, 0]
+            h.append(slot)
+        slot[5] = self.depth
         if added is not None:
             self.latency.append(t - added)
+            slot[3] += t - added
+            slot[4] += 1
         self.dirty.discard(k)
         if "worker" in f:
             self._worker_start(k, t, f)
@@ -261,6 +285,7 @@ class QueueState(DispatchState):
         n = f.get("requeues")
         if n:
             self.requeues[k] = int(n)
+            self.backoff[k] = float(f.get("delay") or 0.0)
 
     def _experiment(self, k, t: float, f: dict):
         name = f.get("name")
@@ -295,8 +320,14 @@ class QueueState(DispatchState):
         mapped through an owner."""
         return self.several or self.stories.mapped > 0
 
+    def _dropped(self, k: str, t: float, f: dict) -> None:
+        self.backoff.pop(k, None)
+        self.dropped += 1
+        self.max_retries = int(f.get("max_retries") or 0)
+
     def _forget(self, k: str, t: float, f: dict) -> None:
         self.requeues.pop(k, None)
+        self.backoff.pop(k, None)
 
     def _shutdown(self, k, t: float, f: dict) -> None:
         self.shutting_down = True
@@ -326,9 +357,42 @@ class QueueState(DispatchState):
         if self.first_add is None:
             return 0.0
         lo = now - RATE_WINDOW
-        n = sum(c for s, c in self._rate if s + 1 > lo)
+        n = 0
+        for slot in reversed(self.history):
+            if slot[_SEC] + 1 <= lo:
+                break
+            n += slot[_ADDS]
         span = min(float(RATE_WINDOW), max(1.0, now - self.first_add))
         return n / span
+
+    def history_series(self, now: float, cells: int) -> tuple[list[int], list[int], list[float]]:
+        """The last ``cells`` seconds up to ``now``, oldest first: the peak
+        depth, the adds and the mean queue latency (0 without a get) of each
+        second; a second with no event holds the depth the one before ended at."""
+        last = int(now)
+        first = last - max(1, cells) + 1
+        level = 0
+        slots: dict[int, list] = {}
+        for s in self.history:
+            if s[_SEC] < first:
+                level = s[_END]
+            elif s[_SEC] <= last:
+                slots[s[_SEC]] = s
+        depth: list[int] = []
+        adds: list[int] = []
+        latency: list[float] = []
+        for sec in range(first, last + 1):
+            s = slots.get(sec)
+            if s is None:
+                depth.append(level)
+                adds.append(0)
+                latency.append(0.0)
+                continue
+            depth.append(max(level, s[_PEAK], s[_END]))
+            adds.append(s[_ADDS])
+            latency.append(s[_LAT] / s[_GETS] if s[_GETS] else 0.0)
+            level = s[_END]
+        return depth, adds, latency
 
     def unfinished_work(self, now: float) -> tuple[float, float]:
         """client-go's unfinished work seconds and longest running processor."""

@@ -408,7 +408,8 @@ def info_from_recording(rec: Recording) -> RunInfo:
     if h:
         info.resource = str(h.get("resource") or info.resource)
         info.namespace = h.get("namespace")
-        info.context = f"{h.get('context') or '-'} (replay of {os.path.basename(path)})"
+        # The file is named once, on the replay's own line (tui/replay.py), which 80 columns show.
+        info.context = str(h.get("context") or "-")
         info.server = str(h.get("server") or "")
         info.profile = str(h.get("profile") or info.profile)
         info.fifo = str(h.get("fifo") or info.fifo)

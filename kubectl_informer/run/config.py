@@ -30,6 +30,7 @@ class Workqueue:
     rate_limiter: str = "default"  # the spec; each run parses its own (a limiter holds state)
     seed: int | None = None
     consistency: bool = True  # --demo stale: the read-your-own-writes check (ConsistencyStore)
+    max_retries: int = 0  # a failed key's requeues before it is dropped; 0: retry forever
 
 
 # kube-controller-manager's controllers the queue can take the shape of: the
@@ -102,22 +103,26 @@ class RunConfig:
     @classmethod
     def from_flags(cls, *, mode: str = "watch", namespace: str | None = None, all_namespaces: bool = False,
                    client_go: str | None = None, fifo: str | None = None, watch_list: bool | None = None,
+                   fifo_known_objects: bool | None = None,
                    workers: int = 2, work_time: float = 0.2, fail_rate: float = 0.0,
                    rate_limiter: str = "default", seed: int | None = None, consistency: bool = True,
+                   max_retries: int = 0,
                    **flags: Any) -> "RunConfig":
         """The config the flags ask for, named as the command line names them.
         ValueError for values that cannot go together (-n with -A, a bad
         --client-go or --fifo)."""
         if mode not in ("watch", "queue"):
             raise ValueError(f"mode must be watch or queue, not {mode!r}")
-        queue = Workqueue(workers, work_time, fail_rate, rate_limiter, seed, consistency) if mode == "queue" else None
+        queue = (Workqueue(workers, work_time, fail_rate, rate_limiter, seed, consistency, max_retries=max_retries)
+                 if mode == "queue" else None)
         for name in ("handler_resync", "handler_time", "drop_paths", "args", "owns"):
             if name in flags:
                 flags[name] = tuple(flags[name] or ())
         if flags.get("controller") is not None:
             flags.update(_controller_flags(mode, flags))
         return cls(scope=Scope(namespace or None, bool(all_namespaces)),
-                   profile=resolve_profile(client_go, fifo=fifo, watch_list=watch_list), queue=queue, **flags)
+                   profile=resolve_profile(client_go, fifo=fifo, watch_list=watch_list,
+                                           known_objects=fifo_known_objects), queue=queue, **flags)
 
     @property
     def resources(self) -> tuple[str, ...]:

@@ -375,7 +375,7 @@ class Run:
                                               handler_time=lane.work_time, stop_event=self.stop_event,
                                               clock=self.informer.clock,
                                               handler=wiring.controller_handler(shape),
-                                              reconcile=stale_reconcile(self))
+                                              reconcile=stale_reconcile(self), max_retries=q.max_retries)
         if shape is not None:
             wiring.wire_owned(self.watched, self.factory, shape, self.controller.queue, lane, self.stop_event)
 

@@ -9,7 +9,12 @@ It is the classic client-go controller loop (the sample-controller's
   tombstones enqueue their key too);
 - each worker ``get``s a key, works, then on failure ``add_rate_limited``
   (the key comes back after the limiter's back-off) or on success ``forget``
-  (its back-off starts over), and always ``done``.
+  (its back-off starts over), and always ``done``;
+- with ``max_retries`` N (``--max-retries``), a failure of a key whose
+  ``num_requeues`` has reached N is not requeued: the key is forgotten and the
+  error reported (a ``queue.dropped`` event), as client-go's
+  ``examples/workqueue`` ``handleErr`` does with its 5; 0 retries forever, as
+  sample-controller's ``processNextWorkItem`` does.
 
 The queue guarantees a key is never held by two workers at once; the
 controller counts any overlap it sees so tests and the UI can show that the
@@ -32,7 +37,7 @@ from typing import Any, Callable
 from kubectl_informer.cache.keys import deletion_handling_meta_namespace_key_func
 from kubectl_informer.clock import Clock, RealClock
 from kubectl_informer.core.trace import NULL_TRACER, Tracer
-from kubectl_informer.core.trace_kinds import EXPERIMENT_FAILED, QUEUE_STALE_SKIP
+from kubectl_informer.core.trace_kinds import EXPERIMENT_FAILED, QUEUE_DROPPED, QUEUE_STALE_SKIP
 from kubectl_informer.run.consistency import ConsistencyError
 from kubectl_informer.run.handler_lanes import add_handler
 from kubectl_informer.workqueue.rate_limiters import RateLimiter
@@ -91,6 +96,7 @@ class SimulatedController:
         stop_event: threading.Event | None = None,
         handler: Callable[[RateLimitingQueue], Any] | None = None,
         reconcile: Callable[[Any], None] | None = None,
+        max_retries: int = 0,
     ) -> None:
         if not isinstance(workers, int) or workers < 1:
             raise ValueError(f"workers must be a whole number of at least 1, got {workers!r}")
@@ -98,6 +104,8 @@ class SimulatedController:
             raise ValueError(f"work time must not be negative, got {work_time!r}")
         if not 0.0 <= fail_rate <= 1.0:
             raise ValueError(f"fail rate must be between 0 and 1, got {fail_rate!r}")
+        if not isinstance(max_retries, int) or max_retries < 0:
+            raise ValueError(f"max retries must be a whole number of at least 0, got {max_retries!r}")
         if queue is not None:
             clock = clock or queue.clock
             tracer = tracer or queue.tracer
@@ -116,6 +124,8 @@ class SimulatedController:
         self.processed = 0
         self.failures = 0
         self.overlaps = 0  # a key seen at two workers at once: must stay 0
+        self.max_retries = max_retries  # 0: retry forever
+        self.dropped = 0  # keys given up on at max_retries
         # The fail-next experiment: that many items fail whatever the fail rate says.
         self._fail_next = 0
         self._threads: list[threading.Thread] = []
@@ -201,7 +211,7 @@ class SimulatedController:
             if forced:
                 tracer.emit(EXPERIMENT_FAILED, _trace_key(key), worker=n, left=left)
             if failed:
-                self.queue.add_rate_limited(key)
+                self.handle_err(key, n)
             else:
                 self.queue.forget(key)
                 outcome = "ok"
@@ -225,6 +235,20 @@ class SimulatedController:
                              actual=e.read_rv, skips=total)
             return True
         return False
+
+    def handle_err(self, key: Any, worker: int) -> None:
+        """A failed item: requeued rate-limited while its ``num_requeues`` is
+        below ``max_retries`` (or with no limit), else forgotten and reported
+        (client-go's ``examples/workqueue`` ``Controller.handleErr``)."""
+        limit = self.max_retries
+        requeues = self.queue.num_requeues(key)
+        if not limit or requeues < limit:
+            self.queue.add_rate_limited(key)
+            return
+        self.queue.forget(key)
+        with self._lock:
+            self.dropped += 1
+        self.tracer.emit(QUEUE_DROPPED, _trace_key(key), requeues=requeues, max_retries=limit, worker=worker)
 
     def stats(self) -> dict[str, int]:
         with self._lock:

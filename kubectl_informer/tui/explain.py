@@ -48,6 +48,7 @@ class ExplainPane(TextPane):
     def on_mount(self) -> None:
         info = getattr(self.app, "info", None)
         self.state.facts.mode = getattr(info, "mode", None)
+        self.state.facts.profile = getattr(info, "profile", "") or ""
 
     def on_focus(self) -> None:
         # In the grid its row grows while it is the pane you are in (app.tcss).

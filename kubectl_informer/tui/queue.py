@@ -14,6 +14,7 @@ from rich.text import Text
 from kubectl_informer.panes.causes import ARROW, Story, drops_text
 from kubectl_informer.panes.queue import QueueState
 from kubectl_informer.tui.chart import any_size, bar, fmt_secs, join_lines, side_by_side
+from kubectl_informer.tui.queue_history import history_line, history_lines
 from kubectl_informer.tui.cursor import CURSOR_BINDINGS, HOME_BINDING, KeyCursor
 from kubectl_informer.tui.textpane import TextPane, text_lines
 
@@ -100,10 +101,20 @@ def _cursor_line(st: QueueState, key: str, items: list[str], width: int) -> Text
     t.append("▸ ", "bold reverse")
     t.append(key, "bold reverse")
     t.append(f" · {where}", "bold")
+    t.append(_limiter_words(st, key), "yellow")
     pos = f" · {items.index(key) + 1}/{len(items)}" if key in items else ""
     t.append(f"{pos} · j/k item · e explains · g none", "dim")
     t.truncate(width, overflow="ellipsis")
     return t
+
+
+def _limiter_words(st: QueueState, key: str) -> str:
+    """`` · failure 4, back-off 3.2s``: the rate limiter's state for ``key``."""
+    n = st.requeues.get(key)
+    if not n:
+        return ""
+    delay = st.backoff.get(key)
+    return f" · failure {n}" + (f", back-off {fmt_secs(delay)}" if delay is not None else "")
 
 
 def _columns(widths: list[int], width: int) -> tuple[int, int]:
@@ -179,6 +190,8 @@ def _header(st: QueueState, now: float, width: int) -> Text:
         f" · adds {st.adds_per_second(now):.0f}/s ({st.adds})",
         " · retries ", (str(st.retries), "bold yellow" if st.retries else ""),
     )
+    if st.dropped:
+        head.append(f" · gave up {st.dropped}", "bold red")
     if st.workers:
         head.append(f" · workers {busy}/{len(st.workers)} busy")
     if st.shutting_down:
@@ -192,6 +205,8 @@ def _header(st: QueueState, now: float, width: int) -> Text:
             ("depth ", "bold"), (str(st.depth), "bold cyan"),
             f" · {st.adds_per_second(now):.0f} adds/s · retries {st.retries}",
         )
+        if st.dropped:
+            head.append(f" · gave up {st.dropped}", "bold red")
         if st.workers:
             head.append(f" · busy {busy}/{len(st.workers)}")
         if st.shutting_down:
@@ -282,6 +297,9 @@ def _waiting_items(st: QueueState, now: float):
         left = ready - now
         t = Text(k)
         t.append(f" in {fmt_secs(max(0.0, left))}" if left > 0 else " ready", "magenta")
+        delay = st.backoff.get(k)
+        if delay is not None and left > 0:
+            t.append(f" of {fmt_secs(delay)}", "dim")
         n = st.requeues.get(k)
         if n:
             t.append(f" ×{n}", "yellow")
@@ -317,13 +335,27 @@ def _section_specs(st: QueueState, now: float, proc: list[Text], dwp: set) -> di
         "waiting": ("waiting", len(st.waiting), _flowed(lambda w, rows: _waiting_items(st, now),
                                                         len(st.waiting), "none")),
         "requeues": ("requeues", len(st.requeues),
-                     _flowed(lambda w, rows: (Text.assemble(k, (f" ×{n}", "yellow")) for k, n in top_requeues),
+                     _flowed(lambda w, rows: (_requeue_item(st, k, n) for k, n in top_requeues),
                              len(st.requeues), "none")),
         "dirty": ("dirty", len(st.dirty), lambda w, rows: _dirty_body(st, dwp, w)),
         "totals": ("totals", None, lambda w, rows: [Text(
             f"gets {st.gets} · requeued on done {st.requeued_on_done} · "
-            f"work ok {st.worker_ok} / errors {st.worker_errors}", style="dim")]),
+            f"work ok {st.worker_ok} / errors {st.worker_errors}" + _dropped_words(st), style="dim")]),
     }
+
+
+def _requeue_item(st: QueueState, key: str, n: int) -> Text:
+    """``default/web-7 ×4 3.2s``: failures so far and the limiter's last back-off."""
+    t = Text.assemble(key, (f" ×{n}", "yellow"))
+    delay = st.backoff.get(key)
+    if delay is not None:
+        t.append(f" {fmt_secs(delay)}", "dim")
+    return t
+
+
+def _dropped_words(st: QueueState) -> str:
+    """`` · gave up 3 (max 5)``: keys forgotten at --max-retries 5."""
+    return f" · gave up {st.dropped} (max {st.max_retries})" if st.dropped else ""
 
 
 def _want_flow(widths, w: int, avail: int) -> int:
@@ -336,8 +368,14 @@ def _want_flow(widths, w: int, avail: int) -> int:
 def _wants_left(st: QueueState, w: int, avail: int) -> list[int]:
     cap = avail * (w // 4 + 1)
     return [_want_flow((len(k) for k in itertools.islice(st.queue, cap)), w, avail),
-            _want_flow((len(k) + 12 for k in itertools.islice(st.waiting, cap)), w, avail),
-            _want_flow((len(k) + 4 for k in itertools.islice(st.requeues, cap)), w, avail)]
+            _want_flow((len(k) + 20 for k in itertools.islice(st.waiting, cap)), w, avail),
+            _want_flow((len(k) + 11 for k in itertools.islice(st.requeues, cap)), w, avail)]
+
+
+def _rows_wanted(st: QueueState, proc: list[Text], w: int, wide: bool, avail: int) -> int:
+    """Rows the sections would fill in ``avail``: what is left is to spare."""
+    left = sum(_wants_left(st, w, avail))
+    return max(left, len(proc) + 2) if wide else left + len(proc) + 1
 
 
 def _build(spec, w: int, rows: int) -> list[Text]:
@@ -450,6 +488,19 @@ def render_queue(st: QueueState, now: float | None, width: int, height: int) -> 
     lines += _metric_lines(st, now, width, height)
     if st.stale.active:
         lines += staleness_lines(st.stale, width)
+    wide = width >= 110
+    lw = (width * 9) // 20 if wide else width
+    body_l = lw - LABEL_W
+    body_r = (width - lw - 2 if wide else width) - LABEL_W
+    dwp = {k for k in st.processing if k in st.dirty}
+    proc = _processing_lines(st, now, dwp)
+    spare = height - len(lines)
+    if spare < 8:
+        pass  # no room for history
+    elif spare - 3 >= _rows_wanted(st, proc, body_l, wide, spare) and not st.shows_causes():
+        lines += history_lines(st, now, width)  # rows to spare: a sparkline a line, as wide as the slot
+    elif (history := history_line(st, now, width)) is not None:
+        lines.append(history)
     avail = height - len(lines)
     if avail > 1 and st.shows_causes():
         why = _why_lines(st, width, max(1, min(3 * len(st.stories.stories) + 1, avail // 2)))
@@ -457,12 +508,6 @@ def render_queue(st: QueueState, now: float | None, width: int, height: int) -> 
         avail -= len(why)
     if avail <= 0:
         return join_lines(lines[:height], width)
-    wide = width >= 110
-    lw = (width * 9) // 20 if wide else width
-    body_l = lw - LABEL_W
-    body_r = (width - lw - 2 if wide else width) - LABEL_W
-    dwp = {k for k in st.processing if k in st.dirty}
-    proc = _processing_lines(st, now, dwp)
     specs = _section_specs(st, now, proc, dwp)
     if wide:
         lw_rows = _allocate(_wants_left(st, body_l, avail), avail)

@@ -207,13 +207,22 @@ class ReplayScreen(Screen):
         self.after_move()
 
     # -- the header's third line ------------------------------------------------------------
+    # (what the first line says already, from the recording's run.info, is not said again)
     def replay_line(self) -> Text:
         p, rec = self.player, self.rec
         at = p.offset()
         t = Text(no_wrap=True)
         state = "■ end" if p.finished and not p.playing else ("▶" if p.playing else "❚❚")
         t.append(f" {state} ", "bold reverse green" if p.playing else "bold reverse yellow")
+        if rec.header:  # without one, the context names the file
+            import os
+            t.append(f" replay {os.path.basename(rec.path)}", "bold")
         t.append(f" {fmt_offset(at)}/{fmt_offset(p.duration)}", "bold")
+        start = rec.wall_time(0.0) if rec.header else None
+        if start is not None:
+            # The day once, then the wall clock at the playhead (the time it was recorded is 0:00.0's).
+            from datetime import datetime
+            t.append(f" {datetime.fromtimestamp(start):%Y-%m-%d}", "dim")
         wall = rec.wall_clock(at)
         if wall:
             t.append(f" {wall}", "cyan")
@@ -225,13 +234,47 @@ class ReplayScreen(Screen):
         t.append(f"  ] {ahead} mark{'s' if ahead != 1 else ''} ahead", "dim")
         h = rec.header
         if h:
-            start = rec.wall_time(0.0)
-            if start is not None:
-                from datetime import datetime
-                t.append(f"  recorded {datetime.fromtimestamp(start):%Y-%m-%d %H:%M:%S}", "dim")
-            args = " ".join(h.get("args") or ())
+            args = args_not_shown(list(h.get("args") or ()), h.get("demo"))
             if args:
-                t.append(f"  kubectl informer {args}", "dim")
+                t.append(f"  ran: {' '.join(args)}", "dim")
         else:
             t.append("  (no header: recorded by an older version)", "dim")
         return t
+
+
+# Flags the header's first line shows already (resource, scope, selectors, profile, resync,
+# demo) or that made the recording rather than the run (output, duration, record).
+_SHOWN_FLAGS = frozenset(("-o", "--output", "--duration", "--max-events", "--record", "-n", "--namespace",
+                          "-l", "--selector", "--field-selector", "--client-go", "--resync", "--kubeconfig",
+                          "--context"))
+_SHOWN_SWITCHES = frozenset(("-A", "--all-namespaces"))
+
+
+def args_not_shown(args: list[str], demo: str | None = None) -> list[str]:
+    """The recorded command line (after ``kubectl informer``) without what
+    the replay header shows elsewhere: ``watch pods --demo -o json
+    --duration 2s --record r.ndjson --fail-rate 0.5`` gives ``watch
+    --fail-rate 0.5``. The command (watch, queue) stays; the resource,
+    right after it as kubectl's usage puts it, goes."""
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        a = str(args[i])
+        name = a.split("=", 1)[0]
+        if name in _SHOWN_FLAGS:
+            i += 1 if "=" in a else 2
+            continue
+        if a in _SHOWN_SWITCHES:
+            i += 1
+            continue
+        if name == "--demo":
+            # --demo takes its scenario as an optional value.
+            nxt = args[i + 1] if i + 1 < len(args) else None
+            i += 2 if "=" not in a and demo and nxt == demo else 1
+            continue
+        if i == 1 and not a.startswith("-"):  # the resource
+            i += 1
+            continue
+        out.append(a)
+        i += 1
+    return out

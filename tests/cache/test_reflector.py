@@ -13,7 +13,7 @@ from kubectl_informer.cache.testing.fake_controller_source import FakeSource, ex
     too_many_requests_error
 from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.cache.listwatch import ADDED, BOOKMARK, DELETED, ListOptions, ListWatch, WatchEvent
-from kubectl_informer.cache.reflector import BackoffManager, Reflector
+from kubectl_informer.cache.reflector import BackoffManager, DelayWithReset, Reflector
 from kubectl_informer.clock.testing import FakeClock, wait_for
 
 
@@ -451,6 +451,49 @@ def test_backoff_manager_doubles_caps_jitters_and_resets():
     assert 0.8 <= b.next() < 1.6
     nojit = BackoffManager(clock, jitter=0.0)
     assert [nojit.next() for _ in range(3)] == [0.8, 1.6, 3.2]
+
+
+def test_delay_with_reset_starts_over_from_its_last_start_over():
+    # apimachinery's TestBackoffDelayWithResetExponential, at the reflector's figures
+    # (client-go 1.36: Backoff{800ms, 2.0, jitter 1.0, cap 30s}.DelayWithReset(clock, 2m)).
+    clock = FakeClock()
+    b = DelayWithReset(clock, jitter=0.0)
+    assert [b.next() for _ in range(8)] == [0.8, 1.6, 3.2, 6.4, 12.8, 25.6, 30.0, 30.0]
+    clock.step(121)
+    assert b.next() == 0.8
+    jittered = DelayWithReset(clock, rng=random.Random(5))
+    assert all(base <= jittered.next() < 2 * base for base in (0.8, 1.6, 3.2))
+
+
+@pytest.mark.parametrize("manager,at_130s", [(BackoffManager, 30.0), (DelayWithReset, 0.8)],
+                         ids=["1.35-manager-resets-after-2m-without-backoff", "1.36-delay-resets-2m-after-last-reset"])
+def test_backoff_under_failures_without_pause(manager, at_130s):
+    # A back-off every 10 s from 0 to 130 s: the older manager never sees 2 minutes
+    # without one and stays at the cap; DelayWithReset starts over 2 minutes
+    # after it was made, failures or not (backoffManager.Step moves lastStart
+    # only when it resets).
+    clock = FakeClock()
+    b = manager(clock, jitter=0.0)
+    for _ in range(13):
+        b.next()
+        clock.step(10)
+    assert b.next() == at_130s
+    # Both start over after 2 minutes of quiet.
+    clock.step(121)
+    assert b.next() == 0.8
+
+
+def test_the_profile_picks_the_reflectors_backoff():
+    from kubectl_informer.cache.shared_informer import SharedIndexInformer
+    from kubectl_informer.core.profiles import resolve_profile
+    kinds = {}
+    for version in ("1.32", "1.35", "1.36", "1.37"):
+        inf = SharedIndexInformer(FakeSource(), profile=resolve_profile(version))
+        stop = threading.Event()
+        stop.set()
+        inf.run(stop)
+        kinds[version] = type(inf.reflector.backoff)
+    assert kinds == {"1.32": BackoffManager, "1.35": BackoffManager, "1.36": DelayWithReset, "1.37": DelayWithReset}
 
 
 def test_watch_timeout_in_range(clock):

@@ -242,6 +242,40 @@ def test_deletion_missed_while_watch_down_is_a_tombstone(clock, start, profile):
     assert inf.get_store().list_keys() == ["default/pod2"]
 
 
+def test_without_known_objects_a_relist_cannot_report_a_vanished_key(clock, start, tracer):
+    # The same disruption with the DeltaFIFO given no known objects
+    # (--no-fifo-known-objects): Replace only checks what is queued, so
+    # pod1, long popped into the indexer, gets no tombstone and stays cached;
+    # a watch DELETED for a popped key is dropped as unknown; resync has no keys.
+    from kubectl_informer.core.profiles import resolve_profile
+    seen = []
+    tracer.subscribe(seen.append)
+    src = source(3)
+    inf = SharedIndexInformer(src, clock=clock, tracer=tracer,
+                              profile=resolve_profile("1.32", known_objects=False))
+    rec = Recorder()
+    inf.add_event_handler(rec)
+    start(inf)
+    assert wait_for(lambda: len(rec.events) == 3)
+    assert inf.fifo._known is None
+    src.delete("default/pod3")  # on the watch: the FIFO holds nothing for pod3
+    assert wait_for(lambda: any(e.kind == "fifo.skip" for e in list(seen)))
+    src.expire_watches()
+    assert wait_for(clock.has_waiters)
+    src.delete("default/pod1")
+    src.modify(dict(src.get("default/pod2"), status={"phase": "Failed"}))
+    src.compact()
+    clock.step(2)
+    assert wait_for(lambda: len(rec.events) == 4)
+    assert rec.events[3][:3] == ("update", "default/pod2", "2")  # the relist's newer pod2
+    assert not rec.of("delete")
+    assert sorted(inf.get_store().list_keys()) == ["default/pod1", "default/pod2", "default/pod3"]
+    skips = [(e.key, e.fields["reason"]) for e in list(seen) if e.kind == "fifo.skip"]
+    assert skips == [("default/pod3", "unknown_delete")]
+    inf.fifo.resync()
+    assert inf.fifo.list_keys() == []
+
+
 def test_real_fifo_delivers_every_intermediate_state(clock, start):
     # The InOrderInformers difference: DeltaFIFO may coalesce, RealFIFO
     # hands every event to the handler in order.

@@ -142,7 +142,7 @@ def test_record_writes_the_trace_replay_reads(tmp_path):
         "pods", "default", "sim", "1.32", "DeltaFIFO", "quiet", 3.0)
     assert h["args"] == args and before <= h["wall_time"] <= time.time()
     info = info_from_recording(recording)
-    assert info.demo_scenario == "quiet" and info.context == "sim (replay of rec.ndjson)"
+    assert info.demo_scenario == "quiet" and info.context == "sim"
     stored = [e.key for e in events if e.kind.startswith("store.")]
     assert stored[:4] == printed
     bad = CliRunner().invoke(cli, ["watch", "pods", "--demo", "-o", "text", "--record", str(tmp_path / "no" / "f")])

@@ -110,9 +110,10 @@ def test_replay_in_the_ui_resize_sweep_then_pause_seek_step(short_dir):
         term.keys("t")
         term.wait(lambda s: "seek to:" in s, "the seek prompt")
         term.keys("0", "Enter")
-        term.wait(lambda s: re.search(r"❚❚\s+0:00\.0/\S+ .*ev 1/\d+", s), "the replay paused at its first event")
+        term.wait(lambda s: re.search(r"❚❚\s+replay trace\.ndjson 0:00\.0/\S+ .*ev 1/\d+", s),
+                  "the replay paused at its first event")
         term.keys(".")
-        term.wait(lambda s: re.search(r"❚❚\s+0:00\.\d/\S+ .*ev 2/\d+", s), "one event stepped")
+        term.wait(lambda s: re.search(r"❚❚\s+replay trace\.ndjson 0:00\.\d/\S+ .*ev 2/\d+", s), "one event stepped")
         quit_with_0(term)
     finally:
         term.close()

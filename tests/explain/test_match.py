@@ -157,3 +157,45 @@ def test_an_initial_add_popped_before_its_list_is_said_done_names_that_list():
     f = facts_of(e)
     said = texts(subject_for("deltas", f, key="default/web", seq=seq), f)["delta.initial_list"]
     assert "3" in said and "paged LIST" in said, said
+
+
+def test_the_backoff_text_says_when_the_runs_client_go_starts_it_over():
+    e = TraceMaker()
+    started(e)
+    e("reflector.backoff", delay=1.2, error="connection refused")
+    f = facts_of(e)
+    words = {}
+    for profile in ("1.32", "1.35", "1.36"):
+        f.profile = profile
+        words[profile] = texts(subject_for("rv", f, back=0), f)["rv.backoff"]
+    assert "starts over after 2 minutes without one (wait.NewExponentialBackoffManager)" in words["1.32"]
+    assert words["1.35"] == words["1.32"]
+    assert ("starts over 2 minutes after it last started over, failures or not (client-go 1.36's "
+            "Backoff.DelayWithReset)") in words["1.36"]
+
+
+def test_explain_state_takes_the_runs_client_go():
+    from kubectl_informer.core.run_info import RunInfo
+    from kubectl_informer.panes.explain_state import ExplainState
+    st = ExplainState()
+    st.run_info(RunInfo(profile="1.36"))
+    assert st.facts.profile == "1.36"
+
+
+def test_a_deltafifo_without_known_objects_is_explained_on_the_fifo_and_on_a_relist():
+    e = TraceMaker()
+    started(e)
+    f = facts_of(e)
+    assert "fifo.no_known_objects" not in texts(subject_for("fifo", f), f)
+    e("informer.start", fifo="DeltaFIFO (no known objects)", watch_list=False, initial_list="paged LIST",
+      resync_check_period=0.0)
+    e("fifo.skip", "default/gone", type="Deleted", reason="unknown_delete")
+    e("watch.start", resource_version="100")
+    e("watch.end", resource_version="100", expired=True, error="410 Expired: too old resource version")
+    e("relist", reason="expired")
+    f = facts_of(e)
+    said = texts(subject_for("fifo", f), f)["fifo.no_known_objects"]
+    assert said.startswith("This run's DeltaFIFO has no known objects (--no-fifo-known-objects)")
+    assert "A relist (1 so far)" in said and "dropped as unknown (1 so far)" in said
+    on_relist = {tid for tid, _ in explain(subject_for("rv", f, back=0), f)}
+    assert on_relist == {"rv.relist_expired", "fifo.no_known_objects"}

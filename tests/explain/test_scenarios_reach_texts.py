@@ -39,11 +39,26 @@ def burst():
 
 
 def disconnect():
+    # With and without the DeltaFIFO's known objects (--no-fifo-known-objects), one after the other.
+    return Both(disconnect_known(), disconnect_unknown())
+
+
+def disconnect_known():
     with Driven("disconnect") as d:
         d.settle()
         d.step()
         d.wait("relist")
         d.wait("store.delete", tombstone=True)
+    return d
+
+
+def disconnect_unknown():
+    # The same relist finds the pod gone, and no tombstone can come of it.
+    with Driven("disconnect", fifo_known_objects=False) as d:
+        d.settle()
+        d.step()
+        d.wait("relist")
+        d.wait("list.done", n=2)
     return d
 
 

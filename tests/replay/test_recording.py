@@ -21,7 +21,7 @@ def test_the_header_says_what_was_recorded(tmp_path):
     info = info_from_recording(rec)
     assert (info.resource, info.namespace, info.profile, info.fifo, info.initial_list, info.resync_period) == (
         "pods", "default", "1.36", "DeltaFIFO", "paged LIST", 3.0)  # informer.start says what actually ran
-    assert info.context == "kind-dev (replay of rec.ndjson)" and info.replay.endswith("rec.ndjson")
+    assert info.context == "kind-dev" and info.replay.endswith("rec.ndjson")
     assert rec.wall_time(4.0) == WALL + 4.0
     assert rec.duration == 10.0 and rec.offset(len(rec.events) - 1) == 10.0
 

@@ -1,11 +1,12 @@
 """The replay UI driven with Pilot; its playhead runs on a FakeClock."""
 
 import asyncio
+import re
 
 from kubectl_informer.clock.testing import FakeClock
 from kubectl_informer.replay.recording import Recording
 from kubectl_informer.cli.replay import replay_app
-from kubectl_informer.tui.replay import SeekScreen, fmt_offset, parse_seek
+from kubectl_informer.tui.replay import SeekScreen, args_not_shown, fmt_offset, parse_seek
 
 from ..tui.helpers import pane_text
 from .helpers import story
@@ -43,10 +44,15 @@ def advance(app, clock, seconds):
 def test_the_header_shows_the_recording_and_the_playhead():
     async def check(app, pilot, clock):
         one, two, three = header(app)
-        assert "pods" in one and "ns default" in one and "kind-dev (replay of rec.ndjson)" in one
+        assert "pods" in one and "ns default" in one and "ctx kind-dev" in one and "rec.ndjson" not in one
+        assert three.count("rec.ndjson") == 1 and "replay rec.ndjson 0:00.0" in three
         assert "client-go 1.36" in one
         assert three.lstrip().startswith("▶") and "0:00.0/0:10.0" in three and "×1" in three
-        assert "recorded " in three and "kubectl informer watch pods --client-go 1.36 --resync 3s" in three
+        # Each fact once: the first line has the resource, the profile and the resync, so the
+        # recorded command adds only its verb; the day once, then the playhead's wall clock.
+        assert "ran: watch" in three and "--client-go" not in three and "pods" not in three
+        assert "recorded" not in three and len(re.findall(r"\d\d:\d\d:\d\d", three)) == 1
+        assert re.search(r"0:00\.0/0:10\.0 \d{4}-\d\d-\d\d \d\d:\d\d:\d\d ×1", three)
         assert "3 marks ahead" in three
         assert "2 deltas" in deltas(app)  # only what is due at 0s
         from ..tui.helpers import screen_text
@@ -140,3 +146,16 @@ def test_parse_seek_reads_offsets_relative_moves_and_wall_clock():
         parse_seek("", rec, 0)
     with pytest.raises(ValueError, match="no wall clock"):
         parse_seek("10:00:00", Recording("r", story(header=False)), 0)
+
+
+def test_the_recorded_command_keeps_only_what_the_header_does_not_say():
+    args = ["watch", "pods", "--demo", "-o", "json", "--duration", "2s", "--record", "/tmp/r.ndjson"]
+    assert args_not_shown(args) == ["watch"]
+    assert args_not_shown(["queue", "pods", "--demo", "flaky", "-A", "--fail-rate", "0.5", "--workers=1",
+                           "--client-go=1.36", "-l", "app=web", "--max-retries", "3"], "flaky") == [
+        "queue", "--fail-rate", "0.5", "--workers=1", "--max-retries", "3"]
+    # A NAME after the resource stays (the header does not name it); --demo without a value keeps what follows.
+    assert args_not_shown(["watch", "pods", "web-1", "--demo=steady", "--handlers", "2"], "steady") == [
+        "watch", "web-1", "--handlers", "2"]
+    # Only the word after the command is the resource: a flag's value is not.
+    assert args_not_shown(["queue", "--fail-rate", "0.5", "pods"]) == ["queue", "--fail-rate", "0.5", "pods"]

@@ -9,8 +9,9 @@ import pytest
 
 from kubectl_informer.clock.testing import FakeClock, wait_for
 from kubectl_informer.core.trace import TraceBuffer, TraceEvent, Tracer
-from kubectl_informer.panes.queue import QueueState
-from kubectl_informer.tui.queue import QueuePane, render_queue
+from kubectl_informer.panes.queue import HISTORY, QueueState
+from kubectl_informer.tui.queue import QueuePane, _cursor_line, render_queue
+from kubectl_informer.tui.queue_history import history_line
 from kubectl_informer.workqueue import Queue, RateLimitingQueue
 from kubectl_informer.workqueue.rate_limiters import ItemExponentialFailureRateLimiter
 
@@ -120,6 +121,77 @@ def test_forget_clears_requeues_and_shutdown_is_shown():
     assert st.shutting_down and st.drain
     text = render_queue(st, 3.0, 78, 12).plain
     assert "SHUTTING DOWN (drain)" in text
+
+
+def test_the_rate_limiters_state_per_key_failures_and_back_off():
+    e = Trace()
+    e(1.0, "queue.rate_limited", "a", delay=0.08, requeues=5)
+    e(1.0, "queue.add_after", "a", delay=0.08)
+    e(1.0, "queue.rate_limited", "b", delay=0.01, requeues=2)
+    e(1.0, "queue.add_after", "b", delay=0.01)
+    e(1.01, "queue.add", "b", outcome="queued", depth=1)  # b's back-off is over: queued again
+    st = QueueState()
+    st.feed_all(e.events)
+    assert st.backoff == {"a": 0.08, "b": 0.01}
+    text = render_queue(st, 1.05, 78, 12).plain
+    assert "a in 30ms of 80ms ×5" in text
+    assert "a ×5 80ms" in text and "b ×2 10ms" in text
+    assert _cursor_line(st, "a", ["a", "b"], 80).plain.startswith("▸ a · waiting for its back-off · failure 5, back-off 80ms")
+    assert "queued · failure 2, back-off 10ms" in _cursor_line(st, "b", ["a", "b"], 80).plain
+    e(1.1, "queue.forget", "b", requeues=2)
+    st.feed_all(e.events[-1:])
+    assert st.backoff == {"a": 0.08} and "b ×2" not in render_queue(st, 1.1, 78, 12).plain
+
+
+def test_history_sparklines_of_depth_adds_and_latency_from_the_trace():
+    e = Trace()
+    for i in range(6):                      # second 10: six adds, depth up to 6
+        e(10.0 + i * 0.01, "queue.add", f"k{i}", outcome="queued", depth=i + 1)
+    for i in range(4):                      # second 12: four gets, each queued 2 s
+        e(12.05 + i * 0.01, "queue.get", f"k{i}", waited=2.0, depth=5 - i)
+    st = QueueState()
+    st.feed_all(e.events)
+    depth, adds, latency = st.history_series(13.5, 5)   # seconds 9..13
+    assert depth == [0, 6, 6, 6, 2]         # 11 holds 10's end; 12 starts at 6 and ends at 2
+    assert adds == [0, 6, 0, 0, 0]
+    assert latency == [0.0, 0.0, 0.0, pytest.approx(2.05, abs=0.01), 0.0]
+    line = history_line(st, 13.5, 120).plain
+    assert "max 6 · adds/s" in line and "max 6 · latency" in line and line.endswith("max 2.1s")
+    # A ring: a long run keeps HISTORY seconds of slots, whatever its length.
+    for sec in range(14, 1000):
+        e(float(sec), "queue.add", "again", outcome="queued", depth=3)
+        e(sec + 0.5, "queue.get", "again", waited=0.5, depth=2)
+    st.feed_all(e.events[10:])
+    assert len(st.history) == HISTORY
+    assert st.history_series(999.9, 3)[1] == [1, 1, 1]
+
+
+def test_history_takes_a_line_each_only_with_rows_to_spare():
+    st = QueueState()
+    st.feed_all(controller_trace().events)
+    roomy = render_queue(st, 1.0, 78, 24).plain.splitlines()
+    assert [ln.split()[0] for ln in roomy[3:6]] == ["depth", "adds/s", "latency"]
+    assert roomy[3].endswith("max 30  (56s)")  # as wide as the slot: 56 seconds
+    assert "…+" not in "\n".join(roomy)      # and the whole queue still drawn
+    for height in range(3, 9):  # no room: no history, and no error
+        assert "adds/s ▁" not in render_queue(st, 1.0, 78, height).plain
+    tight = render_queue(st, 1.0, 78, 18).plain.splitlines()
+    assert tight[3].startswith("depth ") and " · adds/s " in tight[3] and tight[4].startswith("queued 28")
+
+
+def test_keys_given_up_at_max_retries_are_counted():
+    e = Trace()
+    e(0.9, "queue.add", "a", outcome="queued", depth=1)
+    e(1.0, "queue.get", "a", waited=0.1, depth=0, worker=1)
+    e(1.1, "queue.forget", "a", requeues=3)
+    e(1.1, "queue.dropped", "a", requeues=3, max_retries=3, worker=1)
+    e(1.1, "queue.done", "a", worked=0.1, requeued=False, worker=1, outcome="error")
+    st = QueueState()
+    st.feed_all(e.events)
+    assert (st.dropped, st.max_retries, st.requeues) == (1, 3, {})
+    assert "gave up 1" in render_queue(st, 2.0, 78, 12).plain.splitlines()[0]
+    assert "gave up 1" in render_queue(st, 2.0, 47, 12).plain.splitlines()[0]  # the grid slot's header too
+    assert "work ok 0 / errors 1 · gave up 1 (max 3)" in render_queue(st, 2.0, 160, 20).plain
 
 
 def test_a_lost_event_is_counted_and_the_queue_follows_the_trace():
@@ -266,8 +338,8 @@ def test_pane_at_80x24_shows_every_part():
     assert queued.split()[2:5] == ["default/web-2", "default/web-3", "default/web-4"]
     assert "w0 ▶ default/web-0" in text and "↻ dirty: requeued on done" in text
     assert "w1 · idle" in text
-    assert "default/web-1 in 200ms ×1" in text and "default/web-7 in 3.1s ×4" in text
-    assert "requeues 2" in text and "default/web-7 ×4" in text
+    assert "default/web-1 in 200ms of 400ms ×1" in text and "default/web-7 in 3.1s of 3.2s ×4" in text
+    assert "requeues 2" in text and "default/web-7 ×4 3.2s   default/web-1 ×1 400ms" in text
     assert "dirty 29" in text and "28 queued + 1 processing" in text
 
 
@@ -301,7 +373,7 @@ def test_pane_uses_a_large_terminal():
 def test_countdowns_move_with_now():
     app = _pane_app(now=2.0)
     text = shown(app, (80, 24))
-    assert "default/web-1 ready ×1" in text and "default/web-7 in 2.1s ×4" in text
+    assert "default/web-1 ready ×1" in text and "default/web-7 in 2.1s of 3.2s ×4" in text
 
 
 def test_snapshot_80x24(snap_compare):

@@ -115,6 +115,7 @@ def _batch_of(cause, via=None) -> Batch | None:
 class Facts:
     def __init__(self) -> None:
         self.mode: str | None = None  # "watch" | "queue": the run's, not in the trace
+        self.profile = ""  # --client-go, the run's
         self.fifo = ""
         self.watch_list = False
         self.check_period = 0.0
@@ -125,6 +126,7 @@ class Facts:
         self.asked_rv = ""
         self.list_dones: deque[Rec] = deque(maxlen=MARKS)
         self.relists: deque[Rec] = deque(maxlen=MARKS)
+        self.unknown_deletes = 0  # watch deletions the FIFO dropped: neither queued nor known
         self.rv_marks: deque[Rec] = deque(maxlen=MARKS)
         self.watch_starts: deque[Rec] = deque(maxlen=MARKS)
         self.ticks: deque[Rec] = deque(maxlen=MARKS)
@@ -280,8 +282,11 @@ class Facts:
         self._fifo_queue(ev)
 
     def _fifo_skip(self, ev) -> None:
-        if ev.raw_fields.get("reason") == "resync_pending" and self._tick is not None:
+        reason = ev.raw_fields.get("reason")
+        if reason == "resync_pending" and self._tick is not None:
             self._tick.extra["skipped"] += 1
+        elif reason == "unknown_delete":
+            self.unknown_deletes += 1
 
     def _fifo_pop(self, ev) -> None:
         self.pops += 1

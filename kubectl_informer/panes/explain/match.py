@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kubectl_informer.core.durations import format_short
+from kubectl_informer.core.profiles import NO_KNOWN_OBJECTS, backoff_delay_with_reset
 from kubectl_informer.core.trace_kinds import (
     CONTROLLER_WRITE,
     LIST_DONE,
@@ -115,9 +116,11 @@ def explain(subject: Subject, facts: Facts) -> list[Explanation]:
         queued = _newest_caused(facts, subject.key) if pane == "inspector" else None
         return out + _owner_causes(queued) if queued is not None else out
     if pane == "fifo":
-        return _fifo(subject, facts)
+        return _fifo(subject, facts) + _no_known_objects(facts)
     if pane == "rv":
         found = _rv(rec, facts) if rec is not None else None
+        if found is not None and found[0] in ("rv.relist_expired", "rv.relist_error"):
+            return [found, *_no_known_objects(facts)]
         return [found] if found is not None else []
     if pane == "resync":
         return _resync(rec, facts)
@@ -128,6 +131,13 @@ def explain(subject: Subject, facts: Facts) -> list[Explanation]:
     if pane == "server":
         return _server(rec, facts) if rec is not None else []
     return []
+
+
+def _no_known_objects(facts: Facts) -> list[Explanation]:
+    """--no-fifo-known-objects: what the DeltaFIFO cannot see without the indexer."""
+    if facts.fifo != NO_KNOWN_OBJECTS:
+        return []
+    return [("fifo.no_known_objects", {"relists": len(facts.relists), "dropped": facts.unknown_deletes})]
 
 
 def _cache(facts: Facts) -> Explanation:
@@ -239,7 +249,8 @@ def _rv(rec: Rec, facts: Facts) -> Explanation | None:
         outcome = (f"It recovered: a watch opened {_secs(after.time - rec.time)} later." if after is not None
                    else "No watch has opened since: still retrying.")
         error = f.get("error") or _ended(rec.extra.get("last_end"))
-        return "rv.backoff", {"delay": _secs(f.get("delay")), "error": error, "outcome": outcome}
+        return "rv.backoff", {"delay": _secs(f.get("delay")), "error": error, "outcome": outcome,
+                              "reset": _backoff_reset(facts.profile)}
     if kind == WATCH_BOOKMARK:
         return "rv.bookmark", {"rv": f.get("resource_version", "")}
     if kind == WATCH_END and f.get("expired"):
@@ -247,6 +258,14 @@ def _rv(rec: Rec, facts: Facts) -> Explanation | None:
     if kind == WATCH_END and f.get("error"):
         return "rv.relist_error", {"error": f.get("error"), "relists": len(facts.relists)}
     return "rv.watch_closed", {"rv": f.get("resource_version", ""), "watches": facts.watches}
+
+
+def _backoff_reset(client_go: str) -> str:
+    """When the run's reflector back-off starts over (cache/reflector.py)."""
+    if backoff_delay_with_reset(client_go):
+        return ("2 minutes after it last started over, failures or not (client-go 1.36's "
+                "Backoff.DelayWithReset)")
+    return "after 2 minutes without one (wait.NewExponentialBackoffManager)"
 
 
 def _ended(end: Rec | None) -> str:
