@@ -35,7 +35,7 @@ from kubectl_informer.panes.trail import FROM_SUMMARY
 from kubectl_informer.tui.cursor import CURSOR_BINDINGS, KeyCursor
 from kubectl_informer.tui.objects import change_text
 from kubectl_informer.tui.predicate_marker import predicate_marker
-from kubectl_informer.tui.queue import why_lines
+from kubectl_informer.tui.queue_why import why_lines
 from kubectl_informer.tui.textpane import TextPane
 
 

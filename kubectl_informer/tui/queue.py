@@ -11,10 +11,10 @@ import textwrap
 
 from rich.text import Text
 
-from kubectl_informer.panes.causes import ARROW, Story, drops_text
 from kubectl_informer.panes.queue import QueueState
 from kubectl_informer.tui.chart import any_size, bar, fmt_secs, join_lines, side_by_side
 from kubectl_informer.tui.queue_history import history_line, history_lines
+from kubectl_informer.tui.queue_why import _why_lines
 from kubectl_informer.tui.cursor import CURSOR_BINDINGS, HOME_BINDING, KeyCursor
 from kubectl_informer.tui.textpane import TextPane, text_lines
 
@@ -383,49 +383,6 @@ def _build(spec, w: int, rows: int) -> list[Text]:
     return _section(title, count, fn(w, rows))[:rows]
 
 
-def story_words(story: Story) -> str:
-    """``5 adds → 1 reconcile (Pod ×5)``: what the key's last get took in,
-    or the adds still waiting for the next."""
-    if story.pending.adds:
-        batch, words = story.pending, "waiting"
-    elif story.last is not None:
-        batch, words = story.last, "→ 1 reconcile"
-    else:
-        return ""
-    kinds = batch.kinds_text()
-    return f"{batch.adds} add{'s' if batch.adds != 1 else ''} {words}" + (f" ({kinds})" if kinds else "")
-
-
-def why_line(key: str, story: Story) -> Text:
-    """``default/web ← ReplicaSet … Updated · 5 adds → 1 reconcile``."""
-    return why_lines(key, story, 10_000)[0]
-
-
-def why_lines(key: str, story: Story, width: int) -> list[Text]:
-    """``why_line`` in lines of ``width``: whole if it fits, else the key
-    and its adds first, then the chain broken before an arrow."""
-    words = Text(f" · {story_words(story)}", "yellow") if story_words(story) else Text()
-    one = Text(key, "bold")
-    for link in story.newest:
-        one.append(ARROW, "dim")
-        one.append(link)
-    one.append_text(words)
-    if one.cell_len <= width or not story.newest:
-        return [one]
-    out = [Text.assemble((key, "bold"), words)]
-    cur = Text("  ")
-    for link in story.newest:
-        piece = Text.assemble((ARROW.lstrip(), "dim"), link)
-        if cur.cell_len > 2 and cur.cell_len + 1 + piece.cell_len > width:
-            out.append(cur)
-            cur = Text("  ")
-        if cur.cell_len > 2:
-            cur.append(" ")
-        cur.append_text(piece)
-    out.append(cur)
-    return out
-
-
 def staleness_lines(s, width: int) -> list[Text]:
     """The controller's read-your-own-writes check and what it did: stale-sync
     skips and catch-ups (on), or the duplicate creates a stale cache made."""
@@ -454,26 +411,6 @@ def staleness_lines(s, width: int) -> list[Text]:
         head.append_text(writes)
         return [head]
     return [head, writes]
-
-
-def _why_lines(st: QueueState, width: int, rows: int) -> list[Text]:
-    """Why the newest keys were queued (the newest whole first), then the
-    owned objects' events dropped, if there is room."""
-    body: list[Text] = []
-    for key, story in st.stories.newest_first():
-        if len(body) >= rows:
-            break
-        body.extend(why_lines(key, story, width - 4)[:rows - len(body)])
-    if not body:
-        body.append(Text("no add yet", style="dim"))
-    if st.drops and len(body) < rows:
-        body.append(Text(f"dropped: {drops_text(st.drops)}", style="magenta"))
-    out = []
-    for i, line in enumerate(body):
-        head = Text("why " if i == 0 else "    ", "bold magenta")
-        head.append_text(line)
-        out.append(head)
-    return out[:rows]
 
 
 @any_size(30, 3)

@@ -8,6 +8,9 @@ key's recent deltas with the listeners that got them, its pops, and the
 workqueue's story per key (adds while queued or processed with their
 causes, failures), and the owned objects whose events were dropped.
 No UI here: ``match.py`` reads these facts, ``tui/explain.py`` draws.
+
+Why this module is long: one ``Facts`` class is fed every event once and keeps
+every fact a text may quote; split, each part would read the stream again.
 """
 
 from __future__ import annotations

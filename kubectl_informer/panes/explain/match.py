@@ -4,6 +4,9 @@
 returns the ``(text id, numbers)`` that apply, the main one first. Both are
 pure: they read ``Facts`` and the subject only, so they are tested by
 feeding traces, without a UI.
+
+Why this module is long: it holds one rule per pane and text, the whole
+choice of what to say in one place, as texts.toml holds the words.
 """
 
 from __future__ import annotations
