@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 from typing import Any
-from urllib.parse import urlsplit
 
 import click
 
@@ -62,19 +61,10 @@ def _server(ctx, param, value):
     if not value:
         return None
     _no_control("--server", value)
-    parts = urlsplit(value if "://" in value else "http://" + value)
-    try:
-        parts.port  # noqa: B018 - raises ValueError for a bad port
-    except ValueError as e:
-        raise InvalidValue(f"invalid --server {value!r}: {e}") from None
-    if parts.password:
-        from kubectl_informer.core.redact import remember
-        remember(parts.password)
-    if parts.scheme.lower() not in ("http", "https"):
-        raise InvalidValue(f'--server must be an https:// or http:// URL or host:port (scheme "{parts.scheme}" '
-                           f'is not supported)')
-    if not parts.hostname:
-        raise InvalidValue("--server has no host")
+    from kubectl_informer.kube.kubeconfig_checks import server_url_problem
+    problem = server_url_problem(value if "://" in value else "http://" + value)
+    if problem:
+        raise InvalidValue(f"--server: {problem} (an https:// or http:// URL, or host:port)")
     return value
 
 

@@ -33,24 +33,30 @@ def context_namespace(ctx: dict, name: str, path: str) -> str:
         raise KubeConfigError(f'{e} (the namespace of context "{name}" in {path})') from None
 
 
-def check_server(cluster: dict, name: str, path: str) -> None:
-    """Only http and https servers, with a host and a valid port; the URL is
-    never echoed (it may hold a user and password)."""
-    server = cluster.get("server")
-    if not server:
-        return
+def server_url_problem(server: str) -> str | None:
+    """What is wrong with a server URL, in words (None: nothing): only http
+    and https, with a host and a valid port. A password in it is remembered
+    (never printed) and the URL itself never echoed."""
     try:
         parts = urlsplit(server)
         parts.port  # noqa: B018 - raises ValueError for a port out of range
     except ValueError as e:
-        raise KubeConfigError(f'cluster "{name}" in {path}: the server URL is invalid ({e})') from None
+        return f"the server URL is invalid ({e})"
     if parts.password:
         remember(parts.password)
     if parts.scheme.lower() not in ("http", "https"):
-        raise KubeConfigError(f'cluster "{name}" in {path}: the server URL must start with https:// or http:// '
-                              f'(scheme "{one_line(parts.scheme, 20)}" is not supported)')
+        return (f'the server URL must start with https:// or http:// '
+                f'(scheme "{one_line(parts.scheme, 20)}" is not supported)')
     if not parts.hostname:
-        raise KubeConfigError(f'cluster "{name}" in {path}: the server URL has no host')
+        return "the server URL has no host"
+    return None
+
+
+def check_server(cluster: dict, name: str, path: str) -> None:
+    """A kubeconfig cluster's server, as ``server_url_problem`` checks it."""
+    server = cluster.get("server")
+    if server and (problem := server_url_problem(server)):
+        raise KubeConfigError(f'cluster "{name}" in {path}: {problem}')
 
 
 def remember_credentials(user: dict) -> None:

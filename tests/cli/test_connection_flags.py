@@ -153,7 +153,7 @@ def test_server_keeps_the_clusters_ca_and_clears_its_tls_server_name(sim, tmp_pa
     # host:port is plain HTTP, as kubectl makes it (its TLS settings are merged after the scheme is chosen)
     r = watch(kc, "-s", sim.url.removeprefix("https://"))
     one_line_error(r, 1, "http://127.0.0.1:")
-    one_line_error(watch(kc, "-s", "ftp://127.0.0.1"), 2, "--server must be an https:// or http:// URL")
+    one_line_error(watch(kc, "-s", "ftp://127.0.0.1"), 2, "--server: the server URL must start with https:// or http://")
 
 
 def test_tls_server_name_is_checked_against_the_certificate(sim, tmp_path):
