@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from kubectl_informer.attach.counters import increase
 from kubectl_informer.attach.page import Histogram, Page
 from kubectl_informer.attach.quantile import bucket_delta, quantile_in_bucket
 
@@ -119,17 +120,6 @@ class StaleSkips:
         return f"{self.resource}.{self.group}" if self.group else self.resource
 
 
-def per_second(value: float, rated: bool, unit: str = "/s") -> str:
-    """A rate, or "–" before a second scrape gave one."""
-    return f"{value:.1f}{unit}" if rated else "–"
-
-
-def _increase(new: float, old: float | None) -> float:
-    if old is None:
-        return 0.0
-    return new - old if new >= old else new
-
-
 def update_informers(figures: dict[Key, InformerFigures], new: dict[Key, InformerPoint],
                      base: dict[Key, InformerPoint] | None, q_base: dict[Key, InformerPoint] | None, dt: float,
                      server_rv: dict[tuple[str, str], int] | None) -> None:
@@ -145,7 +135,7 @@ def update_informers(figures: dict[Key, InformerFigures], new: dict[Key, Informe
         f.processed_total = p.latency.count if p.latency else 0.0
         old_count = old.latency.count if old and old.latency else None
         f.rated = dt > 0 and old is not None
-        f.processed_per_s = _increase(f.processed_total, old_count) / dt if f.rated else 0.0
+        f.processed_per_s = increase(f.processed_total, old_count) / dt if f.rated else 0.0
         then = q_base.get(key) if q_base else None
         (f.latency_p50, f.latency_p50_bucket), (f.latency_p99, f.latency_p99_bucket) = _percentiles(
             p.latency, then.latency if then else None)
@@ -164,7 +154,7 @@ def update_stale_skips(skips: dict[tuple[str, str, str], StaleSkips], new: dict[
         s.total = total
         s.rated = dt > 0 and base is not None
         # A series that appeared since the base counted from 0 (its first skips).
-        s.per_s = _increase(total, old if old is not None else 0.0) / dt if s.rated else 0.0
+        s.per_s = increase(total, old if old is not None else 0.0) / dt if s.rated else 0.0
 
 
 def _percentiles(new: Histogram | None, old: Histogram | None):

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
+from kubectl_informer.attach.counters import increase
 from kubectl_informer.attach.informers import (
     InformerFigures,
     InformerPoint,
@@ -104,18 +105,6 @@ def reduce_page(page: Page) -> Point:
     reflectors = {n: (lists.get(n), watches.get(n)) for n in set(lists) | set(watches)}
     return Point(page.time, queues, controllers, page.by("rest_client_requests_total", "code"), reflectors,
                  reduce_informers(page), reduce_stale_skips(page), has_informer_series(page))
-
-
-def increase(new: float, old: float | None) -> float:
-    """A counter's increase; a drop means the process restarted (PromQL)."""
-    if old is None:
-        return 0.0
-    return new - old if new >= old else new
-
-
-def rate(value: float, rated: bool, unit: str = "/s") -> str:
-    """A per-second figure, or "–" before a second scrape gave one."""
-    return f"{value:.1f}{unit}" if rated else "–"
 
 
 @dataclass

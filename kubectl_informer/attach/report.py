@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from kubectl_informer.attach.informers import informer_notes, per_second
-from kubectl_informer.attach.model import AttachModel, fmt_seconds, rate
+from kubectl_informer.attach.counters import rate
+from kubectl_informer.attach.informers import informer_notes
+from kubectl_informer.attach.model import AttachModel, fmt_seconds
 
 _HISTORY_FIELDS = ("depth_history", "adds_history", "retries_history", "reconcile_history", "error_history",
                    "queued_history")
@@ -57,7 +58,7 @@ def informer_lines(model: AttachModel) -> list[str]:
     out = []
     for f in _by_gvr(model):
         lag = "-" if f.lag_rv is None else f"{f.lag_rv} RV"
-        out.append(f"informer {f.gvr} ({f.name}): queued {f.queued:g} · processed {per_second(f.processed_per_s, f.rated)} "
+        out.append(f"informer {f.gvr} ({f.name}): queued {f.queued:g} · processed {rate(f.processed_per_s, f.rated)} "
                    f"({f.processed_total:g}) · processing p50 {_est(f.latency_p50)} p99 {_est(f.latency_p99)} · "
                    f"store RV {_rv(f.store_rv)} · server RV {_rv(f.server_rv)} · lag {lag}")
     out.extend(skips_lines(model))
@@ -69,7 +70,7 @@ def skips_lines(model: AttachModel) -> list[str]:
     """``stale-sync skips replicaset_controller: pods 2 (0.0/s) · ...``, one line a controller."""
     per: dict[str, list[str]] = {}
     for (controller, _, _), s in sorted(model.stale_skips.items()):
-        per.setdefault(controller, []).append(f"{s.what} {s.total:g} ({per_second(s.per_s, s.rated)})")
+        per.setdefault(controller, []).append(f"{s.what} {s.total:g} ({rate(s.per_s, s.rated)})")
     return [f"stale-sync skips {c}: " + " · ".join(parts) for c, parts in per.items()]
 
 

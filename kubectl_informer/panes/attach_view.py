@@ -18,8 +18,9 @@ import math
 from dataclasses import dataclass
 from typing import Iterable
 
-from kubectl_informer.attach.informers import InformerFigures, per_second
-from kubectl_informer.attach.model import ControllerFigures, QueueFigures, fmt_seconds, rate
+from kubectl_informer.attach.counters import rate
+from kubectl_informer.attach.informers import InformerFigures
+from kubectl_informer.attach.model import ControllerFigures, QueueFigures, fmt_seconds
 from kubectl_informer.core.printable import printable
 from kubectl_informer.panes.filters import KeyFilter
 
@@ -163,7 +164,7 @@ def informer_row(f: InformerFigures, with_name: bool = False) -> tuple[str, ...]
     def rv(v: int | None) -> str:
         return "-" if v is None else str(v)
     # The gvr and the name are the page's labels: shown printable, escaped before the columns are sized.
-    row = (printable(f.gvr), f"{f.queued:g}", per_second(f.processed_per_s, f.rated, ""), estimate(f.latency_p50), estimate(f.latency_p99),
+    row = (printable(f.gvr), f"{f.queued:g}", rate(f.processed_per_s, f.rated, ""), estimate(f.latency_p50), estimate(f.latency_p99),
            rv(f.store_rv), rv(f.server_rv), rv(f.lag_rv))
     return row[:1] + (printable(f.name),) + row[1:] if with_name else row
 

@@ -28,12 +28,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Input, Label, Sparkline, Static
 
+from kubectl_informer.attach.counters import rate
 from kubectl_informer.attach.model import (
     AttachModel,
     ControllerFigures,
     QueueFigures,
     fmt_seconds,
-    rate,
 )
 from kubectl_informer.attach.informers import InformerFigures, informer_notes
 from kubectl_informer.attach.report import model_lines, skips_lines
