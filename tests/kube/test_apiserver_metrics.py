@@ -150,14 +150,20 @@ def test_two_scrapes_give_rates_rv_difference_and_p99(fake, api, monkeypatch):
     assert len(reqs) == 2 and all(r.method == "GET" and r.headers["accept"].startswith("text/plain") for r in reqs)
 
 
-def test_one_scrape_reports_each_informers_resource_with_its_own_rv(fake, api, monkeypatch):
+def scrape_two_informers(fake, api):
+    """One scrape for a Deployments informer at RV 240 and a ReplicaSets one at 230: (clock, trace)."""
     from kubectl_informer.run.server_poll import Target
-    monkeypatch.setenv("KUBECTL_INFORMER_TRACE_CHECK", "1")
     fake.routes["/metrics"] = Reply(200, PAGE)
     clock, tracer, buf = _traced()
     targets = [Target("apps", "deployments", "deployments.apps", lambda: "240"),
                Target("apps", "replicasets", "replicasets.apps", lambda: "230")]
     ServerPoller(api, tracer, mode="metrics", interval=10.0, clock=clock, targets=targets).poll_once()
+    return clock, buf
+
+
+def test_one_scrape_reports_each_informers_resource_with_its_own_rv(fake, api, monkeypatch):
+    monkeypatch.setenv("KUBECTL_INFORMER_TRACE_CHECK", "1")
+    _, buf = scrape_two_informers(fake, api)
     said = [e.fields for e in buf.drain() if e.kind == "server.metrics"]
     assert [(f["resource"], f["informer"], f["cache_rv"], f["ours_rv"], f["rv_behind"]) for f in said] == [
         ("deployments.apps", "deployments.apps", "242", "240", 2),

@@ -13,7 +13,7 @@ from kubectl_informer.run.server_poll import ServerPoller, Target
 from kubectl_informer.tui.server import render_server
 
 from .fake_apiserver import Reply, status
-from .test_apiserver_metrics import PAGE, _poller, _traced, page, two_pages
+from .test_apiserver_metrics import PAGE, _poller, _traced, page, scrape_two_informers, two_pages
 
 
 def _pane(buf) -> tuple[ServerState, list]:
@@ -81,11 +81,7 @@ def test_the_pane_drawn_from_each_versions_page(fake, api, monkeypatch, version,
 
 def test_several_informers_each_have_their_own_rv_difference(fake, api, monkeypatch):
     monkeypatch.setenv("KUBECTL_INFORMER_TRACE_CHECK", "1")
-    fake.routes["/metrics"] = Reply(200, PAGE)
-    clock, tracer, buf = _traced()
-    targets = [Target("apps", "deployments", "deployments.apps", lambda: "240"),
-               Target("apps", "replicasets", "replicasets.apps", lambda: "230")]
-    ServerPoller(api, tracer, mode="metrics", interval=10.0, clock=clock, targets=targets).poll_once()
+    clock, buf = scrape_two_informers(fake, api)
     st, _ = _pane(buf)
     assert st.resource == "deployments.apps" and st.scrapes == 1
     text = _flat(st, clock.now())
