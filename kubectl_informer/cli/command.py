@@ -257,11 +257,7 @@ class RequestTimeout(Duration):
         text = str(value).strip()
         if text.isdigit():
             return float(int(text))
-        seconds = super().convert(value, param, ctx)
-        if seconds < 0:
-            self.fail("invalid timeout value. Timeout must be a single integer in seconds, or an integer "
-                      "followed by a corresponding time unit (e.g. 1s | 2m | 3h)", param, ctx)
-        return seconds
+        return super().convert(value, param, ctx)  # a negative one is refused there
 
 
 REQUEST_TIMEOUT = RequestTimeout()
