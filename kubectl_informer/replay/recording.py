@@ -93,9 +93,7 @@ class Recording:
 
     def __post_init__(self) -> None:
         info = next((e for e in self.events if e.kind == RUN_INFO), None)
-        if info is not None:
-            _redact_header(info.fields)
-        if self.header is None and info is not None:
+        if self.header is None and info is not None:  # its URLs already redacted as read (iter_events)
             self.header = dict(info.fields)
 
     @property
