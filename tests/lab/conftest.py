@@ -28,6 +28,7 @@ def _lab_reason() -> str | None:
     return None
 
 
+@pytest.hookimpl(tryfirst=True)  # before tests/conftest.py's module groups: this group is the one xdist reads
 def pytest_collection_modifyitems(config, items):
     ours = [i for i in items if i.get_closest_marker("lab")]
     if not ours:
