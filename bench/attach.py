@@ -33,8 +33,20 @@ from prometheus_client.parser import text_string_to_metric_families  # noqa: E40
 from kubectl_informer.attach.model import AttachModel  # noqa: E402
 from kubectl_informer.attach.page import parse_page  # noqa: E402
 
-BOUNDS = ("1e-08", "1e-07", "1e-06", "9.999999999999999e-06", "9.999999999999999e-05", "0.001", "0.01", "0.1", "1",
-          "10", "100", "1000")
+BOUNDS = (
+    "1e-08",
+    "1e-07",
+    "1e-06",
+    "9.999999999999999e-06",
+    "9.999999999999999e-05",
+    "0.001",
+    "0.01",
+    "0.1",
+    "1",
+    "10",
+    "100",
+    "1000",
+)
 TARGET_MS = 50.0
 
 
@@ -88,11 +100,14 @@ def main() -> None:
     f_ms = statistics.median(full) * 1e3
     print(f"page: {controllers} controllers, {samples} samples, {len(pages[0]) / 1024:.0f} KiB; {rounds} rounds")
     print(f"prometheus_client on the whole page (peer): median {p_ms:.1f} ms")
-    print(f"attach scrape (parse_page + model update):   median {f_ms:.1f} ms (target < {TARGET_MS:.0f} ms), "
-          f"p90 {sorted(full)[int(len(full) * 0.9)] * 1e3:.1f} ms")
+    print(
+        f"attach scrape (parse_page + model update):   median {f_ms:.1f} ms (target < {TARGET_MS:.0f} ms), "
+        f"p90 {sorted(full)[int(len(full) * 0.9)] * 1e3:.1f} ms"
+    )
     print(f"ratio attach/peer: {f_ms / p_ms:.2f}")
-    print(f"bench attach: samples={samples} whole_page_parse_ms={p_ms:.1f} scrape_ms={f_ms:.1f} "
-          f"ratio={f_ms / p_ms:.2f}")
+    print(
+        f"bench attach: samples={samples} whole_page_parse_ms={p_ms:.1f} scrape_ms={f_ms:.1f} ratio={f_ms / p_ms:.2f}"
+    )
 
 
 if __name__ == "__main__":

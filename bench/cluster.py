@@ -62,6 +62,7 @@ MANAGERS = ("kube-controller-manager", "kubelet", "kubectl-client-side-apply", "
 
 # --------------------------------------------------------------------------- pods
 
+
 def _fields(prefix: str, names: tuple[str, ...], depth: int) -> dict:
     """A managedFields fieldsV1 tree: every field a manager owns, as the API
     server writes it ("f:name" keys, "." for the node itself, empty leaves)."""
@@ -69,24 +70,44 @@ def _fields(prefix: str, names: tuple[str, ...], depth: int) -> dict:
         return {}
     tree: dict = {".": {}}
     for n in names:
-        tree[f"f:{prefix}{n}"] = _fields(prefix, names[:max(1, len(names) // 2)], depth - 1)
+        tree[f"f:{prefix}{n}"] = _fields(prefix, names[: max(1, len(names) // 2)], depth - 1)
     return tree
 
 
 def big_managed_fields(ts: str, app: str) -> list[dict]:
-    spec = ("containers", "dnsPolicy", "enableServiceLinks", "nodeSelector", "restartPolicy", "schedulerName",
-            "securityContext", "serviceAccountName", "terminationGracePeriodSeconds", "tolerations")
+    spec = (
+        "containers",
+        "dnsPolicy",
+        "enableServiceLinks",
+        "nodeSelector",
+        "restartPolicy",
+        "schedulerName",
+        "securityContext",
+        "serviceAccountName",
+        "terminationGracePeriodSeconds",
+        "tolerations",
+    )
     status = ("conditions", "containerStatuses", "hostIP", "hostIPs", "phase", "podIP", "podIPs", "startTime")
     out = []
     for i, manager in enumerate(MANAGERS):
-        tree = {"f:metadata": {"f:labels": {".": {}, "f:app": {}, "f:pod-template-hash": {}, f"f:{app}-{i}": {}},
-                               "f:annotations": {".": {}, f"f:{manager}/revision": {}}}}
+        tree = {
+            "f:metadata": {
+                "f:labels": {".": {}, "f:app": {}, "f:pod-template-hash": {}, f"f:{app}-{i}": {}},
+                "f:annotations": {".": {}, f"f:{manager}/revision": {}},
+            }
+        }
         if manager == "kubelet":
             tree = {"f:status": _fields("", status, 2)}
         else:
             tree["f:spec"] = _fields("", (spec[i:] + spec[:i])[:9], 2)
-        entry = {"manager": manager, "operation": "Update" if i < 2 else "Apply", "apiVersion": "v1", "time": ts,
-                 "fieldsType": "FieldsV1", "fieldsV1": tree}
+        entry = {
+            "manager": manager,
+            "operation": "Update" if i < 2 else "Apply",
+            "apiVersion": "v1",
+            "time": ts,
+            "fieldsType": "FieldsV1",
+            "fieldsV1": tree,
+        }
         if manager == "kubelet":
             entry["subresource"] = "status"
         out.append(entry)
@@ -109,6 +130,7 @@ def make_pods(n: int, shape: str):
 
 # --------------------------------------------------------------------------- server process
 
+
 def serve(n: int, shape: str, kubeconfig: str) -> None:
     from kubectl_informer.sim.server import SimServer
 
@@ -119,6 +141,7 @@ def serve(n: int, shape: str, kubeconfig: str) -> None:
     # The sim converts each object to PartialObjectMetadata once and keeps it:
     # convert now, so the metadata-only runs time the client, not that.
     from kubectl_informer.sim import metadata
+
     for e in srv.store.list_entries("pods")[0]:
         metadata.partial(e.raw)
     print("ready", srv.url, flush=True)
@@ -127,6 +150,7 @@ def serve(n: int, shape: str, kubeconfig: str) -> None:
 
 
 # --------------------------------------------------------------------------- client processes
+
 
 def client(kind: str, kubeconfig: str, n: int) -> None:
     """Sync all ``n`` pods, print the wall time of that moment, exit at once."""
@@ -172,8 +196,10 @@ def client(kind: str, kubeconfig: str, n: int) -> None:
         time.sleep(0.002)
     t = time.time()
     cpu = os.times()
-    print(json.dumps({"synced_at": t, "items": size(), "hwm_kib": _vm_hwm_kib(), "cpu_s": cpu.user + cpu.system}),
-          flush=True)
+    print(
+        json.dumps({"synced_at": t, "items": size(), "hwm_kib": _vm_hwm_kib(), "cpu_s": cpu.user + cpu.system}),
+        flush=True,
+    )
     os._exit(0)
 
 
@@ -194,8 +220,12 @@ def run_client(kind: str, kubeconfig: str, n: int) -> tuple[float, float, float]
     import subprocess
 
     t0 = time.time()
-    p = subprocess.Popen([sys.executable, __file__, "--client", kind, kubeconfig, str(n)], stdout=subprocess.PIPE,
-                         cwd=ROOT, env={**os.environ, "PYTHONPATH": ROOT})
+    p = subprocess.Popen(
+        [sys.executable, __file__, "--client", kind, kubeconfig, str(n)],
+        stdout=subprocess.PIPE,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": ROOT},
+    )
     out = p.stdout.read()
     p.wait()
     line = out.decode().strip().splitlines()[-1] if out.strip() else "{}"
@@ -209,10 +239,12 @@ def run_client(kind: str, kubeconfig: str, n: int) -> tuple[float, float, float]
 
 def list_bytes(url: str, kubeconfig: str) -> int:
     import urllib.request
+
     with open(kubeconfig) as f:  # the server's token (it answers nothing without one)
         token = json.load(f)["users"][0]["user"]["token"]
-    request = urllib.request.Request(url + "/api/v1/namespaces/default/pods?limit=1",
-                                     headers={"Authorization": f"Bearer {token}"})
+    request = urllib.request.Request(
+        url + "/api/v1/namespaces/default/pods?limit=1", headers={"Authorization": f"Bearer {token}"}
+    )
     with urllib.request.urlopen(request) as r:
         one = json.loads(r.read())["items"][0]
     return len(json.dumps(one, separators=(",", ":")))
@@ -223,8 +255,13 @@ def measure(n: int, shape: str, clients: tuple[str, ...], repeats: int, tmp: str
     import subprocess
 
     kubeconfig = os.path.join(tmp, f"kubeconfig-{n}-{shape}")
-    server = subprocess.Popen([sys.executable, __file__, "--serve", str(n), shape, kubeconfig], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, cwd=ROOT, env={**os.environ, "PYTHONPATH": ROOT})
+    server = subprocess.Popen(
+        [sys.executable, __file__, "--serve", str(n), shape, kubeconfig],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": ROOT},
+    )
     try:
         ready = server.stdout.readline().decode().split()
         if not ready or ready[0] != "ready":
@@ -242,18 +279,24 @@ def measure(n: int, shape: str, clients: tuple[str, ...], repeats: int, tmp: str
     for c in clients:
         t, m = med[c]
         all_t = ", ".join(f"{r[0]:.2f}" for r in runs[c])
-        print(f"  {c:<10} {t:7.2f} s  peak RSS {m:7.0f} MiB  {m * 1024 * 1024 / n:7,.0f} B/object  CPU {cpu[c]:6.2f} s"
-              f"   (runs: {all_t} s)")
+        print(
+            f"  {c:<10} {t:7.2f} s  peak RSS {m:7.0f} MiB  {m * 1024 * 1024 / n:7,.0f} B/object  CPU {cpu[c]:6.2f} s"
+            f"   (runs: {all_t} s)"
+        )
     if "theirs" in med:
         theirs, ours = med["theirs"], med["ours"]
         # CPU seconds move less with the machine's load than wall time does.
-        print(f"  theirs/ours: time {theirs[0] / ours[0]:.2f}x, peak RSS {theirs[1] / ours[1]:.2f}x, "
-              f"CPU {cpu['theirs'] / cpu['ours']:.2f}x")
+        print(
+            f"  theirs/ours: time {theirs[0] / ours[0]:.2f}x, peak RSS {theirs[1] / ours[1]:.2f}x, "
+            f"CPU {cpu['theirs'] / cpu['ours']:.2f}x"
+        )
     if "ours-meta" in med:
         print(f"  metadata-only/full peak RSS: {med['ours-meta'][1] / med['ours'][1]:.2f}")
     if "ours-wl" in med:
-        print(f"  WatchList/LIST peak RSS: {med['ours-wl'][1] / med['ours'][1]:.2f}, "
-              f"time {med['ours-wl'][0] / med['ours'][0]:.2f}")
+        print(
+            f"  WatchList/LIST peak RSS: {med['ours-wl'][1] / med['ours'][1]:.2f}, "
+            f"time {med['ours-wl'][0] / med['ours'][0]:.2f}"
+        )
     return med
 
 
@@ -276,21 +319,29 @@ def main() -> None:
     smoke = os.environ.get("BENCH_SMOKE") == "1"
     if smoke:
         print("smoke mode (BENCH_SMOKE=1): the same code path for a few seconds; its figures measure nothing")
-    sizes = [int(s) for s in os.environ.get("CLUSTER_BENCH_SIZES", "300" if smoke else "10000,100000").split(",")
-             if s.strip()]
-    shapes = [s.strip() for s in os.environ.get("CLUSTER_BENCH_SHAPES", "2k" if smoke else "2k,8k").split(",")
-              if s.strip()]
+    sizes = [
+        int(s)
+        for s in os.environ.get("CLUSTER_BENCH_SIZES", "300" if smoke else "10000,100000").split(",")
+        if s.strip()
+    ]
+    shapes = [
+        s.strip() for s in os.environ.get("CLUSTER_BENCH_SHAPES", "2k" if smoke else "2k,8k").split(",") if s.strip()
+    ]
     repeats_env = os.environ.get("CLUSTER_BENCH_REPEATS", "1" if smoke else None)
     theirs_all = os.environ.get("CLUSTER_BENCH_THEIRS_ALL") == "1"
     # CLUSTER_BENCH_CLIENTS narrows the clients (ours always runs: the others are measured against it).
     only = {c.strip() for c in os.environ.get("CLUSTER_BENCH_CLIENTS", "").split(",") if c.strip()}
     load = os.getloadavg()[0]
-    print(f"bench cluster: list-and-sync N pods from the simulated API server (separate process); each client in a "
-          f"fresh process, time from spawn to synced; python {sys.version.split()[0]}, {os.cpu_count()} cpus, "
-          f"load average {load:.1f} at start")
-    print(f"targets (2k pods): at 10,000 >= {TARGET_SPEEDUP:g}x faster than kubernetes.informer.SharedInformer at "
-          f"<= 1/{TARGET_RSS_RATIO:g} of its peak RSS; at 100,000 synced in <= {TARGET_SYNC_100K:g} s with <= "
-          f"{TARGET_RSS_100K_MIB:.0f} MiB peak RSS; metadata-only <= {TARGET_META_RATIO:g} of the full peak RSS")
+    print(
+        f"bench cluster: list-and-sync N pods from the simulated API server (separate process); each client in a "
+        f"fresh process, time from spawn to synced; python {sys.version.split()[0]}, {os.cpu_count()} cpus, "
+        f"load average {load:.1f} at start"
+    )
+    print(
+        f"targets (2k pods): at 10,000 >= {TARGET_SPEEDUP:g}x faster than kubernetes.informer.SharedInformer at "
+        f"<= 1/{TARGET_RSS_RATIO:g} of its peak RSS; at 100,000 synced in <= {TARGET_SYNC_100K:g} s with <= "
+        f"{TARGET_RSS_100K_MIB:.0f} MiB peak RSS; metadata-only <= {TARGET_META_RATIO:g} of the full peak RSS"
+    )
     compile_ours()
     results: dict[tuple[int, str], dict[str, tuple[float, float]]] = {}
     tmp = tempfile.mkdtemp(prefix="bench-cluster-")
@@ -314,24 +365,34 @@ def summary(results, small_n: int = 10_000, big_n: int = 100_000) -> None:
     if small and "theirs" in small:
         speedup = small["theirs"][0] / small["ours"][0]
         rss_ratio = small["theirs"][1] / small["ours"][1]
-        print(f"10,000 pods: speedup {speedup:.2f}x (target >= {TARGET_SPEEDUP:g}), RSS ratio {rss_ratio:.2f}x "
-              f"(target >= {TARGET_RSS_RATIO:g}): "
-              f"{'met' if speedup >= TARGET_SPEEDUP and rss_ratio >= TARGET_RSS_RATIO else 'NOT met'}")
+        print(
+            f"10,000 pods: speedup {speedup:.2f}x (target >= {TARGET_SPEEDUP:g}), RSS ratio {rss_ratio:.2f}x "
+            f"(target >= {TARGET_RSS_RATIO:g}): "
+            f"{'met' if speedup >= TARGET_SPEEDUP and rss_ratio >= TARGET_RSS_RATIO else 'NOT met'}"
+        )
     if big and "ours-wl" in big:
         wl_ratio = big["ours-wl"][1] / big["ours"][1]
-        print(f"100,000 pods: WatchList peak RSS {big['ours-wl'][1]:.0f} MiB, {wl_ratio:.2f}x the paged LIST's "
-              f"(target <= {TARGET_WL_RATIO:g}): {'met' if wl_ratio <= TARGET_WL_RATIO else 'NOT met'}")
+        print(
+            f"100,000 pods: WatchList peak RSS {big['ours-wl'][1]:.0f} MiB, {wl_ratio:.2f}x the paged LIST's "
+            f"(target <= {TARGET_WL_RATIO:g}): {'met' if wl_ratio <= TARGET_WL_RATIO else 'NOT met'}"
+        )
     if big:
         sync_100k, rss_100k = big["ours"]
         ok = sync_100k <= TARGET_SYNC_100K and rss_100k <= TARGET_RSS_100K_MIB
-        print(f"100,000 pods: synced in {sync_100k:.2f} s (target <= {TARGET_SYNC_100K:g}), peak RSS {rss_100k:.0f} "
-              f"MiB (target <= {TARGET_RSS_100K_MIB:.0f}): {'met' if ok else 'NOT met'}")
+        print(
+            f"100,000 pods: synced in {sync_100k:.2f} s (target <= {TARGET_SYNC_100K:g}), peak RSS {rss_100k:.0f} "
+            f"MiB (target <= {TARGET_RSS_100K_MIB:.0f}): {'met' if ok else 'NOT met'}"
+        )
     if big and "ours-meta" in big:
         meta_ratio = big["ours-meta"][1] / rss_100k
-        print(f"100,000 pods: metadata-only/full {meta_ratio:.2f} (target <= {TARGET_META_RATIO:g}): "
-              f"{'met' if meta_ratio <= TARGET_META_RATIO else 'NOT met'}")
-    print(f"bench cluster: speedup_10k={speedup:.2f} rss_ratio_10k={rss_ratio:.2f} sync_100k_s={sync_100k:.2f} "
-          f"rss_100k_mib={rss_100k:.0f} meta_rss_ratio_100k={meta_ratio:.2f} rss_watchlist_ratio_100k={wl_ratio:.2f}")
+        print(
+            f"100,000 pods: metadata-only/full {meta_ratio:.2f} (target <= {TARGET_META_RATIO:g}): "
+            f"{'met' if meta_ratio <= TARGET_META_RATIO else 'NOT met'}"
+        )
+    print(
+        f"bench cluster: speedup_10k={speedup:.2f} rss_ratio_10k={rss_ratio:.2f} sync_100k_s={sync_100k:.2f} "
+        f"rss_100k_mib={rss_100k:.0f} meta_rss_ratio_100k={meta_ratio:.2f} rss_watchlist_ratio_100k={wl_ratio:.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -69,10 +69,16 @@ TARGET_RSS_KIB = 3.0
 def small_object(i: int) -> dict:
     """A small pod, about 500 bytes of JSON."""
     return {
-        "apiVersion": "v1", "kind": "Pod",
-        "metadata": {"name": f"web-{i:05d}", "namespace": "default", "uid": f"5f1c2a7e-0000-4000-8000-{i:012d}",
-                     "resourceVersion": str(i + 1), "labels": {"app": "web", "tier": "frontend"},
-                     "creationTimestamp": "2026-01-01T00:00:00Z"},
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": f"web-{i:05d}",
+            "namespace": "default",
+            "uid": f"5f1c2a7e-0000-4000-8000-{i:012d}",
+            "resourceVersion": str(i + 1),
+            "labels": {"app": "web", "tier": "frontend"},
+            "creationTimestamp": "2026-01-01T00:00:00Z",
+        },
         "spec": {"nodeName": f"node-{i % 50}", "containers": [{"name": "web", "image": "nginx:1.27"}]},
         "status": {"phase": "Pending", "podIP": f"10.0.{i // 250}.{i % 250}"},
     }
@@ -96,6 +102,7 @@ class ScriptedLW:
         self.watches += 1
         if options.send_initial_events:
             from kubectl_informer.cache.listwatch import WatchEvent
+
             end = {"metadata": {"resourceVersion": self.rv, "annotations": {"k8s.io/initial-events-end": "true"}}}
             initial = [WatchEvent("ADDED", o) for o in self.objects] + [WatchEvent("BOOKMARK", end)]
             return _Replay(initial + [None] + self.events, self.gate)
@@ -142,11 +149,13 @@ def two_indexes() -> dict:
     ``--index byNode=spec.nodeName`` adds."""
     from kubectl_informer.cache.store import NAMESPACE_INDEX, meta_namespace_index_func
     from kubectl_informer.core.jsonpath import parse_index
+
     return {NAMESPACE_INDEX: meta_namespace_index_func, "byNode": parse_index("byNode=spec.nodeName").index_func()}
 
 
 def build_events(objects: list, updates: int) -> tuple[list, str]:
     from kubectl_informer.cache.listwatch import WatchEvent
+
     rv = len(objects)
     events = []
     phases = ("Running", "Pending", "Succeeded")
@@ -155,8 +164,13 @@ def build_events(objects: list, updates: int) -> tuple[list, str]:
             rv += 1
             meta = dict(o["metadata"])
             meta["resourceVersion"] = str(rv)
-            new = {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": o["spec"],
-                   "status": {"phase": phases[r % 3], "podIP": o["status"]["podIP"], "restarts": r}}
+            new = {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": meta,
+                "spec": o["spec"],
+                "status": {"phase": phases[r % 3], "podIP": o["status"]["podIP"], "restarts": r},
+            }
             events.append(WatchEvent("MODIFIED", new))
     return events, str(rv)
 
@@ -190,8 +204,10 @@ def _named(informer) -> None:
         InformerMetricsRegistry,
         new_informer_name,
     )
-    informer.set_identifier(new_informer_name("bench").with_resource(GroupVersionResource("", "v1", "pods")),
-                            InformerMetricsRegistry())
+
+    informer.set_identifier(
+        new_informer_name("bench").with_resource(GroupVersionResource("", "v1", "pods")), InformerMetricsRegistry()
+    )
 
 
 def child_staleness_micro(n: int, reps: int) -> dict:
@@ -233,8 +249,12 @@ def child_staleness_micro(n: int, reps: int) -> dict:
 
     best: dict[str, float] = {}
     for _ in range(reps):
-        for name, run in (("store", lambda: store_add(False)), ("store_rv", lambda: store_add(True)),
-                          ("fifo", lambda: fifo(False)), ("fifo_metrics", lambda: fifo(True))):
+        for name, run in (
+            ("store", lambda: store_add(False)),
+            ("store_rv", lambda: store_add(True)),
+            ("fifo", lambda: fifo(False)),
+            ("fifo_metrics", lambda: fifo(True)),
+        ):
             best[name] = min(best.get(name, 1e9), run() / n * 1e9)
     store_mod.Indexer.add_with_key, store_mod.Indexer.delete = tracked
     return best
@@ -280,8 +300,9 @@ def child_throughput(n: int, updates: int, tracer_mode: str, profile_name: str, 
     tuning.__enter__()
     if staleness == "untracked":
         _untracked_store()
-    informer = new_informer(lw, resolve_profile(profile_name), tracer=tracer,
-                            indexers=two_indexes() if tracer_mode == "idx" else None)
+    informer = new_informer(
+        lw, resolve_profile(profile_name), tracer=tracer, indexers=two_indexes() if tracer_mode == "idx" else None
+    )
     if staleness == "tracked":
         _named(informer)
     ctrl = SimulatedController(informer, workers=2, work_time=0.0, tracer=tracer if tracer_mode != "stub" else None)
@@ -296,8 +317,10 @@ def child_throughput(n: int, updates: int, tracer_mode: str, profile_name: str, 
         while not drainer_stop.wait(0.05):
             drained[0] += len(buf.drain())
 
-    threads = [threading.Thread(target=informer.run, args=(stop,), daemon=True),
-               threading.Thread(target=ctrl.run, args=(stop,), daemon=True)]
+    threads = [
+        threading.Thread(target=informer.run, args=(stop,), daemon=True),
+        threading.Thread(target=ctrl.run, args=(stop,), daemon=True),
+    ]
     if buf is not None:
         threads.append(threading.Thread(target=drainer, daemon=True))
     # The pre-built watch events are the benchmark's scaffolding, not the
@@ -325,9 +348,15 @@ def child_throughput(n: int, updates: int, tracer_mode: str, profile_name: str, 
         t.join(10)
     if buf is not None:
         drained[0] += len(buf.drain())
-    return {"deltas": len(events), "seconds": elapsed, "deltas_per_s": len(events) / elapsed,
-            "cpu_seconds": cpu, "deltas_per_cpu_s": len(events) / cpu,
-            "emit_calls_per_delta": calls / len(events), "trace_events": drained[0]}
+    return {
+        "deltas": len(events),
+        "seconds": elapsed,
+        "deltas_per_s": len(events) / elapsed,
+        "cpu_seconds": cpu,
+        "deltas_per_cpu_s": len(events) / cpu,
+        "emit_calls_per_delta": calls / len(events),
+        "trace_events": drained[0],
+    }
 
 
 def _rss_kib() -> int:
@@ -349,8 +378,14 @@ def child_rss(n: int, profile_name: str) -> dict:
     from kubectl_informer.core.trace import Tracer
 
     tuned(ENGINE).__enter__()  # as the CLI runs without the UI
-    body = orjson.dumps({"kind": "PodList", "apiVersion": "v1", "metadata": {"resourceVersion": str(n)},
-                         "items": [small_object(i) for i in range(n)]})
+    body = orjson.dumps(
+        {
+            "kind": "PodList",
+            "apiVersion": "v1",
+            "metadata": {"resourceVersion": str(n)},
+            "items": [small_object(i) for i in range(n)],
+        }
+    )
     json_per_object = len(orjson.dumps(small_object(n // 2)))
     gc.collect()
     base = _rss_kib()
@@ -365,11 +400,12 @@ def child_rss(n: int, profile_name: str) -> dict:
             if options.send_initial_events:
                 # WatchList profiles: the objects arrive as a decoded stream.
                 from kubectl_informer.cache.listwatch import WatchEvent
+
                 lst = orjson.loads(body)
-                end = {"metadata": {"resourceVersion": str(n),
-                                    "annotations": {"k8s.io/initial-events-end": "true"}}}
-                return _Replay([WatchEvent("ADDED", o) for o in lst["items"]] + [WatchEvent("BOOKMARK", end)],
-                               threading.Event())
+                end = {"metadata": {"resourceVersion": str(n), "annotations": {"k8s.io/initial-events-end": "true"}}}
+                return _Replay(
+                    [WatchEvent("ADDED", o) for o in lst["items"]] + [WatchEvent("BOOKMARK", end)], threading.Event()
+                )
             return _Replay([], threading.Event())
 
     informer = new_informer(DecodingLW(), resolve_profile(profile_name), tracer=Tracer())
@@ -388,15 +424,19 @@ def child_rss(n: int, profile_name: str) -> dict:
     # The body was built before the baseline and is still alive: it is the
     # JSON the objects came from, not part of the cache.
     grown_peak = max(peak, peak_before) - base
-    return {"objects": n, "json_bytes_per_object": json_per_object,
-            "rss_held_kib_per_object": (held - base) / n,
-            "rss_peak_kib_per_object": grown_peak / n,
-            "rss_per_object_beyond_json_kib": grown_peak / n - json_per_object / 1024}
+    return {
+        "objects": n,
+        "json_bytes_per_object": json_per_object,
+        "rss_held_kib_per_object": (held - base) / n,
+        "rss_peak_kib_per_object": grown_peak / n,
+        "rss_per_object_beyond_json_kib": grown_peak / n - json_per_object / 1024,
+    }
 
 
 def run_child(args: list[str]) -> dict:
-    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", *args], capture_output=True,
-                         text=True, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, os.path.abspath(__file__), "--child", *args], capture_output=True, text=True, cwd=ROOT
+    )
     if out.returncode != 0:
         raise SystemExit(f"bench child {args} failed: {out.stderr.strip().splitlines()[-1:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -426,16 +466,22 @@ def main() -> None:
     n, u, prof = a.objects, a.updates, a.profile
     if smoke:
         print("smoke mode (BENCH_SMOKE=1): the same code path for a few seconds; its figures measure nothing")
-    print(f"engine bench: {n} objects x {u} updates = {n * u} deltas, profile {prof}, "
-          f"{os.cpu_count()} cpus, best of {a.reps}")
-    print("pipeline threads pinned to one CPU, as the CLI runs them (lifecycle.tuned(ENGINE))"
-          if os.environ.get("ENGINE_BENCH_UNPINNED") is None else
-          "pipeline threads NOT pinned (ENGINE_BENCH_UNPINNED set): the GIL hands off across cores")
+    print(
+        f"engine bench: {n} objects x {u} updates = {n * u} deltas, profile {prof}, "
+        f"{os.cpu_count()} cpus, best of {a.reps}"
+    )
+    print(
+        "pipeline threads pinned to one CPU, as the CLI runs them (lifecycle.tuned(ENGINE))"
+        if os.environ.get("ENGINE_BENCH_UNPINNED") is None
+        else "pipeline threads NOT pinned (ENGINE_BENCH_UNPINNED set): the GIL hands off across cores"
+    )
     if a.only == "staleness":
         st = staleness_figures(n, u, a.reps)
         raw = st["untracked"] / st["tracked"] - 1.0
-        print(f"1.36 store RV + informer metrics: {st['tracked']:,.0f} per CPU-s with, {st['untracked']:,.0f} "
-              f"without: {max(0.0, raw):.1%} (raw {raw:+.1%}; target < {TARGET_STALENESS_OVERHEAD:.0%})")
+        print(
+            f"1.36 store RV + informer metrics: {st['tracked']:,.0f} per CPU-s with, {st['untracked']:,.0f} "
+            f"without: {max(0.0, raw):.1%} (raw {raw:+.1%}; target < {TARGET_STALENESS_OVERHEAD:.0%})"
+        )
         print(f"machine: load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cpus during the run")
         return
     best: dict[str, float] = {}
@@ -447,8 +493,10 @@ def main() -> None:
             best[mode] = max(best.get(mode, 0.0), r["deltas_per_s"])
             best_cpu[mode] = max(best_cpu.get(mode, 0.0), r["deltas_per_cpu_s"])
             extra = f", {r['trace_events']:,} trace events drained" if mode in ("sub", "idx") else ""
-            print(f"  rep {rep + 1} tracer={mode:<4} {r['deltas_per_s']:>9,.0f} deltas/s wall, "
-                  f"{r['deltas_per_cpu_s']:>9,.0f} per CPU-second ({r['seconds']:.2f} s{extra})")
+            print(
+                f"  rep {rep + 1} tracer={mode:<4} {r['deltas_per_s']:>9,.0f} deltas/s wall, "
+                f"{r['deltas_per_cpu_s']:>9,.0f} per CPU-second ({r['seconds']:.2f} s{extra})"
+            )
     staleness = staleness_figures(n, u, a.reps)
     calls = run_child(["throughput", str(n), str(max(1, u // 4)), "count", prof])["emit_calls_per_delta"]
     rss = run_child(["rss", str(n), prof])
@@ -459,29 +507,43 @@ def main() -> None:
     overhead = max(0.0, raw_overhead)  # negative: the stub run was the slower one (noise)
     raw_index = best_cpu["sub"] / best_cpu["idx"] - 1.0
     index_overhead = max(0.0, raw_index)
-    print(f"deltas/s, subscriber draining:  {best['sub']:>9,.0f} wall, {best_cpu['sub']:>9,.0f} per CPU-s"
-          f"  (target >= {TARGET_DELTAS:,})  {'ok' if best['sub'] >= TARGET_DELTAS else 'MISSED'}")
+    print(
+        f"deltas/s, subscriber draining:  {best['sub']:>9,.0f} wall, {best_cpu['sub']:>9,.0f} per CPU-s"
+        f"  (target >= {TARGET_DELTAS:,})  {'ok' if best['sub'] >= TARGET_DELTAS else 'MISSED'}"
+    )
     print(f"deltas/s, no subscriber:        {best['off']:>9,.0f} wall, {best_cpu['off']:>9,.0f} per CPU-s")
     print(f"deltas/s, tracer stubbed out:   {best['stub']:>9,.0f} wall, {best_cpu['stub']:>9,.0f} per CPU-s")
-    print(f"tracer-off overhead (CPU):      {overhead:>9.1%}  (raw {raw_overhead:+.1%}; target < {TARGET_OVERHEAD:.0%})"
-          f"  {'ok' if overhead < TARGET_OVERHEAD else 'MISSED'}; emit calls per delta with no subscriber: {calls:.3f}")
+    print(
+        f"tracer-off overhead (CPU):      {overhead:>9.1%}  (raw {raw_overhead:+.1%}; target < {TARGET_OVERHEAD:.0%})"
+        f"  {'ok' if overhead < TARGET_OVERHEAD else 'MISSED'}; emit calls per delta with no subscriber: {calls:.3f}"
+    )
     print(f"deltas/s, two indexes:          {best['idx']:>9,.0f} wall, {best_cpu['idx']:>9,.0f} per CPU-s")
-    print(f"index overhead (CPU, 2 indexes): {index_overhead:>8.1%}  (raw {raw_index:+.1%}; target < "
-          f"{TARGET_INDEX_OVERHEAD:.0%})  {'ok' if index_overhead < TARGET_INDEX_OVERHEAD else 'MISSED'}")
-    print(f"RSS per cached object:          {rss['rss_peak_kib_per_object']:.2f} KiB peak, "
-          f"{rss['rss_held_kib_per_object']:.2f} KiB held; JSON {rss['json_bytes_per_object']} B/object")
-    print(f"RSS per object beyond JSON:     {rss['rss_per_object_beyond_json_kib']:>9.2f} KiB  "
-          f"(target < {TARGET_RSS_KIB} KiB)  {'ok' if rss['rss_per_object_beyond_json_kib'] < TARGET_RSS_KIB else 'MISSED'}")
+    print(
+        f"index overhead (CPU, 2 indexes): {index_overhead:>8.1%}  (raw {raw_index:+.1%}; target < "
+        f"{TARGET_INDEX_OVERHEAD:.0%})  {'ok' if index_overhead < TARGET_INDEX_OVERHEAD else 'MISSED'}"
+    )
+    print(
+        f"RSS per cached object:          {rss['rss_peak_kib_per_object']:.2f} KiB peak, "
+        f"{rss['rss_held_kib_per_object']:.2f} KiB held; JSON {rss['json_bytes_per_object']} B/object"
+    )
+    print(
+        f"RSS per object beyond JSON:     {rss['rss_per_object_beyond_json_kib']:>9.2f} KiB  "
+        f"(target < {TARGET_RSS_KIB} KiB)  {'ok' if rss['rss_per_object_beyond_json_kib'] < TARGET_RSS_KIB else 'MISSED'}"
+    )
     st_raw = staleness["untracked"] / staleness["tracked"] - 1.0
     st_over = max(0.0, st_raw)
-    print(f"1.36 store RV + informer metrics: {staleness['tracked']:>9,.0f} per CPU-s with, "
-          f"{staleness['untracked']:>9,.0f} without: {st_over:.1%} (raw {st_raw:+.1%}; target < "
-          f"{TARGET_STALENESS_OVERHEAD:.0%})  {'ok' if st_over < TARGET_STALENESS_OVERHEAD else 'MISSED'}")
+    print(
+        f"1.36 store RV + informer metrics: {staleness['tracked']:>9,.0f} per CPU-s with, "
+        f"{staleness['untracked']:>9,.0f} without: {st_over:.1%} (raw {st_raw:+.1%}; target < "
+        f"{TARGET_STALENESS_OVERHEAD:.0%})  {'ok' if st_over < TARGET_STALENESS_OVERHEAD else 'MISSED'}"
+    )
     load = os.getloadavg()[0]
     print(f"machine: load average {load:.1f} on {os.cpu_count()} cpus during the run")
-    print(f"bench engine: deltas_per_s={best['sub']:.0f} tracer_off_overhead={overhead:.3f} "
-          f"rss_per_object_kib={rss['rss_per_object_beyond_json_kib']:.2f} staleness_overhead={st_over:.3f} "
-          f"index_overhead={index_overhead:.3f}")
+    print(
+        f"bench engine: deltas_per_s={best['sub']:.0f} tracer_off_overhead={overhead:.3f} "
+        f"rss_per_object_kib={rss['rss_per_object_beyond_json_kib']:.2f} staleness_overhead={st_over:.3f} "
+        f"index_overhead={index_overhead:.3f}"
+    )
 
 
 def staleness_figures(n: int, u: int, reps: int) -> dict[str, float]:
@@ -495,19 +557,25 @@ def staleness_figures(n: int, u: int, reps: int) -> dict[str, float]:
             r = run_child(["throughput", str(n), str(u), "off", "1.36", variant])
             got[variant] = r["deltas_per_cpu_s"]
             best[variant] = max(best.get(variant, 0.0), r["deltas_per_cpu_s"])
-            print(f"  rep {rep + 1} 1.36 {variant:<9} {r['deltas_per_s']:>9,.0f} deltas/s wall, "
-                  f"{r['deltas_per_cpu_s']:>9,.0f} per CPU-second ({r['seconds']:.2f} s)")
+            print(
+                f"  rep {rep + 1} 1.36 {variant:<9} {r['deltas_per_s']:>9,.0f} deltas/s wall, "
+                f"{r['deltas_per_cpu_s']:>9,.0f} per CPU-second ({r['seconds']:.2f} s)"
+            )
         paired.append(got["untracked"] / got["tracked"] - 1.0)
     paired.sort()
     best["paired_median"] = paired[len(paired) // 2]
-    print(f"  1.36 store RV + metrics, per pair (without/with - 1): "
-          f"{', '.join(f'{p:+.1%}' for p in paired)}; median {best['paired_median']:+.1%}")
+    print(
+        f"  1.36 store RV + metrics, per pair (without/with - 1): "
+        f"{', '.join(f'{p:+.1%}' for p in paired)}; median {best['paired_median']:+.1%}"
+    )
     m = run_child(["micro", str(min(n, 20_000)), str(max(5, reps * 3))])
     extra = (m["store_rv"] - m["store"]) + (m["fifo_metrics"] - m["fifo"])
     per_delta = 1e9 / best["tracked"]
-    print(f"  parts alone, ns per delta (best of {max(5, reps * 3)}): store add {m['store']:.0f} -> {m['store_rv']:.0f} "
-          f"with its RV, RealFIFO add+pop {m['fifo']:.0f} -> {m['fifo_metrics']:.0f} with metrics: +{extra:.0f} ns, "
-          f"{extra / per_delta:.1%} of the {per_delta:.0f} ns a 1.36 delta costs the pipeline")
+    print(
+        f"  parts alone, ns per delta (best of {max(5, reps * 3)}): store add {m['store']:.0f} -> {m['store_rv']:.0f} "
+        f"with its RV, RealFIFO add+pop {m['fifo']:.0f} -> {m['fifo_metrics']:.0f} with metrics: +{extra:.0f} ns, "
+        f"{extra / per_delta:.1%} of the {per_delta:.0f} ns a 1.36 delta costs the pipeline"
+    )
     return best
 
 

@@ -42,12 +42,16 @@ def serve(n: int, kubeconfig: str) -> None:
     srv = SimServer().start()
     srv.store.create("namespaces", {"metadata": {"name": "default"}})
     srv.store.bulk_load("deployments", (make_deployment("default", f"app-{i:06d}") for i in range(n)))
-    srv.store.bulk_load("configmaps", (make_configmap("default", f"cm-{i:06d}", {"index": str(i), "app": "web"})
-                                       for i in range(n)))
-    pods = (make_pod("default", f"app{i % 50}-{i:06d}", app=f"app{i % 50}", index=i, node=f"node-{i % 100}")
-            for i in range(n))
-    srv.store.bulk_load("pods", ({**p, "metadata": {k: v for k, v in p["metadata"].items() if k != "managedFields"}}
-                                 for p in pods))
+    srv.store.bulk_load(
+        "configmaps", (make_configmap("default", f"cm-{i:06d}", {"index": str(i), "app": "web"}) for i in range(n))
+    )
+    pods = (
+        make_pod("default", f"app{i % 50}-{i:06d}", app=f"app{i % 50}", index=i, node=f"node-{i % 100}")
+        for i in range(n)
+    )
+    srv.store.bulk_load(
+        "pods", ({**p, "metadata": {k: v for k, v in p["metadata"].items() if k != "managedFields"}} for p in pods)
+    )
     srv.write_kubeconfig(kubeconfig)
     print("ready", srv.url, flush=True)
     sys.stdin.read()  # until the parent closes our stdin
@@ -62,8 +66,9 @@ def client(kubeconfig: str, n: int, resources: list[str]) -> None:
     from kubectl_informer.run.lifecycle import ENGINE, tuned
     from kubectl_informer.run.runner import Run
 
-    config = RunConfig.from_flags(mode="watch", resource=resources[0], owns=tuple(resources[1:]),
-                                  kubeconfig=kubeconfig, namespace="default")
+    config = RunConfig.from_flags(
+        mode="watch", resource=resources[0], owns=tuple(resources[1:]), kubeconfig=kubeconfig, namespace="default"
+    )
     with tuned(ENGINE):  # as -o json runs the engine: pinned, its GC thresholds
         run = Run(config, Tracer())
         run.prepare()
@@ -76,8 +81,12 @@ def client(kubeconfig: str, n: int, resources: list[str]) -> None:
                 os._exit(1)
             time.sleep(0.002)
         t = time.time()
-        print(json.dumps({"synced_at": t, "items": [len(inf.get_indexer()) for inf in informers],
-                          "hwm_kib": _vm_hwm_kib()}), flush=True)
+        print(
+            json.dumps(
+                {"synced_at": t, "items": [len(inf.get_indexer()) for inf in informers], "hwm_kib": _vm_hwm_kib()}
+            ),
+            flush=True,
+        )
     os._exit(0)
 
 
@@ -90,8 +99,12 @@ def _vm_hwm_kib() -> int:
 
 
 def spawn(kubeconfig: str, n: int, resources: list[str]) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, __file__, "--client", kubeconfig, str(n), ",".join(resources)],
-                            stdout=subprocess.PIPE, cwd=ROOT, env={**os.environ, "PYTHONPATH": ROOT})
+    return subprocess.Popen(
+        [sys.executable, __file__, "--client", kubeconfig, str(n), ",".join(resources)],
+        stdout=subprocess.PIPE,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": ROOT},
+    )
 
 
 def finish(p: subprocess.Popen, n: int, what: str) -> dict:
@@ -127,14 +140,22 @@ def main() -> None:
         print("smoke mode (BENCH_SMOKE=1): the same code path for a few seconds; its figures measure nothing")
     n = int(os.environ.get("INFORMERS_BENCH_N", "200" if smoke else "10000"))
     repeats = int(os.environ.get("INFORMERS_BENCH_REPEATS", "1" if smoke else "3"))
-    print(f"bench informers: {n:,} each of {', '.join(RESOURCES)} from the simulated API server (separate "
-          f"process); python {sys.version.split()[0]}, {os.cpu_count()} cpus, load average "
-          f"{os.getloadavg()[0]:.1f} at start")
+    print(
+        f"bench informers: {n:,} each of {', '.join(RESOURCES)} from the simulated API server (separate "
+        f"process); python {sys.version.split()[0]}, {os.cpu_count()} cpus, load average "
+        f"{os.getloadavg()[0]:.1f} at start"
+    )
     import compileall
+
     compileall.compile_dir(os.path.join(ROOT, "kubectl_informer"), quiet=1)  # as an installed package runs
     kubeconfig = os.path.join(tempfile.mkdtemp(prefix="bench-informers-"), "kubeconfig")
-    server = subprocess.Popen([sys.executable, __file__, "--serve", str(n), kubeconfig], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, cwd=ROOT, env={**os.environ, "PYTHONPATH": ROOT})
+    server = subprocess.Popen(
+        [sys.executable, __file__, "--serve", str(n), kubeconfig],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": ROOT},
+    )
     runs: dict[str, list[tuple[float, float]]] = {"one-run": [], "three": []}
     try:
         if server.stdout.readline().decode().split()[:1] != ["ready"]:
@@ -152,8 +173,10 @@ def main() -> None:
         print(f"  {w:<8} {t:7.2f} s to synced, peak RSS {m:7.0f} MiB   (runs: {all_t} s)")
     (t1, m1), (t3, m3) = med["one-run"], med["three"]
     print(f"load average {os.getloadavg()[0]:.1f} at the end (other jobs share this machine)")
-    print(f"bench informers: one_run_s={t1:.2f} three_runs_s={t3:.2f} one_run_rss_mib={m1:.0f} "
-          f"three_runs_rss_mib={m3:.0f} time_ratio={t1 / t3:.2f} rss_ratio={m1 / m3:.2f}")
+    print(
+        f"bench informers: one_run_s={t1:.2f} three_runs_s={t3:.2f} one_run_rss_mib={m1:.0f} "
+        f"three_runs_rss_mib={m3:.0f} time_ratio={t1 / t3:.2f} rss_ratio={m1 / m3:.2f}"
+    )
 
 
 if __name__ == "__main__":

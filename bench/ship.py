@@ -49,16 +49,18 @@ TARGETS = {"archive_mib": 60.0, "version_warm_s": 0.5, "first_frame_s": 2.0}
 
 def build(out: Path) -> float:
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, str(ROOT / "packaging" / "build.py"), "--out", str(out)], check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, str(ROOT / "packaging" / "build.py"), "--out", str(out)], check=True, stdout=subprocess.DEVNULL
+    )
     return time.perf_counter() - t0
 
 
 def time_version(env: dict, *args: str) -> float:
     """Seconds for ``kubectl informer version`` (``args``: another kubectl command)."""
     t0 = time.perf_counter()
-    r = subprocess.run([KUBECTL, *(args or ("informer", "version"))], env=env, capture_output=True, text=True,
-                       timeout=60)
+    r = subprocess.run(
+        [KUBECTL, *(args or ("informer", "version"))], env=env, capture_output=True, text=True, timeout=60
+    )
     elapsed = time.perf_counter() - t0
     if r.returncode != 0:
         raise SystemExit(f"error: kubectl {' '.join(args or ('informer', 'version'))} failed: {r.stderr.strip()}")
@@ -70,8 +72,11 @@ def time_first_frame(env: dict, sock: Path) -> float:
     env = dict(env, TERM="xterm-256color")
     tmux = [TMUX, "-S", str(sock)]
     t0 = time.perf_counter()
-    subprocess.run([*tmux, "new-session", "-d", "-x", "160", "-y", "45", f"{KUBECTL} informer watch pods --demo"],
-                   env=env, check=True)
+    subprocess.run(
+        [*tmux, "new-session", "-d", "-x", "160", "-y", "45", f"{KUBECTL} informer watch pods --demo"],
+        env=env,
+        check=True,
+    )
     try:
         while True:
             screen = subprocess.run([*tmux, "capture-pane", "-p"], env=env, capture_output=True, text=True).stdout
@@ -127,12 +132,15 @@ def main() -> int:
         frame_cold, frame_warm = frames[0], statistics.median(frames[1:])
 
     print(f"archive:        {mib:.1f} MiB {archive.name}  (target <= {TARGETS['archive_mib']:.0f})")
-    print(f"version:        cold {version_cold:.3f} s, warm {version_warm:.3f} s  "
-          f"(target warm <= {TARGETS['version_warm_s']})")
-    print(f"  peers:        kubectl version --client {kubectl_alone:.3f} s, "
-          f"pip-installed kubectl informer version {pip_warm:.3f} s")
-    print(f"first frame:    cold {frame_cold:.3f} s, warm {frame_warm:.3f} s  "
-          f"(target <= {TARGETS['first_frame_s']})")
+    print(
+        f"version:        cold {version_cold:.3f} s, warm {version_warm:.3f} s  "
+        f"(target warm <= {TARGETS['version_warm_s']})"
+    )
+    print(
+        f"  peers:        kubectl version --client {kubectl_alone:.3f} s, "
+        f"pip-installed kubectl informer version {pip_warm:.3f} s"
+    )
+    print(f"first frame:    cold {frame_cold:.3f} s, warm {frame_warm:.3f} s  (target <= {TARGETS['first_frame_s']})")
     print(f"bench ship: archive_mib={mib:.1f} version_warm_s={version_warm:.3f} first_frame_s={frame_warm:.3f}")
     return 0
 

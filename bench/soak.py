@@ -137,9 +137,11 @@ def main() -> None:
     app = InformerApp(buffer, info)
     stop_feed = threading.Event()
     feeder = threading.Thread(target=feed_like_the_ui, args=(app, stop_feed), daemon=True, name="soak-feeder")
-    print(f"soak: {SECONDS:.0f}s at {RATE:.0f} writes/s on {PODS} pods; the pipeline of "
-          f"`watch pods --demo` ({info.profile}, {info.fifo}) with the UI's feeder; target rss_growth < "
-          f"{TARGET_RSS:.0%} after the first minute, 0 disagreements")
+    print(
+        f"soak: {SECONDS:.0f}s at {RATE:.0f} writes/s on {PODS} pods; the pipeline of "
+        f"`watch pods --demo` ({info.profile}, {info.fifo}) with the UI's feeder; target rss_growth < "
+        f"{TARGET_RSS:.0%} after the first minute, 0 disagreements"
+    )
     run.start()
     feeder.start()
     if not wait_for(run.informer.has_synced, 30):
@@ -158,8 +160,11 @@ def main() -> None:
         if t >= next_sample or t >= SECONDS:
             r = rss_bytes()
             samples.append(r)
-            print(f"  {t:5.0f}s rss={r / 2**20:.1f} MiB writes={writer.writes} ({writer.writes / t:.0f}/s) "
-                  f"trace absorbed={app.feed_loop.absorbed} dropped={buffer.dropped}", flush=True)
+            print(
+                f"  {t:5.0f}s rss={r / 2**20:.1f} MiB writes={writer.writes} ({writer.writes / t:.0f}/s) "
+                f"trace absorbed={app.feed_loop.absorbed} dropped={buffer.dropped}",
+                flush=True,
+            )
             next_sample += SAMPLE_EVERY
         if t >= SECONDS:
             break
@@ -174,14 +179,18 @@ def main() -> None:
     stop_feed.set()
     feeder.join(5)
     run.stop()
-    print(f"soak: {writer.writes} writes in {elapsed:.0f}s ({writer.writes / elapsed:.0f}/s; asked {RATE:.0f}/s), "
-          f"cache {'agrees' if settled else 'DISAGREES'} with the server ({disagreements} keys differ), "
-          f"rss {base / 2**20:.1f} -> {final / 2**20:.1f} MiB")
+    print(
+        f"soak: {writer.writes} writes in {elapsed:.0f}s ({writer.writes / elapsed:.0f}/s; asked {RATE:.0f}/s), "
+        f"cache {'agrees' if settled else 'DISAGREES'} with the server ({disagreements} keys differ), "
+        f"rss {base / 2**20:.1f} -> {final / 2**20:.1f} MiB"
+    )
     held = held_by_the_ui(app)
     print("soak: the UI holds " + ", ".join(f"{k}={v[0]:,} (bound {v[1]:,})" for k, v in held.items()))
     over = sum(1 for n, bound in held.values() if n > bound)
-    print(f"bench soak: rss_growth={growth:.3f} disagreements={disagreements} events={writer.writes} "
-          f"held_over_bound={over}")
+    print(
+        f"bench soak: rss_growth={growth:.3f} disagreements={disagreements} events={writer.writes} "
+        f"held_over_bound={over}"
+    )
 
 
 def held_by_the_ui(app: InformerApp) -> dict[str, tuple[int, int]]:

@@ -63,13 +63,13 @@ from kubectl_informer.tui.app import InformerApp  # noqa: E402
 from kubectl_informer.core.run_info import RunInfo  # noqa: E402
 
 KEYS = 5000
-BUFFER_HIGH = 20_000    # producer waits when this many events wait: always a backlog, never empty
+BUFFER_HIGH = 20_000  # producer waits when this many events wait: always a backlog, never empty
 SIZE = (160, 50)
 TARGET_EPS = 100_000
-TARGET_KEY_MS = 50.0          # during the flood
+TARGET_KEY_MS = 50.0  # during the flood
 TARGET_RSS = 0.10
-TARGET_BIG_RATIO = 1.5        # the big list under the UI / headless
-TARGET_BIG_KEY_MS = 100.0     # during the big list
+TARGET_BIG_RATIO = 1.5  # the big list under the UI / headless
+TARGET_BIG_KEY_MS = 100.0  # during the big list
 
 # One object's trip through the pipeline (an update coalesced with a second).
 TEMPLATE = [
@@ -104,11 +104,18 @@ def _pod_versions(key: str, rv: int) -> tuple[dict, dict]:
     phases = ("Pending", "Running") if rv % 2 else ("Running", "Pending")
 
     def pod(version: int, phase: str) -> dict:
-        return {"apiVersion": "v1", "kind": "Pod",
-                "metadata": {"name": name, "namespace": ns, "resourceVersion": str(version),
-                             "labels": {"app": "web", "pod-template-hash": "5887b1109c"}},
-                "spec": {"nodeName": "node-1", "containers": [{"name": "web", "image": "nginx:1.27"}]},
-                "status": {"phase": phase, "podIP": "10.0.0.1"}}
+        return {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {
+                "name": name,
+                "namespace": ns,
+                "resourceVersion": str(version),
+                "labels": {"app": "web", "pod-template-hash": "5887b1109c"},
+            },
+            "spec": {"nodeName": "node-1", "containers": [{"name": "web", "image": "nginx:1.27"}]},
+            "status": {"phase": phase, "podIP": "10.0.0.1"},
+        }
 
     return pod(rv - 1, phases[0]), pod(rv, phases[1])
 
@@ -123,8 +130,8 @@ class Collections:
 
     def __init__(self) -> None:
         self.pauses: list[float] = []
-        self.young = [0, 0]            # collections of generation 0 and 1
-        self.young_cpu = [0.0, 0.0]    # their CPU seconds
+        self.young = [0, 0]  # collections of generation 0 and 1
+        self.young_cpu = [0.0, 0.0]  # their CPU seconds
         self.young_longest = [0.0, 0.0]  # their longest, wall ms
         self.young_longest_cpu = [0.0, 0.0]  # and CPU ms (a wall time far above it: the process was off the CPU)
         self._start = self._start_cpu = 0.0
@@ -157,11 +164,16 @@ class Collections:
 
     def young_line(self, events: int) -> str:
         per = 1e6 / events if events else float("nan")
-        parts = [f"generation {g}: {self.young[g]:,} ({self.young[g] * per:,.0f} per million events), "
-                 f"CPU {self.young_cpu[g]:.2f} s, longest {self.young_longest[g]:.1f} ms "
-                 f"(CPU {self.young_longest_cpu[g]:.1f} ms)" for g in (0, 1)]
-        return (f"young collections: {'; '.join(parts)}; CPU per million events absorbed "
-                f"{self.young_cpu_per_mev(events):.2f} s")
+        parts = [
+            f"generation {g}: {self.young[g]:,} ({self.young[g] * per:,.0f} per million events), "
+            f"CPU {self.young_cpu[g]:.2f} s, longest {self.young_longest[g]:.1f} ms "
+            f"(CPU {self.young_longest_cpu[g]:.1f} ms)"
+            for g in (0, 1)
+        ]
+        return (
+            f"young collections: {'; '.join(parts)}; CPU per million events absorbed "
+            f"{self.young_cpu_per_mev(events):.2f} s"
+        )
 
     def young_cpu_per_mev(self, events: int) -> float:
         return sum(self.young_cpu) / events * 1e6 if events else float("nan")
@@ -181,8 +193,16 @@ def event_batches(trips: int, clock=None):
     keys = [f"ns-{j % 40}/pod-{j % KEYS}" for j in range(KEYS)]  # KEYS is a multiple of 40
     # (class, kind, fields, carries an RV, is a store update)
     # The kinds as the engine emits them (trace_kinds' constants, not plain str).
-    steps = [(DerivedTraceEvent if k == "store.update" else TraceEvent, KINDS[k], f,
-              k in ("watch.event", "store.update"), k == "store.update") for k, f in TEMPLATE]
+    steps = [
+        (
+            DerivedTraceEvent if k == "store.update" else TraceEvent,
+            KINDS[k],
+            f,
+            k in ("watch.event", "store.update"),
+            k == "store.update",
+        )
+        for k, f in TEMPLATE
+    ]
     seq = 0
     rv = 1000
     j = 0  # one object's trip (the template) per key, keys in turn
@@ -270,22 +290,47 @@ async def run(seconds: float) -> dict:
         # reach its first press within 1.5 s, and its key figures would be empty.
         while (now := time.monotonic()) - start < seconds or (not latencies and now - start < seconds + 60):
             if now >= next_sample:
-                samples.append((now - start, app.feed_loop.absorbed, app.feed_loop.frames, rss_bytes(),
-                                time.process_time(), sys.getallocatedblocks(), histories_held(app)))
+                samples.append(
+                    (
+                        now - start,
+                        app.feed_loop.absorbed,
+                        app.feed_loop.frames,
+                        rss_bytes(),
+                        time.process_time(),
+                        sys.getallocatedblocks(),
+                        histories_held(app),
+                    )
+                )
                 next_sample += 1.0
             if now >= next_key:
                 latencies.append(await press_and_time(app))
                 next_key += 0.5
             await asyncio.sleep(0.01)
         elapsed = time.monotonic() - start
-        samples.append((elapsed, app.feed_loop.absorbed, app.feed_loop.frames, rss_bytes(), time.process_time(),
-                        sys.getallocatedblocks(), histories_held(app)))
+        samples.append(
+            (
+                elapsed,
+                app.feed_loop.absorbed,
+                app.feed_loop.frames,
+                rss_bytes(),
+                time.process_time(),
+                sys.getallocatedblocks(),
+                histories_held(app),
+            )
+        )
         producer.stop.set()
     producer.join(2)
     return {
-        "elapsed": elapsed, "samples": samples, "latencies": latencies, "app": app,
-        "absorbed": app.feed_loop.absorbed, "frames": app.feed_loop.frames, "produced": producer.produced,
-        "backlog": len(buffer), "dropped": buffer.dropped, "producer_waits": producer.waits,
+        "elapsed": elapsed,
+        "samples": samples,
+        "latencies": latencies,
+        "app": app,
+        "absorbed": app.feed_loop.absorbed,
+        "frames": app.feed_loop.frames,
+        "produced": producer.produced,
+        "backlog": len(buffer),
+        "dropped": buffer.dropped,
+        "producer_waits": producer.waits,
         "summarised": app.feed_loop.pressure.summarised,
         "events_summarised": app.feed_loop.pressure.events_summarised,
     }
@@ -293,10 +338,12 @@ async def run(seconds: float) -> dict:
 
 # The panes' bounded histories that fill from the rows fed in full (a few chunks a frame, so over
 # the flood's first minute when it is behind): what grows then, until each reaches its bound.
-HISTORIES = (("Explain delta records", "explain", lambda st: (st.facts.store.items, st.facts.store.max_items)),
-             ("Inspector events", "inspector", lambda st: (st.history.items, st.history.max_items)),
-             ("Inspector deltas", "inspector", lambda st: (st.objects.entries_held(), st.objects.max_entries)),
-             ("Deltas rows", "deltas", lambda st: (len(st.rows), st.rows.maxlen)))
+HISTORIES = (
+    ("Explain delta records", "explain", lambda st: (st.facts.store.items, st.facts.store.max_items)),
+    ("Inspector events", "inspector", lambda st: (st.history.items, st.history.max_items)),
+    ("Inspector deltas", "inspector", lambda st: (st.objects.entries_held(), st.objects.max_entries)),
+    ("Deltas rows", "deltas", lambda st: (len(st.rows), st.rows.maxlen)),
+)
 
 
 def histories_held(app) -> tuple[int, ...]:
@@ -308,8 +355,9 @@ def histories_held(app) -> tuple[int, ...]:
 def histories_line(app, warm: tuple, last: tuple) -> str:
     states = app.feed_loop.states
     bounds = [held(states[name])[1] if name in states else 0 for _, name, held in HISTORIES]
-    return "; ".join(f"{label} {a:,} -> {b:,} of {bound:,}"
-                     for (label, _, _), a, b, bound in zip(HISTORIES, warm, last, bounds))
+    return "; ".join(
+        f"{label} {a:,} -> {b:,} of {bound:,}" for (label, _, _), a, b, bound in zip(HISTORIES, warm, last, bounds)
+    )
 
 
 async def press_and_time(app) -> float:
@@ -326,11 +374,17 @@ async def press_and_time(app) -> float:
 def start_big_server(n: int, tmp: str):
     """bench/cluster.py's server process with ``n`` ~2 KB pods; (process, kubeconfig)."""
     import subprocess
+
     kubeconfig = os.path.join(tmp, "kubeconfig")
     cluster = str(Path(__file__).resolve().parent / "cluster.py")
     root = str(Path(__file__).resolve().parent.parent)
-    proc = subprocess.Popen([sys.executable, cluster, "--serve", str(n), "2k", kubeconfig], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, cwd=root, env={**os.environ, "PYTHONPATH": root})
+    proc = subprocess.Popen(
+        [sys.executable, cluster, "--serve", str(n), "2k", kubeconfig],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": root},
+    )
     if proc.stdout.readline().split()[:1] != [b"ready"]:
         raise SystemExit("bench tui: the simulated server did not start")
     return proc, kubeconfig
@@ -339,6 +393,7 @@ def start_big_server(n: int, tmp: str):
 def new_run(kubeconfig: str, tracer):
     from kubectl_informer.run.config import RunConfig
     from kubectl_informer.run.runner import Run
+
     return Run(RunConfig.from_flags(resource="pods", kubeconfig=kubeconfig, namespace="default"), tracer)
 
 
@@ -346,6 +401,7 @@ def headless_sync(kubeconfig: str) -> None:
     """The child's side of ``headless_seconds``: the same Run, nobody reading
     its trace; prints the seconds from start to the informer synced."""
     from kubectl_informer.core.trace import Tracer
+
     run = new_run(kubeconfig, Tracer())
     run.prepare()
     with tuned(UI):  # the process as the UI run's, without the UI
@@ -362,9 +418,15 @@ def headless_seconds(kubeconfig: str) -> tuple[float, int]:
     """(seconds to synced, RSS bytes then) of the sync without the UI, in a
     fresh process (this one's memory would skew the UI run's)."""
     import subprocess
-    r = subprocess.run([sys.executable, __file__, "--headless-sync", kubeconfig], capture_output=True, text=True,
-                       timeout=900, cwd=str(Path(__file__).resolve().parent.parent))
-    words = (r.stdout.split() or ["?"])
+
+    r = subprocess.run(
+        [sys.executable, __file__, "--headless-sync", kubeconfig],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=str(Path(__file__).resolve().parent.parent),
+    )
+    words = r.stdout.split() or ["?"]
     if r.returncode != 0 or words[0] != "synced":
         raise SystemExit(f"bench tui: the headless sync failed: {r.stdout[-500:]} {r.stderr[-1500:]}")
     return float(words[1]), int(words[2])
@@ -405,8 +467,14 @@ async def run_big_list(kubeconfig: str, n: int) -> dict:
             cache_lines = app.panes["cache"].draw_lines(SIZE[0], 10)
     finally:
         run.stop()
-    return {"synced": shown, "caught_up": synced, "latencies": latencies, "progress": progress,
-            "cache": [t.plain for t in cache_lines[:4]], "rss": rss_bytes()}
+    return {
+        "synced": shown,
+        "caught_up": synced,
+        "latencies": latencies,
+        "progress": progress,
+        "cache": [t.plain for t in cache_lines[:4]],
+        "rss": rss_bytes(),
+    }
 
 
 def p99(values: list[float]) -> float:
@@ -417,6 +485,7 @@ def p99(values: list[float]) -> float:
 def big_list(n: int) -> dict:
     """The sync headless, then under the UI: its figures (nan when skipped)."""
     import tempfile
+
     nan = float("nan")
     if n <= 0:
         return {"ratio": nan, "key_p99": nan, "rss_mib": nan}
@@ -432,11 +501,14 @@ def big_list(n: int) -> dict:
         proc.wait(60)
     lat = sorted(r["latencies"]) or [nan]
     ratio = r["synced"] / alone
-    print(f"\nbig initial list: {n:,} pods synced headless in {alone:.2f} s (load average {load0:.1f}; "
-          f"RSS {alone_rss / 2**20:.0f} MiB), under the UI in {r['synced']:.2f} s (load average {load1:.1f}; "
-          f"RSS {r['rss'] / 2**20:.0f} MiB)")
-    print(f"  (synced under the UI: when the header said so; every pane had taken in the list at "
-          f"{r['caught_up']:.2f} s)")
+    print(
+        f"\nbig initial list: {n:,} pods synced headless in {alone:.2f} s (load average {load0:.1f}; "
+        f"RSS {alone_rss / 2**20:.0f} MiB), under the UI in {r['synced']:.2f} s (load average {load1:.1f}; "
+        f"RSS {r['rss'] / 2**20:.0f} MiB)"
+    )
+    print(
+        f"  (synced under the UI: when the header said so; every pane had taken in the list at {r['caught_up']:.2f} s)"
+    )
     print(f"big_list_ratio (under the UI / headless): {ratio:.2f}   target <= {TARGET_BIG_RATIO:g}")
     print(f"progress lines drawn: {len(r['progress'])}; e.g.")
     for line in r["progress"][:: max(1, len(r["progress"]) // 4)][:5]:
@@ -446,29 +518,34 @@ def big_list(n: int) -> dict:
         print(f"  {line}")
     key_p99 = p99(lat)
     print(f"under the UI, {fulls.line()}")
-    print(f"key latency during the sync over {len(r['latencies'])} presses: p50 {statistics.median(lat):.1f} ms, "
-          f"p99 {key_p99:.1f} ms, max {lat[-1]:.1f} ms   target p99 <= {TARGET_BIG_KEY_MS:.0f} ms")
+    print(
+        f"key latency during the sync over {len(r['latencies'])} presses: p50 {statistics.median(lat):.1f} ms, "
+        f"p99 {key_p99:.1f} ms, max {lat[-1]:.1f} ms   target p99 <= {TARGET_BIG_KEY_MS:.0f} ms"
+    )
     return {"ratio": ratio, "key_p99": key_p99, "rss_mib": r["rss"] / 2**20}
 
 
 def flood(seconds: float, warm_up: bool = True) -> dict:
     """The flood phase: its figures, printed as it goes (``warm_up`` False: the
     rates over the whole run, as the smoke run takes them)."""
-    print(f"tui bench: {seconds:g}s headless at {SIZE[0]}x{SIZE[1]}, every pane in the grid, "
-          f"{KEYS} keys, frame rate 15 Hz")
+    print(
+        f"tui bench: {seconds:g}s headless at {SIZE[0]}x{SIZE[1]}, every pane in the grid, "
+        f"{KEYS} keys, frame rate 15 Hz"
+    )
     load0 = os.getloadavg()[0]
     with tuned(UI), Collections() as fulls:  # the process tuning the CLI gives a run with the UI
         r = asyncio.run(run(seconds))
-    print(f"machine: {os.cpu_count()} cores, load average {load0:.1f} at start, {os.getloadavg()[0]:.1f} at end "
-          "(other processes share the cores: absolute figures and latency tails follow the load)")
+    print(
+        f"machine: {os.cpu_count()} cores, load average {load0:.1f} at start, {os.getloadavg()[0]:.1f} at end "
+        "(other processes share the cores: absolute figures and latency tails follow the load)"
+    )
     el, samples = r["elapsed"], r["samples"]
     print(f"{'t(s)':>6} {'events/s':>10} {'frames/s':>9} {'rss MiB':>8} {'blocks':>10}")
     step = max(1, len(samples) // 15)
     prev = samples[0]
     for s in samples[step::step]:
         dt = s[0] - prev[0] or 1.0
-        print(f"{s[0]:6.0f} {(s[1] - prev[1]) / dt:10,.0f} {(s[2] - prev[2]) / dt:9.1f} {s[3] / 2**20:8.1f} "
-              f"{s[5]:10,}")
+        print(f"{s[0]:6.0f} {(s[1] - prev[1]) / dt:10,.0f} {(s[2] - prev[2]) / dt:9.1f} {s[3] / 2**20:8.1f} {s[5]:10,}")
         prev = s
     # Skip the first fifth (imports, first frames, rings filling) for rates and RSS: the
     # first sample past it, but never the last (a starved smoke run may sample only at
@@ -484,28 +561,43 @@ def flood(seconds: float, warm_up: bool = True) -> dict:
     growth = (last[3] - warm[3]) / warm[3]
     lat = sorted(r["latencies"]) or [float("nan")]
     key_p99 = p99(lat)
-    print(f"events absorbed {r['absorbed']:,} of {r['produced']:,} produced; backlog at end {r['backlog']:,}; "
-          f"producer waited on a full buffer {r['producer_waits']} times; dropped {r['dropped']}; "
-          f"rows summarised while behind {r['summarised']:,}; events taken in as summaries "
-          f"{r['events_summarised']:,}")
+    print(
+        f"events absorbed {r['absorbed']:,} of {r['produced']:,} produced; backlog at end {r['backlog']:,}; "
+        f"producer waited on a full buffer {r['producer_waits']} times; dropped {r['dropped']}; "
+        f"rows summarised while behind {r['summarised']:,}; events taken in as summaries "
+        f"{r['events_summarised']:,}"
+    )
     print(f"events/s absorbed (after warm-up at {warm[0]:.0f}s): {eps:,.0f}   target >= {TARGET_EPS:,}")
     print(f"events per CPU second of the process (producer included): {per_cpu:,.0f}")
     print(f"frames/s: {fps:.1f}   (timer at 15 Hz)")
     print(fulls.line())
     print(fulls.young_line(r["absorbed"]))
-    print(f"key latency over {len(r['latencies'])} presses: p50 {statistics.median(lat):.1f} ms, p99 {key_p99:.1f} "
-          f"ms, max {lat[-1]:.1f} ms   target p99 <= {TARGET_KEY_MS:.0f} ms")
-    print(f"rss {warm[3] / 2**20:.1f} MiB at {warm[0]:.0f}s -> {last[3] / 2**20:.1f} MiB at {last[0]:.0f}s: "
-          f"growth {growth * 100:.1f}%   target < {TARGET_RSS * 100:.0f}%")
+    print(
+        f"key latency over {len(r['latencies'])} presses: p50 {statistics.median(lat):.1f} ms, p99 {key_p99:.1f} "
+        f"ms, max {lat[-1]:.1f} ms   target p99 <= {TARGET_KEY_MS:.0f} ms"
+    )
+    print(
+        f"rss {warm[3] / 2**20:.1f} MiB at {warm[0]:.0f}s -> {last[3] / 2**20:.1f} MiB at {last[0]:.0f}s: "
+        f"growth {growth * 100:.1f}%   target < {TARGET_RSS * 100:.0f}%"
+    )
     print(f"pane histories at {warm[0]:.0f}s -> {last[0]:.0f}s: {histories_line(r['app'], warm[6], last[6])}")
     # The rings fill from the chunks fed in full, so a short run's warm-up may end before they are
     # full: the second half's growth says whether the RSS still rises once they are.
     half = next((s for s in samples if s[0] >= el / 2), warm)
-    print(f"rss over the second half ({half[0]:.0f}s -> {last[0]:.0f}s, {last[1] - half[1]:,} events): "
-          f"growth {(last[3] - half[3]) / half[3] * 100:.1f}%; Python's allocated blocks {half[5]:,} -> "
-          f"{last[5]:,} ({(last[5] - half[5]) / half[5] * 100:+.1f}%)")
-    return {"eps": eps, "per_cpu": per_cpu, "key_p99": key_p99, "growth": growth, "rss_mib": last[3] / 2**20,
-            "young_cpu_per_mev": fulls.young_cpu_per_mev(r["absorbed"]), "young_longest": max(fulls.young_longest)}
+    print(
+        f"rss over the second half ({half[0]:.0f}s -> {last[0]:.0f}s, {last[1] - half[1]:,} events): "
+        f"growth {(last[3] - half[3]) / half[3] * 100:.1f}%; Python's allocated blocks {half[5]:,} -> "
+        f"{last[5]:,} ({(last[5] - half[5]) / half[5] * 100:+.1f}%)"
+    )
+    return {
+        "eps": eps,
+        "per_cpu": per_cpu,
+        "key_p99": key_p99,
+        "growth": growth,
+        "rss_mib": last[3] / 2**20,
+        "young_cpu_per_mev": fulls.young_cpu_per_mev(r["absorbed"]),
+        "young_longest": max(fulls.young_longest),
+    }
 
 
 FRAME_EVENTS = 512  # events a fixed frame takes in: the newest chunks a frame feeds in full while behind
@@ -553,9 +645,11 @@ def fixed_frames(frames: int) -> float:
     with tuned(UI):
         cpu = asyncio.run(run_frames(frames, young))
     per_frame = sum(young.young) / frames
-    print(f"\nfixed frames: {frames} of {FRAME_EVENTS}+ events each, every pane redrawn (the same work in every run): "
-          f"young collections {young.young[0]:,} + {young.young[1]:,} ({per_frame:.2f} a frame), their CPU "
-          f"{sum(young.young_cpu):.2f} s of the process's {cpu:.2f} s (load average {os.getloadavg()[0]:.1f})")
+    print(
+        f"\nfixed frames: {frames} of {FRAME_EVENTS}+ events each, every pane redrawn (the same work in every run): "
+        f"young collections {young.young[0]:,} + {young.young[1]:,} ({per_frame:.2f} a frame), their CPU "
+        f"{sum(young.young_cpu):.2f} s of the process's {cpu:.2f} s (load average {os.getloadavg()[0]:.1f})"
+    )
     return per_frame
 
 
@@ -571,20 +665,28 @@ def main() -> None:
     seconds = float(os.environ.get("TUI_BENCH_SECONDS", "1.5" if smoke else "300"))
     big_n = int(os.environ.get("TUI_BENCH_BIG_LIST", "1500" if smoke else "100000"))
     nan = float("nan")
-    not_run = dict.fromkeys(("eps", "per_cpu", "key_p99", "growth", "rss_mib", "young_cpu_per_mev", "young_longest"),
-                            nan)
+    not_run = dict.fromkeys(
+        ("eps", "per_cpu", "key_p99", "growth", "rss_mib", "young_cpu_per_mev", "young_longest"), nan
+    )
     f = flood(seconds, warm_up=not smoke) if seconds > 0 else not_run
     frames = int(os.environ.get("TUI_BENCH_FRAMES", "20" if smoke else "300"))
     young_per_frame = fixed_frames(frames)
     b = big_list(big_n)
-    ok = (f["eps"] >= TARGET_EPS and f["key_p99"] <= TARGET_KEY_MS and f["growth"] < TARGET_RSS
-          and b["ratio"] <= TARGET_BIG_RATIO and b["key_p99"] <= TARGET_BIG_KEY_MS)
+    ok = (
+        f["eps"] >= TARGET_EPS
+        and f["key_p99"] <= TARGET_KEY_MS
+        and f["growth"] < TARGET_RSS
+        and b["ratio"] <= TARGET_BIG_RATIO
+        and b["key_p99"] <= TARGET_BIG_KEY_MS
+    )
     print("targets met" if ok else "targets NOT met (a phase not run counts as not met)")
-    print(f"bench tui: events_per_s={f['eps']:.0f} events_per_cpu_s={f['per_cpu']:.0f} key_p99_ms={f['key_p99']:.1f} "
-          f"rss_growth={f['growth']:.3f} rss_mib={f['rss_mib']:.0f} big_list_ratio={b['ratio']:.2f} "
-          f"big_list_key_p99_ms={b['key_p99']:.1f} big_list_rss_mib={b['rss_mib']:.0f} "
-          f"young_gc_cpu_s_per_mev={f['young_cpu_per_mev']:.2f} young_gc_longest_ms={f['young_longest']:.1f} "
-          f"young_per_frame={young_per_frame:.2f}")
+    print(
+        f"bench tui: events_per_s={f['eps']:.0f} events_per_cpu_s={f['per_cpu']:.0f} key_p99_ms={f['key_p99']:.1f} "
+        f"rss_growth={f['growth']:.3f} rss_mib={f['rss_mib']:.0f} big_list_ratio={b['ratio']:.2f} "
+        f"big_list_key_p99_ms={b['key_p99']:.1f} big_list_rss_mib={b['rss_mib']:.0f} "
+        f"young_gc_cpu_s_per_mev={f['young_cpu_per_mev']:.2f} young_gc_longest_ms={f['young_longest']:.1f} "
+        f"young_per_frame={young_per_frame:.2f}"
+    )
 
 
 if __name__ == "__main__":

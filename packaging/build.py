@@ -87,10 +87,22 @@ def archive_name(version: str, osname: str, arch: str) -> str:
 
 # --- freezing ---------------------------------------------------------------------------
 
+
 def freeze(workdir: Path) -> Path:
     """Run PyInstaller on the spec; returns the --onedir folder."""
-    cmd = [sys.executable, "-m", "PyInstaller", "--noconfirm", "--log-level", "WARN",
-           "--distpath", str(workdir / "dist"), "--workpath", str(workdir / "build"), str(SPEC)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "PyInstaller",
+        "--noconfirm",
+        "--log-level",
+        "WARN",
+        "--distpath",
+        str(workdir / "dist"),
+        "--workpath",
+        str(workdir / "build"),
+        str(SPEC),
+    ]
     r = subprocess.run(cmd, cwd=ROOT)
     if r.returncode != 0:
         fail("PyInstaller failed (is the project installed with its build extra: pip install '.[build]'?)")
@@ -118,6 +130,7 @@ def smoke_test(staged: Path, osname: str, version: str) -> None:
 
 # --- archiving --------------------------------------------------------------------------
 
+
 def _entries(root: Path) -> list[Path]:
     return sorted(root.rglob("*"), key=lambda p: p.relative_to(root).as_posix())
 
@@ -125,8 +138,10 @@ def _entries(root: Path) -> list[Path]:
 def make_tar(staged: Path, dest: Path, mtime: int) -> None:
     """Only directories and regular files: krew's extractor refuses links.
     Level 6: level 9 takes four times as long for 0.3% less."""
-    with open(dest, "wb") as raw, tarfile.open(fileobj=raw, mode="w:gz", format=tarfile.PAX_FORMAT,
-                                                  compresslevel=6) as tar:
+    with (
+        open(dest, "wb") as raw,
+        tarfile.open(fileobj=raw, mode="w:gz", format=tarfile.PAX_FORMAT, compresslevel=6) as tar,
+    ):
         for path in _entries(staged):
             info = tarfile.TarInfo(path.relative_to(staged).as_posix())
             st = path.stat()  # follows links: their targets are archived as plain files
@@ -162,6 +177,7 @@ def sha256_of(path: Path) -> str:
 
 # --- the manifest -----------------------------------------------------------------------
 
+
 class _NoAliases(yaml.SafeDumper):
     def ignore_aliases(self, data):  # krew's index reviewers read plain YAML
         return True
@@ -182,12 +198,13 @@ def load_template(version: str, repository: str) -> dict:
 def render(version: str, repository: str, osname: str, arch: str, sha256: str) -> dict:
     """The template with only this platform's entry, its uri and ``sha256``."""
     manifest = load_template(version, repository)
-    mine = [p for p in manifest["spec"]["platforms"]
-            if p["selector"]["matchLabels"] == {"os": osname, "arch": arch}]
+    mine = [p for p in manifest["spec"]["platforms"] if p["selector"]["matchLabels"] == {"os": osname, "arch": arch}]
     if len(mine) != 1:
         fail(f"krew-manifest.yaml has {len(mine)} platform entries for {osname}/{arch}, expected 1")
     entry = mine[0]
-    entry["uri"] = f"https://github.com/{repository}/releases/download/v{version}/" + archive_name(version, osname, arch)
+    entry["uri"] = f"https://github.com/{repository}/releases/download/v{version}/" + archive_name(
+        version, osname, arch
+    )
     entry["sha256"] = sha256
     manifest["spec"]["platforms"] = [entry]
     return manifest
@@ -198,6 +215,7 @@ def dump(manifest: dict, dest: Path) -> None:
 
 
 # --- commands ---------------------------------------------------------------------------
+
 
 def build(out: Path, repository: str, expect: str | None, workdir: Path | None) -> Path:
     osname, arch = this_platform()
@@ -232,8 +250,9 @@ def assemble(out: Path, dirs: list[Path]) -> Path:
                 fail(f"{archive}: missing, or not the archive whose sha256 its build wrote")
         if merged is None:
             merged = part
-        elif {k: v for k, v in part["spec"].items() if k != "platforms"} != \
-                {k: v for k, v in merged["spec"].items() if k != "platforms"}:
+        elif {k: v for k, v in part["spec"].items() if k != "platforms"} != {
+            k: v for k, v in merged["spec"].items() if k != "platforms"
+        }:
             fail(f"{d / MANIFEST_NAME} was rendered for another version or repository")
         else:
             merged["spec"]["platforms"].extend(part["spec"]["platforms"])
@@ -263,8 +282,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     p = argparse.ArgumentParser(prog="packaging/build.py", description=__doc__.split("\n\n")[0])
     p.add_argument("--out", type=Path, default=ROOT / "dist", help="where the archive and manifest go (dist/)")
-    p.add_argument("--repository", default=None, help="GitHub OWNER/NAME the release lives in "
-                   "(default: $GITHUB_REPOSITORY, else pyproject's Source URL)")
+    p.add_argument(
+        "--repository",
+        default=None,
+        help="GitHub OWNER/NAME the release lives in (default: $GITHUB_REPOSITORY, else pyproject's Source URL)",
+    )
     p.add_argument("--expect", metavar="OS/ARCH", help="fail unless this machine is OS/ARCH (release runners)")
     p.add_argument("--workdir", type=Path, help="keep PyInstaller's work here (faster rebuilds)")
     a = p.parse_args(args)

@@ -16,8 +16,10 @@ def main() -> int:
         name = name[:-4]
     if name.startswith("kubectl_complete-") or sys.argv[1:2] == ["__complete"]:
         from kubectl_informer.cli.completion import main as complete
+
         return complete()
     from kubectl_informer.cli.main import main as plugin
+
     return plugin()
 
 

@@ -56,11 +56,20 @@ def survey() -> dict[str, list[str]]:
     openapi.component_schemas()
     load_delayed_widgets()
     syntaxes = highlight_every_syntax(ours)
-    families = {"models": models, "widgets": textual.widgets, "lexers": pygments.lexers,
-                "styles": pygments.styles, "formatters": pygments.formatters}
-    found = {"ours": ours, "syntaxes": syntaxes, "loaded": sorted(sys.modules),
-             # rich loads the table of the terminal's Unicode version by name: all of them
-             "unicode_data": _family(rich._unicode_data)}
+    families = {
+        "models": models,
+        "widgets": textual.widgets,
+        "lexers": pygments.lexers,
+        "styles": pygments.styles,
+        "formatters": pygments.formatters,
+    }
+    found = {
+        "ours": ours,
+        "syntaxes": syntaxes,
+        "loaded": sorted(sys.modules),
+        # rich loads the table of the terminal's Unicode version by name: all of them
+        "unicode_data": _family(rich._unicode_data),
+    }
     for key, package in families.items():
         every = _family(package)
         found[key], found[f"every_{key.rstrip('s')}"] = _loaded(every), every
@@ -139,19 +148,24 @@ def syntax_calls(source: str, where: str = "<source>", strict: bool = True) -> l
     calls = []
     for node in ast.walk(ast.parse(source)):
         if strict and isinstance(node, ast.Attribute) and node.attr in ("from_path", "guess_lexer"):
-            raise ValueError(f"{where}: Syntax.{node.attr} picks a lexer at run time; "
-                             "the krew archive ships only the lexers named as literals")
+            raise ValueError(
+                f"{where}: Syntax.{node.attr} picks a lexer at run time; "
+                "the krew archive ships only the lexers named as literals"
+            )
         if not isinstance(node, ast.Call) or _called(node) != "Syntax":
             continue
         keywords = {k.arg: k.value for k in node.keywords}
         lexer = node.args[1] if len(node.args) > 1 else keywords.get("lexer")
         theme = node.args[2] if len(node.args) > 2 else keywords.get("theme", ast.Constant(None))
-        if all(isinstance(n, ast.Constant) and isinstance(n.value, (str, type(None))) for n in (lexer, theme)) \
-                and isinstance(lexer.value, str):
+        if all(
+            isinstance(n, ast.Constant) and isinstance(n.value, (str, type(None))) for n in (lexer, theme)
+        ) and isinstance(lexer.value, str):
             calls.append((lexer.value, theme.value))
         elif strict:
-            raise ValueError(f"{where}:{node.lineno}: Syntax's lexer or theme is not a literal; "
-                             "the krew archive ships only the lexers and styles named as literals")
+            raise ValueError(
+                f"{where}:{node.lineno}: Syntax's lexer or theme is not a literal; "
+                "the krew archive ships only the lexers and styles named as literals"
+            )
     return calls
 
 

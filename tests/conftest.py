@@ -55,6 +55,7 @@ def clock():
 def tmux_sock():
     """A tmux socket path short enough under xdist, in a directory of its own."""
     from tests.short_paths import remove, short_dir, socket_in
+
     d = short_dir()
     yield socket_in(d)
     remove(d)
@@ -98,8 +99,12 @@ def pytest_collection_modifyitems(items):
     # The tests of the krew archive last: its build runs in the background
     # meanwhile (tests/krew_build.py), and is done when they come.
     place = _spread_by_directory(items)
-    items.sort(key=lambda item: (krew_build.FIXTURE in getattr(item, "fixturenames", ()),
-                                 place[item.nodeid] * (LONG_WAITS_WITHIN if _waits_long(item) else 1.0)))
+    items.sort(
+        key=lambda item: (
+            krew_build.FIXTURE in getattr(item, "fixturenames", ()),
+            place[item.nodeid] * (LONG_WAITS_WITHIN if _waits_long(item) else 1.0),
+        )
+    )
 
 
 LONG_WAITS_WITHIN = 0.75  # the share of the run the long-waiting tests are spread over
@@ -181,4 +186,5 @@ def _private_discovery_caches(tmp_path_factory, monkeypatch):
 
 def pytest_configure(config):
     from tests.rewrite_cache import prewrite
+
     prewrite(config)

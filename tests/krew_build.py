@@ -47,8 +47,9 @@ def shared_dir(config) -> Path:
 
 
 def paths(shared: Path) -> dict[str, Path]:
-    return {name: shared / f"krew-build.{name}" for name in ("lock", "started", "stdout", "stderr", "rc")} | \
-        {"out": shared / "krew-build"}
+    return {name: shared / f"krew-build.{name}" for name in ("lock", "started", "stdout", "stderr", "rc")} | {
+        "out": shared / "krew-build"
+    }
 
 
 def start(shared: Path) -> subprocess.Popen | None:
@@ -59,11 +60,20 @@ def start(shared: Path) -> subprocess.Popen | None:
         if p["started"].exists():
             return None
         p["out"].mkdir(exist_ok=True)
-        build = [sys.executable, str(ROOT / "packaging" / "build.py"), "--out", str(p["out"]),
-                 "--repository", "example/kubectl-informer"]
-        proc = subprocess.Popen([sys.executable, "-c", _RUN_AND_RECORD, str(p["stdout"]), str(p["stderr"]),
-                                 str(p["rc"]), *build], cwd=ROOT, start_new_session=True,
-                                stdin=subprocess.DEVNULL)
+        build = [
+            sys.executable,
+            str(ROOT / "packaging" / "build.py"),
+            "--out",
+            str(p["out"]),
+            "--repository",
+            "example/kubectl-informer",
+        ]
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _RUN_AND_RECORD, str(p["stdout"]), str(p["stderr"]), str(p["rc"]), *build],
+            cwd=ROOT,
+            start_new_session=True,
+            stdin=subprocess.DEVNULL,
+        )
         p["started"].write_text(str(proc.pid))
         return proc
 
@@ -81,8 +91,9 @@ def wait(shared: Path, timeout: float) -> tuple[Path, Path, str]:
     rc = p["rc"].read_text()
     printed = p["stdout"].read_text()
     assert rc == "0", f"packaging/build.py exited {rc}\n{printed}{p['stderr'].read_text()}"
-    [archive] = [f for f in p["out"].iterdir() if f.name.startswith("kubectl-informer-v") and
-                 not f.name.endswith(".sha256")]
+    [archive] = [
+        f for f in p["out"].iterdir() if f.name.startswith("kubectl-informer-v") and not f.name.endswith(".sha256")
+    ]
     return archive, p["out"] / "informer.yaml", printed
 
 

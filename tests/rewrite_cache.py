@@ -86,6 +86,7 @@ def prewrite(config) -> None:
         _CONFIG = config
         # fork: the children inherit the configured pytest state they rewrite with.
         import multiprocessing
+
         with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as pool:
             list(pool.map(_rewrite, [files[0::2], files[1::2]]))
     except Exception:  # noqa: BLE001 - an optimisation only: the workers rewrite as before

@@ -23,17 +23,20 @@ CLUSTER = "cluster-scoped"
 # -n, the kubeconfig context's namespace, -A, whether the resource is namespaced,
 # whether -n was carried over by a `:` switch -> the namespace watched (None: all
 # namespaces, or none for a cluster-scoped resource), or the error.
-@pytest.mark.parametrize("flag, kubeconfig_ns, all_ns, namespaced, inherited, watched", [
-    (None, None, False, True, False, "default"),      # nothing said anywhere: default
-    (None, "dev", False, True, False, "dev"),         # the context's namespace
-    ("shop", "dev", False, True, False, "shop"),      # -n wins over the context
-    (None, "dev", True, True, False, None),           # -A: every namespace
-    (None, "dev", False, False, False, None),         # a cluster-scoped resource: none
-    (None, None, True, False, False, None),           # -A on a cluster-scoped one: still none
-    ("shop", "dev", False, False, False, CLUSTER),    # -n typed for a cluster-scoped one: refused
-    ("shop", "dev", False, False, True, None),        # -n carried over to it: dropped
-    ("shop", "dev", False, True, True, "shop"),       # carried over to a namespaced one: kept
-])
+@pytest.mark.parametrize(
+    "flag, kubeconfig_ns, all_ns, namespaced, inherited, watched",
+    [
+        (None, None, False, True, False, "default"),  # nothing said anywhere: default
+        (None, "dev", False, True, False, "dev"),  # the context's namespace
+        ("shop", "dev", False, True, False, "shop"),  # -n wins over the context
+        (None, "dev", True, True, False, None),  # -A: every namespace
+        (None, "dev", False, False, False, None),  # a cluster-scoped resource: none
+        (None, None, True, False, False, None),  # -A on a cluster-scoped one: still none
+        ("shop", "dev", False, False, False, CLUSTER),  # -n typed for a cluster-scoped one: refused
+        ("shop", "dev", False, False, True, None),  # -n carried over to it: dropped
+        ("shop", "dev", False, True, True, "shop"),  # carried over to a namespaced one: kept
+    ],
+)
 def test_the_namespace_rule(flag, kubeconfig_ns, all_ns, namespaced, inherited, watched):
     config = RunConfig.from_flags(namespace=flag, all_namespaces=all_ns)
     scope = config.scope.carried_over() if inherited else config.scope
@@ -54,8 +57,9 @@ def test_a_namespace_and_all_namespaces_cannot_make_one_scope():
     assert r.exit_code == 2 and "cannot be used together" in r.stderr
 
 
-@pytest.mark.parametrize("flags, namespace", [({}, "dev"), ({"namespace": "shop"}, "shop"),
-                                              ({"all_namespaces": True}, None)])
+@pytest.mark.parametrize(
+    "flags, namespace", [({}, "dev"), ({"namespace": "shop"}, "shop"), ({"all_namespaces": True}, None)]
+)
 def test_a_run_watches_where_the_rule_says_with_the_kubeconfigs_namespace(tmp_path, flags, namespace):
     with SimServer() as srv:
         kc = srv.write_kubeconfig(str(tmp_path / "kubeconfig"), namespace="dev")
@@ -93,8 +97,12 @@ def test_a_restart_derives_a_new_config_and_leaves_the_old_one_as_it_was():
         wanted = r.config.switch_resource("deploy").with_profile(PROFILES["1.35"])
         info = r.restart(wanted)
         assert r.run is not old_run and r.run.config is wanted
-        assert (info.resource, info.namespace, info.profile, info.resync_period) == \
-            ("deployments.apps", "shop", "1.35", 2.0)
+        assert (info.resource, info.namespace, info.profile, info.resync_period) == (
+            "deployments.apps",
+            "shop",
+            "1.35",
+            2.0,
+        )
         assert r.run.informer.profile is PROFILES["1.35"]
         # The old run's config is untouched (and cannot be touched).
         assert old_run.config is first and first.resource == "pods" and first.profile == PROFILES["1.32"]

@@ -101,10 +101,23 @@ def test_format_parse_round_trip(s):
     assert format_duration(parse_duration(s)) == s
 
 
-@pytest.mark.parametrize("seconds,s", [
-    (None, "-"), (0, "0s"), (0.0005, "500µs"), (0.0052, "5.2ms"), (0.25, "250ms"), (3.0, "3s"), (12.4, "12.4s"),
-    (75, "1m15s"), (120, "2m"), (7300, "2h1m"), (7200, "2h"), (-1.5, "-1.5s"),
-])
+@pytest.mark.parametrize(
+    "seconds,s",
+    [
+        (None, "-"),
+        (0, "0s"),
+        (0.0005, "500µs"),
+        (0.0052, "5.2ms"),
+        (0.25, "250ms"),
+        (3.0, "3s"),
+        (12.4, "12.4s"),
+        (75, "1m15s"),
+        (120, "2m"),
+        (7300, "2h1m"),
+        (7200, "2h"),
+        (-1.5, "-1.5s"),
+    ],
+)
 def test_format_short_is_the_one_display_duration(seconds, s):
     # Every pane, the header, the inspector and -o text print durations with it.
     assert format_short(seconds) == s
@@ -112,4 +125,5 @@ def test_format_short_is_the_one_display_duration(seconds, s):
 
 def test_format_short_says_what_it_cannot_show():
     from kubectl_informer.core.durations import format_short
+
     assert [format_short(v) for v in (float("nan"), float("inf"), float("-inf"))] == ["?", "?", "?"]

@@ -26,6 +26,7 @@ from .test_sample_controller import FakeInformer, Running, pod
 
 # --- Reflector ------------------------------------------------------------------
 
+
 def test_close_watch_rewatches_from_the_last_rv_without_a_list(clock, tracer, trace, runners):
     src = seeded(2)
     r = Reflector(src, RecordingStore(), clock=clock, tracer=tracer)
@@ -59,7 +60,11 @@ def test_forget_resource_version_relists_at_empty_rv_then_as_usual(clock, tracer
     assert r.relist_resource_version() == "3"  # the relist at "" made the RV available again
     evs = [e for e in trace.drain() if e.kind in ("watch.end", "relist", "list.start")]
     assert [(e.kind, e.fields.get("reason", e.fields.get("resource_version"))) for e in evs] == [
-        ("list.start", "0"), ("watch.end", "closed"), ("relist", "forgotten"), ("list.start", "")]
+        ("list.start", "0"),
+        ("watch.end", "closed"),
+        ("relist", "forgotten"),
+        ("list.start", ""),
+    ]
 
 
 def test_forget_between_watches_takes_effect_at_the_next_turn(clock, tracer, trace, runners):
@@ -76,8 +81,12 @@ def test_forget_between_watches_takes_effect_at_the_next_turn(clock, tracer, tra
 
 # --- FIFOs: hold ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("make", [lambda: DeltaFIFO(known_objects=empty_known()),
-                                  lambda: RealFIFO(known_objects=empty_known())], ids=["DeltaFIFO", "RealFIFO"])
+
+@pytest.mark.parametrize(
+    "make",
+    [lambda: DeltaFIFO(known_objects=empty_known()), lambda: RealFIFO(known_objects=empty_known())],
+    ids=["DeltaFIFO", "RealFIFO"],
+)
 def test_a_held_fifo_queues_but_pops_nothing_until_let_go(make):
     f = make()
     f.hold(True)
@@ -99,6 +108,7 @@ def test_a_held_fifo_queues_but_pops_nothing_until_let_go(make):
 
 
 # --- SharedIndexInformer: the FIFO consumer ----------------------------------------
+
 
 @pytest.mark.parametrize("fifo,slots", [("delta", 1), ("real", 5)])
 def test_paused_consumer_leaves_deltas_in_the_fifo_until_resumed(clock, tracer, trace, start, fifo, slots):
@@ -133,6 +143,7 @@ def test_a_paused_consumer_does_not_hold_up_stop(clock, start):
 
 
 # --- SimulatedController ------------------------------------------------------------
+
 
 def test_a_held_queue_collapses_adds_and_hands_out_nothing_until_let_go():
     q = RateLimitingQueue()
@@ -173,8 +184,14 @@ def test_paused_workers_do_not_hold_up_stop(clock):
 
 def test_fail_next_fails_that_many_then_the_back_off_grows(clock, tracer, trace):
     informer = FakeInformer()
-    ctrl = SimulatedController(informer, workers=1, work_time=0.0, clock=clock, tracer=tracer,
-                               rate_limiter=ItemExponentialFailureRateLimiter(1.0, 100.0))
+    ctrl = SimulatedController(
+        informer,
+        workers=1,
+        work_time=0.0,
+        clock=clock,
+        tracer=tracer,
+        rate_limiter=ItemExponentialFailureRateLimiter(1.0, 100.0),
+    )
     ctrl.fail_next(3)
     assert ctrl.failures_to_come() == 3
     informer.add(pod("x"))

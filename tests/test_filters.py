@@ -62,19 +62,22 @@ def test_an_unknown_type_is_named():
     assert "needs a delta type" in parse_filter("type:").note
 
 
-@pytest.mark.parametrize("selector, labels, expected", [
-    ("app=web", {"app": "web"}, True),
-    ("app=web", {"app": "api"}, False),
-    ("app==web", {"app": "web", "tier": "fe"}, True),
-    ("app!=web", {"app": "api"}, True),
-    ("app!=web", {}, True),
-    ("app in (web,api)", {"app": "api"}, True),
-    ("app notin (web,api)", {"app": "api"}, False),
-    ("app", {"app": ""}, True),
-    ("!app", {"tier": "x"}, True),
-    ("app=web,tier=fe", {"app": "web", "tier": "fe"}, True),
-    ("app=web,tier=fe", {"app": "web"}, False),
-])
+@pytest.mark.parametrize(
+    "selector, labels, expected",
+    [
+        ("app=web", {"app": "web"}, True),
+        ("app=web", {"app": "api"}, False),
+        ("app==web", {"app": "web", "tier": "fe"}, True),
+        ("app!=web", {"app": "api"}, True),
+        ("app!=web", {}, True),
+        ("app in (web,api)", {"app": "api"}, True),
+        ("app notin (web,api)", {"app": "api"}, False),
+        ("app", {"app": ""}, True),
+        ("!app", {"tier": "x"}, True),
+        ("app=web,tier=fe", {"app": "web", "tier": "fe"}, True),
+        ("app=web,tier=fe", {"app": "web"}, False),
+    ],
+)
 def test_label_selectors_use_the_apiservers_grammar(selector, labels, expected):
     f = parse_filter(f"label:{selector}")
     assert f.kind == "label" and f.uses_labels and f.note == ""
@@ -96,8 +99,11 @@ def test_a_bad_selector_matches_nothing_and_says_why():
 # A namespace, and a name or none: what from_regex(r"[a-z0-9-]{1,12}(/[a-z0-9.-]{1,20})?")
 # gives, built from texts (from_regex costs about ten times as much an example).
 _NS = "abcdefghijklmnopqrstuvwxyz0123456789-"
-_key = st.builds(lambda ns, name: ns if name is None else f"{ns}/{name}",
-                 st.text(_NS, min_size=1, max_size=12), st.none() | st.text(_NS + ".", min_size=1, max_size=20))
+_key = st.builds(
+    lambda ns, name: ns if name is None else f"{ns}/{name}",
+    st.text(_NS, min_size=1, max_size=12),
+    st.none() | st.text(_NS + ".", min_size=1, max_size=20),
+)
 
 
 @given(st.lists(_key, max_size=20), _key)

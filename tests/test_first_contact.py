@@ -36,17 +36,20 @@ class ScriptedLW:
     list = watch = _next
 
 
-@pytest.mark.parametrize("err, fatal", [
-    (ApiError(403, "Forbidden", "pods is forbidden"), True),
-    (ApiError(401, "Unauthorized", ""), True),
-    (ApiError(404, "NotFound", ""), True),
-    (ApiError(500, "InternalError", ""), False),
-    (ApiError(410, "Gone", ""), False),
-    (ConnectionRefusedError("refused"), True),
-    (ConnectionResetError("reset mid-answer"), False),
-    (ConnectionAbortedError("the run is stopping"), False),
-    (TooLargeError("one object of the list", 16 << 20), False),
-])
+@pytest.mark.parametrize(
+    "err, fatal",
+    [
+        (ApiError(403, "Forbidden", "pods is forbidden"), True),
+        (ApiError(401, "Unauthorized", ""), True),
+        (ApiError(404, "NotFound", ""), True),
+        (ApiError(500, "InternalError", ""), False),
+        (ApiError(410, "Gone", ""), False),
+        (ConnectionRefusedError("refused"), True),
+        (ConnectionResetError("reset mid-answer"), False),
+        (ConnectionAbortedError("the run is stopping"), False),
+        (TooLargeError("one object of the list", 16 << 20), False),
+    ],
+)
 def test_what_ends_a_run(err, fatal):
     assert is_fatal(err) is fatal
 

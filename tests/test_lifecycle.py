@@ -40,9 +40,13 @@ def test_a_setting_holds_for_the_block_and_everything_comes_back(setting):
 def test_the_ui_setting_is_not_undone_by_the_engine_and_a_disabled_gc_stays_disabled():
     # One owner: nothing else in the package sets the GC or the switch interval.
     import pathlib
+
     pkg = pathlib.Path(__file__).resolve().parent.parent / "kubectl_informer"
-    setters = [str(p.relative_to(pkg)) for p in pkg.rglob("*.py")
-               if "set_threshold(" in p.read_text() or "setswitchinterval(" in p.read_text()]
+    setters = [
+        str(p.relative_to(pkg))
+        for p in pkg.rglob("*.py")
+        if "set_threshold(" in p.read_text() or "setswitchinterval(" in p.read_text()
+    ]
     assert setters == ["run/lifecycle.py"]
     old = gc.get_threshold()
     try:
@@ -103,7 +107,9 @@ def test_running_turns_a_bad_input_into_one_line_before_any_thread():
 
 
 def test_importing_the_cli_does_not_import_textual():
-    code = "import sys, kubectl_informer.cli.main; print(sorted(m for m in sys.modules if m.split('.')[0] == 'textual'))"
+    code = (
+        "import sys, kubectl_informer.cli.main; print(sorted(m for m in sys.modules if m.split('.')[0] == 'textual'))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -113,10 +119,12 @@ def test_the_exit_leaves_the_runs_objects_frozen_and_what_it_wrote_whole(tmp_pat
     # object the run made (0.17 s of CPU after a UI's q): they are frozen out
     # of its collections. The recording is closed before that, whole.
     rec = tmp_path / "t.ndjson"
-    code = ("import atexit, gc, sys\n"
-            "atexit.register(lambda: print('frozen', gc.get_freeze_count(), file=sys.stderr))\n"
-            "from kubectl_informer.cli.main import main\n"
-            f"main(['watch', 'pods', '--demo', '-o', 'json', '--max-events', '20', '--record', {str(rec)!r}])\n")
+    code = (
+        "import atexit, gc, sys\n"
+        "atexit.register(lambda: print('frozen', gc.get_freeze_count(), file=sys.stderr))\n"
+        "from kubectl_informer.cli.main import main\n"
+        f"main(['watch', 'pods', '--demo', '-o', 'json', '--max-events', '20', '--record', {str(rec)!r}])\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert int(out.stderr.split("frozen ")[1].split()[0]) > 10_000
@@ -167,4 +175,5 @@ def test_sighup_closes_the_ui_and_nothing_resumes_it_on_the_sigcont_after(monkey
     lifecycle.serve_app(app, grace=7.0)
     assert resumed == [] and app.cont_after == signal.SIG_DFL and app._driver._auto_restart is False
     from kubectl_informer.clock.testing import wait_for
+
     assert wait_for(lambda: exits == [7.0]) and signal.getsignal(signal.SIGHUP) == old_hup

@@ -46,11 +46,14 @@ def test_no_known_objects_is_a_deltafifo_override():
         resolve_profile("1.35", known_objects=False)
 
 
-@pytest.mark.parametrize("kwargs, msg", [
-    (dict(client_go="2.0"), 'invalid --client-go "2.0"'),
-    (dict(client_go="latest"), 'invalid --client-go "latest"'),
-    (dict(fifo="ring"), 'invalid --fifo "ring"'),
-])
+@pytest.mark.parametrize(
+    "kwargs, msg",
+    [
+        (dict(client_go="2.0"), 'invalid --client-go "2.0"'),
+        (dict(client_go="latest"), 'invalid --client-go "latest"'),
+        (dict(fifo="ring"), 'invalid --fifo "ring"'),
+    ],
+)
 def test_bad_input_one_line(kwargs, msg):
     with pytest.raises(ValueError) as ei:
         resolve_profile(**kwargs)
@@ -61,8 +64,7 @@ def test_bad_input_one_line(kwargs, msg):
 def test_new_informer_runs_each_profile(clock, tracer, trace, name):
     src = FakeSource()
     src.add(make_object("a"))
-    inf = new_informer(src, PROFILES[name], clock=clock, tracer=tracer,
-                       transform=lambda o: dict(o, transformed=True))
+    inf = new_informer(src, PROFILES[name], clock=clock, tracer=tracer, transform=lambda o: dict(o, transformed=True))
     seen = []
     inf.add_event_handler(ResourceEventHandlerFuncs(add=lambda o: seen.append(o)))
     stop = threading.Event()

@@ -51,10 +51,14 @@ def test_a_resync_passes_none_and_is_a_resync():
 
 
 def test_labels_and_annotations_are_compared_as_maps():
-    assert update_predicates(pod("1", labels={"a": "1"}), pod("2", labels={"a": "2"})) == \
-        [RESOURCE_VERSION_CHANGED, LABEL_CHANGED]
-    assert update_predicates(pod("1", annotations={"x": "1"}), pod("2", annotations={"x": "1", "y": "2"})) == \
-        [RESOURCE_VERSION_CHANGED, ANNOTATION_CHANGED]
+    assert update_predicates(pod("1", labels={"a": "1"}), pod("2", labels={"a": "2"})) == [
+        RESOURCE_VERSION_CHANGED,
+        LABEL_CHANGED,
+    ]
+    assert update_predicates(pod("1", annotations={"x": "1"}), pod("2", annotations={"x": "1", "y": "2"})) == [
+        RESOURCE_VERSION_CHANGED,
+        ANNOTATION_CHANGED,
+    ]
     # Key order is not a change.
     assert not label_changed(pod(labels={"a": "1", "b": "2"}), pod(labels={"b": "2", "a": "1"}))
 
@@ -100,8 +104,9 @@ def test_the_marker_shows_letters_or_resync():
 
 
 labels = hs.none() | hs.dictionaries(hs.sampled_from("abc"), hs.sampled_from("xy"), max_size=3)
-objects = hs.builds(pod, rv=hs.sampled_from(["", "1", "2"]), generation=hs.none() | hs.integers(0, 3),
-                    labels=labels, annotations=labels)
+objects = hs.builds(
+    pod, rv=hs.sampled_from(["", "1", "2"]), generation=hs.none() | hs.integers(0, 3), labels=labels, annotations=labels
+)
 
 
 @given(objects, objects)
@@ -131,15 +136,43 @@ def test_deltas_rows_and_inspector_lines_carry_the_marker():
 
     old, new = pod("1", 1, {"app": "web"}), pod("2", 1, {"app": "api"})
     # As the informer emits it: derived when a reader draws the row.
-    ev = DerivedTraceEvent(1, 0.0, STORE_UPDATE, "default/web", {
-        "resource_version": "2", "delta": "Updated", "is_in_initial_list": False,
-        "old_resource_version": "1", "object": new, "old": old})
+    ev = DerivedTraceEvent(
+        1,
+        0.0,
+        STORE_UPDATE,
+        "default/web",
+        {
+            "resource_version": "2",
+            "delta": "Updated",
+            "is_in_initial_list": False,
+            "old_resource_version": "1",
+            "object": new,
+            "old": old,
+        },
+    )
     assert "rv=2 ·RL· Running" in format_row(DeltaRow(ev), 0.0, 12, 100).plain
     assert "rv=2 ·RL· Running" in describe(ev).plain
-    sync = TraceEvent.build(2, 1.0, STORE_UPDATE, "default/web", resource_version="2", old_resource_version="2",
-                            delta="Sync", summary="Running", predicates=[])
+    sync = TraceEvent.build(
+        2,
+        1.0,
+        STORE_UPDATE,
+        "default/web",
+        resource_version="2",
+        old_resource_version="2",
+        delta="Sync",
+        summary="Running",
+        predicates=[],
+    )
     assert "rv=2 resync Running" in format_row(DeltaRow(sync), 0.0, 12, 100).plain
     # Recorded before predicates existed: no marker at all.
-    old_rec = TraceEvent.build(3, 1.0, STORE_UPDATE, "default/web", resource_version="3", old_resource_version="2",
-                               delta="Updated", summary="Running")
+    old_rec = TraceEvent.build(
+        3,
+        1.0,
+        STORE_UPDATE,
+        "default/web",
+        resource_version="3",
+        old_resource_version="2",
+        delta="Updated",
+        summary="Running",
+    )
     assert "rv=3 Running" in format_row(DeltaRow(old_rec), 0.0, 12, 100).plain

@@ -22,7 +22,7 @@ from kubectl_informer.core.trace_kinds import RUN_RESTART, STORE_ADD, STORE_UPDA
 def _keys_after_restart(buffer, seen: list, kinds=(STORE_ADD, STORE_UPDATE)) -> set[str]:
     seen += buffer.drain()
     marks = [i for i, ev in enumerate(seen) if ev.kind == RUN_RESTART]
-    after = seen[marks[-1]:] if marks else []
+    after = seen[marks[-1] :] if marks else []
     return {ev.key for ev in after if ev.kind in kinds}
 
 
@@ -35,15 +35,20 @@ def test_restart_switches_resource_and_profile_on_the_same_demo_and_joins_the_ol
         demo = first.demo
         assert wait_for(lambda: first.informer.has_synced(), timeout=10)
         info = r.restart(r.config.switch_resource("deploy", Scope("shop")).with_profile(PROFILES["1.36"]))
-        assert (info.resource, info.namespace, info.fifo, info.initial_list) == \
-            ("deployments.apps", "shop", "RealFIFO (atomic)", "WatchList stream")
+        assert (info.resource, info.namespace, info.fifo, info.initial_list) == (
+            "deployments.apps",
+            "shop",
+            "RealFIFO (atomic)",
+            "WatchList stream",
+        )
         assert first.alive_threads() == [] and first.stop_event.is_set()
         # The same simulated server and scenario go on, now owned by the new run.
         assert r.run is not first and r.run.demo is demo and r.run.owns_demo and not first.owns_demo
         assert demo.runner is not None and demo.server is not None
         seen: list = []
-        assert wait_for(lambda: _keys_after_restart(r.buffer, seen) == {"shop/frontend", "shop/cart", "shop/payments"},
-                        timeout=10)
+        assert wait_for(
+            lambda: _keys_after_restart(r.buffer, seen) == {"shop/frontend", "shop/cart", "shop/payments"}, timeout=10
+        )
         restart = next(ev for ev in seen if ev.kind == RUN_RESTART)
         assert restart.fields["resource"] == "deployments.apps" and restart.fields["restarts"] == 1
         assert restart.fields["fifo"] == "RealFIFO (atomic)" and restart.fields["watch_list"] is True
@@ -52,18 +57,22 @@ def test_restart_switches_resource_and_profile_on_the_same_demo_and_joins_the_ol
         assert wait_for(lambda: any(k.startswith("batch/") for k in _keys_after_restart(r.buffer, seen)), timeout=10)
         assert r.restarts == 2
     assert r.run.alive_threads() == []
-    assert wait_for(lambda: set(threading.enumerate()) <= before, timeout=10), \
-        sorted(t.name for t in set(threading.enumerate()) - before)
+    assert wait_for(lambda: set(threading.enumerate()) <= before, timeout=10), sorted(
+        t.name for t in set(threading.enumerate()) - before
+    )
     # The recorder kept writing across both restarts.
     kinds = [json.loads(line)["kind"] for line in record.read_text().splitlines()]
     assert kinds.count("run.restart") == 2 and kinds.index("run.restart") < len(kinds) - 1
 
 
-@pytest.mark.parametrize("derive, message", [
-    (lambda c: c.switch_resource("nosuch"), 'the server doesn\'t have a resource type "nosuch"'),
-    (lambda c: replace(c, name="nosuch"), 'pods "nosuch" not found in namespace "default"'),
-    (lambda c: c.switch_resource("namespaces", Scope("shop")), "is cluster-scoped"),
-])
+@pytest.mark.parametrize(
+    "derive, message",
+    [
+        (lambda c: c.switch_resource("nosuch"), 'the server doesn\'t have a resource type "nosuch"'),
+        (lambda c: replace(c, name="nosuch"), 'pods "nosuch" not found in namespace "default"'),
+        (lambda c: c.switch_resource("namespaces", Scope("shop")), "is cluster-scoped"),
+    ],
+)
 def test_a_failed_restart_leaves_the_old_run_running(derive, message):
     with running(RunConfig.from_flags(resource="pods", demo="steady"), ui=False) as r:
         r.start()
@@ -155,8 +164,9 @@ def test_a_fresh_client_has_the_same_server_and_credentials_on_either_transport(
 
 
 def test_a_several_informer_run_restarts_on_another_profile_with_them_all_and_to_one_on_a_resource():
-    with running(RunConfig.from_flags(mode="queue", resource="deploy", owns=("pods",), demo="quiet",
-                                      work_time=0.0), ui=False) as r:
+    with running(
+        RunConfig.from_flags(mode="queue", resource="deploy", owns=("pods",), demo="quiet", work_time=0.0), ui=False
+    ) as r:
         r.start()
         first = r.run
         assert wait_for(lambda: all(i.has_synced() for i in first.factory.informers.values()), timeout=20)
@@ -164,6 +174,7 @@ def test_a_several_informer_run_restarts_on_another_profile_with_them_all_and_to
         assert info.informers == ("deployments.apps", "pods") and info.fifo == "RealFIFO (atomic)"
         assert list(r.run.factory.informers) == ["deployments.apps", "pods"] and first.alive_threads() == []
         info = r.restart(r.config.switch_resource("cm"))
-        assert info.informers == () and info.resource == "configmaps" and list(r.run.factory.informers) == [
-            "configmaps"]
+        assert (
+            info.informers == () and info.resource == "configmaps" and list(r.run.factory.informers) == ["configmaps"]
+        )
     assert r.run.alive_threads() == []

@@ -144,9 +144,16 @@ def test_failures_are_rate_limited_and_retried(informer, clock, tracer, trace):
 def test_max_retries_forgets_and_reports_at_the_limit(informer, clock, tracer, trace):
     # client-go's examples/workqueue handleErr: NumRequeues below the limit
     # requeues rate-limited; at the limit, Forget and report, no requeue.
-    ctrl = SimulatedController(informer, workers=1, work_time=0.0, fail_rate=1.0, max_retries=2,
-                               rate_limiter=ItemExponentialFailureRateLimiter(1.0, 100.0),
-                               clock=clock, tracer=tracer)
+    ctrl = SimulatedController(
+        informer,
+        workers=1,
+        work_time=0.0,
+        fail_rate=1.0,
+        max_retries=2,
+        rate_limiter=ItemExponentialFailureRateLimiter(1.0, 100.0),
+        clock=clock,
+        tracer=tracer,
+    )
     informer.add(pod("x"))
     with Running(ctrl):
         q = ctrl.queue
@@ -162,10 +169,18 @@ def test_max_retries_forgets_and_reports_at_the_limit(informer, clock, tracer, t
         informer.update(pod("x"), pod("x", rv="2"))
         assert wait_for(lambda: q.waiting() == [("default/x", clock.now() + 1.0)])
     evs = [e for e in trace.drain() if e.key == "default/x"]
-    steps = [(e.kind, e.fields.get("requeues")) for e in evs
-             if e.kind in ("queue.rate_limited", "queue.forget", "queue.dropped")]
-    assert steps == [("queue.rate_limited", 1), ("queue.rate_limited", 2), ("queue.forget", 2),
-                     ("queue.dropped", 2), ("queue.rate_limited", 1)]
+    steps = [
+        (e.kind, e.fields.get("requeues"))
+        for e in evs
+        if e.kind in ("queue.rate_limited", "queue.forget", "queue.dropped")
+    ]
+    assert steps == [
+        ("queue.rate_limited", 1),
+        ("queue.rate_limited", 2),
+        ("queue.forget", 2),
+        ("queue.dropped", 2),
+        ("queue.rate_limited", 1),
+    ]
     dropped = next(e for e in evs if e.kind == "queue.dropped")
     assert dropped.fields == {"requeues": 2, "max_retries": 2, "worker": 1}
     assert ctrl.stats()["failures"] == 4
@@ -211,8 +226,15 @@ def test_uses_given_queue_and_its_clock(informer):
 
 
 def test_no_key_held_by_two_workers_under_load(informer):
-    ctrl = SimulatedController(informer, workers=4, work_time=0.0, fail_rate=0.2, clock=RealClock(), seed=1,
-                               rate_limiter=ItemExponentialFailureRateLimiter(0.0001, 0.001))
+    ctrl = SimulatedController(
+        informer,
+        workers=4,
+        work_time=0.0,
+        fail_rate=0.2,
+        clock=RealClock(),
+        seed=1,
+        rate_limiter=ItemExponentialFailureRateLimiter(0.0001, 0.001),
+    )
     stop = threading.Event()
     t = threading.Thread(target=ctrl.run, args=(stop,), daemon=True)
     t.start()
@@ -229,8 +251,15 @@ def test_no_key_held_by_two_workers_under_load(informer):
 
 @pytest.mark.parametrize(
     "kwargs",
-    [{"workers": 0}, {"workers": 1.5}, {"work_time": -1}, {"fail_rate": 1.5}, {"fail_rate": -0.1},
-     {"max_retries": -1}, {"max_retries": 1.5}],
+    [
+        {"workers": 0},
+        {"workers": 1.5},
+        {"work_time": -1},
+        {"fail_rate": 1.5},
+        {"fail_rate": -0.1},
+        {"max_retries": -1},
+        {"max_retries": 1.5},
+    ],
 )
 def test_bad_settings_are_one_line_errors(informer, kwargs):
     with pytest.raises(ValueError) as e:

@@ -38,8 +38,9 @@ def test_unsubscribe_disables_when_last_subscriber_leaves():
 
 
 def test_json_round_trip_matches_design_shape():
-    ev = TraceEvent.checked(1, 0.125, "fifo.pop", "default/web-1", types=["Sync"], is_in_initial_list=False,
-                            waited=None, depth=0)
+    ev = TraceEvent.checked(
+        1, 0.125, "fifo.pop", "default/web-1", types=["Sync"], is_in_initial_list=False, waited=None, depth=0
+    )
     line = ev.to_json()
     assert line.startswith('{"seq":1,"time":0.125,"kind":"fifo.pop","key":"default/web-1","fields":')
     assert read_trace([line, "", line.encode()]) == [ev, ev]
@@ -60,7 +61,7 @@ def test_buffer_is_bounded_and_counts_drops():
 def test_buffer_counts_what_it_received_alone_shared_and_after_leaving():
     t = Tracer(FakeClock())
     buf = TraceBuffer()
-    unsub = t.subscribe(buf)          # alone: the tracer appends to its deque directly
+    unsub = t.subscribe(buf)  # alone: the tracer appends to its deque directly
     t.emit("watch.start", resource_version="1")
     seen = []
     unsub_other = t.subscribe(seen.append)  # shared: a fan-out calls it

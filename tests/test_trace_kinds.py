@@ -23,8 +23,11 @@ def _emit_calls():
     for path in sorted(PACKAGE.rglob("*.py")):
         tree = ast.parse(path.read_text(), str(path))
         for node in ast.walk(tree):
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                    and node.func.attr in ("emit", "emit_derived")):
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("emit", "emit_derived")
+            ):
                 continue
             if not node.args:
                 continue
@@ -71,8 +74,14 @@ def test_a_checking_tracer_refuses_undeclared_kinds_fields_keys_and_types(monkey
     with pytest.raises(ContractError, match="is not one of"):
         t.emit("relist", None, reason="felt like it")
     with pytest.raises(ContractError, match="needs emit_derived"):
-        t.emit("store.update", "ns/a", resource_version="2", delta="Updated", is_in_initial_list=False,
-               old_resource_version="1")
+        t.emit(
+            "store.update",
+            "ns/a",
+            resource_version="2",
+            delta="Updated",
+            is_in_initial_list=False,
+            old_resource_version="1",
+        )
     t.emit("watch.start", None, resource_version="1")  # a declared event passes
 
 
@@ -95,8 +104,10 @@ def test_recordings_are_version_2_and_version_1_lines_still_read():
     assert line.endswith('"v":2}')
     assert read_trace([line]) == [ev]
     # Before the contract, a 410 was only in the prose, and lines had no "v".
-    v1 = b'{"seq":3,"time":1.0,"kind":"watch.end","key":null,"fields":{"resource_version":"7",' \
-         b'"error":"410 Expired: too old resource version"}}'
+    v1 = (
+        b'{"seq":3,"time":1.0,"kind":"watch.end","key":null,"fields":{"resource_version":"7",'
+        b'"error":"410 Expired: too old resource version"}}'
+    )
     old = b'{"seq":4,"time":1.5,"kind":"watch.end","key":null,"fields":{"resource_version":"7","reason":"closed"}}'
     a, b = read_trace([v1, old])
     assert a.fields["expired"] is True and b.fields["expired"] is False
@@ -118,8 +129,16 @@ def test_a_derived_field_is_computed_when_read_and_written_to_json(monkeypatch):
     t = Tracer()
     buf = TraceBuffer()
     t.subscribe(buf)
-    t.emit_derived(trace_kinds.STORE_UPDATE, "ns/a", resource_version="2", delta="Updated",
-                   is_in_initial_list=False, old_resource_version="1", object=new, old=old)
+    t.emit_derived(
+        trace_kinds.STORE_UPDATE,
+        "ns/a",
+        resource_version="2",
+        delta="Updated",
+        is_in_initial_list=False,
+        old_resource_version="1",
+        object=new,
+        old=old,
+    )
     (ev,) = buf.drain()
     assert type(ev) is DerivedTraceEvent and "diff" not in ev.raw_fields
     # One field asked for is derived alone.
@@ -140,7 +159,12 @@ def test_the_design_notes_table_is_generated_from_the_declaration():
 
 def test_a_derived_event_built_with_the_kinds_name_derives_too():
     obj = {"metadata": {"name": "a", "resourceVersion": "2", "labels": {"app": "web"}}, "status": {"phase": "Running"}}
-    ev = DerivedTraceEvent(1, 0.0, "store.add", "ns/a", {"resource_version": "2", "delta": "Added",
-                                                         "is_in_initial_list": False, "object": obj})
+    ev = DerivedTraceEvent(
+        1,
+        0.0,
+        "store.add",
+        "ns/a",
+        {"resource_version": "2", "delta": "Added", "is_in_initial_list": False, "object": obj},
+    )
     assert ev.field("labels") == {"app": "web"} and ev.fields["summary"] == "Running"
     assert DerivedTraceEvent(2, 0.0, "not.a.kind", None, {}).field("x", 7) == 7

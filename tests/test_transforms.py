@@ -5,8 +5,15 @@ import pytest
 
 from kubectl_informer.sim.objects import make_pod
 from kubectl_informer.core.trace import TraceBuffer, Tracer
-from kubectl_informer.run.transforms import (MeasuredTransform, build_steps, drop_path, object_bytes, parse_transform,
-                                         redact_secret, strip_managed_fields)
+from kubectl_informer.run.transforms import (
+    MeasuredTransform,
+    build_steps,
+    drop_path,
+    object_bytes,
+    parse_transform,
+    redact_secret,
+    strip_managed_fields,
+)
 
 
 def apply(steps, obj):
@@ -22,9 +29,13 @@ def test_strip_managed_fields_and_drop_paths():
     assert drop_path("spec.x.y")(obj) is False and drop_path("missing.deep")(obj) is False
 
 
-@pytest.mark.parametrize("spec, paths", [("drop=status", ["status"]),
-                                         ("drop=status.conditions, metadata.annotations",
-                                          ["status.conditions", "metadata.annotations"])])
+@pytest.mark.parametrize(
+    "spec, paths",
+    [
+        ("drop=status", ["status"]),
+        ("drop=status.conditions, metadata.annotations", ["status.conditions", "metadata.annotations"]),
+    ],
+)
 def test_parse_transform(spec, paths):
     assert parse_transform(spec) == paths
 
@@ -36,18 +47,30 @@ def test_parse_transform_refuses(spec):
 
 
 def test_secret_values_are_redacted_keys_kept():
-    secret = {"metadata": {"name": "s", "managedFields": [{}],
-                           "annotations": {"kubectl.kubernetes.io/last-applied-configuration": '{"data":{"p":"aHVudGVyMg=="}}',
-                                           "team": "a"}},
-              "data": {"password": "aHVudGVyMg=="}, "stringData": {"user": "admin"}}
+    secret = {
+        "metadata": {
+            "name": "s",
+            "managedFields": [{}],
+            "annotations": {
+                "kubectl.kubernetes.io/last-applied-configuration": '{"data":{"p":"aHVudGVyMg=="}}',
+                "team": "a",
+            },
+        },
+        "data": {"password": "aHVudGVyMg=="},
+        "stringData": {"user": "admin"},
+    }
     out = apply(build_steps(strip_managed=True, is_secret=True), secret)
     assert out["data"] == {"password": "<redacted 7 bytes>"}  # "hunter2"
     assert out["stringData"] == {"user": "<redacted 5 bytes>"}
-    assert out["metadata"]["annotations"] == {"kubectl.kubernetes.io/last-applied-configuration": "<redacted>",
-                                              "team": "a"}
+    assert out["metadata"]["annotations"] == {
+        "kubectl.kubernetes.io/last-applied-configuration": "<redacted>",
+        "team": "a",
+    }
     assert "managedFields" not in out["metadata"]
-    shown = apply(build_steps(is_secret=True, show_secret_data=True),
-                  {"metadata": {"name": "s"}, "data": {"password": "aHVudGVyMg=="}})
+    shown = apply(
+        build_steps(is_secret=True, show_secret_data=True),
+        {"metadata": {"name": "s"}, "data": {"password": "aHVudGVyMg=="}},
+    )
     assert shown["data"] == {"password": "aHVudGVyMg=="}
     # Other resources are never redacted, whatever their fields are called.
     cm = apply(build_steps(is_secret=False), {"metadata": {}, "data": {"k": "v"}})
@@ -98,8 +121,14 @@ def test_without_steps_only_sizes_are_traced():
 def test_a_value_one_other_holder_keeps_is_still_the_objects_own():
     # The Reflector keeps the newest resourceVersion it saw: on a watch, the
     # object's own string. It must count as on a LIST, where nobody else holds it.
-    pod = orjson.loads(orjson.dumps({**make_pod("default", "web-1"), "metadata": {
-        **make_pod("default", "web-1")["metadata"], "resourceVersion": "1048577"}}))
+    pod = orjson.loads(
+        orjson.dumps(
+            {
+                **make_pod("default", "web-1"),
+                "metadata": {**make_pod("default", "web-1")["metadata"], "resourceVersion": "1048577"},
+            }
+        )
+    )
     alone = object_bytes(pod)
     last_rv = pod["metadata"]["resourceVersion"]  # noqa: F841 (the Reflector's reference)
     assert object_bytes(pod) == alone

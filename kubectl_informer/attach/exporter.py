@@ -44,10 +44,10 @@ HELP = {
     "queue_duration_seconds": "How long in seconds an item stays in workqueue before being requested.",
     "work_duration_seconds": "How long in seconds processing an item from workqueue takes.",
     "unfinished_work_seconds": "How many seconds of work has done that is in progress and hasn't been observed "
-                               "by work_duration. Large values indicate stuck threads. One can deduce the number "
-                               "of stuck threads by observing the rate at which this increases.",
+    "by work_duration. Large values indicate stuck threads. One can deduce the number "
+    "of stuck threads by observing the rate at which this increases.",
     "longest_running_processor_seconds": "How many seconds has the longest running processor for workqueue "
-                                         "been running.",
+    "been running.",
     "retries": "Total number of retries handled by workqueue",
 }
 
@@ -75,8 +75,7 @@ class QueueCollector:
         yield _histogram("queue_duration_seconds", name, m.queue_latency)
         yield _histogram("work_duration_seconds", name, m.work_duration)
         yield _family(GaugeMetricFamily, "unfinished_work_seconds", name, m.unfinished_work_seconds)
-        yield _family(GaugeMetricFamily, "longest_running_processor_seconds", name,
-                      m.longest_running_processor_seconds)
+        yield _family(GaugeMetricFamily, "longest_running_processor_seconds", name, m.longest_running_processor_seconds)
         yield _family(CounterMetricFamily, "retries", name, m.retries)
         yield from _controller_families(c)
 
@@ -89,28 +88,40 @@ def _family(cls, key: str, queue: str, value: float):
 
 def _controller_families(c: Any) -> Iterator:
     s = c.stats()
-    total = CounterMetricFamily("controller_runtime_reconcile", "Total number of reconciliations per controller",
-                                labels=["controller", "result"])
+    total = CounterMetricFamily(
+        "controller_runtime_reconcile",
+        "Total number of reconciliations per controller",
+        labels=["controller", "result"],
+    )
     total.add_metric([c.name, "success"], float(s["processed"] - s["failures"]))
     total.add_metric([c.name, "error"], float(s["failures"]))
     yield total
-    errors = CounterMetricFamily("controller_runtime_reconcile_errors",
-                                 "Total number of reconciliation errors per controller", labels=["controller"])
+    errors = CounterMetricFamily(
+        "controller_runtime_reconcile_errors",
+        "Total number of reconciliation errors per controller",
+        labels=["controller"],
+    )
     errors.add_metric([c.name], float(s["failures"]))
     yield errors
     skips = getattr(c, "stale_sync_skips", None)
     if skips:
         # kube-controller-manager v1.36's <controller>_stale_sync_skips_total{group,resource}.
-        stale = CounterMetricFamily(f"{c.name}_stale_sync_skips",
-                                    "Total number of syncs skipped due to a stale watch cache.",
-                                    labels=["group", "resource"])
+        stale = CounterMetricFamily(
+            f"{c.name}_stale_sync_skips",
+            "Total number of syncs skipped due to a stale watch cache.",
+            labels=["group", "resource"],
+        )
         for (group, resource), n in sorted(dict(skips).items()):
             stale.add_metric([group, resource], float(n))
         yield stale
     for metric, help_text, value in (
-            ("controller_runtime_active_workers", "Number of currently used workers per controller", s["active"]),
-            ("controller_runtime_max_concurrent_reconciles", "Maximum number of concurrent reconciles per "
-                                                             "controller", c.workers)):
+        ("controller_runtime_active_workers", "Number of currently used workers per controller", s["active"]),
+        (
+            "controller_runtime_max_concurrent_reconciles",
+            "Maximum number of concurrent reconciles per controller",
+            c.workers,
+        ),
+    ):
         g = GaugeMetricFamily(metric, help_text, labels=["controller"])
         g.add_metric([c.name], float(value))
         yield g
@@ -126,14 +137,19 @@ class InformerCollector:
         self.registry = registry
 
     def collect(self) -> Iterator:
-        queued = GaugeMetricFamily("informer_queued_items", "Number of items currently queued in the FIFO.",
-                                   labels=INFORMER_LABELS)
-        latency = HistogramMetricFamily("informer_processing_latency_seconds",
-                                        "Time taken to process events after popping from the queue.",
-                                        labels=INFORMER_LABELS)
-        rv = GaugeMetricFamily("informer_store_resource_version",
-                               "The 15 least significant digits of the resource version of the store.",
-                               labels=INFORMER_LABELS)
+        queued = GaugeMetricFamily(
+            "informer_queued_items", "Number of items currently queued in the FIFO.", labels=INFORMER_LABELS
+        )
+        latency = HistogramMetricFamily(
+            "informer_processing_latency_seconds",
+            "Time taken to process events after popping from the queue.",
+            labels=INFORMER_LABELS,
+        )
+        rv = GaugeMetricFamily(
+            "informer_store_resource_version",
+            "The 15 least significant digits of the resource version of the store.",
+            labels=INFORMER_LABELS,
+        )
         for s in self.registry.series():
             labels = [s.id.name, s.id.gvr.group, s.id.gvr.version, s.id.gvr.resource]
             queued.add_metric(labels, s.queued_items)
@@ -189,10 +205,12 @@ class MetricsExporter:
     def _until_served(self, page: Any) -> Any:
         def app(environ: dict, start_response: Any) -> Any:
             if self._collector is None:
-                start_response("503 Service Unavailable", [("Content-Type", "text/plain; charset=utf-8"),
-                                                           ("Retry-After", "1")])
+                start_response(
+                    "503 Service Unavailable", [("Content-Type", "text/plain; charset=utf-8"), ("Retry-After", "1")]
+                )
                 return [b"the run is starting: no workqueue yet\n"]
             return page(environ, start_response)
+
         return app
 
     @property

@@ -62,8 +62,10 @@ def reduce_informers(page: Page) -> dict[Key, InformerPoint]:
     queued = page.by_labels(QUEUED, LABELS)
     latency = page.histograms_by(LATENCY, LABELS)
     store = page.by_labels(STORE_RV, LABELS)
-    return {k: InformerPoint(queued.get(k, 0.0), latency.get(k), int(store[k]) if k in store else None)
-            for k in set(queued) | set(latency) | set(store)}
+    return {
+        k: InformerPoint(queued.get(k, 0.0), latency.get(k), int(store[k]) if k in store else None)
+        for k in set(queued) | set(latency) | set(store)
+    }
 
 
 def reduce_stale_skips(page: Page) -> dict[tuple[str, str, str], float]:
@@ -71,7 +73,7 @@ def reduce_stale_skips(page: Page) -> dict[tuple[str, str, str], float]:
     metric's prefix (``replicaset_controller``)."""
     out = {}
     for name in page.names_ending(STALE_SKIPS):
-        controller = name[:-len(STALE_SKIPS)]
+        controller = name[: -len(STALE_SKIPS)]
         for (group, resource), v in page.by_labels(name, ("group", "resource")).items():
             out[(controller, group, resource)] = v
     return out
@@ -88,16 +90,16 @@ class InformerFigures:
     version: str
     resource: str
     queued: float = 0.0
-    processed_total: float = 0.0   # the histogram's count: one per item popped
+    processed_total: float = 0.0  # the histogram's count: one per item popped
     processed_per_s: float = 0.0
-    rated: bool = False            # a rate needs two scrapes: until then it is shown as "–", not 0
+    rated: bool = False  # a rate needs two scrapes: until then it is shown as "–", not 0
     latency_p50: float | None = None
     latency_p99: float | None = None
     latency_p50_bucket: tuple[float, float] | None = None
     latency_p99_bucket: tuple[float, float] | None = None
     store_rv: int | None = None
     server_rv: int | None = None
-    lag_rv: int | None = None      # server_rv - store_rv, in resource versions
+    lag_rv: int | None = None  # server_rv - store_rv, in resource versions
     queued_history: deque = field(default_factory=lambda: deque(maxlen=HISTORY))
 
     @property
@@ -120,9 +122,14 @@ class StaleSkips:
         return f"{self.resource}.{self.group}" if self.group else self.resource
 
 
-def update_informers(figures: dict[Key, InformerFigures], new: dict[Key, InformerPoint],
-                     base: dict[Key, InformerPoint] | None, q_base: dict[Key, InformerPoint] | None, dt: float,
-                     server_rv: dict[tuple[str, str], int] | None) -> None:
+def update_informers(
+    figures: dict[Key, InformerFigures],
+    new: dict[Key, InformerPoint],
+    base: dict[Key, InformerPoint] | None,
+    q_base: dict[Key, InformerPoint] | None,
+    dt: float,
+    server_rv: dict[tuple[str, str], int] | None,
+) -> None:
     """Fold one scrape's points into ``figures``: rates over ``base`` (``dt``
     seconds ago), percentiles over the observations since ``q_base``."""
     for key in [k for k in figures if k not in new]:
@@ -138,15 +145,20 @@ def update_informers(figures: dict[Key, InformerFigures], new: dict[Key, Informe
         f.processed_per_s = increase(f.processed_total, old_count) / dt if f.rated else 0.0
         then = q_base.get(key) if q_base else None
         (f.latency_p50, f.latency_p50_bucket), (f.latency_p99, f.latency_p99_bucket) = _percentiles(
-            p.latency, then.latency if then else None)
+            p.latency, then.latency if then else None
+        )
         f.store_rv = p.store_rv
         f.server_rv = server_rv_for(f.group, f.resource, server_rv) if server_rv else None
         f.lag_rv = f.server_rv - f.store_rv if f.server_rv is not None and f.store_rv is not None else None
         f.queued_history.append(p.queued)
 
 
-def update_stale_skips(skips: dict[tuple[str, str, str], StaleSkips], new: dict[tuple[str, str, str], float],
-                       base: dict[tuple[str, str, str], float] | None, dt: float) -> None:
+def update_stale_skips(
+    skips: dict[tuple[str, str, str], StaleSkips],
+    new: dict[tuple[str, str, str], float],
+    base: dict[tuple[str, str, str], float] | None,
+    dt: float,
+) -> None:
     for key, total in new.items():
         s = skips.get(key) or StaleSkips(*key)
         skips[key] = s
@@ -199,13 +211,17 @@ def english_plurals(kind: str) -> tuple[str, ...]:
 def informer_notes(has_informers: bool, informers, server_note: str | None) -> list[str]:
     """What the informer figures cannot say, one line each."""
     if not has_informers:
-        return ["informers: this page has none of client-go 1.36's informer_* series (an older process, or its "
-                "informers have no reserved name): no informer rows"]
+        return [
+            "informers: this page has none of client-go 1.36's informer_* series (an older process, or its "
+            "informers have no reserved name): no informer rows"
+        ]
     notes = []
     if all(f.store_rv is None for f in informers):
-        notes.append(f"informers: no {STORE_RV} on this page (client-go 1.36 exports it only for an informer "
-                     f"given a metrics provider of its own; the shared informer factory gives none): store RV "
-                     f"and lag unknown")
+        notes.append(
+            f"informers: no {STORE_RV} on this page (client-go 1.36 exports it only for an informer "
+            f"given a metrics provider of its own; the shared informer factory gives none): store RV "
+            f"and lag unknown"
+        )
     if server_note:
         notes.append(f"informers: {server_note}")
     return notes

@@ -37,9 +37,9 @@ from kubectl_informer.attach.page import Histogram, Page
 from kubectl_informer.attach.quantile import bucket_delta, quantile_in_bucket
 from kubectl_informer.core.durations import format_short
 
-RATE_WINDOW = 5.0        # seconds of scrapes a rate is taken over
-QUANTILE_WINDOW = 30.0   # p50/p99 over the observations of the last 30 s
-HISTORY = 120            # points per sparkline
+RATE_WINDOW = 5.0  # seconds of scrapes a rate is taken over
+QUANTILE_WINDOW = 30.0  # p50/p99 over the observations of the last 30 s
+HISTORY = 120  # points per sparkline
 
 WQ = "workqueue_"
 CR = "controller_runtime_"
@@ -70,7 +70,7 @@ class Point:
     time: float
     queues: dict[str, QueuePoint]
     controllers: dict[str, ControllerPoint]
-    rest: dict[str, float]                 # HTTP code -> requests
+    rest: dict[str, float]  # HTTP code -> requests
     reflectors: dict[str, tuple[float | None, float | None]]  # name -> (lists, watches)
     # client-go 1.36's informer series and kcm's stale-sync skips (attach.informers)
     informers: dict[Key, InformerPoint] = field(default_factory=dict)
@@ -88,9 +88,19 @@ def reduce_page(page: Page) -> Point:
     latency = page.histograms(WQ + "queue_duration_seconds", "name")
     work = page.histograms(WQ + "work_duration_seconds", "name")
     owner = {n: c for (n, c) in page.by2(WQ + "adds_total", "name", "controller")}
-    queues = {n: QueuePoint(depth.get(n, 0.0), adds.get(n, 0.0), retries.get(n, 0.0), unfinished.get(n, 0.0),
-                            longest.get(n, 0.0), latency.get(n), work.get(n), owner.get(n, ""))
-              for n in names | set(latency)}
+    queues = {
+        n: QueuePoint(
+            depth.get(n, 0.0),
+            adds.get(n, 0.0),
+            retries.get(n, 0.0),
+            unfinished.get(n, 0.0),
+            longest.get(n, 0.0),
+            latency.get(n),
+            work.get(n),
+            owner.get(n, ""),
+        )
+        for n in names | set(latency)
+    }
     controllers: dict[str, ControllerPoint] = {}
     for (c, result), v in page.by2(CR + "reconcile_total", "controller", "result").items():
         controllers.setdefault(c, ControllerPoint()).reconciles[result] = v
@@ -103,8 +113,16 @@ def reduce_page(page: Page) -> Point:
     lists = page.by("reflector_lists_total", "name") if page.has("reflector_lists_total") else {}
     watches = page.by("reflector_watches_total", "name") if page.has("reflector_watches_total") else {}
     reflectors = {n: (lists.get(n), watches.get(n)) for n in set(lists) | set(watches)}
-    return Point(page.time, queues, controllers, page.by("rest_client_requests_total", "code"), reflectors,
-                 reduce_informers(page), reduce_stale_skips(page), has_informer_series(page))
+    return Point(
+        page.time,
+        queues,
+        controllers,
+        page.by("rest_client_requests_total", "code"),
+        reflectors,
+        reduce_informers(page),
+        reduce_stale_skips(page),
+        has_informer_series(page),
+    )
 
 
 @dataclass
@@ -156,9 +174,11 @@ class ControllerFigures:
 def backing_up_sentence(q: QueueFigures, depth_then: float, seconds: float) -> str:
     """The words for a queue that fills faster than its workers drain it."""
     p99 = f"; queue latency p99 is {fmt_seconds(q.latency_p99)}" if q.latency_p99 is not None else ""
-    return (f"{q.name} is backing up: depth rose from {depth_then:g} to {q.depth:g} in {seconds:.0f}s because "
-            f"adds ({q.adds_per_s:.1f}/s) outpace what its workers take off the queue ({q.drain_per_s:.1f}/s){p99}. "
-            f"Items wait until workers (max concurrent reconciles) are added or reconciles get faster.")
+    return (
+        f"{q.name} is backing up: depth rose from {depth_then:g} to {q.depth:g} in {seconds:.0f}s because "
+        f"adds ({q.adds_per_s:.1f}/s) outpace what its workers take off the queue ({q.drain_per_s:.1f}/s){p99}. "
+        f"Items wait until workers (max concurrent reconciles) are added or reconciles get faster."
+    )
 
 
 fmt_seconds = format_short  # the one display duration, as the panes print it
@@ -174,12 +194,12 @@ class AttachModel:
         self.points: deque[Point] = deque()
         self.queues: dict[str, QueueFigures] = {}
         self.controllers: dict[str, ControllerFigures] = {}
-        self.rest: dict[str, tuple[float, float]] = {}         # code -> (total, per second)
+        self.rest: dict[str, tuple[float, float]] = {}  # code -> (total, per second)
         self.rest_rated = False  # a second scrape gave the rates
         self.reflectors: dict[str, tuple[float | None, float | None]] = {}
         self.informers: dict[Key, InformerFigures] = {}
         self.stale_skips: dict[tuple[str, str, str], StaleSkips] = {}
-        self.has_informers = False      # the page serves client-go 1.36's informer_* series
+        self.has_informers = False  # the page serves client-go 1.36's informer_* series
         self.server_note: str | None = None  # why the API server's RVs are not known, when they are not
         self.scrapes = 0
         self.last_time: float | None = None
@@ -204,8 +224,9 @@ class AttachModel:
         old_rest = rate_base.rest if rate_base else {}
         dt = point.time - rate_base.time if rate_base else 0.0
         self.rest_rated = dt > 0
-        self.rest = {code: (v, increase(v, old_rest.get(code)) / dt if dt > 0 else 0.0)
-                     for code, v in sorted(point.rest.items())}
+        self.rest = {
+            code: (v, increase(v, old_rest.get(code)) / dt if dt > 0 else 0.0) for code, v in sorted(point.rest.items())
+        }
         self.reflectors = dict(sorted(point.reflectors.items()))
         self._update_informers(page, point, rate_base, q_base)
         self.scrapes += 1
@@ -216,8 +237,14 @@ class AttachModel:
     def _update_informers(self, page: Page, point: Point, base: Point | None, q_base: Point | None) -> None:
         dt = point.time - base.time if base else 0.0
         self.has_informers = point.has_informers
-        update_informers(self.informers, point.informers, base.informers if base else None,
-                         q_base.informers if q_base else None, dt, page.server_rv)
+        update_informers(
+            self.informers,
+            point.informers,
+            base.informers if base else None,
+            q_base.informers if q_base else None,
+            dt,
+            page.server_rv,
+        )
         update_stale_skips(self.stale_skips, point.stale_skips, base.stale_skips if base else None, dt)
         self.server_note = page.server_note
 
@@ -246,13 +273,16 @@ class AttachModel:
         q.rated = dt > 0 and old is not None
         q.adds_per_s = per_s(qp.adds, old.adds if old else None)
         q.retries_per_s = per_s(qp.retries, old.retries if old else None)
-        q.drain_per_s = per_s(qp.latency.count if qp.latency else 0.0,
-                              old.latency.count if old and old.latency else None)
+        q.drain_per_s = per_s(
+            qp.latency.count if qp.latency else 0.0, old.latency.count if old and old.latency else None
+        )
         qold = q_base.queues.get(name) if q_base else None
-        (q.latency_p50, q.latency_p50_bucket), (q.latency_p99, q.latency_p99_bucket), q.latency_count, \
-            q.latency_sum = _quantiles(qp.latency, qold.latency if qold else None)
+        (q.latency_p50, q.latency_p50_bucket), (q.latency_p99, q.latency_p99_bucket), q.latency_count, q.latency_sum = (
+            _quantiles(qp.latency, qold.latency if qold else None)
+        )
         (q.work_p50, q.work_p50_bucket), (q.work_p99, q.work_p99_bucket), q.work_count, q.work_sum = _quantiles(
-            qp.work, qold.work if qold else None)
+            qp.work, qold.work if qold else None
+        )
         q.backing_up = None
         if old is not None and qp.depth > old.depth and q.adds_per_s > q.drain_per_s:
             q.backing_up = backing_up_sentence(q, old.depth, dt)
@@ -266,8 +296,10 @@ class AttachModel:
         old = base.controllers.get(name) if base else None
         dt = now - base.time if base else 0.0
         c.reconciles_total = dict(sorted(cp.reconciles.items()))
-        c.reconciles_per_s = {r: (increase(v, old.reconciles.get(r)) / dt if old and dt > 0 else 0.0)
-                              for r, v in c.reconciles_total.items()}
+        c.reconciles_per_s = {
+            r: (increase(v, old.reconciles.get(r)) / dt if old and dt > 0 else 0.0)
+            for r, v in c.reconciles_total.items()
+        }
         c.errors_total = cp.errors
         c.errors_per_s = increase(cp.errors, old.errors) / dt if old and dt > 0 else 0.0
         c.active, c.max_workers = cp.active, cp.max_workers

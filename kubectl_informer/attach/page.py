@@ -88,9 +88,10 @@ class Page:
             per[bound] = per.get(bound, 0.0) + value
         counts = self.by(name + "_count", key)
         sums = self.by(name + "_sum", key)
-        return {k: Histogram(tuple(sorted(b.items())), counts.get(k, b.get(math.inf, 0.0)), sums.get(k, 0.0))
-                for k, b in buckets.items()}
-
+        return {
+            k: Histogram(tuple(sorted(b.items())), counts.get(k, b.get(math.inf, 0.0)), sums.get(k, 0.0))
+            for k, b in buckets.items()
+        }
 
     def names_ending(self, suffix: str) -> list[str]:
         return sorted(n for n in self.samples if n.endswith(suffix))
@@ -116,8 +117,10 @@ class Page:
             per[bound] = per.get(bound, 0.0) + value
         counts = self.by_labels(name + "_count", keys)
         sums = self.by_labels(name + "_sum", keys)
-        return {k: Histogram(tuple(sorted(b.items())), counts.get(k, b.get(math.inf, 0.0)), sums.get(k, 0.0))
-                for k, b in buckets.items()}
+        return {
+            k: Histogram(tuple(sorted(b.items())), counts.get(k, b.get(math.inf, 0.0)), sums.get(k, 0.0))
+            for k, b in buckets.items()
+        }
 
 
 def parse_page(text: str, time: float) -> Page:
@@ -142,7 +145,7 @@ def _wanted(lines: list[str]) -> list[str]:
 
 # A sample line in its plainest form: no escape in a label value, no brace or
 # quote inside one, an optional integer timestamp. Most of a Go process's page.
-_SAMPLE = re.compile(r'([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{([^\\{}]*)\})?[ \t]+(\S+)(?:[ \t]+-?[0-9]+)?[ \t]*')
+_SAMPLE = re.compile(r"([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{([^\\{}]*)\})?[ \t]+(\S+)(?:[ \t]+-?[0-9]+)?[ \t]*")
 _LABEL = re.compile(r'[ \t]*([a-zA-Z_][a-zA-Z0-9_]*)[ \t]*=[ \t]*"([^"\\]*)"[ \t]*(?:,|$)')
 
 

@@ -9,8 +9,14 @@ from kubectl_informer.attach.counters import rate
 from kubectl_informer.attach.informers import informer_notes
 from kubectl_informer.attach.model import AttachModel, fmt_seconds
 
-_HISTORY_FIELDS = ("depth_history", "adds_history", "retries_history", "reconcile_history", "error_history",
-                   "queued_history")
+_HISTORY_FIELDS = (
+    "depth_history",
+    "adds_history",
+    "retries_history",
+    "reconcile_history",
+    "error_history",
+    "queued_history",
+)
 
 
 def _plain(obj: Any) -> dict:
@@ -58,9 +64,11 @@ def informer_lines(model: AttachModel) -> list[str]:
     out = []
     for f in _by_gvr(model):
         lag = "-" if f.lag_rv is None else f"{f.lag_rv} RV"
-        out.append(f"informer {f.gvr} ({f.name}): queued {f.queued:g} · processed {rate(f.processed_per_s, f.rated)} "
-                   f"({f.processed_total:g}) · processing p50 {_est(f.latency_p50)} p99 {_est(f.latency_p99)} · "
-                   f"store RV {_rv(f.store_rv)} · server RV {_rv(f.server_rv)} · lag {lag}")
+        out.append(
+            f"informer {f.gvr} ({f.name}): queued {f.queued:g} · processed {rate(f.processed_per_s, f.rated)} "
+            f"({f.processed_total:g}) · processing p50 {_est(f.latency_p50)} p99 {_est(f.latency_p99)} · "
+            f"store RV {_rv(f.store_rv)} · server RV {_rv(f.server_rv)} · lag {lag}"
+        )
     out.extend(skips_lines(model))
     out.extend(informer_notes(model.has_informers, model.informers.values(), model.server_note))
     return out
@@ -79,21 +87,27 @@ def model_lines(model: AttachModel, informers: bool = True) -> list[str]:
     (the screen draws them as a table of their own)."""
     out = []
     for n, q in sorted(model.queues.items()):
-        out.append(f"queue {n}: depth {q.depth:g} · adds {rate(q.adds_per_s, q.rated)} ({q.adds_total:g}) · "
-                   f"drain {rate(q.drain_per_s, q.rated)} · retries {rate(q.retries_per_s, q.rated)} "
-                   f"({q.retries_total:g}) · "
-                   f"latency p50 {_est(q.latency_p50)} p99 {_est(q.latency_p99)} · "
-                   f"work p50 {_est(q.work_p50)} p99 {_est(q.work_p99)} · "
-                   f"unfinished {fmt_seconds(q.unfinished)} · longest {fmt_seconds(q.longest)}")
+        out.append(
+            f"queue {n}: depth {q.depth:g} · adds {rate(q.adds_per_s, q.rated)} ({q.adds_total:g}) · "
+            f"drain {rate(q.drain_per_s, q.rated)} · retries {rate(q.retries_per_s, q.rated)} "
+            f"({q.retries_total:g}) · "
+            f"latency p50 {_est(q.latency_p50)} p99 {_est(q.latency_p99)} · "
+            f"work p50 {_est(q.work_p50)} p99 {_est(q.work_p99)} · "
+            f"unfinished {fmt_seconds(q.unfinished)} · longest {fmt_seconds(q.longest)}"
+        )
         if q.backing_up:
             out.append(f"  ! {q.backing_up}")
     for n, c in sorted(model.controllers.items()):
         by = ", ".join(f"{r} {v:.1f}/s ({c.reconciles_total[r]:g})" for r, v in c.reconciles_per_s.items())
-        out.append(f"controller {n}: reconciles {by or '-'} · errors {c.errors_per_s:.1f}/s ({c.errors_total:g}) "
-                   f"· workers {_num(c.active)}/{_num(c.max_workers)} active")
+        out.append(
+            f"controller {n}: reconciles {by or '-'} · errors {c.errors_per_s:.1f}/s ({c.errors_total:g}) "
+            f"· workers {_num(c.active)}/{_num(c.max_workers)} active"
+        )
     if model.rest:
-        out.append("rest client: " + ", ".join(f"{code} {t:g} ({rate(r, model.rest_rated)})"
-                                               for code, (t, r) in model.rest.items()))
+        out.append(
+            "rest client: "
+            + ", ".join(f"{code} {t:g} ({rate(r, model.rest_rated)})" for code, (t, r) in model.rest.items())
+        )
     for n, (lists, watches) in model.reflectors.items():
         out.append(f"informer {n}: lists {_num(lists)} · watches {_num(watches)}")
     if not model.queues and not model.controllers:

@@ -50,8 +50,14 @@ def _not_text(where: str, err: NotPrometheusText, ctype: str) -> ScrapeError:
 class UrlScraper:
     """GET a URL: the user port-forwarded the metrics port themselves."""
 
-    def __init__(self, url: str, token: str | None = None, ca_file: str | None = None, insecure: bool = False,
-                 timeout: float = 5.0) -> None:
+    def __init__(
+        self,
+        url: str,
+        token: str | None = None,
+        ca_file: str | None = None,
+        insecure: bool = False,
+        timeout: float = 5.0,
+    ) -> None:
         self.url = url
         # Every line and -o json object names the URL without its userinfo
         # (a user and password in it are credentials: core.redact).
@@ -73,6 +79,7 @@ class UrlScraper:
 
     def fetch(self) -> str:
         from kubectl_informer.kube.rest import read_capped
+
         try:
             resp = self.http.request("GET", self.url, headers=self.headers, preload_content=False)
             try:
@@ -82,23 +89,34 @@ class UrlScraper:
         except TooLargeError as e:
             raise ScrapeError(str(e)) from None
         except urllib3.exceptions.SSLError as e:
-            raise ScrapeError(f"TLS error talking to {self.describe}: {_reason(e)} (pass --certificate-authority FILE, "
-                              f"or --insecure-skip-tls-verify for a self-signed certificate)") from None
+            raise ScrapeError(
+                f"TLS error talking to {self.describe}: {_reason(e)} (pass --certificate-authority FILE, "
+                f"or --insecure-skip-tls-verify for a self-signed certificate)"
+            ) from None
         except urllib3.exceptions.HTTPError as e:
             reason = _reason(e)
             hint = " (is your kubectl port-forward running?)" if reason == "connection refused" else ""
             raise ScrapeError(f"cannot reach {self.describe}: {reason}{hint}") from None
         body = raw.decode("utf-8", "replace")
         if resp.status == 401:
-            raise ScrapeError(f"unauthorized (HTTP 401) at {self.describe}: the endpoint wants a bearer token "
-                              f"(behind kube-rbac-proxy?): pass --token or --token-file", 401)
+            raise ScrapeError(
+                f"unauthorized (HTTP 401) at {self.describe}: the endpoint wants a bearer token "
+                f"(behind kube-rbac-proxy?): pass --token or --token-file",
+                401,
+            )
         if resp.status == 403:
-            raise ScrapeError(f"forbidden (HTTP 403) at {self.describe}: the token's identity may not read it; "
-                              f"kube-rbac-proxy needs a ClusterRole allowing get on nonResourceURLs "
-                              f"[\"/metrics\"] bound to it", 403)
+            raise ScrapeError(
+                f"forbidden (HTTP 403) at {self.describe}: the token's identity may not read it; "
+                f"kube-rbac-proxy needs a ClusterRole allowing get on nonResourceURLs "
+                f'["/metrics"] bound to it',
+                403,
+            )
         if resp.status == 404:
-            raise ScrapeError(f"not found (HTTP 404) at {self.describe}: no metrics at this path "
-                              f"(controller-runtime serves /metrics)", 404)
+            raise ScrapeError(
+                f"not found (HTTP 404) at {self.describe}: no metrics at this path "
+                f"(controller-runtime serves /metrics)",
+                404,
+            )
         if not 200 <= resp.status <= 299:
             raise ScrapeError(f"{self.describe} answered HTTP {resp.status}: {one_line(body, 160)}", resp.status)
         self.content_type = resp.headers.get("Content-Type", "")
@@ -116,8 +134,19 @@ def _reason(e: BaseException) -> str:
 class ProxyScraper:
     """GET through ``/api/v1/namespaces/NS/pods/[https:]NAME:PORT/proxy/PATH``."""
 
-    def __init__(self, api_client: Any, namespace: str, target: Target, pod: str, port: int, port_name: str,
-                 scheme: str, path: str, declared: str, timeout: float = 5.0) -> None:
+    def __init__(
+        self,
+        api_client: Any,
+        namespace: str,
+        target: Target,
+        pod: str,
+        port: int,
+        port_name: str,
+        scheme: str,
+        path: str,
+        declared: str,
+        timeout: float = 5.0,
+    ) -> None:
         self.api_client = api_client
         self.namespace = namespace
         self.pod = pod
@@ -142,6 +171,7 @@ class ProxyScraper:
         except OSError as e:
             raise ScrapeError(f"cannot reach the API server: {one_line(e, 160)}") from None
         from kubectl_informer.kube.rest import read_capped
+
         try:
             self.content_type = resp.headers.get("Content-Type", "")
             return read_capped(resp, MAX_PAGE, "the metrics page", self.where).decode("utf-8", "replace")
@@ -156,20 +186,31 @@ class ProxyScraper:
         msg = e.message or e.reason or ""
         if e.status == 403:
             who = "" if "pods/proxy" in msg else f" (the answer: {one_line(msg, 120)})"
-            return ScrapeError(f"forbidden (HTTP 403) proxying to {self.where}: you need get on pods/proxy in "
-                               f"namespace {self.namespace} ({RBAC_PROXY_RULE}){who}", 403)
+            return ScrapeError(
+                f"forbidden (HTTP 403) proxying to {self.where}: you need get on pods/proxy in "
+                f"namespace {self.namespace} ({RBAC_PROXY_RULE}){who}",
+                403,
+            )
         if e.status == 401:
-            return ScrapeError(f"unauthorized (HTTP 401) proxying to {self.where}: the API server rejected your "
-                               f"credentials, or the pod's endpoint wants a token (kube-rbac-proxy), which the "
-                               f"proxy does not forward: port-forward and pass --token instead", 401)
+            return ScrapeError(
+                f"unauthorized (HTTP 401) proxying to {self.where}: the API server rejected your "
+                f"credentials, or the pod's endpoint wants a token (kube-rbac-proxy), which the "
+                f"proxy does not forward: port-forward and pass --token instead",
+                401,
+            )
         if e.status in (502, 503) and ("refused" in msg or "dial" in msg or "reach" in msg):
-            return ScrapeError(f"no such port: nothing answers on {self.where} ({one_line(msg, 120)}; "
-                               f"declared ports: {self.declared})", e.status)
+            return ScrapeError(
+                f"no such port: nothing answers on {self.where} ({one_line(msg, 120)}; "
+                f"declared ports: {self.declared})",
+                e.status,
+            )
         if e.status == 404:
-            return ScrapeError(f"not found (HTTP 404) at {self.where}{self.path.split('/proxy', 1)[1]}: "
-                               f"{one_line(msg, 120)}", 404)
-        return ScrapeError(f"proxying to {self.where}: the server answered {e.status} {e.reason}: "
-                           f"{one_line(msg, 160)}", e.status)
+            return ScrapeError(
+                f"not found (HTTP 404) at {self.where}{self.path.split('/proxy', 1)[1]}: {one_line(msg, 120)}", 404
+            )
+        return ScrapeError(
+            f"proxying to {self.where}: the server answered {e.status} {e.reason}: {one_line(msg, 160)}", e.status
+        )
 
 
 def scrape(scraper, now: float | None = None) -> Page:
@@ -178,12 +219,12 @@ def scrape(scraper, now: float | None = None) -> Page:
     try:
         return parse_page(body, time.monotonic() if now is None else now)
     except NotPrometheusText as e:
-        raise _not_text(getattr(scraper, "where", scraper.describe), e,
-                        getattr(scraper, "content_type", "")) from None
+        raise _not_text(getattr(scraper, "where", scraper.describe), e, getattr(scraper, "content_type", "")) from None
 
 
-def resolve_proxy(api_client: Any, namespace: str, target: Target, scheme: str, path: str,
-                  timeout: float = 5.0) -> ProxyScraper:
+def resolve_proxy(
+    api_client: Any, namespace: str, target: Target, scheme: str, path: str, timeout: float = 5.0
+) -> ProxyScraper:
     """Find the pod (a ready one of a deployment) and its port: GETs only."""
     from kubectl_informer.attach.target import _ports_text, declared_ports
     from kubectl_informer.kube.rest import get_json
@@ -202,13 +243,14 @@ def resolve_proxy(api_client: Any, namespace: str, target: Target, scheme: str, 
     # as client-go escapes every path segment it builds.
     ns, quoted = quote(namespace, safe=""), quote(target.name, safe="")
     if target.kind == "deploy":
-        dep = fetch(f"/apis/apps/v1/namespaces/{ns}/deployments/{quoted}",
-                    f'deployments.apps "{target.name}"')
+        dep = fetch(f"/apis/apps/v1/namespaces/{ns}/deployments/{quoted}", f'deployments.apps "{target.name}"')
         sel = selector_of(dep)
         pods = fetch(f"/api/v1/namespaces/{ns}/pods", "pods", [("labelSelector", sel)]).get("items") or []
         ready = sorted((p for p in pods if is_ready(p)), key=lambda p: p["metadata"]["name"])
         if not ready:
-            raise ResolveError(f"deploy/{target.name} has no ready pod ({len(pods)} pods match {sel or 'its selector'})")
+            raise ResolveError(
+                f"deploy/{target.name} has no ready pod ({len(pods)} pods match {sel or 'its selector'})"
+            )
         pod = ready[0]
     else:
         pod = fetch(f"/api/v1/namespaces/{ns}/pods/{quoted}", f'pods "{target.name}"')
@@ -216,5 +258,6 @@ def resolve_proxy(api_client: Any, namespace: str, target: Target, scheme: str, 
     port, port_name = pick_port(name, pod, target.port)
     if scheme == "auto":
         scheme = "https" if "https" in port_name or port in (443, 8443) else "http"
-    return ProxyScraper(api_client, ns, target, name, port, port_name, scheme, path,
-                        _ports_text(declared_ports(pod)), timeout)
+    return ProxyScraper(
+        api_client, ns, target, name, port, port_name, scheme, path, _ports_text(declared_ports(pod)), timeout
+    )

@@ -59,8 +59,13 @@ class ServerRV:
         from kubectl_informer.kube.rest import get_body
 
         try:
-            with get_body(self.api_client, METRICS_PATH, accept=ACCEPT_TEXT, max_bytes=MAX_METRICS_BODY,
-                          what="the API server's metrics page") as pieces:
+            with get_body(
+                self.api_client,
+                METRICS_PATH,
+                accept=ACCEPT_TEXT,
+                max_bytes=MAX_METRICS_BODY,
+                what="the API server's metrics page",
+            ) as pieces:
                 rvs = resource_versions(kept_lines(pieces))
         except ApiError as e:
             if e.status == 403:

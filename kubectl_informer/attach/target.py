@@ -37,7 +37,7 @@ class ResolveError(Exception):
 
 @dataclass(frozen=True)
 class Target:
-    kind: str                # "url" | "pod" | "deploy"
+    kind: str  # "url" | "pod" | "deploy"
     url: str = ""
     name: str = ""
     port: str | None = None  # as typed: a number or a port name
@@ -61,15 +61,18 @@ def parse_target(text: str) -> Target:
         return Target("url", url=t)
     kind, sep, rest = t.partition("/")
     if not sep or not rest:
-        raise TargetError(f'TARGET "{_shown(text)}" is not a URL (http://HOST:PORT/metrics), pod/NAME[:PORT] '
-                          f"or deploy/NAME[:PORT]")
+        raise TargetError(
+            f'TARGET "{_shown(text)}" is not a URL (http://HOST:PORT/metrics), pod/NAME[:PORT] or deploy/NAME[:PORT]'
+        )
     name, _, port = rest.partition(":")
     if kind.lower() in POD_KINDS:
         kind = "pod"
     elif kind.lower() in DEPLOY_KINDS:
         kind = "deploy"
     else:
-        raise TargetError(f'TARGET kind "{_shown(kind)}" is not pod or deploy (or give a URL after kubectl port-forward)')
+        raise TargetError(
+            f'TARGET kind "{_shown(kind)}" is not pod or deploy (or give a URL after kubectl port-forward)'
+        )
     if not name or "/" in name or (port == "" and rest.endswith(":")):
         raise TargetError(f'TARGET "{_shown(text)}": expected {kind}/NAME[:PORT]')
     try:
@@ -119,8 +122,9 @@ def pick_port(pod_name: str, pod: dict, asked: str | None) -> tuple[int, str]:
         for n, name in ports:
             if name == asked:
                 return n, name
-        raise ResolveError(f'no such port: pod/{pod_name} declares no port named "{asked}" '
-                           f"(ports: {_ports_text(ports)})")
+        raise ResolveError(
+            f'no such port: pod/{pod_name} declares no port named "{asked}" (ports: {_ports_text(ports)})'
+        )
     for wanted in PREFERRED_PORT_NAMES:
         for n, name in ports:
             if name == wanted:
@@ -129,8 +133,10 @@ def pick_port(pod_name: str, pod: dict, asked: str | None) -> tuple[int, str]:
         return ports[0]
     if not ports:
         raise ResolveError(f"pod/{pod_name} declares no ports: name the metrics port, e.g. pod/{pod_name}:8080")
-    raise ResolveError(f"pod/{pod_name} declares several ports ({_ports_text(ports)}) and none is named "
-                       f"metrics: name one, e.g. pod/{pod_name}:{ports[0][0]}")
+    raise ResolveError(
+        f"pod/{pod_name} declares several ports ({_ports_text(ports)}) and none is named "
+        f"metrics: name one, e.g. pod/{pod_name}:{ports[0][0]}"
+    )
 
 
 def proxy_path(namespace: str, pod: str, port: int, scheme: str, path: str) -> str:

@@ -132,10 +132,16 @@ class DeltaFIFO(FIFOBase):
 
     _NAME = "DeltaFIFO"
 
-    def __init__(self, key_func: Callable[[Any], str] = meta_namespace_key_func,
-                 known_objects: Any = None, emit_delta_type_replaced: bool = False,
-                 transformer: Callable[[Any], Any] | None = None, *,
-                 tracer: Tracer | None = None, clock: Clock | None = None) -> None:
+    def __init__(
+        self,
+        key_func: Callable[[Any], str] = meta_namespace_key_func,
+        known_objects: Any = None,
+        emit_delta_type_replaced: bool = False,
+        transformer: Callable[[Any], Any] | None = None,
+        *,
+        tracer: Tracer | None = None,
+        clock: Clock | None = None,
+    ) -> None:
         super().__init__(key_func, known_objects, transformer, tracer, clock)
         self._emit_replaced = emit_delta_type_replaced
         # key -> deltas; a key is in _items iff it is in _queue.
@@ -217,8 +223,9 @@ class DeltaFIFO(FIFOBase):
                 self._cond.notify()
             if tracer.enabled:
                 self._queued_at[key] = self._clock.now()
-                tracer.emit(FIFO_QUEUE, key, type=TYPE_NAMES[action], depth=len(self._queue), pending=1,
-                            labels=labels_of(obj))
+                tracer.emit(
+                    FIFO_QUEUE, key, type=TYPE_NAMES[action], depth=len(self._queue), pending=1, labels=labels_of(obj)
+                )
             return
         deltas.append(delta)
         if action is DELETED and deltas[-2].type is DELETED:
@@ -229,12 +236,25 @@ class DeltaFIFO(FIFOBase):
             dropped = older if kept is delta else delta
             deltas[-2:] = [kept]
             if tracer.enabled:
-                tracer.emit(FIFO_DEDUP, key, type=TYPE_NAMES[action], dropped=_tombstone_label(dropped.object),
-                            kept=_tombstone_label(kept.object), pending=len(deltas), depth=len(self._queue))
+                tracer.emit(
+                    FIFO_DEDUP,
+                    key,
+                    type=TYPE_NAMES[action],
+                    dropped=_tombstone_label(dropped.object),
+                    kept=_tombstone_label(kept.object),
+                    pending=len(deltas),
+                    depth=len(self._queue),
+                )
             return
         if tracer.enabled:
-            tracer.emit(FIFO_COALESCE, key, type=TYPE_NAMES[action], pending=len(deltas), depth=len(self._queue),
-                        labels=labels_of(obj))
+            tracer.emit(
+                FIFO_COALESCE,
+                key,
+                type=TYPE_NAMES[action],
+                pending=len(deltas),
+                depth=len(self._queue),
+                labels=labels_of(obj),
+            )
 
     def replace(self, items: list, resource_version: str = "") -> None:
         with self._lock:
@@ -269,8 +289,9 @@ class DeltaFIFO(FIFOBase):
             self._queued_at = dict(self._queued_at)
         self._plan_compaction_locked()
 
-    def _replace_and_detect_deletions(self, items: list, action: DeltaType, known: Any,
-                                      known_keys: list[str]) -> tuple[int, int]:
+    def _replace_and_detect_deletions(
+        self, items: list, action: DeltaType, known: Any, known_keys: list[str]
+    ) -> tuple[int, int]:
         keys: set[str] = set()
         key_of = self.key_of
         for obj in items:
@@ -350,14 +371,24 @@ class DeltaFIFO(FIFOBase):
                 queued_at = self._queued_at.pop(key, None)
                 tracer = self._tracer
                 if tracer.enabled:
-                    tracer.emit(FIFO_POP, key, types=list(map(_TYPE_NAME, map(_TYPE_OF, deltas))),
-                                is_in_initial_list=is_in_initial_list,
-                                waited=None if queued_at is None else self._clock.now() - queued_at,
-                                depth=len(queue))
+                    tracer.emit(
+                        FIFO_POP,
+                        key,
+                        types=list(map(_TYPE_NAME, map(_TYPE_OF, deltas))),
+                        is_in_initial_list=is_in_initial_list,
+                        waited=None if queued_at is None else self._clock.now() - queued_at,
+                        depth=len(queue),
+                    )
             elif self._tracer.enabled:
                 # Queued before tracing began: how long it waited is unknown.
-                self._tracer.emit(FIFO_POP, key, types=list(map(_TYPE_NAME, map(_TYPE_OF, deltas))),
-                                  is_in_initial_list=is_in_initial_list, waited=None, depth=len(queue))
+                self._tracer.emit(
+                    FIFO_POP,
+                    key,
+                    types=list(map(_TYPE_NAME, map(_TYPE_OF, deltas))),
+                    is_in_initial_list=is_in_initial_list,
+                    waited=None,
+                    depth=len(queue),
+                )
             process(deltas, is_in_initial_list)
             return deltas
 

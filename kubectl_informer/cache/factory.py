@@ -33,10 +33,18 @@ Spawn = Callable[[str, Callable[[threading.Event], Any]], Any]
 
 
 class SharedInformerFactory:
-    def __init__(self, profile: Profile, default_resync: float = 0.0, *, tracer: Tracer | None = None,
-                 clock: Clock | None = None, several: bool = False, page_size: int | None = None,
-                 custom_resync: dict[str, float] | None = None,
-                 new_informer: Callable[..., SharedIndexInformer] | None = None) -> None:
+    def __init__(
+        self,
+        profile: Profile,
+        default_resync: float = 0.0,
+        *,
+        tracer: Tracer | None = None,
+        clock: Clock | None = None,
+        several: bool = False,
+        page_size: int | None = None,
+        custom_resync: dict[str, float] | None = None,
+        new_informer: Callable[..., SharedIndexInformer] | None = None,
+    ) -> None:
         self.profile = profile
         self.default_resync = float(default_resync or 0.0)
         self.tracer = tracer or NULL_TRACER
@@ -61,9 +69,15 @@ class SharedInformerFactory:
                 return informer
             resync = self.custom_resync.get(resource, self.default_resync)
             tracer = InformerTracer(self.tracer, resource) if self.several else self.tracer
-            informer = self._new_informer(lw, self.profile, resync_period=resync, clock=self.clock, tracer=tracer,
-                                          page_size=self.page_size,
-                                          name=f"informer-{resource}" if self.several else "informer")
+            informer = self._new_informer(
+                lw,
+                self.profile,
+                resync_period=resync,
+                clock=self.clock,
+                tracer=tracer,
+                page_size=self.page_size,
+                name=f"informer-{resource}" if self.several else "informer",
+            )
             # The generated informers' defaultInformer gives every informer
             # cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}.
             if NAMESPACE_INDEX not in informer.get_indexer().get_indexers():
@@ -89,17 +103,20 @@ class SharedInformerFactory:
             if spawn is not None:
                 spawn(name, informer.run)
             else:
-                t = threading.Thread(target=informer.run, args=(stop_event,), name=f"kubectl-informer-{name}",
-                                     daemon=True)
+                t = threading.Thread(
+                    target=informer.run, args=(stop_event,), name=f"kubectl-informer-{name}", daemon=True
+                )
                 self._threads.append(t)
                 t.start()
         return [r for r, _ in todo]
 
-    def wait_for_cache_sync(self, stop_event: threading.Event, timeout: float | None = None,
-                            poll: float = 0.01) -> dict[str, bool]:
+    def wait_for_cache_sync(
+        self, stop_event: threading.Event, timeout: float | None = None, poll: float = 0.01
+    ) -> dict[str, bool]:
         """Wait until every started informer has synced, ``stop_event`` is set,
         or ``timeout`` passes; resource -> has_synced (started ones only)."""
         import time
+
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._lock:
             started = {r: self._informers[r] for r in self._started}
@@ -113,7 +130,6 @@ class SharedInformerFactory:
         """Wait for the threads ``start`` made itself (the caller sets the stop event)."""
         for t in self._threads:
             t.join(timeout)
-
 
 
 def _new_shared_index_informer(lw: Any, profile: Profile, *, resync_period: float, **kw: Any) -> SharedIndexInformer:

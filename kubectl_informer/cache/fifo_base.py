@@ -29,8 +29,14 @@ class FIFOBase:
     # at once (an empty first list): no pop follows to notice the transition.
     on_synced: Callable[[], None] | None = None
 
-    def __init__(self, key_func: Callable[[Any], str], known_objects: Any,
-                 transformer: Callable[[Any], Any] | None, tracer: Tracer | None, clock: Clock | None) -> None:
+    def __init__(
+        self,
+        key_func: Callable[[Any], str],
+        known_objects: Any,
+        transformer: Callable[[Any], Any] | None,
+        tracer: Tracer | None,
+        clock: Clock | None,
+    ) -> None:
         self._key_func = key_func
         # Anything with list_keys() and get_by_key(key) -> (obj, exists):
         # normally the informer's Indexer.

@@ -33,9 +33,17 @@ from dataclasses import dataclass
 from typing import Protocol
 
 __all__ = [
-    "GroupVersionResource", "InformerName", "InformerNameAndResource", "InformerMetricsProvider",
-    "InformerMetricsRegistry", "NOOP_METRIC", "new_informer_name", "set_informer_metrics_provider",
-    "informer_metrics_provider", "parse_rv_for_metrics_with_truncation", "reset_informer_names_for_testing",
+    "GroupVersionResource",
+    "InformerName",
+    "InformerNameAndResource",
+    "InformerMetricsProvider",
+    "InformerMetricsRegistry",
+    "NOOP_METRIC",
+    "new_informer_name",
+    "set_informer_metrics_provider",
+    "informer_metrics_provider",
+    "parse_rv_for_metrics_with_truncation",
+    "reset_informer_names_for_testing",
     "PROCESSING_LATENCY_BUCKETS",
 ]
 
@@ -335,7 +343,14 @@ class InformerMetricsRegistry:
             out = []
             for id in ids:
                 q, h, rv = self._queued.get(id), self._latency.get(id), self._rv.get(id)
-                out.append(InformerSeries(id, q.current() if q else 0.0, rv.current() if rv else 0.0,
-                                          tuple(h.cumulative()) if h else (0,) * len(PROCESSING_LATENCY_BUCKETS),
-                                          h.count if h else 0, h.sum if h else 0.0))
+                out.append(
+                    InformerSeries(
+                        id,
+                        q.current() if q else 0.0,
+                        rv.current() if rv else 0.0,
+                        tuple(h.cumulative()) if h else (0,) * len(PROCESSING_LATENCY_BUCKETS),
+                        h.count if h else 0,
+                        h.sum if h else 0.0,
+                    )
+                )
             return out

@@ -42,5 +42,3 @@ def split_meta_namespace_key(key: str) -> tuple[str, str]:
     if len(parts) == 2:
         return parts[0], parts[1]
     raise ValueError(f"unexpected key format: {key!r}")
-
-

@@ -37,10 +37,14 @@ class ListPager:
     expired continue token.
     """
 
-    def __init__(self, page_fn: Callable[[ListOptions], dict], page_size: int = DEFAULT_PAGE_SIZE,
-                 full_list_if_expired: bool = True,
-                 on_page: Callable[[dict, ListOptions, bool], None] | None = None,
-                 page_buffer_size: int = DEFAULT_PAGE_BUFFER_SIZE):
+    def __init__(
+        self,
+        page_fn: Callable[[ListOptions], dict],
+        page_size: int = DEFAULT_PAGE_SIZE,
+        full_list_if_expired: bool = True,
+        on_page: Callable[[dict, ListOptions, bool], None] | None = None,
+        page_buffer_size: int = DEFAULT_PAGE_BUFFER_SIZE,
+    ):
         self.page_fn = page_fn
         self.page_size = page_size
         self.page_buffer_size = page_buffer_size
@@ -71,8 +75,13 @@ class ListPager:
                 # expired first page means the requested RV itself is gone.
                 if not (is_expired(err) and self.full_list_if_expired and options.continue_):
                     raise
-                full = replace(options, limit=None, continue_=None, resource_version=requested_rv,
-                               resource_version_match=requested_match)
+                full = replace(
+                    options,
+                    limit=None,
+                    continue_=None,
+                    resource_version=requested_rv,
+                    resource_version_match=requested_match,
+                )
                 return self._fetch(full, fallback=True), paginated
             meta = page.get("metadata") or {}
             cont = meta.get("continue") or ""

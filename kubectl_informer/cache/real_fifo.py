@@ -71,12 +71,19 @@ class RealFIFO(FIFOBase):
 
     _NAME = "RealFIFO"
 
-    def __init__(self, key_func: Callable[[Any], str] = meta_namespace_key_func,
-                 known_objects: Any = None, transformer: Callable[[Any], Any] | None = None,
-                 atomic_events: bool = False, emit_delta_type_bookmark: bool = False, *,
-                 tracer: Tracer | None = None, clock: Clock | None = None,
-                 identifier: InformerNameAndResource | None = None,
-                 metrics_provider: InformerMetricsProvider | None = None) -> None:
+    def __init__(
+        self,
+        key_func: Callable[[Any], str] = meta_namespace_key_func,
+        known_objects: Any = None,
+        transformer: Callable[[Any], Any] | None = None,
+        atomic_events: bool = False,
+        emit_delta_type_bookmark: bool = False,
+        *,
+        tracer: Tracer | None = None,
+        clock: Clock | None = None,
+        identifier: InformerNameAndResource | None = None,
+        metrics_provider: InformerMetricsProvider | None = None,
+    ) -> None:
         # The same combinations client-go rejects (with a panic) at construction.
         if atomic_events:
             if known_objects is not None:
@@ -159,8 +166,9 @@ class RealFIFO(FIFOBase):
         tracer = self._tracer
         if tracer.enabled:
             self._times.append(self._clock.now())
-            tracer.emit(FIFO_QUEUE, key, type=TYPE_NAMES[action], depth=len(self._items), pending=n,
-                        labels=labels_of(obj))
+            tracer.emit(
+                FIFO_QUEUE, key, type=TYPE_NAMES[action], depth=len(self._items), pending=n, labels=labels_of(obj)
+            )
         else:
             self._times.append(None)
         if self._queued_metric is not NOOP_METRIC:
@@ -188,8 +196,11 @@ class RealFIFO(FIFOBase):
                 objs = list(items)
                 if self._transformer is not None:
                     objs = [self._transformer(o) for o in objs]
-                self._add_keyless_locked(Delta(REPLACED_ALL, ReplacedAllInfo(resource_version, objs)),
-                                         objects=len(objs), resource_version=resource_version)
+                self._add_keyless_locked(
+                    Delta(REPLACED_ALL, ReplacedAllInfo(resource_version, objs)),
+                    objects=len(objs),
+                    resource_version=resource_version,
+                )
             else:
                 self._reconcile_replacement_locked(items)
             if not self._populated:
@@ -291,8 +302,14 @@ class RealFIFO(FIFOBase):
             tracer = self._tracer
             if tracer.enabled:
                 waited = None if queued_at is None else self._clock.now() - queued_at
-                tracer.emit(FIFO_POP, key, types=[TYPE_NAMES[delta.type]], is_in_initial_list=is_in_initial_list,
-                            waited=waited, depth=len(items))
+                tracer.emit(
+                    FIFO_POP,
+                    key,
+                    types=[TYPE_NAMES[delta.type]],
+                    is_in_initial_list=is_in_initial_list,
+                    waited=waited,
+                    depth=len(items),
+                )
             deltas = [delta]
             if self._queued_metric is not NOOP_METRIC:
                 self._queued_metric.set(len(items))

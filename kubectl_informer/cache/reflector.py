@@ -81,8 +81,16 @@ class BackoffManager:
     starts over after ``reset`` seconds without one (every call moves the
     time it measures from)."""
 
-    def __init__(self, clock: Clock, initial: float = 0.8, cap: float = 30.0, reset: float = 120.0,
-                 factor: float = 2.0, jitter: float = 1.0, rng: random.Random | None = None):
+    def __init__(
+        self,
+        clock: Clock,
+        initial: float = 0.8,
+        cap: float = 30.0,
+        reset: float = 120.0,
+        factor: float = 2.0,
+        jitter: float = 1.0,
+        rng: random.Random | None = None,
+    ):
         self.clock = clock
         self.initial = initial
         self.cap = cap
@@ -143,12 +151,23 @@ def _default_watch_error_handler(reflector: "Reflector", err: BaseException) -> 
 
 
 class Reflector:
-    def __init__(self, lw, store, resync_period: float = 0.0, page_size: int | None = None,
-                 should_resync: Callable[[], bool] | None = None, use_watch_list: bool = False,
-                 name: str = "reflector", *, clock: Clock | None = None, tracer: Tracer | None = None,
-                 watch_error_handler: Callable[["Reflector", BaseException], None] | None = None,
-                 min_watch_timeout: float = MIN_WATCH_TIMEOUT, rng: random.Random | None = None,
-                 delay_with_reset: bool = False):
+    def __init__(
+        self,
+        lw,
+        store,
+        resync_period: float = 0.0,
+        page_size: int | None = None,
+        should_resync: Callable[[], bool] | None = None,
+        use_watch_list: bool = False,
+        name: str = "reflector",
+        *,
+        clock: Clock | None = None,
+        tracer: Tracer | None = None,
+        watch_error_handler: Callable[["Reflector", BaseException], None] | None = None,
+        min_watch_timeout: float = MIN_WATCH_TIMEOUT,
+        rng: random.Random | None = None,
+        delay_with_reset: bool = False,
+    ):
         self.lw = lw
         self.store = store
         self.resync_period = float(resync_period or 0.0)
@@ -256,8 +275,15 @@ class Reflector:
                     return  # stopped
                 w, it = w
             except Exception as err:  # noqa: BLE001 - client-go falls back to LIST on any error
-                self.tracer.emit(LIST_DONE, None, resource_version="", items=0, duration=0.0,
-                                 watch_list=True, error=f"{err}; falling back to LIST")
+                self.tracer.emit(
+                    LIST_DONE,
+                    None,
+                    resource_version="",
+                    items=0,
+                    duration=0.0,
+                    watch_list=True,
+                    error=f"{err}; falling back to LIST",
+                )
                 fallback = True
                 w = it = None
         if fallback:
@@ -280,8 +306,9 @@ class Reflector:
         if self.tracer.enabled and old != rv:
             self.tracer.emit(RV_ADVANCE, None, old=old, new=rv, source=source)
 
-    def _watch_ended(self, rv: str, reason: str | None = None, err: BaseException | None = None,
-                     watch_list: bool | None = None) -> None:
+    def _watch_ended(
+        self, rv: str, reason: str | None = None, err: BaseException | None = None, watch_list: bool | None = None
+    ) -> None:
         """watch.end with the facts readers need: ``expired`` says a 410 ended
         it (so the reflector relists), not the error's wording."""
         fields: dict[str, Any] = {"resource_version": rv, "expired": err is not None and is_expired(err)}
@@ -298,7 +325,7 @@ class Reflector:
             self._rv_unavailable = value
 
     def relist_resource_version(self) -> str:
-        """"" after an expired / too-large failure (a consistent read),
+        """ "" after an expired / too-large failure (a consistent read),
         "0" for the first list (servable from the watch cache), else the
         last synced RV (never older than what was seen)."""
         with self._lock:
@@ -348,13 +375,20 @@ class Reflector:
             self._trace_page(meta, page, now - start, page_bytes, fallback)
         if cont:
             if cont in progress.continues:
-                raise ContinueLoopError(f"the server sent continue token {cont[:40]!r} a second time "
-                                        f"after {progress.items} items: the paged list would never end")
+                raise ContinueLoopError(
+                    f"the server sent continue token {cont[:40]!r} a second time "
+                    f"after {progress.items} items: the paged list would never end"
+                )
             progress.continues.add(cont)
 
     def _trace_page(self, meta: dict, page: dict, duration: float, page_bytes: int, fallback: bool) -> None:
-        fields = {"resource_version": meta.get("resourceVersion") or "", "items": len(page.get("items") or ()),
-                  "duration": duration, "watch_list": False, "continue": meta.get("continue") or ""}
+        fields = {
+            "resource_version": meta.get("resourceVersion") or "",
+            "items": len(page.get("items") or ()),
+            "duration": duration,
+            "watch_list": False,
+            "continue": meta.get("continue") or "",
+        }
         if page_bytes:
             fields["bytes"] = page_bytes
         if fallback:
@@ -371,8 +405,9 @@ class Reflector:
         if not self.tracer.enabled or now - p.last_emit < PROGRESS_EVERY:
             return
         p.last_emit = now
-        self.tracer.emit(LIST_PROGRESS, None, pages=p.pages, items=p.items + items,
-                         bytes=p.bytes + nbytes, elapsed=now - p.start)
+        self.tracer.emit(
+            LIST_PROGRESS, None, pages=p.pages, items=p.items + items, bytes=p.bytes + nbytes, elapsed=now - p.start
+        )
 
     def _list(self, stop_event: threading.Event) -> None:
         rv = self.relist_resource_version()
@@ -407,8 +442,15 @@ class Reflector:
         self._set_rv_unavailable(False)
         self.store.replace(items, list_rv)
         self._set_last_sync_rv(list_rv, "list")
-        self.tracer.emit(LIST_DONE, None, resource_version=list_rv, items=len(items),
-                         duration=self.clock.now() - start, watch_list=False, **{"continue": ""})
+        self.tracer.emit(
+            LIST_DONE,
+            None,
+            resource_version=list_rv,
+            items=len(items),
+            duration=self.clock.now() - start,
+            watch_list=False,
+            **{"continue": ""},
+        )
 
     def _trace_too_large(self, err: BaseException, asked: str) -> None:
         """The server said "Too large resource version": what it said it
@@ -416,12 +458,20 @@ class Reflector:
         if not is_too_large_resource_version(err):
             return
         m = _TOO_LARGE.search(getattr(err, "message", "") or "")
-        self.tracer.emit(SERVER_TOO_LARGE, None, requested_rv=m.group(1) if m else asked,
-                         current_rv=m.group(2) if m else "")
+        self.tracer.emit(
+            SERVER_TOO_LARGE, None, requested_rv=m.group(1) if m else asked, current_rv=m.group(2) if m else ""
+        )
 
     def _emit_list_failed(self, start: float, err: BaseException) -> None:
-        self.tracer.emit(LIST_DONE, None, resource_version="", items=0, duration=self.clock.now() - start,
-                         watch_list=False, error=str(err) or type(err).__name__)
+        self.tracer.emit(
+            LIST_DONE,
+            None,
+            resource_version="",
+            items=0,
+            duration=self.clock.now() - start,
+            watch_list=False,
+            error=str(err) or type(err).__name__,
+        )
 
     # ------------------------------------------------------------- watch-list
     def _retriable_with_side_effects(self, err: BaseException, stop_event: threading.Event) -> bool:
@@ -444,8 +494,13 @@ class Reflector:
                 return None
             rv = self.rewatch_resource_version()
             temp: dict[str, Any] = {}
-            opts = ListOptions(resource_version=rv, allow_watch_bookmarks=True, send_initial_events=True,
-                               resource_version_match="NotOlderThan", timeout_seconds=self._watch_timeout())
+            opts = ListOptions(
+                resource_version=rv,
+                allow_watch_bookmarks=True,
+                send_initial_events=True,
+                resource_version_match="NotOlderThan",
+                timeout_seconds=self._watch_timeout(),
+            )
             start = self.clock.now()
             self.tracer.emit(LIST_START, None, resource_version=rv, watch_list=True)
             try:
@@ -474,8 +529,15 @@ class Reflector:
         self._set_rv_unavailable(False)
         self.store.replace(list(temp.values()), list_rv)
         self._set_last_sync_rv(list_rv, "list")
-        self.tracer.emit(LIST_DONE, None, resource_version=list_rv, items=len(temp),
-                         duration=self.clock.now() - start, watch_list=True, **{"continue": ""})
+        self.tracer.emit(
+            LIST_DONE,
+            None,
+            resource_version=list_rv,
+            items=len(temp),
+            duration=self.clock.now() - start,
+            watch_list=True,
+            **{"continue": ""},
+        )
         return w, it
 
     # ----------------------------------------------------------------- watch
@@ -494,8 +556,9 @@ class Reflector:
             start = self.clock.now()
             if w is None:
                 rv = self._last_sync_rv
-                opts = ListOptions(resource_version=rv, timeout_seconds=self._watch_timeout(),
-                                   allow_watch_bookmarks=True)
+                opts = ListOptions(
+                    resource_version=rv, timeout_seconds=self._watch_timeout(), allow_watch_bookmarks=True
+                )
                 try:
                     w = self.lw.watch(opts)
                     it = iter(w)
@@ -550,8 +613,9 @@ class Reflector:
         RV and the real store's bookmarks are left alone."""
         return self.handle_any_watch(start, w, it, store, stop_event, exit_on_initial_end=True, main=False)
 
-    def handle_any_watch(self, start: float, w, it, store, stop_event: threading.Event,
-                         exit_on_initial_end: bool, main: bool) -> tuple[bool, str]:
+    def handle_any_watch(
+        self, start: float, w, it, store, stop_event: threading.Event, exit_on_initial_end: bool, main: bool
+    ) -> tuple[bool, str]:
         """client-go's handleAnyWatch, under handle_watch and handle_list_watch.
         Returns (initial-events-end bookmark came, last RV seen). Raises
         ApiError for an ERROR event, _StopRequested when stopped."""
@@ -633,8 +697,9 @@ class Reflector:
         if stop_event.is_set():
             raise _StopRequested()
         if count == 0 and self.clock.now() - start < 1.0:
-            raise VeryShortWatchError(f"very short watch: {self.name}: the watch closed in less than a second "
-                                      "with no items received")
+            raise VeryShortWatchError(
+                f"very short watch: {self.name}: the watch closed in less than a second with no items received"
+            )
 
     # ---------------------------------------------------------------- resync
     def _start_resync(self, stop_event: threading.Event, cancel: threading.Event):

@@ -106,10 +106,22 @@ def _is_sync(old: Any, new: Any) -> bool:
 
 
 class SharedIndexInformer:
-    def __init__(self, lw, resync_period: float = 0, indexers: dict | None = None, *,
-                 clock: Clock | None = None, tracer: Tracer | None = None, profile: Profile | None = None,
-                 fifo: str = "delta", atomic_events: bool = False, use_watch_list: bool = False,
-                 page_size: int | None = None, name: str = "informer", emit_bookmarks: bool | None = None):
+    def __init__(
+        self,
+        lw,
+        resync_period: float = 0,
+        indexers: dict | None = None,
+        *,
+        clock: Clock | None = None,
+        tracer: Tracer | None = None,
+        profile: Profile | None = None,
+        fifo: str = "delta",
+        atomic_events: bool = False,
+        use_watch_list: bool = False,
+        page_size: int | None = None,
+        name: str = "informer",
+        emit_bookmarks: bool | None = None,
+    ):
         # ``profile`` is the run's, used as is; the loose fifo/atomic_events/
         # use_watch_list knobs make one for the engine's own tests.
         self.profile = profile or Profile("", fifo, use_watch_list, atomic_events)
@@ -158,8 +170,9 @@ class SharedIndexInformer:
                 raise RuntimeError("informer has already started")
             self._transform = fn
 
-    def set_identifier(self, identifier: InformerNameAndResource,
-                       metrics_provider: InformerMetricsProvider | None = None) -> None:
+    def set_identifier(
+        self, identifier: InformerNameAndResource, metrics_provider: InformerMetricsProvider | None = None
+    ) -> None:
         """client-go's ``SharedIndexInformerOptions.Identifier`` (and
         ``InformerMetricsProvider``): the informer's FIFO and store publish
         metrics under ``identifier`` when it is reserved."""
@@ -185,9 +198,13 @@ class SharedIndexInformer:
         """Each index's name and what its IndexFunc reads (a JSONPath index
         says its path; others their function's name)."""
         from kubectl_informer.cache.store import meta_namespace_index_func
-        return {name: "metadata.namespace (MetaNamespaceIndexFunc)" if fn is meta_namespace_index_func else
-                getattr(fn, "index_source", None) or getattr(fn, "__name__", "IndexFunc")
-                for name, fn in self.indexer.get_indexers().items()}
+
+        return {
+            name: "metadata.namespace (MetaNamespaceIndexFunc)"
+            if fn is meta_namespace_index_func
+            else getattr(fn, "index_source", None) or getattr(fn, "__name__", "IndexFunc")
+            for name, fn in self.indexer.get_indexers().items()
+        }
 
     # ------------------------------------------------------------- queries
     def get_store(self) -> Indexer:
@@ -228,12 +245,14 @@ class SharedIndexInformer:
         return self._consumer_paused
 
     # ------------------------------------------------------------- handlers
-    def add_event_handler(self, handler: ResourceEventHandler, resync_period: float | None = None,
-                          name: str | None = None) -> ProcessorListener:
+    def add_event_handler(
+        self, handler: ResourceEventHandler, resync_period: float | None = None, name: str | None = None
+    ) -> ProcessorListener:
         with self._started_lock:
             if self._stopped:
-                raise RuntimeError(f"handler {name or handler!r} was not added to shared informer "
-                                   "because it has stopped already")
+                raise RuntimeError(
+                    f"handler {name or handler!r} was not added to shared informer because it has stopped already"
+                )
             self._listener_seq += 1
             name = name or f"handler-{self._listener_seq}"
             requested = self.default_event_handler_resync_period if resync_period is None else float(resync_period)
@@ -255,10 +274,18 @@ class SharedIndexInformer:
             effective = determine_resync_period(period, self._resync_check_period)
             if period > 0 and effective == 0:
                 reason = "the informer does not resync (check period 0)"
-            listener = ProcessorListener(name, handler, period, effective, self.clock.now(), self.has_synced,
-                                         self.tracer, self.clock)
-            self.tracer.emit(HANDLER_REGISTER, None, listener=name, requested=requested, effective=effective,
-                             check_period=self._resync_check_period, reason=reason)
+            listener = ProcessorListener(
+                name, handler, period, effective, self.clock.now(), self.has_synced, self.tracer, self.clock
+            )
+            self.tracer.emit(
+                HANDLER_REGISTER,
+                None,
+                listener=name,
+                requested=requested,
+                effective=effective,
+                check_period=self._resync_check_period,
+                reason=reason,
+            )
             if not self._started:
                 self.processor.add_listener(listener)
                 return listener
@@ -270,8 +297,13 @@ class SharedIndexInformer:
                 for item in self.indexer.list():
                     listener.add((_ADD, item, True))
                     if tracer.enabled:
-                        tracer.emit(HANDLER_ADD, deletion_handling_meta_namespace_key_func(item),
-                                    listener=name, is_sync=False, synthetic=True)
+                        tracer.emit(
+                            HANDLER_ADD,
+                            deletion_handling_meta_namespace_key_func(item),
+                            listener=name,
+                            is_sync=False,
+                            synthetic=True,
+                        )
             listener.note_synced()  # an empty cache: synced at once, if the informer is
             return listener
 
@@ -300,15 +332,33 @@ class SharedIndexInformer:
         if self.profile.fifo == "delta":
             # --no-fifo-known-objects: a FIFO that knows only what it queues.
             known = self.indexer if self.profile.known_objects else None
-            return DeltaFIFO(meta_namespace_key_func, known_objects=known, emit_delta_type_replaced=True,
-                             transformer=self._transform, tracer=self.tracer, clock=self.clock)
+            return DeltaFIFO(
+                meta_namespace_key_func,
+                known_objects=known,
+                emit_delta_type_replaced=True,
+                transformer=self._transform,
+                tracer=self.tracer,
+                clock=self.clock,
+            )
         metrics = {"identifier": self.identifier, "metrics_provider": self.metrics_provider}
         if self.profile.atomic:
-            return RealFIFO(meta_namespace_key_func, transformer=self._transform, atomic_events=True,
-                            emit_delta_type_bookmark=self.emit_bookmarks, tracer=self.tracer, clock=self.clock,
-                            **metrics)
-        return RealFIFO(meta_namespace_key_func, known_objects=self.indexer, transformer=self._transform,
-                        tracer=self.tracer, clock=self.clock, **metrics)
+            return RealFIFO(
+                meta_namespace_key_func,
+                transformer=self._transform,
+                atomic_events=True,
+                emit_delta_type_bookmark=self.emit_bookmarks,
+                tracer=self.tracer,
+                clock=self.clock,
+                **metrics,
+            )
+        return RealFIFO(
+            meta_namespace_key_func,
+            known_objects=self.indexer,
+            transformer=self._transform,
+            tracer=self.tracer,
+            clock=self.clock,
+            **metrics,
+        )
 
     def run(self, stop_event: threading.Event) -> None:
         """Run until ``stop_event`` is set (blocks; call from a thread)."""
@@ -320,17 +370,30 @@ class SharedIndexInformer:
             if self._consumer_paused:
                 self.fifo.hold(True)
             self.reflector = Reflector(
-                self.lw, self.fifo, resync_period=self._resync_check_period, page_size=self.page_size,
-                should_resync=self.processor.should_resync, use_watch_list=self.profile.watch_list,
-                name=f"{self.name}-reflector", clock=self.clock, tracer=self.tracer,
+                self.lw,
+                self.fifo,
+                resync_period=self._resync_check_period,
+                page_size=self.page_size,
+                should_resync=self.processor.should_resync,
+                use_watch_list=self.profile.watch_list,
+                name=f"{self.name}-reflector",
+                clock=self.clock,
+                tracer=self.tracer,
                 watch_error_handler=self._watch_error_handler,
-                delay_with_reset=self.profile.delay_with_reset)
+                delay_with_reset=self.profile.delay_with_reset,
+            )
             self._started = True
             self._start_time = self.clock.now()
         self.processor.check_period = self._resync_check_period
-        self.tracer.emit(INFORMER_START, None, fifo=self.fifo_label, watch_list=self.profile.watch_list,
-                         initial_list=self.profile.initial_list_label,
-                         resync_check_period=self._resync_check_period, indexers=self._indexer_sources())
+        self.tracer.emit(
+            INFORMER_START,
+            None,
+            fifo=self.fifo_label,
+            watch_list=self.profile.watch_list,
+            initial_list=self.profile.initial_list_label,
+            resync_check_period=self._resync_check_period,
+            indexers=self._indexer_sources(),
+        )
         self.processor.run()
         fifo = self.fifo
 
@@ -340,8 +403,7 @@ class SharedIndexInformer:
 
         closer = threading.Thread(target=close_on_stop, name=f"{self.name}-closer", daemon=True)
         closer.start()
-        rt = threading.Thread(target=self.reflector.run, args=(stop_event,), name=f"{self.name}-reflector",
-                              daemon=True)
+        rt = threading.Thread(target=self.reflector.run, args=(stop_event,), name=f"{self.name}-reflector", daemon=True)
         rt.start()
         try:
             self._process_loop(stop_event)
@@ -373,9 +435,13 @@ class SharedIndexInformer:
             if self._synced_emitted:
                 return
             self._synced_emitted = True
-        self.tracer.emit(INFORMER_SYNCED, None, items=len(self.indexer),
-                         duration=self.clock.now() - self._start_time,
-                         resource_version=self.last_sync_resource_version())
+        self.tracer.emit(
+            INFORMER_SYNCED,
+            None,
+            items=len(self.indexer),
+            duration=self.clock.now() - self._start_time,
+            resource_version=self.last_sync_resource_version(),
+        )
         for listener in list(self.processor.listeners):
             listener.note_synced()  # those whose initial adds were all handled before the sync
 
@@ -407,9 +473,16 @@ class SharedIndexInformer:
                             # _distribute): a real update to every listener.
                             traced = tracer.enabled
                             if traced:
-                                tracer.emit_derived(STORE_UPDATE, key, resource_version=rv, delta=_DELTA_NAME[t],
-                                                    is_in_initial_list=is_in_initial_list, old_resource_version=old_rv,
-                                                    object=obj, old=old)
+                                tracer.emit_derived(
+                                    STORE_UPDATE,
+                                    key,
+                                    resource_version=rv,
+                                    delta=_DELTA_NAME[t],
+                                    is_in_initial_list=is_in_initial_list,
+                                    old_resource_version=old_rv,
+                                    object=obj,
+                                    old=old,
+                                )
                             n = (_UPDATE, old, obj)
                             got = self.processor._all
                             for listener in got:
@@ -417,8 +490,13 @@ class SharedIndexInformer:
                             if traced:
                                 emit = tracer.emit
                                 for listener in got:
-                                    emit(HANDLER_UPDATE, key, listener=listener.name, is_sync=False,
-                                         buffered=listener._buf.qsize())
+                                    emit(
+                                        HANDLER_UPDATE,
+                                        key,
+                                        listener=listener.name,
+                                        is_sync=False,
+                                        buffered=listener._buf.qsize(),
+                                    )
                         else:
                             if tracer.enabled:
                                 self._trace_store(STORE_UPDATE, key, t, obj, old, is_in_initial_list, rv, old_rv)
@@ -458,8 +536,17 @@ class SharedIndexInformer:
             for listener in got:
                 emit(event, key, listener=listener.name, is_sync=sync, buffered=listener._buf.qsize())
 
-    def _trace_store(self, kind: str, key: str, delta_type, obj: Any, old: Any, is_in_initial_list: bool,
-                     rv: str | None = None, old_rv: str | None = None) -> None:
+    def _trace_store(
+        self,
+        kind: str,
+        key: str,
+        delta_type,
+        obj: Any,
+        old: Any,
+        is_in_initial_list: bool,
+        rv: str | None = None,
+        old_rv: str | None = None,
+    ) -> None:
         # The objects ride along (local fields, never serialised); what a
         # reader shows of them (summary, labels, an update's diff and
         # predicates) is derived when it asks (trace_kinds' ``derive``):
@@ -467,17 +554,35 @@ class SharedIndexInformer:
         if rv is None:
             rv = _rv(obj)
         if kind is STORE_UPDATE:
-            self.tracer.emit_derived(kind, key, resource_version=rv, delta=_DELTA_NAME[delta_type],
-                                     is_in_initial_list=is_in_initial_list,
-                                     old_resource_version=_rv(old) if old_rv is None else old_rv,
-                                     object=obj, old=old)
+            self.tracer.emit_derived(
+                kind,
+                key,
+                resource_version=rv,
+                delta=_DELTA_NAME[delta_type],
+                is_in_initial_list=is_in_initial_list,
+                old_resource_version=_rv(old) if old_rv is None else old_rv,
+                object=obj,
+                old=old,
+            )
         elif kind is STORE_DELETE:
-            self.tracer.emit_derived(kind, key, resource_version=rv, delta=_DELTA_NAME[delta_type],
-                                     is_in_initial_list=is_in_initial_list,
-                                     tombstone=type(obj) is DeletedFinalStateUnknown, object=obj)
+            self.tracer.emit_derived(
+                kind,
+                key,
+                resource_version=rv,
+                delta=_DELTA_NAME[delta_type],
+                is_in_initial_list=is_in_initial_list,
+                tombstone=type(obj) is DeletedFinalStateUnknown,
+                object=obj,
+            )
         else:
-            self.tracer.emit_derived(kind, key, resource_version=rv, delta=_DELTA_NAME[delta_type],
-                                     is_in_initial_list=is_in_initial_list, object=obj)
+            self.tracer.emit_derived(
+                kind,
+                key,
+                resource_version=rv,
+                delta=_DELTA_NAME[delta_type],
+                is_in_initial_list=is_in_initial_list,
+                object=obj,
+            )
 
     def _process_replaced_all(self, info, is_in_initial_list: bool) -> None:
         """client-go 1.36 processReplacedAllInfo: diff the whole list against

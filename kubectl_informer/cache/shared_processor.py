@@ -42,6 +42,7 @@ def is_slow(pending: int, call_seconds: float) -> bool:
     """The slow-handler flag: a backlog, and calls too long to work it off."""
     return pending > SLOW_PENDING and call_seconds >= SLOW_CALL
 
+
 # Notification kinds (small tuples travel through the listener buffers).
 _ADD, _UPDATE, _DELETE = 0, 1, 2
 _HANDLER_EVENTS = (HANDLER_ADD, HANDLER_UPDATE, HANDLER_DELETE)
@@ -64,18 +65,21 @@ class ResourceEventHandlerFuncs(ResourceEventHandler):
     """A handler from up to three functions. ``add`` may take ``(obj)`` as
     client-go's AddFunc or ``(obj, is_in_initial_list)``."""
 
-    def __init__(self, add: Callable | None = None, update: Callable | None = None,
-                 delete: Callable | None = None):
+    def __init__(self, add: Callable | None = None, update: Callable | None = None, delete: Callable | None = None):
         self.add = add
         self.update = update
         self.delete = delete
         self._add_wants_initial = False
         if add is not None:
             try:
-                params = [p for p in inspect.signature(add).parameters.values()
-                          if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+                params = [
+                    p
+                    for p in inspect.signature(add).parameters.values()
+                    if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                ]
                 self._add_wants_initial = len(params) >= 2 or any(
-                    p.kind == p.VAR_POSITIONAL for p in inspect.signature(add).parameters.values())
+                    p.kind == p.VAR_POSITIONAL for p in inspect.signature(add).parameters.values()
+                )
             except (TypeError, ValueError):
                 pass
 
@@ -114,9 +118,17 @@ class ProcessorListener:
     ring buffer become one thread and a C queue). Also the registration
     handle ``add_event_handler`` returns."""
 
-    def __init__(self, name: str, handler: ResourceEventHandler, requested_resync_period: float,
-                 resync_period: float, now: float, upstream_has_synced: Callable[[], bool],
-                 tracer: Tracer = NULL_TRACER, clock: Clock | None = None):
+    def __init__(
+        self,
+        name: str,
+        handler: ResourceEventHandler,
+        requested_resync_period: float,
+        resync_period: float,
+        now: float,
+        upstream_has_synced: Callable[[], bool],
+        tracer: Tracer = NULL_TRACER,
+        clock: Clock | None = None,
+    ):
         self.name = name
         self.handler = handler
         self.requested_resync_period = requested_resync_period
@@ -196,9 +208,16 @@ class ProcessorListener:
     def stats(self) -> dict[str, Any]:
         """The lane as the Handlers pane shows it (experiments, tests)."""
         pending = self._buf.qsize()
-        return dict(listener=self.name, requested=self.requested_resync_period, effective=self.resync_period,
-                    pending=pending, handled=self.delivered, call=self.last_call, errors=self.errors,
-                    slow=is_slow(pending, self.last_call))
+        return dict(
+            listener=self.name,
+            requested=self.requested_resync_period,
+            effective=self.resync_period,
+            pending=pending,
+            handled=self.delivered,
+            call=self.last_call,
+            errors=self.errors,
+            slow=is_slow(pending, self.last_call),
+        )
 
     def _sample(self, call: float, now: float) -> None:
         """Report the lane after a call: at most every LANE_SAMPLE_EVERY,
@@ -212,8 +231,15 @@ class ProcessorListener:
     def _report(self, call: float) -> None:
         self._unreported = False
         pending = self._buf.qsize()
-        self._tracer.emit(HANDLER_LANE, None, listener=self.name, pending=pending, handled=self.delivered,
-                          call=round(call, 6), slow=is_slow(pending, call))
+        self._tracer.emit(
+            HANDLER_LANE,
+            None,
+            listener=self.name,
+            pending=pending,
+            handled=self.delivered,
+            call=round(call, 6),
+            slow=is_slow(pending, call),
+        )
 
     def _wait(self) -> tuple:
         """The next notification, the buffer being empty. With calls left

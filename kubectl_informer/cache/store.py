@@ -79,10 +79,15 @@ class Indexer:
     # values on an index when they change (the Cache pane's ByIndex view).
     tracer = NULL_TRACER
 
-    def __init__(self, key_func: Callable[[Any], str] = meta_namespace_key_func,
-                 indexers: dict[str, IndexFunc] | None = None, *, atomic_fifo: bool = True,
-                 identifier: InformerNameAndResource | None = None,
-                 metrics_provider: InformerMetricsProvider | None = None) -> None:
+    def __init__(
+        self,
+        key_func: Callable[[Any], str] = meta_namespace_key_func,
+        indexers: dict[str, IndexFunc] | None = None,
+        *,
+        atomic_fifo: bool = True,
+        identifier: InformerNameAndResource | None = None,
+        metrics_provider: InformerMetricsProvider | None = None,
+    ) -> None:
         self._key_func = key_func
         # client-go 1.36's default: the AtomicFIFO gate is on.
         self.atomic_fifo = atomic_fifo
@@ -145,8 +150,9 @@ class Indexer:
 
     # ----- client-go 1.36: the store's resource version -----
 
-    def set_metrics(self, identifier: InformerNameAndResource,
-                    metrics_provider: InformerMetricsProvider | None = None) -> None:
+    def set_metrics(
+        self, identifier: InformerNameAndResource, metrics_provider: InformerMetricsProvider | None = None
+    ) -> None:
         """``WithStoreMetrics``: publish the store RV under ``identifier`` (if
         reserved) through ``metrics_provider``. As client-go's NewIndexer, a
         store given no provider publishes nothing: unlike the FIFO it does
@@ -297,8 +303,11 @@ class Indexer:
         # namespace index, whose value is the key's namespace, which every
         # store event already says (a run without --index traces as before).
         tracer = self.tracer
-        if tracer.enabled and fn is not meta_namespace_index_func and (
-                old is None or list(old_values) != list(new_values)):
+        if (
+            tracer.enabled
+            and fn is not meta_namespace_index_func
+            and (old is None or list(old_values) != list(new_values))
+        ):
             tracer.emit(INDEX_UPDATE, key, index=name, values=list(new_values))
         for v in old_values:
             keys = index.get(v)

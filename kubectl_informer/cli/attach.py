@@ -81,6 +81,7 @@ def _resolve(o: AttachOptions, kube, target):
         raise AttachFailed(str(e)) from None
     except OSError as e:
         from kubectl_informer.run.runner import describe_error
+
         raise AttachFailed(describe_error(e, kube.server) or str(e)) from None
 
 
@@ -106,8 +107,14 @@ class Scraper(threading.Thread):
     """Scrapes every ``interval`` seconds into ``model``; a failure is kept
     in ``model.error`` (shown) and the next scrape tries again."""
 
-    def __init__(self, scraper, model: AttachModel, interval: float, on_update: Callable[[], None] | None = None,
-                 lock: threading.Lock | None = None) -> None:
+    def __init__(
+        self,
+        scraper,
+        model: AttachModel,
+        interval: float,
+        on_update: Callable[[], None] | None = None,
+        lock: threading.Lock | None = None,
+    ) -> None:
         super().__init__(name="kubectl-informer-attach", daemon=True)
         self.scraper = scraper
         self.model = model
@@ -135,8 +142,9 @@ class Scraper(threading.Thread):
         self.join(5.0)
 
 
-def run_headless(scraper, model: AttachModel, output: str, interval: float, count: int | None,
-                 duration: float | None, out=None) -> None:
+def run_headless(
+    scraper, model: AttachModel, output: str, interval: float, count: int | None, duration: float | None, out=None
+) -> None:
     """Print each scrape (``json``: one object a line; ``text``: a block);
     stop after ``count`` scrapes or ``duration`` seconds (or Ctrl-C)."""
     from kubectl_informer.attach.report import model_dict, model_lines
@@ -144,6 +152,7 @@ def run_headless(scraper, model: AttachModel, output: str, interval: float, coun
 
     if out is None:
         from kubectl_informer.cli.output import stdout
+
         out = stdout()
     deadline = None if duration is None else time.monotonic() + duration
     printed = 0
@@ -156,8 +165,11 @@ def run_headless(scraper, model: AttachModel, output: str, interval: float, coun
                 model.fail(str(e))
         # JSON escapes every control character itself (ensure_ascii); text shows the page's labels printable.
         if model.error:
-            out.write(json.dumps({"time": time.monotonic(), "error": model.error}) + "\n" if output == "json"
-                      else f"scrape failed: {printable(model.error)}\n")
+            out.write(
+                json.dumps({"time": time.monotonic(), "error": model.error}) + "\n"
+                if output == "json"
+                else f"scrape failed: {printable(model.error)}\n"
+            )
         elif output == "json":
             out.write(json.dumps(model_dict(model, scraper.describe)) + "\n")
         else:
@@ -173,13 +185,18 @@ def run_headless(scraper, model: AttachModel, output: str, interval: float, coun
         time.sleep(max(0.0, next_at - time.monotonic()))
 
 
-__all__ = ["AttachOptions", "AttachFailed", "TargetError", "open_scraper", "first_scrape", "Scraper",
-           "run_headless"]
+__all__ = ["AttachOptions", "AttachFailed", "TargetError", "open_scraper", "first_scrape", "Scraper", "run_headless"]
 
 
-def run_attach(o: AttachOptions, output: str, count: int | None = None, duration: float | None = None,
-               resource: str | None = None, before_ui: Callable[[], None] | None = None,
-               run_app: Callable[[object], None] | None = None) -> int:
+def run_attach(
+    o: AttachOptions,
+    output: str,
+    count: int | None = None,
+    duration: float | None = None,
+    resource: str | None = None,
+    before_ui: Callable[[], None] | None = None,
+    run_app: Callable[[object], None] | None = None,
+) -> int:
     """The whole command: first scrape (errors end it), then the screen or
     the printed scrapes until quit, ``count`` or ``duration``.
     ``before_ui`` checks for a terminal once the target proved readable;
@@ -197,6 +214,7 @@ def run_attach(o: AttachOptions, output: str, count: int | None = None, duration
     loop = Scraper(scraper, model, o.interval, lock=lock)
     try:
         from kubectl_informer.tui.attach import AttachApp
+
         app = AttachApp(model, lock, scraper.describe, buffer=side[1] if side else None, resource=resource or "")
         loop.start()
         (run_app or (lambda a: a.run()))(app)
@@ -218,8 +236,17 @@ def _start_informer(o: AttachOptions, resource: str):
     buffer = TraceBuffer()
     tracer.subscribe(buffer)
     # server_scrape=0: attach shows no Server pane, so it asks the API server nothing more.
-    run = Run(RunConfig(resource=resource, scope=Scope(o.namespace), context=o.context, kubeconfig=o.kubeconfig,
-                        overrides=o.overrides, server_scrape=0), tracer)
+    run = Run(
+        RunConfig(
+            resource=resource,
+            scope=Scope(o.namespace),
+            context=o.context,
+            kubeconfig=o.kubeconfig,
+            overrides=o.overrides,
+            server_scrape=0,
+        ),
+        tracer,
+    )
     run.prepare()
     run.start()
     return run, buffer

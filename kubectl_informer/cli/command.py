@@ -21,6 +21,7 @@ PROG = "kubectl informer"
 
 # --- help that reads like kubectl's ---------------------------------------------
 
+
 def _format_examples(formatter: click.HelpFormatter, examples: str) -> None:
     if not examples:
         return
@@ -56,7 +57,7 @@ def first_sentence(text: str) -> str:
     """The help's first sentence, whole: up to the first ". " or ":"."""
     text = " ".join(click.unstyle(text).split())
     for i, ch in enumerate(text):
-        if (ch == "." and text[i + 1:i + 2] in ("", " ")) or (ch == ":" and text[i + 1:i + 2] == " "):
+        if (ch == "." and text[i + 1 : i + 2] in ("", " ")) or (ch == ":" and text[i + 1 : i + 2] == " "):
             return text[:i]
     return text
 
@@ -93,6 +94,7 @@ class KubectlGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         from kubectl_informer.run.signals import Interrupted
+
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
@@ -102,9 +104,13 @@ class KubectlGroup(click.Group):
         # Always "kubectl informer": kubectl runs us as kubectl-informer, users type the former.
         args = list(sys.argv[1:] if args is None else args)
         self.argv = args  # for the recording's header (run.info)
-        code = run_guarded(lambda: super(KubectlGroup, self).main(
-            args=args, prog_name=PROG, complete_var=complete_var, standalone_mode=False, **extra),
-            debug="--debug" in args or bool(os.environ.get("KUBECTL_INFORMER_DEBUG")), args=args)
+        code = run_guarded(
+            lambda: super(KubectlGroup, self).main(
+                args=args, prog_name=PROG, complete_var=complete_var, standalone_mode=False, **extra
+            ),
+            debug="--debug" in args or bool(os.environ.get("KUBECTL_INFORMER_DEBUG")),
+            args=args,
+        )
         if standalone_mode:
             # The command is done, its threads stopped and its files closed;
             # what is left is the interpreter's teardown, whose collections
@@ -121,6 +127,7 @@ def error_line(message: str) -> None:
     what a server said in it is shown ``printable``."""
     from kubectl_informer.core.printable import printable
     from kubectl_informer.core.redact import redact
+
     text = printable(redact(" ".join(str(message).split())))
     try:
         sys.stderr.write(f"error: {text}\n")
@@ -154,6 +161,7 @@ def run_guarded(fn, debug: bool = False, args: list[str] | None = None) -> int:
     line. A signal wins over everything else: 128 + its number, and no line
     about what its interruption broke (kubectl's Go runtime says nothing)."""
     from kubectl_informer.run import signals
+
     if not debug:
         # Library warnings (urllib3's retries) would reach stderr through logging's
         # last-resort handler and break the one-line rule.
@@ -162,6 +170,7 @@ def run_guarded(fn, debug: bool = False, args: list[str] | None = None) -> int:
     # verified; kubectl says nothing there, the header says it once (tls_verify).
     warnings.filterwarnings("ignore", message="Unverified HTTPS request")
     from kubectl_informer.run import crash
+
     restore, unwatch = signals.install(), crash.watch_threads()
     try:
         code = _run_guarded(fn, debug, args or [])
@@ -178,6 +187,7 @@ def run_guarded(fn, debug: bool = False, args: list[str] | None = None) -> int:
 
 def _say(message: str) -> None:
     from kubectl_informer.run import signals
+
     if signals.received() is None:
         error_line(message)
 
@@ -185,6 +195,7 @@ def _say(message: str) -> None:
 def _run_guarded(fn, debug: bool, args: list[str]) -> int:
     from kubectl_informer.cli.output import OutputError
     from kubectl_informer.run.signals import Interrupted, Terminated
+
     try:
         rv = fn()
         return rv if isinstance(rv, int) else 0
@@ -217,6 +228,7 @@ def _run_guarded(fn, debug: bool, args: list[str]) -> int:
 def _crashed(e: Exception, debug: bool, args: list[str]) -> int:
     from kubectl_informer.run.crash import crash_line, print_crash
     from kubectl_informer.run.runner import describe_error
+
     known = describe_error(e)
     if known:
         _say(known)
@@ -229,6 +241,7 @@ def _crashed(e: Exception, debug: bool, args: list[str]) -> int:
 
 # --- parameter types -----------------------------------------------------------------
 
+
 class Duration(click.ParamType):
     """Go duration syntax, as every client-go flag takes: 3s, 500ms, 1m30s."""
 
@@ -238,6 +251,7 @@ class Duration(click.ParamType):
         if isinstance(value, (int, float)):
             return float(value)
         from kubectl_informer.core.durations import parse_duration
+
         try:
             return parse_duration(str(value))
         except ValueError as e:
@@ -278,7 +292,9 @@ POSITIVE_DURATION = PositiveDuration()
 
 def debug_option(f):
     # Read by the guard from argv; declared so every command accepts it.
-    return click.option("--debug", is_flag=True, expose_value=False, help="Print the traceback of an unexpected failure.")(f)
+    return click.option(
+        "--debug", is_flag=True, expose_value=False, help="Print the traceback of an unexpected failure."
+    )(f)
 
 
 def command_line() -> tuple[str, ...]:
@@ -306,6 +322,7 @@ def need_terminal() -> None:
 def run_app(app) -> None:
     """Run a UI with the UI's process setting; SIGTERM closes it like `q`."""
     from kubectl_informer.run.lifecycle import UI, serve_app, tuned
+
     with tuned(UI):
         serve_app(app)
 

@@ -121,6 +121,7 @@ def _filter(cands: list[str], prefix: str) -> list[str]:
 
 # --- where values come from -------------------------------------------------------------
 
+
 def _with_deadline(fn: Callable[[], list[str]], seconds: float = CLUSTER_TIMEOUT) -> list[str]:
     """``fn()``, or nothing if it fails or takes longer than ``seconds`` (a
     daemon thread: an unanswering cluster never holds the shell)."""
@@ -142,16 +143,19 @@ def _with_deadline(fn: Callable[[], list[str]], seconds: float = CLUSTER_TIMEOUT
 
 def scenario_names() -> list[str]:
     from kubectl_informer.sim.scenarios import SCENARIOS
+
     return [f"{name}\t{_one_line(s.description)}" for name, s in SCENARIOS.items()]
 
 
 def _sim_resources() -> list[str]:
     from kubectl_informer.sim.resources import Registry
+
     return [d.qualified for d in Registry().defs]
 
 
 def _sim_namespaces() -> list[str]:
     from kubectl_informer.sim.demo import DEMO_LAYOUT
+
     return list(DEMO_LAYOUT)
 
 
@@ -160,6 +164,7 @@ def context_names(kubeconfig: str | None) -> list[str]:
     import yaml
 
     from kubectl_informer.kube.config import _kubeconfig_paths
+
     names: list[str] = []
     for path in _kubeconfig_paths(kubeconfig):
         with open(path) as f:
@@ -173,6 +178,7 @@ def context_names(kubeconfig: str | None) -> list[str]:
 def _cluster_resources(kubeconfig: str | None, context: str | None) -> list[str]:
     from kubectl_informer.kube.config import load_kube
     from kubectl_informer.kube.discovery import Discovery
+
     disc = Discovery(load_kube(kubeconfig, context).api_client)
     names: list[str] = []
     for r in disc.ordered():
@@ -185,8 +191,13 @@ def _cluster_namespaces(kubeconfig: str | None, context: str | None) -> list[str
     from kubectl_informer.kube import rest
     from kubectl_informer.kube.config import load_kube
     from kubectl_informer.kube.limits import MAX_LIST_BODY
-    body = rest.get_json(load_kube(kubeconfig, context).api_client, "/api/v1/namespaces",
-                         timeout=(CLUSTER_TIMEOUT, CLUSTER_TIMEOUT), max_bytes=MAX_LIST_BODY)
+
+    body = rest.get_json(
+        load_kube(kubeconfig, context).api_client,
+        "/api/v1/namespaces",
+        timeout=(CLUSTER_TIMEOUT, CLUSTER_TIMEOUT),
+        max_bytes=MAX_LIST_BODY,
+    )
     return [i["metadata"]["name"] for i in body.get("items") or []]
 
 
@@ -195,14 +206,17 @@ def _cluster_object_names(p: Parsed) -> list[str]:
     from kubectl_informer.kube import rest
     from kubectl_informer.kube.config import load_kube
     from kubectl_informer.kube.discovery import Discovery
+
     target = load_kube(p.values.get("kubeconfig"), p.values.get("context"))
     res = Discovery(target.api_client).resolve(p.positional[0])
     # The run's own rule; a -n typed for a cluster-scoped resource is ignored here.
-    asked = Scope(None if "all_namespaces" in p.values else p.values.get("namespace"), "all_namespaces" in p.values,
-                  inherited=True)
+    asked = Scope(
+        None if "all_namespaces" in p.values else p.values.get("namespace"),
+        "all_namespaces" in p.values,
+        inherited=True,
+    )
     ns = asked.resolve(res.namespaced, target.namespace).namespace
-    body = rest.get_list(target.api_client, res.path(ns), [("limit", 500)],
-                         timeout=(CLUSTER_TIMEOUT, CLUSTER_TIMEOUT))
+    body = rest.get_list(target.api_client, res.path(ns), [("limit", 500)], timeout=(CLUSTER_TIMEOUT, CLUSTER_TIMEOUT))
     return sorted({i["metadata"]["name"] for i in body.get("items") or []})
 
 
@@ -213,6 +227,7 @@ def _from_cluster_or_sim(p: Parsed, sim: Callable[[], list[str]], cluster: Calla
 
 
 # --- answers -------------------------------------------------------------------------------
+
 
 def option_values(p: Parsed, opt: click.Option) -> tuple[list[str], int]:
     """Candidates for ``opt``'s value."""
@@ -228,6 +243,7 @@ def option_values(p: Parsed, opt: click.Option) -> tuple[list[str], int]:
         return _from_cluster_or_sim(p, _sim_resources, _cluster_resources), NO_FILE_COMP
     if opt.name == "client_go":
         from kubectl_informer.cli.main import CLIENT_GO_PROFILES
+
         return list(CLIENT_GO_PROFILES), NO_FILE_COMP
     if opt.name == "rate_limiter":
         return list(RATE_LIMITERS), NO_FILE_COMP | NO_SPACE
@@ -322,6 +338,7 @@ def main(argv: list[str] | None = None) -> int:
         args = args[1:]
     try:
         from kubectl_informer.cli.main import cli
+
         cands, directive = complete(cli, args)
     except Exception:
         cands, directive = [], NO_FILE_COMP

@@ -21,6 +21,7 @@ def start_exporter(config: RunConfig):
     if not addr:
         return None
     from kubectl_informer.attach.exporter import MetricsExporter
+
     try:
         return MetricsExporter(addr)
     except OSError as e:
@@ -31,11 +32,18 @@ def live_app(r, start_pane: str):
     """The live UI of a prepared run (``lifecycle.Running``), as watch and
     queue show it; the docs' screenshots (``docshots``) are taken of this one."""
     from kubectl_informer.tui.app import InformerApp
+
     return InformerApp(r.buffer, r.info, start_pane=start_pane, experiments=r.run.experiments, pipeline=r)
 
 
-def execute(config: RunConfig, output: str, run_for: float | None = None, max_events: int | None = None,
-            start_pane: str = "deltas", record: str | None = None) -> int:
+def execute(
+    config: RunConfig,
+    output: str,
+    run_for: float | None = None,
+    max_events: int | None = None,
+    start_pane: str = "deltas",
+    record: str | None = None,
+) -> int:
     """Run as the flags say: ``lifecycle.running`` owns everything from the
     process tuning to the last thread joined; this only picks the reader."""
     from kubectl_informer.cli.output import make_renderer, no_resources_message, stderr, stdout
@@ -45,8 +53,14 @@ def execute(config: RunConfig, output: str, run_for: float | None = None, max_ev
 
     started = time.monotonic()
     ui = output == "tui"
-    with running(config, ui=ui, record=record, check=need_terminal if ui else None, exporter=start_exporter,
-                 prepare_limit=run_for) as r:
+    with running(
+        config,
+        ui=ui,
+        record=record,
+        check=need_terminal if ui else None,
+        exporter=start_exporter,
+        prepare_limit=run_for,
+    ) as r:
         if ui:
             r.serve_ui(live_app(r, start_pane))
         else:

@@ -74,11 +74,13 @@ class NamedOutput:
 
 def stdout() -> NamedOutput:
     import sys
+
     return NamedOutput(sys.stdout, "stdout")
 
 
 def stderr() -> NamedOutput:
     import sys
+
     return NamedOutput(sys.stderr, "stderr")
 
 
@@ -156,8 +158,10 @@ def format_worker_event(ev: TraceEvent) -> str | None:
         owner = f" {f.get('owner')}" if f.get("owner") else ""
         return f"Dropped {f.get('informer')} {ev.key} {f.get('event')}: {f.get('reason')}{owner}"
     if ev.kind == QUEUE_STALE_SKIP:
-        return (f"Skipped {ev.key}: stale {f.get('resource')} cache, read RV {f.get('actual')} < wrote "
-                f"{f.get('expected')} (skips={f.get('skips')})")
+        return (
+            f"Skipped {ev.key}: stale {f.get('resource')} cache, read RV {f.get('actual')} < wrote "
+            f"{f.get('expected')} (skips={f.get('skips')})"
+        )
     if ev.kind == CONTROLLER_WRITE:
         dup = " DUPLICATE (stale cache)" if f.get("duplicate") else ""
         return f"Wrote {f.get('verb')} {f.get('resource')} {f.get('name')} rv={f.get('resource_version')} for {ev.key}{dup}"
@@ -193,11 +197,15 @@ def format_trouble(ev: TraceEvent, empty_message: str | None = None) -> str | No
         reason = f" {f.get('reason')}" if f.get("reason") else ""
         delay = f.get("delay")
         after = format_short(delay) if isinstance(delay, (int, float)) else "a while"
-        return (f"the server answered {f.get('status')}{reason} to a {f.get('verb')} of {f.get('path')}: "
-                f"sending it again in {after} (Retry-After; retry {f.get('attempt')} of 10)")
+        return (
+            f"the server answered {f.get('status')}{reason} to a {f.get('verb')} of {f.get('path')}: "
+            f"sending it again in {after} (Retry-After; retry {f.get('attempt')} of 10)"
+        )
     if ev.kind == SERVER_FORBIDDEN:
-        return (f"cannot read the API server's /metrics (HTTP {f.get('status')}: {f.get('message')}); "
-                f"an RBAC rule allowing {f.get('rule')} would (see --server-scrape)")
+        return (
+            f"cannot read the API server's /metrics (HTTP {f.get('status')}: {f.get('message')}); "
+            f"an RBAC rule allowing {f.get('rule')} would (see --server-scrape)"
+        )
     return None
 
 
@@ -209,8 +217,9 @@ class TextRenderer:
     it writes, on either stream, goes through ``printable`` (a server's
     control characters shown escaped, core/printable.py)."""
 
-    def __init__(self, out: IO[str], workers: bool = False, empty_message: str | None = None,
-                 err: IO[str] | None = None) -> None:
+    def __init__(
+        self, out: IO[str], workers: bool = False, empty_message: str | None = None, err: IO[str] | None = None
+    ) -> None:
         self.out = out
         self.workers = workers
         self.empty_message = empty_message

@@ -25,8 +25,13 @@ class Checked(click.ParamType):
     """A string flag checked by the parser the run will use: what that parser
     raises (``errors``) becomes click's usage error, worded by ``message``."""
 
-    def __init__(self, name: str, check: Callable[[str], Any], errors: tuple = (ValueError,),
-                 message: Callable[[Exception], str] = str) -> None:
+    def __init__(
+        self,
+        name: str,
+        check: Callable[[str], Any],
+        errors: tuple = (ValueError,),
+        message: Callable[[Exception], str] = str,
+    ) -> None:
         self.name = name
         self._check = check
         self._errors = errors
@@ -42,11 +47,13 @@ class Checked(click.ParamType):
 
 def _check_client_go(value: str) -> None:
     from kubectl_informer.run.pipeline import resolve_profile
+
     resolve_profile(value)
 
 
 def _check_rate_limiter(value: str) -> None:
     from kubectl_informer.workqueue.rate_limiters import parse_rate_limiter
+
     parse_rate_limiter(value)
 
 
@@ -54,6 +61,7 @@ def _check_label_selector(value: str) -> None:
     # The simulator parses selectors with kube-apiserver's grammar.
     from kubectl_informer.core.apierrors import ApiError
     from kubectl_informer.core.selectors import parse_label_selector
+
     try:
         parse_label_selector(value)
     except ApiError as e:
@@ -72,8 +80,12 @@ class FieldSelector(click.ParamType):
         text = str(value)
         for term in text.split(","):
             if not _FIELD_TERM.match(term):
-                self.fail(f'"{term.strip()}" is not a field selector term (expected field=value, field==value '
-                          f'or field!=value)', param, ctx)
+                self.fail(
+                    f'"{term.strip()}" is not a field selector term (expected field=value, field==value '
+                    f"or field!=value)",
+                    param,
+                    ctx,
+                )
         return text
 
 
@@ -87,6 +99,7 @@ class DurationList(click.ParamType):
         if isinstance(value, list):
             return value
         from kubectl_informer.core.durations import parse_duration
+
         try:
             return [parse_duration(part.strip()) for part in str(value).split(",")]
         except ValueError as e:
@@ -100,6 +113,7 @@ class DurationList(click.ParamType):
 def check_handler_flags(handlers: int | None, resyncs: list[float], times: list[float]) -> None:
     """The lanes' lists must fit their count: a usage error (exit 2) if not."""
     from kubectl_informer.run.handler_lanes import plan_handlers
+
     try:
         plan_handlers(handlers, resyncs, times)
     except ValueError as e:
@@ -117,6 +131,7 @@ class InvalidValue(click.ClickException):
 def _url_checked(check: Callable[[str], str]) -> Callable[[Any, Any, Any], Any]:
     """A click callback running one of ``core.names``' checks on a value
     that will be part of a URL; None (not given) passes."""
+
     def callback(ctx, param, value):
         if value is None:
             return None
@@ -124,6 +139,7 @@ def _url_checked(check: Callable[[str], str]) -> Callable[[Any, Any, Any], Any]:
             return check(value)
         except names.InvalidName as e:
             raise InvalidValue(str(e)) from None
+
     return callback
 
 
@@ -156,8 +172,11 @@ def split_resources(value: str) -> tuple[str, ...]:
 def QUEUE_RESOURCE(ctx, param, value):  # noqa: N802 - a callback named as the other checks
     """queue's RESOURCE: the one whose keys the workqueue holds."""
     if value is not None and "," in value:
-        raise click.BadParameter(f'"{value}" names several resources: the workqueue holds one resource\'s '
-                                 f'keys; name the others with --owns', ctx, param)
+        raise click.BadParameter(
+            f'"{value}" names several resources: the workqueue holds one resource\'s keys; name the others with --owns',
+            ctx,
+            param,
+        )
     return RESOURCE(ctx, param, value)
 
 
@@ -174,6 +193,7 @@ def ATTACH_TARGET(ctx, param, value):  # noqa: N802 - a callback named as the ot
     """``attach TARGET``: a pod or deployment NAME is a path segment. Other
     malformed TARGETs are worded where the command parses them."""
     from kubectl_informer.attach.target import InvalidTargetName, TargetError, parse_target
+
     try:
         parse_target(value)
     except InvalidTargetName as e:
@@ -205,8 +225,7 @@ class FileName(click.ParamType):
         return str(value)
 
 
-CLIENT_GO = Checked("1.32|1.35|1.36", _check_client_go,
-                    message=lambda e: str(e).replace('invalid --client-go "', '"'))
+CLIENT_GO = Checked("1.32|1.35|1.36", _check_client_go, message=lambda e: str(e).replace('invalid --client-go "', '"'))
 RATE_LIMITER = Checked("SPEC", _check_rate_limiter)
 LABEL_SELECTOR = Checked("SELECTOR", _check_label_selector)
 FIELD_SELECTOR = FieldSelector()
@@ -216,5 +235,3 @@ FAIL_RATE = FiniteRange(0.0, 1.0)
 SPEED = FiniteRange(min=0)
 FILE_NAME = FileName()
 DURATION_LIST = DurationList()
-
-

@@ -20,9 +20,16 @@ from kubectl_informer.replay.recording import (
 __all__ = ["RecordingError", "replay"]
 
 
-def replay(path: str, output: str, speed: float | None, start: float = 0.0, show_secret_data: bool = False,
-           need_terminal: Callable[[], None] | None = None, run_app: Callable | None = None,
-           clock=None) -> int:
+def replay(
+    path: str,
+    output: str,
+    speed: float | None,
+    start: float = 0.0,
+    show_secret_data: bool = False,
+    need_terminal: Callable[[], None] | None = None,
+    run_app: Callable | None = None,
+    clock=None,
+) -> int:
     """Play the recording at ``path``. ``speed`` None: in time (1) in the
     UI, as fast as possible (0) headless, as before replays had a clock."""
     if output == "tui" and need_terminal is not None:
@@ -53,8 +60,13 @@ def _headless(path: str, output: str, speed: float, start: float, clock) -> int:
     else:
         scan = scan_recording(path)
         _check_start(start, scan.duration, path)
-        events, t0, header, warnings, workers = stream_recording(path), scan.t0, scan.header, scan.warnings, \
-            scan.workers
+        events, t0, header, warnings, workers = (
+            stream_recording(path),
+            scan.t0,
+            scan.header,
+            scan.warnings,
+            scan.workers,
+        )
     for w in warnings:
         sys.stderr.write(f"warning: {printable(w)}\n")
     informers = tuple((header or {}).get("informers") or ())
@@ -68,6 +80,7 @@ def _headless(path: str, output: str, speed: float, start: float, clock) -> int:
 def replay_app(rec: Recording, speed: float, start: float = 0.0, show_secret_data: bool = False, clock=None):
     from kubectl_informer.tui.app import InformerApp
     from kubectl_informer.tui.replay import ReplayScreen
+
     info = info_from_recording(rec)
     info.show_secret_data = show_secret_data
     # The live app's panes and feed loop, with the player as their source.

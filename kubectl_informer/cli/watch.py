@@ -24,11 +24,13 @@ from kubectl_informer.cli.queue import DEFAULT_WORKERS
 DEMO_RESYNC = 5.0
 
 
-@click.command(cls=KubectlCommand, usage="RESOURCE[,RESOURCE...] [NAME] [options]",
-             help="Run an informer on RESOURCE and show every step: list or WatchList, watch events, the "
-                  "FIFO's deltas, the cache, resourceVersions and resyncs. NAME narrows it to one object. "
-                  "Several resources, comma-separated, run one informer each from one shared factory.",
-             examples="""
+@click.command(
+    cls=KubectlCommand,
+    usage="RESOURCE[,RESOURCE...] [NAME] [options]",
+    help="Run an informer on RESOURCE and show every step: list or WatchList, watch events, the "
+    "FIFO's deltas, the cache, resourceVersions and resyncs. NAME narrows it to one object. "
+    "Several resources, comma-separated, run one informer each from one shared factory.",
+    examples="""
 # Pods of the current namespace in the live UI
 kubectl informer watch pods
 
@@ -49,15 +51,20 @@ kubectl informer watch pods --demo burst
 
 # Three informers in one run, one shared factory
 kubectl informer watch deploy,rs,pods -o text
-""")
+""",
+)
 @click.argument("resource", required=False, callback=params.RESOURCE_LIST)
 @click.argument("name", required=False, callback=params.OBJECT_NAME)
 @connection_options
 @profile_options
 @handler_options
-@click.option("--workqueue/--no-workqueue", "workqueue", default=None,
-              help="Feed the handler's keys into a workqueue drained by 2 simulated workers, as `queue` does "
-                   "(default: on with --demo in the live UI, else off).")
+@click.option(
+    "--workqueue/--no-workqueue",
+    "workqueue",
+    default=None,
+    help="Feed the handler's keys into a workqueue drained by 2 simulated workers, as `queue` does "
+    "(default: on with --demo in the live UI, else off).",
+)
 @output_options
 @debug_option
 def watch(resource, name, output, run_for, max_events, record, workqueue, **flags) -> int:
@@ -70,9 +77,19 @@ def watch(resource, name, output, run_for, max_events, record, workqueue, **flag
         flags["resync"] = DEMO_RESYNC
     resource, *owns = params.split_resources(resource)
     if first_screen if workqueue is None else workqueue:
-        config = read_config("queue", resource, name, workers=DEFAULT_WORKERS, work_time=0.2, fail_rate=0.0,
-                             rate_limiter="default", owns=owns, **flags)
+        config = read_config(
+            "queue",
+            resource,
+            name,
+            workers=DEFAULT_WORKERS,
+            work_time=0.2,
+            fail_rate=0.0,
+            rate_limiter="default",
+            owns=owns,
+            **flags,
+        )
     else:
         config = read_config("watch", resource, name, owns=owns, **flags)
-    return execute_mod.execute(config, output, run_for=run_for, max_events=max_events, start_pane="deltas",
-                               record=record)
+    return execute_mod.execute(
+        config, output, run_for=run_for, max_events=max_events, start_pane="deltas", record=record
+    )

@@ -12,8 +12,14 @@ from typing import Any
 class ApiError(Exception):
     """A Status from the API server (HTTP error or watch ERROR event)."""
 
-    def __init__(self, status: int, reason: str = "", message: str = "", details: list[dict] | None = None,
-                 retry_after: float | None = None):
+    def __init__(
+        self,
+        status: int,
+        reason: str = "",
+        message: str = "",
+        details: list[dict] | None = None,
+        retry_after: float | None = None,
+    ):
         super().__init__(message or reason or f"HTTP {status}")
         self.status = int(status)
         self.reason = reason
@@ -23,8 +29,9 @@ class ApiError(Exception):
         self.retry_after = retry_after
 
     @classmethod
-    def from_status(cls, status: Any, retry_after: float | None = None, code: int = 500,
-                    what: str = "the error") -> "ApiError":
+    def from_status(
+        cls, status: Any, retry_after: float | None = None, code: int = 500, what: str = "the error"
+    ) -> "ApiError":
         """The error a Status says (apimachinery's ``FromObject``); ``code``
         when it names none. A Status whose fields have the wrong types (a
         code that is no number, details that are no object, not an object at
@@ -37,12 +44,24 @@ class ApiError(Exception):
         if retry_after is None:
             ra = details.get("retryAfterSeconds")
             retry_after = float(ra) if ra else None
-        return cls(status.get("code") or code, status.get("reason") or "", status.get("message") or "",
-                   details.get("causes") or [], retry_after)
+        return cls(
+            status.get("code") or code,
+            status.get("reason") or "",
+            status.get("message") or "",
+            details.get("causes") or [],
+            retry_after,
+        )
 
     def to_status(self) -> dict:
-        st: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-                              "message": self.message, "reason": self.reason, "code": self.status}
+        st: dict[str, Any] = {
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": self.message,
+            "reason": self.reason,
+            "code": self.status,
+        }
         details: dict[str, Any] = {}
         if self.details:
             details["causes"] = self.details
@@ -70,17 +89,25 @@ def _is_str(v: Any) -> bool:
 
 
 def _is_causes(v: Any) -> bool:
-    return isinstance(v, list) and all(isinstance(c, dict) and all(isinstance(c.get(k, ""), str) for k in
-                                                                    ("reason", "message", "field")) for c in v)
+    return isinstance(v, list) and all(
+        isinstance(c, dict) and all(isinstance(c.get(k, ""), str) for k in ("reason", "message", "field")) for c in v
+    )
 
 
 # The fields of metav1.Status (and its StatusDetails) read here, with their Go
 # types in words: a value of another type fails client-go's decoding.
-_STATUS_FIELDS = (("code", _is_int32, "a number (int32)"), ("reason", _is_str, "a string"),
-                  ("message", _is_str, "a string"), ("status", _is_str, "a string"))
-_DETAILS_FIELDS = (("causes", _is_causes, "a list of causes (reason, message, field)"),
-                   ("retryAfterSeconds", _is_int32, "a number (int32)"),
-                   ("name", _is_str, "a string"), ("kind", _is_str, "a string"))
+_STATUS_FIELDS = (
+    ("code", _is_int32, "a number (int32)"),
+    ("reason", _is_str, "a string"),
+    ("message", _is_str, "a string"),
+    ("status", _is_str, "a string"),
+)
+_DETAILS_FIELDS = (
+    ("causes", _is_causes, "a list of causes (reason, message, field)"),
+    ("retryAfterSeconds", _is_int32, "a number (int32)"),
+    ("name", _is_str, "a string"),
+    ("kind", _is_str, "a string"),
+)
 
 
 def status_problem(status: Any) -> str | None:

@@ -15,12 +15,14 @@ from kubectl_informer.core.redaction import RedactedValue, changed_unseen
 
 # Fields that change on every write and say nothing to a reader: left out
 # of the summary, listed last in the full diff.
-NOISE = frozenset({
-    "metadata.resourceVersion",
-    "metadata.managedFields",
-    "metadata.generation",
-    "status.observedGeneration",
-})
+NOISE = frozenset(
+    {
+        "metadata.resourceVersion",
+        "metadata.managedFields",
+        "metadata.generation",
+        "status.observedGeneration",
+    }
+)
 
 # The same, by parent path, for the walk.
 _IGNORED_UNDER: dict[str, frozenset] = {}
@@ -84,7 +86,7 @@ def _label(path: str) -> str:
     if path.startswith("metadata.l") or path.startswith("metadata.a"):
         for long, short in _SHORT_PREFIX.items():
             if path.startswith(long):
-                return short + path[len(long):]
+                return short + path[len(long) :]
     return path
 
 

@@ -130,6 +130,7 @@ def path_func(steps: tuple[Step, ...]) -> Callable[[Any], list[str]]:
             if value is not None:
                 _walk(value, (), 0, out)
             return out
+
         return two
     if all(type(s) is str for s in steps):
         # Dict lookups only, no recursion.
@@ -146,12 +147,14 @@ def path_func(steps: tuple[Step, ...]) -> Callable[[Any], list[str]]:
             out: list[str] = []
             _walk(value, (), 0, out)
             return out
+
         return fields
 
     def walk(obj: Any) -> list[str]:
         out: list[str] = []
         _walk(obj, steps, 0, out)
         return out
+
     return walk
 
 

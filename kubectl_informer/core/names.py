@@ -28,9 +28,11 @@ MAY_NOT_CONTAIN = ("/", "%")
 
 DNS1123_LABEL_MAX = 63
 _DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-DNS1123_LABEL_MSG = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must "
-                     "start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for "
-                     "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')")
+DNS1123_LABEL_MSG = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must "
+    "start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for "
+    "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+)
 
 
 class InvalidName(ValueError):
@@ -175,6 +177,6 @@ def split_term(term: str) -> tuple[str, str, str] | None:
             continue
         for op in ("!=", "==", "="):
             if term.startswith(op, i):
-                return term[:i], op, term[i + len(op):]
+                return term[:i], op, term[i + len(op) :]
         i += 1
     return None

@@ -87,8 +87,12 @@ def is_resync(old: Any, new: Any) -> bool:
     return (n.get("resourceVersion") or "") == (o.get("resourceVersion") or "")
 
 
-_CHECKS = ((GENERATION_CHANGED, generation_changed), (RESOURCE_VERSION_CHANGED, resource_version_changed),
-           (LABEL_CHANGED, label_changed), (ANNOTATION_CHANGED, annotation_changed))
+_CHECKS = (
+    (GENERATION_CHANGED, generation_changed),
+    (RESOURCE_VERSION_CHANGED, resource_version_changed),
+    (LABEL_CHANGED, label_changed),
+    (ANNOTATION_CHANGED, annotation_changed),
+)
 
 
 def update_predicates(old: Any, new: Any) -> list[str]:

@@ -91,4 +91,3 @@ def json_escaped(line: str) -> str:
             high, low = divmod(ord(ch) - 0x10000, 0x400)
             out.append(f"\\u{0xD800 + high:04x}\\u{0xDC00 + low:04x}")
     return "".join(out)
-

@@ -51,11 +51,14 @@ def _check_dir(directory: str) -> None:
     st = os.stat(directory)
     uid = os.geteuid()
     if st.st_uid not in (uid, 0):
-        raise PrivateFileError(f"its directory {directory} belongs to another user (uid {st.st_uid}), "
-                               f"who could replace the file; choose a directory of your own")
+        raise PrivateFileError(
+            f"its directory {directory} belongs to another user (uid {st.st_uid}), "
+            f"who could replace the file; choose a directory of your own"
+        )
     if st.st_mode & stat.S_IWOTH and not st.st_mode & stat.S_ISVTX:
-        raise PrivateFileError(f"its directory {directory} is writable by every user and not sticky; "
-                               f"choose a directory of your own")
+        raise PrivateFileError(
+            f"its directory {directory} is writable by every user and not sticky; choose a directory of your own"
+        )
 
 
 def check_target(path: str) -> os.stat_result | None:
@@ -71,8 +74,9 @@ def check_target(path: str) -> os.stat_result | None:
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
     uid = os.geteuid()
     if st.st_uid != uid and not (st.st_uid == 0 and not stat.S_ISREG(st.st_mode)):
-        raise PrivateFileError(f"{path} belongs to another user (uid {st.st_uid}); it is not reused "
-                               f"(remove it or choose another path)")
+        raise PrivateFileError(
+            f"{path} belongs to another user (uid {st.st_uid}); it is not reused (remove it or choose another path)"
+        )
     return st
 
 

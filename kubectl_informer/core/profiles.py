@@ -52,8 +52,10 @@ class Profile:
         if self.atomic and self.fifo != "real":
             raise ValueError("atomic events need the RealFIFO")
         if not self.known_objects and self.fifo != "delta":
-            raise ValueError("--no-fifo-known-objects runs the DeltaFIFO without known objects: not with the "
-                             "RealFIFO (whose known objects its profile fixes); add --fifo delta")
+            raise ValueError(
+                "--no-fifo-known-objects runs the DeltaFIFO without known objects: not with the "
+                "RealFIFO (whose known objects its profile fixes); add --fifo delta"
+            )
 
     def with_fifo(self, fifo: str) -> "Profile":
         """``--fifo`` / ``:fifo``: atomic events exist only in RealFIFO, so
@@ -62,8 +64,12 @@ class Profile:
         f = str(fifo).strip().lower()
         if f not in ("delta", "real"):
             raise ValueError(f'invalid --fifo "{fifo}": expected delta or real')
-        return replace(self, fifo=f, atomic=f == "real" and (self.atomic or _atomic_in(self.client_go)),
-                       known_objects=self.known_objects or f != "delta")
+        return replace(
+            self,
+            fifo=f,
+            atomic=f == "real" and (self.atomic or _atomic_in(self.client_go)),
+            known_objects=self.known_objects or f != "delta",
+        )
 
     def with_watch_list(self, watch_list: bool) -> "Profile":
         """``--watch-list`` / ``:watchlist``."""
@@ -137,8 +143,12 @@ def _atomic_in(client_go: str) -> bool:
         return False
 
 
-def resolve_profile(client_go: str | None = DEFAULT_CLIENT_GO, fifo: str | None = None,
-                    watch_list: bool | None = None, known_objects: bool | None = None) -> Profile:
+def resolve_profile(
+    client_go: str | None = DEFAULT_CLIENT_GO,
+    fifo: str | None = None,
+    watch_list: bool | None = None,
+    known_objects: bool | None = None,
+) -> Profile:
     """The profile for ``client_go`` with ``--fifo`` / ``--watch-list``
     overrides applied. ValueError (one line) on bad input."""
     profile = _profile_for_version(client_go or DEFAULT_CLIENT_GO)

@@ -57,5 +57,4 @@ def redacted_value(text: str, value: str | bytes) -> RedactedValue:
 
 def changed_unseen(old: Any, new: Any) -> bool:
     """Two redacted values shown alike whose values differ."""
-    return isinstance(old, RedactedValue) and isinstance(new, RedactedValue) and str.__eq__(old, new) \
-        and old != new
+    return isinstance(old, RedactedValue) and isinstance(new, RedactedValue) and str.__eq__(old, new) and old != new

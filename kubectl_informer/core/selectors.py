@@ -72,8 +72,10 @@ def parse_label_selector(selector: str | None) -> Matcher | None:
                 try:
                     num = int(value)
                 except ValueError:
-                    raise _bad(f"unable to parse requirement: for 'Gt', 'Lt' operators, the value must be an "
-                               f"integer: {value!r}") from None
+                    raise _bad(
+                        f"unable to parse requirement: for 'Gt', 'Lt' operators, the value must be an "
+                        f"integer: {value!r}"
+                    ) from None
                 reqs.append(_numeric(key, op, num))
             continue
         m = _EXISTS_RE.match(part)
@@ -97,6 +99,7 @@ def _numeric(key: str, op: str, num: int) -> Matcher:
         except (KeyError, ValueError, TypeError):
             return False
         return v > num if op == ">" else v < num
+
     return match
 
 
@@ -120,7 +123,7 @@ def parse_field_selector(selector: str | None, supported: tuple[str, ...], kind:
         except ValueError as e:
             raise _bad(str(e)) from None
         if name not in supported:
-            raise _bad(f'field label not supported: {name}')
+            raise _bad(f"field label not supported: {name}")
         if op == "!=":
             reqs.append(lambda f, n=name, v=value: f.get(n, "") != v)
         else:

@@ -63,8 +63,14 @@ class TraceEvent(tuple):
 
     def to_dict(self) -> dict[str, Any]:
         # In-process references (objects) stay out of JSON.
-        return {"seq": self.seq, "time": self.time, "kind": self.kind, "key": self.key,
-                "fields": self.fields_without_locals(), "v": TRACE_VERSION}
+        return {
+            "seq": self.seq,
+            "time": self.time,
+            "kind": self.kind,
+            "key": self.key,
+            "fields": self.fields_without_locals(),
+            "v": TRACE_VERSION,
+        }
 
     def fields_without_locals(self, derived: bool = True) -> dict[str, Any]:
         """The fields less the kind's local ones (the objects, ``Kind.local``):
@@ -195,6 +201,7 @@ CHECK_ENV = "KUBECTL_INFORMER_TRACE_CHECK"
 def _checking(emit: Callable[..., None], emit_derived: Callable[..., None]):
     """``emit`` and ``emit_derived`` that first check the event against the
     contract (``CHECK_ENV``)."""
+
     def checked_emit(kind: str, key: str | None = None, /, **fields: Any) -> None:
         checked(kind, key, fields)
         if KINDS[kind].derive:
@@ -242,15 +249,19 @@ class Tracer:
     def _bind_emit(self) -> None:
         sink, seq, now = self._sink, self._seq, self._now
         if sink is None:
+
             def emit(kind: str, key: str | None = None, /, **fields: Any) -> None:
                 return None
+
             emit_derived = emit
         else:
+
             def emit(kind: str, key: str | None = None, /, **fields: Any) -> None:
                 sink(_tuple_new(TraceEvent, (next(seq), now(), kind, key, fields)))
 
             def emit_derived(kind: str, key: str | None = None, /, **fields: Any) -> None:
                 sink(_tuple_new(DerivedTraceEvent, (next(seq), now(), kind, key, fields)))
+
         if self._checking:
             emit, emit_derived = _checking(emit, emit_derived)
         self.emit, self.emit_derived = emit, emit_derived
@@ -277,9 +288,11 @@ class Tracer:
         elif len(subs) == 1:
             self._sink = subs[0]
         else:
+
             def fan_out(ev: TraceEvent) -> None:
                 for s in subs:
                     s(ev)
+
             self._sink = fan_out
         self._bind_emit()
         self.enabled = bool(subs)

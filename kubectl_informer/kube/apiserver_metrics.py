@@ -53,31 +53,76 @@ TERMINATED_WATCHERS = "apiserver_terminated_watchers_total"
 LONGRUNNING = "apiserver_longrunning_requests"
 RESOURCE_OBJECTS = "apiserver_resource_objects"
 STORAGE_OBJECTS = "apiserver_storage_objects"
-FAMILIES = (RESOURCE_VERSION, EVENTS_RECEIVED, EVENTS_DISPATCHED, INITIALIZATIONS, CONSISTENT_READS, READ_WAIT,
-            CAPACITY, TERMINATED_WATCHERS, LONGRUNNING, RESOURCE_OBJECTS, STORAGE_OBJECTS)
+FAMILIES = (
+    RESOURCE_VERSION,
+    EVENTS_RECEIVED,
+    EVENTS_DISPATCHED,
+    INITIALIZATIONS,
+    CONSISTENT_READS,
+    READ_WAIT,
+    CAPACITY,
+    TERMINATED_WATCHERS,
+    LONGRUNNING,
+    RESOURCE_OBJECTS,
+    STORAGE_OBJECTS,
+)
 # The watch cache's own families: their label shape tells the server's version apart.
-_CACHE_FAMILIES = frozenset({RESOURCE_VERSION, EVENTS_RECEIVED, EVENTS_DISPATCHED, INITIALIZATIONS, CONSISTENT_READS,
-                             READ_WAIT + "_bucket", CAPACITY, TERMINATED_WATCHERS})
+_CACHE_FAMILIES = frozenset(
+    {
+        RESOURCE_VERSION,
+        EVENTS_RECEIVED,
+        EVENTS_DISPATCHED,
+        INITIALIZATIONS,
+        CONSISTENT_READS,
+        READ_WAIT + "_bucket",
+        CAPACITY,
+        TERMINATED_WATCHERS,
+    }
+)
 
 # kube-apiserver's etcd key prefixes that are not the resource's name
 # (pkg/kubeapiserver SpecialDefaultResourcePrefixes): the consistent-read
 # counter's resource label up to 1.33.
-SPECIAL_PREFIXES = {("", "replicationcontrollers"): "controllers", ("", "endpoints"): "services/endpoints",
-                    ("", "nodes"): "minions", ("", "services"): "services/specs",
-                    ("extensions", "ingresses"): "ingress", ("networking.k8s.io", "ingresses"): "ingress"}
+SPECIAL_PREFIXES = {
+    ("", "replicationcontrollers"): "controllers",
+    ("", "endpoints"): "services/endpoints",
+    ("", "nodes"): "minions",
+    ("", "services"): "services/specs",
+    ("extensions", "ingresses"): "ingress",
+    ("networking.k8s.io", "ingresses"): "ingress",
+}
 # Groups kube-apiserver serves itself (keyed by resource alone); any other
 # group's resources (custom resources, aggregated APIs) are keyed "<group>/<resource>".
-BUILTIN_GROUPS = frozenset({"", "apps", "batch", "autoscaling", "policy", "extensions", "admissionregistration.k8s.io",
-                            "certificates.k8s.io", "coordination.k8s.io", "discovery.k8s.io", "events.k8s.io",
-                            "flowcontrol.apiserver.k8s.io", "internal.apiserver.k8s.io", "networking.k8s.io",
-                            "node.k8s.io", "rbac.authorization.k8s.io", "resource.k8s.io", "scheduling.k8s.io",
-                            "storage.k8s.io", "storagemigration.k8s.io"})
+BUILTIN_GROUPS = frozenset(
+    {
+        "",
+        "apps",
+        "batch",
+        "autoscaling",
+        "policy",
+        "extensions",
+        "admissionregistration.k8s.io",
+        "certificates.k8s.io",
+        "coordination.k8s.io",
+        "discovery.k8s.io",
+        "events.k8s.io",
+        "flowcontrol.apiserver.k8s.io",
+        "internal.apiserver.k8s.io",
+        "networking.k8s.io",
+        "node.k8s.io",
+        "rbac.authorization.k8s.io",
+        "resource.k8s.io",
+        "scheduling.k8s.io",
+        "storage.k8s.io",
+        "storagemigration.k8s.io",
+    }
+)
 
 METRICS_PATH = "/metrics"
 ACCEPT_TEXT = "text/plain;version=0.0.4;q=1,*/*;q=0.1"
 METRICS_RULE = 'nonResourceURLs: ["/metrics"], verbs: ["get"]'
 
-SHAPE_GROUP = "group"          # 1.34+: {group="apps",resource="deployments"}
+SHAPE_GROUP = "group"  # 1.34+: {group="apps",resource="deployments"}
 SHAPE_QUALIFIED = "qualified"  # 1.30-1.33: {resource="deployments.apps"}
 
 
@@ -117,9 +162,9 @@ class ResourceFigures:
     events_received: float | None = None
     events_dispatched: float | None = None
     initialisations: int | None = None
-    consistent_reads_cache: int | None = None     # success="true", fallback="false"
+    consistent_reads_cache: int | None = None  # success="true", fallback="false"
     consistent_reads_fallback: int | None = None  # fallback="true" (etcd answered, or failed after)
-    consistent_reads_failed: int | None = None    # success="false"
+    consistent_reads_failed: int | None = None  # success="false"
     read_wait_buckets: list[tuple[float, float]] = field(default_factory=list)  # (le, cumulative count)
     capacity: int | None = None
     terminated_watchers: int | None = None
@@ -145,7 +190,8 @@ class _Reader:
         self.prefix = storage_prefix(group, resource)
         self.out = ResourceFigures()
         self.sums: dict[str, float | None] = dict.fromkeys(
-            ("cache", "fallback", "failed", "watches", "new_objects", "old_objects"))
+            ("cache", "fallback", "failed", "watches", "new_objects", "old_objects")
+        )
 
     def _ours(self, name: str, labels: dict[str, str]) -> bool:
         """Whether a watch-cache series is this resource's, in either label shape."""
@@ -166,8 +212,12 @@ class _Reader:
                 sums["old_objects"] = value
             return
         if name == LONGRUNNING:
-            if (labels.get("group", "") == self.group and labels.get("resource") == self.resource
-                    and labels.get("verb") == "WATCH" and not labels.get("subresource")):
+            if (
+                labels.get("group", "") == self.group
+                and labels.get("resource") == self.resource
+                and labels.get("verb") == "WATCH"
+                and not labels.get("subresource")
+            ):
                 sums["watches"] = _add(sums["watches"], value)
             return
         if not self._ours(name, labels):
@@ -181,8 +231,13 @@ class _Reader:
         elif name == INITIALIZATIONS:
             out.initialisations = int(value)
         elif name == CONSISTENT_READS:
-            key = ("failed" if labels.get("success") == "false" else
-                   "fallback" if labels.get("fallback") == "true" else "cache")
+            key = (
+                "failed"
+                if labels.get("success") == "false"
+                else "fallback"
+                if labels.get("fallback") == "true"
+                else "cache"
+            )
             sums[key] = _add(sums[key], value)
         elif name == READ_WAIT + "_bucket":
             out.read_wait_buckets.append((float(labels.get("le", "inf")), value))
@@ -224,7 +279,9 @@ class _Reader:
             out.consistent_reads_failed = out.consistent_reads_failed or 0
 
 
-def figures_for_all(lines: Iterable[str], resources: Iterable[tuple[str, str]]) -> dict[tuple[str, str], ResourceFigures]:
+def figures_for_all(
+    lines: Iterable[str], resources: Iterable[tuple[str, str]]
+) -> dict[tuple[str, str], ResourceFigures]:
     """The figures of each (group, resource) in the kept lines. ValueError
     when they are not the Prometheus text format."""
     # Imported here: prometheus_client costs half a second to import, and a
@@ -273,8 +330,10 @@ def scrape_all(api_client: Any, resources: list[tuple[str, str]]) -> dict[tuple[
     failures, TooLargeError past MAX_METRICS_BODY, ValueError for a page
     that is not the Prometheus text format."""
     from kubectl_informer.kube.rest import get_body
-    with get_body(api_client, METRICS_PATH, accept=ACCEPT_TEXT, max_bytes=MAX_METRICS_BODY,
-                  what="the metrics page") as pieces:
+
+    with get_body(
+        api_client, METRICS_PATH, accept=ACCEPT_TEXT, max_bytes=MAX_METRICS_BODY, what="the metrics page"
+    ) as pieces:
         lines = list(kept_lines(pieces))
     return figures_for_all(lines, resources)
 

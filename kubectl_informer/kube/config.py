@@ -76,8 +76,9 @@ def is_simulator(cluster: dict) -> bool:
     return any(isinstance(e, dict) and e.get("name") == SIMULATOR_EXTENSION for e in (exts or ()))
 
 
-def load_kube(kubeconfig: str | None = None, context: str | None = None,
-              overrides: ConfigOverrides | None = None) -> KubeTarget:
+def load_kube(
+    kubeconfig: str | None = None, context: str | None = None, overrides: ConfigOverrides | None = None
+) -> KubeTarget:
     """Load a kubeconfig (or in-cluster config) into a fresh client for ``rest``,
     with kubectl's connection flags (``overrides``) laid over it as clientcmd does.
 
@@ -89,13 +90,17 @@ def load_kube(kubeconfig: str | None = None, context: str | None = None,
     if not paths and not flags_only:
         if context is None and _in_cluster():
             if overrides is not None and overrides.any():
-                raise KubeConfigError("the connection flags (--token, --as, ...) need a kubeconfig here: the "
-                                      "in-cluster configuration does not take them")
+                raise KubeConfigError(
+                    "the connection flags (--token, --as, ...) need a kubeconfig here: the "
+                    "in-cluster configuration does not take them"
+                )
             return _load_in_cluster()
         if kubeconfig is None and os.environ.get("KUBECONFIG"):
             raise KubeConfigError(f"no kubeconfig file found in KUBECONFIG={os.environ['KUBECONFIG']}")
-        raise KubeConfigError("no configuration has been provided: pass --kubeconfig, set KUBECONFIG, "
-                              "or create ~/.kube/config (no cluster at hand? add --demo for the simulated one)")
+        raise KubeConfigError(
+            "no configuration has been provided: pass --kubeconfig, set KUBECONFIG, "
+            "or create ~/.kube/config (no cluster at hand? add --demo for the simulated one)"
+        )
     files = [(path, _read_file(path)) for path in paths]
     return _load_selected(paths, _select(files, context, overrides))
 
@@ -129,7 +134,7 @@ def _load_selected(paths: list[str], selected: tuple) -> KubeTarget:
         target.simulator = simulator
         return target
     except (OSError, ValueError, TypeError, KeyError, AttributeError) as e:
-        raise KubeConfigError(f"invalid kubeconfig for context \"{name}\": {one_line(e)}") from None
+        raise KubeConfigError(f'invalid kubeconfig for context "{name}": {one_line(e)}') from None
     cfg.impersonate = headers
     return KubeTarget(light.LightClient(cfg, USER_AGENT), name, namespace, cfg.host, simulator)
 
@@ -186,8 +191,7 @@ def _exec_authenticator(user: dict, name: str | None, user_dir: str, cluster: di
     client certificate: those win over the plugin, as in client-go."""
     if not user.get("exec"):
         return None
-    if any(user.get(k) for k in ("token", "tokenFile", "username", "client-certificate",
-                                 "client-certificate-data")):
+    if any(user.get(k) for k in ("token", "tokenFile", "username", "client-certificate", "client-certificate-data")):
         return None
     from kubectl_informer.kube.exec_plugin import ExecAuthenticator  # subprocess: only for a plugin
 
@@ -206,9 +210,15 @@ def _named(files: list[tuple[str, dict]], key: str) -> dict[str, tuple[dict, str
     return out
 
 
-def _load_with_client(merged: Any, name: str, namespace: str, user: str | None = None,
-                      auth: ExecAuthenticator | None = None, proxy: str | None = None,
-                      headers: tuple[tuple[str, bytes], ...] = ()) -> KubeTarget:
+def _load_with_client(
+    merged: Any,
+    name: str,
+    namespace: str,
+    user: str | None = None,
+    auth: ExecAuthenticator | None = None,
+    proxy: str | None = None,
+    headers: tuple[tuple[str, bytes], ...] = (),
+) -> KubeTarget:
     """The context through the kubernetes client's loader (auth providers,
     proxies and whatever else the light path leaves alone). An exec plugin is
     ours (``auth``), not the loader's: the loader would send requests without
@@ -222,13 +232,14 @@ def _load_with_client(merged: Any, name: str, namespace: str, user: str | None =
     _drop_exec(merged, user)  # run by ``auth`` when client-go would run it, else not at all
     cfg = type.__call__(k8s_client.Configuration)
     try:
-        loader = kube_config.KubeConfigLoader(config_dict=merged, active_context=name, config_base_path=None,
-                                              config_persister=None)
+        loader = kube_config.KubeConfigLoader(
+            config_dict=merged, active_context=name, config_base_path=None, config_persister=None
+        )
         loader.load_and_set(cfg)
     except ConfigException as e:
         raise KubeConfigError(f"invalid kubeconfig: {one_line(e)}") from None
     except (OSError, ValueError, TypeError, KeyError) as e:
-        raise KubeConfigError(f"invalid kubeconfig for context \"{name}\": {one_line(e)}") from None
+        raise KubeConfigError(f'invalid kubeconfig for context "{name}": {one_line(e)}') from None
     if not cfg.host or cfg.host == "http://localhost":
         raise KubeConfigError(f'context "{name}": cluster has no server')
     if auth is not None:
@@ -323,6 +334,7 @@ def _parse(path: str, text: str) -> Any:
         except orjson.JSONDecodeError:
             pass
     import yaml
+
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as e:
@@ -336,8 +348,7 @@ def _merge(paths: list[str]) -> Any:
     from kubernetes.config import kube_config
     from kubernetes.config.config_exception import ConfigException
 
-    current = next((doc.get("current-context") for doc in map(_read_file, paths) if doc.get("current-context")),
-                   None)
+    current = next((doc.get("current-context") for doc in map(_read_file, paths) if doc.get("current-context")), None)
     try:
         merger = kube_config.KubeConfigMerger(os.pathsep.join(paths))
     except (ConfigException, yaml.YAMLError, OSError) as e:
@@ -352,7 +363,8 @@ def _merge(paths: list[str]) -> Any:
 
 def _in_cluster() -> bool:
     return bool(os.environ.get("KUBERNETES_SERVICE_HOST")) and os.path.exists(
-        os.path.join(SERVICE_ACCOUNT_DIR, "token"))
+        os.path.join(SERVICE_ACCOUNT_DIR, "token")
+    )
 
 
 def _load_in_cluster() -> KubeTarget:
@@ -369,7 +381,8 @@ def _load_in_cluster() -> KubeTarget:
     try:
         incluster_config.InClusterConfigLoader(
             token_filename=os.path.join(SERVICE_ACCOUNT_DIR, "token"),
-            cert_filename=os.path.join(SERVICE_ACCOUNT_DIR, "ca.crt")).load_and_set(cfg)
+            cert_filename=os.path.join(SERVICE_ACCOUNT_DIR, "ca.crt"),
+        ).load_and_set(cfg)
     except ConfigException as e:
         raise KubeConfigError(f"in-cluster configuration: {one_line(e)}") from None
     found = proxy_from_environment(cfg.host)
@@ -407,8 +420,14 @@ def _retries() -> Any:
                 raise urllib3.exceptions.MaxRetryError(kwargs.get("_pool"), kwargs.get("url") or "", error)
             return super().increment(*args, **kwargs)
 
-    return Retry(total=light.RETRIES, status=0, status_forcelist=(), redirect=False,
-                 respect_retry_after_header=False, raise_on_status=False)
+    return Retry(
+        total=light.RETRIES,
+        status=0,
+        status_forcelist=(),
+        redirect=False,
+        respect_retry_after_header=False,
+        raise_on_status=False,
+    )
 
 
 def new_api_client(cfg: Any) -> Any:
@@ -445,13 +464,15 @@ def _track_in_flight(pool_manager: Any) -> light_http.InFlight:
                 if conn is not None:
                     in_flight.finished(conn)
                 super()._put_conn(conn)
+
         Tracked.__name__ = Tracked.__qualname__ = base.__name__  # urllib3's messages name the pool's class
         return Tracked
 
     # Pools are made at the first request to a host: none exists yet. The
     # manager's own classes are kept under ours (a SOCKS proxy's are its own).
-    pool_manager.pool_classes_by_scheme = {scheme: tracked(cls)
-                                           for scheme, cls in pool_manager.pool_classes_by_scheme.items()}
+    pool_manager.pool_classes_by_scheme = {
+        scheme: tracked(cls) for scheme, cls in pool_manager.pool_classes_by_scheme.items()
+    }
     return in_flight
 
 

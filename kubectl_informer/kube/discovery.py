@@ -73,6 +73,7 @@ class _Group:
 
 def _disk_cache():
     from kubectl_informer.kube import discovery_cache
+
     return discovery_cache
 
 
@@ -194,8 +195,12 @@ class Discovery:
 
 def _match(candidates: list[Resource], name: str) -> Resource | None:
     lower = name.lower()
-    for test in (lambda r: r.resource == lower, lambda r: r.singular == lower,
-                 lambda r: lower in r.short_names, lambda r: r.kind.lower() == lower):
+    for test in (
+        lambda r: r.resource == lower,
+        lambda r: r.singular == lower,
+        lambda r: lower in r.short_names,
+        lambda r: r.kind.lower() == lower,
+    ):
         for r in candidates:
             if test(r):
                 return r
@@ -210,7 +215,9 @@ def groups_of(snap: discovery_fetch.Snapshot) -> list[_Group]:
         versions = [str(v.get("version")) for v in g.get("versions") or [] if isinstance(v, dict) and v.get("version")]
         if not versions:
             continue
-        preferred = (g.get("preferredVersion") or {}).get("version") if isinstance(g.get("preferredVersion"), dict) else None
+        preferred = (
+            (g.get("preferredVersion") or {}).get("version") if isinstance(g.get("preferredVersion"), dict) else None
+        )
         group = _Group(name, preferred if preferred in versions else versions[0], versions)
         for v in versions:
             doc = snap.resources.get(f"{name}/{v}" if name else v)
@@ -227,11 +234,18 @@ def _resources(group: str, version: str, doc: dict) -> list[Resource]:
         if not isinstance(name, str) or not name or "/" in name:  # subresources (pods/log) cannot be listed
             continue
         kind = str(r.get("kind") or "")
-        out.append(Resource(group=group, version=version, resource=name, kind=kind,
-                            namespaced=bool(r.get("namespaced")),
-                            singular=str(r.get("singularName") or kind.lower()),
-                            short_names=tuple(x for x in r.get("shortNames") or () if isinstance(x, str)),
-                            verbs=tuple(x for x in r.get("verbs") or () if isinstance(x, str))))
+        out.append(
+            Resource(
+                group=group,
+                version=version,
+                resource=name,
+                kind=kind,
+                namespaced=bool(r.get("namespaced")),
+                singular=str(r.get("singularName") or kind.lower()),
+                short_names=tuple(x for x in r.get("shortNames") or () if isinstance(x, str)),
+                verbs=tuple(x for x in r.get("verbs") or () if isinstance(x, str)),
+            )
+        )
     return out
 
 

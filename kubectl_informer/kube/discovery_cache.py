@@ -166,9 +166,11 @@ def write_own(host: str, snap: Snapshot) -> bool:
     if directory is None or snap.source != "server":
         return False
     files = [(os.path.join(directory, GROUPS_FILE), snap.group_list())]
-    files += [(os.path.join(directory, *gv.split("/"), RESOURCES_FILE), resources)
-              for gv, resources in snap.resources.items()
-              if _GROUP_VERSION.match(gv) and resources.get("resources")]
+    files += [
+        (os.path.join(directory, *gv.split("/"), RESOURCES_FILE), resources)
+        for gv, resources in snap.resources.items()
+        if _GROUP_VERSION.match(gv) and resources.get("resources")
+    ]
     try:
         for path, doc in files:
             _private_dirs(own_root(), os.path.dirname(path))

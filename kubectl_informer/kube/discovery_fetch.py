@@ -57,8 +57,11 @@ def is_aggregated(content_type: str) -> bool:
     for p in rest_.split(";"):
         k, _, v = p.partition("=")
         params[k.strip().lower()] = v.strip().strip('"')
-    return (params.get("g") == "apidiscovery.k8s.io" and params.get("v") in _AGGREGATED_VERSIONS
-            and params.get("as") == "APIGroupDiscoveryList")
+    return (
+        params.get("g") == "apidiscovery.k8s.io"
+        and params.get("v") in _AGGREGATED_VERSIONS
+        and params.get("as") == "APIGroupDiscoveryList"
+    )
 
 
 def fetch(api_client: Any, workers: int = 8) -> Snapshot:
@@ -89,8 +92,9 @@ def _get(api_client: Any, path: str, accept: str, not_found_ok: bool = False) ->
         raise
     except ConnectionRefusedError:
         host = api_client.configuration.host
-        raise DiscoveryError(f"the connection to the server {_hostport(host)} was refused - "
-                             "did you specify the right host or port?") from None
+        raise DiscoveryError(
+            f"the connection to the server {_hostport(host)} was refused - did you specify the right host or port?"
+        ) from None
     except RedirectError as e:
         raise DiscoveryError(str(e)) from None
     except ConnectionResetError:
@@ -116,8 +120,12 @@ def split_aggregated(doc: Any, snap: Snapshot) -> None:
                 snap.failed[gv] = "stale"
                 continue
             versions.append({"groupVersion": gv, "version": version})
-            snap.resources[gv] = {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv,
-                                  "resources": _resources_of(v)}
+            snap.resources[gv] = {
+                "kind": "APIResourceList",
+                "apiVersion": "v1",
+                "groupVersion": gv,
+                "resources": _resources_of(v),
+            }
         if versions:
             snap.groups.append({"name": name, "versions": versions, "preferredVersion": versions[0]})
 
@@ -126,9 +134,13 @@ def _resources_of(version: dict) -> list[dict]:
     out: list[dict] = []
     for r in _dicts(version.get("resources")):
         kind = r.get("responseKind") if isinstance(r.get("responseKind"), dict) else {}
-        entry = {"name": str(r.get("resource") or ""), "singularName": str(r.get("singularResource") or ""),
-                 "namespaced": r.get("scope") == "Namespaced", "kind": str(kind.get("kind") or ""),
-                 "verbs": _strings(r.get("verbs"))}
+        entry = {
+            "name": str(r.get("resource") or ""),
+            "singularName": str(r.get("singularResource") or ""),
+            "namespaced": r.get("scope") == "Namespaced",
+            "kind": str(kind.get("kind") or ""),
+            "verbs": _strings(r.get("verbs")),
+        }
         for key, legacy in (("shortNames", "shortNames"), ("categories", "categories")):
             if r.get(key):
                 entry[legacy] = _strings(r.get(key))
@@ -137,9 +149,15 @@ def _resources_of(version: dict) -> list[dict]:
         for sub in _dicts(r.get("subresources")):
             sub_kind = sub.get("responseKind") if isinstance(sub.get("responseKind"), dict) else {}
             if sub.get("subresource") and sub_kind.get("kind"):
-                out.append({"name": f"{entry['name']}/{sub['subresource']}", "singularName": entry["singularName"],
-                            "namespaced": entry["namespaced"], "kind": str(sub_kind["kind"]),
-                            "verbs": _strings(sub.get("verbs"))})
+                out.append(
+                    {
+                        "name": f"{entry['name']}/{sub['subresource']}",
+                        "singularName": entry["singularName"],
+                        "namespaced": entry["namespaced"],
+                        "kind": str(sub_kind["kind"]),
+                        "verbs": _strings(sub.get("verbs")),
+                    }
+                )
     return out
 
 

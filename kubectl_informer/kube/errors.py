@@ -11,8 +11,15 @@ from __future__ import annotations
 
 from kubectl_informer.core.apierrors import ApiError
 
-__all__ = ["KubeError", "KubeConfigError", "UnknownResourceError", "DiscoveryError", "ApiError", "RedirectError",
-           "one_line"]
+__all__ = [
+    "KubeError",
+    "KubeConfigError",
+    "UnknownResourceError",
+    "DiscoveryError",
+    "ApiError",
+    "RedirectError",
+    "one_line",
+]
 
 
 def one_line(text: object, limit: int = 300) -> str:
@@ -56,7 +63,10 @@ class RedirectError(ConnectionError):
         self.origin = origin
         self.status = status
         self.location = location
-        super().__init__(one_line(
-            f"the API server at {origin} answered {status} with a redirect to {location or '(no Location)'}; "
-            f"not followed, so that credentials never go to another host: put the right server address in "
-            f"the kubeconfig"))
+        super().__init__(
+            one_line(
+                f"the API server at {origin} answered {status} with a redirect to {location or '(no Location)'}; "
+                f"not followed, so that credentials never go to another host: put the right server address in "
+                f"the kubeconfig"
+            )
+        )

@@ -56,8 +56,9 @@ class ExecPluginError(KubeError):
 
 
 class Credentials:
-    def __init__(self, token: str | None, cert_pem: str | None, key_pem: str | None,
-                 expiry: datetime.datetime | None) -> None:
+    def __init__(
+        self, token: str | None, cert_pem: str | None, key_pem: str | None, expiry: datetime.datetime | None
+    ) -> None:
         self.token, self.cert_pem, self.key_pem, self.expiry = token, cert_pem, key_pem, expiry
 
     def expired(self) -> bool:
@@ -71,6 +72,7 @@ def exec_timeout() -> float:
     if not text:
         return DEFAULT_TIMEOUT
     from kubectl_informer.core.durations import parse_duration
+
     try:
         seconds = parse_duration(text)
     except ValueError as e:
@@ -126,14 +128,19 @@ class ExecAuthenticator:
         info: dict[str, Any] = {"interactive": interactive}
         if self.cluster is not None:
             info["cluster"] = self.cluster
-        env = {**os.environ, **self.env, "KUBERNETES_EXEC_INFO": json.dumps(
-            {"apiVersion": self.api_version, "kind": "ExecCredential", "spec": info})}
-        stdout, stderr, code = run_plugin([self.command, *self.args], env, interactive, exec_timeout(),
-                                          self._not_found)
+        env = {
+            **os.environ,
+            **self.env,
+            "KUBERNETES_EXEC_INFO": json.dumps(
+                {"apiVersion": self.api_version, "kind": "ExecCredential", "spec": info}
+            ),
+        }
+        stdout, stderr, code = run_plugin([self.command, *self.args], env, interactive, exec_timeout(), self._not_found)
         if code != 0:
             tail = _stderr_tail(stderr)
-            raise ExecPluginError(f"exec: executable {self.command} failed with exit code {code}"
-                                  + (f": {tail}" if tail else ""))
+            raise ExecPluginError(
+                f"exec: executable {self.command} failed with exit code {code}" + (f": {tail}" if tail else "")
+            )
         return parse_credential(stdout, self.api_version)
 
     def _not_found(self) -> str:
@@ -156,22 +163,33 @@ def _interactive_mode(config: dict, api_version: str, user: str) -> str:
     mode = config.get("interactiveMode")
     if not mode:
         if api_version.endswith("/v1"):
-            raise ExecPluginError(f'interactiveMode must be specified for user "{user}" to use exec '
-                                  f"authentication plugin")
+            raise ExecPluginError(
+                f'interactiveMode must be specified for user "{user}" to use exec authentication plugin'
+            )
         return "IfAvailable"  # v1beta1's default
     if mode not in INTERACTIVE_MODES:
-        raise ExecPluginError(f'invalid interactiveMode for user "{user}": {json.dumps(mode)} '
-                              f"(valid values are {', '.join(INTERACTIVE_MODES)})")
+        raise ExecPluginError(
+            f'invalid interactiveMode for user "{user}": {json.dumps(mode)} '
+            f"(valid values are {', '.join(INTERACTIVE_MODES)})"
+        )
     return mode
 
 
 def _cluster_info(cluster: dict | None) -> dict:
     """``spec.cluster`` (client-go's ``clientauthentication.Cluster``)."""
     cluster = cluster or {}
-    out: dict[str, Any] = {k: cluster[src] for k, src in (
-        ("server", "server"), ("tls-server-name", "tls-server-name"), ("insecure-skip-tls-verify",
-         "insecure-skip-tls-verify"), ("certificate-authority-data", "certificate-authority-data"),
-        ("proxy-url", "proxy-url"), ("disable-compression", "disable-compression")) if src in cluster}
+    out: dict[str, Any] = {
+        k: cluster[src]
+        for k, src in (
+            ("server", "server"),
+            ("tls-server-name", "tls-server-name"),
+            ("insecure-skip-tls-verify", "insecure-skip-tls-verify"),
+            ("certificate-authority-data", "certificate-authority-data"),
+            ("proxy-url", "proxy-url"),
+            ("disable-compression", "disable-compression"),
+        )
+        if src in cluster
+    }
     for ext in cluster.get("extensions") or ():
         if isinstance(ext, dict) and ext.get("name") == "client.authentication.k8s.io/exec":
             out["config"] = ext.get("extension")
@@ -197,8 +215,9 @@ _live: set[subprocess.Popen] = set()
 _live_lock = threading.Lock()
 
 
-def run_plugin(argv: list[str], env: dict[str, str], interactive: bool, timeout: float,
-               not_found) -> tuple[bytes, bytes, int]:
+def run_plugin(
+    argv: list[str], env: dict[str, str], interactive: bool, timeout: float, not_found
+) -> tuple[bytes, bytes, int]:
     """Run the plugin to its end: (stdout, stderr, exit code). A plugin that
     outlives ``timeout``, prints more than ``MAX_STDOUT``, or is still running
     when this is interrupted (Ctrl-C, ``--duration``) is killed with its
@@ -226,9 +245,14 @@ def run_plugin(argv: list[str], env: dict[str, str], interactive: bool, timeout:
 
 def _start(argv: list[str], env: dict[str, str], interactive: bool, not_found) -> subprocess.Popen:
     try:
-        return subprocess.Popen(argv, env=env, stdin=None if interactive else subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=None if interactive else subprocess.PIPE,
-                                start_new_session=not interactive)
+        return subprocess.Popen(
+            argv,
+            env=env,
+            stdin=None if interactive else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=None if interactive else subprocess.PIPE,
+            start_new_session=not interactive,
+        )
     except FileNotFoundError:
         raise ExecPluginError(not_found()) from None
     except OSError as e:
@@ -246,8 +270,11 @@ def _signals_held() -> Iterator[None]:
         yield
         return
     held: list[tuple[int, Any]] = []
-    olds = {sig: signal.signal(sig, lambda signum, frame: held.append((signum, frame)))
-            for sig in HELD_SIGNALS if signal.getsignal(sig) not in (signal.SIG_IGN, None)}
+    olds = {
+        sig: signal.signal(sig, lambda signum, frame: held.append((signum, frame)))
+        for sig in HELD_SIGNALS
+        if signal.getsignal(sig) not in (signal.SIG_IGN, None)
+    }
     try:
         yield
     finally:
@@ -303,8 +330,10 @@ def _collect(proc: subprocess.Popen, timeout: float) -> tuple[bytes, bytes]:
         while sel.get_map():
             left = deadline - time.monotonic()
             if left <= 0:
-                raise ExecPluginError(f"exec: executable {proc.args[0]} did not finish within "
-                                      f"{_seconds(timeout)}; it was stopped ({TIMEOUT_ENV} sets the bound)")
+                raise ExecPluginError(
+                    f"exec: executable {proc.args[0]} did not finish within "
+                    f"{_seconds(timeout)}; it was stopped ({TIMEOUT_ENV} sets the bound)"
+                )
             for key, _ in sel.select(min(left, 0.5)):
                 chunk = os.read(key.fileobj.fileno(), 65536)
                 if not chunk:
@@ -312,8 +341,10 @@ def _collect(proc: subprocess.Popen, timeout: float) -> tuple[bytes, bytes]:
                 elif key.fileobj is proc.stdout:
                     out += chunk
                     if len(out) > MAX_STDOUT:
-                        raise ExecPluginError(f"exec: executable {proc.args[0]} printed more than "
-                                              f"{MAX_STDOUT >> 20} MiB; an ExecCredential is a few KiB")
+                        raise ExecPluginError(
+                            f"exec: executable {proc.args[0]} printed more than "
+                            f"{MAX_STDOUT >> 20} MiB; an ExecCredential is a few KiB"
+                        )
                 else:
                     err = (err + chunk)[-STDERR_TAIL:]
     finally:
@@ -322,8 +353,10 @@ def _collect(proc: subprocess.Popen, timeout: float) -> tuple[bytes, bytes]:
     try:
         proc.wait(wait_left)
     except subprocess.TimeoutExpired:
-        raise ExecPluginError(f"exec: executable {proc.args[0]} closed its output but did not exit within "
-                              f"{_seconds(timeout)}; it was stopped") from None
+        raise ExecPluginError(
+            f"exec: executable {proc.args[0]} closed its output but did not exit within "
+            f"{_seconds(timeout)}; it was stopped"
+        ) from None
     return bytes(out), bytes(err)
 
 
@@ -364,15 +397,16 @@ def parse_credential(stdout: bytes, api_version: str) -> Credentials:
     try:
         cred = json.loads(stdout)
     except (ValueError, UnicodeDecodeError):
-        raise ExecPluginError("decoding stdout: the plugin's output is not an ExecCredential (not JSON); "
-                              "it is not shown") from None
+        raise ExecPluginError(
+            "decoding stdout: the plugin's output is not an ExecCredential (not JSON); it is not shown"
+        ) from None
     if not isinstance(cred, dict) or cred.get("kind") != "ExecCredential":
-        raise ExecPluginError("decoding stdout: the plugin's output is not an ExecCredential (no kind "
-                              "ExecCredential)")
+        raise ExecPluginError("decoding stdout: the plugin's output is not an ExecCredential (no kind ExecCredential)")
     if cred.get("apiVersion") != api_version:
         got = one_line(str(cred.get("apiVersion")), 80)
-        raise ExecPluginError(f"exec plugin is configured to use API version {api_version}, plugin returned "
-                              f"version {json.dumps(got)}")
+        raise ExecPluginError(
+            f"exec plugin is configured to use API version {api_version}, plugin returned version {json.dumps(got)}"
+        )
     status = cred.get("status")
     if not isinstance(status, dict):
         raise ExecPluginError("exec plugin didn't return a status field")
@@ -397,6 +431,7 @@ def _expiry(value: Any) -> datetime.datetime | None:
     try:
         t = datetime.datetime.fromisoformat(str(value).replace("Z", "+00:00"))
     except ValueError:
-        raise ExecPluginError(f"decoding stdout: status.expirationTimestamp {json.dumps(one_line(value, 40))} "
-                              f"is not an RFC 3339 time") from None
+        raise ExecPluginError(
+            f"decoding stdout: status.expirationTimestamp {json.dumps(one_line(value, 40))} is not an RFC 3339 time"
+        ) from None
     return t if t.tzinfo else t.replace(tzinfo=datetime.timezone.utc)

@@ -19,8 +19,10 @@ def check_insecure_with_ca(cluster: dict, where: str) -> None:
     ``insecure-skip-tls-verify: true`` (one would silently win)."""
     ca = cluster.get("certificate-authority") or cluster.get("certificate-authority-data")
     if cluster.get("insecure-skip-tls-verify") is True and ca:
-        raise KubeConfigError(f"specifying a root certificates file with the insecure flag is not allowed "
-                              f"({where} sets insecure-skip-tls-verify and a certificate-authority)")
+        raise KubeConfigError(
+            f"specifying a root certificates file with the insecure flag is not allowed "
+            f"({where} sets insecure-skip-tls-verify and a certificate-authority)"
+        )
 
 
 def context_namespace(ctx: dict, name: str, path: str) -> str:
@@ -45,8 +47,10 @@ def server_url_problem(server: str) -> str | None:
     if parts.password:
         remember(parts.password)
     if parts.scheme.lower() not in ("http", "https"):
-        return (f'the server URL must start with https:// or http:// '
-                f'(scheme "{one_line(parts.scheme, 20)}" is not supported)')
+        return (
+            f"the server URL must start with https:// or http:// "
+            f'(scheme "{one_line(parts.scheme, 20)}" is not supported)'
+        )
     if not parts.hostname:
         return "the server URL has no host"
     return None
@@ -84,9 +88,12 @@ def check_token_file(user: dict, name: str | None, path: str) -> None:
         with open(token_path, encoding="utf-8", errors="replace") as f:
             token = f.read().strip()
     except OSError as e:
-        raise KubeConfigError(f'user "{name}" in {path}: cannot read tokenFile {token_path}: '
-                              f'{e.strerror or e}') from None
+        raise KubeConfigError(
+            f'user "{name}" in {path}: cannot read tokenFile {token_path}: {e.strerror or e}'
+        ) from None
     remember(token)
     if has_control_characters(token):
-        raise KubeConfigError(f'user "{name}" in {path}: tokenFile {token_path} holds a control character '
-                              f'(a line break inside the token?); its content is not shown')
+        raise KubeConfigError(
+            f'user "{name}" in {path}: tokenFile {token_path} holds a control character '
+            f"(a line break inside the token?); its content is not shown"
+        )

@@ -34,21 +34,53 @@ def _map(of: Any) -> tuple:
 
 
 EXTENSIONS = _list({"name": STR, "extension": ANY})
-EXEC = {"command": STR, "args": _list(STR), "env": _list({"name": STR, "value": STR}), "apiVersion": STR,
-        "installHint": STR, "provideClusterInfo": BOOL, "interactiveMode": STR}
-CLUSTER = {"server": STR, "tls-server-name": STR, "insecure-skip-tls-verify": BOOL, "certificate-authority": STR,
-           "certificate-authority-data": BYTES, "proxy-url": STR, "disable-compression": BOOL,
-           "extensions": EXTENSIONS}
-AUTH_INFO = {"client-certificate": STR, "client-certificate-data": BYTES, "client-key": STR,
-             "client-key-data": BYTES, "token": STR, "tokenFile": STR, "as": STR, "as-uid": STR,
-             "as-groups": _list(STR), "as-user-extra": _map(_list(STR)), "username": STR, "password": STR,
-             "auth-provider": {"name": STR, "config": _map(STR)}, "exec": EXEC, "extensions": EXTENSIONS}
+EXEC = {
+    "command": STR,
+    "args": _list(STR),
+    "env": _list({"name": STR, "value": STR}),
+    "apiVersion": STR,
+    "installHint": STR,
+    "provideClusterInfo": BOOL,
+    "interactiveMode": STR,
+}
+CLUSTER = {
+    "server": STR,
+    "tls-server-name": STR,
+    "insecure-skip-tls-verify": BOOL,
+    "certificate-authority": STR,
+    "certificate-authority-data": BYTES,
+    "proxy-url": STR,
+    "disable-compression": BOOL,
+    "extensions": EXTENSIONS,
+}
+AUTH_INFO = {
+    "client-certificate": STR,
+    "client-certificate-data": BYTES,
+    "client-key": STR,
+    "client-key-data": BYTES,
+    "token": STR,
+    "tokenFile": STR,
+    "as": STR,
+    "as-uid": STR,
+    "as-groups": _list(STR),
+    "as-user-extra": _map(_list(STR)),
+    "username": STR,
+    "password": STR,
+    "auth-provider": {"name": STR, "config": _map(STR)},
+    "exec": EXEC,
+    "extensions": EXTENSIONS,
+}
 CONTEXT = {"cluster": STR, "user": STR, "namespace": STR, "extensions": EXTENSIONS}
-CONFIG = {"kind": STR, "apiVersion": STR, "preferences": {"colors": BOOL, "extensions": EXTENSIONS},
-          "clusters": _list({"name": STR, "cluster": CLUSTER}),
-          "users": _list({"name": STR, "user": AUTH_INFO}),
-          "contexts": _list({"name": STR, "context": CONTEXT}),
-          "current-context": STR, "extensions": EXTENSIONS}
+CONFIG = {
+    "kind": STR,
+    "apiVersion": STR,
+    "preferences": {"colors": BOOL, "extensions": EXTENSIONS},
+    "clusters": _list({"name": STR, "cluster": CLUSTER}),
+    "users": _list({"name": STR, "user": AUTH_INFO}),
+    "contexts": _list({"name": STR, "context": CONTEXT}),
+    "current-context": STR,
+    "extensions": EXTENSIONS,
+}
 
 # Fields whose value is a credential: a control character there would
 # reach an HTTP header (and, through Python's refusal, an error message).
@@ -122,8 +154,7 @@ def _check_scalar(value: Any, schema: str, path: str) -> None:
         except (binascii.Error, UnicodeEncodeError):
             raise KubeconfigTypeError(f"field {path} is not valid base64 data") from None
     if path.rsplit(".", 1)[-1] in CREDENTIAL_FIELDS and has_control_characters(value):
-        raise KubeconfigTypeError(f"field {path} contains a control character (a line break?); "
-                                  f"its value is not shown")
+        raise KubeconfigTypeError(f"field {path} contains a control character (a line break?); its value is not shown")
 
 
 def has_control_characters(value: str) -> bool:

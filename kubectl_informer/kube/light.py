@@ -33,10 +33,28 @@ RETRIES = 3
 # The keys the light path reads; a cluster or user with any other key (for
 # example "exec", "auth-provider", "proxy-url", "username", "as") is left to
 # the kubernetes client.
-CLUSTER_KEYS = frozenset(("server", "certificate-authority", "certificate-authority-data",
-                          "insecure-skip-tls-verify", "tls-server-name", "extensions"))
-USER_KEYS = frozenset(("token", "tokenFile", "client-certificate", "client-certificate-data", "client-key",
-                       "client-key-data", "extensions", "exec"))  # impersonation: kube.config's, on either client
+CLUSTER_KEYS = frozenset(
+    (
+        "server",
+        "certificate-authority",
+        "certificate-authority-data",
+        "insecure-skip-tls-verify",
+        "tls-server-name",
+        "extensions",
+    )
+)
+USER_KEYS = frozenset(
+    (
+        "token",
+        "tokenFile",
+        "client-certificate",
+        "client-certificate-data",
+        "client-key",
+        "client-key-data",
+        "extensions",
+        "exec",
+    )
+)  # impersonation: kube.config's, on either client
 
 
 class LightConfig:
@@ -133,8 +151,9 @@ class Unsupported(Exception):
     """The kubeconfig needs the kubernetes client's loader."""
 
 
-def light_config(cluster: dict, cluster_dir: str, user: dict | None, user_dir: str,
-                 exec_auth: Any = None) -> LightConfig:
+def light_config(
+    cluster: dict, cluster_dir: str, user: dict | None, user_dir: str, exec_auth: Any = None
+) -> LightConfig:
     """The configuration of a context whose cluster and user use only the
     keys above; ``Unsupported`` otherwise. Precedence and file handling follow
     the kubernetes client's ``KubeConfigLoader``: ``token`` before

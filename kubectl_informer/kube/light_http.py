@@ -59,8 +59,9 @@ class _HTTPSConnection(http.client.HTTPSConnection):
     """An HTTPS connection that checks the certificate against (and sends
     as SNI) ``tls-server-name`` when the kubeconfig sets one."""
 
-    def __init__(self, host: str, port: int, timeout: float | None, context: ssl.SSLContext,
-                 server_hostname: str | None) -> None:
+    def __init__(
+        self, host: str, port: int, timeout: float | None, context: ssl.SSLContext, server_hostname: str | None
+    ) -> None:
         super().__init__(host, port, timeout=timeout, context=context)
         self._server_hostname = server_hostname or host
 
@@ -143,8 +144,14 @@ class Pool:
         for conn in idle:
             conn.close()
 
-    def request(self, target: str, headers: dict[str, str] | Headers, timeout: tuple[float | None, float | None],
-                retries: int, in_flight: InFlight | None = None) -> "Response":
+    def request(
+        self,
+        target: str,
+        headers: dict[str, str] | Headers,
+        timeout: tuple[float | None, float | None],
+        retries: int,
+        in_flight: InFlight | None = None,
+    ) -> "Response":
         """GET ``target``; a request that got no answer is sent again, on a
         new connection, at most ``retries`` times (urllib3's ``Retry(total=3)``
         under the kubernetes client), then its error is raised."""
@@ -182,8 +189,14 @@ class Response:
 
     chunked = False  # http.client undoes the chunking: read1 serves both kinds
 
-    def __init__(self, pool: Pool, conn: http.client.HTTPConnection, resp: http.client.HTTPResponse,
-                 sock: socket.socket, in_flight: InFlight) -> None:
+    def __init__(
+        self,
+        pool: Pool,
+        conn: http.client.HTTPConnection,
+        resp: http.client.HTTPResponse,
+        sock: socket.socket,
+        in_flight: InFlight,
+    ) -> None:
         self._pool, self._conn, self._resp, self._sock = pool, conn, resp, sock
         self._in_flight = in_flight
         self.status = resp.status

@@ -58,9 +58,16 @@ class KubeListerWatcher:
     PartialObjectMetadata (kind, apiVersion, metadata).
     """
 
-    def __init__(self, api_client: Any, resource: Resource, namespace: str | None = None,
-                 label_selector: str | None = None, field_selector: str | None = None,
-                 metadata_only: bool = False, watch_read_grace: float = WATCH_READ_GRACE):
+    def __init__(
+        self,
+        api_client: Any,
+        resource: Resource,
+        namespace: str | None = None,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        metadata_only: bool = False,
+        watch_read_grace: float = WATCH_READ_GRACE,
+    ):
         self.api_client = api_client
         self.resource = resource
         self.namespace = namespace if resource.namespaced else None
@@ -97,8 +104,15 @@ class KubeListerWatcher:
         if options.timeout_seconds:
             q.append(("timeoutSeconds", int(options.timeout_seconds)))
         accept = ACCEPT_METADATA_LIST if self.metadata_only else rest.ACCEPT_JSON
-        result = rest.get_list(self.api_client, self.path, q, timeout=LIST_TIMEOUT, accept=accept,
-                               interner=self.interner, progress=self.list_progress)
+        result = rest.get_list(
+            self.api_client,
+            self.path,
+            q,
+            timeout=LIST_TIMEOUT,
+            accept=accept,
+            interner=self.interner,
+            progress=self.list_progress,
+        )
         if not isinstance(result, dict):
             raise ConnectionError(f"{self.path}: expected a List object")
         items = result.get("items")
@@ -131,10 +145,17 @@ class KubeListerWatcher:
             q.append(("timeoutSeconds", int(options.timeout_seconds)))
             read_timeout = float(options.timeout_seconds) + self.watch_read_grace
             deadline = time.monotonic() + read_timeout
-        resp = rest.get(self.api_client, self.path, q, timeout=(30.0, read_timeout),
-                        accept=ACCEPT_METADATA if self.metadata_only else rest.ACCEPT_JSON, verb="watch")
-        return KubeWatch(resp, initial_events=bool(options.send_initial_events), interner=self.interner,
-                         deadline=deadline)
+        resp = rest.get(
+            self.api_client,
+            self.path,
+            q,
+            timeout=(30.0, read_timeout),
+            accept=ACCEPT_METADATA if self.metadata_only else rest.ACCEPT_JSON,
+            verb="watch",
+        )
+        return KubeWatch(
+            resp, initial_events=bool(options.send_initial_events), interner=self.interner, deadline=deadline
+        )
 
     def __repr__(self) -> str:
         return f"KubeListerWatcher({self.path!r})"
@@ -149,8 +170,13 @@ class KubeWatch:
     connections); a line that is not a watch event ends it with an ERROR event.
     """
 
-    def __init__(self, resp: Any, initial_events: bool = False, interner: StringInterner | None = None,
-                 deadline: float | None = None):
+    def __init__(
+        self,
+        resp: Any,
+        initial_events: bool = False,
+        interner: StringInterner | None = None,
+        deadline: float | None = None,
+    ):
         self._resp = resp
         self._interner = interner
         self._initial_events = initial_events
@@ -228,8 +254,11 @@ class KubeWatch:
                     else:
                         paused = False
                         # Freeze only a big collection, as a list's decode does.
-                        gc_pause.release(freeze=initial >= FREEZE_MIN_ITEMS and ev.type == BOOKMARK
-                                         and _is_initial_events_end(ev.object))
+                        gc_pause.release(
+                            freeze=initial >= FREEZE_MIN_ITEMS
+                            and ev.type == BOOKMARK
+                            and _is_initial_events_end(ev.object)
+                        )
                 yield ev
         except (*rest._broken_body_errors(), OSError, ValueError, AttributeError):
             # Reset, timeout, or stop() closing the socket under us: the
@@ -300,6 +329,7 @@ def _read_timeout_setter(resp: Any):
             sock.settimeout(max(seconds, 0.001))
         except OSError:
             pass
+
     return set_timeout
 
 
@@ -311,8 +341,17 @@ def _is_initial_events_end(obj: Any) -> bool:
 
 
 def _error_event(message: str) -> WatchEvent:
-    return WatchEvent(ERROR, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 500,
-                              "reason": "InternalError", "message": message})
+    return WatchEvent(
+        ERROR,
+        {
+            "kind": "Status",
+            "apiVersion": "v1",
+            "status": "Failure",
+            "code": 500,
+            "reason": "InternalError",
+            "message": message,
+        },
+    )
 
 
 def _too_large() -> WatchEvent:

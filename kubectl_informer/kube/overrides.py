@@ -35,13 +35,13 @@ class ConfigOverrides:
     file is the working directory's, not the kubeconfig's."""
 
     server: str | None = None
-    cluster: str | None = None          # --cluster: the kubeconfig cluster entry to use
-    user: str | None = None             # --user: the kubeconfig user entry to use
+    cluster: str | None = None  # --cluster: the kubeconfig cluster entry to use
+    user: str | None = None  # --user: the kubeconfig user entry to use
     token: str | None = field(default=None, repr=False)  # never in a repr (a crash log, --debug)
     as_user: str | None = None
     as_groups: tuple[str, ...] = ()
     as_uid: str | None = None
-    insecure: bool = False              # --insecure-skip-tls-verify
+    insecure: bool = False  # --insecure-skip-tls-verify
     certificate_authority: str | None = None
     client_certificate: str | None = None
     client_key: str | None = None
@@ -108,6 +108,7 @@ def header_key_escape(key: str) -> str:
     every byte that is not a token character, and ``%``, percent-encoded."""
     return "".join(chr(b) if b in _TOKEN_CHARS and b != ord("%") else f"%{b:02X}" for b in key.encode())
 
+
 # Where a cluster or user that only the flags describe "comes from" (messages, relative paths: none).
 FLAGS = "the command line"
 
@@ -119,7 +120,7 @@ def impersonation(user: dict, name: str | None) -> tuple[tuple[str, bytes], ...]
     who, groups, uid = user.get("as") or "", user.get("as-groups") or [], user.get("as-uid") or ""
     if not who:
         if groups or uid or user.get("as-user-extra"):
-            raise ValueError(f'requesting uid, groups or user-extra for {name or ""} without impersonating a user')
+            raise ValueError(f"requesting uid, groups or user-extra for {name or ''} without impersonating a user")
         return ()
     headers = [("Impersonate-User", str(who))]
     if uid:
@@ -129,8 +130,10 @@ def impersonation(user: dict, name: str | None) -> tuple[tuple[str, bytes], ...]
     headers += [("Impersonate-Extra-" + header_key_escape(str(k)), str(v)) for k in sorted(extra) for v in extra[k]]
     for header, value in headers:
         if has_control_characters(value):
-            raise ValueError(f'the {header} value for "{name or ""}" holds a control character '
-                             f'(a line break?): it cannot be an HTTP header')
+            raise ValueError(
+                f'the {header} value for "{name or ""}" holds a control character '
+                f"(a line break?): it cannot be an HTTP header"
+            )
     # As Go sends a header: its UTF-8 bytes (http.client would encode a str as Latin-1, and fail).
     return tuple((header, value.encode()) for header, value in headers)
 
@@ -138,15 +141,21 @@ def impersonation(user: dict, name: str | None) -> tuple[tuple[str, bytes], ...]
 def check_auth_methods(user: dict, name: str | None) -> None:
     """``validateAuthInfo``'s rule: a token and basic auth together are two
     methods, and only one is allowed (``--token`` on a basic-auth user)."""
-    methods = [m for m, on in (("token", user.get("token")),
-                               ("basicAuth", user.get("username") or user.get("password"))) if on]
+    methods = [
+        m for m, on in (("token", user.get("token")), ("basicAuth", user.get("username") or user.get("password"))) if on
+    ]
     if len(methods) > 1:
-        raise ValueError(f'more than one authentication method found for {name or ""}; '
-                         f'found [{" ".join(methods)}], only one is allowed')
+        raise ValueError(
+            f"more than one authentication method found for {name or ''}; "
+            f"found [{' '.join(methods)}], only one is allowed"
+        )
     if (user.get("client-certificate") or user.get("client-certificate-data")) and not (
-            user.get("client-key") or user.get("client-key-data")):
-        raise ValueError(f"client-key-data or client-key must be specified for {name or ''} to use the "
-                         f"clientCert authentication method.")
+        user.get("client-key") or user.get("client-key-data")
+    ):
+        raise ValueError(
+            f"client-key-data or client-key must be specified for {name or ''} to use the "
+            f"clientCert authentication method."
+        )
 
 
 def default_server_url(cluster: dict, user: dict) -> None:
@@ -165,6 +174,7 @@ def flags_only_config() -> object:
     """An empty merged kubeconfig, for ``--server`` without any file (kubectl
     runs so: the flags make the whole config)."""
     from kubernetes.config import kube_config
+
     return kube_config.ConfigNode(FLAGS, {"clusters": [], "contexts": [], "users": []}, None)
 
 
@@ -173,8 +183,10 @@ def lay_over(doc: dict, name: str, cluster: dict, user_entry: dict) -> None:
     ``_select`` chose and merged with the flags (in place: each entry keeps
     the file its relative paths are read against)."""
     user_name = user_entry.get("name") or f"{FLAGS} user"
-    for key, entry_name, part, value in (("clusters", cluster.get("name") or "", "cluster", cluster["cluster"]),
-                                          ("users", user_name, "user", user_entry.get("user") or {})):
+    for key, entry_name, part, value in (
+        ("clusters", cluster.get("name") or "", "cluster", cluster["cluster"]),
+        ("users", user_name, "user", user_entry.get("user") or {}),
+    ):
         entry = entry_named(doc, key, entry_name)
         entry[part] = {k: v for k, v in value.items() if k not in IMPERSONATION_KEYS}
     ctx = entry_named(doc, "contexts", name)

@@ -63,9 +63,9 @@ def _split_host_port(addr: str) -> tuple[str, str] | None:
     """Go's ``net.SplitHostPort`` for the forms NO_PROXY entries take."""
     if addr.startswith("["):
         end = addr.find("]")
-        if end < 0 or not addr[end + 1:].startswith(":"):
+        if end < 0 or not addr[end + 1 :].startswith(":"):
             return None
-        return addr[1:end], addr[end + 2:]
+        return addr[1:end], addr[end + 2 :]
     if addr.count(":") != 1:
         return None
     host, port = addr.split(":")
@@ -88,8 +88,7 @@ def _idna(host: str) -> str:
     if host.isascii():
         return host
     try:
-        return ".".join(label if label.isascii() else label.encode("idna").decode("ascii")
-                        for label in host.split("."))
+        return ".".join(label if label.isascii() else label.encode("idna").decode("ascii") for label in host.split("."))
     except UnicodeError:
         return host
 
@@ -179,8 +178,9 @@ def check_proxy_url(proxy: str, where: str) -> str:
     if parts.password:
         remember(parts.password)
     if parts.scheme not in ("http", "https", "socks5"):
-        raise ProxyError(f'{where}: proxy-url: unsupported scheme "{parts.scheme[:20]}", must be http, https, '
-                         'or socks5')
+        raise ProxyError(
+            f'{where}: proxy-url: unsupported scheme "{parts.scheme[:20]}", must be http, https, or socks5'
+        )
     return proxy
 
 
@@ -193,8 +193,10 @@ def usable(proxy: str, where: str) -> str:
         raise ProxyError(f"{where}: the proxy URL could not be parsed") from None
     scheme = parts.scheme.lower()
     if scheme == "socks5":
-        raise ProxyError(f"{where}: a socks5 proxy is not supported by kubectl informer (client-go supports it); "
-                         "use an http or https proxy")
+        raise ProxyError(
+            f"{where}: a socks5 proxy is not supported by kubectl informer (client-go supports it); "
+            "use an http or https proxy"
+        )
     if scheme not in ("http", "https"):
         raise ProxyError(f'{where}: proxy scheme "{scheme[:20]}" is not supported (http or https)')
     if not parts.hostname:
@@ -209,6 +211,7 @@ def proxy_headers(proxy: str) -> dict[str, str]:
     if parts.username is None:
         return {}
     import base64
+
     user, password = unquote(parts.username), unquote(parts.password or "")
     remember(password)
     token = base64.b64encode(f"{user}:{password}".encode()).decode()

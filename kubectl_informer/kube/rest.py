@@ -54,13 +54,15 @@ def status_error(resp: Any, body: bytes | None = None) -> ApiError:
         except orjson.JSONDecodeError:
             pass
     if status is not None:
-        return ApiError.from_status(status, retry_after=retry_after, code=resp.status,
-                                    what=f"the body of the {resp.status} answer")
+        return ApiError.from_status(
+            status, retry_after=retry_after, code=resp.status, what=f"the body of the {resp.status} answer"
+        )
     # Not a Status (a proxy's HTML page, an empty 500): its title or text, one line.
     text = one_line(_plain_text(body.decode("utf-8", "replace")), 200) if body else ""
     reason = _REASONS.get(resp.status, resp.reason or "")
-    return ApiError(resp.status, reason, text or f"{resp.status} {resp.reason or reason}".strip(),
-                    retry_after=retry_after)
+    return ApiError(
+        resp.status, reason, text or f"{resp.status} {resp.reason or reason}".strip(), retry_after=retry_after
+    )
 
 
 # Patterns of error pages only: compiled (and cached by re) by the first one, not at import.
@@ -79,9 +81,20 @@ def _plain_text(text: str) -> str:
     return html.unescape(re.sub(_TAG, " ", text))
 
 
-_REASONS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 405: "MethodNotAllowed",
-            409: "Conflict", 410: "Expired", 422: "Invalid", 429: "TooManyRequests", 500: "InternalError",
-            503: "ServiceUnavailable", 504: "Timeout"}
+_REASONS = {
+    400: "BadRequest",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "NotFound",
+    405: "MethodNotAllowed",
+    409: "Conflict",
+    410: "Expired",
+    422: "Invalid",
+    429: "TooManyRequests",
+    500: "InternalError",
+    503: "ServiceUnavailable",
+    504: "Timeout",
+}
 
 
 def read_at_most(resp: Any, limit: int) -> bytes:
@@ -138,8 +151,15 @@ def check_wait(status: int, retry_after: str | None) -> int | None:
     return int(retry_after)
 
 
-def get(api_client: Any, path: str, query: Iterable[tuple[str, Any]] = (), *,
-        timeout: float | tuple[float, float] | None = None, accept: str = ACCEPT_JSON, verb: str = "get") -> Any:
+def get(
+    api_client: Any,
+    path: str,
+    query: Iterable[tuple[str, Any]] = (),
+    *,
+    timeout: float | tuple[float, float] | None = None,
+    accept: str = ACCEPT_JSON,
+    verb: str = "get",
+) -> Any:
     """GET ``path`` and return the open response (body not read).
 
     A 429 or 5xx answer with a Retry-After header is retried after that many
@@ -206,8 +226,9 @@ def _drain(resp: Any) -> str:
     return reason
 
 
-def _prepare(api_client: Any, path: str, query: Iterable[tuple[str, Any]], timeout: Any,
-             accept: str) -> tuple[str, Callable[[], Any]]:
+def _prepare(
+    api_client: Any, path: str, query: Iterable[tuple[str, Any]], timeout: Any, accept: str
+) -> tuple[str, Callable[[], Any]]:
     """The URL, and a call that sends the GET and returns the open
     response: through a ``LightClient``, or the kubernetes client's
     ``ApiClient`` (with its auth hooks: exec plugins, in-cluster token refresh)."""
@@ -215,8 +236,8 @@ def _prepare(api_client: Any, path: str, query: Iterable[tuple[str, Any]], timeo
         url = api_client.url(path, query)
         return url, lambda: api_client.get(url, accept, timeout)
     method, url, headers, _body, _post = api_client.param_serialize(
-        "GET", path, query_params=list(query) or None, header_params={"Accept": accept},
-        auth_settings=["BearerToken"])
+        "GET", path, query_params=list(query) or None, header_params={"Accept": accept}, auth_settings=["BearerToken"]
+    )
     impersonate = getattr(api_client.configuration, "impersonate", ())
     if impersonate:
         from urllib3 import HTTPHeaderDict  # loaded with the kubernetes client: one header line per group
@@ -265,8 +286,11 @@ def _cause(e: BaseException) -> str:
 
 def _transport_error(e: BaseException, url: str) -> OSError:
     cause = e.__cause__ or e.__context__
-    if isinstance(e, ConnectionRefusedError) or isinstance(cause, ConnectionRefusedError) \
-            or "Connection refused" in str(e):
+    if (
+        isinstance(e, ConnectionRefusedError)
+        or isinstance(cause, ConnectionRefusedError)
+        or "Connection refused" in str(e)
+    ):
         err: OSError = ConnectionRefusedError(111, f"connection refused: {_origin(url)}")
         return err
     return ConnectionError(f"{_origin(url)}: {one_line(e, 200)}")
@@ -279,6 +303,7 @@ def _origin(url: str) -> str:
 
 
 # --- limits every request of one client shares -----------------------------------
+
 
 class RequestLimits:
     """What ``--request-timeout`` sets for one ApiClient (kubectl's flag: a
@@ -300,8 +325,16 @@ class RequestLimits:
     def retried(self, status: int, attempt: int, delay: int, path: str, verb: str, reason: str) -> None:
         """Trace a retry and wait its delay on the clock (cut short by abort())."""
         if self.tracer is not None:
-            self.tracer.emit(REQUEST_RETRY, None, status=status, attempt=attempt, delay=float(delay),
-                             path=path, verb=verb, reason=reason)
+            self.tracer.emit(
+                REQUEST_RETRY,
+                None,
+                status=status,
+                attempt=attempt,
+                delay=float(delay),
+                path=path,
+                verb=verb,
+                reason=reason,
+            )
         if delay > 0:
             self.clock.wait_event(self._aborted, delay)
 
@@ -360,8 +393,9 @@ def set_request_timeout(api_client: Any, seconds: float | None) -> None:
     limits(api_client).timeout = seconds or None
 
 
-def set_retries(api_client: Any, *, clock: Clock | None = None, tracer: Any = None,
-                max_retries: int = MAX_RETRIES) -> None:
+def set_retries(
+    api_client: Any, *, clock: Clock | None = None, tracer: Any = None, max_retries: int = MAX_RETRIES
+) -> None:
     """Where the client's Retry-After retries wait (``clock``) and are traced
     (``tracer``), and how many there may be (client-go's ``MaxRetries``; 0: none)."""
     lim = limits(api_client)
@@ -382,8 +416,7 @@ def abort_requests(api_client: Any) -> None:
 _READ = 256 * 1024
 
 
-def _pieces(resp: Any, path: str, deadline: float | None, started: float, max_bytes: int,
-            what: str) -> Iterator[bytes]:
+def _pieces(resp: Any, path: str, deadline: float | None, started: float, max_bytes: int, what: str) -> Iterator[bytes]:
     """The body, piece by piece as it arrives (``read1``: whatever is there,
     never waiting to fill a buffer): a request timeout is a deadline for all
     of it, so a server sending a byte a second never trips a per-read timeout;
@@ -399,14 +432,24 @@ def _pieces(resp: Any, path: str, deadline: float | None, started: float, max_by
         yield piece
         now = time.monotonic()
         if deadline is not None and now > deadline:
-            raise TimeoutError(f"{path}: the request timed out after {now - started:.1f}s "
-                               f"({got} bytes received; see --request-timeout)")
+            raise TimeoutError(
+                f"{path}: the request timed out after {now - started:.1f}s "
+                f"({got} bytes received; see --request-timeout)"
+            )
 
 
 @contextmanager
-def _body(api_client: Any, path: str, query: Iterable[tuple[str, Any]], timeout: Any,
-          accept: str, max_bytes: int, what: str, headers: dict | None = None,
-          verb: str = "get") -> Iterator[Iterator[bytes]]:
+def _body(
+    api_client: Any,
+    path: str,
+    query: Iterable[tuple[str, Any]],
+    timeout: Any,
+    accept: str,
+    max_bytes: int,
+    what: str,
+    headers: dict | None = None,
+    verb: str = "get",
+) -> Iterator[Iterator[bytes]]:
     """GET ``path`` and hand out its body's pieces, bounded by the client's
     request timeout and closed by ``abort_requests``; a body cut short closes
     its connection, which must never serve another request. ``headers``,
@@ -447,8 +490,9 @@ def _body(api_client: Any, path: str, query: Iterable[tuple[str, Any]], timeout:
 
 
 @contextmanager
-def get_body(api_client: Any, path: str, *, accept: str, max_bytes: int,
-             what: str = "the answer") -> Iterator[Iterator[bytes]]:
+def get_body(
+    api_client: Any, path: str, *, accept: str, max_bytes: int, what: str = "the answer"
+) -> Iterator[Iterator[bytes]]:
     """GET ``path`` and hand out its body's pieces as they arrive (a text
     body read line by line, never held whole), at most ``max_bytes`` of them;
     bounded and aborted as every request of the client is."""
@@ -456,16 +500,28 @@ def get_body(api_client: Any, path: str, *, accept: str, max_bytes: int,
         yield pieces
 
 
-def get_json(api_client: Any, path: str, query: Iterable[tuple[str, Any]] = (), *,
-             timeout: float | tuple[float, float] | None = None, max_bytes: int = MAX_FRAME) -> Any:
+def get_json(
+    api_client: Any,
+    path: str,
+    query: Iterable[tuple[str, Any]] = (),
+    *,
+    timeout: float | tuple[float, float] | None = None,
+    max_bytes: int = MAX_FRAME,
+) -> Any:
     """GET and decode the body (``loads``, orjson): one document, held
     whole, so at most ``max_bytes`` (a List read this way passes MAX_LIST_BODY)."""
     with _body(api_client, path, query, timeout, ACCEPT_JSON, max_bytes, "the answer") as pieces:
         return loads(b"".join(pieces))
 
 
-def get_document(api_client: Any, path: str, *, accept: str, timeout: float | tuple[float, float] | None = None,
-                 max_bytes: int = MAX_FRAME) -> tuple[Any, str]:
+def get_document(
+    api_client: Any,
+    path: str,
+    *,
+    accept: str,
+    timeout: float | tuple[float, float] | None = None,
+    max_bytes: int = MAX_FRAME,
+) -> tuple[Any, str]:
     """GET one document as ``accept`` asks (discovery offers several forms
     and says in its Content-Type which one it chose); returns it decoded and
     that Content-Type."""
@@ -474,9 +530,17 @@ def get_document(api_client: Any, path: str, *, accept: str, timeout: float | tu
         return loads(b"".join(pieces)), headers.get("Content-Type", "")
 
 
-def get_list(api_client: Any, path: str, query: Iterable[tuple[str, Any]] = (), *,
-             timeout: float | tuple[float, float] | None = None, accept: str = ACCEPT_JSON,
-             interner: StringInterner | None = None, progress=None, max_bytes: int = MAX_LIST_BODY) -> Any:
+def get_list(
+    api_client: Any,
+    path: str,
+    query: Iterable[tuple[str, Any]] = (),
+    *,
+    timeout: float | tuple[float, float] | None = None,
+    accept: str = ACCEPT_JSON,
+    interner: StringInterner | None = None,
+    progress=None,
+    max_bytes: int = MAX_LIST_BODY,
+) -> Any:
     """GET a List and decode it while it arrives (``stream_decode``), never
     holding the whole body; ``progress(bytes, items)`` after each piece.
     A body beyond ``max_bytes``, or one object in it beyond MAX_FRAME, is

@@ -52,8 +52,12 @@ def report_to_stderr(err: BaseException, delay: float, attempt: int) -> None:
         pass
 
 
-def retry_transient(fn: Callable[[], T], report: Callable[[BaseException, float, int], None] | None = None,
-                    sleep: Callable[[float], object] = time.sleep, retry_after: bool = True) -> T:
+def retry_transient(
+    fn: Callable[[], T],
+    report: Callable[[BaseException, float, int], None] | None = None,
+    sleep: Callable[[float], object] = time.sleep,
+    retry_after: bool = True,
+) -> T:
     """``fn()`` until it returns or fails with a non-transient error. Waits
     INITIAL_DELAY doubling to MAX_DELAY between tries (or a 429's
     Retry-After, when longer); the wait is a plain sleep, so Ctrl-C ends it."""

@@ -78,8 +78,22 @@ class StringInterner:
     objects from the cache are read-only.
     """
 
-    SKIP_KEYS = frozenset(("name", "uid", "resourceVersion", "creationTimestamp", "podIP", "ip", "startTime",
-                           "containerID", "lastTransitionTime", "startedAt", "finishedAt", "time"))
+    SKIP_KEYS = frozenset(
+        (
+            "name",
+            "uid",
+            "resourceVersion",
+            "creationTimestamp",
+            "podIP",
+            "ip",
+            "startTime",
+            "containerID",
+            "lastTransitionTime",
+            "startedAt",
+            "finishedAt",
+            "time",
+        )
+    )
     SHARED_SMALL = ("labels", "annotations", "ownerReferences")
     # A managedFields entry's strings but its time: five entries an object
     # are 1.2 KB of copies of a few names (``kube-controller-manager``...).
@@ -271,7 +285,7 @@ class ListStream:
                     self._scan = max(self._scan, len(buf) - len(sep) + 1)
                     break
                 try:
-                    with view[self._pos:cut + 1] as piece:
+                    with view[self._pos : cut + 1] as piece:
                         item = orjson.loads(piece)
                 except orjson.JSONDecodeError:
                     self._tries += 1
@@ -286,7 +300,7 @@ class ListStream:
                 self._pos = self._scan = cut + 2
                 self._tries = 0
         if self._pos >= COMPACT_AT:
-            del buf[:self._pos]
+            del buf[: self._pos]
             self._scan -= self._pos
             self._pos = 0
 
@@ -297,7 +311,7 @@ class ListStream:
             if self.interner is not None and isinstance(result, dict):
                 self.interner.intern(result.get("items"))
             return result
-        rest = bytes(self._buf[self._pos:]).decode("utf-8")
+        rest = bytes(self._buf[self._pos :]).decode("utf-8")
         self._buf = bytearray()
         dec = json.JSONDecoder()
         i = 0
@@ -307,13 +321,13 @@ class ListStream:
                 self.interner.intern(item)
             self.items.append(item)
             i = _skip_ws(rest, i)
-            if rest[i:i + 1] == ",":
+            if rest[i : i + 1] == ",":
                 i += 1
                 continue
-            if rest[i:i + 1] != "]":
+            if rest[i : i + 1] != "]":
                 raise ValueError("the List's items array is not closed")
             break
-        envelope = orjson.loads(self._head + b"]" + rest[i + 1:].encode())
+        envelope = orjson.loads(self._head + b"]" + rest[i + 1 :].encode())
         if not isinstance(envelope, dict) or envelope.get("items") != []:
             raise ValueError("not a List object")
         envelope["items"] = self.items

@@ -43,8 +43,11 @@ def shown_queues(queues: Iterable[QueueFigures], key_filter: KeyFilter) -> list[
     """Ordered by activity, those whose name (or controller) passes the filter."""
     if not key_filter:
         return by_activity(queues)
-    return by_activity(q for q in queues if key_filter.matches(q.name)
-                       or (q.controller and q.controller != q.name and key_filter.matches(q.controller)))
+    return by_activity(
+        q
+        for q in queues
+        if key_filter.matches(q.name) or (q.controller and q.controller != q.name and key_filter.matches(q.controller))
+    )
 
 
 def estimate(v: float | None) -> str:
@@ -63,9 +66,11 @@ def bucket_range(b: tuple[float, float] | None) -> str:
 
 def percentile_detail(q: QueueFigures) -> str:
     """One line: the bucket each percentile's true value lies in."""
-    return (f"≈ estimated inside histogram buckets; the true value lies in: latency p50 "
-            f"{bucket_range(q.latency_p50_bucket)}, p99 {bucket_range(q.latency_p99_bucket)} · work p50 "
-            f"{bucket_range(q.work_p50_bucket)}, p99 {bucket_range(q.work_p99_bucket)}")
+    return (
+        f"≈ estimated inside histogram buckets; the true value lies in: latency p50 "
+        f"{bucket_range(q.latency_p50_bucket)}, p99 {bucket_range(q.latency_p99_bucket)} · work p50 "
+        f"{bucket_range(q.work_p50_bucket)}, p99 {bucket_range(q.work_p99_bucket)}"
+    )
 
 
 def spark(values: Iterable[float], cells: int = SPARK_CELLS) -> str:
@@ -110,15 +115,33 @@ def _rows_from(top: int, total: int, height: int) -> int:
     return max(1, avail - 1)
 
 
-TABLE_HEADER = ("QUEUE", "DEPTH", "ADDS/S", "DRAIN/S", "RETRIES/S", "LATENCY p99", "WORK p50", "WORK p99",
-                "LONGEST", "DEPTH (last scrapes)")
+TABLE_HEADER = (
+    "QUEUE",
+    "DEPTH",
+    "ADDS/S",
+    "DRAIN/S",
+    "RETRIES/S",
+    "LATENCY p99",
+    "WORK p50",
+    "WORK p99",
+    "LONGEST",
+    "DEPTH (last scrapes)",
+)
 
 
 def table_row(q: QueueFigures, controller: ControllerFigures | None = None) -> tuple[str, ...]:
-    row = (q.name, f"{q.depth:g}", rate(q.adds_per_s, q.rated, ""), rate(q.drain_per_s, q.rated, ""),
-           rate(q.retries_per_s, q.rated, ""),
-           estimate(q.latency_p99), estimate(q.work_p50), estimate(q.work_p99), fmt_seconds(q.longest),
-           spark(q.depth_history))
+    row = (
+        q.name,
+        f"{q.depth:g}",
+        rate(q.adds_per_s, q.rated, ""),
+        rate(q.drain_per_s, q.rated, ""),
+        rate(q.retries_per_s, q.rated, ""),
+        estimate(q.latency_p99),
+        estimate(q.work_p50),
+        estimate(q.work_p99),
+        fmt_seconds(q.longest),
+        spark(q.depth_history),
+    )
     if controller is None:
         return row
     return row + (controller_cell(controller),)
@@ -132,11 +155,14 @@ def controller_cell(c: ControllerFigures) -> str:
 
 # --- informers (client-go 1.36's informer_* series) --------------------------------------
 
+
 def by_busyness(informers: Iterable[InformerFigures]) -> list[InformerFigures]:
     """The busiest first: most queued in the FIFO, then most processed/s,
     then furthest behind the server; idle ones by group and resource."""
-    return sorted(informers, key=lambda f: (-f.queued, -f.processed_per_s, -(f.lag_rv or 0), f.group, f.resource,
-                                            f.version, f.name))
+    return sorted(
+        informers,
+        key=lambda f: (-f.queued, -f.processed_per_s, -(f.lag_rv or 0), f.group, f.resource, f.version, f.name),
+    )
 
 
 def shown_informers(informers: Iterable[InformerFigures], key_filter: KeyFilter) -> list[InformerFigures]:
@@ -154,18 +180,36 @@ def gvr_path(f: InformerFigures) -> str:
     return "/".join(p for p in (f.group, f.version, f.resource) if p)
 
 
-INFORMER_HEADER = ("INFORMER (group/version resource)", "QUEUED", "EVENTS/S", "PROCESSING p50", "p99",
-                   "STORE RV", "SERVER RV", "LAG (RV)")
+INFORMER_HEADER = (
+    "INFORMER (group/version resource)",
+    "QUEUED",
+    "EVENTS/S",
+    "PROCESSING p50",
+    "p99",
+    "STORE RV",
+    "SERVER RV",
+    "LAG (RV)",
+)
 
 
 def informer_row(f: InformerFigures, with_name: bool = False) -> tuple[str, ...]:
     """One table row; ``-`` for what the page does not say. ``with_name``
     adds the informer's name (a process with several informer factories)."""
+
     def rv(v: int | None) -> str:
         return "-" if v is None else str(v)
+
     # The gvr and the name are the page's labels: shown printable, escaped before the columns are sized.
-    row = (printable(f.gvr), f"{f.queued:g}", rate(f.processed_per_s, f.rated, ""), estimate(f.latency_p50), estimate(f.latency_p99),
-           rv(f.store_rv), rv(f.server_rv), rv(f.lag_rv))
+    row = (
+        printable(f.gvr),
+        f"{f.queued:g}",
+        rate(f.processed_per_s, f.rated, ""),
+        estimate(f.latency_p50),
+        estimate(f.latency_p99),
+        rv(f.store_rv),
+        rv(f.server_rv),
+        rv(f.lag_rv),
+    )
     return row[:1] + (printable(f.name),) + row[1:] if with_name else row
 
 
@@ -176,8 +220,13 @@ def informer_header(with_name: bool = False) -> tuple[str, ...]:
 def informer_detail(f: InformerFigures) -> str:
     """One line on the selected informer: the buckets its percentiles lie in
     and what its lag counts."""
-    lag = ("lag: server RV − store RV, in resource versions (every write to the cluster moves them), not events"
-           if f.lag_rv is not None else "lag unknown (store RV or server RV missing)")
-    return (f"{printable(f.gvr)} ({printable(f.name)}): ≈ estimated inside histogram buckets; p50 lies in "
-            f"{bucket_range(f.latency_p50_bucket)}, p99 in {bucket_range(f.latency_p99_bucket)} · "
-            f"{f.processed_total:g} processed in all · {lag}")
+    lag = (
+        "lag: server RV − store RV, in resource versions (every write to the cluster moves them), not events"
+        if f.lag_rv is not None
+        else "lag unknown (store RV or server RV missing)"
+    )
+    return (
+        f"{printable(f.gvr)} ({printable(f.name)}): ≈ estimated inside histogram buckets; p50 lies in "
+        f"{bucket_range(f.latency_p50_bucket)}, p99 in {bucket_range(f.latency_p99_bucket)} · "
+        f"{f.processed_total:g} processed in all · {lag}"
+    )

@@ -44,8 +44,9 @@ _RARE = frozenset((INFORMER_SYNCED, TRANSFORM, OBJECT_SIZE))
 class CacheState(PaneState):
     """Keys in the indexer and their count per namespace; op counters."""
 
-    KINDS = frozenset((STORE_ADD, STORE_UPDATE, STORE_DELETE, INFORMER_SYNCED, TRANSFORM, OBJECT_SIZE,
-                       INDEX_UPDATE, INFORMER_START))
+    KINDS = frozenset(
+        (STORE_ADD, STORE_UPDATE, STORE_DELETE, INFORMER_SYNCED, TRANSFORM, OBJECT_SIZE, INDEX_UPDATE, INFORMER_START)
+    )
 
     def __init__(self) -> None:
         super().__init__()
@@ -205,7 +206,9 @@ class SizeSamples:
             pct = 100.0 * saved / before if before else 0.0
             two.append("transform ", "dim")
             two.append(", ".join(self.transforms), "magenta")
-            two.append(f": {fmt_bytes(before)} → {fmt_bytes(held)}/object, saved ≈ {fmt_bytes(saved * count)}"
-                       f" (-{pct:.0f}%)", "")
+            two.append(
+                f": {fmt_bytes(before)} → {fmt_bytes(held)}/object, saved ≈ {fmt_bytes(saved * count)} (-{pct:.0f}%)",
+                "",
+            )
             lines.append(two)
         return lines

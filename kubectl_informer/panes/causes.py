@@ -25,11 +25,17 @@ CAUSES_KEPT = 3  # distinct chains kept per key, the newest
 
 
 # owner.drop's reasons, as the pane says them.
-DROP_WORDS = {"no_controller": "orphan (no controller owner)", "uid_mismatch": "UID mismatch",
-              "owner_not_cached": "owner not cached", "not_queue_kind": "owner of another kind",
-              "bad_api_version": "apiVersion not parsed", "resync": "resync skipped",
-              "no_match": "orphan, no selector matches", "not_recreate": "pod deleted, not Recreate",
-              "pods_remain": "pod deleted, pods remain"}
+DROP_WORDS = {
+    "no_controller": "orphan (no controller owner)",
+    "uid_mismatch": "UID mismatch",
+    "owner_not_cached": "owner not cached",
+    "not_queue_kind": "owner of another kind",
+    "bad_api_version": "apiVersion not parsed",
+    "resync": "resync skipped",
+    "no_match": "orphan, no selector matches",
+    "not_recreate": "pod deleted, not Recreate",
+    "pods_remain": "pod deleted, pods remain",
+}
 
 
 def count_drop(drops: dict[str, int], reason) -> None:
@@ -133,8 +139,8 @@ class CauseStories:
     def __init__(self, max_keys: int = 2000) -> None:
         self.max_keys = max_keys
         self.stories: OrderedDict[str, Story] = OrderedDict()
-        self.caused = 0     # adds that carried a cause
-        self.mapped = 0     # adds whose cause went through an owner (is_mapped)
+        self.caused = 0  # adds that carried a cause
+        self.mapped = 0  # adds whose cause went through an owner (is_mapped)
 
     def add(self, key: str, cause, via=None) -> None:
         stories = self.stories
@@ -160,8 +166,12 @@ class CauseStories:
 
     def __repr__(self) -> str:
         """By value (tests compare states fed in chunks and one by one)."""
-        return repr([(k, s.reconciles, s.pending.adds, s.pending.causes, s.last and s.last.adds)
-                     for k, s in self.stories.items()])
+        return repr(
+            [
+                (k, s.reconciles, s.pending.adds, s.pending.causes, s.last and s.last.adds)
+                for k, s in self.stories.items()
+            ]
+        )
 
     def story(self, key: str) -> Story | None:
         return self.stories.get(key)

@@ -17,8 +17,16 @@ from kubectl_informer.panes.explain import (
 from kubectl_informer.panes.explain.match import Subject
 from kubectl_informer.panes.state import PaneState
 
-SOURCE_TITLES = {"deltas": "Deltas", "fifo": "FIFO", "rv": "RV", "resync": "Resync", "queue": "Queue",
-                 "cache": "Cache", "inspector": "Inspector", "server": "Server"}
+SOURCE_TITLES = {
+    "deltas": "Deltas",
+    "fifo": "FIFO",
+    "rv": "RV",
+    "resync": "Resync",
+    "queue": "Queue",
+    "cache": "Cache",
+    "inspector": "Inspector",
+    "server": "Server",
+}
 
 
 class ExplainState(PaneState):
@@ -57,8 +65,9 @@ def describe(subject: Subject) -> str:
             return f"item {subject.key}"
         if subject.pane == "fifo":
             return f"key {subject.key}" if subject.key else "the FIFO"
-        return {"cache": "the indexer", "queue": "the workqueue", "resync": "resync",
-                "server": "the API server"}.get(subject.pane, "")
+        return {"cache": "the indexer", "queue": "the workqueue", "resync": "resync", "server": "the API server"}.get(
+            subject.pane, ""
+        )
     f, kind = rec.fields, rec.kind
     if kind.startswith("store."):
         return f"{f.get('delta', '')} {rec.key} (RV {f.get('resource_version', '')})"

@@ -120,8 +120,15 @@ class FeedLoop:
     ``restarts`` (``run.restart`` events met).
     """
 
-    def __init__(self, buffer: TraceBuffer, states: Mapping[str, Callable[[], PaneState]], *,
-                 info: RunInfo | None = None, clock=None, max_events: int = 200_000) -> None:
+    def __init__(
+        self,
+        buffer: TraceBuffer,
+        states: Mapping[str, Callable[[], PaneState]],
+        *,
+        info: RunInfo | None = None,
+        clock=None,
+        max_events: int = 200_000,
+    ) -> None:
         self.buffer = buffer
         self._makers = dict(states)
         self.clock = clock
@@ -182,8 +189,7 @@ class FeedLoop:
         its informer's events; the others (the Queue, the Informers pane)
         once, fed every event. Selecting an informer swaps which set is
         ``states``, at no cost, with its whole history."""
-        shared = {name: make() for name, make in self._makers.items()
-                  if not getattr(make, "FOLLOWS_INFORMER", True)}
+        shared = {name: make() for name, make in self._makers.items() if not getattr(make, "FOLLOWS_INFORMER", True)}
         _tell_run(shared.values(), info)
         self.home = info.queue_resource if info.queue_resource in self.informers else self.informers[0]
         self.sets, self.headers, self._set_feeders, self._set_summarisers = {}, {}, {}, {}
@@ -289,8 +295,9 @@ class FeedLoop:
             for feed in feeders.get(name) or feeders[home]:
                 feed(taken)
 
-    def drain(self, budget: float | None = None, max_events: int | None = None,
-              interrupted: Callable[[], bool] | None = None) -> int:
+    def drain(
+        self, budget: float | None = None, max_events: int | None = None, interrupted: Callable[[], bool] | None = None
+    ) -> int:
         """Move events from the buffer into every state; returns how many.
 
         Stops after ``max_events``, or once ``budget`` seconds are spent or
@@ -383,7 +390,7 @@ class FeedLoop:
         return self.clock.now() if self.clock is not None else time.monotonic()
 
     def now(self, paused: bool = False) -> float | None:
-        """"Now" in trace time, for ages and countdowns: the clock's, else
+        """ "Now" in trace time, for ages and countdowns: the clock's, else
         the latest event's time moved on by the wall time since (held
         while ``paused``); None before the first event."""
         if self.clock is not None:
@@ -406,5 +413,13 @@ class FeedLoop:
 
     def stats(self, paused: bool = False) -> FeedStats:
         p = self.pressure
-        return FeedStats(self.absorbed, self.per_s, len(self.buffer), self.buffer.dropped, paused, p.behind,
-                         p.summarised, p.events_summarised)
+        return FeedStats(
+            self.absorbed,
+            self.per_s,
+            len(self.buffer),
+            self.buffer.dropped,
+            paused,
+            p.behind,
+            p.summarised,
+            p.events_summarised,
+        )

@@ -150,6 +150,7 @@ class FifoState(PaneState):
         elif len(known) >= self.max_keys:
             known.popitem(last=False)
         known[key] = labels
+
     def _feed_run(self, ev: TraceEvent) -> None:
         f = ev.fields
         if ev.kind == INFORMER_START:
@@ -213,7 +214,7 @@ class FifoState(PaneState):
                 waiting = 0
                 pend = queued.get(key)
                 if pend is not None:
-                    del pend[:len(types) if types else len(pend)]
+                    del pend[: len(types) if types else len(pend)]
                     if not pend:
                         del queued[key]
                 depth = max(depth - 1, len(queued)) if depth else len(queued)

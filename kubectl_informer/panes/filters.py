@@ -33,8 +33,9 @@ class KeyFilter:
     kind: str = "all"  # all | key | type | label
     invert: bool = False
     note: str = ""  # how the text was understood when it was not as typed (one line)
-    _match: Callable[[str | None, Iterable[str] | None, dict | None], bool] | None = field(default=None, repr=False,
-                                                                                          compare=False)
+    _match: Callable[[str | None, Iterable[str] | None, dict | None], bool] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     def __bool__(self) -> bool:
         return self.kind != "all"
@@ -113,11 +114,11 @@ def _label_filter(text: str, body: str, invert: bool) -> KeyFilter:
         selector = parse_label_selector(body)
     except ApiError as e:
         # A half-typed selector (label:app=) matches nothing rather than everything.
-        return KeyFilter(text, "label", invert, f"not a label selector: {e.message}",
-                         lambda key, types, labels: False)
+        return KeyFilter(text, "label", invert, f"not a label selector: {e.message}", lambda key, types, labels: False)
     if selector is None:
-        return KeyFilter(text, "label", invert, "label: needs a selector, e.g. label:app=web",
-                         lambda key, types, labels: False)
+        return KeyFilter(
+            text, "label", invert, "label: needs a selector, e.g. label:app=web", lambda key, types, labels: False
+        )
     return KeyFilter(text, "label", invert, "", lambda key, types, labels: selector(labels or {}))
 
 

@@ -39,18 +39,36 @@ from kubectl_informer.panes.state import DispatchState
 SPARK = "▁▂▃▄▅▆▇█"
 
 
-BUCKET = 0.5       # seconds of history per sparkline cell
+BUCKET = 0.5  # seconds of history per sparkline cell
 
 
-HISTORY = 240      # cells kept per lane (two minutes)
+HISTORY = 240  # cells kept per lane (two minutes)
 
 
-MAX_LANES = 64     # a replay naming more listeners keeps the first ones
+MAX_LANES = 64  # a replay naming more listeners keeps the first ones
 
 
 class Lane:
-    __slots__ = ("name", "requested", "effective", "reason", "adds", "updates", "deletes", "syncs", "synthetic",
-                 "pending", "peak", "handled", "call", "slow", "errors", "reported_at", "history", "synced_at")
+    __slots__ = (
+        "name",
+        "requested",
+        "effective",
+        "reason",
+        "adds",
+        "updates",
+        "deletes",
+        "syncs",
+        "synthetic",
+        "pending",
+        "peak",
+        "handled",
+        "call",
+        "slow",
+        "errors",
+        "reported_at",
+        "history",
+        "synced_at",
+    )
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -62,7 +80,7 @@ class Lane:
         self.peak = 0
         self.handled = 0
         self.call = 0.0
-        self.slow = False              # as the last handler.lane said
+        self.slow = False  # as the last handler.lane said
         self.errors = 0
         self.reported_at: float | None = None  # last handler.lane
         self.synced_at: float | None = None  # its registration's HasSynced turned true (handler.synced)
@@ -135,9 +153,17 @@ _GIVEN = frozenset((HANDLER_ADD, HANDLER_UPDATE, HANDLER_DELETE))
 
 
 class HandlersState(DispatchState):
-    HANDLERS = {HANDLER_REGISTER: "_register", HANDLER_ADD: "_add", HANDLER_UPDATE: "_update",
-                HANDLER_DELETE: "_delete", HANDLER_LANE: "_lane", HANDLER_ERROR: "_error",
-                INFORMER_START: "_start", RESYNC_TICK: "_tick", HANDLER_SYNCED: "_synced"}
+    HANDLERS = {
+        HANDLER_REGISTER: "_register",
+        HANDLER_ADD: "_add",
+        HANDLER_UPDATE: "_update",
+        HANDLER_DELETE: "_delete",
+        HANDLER_LANE: "_lane",
+        HANDLER_ERROR: "_error",
+        INFORMER_START: "_start",
+        RESYNC_TICK: "_tick",
+        HANDLER_SYNCED: "_synced",
+    }
 
     def __init__(self) -> None:
         super().__init__()
@@ -169,8 +195,14 @@ class HandlersState(DispatchState):
         if buffered:
             calls = [ev for ev in calls if ev[4].get("buffered") is None]
         fields = [ev[4] for ev in calls]
-        tally = Counter(zip([f.get("listener") for f in fields], [ev[2] for ev in calls],
-                            [bool(f.get("is_sync")) for f in fields], [bool(f.get("synthetic")) for f in fields]))
+        tally = Counter(
+            zip(
+                [f.get("listener") for f in fields],
+                [ev[2] for ev in calls],
+                [bool(f.get("is_sync")) for f in fields],
+                [bool(f.get("synthetic")) for f in fields],
+            )
+        )
         for (listener, kind, sync, synthetic), n in tally.items():
             try:
                 ln = self.lane(listener)

@@ -45,8 +45,8 @@ class FeedStats:
     buffered: int = 0
     dropped: int = 0
     paused: bool = False
-    behind: bool = False   # the UI could not keep up last frame (pressure.py)
-    summarised: int = 0    # rows let go underived while behind
+    behind: bool = False  # the UI could not keep up last frame (pressure.py)
+    summarised: int = 0  # rows let go underived while behind
     events_summarised: int = 0  # events taken in as summaries while behind (no rows)
 
 
@@ -54,10 +54,26 @@ _STORE_KINDS = frozenset((STORE_ADD, STORE_UPDATE, STORE_DELETE))
 
 
 class HeaderState(PaneState):
-    KINDS = frozenset((
-        INFORMER_START, INFORMER_SYNCED, WATCH_START, WATCH_END, WATCH_EVENT,
-        WATCH_BOOKMARK, WATCH_SKIPPED, LIST_DONE, RELIST, RV_ADVANCE, REFLECTOR_BACKOFF, RUN_RESTART,
-    )) | ListProgress.KINDS | frozenset(RVState.HANDLERS)
+    KINDS = (
+        frozenset(
+            (
+                INFORMER_START,
+                INFORMER_SYNCED,
+                WATCH_START,
+                WATCH_END,
+                WATCH_EVENT,
+                WATCH_BOOKMARK,
+                WATCH_SKIPPED,
+                LIST_DONE,
+                RELIST,
+                RV_ADVANCE,
+                REFLECTOR_BACKOFF,
+                RUN_RESTART,
+            )
+        )
+        | ListProgress.KINDS
+        | frozenset(RVState.HANDLERS)
+    )
 
     def __init__(self) -> None:
         super().__init__()
@@ -148,10 +164,14 @@ class HeaderState(PaneState):
             self.synced = False
         elif kind == RUN_RESTART:
             # A restart within the UI: what runs from now on.
-            self.info = replace(self.info, resource=str(f.get("resource") or self.info.resource),
-                                namespace=f.get("namespace"), profile=str(f.get("client_go") or self.info.profile),
-                                fifo=str(f.get("fifo") or self.info.fifo),
-                                initial_list=initial_list_label(bool(f.get("watch_list"))))
+            self.info = replace(
+                self.info,
+                resource=str(f.get("resource") or self.info.resource),
+                namespace=f.get("namespace"),
+                profile=str(f.get("client_go") or self.info.profile),
+                fifo=str(f.get("fifo") or self.info.fifo),
+                initial_list=initial_list_label(bool(f.get("watch_list"))),
+            )
             self.restarts = int(f.get("restarts") or 0)
         self.version += 1
 

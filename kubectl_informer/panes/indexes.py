@@ -27,12 +27,13 @@ NAMESPACE = "namespace"  # cache.NamespaceIndex
 
 
 class IndexView:
-    def __init__(self, live_keys: Callable[[], Iterable[str]] | None = None,
-                 version: Callable[[], int] | None = None) -> None:
-        self.sources: dict[str, str] = {}                  # index name -> what its IndexFunc reads
+    def __init__(
+        self, live_keys: Callable[[], Iterable[str]] | None = None, version: Callable[[], int] | None = None
+    ) -> None:
+        self.sources: dict[str, str] = {}  # index name -> what its IndexFunc reads
         self.values: dict[str, dict[str, dict[str, None]]] = {}  # index -> value -> keys (ordered set)
         self.of_key: dict[str, dict[str, tuple[str, ...]]] = {}  # index -> key -> its values
-        self.changes = 0                                   # index.update events taken in
+        self.changes = 0  # index.update events taken in
         self._live_keys = live_keys
         self._version = version or (lambda: -1)
         self._derived: tuple[int, dict] | None = None  # (version, the namespace index derived then)
@@ -111,6 +112,13 @@ class IndexView:
         entries = sum(len(k) for k in index.values())
         keys = len(self.of_key[name]) if name in self.of_key else entries  # derived: one value per key
         top = max(index.items(), key=lambda kv: len(kv[1]), default=("", {}))
-        return {"index": name, "source": self.sources.get(name, ""), "values": len(index), "keys": keys,
-                "entries": entries, "per_value": entries / len(index) if index else 0.0, "top_value": top[0],
-                "top_keys": len(top[1])}
+        return {
+            "index": name,
+            "source": self.sources.get(name, ""),
+            "values": len(index),
+            "keys": keys,
+            "entries": entries,
+            "per_value": entries / len(index) if index else 0.0,
+            "top_value": top[0],
+            "top_keys": len(top[1]),
+        }

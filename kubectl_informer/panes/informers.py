@@ -50,8 +50,22 @@ MAX_ROWS = 32
 class InformerRow:
     """What one informer's pipeline has done so far."""
 
-    __slots__ = ("name", "synced", "synced_items", "rv", "relists", "fifo_depth", "cached", "lanes", "drops",
-                 "store_rv", "server_rv", "lag", "lag_source", "max_lag")
+    __slots__ = (
+        "name",
+        "synced",
+        "synced_items",
+        "rv",
+        "relists",
+        "fifo_depth",
+        "cached",
+        "lanes",
+        "drops",
+        "store_rv",
+        "server_rv",
+        "lag",
+        "lag_source",
+        "max_lag",
+    )
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -61,12 +75,12 @@ class InformerRow:
         self.relists = 0
         self.fifo_depth = 0
         self.cached = 0
-        self.lanes: dict[str, int] = {}   # listener -> notifications pending in its buffer
-        self.drops: dict[str, int] = {}   # owner.drop reason -> events dropped
+        self.lanes: dict[str, int] = {}  # listener -> notifications pending in its buffer
+        self.drops: dict[str, int] = {}  # owner.drop reason -> events dropped
         self.store_rv: str | None = None  # None: never sampled; "": client-go < 1.36 or nothing read yet
         self.server_rv = ""
-        self.lag: int | None = None       # RV units behind server_rv
-        self.lag_source = ""              # sim (exact) or reflector (a real cluster)
+        self.lag: int | None = None  # RV units behind server_rv
+        self.lag_source = ""  # sim (exact) or reflector (a real cluster)
         self.max_lag = 0
 
     def __repr__(self) -> str:
@@ -85,12 +99,32 @@ class InformerRow:
 # kubectl's short names and singulars of the built-in resources a controller
 # most often owns (a CRD is found by its plural or singular).
 SPELLINGS = {
-    "po": "pods", "pod": "pods", "rs": "replicasets", "replicaset": "replicasets", "deploy": "deployments",
-    "deployment": "deployments", "sts": "statefulsets", "statefulset": "statefulsets", "ds": "daemonsets",
-    "daemonset": "daemonsets", "job": "jobs", "cj": "cronjobs", "cronjob": "cronjobs", "svc": "services",
-    "service": "services", "ep": "endpoints", "cm": "configmaps", "configmap": "configmaps", "secret": "secrets",
-    "pvc": "persistentvolumeclaims", "sa": "serviceaccounts", "ing": "ingresses", "ns": "namespaces",
-    "no": "nodes", "node": "nodes", "ev": "events",
+    "po": "pods",
+    "pod": "pods",
+    "rs": "replicasets",
+    "replicaset": "replicasets",
+    "deploy": "deployments",
+    "deployment": "deployments",
+    "sts": "statefulsets",
+    "statefulset": "statefulsets",
+    "ds": "daemonsets",
+    "daemonset": "daemonsets",
+    "job": "jobs",
+    "cj": "cronjobs",
+    "cronjob": "cronjobs",
+    "svc": "services",
+    "service": "services",
+    "ep": "endpoints",
+    "cm": "configmaps",
+    "configmap": "configmaps",
+    "secret": "secrets",
+    "pvc": "persistentvolumeclaims",
+    "sa": "serviceaccounts",
+    "ing": "ingresses",
+    "ns": "namespaces",
+    "no": "nodes",
+    "node": "nodes",
+    "ev": "events",
 }
 
 
@@ -116,10 +150,19 @@ class InformersState(PaneState):
         self.rows: dict[str, InformerRow] = {}
         self.home = ""
         self._handlers = {
-            INFORMER_SYNCED: self._synced, LIST_DONE: self._list_done, RELIST: self._relist,
-            RV_ADVANCE: self._rv_advance, WATCH_EVENT: self._watch_event, FIFO_QUEUE: self._fifo,
-            FIFO_COALESCE: self._fifo, FIFO_DEDUP: self._fifo, FIFO_POP: self._fifo, STORE_ADD: self._store_add,
-            STORE_DELETE: self._store_delete, HANDLER_LANE: self._lane, OWNER_DROP: self._drop,
+            INFORMER_SYNCED: self._synced,
+            LIST_DONE: self._list_done,
+            RELIST: self._relist,
+            RV_ADVANCE: self._rv_advance,
+            WATCH_EVENT: self._watch_event,
+            FIFO_QUEUE: self._fifo,
+            FIFO_COALESCE: self._fifo,
+            FIFO_DEDUP: self._fifo,
+            FIFO_POP: self._fifo,
+            STORE_ADD: self._store_add,
+            STORE_DELETE: self._store_delete,
+            HANDLER_LANE: self._lane,
+            OWNER_DROP: self._drop,
             INFORMER_STORE_RV: self._store_rv,
         }
         self._kinds = frozenset(self._handlers)

@@ -188,8 +188,14 @@ class ObjectHistory:
     a key hold their objects, and only while among the newest
     ``max_objects`` entries of all keys; older ones keep their diff as text."""
 
-    def __init__(self, max_keys: int = 2000, per_key: int = 64, keep_objects: int = 8,
-                 max_entries: int = MAX_ENTRIES, max_objects: int = MAX_OBJECTS) -> None:
+    def __init__(
+        self,
+        max_keys: int = 2000,
+        per_key: int = 64,
+        keep_objects: int = 8,
+        max_entries: int = MAX_ENTRIES,
+        max_objects: int = MAX_OBJECTS,
+    ) -> None:
         self.per_key, self.keep_objects, self.max_objects = per_key, keep_objects, max_objects
         self._hist: KeyedHistory[str, DeltaEntry] = KeyedHistory(max_keys, per_key, max_entries)
         # Every entry, newest last, until max_objects newer ones came: then it

@@ -33,8 +33,9 @@ class Pressure:
         self.events_summarised = 0
 
     def __repr__(self) -> str:
-        return (f"Pressure(behind={self.behind}, summarised={self.summarised}, "
-                f"events_summarised={self.events_summarised})")
+        return (
+            f"Pressure(behind={self.behind}, summarised={self.summarised}, events_summarised={self.events_summarised})"
+        )
 
 
 # What a state uses until a feed loop hands it the loop's own: never behind

@@ -34,8 +34,19 @@ def fmt_bytes(n: float) -> str:
 
 
 class ListProgress:
-    KINDS = frozenset((LIST_START, LIST_PROGRESS, LIST_PAGE, LIST_DONE, INFORMER_SYNCED, STORE_ADD, STORE_UPDATE,
-                       STORE_DELETE, WATCH_EVENT))
+    KINDS = frozenset(
+        (
+            LIST_START,
+            LIST_PROGRESS,
+            LIST_PAGE,
+            LIST_DONE,
+            INFORMER_SYNCED,
+            STORE_ADD,
+            STORE_UPDATE,
+            STORE_DELETE,
+            WATCH_EVENT,
+        )
+    )
 
     def __init__(self) -> None:
         self.reset(None)

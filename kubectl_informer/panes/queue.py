@@ -53,13 +53,13 @@ from kubectl_informer.panes.figures import percentile
 from kubectl_informer.panes.staleness import StaleSyncs
 from kubectl_informer.panes.state import DispatchState, RunInfo
 
-RESERVOIR = 1024   # recent observations kept for p50/p99, as the engine's metrics
+RESERVOIR = 1024  # recent observations kept for p50/p99, as the engine's metrics
 
 
-RATE_WINDOW = 5    # seconds averaged for adds/s
+RATE_WINDOW = 5  # seconds averaged for adds/s
 # The kinds this state reads that name no item.
 _UNKEYED = frozenset((QUEUE_SHUTDOWN, EXPERIMENT, CONTROLLER_CONSISTENCY, INFORMER_STORE_RV))
-HISTORY = 120      # seconds of history kept for the sparklines (a ring, one slot a second)
+HISTORY = 120  # seconds of history kept for the sparklines (a ring, one slot a second)
 # A history slot: [second, adds, depth peak, latency sum, gets, depth at its last event].
 _SEC, _ADDS, _PEAK, _LAT, _GETS, _END = range(6)
 
@@ -84,12 +84,25 @@ class _CountedStories:
 
 
 class QueueState(DispatchState):
-    HANDLERS = {QUEUE_ADD: "_add", QUEUE_GET: "_get", QUEUE_DONE: "_done", QUEUE_ADD_AFTER: "_add_after",
-                QUEUE_RATE_LIMITED: "_rate_limited", QUEUE_FORGET: "_forget", QUEUE_SHUTDOWN: "_shutdown",
-                WORKER_START: "_worker_start", WORKER_DONE: "_worker_done", EXPERIMENT: "_experiment",
-                EXPERIMENT_FAILED: "_experiment_failed", OWNER_DROP: "_owner_drop",
-                QUEUE_STALE_SKIP: "_stale_skip", CONTROLLER_WRITE: "_controller_write",
-                CONTROLLER_CONSISTENCY: "_consistency", INFORMER_STORE_RV: "_store_rv", QUEUE_DROPPED: "_dropped"}
+    HANDLERS = {
+        QUEUE_ADD: "_add",
+        QUEUE_GET: "_get",
+        QUEUE_DONE: "_done",
+        QUEUE_ADD_AFTER: "_add_after",
+        QUEUE_RATE_LIMITED: "_rate_limited",
+        QUEUE_FORGET: "_forget",
+        QUEUE_SHUTDOWN: "_shutdown",
+        WORKER_START: "_worker_start",
+        WORKER_DONE: "_worker_done",
+        EXPERIMENT: "_experiment",
+        EXPERIMENT_FAILED: "_experiment_failed",
+        OWNER_DROP: "_owner_drop",
+        QUEUE_STALE_SKIP: "_stale_skip",
+        CONTROLLER_WRITE: "_controller_write",
+        CONTROLLER_CONSISTENCY: "_consistency",
+        INFORMER_STORE_RV: "_store_rv",
+        QUEUE_DROPPED: "_dropped",
+    }
     FOLLOWS_INFORMER = False
 
     def __init__(self) -> None:
@@ -97,16 +110,16 @@ class QueueState(DispatchState):
         # Several informers, one queue: why keys were queued, what was dropped.
         self.stories = CauseStories()
         self.stale = StaleSyncs()
-        self.add_calls = 0                         # every add, already dirty or not
-        self.drops: dict[str, int] = {}            # owner.drop reason -> events
-        self.several = False                       # a queue run with several informers
+        self.add_calls = 0  # every add, already dirty or not
+        self.drops: dict[str, int] = {}  # owner.drop reason -> events
+        self.several = False  # a queue run with several informers
         # The queue's own structures, as client-go's Type.
-        self.queue: dict[str, None] = {}          # an ordered set: O(1) append and removal
+        self.queue: dict[str, None] = {}  # an ordered set: O(1) append and removal
         self.dirty: set[str] = set()
-        self.processing: dict[str, float] = {}    # item -> get time
-        self.waiting: dict[str, float] = {}       # item -> ready time (delaying queue)
-        self.requeues: dict[str, int] = {}        # rate limiter's failures per item
-        self.backoff: dict[str, float] = {}       # the limiter's last delay per item (its When)
+        self.processing: dict[str, float] = {}  # item -> get time
+        self.waiting: dict[str, float] = {}  # item -> ready time (delaying queue)
+        self.requeues: dict[str, int] = {}  # rate limiter's failures per item
+        self.backoff: dict[str, float] = {}  # the limiter's last delay per item (its When)
         self.shutting_down = False
         self.drain = False
         # Worker slots: id -> (item, start) or None when idle.

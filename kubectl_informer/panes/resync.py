@@ -67,11 +67,32 @@ def cadence(effective: float, check: float | None) -> float:
 
 
 class Listener:
-    __slots__ = ("name", "requested", "effective", "check_period", "reason", "registered_at",
-                 "after_start", "prev_check", "next_due", "last_resync", "resyncs", "syncs")
+    __slots__ = (
+        "name",
+        "requested",
+        "effective",
+        "check_period",
+        "reason",
+        "registered_at",
+        "after_start",
+        "prev_check",
+        "next_due",
+        "last_resync",
+        "resyncs",
+        "syncs",
+    )
 
-    def __init__(self, name: str, requested: float, effective: float, check_period: float | None,
-                 reason: str | None, registered_at: float, after_start: bool, prev_check: float | None) -> None:
+    def __init__(
+        self,
+        name: str,
+        requested: float,
+        effective: float,
+        check_period: float | None,
+        reason: str | None,
+        registered_at: float,
+        after_start: bool,
+        prev_check: float | None,
+    ) -> None:
         self.name = name
         self.requested = requested
         self.effective = effective
@@ -84,8 +105,8 @@ class Listener:
         # then one period after each tick that resynced it.
         self.next_due = registered_at + effective if effective > 0 else None
         self.last_resync: float | None = None
-        self.resyncs = 0      # ticks that found it due
-        self.syncs = 0        # Sync updates delivered to its handler
+        self.resyncs = 0  # ticks that found it due
+        self.syncs = 0  # Sync updates delivered to its handler
 
     def why(self, check: float | None) -> list[str]:
         """Why the effective period differs from the asked one, in client-go's terms."""
@@ -106,8 +127,9 @@ class Listener:
             out.append(f"added before start: lowered the check period {fmt_secs(self.prev_check)} → {fmt_secs(r)}")
         cad = cadence(e, check)
         if e and check and abs(cad - e) > 1e-6:
-            out.append(f"ticks come every {fmt_secs(check)}; "
-                       f"resynced on the first tick once due: every {fmt_secs(cad)}")
+            out.append(
+                f"ticks come every {fmt_secs(check)}; resynced on the first tick once due: every {fmt_secs(cad)}"
+            )
         return out
 
 
@@ -117,14 +139,20 @@ class Tick:
     def __init__(self, time: float, due: tuple[str, ...]) -> None:
         self.time = time
         self.due = due
-        self.queued = 0   # Sync deltas queued by this tick's resync
+        self.queued = 0  # Sync deltas queued by this tick's resync
         self.skipped = 0  # keys skipped: deltas already pending
 
 
 class ResyncState(DispatchState):
-    HANDLERS = {INFORMER_START: "_informer_start", HANDLER_REGISTER: "_register", RESYNC_TICK: "_tick",
-                FIFO_QUEUE: "_fifo_queue", FIFO_COALESCE: "_fifo_queue", FIFO_SKIP: "_fifo_skip",
-                HANDLER_UPDATE: "_handler_update"}
+    HANDLERS = {
+        INFORMER_START: "_informer_start",
+        HANDLER_REGISTER: "_register",
+        RESYNC_TICK: "_tick",
+        FIFO_QUEUE: "_fifo_queue",
+        FIFO_COALESCE: "_fifo_queue",
+        FIFO_SKIP: "_fifo_skip",
+        HANDLER_UPDATE: "_handler_update",
+    }
 
     def __init__(self) -> None:
         super().__init__()
@@ -161,8 +189,15 @@ class ResyncState(DispatchState):
         if stretch.has(self._rare):
             self.feed_all(stretch.only(self._kinds))
         else:
-            self.feed_all([ev for ev in stretch.only(_RESYNC_ONLY) if ev[4].get("type") in SYNC_TYPES
-                           or ev[4].get("reason") == "resync_pending" or ev[4].get("is_sync")])
+            self.feed_all(
+                [
+                    ev
+                    for ev in stretch.only(_RESYNC_ONLY)
+                    if ev[4].get("type") in SYNC_TYPES
+                    or ev[4].get("reason") == "resync_pending"
+                    or ev[4].get("is_sync")
+                ]
+            )
 
     # -- handlers -------------------------------------------------------
     def _informer_start(self, ev: TraceEvent) -> None:

@@ -40,7 +40,7 @@ MAX_POINTS = 4096
 MAX_MARKS = 512
 
 
-MIN_WINDOW = 10.0    # seconds: a young run still gets a readable axis
+MIN_WINDOW = 10.0  # seconds: a young run still gets a readable axis
 
 
 MAX_WINDOW = 600.0
@@ -54,9 +54,17 @@ _WATCH = frozenset((WATCH_EVENT,))
 
 
 class RVState(DispatchState):
-    HANDLERS = {LIST_START: "_list_start", LIST_DONE: "_list_done", WATCH_START: "_watch_start",
-                WATCH_EVENT: "_watch_event", WATCH_BOOKMARK: "_watch_bookmark", WATCH_END: "_watch_end",
-                RV_ADVANCE: "_rv_advance", RELIST: "_relist", EXPERIMENT: "_experiment"}
+    HANDLERS = {
+        LIST_START: "_list_start",
+        LIST_DONE: "_list_done",
+        WATCH_START: "_watch_start",
+        WATCH_EVENT: "_watch_event",
+        WATCH_BOOKMARK: "_watch_bookmark",
+        WATCH_END: "_watch_end",
+        RV_ADVANCE: "_rv_advance",
+        RELIST: "_relist",
+        EXPERIMENT: "_experiment",
+    }
 
     def __init__(self) -> None:
         super().__init__()

@@ -95,8 +95,17 @@ def rv_number(rv) -> int | None:
 
 
 _METRIC_FLOATS = ("events_received_per_s", "events_dispatched_per_s", "read_wait_p99")
-_METRIC_INTS = ("rv_behind", "initialisations", "consistent_reads_cache", "consistent_reads_fallback",
-                "consistent_reads_failed", "capacity", "terminated_watchers", "open_watches", "objects")
+_METRIC_INTS = (
+    "rv_behind",
+    "initialisations",
+    "consistent_reads_cache",
+    "consistent_reads_fallback",
+    "consistent_reads_failed",
+    "capacity",
+    "terminated_watchers",
+    "open_watches",
+    "objects",
+)
 MAX_RESOURCES = 16  # resources kept (a run watches a few; a recording is not ours to trust)
 
 
@@ -113,30 +122,36 @@ def _optional(value, typ):
 class ServerState(DispatchState):
     """What the last ``server.*`` events said per resource, and what the server did to our watches."""
 
-    HANDLERS = {SERVER_WINDOW: "_window", SERVER_METRICS: "_metrics", SERVER_FORBIDDEN: "_forbidden",
-                SERVER_REINIT: "_reinit", SERVER_TOO_LARGE: "_too_large", WATCH_END: "_watch_end",
-                RELIST: "_relist"}
+    HANDLERS = {
+        SERVER_WINDOW: "_window",
+        SERVER_METRICS: "_metrics",
+        SERVER_FORBIDDEN: "_forbidden",
+        SERVER_REINIT: "_reinit",
+        SERVER_TOO_LARGE: "_too_large",
+        WATCH_END: "_watch_end",
+        RELIST: "_relist",
+    }
     # One API server serves every informer of the run: one pane, fed every
     # informer's events (feed.py), shows each informer's watch.
     FOLLOWS_INFORMER = False
 
     def __init__(self) -> None:
         super().__init__()
-        self.source: str | None = None        # "sim" | "metrics"
-        self.order: list[str] = []            # resources in the order first reported: the queue's first
-        self.windows: dict[str, dict] = {}    # per resource: the last server.window's fields
+        self.source: str | None = None  # "sim" | "metrics"
+        self.order: list[str] = []  # resources in the order first reported: the queue's first
+        self.windows: dict[str, dict] = {}  # per resource: the last server.window's fields
         self.watchers_of: dict[str, list[Watcher]] = {}
         self.window_at: float | None = None
         self.metrics_of: dict[str, dict] = {}  # per resource: the last server.metrics's fields
         self.metrics_at: float | None = None
         self.scrapes = 0
-        self.forbidden: dict | None = None    # the last server.forbidden's fields (cleared by a scrape)
+        self.forbidden: dict | None = None  # the last server.forbidden's fields (cleared by a scrape)
         self.reinits = 0
         self.reinit_at: float | None = None
         self.too_large = 0
         self.too_large_last: tuple[str, str] | None = None  # (requested, current)
-        self.gone = 0                          # our watches ended 410 (too old)
-        self.gone_rv = ""                      # the RV the last one had reached
+        self.gone = 0  # our watches ended 410 (too old)
+        self.gone_rv = ""  # the RV the last one had reached
         self.gone_at: float | None = None
         self.relists = 0
         # (time, words, bad): 410s, relists, too-large answers, re-inits, refusals, newest last.
@@ -171,9 +186,13 @@ class ServerState(DispatchState):
         f = ev.fields
         watchers = [parse_watcher(w) for w in list(f.get("watchers") or ())[:MAX_WATCHERS]]
         window = dict(f)  # the figures drawn, typed here: a bad one is a bad event, not a crash in render
-        window.update(capacity=int(f.get("capacity")), events=int(f.get("events")), turnover=float(f.get("turnover")),
-                      initialisations=int(f.get("initialisations") or 0),
-                      bookmarks_sent=int(f.get("bookmarks_sent") or 0))
+        window.update(
+            capacity=int(f.get("capacity")),
+            events=int(f.get("events")),
+            turnover=float(f.get("turnover")),
+            initialisations=int(f.get("initialisations") or 0),
+            bookmarks_sent=int(f.get("bookmarks_sent") or 0),
+        )
         window.pop("ours_seconds_left", None)  # an old recording's countdown from a fixed window: not shown
         resource = self._seen(str(f.get("resource") or ""))
         self.source = "sim"
@@ -206,8 +225,14 @@ class ServerState(DispatchState):
     def _reinit(self, ev: TraceEvent) -> None:
         self.reinits += 1
         self.reinit_at = ev.time
-        self.happenings.append((ev.time, f"watch cache of {ev.fields.get('resource') or '?'} re-initialised "
-                                         f"({ev.fields.get('initialisations', '?')} so far): every watch ended", True))
+        self.happenings.append(
+            (
+                ev.time,
+                f"watch cache of {ev.fields.get('resource') or '?'} re-initialised "
+                f"({ev.fields.get('initialisations', '?')} so far): every watch ended",
+                True,
+            )
+        )
 
     def _too_large(self, ev: TraceEvent) -> None:
         f = ev.fields

@@ -19,11 +19,18 @@ MAX_KEYS = 256
 
 
 class KeyStaleness:
-    __slots__ = ("written_rv", "written_resource", "skips", "skipping_since", "last_expected", "last_actual",
-                 "duplicates")
+    __slots__ = (
+        "written_rv",
+        "written_resource",
+        "skips",
+        "skipping_since",
+        "last_expected",
+        "last_actual",
+        "duplicates",
+    )
 
     def __init__(self) -> None:
-        self.written_rv = ""        # the RV of the controller's newest write for the key
+        self.written_rv = ""  # the RV of the controller's newest write for the key
         self.written_resource = ""
         self.skips = 0
         self.skipping_since: float | None = None  # first skip of the current run of skips
@@ -46,11 +53,36 @@ class StaleSyncs:
 
     def __repr__(self) -> str:
         """By value (tests compare states fed in chunks and one by one)."""
-        keys = {k: (v.written_rv, v.written_resource, v.skips, v.skipping_since, v.last_expected, v.last_actual,
-                    v.duplicates) for k, v in self.keys.items()}
-        return repr({n: getattr(self, n) for n in ("consistency", "skips", "skips_by_resource", "creates",
-                                                   "deletes", "status_writes", "duplicates", "catch_ups",
-                                                   "last_catch_up", "store_rvs")} | {"keys": keys})
+        keys = {
+            k: (
+                v.written_rv,
+                v.written_resource,
+                v.skips,
+                v.skipping_since,
+                v.last_expected,
+                v.last_actual,
+                v.duplicates,
+            )
+            for k, v in self.keys.items()
+        }
+        return repr(
+            {
+                n: getattr(self, n)
+                for n in (
+                    "consistency",
+                    "skips",
+                    "skips_by_resource",
+                    "creates",
+                    "deletes",
+                    "status_writes",
+                    "duplicates",
+                    "catch_ups",
+                    "last_catch_up",
+                    "store_rvs",
+                )
+            }
+            | {"keys": keys}
+        )
 
     @property
     def active(self) -> bool:

@@ -46,8 +46,9 @@ class Stretch:
         present = frozenset([k for k in self.counts if k in kinds])
         got = self._only.get(present)
         if got is None:
-            got = self._only[present] = (list(compress(self.events, map(present.__contains__, self.kinds)))
-                                         if present else [])
+            got = self._only[present] = (
+                list(compress(self.events, map(present.__contains__, self.kinds))) if present else []
+            )
         return got
 
 

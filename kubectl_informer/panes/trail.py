@@ -41,8 +41,13 @@ class SummaryTrail:
             raise ValueError("capacity must be at least 1")
         self.capacity = capacity
         # seq, time, key, kind, resourceVersion
-        self._cols = (array("q", bytes(8 * capacity)), array("d", bytes(8 * capacity)),
-                      [None] * capacity, [None] * capacity, [None] * capacity)
+        self._cols = (
+            array("q", bytes(8 * capacity)),
+            array("d", bytes(8 * capacity)),
+            [None] * capacity,
+            [None] * capacity,
+            [None] * capacity,
+        )
         self._pos = 0  # the next slot written
         self.filled = 0  # slots holding an event
         self.version = 0
@@ -58,13 +63,17 @@ class SummaryTrail:
         ``capacity`` if more); returns how many."""
         keyed = list(compress(events, map(_key, events)))
         if len(keyed) > self.capacity:
-            keyed = keyed[-self.capacity:]
+            keyed = keyed[-self.capacity :]
         if not keyed:
             return 0
         # An array built from a list is several times faster than from an iterator.
-        values = (array("q", list(map(_seq, keyed))), array("d", list(map(_time, keyed))),
-                  list(map(_key, keyed)), list(map(_kind, keyed)),
-                  list(map(dict.get, map(_fields, keyed), _RV)))
+        values = (
+            array("q", list(map(_seq, keyed))),
+            array("d", list(map(_time, keyed))),
+            list(map(_key, keyed)),
+            list(map(_kind, keyed)),
+            list(map(dict.get, map(_fields, keyed), _RV)),
+        )
         for col, vals in zip(self._cols, values):
             self._put(col, vals)
         n = len(keyed)
@@ -77,9 +86,9 @@ class SummaryTrail:
         """``vals`` into ``col`` from the write position on, wrapping round."""
         pos, n = self._pos, len(vals)
         first = min(n, self.capacity - pos)
-        col[pos:pos + first] = vals[:first]
+        col[pos : pos + first] = vals[:first]
         if n > first:
-            col[:n - first] = vals[first:]
+            col[: n - first] = vals[first:]
 
     def slots(self, key: str) -> list[int]:
         """The slots holding ``key``'s events (``list.index``: a C search)."""
@@ -124,7 +133,7 @@ class SummaryTrail:
         seq, time, _, kind, rv = self._cols
         got = sorted((seq[i], time[i], kind[i], rv[i]) for i in self.slots(key))
         if newest is not None:
-            got = got[len(got) - newest:] if 0 < newest < len(got) else got if newest > 0 else []
+            got = got[len(got) - newest :] if 0 < newest < len(got) else got if newest > 0 else []
         out = []
         for s, t, k, r in got:
             fields: dict = {FROM_SUMMARY: True}

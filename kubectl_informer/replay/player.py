@@ -27,8 +27,15 @@ class Player:
     ``[0, position)`` have been fed. ``speed`` 0 plays as fast as possible
     (everything at the first tick)."""
 
-    def __init__(self, rec: Recording, feed: Feed, clock: Clock | None = None, speed: float = 1.0,
-                 start: float = 0.0, reset: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        rec: Recording,
+        feed: Feed,
+        clock: Clock | None = None,
+        speed: float = 1.0,
+        start: float = 0.0,
+        reset: Callable[[], None] | None = None,
+    ) -> None:
         self.rec = rec
         self.feed = feed
         self.clock = clock or RealClock()
@@ -157,8 +164,14 @@ def describe_mark(ev: TraceEvent) -> str:
     return f"tombstone {ev.key}"
 
 
-def play_headless(events: Iterable[TraceEvent], t0: float, render: Callable[[Iterable[TraceEvent]], object],
-                  speed: float = 0.0, start: float = 0.0, clock: Clock | None = None) -> int:
+def play_headless(
+    events: Iterable[TraceEvent],
+    t0: float,
+    render: Callable[[Iterable[TraceEvent]], object],
+    speed: float = 0.0,
+    start: float = 0.0,
+    clock: Clock | None = None,
+) -> int:
     """Render the events (held or streamed) from ``start`` on, each at its
     offset from ``t0`` divided by ``speed`` (0: at once); returns how many
     were rendered."""

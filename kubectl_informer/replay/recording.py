@@ -88,7 +88,7 @@ class RecordingError(Exception):
 class Recording:
     path: str
     events: list[TraceEvent]
-    header: dict | None = None       # run.info's fields, None in older recordings
+    header: dict | None = None  # run.info's fields, None in older recordings
     warnings: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -161,6 +161,7 @@ def _open(path: str) -> IO[bytes]:
     fh = open(path, "rb")
     if fh.peek(2)[:2] == b"\x1f\x8b":
         import gzip
+
         return gzip.GzipFile(fileobj=fh)
     return fh
 
@@ -174,8 +175,10 @@ def _lines(fh, path: str):
             return
         n += 1
         if len(line) > MAX_LINE:
-            raise RecordingError(f"{path} line {n}: longer than {MAX_LINE_TEXT}, the limit for one trace "
-                                 f"event (expected the NDJSON lines of -o json)")
+            raise RecordingError(
+                f"{path} line {n}: longer than {MAX_LINE_TEXT}, the limit for one trace "
+                f"event (expected the NDJSON lines of -o json)"
+            )
         yield n, line
 
 
@@ -187,9 +190,17 @@ def _event_of(d: object) -> TraceEvent | str:
     seq, t, kind, key, fields, v = get("seq"), get("time"), get("kind"), get("key"), get("fields"), get("v")
     # The common case in one expression (a recording has millions of lines);
     # _envelope_problem says what is wrong otherwise. NaN fails every comparison.
-    if not (type(seq) is int and seq >= 0 and type(t) in (float, int) and -MAX_TIME <= t <= MAX_TIME
-            and type(kind) is str and (key is None or type(key) is str) and type(fields) is dict
-            and (v == TRACE_VERSION and type(v) is int or v is None) and d.keys() <= _MEMBERS):
+    if not (
+        type(seq) is int
+        and seq >= 0
+        and type(t) in (float, int)
+        and -MAX_TIME <= t <= MAX_TIME
+        and type(kind) is str
+        and (key is None or type(key) is str)
+        and type(fields) is dict
+        and (v == TRACE_VERSION and type(v) is int or v is None)
+        and d.keys() <= _MEMBERS
+    ):
         problem = _envelope_problem(d)
         if problem:
             return problem
@@ -223,8 +234,7 @@ def _is_int(v: object) -> bool:
 
 
 def _is_time(v: object) -> bool:
-    return (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-            and abs(v) <= MAX_TIME)
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and abs(v) <= MAX_TIME
 
 
 # Each member of a line: its check and what it should be, in words.
@@ -234,8 +244,10 @@ _ENVELOPE = {
     "kind": (lambda v: isinstance(v, str), "a string"),
     "key": (lambda v: v is None or isinstance(v, str), "a string or null"),
     "fields": (lambda v: v is None or isinstance(v, dict), "an object"),
-    "v": (lambda v: v is None or (_is_int(v) and 1 <= v <= TRACE_VERSION),
-          f"a trace format this version reads (1 to {TRACE_VERSION}; a newer plugin wrote it?)"),
+    "v": (
+        lambda v: v is None or (_is_int(v) and 1 <= v <= TRACE_VERSION),
+        f"a trace format this version reads (1 to {TRACE_VERSION}; a newer plugin wrote it?)",
+    ),
 }
 
 _MEMBERS = frozenset(_ENVELOPE)
@@ -269,8 +281,7 @@ def iter_events(fh, path: str, warnings: list[str]) -> Iterator[tuple[int, int, 
             continue
         t = ev[1]
         if t < latest - MAX_STEP_BACK:
-            raise RecordingError(f"{path} line {n}: time runs backwards: {t:g}s, after {latest:g}s on an "
-                                 "earlier line")
+            raise RecordingError(f"{path} line {n}: time runs backwards: {t:g}s, after {latest:g}s on an earlier line")
         if t > latest:
             latest = t
         if ev[2] == RUN_INFO:
@@ -283,8 +294,10 @@ def iter_events(fh, path: str, warnings: list[str]) -> Iterator[tuple[int, int, 
         n, line, problem = pending
         if line.endswith(b"\n" if isinstance(line, bytes) else "\n"):
             raise RecordingError(f"{path} line {n}: {problem}")
-        warnings.append(f"{path} line {n}: the last line is cut mid-event (the recording was interrupted); "
-                        "replaying the events before it")
+        warnings.append(
+            f"{path} line {n}: the last line is cut mid-event (the recording was interrupted); "
+            "replaying the events before it"
+        )
 
 
 def _events(path: str, warnings: list[str]) -> Iterator[tuple[int, int, TraceEvent]]:
@@ -297,8 +310,9 @@ def _events(path: str, warnings: list[str]) -> Iterator[tuple[int, int, TraceEve
     try:
         yield from iter_events(fh, path, warnings)
     except EOFError:
-        warnings.append(f"{path}: the compressed recording ends early (interrupted?); "
-                        "replaying the events before the cut")
+        warnings.append(
+            f"{path}: the compressed recording ends early (interrupted?); replaying the events before the cut"
+        )
     except OSError as e:
         raise RecordingError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
     finally:
@@ -310,6 +324,7 @@ def _events(path: str, warnings: list[str]) -> Iterator[tuple[int, int, TraceEve
 class Scan:
     """A first pass over a recording, holding none of its events: what a
     headless replay needs before it prints the first line."""
+
     path: str
     t0: float = 0.0
     duration: float = 0.0
@@ -378,9 +393,11 @@ def read_recording(path: str, max_events: int | None = None, max_bytes: int | No
 
     def keep(n: int, size: int, ev: TraceEvent) -> bool:
         if len(rec.events) >= max_events or held[0] + size > max_bytes:
-            rec.warnings.append(f"{path} line {n}: the replay's cap is reached (it holds {max_events:,} events "
-                                f"and {max_bytes >> 20} MiB of lines at most); replaying the {len(rec.events):,} "
-                                "events before it (-o json and -o text of a file read it all)")
+            rec.warnings.append(
+                f"{path} line {n}: the replay's cap is reached (it holds {max_events:,} events "
+                f"and {max_bytes >> 20} MiB of lines at most); replaying the {len(rec.events):,} "
+                "events before it (-o json and -o text of a file read it all)"
+            )
             return False
         _compact(ev.fields, shared)
         rec.events.append(ev)
@@ -400,8 +417,9 @@ def info_from_recording(rec: Recording) -> RunInfo:
     """What the header shows: the recorded run.info, else what informer.start says."""
     events, path = rec.events, rec.path
     mode = "queue" if any(e.kind.startswith("worker.") for e in events) else "watch"
-    info = RunInfo(resource="(replay)", namespace=None, context=f"replay of {os.path.basename(path)}",
-                   mode=mode, replay=path)
+    info = RunInfo(
+        resource="(replay)", namespace=None, context=f"replay of {os.path.basename(path)}", mode=mode, replay=path
+    )
     h = rec.header
     if h:
         info.resource = str(h.get("resource") or info.resource)

@@ -36,8 +36,20 @@ class Workqueue:
 # kube-controller-manager's controllers the queue can take the shape of: the
 # resource its workqueue holds (every spelling kubectl accepts for it) and the
 # informers NewDeploymentController is given after it.
-CONTROLLERS = {"deployment": (("deployments", "deployment", "deploy", "deployments.apps", "deployment.apps",
-                               "deploy.apps", "deployments.v1.apps"), ("replicasets.apps", "pods"))}
+CONTROLLERS = {
+    "deployment": (
+        (
+            "deployments",
+            "deployment",
+            "deploy",
+            "deployments.apps",
+            "deployment.apps",
+            "deploy.apps",
+            "deployments.v1.apps",
+        ),
+        ("replicasets.apps", "pods"),
+    )
+}
 # kube-controller-manager's --controllers takes a controller's name or its alias.
 CONTROLLER_NAMES = {"deployment": "deployment", "deployment-controller": "deployment"}
 
@@ -52,8 +64,10 @@ def _controller_flags(mode: str, flags: dict) -> dict:
         raise ValueError("--controller applies to queue only")
     spellings, informers = CONTROLLERS[name]
     if flags.get("owns"):
-        raise ValueError(f"--controller {name} brings its own informers ({spellings[3]}, {', '.join(informers)}); "
-                         f"--owns is controller-runtime's shape: give one or the other")
+        raise ValueError(
+            f"--controller {name} brings its own informers ({spellings[3]}, {', '.join(informers)}); "
+            f"--owns is controller-runtime's shape: give one or the other"
+        )
     if flags.get("metadata_only"):
         raise ValueError(f"--controller {name} reads the objects' spec (selectors, strategy): not with --metadata-only")
     resource = flags.get("resource") or spellings[0]
@@ -67,29 +81,29 @@ class RunConfig:
     """The flags of one run, parsed and checked (see the module's docstring)."""
 
     resource: str = "pods"
-    name: str | None = None                # one object, as `kubectl get pod NAME -w`
+    name: str | None = None  # one object, as `kubectl get pod NAME -w`
     scope: Scope = field(default_factory=Scope)
     label_selector: str | None = None
     field_selector: str | None = None
     profile: Profile = DEFAULT_PROFILE
     resync: float = 0.0
     late_handler_resync: float | None = None  # a second handler, added after start
-    handlers: int | None = None            # handler lanes (queue: the first is the controller's)
+    handlers: int | None = None  # handler lanes (queue: the first is the controller's)
     handler_resync: tuple[float, ...] = ()  # one for all, or one per lane
-    handler_time: tuple[float, ...] = ()    # work per notification, likewise
+    handler_time: tuple[float, ...] = ()  # work per notification, likewise
     context: str | None = None
     kubeconfig: str | None = None
     overrides: ConfigOverrides | None = None  # kubectl's connection flags (--server, --token, --as...)
-    demo: str | None = None                # scenario name, or None for a real cluster
-    request_timeout: float | None = None   # kubectl's --request-timeout: one request's whole time
-    server_scrape: float = 10.0            # seconds between /metrics scrapes for the Server pane (0: none)
-    queue: Workqueue | None = None         # None: `watch`, no controller
-    metadata_only: bool = False            # list/watch PartialObjectMetadata (client-go's metadatainformer)
-    strip_managed_fields: bool = False     # transforms, applied before the FIFO
+    demo: str | None = None  # scenario name, or None for a real cluster
+    request_timeout: float | None = None  # kubectl's --request-timeout: one request's whole time
+    server_scrape: float = 10.0  # seconds between /metrics scrapes for the Server pane (0: none)
+    queue: Workqueue | None = None  # None: `watch`, no controller
+    metadata_only: bool = False  # list/watch PartialObjectMetadata (client-go's metadatainformer)
+    strip_managed_fields: bool = False  # transforms, applied before the FIFO
     drop_paths: tuple[str, ...] = ()
-    indexes: tuple = ()                    # --index: core.jsonpath.IndexSpec, added to every informer's indexer
+    indexes: tuple = ()  # --index: core.jsonpath.IndexSpec, added to every informer's indexer
     show_secret_data: bool = False
-    metrics_addr: str | None = None        # queue --metrics-addr
+    metrics_addr: str | None = None  # queue --metrics-addr
     # Further informers in the run, as typed: queue's --owns, or the rest of
     # watch's comma list (deploy,rs,pods). The workqueue, if any, holds keys
     # of ``resource``; events of these map to them through ownerReferences.
@@ -98,31 +112,49 @@ class RunConfig:
     # For/Owns (run/owners.py); "deployment" kube-controller-manager's Deployment
     # controller, whose informers it brings (run/deployment_controller.py).
     controller: str | None = None
-    args: tuple[str, ...] = ()             # the command line, for the recording's header
+    args: tuple[str, ...] = ()  # the command line, for the recording's header
 
     @classmethod
-    def from_flags(cls, *, mode: str = "watch", namespace: str | None = None, all_namespaces: bool = False,
-                   client_go: str | None = None, fifo: str | None = None, watch_list: bool | None = None,
-                   fifo_known_objects: bool | None = None,
-                   workers: int = 2, work_time: float = 0.2, fail_rate: float = 0.0,
-                   rate_limiter: str = "default", seed: int | None = None, consistency: bool = True,
-                   max_retries: int = 0,
-                   **flags: Any) -> "RunConfig":
+    def from_flags(
+        cls,
+        *,
+        mode: str = "watch",
+        namespace: str | None = None,
+        all_namespaces: bool = False,
+        client_go: str | None = None,
+        fifo: str | None = None,
+        watch_list: bool | None = None,
+        fifo_known_objects: bool | None = None,
+        workers: int = 2,
+        work_time: float = 0.2,
+        fail_rate: float = 0.0,
+        rate_limiter: str = "default",
+        seed: int | None = None,
+        consistency: bool = True,
+        max_retries: int = 0,
+        **flags: Any,
+    ) -> "RunConfig":
         """The config the flags ask for, named as the command line names them.
         ValueError for values that cannot go together (-n with -A, a bad
         --client-go or --fifo)."""
         if mode not in ("watch", "queue"):
             raise ValueError(f"mode must be watch or queue, not {mode!r}")
-        queue = (Workqueue(workers, work_time, fail_rate, rate_limiter, seed, consistency, max_retries=max_retries)
-                 if mode == "queue" else None)
+        queue = (
+            Workqueue(workers, work_time, fail_rate, rate_limiter, seed, consistency, max_retries=max_retries)
+            if mode == "queue"
+            else None
+        )
         for name in ("handler_resync", "handler_time", "drop_paths", "args", "owns"):
             if name in flags:
                 flags[name] = tuple(flags[name] or ())
         if flags.get("controller") is not None:
             flags.update(_controller_flags(mode, flags))
-        return cls(scope=Scope(namespace or None, bool(all_namespaces)),
-                   profile=resolve_profile(client_go, fifo=fifo, watch_list=watch_list,
-                                           known_objects=fifo_known_objects), queue=queue, **flags)
+        return cls(
+            scope=Scope(namespace or None, bool(all_namespaces)),
+            profile=resolve_profile(client_go, fifo=fifo, watch_list=watch_list, known_objects=fifo_known_objects),
+            queue=queue,
+            **flags,
+        )
 
     @property
     def resources(self) -> tuple[str, ...]:
@@ -145,8 +177,14 @@ class RunConfig:
     def switch_resource(self, resource: str, scope: Scope | None = None) -> "RunConfig":
         """Another resource (``:deploy``, ``:svc -A``): the whole of it, no NAME,
         one informer; without a scope of its own it keeps this one's, carried over."""
-        return replace(self, resource=resource, name=None, owns=(), controller=None,
-                       scope=self.scope.carried_over() if scope is None else scope)
+        return replace(
+            self,
+            resource=resource,
+            name=None,
+            owns=(),
+            controller=None,
+            scope=self.scope.carried_over() if scope is None else scope,
+        )
 
     def with_scope(self, scope: Scope) -> "RunConfig":
         """The same resource and informers in other namespaces (``:ns NAME``, ``:ns -A``)."""

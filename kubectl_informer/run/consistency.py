@@ -31,8 +31,7 @@ from typing import Any, Protocol
 
 from kubectl_informer.core.resourceversion import InvalidResourceVersion, compare_resource_version
 
-__all__ = ["ConsistencyError", "ConsistencyStore", "NoopConsistencyStore", "SwitchableConsistency",
-           "GroupResource"]
+__all__ = ["ConsistencyError", "ConsistencyStore", "NoopConsistencyStore", "SwitchableConsistency", "GroupResource"]
 
 
 @dataclass(frozen=True)
@@ -52,8 +51,9 @@ class ConsistencyError(Exception):
     """The store for ``group_resource`` has read ``read_rv``, older than ``wrote_rv``."""
 
     def __init__(self, read_rv: str, wrote_rv: str, group_resource: GroupResource) -> None:
-        super().__init__(f"read version: {read_rv} is not as new as written version: {wrote_rv} "
-                         f"for group resource {group_resource}")
+        super().__init__(
+            f"read version: {read_rv} is not as new as written version: {wrote_rv} for group resource {group_resource}"
+        )
         self.read_rv, self.wrote_rv, self.group_resource = read_rv, wrote_rv, group_resource
 
 

@@ -183,8 +183,9 @@ def _prune(directory: str) -> None:
         pass
 
 
-def crash_line(err: BaseException, args: list[str] | None = None,
-               what: str = "kubectl informer failed unexpectedly") -> str:
+def crash_line(
+    err: BaseException, args: list[str] | None = None, what: str = "kubectl informer failed unexpectedly"
+) -> str:
     """The one line for an unexpected exception, its crash log written."""
     path = write_crash_log(err, args)
     where = f"the traceback is in {path}" if path else "no crash log could be written"

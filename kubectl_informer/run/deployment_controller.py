@@ -122,14 +122,18 @@ class DeploymentController:
     caches (``Followed``: deployments, replicasets, pods) and adding to one
     queue. ``handler_for(resource)`` is what the run registers on each informer."""
 
-    def __init__(self, deployments: Followed, replica_sets: Followed, pods: Followed, queue: Any,
-                 tracer: Tracer | None = None) -> None:
+    def __init__(
+        self, deployments: Followed, replica_sets: Followed, pods: Followed, queue: Any, tracer: Tracer | None = None
+    ) -> None:
         self.d, self.rs, self.pods = deployments, replica_sets, pods
         self._on = {f.resource: TracedEnqueue(f, queue, tracer) for f in (deployments, replica_sets, pods)}
 
     def handler_for(self, resource: str) -> Any:
-        return {self.d.resource: _DeploymentEvents, self.rs.resource: _ReplicaSetEvents,
-                self.pods.resource: _PodEvents}[resource](self)
+        return {
+            self.d.resource: _DeploymentEvents,
+            self.rs.resource: _ReplicaSetEvents,
+            self.pods.resource: _PodEvents,
+        }[resource](self)
 
     # --- the listers ----------------------------------------------------------------------
 
@@ -160,8 +164,12 @@ class DeploymentController:
         if not isinstance(labels, dict) or not labels:
             return []
         ns = meta_of(rs).get("namespace") or ""
-        found = [d for d in self.d.indexer.list() if (meta_of(d).get("namespace") or "") == ns
-                 and selector_matches((d.get("spec") or {}).get("selector"), labels)]
+        found = [
+            d
+            for d in self.d.indexer.list()
+            if (meta_of(d).get("namespace") or "") == ns
+            and selector_matches((d.get("spec") or {}).get("selector"), labels)
+        ]
         return sorted(found, key=_key)
 
     def get_deployment_for_pod(self, pod: dict) -> dict:
@@ -192,8 +200,12 @@ class DeploymentController:
         out = []
         for rs in self.rs.indexer.list():
             ref = controller_of(rs)
-            if ((meta_of(rs).get("namespace") or "") == ns and ref is not None and ref.get("uid") == uid
-                    and selector_matches(selector, meta_of(rs).get("labels") or {})):
+            if (
+                (meta_of(rs).get("namespace") or "") == ns
+                and ref is not None
+                and ref.get("uid") == uid
+                and selector_matches(selector, meta_of(rs).get("labels") or {})
+            ):
                 out.append(rs)
         return out
 
@@ -207,8 +219,9 @@ class DeploymentController:
             meta = meta_of(rs)
             if not (meta.get("namespace") and meta.get("name") and meta.get("uid")):
                 continue  # FilterPodsByOwner refuses an owner without them
-            key = pod_controller_index_key(meta["namespace"], {"kind": REPLICA_SET, "name": meta["name"],
-                                                               "uid": meta["uid"]})
+            key = pod_controller_index_key(
+                meta["namespace"], {"kind": REPLICA_SET, "name": meta["name"], "uid": meta["uid"]}
+            )
             count += len(indexer.by_index(POD_CONTROLLER_INDEX, key))
         return count
 

@@ -160,6 +160,7 @@ def check(run: Any, timeout: float, run_error: Callable[[str], Exception]) -> No
             run.stop()
             raise failure
     for w in run.watched:
+
         def failed_later(verb: str, err: BaseException, w: Any = w) -> None:
             if not run.stop_event.is_set():  # the UI is up: close it with the line
                 run.fail("informer", run.first_contact_error(w, verb, err))
@@ -170,8 +171,9 @@ def check(run: Any, timeout: float, run_error: Callable[[str], Exception]) -> No
             _check_named_object(run, w, run.factory.informers[w.id], deadline, run_error)
 
 
-def _check_named_object(run: Any, w: Any, informer: Any, deadline: float,
-                        run_error: Callable[[str], Exception]) -> None:
+def _check_named_object(
+    run: Any, w: Any, informer: Any, deadline: float, run_error: Callable[[str], Exception]
+) -> None:
     """``watch pods NAME``: the object must be there once the list is in."""
     while not informer.has_synced() and not run.stop_event.is_set() and time.monotonic() < deadline:
         time.sleep(0.02)  # not stop_event.wait: a Ctrl-C here must not leave its lock held (see FirstContact.wait)

@@ -22,8 +22,8 @@ class HandlerSpec:
     """One handler lane: its name, resync period and work per notification."""
 
     name: str
-    resync: float | None = None   # None: the informer's default (AddEventHandler)
-    work_time: float = 0.0        # seconds each notification takes
+    resync: float | None = None  # None: the informer's default (AddEventHandler)
+    work_time: float = 0.0  # seconds each notification takes
 
 
 class NoopHandler:
@@ -67,8 +67,14 @@ class WorkingHandler:
         self._work()
 
 
-def add_handler(informer: Any, name: str, resync_period: float | None = None, handler_time: float = 0.0,
-                inner: Any = None, stop_event: threading.Event | None = None):
+def add_handler(
+    informer: Any,
+    name: str,
+    resync_period: float | None = None,
+    handler_time: float = 0.0,
+    inner: Any = None,
+    stop_event: threading.Event | None = None,
+):
     """Register a lane on ``informer`` (before or after it runs) and return
     its listener (``stats()``, ``resync_period``, ``has_synced()``)."""
     if resync_period is not None and resync_period < 0:
@@ -88,13 +94,15 @@ def _spread(values: list[float], count: int, flag: str) -> list[float | None]:
     if len(values) == 1:
         return values * count
     if len(values) != count:
-        raise ValueError(f"{flag} has {len(values)} values for {count} handlers: give one value for all, "
-                         f"or one per handler")
+        raise ValueError(
+            f"{flag} has {len(values)} values for {count} handlers: give one value for all, or one per handler"
+        )
     return list(values)
 
 
-def plan_handlers(count: int | None, resyncs: list[float], times: list[float],
-                  first_name: str = "handler-1") -> list[HandlerSpec]:
+def plan_handlers(
+    count: int | None, resyncs: list[float], times: list[float], first_name: str = "handler-1"
+) -> list[HandlerSpec]:
     """The lanes the flags ask for. ``count`` defaults to the longest list
     (at least 1); a list of one value applies to every lane. ``first_name``
     names lane 1 (``queue`` gives it to the controller's handler)."""

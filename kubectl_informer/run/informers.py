@@ -55,14 +55,23 @@ def distinct(watched: list[Watched]) -> list[Watched]:
     return list(seen.values())
 
 
-def build_factory(watched: list[Watched], profile: Profile, resync: float, tracer: Tracer, clock: Clock | None,
-                  transform_for: Callable[[Any, Tracer], Any], indexes: tuple = ()) -> SharedInformerFactory:
+def build_factory(
+    watched: list[Watched],
+    profile: Profile,
+    resync: float,
+    tracer: Tracer,
+    clock: Clock | None,
+    transform_for: Callable[[Any, Tracer], Any],
+    indexes: tuple = (),
+) -> SharedInformerFactory:
     """The factory with an informer for each resource, its transform set
     (``transform_for(resource, that informer's tracer)``) and the
     ``--index`` IndexFuncs added to its indexer (``indexes``: IndexSpecs)."""
     from kubectl_informer.run import pipeline  # looked up per run: tests wrap new_informer
-    factory = SharedInformerFactory(profile, resync, tracer=tracer, clock=clock, several=len(watched) > 1,
-                                    new_informer=pipeline.new_informer)
+
+    factory = SharedInformerFactory(
+        profile, resync, tracer=tracer, clock=clock, several=len(watched) > 1, new_informer=pipeline.new_informer
+    )
     for w in watched:
         informer = factory.informer_for(w.id, w.lw)
         informer.set_transform(transform_for(w.resource, informer.tracer))
@@ -74,8 +83,16 @@ def build_factory(watched: list[Watched], profile: Profile, resync: float, trace
 def followed(watched: list[Watched], factory: SharedInformerFactory) -> list[Followed]:
     """Each informer as the controller's handlers see it, the queue's first."""
     informers = factory.informers
-    return [Followed(w.id, w.resource.kind, getattr(w.resource, "group", ""), bool(w.resource.namespaced),
-                     informers[w.id].indexer) for w in watched]
+    return [
+        Followed(
+            w.id,
+            w.resource.kind,
+            getattr(w.resource, "group", ""),
+            bool(w.resource.namespaced),
+            informers[w.id].indexer,
+        )
+        for w in watched
+    ]
 
 
 class ControllerShape:
@@ -84,8 +101,9 @@ class ControllerShape:
     "deployment", kube-controller-manager's Deployment controller
     (``deployment_controller.py``). ``handler(resource, queue)``."""
 
-    def __init__(self, watched: list[Watched], factory: SharedInformerFactory, controller: str | None,
-                 tracer: Tracer) -> None:
+    def __init__(
+        self, watched: list[Watched], factory: SharedInformerFactory, controller: str | None, tracer: Tracer
+    ) -> None:
         self.followed = {f.resource: f for f in followed(watched, factory)}
         self.queue_resource = watched[0].id
         self.controller, self.tracer = controller, tracer
@@ -93,8 +111,10 @@ class ControllerShape:
         if controller == "deployment":
             ids = tuple(self.followed)
             if ids != ("deployments.apps", "replicasets.apps", "pods"):
-                raise ValueError(f"--controller deployment needs deployments.apps, replicasets.apps and pods; "
-                                 f"the server gave {', '.join(ids)}")
+                raise ValueError(
+                    f"--controller deployment needs deployments.apps, replicasets.apps and pods; "
+                    f"the server gave {', '.join(ids)}"
+                )
             add_pod_controller_indexer(factory.informers["pods"])
         elif controller is not None:
             raise ValueError(f"no controller shape {controller!r}")
@@ -105,7 +125,8 @@ class ControllerShape:
             kcm = self._kcm.get(id(queue))
             if kcm is None:
                 kcm = self._kcm[id(queue)] = DeploymentController(
-                    f["deployments.apps"], f["replicasets.apps"], f["pods"], queue, self.tracer)
+                    f["deployments.apps"], f["replicasets.apps"], f["pods"], queue, self.tracer
+                )
             return kcm.handler_for(resource)
         if resource == self.queue_resource:
             return ForObjectHandler(f[resource], queue, self.tracer)
@@ -119,6 +140,7 @@ def shape_queue(controller: str | None, rate_limiter: Any, clock: Any, tracer: A
     if controller is None:
         return None
     from kubectl_informer.workqueue.rate_limiting import RateLimitingQueue
+
     return RateLimitingQueue(rate_limiter, name=controller, clock=clock, tracer=tracer)
 
 
@@ -130,11 +152,23 @@ def controller_handler(shape: ControllerShape | None):
     return lambda queue: shape.handler(shape.queue_resource, queue)
 
 
-def wire_owned(watched: list[Watched], factory: SharedInformerFactory, shape: ControllerShape, queue: Any,
-               lane: HandlerSpec, stop_event: threading.Event) -> None:
+def wire_owned(
+    watched: list[Watched],
+    factory: SharedInformerFactory,
+    shape: ControllerShape,
+    queue: Any,
+    lane: HandlerSpec,
+    stop_event: threading.Event,
+) -> None:
     """The controller's lane on every informer but the queue's, with the
     shape's handler for it."""
     informers = factory.informers
     for w in watched[1:]:
-        add_handler(informers[w.id], lane.name, lane.resync, lane.work_time,
-                    inner=shape.handler(w.id, queue), stop_event=stop_event)
+        add_handler(
+            informers[w.id],
+            lane.name,
+            lane.resync,
+            lane.work_time,
+            inner=shape.handler(w.id, queue),
+            stop_event=stop_event,
+        )

@@ -43,9 +43,9 @@ class Tuning:
 
     name: str
     gc_threshold: tuple[int, int, int]
-    freeze: bool                    # move what is alive now to the permanent generation
-    switch_interval: float | None   # sys.setswitchinterval while the run lasts; None: leave it
-    pin: bool = True                # the pipeline's threads on one CPU
+    freeze: bool  # move what is alive now to the permanent generation
+    switch_interval: float | None  # sys.setswitchinterval while the run lasts; None: leave it
+    pin: bool = True  # the pipeline's threads on one CPU
 
 
 # Engine alone (-o json/text, --record, bench/engine.py). Every delta
@@ -126,8 +126,9 @@ def tuned(setting: Tuning) -> Iterator[Tuning]:
 
 
 @contextlib.contextmanager
-def on_sigterm(handler: Callable[[], None],
-               signums: tuple[int, ...] = (signal.SIGTERM, signal.SIGHUP)) -> Iterator[None]:
+def on_sigterm(
+    handler: Callable[[], None], signums: tuple[int, ...] = (signal.SIGTERM, signal.SIGHUP)
+) -> Iterator[None]:
     """Call ``handler`` on SIGTERM, and on SIGHUP (the terminal or its tmux
     pane closed), or on ``signums``, for the block (main thread only: elsewhere
     Python cannot install one, and the block runs unguarded). The signal is
@@ -178,6 +179,7 @@ class Running:
         prepared first: a ``RunError`` (unknown resource, RBAC) leaves the old
         one running. A demo's simulated server and scenario carry on."""
         from kubectl_informer.run.restart import restart_running
+
         return restart_running(self, config)
 
     def serve_ui(self, app) -> None:
@@ -187,8 +189,7 @@ class Running:
         self.start()
         serve_app(app)
 
-    def stream(self, renderer, run_for: float | None = None, max_events: int | None = None,
-               poll: float = 0.05) -> None:
+    def stream(self, renderer, run_for: float | None = None, max_events: int | None = None, poll: float = 0.05) -> None:
         """The headless loop: drain the trace into ``renderer`` until
         ``run_for`` passes, ``max_events`` lines are written, SIGTERM or
         Ctrl-C; then what came before a crash."""
@@ -209,6 +210,7 @@ EXIT_GRACE = 10.0
 def serve_app(app, grace: float = EXIT_GRACE) -> None:
     """Run a Textual app until it quits; SIGTERM, SIGHUP or SIGINT (from
     ``kill``: in the UI's raw terminal Ctrl-C is a key) closes it like `q`."""
+
     def closing() -> None:
         # SIGHUP: the terminal is gone (its window or tmux pane closed), and the
         # kernel follows it with SIGCONT, on which Textual starts drawing again:
@@ -244,8 +246,14 @@ def _exit_after(seconds: float) -> None:
 HEADLESS_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-def stream_headless(buffer: TraceBuffer, renderer, stop_event: threading.Event, run_for: float | None = None,
-                    max_events: int | None = None, poll: float = 0.05) -> None:
+def stream_headless(
+    buffer: TraceBuffer,
+    renderer,
+    stop_event: threading.Event,
+    run_for: float | None = None,
+    max_events: int | None = None,
+    poll: float = 0.05,
+) -> None:
     deadline = None if run_for is None else time.monotonic() + run_for
     signalled: list[int] = []  # appended to by the handler: no lock, nothing raised
 
@@ -286,9 +294,14 @@ def close_app(app, wait: float = 10.0) -> None:
 
 
 @contextlib.contextmanager
-def running(config: RunConfig, ui: bool, record: str | None = None, check: Callable[[], None] | None = None,
-            exporter: Callable[[RunConfig], Any] | None = None,
-            prepare_limit: float | None = None) -> Iterator[Running]:
+def running(
+    config: RunConfig,
+    ui: bool,
+    record: str | None = None,
+    check: Callable[[], None] | None = None,
+    exporter: Callable[[RunConfig], Any] | None = None,
+    prepare_limit: float | None = None,
+) -> Iterator[Running]:
     """The whole lifecycle of one run (see the module's docstring). ``check``
     runs after the run is prepared and before anything is recorded (the CLI
     asks for a terminal there); ``exporter(config)`` may bind a metrics server
@@ -314,12 +327,15 @@ def running(config: RunConfig, ui: bool, record: str | None = None, check: Calla
                 with time_limit(prepare_limit):
                     info = run.prepare()
             except TimeLimitReached:
-                raise RunError("--duration passed before the API server answered the first requests "
-                               "(discovery); see --request-timeout") from None
+                raise RunError(
+                    "--duration passed before the API server answered the first requests "
+                    "(discovery); see --request-timeout"
+                ) from None
             if check is not None:
                 check()
             metrics = exporter(config) if exporter is not None else None
             if record:
+
                 def recording_failed(message: str) -> None:
                     (current.run if current is not None else run).fail("recorder", RunError(message))
 

@@ -153,12 +153,19 @@ class TracedEnqueue:
 
     def drop(self, obj: Any, event: str, d: Dropped) -> None:
         if self.tracer.enabled:
-            self.tracer.emit(OWNER_DROP, deletion_handling_meta_namespace_key_func(obj),
-                             informer=self.source.resource, event=event, reason=d.reason, owner=d.owner)
+            self.tracer.emit(
+                OWNER_DROP,
+                deletion_handling_meta_namespace_key_func(obj),
+                informer=self.source.resource,
+                event=event,
+                reason=d.reason,
+                owner=d.owner,
+            )
 
     def enqueue(self, key: str, obj: Any, event: str, via: str) -> None:
-        self.queue.add(key, cause=[link(self.source.kind, deletion_handling_meta_namespace_key_func(obj), event)],
-                       via=via)
+        self.queue.add(
+            key, cause=[link(self.source.kind, deletion_handling_meta_namespace_key_func(obj), event)], via=via
+        )
 
 
 class ForObjectHandler(TracedEnqueue):

@@ -16,13 +16,22 @@ from kubectl_informer.core.profiles import (  # noqa: F401 - the CLI's names
 from kubectl_informer.core.trace import Tracer
 
 
-def new_informer(lw: Any, profile: Profile, resync_period: float = 0.0, indexers: dict | None = None,
-                 clock: Clock | None = None, tracer: Tracer | None = None, page_size: int | None = None,
-                 transform: Callable[[Any], Any] | None = None, name: str = "informer") -> SharedIndexInformer:
+def new_informer(
+    lw: Any,
+    profile: Profile,
+    resync_period: float = 0.0,
+    indexers: dict | None = None,
+    clock: Clock | None = None,
+    tracer: Tracer | None = None,
+    page_size: int | None = None,
+    transform: Callable[[Any], Any] | None = None,
+    name: str = "informer",
+) -> SharedIndexInformer:
     """A SharedIndexInformer over ``lw`` wired as ``profile`` says (process
     tuning is the lifecycle's: ``lifecycle.tuned``)."""
-    informer = SharedIndexInformer(lw, resync_period, indexers, clock=clock, tracer=tracer, profile=profile,
-                                   page_size=page_size, name=name)
+    informer = SharedIndexInformer(
+        lw, resync_period, indexers, clock=clock, tracer=tracer, profile=profile, page_size=page_size, name=name
+    )
     if transform is not None:
         informer.set_transform(transform)
     return informer

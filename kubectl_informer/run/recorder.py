@@ -17,12 +17,27 @@ def emit_run_info(tracer: Tracer, info) -> None:
     """The run's header (``run.info``): the first line of ``-o json`` and of
     a recording, so a replay can say what was recorded, where and when.
     ``info`` is the run's RunInfo; its ``args`` are the command line."""
-    tracer.emit(RUN_INFO, None, resource=info.resource, namespace=info.namespace, context=info.context,
-                server=info.server, profile=info.profile, fifo=info.fifo, initial_list=info.initial_list,
-                resync=float(info.resync_period or 0.0), mode=info.mode,
-                args=[redact_url(str(a)) for a in info.args], wall_time=time.time(), version=__version__,
-                label_selector=info.label_selector, field_selector=info.field_selector, demo=info.demo_scenario,
-                tls_verify=info.tls_verify, **_informers(info))
+    tracer.emit(
+        RUN_INFO,
+        None,
+        resource=info.resource,
+        namespace=info.namespace,
+        context=info.context,
+        server=info.server,
+        profile=info.profile,
+        fifo=info.fifo,
+        initial_list=info.initial_list,
+        resync=float(info.resync_period or 0.0),
+        mode=info.mode,
+        args=[redact_url(str(a)) for a in info.args],
+        wall_time=time.time(),
+        version=__version__,
+        label_selector=info.label_selector,
+        field_selector=info.field_selector,
+        demo=info.demo_scenario,
+        tls_verify=info.tls_verify,
+        **_informers(info),
+    )
 
 
 def _informers(info) -> dict:
@@ -44,8 +59,9 @@ class Recorder:
     writes what is left and closes the file. A write that fails (a full disk)
     stops the recording and calls ``on_error`` with one line naming the file."""
 
-    def __init__(self, path: str, tracer: Tracer, interval: float = 0.2,
-                 on_error: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self, path: str, tracer: Tracer, interval: float = 0.2, on_error: Callable[[str], None] | None = None
+    ) -> None:
         self.path = path
         # A private file (0600), never through a symbolic link nor into another
         # user's file (core.private_files); OSError: the caller reports it.

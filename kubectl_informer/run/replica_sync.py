@@ -56,8 +56,9 @@ class ReplicaSync:
     ``list``); ``rs_store``/``pod_store``: the informers' indexers;
     ``consistency``: a ConsistencyStore (or the switchable one)."""
 
-    def __init__(self, sim_store: Any, rs_store: Any, pod_store: Any, consistency: Any,
-                 tracer: Tracer | None = None) -> None:
+    def __init__(
+        self, sim_store: Any, rs_store: Any, pod_store: Any, consistency: Any, tracer: Tracer | None = None
+    ) -> None:
         self.sim = sim_store
         self.rs_store, self.pod_store = rs_store, pod_store
         self.consistency = consistency
@@ -94,12 +95,26 @@ class ReplicaSync:
     def _create(self, key: str, rs: dict, uid: str, ns: str, name: str, want: int) -> None:
         duplicate = self._server_pods(ns, uid) >= want
         template = (rs.get("spec") or {}).get("template") or {}
-        pod = {"apiVersion": "v1", "kind": "Pod",
-               "metadata": {"name": f"{name}-{next(self._names)}", "namespace": ns,
-                            "labels": dict((template.get("metadata") or {}).get("labels") or {}),
-                            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": name,
-                                                 "uid": uid, "controller": True, "blockOwnerDeletion": True}]},
-               "spec": dict(template.get("spec") or {"containers": [{"name": "app", "image": "nginx"}]})}
+        pod = {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {
+                "name": f"{name}-{next(self._names)}",
+                "namespace": ns,
+                "labels": dict((template.get("metadata") or {}).get("labels") or {}),
+                "ownerReferences": [
+                    {
+                        "apiVersion": "apps/v1",
+                        "kind": "ReplicaSet",
+                        "name": name,
+                        "uid": uid,
+                        "controller": True,
+                        "blockOwnerDeletion": True,
+                    }
+                ],
+            },
+            "spec": dict(template.get("spec") or {"containers": [{"name": "app", "image": "nginx"}]}),
+        }
         made = self.sim.create("pods", pod, manager="kube-controller-manager")
         self.creates += 1
         self.duplicates += duplicate
@@ -121,8 +136,11 @@ class ReplicaSync:
         generation = _meta(rs).get("generation")
         if status.get("replicas") == replicas and status.get("observedGeneration") == generation:
             return  # updateReplicaSetStatus: nothing changed, nothing written
-        new = {**rs, "metadata": dict(_meta(rs)),
-               "status": {**status, "replicas": replicas, "observedGeneration": generation}}
+        new = {
+            **rs,
+            "metadata": dict(_meta(rs)),
+            "status": {**status, "replicas": replicas, "observedGeneration": generation},
+        }
         try:
             updated = self.sim.update("replicasets", new, subresource="status", manager="kube-controller-manager")
         except ApiError as e:
@@ -136,10 +154,21 @@ class ReplicaSync:
         rv = str(_meta(obj).get("resourceVersion") or "")
         self.consistency.wrote_at(key, uid, gr, rv)
         if self.tracer.enabled:
-            self.tracer.emit(CONTROLLER_WRITE, key, verb=verb, resource=str(gr), name=str(_meta(obj).get("name")),
-                             resource_version=rv, duplicate=duplicate,
-                             consistency=bool(getattr(self.consistency, "enabled", True)))
+            self.tracer.emit(
+                CONTROLLER_WRITE,
+                key,
+                verb=verb,
+                resource=str(gr),
+                name=str(_meta(obj).get("name")),
+                resource_version=rv,
+                duplicate=duplicate,
+                consistency=bool(getattr(self.consistency, "enabled", True)),
+            )
 
     def stats(self) -> dict[str, int]:
-        return {"creates": self.creates, "deletes": self.deletes, "duplicates": self.duplicates,
-                "status_writes": self.status_writes}
+        return {
+            "creates": self.creates,
+            "deletes": self.deletes,
+            "duplicates": self.duplicates,
+            "status_writes": self.status_writes,
+        }

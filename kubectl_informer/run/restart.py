@@ -66,10 +66,18 @@ def _restart(running: Any, config: RunConfig) -> Any:
     running.run, running.info = new, info
     running.restarts = restarts = running.restarts + 1
     profile = config.profile
-    old.tracer.emit(RUN_RESTART, None, resource=info.resource, namespace=info.namespace,
-                    client_go=profile.client_go, fifo=profile.fifo_label, watch_list=profile.watch_list,
-                    restarts=restarts, took=round(time.monotonic() - started, 6),
-                    **({"informers": list(info.informers)} if len(info.informers) > 1 else {}))
+    old.tracer.emit(
+        RUN_RESTART,
+        None,
+        resource=info.resource,
+        namespace=info.namespace,
+        client_go=profile.client_go,
+        fifo=profile.fifo_label,
+        watch_list=profile.watch_list,
+        restarts=restarts,
+        took=round(time.monotonic() - started, 6),
+        **({"informers": list(info.informers)} if len(info.informers) > 1 else {}),
+    )
     try:
         running.start()
     except Exception as e:  # noqa: BLE001 - the UI shows it; the run is stopped

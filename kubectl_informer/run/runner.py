@@ -26,9 +26,15 @@ from kubectl_informer.core.trace import Tracer
 from kubectl_informer.core.trace_kinds import CONTROLLER_CONSISTENCY, RUN_ERROR
 from kubectl_informer.run.crash import crash_line, summary
 from kubectl_informer.run.config import RunConfig
+
 # The failures the user can act on, each in one line; the CLI and tests import them from here.
 from kubectl_informer.run.errors import (  # noqa: F401
-    RunError, UsageRunError, _naming_a_bare_403, describe_error, verifies_tls)
+    RunError,
+    UsageRunError,
+    _naming_a_bare_403,
+    describe_error,
+    verifies_tls,
+)
 
 # How long stop() waits for each thread; threads are daemons, so a stuck one
 # cannot keep the process alive, but tests assert none is left.
@@ -38,6 +44,7 @@ STOP_TIMEOUT = 5.0
 FIRST_CONTACT_WAIT = 30.0
 
 # --- the run -------------------------------------------------------------------
+
 
 class Run:
     """``Run(config, tracer, clock)``; ``successor(config)`` is the next Run on the
@@ -62,9 +69,9 @@ class Run:
         self.scope: Scope | None = None  # config.scope resolved for the resource
         self.lw = None
         self.watched: list = []  # informers.Watched per distinct resource, the queue's first
-        self.factory = None      # the SharedInformerFactory, once started
+        self.factory = None  # the SharedInformerFactory, once started
         self.rate_limiter = None
-        self.informer = None     # the queue resource's informer (the first)
+        self.informer = None  # the queue resource's informer (the first)
         self.controller = None
         self.consistency = None  # --demo stale: the controller's SwitchableConsistency
         self.replica_sync = None
@@ -81,6 +88,7 @@ class Run:
         """The UI's key x acts on this run through it: made when the UI asks
         (a headless run imports none of the experiments)."""
         from kubectl_informer.run.experiments import Experiments
+
         return Experiments(self)
 
     # Everything that can fail on user input, before any thread starts.
@@ -96,6 +104,7 @@ class Run:
         q = o.queue
         if q is not None:
             from kubectl_informer.workqueue.rate_limiters import parse_rate_limiter
+
             try:
                 self.rate_limiter = parse_rate_limiter(q.rate_limiter)
             except ValueError as e:
@@ -143,13 +152,27 @@ class Run:
             watched = []
             for name in o.resources:
                 # The demo's server lives for one run: no cache is read or kept for it.
-                resource = retry_transient(lambda name=name: resolve_resource(self.target.api_client, name,
-                                                                              disk_cache=o.demo is None))
+                resource = retry_transient(
+                    lambda name=name: resolve_resource(self.target.api_client, name, disk_cache=o.demo is None)
+                )
                 self._check_resource(resource)
                 scope = self._resolve_scope(resource)
-                watched.append(Watched(resource, scope, self._lister_watcher(KubeListerWatcher(
-                    self.target.api_client, resource, namespace=scope.namespace, label_selector=o.label_selector,
-                    field_selector=o.field_selector_with_name(), metadata_only=o.metadata_only))))
+                watched.append(
+                    Watched(
+                        resource,
+                        scope,
+                        self._lister_watcher(
+                            KubeListerWatcher(
+                                self.target.api_client,
+                                resource,
+                                namespace=scope.namespace,
+                                label_selector=o.label_selector,
+                                field_selector=o.field_selector_with_name(),
+                                metadata_only=o.metadata_only,
+                            )
+                        ),
+                    )
+                )
             self.watched = distinct(watched)
             first = self.watched[0]
             self.resource, self.scope, self.lw = first.resource, first.scope, first.lw
@@ -164,11 +187,13 @@ class Run:
         if self.probe_first:
             return lw
         from kubectl_informer.run.first_contact import FirstContact
+
         return FirstContact(lw)
 
     def _user_error(self, e: BaseException) -> BaseException:
         """``e`` as the one line the user sees, or ``e`` itself if it is a bug."""
         from kubectl_informer.kube.errors import KubeError
+
         if isinstance(e, KubeError):
             return RunError(str(e))
         if isinstance(e, (RunError, click.ClickException)):
@@ -216,12 +241,15 @@ class Run:
         """RunInfo's several informers (none for one: it stays as it was)."""
         if len(self.watched) < 2:
             return {}
-        return {"informers": tuple(w.id for w in self.watched),
-                "queue_resource": self.watched[0].id if self.config.queue is not None else None}
+        return {
+            "informers": tuple(w.id for w in self.watched),
+            "queue_resource": self.watched[0].id if self.config.queue is not None else None,
+        }
 
     def _load_target(self, kubeconfig: str | None, context: str | None) -> None:
         from kubectl_informer.kube.config import load_kube
         from kubectl_informer.kube.errors import KubeError
+
         try:
             self.target = load_kube(kubeconfig=kubeconfig, context=context, overrides=self.config.overrides)
         except KubeError as e:
@@ -235,6 +263,7 @@ class Run:
         """--request-timeout, and where the REST client's Retry-After retries
         wait (the run's clock) and are told (its tracer)."""
         from kubectl_informer.kube.rest import set_request_timeout, set_retries
+
         set_request_timeout(self.target.api_client, self.config.request_timeout)
         set_retries(self.target.api_client, clock=self.clock, tracer=self.tracer)
 
@@ -242,9 +271,9 @@ class Run:
         """A predecessor's cluster through a client of our own: stopping a run
         aborts its client's requests for good."""
         from kubectl_informer.kube.config import KubeTarget, fresh_client
+
         old = self._connection
-        self.target = KubeTarget(fresh_client(old.api_client), old.context, old.namespace, old.server,
-                                 old.simulator)
+        self.target = KubeTarget(fresh_client(old.api_client), old.context, old.namespace, old.server, old.simulator)
         self._client_settings()
 
     def successor(self, config: RunConfig) -> "Run":
@@ -271,11 +300,14 @@ class Run:
 
     def _start_demo(self, scenario: str) -> None:
         from kubectl_informer.sim.scenarios import SCENARIOS
+
         if scenario not in SCENARIOS:
             known = ", ".join(sorted(SCENARIOS))
-            raise RunError(f'unknown scenario "{scenario}" (known: {known}); '
-                           f'put --demo after RESOURCE or write --demo=SCENARIO')
+            raise RunError(
+                f'unknown scenario "{scenario}" (known: {known}); put --demo after RESOURCE or write --demo=SCENARIO'
+            )
         from kubectl_informer.sim.demo import start_demo
+
         # The scenario acts where the view looks: the namespace watched, or all
         # with -A (the demo's kubeconfig names no namespace of its own).
         watched = self.config.scope.resolve(namespaced=True).namespace
@@ -283,6 +315,7 @@ class Run:
 
     def _resource_name(self, resource=None) -> str:
         from kubectl_informer.run.informers import resource_id
+
         r = resource if resource is not None else self.resource
         return self.config.resource if r is None else resource_id(r)
 
@@ -293,6 +326,7 @@ class Run:
         instead of a reflector retrying in a loop behind the UI. The API server
         answers a watch's status before any event, so the probe does not wait."""
         from kubectl_informer.cache.listwatch import ListOptions
+
         lw, name = watched.lw, self._resource_name(watched.resource)
         with _naming_a_bare_403("list", name, lw.namespace):
             listed = lw.list(ListOptions(limit=1))
@@ -312,11 +346,13 @@ class Run:
         from kubectl_informer.run import informers as wiring
         from kubectl_informer.run.handler_lanes import add_handler
 
-        self.factory = wiring.build_factory(self.watched, o.profile, o.resync, self.tracer, self.clock,
-                                            self._transform, o.indexes)
+        self.factory = wiring.build_factory(
+            self.watched, o.profile, o.resync, self.tracer, self.clock, self._transform, o.indexes
+        )
         every = self.factory.informers
         self.informer = every[self.watched[0].id]
         from kubectl_informer.run.staleness import name_informers, store_rv_sampler
+
         self.informer_name = name_informers(self.watched, every)
         lanes = self._handler_specs()
         if o.queue is not None:
@@ -336,6 +372,7 @@ class Run:
             self._add_late_handler(o.late_handler_resync)
         if not self.probe_first:
             from kubectl_informer.run.first_contact import check
+
             check(self, self.first_contact_wait, RunError)
 
     def set_consistency(self, enabled: bool) -> bool:
@@ -361,6 +398,7 @@ class Run:
         (``lane``) on each other informer with the controller shape's handler."""
         from kubectl_informer.run.sample_controller import SimulatedController
         from kubectl_informer.run.staleness import stale_reconcile
+
         q = self.config.queue
         shape = None
         if len(self.watched) > 1:
@@ -369,13 +407,23 @@ class Run:
             except ValueError as e:
                 raise RunError(str(e)) from None
         queue = wiring.shape_queue(self.config.controller, self.rate_limiter, self.informer.clock, self.tracer)
-        self.controller = SimulatedController(self.informer, queue, workers=q.workers, work_time=q.work_time,
-                                              fail_rate=q.fail_rate, rate_limiter=self.rate_limiter,
-                                              tracer=self.tracer, seed=q.seed, resync_period=lane.resync,
-                                              handler_time=lane.work_time, stop_event=self.stop_event,
-                                              clock=self.informer.clock,
-                                              handler=wiring.controller_handler(shape),
-                                              reconcile=stale_reconcile(self), max_retries=q.max_retries)
+        self.controller = SimulatedController(
+            self.informer,
+            queue,
+            workers=q.workers,
+            work_time=q.work_time,
+            fail_rate=q.fail_rate,
+            rate_limiter=self.rate_limiter,
+            tracer=self.tracer,
+            seed=q.seed,
+            resync_period=lane.resync,
+            handler_time=lane.work_time,
+            stop_event=self.stop_event,
+            clock=self.informer.clock,
+            handler=wiring.controller_handler(shape),
+            reconcile=stale_reconcile(self),
+            max_retries=q.max_retries,
+        )
         if shape is not None:
             wiring.wire_owned(self.watched, self.factory, shape, self.controller.queue, lane, self.stop_event)
 
@@ -387,19 +435,38 @@ class Run:
         if not self.config.server_scrape:
             return None
         from kubectl_informer.run.server_poll import ServerPoller, Target
+
         sim = self.demo is not None or bool(getattr(self.target, "simulator", False))
         several = len(self.watched) > 1
-        targets = [Target(getattr(w.resource, "group", "") or "", w.resource.resource, w.id if several else None,
-                          self.factory.informers[w.id].last_sync_resource_version) for w in self.watched]
-        return ServerPoller(self.target.api_client, self.tracer, mode="sim" if sim else "metrics",
-                            interval=None if sim else self.config.server_scrape, clock=self.clock, targets=targets)
+        targets = [
+            Target(
+                getattr(w.resource, "group", "") or "",
+                w.resource.resource,
+                w.id if several else None,
+                self.factory.informers[w.id].last_sync_resource_version,
+            )
+            for w in self.watched
+        ]
+        return ServerPoller(
+            self.target.api_client,
+            self.tracer,
+            mode="sim" if sim else "metrics",
+            interval=None if sim else self.config.server_scrape,
+            clock=self.clock,
+            targets=targets,
+        )
 
     def _handler_specs(self):
         from kubectl_informer.run.handler_lanes import plan_handlers
+
         o = self.config
         try:
-            return plan_handlers(o.handlers, list(o.handler_resync), list(o.handler_time),
-                                 first_name="controller" if o.mode == "queue" else "handler-1")
+            return plan_handlers(
+                o.handlers,
+                list(o.handler_resync),
+                list(o.handler_time),
+                first_name="controller" if o.mode == "queue" else "handler-1",
+            )
         except ValueError as e:
             raise RunError(str(e)) from None
 
@@ -424,6 +491,7 @@ class Run:
             self.stop_event.wait(0.005)
         if not self.stop_event.is_set():
             from kubectl_informer.run.handler_lanes import add_handler
+
             add_handler(self.informer, "late-handler", period, stop_event=self.stop_event)
 
     def _spawn(self, name: str, target: Callable[[threading.Event], Any]) -> None:
@@ -478,6 +546,7 @@ class Run:
         self.stop_event.set()
         if self.target is not None:  # a list that trickles or stalls must not hold the stop up
             from kubectl_informer.kube.rest import abort_requests
+
             abort_requests(self.target.api_client)
         for t in self.threads:
             t.join(timeout)

@@ -111,8 +111,10 @@ class SimulatedController:
             tracer = tracer or queue.tracer
         self.clock = clock or RealClock()
         self.tracer = tracer or NULL_TRACER
-        self.queue = queue if queue is not None else RateLimitingQueue(
-            rate_limiter, name=name, clock=self.clock, tracer=self.tracer
+        self.queue = (
+            queue
+            if queue is not None
+            else RateLimitingQueue(rate_limiter, name=name, clock=self.clock, tracer=self.tracer)
         )
         self.workers = workers
         self.work_time = float(work_time)
@@ -135,8 +137,9 @@ class SimulatedController:
         # the owner mapping); by default each object's own key.
         self.handler = EnqueueHandler(self.queue) if handler is None else handler(self.queue)
         # A handler lane as --handlers registers them: its resync, its work time.
-        self.registration = add_handler(informer, name, resync_period, handler_time, inner=self.handler,
-                                        stop_event=stop_event)
+        self.registration = add_handler(
+            informer, name, resync_period, handler_time, inner=self.handler, stop_event=stop_event
+        )
 
     # -- running -----------------------------------------------------------------
 
@@ -231,8 +234,15 @@ class SimulatedController:
             with self._lock:
                 self.stale_sync_skips[gr] = self.stale_sync_skips.get(gr, 0) + 1
                 total = sum(self.stale_sync_skips.values())
-            self.tracer.emit(QUEUE_STALE_SKIP, _trace_key(key), group=gr[0], resource=gr[1], expected=e.wrote_rv,
-                             actual=e.read_rv, skips=total)
+            self.tracer.emit(
+                QUEUE_STALE_SKIP,
+                _trace_key(key),
+                group=gr[0],
+                resource=gr[1],
+                expected=e.wrote_rv,
+                actual=e.read_rv,
+                skips=total,
+            )
             return True
         return False
 

@@ -95,9 +95,18 @@ class ServerPoller:
     queue's (or the only) one first; or ``group``/``resource``/``ours_rv``
     for one informer."""
 
-    def __init__(self, api_client: Any, tracer: Tracer, group: str = "", resource: str = "", mode: str = "metrics",
-                 interval: float | None = None, clock: Clock | None = None,
-                 ours_rv: Callable[[], str] = lambda: "", targets: list[Target] | None = None) -> None:
+    def __init__(
+        self,
+        api_client: Any,
+        tracer: Tracer,
+        group: str = "",
+        resource: str = "",
+        mode: str = "metrics",
+        interval: float | None = None,
+        clock: Clock | None = None,
+        ours_rv: Callable[[], str] = lambda: "",
+        targets: list[Target] | None = None,
+    ) -> None:
         if mode not in ("sim", "metrics"):
             raise ValueError(f"mode must be sim or metrics, not {mode!r}")
         self.api_client, self.tracer, self.mode = api_client, tracer, mode
@@ -155,14 +164,21 @@ class ServerPoller:
             return self._backed_off()
         if self._forbidden != e.status:  # said once (again only if the answer changes)
             self._forbidden = e.status
-            self.tracer.emit(SERVER_FORBIDDEN, None, source="metrics", status=e.status, rule=METRICS_RULE,
-                             message=_one_line(e.message or e.reason or f"HTTP {e.status}"))
+            self.tracer.emit(
+                SERVER_FORBIDDEN,
+                None,
+                source="metrics",
+                status=e.status,
+                rule=METRICS_RULE,
+                message=_one_line(e.message or e.reason or f"HTTP {e.status}"),
+            )
         self._backoff = min(MAX_BACKOFF, max(FORBIDDEN_BACKOFF, self._backoff * 2))
         return self._backoff
 
     # -- the simulator ----------------------------------------------------------------------
     def _poll_window(self, target: Target) -> None:
         from kubectl_informer.kube.rest import get_json
+
         doc = get_json(self.api_client, WINDOW_PATH, [("resource", target.qualified)], max_bytes=MAX_WINDOW_BODY)
         if not isinstance(doc, dict) or doc.get("kind") != "WatchCacheWindow":
             raise ValueError("not a watch cache window")
@@ -184,13 +200,16 @@ class ServerPoller:
     # -- a real API server ------------------------------------------------------------------------
     def _poll_metrics(self) -> None:
         from kubectl_informer.kube.apiserver_metrics import scrape_all
+
         every = scrape_all(self.api_client, [(t.group, t.resource) for t in self.targets])
         now = self.clock.now()
         self._forbidden = None
         for target in self.targets:
-            self.tracer.emit(SERVER_METRICS, None,
-                             **metrics_fields(every[(target.group, target.resource)], target, self._seen[id(target)],
-                                              now))
+            self.tracer.emit(
+                SERVER_METRICS,
+                None,
+                **metrics_fields(every[(target.group, target.resource)], target, self._seen[id(target)], now),
+            )
 
 
 def metrics_fields(f, target: Target, seen: _Seen, now: float) -> dict:
@@ -198,6 +217,7 @@ def metrics_fields(f, target: Target, seen: _Seen, now: float) -> dict:
     (``f``, kube/apiserver_metrics.ResourceFigures); rates against the
     previous scrape that ``seen`` keeps."""
     from kubectl_informer.kube.apiserver_metrics import p99_from_buckets
+
     received_rate = dispatched_rate = None
     if seen.previous is not None:
         t0, r0, d0 = seen.previous
@@ -206,13 +226,27 @@ def metrics_fields(f, target: Target, seen: _Seen, now: float) -> dict:
     seen.previous = (now, f.events_received, f.events_dispatched)
     p99, bucket = p99_from_buckets(f.read_wait_buckets)
     ours = str(target.ours_rv() or "")
-    out = dict(source="metrics", resource=target.qualified, cache_rv=f.cache_rv, ours_rv=ours,
-               rv_behind=_rv_behind(f.cache_rv, ours), events_received_per_s=received_rate,
-               events_dispatched_per_s=dispatched_rate, initialisations=f.initialisations,
-               consistent_reads_cache=f.consistent_reads_cache, consistent_reads_fallback=f.consistent_reads_fallback,
-               consistent_reads_failed=f.consistent_reads_failed, read_wait_p99=p99, read_wait_p99_estimated=True,
-               read_wait_bucket=bucket, capacity=f.capacity, terminated_watchers=f.terminated_watchers,
-               open_watches=f.open_watches, objects=f.objects, series=f.shape)
+    out = dict(
+        source="metrics",
+        resource=target.qualified,
+        cache_rv=f.cache_rv,
+        ours_rv=ours,
+        rv_behind=_rv_behind(f.cache_rv, ours),
+        events_received_per_s=received_rate,
+        events_dispatched_per_s=dispatched_rate,
+        initialisations=f.initialisations,
+        consistent_reads_cache=f.consistent_reads_cache,
+        consistent_reads_fallback=f.consistent_reads_fallback,
+        consistent_reads_failed=f.consistent_reads_failed,
+        read_wait_p99=p99,
+        read_wait_p99_estimated=True,
+        read_wait_bucket=bucket,
+        capacity=f.capacity,
+        terminated_watchers=f.terminated_watchers,
+        open_watches=f.open_watches,
+        objects=f.objects,
+        series=f.shape,
+    )
     if target.informer is not None:
         out["informer"] = target.informer
     return out
@@ -259,11 +293,17 @@ def window_fields(doc: dict, user_agent: str, start: str | None) -> dict:
     watchers = [w for w in (doc.get("watchers") or [])[:_WATCHER_LIMIT] if isinstance(w, dict)]
     ours = _ours(watchers, user_agent, start)
     turnover = float(doc.get("turnover") or 0.0)
-    lines = [f"{w.get('id')} rv={w.get('rv')} sent={w.get('sent')}" + (" ours" if w is ours else "")
-             for w in watchers]
-    return {"source": "sim", "resource": str(doc.get("resource") or ""), "oldest_rv": str(doc.get("oldestRV")),
-            "newest_rv": str(doc.get("newestRV")), "capacity": int(doc.get("capacity") or 0),
-            "events": int(doc.get("events") or 0), "turnover": round(turnover, 2),
-            "initialisations": int(doc.get("initialisations") or 0),
-            "bookmarks_sent": int(doc.get("bookmarksSent") or 0), "watchers": lines,
-            "ours_rv": str(ours.get("rv")) if ours is not None else ""}
+    lines = [f"{w.get('id')} rv={w.get('rv')} sent={w.get('sent')}" + (" ours" if w is ours else "") for w in watchers]
+    return {
+        "source": "sim",
+        "resource": str(doc.get("resource") or ""),
+        "oldest_rv": str(doc.get("oldestRV")),
+        "newest_rv": str(doc.get("newestRV")),
+        "capacity": int(doc.get("capacity") or 0),
+        "events": int(doc.get("events") or 0),
+        "turnover": round(turnover, 2),
+        "initialisations": int(doc.get("initialisations") or 0),
+        "bookmarks_sent": int(doc.get("bookmarksSent") or 0),
+        "watchers": lines,
+        "ours_rv": str(ours.get("rv")) if ours is not None else "",
+    }

@@ -23,6 +23,7 @@ def name_informers(watched: list, informers: dict) -> Any:
         informer_metrics_provider,
         new_informer_name,
     )
+
     try:
         name = new_informer_name(INFORMER_NAME)
     except ValueError:
@@ -45,10 +46,13 @@ def replica_sync(run: Any):
         return None
     from kubectl_informer.run.consistency import SwitchableConsistency
     from kubectl_informer.run.replica_sync import PODS, REPLICASETS, ReplicaSync
+
     every = run.factory.informers
     if run.watched[0].id != "replicasets.apps" or "pods" not in every:
-        raise RunError("the stale demo's controller manages ReplicaSets and their pods: "
-                       "run `kubectl informer queue replicasets --owns pods --demo stale`")
+        raise RunError(
+            "the stale demo's controller manages ReplicaSets and their pods: "
+            "run `kubectl informer queue replicasets --owns pods --demo stale`"
+        )
     rs, pods = every["replicasets.apps"].get_store(), every["pods"].get_store()
     consistency = SwitchableConsistency({PODS: pods, REPLICASETS: rs}, run.config.queue.consistency)
     return consistency, ReplicaSync(run.demo.server.store, rs, pods, consistency, run.tracer)
@@ -57,6 +61,7 @@ def replica_sync(run: Any):
 def store_rv_sampler(run: Any):
     """Each informer's store RV against the server's (exact on the simulator)."""
     from kubectl_informer.run.store_rv import StoreRVSampler
+
     sim = run.demo.server.store.current_rv if run.demo is not None else None
     return StoreRVSampler(run.factory.informers, sim)
 

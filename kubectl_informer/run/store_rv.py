@@ -37,8 +37,9 @@ class StoreRVSampler:
     """``informers``: resource id -> SharedIndexInformer; ``server_rv``: the
     simulator's current RV, or None on a real cluster."""
 
-    def __init__(self, informers: dict[str, Any], server_rv: Callable[[], Any] | None = None,
-                 interval: float = INTERVAL) -> None:
+    def __init__(
+        self, informers: dict[str, Any], server_rv: Callable[[], Any] | None = None, interval: float = INTERVAL
+    ) -> None:
         self.informers = informers
         self.server_rv = server_rv
         self.interval = interval
@@ -47,8 +48,7 @@ class StoreRVSampler:
     def _server(self) -> tuple[str, str]:
         if self.server_rv is not None:
             return str(self.server_rv()), "sim"
-        newest = [rv for inf in self.informers.values()
-                  if is_well_formed(rv := inf.last_sync_resource_version())]
+        newest = [rv for inf in self.informers.values() if is_well_formed(rv := inf.last_sync_resource_version())]
         return (max(newest, key=lambda rv: (len(rv), rv)) if newest else ""), "reflector"
 
     def sample(self) -> None:
@@ -59,8 +59,14 @@ class StoreRVSampler:
             if not tracer.enabled or self._last.get(name) == (store_rv, server):
                 continue
             self._last[name] = (store_rv, server)
-            tracer.emit(INFORMER_STORE_RV, None, store_rv=store_rv, server_rv=server, lag=rv_lag(server, store_rv),
-                        source=source)
+            tracer.emit(
+                INFORMER_STORE_RV,
+                None,
+                store_rv=store_rv,
+                server_rv=server,
+                lag=rv_lag(server, store_rv),
+                source=source,
+            )
 
     def run(self, stop_event: threading.Event) -> None:
         while not stop_event.wait(self.interval):

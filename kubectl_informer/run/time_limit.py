@@ -24,8 +24,7 @@ class TimeLimitReached(Exception):
 def time_limit(seconds: float | None) -> Iterator[None]:
     """Raise TimeLimitReached in this block after ``seconds`` (None: never;
     off the main thread or without SIGALRM, a no-op)."""
-    if (seconds is None or not hasattr(signal, "setitimer")
-            or threading.current_thread() is not threading.main_thread()):
+    if seconds is None or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
         yield
         return
 

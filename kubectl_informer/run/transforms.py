@@ -59,7 +59,9 @@ def parse_transform(spec: str) -> list[str]:
     paths = [p.strip() for p in rest.split(",")]
     for p in paths:
         if not p or any(not part for part in p.split(".")):
-            raise ValueError(f'invalid --transform "{spec}": "{p}" is not a dotted field path like metadata.annotations')
+            raise ValueError(
+                f'invalid --transform "{spec}": "{p}" is not a dotted field path like metadata.annotations'
+            )
         if p in ("metadata", "metadata.name", "metadata.namespace", "metadata.resourceVersion"):
             raise ValueError(f'invalid --transform "{spec}": {p} is needed to key and track the object')
     return paths
@@ -96,8 +98,12 @@ def redact_secret(obj: Any) -> bool:
     return changed
 
 
-def build_steps(strip_managed: bool = False, drop_paths: list[str] | None = None, is_secret: bool = False,
-                show_secret_data: bool = False) -> list[Step]:
+def build_steps(
+    strip_managed: bool = False,
+    drop_paths: list[str] | None = None,
+    is_secret: bool = False,
+    show_secret_data: bool = False,
+) -> list[Step]:
     steps: list[Step] = []
     if strip_managed:
         steps.append(("strip-managed-fields", strip_managed_fields))

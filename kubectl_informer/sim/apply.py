@@ -21,8 +21,16 @@ import orjson
 from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.sim.strategy import now_rfc3339
 
-_SERVER_FIELDS = ("uid", "resourceVersion", "generation", "creationTimestamp", "managedFields",
-                  "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink")
+_SERVER_FIELDS = (
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "managedFields",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "selfLink",
+)
 # Nobody's fields: the object's identity and what the server keeps.
 _UNOWNED = {("apiVersion",), ("kind",)} | {("metadata", f) for f in _SERVER_FIELDS + ("name", "namespace")}
 
@@ -34,8 +42,7 @@ def fieldset(obj) -> dict:
         if isinstance(v, dict) and v:
             out[f"f:{k}"] = fieldset(v)
         elif isinstance(v, list) and v and all(isinstance(i, dict) and "name" in i for i in v):
-            out[f"f:{k}"] = {"k:" + orjson.dumps({"name": i["name"]}).decode(): {".": {}, **fieldset(i)}
-                             for i in v}
+            out[f"f:{k}"] = {"k:" + orjson.dumps({"name": i["name"]}).decode(): {".": {}, **fieldset(i)} for i in v}
         else:
             out[f"f:{k}"] = {}
     return out
@@ -107,11 +114,13 @@ def _who(e: dict) -> str:
 
 def _conflict_error(entries: list[dict], conflicts: list[tuple[int, set]]) -> ApiError:
     pairs = [(_who(entries[i]), "." + ".".join(p)) for i, ps in conflicts for p in sorted(ps)]
-    causes = [{"reason": "FieldManagerConflict", "message": f"conflict with {who}", "field": path}
-              for who, path in pairs]
+    causes = [
+        {"reason": "FieldManagerConflict", "message": f"conflict with {who}", "field": path} for who, path in pairs
+    ]
     if len(pairs) == 1:
-        return ApiError(409, "Conflict", f"Apply failed with 1 conflict: conflict with {pairs[0][0]}: "
-                                         f"{pairs[0][1]}", causes)
+        return ApiError(
+            409, "Conflict", f"Apply failed with 1 conflict: conflict with {pairs[0][0]}: {pairs[0][1]}", causes
+        )
     lines = []
     for who in sorted({w for w, _ in pairs}):
         lines.append(f"conflicts with {who}:")
@@ -120,8 +129,14 @@ def _conflict_error(entries: list[dict], conflicts: list[tuple[int, set]]) -> Ap
 
 
 def _entry(manager: str, api_version: str, fields: dict, operation: str = "Apply", subresource: str = "") -> dict:
-    e = {"manager": manager, "operation": operation, "apiVersion": api_version, "time": now_rfc3339(),
-         "fieldsType": "FieldsV1", "fieldsV1": fields}
+    e = {
+        "manager": manager,
+        "operation": operation,
+        "apiVersion": api_version,
+        "time": now_rfc3339(),
+        "fieldsType": "FieldsV1",
+        "fieldsV1": fields,
+    }
     if subresource:
         e["subresource"] = subresource
     return e
@@ -138,8 +153,11 @@ def _from_leaves(paths) -> dict:
 
 def _changed(old: dict | None, new: dict) -> set[tuple]:
     paths = leaves(fieldset(new)) | (leaves(fieldset(old)) if old else set())
-    return {p for p in paths if p[:2] not in _UNOWNED and p[:1] not in _UNOWNED
-            and (old is None or _get(old, p) != _get(new, p))}
+    return {
+        p
+        for p in paths
+        if p[:2] not in _UNOWNED and p[:1] not in _UNOWNED and (old is None or _get(old, p) != _get(new, p))
+    }
 
 
 def record_update(old: dict | None, new: dict, manager: str, api_version: str, subresource: str = "") -> None:
@@ -162,15 +180,17 @@ def record_update(old: dict | None, new: dict, manager: str, api_version: str, s
         if e["fieldsV1"]:
             kept.append(e)
     new["metadata"]["managedFields"] = kept + [
-        _entry(manager, api_version, _from_leaves(mine | changed), "Update", subresource)]
+        _entry(manager, api_version, _from_leaves(mine | changed), "Update", subresource)
+    ]
 
 
 def _check_config(rdef, name: str, config) -> dict:
     if not isinstance(config, dict):
         raise ApiError(400, "BadRequest", "the body of an apply patch must be an object")
     if config.get("apiVersion") != rdef.api_version or config.get("kind") != rdef.kind:
-        raise ApiError(400, "BadRequest", f"the apply patch must have apiVersion {rdef.api_version} and kind "
-                                          f"{rdef.kind}")
+        raise ApiError(
+            400, "BadRequest", f"the apply patch must have apiVersion {rdef.api_version} and kind {rdef.kind}"
+        )
     meta = config.setdefault("metadata", {})
     if not isinstance(meta, dict) or meta.get("name", name) != name:
         raise ApiError(400, "BadRequest", "the name of the object does not match the name on the URL")
@@ -181,12 +201,16 @@ def _check_config(rdef, name: str, config) -> dict:
     return config
 
 
-def server_side_apply(store, rdef, namespace: str | None, name: str, config, manager: str, force: bool,
-                      dry_run: bool = False) -> tuple[int, dict]:
+def server_side_apply(
+    store, rdef, namespace: str | None, name: str, config, manager: str, force: bool, dry_run: bool = False
+) -> tuple[int, dict]:
     """Apply ``config`` as ``manager``: ``(HTTP status, object)``."""
     if not manager:
-        raise ApiError(422, "Invalid", "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: "
-                                       "is required for apply patch")
+        raise ApiError(
+            422,
+            "Invalid",
+            'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
+        )
     config = _check_config(rdef, name, config)
     fs = _applied_fields(config)
     with store.lock:
@@ -226,8 +250,9 @@ def server_side_apply(store, rdef, namespace: str | None, name: str, config, man
 def _applied_fields(config: dict) -> dict:
     # The object's identity (apiVersion, kind, name, namespace) is nobody's field.
     body = {k: v for k, v in config.items() if k not in ("apiVersion", "kind")}
-    body["metadata"] = {k: v for k, v in config["metadata"].items() if k not in ("name", "namespace",
-                                                                                 "resourceVersion")}
+    body["metadata"] = {
+        k: v for k, v in config["metadata"].items() if k not in ("name", "namespace", "resourceVersion")
+    }
     if not body["metadata"]:
         del body["metadata"]
     return fieldset(body)

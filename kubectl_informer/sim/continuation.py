@@ -21,7 +21,8 @@ INCONSISTENT_CONTINUE = (
     "You can start a new list without the continue parameter, or use the continue token in this response "
     "to retrieve the remainder of the results. Continuing with the provided token results in an "
     "inconsistent list - objects that were created, modified, or deleted between the time the first chunk "
-    "was returned and now may show up in the list.")
+    "was returned and now may show up in the list."
+)
 
 
 def encode_continue(rv: int, start_key: str) -> str:
@@ -47,8 +48,9 @@ def decode_continue(token: str) -> tuple[int, str]:
     return rv, start
 
 
-def page_of(keys: list[str], objects: dict[str, Entry], label_match, field_match, limit: int,
-          at: int) -> tuple[list[Entry], int, str, int | None]:
+def page_of(
+    keys: list[str], objects: dict[str, Entry], label_match, field_match, limit: int, at: int
+) -> tuple[list[Entry], int, str, int | None]:
     """The selected entries of ``keys``, at most ``limit`` (0: all), with the
     continue token and remainingItemCount of a paged list."""
     if label_match is None and field_match is None and not limit:

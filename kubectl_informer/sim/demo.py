@@ -60,8 +60,9 @@ def seed(store, controllers: bool = False) -> int:
                     pod_events(events, {**made, "status": {"phase": "Pending"}}, made)  # Started
                 pods += 1
         store.create("secrets", make_secret(ns, f"{ns}-credentials"))
-        store.create("widgets", make_widget(ns, f"{ns}-widget", size=len(apps), color=("blue", "red", "green")[
-            len(ns) % 3]))
+        store.create(
+            "widgets", make_widget(ns, f"{ns}-widget", size=len(apps), color=("blue", "red", "green")[len(ns) % 3])
+        )
     return pods
 
 
@@ -106,12 +107,25 @@ class Demo:
         self.stop()
 
 
-def start_demo(scenario: str | None = None, *, rate: float | None = None, port: int = 0, tls: bool = False,
-               kubeconfig_path: str | None = None, watch_cache_size: int | None = None, watch_list: bool = True,
-               clock: Clock | None = None, seed_objects: bool = True, seed_value: int | None = None,
-               bookmark_interval: float = 60.0, bulk_pods: int = 0, bulk_namespace: str = "bench",
-               namespaces: list[str] | None = None, controllers: bool | None = None,
-               pod_start_seconds: float = 1.0) -> Demo:
+def start_demo(
+    scenario: str | None = None,
+    *,
+    rate: float | None = None,
+    port: int = 0,
+    tls: bool = False,
+    kubeconfig_path: str | None = None,
+    watch_cache_size: int | None = None,
+    watch_list: bool = True,
+    clock: Clock | None = None,
+    seed_objects: bool = True,
+    seed_value: int | None = None,
+    bookmark_interval: float = 60.0,
+    bulk_pods: int = 0,
+    bulk_namespace: str = "bench",
+    namespaces: list[str] | None = None,
+    controllers: bool | None = None,
+    pod_start_seconds: float = 1.0,
+) -> Demo:
     """Start a seeded simulated cluster running ``scenario`` (default
     "steady"; "quiet" changes no object). Writes a kubeconfig (to a temp dir
     unless ``kubeconfig_path``). ``bulk_pods`` adds that many pods to
@@ -123,8 +137,13 @@ def start_demo(scenario: str | None = None, *, rate: float | None = None, port: 
     ValueError for an unknown scenario."""
     sc = get_scenario(scenario or "steady")
     controllers = sc.controllers if controllers is None else controllers
-    server = SimServer(port=port, tls=tls, watch_cache_size=watch_cache_size, watch_list=watch_list,
-                       bookmark_interval=bookmark_interval)
+    server = SimServer(
+        port=port,
+        tls=tls,
+        watch_cache_size=watch_cache_size,
+        watch_list=watch_list,
+        bookmark_interval=bookmark_interval,
+    )
     server.start()
     tmpdir = None
     manager = None
@@ -133,11 +152,13 @@ def start_demo(scenario: str | None = None, *, rate: float | None = None, port: 
             seed(server.store, controllers=controllers)
         if controllers:
             from kubectl_informer.sim.controllers.manager import ControllerManager
+
             manager = ControllerManager(server.store, clock, pod_start_seconds).start()
             manager.wait_idle(10.0)  # the seeded Deployments' ReplicaSets and pods made before clients come
         if bulk_pods:
             # Many pods at once (benchmarks): bulk_load, in a namespace of their own.
             from kubectl_informer.sim.objects import many_pods
+
             if bulk_namespace not in server.store.keys("namespaces"):
                 server.store.create("namespaces", {"metadata": {"name": bulk_namespace}})
             server.store.bulk_load("pods", many_pods(bulk_pods, bulk_namespace))
@@ -145,8 +166,9 @@ def start_demo(scenario: str | None = None, *, rate: float | None = None, port: 
             tmpdir = tempfile.mkdtemp(prefix="kubectl-informer-demo-")
             kubeconfig_path = os.path.join(tmpdir, "kubeconfig")
         path = server.write_kubeconfig(kubeconfig_path)
-        runner = ScenarioRunner(sc, server.store, server.faults, rate=rate, clock=clock, seed=seed_value,
-                                namespaces=namespaces)
+        runner = ScenarioRunner(
+            sc, server.store, server.faults, rate=rate, clock=clock, seed=seed_value, namespaces=namespaces
+        )
         runner.start()
     except BaseException:
         if manager is not None:

@@ -31,8 +31,16 @@ COMBINED = "(combined from similar events): "
 
 def _obj_key(e: dict) -> tuple:
     src, io = e.get("source") or {}, e.get("involvedObject") or {}
-    return (src.get("component", ""), src.get("host", ""), io.get("kind", ""), io.get("namespace", ""),
-            io.get("name", ""), io.get("uid", ""), io.get("apiVersion", ""), e.get("type", ""))
+    return (
+        src.get("component", ""),
+        src.get("host", ""),
+        io.get("kind", ""),
+        io.get("namespace", ""),
+        io.get("name", ""),
+        io.get("uid", ""),
+        io.get("apiVersion", ""),
+        e.get("type", ""),
+    )
 
 
 def event_key(e: dict) -> tuple:

@@ -34,20 +34,29 @@ class EventRecorder:
         self._names: dict[str, deque] = {}
         self._correlators = {c: EventCorrelator(clock) for c in correlated}
 
-    def record(self, obj: dict, type_: str, reason: str, message: str, component: str,
-               host: str = "") -> dict | None:
+    def record(self, obj: dict, type_: str, reason: str, message: str, component: str, host: str = "") -> dict | None:
         meta = obj.get("metadata") or {}
         ns = meta.get("namespace") or "default"
         now = now_rfc3339()
         event = {
             "metadata": {"name": f"{meta.get('name', 'object')}.{secrets.token_hex(8)}", "namespace": ns},
-            "involvedObject": {"kind": obj.get("kind", ""), "namespace": ns, "name": meta.get("name", ""),
-                               "uid": meta.get("uid", ""), "apiVersion": obj.get("apiVersion", ""),
-                               "resourceVersion": meta.get("resourceVersion", "")},
-            "reason": reason, "message": message, "type": type_,
+            "involvedObject": {
+                "kind": obj.get("kind", ""),
+                "namespace": ns,
+                "name": meta.get("name", ""),
+                "uid": meta.get("uid", ""),
+                "apiVersion": obj.get("apiVersion", ""),
+                "resourceVersion": meta.get("resourceVersion", ""),
+            },
+            "reason": reason,
+            "message": message,
+            "type": type_,
             "source": {"component": component, **({"host": host} if host else {})},
-            "firstTimestamp": now, "lastTimestamp": now, "count": 1,
-            "reportingComponent": component, "reportingInstance": host,
+            "firstTimestamp": now,
+            "lastTimestamp": now,
+            "count": 1,
+            "reportingComponent": component,
+            "reportingInstance": host,
         }
         correlator = self._correlators.get(component)
         if correlator is None:
@@ -62,9 +71,15 @@ class EventRecorder:
         if name is not None:
             try:
                 old = self.store.get("events", ns, name)
-                made = self.store.update("events", {**old, "count": int(old.get("count") or 1) + 1,
-                                                    "lastTimestamp": out["lastTimestamp"],
-                                                    "message": out["message"]})
+                made = self.store.update(
+                    "events",
+                    {
+                        **old,
+                        "count": int(old.get("count") or 1) + 1,
+                        "lastTimestamp": out["lastTimestamp"],
+                        "message": out["message"],
+                    },
+                )
                 correlator.written(made, out)
                 return made
             except ApiError:
@@ -109,8 +124,14 @@ def pod_events(rec: EventRecorder, before: dict | None, after: dict | None) -> N
     if old_phase != "Running" and new_phase == "Running":
         rec.record(pod, NORMAL, "Started", f"Started container {cname}", "kubelet", node)
     elif _restarts(after) > _restarts(before):
-        rec.record(pod, WARNING, "BackOff", f"Back-off restarting failed container {cname} in pod "
-                                            f"{name}_{ns}({pod['metadata'].get('uid', '')})", "kubelet", node)
+        rec.record(
+            pod,
+            WARNING,
+            "BackOff",
+            f"Back-off restarting failed container {cname} in pod {name}_{ns}({pod['metadata'].get('uid', '')})",
+            "kubelet",
+            node,
+        )
 
 
 def _restarts(pod: dict) -> int:

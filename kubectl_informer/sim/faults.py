@@ -80,8 +80,9 @@ class Faults:
         """A 410 storm: the next ``count`` watches of ``resource`` answer 410
         Expired and the open ones are ended now, so each client relists that
         many times in a row. Returns how many watches were ended."""
-        self.fail_next(410, count=count, verb="watch", resource=resource,
-                       message="too old resource version (injected: 410 storm)")
+        self.fail_next(
+            410, count=count, verb="watch", resource=resource, message="too old resource version (injected: 410 storm)"
+        )
         return self.drop_watches(resource)
 
     def compact(self, resource) -> tuple[int, int]:
@@ -120,8 +121,14 @@ class Faults:
                     return False  # gone meanwhile
         return False
 
-    def fail_next(self, status: int, count: int = 1, verb: str | None = None, resource: str | None = None,
-                  message: str | None = None) -> None:
+    def fail_next(
+        self,
+        status: int,
+        count: int = 1,
+        verb: str | None = None,
+        resource: str | None = None,
+        message: str | None = None,
+    ) -> None:
         """Answer the next ``count`` requests (of ``verb`` on ``resource``, if
         given) with a Status of ``status``. A 410 on a watch arrives as an
         ERROR event on an open stream, as kube-apiserver sends it."""

@@ -22,8 +22,9 @@ class KubeconfigWriteError(ValueError):
     """The kubeconfig could not be written: one line (the CLI's ``error:``)."""
 
 
-def kubeconfig_dict(url: str, context: str = "sim", namespace: str = "default", ca_pem: bytes | None = None,
-                    token: str | None = None) -> dict:
+def kubeconfig_dict(
+    url: str, context: str = "sim", namespace: str = "default", ca_pem: bytes | None = None, token: str | None = None
+) -> dict:
     """The kubeconfig of a simulator at ``url``; ``token`` is its per-run
     bearer token (SimServer.token), the only credential it accepts."""
     cluster: dict = {"server": url}
@@ -46,8 +47,14 @@ def kubeconfig_dict(url: str, context: str = "sim", namespace: str = "default", 
     }
 
 
-def write_kubeconfig(path: str, url: str, context: str = "sim", namespace: str = "default",
-                     ca_pem: bytes | None = None, token: str | None = None) -> str:
+def write_kubeconfig(
+    path: str,
+    url: str,
+    context: str = "sim",
+    namespace: str = "default",
+    ca_pem: bytes | None = None,
+    token: str | None = None,
+) -> str:
     """Write the kubeconfig to ``path`` (core.private_files: mode 0600, never
     through a symbolic link nor into another user's file; a file of ours is
     replaced whole; parents created 0700); returns the absolute path.

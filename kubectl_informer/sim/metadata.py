@@ -34,8 +34,12 @@ class _PartialMetadata:
     """The negotiation transform (for a GET, and a watch's live events)."""
 
     def list(self, rdef, objs: list[dict], list_meta: dict, query: dict, store) -> dict:
-        return {"kind": LIST_KIND, "apiVersion": GROUP_VERSION, "metadata": list_meta,
-                "items": [partial_object(o) for o in objs]}
+        return {
+            "kind": LIST_KIND,
+            "apiVersion": GROUP_VERSION,
+            "metadata": list_meta,
+            "items": [partial_object(o) for o in objs],
+        }
 
     def object(self, rdef, obj: dict, query: dict, store) -> dict:
         return partial_object(obj)

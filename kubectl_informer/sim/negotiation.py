@@ -97,21 +97,27 @@ def wants_aggregated(accept: str) -> bool:
             continue
         if not params.get("as"):
             return False  # plain JSON comes first
-        if (params.get("as"), params.get("g"), params.get("v")) == ("APIGroupDiscoveryList", "apidiscovery.k8s.io",
-                                                                     "v2"):
+        if (params.get("as"), params.get("g"), params.get("v")) == (
+            "APIGroupDiscoveryList",
+            "apidiscovery.k8s.io",
+            "v2",
+        ):
             return True
     return False
 
 
 # ---------------------------------------------------------------- request bodies
 
+
 def _parse_with(parse, errors, what: str):
     def decode(raw: bytes):
         try:
             return parse(raw)
         except errors:
-            raise ApiError(400, "BadRequest", f"the body of the request was in an unknown format: "
-                                              f"it is not valid {what}") from None
+            raise ApiError(
+                400, "BadRequest", f"the body of the request was in an unknown format: it is not valid {what}"
+            ) from None
+
     return decode
 
 
@@ -121,6 +127,7 @@ _json = _parse_with(orjson.loads, orjson.JSONDecodeError, "JSON")
 @functools.cache
 def _yaml_decoder():
     import yaml
+
     return _parse_with(yaml.safe_load, yaml.YAMLError, "YAML")
 
 
@@ -132,6 +139,7 @@ def _yaml(raw: bytes) -> Any:
 
 def _protobuf(raw: bytes) -> Any:
     from kubectl_informer.sim import protobuf
+
     return protobuf.decode(raw)
 
 
@@ -153,6 +161,10 @@ def decode_body(content_type: str | None, raw: bytes) -> Any:
     ctype = (content_type or "application/json").split(";")[0].strip().lower()
     dec = BODY_DECODERS.get(ctype)
     if dec is None:
-        raise ApiError(415, "UnsupportedMediaType", f'the body of the request was in an unknown format - '
-                                                    f'accepted media types include: {", ".join(BODY_DECODERS)}')
+        raise ApiError(
+            415,
+            "UnsupportedMediaType",
+            f"the body of the request was in an unknown format - "
+            f"accepted media types include: {', '.join(BODY_DECODERS)}",
+        )
     return dec(raw)

@@ -31,8 +31,15 @@ def replicaset_name(namespace: str, app: str) -> str:
     return f"{app}-{_hash(namespace + '/' + app, 10)}"
 
 
-def make_pod(namespace: str, name: str | None = None, app: str = "web", index: int = 0, phase: str = "Running",
-             node: str | None = None, image: str = "nginx:1.27") -> dict:
+def make_pod(
+    namespace: str,
+    name: str | None = None,
+    app: str = "web",
+    index: int = 0,
+    phase: str = "Running",
+    node: str | None = None,
+    image: str = "nginx:1.27",
+) -> dict:
     """A pod of Deployment ``app``'s ReplicaSet (``name`` defaults to the
     ReplicaSet's naming: ``<rs>-<5 chars>``)."""
     rs = replicaset_name(namespace, app)
@@ -46,100 +53,226 @@ def make_pod(namespace: str, name: str | None = None, app: str = "web", index: i
         "metadata": {
             "name": name,
             "namespace": namespace,
-            "labels": {"app": app, "pod-template-hash": rs.rsplit("-", 1)[-1], "tier": "frontend"
-                       if app in ("web", "frontend") else "backend"},
+            "labels": {
+                "app": app,
+                "pod-template-hash": rs.rsplit("-", 1)[-1],
+                "tier": "frontend" if app in ("web", "frontend") else "backend",
+            },
             "annotations": {"kubectl.kubernetes.io/restartedAt": ts},
-            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": rs,
-                                 "uid": _uid(namespace + rs), "controller": True, "blockOwnerDeletion": True}],
+            "ownerReferences": [
+                {
+                    "apiVersion": "apps/v1",
+                    "kind": "ReplicaSet",
+                    "name": rs,
+                    "uid": _uid(namespace + rs),
+                    "controller": True,
+                    "blockOwnerDeletion": True,
+                }
+            ],
             "managedFields": [
-                {"manager": "kube-controller-manager", "operation": "Update", "apiVersion": "v1", "time": ts,
-                 "fieldsType": "FieldsV1", "fieldsV1": {
-                     "f:metadata": {"f:generateName": {}, "f:labels": {".": {}, "f:app": {}, "f:pod-template-hash": {}},
-                                    "f:ownerReferences": {".": {}, f'k:{{"uid":"{_uid(namespace + rs)}"}}': {}}},
-                     "f:spec": {"f:containers": {f'k:{{"name":"{app}"}}': {
-                         ".": {}, "f:image": {}, "f:imagePullPolicy": {}, "f:name": {}, "f:ports": {},
-                         "f:resources": {}}}, "f:dnsPolicy": {}, "f:restartPolicy": {}}}},
-                {"manager": "kubelet", "operation": "Update", "apiVersion": "v1", "time": ts,
-                 "fieldsType": "FieldsV1", "subresource": "status", "fieldsV1": {
-                     "f:status": {"f:conditions": {}, "f:containerStatuses": {}, "f:hostIP": {}, "f:phase": {},
-                                  "f:podIP": {}, "f:startTime": {}}}},
+                {
+                    "manager": "kube-controller-manager",
+                    "operation": "Update",
+                    "apiVersion": "v1",
+                    "time": ts,
+                    "fieldsType": "FieldsV1",
+                    "fieldsV1": {
+                        "f:metadata": {
+                            "f:generateName": {},
+                            "f:labels": {".": {}, "f:app": {}, "f:pod-template-hash": {}},
+                            "f:ownerReferences": {".": {}, f'k:{{"uid":"{_uid(namespace + rs)}"}}': {}},
+                        },
+                        "f:spec": {
+                            "f:containers": {
+                                f'k:{{"name":"{app}"}}': {
+                                    ".": {},
+                                    "f:image": {},
+                                    "f:imagePullPolicy": {},
+                                    "f:name": {},
+                                    "f:ports": {},
+                                    "f:resources": {},
+                                }
+                            },
+                            "f:dnsPolicy": {},
+                            "f:restartPolicy": {},
+                        },
+                    },
+                },
+                {
+                    "manager": "kubelet",
+                    "operation": "Update",
+                    "apiVersion": "v1",
+                    "time": ts,
+                    "fieldsType": "FieldsV1",
+                    "subresource": "status",
+                    "fieldsV1": {
+                        "f:status": {
+                            "f:conditions": {},
+                            "f:containerStatuses": {},
+                            "f:hostIP": {},
+                            "f:phase": {},
+                            "f:podIP": {},
+                            "f:startTime": {},
+                        }
+                    },
+                },
             ],
             "generateName": rs + "-",
         },
         "spec": {
-            "containers": [{
-                "name": app, "image": image, "imagePullPolicy": "IfNotPresent",
-                "ports": [{"containerPort": 8080, "protocol": "TCP"}],
-                "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}, "limits": {"memory": "128Mi"}},
-                "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File",
-            }],
-            "dnsPolicy": "ClusterFirst", "restartPolicy": "Always", "schedulerName": "default-scheduler",
-            "serviceAccountName": "default", "nodeName": node, "terminationGracePeriodSeconds": 30,
+            "containers": [
+                {
+                    "name": app,
+                    "image": image,
+                    "imagePullPolicy": "IfNotPresent",
+                    "ports": [{"containerPort": 8080, "protocol": "TCP"}],
+                    "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}, "limits": {"memory": "128Mi"}},
+                    "terminationMessagePath": "/dev/termination-log",
+                    "terminationMessagePolicy": "File",
+                }
+            ],
+            "dnsPolicy": "ClusterFirst",
+            "restartPolicy": "Always",
+            "schedulerName": "default-scheduler",
+            "serviceAccountName": "default",
+            "nodeName": node,
+            "terminationGracePeriodSeconds": 30,
             "tolerations": [
-                {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute",
-                 "tolerationSeconds": 300},
-                {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute",
-                 "tolerationSeconds": 300}],
+                {
+                    "key": "node.kubernetes.io/not-ready",
+                    "operator": "Exists",
+                    "effect": "NoExecute",
+                    "tolerationSeconds": 300,
+                },
+                {
+                    "key": "node.kubernetes.io/unreachable",
+                    "operator": "Exists",
+                    "effect": "NoExecute",
+                    "tolerationSeconds": 300,
+                },
+            ],
         },
         "status": pod_status(phase, ip, ts, app, image),
     }
     return pod
 
 
-def pod_status(phase: str, ip: str = "10.244.0.2", ts: str | None = None, app: str = "web",
-               image: str = "nginx:1.27", restarts: int = 0) -> dict:
+def pod_status(
+    phase: str,
+    ip: str = "10.244.0.2",
+    ts: str | None = None,
+    app: str = "web",
+    image: str = "nginx:1.27",
+    restarts: int = 0,
+) -> dict:
     ts = ts or _ts()
     ready = "True" if phase == "Running" else "False"
     st: dict = {
         "phase": phase,
-        "conditions": [{"type": t, "status": ready if t in ("Ready", "ContainersReady") else "True",
-                        "lastProbeTime": None, "lastTransitionTime": ts}
-                       for t in ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady",
-                                 "PodScheduled")],
-        "hostIP": "172.18.0.2", "podIP": ip, "podIPs": [{"ip": ip}], "startTime": ts, "qosClass": "Burstable",
+        "conditions": [
+            {
+                "type": t,
+                "status": ready if t in ("Ready", "ContainersReady") else "True",
+                "lastProbeTime": None,
+                "lastTransitionTime": ts,
+            }
+            for t in ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled")
+        ],
+        "hostIP": "172.18.0.2",
+        "podIP": ip,
+        "podIPs": [{"ip": ip}],
+        "startTime": ts,
+        "qosClass": "Burstable",
     }
-    state = {"running": {"startedAt": ts}} if phase == "Running" else (
-        {"waiting": {"reason": "ContainerCreating"}} if phase == "Pending" else
-        {"terminated": {"exitCode": 0 if phase == "Succeeded" else 1,
-                        "reason": "Completed" if phase == "Succeeded" else "Error",
-                        "startedAt": ts, "finishedAt": ts}})
-    st["containerStatuses"] = [{"name": app, "image": image, "imageID": "", "ready": phase == "Running",
-                                "restartCount": restarts, "started": phase == "Running", "state": state}]
+    state = (
+        {"running": {"startedAt": ts}}
+        if phase == "Running"
+        else (
+            {"waiting": {"reason": "ContainerCreating"}}
+            if phase == "Pending"
+            else {
+                "terminated": {
+                    "exitCode": 0 if phase == "Succeeded" else 1,
+                    "reason": "Completed" if phase == "Succeeded" else "Error",
+                    "startedAt": ts,
+                    "finishedAt": ts,
+                }
+            }
+        )
+    )
+    st["containerStatuses"] = [
+        {
+            "name": app,
+            "image": image,
+            "imageID": "",
+            "ready": phase == "Running",
+            "restartCount": restarts,
+            "started": phase == "Running",
+            "state": state,
+        }
+    ]
     return st
 
 
 def make_configmap(namespace: str, name: str, data: dict | None = None) -> dict:
-    return {"apiVersion": "v1", "kind": "ConfigMap",
-            "metadata": {"name": name, "namespace": namespace, "labels": {"app": name.split("-")[0]}},
-            "data": data or {"config.yaml": f"name: {name}\nreplicas: 3\n", "LOG_LEVEL": "info"}}
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": name, "namespace": namespace, "labels": {"app": name.split("-")[0]}},
+        "data": data or {"config.yaml": f"name: {name}\nreplicas: 3\n", "LOG_LEVEL": "info"},
+    }
 
 
 def make_secret(namespace: str, name: str) -> dict:
-    return {"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
-            "metadata": {"name": name, "namespace": namespace},
-            "data": {"password": "c2ltLXBhc3N3b3Jk"}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "type": "Opaque",
+        "metadata": {"name": name, "namespace": namespace},
+        "data": {"password": "c2ltLXBhc3N3b3Jk"},
+    }
 
 
 def make_deployment(namespace: str, app: str, replicas: int = 3, ready: int | None = None) -> dict:
     ready = replicas if ready is None else ready
     return {
-        "apiVersion": "apps/v1", "kind": "Deployment",
-        "metadata": {"name": app, "namespace": namespace, "labels": {"app": app},
-                     "annotations": {"deployment.kubernetes.io/revision": "1"}},
-        "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": app}},
-                 "template": {"metadata": {"labels": {"app": app}},
-                              "spec": {"containers": [{"name": app, "image": "nginx:1.27"}]}}},
-        "status": {"observedGeneration": 1, "replicas": replicas, "readyReplicas": ready,
-                   "availableReplicas": ready, "updatedReplicas": replicas,
-                   "conditions": [{"type": "Available", "status": "True" if ready else "False",
-                                   "reason": "MinimumReplicasAvailable"}]},
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {
+            "name": app,
+            "namespace": namespace,
+            "labels": {"app": app},
+            "annotations": {"deployment.kubernetes.io/revision": "1"},
+        },
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": app}},
+            "template": {
+                "metadata": {"labels": {"app": app}},
+                "spec": {"containers": [{"name": app, "image": "nginx:1.27"}]},
+            },
+        },
+        "status": {
+            "observedGeneration": 1,
+            "replicas": replicas,
+            "readyReplicas": ready,
+            "availableReplicas": ready,
+            "updatedReplicas": replicas,
+            "conditions": [
+                {"type": "Available", "status": "True" if ready else "False", "reason": "MinimumReplicasAvailable"}
+            ],
+        },
     }
 
 
 def make_widget(namespace: str, name: str, size: int = 1, color: str = "blue") -> dict:
-    return {"apiVersion": "example.com/v1", "kind": "Widget",
-            "metadata": {"name": name, "namespace": namespace, "labels": {"color": color}},
-            "spec": {"size": size, "color": color}, "status": {"ready": True}}
+    return {
+        "apiVersion": "example.com/v1",
+        "kind": "Widget",
+        "metadata": {"name": name, "namespace": namespace, "labels": {"color": color}},
+        "spec": {"size": size, "color": color},
+        "status": {"ready": True},
+    }
 
 
 def many_pods(n: int, namespace: str = "default", apps: tuple[str, ...] = ("web", "api", "worker")):

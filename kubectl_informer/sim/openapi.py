@@ -35,17 +35,24 @@ MODELS = {
     "Event": ("io.k8s.api.core.v1.Event", "CoreV1Event"),
     "Deployment": ("io.k8s.api.apps.v1.Deployment", "V1Deployment"),
     "ReplicaSet": ("io.k8s.api.apps.v1.ReplicaSet", "V1ReplicaSet"),
-    "CustomResourceDefinition": ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition",
-                                 "V1CustomResourceDefinition"),
-    "SelfSubjectAccessReview": ("io.k8s.api.authorization.v1.SelfSubjectAccessReview",
-                                "V1SelfSubjectAccessReview"),
+    "CustomResourceDefinition": (
+        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition",
+        "V1CustomResourceDefinition",
+    ),
+    "SelfSubjectAccessReview": ("io.k8s.api.authorization.v1.SelfSubjectAccessReview", "V1SelfSubjectAccessReview"),
     "Scale": ("io.k8s.api.autoscaling.v1.Scale", "V1Scale"),
 }
 
-_SCALARS = {"str": {"type": "string"}, "bytes": {"type": "string", "format": "byte"}, "int": {"type": "integer"},
-            "bool": {"type": "boolean"},
-            "float": {"type": "number"}, "datetime": {"type": "string", "format": "date-time"},
-            "date": {"type": "string", "format": "date"}, "object": {}}
+_SCALARS = {
+    "str": {"type": "string"},
+    "bytes": {"type": "string", "format": "byte"},
+    "int": {"type": "integer"},
+    "bool": {"type": "boolean"},
+    "float": {"type": "number"},
+    "datetime": {"type": "string", "format": "date-time"},
+    "date": {"type": "string", "format": "date"},
+    "object": {},
+}
 
 
 def _type_schema(t: str, defs: dict) -> dict:
@@ -63,6 +70,7 @@ def _type_schema(t: str, defs: dict) -> dict:
 
 def _model_ref(cls_name: str, defs: dict, name: str | None = None) -> dict:
     from kubernetes.client import models
+
     name = name or cls_name
     if name not in defs:
         cls = getattr(models, cls_name)
@@ -76,8 +84,9 @@ def _crd_schema(crd: dict, defs: dict) -> dict:
     version = crd["spec"]["versions"][0]
     schema = orjson.loads(orjson.dumps(version["schema"]["openAPIV3Schema"]))
     props = schema.setdefault("properties", {})
-    props.update({"apiVersion": {"type": "string"}, "kind": {"type": "string"},
-                  "metadata": _model_ref("V1ObjectMeta", defs)})
+    props.update(
+        {"apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": _model_ref("V1ObjectMeta", defs)}
+    )
     return schema
 
 
@@ -124,30 +133,47 @@ def gv_document(registry: Registry, group: str, version: str) -> dict | None:
     if not defs:
         return None
     base = "/" + _gv_path(group, version)
-    params = [{"name": n, "in": "query", "schema": {"type": "string", "uniqueItems": True}}
-              for n in ("dryRun", "fieldManager", "fieldValidation")]
+    params = [
+        {"name": n, "in": "query", "schema": {"type": "string", "uniqueItems": True}}
+        for n in ("dryRun", "fieldManager", "fieldValidation")
+    ]
     paths = {}
     for d in defs:
         gvk = {"group": d.group, "version": d.version, "kind": d.kind}
-        op = {"x-kubernetes-group-version-kind": gvk, "parameters": params,
-              "responses": {"200": {"description": "OK"}}}
-        item = (f"{base}/namespaces/{{namespace}}/{d.resource}/{{name}}" if d.namespaced
-                else f"{base}/{d.resource}/{{name}}")
+        op = {"x-kubernetes-group-version-kind": gvk, "parameters": params, "responses": {"200": {"description": "OK"}}}
+        item = (
+            f"{base}/namespaces/{{namespace}}/{d.resource}/{{name}}"
+            if d.namespaced
+            else f"{base}/{d.resource}/{{name}}"
+        )
         coll = f"{base}/namespaces/{{namespace}}/{d.resource}" if d.namespaced else f"{base}/{d.resource}"
-        paths[item] = {"get": {"x-kubernetes-group-version-kind": gvk, "responses": {"200": {"description": "OK"}}},
-                       "put": op, "patch": op, "delete": op}
+        paths[item] = {
+            "get": {"x-kubernetes-group-version-kind": gvk, "responses": {"200": {"description": "OK"}}},
+            "put": op,
+            "patch": op,
+            "delete": op,
+        }
         paths[coll] = {"post": op}
     schemas = dict(component_schemas())
     for d in defs:
         name = schema_name(d.kind)
         if name:
-            schemas[name] = {**schemas[name], "x-kubernetes-group-version-kind": [
-                {"group": d.group, "version": d.version, "kind": d.kind}]}
-    return {"openapi": "3.0.0",
-            "info": {"title": "Kubernetes (kubectl-informer simulator)", "version": "v1.32.0"},
-            "paths": paths, "components": {"schemas": schemas}}
+            schemas[name] = {
+                **schemas[name],
+                "x-kubernetes-group-version-kind": [{"group": d.group, "version": d.version, "kind": d.kind}],
+            }
+    return {
+        "openapi": "3.0.0",
+        "info": {"title": "Kubernetes (kubectl-informer simulator)", "version": "v1.32.0"},
+        "paths": paths,
+        "components": {"schemas": schemas},
+    }
 
 
 def v2_document() -> dict:
-    return {"swagger": "2.0", "info": {"title": "Kubernetes (kubectl-informer simulator)", "version": "v1.32.0"},
-            "paths": {}, "definitions": {}}
+    return {
+        "swagger": "2.0",
+        "info": {"title": "Kubernetes (kubectl-informer simulator)", "version": "v1.32.0"},
+        "paths": {},
+        "definitions": {},
+    }

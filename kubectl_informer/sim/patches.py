@@ -13,10 +13,20 @@ from kubectl_informer.core.apierrors import ApiError
 # patchMergeKey of the fields of the kinds the simulator serves); other lists
 # are replaced. finalizers is a merged list of strings.
 MERGE_KEYS = {
-    "containers": "name", "initContainers": "name", "ephemeralContainers": "name", "env": "name",
-    "volumes": "name", "volumeMounts": "mountPath", "volumeDevices": "devicePath", "ports": "containerPort",
-    "conditions": "type", "imagePullSecrets": "name", "ownerReferences": "uid", "hostAliases": "ip",
-    "topologySpreadConstraints": "topologyKey", "resourceClaims": "name",
+    "containers": "name",
+    "initContainers": "name",
+    "ephemeralContainers": "name",
+    "env": "name",
+    "volumes": "name",
+    "volumeMounts": "mountPath",
+    "volumeDevices": "devicePath",
+    "ports": "containerPort",
+    "conditions": "type",
+    "imagePullSecrets": "name",
+    "ownerReferences": "uid",
+    "hostAliases": "ip",
+    "topologySpreadConstraints": "topologyKey",
+    "resourceClaims": "name",
 }
 _PRIMITIVE_MERGE = ("finalizers",)
 

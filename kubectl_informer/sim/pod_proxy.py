@@ -25,8 +25,9 @@ TIMEOUT = 5.0
 
 def matches(parts: list[str]) -> bool:
     """``parts``: the URL path split on ``/``."""
-    return len(parts) >= 6 and parts[:3] == ["api", "v1", "namespaces"] and parts[4] == "pods" \
-        and parts[6:7] == ["proxy"]
+    return (
+        len(parts) >= 6 and parts[:3] == ["api", "v1", "namespaces"] and parts[4] == "pods" and parts[6:7] == ["proxy"]
+    )
 
 
 def _split(spec: str) -> tuple[str, str, str]:
@@ -47,17 +48,24 @@ def serve(handler, parts: list[str], query: str) -> None:
     pod = handler.sim.store.get("pods", namespace, name)  # 404 NotFound as the API server says it
     ip = (pod.get("status") or {}).get("podIP") or ""
     if not port:
-        ports = [p.get("containerPort") for c in (pod.get("spec") or {}).get("containers") or ()
-                 for p in c.get("ports") or ()]
+        ports = [
+            p.get("containerPort")
+            for c in (pod.get("spec") or {}).get("containers") or ()
+            for p in c.get("ports") or ()
+        ]
         port = str(ports[0]) if ports else "80"
     if not ip:
         raise ApiError(400, "BadRequest", "address not allowed")
     if not port.isdigit():
         raise ApiError(503, "ServiceUnavailable", f'error trying to reach service: invalid port "{port}"')
     if not _loopback(ip):
-        raise ApiError(503, "ServiceUnavailable", f"error trying to reach service: dial tcp {ip}:{port}: the "
-                                                  f"simulated API server reaches only pods whose podIP is a "
-                                                  f"loopback address")
+        raise ApiError(
+            503,
+            "ServiceUnavailable",
+            f"error trying to reach service: dial tcp {ip}:{port}: the "
+            f"simulated API server reaches only pods whose podIP is a "
+            f"loopback address",
+        )
     path = "/" + "/".join(parts[7:]) + (f"?{query}" if query else "")
     if handler.path.split("?", 1)[0].endswith("/") and not path.endswith("/"):
         path += "/"
@@ -87,8 +95,11 @@ def _relay(scheme: str, ip: str, port: int, method: str, path: str, accept: str 
         body = resp.read()
         return resp.status, resp.getheader("Content-Type") or "text/plain", body
     except ConnectionRefusedError:
-        raise ApiError(503, "ServiceUnavailable",
-                       f"error trying to reach service: dial tcp {ip}:{port}: connect: connection refused") from None
+        raise ApiError(
+            503,
+            "ServiceUnavailable",
+            f"error trying to reach service: dial tcp {ip}:{port}: connect: connection refused",
+        ) from None
     except (OSError, http.client.HTTPException) as e:
         raise ApiError(503, "ServiceUnavailable", f"error trying to reach service: {e}") from None
     finally:

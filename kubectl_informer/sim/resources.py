@@ -54,8 +54,7 @@ class ResourceDef:
     def field_values(self, obj: dict) -> dict[str, str]:
         """Values of the supported field selectors for ``obj`` (missing -> "")."""
         meta = obj.get("metadata") or {}
-        out = {"metadata.name": meta.get("name") or "",
-               "metadata.namespace": meta.get("namespace") or ""}
+        out = {"metadata.name": meta.get("name") or "", "metadata.namespace": meta.get("namespace") or ""}
         for name, path in self.fields:
             cur = obj
             for part in path:
@@ -92,43 +91,127 @@ _POD_FIELDS = (
     ("status.nominatedNodeName", ("status", "nominatedNodeName")),
 )
 
-NAMESPACES = ResourceDef("", "v1", "namespaces", "Namespace", False, "namespace", ("ns",),
-                         fields=(("status.phase", ("status", "phase")),),
-                         verbs=("create", "delete", "get", "list", "patch", "update", "watch"),
-                         subresources=("status",))
-PODS = ResourceDef("", "v1", "pods", "Pod", True, "pod", ("po",), ("all",), fields=_POD_FIELDS,
-                   subresources=("status",))
+NAMESPACES = ResourceDef(
+    "",
+    "v1",
+    "namespaces",
+    "Namespace",
+    False,
+    "namespace",
+    ("ns",),
+    fields=(("status.phase", ("status", "phase")),),
+    verbs=("create", "delete", "get", "list", "patch", "update", "watch"),
+    subresources=("status",),
+)
+PODS = ResourceDef(
+    "", "v1", "pods", "Pod", True, "pod", ("po",), ("all",), fields=_POD_FIELDS, subresources=("status",)
+)
 CONFIGMAPS = ResourceDef("", "v1", "configmaps", "ConfigMap", True, "configmap", ("cm",))
-SECRETS = ResourceDef("", "v1", "secrets", "Secret", True, "secret", (),
-                      fields=(("type", ("type",)),))
-DEPLOYMENTS = ResourceDef("apps", "v1", "deployments", "Deployment", True, "deployment", ("deploy",), ("all",),
-                          subresources=("status", "scale"), has_generation=True)
-REPLICASETS = ResourceDef("apps", "v1", "replicasets", "ReplicaSet", True, "replicaset", ("rs",), ("all",),
-                          subresources=("status", "scale"), has_generation=True)
-EVENTS = ResourceDef("", "v1", "events", "Event", True, "event", ("ev",),
-                     fields=tuple((f, tuple(f.split("."))) for f in (
-                         "involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
-                         "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
-                         "involvedObject.fieldPath", "reason", "reportingComponent", "type")) + (
-                         ("source", ("source", "component")),))
+SECRETS = ResourceDef("", "v1", "secrets", "Secret", True, "secret", (), fields=(("type", ("type",)),))
+DEPLOYMENTS = ResourceDef(
+    "apps",
+    "v1",
+    "deployments",
+    "Deployment",
+    True,
+    "deployment",
+    ("deploy",),
+    ("all",),
+    subresources=("status", "scale"),
+    has_generation=True,
+)
+REPLICASETS = ResourceDef(
+    "apps",
+    "v1",
+    "replicasets",
+    "ReplicaSet",
+    True,
+    "replicaset",
+    ("rs",),
+    ("all",),
+    subresources=("status", "scale"),
+    has_generation=True,
+)
+EVENTS = ResourceDef(
+    "",
+    "v1",
+    "events",
+    "Event",
+    True,
+    "event",
+    ("ev",),
+    fields=tuple(
+        (f, tuple(f.split(".")))
+        for f in (
+            "involvedObject.kind",
+            "involvedObject.namespace",
+            "involvedObject.name",
+            "involvedObject.uid",
+            "involvedObject.apiVersion",
+            "involvedObject.resourceVersion",
+            "involvedObject.fieldPath",
+            "reason",
+            "reportingComponent",
+            "type",
+        )
+    )
+    + (("source", ("source", "component")),),
+)
 # Answered, never stored: every access is allowed (``kubectl auth can-i``).
-SELF_SUBJECT_ACCESS_REVIEWS = ResourceDef("authorization.k8s.io", "v1", "selfsubjectaccessreviews",
-                                          "SelfSubjectAccessReview", False, "selfsubjectaccessreview",
-                                          verbs=("create",))
-CRDS = ResourceDef("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", False,
-                   "customresourcedefinition", ("crd", "crds"), ("api-extensions",), subresources=("status",),
-                   has_generation=True)
-WIDGETS = ResourceDef("example.com", "v1", "widgets", "Widget", True, "widget", ("wd",), ("all",),
-                      subresources=("status",), has_generation=True)
+SELF_SUBJECT_ACCESS_REVIEWS = ResourceDef(
+    "authorization.k8s.io",
+    "v1",
+    "selfsubjectaccessreviews",
+    "SelfSubjectAccessReview",
+    False,
+    "selfsubjectaccessreview",
+    verbs=("create",),
+)
+CRDS = ResourceDef(
+    "apiextensions.k8s.io",
+    "v1",
+    "customresourcedefinitions",
+    "CustomResourceDefinition",
+    False,
+    "customresourcedefinition",
+    ("crd", "crds"),
+    ("api-extensions",),
+    subresources=("status",),
+    has_generation=True,
+)
+WIDGETS = ResourceDef(
+    "example.com",
+    "v1",
+    "widgets",
+    "Widget",
+    True,
+    "widget",
+    ("wd",),
+    ("all",),
+    subresources=("status",),
+    has_generation=True,
+)
 
-BUILTIN: tuple[ResourceDef, ...] = (NAMESPACES, PODS, CONFIGMAPS, SECRETS, EVENTS, DEPLOYMENTS, REPLICASETS, CRDS,
-                                    WIDGETS, SELF_SUBJECT_ACCESS_REVIEWS)
+BUILTIN: tuple[ResourceDef, ...] = (
+    NAMESPACES,
+    PODS,
+    CONFIGMAPS,
+    SECRETS,
+    EVENTS,
+    DEPLOYMENTS,
+    REPLICASETS,
+    CRDS,
+    WIDGETS,
+    SELF_SUBJECT_ACCESS_REVIEWS,
+)
 
 # Discovery's kind/group/version of a subresource that is not the parent kind.
 _SUBRESOURCE_KINDS = {"scale": ("autoscaling", "v1", "Scale")}
 # The verbs of each subresource (discovery publishes them; the server refuses others with 405).
-SUBRESOURCE_VERBS: dict[str, tuple[str, ...]] = {"status": ("get", "patch", "update"),
-                                                 "scale": ("get", "patch", "update")}
+SUBRESOURCE_VERBS: dict[str, tuple[str, ...]] = {
+    "status": ("get", "patch", "update"),
+    "scale": ("get", "patch", "update"),
+}
 
 
 def widget_crd() -> dict:
@@ -139,39 +222,67 @@ def widget_crd() -> dict:
         "metadata": {"name": "widgets.example.com"},
         "spec": {
             "group": "example.com",
-            "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList",
-                      "shortNames": ["wd"], "categories": ["all"]},
+            "names": {
+                "plural": "widgets",
+                "singular": "widget",
+                "kind": "Widget",
+                "listKind": "WidgetList",
+                "shortNames": ["wd"],
+                "categories": ["all"],
+            },
             "scope": "Namespaced",
-            "versions": [{
-                "name": "v1", "served": True, "storage": True, "subresources": {"status": {}},
-                "additionalPrinterColumns": [
-                    {"name": "Size", "type": "integer", "jsonPath": ".spec.size", "description": "How big it is"},
-                    {"name": "Color", "type": "string", "jsonPath": ".spec.color"},
-                    {"name": "Ready", "type": "boolean", "jsonPath": ".status.ready", "priority": 1},
-                    {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}],
-                "schema": {"openAPIV3Schema": {
-                    "type": "object",
-                    "properties": {
-                        "spec": {"type": "object", "properties": {
-                            "size": {"type": "integer"}, "color": {"type": "string"}}},
-                        "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+            "versions": [
+                {
+                    "name": "v1",
+                    "served": True,
+                    "storage": True,
+                    "subresources": {"status": {}},
+                    "additionalPrinterColumns": [
+                        {"name": "Size", "type": "integer", "jsonPath": ".spec.size", "description": "How big it is"},
+                        {"name": "Color", "type": "string", "jsonPath": ".spec.color"},
+                        {"name": "Ready", "type": "boolean", "jsonPath": ".status.ready", "priority": 1},
+                        {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
+                    ],
+                    "schema": {
+                        "openAPIV3Schema": {
+                            "type": "object",
+                            "properties": {
+                                "spec": {
+                                    "type": "object",
+                                    "properties": {"size": {"type": "integer"}, "color": {"type": "string"}},
+                                },
+                                "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+                            },
+                        }
                     },
-                }},
-            }],
+                }
+            ],
         },
-        "status": {"conditions": [{"type": "Established", "status": "True", "reason": "InitialNamesAccepted"}],
-                   "acceptedNames": {"plural": "widgets", "singular": "widget", "kind": "Widget",
-                                     "listKind": "WidgetList", "shortNames": ["wd"], "categories": ["all"]},
-                   "storedVersions": ["v1"]},
+        "status": {
+            "conditions": [{"type": "Established", "status": "True", "reason": "InitialNamesAccepted"}],
+            "acceptedNames": {
+                "plural": "widgets",
+                "singular": "widget",
+                "kind": "Widget",
+                "listKind": "WidgetList",
+                "shortNames": ["wd"],
+                "categories": ["all"],
+            },
+            "storedVersions": ["v1"],
+        },
     }
 
 
 def _discovery_entry(d: ResourceDef) -> dict:
     """One APIResourceDiscovery: the resource, its kind, scope and verbs, and
     its subresources with their own kind and verbs."""
-    entry: dict = {"resource": d.resource, "responseKind": {"group": d.group, "version": d.version, "kind": d.kind},
-                   "scope": "Namespaced" if d.namespaced else "Cluster", "singularResource": d.singular,
-                   "verbs": list(d.verbs)}
+    entry: dict = {
+        "resource": d.resource,
+        "responseKind": {"group": d.group, "version": d.version, "kind": d.kind},
+        "scope": "Namespaced" if d.namespaced else "Cluster",
+        "singularResource": d.singular,
+        "verbs": list(d.verbs),
+    }
     if d.short_names:
         entry["shortNames"] = list(d.short_names)
     if d.categories:
@@ -179,8 +290,13 @@ def _discovery_entry(d: ResourceDef) -> dict:
     subs = []
     for sub in sorted(d.subresources):
         g, v, kind = _SUBRESOURCE_KINDS.get(sub, (d.group, d.version, d.kind))
-        subs.append({"subresource": sub, "responseKind": {"group": g, "version": v, "kind": kind},
-                     "verbs": list(SUBRESOURCE_VERBS[sub])})
+        subs.append(
+            {
+                "subresource": sub,
+                "responseKind": {"group": g, "version": v, "kind": kind},
+                "verbs": list(SUBRESOURCE_VERBS[sub]),
+            }
+        )
     if subs:
         entry["subresources"] = subs
     return entry
@@ -228,13 +344,22 @@ class Registry:
         for d in defs:
             resources.append(d.api_resource())
             for sub in d.subresources:
-                entry = {"name": f"{d.resource}/{sub}", "singularName": "", "namespaced": d.namespaced,
-                         "kind": d.kind, "verbs": list(SUBRESOURCE_VERBS[sub])}
+                entry = {
+                    "name": f"{d.resource}/{sub}",
+                    "singularName": "",
+                    "namespaced": d.namespaced,
+                    "kind": d.kind,
+                    "verbs": list(SUBRESOURCE_VERBS[sub]),
+                }
                 if sub in _SUBRESOURCE_KINDS:
                     entry["group"], entry["version"], entry["kind"] = _SUBRESOURCE_KINDS[sub]
                 resources.append(entry)
-        return {"kind": "APIResourceList", "apiVersion": "v1",
-                "groupVersion": f"{group}/{version}" if group else version, "resources": resources}
+        return {
+            "kind": "APIResourceList",
+            "apiVersion": "v1",
+            "groupVersion": f"{group}/{version}" if group else version,
+            "resources": resources,
+        }
 
     def group_list(self) -> dict:
         groups = []
@@ -254,12 +379,16 @@ class Registry:
             if bool(g) == core:
                 continue
             meta = {"name": g, "creationTimestamp": None} if g else {"creationTimestamp": None}
-            vs = [{"version": v, "resources": [_discovery_entry(d) for d in self.defs
-                                               if d.group == g and d.version == v],
-                   "freshness": "Current"} for v in versions]
+            vs = [
+                {
+                    "version": v,
+                    "resources": [_discovery_entry(d) for d in self.defs if d.group == g and d.version == v],
+                    "freshness": "Current",
+                }
+                for v in versions
+            ]
             items.append({"metadata": meta, "versions": vs})
-        return {"kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2", "metadata": {},
-                "items": items}
+        return {"kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2", "metadata": {}, "items": items}
 
     def group(self, name: str) -> dict | None:
         versions = self.groups().get(name)

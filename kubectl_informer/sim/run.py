@@ -12,9 +12,20 @@ from kubectl_informer.sim.demo import start_demo
 from kubectl_informer.sim.scenarios import get_scenario
 
 
-def run_sim(port: int = 0, write_kubeconfig: str | None = None, scenario: str | None = None, tls: bool = True,
-            *, rate: float | None = None, watch_cache_size: int | None = None, watch_list: bool = True, bulk_pods: int = 0,
-            out: TextIO | None = None, stop_event: threading.Event | None = None, controllers: bool = True) -> None:
+def run_sim(
+    port: int = 0,
+    write_kubeconfig: str | None = None,
+    scenario: str | None = None,
+    tls: bool = True,
+    *,
+    rate: float | None = None,
+    watch_cache_size: int | None = None,
+    watch_list: bool = True,
+    bulk_pods: int = 0,
+    out: TextIO | None = None,
+    stop_event: threading.Event | None = None,
+    controllers: bool = True,
+) -> None:
     """Serve until Ctrl-C (or ``stop_event``). Bad input raises ValueError
     with a one-line message (unknown scenario, port in use). ``controllers``:
     run the simulated Deployment/ReplicaSet controllers and garbage collector.
@@ -27,20 +38,30 @@ def run_sim(port: int = 0, write_kubeconfig: str | None = None, scenario: str | 
     if bulk_pods < 0:
         raise ValueError(f"invalid pod count {bulk_pods}")
     try:
-        demo = start_demo(sc.name, rate=rate, port=port, tls=tls, kubeconfig_path=write_kubeconfig,
-                          watch_cache_size=watch_cache_size, watch_list=watch_list, bulk_pods=bulk_pods,
-                          controllers=controllers)
+        demo = start_demo(
+            sc.name,
+            rate=rate,
+            port=port,
+            tls=tls,
+            kubeconfig_path=write_kubeconfig,
+            watch_cache_size=watch_cache_size,
+            watch_list=watch_list,
+            bulk_pods=bulk_pods,
+            controllers=controllers,
+        )
     except OSError as e:
         raise ValueError(f"cannot listen on 127.0.0.1:{port}: {e.strerror or e}") from None
     stop_event = stop_event or threading.Event()
     kc = demo.kubeconfig_path
     # One write, flushed: a reader waiting for the last line gets them all at once.
-    out.write(f"Simulated API server listening on {demo.url}\n"
-              f"Kubeconfig: {kc}\n"
-              f"Scenario: {sc.name} - {sc.description}\n"
-              f"Try:  kubectl --kubeconfig {kc} get pods -A\n"
-              f"      KUBECONFIG={kc} kubectl informer watch pods\n"
-              "Press Ctrl-C to stop.\n")
+    out.write(
+        f"Simulated API server listening on {demo.url}\n"
+        f"Kubeconfig: {kc}\n"
+        f"Scenario: {sc.name} - {sc.description}\n"
+        f"Try:  kubectl --kubeconfig {kc} get pods -A\n"
+        f"      KUBECONFIG={kc} kubectl informer watch pods\n"
+        "Press Ctrl-C to stop.\n"
+    )
     out.flush()
     try:
         while not stop_event.wait(0.5):

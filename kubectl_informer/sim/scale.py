@@ -10,19 +10,32 @@ def to_scale(obj: dict) -> dict:
     meta = obj.get("metadata") or {}
     spec, status = obj.get("spec") or {}, obj.get("status") or {}
     sel = selector_string(spec.get("selector"))
-    return {"kind": "Scale", "apiVersion": "autoscaling/v1",
-            "metadata": {k: meta[k] for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
-                         if k in meta},
-            "spec": {"replicas": spec.get("replicas", 1)},
-            "status": {"replicas": status.get("replicas", 0), "selector": "" if sel == "<none>" else sel}}
+    return {
+        "kind": "Scale",
+        "apiVersion": "autoscaling/v1",
+        "metadata": {
+            k: meta[k] for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp") if k in meta
+        },
+        "spec": {"replicas": spec.get("replicas", 1)},
+        "status": {"replicas": status.get("replicas", 0), "selector": "" if sel == "<none>" else sel},
+    }
 
 
 def replicas_of(scale: dict, kind: str, name: str) -> int:
     """``spec.replicas`` of a Scale sent by a client (422 if not a count)."""
     n = ((scale or {}).get("spec") or {}).get("replicas")
     if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-        raise ApiError(422, "Invalid", f'Scale.autoscaling "{name}" is invalid: spec.replicas: Invalid value: '
-                                       f'{n!r}: must be greater than or equal to 0',
-                       [{"reason": "FieldValueInvalid", "field": "spec.replicas",
-                         "message": "must be greater than or equal to 0"}])
+        raise ApiError(
+            422,
+            "Invalid",
+            f'Scale.autoscaling "{name}" is invalid: spec.replicas: Invalid value: '
+            f"{n!r}: must be greater than or equal to 0",
+            [
+                {
+                    "reason": "FieldValueInvalid",
+                    "field": "spec.replicas",
+                    "message": "must be greater than or equal to 0",
+                }
+            ],
+        )
     return n

@@ -49,8 +49,9 @@ class Context:
         self._counter += 1
         ns = namespace or self.rng.choice(self.namespaces)
         app = self.rng.choice(("web", "api", "worker"))
-        obj = make_pod(ns, app=app, index=100_000 + self.tick * 100 + self._counter + self.rng.randrange(10**6),
-                       phase=phase)
+        obj = make_pod(
+            ns, app=app, index=100_000 + self.tick * 100 + self._counter + self.rng.randrange(10**6), phase=phase
+        )
         try:
             made = self.store.create(self.resource, obj)
         except ApiError:
@@ -156,8 +157,13 @@ class Steady(ScenarioLogic):
             if r < 0.7:
                 ctx.mutate(ns, name, _advance_phase)
             elif r < 0.85:
-                ctx.mutate(ns, name, lambda o: o["metadata"].setdefault("labels", {}).__setitem__(
-                    "version", f"v{ctx.rng.randrange(1, 4)}"))
+                ctx.mutate(
+                    ns,
+                    name,
+                    lambda o: (
+                        o["metadata"].setdefault("labels", {}).__setitem__("version", f"v{ctx.rng.randrange(1, 4)}")
+                    ),
+                )
             else:
                 ctx.mutate(ns, name, _bump_annotation)
 
@@ -335,46 +341,84 @@ def stray_objects(namespace: str) -> list[tuple[str, dict]]:
     that does not exist. Neither ReplicaSet asks for a pod; with the
     simulated controllers on, the garbage collector deletes both (their
     owner references are dangling)."""
-    pod = {"apiVersion": "v1", "kind": "Pod",
-           "metadata": {"name": "debug", "namespace": namespace, "labels": {"run": "debug"}},
-           "spec": {"containers": [{"name": "debug", "image": "busybox"}]}}
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "debug", "namespace": namespace, "labels": {"run": "debug"}},
+        "spec": {"containers": [{"name": "debug", "image": "busybox"}]},
+    }
 
     def replicaset(name: str, owner: str, uid: str) -> dict:
         labels = {"app": name}
-        return {"apiVersion": "apps/v1", "kind": "ReplicaSet",
-                "metadata": {"name": name, "namespace": namespace, "labels": labels,
-                             "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": owner,
-                                                  "uid": uid, "controller": True, "blockOwnerDeletion": True}]},
-                "spec": {"replicas": 0, "selector": {"matchLabels": labels},
-                         "template": {"metadata": {"labels": labels},
-                                      "spec": {"containers": [{"name": "nginx", "image": "nginx"}]}}}}
+        return {
+            "apiVersion": "apps/v1",
+            "kind": "ReplicaSet",
+            "metadata": {
+                "name": name,
+                "namespace": namespace,
+                "labels": labels,
+                "ownerReferences": [
+                    {
+                        "apiVersion": "apps/v1",
+                        "kind": "Deployment",
+                        "name": owner,
+                        "uid": uid,
+                        "controller": True,
+                        "blockOwnerDeletion": True,
+                    }
+                ],
+            },
+            "spec": {
+                "replicas": 0,
+                "selector": {"matchLabels": labels},
+                "template": {
+                    "metadata": {"labels": labels},
+                    "spec": {"containers": [{"name": "nginx", "image": "nginx"}]},
+                },
+            },
+        }
 
-    return [("pods", pod),
-            ("replicasets", replicaset("web-stale", "web", "00000000-0000-4000-8000-00000000dead")),
-            ("replicasets", replicaset("gone-legacy", "gone", "00000000-0000-4000-8000-00000000beef"))]
+    return [
+        ("pods", pod),
+        ("replicasets", replicaset("web-stale", "web", "00000000-0000-4000-8000-00000000dead")),
+        ("replicasets", replicaset("gone-legacy", "gone", "00000000-0000-4000-8000-00000000beef")),
+    ]
 
 
 def web_deployment(namespace: str, name: str, replicas: int) -> dict:
     """A Deployment as ``kubectl create deployment NAME --image=nginx --replicas=N`` makes it."""
-    return {"apiVersion": "apps/v1", "kind": "Deployment",
-            "metadata": {"name": name, "namespace": namespace, "labels": {"app": name}},
-            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
-                     "template": {"metadata": {"labels": {"app": name}},
-                                  "spec": {"containers": [{"name": "nginx", "image": "nginx"}]}}}}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "namespace": namespace, "labels": {"app": name}},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": "nginx", "image": "nginx"}]},
+            },
+        },
+    }
 
 
 def rollout_complete(d: dict) -> bool:
     """kubectl rollout status's test: the spec observed, every replica updated, none old, all available."""
     spec, st = d.get("spec") or {}, d.get("status") or {}
     want = spec.get("replicas", 1)
-    return (d["metadata"].get("generation", 1) <= st.get("observedGeneration", 0)
-            and st.get("updatedReplicas", 0) >= want and st.get("replicas", 0) <= st.get("updatedReplicas", 0)
-            and st.get("availableReplicas", 0) >= st.get("updatedReplicas", 0))
+    return (
+        d["metadata"].get("generation", 1) <= st.get("observedGeneration", 0)
+        and st.get("updatedReplicas", 0) >= want
+        and st.get("replicas", 0) <= st.get("updatedReplicas", 0)
+        and st.get("availableReplicas", 0) >= st.get("updatedReplicas", 0)
+    )
 
 
 def now_rfc3339_nano(tick: int) -> str:
     # kubectl writes time.Now() in RFC 3339; the tick keeps two restarts in one second distinct.
     return f"{now_rfc3339()[:-1]}.{tick:09d}Z"
+
+
 class SmallWindow(ScenarioLogic):
     """The API server's side: a watch cache of 8 events and a watcher too
     slow for it. Steady churn (a change a tick); every ``period`` ticks the
@@ -431,8 +475,12 @@ class EtcdRestore(ScenarioLogic):
         if n == 0 and "snapshot" in st:
             st["restores"] = st.get("restores", 0) + 1
             if st["restores"] % 2 == 0 and ctx.faults is not None:
-                ctx.faults.fail_next(500, verb="watch", resource=ctx.resource,
-                                     message="Internal error occurred: the demo fails this watch after the restore")
+                ctx.faults.fail_next(
+                    500,
+                    verb="watch",
+                    resource=ctx.resource,
+                    message="Internal error occurred: the demo fails this watch after the restore",
+                )
                 st["held"] = 0
             store.restore(st.pop("snapshot"))
             return

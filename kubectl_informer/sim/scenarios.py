@@ -77,47 +77,116 @@ class ScenarioTable(dict):
 # Old names still accepted (not listed).
 ALIASES = {"too-large-rv": "etcd-restore"}
 
-SCENARIOS: dict[str, Scenario] = ScenarioTable((
-    Scenario("steady", "Steady updates: pods start, restart and get relabelled, a few are created and deleted "
-                       "(about 4 changes a second); a bare pod you apply is left alone.", Steady, 4.0, 1.0),
-    Scenario("burst", "A burst on one key: 20 back-to-back updates to one pod every 3 s, so DeltaFIFO "
-                      "coalesces them into one queue slot.", Burst, 1 / 3, 2.5),
-    Scenario("disconnect", "Create-then-delete while disconnected: watches are cut, a known pod is deleted and "
-                           "a pod created and deleted in the gap, the watch cache forgets it; the client relists "
-                           "and sees a DeletedFinalStateUnknown tombstone. Every 8 s.", DisconnectedDelete, 1 / 8, 2.5),
-    Scenario("mass-delete", "Mass deletes: every pod of one namespace deleted at once, recreated 5 s later.",
-             MassDelete, 1 / 5, 2.5),
-    Scenario("relist-storm", "Relist storm: every 4 s all watches are cut and the watch cache expired, so every "
-                             "client gets 410 Expired and relists.", RelistStorm, 1 / 4, 2.5),
-    Scenario("flaky", "Steady churn on a flaky server: dropped watches, 429 on watch (retried by the REST "
-                      "client after its Retry-After), 500 on list, 410 on watch, stalled streams, in turn; each fault once the client has been watching again for "
-                      "3 s, so back-off then recovery shows every time.", Flaky, 2.0),
-    Scenario("rollout", "Rollouts and scaling of Deployment web by the simulated controllers: a restart (new "
-                        "ReplicaSet, pods surged in and old ones terminated), a scale to 8, a restart, a scale "
-                        "back to 5, each once the last has completed; a storm of ReplicaSet and pod events.",
-             Rollout, 1.0, 1.0, controllers=True),
-    Scenario("small-window", "The API server's window too small: a watch cache of 8 events, and every 8 s the "
-                             "watch streams stall for 3 s while pods change; the server ends the watcher that fell "
-                             "behind, its re-watch is older than the window: 410 Expired, relist.",
-             SmallWindow, 4.0, 1.0),
-    Scenario("etcd-restore", "etcd restored from a snapshot 4 s old, every 15 s: objects and the RV go back and "
-                             "the API server restarts. The client re-watches from the RV it saw, ahead of the "
-                             "server: the watch is accepted and every change up to that RV is skipped without a "
-                             "word. Every second restore the re-watch also fails (500): the relist at that RV "
-                             "waits 3 s, gets 504 \"Too large resource version\" (retried ten times by the REST "
-                             "client), then the reflector lists from \"\".",
-             EtcdRestore, 4.0, 1.0),
-    Scenario("cache-reinit", "The API server's watch cache re-initialises every 10 s: every watch ends, bookmarks "
-                             "stop, watches get 429 for 2 s while pods change, then the cache restarts its window "
-                             "at the current RV and the client's re-watch gets 410: relist.",
-             CacheReinit, 4.0, 1.0),
-    Scenario("stale", "A stale cache: ReplicaSet web is created, then scaled between 3 and 5 every 8 s, while "
-                      "pod watch events arrive 2 s late; run it as `queue replicasets --owns pods --client-go 1.36`: "
-                      "the controller creates the pods and, without the read-your-own-writes check "
-                      "(--consistency off), creates them again from its stale cache.", Stale, 1 / 8, 1.0),
-    Scenario("quiet", "Nothing changes: the objects sit still (good for exploring resync); a BOOKMARK to "
-                      "every watch each 10 s.", Quiet, 1 / 10, 10.0),
-), ALIASES)
+SCENARIOS: dict[str, Scenario] = ScenarioTable(
+    (
+        Scenario(
+            "steady",
+            "Steady updates: pods start, restart and get relabelled, a few are created and deleted "
+            "(about 4 changes a second); a bare pod you apply is left alone.",
+            Steady,
+            4.0,
+            1.0,
+        ),
+        Scenario(
+            "burst",
+            "A burst on one key: 20 back-to-back updates to one pod every 3 s, so DeltaFIFO "
+            "coalesces them into one queue slot.",
+            Burst,
+            1 / 3,
+            2.5,
+        ),
+        Scenario(
+            "disconnect",
+            "Create-then-delete while disconnected: watches are cut, a known pod is deleted and "
+            "a pod created and deleted in the gap, the watch cache forgets it; the client relists "
+            "and sees a DeletedFinalStateUnknown tombstone. Every 8 s.",
+            DisconnectedDelete,
+            1 / 8,
+            2.5,
+        ),
+        Scenario(
+            "mass-delete",
+            "Mass deletes: every pod of one namespace deleted at once, recreated 5 s later.",
+            MassDelete,
+            1 / 5,
+            2.5,
+        ),
+        Scenario(
+            "relist-storm",
+            "Relist storm: every 4 s all watches are cut and the watch cache expired, so every "
+            "client gets 410 Expired and relists.",
+            RelistStorm,
+            1 / 4,
+            2.5,
+        ),
+        Scenario(
+            "flaky",
+            "Steady churn on a flaky server: dropped watches, 429 on watch (retried by the REST "
+            "client after its Retry-After), 500 on list, 410 on watch, stalled streams, in turn; each fault once the client has been watching again for "
+            "3 s, so back-off then recovery shows every time.",
+            Flaky,
+            2.0,
+        ),
+        Scenario(
+            "rollout",
+            "Rollouts and scaling of Deployment web by the simulated controllers: a restart (new "
+            "ReplicaSet, pods surged in and old ones terminated), a scale to 8, a restart, a scale "
+            "back to 5, each once the last has completed; a storm of ReplicaSet and pod events.",
+            Rollout,
+            1.0,
+            1.0,
+            controllers=True,
+        ),
+        Scenario(
+            "small-window",
+            "The API server's window too small: a watch cache of 8 events, and every 8 s the "
+            "watch streams stall for 3 s while pods change; the server ends the watcher that fell "
+            "behind, its re-watch is older than the window: 410 Expired, relist.",
+            SmallWindow,
+            4.0,
+            1.0,
+        ),
+        Scenario(
+            "etcd-restore",
+            "etcd restored from a snapshot 4 s old, every 15 s: objects and the RV go back and "
+            "the API server restarts. The client re-watches from the RV it saw, ahead of the "
+            "server: the watch is accepted and every change up to that RV is skipped without a "
+            "word. Every second restore the re-watch also fails (500): the relist at that RV "
+            'waits 3 s, gets 504 "Too large resource version" (retried ten times by the REST '
+            'client), then the reflector lists from "".',
+            EtcdRestore,
+            4.0,
+            1.0,
+        ),
+        Scenario(
+            "cache-reinit",
+            "The API server's watch cache re-initialises every 10 s: every watch ends, bookmarks "
+            "stop, watches get 429 for 2 s while pods change, then the cache restarts its window "
+            "at the current RV and the client's re-watch gets 410: relist.",
+            CacheReinit,
+            4.0,
+            1.0,
+        ),
+        Scenario(
+            "stale",
+            "A stale cache: ReplicaSet web is created, then scaled between 3 and 5 every 8 s, while "
+            "pod watch events arrive 2 s late; run it as `queue replicasets --owns pods --client-go 1.36`: "
+            "the controller creates the pods and, without the read-your-own-writes check "
+            "(--consistency off), creates them again from its stale cache.",
+            Stale,
+            1 / 8,
+            1.0,
+        ),
+        Scenario(
+            "quiet",
+            "Nothing changes: the objects sit still (good for exploring resync); a BOOKMARK to every watch each 10 s.",
+            Quiet,
+            1 / 10,
+            10.0,
+        ),
+    ),
+    ALIASES,
+)
 
 
 def _serves_events(store) -> bool:
@@ -140,9 +209,17 @@ class ScenarioRunner:
     """Runs a scenario's steps on a clock: ``start()``/``stop()`` in a thread,
     or ``step()`` by hand."""
 
-    def __init__(self, scenario: str | Scenario, store, faults=None, rate: float | None = None,
-                 clock: Clock | None = None, seed: int | None = None, resource: str = "pods",
-                 namespaces: list[str] | None = None):
+    def __init__(
+        self,
+        scenario: str | Scenario,
+        store,
+        faults=None,
+        rate: float | None = None,
+        clock: Clock | None = None,
+        seed: int | None = None,
+        resource: str = "pods",
+        namespaces: list[str] | None = None,
+    ):
         self.scenario = get_scenario(scenario) if isinstance(scenario, str) else scenario
         self.rate = float(rate if rate is not None else self.scenario.rate)
         if self.rate <= 0:
@@ -178,8 +255,9 @@ class ScenarioRunner:
                 return
 
     def start(self) -> "ScenarioRunner":
-        self._thread = threading.Thread(target=self.run, args=(self.stop_event,),
-                                        name=f"sim-scenario-{self.scenario.name}", daemon=True)
+        self._thread = threading.Thread(
+            target=self.run, args=(self.stop_event,), name=f"sim-scenario-{self.scenario.name}", daemon=True
+        )
         self._thread.start()
         return self
 

@@ -70,13 +70,20 @@ log = logging.getLogger(__name__)
 def _scale():
     # The scale subresource's module (and tables, under it): kubectl scale's, not every start's.
     from kubectl_informer.sim import scale
+
     return scale
 
 
 SIM_VERSION = {
-    "major": "1", "minor": "32", "gitVersion": "v1.32.0-kubectl-informer-sim", "gitCommit": "sim",
-    "gitTreeState": "clean", "buildDate": "2026-01-01T00:00:00Z", "goVersion": "go1.23.0",
-    "compiler": "gc", "platform": "linux/amd64",
+    "major": "1",
+    "minor": "32",
+    "gitVersion": "v1.32.0-kubectl-informer-sim",
+    "gitCommit": "sim",
+    "gitTreeState": "clean",
+    "buildDate": "2026-01-01T00:00:00Z",
+    "goVersion": "go1.23.0",
+    "compiler": "gc",
+    "platform": "linux/amd64",
 }
 
 # Initial watch events are written in chunks of about this many bytes (live
@@ -124,17 +131,31 @@ class SimServer:
     """The simulated API server (see module doc). ``start()`` binds and serves
     in a background thread; ``url`` is then set."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0, tls: bool = False,
-                 watch_cache_size: int | None = None, watch_list: bool = True, *, store: Store | None = None,
-                 bookmark_interval: float = 60.0, too_large_wait: float = BLOCK_TIMEOUT, history_limit: int = 10_000,
-                 default_watch_timeout: float = 1800.0, tokens: frozenset[str] | None = None,
-                 aggregated_discovery: bool = True, anonymous: bool = False, client_ca: str | None = None):
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        tls: bool = False,
+        watch_cache_size: int | None = None,
+        watch_list: bool = True,
+        *,
+        store: Store | None = None,
+        bookmark_interval: float = 60.0,
+        too_large_wait: float = BLOCK_TIMEOUT,
+        history_limit: int = 10_000,
+        default_watch_timeout: float = 1800.0,
+        tokens: frozenset[str] | None = None,
+        aggregated_discovery: bool = True,
+        anonymous: bool = False,
+        client_ca: str | None = None,
+    ):
         self.host = host
         self.aggregated_discovery = aggregated_discovery
         self.port = port
         self.tls = tls
-        self.store = store or Store(watch_cache_size=watch_cache_size, history_limit=history_limit,
-                                    too_large_wait=too_large_wait)
+        self.store = store or Store(
+            watch_cache_size=watch_cache_size, history_limit=history_limit, too_large_wait=too_large_wait
+        )
         self.faults = Faults(self.store, watch_list=watch_list)
         self.bookmark_interval = bookmark_interval
         self.default_watch_timeout = default_watch_timeout
@@ -174,6 +195,7 @@ class SimServer:
         scheme = "http"
         if self.tls:
             from kubectl_informer.sim.tls import make_self_signed
+
             self._tmpdir = tempfile.mkdtemp(prefix="kubectl-informer-sim-tls-")
             try:
                 cert, key = make_self_signed(self._tmpdir, self.host)
@@ -190,12 +212,12 @@ class SimServer:
             with open(cert, "rb") as f:
                 self.ca_pem = f.read()
             # Handshake in the handler thread, not in the accept loop.
-            self._httpd.socket = ctx.wrap_socket(self._httpd.socket, server_side=True,
-                                                 do_handshake_on_connect=False)
+            self._httpd.socket = ctx.wrap_socket(self._httpd.socket, server_side=True, do_handshake_on_connect=False)
             scheme = "https"
         self.url = f"{scheme}://{self.host}:{self.port}"
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.1},
-                                        name="sim-apiserver", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.1}, name="sim-apiserver", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -225,14 +247,14 @@ class SimServer:
     def __exit__(self, *exc) -> None:
         self.stop()
 
-    def write_kubeconfig(self, path: str, context: str = "sim", namespace: str = "default",
-                         token: str | None = None) -> str:
+    def write_kubeconfig(
+        self, path: str, context: str = "sim", namespace: str = "default", token: str | None = None
+    ) -> str:
         """The kubeconfig for this server at ``path`` (0600), carrying its
         token (``token`` to carry another, for a server given ``tokens``)."""
         if not self.url:
             raise RuntimeError("start the server before writing its kubeconfig")
-        return _kubeconfig.write_kubeconfig(path, self.url, context, namespace, self.ca_pem,
-                                            token or self.token)
+        return _kubeconfig.write_kubeconfig(path, self.url, context, namespace, self.ca_pem, token or self.token)
 
     def authority_ok(self, host_header: str | None) -> bool:
         """Whether a request's Host names this server: its loopback address
@@ -290,8 +312,9 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format, *args) -> None:  # noqa: A002 - stdlib's signature
         pass
 
-    def _send(self, code: int, body: bytes | list[bytes], ctype: str = "application/json",
-              headers: dict | None = None) -> None:
+    def _send(
+        self, code: int, body: bytes | list[bytes], ctype: str = "application/json", headers: dict | None = None
+    ) -> None:
         parts = body if isinstance(body, list) else [body]
         # Logged before the answer goes out: a client that has its answer finds its request in the log.
         self.sim.request_log.append((self.command, self.path, code))
@@ -322,15 +345,18 @@ class _Handler(BaseHTTPRequestHandler):
         if not self._body:
             return None
         if self._content_type() not in accepted:
-            raise ApiError(415, "UnsupportedMediaType", f'the body of the request was in an unknown format - '
-                                                        f'accepted media types include: {", ".join(accepted)}')
+            raise ApiError(
+                415,
+                "UnsupportedMediaType",
+                f"the body of the request was in an unknown format - "
+                f"accepted media types include: {', '.join(accepted)}",
+            )
         return negotiation.decode_body(self._content_type(), self._body)
 
     def _send_rendered(self, code: int, rdef: ResourceDef, obj: dict) -> None:
         """One object, as the request's Accept asks (a Table row, or itself)."""
         r = self.rendering
-        self._send_json(code, obj if r.transform is None else r.transform.object(rdef, obj, self.query,
-                                                                                  self.sim.store))
+        self._send_json(code, obj if r.transform is None else r.transform.object(rdef, obj, self.query, self.sim.store))
 
     def do_GET(self) -> None:
         self._dispatch()
@@ -359,8 +385,11 @@ class _Handler(BaseHTTPRequestHandler):
             if not self.sim.authority_ok(self.headers.get("Host")):
                 # 421 Misdirected Request: this server does not answer for the
                 # name the client used (RFC 9110 15.5.20).
-                raise ApiError(421, "MisdirectedRequest", "the request's Host header does not name this server "
-                                                          f"({self.sim.host}:{self.sim.port}); refused")
+                raise ApiError(
+                    421,
+                    "MisdirectedRequest",
+                    f"the request's Host header does not name this server ({self.sim.host}:{self.sim.port}); refused",
+                )
             self._authenticate()
             self._note_client()
             self._route()
@@ -370,12 +399,17 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
         except Exception:  # a bug here must answer 500 in Status form, not kill the connection
             log.exception("sim server error")
-            self._send_error(ApiError(500, "InternalError", "Internal error occurred: the simulated API server "
-                                                            "could not handle this request"))
+            self._send_error(
+                ApiError(
+                    500,
+                    "InternalError",
+                    "Internal error occurred: the simulated API server could not handle this request",
+                )
+            )
 
     def _authenticate(self) -> None:
         auth = self.headers.get("Authorization") or ""
-        given = auth[len("Bearer "):].encode() if auth.startswith("Bearer ") else b""
+        given = auth[len("Bearer ") :].encode() if auth.startswith("Bearer ") else b""
         if not given and self.sim.anonymous:
             return
         # Compared in constant time: how long a refusal takes says nothing of the token.
@@ -425,8 +459,14 @@ class _Handler(BaseHTTPRequestHandler):
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """The stdlib's answer to a request it cannot parse, as a Status (not HTML)."""
         self.close_connection = True
-        reason = {400: "BadRequest", 404: "NotFound", 405: "MethodNotAllowed", 414: "RequestURITooLong",
-                  431: "RequestHeaderFieldsTooLarge", 501: "NotImplemented"}.get(code, "BadRequest")
+        reason = {
+            400: "BadRequest",
+            404: "NotFound",
+            405: "MethodNotAllowed",
+            414: "RequestURITooLong",
+            431: "RequestHeaderFieldsTooLarge",
+            501: "NotImplemented",
+        }.get(code, "BadRequest")
         try:
             self._send(code, orjson.dumps(ApiError(code, reason, message or reason).to_status()))
         except OSError:
@@ -444,15 +484,28 @@ class _Handler(BaseHTTPRequestHandler):
                 return self._send_json(200, SIM_VERSION)
             if parts and parts[0] in ("healthz", "readyz", "livez"):
                 return self._send(200, b"ok", "text/plain; charset=utf-8")
-            if parts in (["api"], ["apis"]) and self.sim.aggregated_discovery and negotiation.wants_aggregated(
-                    self.headers.get("Accept") or ""):
-                return self._send(200, orjson.dumps(reg.aggregated(core=parts == ["api"])),
-                                  negotiation.AGGREGATED_DISCOVERY, {"Vary": "Accept"})
+            if (
+                parts in (["api"], ["apis"])
+                and self.sim.aggregated_discovery
+                and negotiation.wants_aggregated(self.headers.get("Accept") or "")
+            ):
+                return self._send(
+                    200,
+                    orjson.dumps(reg.aggregated(core=parts == ["api"])),
+                    negotiation.AGGREGATED_DISCOVERY,
+                    {"Vary": "Accept"},
+                )
             if parts == ["api"]:
-                return self._send_json(200, {"kind": "APIVersions", "versions": ["v1"],
-                                             "serverAddressByClientCIDRs": [
-                                                 {"clientCIDR": "0.0.0.0/0",
-                                                  "serverAddress": f"{self.sim.host}:{self.sim.port}"}]})
+                return self._send_json(
+                    200,
+                    {
+                        "kind": "APIVersions",
+                        "versions": ["v1"],
+                        "serverAddressByClientCIDRs": [
+                            {"clientCIDR": "0.0.0.0/0", "serverAddress": f"{self.sim.host}:{self.sim.port}"}
+                        ],
+                    },
+                )
             if parts == ["apis"]:
                 return self._send_json(200, reg.group_list())
             if len(parts) == 2 and parts[0] == "apis":
@@ -484,8 +537,11 @@ class _Handler(BaseHTTPRequestHandler):
         if rest and rest[0] == "watch":  # the deprecated /watch/ prefix
             watch_path, rest = True, rest[1:]
         namespace = None
-        if len(rest) >= 3 and rest[0] == "namespaces" and not (
-                len(rest) == 3 and rest[2] in NAMESPACES.subresources and group == ""):
+        if (
+            len(rest) >= 3
+            and rest[0] == "namespaces"
+            and not (len(rest) == 3 and rest[2] in NAMESPACES.subresources and group == "")
+        ):
             namespace, rest = rest[1], rest[2:]
         if not rest or len(rest) > 3:
             raise ApiError(404, "NotFound", "the server could not find the requested resource")
@@ -507,8 +563,7 @@ class _Handler(BaseHTTPRequestHandler):
                 verb = "watch"
         allowed = SUBRESOURCE_VERBS[sub] if sub else rdef.verbs
         if verb is None or verb not in allowed:
-            raise ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested "
-                                                    "resource")
+            raise ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
         self.dry_run = self._dry_run(verb)
         accept = self.headers.get("Accept")
         if accept and accept.strip() not in ("application/json", "*/*"):
@@ -588,30 +643,43 @@ class _Handler(BaseHTTPRequestHandler):
         lm, fm = self._selectors(rdef)
         q = self.query
         if "sendInitialEvents" in q:
-            raise ApiError(422, "Invalid", 'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: '
-                                           'sendInitialEvents is forbidden for list')
+            raise ApiError(
+                422,
+                "Invalid",
+                'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: '
+                "sendInitialEvents is forbidden for list",
+            )
         try:
             limit = int(q.get("limit") or 0)
         except ValueError:
             raise ApiError(400, "BadRequest", f'invalid limit "{q.get("limit")}"') from None
         entries, rv, cont, remaining = self.sim.store.list_entries(
-            rdef, namespace, lm, fm, q.get("resourceVersion", ""), q.get("resourceVersionMatch", ""), limit,
-            q.get("continue", ""))
+            rdef,
+            namespace,
+            lm,
+            fm,
+            q.get("resourceVersion", ""),
+            q.get("resourceVersionMatch", ""),
+            limit,
+            q.get("continue", ""),
+        )
         if self.rendering.transform is not None and not _metadata.is_partial(self.rendering):
             meta = {"resourceVersion": str(rv)}
             if cont:
                 meta["continue"] = cont
             if remaining is not None:
                 meta["remainingItemCount"] = remaining
-            return self._send_json(200, self.rendering.transform.list(rdef, [e.obj() for e in entries], meta, q,
-                                                                      self.sim.store))
+            return self._send_json(
+                200, self.rendering.transform.list(rdef, [e.obj() for e in entries], meta, q, self.sim.store)
+            )
         meta = f'"resourceVersion":"{rv}"'
         if cont:
             meta += f',"continue":"{cont}"'
         if remaining is not None:
             meta += f',"remainingItemCount":{remaining}'
-        head = (f'{{"kind":"{rdef.list_kind}","apiVersion":"{rdef.api_version}","metadata":{{{meta}}},'
-                f'"items":[').encode()
+        head = (
+            f'{{"kind":"{rdef.list_kind}","apiVersion":"{rdef.api_version}","metadata":{{{meta}}},"items":['
+        ).encode()
         raws = [e.raw for e in entries]
         if _metadata.is_partial(self.rendering):  # from each object's bytes, kept (a 100k list stays fast)
             head, raws = _metadata.list_head(meta), [_metadata.partial(r) for r in raws]
@@ -621,7 +689,7 @@ class _Handler(BaseHTTPRequestHandler):
         for i in range(0, len(raws), _LIST_SLICE):
             if i:
                 parts.append(b",")
-            parts.append(b",".join(raws[i:i + _LIST_SLICE]))
+            parts.append(b",".join(raws[i : i + _LIST_SLICE]))
         parts.append(b"]}")
         self._send(200, parts)
 
@@ -631,8 +699,12 @@ class _Handler(BaseHTTPRequestHandler):
             raise ApiError(400, "BadRequest", "the body of the request must be an object")
         kind, api_version = body.get("kind"), body.get("apiVersion")
         if api_version not in (None, "", rdef.api_version):
-            raise ApiError(400, "BadRequest", f"the API version in the data ({api_version}) does not match the "
-                                              f"expected API version ({rdef.api_version})")
+            raise ApiError(
+                400,
+                "BadRequest",
+                f"the API version in the data ({api_version}) does not match the "
+                f"expected API version ({rdef.api_version})",
+            )
         if kind and kind != rdef.kind:
             raise ApiError(400, "BadRequest", f"kind {kind} does not match the resource {rdef.resource}")
         return body
@@ -643,8 +715,9 @@ class _Handler(BaseHTTPRequestHandler):
             body["status"] = {"allowed": True, "reason": "the simulated API server allows every request"}
             body.setdefault("metadata", {})["creationTimestamp"] = None
             return self._send_json(201, body)
-        self._send_json(201, self.sim.store.create(rdef, body, namespace, dry_run=self.dry_run,
-                                                   manager=self._manager()))
+        self._send_json(
+            201, self.sim.store.create(rdef, body, namespace, dry_run=self.dry_run, manager=self._manager())
+        )
 
     def _do_update(self, rdef, namespace, name, sub) -> None:
         if sub == "scale":
@@ -654,13 +727,17 @@ class _Handler(BaseHTTPRequestHandler):
         if not isinstance(meta, dict):
             raise ApiError(400, "BadRequest", "metadata must be an object")
         if meta.get("name") and meta["name"] != name:
-            raise ApiError(400, "BadRequest", f'the name of the object ({meta["name"]}) does not match the name '
-                                              f'on the URL ({name})')
+            raise ApiError(
+                400,
+                "BadRequest",
+                f"the name of the object ({meta['name']}) does not match the name on the URL ({name})",
+            )
         meta["name"] = name
         if namespace:
             meta["namespace"] = namespace
-        self._send_json(200, self.sim.store.update(rdef, body, subresource=sub or "", dry_run=self.dry_run,
-                                                   manager=self._manager()))
+        self._send_json(
+            200, self.sim.store.update(rdef, body, subresource=sub or "", dry_run=self.dry_run, manager=self._manager())
+        )
 
     def _set_scale(self, rdef, namespace, name, scale_obj) -> None:
         store = self.sim.store
@@ -679,15 +756,27 @@ class _Handler(BaseHTTPRequestHandler):
         body = self._read_body(tuple(_PATCH_TYPES))
         store = self.sim.store
         if ptype == "apply":
-            code, obj = server_side_apply(store, rdef, namespace, name, body, self.query.get("fieldManager", ""),
-                                          _truthy(self.query.get("force")), self.dry_run)
+            code, obj = server_side_apply(
+                store,
+                rdef,
+                namespace,
+                name,
+                body,
+                self.query.get("fieldManager", ""),
+                _truthy(self.query.get("force")),
+                self.dry_run,
+            )
             return self._send_json(code, obj)
         if sub == "scale":
             current = _scale().to_scale(store.get(rdef, namespace, name))
             new = json_patch(current, body) if ptype == "json" else merge_patch(current, body)
             return self._set_scale(rdef, namespace, name, new)
-        self._send_json(200, store.patch(rdef, namespace, name, body, ptype, subresource=sub or "",
-                                         dry_run=self.dry_run, manager=self._manager()))
+        self._send_json(
+            200,
+            store.patch(
+                rdef, namespace, name, body, ptype, subresource=sub or "", dry_run=self.dry_run, manager=self._manager()
+            ),
+        )
 
     def _do_delete(self, rdef, namespace, name, sub) -> None:
         opts = self._read_body()
@@ -701,8 +790,16 @@ class _Handler(BaseHTTPRequestHandler):
         except (TypeError, ValueError):
             raise ApiError(400, "BadRequest", f"invalid gracePeriodSeconds {grace!r}") from None
         pre = opts.get("preconditions") or {}
-        obj = self.sim.store.delete(rdef, namespace, name, pre.get("resourceVersion"), pre.get("uid"),
-                                    grace_period=grace, dry_run=self.dry_run, propagation=self._propagation(opts))
+        obj = self.sim.store.delete(
+            rdef,
+            namespace,
+            name,
+            pre.get("resourceVersion"),
+            pre.get("uid"),
+            grace_period=grace,
+            dry_run=self.dry_run,
+            propagation=self._propagation(opts),
+        )
         self._send_json(200, obj)
 
     def _propagation(self, opts: dict) -> str | None:
@@ -710,13 +807,21 @@ class _Handler(BaseHTTPRequestHandler):
         policy = opts.get("propagationPolicy", self.query.get("propagationPolicy"))
         orphan = opts.get("orphanDependents", self.query.get("orphanDependents"))
         if policy not in (None, "", "Orphan", "Background", "Foreground"):
-            raise ApiError(422, "Invalid", f'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: '
-                                           f'Unsupported value: "{policy}": supported values: "Foreground", '
-                                           '"Background", "Orphan", "nil"')
+            raise ApiError(
+                422,
+                "Invalid",
+                f'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: '
+                f'Unsupported value: "{policy}": supported values: "Foreground", '
+                '"Background", "Orphan", "nil"',
+            )
         if policy and orphan not in (None, ""):
-            raise ApiError(422, "Invalid", 'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: '
-                                           'Invalid value: "' + policy + '": orphanDependents and '
-                                           'deletionPropagation cannot be both set')
+            raise ApiError(
+                422,
+                "Invalid",
+                'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: '
+                'Invalid value: "' + policy + '": orphanDependents and '
+                "deletionPropagation cannot be both set",
+            )
         if not policy and orphan not in (None, ""):
             return "Orphan" if orphan is True or str(orphan).lower() == "true" else "Background"
         return policy or None
@@ -758,33 +863,54 @@ class _Handler(BaseHTTPRequestHandler):
         if name is not None:  # watch of one object: a field selector on its name
             one = name
             fm0 = fm
-            fm = (lambda f: f.get("metadata.name") == one and (fm0 is None or fm0(f)))
+            fm = lambda f: f.get("metadata.name") == one and (fm0 is None or fm0(f))
         allow_bookmarks = _truthy(q.get("allowWatchBookmarks"))
         sie_raw = q.get("sendInitialEvents")
         send_initial = None if sie_raw is None else _truthy(sie_raw)
         match = q.get("resourceVersionMatch", "")
         if send_initial is not None and not faults.watch_list_enabled:
             if faults.watch_list_mode == "reject":
-                raise ApiError(422, "Invalid", 'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: '
-                                               'Forbidden: sendInitialEvents is forbidden for watch unless the '
-                                               'WatchList feature gate is enabled',
-                               [{"reason": "FieldValueForbidden", "field": "sendInitialEvents",
-                                 "message": "Forbidden: sendInitialEvents is forbidden for watch unless the "
-                                            "WatchList feature gate is enabled"}])
+                raise ApiError(
+                    422,
+                    "Invalid",
+                    'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: '
+                    "Forbidden: sendInitialEvents is forbidden for watch unless the "
+                    "WatchList feature gate is enabled",
+                    [
+                        {
+                            "reason": "FieldValueForbidden",
+                            "field": "sendInitialEvents",
+                            "message": "Forbidden: sendInitialEvents is forbidden for watch unless the "
+                            "WatchList feature gate is enabled",
+                        }
+                    ],
+                )
             send_initial, match = None, ""  # a server that predates the parameter ignores it
         if send_initial is not None:
             if match != "NotOlderThan":
-                raise ApiError(422, "Invalid", 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: '
-                                               'Forbidden: sendInitialEvents requires setting '
-                                               'resourceVersionMatch to NotOlderThan')
+                raise ApiError(
+                    422,
+                    "Invalid",
+                    'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: '
+                    "Forbidden: sendInitialEvents requires setting "
+                    "resourceVersionMatch to NotOlderThan",
+                )
             if send_initial and not allow_bookmarks:
-                raise ApiError(422, "Invalid", 'ListOptions.meta.k8s.io "" is invalid: allowWatchBookmarks: '
-                                               'Forbidden: sendInitialEvents requires setting '
-                                               'allowWatchBookmarks to true')
+                raise ApiError(
+                    422,
+                    "Invalid",
+                    'ListOptions.meta.k8s.io "" is invalid: allowWatchBookmarks: '
+                    "Forbidden: sendInitialEvents requires setting "
+                    "allowWatchBookmarks to true",
+                )
         elif match:
-            raise ApiError(422, "Invalid", 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: '
-                                           'Forbidden: resourceVersionMatch is forbidden for watch unless '
-                                           'sendInitialEvents is provided')
+            raise ApiError(
+                422,
+                "Invalid",
+                'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: '
+                "Forbidden: resourceVersionMatch is forbidden for watch unless "
+                "sendInitialEvents is provided",
+            )
         try:
             timeout = float(q["timeoutSeconds"]) if q.get("timeoutSeconds") else 0.0
             if timeout <= 0:  # 0 or unset: the server's own timeout, as kube-apiserver
@@ -792,9 +918,17 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             raise ApiError(400, "BadRequest", f'invalid timeoutSeconds "{q.get("timeoutSeconds")}"') from None
         try:
-            w, initial, end_rv = store.start_watch(rdef, namespace, lm, fm, q.get("resourceVersion", ""),
-                                                   allow_bookmarks, send_initial, self._encoder(rdef),
-                                                   user_agent=self.headers.get("User-Agent") or "")
+            w, initial, end_rv = store.start_watch(
+                rdef,
+                namespace,
+                lm,
+                fm,
+                q.get("resourceVersion", ""),
+                allow_bookmarks,
+                send_initial,
+                self._encoder(rdef),
+                user_agent=self.headers.get("User-Agent") or "",
+            )
         except ApiError as e:
             if e.status in (410, 504):
                 return self._watch_error(e)

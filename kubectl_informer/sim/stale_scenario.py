@@ -22,11 +22,19 @@ REPLICAS = (3, 5)  # scaled between these, one step per tick
 
 def replicaset(namespace: str, name: str, replicas: int) -> dict:
     labels = {"app": name}
-    return {"apiVersion": "apps/v1", "kind": "ReplicaSet",
-            "metadata": {"name": name, "namespace": namespace, "labels": labels},
-            "spec": {"replicas": replicas, "selector": {"matchLabels": labels},
-                     "template": {"metadata": {"labels": labels},
-                                  "spec": {"containers": [{"name": name, "image": "nginx:1.27"}]}}}}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "ReplicaSet",
+        "metadata": {"name": name, "namespace": namespace, "labels": labels},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": labels},
+            "template": {
+                "metadata": {"labels": labels},
+                "spec": {"containers": [{"name": name, "image": "nginx:1.27"}]},
+            },
+        },
+    }
 
 
 class Stale:

@@ -82,8 +82,12 @@ now_rfc3339 = strategy.now_rfc3339
 
 
 def _invalid(field: str, detail: str) -> ApiError:
-    return ApiError(422, "Invalid", f'ListOptions.meta.k8s.io "" is invalid: {field}: {detail}',
-                    [{"reason": "FieldValueForbidden", "message": detail, "field": field}])
+    return ApiError(
+        422,
+        "Invalid",
+        f'ListOptions.meta.k8s.io "" is invalid: {field}: {detail}',
+        [{"reason": "FieldValueForbidden", "message": detail, "field": field}],
+    )
 
 
 def _match_with_continue(rv: str) -> ApiError:
@@ -95,9 +99,12 @@ def _match_with_continue(rv: str) -> ApiError:
     if len(details) == 1:
         return _invalid("resourceVersionMatch", details[0])
     joined = ", ".join(f"resourceVersionMatch: {d}" for d in details)
-    return ApiError(422, "Invalid", f'ListOptions.meta.k8s.io "" is invalid: [{joined}]',
-                    [{"reason": "FieldValueForbidden", "message": d, "field": "resourceVersionMatch"}
-                     for d in details])
+    return ApiError(
+        422,
+        "Invalid",
+        f'ListOptions.meta.k8s.io "" is invalid: [{joined}]',
+        [{"reason": "FieldValueForbidden", "message": d, "field": "resourceVersionMatch"} for d in details],
+    )
 
 
 def _not_found(rdef: ResourceDef, name: str) -> ApiError:
@@ -123,11 +130,17 @@ class Store:
     ``deployments.apps``) or a ``ResourceDef``.
     """
 
-    def __init__(self, registry: Registry | None = None, watch_cache_size: int | None = None,
-                 history_limit: int = 10_000, max_watcher_queue: int = 100_000,
-                 too_large_wait: float = BLOCK_TIMEOUT, history_seconds: float | None = HISTORY_SECONDS,
-                 now: Callable[[], float] = time.monotonic,
-                 progress_notify_interval: float | None = PROGRESS_NOTIFY_SECONDS):
+    def __init__(
+        self,
+        registry: Registry | None = None,
+        watch_cache_size: int | None = None,
+        history_limit: int = 10_000,
+        max_watcher_queue: int = 100_000,
+        too_large_wait: float = BLOCK_TIMEOUT,
+        history_seconds: float | None = HISTORY_SECONDS,
+        now: Callable[[], float] = time.monotonic,
+        progress_notify_interval: float | None = PROGRESS_NOTIFY_SECONDS,
+    ):
         self.registry = registry or Registry()
         # History is also compacted by age (None: by count only); ``now`` is its clock.
         self.history_seconds = history_seconds
@@ -166,13 +179,14 @@ class Store:
         try:
             return self.registry.lookup(name)
         except KeyError:
-            raise ApiError(404, "NotFound", f'the server could not find the requested resource ({name})') from None
+            raise ApiError(404, "NotFound", f"the server could not find the requested resource ({name})") from None
 
     def _state(self, rdef: ResourceDef) -> ResourceState:
         st = self._states.get(rdef)
         if st is None:
-            st = self._states[rdef] = ResourceState(rdef, self.watch_cache_size, self.history_limit,
-                                                     self.history_seconds, self._now)
+            st = self._states[rdef] = ResourceState(
+                rdef, self.watch_cache_size, self.history_limit, self.history_seconds, self._now
+            )
             st.listeners = self.listeners
             st.window_start = st.history_floor = st.rv = self._rv
         return st
@@ -259,8 +273,9 @@ class Store:
         return keys[lo:hi]
 
     # ---------------------------------------------------------------- writes
-    def create(self, resource, obj: dict, namespace: str | None = None, dry_run: bool = False,
-               manager: str = "") -> dict:
+    def create(
+        self, resource, obj: dict, namespace: str | None = None, dry_run: bool = False, manager: str = ""
+    ) -> dict:
         """Store a new object. ``dry_run``: everything but the write (the
         answer has no resourceVersion). ``manager``: the field manager of a
         write through the API (recorded in managedFields)."""
@@ -271,8 +286,11 @@ class Store:
         if rdef.namespaced:
             ns = meta.get("namespace") or namespace or "default"
             if namespace and meta.get("namespace") and meta["namespace"] != namespace:
-                raise ApiError(400, "BadRequest", "the namespace of the provided object does not match the "
-                                                  "namespace sent on the request")
+                raise ApiError(
+                    400,
+                    "BadRequest",
+                    "the namespace of the provided object does not match the namespace sent on the request",
+                )
             meta["namespace"] = ns
         else:
             meta.pop("namespace", None)
@@ -280,13 +298,20 @@ class Store:
         if not meta.get("name"):
             if meta.get("generateName"):
                 # apiserver's SimpleNameGenerator: 5 of apimachinery's rand alphabet (no vowels, no 0/1/3).
-                meta["name"] = meta["generateName"] + "".join(
-                    self._rand.choice(_NAME_ALPHABET) for _ in range(5))
+                meta["name"] = meta["generateName"] + "".join(self._rand.choice(_NAME_ALPHABET) for _ in range(5))
             else:
-                raise ApiError(422, "Invalid", f"{rdef.kind} \"\" is invalid: metadata.name: Required value: "
-                                               "name or generateName is required",
-                               [{"reason": "FieldValueRequired", "message": "Required value: name or generateName "
-                                 "is required", "field": "metadata.name"}])
+                raise ApiError(
+                    422,
+                    "Invalid",
+                    f'{rdef.kind} "" is invalid: metadata.name: Required value: name or generateName is required',
+                    [
+                        {
+                            "reason": "FieldValueRequired",
+                            "message": "Required value: name or generateName is required",
+                            "field": "metadata.name",
+                        }
+                    ],
+                )
         obj["apiVersion"] = rdef.api_version
         obj["kind"] = rdef.kind
         meta["uid"] = str(uuid.uuid4())
@@ -319,8 +344,9 @@ class Store:
             self._rv_changed.notify_all()
         return orjson.loads(e.raw)
 
-    def update(self, resource, obj: dict, subresource: str | None = None, dry_run: bool = False,
-               manager: str = "") -> dict:
+    def update(
+        self, resource, obj: dict, subresource: str | None = None, dry_run: bool = False, manager: str = ""
+    ) -> dict:
         """Replace an object. A non-empty metadata.resourceVersion is a
         precondition (409 Conflict on mismatch), as for PUT.
 
@@ -344,9 +370,13 @@ class Store:
             want_rv = meta.get("resourceVersion")
             if want_rv and str(want_rv) != str(old.rv):
                 what = f"{rdef.resource}.{rdef.group}" if rdef.group else rdef.resource
-                raise ApiError(409, "Conflict", f'Operation cannot be fulfilled on {what} "{name}": the object '
-                                                "has been modified; please apply your changes to the latest "
-                                                "version and try again")
+                raise ApiError(
+                    409,
+                    "Conflict",
+                    f'Operation cannot be fulfilled on {what} "{name}": the object '
+                    "has been modified; please apply your changes to the latest "
+                    "version and try again",
+                )
             old_obj = old.obj()
             if subresource == "status":
                 new = old_obj
@@ -364,8 +394,17 @@ class Store:
                         new.pop("status", None)
             return self._replace(rdef, st, old, old_obj, new, dry_run, manager, subresource or "")
 
-    def _replace(self, rdef: ResourceDef, st: ResourceState, old: Entry, old_obj: dict, new: dict,
-                 dry_run: bool = False, manager: str = "", subresource: str = "") -> dict:
+    def _replace(
+        self,
+        rdef: ResourceDef,
+        st: ResourceState,
+        old: Entry,
+        old_obj: dict,
+        new: dict,
+        dry_run: bool = False,
+        manager: str = "",
+        subresource: str = "",
+    ) -> dict:
         # Caller holds the lock.
         nm = new.setdefault("metadata", {})
         om = old_obj["metadata"]
@@ -397,8 +436,17 @@ class Store:
             return self._delete_entry(st, old)  # the last finalizer is gone: the deletion completes
         return self._write(st, old, new)
 
-    def patch(self, resource, namespace: str | None, name: str, patch: Any, patch_type: str = "merge",
-              subresource: str | None = None, dry_run: bool = False, manager: str = "") -> dict:
+    def patch(
+        self,
+        resource,
+        namespace: str | None,
+        name: str,
+        patch: Any,
+        patch_type: str = "merge",
+        subresource: str | None = None,
+        dry_run: bool = False,
+        manager: str = "",
+    ) -> dict:
         """``patch_type``: "merge", "strategic" or "json"."""
         rdef = self.resource(resource)
         with self.lock:
@@ -420,9 +468,13 @@ class Store:
             want_rv = (new.get("metadata") or {}).get("resourceVersion")
             if want_rv and str(want_rv) != str(old.rv):
                 what = f"{rdef.resource}.{rdef.group}" if rdef.group else rdef.resource
-                raise ApiError(409, "Conflict", f'Operation cannot be fulfilled on {what} "{name}": the object '
-                                                "has been modified; please apply your changes to the latest "
-                                                "version and try again")
+                raise ApiError(
+                    409,
+                    "Conflict",
+                    f'Operation cannot be fulfilled on {what} "{name}": the object '
+                    "has been modified; please apply your changes to the latest "
+                    "version and try again",
+                )
             if subresource == "status":
                 keep = old.obj()
                 keep["status"] = new.get("status")
@@ -435,9 +487,17 @@ class Store:
                     new.pop("status")
             return self._replace(rdef, st, old, old.obj(), new, dry_run, manager, subresource or "")
 
-    def delete(self, resource, namespace: str | None, name: str, precondition_rv: str | None = None,
-               precondition_uid: str | None = None, grace_period: int | None = 0,
-               dry_run: bool = False, propagation: str | None = None) -> dict:
+    def delete(
+        self,
+        resource,
+        namespace: str | None,
+        name: str,
+        precondition_rv: str | None = None,
+        precondition_uid: str | None = None,
+        grace_period: int | None = 0,
+        dry_run: bool = False,
+        propagation: str | None = None,
+    ) -> dict:
         """Delete as kube-apiserver does; returns the object's state after the call.
 
         An object with ``metadata.finalizers`` gets a ``deletionTimestamp`` and
@@ -485,11 +545,18 @@ class Store:
         what = f"{rdef.resource}.{rdef.group}" if rdef.group else rdef.resource
         prefix = f'Operation cannot be fulfilled on {what} "{name}": '
         if want_uid and want_uid != meta.get("uid"):
-            raise ApiError(409, "Conflict", f"{prefix}Precondition failed: UID in precondition: {want_uid}, "
-                                            f"UID in object meta: {meta.get('uid')}")
+            raise ApiError(
+                409,
+                "Conflict",
+                f"{prefix}Precondition failed: UID in precondition: {want_uid}, UID in object meta: {meta.get('uid')}",
+            )
         if want_rv and str(want_rv) != str(old.rv):
-            raise ApiError(409, "Conflict", f"{prefix}Precondition failed: ResourceVersion in precondition: "
-                                            f"{want_rv}, ResourceVersion in object meta: {old.rv}")
+            raise ApiError(
+                409,
+                "Conflict",
+                f"{prefix}Precondition failed: ResourceVersion in precondition: "
+                f"{want_rv}, ResourceVersion in object meta: {old.rv}",
+            )
 
     @staticmethod
     def _grace_period(rdef: ResourceDef, obj: dict, asked: int | None) -> int:
@@ -525,6 +592,7 @@ class Store:
         def run():
             self._timers.discard(t)
             fn(*args)
+
         t = threading.Timer(seconds, run)
         t.daemon = True
         self._timers.add(t)
@@ -629,9 +697,13 @@ class Store:
             raise ApiError(400, "BadRequest", f'invalid resource version "{rv}"') from None
 
     def _too_large(self, want: int, current: int) -> ApiError:
-        return ApiError(504, "Timeout", f"Timeout: Too large resource version: {want}, current: {current}",
-                        [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
-                        retry_after=1)
+        return ApiError(
+            504,
+            "Timeout",
+            f"Timeout: Too large resource version: {want}, current: {current}",
+            [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
+            retry_after=1,
+        )
 
     def _wait_fresh(self, st: ResourceState, want: int) -> None:
         """watchCache.waitUntilFreshAndBlock (lock held): wait up to
@@ -694,9 +766,17 @@ class Store:
             self._tick_progress()
             return self._state(self.resource(resource)).rv
 
-    def list_entries(self, resource, namespace: str | None = None, label_match=None, field_match=None,
-                     resource_version: str | None = "", resource_version_match: str | None = "",
-                     limit: int | None = 0, continue_: str | None = "") -> tuple[list[Entry], int, str, int | None]:
+    def list_entries(
+        self,
+        resource,
+        namespace: str | None = None,
+        label_match=None,
+        field_match=None,
+        resource_version: str | None = "",
+        resource_version_match: str | None = "",
+        limit: int | None = 0,
+        continue_: str | None = "",
+    ) -> tuple[list[Entry], int, str, int | None]:
         """A LIST as kube-apiserver serves it: ``(entries, list_rv, continue, remaining)``.
 
         RV "" is the latest state; "0" any state, served from the cache and
@@ -711,8 +791,9 @@ class Store:
         if limit < 0:
             limit = 0
         if match and match not in ("Exact", "NotOlderThan"):
-            raise _invalid("resourceVersionMatch", f'Unsupported value: "{match}": supported values: '
-                                                   '"Exact", "NotOlderThan"')
+            raise _invalid(
+                "resourceVersionMatch", f'Unsupported value: "{match}": supported values: "Exact", "NotOlderThan"'
+            )
         if match and continue_:
             raise _match_with_continue(rv)
         with self.lock:
@@ -727,17 +808,17 @@ class Store:
                 if namespace and rdef.namespaced:
                     keys = [k for k in keys if k.startswith(namespace + "/")]
             if start_after:
-                keys = keys[bisect.bisect_left(keys, start_after):]
+                keys = keys[bisect.bisect_left(keys, start_after) :]
             return page_of(keys, objects, label_match, field_match, limit, at)
 
-    def _list_point(self, st: ResourceState, rv: str, match: str, limit: int,
-                    continue_: str) -> tuple[int, dict | None, int, str]:
+    def _list_point(
+        self, st: ResourceState, rv: str, match: str, limit: int, continue_: str
+    ) -> tuple[int, dict | None, int, str]:
         """Where a LIST reads (lock held): ``(rv, snapshot or None for the
         live state, limit, key to start after)``, or the ApiError kube answers."""
         if continue_:
             if rv and rv != "0":
-                raise ApiError(400, "BadRequest", "specifying resource version is not allowed when using "
-                                                  "continue")
+                raise ApiError(400, "BadRequest", "specifying resource version is not allowed when using continue")
             at, start_after = decode_continue(continue_)
             if at == -1:
                 at = self._rv
@@ -747,11 +828,14 @@ class Store:
                 raise ExpiredContinue(encode_continue(-1, start_after.rstrip("\x00")))
             return at, self._snapshot(st, at), limit, start_after
         if match and not rv:
-            raise _invalid("resourceVersionMatch", "Forbidden: resourceVersionMatch is forbidden "
-                                                   "unless resourceVersion is provided")
+            raise _invalid(
+                "resourceVersionMatch",
+                "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided",
+            )
         if match == "Exact" and rv == "0":
-            raise _invalid("resourceVersionMatch", 'Forbidden: resourceVersionMatch "exact" is '
-                                                   'forbidden for resourceVersion "0"')
+            raise _invalid(
+                "resourceVersionMatch", 'Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"'
+            )
         self._tick_progress()
         if rv == "":
             # A consistent read (ConsistentListFromCache): etcd's current
@@ -796,10 +880,18 @@ class Store:
             return self._rv
 
     # ---------------------------------------------------------------- watches
-    def start_watch(self, resource, namespace: str | None = None, label_match=None, field_match=None,
-                    resource_version: str | None = "", allow_bookmarks: bool = False,
-                    send_initial_events: bool | None = None,
-                    encode=None, user_agent: str = "") -> tuple[Watcher, Iterator[bytes], int | None]:
+    def start_watch(
+        self,
+        resource,
+        namespace: str | None = None,
+        label_match=None,
+        field_match=None,
+        resource_version: str | None = "",
+        allow_bookmarks: bool = False,
+        send_initial_events: bool | None = None,
+        encode=None,
+        user_agent: str = "",
+    ) -> tuple[Watcher, Iterator[bytes], int | None]:
         """Register a watcher. Returns ``(watcher, initial_lines, end_bookmark_rv)``:
         the lines to write first (synthetic ADDED events or replayed window
         events), and for a WatchList the RV of the initial-events-end bookmark.
@@ -816,11 +908,23 @@ class Store:
         with self.lock:
             st = self._state(rdef)
             if not st.ready:
-                raise ApiError(429, "TooManyRequests", "storage is (re)initializing",
-                               retry_after=retry_after_for_unready_cache(self._now() - st.down_since))
+                raise ApiError(
+                    429,
+                    "TooManyRequests",
+                    "storage is (re)initializing",
+                    retry_after=retry_after_for_unready_cache(self._now() - st.down_since),
+                )
             self._tick_progress()
-            w = Watcher(st, namespace if rdef.namespaced else None, label_match, field_match, allow_bookmarks,
-                        self.max_watcher_queue, user_agent, rv)
+            w = Watcher(
+                st,
+                namespace if rdef.namespaced else None,
+                label_match,
+                field_match,
+                allow_bookmarks,
+                self.max_watcher_queue,
+                user_agent,
+                rv,
+            )
             want = None if rv in ("", "0") else self._parse_rv(rv)
             initial, entries, end_rv = self._watch_start(st, w, rv, want, send_initial_events, encode)
             w.floor = w.last_rv
@@ -833,10 +937,12 @@ class Store:
             for e in entries:
                 if w.matches(e):
                     yield watch_line(ADDED, e.raw if encode is None else encode(e.raw))
+
         return w, lines(), end_rv
 
-    def _watch_start(self, st: ResourceState, w: Watcher, rv: str, want: int | None,
-                     send_initial_events: bool | None, encode) -> tuple[list[bytes], list[Entry], int | None]:
+    def _watch_start(
+        self, st: ResourceState, w: Watcher, rv: str, want: int | None, send_initial_events: bool | None, encode
+    ) -> tuple[list[bytes], list[Entry], int | None]:
         """Where a watch starts (lock held), as the cacher's Watch decides it:
         ``(replayed lines, objects sent as ADDED, end bookmark RV)``, and the
         watcher's position set. Only a WatchList waits for the cache
@@ -994,4 +1100,3 @@ def _status_keeps_metadata(new: dict, obj: dict) -> None:
             new["metadata"].pop("labels", None)
         else:
             new["metadata"]["labels"] = labels
-

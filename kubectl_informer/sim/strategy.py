@@ -17,8 +17,12 @@ def now_rfc3339() -> str:
 
 
 def _invalid(kind: str, name: str, field: str, detail: str) -> ApiError:
-    return ApiError(422, "Invalid", f'{kind} "{name}" is invalid: {field}: {detail}',
-                    [{"reason": "FieldValueInvalid", "message": detail, "field": field}])
+    return ApiError(
+        422,
+        "Invalid",
+        f'{kind} "{name}" is invalid: {field}: {detail}',
+        [{"reason": "FieldValueInvalid", "message": detail, "field": field}],
+    )
 
 
 def validate(rdef, obj: dict) -> None:
@@ -32,8 +36,9 @@ def validate(rdef, obj: dict) -> None:
             raise _invalid(rdef.kind, name, f"metadata.{f}", "Invalid value: must be a string")
     for f in ("labels", "annotations"):
         m = meta.get(f)
-        if m is not None and (not isinstance(m, dict) or not all(
-                isinstance(k, str) and isinstance(v, str) for k, v in m.items())):
+        if m is not None and (
+            not isinstance(m, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in m.items())
+        ):
             raise _invalid(rdef.kind, name, f"metadata.{f}", "Invalid value: must be a map of strings to strings")
     fin = meta.get("finalizers")
     if fin is not None and (not isinstance(fin, list) or not all(isinstance(x, str) for x in fin)):

@@ -17,7 +17,7 @@ from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.sim import negotiation
 
 _NAME_DESC = "Name must be unique within a namespace."
-_AGE_DESC = ("CreationTimestamp is a timestamp representing the server time when this object was created.")
+_AGE_DESC = "CreationTimestamp is a timestamp representing the server time when this object was created."
 
 
 def human_duration(seconds: float) -> str:
@@ -88,6 +88,7 @@ def _none(v) -> str:
 
 # ---------------------------------------------------------------- printers
 
+
 def _pod_reason(pod: dict) -> tuple[str, int, int, int]:
     """(status, ready containers, containers, restarts) as kubectl's printPod."""
     status = pod.get("status") or {}
@@ -113,9 +114,17 @@ def _pod_row(pod: dict) -> list:
     status = pod.get("status") or {}
     spec = pod.get("spec") or {}
     gates = spec.get("readinessGates") or []
-    return [_meta(pod).get("name"), f"{ready}/{total}", reason, str(restarts), _age(pod),
-            _none(status.get("podIP")), _none(spec.get("nodeName")), _none(status.get("nominatedNodeName")),
-            f"0/{len(gates)}" if gates else "<none>"]
+    return [
+        _meta(pod).get("name"),
+        f"{ready}/{total}",
+        reason,
+        str(restarts),
+        _age(pod),
+        _none(status.get("podIP")),
+        _none(spec.get("nodeName")),
+        _none(status.get("nominatedNodeName")),
+        f"0/{len(gates)}" if gates else "<none>",
+    ]
 
 
 def selector_string(sel: dict | None) -> str:
@@ -125,8 +134,14 @@ def selector_string(sel: dict | None) -> str:
     for e in sel.get("matchExpressions") or []:
         op = e.get("operator", "")
         vals = ",".join(e.get("values") or [])
-        parts.append({"In": f"{e['key']} in ({vals})", "NotIn": f"{e['key']} notin ({vals})",
-                      "Exists": e["key"], "DoesNotExist": f"!{e['key']}"}.get(op, e["key"]))
+        parts.append(
+            {
+                "In": f"{e['key']} in ({vals})",
+                "NotIn": f"{e['key']} notin ({vals})",
+                "Exists": e["key"],
+                "DoesNotExist": f"!{e['key']}",
+            }.get(op, e["key"])
+        )
     return ",".join(parts) or "<none>"
 
 
@@ -134,17 +149,31 @@ def _deployment_row(d: dict) -> list:
     spec, st = d.get("spec") or {}, d.get("status") or {}
     containers = ((spec.get("template") or {}).get("spec") or {}).get("containers") or []
     desired = spec.get("replicas", 1)
-    return [_meta(d).get("name"), f"{st.get('readyReplicas', 0)}/{desired}", st.get("updatedReplicas", 0),
-            st.get("availableReplicas", 0), _age(d), ",".join(c.get("name", "") for c in containers),
-            ",".join(c.get("image", "") for c in containers), selector_string(spec.get("selector"))]
+    return [
+        _meta(d).get("name"),
+        f"{st.get('readyReplicas', 0)}/{desired}",
+        st.get("updatedReplicas", 0),
+        st.get("availableReplicas", 0),
+        _age(d),
+        ",".join(c.get("name", "") for c in containers),
+        ",".join(c.get("image", "") for c in containers),
+        selector_string(spec.get("selector")),
+    ]
 
 
 def _replicaset_row(rs: dict) -> list:
     spec, st = rs.get("spec") or {}, rs.get("status") or {}
     containers = ((spec.get("template") or {}).get("spec") or {}).get("containers") or []
-    return [_meta(rs).get("name"), spec.get("replicas", 1), st.get("replicas", 0), st.get("readyReplicas", 0),
-            _age(rs), ",".join(c.get("name", "") for c in containers),
-            ",".join(c.get("image", "") for c in containers), selector_string(spec.get("selector"))]
+    return [
+        _meta(rs).get("name"),
+        spec.get("replicas", 1),
+        st.get("replicas", 0),
+        st.get("readyReplicas", 0),
+        _age(rs),
+        ",".join(c.get("name", "") for c in containers),
+        ",".join(c.get("image", "") for c in containers),
+        selector_string(spec.get("selector")),
+    ]
 
 
 def _event_row(ev: dict) -> list:
@@ -153,39 +182,99 @@ def _event_row(ev: dict) -> list:
     source = ", ".join(x for x in (src.get("component"), src.get("host")) if x)
     last = ev.get("lastTimestamp") or ev.get("eventTime") or _meta(ev).get("creationTimestamp")
     first = ev.get("firstTimestamp") or ev.get("eventTime") or _meta(ev).get("creationTimestamp")
-    return [since(last), ev.get("type", ""), ev.get("reason", ""),
-            f"{(inv.get('kind') or '').lower()}/{inv.get('name', '')}", inv.get("fieldPath", ""), source,
-            (ev.get("message") or "").strip(), since(first), int(ev.get("count") or 1), _meta(ev).get("name")]
+    return [
+        since(last),
+        ev.get("type", ""),
+        ev.get("reason", ""),
+        f"{(inv.get('kind') or '').lower()}/{inv.get('name', '')}",
+        inv.get("fieldPath", ""),
+        source,
+        (ev.get("message") or "").strip(),
+        since(first),
+        int(ev.get("count") or 1),
+        _meta(ev).get("name"),
+    ]
 
 
 _BUILTIN: dict[str, tuple[list[dict], Callable[[dict], list]]] = {
-    "pods": ([NAME, _col("Ready"), _col("Status"), _col("Restarts"), AGE, _col("IP", priority=1),
-              _col("Node", priority=1), _col("Nominated Node", priority=1), _col("Readiness Gates", priority=1)],
-             _pod_row),
-    "deployments.apps": ([NAME, _col("Ready"), _col("Up-to-date", "integer"), _col("Available", "integer"), AGE,
-                          _col("Containers", priority=1), _col("Images", priority=1),
-                          _col("Selector", priority=1)], _deployment_row),
-    "replicasets.apps": ([NAME, _col("Desired", "integer"), _col("Current", "integer"), _col("Ready", "integer"),
-                          AGE, _col("Containers", priority=1), _col("Images", priority=1),
-                          _col("Selector", priority=1)], _replicaset_row),
-    "configmaps": ([NAME, _col("Data", "integer"), AGE],
-                   lambda o: [_meta(o).get("name"), len(o.get("data") or {}) + len(o.get("binaryData") or {}),
-                              _age(o)]),
-    "secrets": ([NAME, _col("Type"), _col("Data", "integer"), AGE],
-                lambda o: [_meta(o).get("name"), o.get("type", ""), len(o.get("data") or {}), _age(o)]),
-    "namespaces": ([NAME, _col("Status"), AGE],
-                   lambda o: [_meta(o).get("name"), (o.get("status") or {}).get("phase", ""), _age(o)]),
-    "events": ([_col("Last Seen"), _col("Type"), _col("Reason"), _col("Object"), _col("Subobject", priority=1),
-                _col("Source", priority=1), _col("Message"), _col("First Seen", priority=1),
-                _col("Count", priority=1), _col("Name", priority=1, fmt="name", desc=_NAME_DESC)], _event_row),
+    "pods": (
+        [
+            NAME,
+            _col("Ready"),
+            _col("Status"),
+            _col("Restarts"),
+            AGE,
+            _col("IP", priority=1),
+            _col("Node", priority=1),
+            _col("Nominated Node", priority=1),
+            _col("Readiness Gates", priority=1),
+        ],
+        _pod_row,
+    ),
+    "deployments.apps": (
+        [
+            NAME,
+            _col("Ready"),
+            _col("Up-to-date", "integer"),
+            _col("Available", "integer"),
+            AGE,
+            _col("Containers", priority=1),
+            _col("Images", priority=1),
+            _col("Selector", priority=1),
+        ],
+        _deployment_row,
+    ),
+    "replicasets.apps": (
+        [
+            NAME,
+            _col("Desired", "integer"),
+            _col("Current", "integer"),
+            _col("Ready", "integer"),
+            AGE,
+            _col("Containers", priority=1),
+            _col("Images", priority=1),
+            _col("Selector", priority=1),
+        ],
+        _replicaset_row,
+    ),
+    "configmaps": (
+        [NAME, _col("Data", "integer"), AGE],
+        lambda o: [_meta(o).get("name"), len(o.get("data") or {}) + len(o.get("binaryData") or {}), _age(o)],
+    ),
+    "secrets": (
+        [NAME, _col("Type"), _col("Data", "integer"), AGE],
+        lambda o: [_meta(o).get("name"), o.get("type", ""), len(o.get("data") or {}), _age(o)],
+    ),
+    "namespaces": (
+        [NAME, _col("Status"), AGE],
+        lambda o: [_meta(o).get("name"), (o.get("status") or {}).get("phase", ""), _age(o)],
+    ),
+    "events": (
+        [
+            _col("Last Seen"),
+            _col("Type"),
+            _col("Reason"),
+            _col("Object"),
+            _col("Subobject", priority=1),
+            _col("Source", priority=1),
+            _col("Message"),
+            _col("First Seen", priority=1),
+            _col("Count", priority=1),
+            _col("Name", priority=1, fmt="name", desc=_NAME_DESC),
+        ],
+        _event_row,
+    ),
 }
 
 # kube-apiserver's default table (CustomResourceDefinitions use it).
-_DEFAULT = ([NAME, _col("Created At", "date", desc=_AGE_DESC)],
-            lambda o: [_meta(o).get("name"), _meta(o).get("creationTimestamp")])
+_DEFAULT = (
+    [NAME, _col("Created At", "date", desc=_AGE_DESC)],
+    lambda o: [_meta(o).get("name"), _meta(o).get("creationTimestamp")],
+)
 
 
 # ---------------------------------------------------------------- custom resources
+
 
 def _jsonpath(obj, path: str):
     """The simple ``.a.b.c`` JSONPaths printer columns use (None when absent)."""
@@ -219,12 +308,21 @@ def printer_columns(crd: dict | None, version: str) -> list[dict] | None:
 def _custom(columns: list[dict] | None):
     if not columns:
         return [NAME, AGE], lambda o: [_meta(o).get("name"), _age(o)]
-    defs = [NAME] + [_col(c["name"], c.get("type", "string"), int(c.get("priority") or 0), c.get("format", ""),
-                          c.get("description", "")) for c in columns]
+    defs = [NAME] + [
+        _col(
+            c["name"],
+            c.get("type", "string"),
+            int(c.get("priority") or 0),
+            c.get("format", ""),
+            c.get("description", ""),
+        )
+        for c in columns
+    ]
     return defs, lambda o: [_meta(o).get("name")] + [_cr_cell(c, o) for c in columns]
 
 
 # ---------------------------------------------------------------- the transform
+
 
 class TableTransform:
     """Objects as a ``meta.k8s.io`` Table, with each row's object as
@@ -251,15 +349,23 @@ class TableTransform:
         if include == "Object":
             row["object"] = obj
         elif include != "None":
-            row["object"] = {"kind": "PartialObjectMetadata", "apiVersion": f"meta.k8s.io/{self.version}",
-                             "metadata": _meta(obj)}
+            row["object"] = {
+                "kind": "PartialObjectMetadata",
+                "apiVersion": f"meta.k8s.io/{self.version}",
+                "metadata": _meta(obj),
+            }
         return row
 
     def _table(self, rdef, objs: list[dict], meta: dict, query: dict, store) -> dict:
         cols, row_fn = self._printer(rdef, store)
         include = query.get("includeObject", "Metadata")
-        return {"kind": "Table", "apiVersion": f"meta.k8s.io/{self.version}", "metadata": meta,
-                "columnDefinitions": cols, "rows": [self._row(row_fn, o, include) for o in objs]}
+        return {
+            "kind": "Table",
+            "apiVersion": f"meta.k8s.io/{self.version}",
+            "metadata": meta,
+            "columnDefinitions": cols,
+            "rows": [self._row(row_fn, o, include) for o in objs],
+        }
 
     def list(self, rdef, objs: list[dict], list_meta: dict, query: dict, store) -> dict:
         return self._table(rdef, objs, list_meta, query, store)

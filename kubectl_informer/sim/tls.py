@@ -45,19 +45,24 @@ def _with_cryptography(cert_path: str, key_path: str, host: str) -> None:
     now = datetime.datetime.now(datetime.timezone.utc)
     cert = (
         x509.CertificateBuilder()
-        .subject_name(name).issuer_name(name)
+        .subject_name(name)
+        .issuer_name(name)
         .public_key(key.public_key())
         .serial_number(x509.random_serial_number())
         .not_valid_before(now - datetime.timedelta(minutes=5))
         .not_valid_after(now + datetime.timedelta(days=7))
-        .add_extension(x509.SubjectAlternativeName([
-            x509.IPAddress(ipaddress.ip_address(host)), x509.DNSName("localhost")]), critical=False)
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address(host)), x509.DNSName("localhost")]),
+            critical=False,
+        )
         # Self-signed and used as its own CA by the kubeconfig.
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
         .sign(key, hashes.SHA256())
     )
-    write_private(key_path, key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                              serialization.NoEncryption()))
+    write_private(
+        key_path,
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()),
+    )
     write_private(cert_path, cert.public_bytes(serialization.Encoding.PEM))
 
 
@@ -66,12 +71,34 @@ def _with_openssl(cert_path: str, key_path: str, host: str) -> None:
     if not exe:
         raise TLSUnavailable("TLS needs the 'cryptography' package or the openssl command; neither is installed")
     with tempfile.NamedTemporaryFile("w", suffix=".cnf", delete=False) as cnf:
-        cnf.write("[req]\ndistinguished_name=dn\nx509_extensions=ext\nprompt=no\n[dn]\nCN=kubectl-informer-sim\n"
-                  f"[ext]\nsubjectAltName=IP:{host},DNS:localhost\nbasicConstraints=critical,CA:TRUE\n")
+        cnf.write(
+            "[req]\ndistinguished_name=dn\nx509_extensions=ext\nprompt=no\n[dn]\nCN=kubectl-informer-sim\n"
+            f"[ext]\nsubjectAltName=IP:{host},DNS:localhost\nbasicConstraints=critical,CA:TRUE\n"
+        )
     try:
-        r = subprocess.run([exe, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-                            "-nodes", "-days", "7", "-keyout", key_path, "-out", cert_path, "-config", cnf.name],
-                           capture_output=True, text=True, timeout=30)
+        r = subprocess.run(
+            [
+                exe,
+                "req",
+                "-x509",
+                "-newkey",
+                "ec",
+                "-pkeyopt",
+                "ec_paramgen_curve:prime256v1",
+                "-nodes",
+                "-days",
+                "7",
+                "-keyout",
+                key_path,
+                "-out",
+                cert_path,
+                "-config",
+                cnf.name,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
     finally:
         os.unlink(cnf.name)
     if r.returncode != 0:

@@ -104,8 +104,9 @@ def watch_line(type: str, raw: bytes) -> bytes:
     return b'{"type":"' + type.encode() + b'","object":' + raw + b"}\n"
 
 
-def resized_capacity(capacity: int, oldest_age: float, quarter_age: float, lower: int, upper: int,
-                     fresh: float = EVENT_FRESH_SECONDS) -> int:
+def resized_capacity(
+    capacity: int, oldest_age: float, quarter_age: float, lower: int, upper: int, fresh: float = EVENT_FRESH_SECONDS
+) -> int:
     """watchCache.resizeCacheLocked's rule for a full buffer about to take an
     event: ``oldest_age`` is how old its oldest event is, ``quarter_age`` the
     one a quarter of the capacity from the newest end. Doubled (up to
@@ -139,12 +140,21 @@ class Watcher:
     """One watch stream's queue. The store pushes under its lock; the HTTP
     handler thread pops, filters and writes."""
 
-    def __init__(self, state: "ResourceState", namespace: str | None, label_match, field_match,
-                 bookmarks: bool, max_queue: int, user_agent: str = "", start_rv: str = ""):
+    def __init__(
+        self,
+        state: "ResourceState",
+        namespace: str | None,
+        label_match,
+        field_match,
+        bookmarks: bool,
+        max_queue: int,
+        user_agent: str = "",
+        start_rv: str = "",
+    ):
         self.id = next(_WATCHER_IDS)
         self.user_agent = user_agent[:256]  # what the client sent: how a client finds its own watcher
-        self.start_rv = start_rv            # the resourceVersion the watch asked for, as sent
-        self.sent = 0                       # events written to this watcher's stream (not bookmarks)
+        self.start_rv = start_rv  # the resourceVersion the watch asked for, as sent
+        self.sent = 0  # events written to this watcher's stream (not bookmarks)
         self.state = state
         self.rdef = state.rdef
         self.namespace = namespace or None
@@ -155,8 +165,8 @@ class Watcher:
         self._items: deque = deque()
         self._cond = threading.Condition(threading.Lock())
         self.closed = False
-        self.close_reason = ""   # "dropped", "abrupt", "slow", "stopped", "reload"
-        self.last_rv = 0         # highest RV written to the client
+        self.close_reason = ""  # "dropped", "abrupt", "slow", "stopped", "reload"
+        self.last_rv = 0  # highest RV written to the client
         # The RV the cacher's watcher processes from (cacheWatcher.process): an
         # event or bookmark at or below it is never sent.
         self.floor = 0
@@ -227,8 +237,14 @@ class Watcher:
 
 
 class ResourceState:
-    def __init__(self, rdef: ResourceDef, window: int | None, history_limit: int,
-                 history_seconds: float | None = None, now: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        rdef: ResourceDef,
+        window: int | None,
+        history_limit: int,
+        history_seconds: float | None = None,
+        now: Callable[[], float] = time.monotonic,
+    ):
         """``window``: a fixed capacity (both bounds), or None for
         kube-apiserver's: 100 events, growing up to 102,400."""
         self.rdef = rdef
@@ -239,23 +255,26 @@ class ResourceState:
         self.window: deque[Event] = deque()
         if window is None:
             self.window_size, self.lower_capacity, self.upper_capacity = (
-                LOWER_BOUND_CAPACITY, LOWER_BOUND_CAPACITY, UPPER_BOUND_CAPACITY)
+                LOWER_BOUND_CAPACITY,
+                LOWER_BOUND_CAPACITY,
+                UPPER_BOUND_CAPACITY,
+            )
         else:
             self.window_size = self.lower_capacity = self.upper_capacity = window
-        self.window_start = 0      # every event with rv > window_start is in the window
-        self.evicted = False       # has the window dropped an event since it (re)started?
-        self.rv = 0                # the cache's resourceVersion (watchCache.resourceVersion)
+        self.window_start = 0  # every event with rv > window_start is in the window
+        self.evicted = False  # has the window dropped an event since it (re)started?
+        self.rv = 0  # the cache's resourceVersion (watchCache.resourceVersion)
         self.history: deque[Event] = deque()
         self.history_limit = history_limit
-        self.history_floor = 0     # states at rv >= history_floor can be rebuilt
+        self.history_floor = 0  # states at rv >= history_floor can be rebuilt
         self.watchers: set[Watcher] = set()
         self.listeners: list[Callable[[ResourceDef, Event], None]] = []  # the store's, shared
-        self.ready = True          # False while the cache re-initialises
-        self.down_since = 0.0      # when it last stopped being ready (the 429's Retry-After grows with it)
-        self.initialisations = 1   # watchCache.Replace calls: the first list, then each re-initialisation
+        self.ready = True  # False while the cache re-initialises
+        self.down_since = 0.0  # when it last stopped being ready (the 429's Retry-After grows with it)
+        self.initialisations = 1  # watchCache.Replace calls: the first list, then each re-initialisation
         self.bookmarks_sent = 0
         self.progress_notifications = 0  # progress notifications that moved the cache's RV
-        self.received = 0          # events that entered the window
+        self.received = 0  # events that entered the window
         self._entered: deque[float] = deque(maxlen=4096)  # when they entered (the turnover rate)
 
     def sorted_keys(self) -> list[str]:
@@ -297,8 +316,7 @@ class ResourceState:
             return
         oldest_age = now - window[0].t
         quarter_age = now - window[(len(window) - self.window_size // 4) % self.window_size].t
-        new = resized_capacity(self.window_size, oldest_age, quarter_age, self.lower_capacity,
-                               self.upper_capacity)
+        new = resized_capacity(self.window_size, oldest_age, quarter_age, self.lower_capacity, self.upper_capacity)
         if new != self.window_size:
             self.window_size = new
             self.shrink_window()
@@ -348,17 +366,28 @@ class ResourceState:
         watchers = sorted(self.watchers, key=lambda w: w.id)
         oldest_age = round(self.now() - self.window[0].t, 3) if self.window else None
         return {
-            "kind": "WatchCacheWindow", "resource": self.rdef.qualified, "ready": self.ready,
-            "oldestRV": str(self.too_old_below()), "newestRV": str(newest), "cacheRV": str(self.rv),
-            "capacity": self.window_size, "lowerBound": self.lower_capacity, "upperBound": self.upper_capacity,
-            "freshSeconds": EVENT_FRESH_SECONDS, "oldestAge": oldest_age,
-            "events": len(rvs), "turnover": self.turnover(),
-            "received": self.received, "initialisations": self.initialisations,
-            "bookmarksSent": self.bookmarks_sent, "progressNotifications": self.progress_notifications,
+            "kind": "WatchCacheWindow",
+            "resource": self.rdef.qualified,
+            "ready": self.ready,
+            "oldestRV": str(self.too_old_below()),
+            "newestRV": str(newest),
+            "cacheRV": str(self.rv),
+            "capacity": self.window_size,
+            "lowerBound": self.lower_capacity,
+            "upperBound": self.upper_capacity,
+            "freshSeconds": EVENT_FRESH_SECONDS,
+            "oldestAge": oldest_age,
+            "events": len(rvs),
+            "turnover": self.turnover(),
+            "received": self.received,
+            "initialisations": self.initialisations,
+            "bookmarksSent": self.bookmarks_sent,
+            "progressNotifications": self.progress_notifications,
             "watchersTotal": len(watchers),
-            "watchers": [{"id": w.id, "userAgent": w.user_agent, "startRV": w.start_rv, "rv": str(w.last_rv),
-                          "sent": w.sent}
-                         for w in watchers[:max_watchers]],
+            "watchers": [
+                {"id": w.id, "userAgent": w.user_agent, "startRV": w.start_rv, "rv": str(w.last_rv), "sent": w.sent}
+                for w in watchers[:max_watchers]
+            ],
         }
 
     def too_old_below(self) -> int:

@@ -112,8 +112,9 @@ class InformerApp(PrintableNotices, KeepsCrash, App[None]):
         if unknown:
             raise ValueError(f"unknown pane {unknown[0]!r}; panes: {', '.join(PANE_NAMES)}")
         self.specs = shown_specs(wanted, len(info.informers) > 1)
-        self.feed_loop = FeedLoop(buffer, {s.name: s.state_cls for s in self.specs}, info=info, clock=clock,
-                                  max_events=max_events_per_frame)
+        self.feed_loop = FeedLoop(
+            buffer, {s.name: s.state_cls for s in self.specs}, info=info, clock=clock, max_events=max_events_per_frame
+        )
         self.feed_loop.on_reset = self._states_replaced
         self.informer_choice = InformerChoice(self)  # several informers: the one the panes show
         self.restarts = Restarts(self, pipeline)
@@ -309,8 +310,9 @@ class InformerApp(PrintableNotices, KeepsCrash, App[None]):
             for name in self.shown_panes():
                 pane = self.panes[name]
                 changed = pane.state.version != pane._rendered_version
-                if ((clock_due and (changed or pane.READS_CLOCK))
-                        or (changed and (background_due or (focused_due and name == self.active)))):
+                if (clock_due and (changed or pane.READS_CLOCK)) or (
+                    changed and (background_due or (focused_due and name == self.active))
+                ):
                     pane.refresh_view(now)
 
     def pump(self) -> int:
@@ -329,8 +331,10 @@ class InformerApp(PrintableNotices, KeepsCrash, App[None]):
             self.pop_screen()
             return
         # 1-9 jump to the first nine panes; a pane after them has its letter only.
-        panes = [(f"{i if i <= 9 else ''} {PANE_LETTERS.get(s.name, '')}".strip(), s.title, s.name)
-                 for i, s in enumerate(self.specs, 1)]
+        panes = [
+            (f"{i if i <= 9 else ''} {PANE_LETTERS.get(s.name, '')}".strip(), s.title, s.name)
+            for i, s in enumerate(self.specs, 1)
+        ]
         self.push_screen(HelpScreen(panes))
 
     def action_pause(self) -> None:
@@ -377,8 +381,13 @@ class InformerApp(PrintableNotices, KeepsCrash, App[None]):
         # Widget.focus moves the focus) only later: a fast ":q⏎" or a paste
         # gave the q to the pane, where the line's claim on printable keys
         # hid it from the bindings, and the line got the ⏎ alone.
-        if (type(event) is Key and not event.is_forwarded and event.key in _LINE_KEYS
-                and len(self.screen_stack) == 1 and not isinstance(self.focused, Input)):
+        if (
+            type(event) is Key
+            and not event.is_forwarded
+            and event.key in _LINE_KEYS
+            and len(self.screen_stack) == 1
+            and not isinstance(self.focused, Input)
+        ):
             getattr(self, _LINE_KEYS[event.key])()
             return
         await super().on_event(event)

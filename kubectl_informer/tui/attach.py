@@ -65,14 +65,24 @@ def queue_text(q: QueueFigures, buckets: bool = False) -> Text:
     if q.controller and q.controller != q.name:
         t.append(f" (controller {q.controller})", "dim")
     t.append("\n")
-    t.append_text(Text.assemble(
-        "depth ", (f"{q.depth:g}", "bold"),
-        f" · adds {rate(q.adds_per_s, q.rated)} · drain {rate(q.drain_per_s, q.rated)} · retries ",
-        (rate(q.retries_per_s, q.rated), "bold yellow" if q.retries_per_s else ""),
-        f" · unfinished {fmt_seconds(q.unfinished)} · longest running {fmt_seconds(q.longest)}\n",
-        "queue latency p50 ", (estimate(q.latency_p50), "bold"), " p99 ", (estimate(q.latency_p99), "bold"),
-        " · work duration p50 ", (estimate(q.work_p50), "bold"), " p99 ", (estimate(q.work_p99), "bold"),
-        (f" · totals: adds {q.adds_total:g}, retries {q.retries_total:g}", "dim")))
+    t.append_text(
+        Text.assemble(
+            "depth ",
+            (f"{q.depth:g}", "bold"),
+            f" · adds {rate(q.adds_per_s, q.rated)} · drain {rate(q.drain_per_s, q.rated)} · retries ",
+            (rate(q.retries_per_s, q.rated), "bold yellow" if q.retries_per_s else ""),
+            f" · unfinished {fmt_seconds(q.unfinished)} · longest running {fmt_seconds(q.longest)}\n",
+            "queue latency p50 ",
+            (estimate(q.latency_p50), "bold"),
+            " p99 ",
+            (estimate(q.latency_p99), "bold"),
+            " · work duration p50 ",
+            (estimate(q.work_p50), "bold"),
+            " p99 ",
+            (estimate(q.work_p99), "bold"),
+            (f" · totals: adds {q.adds_total:g}, retries {q.retries_total:g}", "dim"),
+        )
+    )
     if buckets:
         t.append("\n")
         t.append(percentile_detail(q), "dim")
@@ -156,8 +166,9 @@ class QueueCard(Vertical):
     def show(self, q: QueueFigures) -> None:
         self.name_shown = q.name
         self.text.update(printable_text(queue_text(q, self.buckets)))  # names: the metrics page's labels
-        self.sparks.show({"depth": list(q.depth_history), "adds/s": list(q.adds_history),
-                          "retries/s": list(q.retries_history)})
+        self.sparks.show(
+            {"depth": list(q.depth_history), "adds/s": list(q.adds_history), "retries/s": list(q.retries_history)}
+        )
 
 
 class ControllerCard(Vertical):
@@ -178,28 +189,40 @@ class ControllerCard(Vertical):
 
 
 CARDS_MAX = 2 * TABLE_ABOVE  # queue cards mounted at most (two screens of them)
-KEYS = (("?", "Help"), ("q", "Quit"), ("/", "Filter"), ("t", "Table/cards"), ("i", "Informers/queues"), ("↑↓", "Move"),
-        ("esc", "Clear filter"))
+KEYS = (
+    ("?", "Help"),
+    ("q", "Quit"),
+    ("/", "Filter"),
+    ("t", "Table/cards"),
+    ("i", "Informers/queues"),
+    ("↑↓", "Move"),
+    ("esc", "Clear filter"),
+)
 HELP_KEYS = (
     ("?", "this help (esc closes)"),
     ("q / ctrl+c", "quit"),
-    ("/", "filter the queues (or the informers): text or a regex on the name, ! first inverts; enter keeps, "
-          "esc clears"),
+    (
+        "/",
+        "filter the queues (or the informers): text or a regex on the name, ! first inverts; enter keeps, esc clears",
+    ),
     ("t", "table (every queue, busiest first) or cards (one per queue, with sparklines)"),
     ("i", "queues ⇄ informers: a client-go 1.36 process's informers, one row each"),
     ("↑ ↓ j k", "move through the queues; the table's selected queue opens below it"),
     ("esc", "clear the filter"),
 )
-HELP_ABOUT = ("The controller's own workqueues and reconciles, read from its /metrics page every "
-              "--interval: depth, adds/s, retries/s, queue latency and work duration (p50/p99 estimated "
-              "from the histogram buckets), unfinished work and the longest running processor, as "
-              "client-go's workqueue metrics name them; with i, its informers (queued items, processing "
-              "latency, store RV). docs/attach.md says where each figure comes from.")
+HELP_ABOUT = (
+    "The controller's own workqueues and reconciles, read from its /metrics page every "
+    "--interval: depth, adds/s, retries/s, queue latency and work duration (p50/p99 estimated "
+    "from the histogram buckets), unfinished work and the longest running processor, as "
+    "client-go's workqueue metrics name them; with i, its informers (queued items, processing "
+    "latency, store RV). docs/attach.md says where each figure comes from."
+)
 
 
 FILTER_QUEUES = "filter queues: text or regex on the name · ! first inverts · enter keeps · esc clears"
-FILTER_INFORMERS = ("filter informers: text or regex on group/version/resource or the name · ! first inverts · "
-                    "enter keeps · esc clears")
+FILTER_INFORMERS = (
+    "filter informers: text or regex on group/version/resource or the name · ! first inverts · enter keeps · esc clears"
+)
 
 
 class AttachApp(PrintableNotices, KeepsCrash, App[None]):
@@ -209,11 +232,15 @@ class AttachApp(PrintableNotices, KeepsCrash, App[None]):
     TITLE = "kubectl informer attach"
     ENABLE_COMMAND_PALETTE = False
     AUTO_FOCUS = None  # not the hidden filter line: it would take the keys
-    BINDINGS = [Binding("q", "quit", "Quit"), Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
-                Binding("question_mark", "help", "Help"),
-                Binding("slash", "filter", "Filter"), Binding("t", "toggle_table", "Table/cards"),
-                Binding("i", "toggle_informers", "Informers/queues"),
-                Binding("escape", "clear_filter", "Clear filter", show=False)]
+    BINDINGS = [
+        Binding("q", "quit", "Quit"),
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
+        Binding("question_mark", "help", "Help"),
+        Binding("slash", "filter", "Filter"),
+        Binding("t", "toggle_table", "Table/cards"),
+        Binding("i", "toggle_informers", "Informers/queues"),
+        Binding("escape", "clear_filter", "Clear filter", show=False),
+    ]
     CSS = """
     #status { height: 1; background: $boost; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     #main { height: 1fr; }
@@ -325,14 +352,18 @@ class AttachApp(PrintableNotices, KeepsCrash, App[None]):
                 status.append(f" ({self.key_filter.note})", "yellow")
             if self.model.error:
                 status.append(f" · last scrape failed: {self.model.error}", "bold red")
-            rest = [ln for ln in model_lines(self.model, informers=False)
-                    if ln.startswith(("rest client", "informer ", "no work"))]
+            rest = [
+                ln
+                for ln in model_lines(self.model, informers=False)
+                if ln.startswith(("rest client", "informer ", "no work"))
+            ]
             skips = skips_lines(self.model)
             has_informers = self.model.has_informers
             notes = informer_notes(has_informers, self.model.informers.values(), self.model.server_note)
             if self.model.informers:
-                rest.append(f"informers: {len(self.model.informers)} with client-go 1.36's informer series · "
-                            f"i shows them")
+                rest.append(
+                    f"informers: {len(self.model.informers)} with client-go 1.36's informer series · i shows them"
+                )
             status.append(f" · {self.target}")
         self.status.update(printable_text(status))  # a failed scrape's error quotes the page
         self.others.update(Text(printable_lines("\n".join(rest + skips + ([] if has_informers else notes)))))
@@ -350,8 +381,11 @@ class AttachApp(PrintableNotices, KeepsCrash, App[None]):
         self.informer_table.display = self.informer_detail.display = has_informers
         self.informer_notes.display = True
         self.informer_table.show(self.shown_informers)
-        hint = (f"{len(self.shown_informers)} informers, busiest first (queued, events/s, lag) · i queues · / filter"
-                if has_informers else "i queues")
+        hint = (
+            f"{len(self.shown_informers)} informers, busiest first (queued, events/s, lag) · i queues · / filter"
+            if has_informers
+            else "i queues"
+        )
         self.hint.update(Text(hint, "dim"))
 
     def _place(self, controllers: dict[str, ControllerFigures]) -> None:
@@ -363,8 +397,11 @@ class AttachApp(PrintableNotices, KeepsCrash, App[None]):
         # In the table, a controller-runtime controller's figures sit in its
         # queue's row: its card only shows when no queue shown is its own.
         own = {q.controller or q.name for q in self.shown} | {q.name for q in self.shown} if table else set()
-        self._cards(self.controller_cards, ControllerCard,
-                    [c for c in controllers.values() if c.name not in own and self._passes(c.name)])
+        self._cards(
+            self.controller_cards,
+            ControllerCard,
+            [c for c in controllers.values() if c.name not in own and self._passes(c.name)],
+        )
         # Cards for the busiest CARDS_MAX only: 50 cards of 3 sparklines
         # took seconds to mount on a busy machine; the table shows them all.
         self._cards(self.queue_cards, QueueCard, [] if table else self.shown[:CARDS_MAX])
@@ -416,12 +453,16 @@ class AttachApp(PrintableNotices, KeepsCrash, App[None]):
                 below += 1
         below += max(0, len(self.shown) - CARDS_MAX)  # no card: in the table (t)
         parts = ([f"▲ {above} above"] if above else []) + ([f"▼ {below} more"] if below else [])
-        self.hint.update(Text.assemble((" · ".join(parts), "bold yellow"),
-                                       ("  (↑↓ PgUp PgDn scroll · t table)", "dim") if parts else ""))
+        self.hint.update(
+            Text.assemble(
+                (" · ".join(parts), "bold yellow"), ("  (↑↓ PgUp PgDn scroll · t table)", "dim") if parts else ""
+            )
+        )
 
     def _table_hint(self) -> None:
-        self.hint.update(Text(f"{len(self.shown)} queues, busiest first (depth, adds/s, retries/s) · "
-                              "t cards · / filter", "dim"))
+        self.hint.update(
+            Text(f"{len(self.shown)} queues, busiest first (depth, adds/s, retries/s) · t cards · / filter", "dim")
+        )
 
     def on_queue_table_selected(self, message: QueueTable.Selected) -> None:
         if message.queue is None:
@@ -432,6 +473,7 @@ class AttachApp(PrintableNotices, KeepsCrash, App[None]):
 
     def action_help(self) -> None:
         from kubectl_informer.tui.help import HelpScreen
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen([], keys=HELP_KEYS, title="kubectl informer attach: keys", about=HELP_ABOUT))
 
@@ -451,7 +493,7 @@ class AttachApp(PrintableNotices, KeepsCrash, App[None]):
         self._focus_queues()
 
     def action_filter(self) -> None:
-        self.filter_input.placeholder = (FILTER_INFORMERS if self.view == "informers" else FILTER_QUEUES)
+        self.filter_input.placeholder = FILTER_INFORMERS if self.view == "informers" else FILTER_QUEUES
         self.filter_input.value = self.key_filter.text
         self.filter_input.display = True
         self.filter_input.focus()

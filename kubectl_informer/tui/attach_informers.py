@@ -54,8 +54,9 @@ class InformerTable(RowTable):
 
     def render(self) -> Text:
         with_name = len({f.name for f in self.items}) > 1
-        header, rows, widths = fitted(informer_header(with_name), [informer_row(f, with_name) for f in self.items],
-                                      self.content_size.width)
+        header, rows, widths = fitted(
+            informer_header(with_name), [informer_row(f, with_name) for f in self.items], self.content_size.width
+        )
         left = 2 if "NAME" in header else 1  # the text columns, left-aligned
         return self.draw(header, rows, lambda cells: _line(cells, widths, left))
 
@@ -88,6 +89,6 @@ def _line(cells: tuple[str, ...], widths: list[int], left: int) -> str:
     out = []
     for i, (cell, w) in enumerate(zip(cells, widths)):
         if len(cell) > w:
-            cell = cell[:w - 1] + "…"
+            cell = cell[: w - 1] + "…"
         out.append(cell.ljust(w) if i < left else cell.rjust(w))
     return "  ".join(out)

@@ -22,8 +22,15 @@ TEXT_COLUMNS = ("QUEUE", "DEPTH (last scrapes)", "CONTROLLER rec/s, errors, work
 NAME_MAX = 40  # a longer queue name is cut with … (kcm's longest is 36)
 # Short of width, columns go in this order (as k9s drops its wide columns), never
 # the queue's name, depth, adds or retries: a row stays one line.
-DROP_ORDER = ("DEPTH (last scrapes)", "LONGEST", "WORK p50", "DRAIN/S", "CONTROLLER rec/s, errors, workers",
-              "LATENCY p99", "WORK p99")
+DROP_ORDER = (
+    "DEPTH (last scrapes)",
+    "LONGEST",
+    "WORK p50",
+    "DRAIN/S",
+    "CONTROLLER rec/s, errors, workers",
+    "LATENCY p99",
+    "WORK p99",
+)
 
 
 def fitted_columns(header: tuple[str, ...], widths: list[int], width: int) -> list[int]:
@@ -81,8 +88,9 @@ class QueueTable(RowTable):
     def _table_text(self) -> Text:
         header = TABLE_HEADER + (("CONTROLLER rec/s, errors, workers",) if self.controllers else ())
         rows = self._rows()
-        widths = [min(NAME_MAX if i == 0 else 1000, max(len(r[i]) for r in [header, *rows]))
-                  for i in range(len(header))]
+        widths = [
+            min(NAME_MAX if i == 0 else 1000, max(len(r[i]) for r in [header, *rows])) for i in range(len(header))
+        ]
         keep = fitted_columns(header, widths, self.content_region.width or 160)
         header, widths = tuple(header[i] for i in keep), [widths[i] for i in keep]
         rows = [tuple(r[i] for i in keep) for r in rows]
@@ -93,6 +101,6 @@ def _line(cells: tuple[str, ...], widths: list[int], header: tuple[str, ...]) ->
     out = []
     for cell, w, name in zip(cells, widths, header):
         if len(cell) > w:
-            cell = cell[:w - 1] + "…"
+            cell = cell[: w - 1] + "…"
         out.append(cell.ljust(w) if name in TEXT_COLUMNS else cell.rjust(w))
     return "  ".join(out)

@@ -39,19 +39,29 @@ class CachePane(TextPane):
         head.append(f"index {self.view}", "bold")
         head.append(f" = {fig['source'] or '?'}  ", "magenta")
         head.append("v: next view", "dim")
-        lines = [head, Text(f"{fig['values']} values, {fig['keys']} keys, {fig['per_value']:.1f} keys per value  "
-                            f"(ByIndex({self.view}, value) lists a value's keys)", "dim", no_wrap=True)]
+        lines = [
+            head,
+            Text(
+                f"{fig['values']} values, {fig['keys']} keys, {fig['per_value']:.1f} keys per value  "
+                f"(ByIndex({self.view}, value) lists a value's keys)",
+                "dim",
+                no_wrap=True,
+            ),
+        ]
         rows = view.rows(self.view, None if self.filter_text else max(height, 1))
         total = len(rows) if self.filter_text else view.value_count(self.view)
         if self.filter_text:
             match, keys = self.key_filter.matches, st.keys
-            rows = [(v, ks) for v, ks in ((v, [k for k in ks if match(k, *keys.get(k, ("", None)))])
-                                          for v, ks in rows) if ks]
-            lines.append(Text(f"filter /{self.filter_text}: {len(rows)} values hold a match", "reverse",
-                              no_wrap=True))
+            rows = [
+                (v, ks)
+                for v, ks in ((v, [k for k in ks if match(k, *keys.get(k, ("", None)))]) for v, ks in rows)
+                if ks
+            ]
+            lines.append(Text(f"filter /{self.filter_text}: {len(rows)} values hold a match", "reverse", no_wrap=True))
         if not rows:
-            lines.append(Text("no object has a value on this index" if not self.filter_text else
-                              "no object matches", "dim"))
+            lines.append(
+                Text("no object has a value on this index" if not self.filter_text else "no object matches", "dim")
+            )
             return lines
         val_w = min(max(len(v) for v, _ in rows[:height]), max(width // 3, 8))
         num_w = len(str(len(rows[0][1])))
@@ -107,8 +117,13 @@ class CachePane(TextPane):
         lines += st.sizes.lines(st.count)
         nss = self._namespaces()
         if self.filter_text:
-            lines.append(Text(f"filter /{self.filter_text}: {sum(n for _, n in nss)} objects match  "
-                              f"{self.key_filter.note}", "reverse", no_wrap=True))
+            lines.append(
+                Text(
+                    f"filter /{self.filter_text}: {sum(n for _, n in nss)} objects match  {self.key_filter.note}",
+                    "reverse",
+                    no_wrap=True,
+                )
+            )
         if not nss:
             lines.append(Text("cache empty" if not self.filter_text else "no object matches", "dim"))
             return lines

@@ -131,6 +131,7 @@ def any_size(min_width: int, min_height: int):
     least ``min_width`` x ``min_height`` (below that a layout has no room to
     be a layout), then crop to the size asked, so a pane a resize leaves 1
     row or 1 column big still draws, its first lines, cut."""
+
     def wrap(render: Callable[..., Text]) -> Callable[..., Text]:
         @functools.wraps(render)
         def sized(state, now, width: int, height: int) -> Text:
@@ -139,5 +140,7 @@ def any_size(min_width: int, min_height: int):
             if width >= min_width and height >= min_height:
                 return text
             return join_lines(text.split("\n")[:height], width)
+
         return sized
+
     return wrap

@@ -68,9 +68,11 @@ class CommandRegistry:
 
     def command(self, name: str, *, help: str, usage: str = "", aliases: tuple[str, ...] = ()):
         """Decorator: register ``fn(app, args)`` as ``:name``."""
+
         def register(fn: Callable[[Any, list[str]], None]) -> Callable[[Any, list[str]], None]:
             self.add(Command(name, fn, help, usage or name, tuple(aliases)))
             return fn
+
         return register
 
     def get(self, name: str) -> Command | None:
@@ -87,8 +89,10 @@ COMMANDS = CommandRegistry()
 
 # The resource switch is no registered name: any other word is a resource.
 RESOURCE_USAGE = "RESOURCE [-n NAMESPACE | -A]"
-RESOURCE_HELP = ("watch another resource (pods, deploy, cm, widgets...) in the same run: restarts the pipeline; "
-                 "in a run with several informers, one of its own (:rs) is shown in every pane instead")
+RESOURCE_HELP = (
+    "watch another resource (pods, deploy, cm, widgets...) in the same run: restarts the pipeline; "
+    "in a run with several informers, one of its own (:rs) is shown in every pane instead"
+)
 
 
 def split_command(text: str) -> tuple[str, list[str]]:
@@ -163,9 +167,12 @@ def _one_arg(args: list[str], usage: str) -> str:
     return args[0]
 
 
-@COMMANDS.command("profile", usage="profile 1.32|1.35|1.36",
-                  help="run another client-go's machinery on the same traffic (1.32 DeltaFIFO + LIST, "
-                       "1.35 RealFIFO + WatchList, 1.36 atomic RealFIFO); clears :fifo and :watchlist")
+@COMMANDS.command(
+    "profile",
+    usage="profile 1.32|1.35|1.36",
+    help="run another client-go's machinery on the same traffic (1.32 DeltaFIFO + LIST, "
+    "1.35 RealFIFO + WatchList, 1.36 atomic RealFIFO); clears :fifo and :watchlist",
+)
 def _profile(app: Any, args: list[str]) -> None:
     version = _one_arg(args, "profile 1.32|1.35|1.36")
     try:
@@ -189,8 +196,9 @@ def _fifo(app: Any, args: list[str]) -> None:
 _ON = {"on": True, "true": True, "yes": True, "off": False, "false": False, "no": False}
 
 
-@COMMANDS.command("watchlist", usage="watchlist on|off",
-                  help="the initial list as a WatchList stream (on) or a paged LIST (off)")
+@COMMANDS.command(
+    "watchlist", usage="watchlist on|off", help="the initial list as a WatchList stream (on) or a paged LIST (off)"
+)
 def _watchlist(app: Any, args: list[str]) -> None:
     word = _one_arg(args, "watchlist on|off").lower()
     if word not in _ON:
@@ -198,17 +206,19 @@ def _watchlist(app: Any, args: list[str]) -> None:
     app.restart_pipeline(f":watchlist {word}", lambda c: c.with_profile(c.profile.with_watch_list(_ON[word])))
 
 
-@COMMANDS.command("consistency", usage="consistency on|off",
-                  help="--demo stale: the controller's read-your-own-writes check (ConsistencyStore), "
-                       "switched live on the same traffic")
+@COMMANDS.command(
+    "consistency",
+    usage="consistency on|off",
+    help="--demo stale: the controller's read-your-own-writes check (ConsistencyStore), "
+    "switched live on the same traffic",
+)
 def _consistency(app: Any, args: list[str]) -> None:
     word = _one_arg(args, "consistency on|off").lower()
     if word not in _ON:
         raise CommandError(f"{word!r}: :consistency on or :consistency off")
     run = app.current_run()
     if run is None or not getattr(run, "set_consistency", lambda _on: False)(_ON[word]):
-        raise CommandError("no controller here writes: the check runs in "
-                           "`queue replicasets --owns pods --demo stale`")
+        raise CommandError("no controller here writes: the check runs in `queue replicasets --owns pods --demo stale`")
     app.notify(f"read-your-own-writes check {'on' if _ON[word] else 'off'}", timeout=3)
 
 
@@ -251,8 +261,12 @@ class PipelineRestarted(Message):
         self.info = info
 
 
-@COMMANDS.command("ns", usage="ns NAME|-A", aliases=("namespace",),
-                  help="the same resource in namespace NAME, or in every namespace (-A), as k9s's :ns")
+@COMMANDS.command(
+    "ns",
+    usage="ns NAME|-A",
+    aliases=("namespace",),
+    help="the same resource in namespace NAME, or in every namespace (-A), as k9s's :ns",
+)
 def _ns(app: Any, args: list[str]) -> None:
     word = _one_arg(args, "ns NAME|-A")
     if word in ("-A", "--all-namespaces", "all"):
@@ -262,8 +276,12 @@ def _ns(app: Any, args: list[str]) -> None:
     app.restart_pipeline(f":ns {word}", lambda c: c.with_scope(scope))
 
 
-@COMMANDS.command("ctx", usage="ctx NAME", aliases=("context",),
-                  help="the same resource in another kubeconfig context (its cluster, user and namespace)")
+@COMMANDS.command(
+    "ctx",
+    usage="ctx NAME",
+    aliases=("context",),
+    help="the same resource in another kubeconfig context (its cluster, user and namespace)",
+)
 def _ctx(app: Any, args: list[str]) -> None:
     name = _one_arg(args, "ctx NAME")
     info = getattr(app.header_state, "info", None)

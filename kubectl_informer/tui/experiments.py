@@ -86,8 +86,7 @@ class ExperimentsScreen(ModalScreen[None]):
                 t.append(f"  ({left} to fail)", "bold yellow")
             t.append("\n")
         if any(self.experiments.unavailable(e.name) for e in CATALOG if e.needs == NEEDS_SIM):
-            t.append(" --demo only: the simulator faults itself, never a real cluster\n",
-                     "dim")
+            t.append(" --demo only: the simulator faults itself, never a real cluster\n", "dim")
         key = printable(self.selected_key) if self.selected_key else "none (select one in a pane)"  # a server's name
         t.append(f" selected key: {key}\n", "dim")
         t.append(" a key runs one · esc closes · docs/experiments.md tells what to look at", "dim")

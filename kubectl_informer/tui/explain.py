@@ -42,7 +42,7 @@ class ExplainPane(TextPane):
 
     def __init__(self, state: ExplainState, **kwargs) -> None:
         super().__init__(state, **kwargs)
-        self.back = 0            # records back from the newest, for RV, Resync and Queue
+        self.back = 0  # records back from the newest, for RV, Resync and Queue
         self._source: str | None = None
 
     def on_mount(self) -> None:
@@ -122,12 +122,22 @@ class ExplainPane(TextPane):
             head.append(f"  ({self.back} back · j/k older/newer)", "dim")
         lines = [head]
         if (seq := subject.fields.get("older_than_kept")) is not None:
-            lines.append(Text(f"the delta under the cursor (seq {seq}) is older than the last {PER_KEY} records "
-                              f"Explain keeps for this key: its newest delta instead", "yellow"))
+            lines.append(
+                Text(
+                    f"the delta under the cursor (seq {seq}) is older than the last {PER_KEY} records "
+                    f"Explain keeps for this key: its newest delta instead",
+                    "yellow",
+                )
+            )
         found = explain(subject, self.facts_for(source))
         if not found:
-            lines.append(Text("Nothing to explain here yet: select a delta, a FIFO key or a key in the Inspector, "
-                              "or wait for a list, a resync tick or a queue item.", "dim"))
+            lines.append(
+                Text(
+                    "Nothing to explain here yet: select a delta, a FIFO key or a key in the Inspector, "
+                    "or wait for a list, a resync tick or a queue item.",
+                    "dim",
+                )
+            )
         texts = load_texts()
         for text_id, values in found:
             lines.extend(_paragraph(render(text_id, values), f"docs/{texts[text_id].doc}", max(width, 20)))
@@ -149,4 +159,3 @@ def _fit(lines: list[Text], height: int) -> list[Text]:
     if height > 1:
         out.append(Text("… more: e here, then z zooms the Explain pane", "dim"))
     return out
-

@@ -18,8 +18,7 @@ from textual.widgets import Input
 from kubectl_informer.tui.inspector import InspectorPane
 from kubectl_informer.tui.pane import Pane
 
-PLACEHOLDER = ("filter keys: text or regex · type:Deleted · label:app=web · ! first inverts · "
-               "enter keeps · esc clears")
+PLACEHOLDER = "filter keys: text or regex · type:Deleted · label:app=web · ! first inverts · enter keeps · esc clears"
 # The panes that filter their keys.
 FILTERED = ("deltas", "fifo", "cache", "inspector")
 

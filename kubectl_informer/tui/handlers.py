@@ -45,9 +45,13 @@ def _lane_lines(i: int, ln: Lane, now: float | None, width: int, one_line: bool)
     head.append_text(_resync_cell(ln))
     head.pad_right(max(0, 30 - head.cell_len))
     # The registration's HasSynced (client-go's WaitForCacheSync on the handle): its own initial adds handled.
-    state = Text.assemble(("  ✓ synced" if ln.synced_at is not None else "  ◌ syncing",
-                           "green" if ln.synced_at is not None else "bold yellow"),
-                          f"  handled {ln.done}/{ln.given}")
+    state = Text.assemble(
+        (
+            "  ✓ synced" if ln.synced_at is not None else "  ◌ syncing",
+            "green" if ln.synced_at is not None else "bold yellow",
+        ),
+        f"  handled {ln.done}/{ln.given}",
+    )
     if ln.call >= 0.001:
         state.append(f" call {fmt_secs(ln.call)}", "yellow" if ln.call >= SLOW_CALL else "dim")
     if ln.errors:
@@ -56,12 +60,21 @@ def _lane_lines(i: int, ln: Lane, now: float | None, width: int, one_line: bool)
         state.append("  SLOW", "bold reverse red")
     # upd and sync apart, as the Deltas pane counts Updated and Sync: a sync is an
     # OnUpdate too (client-go's updateNotification), counted once, under sync.
-    counts = Text.assemble(("add ", "dim"), (f"{ln.adds}", "green"), ("  upd ", "dim"), f"{ln.updates - ln.syncs}",
-                           ("  del ", "dim"), (f"{ln.deletes}", "red"), ("  sync ", "dim"), (f"{ln.syncs}", "cyan"))
+    counts = Text.assemble(
+        ("add ", "dim"),
+        (f"{ln.adds}", "green"),
+        ("  upd ", "dim"),
+        f"{ln.updates - ln.syncs}",
+        ("  del ", "dim"),
+        (f"{ln.deletes}", "red"),
+        ("  sync ", "dim"),
+        (f"{ln.syncs}", "cyan"),
+    )
     if ln.synthetic:
         counts.append(f" ({ln.synthetic} replayed)", "dim")
-    pend = Text.assemble(("  pending ", "dim"), (f"{ln.pending}", "bold red" if slow else "bold"),
-                         (f" peak {ln.peak} ", "dim"))
+    pend = Text.assemble(
+        ("  pending ", "dim"), (f"{ln.pending}", "bold red" if slow else "bold"), (f" peak {ln.peak} ", "dim")
+    )
     if one_line:  # what matters most first: a narrow slot crops the sparkline
         line = Text.assemble(head, state, "  ", counts, pend)
         line.append(ln.spark(now, min(40, max(0, width - line.cell_len))), "red" if slow else "yellow")
@@ -103,6 +116,11 @@ def render_handlers(st: HandlersState, now: float | None, width: int, height: in
             break
         lines.extend(block)
     if len(lines) < height:
-        lines.append(Text(f"SLOW: >{SLOW_PENDING} pending and a call ≥ {fmt_secs(SLOW_CALL)} "
-                          "(client-go's slow-handler thresholds)", "dim"))
+        lines.append(
+            Text(
+                f"SLOW: >{SLOW_PENDING} pending and a call ≥ {fmt_secs(SLOW_CALL)} "
+                "(client-go's slow-handler thresholds)",
+                "dim",
+            )
+        )
     return join_lines(lines[:height], width)

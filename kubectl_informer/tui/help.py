@@ -52,8 +52,9 @@ class HelpScreen(ModalScreen[None]):
         Binding("q", "app.quit", "Quit"),
     ]
 
-    def __init__(self, panes: list[tuple[str, str, str]], keys=None, title: str = "kubectl informer: keys",
-                 about: str = "") -> None:
+    def __init__(
+        self, panes: list[tuple[str, str, str]], keys=None, title: str = "kubectl informer: keys", about: str = ""
+    ) -> None:
         """``panes``: (jump keys, title, name) in tab order; ``keys`` and
         ``title`` another app's (attach), ``about`` what its screen shows."""
         super().__init__(id="help")
@@ -83,6 +84,7 @@ class HelpScreen(ModalScreen[None]):
         for jump, title, name in self.panes:
             panes.add_row(jump, title, PANE_HELP.get(name, ""))
         from kubectl_informer.tui.command import help_rows
+
         commands = Table.grid(padding=(0, 2))
         commands.add_column(style="bold cyan", no_wrap=True)
         commands.add_column()

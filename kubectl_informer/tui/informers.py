@@ -23,7 +23,7 @@ from kubectl_informer.tui.textpane import TextPane
 COLUMNS = (
     ("synced", 8, lambda r: ("✓ " + str(r.synced_items)) if r.synced else "syncing"),
     ("RV", 10, lambda r: r.rv or "-"),
-    ("store RV", 10, lambda r: "-" if r.store_rv is None else (r.store_rv or "\"\"")),
+    ("store RV", 10, lambda r: "-" if r.store_rv is None else (r.store_rv or '""')),
     ("behind", 8, lambda r: "-" if r.lag is None else str(r.lag)),
     ("cached", 7, lambda r: str(r.cached)),
     ("FIFO", 6, lambda r: str(r.fifo_depth)),
@@ -75,7 +75,7 @@ class InformersPane(TextPane):
         lines = [head]
         room = max(height - 2, 1)
         start = max(0, min(names.index(selected) - room + 1, len(names) - room)) if selected in names else 0
-        for name in names[start:start + room]:
+        for name in names[start : start + room]:
             lines.append(self._row(st.rows[name], name == selected, name_w, ncols, width))
         lines.append(self._foot(st, len(names), selected))
         return lines
@@ -121,7 +121,7 @@ def behind_note(st: InformersState) -> str:
     if not any(r.store_rv is not None for r in rows):
         return ""
     if all(r.store_rv == "" for r in rows if r.store_rv is not None):
-        return " · store RV \"\": client-go < 1.36 keeps none (--client-go 1.36)"
+        return ' · store RV "": client-go < 1.36 keeps none (--client-go 1.36)'
     if any(r.lag_source == "sim" for r in rows):
         return " · behind: RV units after the server's newest (exact)"
     return " · behind: RV units after our reflectors' newest (our backlog, not the watch's delay)"

@@ -155,8 +155,12 @@ def diff_section(entry: DeltaEntry, width: int) -> list[Text]:
     lines = entry.detail_lines()
     if not lines:
         same = entry.event.fields.get("old_resource_version") == entry.event.fields.get("resource_version")
-        return [Text(" " * 10 + ("no change (same resourceVersion: a resync or relist)" if same
-                                 else "no field changed"), "dim")]
+        return [
+            Text(
+                " " * 10 + ("no change (same resourceVersion: a resync or relist)" if same else "no field changed"),
+                "dim",
+            )
+        ]
     src = "" if entry.obj is not None else ("  (as recorded)" if entry.detail is None else "  (objects released)")
     out = [Text(f"{' ' * 10}full diff: {len(lines)} path{'s' if len(lines) != 1 else ''}{src}", "bold")]
     out += [change_text(rank, text) for rank, text in lines]
@@ -297,14 +301,18 @@ class InspectorPane(KeyCursor, TextPane):
             head.append(f" · {from_summaries} from summaries (kind and RV only)", "yellow")
         cut = deltas >= self.state.objects.per_key or len(self.state.life(self.inspected)) >= self.state.history.per_key
         if cut:
-            head.append(f" · last {self.state.objects.per_key} deltas, {self.state.history.per_key} stage events kept",
-                        "dim")
+            head.append(
+                f" · last {self.state.objects.per_key} deltas, {self.state.history.per_key} stage events kept", "dim"
+            )
         ribbon = self._ribbon(rows)
         if cut:
             # Each stage's count is of what is still held: the oldest events of a busy key are
             # let go per stage, so the counts differ without an event being lost.
-            ribbon = Text.assemble(("held: ", "yellow"), ribbon,
-                                   ("  (older events let go, not lost: counts differ by retention)", "yellow"))
+            ribbon = Text.assemble(
+                ("held: ", "yellow"),
+                ribbon,
+                ("  (older events let go, not lost: counts differ by retention)", "yellow"),
+            )
         lines = [head, ribbon]
         written = self._written_line()
         if written is not None:
@@ -331,11 +339,14 @@ class InspectorPane(KeyCursor, TextPane):
         if got is None:
             return None
         resource, wrote, read, verdict = got
-        line = Text.assemble(("wrote ", "bold"), f"{resource} at RV {wrote} · its store read ",
-                             (read or '""', "bold"), " · ")
+        line = Text.assemble(
+            ("wrote ", "bold"), f"{resource} at RV {wrote} · its store read ", (read or '""', "bold"), " · "
+        )
         if verdict == "behind":
-            line.append("behind: a sync now is skipped" if stale.consistency else
-                        "behind: a sync now reads a stale cache", "bold yellow" if stale.consistency else "bold red")
+            line.append(
+                "behind: a sync now is skipped" if stale.consistency else "behind: a sync now reads a stale cache",
+                "bold yellow" if stale.consistency else "bold red",
+            )
         else:
             line.append(verdict, "green" if verdict == "caught up" else "dim")
         return line
@@ -406,12 +417,13 @@ class InspectorPane(KeyCursor, TextPane):
                 top = first - 1
         top = max(0, min(top, len(body) - room))
         self._top = top
-        window = body[top:top + room]
+        window = body[top : top + room]
         if top > 0:
             window = [Text(f"… {top + 1} earlier", "dim")] + window[1:]
         if top + room < len(body):
             window = window[:-1] + [Text(f"… {len(body) - (top + room) + 1} later", "dim")]
         return window
+
     def _render_key_list(self, width: int, height: int) -> list[Text]:
         st = self.state
         f = self.filter_text

@@ -49,8 +49,11 @@ HELP_KEYS = [
     ("P", "next client-go profile (1.32 → 1.35 → 1.36): restarts the pipeline on the same traffic"),
     ("p", "pause the view; events keep buffering (bounded); p again catches up"),
     ("tab / shift+tab", "next / previous pane"),
-    ("tab (Informers pane)", "several informers: the next / previous informer (every other pane follows it), "
-                             f"past the last one the next pane; {PANE_LETTERS['informers']} jumps to the Informers pane"),
+    (
+        "tab (Informers pane)",
+        "several informers: the next / previous informer (every other pane follows it), "
+        f"past the last one the next pane; {PANE_LETTERS['informers']} jumps to the Informers pane",
+    ),
     (":NAME", "several informers: show the informer NAME names (:rs, :pods, :replicasets.apps) in every pane"),
     ("1-9 or a letter", "jump to a pane (its keys are listed below)"),
     ("↑ ↓ j k home end", "move the cursor; end follows the stream again"),
@@ -60,12 +63,18 @@ HELP_KEYS = [
     ("↑ ↓ pgup pgdn home end", "Inspector: move through the key's deltas and events; end follows"),
     ("enter (Inspector)", "expand the delta under the cursor: its full diff, status first"),
     ("y", "the selected key's object as YAML (Inspector: the version under the cursor); Secrets redacted"),
-    ("v (Cache pane)", "objects per namespace, then each index (--index, and the built-in namespace one): "
-                       "its values and the keys under each (ByIndex), live"),
+    (
+        "v (Cache pane)",
+        "objects per namespace, then each index (--index, and the built-in namespace one): "
+        "its values and the keys under each (ByIndex), live",
+    ),
     ("z", "zoom one pane on a large terminal; z again for the grid"),
     ("esc", "back: close a line, help or a view, clear the filter, leave the Inspector, un-zoom"),
-    ("x", "experiments on this run: close the watch, forget the RV, pause the FIFO or the workers, "
-          "fail items, add a handler; on --demo 410 storm, compaction, drop watches, burst"),
+    (
+        "x",
+        "experiments on this run: close the watch, forget the RV, pause the FIFO or the workers, "
+        "fail items, add a handler; on --demo 410 storm, compaction, drop watches, burst",
+    ),
     # `kubectl informer replay` only:
     ("space / p", "replay: pause / play"),
     (".", "replay: step one event (pauses)"),
@@ -97,4 +106,5 @@ FOOTER_HINTS = [
 
 # A run with several informers: o jumps to their pane, tab in it walks them.
 FOOTER_HINTS_SEVERAL = [("o", "Informers", "Inf", 6)] + [
-    ("tab", "Next pane/informer", "Pane/inf", 3) if h[0] == "tab" else h for h in FOOTER_HINTS]
+    ("tab", "Next pane/informer", "Pane/inf", 3) if h[0] == "tab" else h for h in FOOTER_HINTS
+]

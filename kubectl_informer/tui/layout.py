@@ -49,11 +49,22 @@ class PaneSpec:
     pane_cls: type[Pane]
     short: str = ""  # tab bar label, so seven tabs fit in 80 columns
 
+
 # A tab's label when the bar is short of room: three letters that still tell the
 # panes apart (cutting "Resync" and "RV" both to "R" did not).
-TAB_ABBREVIATIONS = {"informers": "Inf", "deltas": "Dlt", "fifo": "FIFO", "rv": "RV", "resync": "Rsy",
-                     "queue": "Que", "cache": "Cch", "inspector": "Ins", "handlers": "Hnd", "explain": "Exp",
-                     "server": "Srv"}
+TAB_ABBREVIATIONS = {
+    "informers": "Inf",
+    "deltas": "Dlt",
+    "fifo": "FIFO",
+    "rv": "RV",
+    "resync": "Rsy",
+    "queue": "Que",
+    "cache": "Cch",
+    "inspector": "Ins",
+    "handlers": "Hnd",
+    "explain": "Exp",
+    "server": "Srv",
+}
 
 
 def tab_label(spec: PaneSpec, shorten: int | str | None) -> str:
@@ -65,7 +76,7 @@ def tab_label(spec: PaneSpec, shorten: int | str | None) -> str:
         return TAB_ABBREVIATIONS.get(spec.name, label[:3])
     if shorten == "key":
         return ""
-    return label[:int(shorten)]
+    return label[: int(shorten)]
 
 
 # Tab order; the grid places them in this order too (see app.tcss). The
@@ -93,6 +104,7 @@ def shown_specs(wanted, several: bool) -> list[PaneSpec]:
     Informers pane only when the run has several informers."""
     return [s for s in PANES if s.name in wanted and (several or s.name not in SEVERAL_INFORMERS_ONLY)]
 
+
 # Below this the grid is unreadable: one (or two) panes behind tabs instead.
 GRID_MIN = (150, 36)
 COMPANION_MIN_WIDTH = 120
@@ -108,8 +120,9 @@ class TabBar(Widget):
         super().__init__(**kwargs)
         self._text = Text()
 
-    def show_tabs(self, specs: list[PaneSpec], active: str, shown: set[str], filter_text: str,
-                  width: int | None = None) -> None:
+    def show_tabs(
+        self, specs: list[PaneSpec], active: str, shown: set[str], filter_text: str, width: int | None = None
+    ) -> None:
         # ``width``: the size a resize brings (the app's may still be the old one then).
         width = self.app.size.width if width is None else width
         # Too many tabs for the line: the other tabs' labels shorten (whole words, then

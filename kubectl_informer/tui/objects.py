@@ -77,8 +77,11 @@ def yaml_view(key: str, entry, history, info) -> YamlScreen | str:
         obj = history.latest(key)
         entry = None
     if obj is None:
-        why = ("a recording keeps summaries and diffs, not objects" if info.replay
-               else "its deltas are older than the objects the UI keeps")
+        why = (
+            "a recording keeps summaries and diffs, not objects"
+            if info.replay
+            else "its deltas are older than the objects the UI keeps"
+        )
         return f"no object held for {key}: {why}"
     text = to_yaml(obj, info.resource, info.show_secret_data)
     meta = obj.get("metadata") or {}

@@ -24,8 +24,15 @@ def _escaped(text: Text, keep: str) -> Text:
     offsets = [0]
     for piece in pieces:
         offsets.append(offsets[-1] + len(piece))
-    out = Text("".join(pieces), style=text.style, justify=text.justify, overflow=text.overflow,
-               no_wrap=text.no_wrap, end=text.end, tab_size=text.tab_size)
+    out = Text(
+        "".join(pieces),
+        style=text.style,
+        justify=text.justify,
+        overflow=text.overflow,
+        no_wrap=text.no_wrap,
+        end=text.end,
+        tab_size=text.tab_size,
+    )
     out.spans = [Span(offsets[s.start], offsets[min(s.end, len(plain))], s.style) for s in text.spans]
     return out
 

@@ -18,8 +18,9 @@ from kubectl_informer.tui.queue_why import _why_lines
 from kubectl_informer.tui.cursor import CURSOR_BINDINGS, HOME_BINDING, KeyCursor
 from kubectl_informer.tui.textpane import TextPane, text_lines
 
-WATCH_NOTE = ("watch runs no workqueue: `kubectl informer queue` feeds each notified key into one, "
-              "drained by simulated workers")
+WATCH_NOTE = (
+    "watch runs no workqueue: `kubectl informer queue` feeds each notified key into one, drained by simulated workers"
+)
 LABEL_W = 14
 
 
@@ -34,8 +35,9 @@ def cursor_items(st: QueueState) -> list[str]:
     items = list(itertools.islice(st.processing, MAX_CURSOR_ITEMS))
     items += itertools.islice((k for k in st.queue if k not in st.processing), MAX_CURSOR_ITEMS - len(items))
     if len(items) < MAX_CURSOR_ITEMS:
-        items += [k for k, _ in heapq.nsmallest(MAX_CURSOR_ITEMS - len(items), st.waiting.items(),
-                                                key=lambda kv: kv[1])]
+        items += [
+            k for k, _ in heapq.nsmallest(MAX_CURSOR_ITEMS - len(items), st.waiting.items(), key=lambda kv: kv[1])
+        ]
     return items
 
 
@@ -134,14 +136,14 @@ def _flow(items, total: int, width: int, max_lines: int) -> list[Text]:
         return [Text()]
     colw, cols = _columns([t.cell_len for t in taken], width)
     room = cols * max(1, max_lines)
-    shown = taken[:room] if total <= room else taken[:room - 1]
+    shown = taken[:room] if total <= room else taken[: room - 1]
     cells = [t.copy() for t in shown]
     if len(shown) < total:
         cells.append(Text(f"…+{total - len(shown)}", style="dim"))
     lines: list[Text] = []
     for r in range(0, len(cells), cols):
         row = Text()
-        for i, cell in enumerate(cells[r:r + cols]):
+        for i, cell in enumerate(cells[r : r + cols]):
             if i:
                 row.append("  ")
             cell.truncate(colw, overflow="ellipsis")
@@ -149,7 +151,7 @@ def _flow(items, total: int, width: int, max_lines: int) -> list[Text]:
             if i < cols - 1 and r + i + 1 < len(cells):
                 row.pad_right(colw - cell.cell_len)
         lines.append(row)
-    return lines[:max(1, max_lines)]
+    return lines[: max(1, max_lines)]
 
 
 def _section(title: str, count: int | None, body: list[Text], style: str = "bold") -> list[Text]:
@@ -186,9 +188,11 @@ def _header(st: QueueState, now: float, width: int) -> Text:
     busy = sum(1 for w in st.workers.values() if w is not None)
     head = Text.assemble(
         ("Workqueue", "bold"),
-        "  depth ", (str(st.depth), "bold cyan"),
+        "  depth ",
+        (str(st.depth), "bold cyan"),
         f" · adds {st.adds_per_second(now):.0f}/s ({st.adds})",
-        " · retries ", (str(st.retries), "bold yellow" if st.retries else ""),
+        " · retries ",
+        (str(st.retries), "bold yellow" if st.retries else ""),
     )
     if st.dropped:
         head.append(f" · gave up {st.dropped}", "bold red")
@@ -202,7 +206,8 @@ def _header(st: QueueState, now: float, width: int) -> Text:
     if head.cell_len > width:
         # A narrow slot: the same facts, fewer words.
         head = Text.assemble(
-            ("depth ", "bold"), (str(st.depth), "bold cyan"),
+            ("depth ", "bold"),
+            (str(st.depth), "bold cyan"),
             f" · {st.adds_per_second(now):.0f} adds/s · retries {st.retries}",
         )
         if st.dropped:
@@ -231,12 +236,16 @@ def _metric_lines(st: QueueState, now: float, width: int, height: int) -> list[T
     wp50, wp99 = st.percentiles("work")
     unfinished, longest = st.unfinished_work(now)
     metrics = Text.assemble(
-        ("queue latency", "bold"), f" p50 {fmt_secs(lp50)} p99 {fmt_secs(lp99)} · ",
-        ("work duration", "bold"), f" p50 {fmt_secs(wp50)} p99 {fmt_secs(wp99)}",
+        ("queue latency", "bold"),
+        f" p50 {fmt_secs(lp50)} p99 {fmt_secs(lp99)} · ",
+        ("work duration", "bold"),
+        f" p50 {fmt_secs(wp50)} p99 {fmt_secs(wp99)}",
     )
     unfin = Text.assemble(
-        ("unfinished work", "bold"), f" {fmt_secs(unfinished)} · ",
-        ("longest running", "bold"), f" {fmt_secs(longest)}",
+        ("unfinished work", "bold"),
+        f" {fmt_secs(unfinished)} · ",
+        ("longest running", "bold"),
+        f" {fmt_secs(longest)}",
     )
     if metrics.cell_len + 3 + unfin.cell_len <= width:
         metrics.append(" · ")
@@ -245,15 +254,19 @@ def _metric_lines(st: QueueState, now: float, width: int, height: int) -> list[T
     if height >= 12:
         return [metrics, unfin]
     compact = Text.assemble(
-        ("p50/p99", "bold"), f" latency {fmt_secs(lp50)}/{fmt_secs(lp99)}",
-        f" work {fmt_secs(wp50)}/{fmt_secs(wp99)} · ", ("longest", "bold"), f" {fmt_secs(longest)}",
+        ("p50/p99", "bold"),
+        f" latency {fmt_secs(lp50)}/{fmt_secs(lp99)}",
+        f" work {fmt_secs(wp50)}/{fmt_secs(wp99)} · ",
+        ("longest", "bold"),
+        f" {fmt_secs(longest)}",
     )
     more = Text.assemble(" · ", ("unfinished", "bold"), f" {fmt_secs(unfinished)}")
     if compact.cell_len + more.cell_len <= width:
         compact.append_text(more)
     elif compact.cell_len > width:
-        compact = Text.assemble(("p50/p99", "bold"), f" lat {fmt_secs(lp50)}/{fmt_secs(lp99)}"
-                                f" work {fmt_secs(wp50)}/{fmt_secs(wp99)}")
+        compact = Text.assemble(
+            ("p50/p99", "bold"), f" lat {fmt_secs(lp50)}/{fmt_secs(lp99)} work {fmt_secs(wp50)}/{fmt_secs(wp99)}"
+        )
     return [compact]
 
 
@@ -325,22 +338,47 @@ def _flowed(items_fn, total: int, empty: str):
 def _section_specs(st: QueueState, now: float, proc: list[Text], dwp: set) -> dict[str, tuple]:
     """(title, count, body(width, rows)) of every section."""
     top_requeues = heapq.nlargest(64, st.requeues.items(), key=lambda kv: kv[1])
-    queued = _flowed(lambda w, rows: (Text(k, style="bold" if i == 0 else "")
-                                      for i, k in enumerate(itertools.islice(st.queue, rows * (w // 4 + 1)))),
-                     len(st.queue), "empty")
+    queued = _flowed(
+        lambda w, rows: (
+            Text(k, style="bold" if i == 0 else "")
+            for i, k in enumerate(itertools.islice(st.queue, rows * (w // 4 + 1)))
+        ),
+        len(st.queue),
+        "empty",
+    )
     return {
         "queued": ("queued", len(st.queue), queued),
-        "processing": ("processing", len(st.processing), lambda w, rows: proc[:rows] if len(proc) <= rows
-                       else proc[: rows - 1] + [Text(f"…+{len(proc) - rows + 1}", style="dim")]),
-        "waiting": ("waiting", len(st.waiting), _flowed(lambda w, rows: _waiting_items(st, now),
-                                                        len(st.waiting), "none")),
-        "requeues": ("requeues", len(st.requeues),
-                     _flowed(lambda w, rows: (_requeue_item(st, k, n) for k, n in top_requeues),
-                             len(st.requeues), "none")),
+        "processing": (
+            "processing",
+            len(st.processing),
+            lambda w, rows: (
+                proc[:rows]
+                if len(proc) <= rows
+                else proc[: rows - 1] + [Text(f"…+{len(proc) - rows + 1}", style="dim")]
+            ),
+        ),
+        "waiting": (
+            "waiting",
+            len(st.waiting),
+            _flowed(lambda w, rows: _waiting_items(st, now), len(st.waiting), "none"),
+        ),
+        "requeues": (
+            "requeues",
+            len(st.requeues),
+            _flowed(lambda w, rows: (_requeue_item(st, k, n) for k, n in top_requeues), len(st.requeues), "none"),
+        ),
         "dirty": ("dirty", len(st.dirty), lambda w, rows: _dirty_body(st, dwp, w)),
-        "totals": ("totals", None, lambda w, rows: [Text(
-            f"gets {st.gets} · requeued on done {st.requeued_on_done} · "
-            f"work ok {st.worker_ok} / errors {st.worker_errors}" + _dropped_words(st), style="dim")]),
+        "totals": (
+            "totals",
+            None,
+            lambda w, rows: [
+                Text(
+                    f"gets {st.gets} · requeued on done {st.requeued_on_done} · "
+                    f"work ok {st.worker_ok} / errors {st.worker_errors}" + _dropped_words(st),
+                    style="dim",
+                )
+            ],
+        ),
     }
 
 
@@ -367,9 +405,11 @@ def _want_flow(widths, w: int, avail: int) -> int:
 
 def _wants_left(st: QueueState, w: int, avail: int) -> list[int]:
     cap = avail * (w // 4 + 1)
-    return [_want_flow((len(k) for k in itertools.islice(st.queue, cap)), w, avail),
-            _want_flow((len(k) + 20 for k in itertools.islice(st.waiting, cap)), w, avail),
-            _want_flow((len(k) + 11 for k in itertools.islice(st.requeues, cap)), w, avail)]
+    return [
+        _want_flow((len(k) for k in itertools.islice(st.queue, cap)), w, avail),
+        _want_flow((len(k) + 20 for k in itertools.islice(st.waiting, cap)), w, avail),
+        _want_flow((len(k) + 11 for k in itertools.islice(st.requeues, cap)), w, avail),
+    ]
 
 
 def _rows_wanted(st: QueueState, proc: list[Text], w: int, wide: bool, avail: int) -> int:
@@ -387,8 +427,7 @@ def staleness_lines(s, width: int) -> list[Text]:
     """The controller's read-your-own-writes check and what it did: stale-sync
     skips and catch-ups (on), or the duplicate creates a stale cache made."""
     on = s.consistency
-    head = Text.assemble(("read-your-own-writes ", "bold"), ("ON" if on else "OFF", "bold green" if on else
-                                                              "bold red"))
+    head = Text.assemble(("read-your-own-writes ", "bold"), ("ON" if on else "OFF", "bold green" if on else "bold red"))
     if s.skips:
         by = ", ".join(f"{r} {n}" for r, n in sorted(s.skips_by_resource.items()))
         head.append(" · stale-sync skips ")
@@ -397,8 +436,7 @@ def staleness_lines(s, width: int) -> list[Text]:
     if s.last_catch_up is not None:
         key, n, took = s.last_catch_up
         head.append(f" · caught up {s.catch_ups}×, last {key} after {n} skips ({took:.1f}s)")
-    writes = Text.assemble(("writes", "bold"), f" {s.creates} creates · {s.deletes} deletes · "
-                           f"{s.status_writes} status")
+    writes = Text.assemble(("writes", "bold"), f" {s.creates} creates · {s.deletes} deletes · {s.status_writes} status")
     if s.duplicates:
         writes.append(" · ")
         writes.append(f"{s.duplicates} duplicate creates (acted on a stale cache)", "bold red")
@@ -449,10 +487,18 @@ def render_queue(st: QueueState, now: float | None, width: int, height: int) -> 
     if wide:
         lw_rows = _allocate(_wants_left(st, body_l, avail), avail)
         rw_rows = _allocate([len(proc), 1, 1], avail)
-        left = [ln for name, r in zip(("queued", "waiting", "requeues"), lw_rows) if r
-                for ln in _build(specs[name], body_l, r)]
-        right = [ln for name, r in zip(("processing", "dirty", "totals"), rw_rows) if r
-                 for ln in _build(specs[name], body_r, r)]
+        left = [
+            ln
+            for name, r in zip(("queued", "waiting", "requeues"), lw_rows)
+            if r
+            for ln in _build(specs[name], body_l, r)
+        ]
+        right = [
+            ln
+            for name, r in zip(("processing", "dirty", "totals"), rw_rows)
+            if r
+            for ln in _build(specs[name], body_r, r)
+        ]
         lines.extend(side_by_side(left, right, lw))
     else:
         wq, ww, wr = _wants_left(st, body_l, avail)

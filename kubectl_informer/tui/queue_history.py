@@ -28,9 +28,13 @@ def history_line(st: QueueState, now: float, width: int) -> Text | None:
         return None
     depth, adds, latency = st.history_series(now, cells)
     t = Text()
-    for i, (label, values, peak) in enumerate((
-            ("depth", depth, str(max(depth))), ("adds/s", adds, str(max(adds))),
-            ("latency", latency, fmt_secs(max(latency)) if max(latency) > 0 else "-"))):
+    for i, (label, values, peak) in enumerate(
+        (
+            ("depth", depth, str(max(depth))),
+            ("adds/s", adds, str(max(adds))),
+            ("latency", latency, fmt_secs(max(latency)) if max(latency) > 0 else "-"),
+        )
+    ):
         if i:
             t.append(" · ")
         t.append(f"{label} ", "bold")
@@ -49,8 +53,11 @@ def history_lines(st: QueueState, now: float, width: int) -> list[Text]:
         return []
     depth, adds, latency = st.history_series(now, cells)
     out = []
-    for label, values, peak in (("depth", depth, str(max(depth))), ("adds/s", adds, str(max(adds))),
-                                ("latency", latency, fmt_secs(max(latency)) if max(latency) > 0 else "-")):
+    for label, values, peak in (
+        ("depth", depth, str(max(depth))),
+        ("adds/s", adds, str(max(adds))),
+        ("latency", latency, fmt_secs(max(latency)) if max(latency) > 0 else "-"),
+    ):
         t = Text(f"{label:<8}", "bold")
         t.append(spark(values, cells).rstrip(), "cyan")
         t.append(f" max {peak}", "dim")

@@ -61,7 +61,7 @@ def _why_lines(st: QueueState, width: int, rows: int) -> list[Text]:
     for key, story in st.stories.newest_first():
         if len(body) >= rows:
             break
-        body.extend(why_lines(key, story, width - 4)[:rows - len(body)])
+        body.extend(why_lines(key, story, width - 4)[: rows - len(body)])
     if not body:
         body.append(Text("no add yet", style="dim"))
     if st.drops and len(body) < rows:

@@ -35,9 +35,14 @@ REPLAY_BINDINGS = [
     Binding("less_than_sign", "replay_speed(0.5)", "Slower", show=False),
 ]
 
-REPLAY_HINTS = (("space", "Play/pause", "Play", 10), (".", "Step", "Step", 8),
-                ("] [", "Next/prev mark", "Mark", 7), ("t", "Seek", "Seek", 6), ("?", "Help", "Help", 10),
-                ("q", "Quit", "Quit", 10))
+REPLAY_HINTS = (
+    ("space", "Play/pause", "Play", 10),
+    (".", "Step", "Step", 8),
+    ("] [", "Next/prev mark", "Mark", 7),
+    ("t", "Seek", "Seek", 6),
+    ("?", "Help", "Help", 10),
+    ("q", "Quit", "Quit", 10),
+)
 SPEEDS_MAX = 1024.0
 
 
@@ -68,6 +73,7 @@ def parse_seek(text: str, rec: Recording, current: float) -> float:
 
 def _wall_offset(text: str, rec: Recording) -> float:
     from datetime import datetime
+
     start = rec.wall_time(0.0)
     if start is None:
         raise ValueError("this recording has no wall clock (recorded before the run.info header)")
@@ -187,8 +193,10 @@ class ReplayScreen(Screen):
         self.informer.header.refresh_view(self.now())
 
     def action_replay_seek_prompt(self) -> None:
-        hint = (f"seek to: offset from the start (0..{fmt_offset(self.player.duration)}), "
-                "+/- from the playhead, or a wall-clock time")
+        hint = (
+            f"seek to: offset from the start (0..{fmt_offset(self.player.duration)}), "
+            "+/- from the playhead, or a wall-clock time"
+        )
         self.app.push_screen(SeekScreen(hint), self._seek_answer)
 
     def _seek_answer(self, text: str | None) -> None:
@@ -216,12 +224,14 @@ class ReplayScreen(Screen):
         t.append(f" {state} ", "bold reverse green" if p.playing else "bold reverse yellow")
         if rec.header:  # without one, the context names the file
             import os
+
             t.append(f" replay {os.path.basename(rec.path)}", "bold")
         t.append(f" {fmt_offset(at)}/{fmt_offset(p.duration)}", "bold")
         start = rec.wall_time(0.0) if rec.header else None
         if start is not None:
             # The day once, then the wall clock at the playhead (the time it was recorded is 0:00.0's).
             from datetime import datetime
+
             t.append(f" {datetime.fromtimestamp(start):%Y-%m-%d}", "dim")
         wall = rec.wall_clock(at)
         if wall:
@@ -244,9 +254,24 @@ class ReplayScreen(Screen):
 
 # Flags the header's first line shows already (resource, scope, selectors, profile, resync,
 # demo) or that made the recording rather than the run (output, duration, record).
-_SHOWN_FLAGS = frozenset(("-o", "--output", "--duration", "--max-events", "--record", "-n", "--namespace",
-                          "-l", "--selector", "--field-selector", "--client-go", "--resync", "--kubeconfig",
-                          "--context"))
+_SHOWN_FLAGS = frozenset(
+    (
+        "-o",
+        "--output",
+        "--duration",
+        "--max-events",
+        "--record",
+        "-n",
+        "--namespace",
+        "-l",
+        "--selector",
+        "--field-selector",
+        "--client-go",
+        "--resync",
+        "--kubeconfig",
+        "--context",
+    )
+)
 _SHOWN_SWITCHES = frozenset(("-A", "--all-namespaces"))
 
 

@@ -63,8 +63,9 @@ class Restarts:
             raise CommandError(f"{what}: a restart is already under way")
         self.restarting = True
         self.app.notify(f"{what}: restarting the pipeline…", timeout=2)
-        self.app.run_worker(lambda: self._restart_in_thread(what, derive), thread=True, group="restart",
-                            exit_on_error=False)
+        self.app.run_worker(
+            lambda: self._restart_in_thread(what, derive), thread=True, group="restart", exit_on_error=False
+        )
 
     def _restart_in_thread(self, what: str, derive: Callable[[Any], Any]) -> None:
         try:
@@ -86,8 +87,9 @@ class Restarts:
             return False
         info = done.info
         scope = "all namespaces" if info.namespace is None else f"ns {info.namespace}"
-        self.app.notify(f"{done.what}: now {info.resource} in {scope}, client-go {info.profile} "
-                        f"({info.fifo} · {info.initial_list})")
+        self.app.notify(
+            f"{done.what}: now {info.resource} in {scope}, client-go {info.profile} ({info.fifo} · {info.initial_list})"
+        )
         return True
 
     # -- discovery ----------------------------------------------------------------------
@@ -109,5 +111,9 @@ class Restarts:
     def load_resource_names(self) -> None:
         """Ask discovery in a thread; ``ResourceNamesFound`` brings the answer."""
         if self.pipeline is not None:
-            self.app.run_worker(lambda: self.app.post_message(ResourceNamesFound(self.discovered_names())),
-                                thread=True, group="discovery", exit_on_error=False)
+            self.app.run_worker(
+                lambda: self.app.post_message(ResourceNamesFound(self.discovered_names())),
+                thread=True,
+                group="discovery",
+                exit_on_error=False,
+            )

@@ -13,7 +13,7 @@ from kubectl_informer.panes.resync import Listener, ResyncState, cadence
 from kubectl_informer.tui.chart import any_size, column_of, fmt_secs, join_lines
 from kubectl_informer.tui.textpane import TextPane, text_lines
 
-NEXT_W = 14       # "due; tick 2.6s"
+NEXT_W = 14  # "due; tick 2.6s"
 
 
 class ResyncPane(TextPane):
@@ -118,8 +118,11 @@ def _header(st: ResyncState, now: float | None, width: int) -> Text:
         head.append(f" · next tick {fmt_secs(nt - now)}")
     if head.cell_len > width and cp:
         # A narrow slot: the same facts, fewer words.
-        head = Text.assemble(("Resync ", "bold"), (fmt_secs(cp), "bold yellow"),
-                             f" · {st.tick_count} ticks · Syncs {st.syncs_queued}/{st.syncs_skipped} skipped")
+        head = Text.assemble(
+            ("Resync ", "bold"),
+            (fmt_secs(cp), "bold yellow"),
+            f" · {st.tick_count} ticks · Syncs {st.syncs_queued}/{st.syncs_skipped} skipped",
+        )
         if nt is not None:
             head.append(f" · next {fmt_secs(nt - now)}")
     return head
@@ -168,8 +171,11 @@ def _listener_table(st: ResyncState, now: float, width: int) -> tuple[Text, list
         row.append_text(nxt)
         if show_syncs:
             row.append(f" {ls.syncs:>6}")
-        whys = [Text.assemble(("    ↳ " if j == 0 else "      ", "yellow"), (part, "italic"))
-                for why in ls.why(cp) for j, part in enumerate(textwrap.wrap(why, max(10, width - 6)))]
+        whys = [
+            Text.assemble(("    ↳ " if j == 0 else "      ", "yellow"), (part, "italic"))
+            for why in ls.why(cp)
+            for j, part in enumerate(textwrap.wrap(why, max(10, width - 6)))
+        ]
         entries.append((i, row, whys, 0 if differs and whys else 1 if whys else 2))
     return Text(table_head, style="bold"), entries
 
@@ -179,14 +185,16 @@ def _recent_ticks(st: ResyncState, now: float, height: int) -> list[Text]:
     tt: list[Text] = [Text(f"  {'tick':>9}  {'Syncs':>5} {'skipped':>7}  due listeners", style="bold")]
     for tk in reversed(st.ticks):
         due = ", ".join(tk.due) if tk.due else "(none due)"
-        tt.append(Text.assemble(
-            f"  {fmt_secs(now - tk.time) + ' ago':>9}  ",
-            (f"{tk.queued:>5}", "green" if tk.queued else "dim"),
-            " ",
-            (f"{tk.skipped:>7}", "yellow" if tk.skipped else "dim"),
-            "  ",
-            (due, "" if tk.due else "dim"),
-        ))
+        tt.append(
+            Text.assemble(
+                f"  {fmt_secs(now - tk.time) + ' ago':>9}  ",
+                (f"{tk.queued:>5}", "green" if tk.queued else "dim"),
+                " ",
+                (f"{tk.skipped:>7}", "yellow" if tk.skipped else "dim"),
+                "  ",
+                (due, "" if tk.due else "dim"),
+            )
+        )
         if len(tt) > height:
             break
     if len(tt) == 1:

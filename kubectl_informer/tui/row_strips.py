@@ -73,8 +73,8 @@ class RowPainter:
         self._visual: Style | None = None
         self._theme = None
         self._console = None
-        self._styles: dict = {}   # style key -> the widget's style + the row's + the segment's (a Textual Style)
-        self._placed: dict = {}   # (style key, column) -> the segment's final rich style
+        self._styles: dict = {}  # style key -> the widget's style + the row's + the segment's (a Textual Style)
+        self._placed: dict = {}  # (style key, column) -> the segment's final rich style
 
     def strip(self, widget: Widget, text: Text) -> Strip | None:
         plain = text.plain
@@ -137,8 +137,9 @@ class RowPainter:
             visual = self._visual
             spans = visual
             if base is not None:
-                spans = spans + (Style.parse(base) if isinstance(base, str)
-                                 else Style.from_rich_style(base, self._theme))
+                spans = spans + (
+                    Style.parse(base) if isinstance(base, str) else Style.from_rich_style(base, self._theme)
+                )
             if style is not None:
                 rich = self._console.get_style(style) if isinstance(style, str) else style
                 if rich.link:

@@ -74,8 +74,9 @@ class RowTable(Widget, can_focus=True):
         self.action_move(direction * max(1, self.size.height - 3))
 
     # -- drawing --------------------------------------------------------------------------
-    def draw(self, header: tuple[str, ...], rows: list[tuple[str, ...]],
-             line: Callable[[tuple[str, ...]], str]) -> Text:
+    def draw(
+        self, header: tuple[str, ...], rows: list[tuple[str, ...]], line: Callable[[tuple[str, ...]], str]
+    ) -> Text:
         """The header, the rows that fit around the cursor, and the more-lines."""
         out = Text(no_wrap=True, overflow="crop")
         out.append(line(header), "bold")

@@ -48,14 +48,17 @@ def _header(st: RVState, width: int) -> Text:
         watch += f" (closed: {st.watch_end_reason})"
     head = Text.assemble(
         ("ResourceVersion", "bold"),
-        "  list ", (_rv_label(st.list_rv), "cyan"),
-        " · watch ", (watch, "green" if st.watch_open else "dim"),
-        " · synced ", (_rv_label(st.synced_rv), "bold"),
+        "  list ",
+        (_rv_label(st.list_rv), "cyan"),
+        " · watch ",
+        (watch, "green" if st.watch_open else "dim"),
+        " · synced ",
+        (_rv_label(st.synced_rv), "bold"),
     )
     if st.listing:
         head.append("  listing…", "yellow")
     if head.cell_len > width:  # narrow slot: the numbers matter more than the title
-        head = Text.assemble(("RV", "bold"), head[len("ResourceVersion"):])
+        head = Text.assemble(("RV", "bold"), head[len("ResourceVersion") :])
     return head
 
 
@@ -65,7 +68,8 @@ def _counters(st: RVState) -> Text:
     return Text.assemble(
         f"lists {c['list']}  watches {c['watch']}  bookmarks {c['bookmark']}  relists {c['relist']}",
         f" ({reasons})" if reasons else "",
-        "  410s ", (str(c["gone"]), "bold red" if c["gone"] else ""),
+        "  410s ",
+        (str(c["gone"]), "bold red" if c["gone"] else ""),
     )
 
 
@@ -184,8 +188,9 @@ def render_rv(st: RVState, now: float | None, width: int, height: int) -> Text:
     t0, t1 = st.window(now)
     pts, numeric = _window_points(st, t0)
     lines: list[Text] = [head] + ([_counters(st)] if show_counters else [])
-    chart, lw, plot_w = (_step_chart(numeric, t0, t1, width, chart_h) if numeric
-                         else _change_dots(pts, t0, t1, width, chart_h))
+    chart, lw, plot_w = (
+        _step_chart(numeric, t0, t1, width, chart_h) if numeric else _change_dots(pts, t0, t1, width, chart_h)
+    )
     lines.extend(chart)
     lines.append(Text(" " * lw + " └" + "─" * plot_w, style="dim"))
     lines.append(_marks_strip(st, t0, t1, lw, plot_w))

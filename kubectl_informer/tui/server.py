@@ -89,12 +89,16 @@ def _ours_words(st: ServerState, resource: str, rv: str, short: bool) -> Text:
     line = Text(f"RV {rv or '-'}")
     behind = st.rv_behind(rv, resource) if rv else None
     if behind is not None:
-        line.append(f" · RV Δ {_delta(behind)}" if short else
-                    f" · RV Δ {_delta(behind)} to the window's newest (revisions, not events)")
+        line.append(
+            f" · RV Δ {_delta(behind)}"
+            if short
+            else f" · RV Δ {_delta(behind)} to the window's newest (revisions, not events)"
+        )
     pos = st.position(rv, resource) if rv else None
     if pos is not None and pos < 0:
-        line.append(" · fell out: 410 next" if short else " · fallen out of the window: 410 on its next read",
-                    "bold red")
+        line.append(
+            " · fell out: 410 next" if short else " · fallen out of the window: 410 on its next read", "bold red"
+        )
     elif pos is not None:
         line.append(" · in the window", "green")
     return line
@@ -118,8 +122,9 @@ def _watcher_row(st: ServerState, wt: Watcher) -> Text:
     behind = st.rv_behind(wt.rv)
     pos = st.position(wt.rv)
     name = wt.id if len(wt.id) <= 12 else wt.id[:11] + "…"
-    row = Text.assemble("  ", (f"{name:<12}", "bold yellow" if wt.ours else ""),
-                        f" {wt.rv or '-':>10} {_delta(behind):>7} {wt.sent:>7}")
+    row = Text.assemble(
+        "  ", (f"{name:<12}", "bold yellow" if wt.ours else ""), f" {wt.rv or '-':>10} {_delta(behind):>7} {wt.sent:>7}"
+    )
     if pos is not None and pos < 0:
         row.append("  fell out (410)", "bold red")
     if wt.ours:
@@ -142,10 +147,16 @@ def _happenings(st: ServerState, now: float | None, budget: int) -> list[Text]:
 
 def _outcomes(st: ServerState) -> Text:
     """What the server did to our watch, counted."""
-    t = Text.assemble(("server did  ", "bold"), ("410 ×", ""), (str(st.gone), "bold red" if st.gone else "dim"),
-                      " · too large ×", (str(st.too_large), "bold red" if st.too_large else "dim"),
-                      " · re-inits ×", (str(st.reinits), "bold red" if st.reinits else "dim"),
-                      f" · our relists {st.relists}")
+    t = Text.assemble(
+        ("server did  ", "bold"),
+        ("410 ×", ""),
+        (str(st.gone), "bold red" if st.gone else "dim"),
+        " · too large ×",
+        (str(st.too_large), "bold red" if st.too_large else "dim"),
+        " · re-inits ×",
+        (str(st.reinits), "bold red" if st.reinits else "dim"),
+        f" · our relists {st.relists}",
+    )
     if st.too_large_last is not None:
         req, cur = st.too_large_last
         t.append(f" · last too large: asked {req}, server at {cur}", "dim")
@@ -154,11 +165,19 @@ def _outcomes(st: ServerState) -> Text:
 
 def _sim_lines(st: ServerState, now: float | None, width: int, height: int) -> list[Text]:
     w = st.window
-    head = Text.assemble(("Server", "bold"), "  window ", (f"{w['events']}/{w['capacity']}", "bold cyan"),
-                         " events · turnover ", (f"{w['turnover']:.1f}/s", "bold"),
-                         f" · {st.resource or '?'} · simulator, exact")
-    cache = Text.assemble(("cache  ", "bold"), f"RV {w.get('oldest_rv', '')}-{w.get('newest_rv', '')} · "
-                          f"bookmarks sent {w['bookmarks_sent']} · initialisations {w['initialisations']}")
+    head = Text.assemble(
+        ("Server", "bold"),
+        "  window ",
+        (f"{w['events']}/{w['capacity']}", "bold cyan"),
+        " events · turnover ",
+        (f"{w['turnover']:.1f}/s", "bold"),
+        f" · {st.resource or '?'} · simulator, exact",
+    )
+    cache = Text.assemble(
+        ("cache  ", "bold"),
+        f"RV {w.get('oldest_rv', '')}-{w.get('newest_rv', '')} · "
+        f"bookmarks sent {w['bookmarks_sent']} · initialisations {w['initialisations']}",
+    )
     named = len(st.order) > 1
     ours = [_ours_line(st, r, width, named) for r in st.order if r in st.windows]
     lines = [head, *_window_bar(st, width), *ours, cache, _outcomes(st)]
@@ -172,9 +191,11 @@ def _sim_lines(st: ServerState, now: float | None, width: int, height: int) -> l
     return lines
 
 
-SERIES = {"group": "series {group, resource}: kube-apiserver 1.34+",
-          "qualified": "series {resource=NAME.GROUP}: kube-apiserver 1.30-1.33",
-          "": "no watch-cache series for it on this page"}
+SERIES = {
+    "group": "series {group, resource}: kube-apiserver 1.34+",
+    "qualified": "series {resource=NAME.GROUP}: kube-apiserver 1.30-1.33",
+    "": "no watch-cache series for it on this page",
+}
 
 
 def _rv_line(m: dict) -> Text:
@@ -183,41 +204,57 @@ def _rv_line(m: dict) -> Text:
         why = "not on the page (exported from 1.31)" if m.get("series") == "qualified" else "not on the page"
         return Text.assemble(("RV     ", "bold"), f"watch cache RV {why} · ours {m.get('ours_rv') or '-'}")
     behind = m.get("rv_behind")
-    return Text.assemble(("RV     ", "bold"), f"watch cache RV {cache_rv} · ours {m.get('ours_rv') or '-'} · ",
-                         (f"RV Δ {_delta(behind)}", "bold yellow" if behind else "bold green"),
-                         (" revisions (etcd's, every resource's; progress notifications move the cache's too)",
-                          "dim"))
+    return Text.assemble(
+        ("RV     ", "bold"),
+        f"watch cache RV {cache_rv} · ours {m.get('ours_rv') or '-'} · ",
+        (f"RV Δ {_delta(behind)}", "bold yellow" if behind else "bold green"),
+        (" revisions (etcd's, every resource's; progress notifications move the cache's too)", "dim"),
+    )
 
 
 def _other_resource(resource: str, m: dict) -> Text:
     """One line for another informer's resource (several informers)."""
     cache_rv = m.get("cache_rv") or "-"
-    return Text.assemble(("  " + resource, "bold yellow"),
-                         f"  cache RV {cache_rv} · ours {m.get('ours_rv') or '-'} · RV Δ {_delta(m.get('rv_behind'))}"
-                         f" · received {_rate(m.get('events_received_per_s'))} · capacity {_num(m.get('capacity'))}"
-                         f" · terminated {_num(m.get('terminated_watchers'))}")
+    return Text.assemble(
+        ("  " + resource, "bold yellow"),
+        f"  cache RV {cache_rv} · ours {m.get('ours_rv') or '-'} · RV Δ {_delta(m.get('rv_behind'))}"
+        f" · received {_rate(m.get('events_received_per_s'))} · capacity {_num(m.get('capacity'))}"
+        f" · terminated {_num(m.get('terminated_watchers'))}",
+    )
 
 
 def _metrics_lines(st: ServerState, now: float | None, height: int) -> list[Text]:
     m = st.metrics
     ago = f"scraped {fmt_secs(now - st.metrics_at)} ago" if now is not None and st.metrics_at is not None else ""
-    head = Text.assemble(("Server", "bold"), f"  {st.resource or '?'} · from /metrics · {ago} "
-                         f"({st.scrapes} scrape{'' if st.scrapes == 1 else 's'}) · ",
-                         (SERIES.get(str(m.get("series") or ""), ""), "dim") if "series" in m else "")
+    head = Text.assemble(
+        ("Server", "bold"),
+        f"  {st.resource or '?'} · from /metrics · {ago} ({st.scrapes} scrape{'' if st.scrapes == 1 else 's'}) · ",
+        (SERIES.get(str(m.get("series") or ""), ""), "dim") if "series" in m else "",
+    )
     p99 = m.get("read_wait_p99")
     wait = "-" if p99 is None else f"≈ {fmt_secs(p99)} (estimated, bucket {m.get('read_wait_bucket') or '?'} s)"
     others = [_other_resource(r, st.metrics_of[r]) for r in st.order[1:] if r in st.metrics_of]
     lines = [
-        head, _rv_line(m),
-        Text.assemble(("events ", "bold"), f"received {_rate(m.get('events_received_per_s'))} · "
-                      f"dispatched {_rate(m.get('events_dispatched_per_s'))} · "
-                      f"slow watchers terminated {_num(m.get('terminated_watchers'))}"),
-        Text.assemble(("cache  ", "bold"), f"capacity {_num(m.get('capacity'))} events · "
-                      f"initialisations {_num(m.get('initialisations'))} · "
-                      f"open watches {_num(m.get('open_watches'))} · objects {_num(m.get('objects'))}"),
-        Text.assemble(("reads  ", "bold"), f"consistent: from cache {_num(m.get('consistent_reads_cache'))} · "
-                      f"answered by etcd {_num(m.get('consistent_reads_fallback'))} · "
-                      f"failed {_num(m.get('consistent_reads_failed'))}"),
+        head,
+        _rv_line(m),
+        Text.assemble(
+            ("events ", "bold"),
+            f"received {_rate(m.get('events_received_per_s'))} · "
+            f"dispatched {_rate(m.get('events_dispatched_per_s'))} · "
+            f"slow watchers terminated {_num(m.get('terminated_watchers'))}",
+        ),
+        Text.assemble(
+            ("cache  ", "bold"),
+            f"capacity {_num(m.get('capacity'))} events · "
+            f"initialisations {_num(m.get('initialisations'))} · "
+            f"open watches {_num(m.get('open_watches'))} · objects {_num(m.get('objects'))}",
+        ),
+        Text.assemble(
+            ("reads  ", "bold"),
+            f"consistent: from cache {_num(m.get('consistent_reads_cache'))} · "
+            f"answered by etcd {_num(m.get('consistent_reads_fallback'))} · "
+            f"failed {_num(m.get('consistent_reads_failed'))}",
+        ),
         Text.assemble(("wait   ", "bold"), f"read-wait p99 {wait}"),
         *others,
         _outcomes(st),
@@ -229,14 +266,19 @@ def _forbidden_lines(st: ServerState) -> list[Text]:
     f = st.forbidden
     rule = str(f.get("rule") or METRICS_RULE)
     return [
-        Text.assemble(("Server", "bold"), "  ", (f"/metrics refused ({f.get('status', '?')})", "bold red"),
-                      ": the API server's watch cache cannot be shown"),
+        Text.assemble(
+            ("Server", "bold"),
+            "  ",
+            (f"/metrics refused ({f.get('status', '?')})", "bold red"),
+            ": the API server's watch cache cannot be shown",
+        ),
         Text(f"  {f.get('message') or ''}", style="dim"),
         Text("Your user may not read the API server's /metrics. A ClusterRole with this rule allows it:"),
         Text(f"  rules: - {rule}", style="bold"),
         Text("  kubectl create clusterrole metrics-reader --verb=get --non-resource-url=/metrics", style="cyan"),
-        Text("  kubectl create clusterrolebinding metrics-reader --clusterrole=metrics-reader --user=YOU",
-             style="cyan"),
+        Text(
+            "  kubectl create clusterrolebinding metrics-reader --clusterrole=metrics-reader --user=YOU", style="cyan"
+        ),
         _outcomes(st),
     ]
 
@@ -244,11 +286,15 @@ def _forbidden_lines(st: ServerState) -> list[Text]:
 def _empty_lines(st: ServerState) -> list[Text]:
     return [
         Text.assemble(("Server", "bold"), "  the API server's watch cache: no figures yet"),
-        Text("On the simulator (--demo), the watch cache's window and every watcher's position in it (ours "
-             "marked, one per informer) appear once the first watch is open."),
-        Text("On a real cluster, the API server's /metrics is read every --server-scrape seconds (10 by default): "
-             "the cache's RV against ours (a difference of etcd revisions), events/s, capacity, terminated "
-             "watchers, initialisations, consistent reads, open watches."),
+        Text(
+            "On the simulator (--demo), the watch cache's window and every watcher's position in it (ours "
+            "marked, one per informer) appear once the first watch is open."
+        ),
+        Text(
+            "On a real cluster, the API server's /metrics is read every --server-scrape seconds (10 by default): "
+            "the cache's RV against ours (a difference of etcd revisions), events/s, capacity, terminated "
+            "watchers, initialisations, consistent reads, open watches."
+        ),
         Text("A recording made without them shows only what the server did: 410s, too large, re-inits.", style="dim"),
         *([_outcomes(st)] if st.gone or st.too_large or st.reinits or st.relists else []),
     ]

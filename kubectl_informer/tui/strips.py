@@ -46,19 +46,27 @@ def textual_release() -> str:
     site = os.path.dirname(os.path.dirname(textual.__file__))
     names = [n for n in os.listdir(site) if n.startswith("textual-") and n.endswith(".dist-info")]
     if len(names) == 1:
-        return names[0][len("textual-"):-len(".dist-info")]
+        return names[0][len("textual-") : -len(".dist-info")]
     return textual.__version__
 
 
 # The memo caches a Strip holds (slots of Textual's Strip, each a FIFOCache).
-STRIP_CACHES = tuple(name for name in getattr(Strip, "__slots__", ())
-                     if name.endswith("_cache") and name != "_render_cache")
+STRIP_CACHES = tuple(
+    name for name in getattr(Strip, "__slots__", ()) if name.endswith("_cache") and name != "_render_cache"
+)
 
 # The release whose Strip.__init__ ``lazy_strip_caches`` replaces, and each
 # cache's size there.
 PATCHED_TEXTUAL = "8.2.8"
-CACHE_SIZES = {"_divide_cache": 4, "_crop_cache": 16, "_style_cache": 16, "_filter_cache": 4,
-               "_line_length_cache": 4, "_crop_extend_cache": 4, "_offsets_cache": 4}
+CACHE_SIZES = {
+    "_divide_cache": 4,
+    "_crop_cache": 16,
+    "_style_cache": 16,
+    "_filter_cache": 4,
+    "_line_length_cache": 4,
+    "_crop_extend_cache": 4,
+    "_offsets_cache": 4,
+}
 
 # The slots themselves (member descriptors), kept before they are wrapped:
 # they read a cache without making one and unset it.

@@ -36,10 +36,10 @@ class TextPane(Pane):
     the focus, a cursor) redraws every row, as Textual would."""
 
     TITLE = ""
-    _row_texts: list[Text] | None = None     # the rows on screen (None: redraw all)
-    _row_strips: list[Strip | None] = []     # each row converted, when asked for
+    _row_texts: list[Text] | None = None  # the rows on screen (None: redraw all)
+    _row_strips: list[Strip | None] = []  # each row converted, when asked for
     _rows_size: tuple[int, int] = (0, 0)
-    _rows_outer = None                       # the outer size the rows were drawn at
+    _rows_outer = None  # the outer size the rows were drawn at
 
     def __init__(self, state: PaneState, **kwargs) -> None:
         super().__init__(state, **kwargs)
@@ -77,8 +77,9 @@ class TextPane(Pane):
             self.refresh()
             return
         rows = self._screen_rows(size.width, size.height)
-        changed = [y for y in range(max(len(rows), len(old)))
-                   if y >= len(rows) or y >= len(old) or not _same(rows[y], old[y])]
+        changed = [
+            y for y in range(max(len(rows), len(old))) if y >= len(rows) or y >= len(old) or not _same(rows[y], old[y])
+        ]
         if not changed:
             return
         self._row_strips = _moved_strips(old, self._row_strips, rows, changed)
@@ -147,8 +148,9 @@ def _same(a: Text, b: Text) -> bool:
     return a == b and a.style == b.style
 
 
-def _moved_strips(old: list[Text], strips: list[Strip | None], rows: list[Text],
-                  changed: list[int]) -> list[Strip | None]:
+def _moved_strips(
+    old: list[Text], strips: list[Strip | None], rows: list[Text], changed: list[int]
+) -> list[Strip | None]:
     """The strips for ``rows``: unchanged rows keep theirs, and a changed
     row that was on screen at another row (a list scrolled by one) takes
     that row's strip (a strip holds no row number: row_strips.py), so only

@@ -31,7 +31,6 @@ from typing import Any, Callable, Hashable, Iterable
 __all__ = ["Summary", "Reservoir", "QueueMetrics", "QueueMetricsRecorder", "BUCKETS"]
 
 
-
 def exponential_buckets(start: float, factor: float, count: int) -> tuple[float, ...]:
     """Prometheus' ExponentialBuckets, multiplied out the same way, so the
     bounds are the same floats (9.999999999999999e-06, not 1e-05) and an
@@ -145,8 +144,7 @@ class QueueMetricsRecorder:
     ``add``, ``get``, ``done`` and ``retry`` under its lock, as client-go's
     queue calls ``q.metrics.add(item)``."""
 
-    __slots__ = ("now", "depth", "adds", "retries", "add_times", "processing_start_times", "latency",
-                 "work_duration")
+    __slots__ = ("now", "depth", "adds", "retries", "add_times", "processing_start_times", "latency", "work_duration")
 
     def __init__(self, now: Callable[[], float], reservoir_size: int = RESERVOIR_SIZE) -> None:
         self.now = now

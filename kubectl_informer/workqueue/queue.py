@@ -106,8 +106,9 @@ class Queue:
         elif via is None:
             self._tracer.emit(QUEUE_ADD, _key(item), outcome=outcome, depth=len(self._queue), cause=list(cause))
         else:
-            self._tracer.emit(QUEUE_ADD, _key(item), outcome=outcome, depth=len(self._queue), cause=list(cause),
-                              via=via)
+            self._tracer.emit(
+                QUEUE_ADD, _key(item), outcome=outcome, depth=len(self._queue), cause=list(cause), via=via
+            )
 
     def len(self) -> int:
         """Items queued (not dirty-while-processing), for display only."""
@@ -181,8 +182,9 @@ class Queue:
                 if worker is None:
                     self._tracer.emit(QUEUE_DONE, _key(item), worked=worked, requeued=requeued)
                 else:
-                    self._tracer.emit(QUEUE_DONE, _key(item), worked=worked, requeued=requeued, worker=worker,
-                                      outcome=outcome)
+                    self._tracer.emit(
+                        QUEUE_DONE, _key(item), worked=worked, requeued=requeued, worker=worker, outcome=outcome
+                    )
 
     def hold(self, held: bool) -> None:
         """Hold every ``get`` (the pause-workers experiment; not in client-go):

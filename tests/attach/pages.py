@@ -25,10 +25,32 @@ Built from the registrations, not copied from a live process:
 
 from __future__ import annotations
 
-CB_BOUNDS = ("1e-06", "9.999999999999999e-06", "9.999999999999999e-05", "0.001", "0.01", "0.1", "1", "10", "100",
-             "1000")
-CR_BOUNDS = ("1e-08", "1e-07", "1e-06", "9.999999999999999e-06", "9.999999999999999e-05", "0.001", "0.01", "0.1",
-             "1", "10", "100", "1000")
+CB_BOUNDS = (
+    "1e-06",
+    "9.999999999999999e-06",
+    "9.999999999999999e-05",
+    "0.001",
+    "0.01",
+    "0.1",
+    "1",
+    "10",
+    "100",
+    "1000",
+)
+CR_BOUNDS = (
+    "1e-08",
+    "1e-07",
+    "1e-06",
+    "9.999999999999999e-06",
+    "9.999999999999999e-05",
+    "0.001",
+    "0.01",
+    "0.1",
+    "1",
+    "10",
+    "100",
+    "1000",
+)
 
 
 def _hist(name: str, labels: str, bounds, cumulative, total_sum: float) -> str:
@@ -42,8 +64,18 @@ def _hist(name: str, labels: str, bounds, cumulative, total_sum: float) -> str:
     return "\n".join(lines)
 
 
-def client_go_page(depth: int, adds: int, retries: int, latency_cum, work_cum, latency_sum=1.5, work_sum=2.5,
-                   unfinished=0.0, longest=0.0, requests_200=100) -> str:
+def client_go_page(
+    depth: int,
+    adds: int,
+    retries: int,
+    latency_cum,
+    work_cum,
+    latency_sum=1.5,
+    work_sum=2.5,
+    unfinished=0.0,
+    longest=0.0,
+    requests_200=100,
+) -> str:
     q = 'name="deployment"'
     return f"""# HELP rest_client_requests_total [ALPHA] Number of HTTP requests, partitioned by status code, method, and host.
 # TYPE rest_client_requests_total counter
@@ -76,8 +108,17 @@ workqueue_unfinished_work_seconds{{{q}}} {unfinished}
 """
 
 
-def controller_runtime_page(success: int, errors: int, requeue: int, active: int, depth_p0: int, depth_p1: int,
-                            adds: int, latency_cum, reflector: bool = False) -> str:
+def controller_runtime_page(
+    success: int,
+    errors: int,
+    requeue: int,
+    active: int,
+    depth_p0: int,
+    depth_p1: int,
+    adds: int,
+    latency_cum,
+    reflector: bool = False,
+) -> str:
     c = 'controller="memcached",name="memcached"'
     zeros = [0] * len(CR_BOUNDS)
     text = f"""# HELP controller_runtime_active_workers Number of currently used workers per controller
@@ -136,18 +177,56 @@ reflector_watches_total{name="sigs.k8s.io/controller-runtime/pkg/cache/internal/
 # kube-controller-manager's workqueues, named as its controllers register
 # them (the ``Name`` of each controller's rate-limiting queue config).
 KCM_QUEUES = (
-    "ClusterRoleAggregator", "DynamicCABundle-client-ca-bundle", "DynamicCABundle-csr-controller",
-    "DynamicCABundle-request-header", "DynamicServingCertificateController", "bootstrap_signer_queue",
-    "certificate", "claims", "cronjob", "daemonset", "deployment", "disruption", "disruption_recheck",
-    "endpoint", "endpoint_slice", "endpoint_slice_mirroring", "ephemeral_volume",
-    "garbage_collector_attempt_to_delete", "garbage_collector_attempt_to_orphan",
-    "garbage_collector_graph_changes", "horizontalpodautoscaler", "job", "job_orphan_pod", "namespace",
-    "node_lifecycle_controller", "node_lifecycle_controller_pods", "noexec_taint_node", "noexec_taint_pod",
-    "orphaned_pods_nodes", "pvcprotection", "pvcs", "pvprotection", "replicaset", "replicationmanager",
-    "resource_claim", "resourcequota_primary", "resourcequota_priority", "root_ca_cert_publisher",
-    "service", "serviceaccount", "serviceaccount_tokens_secret", "serviceaccount_tokens_service",
-    "stale_pod_disruption", "statefulset", "token_cleaner", "ttl_jobs_to_delete", "ttlcontroller",
-    "volume_expand", "volumes", "validatingadmissionpolicy-status",
+    "ClusterRoleAggregator",
+    "DynamicCABundle-client-ca-bundle",
+    "DynamicCABundle-csr-controller",
+    "DynamicCABundle-request-header",
+    "DynamicServingCertificateController",
+    "bootstrap_signer_queue",
+    "certificate",
+    "claims",
+    "cronjob",
+    "daemonset",
+    "deployment",
+    "disruption",
+    "disruption_recheck",
+    "endpoint",
+    "endpoint_slice",
+    "endpoint_slice_mirroring",
+    "ephemeral_volume",
+    "garbage_collector_attempt_to_delete",
+    "garbage_collector_attempt_to_orphan",
+    "garbage_collector_graph_changes",
+    "horizontalpodautoscaler",
+    "job",
+    "job_orphan_pod",
+    "namespace",
+    "node_lifecycle_controller",
+    "node_lifecycle_controller_pods",
+    "noexec_taint_node",
+    "noexec_taint_pod",
+    "orphaned_pods_nodes",
+    "pvcprotection",
+    "pvcs",
+    "pvprotection",
+    "replicaset",
+    "replicationmanager",
+    "resource_claim",
+    "resourcequota_primary",
+    "resourcequota_priority",
+    "root_ca_cert_publisher",
+    "service",
+    "serviceaccount",
+    "serviceaccount_tokens_secret",
+    "serviceaccount_tokens_service",
+    "stale_pod_disruption",
+    "statefulset",
+    "token_cleaner",
+    "ttl_jobs_to_delete",
+    "ttlcontroller",
+    "volume_expand",
+    "volumes",
+    "validatingadmissionpolicy-status",
 )
 # name: (adds per scrape, depth, retries per scrape, work bucket index): the
 # busy queues of a rollout; every other queue is idle. Work bucket 6 is
@@ -168,10 +247,18 @@ def controller_manager_page(scrape: int) -> str:
     """kube-controller-manager's workqueue families after ``scrape`` scrapes
     (counters grow with it), as component-base prints them: [BETA] help,
     one ``name`` label, label values sorted."""
-    fams: dict[str, list[str]] = {f: [] for f in (
-        "workqueue_adds_total", "workqueue_depth", "workqueue_longest_running_processor_seconds",
-        "workqueue_queue_duration_seconds", "workqueue_retries_total", "workqueue_unfinished_work_seconds",
-        "workqueue_work_duration_seconds")}
+    fams: dict[str, list[str]] = {
+        f: []
+        for f in (
+            "workqueue_adds_total",
+            "workqueue_depth",
+            "workqueue_longest_running_processor_seconds",
+            "workqueue_queue_duration_seconds",
+            "workqueue_retries_total",
+            "workqueue_unfinished_work_seconds",
+            "workqueue_work_duration_seconds",
+        )
+    }
     for name in sorted(KCM_QUEUES):
         adds, depth, retries, work_bucket = KCM_ACTIVITY.get(name, (0, 0, 0, 4))
         done = 3 + adds * scrape  # a few at start-up, then the rate
@@ -179,18 +266,25 @@ def controller_manager_page(scrape: int) -> str:
         fams["workqueue_adds_total"].append(f"workqueue_adds_total{{{q}}} {done + depth}")
         fams["workqueue_depth"].append(f"workqueue_depth{{{q}}} {depth}")
         fams["workqueue_longest_running_processor_seconds"].append(
-            f"workqueue_longest_running_processor_seconds{{{q}}} {0.2 if adds else 0}")
+            f"workqueue_longest_running_processor_seconds{{{q}}} {0.2 if adds else 0}"
+        )
         fams["workqueue_retries_total"].append(f"workqueue_retries_total{{{q}}} {retries * scrape}")
         fams["workqueue_unfinished_work_seconds"].append(f"workqueue_unfinished_work_seconds{{{q}}} 0")
         latency = [0] * 4 + [done] * 6  # every wait in (1ms, 10ms]
         work = [0] * work_bucket + [done] * (10 - work_bucket)
         fams["workqueue_queue_duration_seconds"].append(
-            _hist("workqueue_queue_duration_seconds", q, CB_BOUNDS, latency, done * 0.0005))
+            _hist("workqueue_queue_duration_seconds", q, CB_BOUNDS, latency, done * 0.0005)
+        )
         fams["workqueue_work_duration_seconds"].append(
-            _hist("workqueue_work_duration_seconds", q, CB_BOUNDS, work, done * 0.2))
-    kinds = {"workqueue_depth": "gauge", "workqueue_queue_duration_seconds": "histogram",
-             "workqueue_work_duration_seconds": "histogram", "workqueue_unfinished_work_seconds": "gauge",
-             "workqueue_longest_running_processor_seconds": "gauge"}
+            _hist("workqueue_work_duration_seconds", q, CB_BOUNDS, work, done * 0.2)
+        )
+    kinds = {
+        "workqueue_depth": "gauge",
+        "workqueue_queue_duration_seconds": "histogram",
+        "workqueue_work_duration_seconds": "histogram",
+        "workqueue_unfinished_work_seconds": "gauge",
+        "workqueue_longest_running_processor_seconds": "gauge",
+    }
     out = []
     for fam, lines in fams.items():
         out.append(f"# HELP {fam} [BETA] {fam.replace('_', ' ')}")
@@ -209,6 +303,7 @@ KCM_SECONDS_APART = 5.0
 
 def kcm_pages() -> tuple[str, str]:
     import pathlib
+
     here = pathlib.Path(__file__).parent / "fixtures"
     return tuple((here / f"kcm-v1.36.2-page{i}.txt").read_text(encoding="utf-8") for i in (1, 2))
 
@@ -217,10 +312,15 @@ def store_rv_lines(rvs: dict[tuple[str, str, str], int], name: str = "kube-contr
     """informer_store_resource_version as component-base writes it (labels
     sorted), for (group, version, resource) -> RV: what a 1.36 process whose
     informers were given a metrics provider serves."""
-    lines = ["# HELP informer_store_resource_version [ALPHA] The 15 least significant digits of the resource "
-             "version of the store.", "# TYPE informer_store_resource_version gauge"]
+    lines = [
+        "# HELP informer_store_resource_version [ALPHA] The 15 least significant digits of the resource "
+        "version of the store.",
+        "# TYPE informer_store_resource_version gauge",
+    ]
     for (group, version, resource), rv in rvs.items():
-        assert rv < 10 ** 6, "Go's %g writes 1e6 and above as 1.234567e+06: keep these plain"
-        lines.append(f'informer_store_resource_version{{group="{group}",name="{name}",resource="{resource}",'
-                     f'version="{version}"}} {rv}')
+        assert rv < 10**6, "Go's %g writes 1e6 and above as 1.234567e+06: keep these plain"
+        lines.append(
+            f'informer_store_resource_version{{group="{group}",name="{name}",resource="{resource}",'
+            f'version="{version}"}} {rv}'
+        )
     return "\n".join(lines) + "\n"

@@ -14,9 +14,12 @@ import pytest
 
 from tests.ports import free_port
 
-pytestmark = [pytest.mark.e2e,
-              pytest.mark.skipif(shutil.which("kubectl") is None or shutil.which("curl") is None,
-                                 reason="needs kubectl and curl")]
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(
+        shutil.which("kubectl") is None or shutil.which("curl") is None, reason="needs kubectl and curl"
+    ),
+]
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -30,13 +30,27 @@ def quiescent(run):
     before = q.metrics()
     time.sleep(0.3)  # real time for the informer's last events to arrive; the check below decides
     now = q.metrics()
-    return (now.adds == before.adds and now.depth == 0 and not q.processing() and not q.waiting()
-            and run.controller.stats()["active"] == 0)
+    return (
+        now.adds == before.adds
+        and now.depth == 0
+        and not q.processing()
+        and not q.waiting()
+        and run.controller.stats()["active"] == 0
+    )
 
 
 def test_attach_figures_equal_the_queues_own():
-    opts = RunConfig.from_flags(resource="pods", namespace="default", demo="steady", mode="queue", workers=2,
-                      work_time=0.02, fail_rate=0.3, rate_limiter="exponential:5ms,40ms", seed=7)
+    opts = RunConfig.from_flags(
+        resource="pods",
+        namespace="default",
+        demo="steady",
+        mode="queue",
+        workers=2,
+        work_time=0.02,
+        fail_rate=0.3,
+        rate_limiter="exponential:5ms,40ms",
+        seed=7,
+    )
     run = Run(opts, Tracer())
     run.prepare()
     exporter = MetricsExporter("127.0.0.1:0")

@@ -15,18 +15,25 @@ from tests.security.in_process import run_in_process
 from tests.test_sample_controller import FakeInformer
 
 CLIENT_GO_NAMES = {  # component-base/metrics/prometheus/workqueue/metrics.go
-    "workqueue_depth", "workqueue_adds_total", "workqueue_queue_duration_seconds_bucket",
-    "workqueue_queue_duration_seconds_count", "workqueue_queue_duration_seconds_sum",
-    "workqueue_work_duration_seconds_bucket", "workqueue_work_duration_seconds_count",
-    "workqueue_work_duration_seconds_sum", "workqueue_unfinished_work_seconds",
-    "workqueue_longest_running_processor_seconds", "workqueue_retries_total",
+    "workqueue_depth",
+    "workqueue_adds_total",
+    "workqueue_queue_duration_seconds_bucket",
+    "workqueue_queue_duration_seconds_count",
+    "workqueue_queue_duration_seconds_sum",
+    "workqueue_work_duration_seconds_bucket",
+    "workqueue_work_duration_seconds_count",
+    "workqueue_work_duration_seconds_sum",
+    "workqueue_unfinished_work_seconds",
+    "workqueue_longest_running_processor_seconds",
+    "workqueue_retries_total",
 }
 
 
 @pytest.fixture
 def served(clock):
-    ctrl = SimulatedController(FakeInformer(), workers=3, work_time=0, clock=clock,
-                               rate_limiter=ItemExponentialFailureRateLimiter(10.0, 100.0))
+    ctrl = SimulatedController(
+        FakeInformer(), workers=3, work_time=0, clock=clock, rate_limiter=ItemExponentialFailureRateLimiter(10.0, 100.0)
+    )
     exporter = MetricsExporter("127.0.0.1:0")
     exporter.serve(ctrl)
     yield ctrl, UrlScraper(exporter.url)
@@ -43,11 +50,11 @@ def test_the_page_has_client_gos_names_labels_and_buckets(served, clock):
     q.add("a")
     q.add("b")
     clock.step(0.002)
-    item, _ = q.get()                 # waited 2 ms
+    item, _ = q.get()  # waited 2 ms
     clock.step(0.5)
-    q.done(item)                      # worked 500 ms
-    q.add_rate_limited("c")           # a retry, parked 10 s: not back within this test
-    item, _ = q.get()                 # "b", still processing below
+    q.done(item)  # worked 500 ms
+    q.add_rate_limited("c")  # a retry, parked 10 s: not back within this test
+    item, _ = q.get()  # "b", still processing below
     clock.step(3.0)
     page = parse_page(scraper.fetch(), 0.0)
 
@@ -72,7 +79,9 @@ def test_the_page_has_client_gos_names_labels_and_buckets(served, clock):
     assert (work.count, work.sum) == (1, pytest.approx(0.5))
     assert values(page, "controller_runtime_max_concurrent_reconciles") == {(("controller", "controller"),): 3}
     assert set(values(page, "controller_runtime_reconcile_total")) == {
-        (("controller", "controller"), ("result", "success")), (("controller", "controller"), ("result", "error"))}
+        (("controller", "controller"), ("result", "success")),
+        (("controller", "controller"), ("result", "error")),
+    }
 
 
 def test_bounds_are_printed_as_a_go_process_prints_them(served):
@@ -159,12 +168,24 @@ def test_informer_series_with_client_gos_names_and_labels():
     for family in text_string_to_metric_families(text):
         for smp in family.samples:
             samples.setdefault(smp.name, {})[tuple(sorted(smp.labels.items()))] = smp.value
-    labels = (("group", "apps"), ("name", "kube-controller-manager"), ("resource", "replicasets"),
-              ("version", "v1"))
+    labels = (("group", "apps"), ("name", "kube-controller-manager"), ("resource", "replicasets"), ("version", "v1"))
     assert samples["informer_store_resource_version"] == {labels: 567890123456789.0}
     assert samples["informer_queued_items"] == {labels: 0.0}
     buckets = {dict(k)["le"]: v for k, v in samples["informer_processing_latency_seconds_bucket"].items()}
-    assert list(buckets) == ["0.001", "0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1", "2.5", "5",
-                             "10", "+Inf"]  # as a Go process writes them
+    assert list(buckets) == [
+        "0.001",
+        "0.005",
+        "0.01",
+        "0.025",
+        "0.05",
+        "0.1",
+        "0.25",
+        "0.5",
+        "1",
+        "2.5",
+        "5",
+        "10",
+        "+Inf",
+    ]  # as a Go process writes them
     assert buckets["0.001"] == 0 and buckets["0.005"] == 1 and buckets["+Inf"] == 1
     assert samples["informer_processing_latency_seconds_count"] == {labels: 1.0}

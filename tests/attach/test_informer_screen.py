@@ -78,7 +78,7 @@ def test_i_shows_55_informers_busiest_first_fitting_160x45_with_a_more_line():
     order = expected_order()
     assert len(order) == 55
     # As many rows as the table's height holds, the rest counted on the more-line.
-    assert rows == order[:len(rows)] and 25 <= len(rows) < 55
+    assert rows == order[: len(rows)] and 25 <= len(rows) < 55
     assert lines[-1].startswith(f"▼ {55 - len(rows)} more")
     assert len(lines) == region.height
     # Inside the screen, above the key line; no row is cut at the right edge.
@@ -120,8 +120,13 @@ def test_an_older_process_gets_the_note_and_no_table():
         before = str(app.others.render())
         await pilot.press("i")
         await pilot.pause()
-        return (before, app.informer_table.display, app.informer_notes.display, str(app.informer_notes.render()),
-                str(app.hint.render()))
+        return (
+            before,
+            app.informer_table.display,
+            app.informer_notes.display,
+            str(app.informer_notes.render()),
+            str(app.hint.render()),
+        )
 
     before, table, notes_shown, notes, hint = drive(m, check)
     assert hint == "i queues"

@@ -11,7 +11,7 @@ from .pages import CB_BOUNDS, client_go_page, controller_runtime_page
 
 #          1e-6 1e-5 1e-4 1ms 10ms 100ms 1s  10s 100s 1000s
 LAT_1 = [0, 0, 0, 1, 4, 8, 10, 10, 10, 10]
-LAT_2 = [0, 0, 0, 1, 4, 8, 30, 40, 40, 40]      # 30 more observations, mostly slow
+LAT_2 = [0, 0, 0, 1, 4, 8, 30, 40, 40, 40]  # 30 more observations, mostly slow
 WORK = [0, 0, 0, 0, 2, 10, 10, 10, 10, 10]
 
 
@@ -22,14 +22,17 @@ def feed(model, text, t):
 def test_client_go_page_figures_per_queue():
     m = AttachModel(rate_window=5.0)
     feed(m, client_go_page(depth=2, adds=100, retries=4, latency_cum=LAT_1, work_cum=WORK), 10.0)
-    feed(m, client_go_page(depth=20, adds=150, retries=9, latency_cum=LAT_2, work_cum=WORK,
-                           unfinished=3.5, longest=2.0), 12.0)
+    feed(
+        m,
+        client_go_page(depth=20, adds=150, retries=9, latency_cum=LAT_2, work_cum=WORK, unfinished=3.5, longest=2.0),
+        12.0,
+    )
     q = m.queues["deployment"]
     assert set(m.queues) == {"deployment", "replicaset"}
     assert (q.depth, q.adds_total, q.retries_total) == (20, 150, 9)
     assert q.adds_per_s == pytest.approx(50 / 2.0)
     assert q.retries_per_s == pytest.approx(5 / 2.0)
-    assert q.drain_per_s == pytest.approx(30 / 2.0)   # gets: queue latency observations
+    assert q.drain_per_s == pytest.approx(30 / 2.0)  # gets: queue latency observations
     assert (q.unfinished, q.longest) == (3.5, 2.0)
     # p50/p99 over the 30 observations between the scrapes: 20 in (0.1, 1], 10 in (1, 10].
     assert q.latency_p50 == pytest.approx(0.1 + 0.9 * 15 / 20)
@@ -55,7 +58,7 @@ def test_a_queue_filling_faster_than_it_drains_is_flagged_with_the_reason():
 
 def test_depth_growing_while_draining_faster_is_not_flagged():
     m = AttachModel()
-    lat_more = [0, 0, 0, 1, 4, 8, 70, 70, 70, 70]   # 60 gets while 50 adds
+    lat_more = [0, 0, 0, 1, 4, 8, 70, 70, 70, 70]  # 60 gets while 50 adds
     feed(m, client_go_page(depth=2, adds=100, retries=0, latency_cum=LAT_1, work_cum=WORK), 10.0)
     feed(m, client_go_page(depth=3, adds=150, retries=0, latency_cum=lat_more, work_cum=WORK), 12.0)
     assert m.queues["deployment"].backing_up is None
@@ -65,17 +68,27 @@ def test_controller_runtime_page_per_controller_and_priority_depth():
     lat = [0, 0, 0, 0, 0, 0, 5, 10, 10, 10, 10, 10]
     lat2 = [0, 0, 0, 0, 0, 0, 5, 20, 30, 30, 30, 30]
     m = AttachModel()
-    feed(m, controller_runtime_page(success=10, errors=1, requeue=2, active=1, depth_p0=3, depth_p1=1, adds=20,
-                                    latency_cum=lat), 100.0)
-    feed(m, controller_runtime_page(success=20, errors=5, requeue=2, active=3, depth_p0=4, depth_p1=2, adds=40,
-                                    latency_cum=lat2, reflector=True), 102.0)
+    feed(
+        m,
+        controller_runtime_page(
+            success=10, errors=1, requeue=2, active=1, depth_p0=3, depth_p1=1, adds=20, latency_cum=lat
+        ),
+        100.0,
+    )
+    feed(
+        m,
+        controller_runtime_page(
+            success=20, errors=5, requeue=2, active=3, depth_p0=4, depth_p1=2, adds=40, latency_cum=lat2, reflector=True
+        ),
+        102.0,
+    )
     q = m.queues["memcached"]
     assert q.controller == "memcached"
-    assert q.depth == 6                      # priority "" and "1" add up
+    assert q.depth == 6  # priority "" and "1" add up
     assert q.adds_per_s == pytest.approx(10.0)
     assert q.retries_total == 5
     assert (q.unfinished, q.longest) == (0.5, 0.25)
-    assert q.work_p50 is None                # a histogram with no observations at all
+    assert q.work_p50 is None  # a histogram with no observations at all
     c = m.controllers["memcached"]
     assert c.reconciles_total == {"error": 5, "requeue": 2, "requeue_after": 0, "success": 20}
     assert c.reconciles_per_s["success"] == pytest.approx(5.0)
@@ -134,7 +147,8 @@ def test_other_families_are_skipped_and_a_page_without_workqueues_says_so():
     assert m.queues == {} and model_lines(m) == [
         "no workqueue or controller metrics on this page (is it a client-go controller's?)",
         "informers: this page has none of client-go 1.36's informer_* series (an older process, or its "
-        "informers have no reserved name): no informer rows"]
+        "informers have no reserved name): no informer rows",
+    ]
     # Garbage in the head is refused by the parser even among skipped families.
     with pytest.raises(NotPrometheusText, match="invalid metric name"):
         parse_page("<html>\n" + runtime, 0.0)
@@ -144,6 +158,7 @@ def test_rates_before_a_second_scrape_are_unknown_not_zero():
     """The first scrape has totals but no rates: `adds 0.0/s` read as an idle
     queue; it says `–` until a second scrape gives a rate."""
     from kubectl_informer.panes.attach_view import table_row
+
     m = AttachModel(rate_window=5.0)
     feed(m, client_go_page(depth=2, adds=100, retries=4, latency_cum=LAT_1, work_cum=WORK), 10.0)
     q = m.queues["deployment"]

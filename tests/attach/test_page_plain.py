@@ -36,15 +36,29 @@ def test_the_recorded_kcm_page_reads_as_the_parser_reads_it():
 
 
 NAMES = st.sampled_from(["workqueue_depth", "informer_queued_items", "replicaset_controller_stale_sync_skips_total"])
-VALUES = st.one_of(st.integers(-10**6, 10**6).map(str), st.floats(allow_nan=False).map(repr),
-                   st.sampled_from(["+Inf", "-Inf", "1e-08", "9.999999999999999e-06", "0"]))
+VALUES = st.one_of(
+    st.integers(-(10**6), 10**6).map(str),
+    st.floats(allow_nan=False).map(repr),
+    st.sampled_from(["+Inf", "-Inf", "1e-08", "9.999999999999999e-06", "0"]),
+)
 LABEL_VALUE = st.text(alphabet='ab{}=," \\\n', max_size=6).map(
-    lambda s: s.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"'))
+    lambda s: s.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
+)
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.tuples(NAMES, st.dictionaries(st.sampled_from(["name", "group", "le"]), LABEL_VALUE, max_size=3),
-                          VALUES, st.sampled_from(["", " 1700000000000"])), min_size=1, max_size=6))
+@given(
+    st.lists(
+        st.tuples(
+            NAMES,
+            st.dictionaries(st.sampled_from(["name", "group", "le"]), LABEL_VALUE, max_size=3),
+            VALUES,
+            st.sampled_from(["", " 1700000000000"]),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
 def test_any_sample_lines_read_as_the_parser_reads_them(samples):
     lines = []
     for name, labels, value, stamp in samples:

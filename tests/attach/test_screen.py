@@ -29,11 +29,24 @@ def test_cards_show_each_queue_and_controller_and_flag_the_backlog():
         async with app.run_test(size=(140, 40)) as pilot:
             await pilot.pause()
             with lock:
-                model.update(parse_page(client_go_page(depth=20, adds=150, retries=9, latency_cum=LAT_2,
-                                                       work_cum=LAT_1), 12.0))
-                model.update(parse_page(controller_runtime_page(success=3, errors=1, requeue=0, active=2,
-                                                                depth_p0=1, depth_p1=0, adds=5,
-                                                                latency_cum=[0] * 12), 12.5))
+                model.update(
+                    parse_page(client_go_page(depth=20, adds=150, retries=9, latency_cum=LAT_2, work_cum=LAT_1), 12.0)
+                )
+                model.update(
+                    parse_page(
+                        controller_runtime_page(
+                            success=3,
+                            errors=1,
+                            requeue=0,
+                            active=2,
+                            depth_p0=1,
+                            depth_p1=0,
+                            adds=5,
+                            latency_cum=[0] * 12,
+                        ),
+                        12.5,
+                    )
+                )
             app.refresh_model()
             await pilot.pause()
             app.refresh_model()  # cards mounted on the frame before show their figures now
@@ -59,6 +72,7 @@ def test_cards_show_each_queue_and_controller_and_flag_the_backlog():
 
 
 # --- a kube-controller-manager: 50 workqueues ---------------------------------------
+
 
 def kcm_model(scrapes: int = 3) -> AttachModel:
     model = AttachModel()
@@ -95,8 +109,15 @@ def test_fifty_queues_are_a_table_busiest_first_with_a_hint_for_the_rest():
     assert lines[0].split()[:3] == ["QUEUE", "DEPTH", "ADDS/S"]
     names = [ln.split()[0] for ln in lines[1:-1]]
     # depth first (namespace 30, deployment 25, replicaset 12, gc 3), then adds/s, then retries/s.
-    assert names[:7] == ["namespace", "deployment", "replicaset", "garbage_collector_graph_changes",
-                         "endpoint_slice", "endpoint", "job"]
+    assert names[:7] == [
+        "namespace",
+        "deployment",
+        "replicaset",
+        "garbage_collector_graph_changes",
+        "endpoint_slice",
+        "endpoint",
+        "job",
+    ]
     assert names[7:] == sorted(names[7:])  # idle ones by name
     shown = len(names)
     assert shown == height - 2 and lines[-1].startswith(f"▼ {50 - shown} more")
@@ -145,8 +166,11 @@ def test_the_filter_narrows_the_queues_and_cards_come_back_under_seven():
     shown, table, status = typed
     assert shown and not table and "/garbage: 3 of 50 queues" in status
     # Three queues: cards, busiest first.
-    assert cards == ["workqueue garbage_collector_graph_changes", "workqueue garbage_collector_attempt_to_delete",
-                     "workqueue garbage_collector_attempt_to_orphan"]
+    assert cards == [
+        "workqueue garbage_collector_graph_changes",
+        "workqueue garbage_collector_attempt_to_delete",
+        "workqueue garbage_collector_attempt_to_orphan",
+    ]
     assert inverted == (True, 47)  # !garbage: every other queue, a table again
     assert cleared == ("", 50, True)
 
@@ -180,6 +204,7 @@ def test_cards_say_how_many_are_off_screen_and_t_switches():
 
 def test_question_mark_opens_attachs_help_and_escape_closes_it():
     from kubectl_informer.tui.help import HelpScreen
+
     model = AttachModel()
     model.update(parse_page(client_go_page(depth=2, adds=100, retries=4, latency_cum=LAT_1, work_cum=LAT_1), 10.0))
 
@@ -200,6 +225,7 @@ def test_question_mark_opens_attachs_help_and_escape_closes_it():
 def test_a_narrow_table_drops_columns_instead_of_wrapping_each_row():
     """With --resource pods the table gets half of 160 columns: its rows were
     wrapped onto two lines each; now the least needed columns go, k9s-like."""
+
     async def check(app, pilot):
         return table_lines(app), app.table.content_region.width
 

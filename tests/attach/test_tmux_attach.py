@@ -23,8 +23,11 @@ from tests.e2e.test_tmux import Terminal
 from .pages import controller_manager_page
 from tests.ports import free_port
 
-pytestmark = [pytest.mark.tmux, pytest.mark.e2e,
-              pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)")]
+pytestmark = [
+    pytest.mark.tmux,
+    pytest.mark.e2e,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)"),
+]
 
 SCRIPT = Path(sys.executable).parent / "kubectl-informer"
 # An xdist worker's environment may carry COLUMNS/LINES (80x24), which
@@ -45,9 +48,25 @@ def exporting_queue(kubeconfig: str, duration: str) -> tuple[subprocess.Popen, i
     port, returned once it serves them (it binds the port once it has
     connected): (the process, the port)."""
     port = free_port()
-    queue = subprocess.Popen([str(SCRIPT), "queue", "--kubeconfig", kubeconfig, "--metrics-addr",
-                              f"127.0.0.1:{port}", "--fail-rate", "0.2", "-o", "json", "--duration", duration],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=dict(os.environ))
+    queue = subprocess.Popen(
+        [
+            str(SCRIPT),
+            "queue",
+            "--kubeconfig",
+            kubeconfig,
+            "--metrics-addr",
+            f"127.0.0.1:{port}",
+            "--fail-rate",
+            "0.2",
+            "-o",
+            "json",
+            "--duration",
+            duration,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=dict(os.environ),
+    )
     if not wait_for(lambda: serving(port), timeout=30.0, interval=0.05):
         queue.kill()
         _, err = queue.communicate(timeout=15)
@@ -61,24 +80,38 @@ def test_attach_screen_with_our_informer_beside_then_a_resize_sweep(tmp_path):
     term = None
     try:
         # No COLUMNS/LINES here (tests/conftest.py drops xdist's): the sweep resizes the window.
-        term = Terminal(tmp_path, 160, 45, f"attach http://127.0.0.1:{port}/metrics --interval 500ms "
-                                           f"--kubeconfig {demo.kubeconfig_path} --resource pods")
+        term = Terminal(
+            tmp_path,
+            160,
+            45,
+            f"attach http://127.0.0.1:{port}/metrics --interval 500ms "
+            f"--kubeconfig {demo.kubeconfig_path} --resource pods",
+        )
 
         def ready(text):
-            return ("workqueue controller" in text and "controller controller  reconciles" in text
-                    and "retries/s" in text
-                    and "Deltas: our informer on pods" in text and "default/web-" in text)
+            return (
+                "workqueue controller" in text
+                and "controller controller  reconciles" in text
+                and "retries/s" in text
+                and "Deltas: our informer on pods" in text
+                and "default/web-" in text
+            )
 
         # One whole frame: a capture can catch the terminal mid-repaint, some lines drawn, some not yet.
         card = ("queue latency p50", "work duration p50", "depth", "adds/s", "retries/s")
-        text = term.wait(lambda t: ready(t) and all(s in t for s in card),
-                         "the queue card, the controller line and our informer's deltas", timeout=40)
+        text = term.wait(
+            lambda t: ready(t) and all(s in t for s in card),
+            "the queue card, the controller line and our informer's deltas",
+            timeout=40,
+        )
         assert "queue latency p50" in text and "work duration p50" in text
         assert "depth" in text and "adds/s" in text and "retries/s" in text
         scrape = [ln for ln in text.splitlines() if "· scrape " in ln][0]
         n = int(scrape.split("· scrape ")[1].split()[0])
-        term.wait(lambda t: any("· scrape " in ln and int(ln.split("· scrape ")[1].split()[0]) > n
-                                for ln in t.splitlines()), "a later scrape")
+        term.wait(
+            lambda t: any("· scrape " in ln and int(ln.split("· scrape ")[1].split()[0]) > n for ln in t.splitlines()),
+            "a later scrape",
+        )
         sweep(term, attach_drawn)
         term.keys("q")
         assert term.exit_code() == 0
@@ -126,25 +159,42 @@ def boxed_lines_end_at_their_border(text: str) -> bool:
 
 def test_fifty_queues_at_160x45_table_cards_filter(tmp_path):
     server = ControllerManager()
-    term = Terminal(tmp_path, 160, 45,
-                    f"attach http://127.0.0.1:{server.server_address[1]}/metrics --interval 500ms", env_extra=SIZE)
+    term = Terminal(
+        tmp_path,
+        160,
+        45,
+        f"attach http://127.0.0.1:{server.server_address[1]}/metrics --interval 500ms",
+        env_extra=SIZE,
+    )
     try:
-        text = term.wait(lambda t: "▼ " in t and "deployment " in t and "≈550ms" in t and "the true value lies in" in t,
-                         "the table of 50 queues with its hint", timeout=40)
+        text = term.wait(
+            lambda t: "▼ " in t and "deployment " in t and "≈550ms" in t and "the true value lies in" in t,
+            "the table of 50 queues with its hint",
+            timeout=40,
+        )
         rows = [ln.split()[0] for ln in text.splitlines()[3:7]]
         assert rows == ["namespace", "deployment", "replicaset", "garbage_collector_graph_changes"], text
         assert 15 <= hidden(text) <= 25, text  # 50 less the rows that fit above the selected queue's card
         assert boxed_lines_end_at_their_border(text), text
         term.keys("t")
         # 6 or 7 cards fit in 42 rows: the other 43 or 44 are counted (first every card, until laid out).
-        text = term.wait(lambda t: "workqueue namespace" in t and "QUEUE " not in t and hidden(t) in (43, 44),
-                         "the cards with their hint")
+        text = term.wait(
+            lambda t: "workqueue namespace" in t and "QUEUE " not in t and hidden(t) in (43, 44),
+            "the cards with their hint",
+        )
         assert boxed_lines_end_at_their_border(text), text  # no sparkline cell past a card's border
         term.keys("/")
         term.wait(lambda t: "filter queues: text or regex" in t, "the filter line")
         term.keys("replica", "Enter")
-        text = term.wait(lambda t: "workqueue replicaset" in t and "workqueue replicationmanager" in t
-                         and "workqueue namespace" not in t and hidden(t) is None, "the filtered cards")
+        text = term.wait(
+            lambda t: (
+                "workqueue replicaset" in t
+                and "workqueue replicationmanager" in t
+                and "workqueue namespace" not in t
+                and hidden(t) is None
+            ),
+            "the filtered cards",
+        )
         assert "/replica: 2 of 50 queues" in text, text
         term.keys("q")
         assert term.exit_code() == 0

@@ -10,8 +10,14 @@ def q(name, depth=0.0, adds=0.0, retries=0.0):
 
 
 def test_busiest_first_depth_then_adds_then_retries_then_name():
-    queues = [q("a"), q("b", retries=1), q("c", adds=5), q("d", depth=2), q("e", depth=2, adds=1), q("f", adds=5,
-                                                                                                  retries=2)]
+    queues = [
+        q("a"),
+        q("b", retries=1),
+        q("c", adds=5),
+        q("d", depth=2),
+        q("e", depth=2, adds=1),
+        q("f", adds=5, retries=2),
+    ]
     assert [x.name for x in by_activity(queues)] == ["e", "d", "f", "c", "b", "a"]
 
 

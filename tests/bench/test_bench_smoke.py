@@ -19,11 +19,27 @@ ROOT = Path(__file__).resolve().parents[2]
 # The keys each bench's last line carries (its docstring documents them).
 KEYS = {
     "engine": ["deltas_per_s", "tracer_off_overhead", "rss_per_object_kib", "staleness_overhead", "index_overhead"],
-    "cluster": ["speedup_10k", "rss_ratio_10k", "sync_100k_s", "rss_100k_mib", "meta_rss_ratio_100k",
-                "rss_watchlist_ratio_100k"],
-    "tui": ["events_per_s", "events_per_cpu_s", "key_p99_ms", "rss_growth", "rss_mib", "big_list_ratio",
-            "big_list_key_p99_ms", "big_list_rss_mib", "young_gc_cpu_s_per_mev", "young_gc_longest_ms",
-            "young_per_frame"],
+    "cluster": [
+        "speedup_10k",
+        "rss_ratio_10k",
+        "sync_100k_s",
+        "rss_100k_mib",
+        "meta_rss_ratio_100k",
+        "rss_watchlist_ratio_100k",
+    ],
+    "tui": [
+        "events_per_s",
+        "events_per_cpu_s",
+        "key_p99_ms",
+        "rss_growth",
+        "rss_mib",
+        "big_list_ratio",
+        "big_list_key_p99_ms",
+        "big_list_rss_mib",
+        "young_gc_cpu_s_per_mev",
+        "young_gc_longest_ms",
+        "young_per_frame",
+    ],
     "ship": ["archive_mib", "version_warm_s", "first_frame_s"],
     "attach": ["samples", "whole_page_parse_ms", "scrape_ms", "ratio"],
     "soak": ["rss_growth", "disagreements", "events", "held_over_bound"],
@@ -34,8 +50,14 @@ KEYS = {
 def run_smoke(name: str, *args: str, timeout: float = 110) -> dict[str, float]:
     """Run bench/NAME.py in smoke mode; the figures of its bench line."""
     env = dict(os.environ, BENCH_SMOKE="1")
-    r = subprocess.run([sys.executable, str(ROOT / "bench" / f"{name}.py"), *args], capture_output=True, text=True,
-                       timeout=timeout, cwd=ROOT, env=env)
+    r = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / f"{name}.py"), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+        env=env,
+    )
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     assert "smoke mode (BENCH_SMOKE=1)" in r.stdout, r.stdout[-2000:]
     lines = [line for line in r.stdout.splitlines() if line.startswith(f"bench {name}: ")]

@@ -10,8 +10,17 @@ import threading
 
 import pytest
 
-from kubectl_informer.cache.delta_fifo import (ADDED, DELETED, REPLACED, SYNC, UPDATED, Delta, DeltaFIFO,
-                                               DeltaType, FIFOClosedError)
+from kubectl_informer.cache.delta_fifo import (
+    ADDED,
+    DELETED,
+    REPLACED,
+    SYNC,
+    UPDATED,
+    Delta,
+    DeltaFIFO,
+    DeltaType,
+    FIFOClosedError,
+)
 from kubectl_informer.cache.keys import DeletedFinalStateUnknown as DFSU
 from kubectl_informer.clock.testing import wait_for
 
@@ -56,22 +65,28 @@ def test_replace_with_delete_delta_in():
 REPLACE_ONLY_IN_QUEUE = {
     "added object should be deleted on replace": (
         lambda f, o, o2: (f.add(o), f.replace([], "0")),
-        lambda o, o2: [D(ADDED, o), D(DELETED, DFSU("foo", o))]),
+        lambda o, o2: [D(ADDED, o), D(DELETED, DFSU("foo", o))],
+    ),
     "replaced object should have only a single delete": (
         lambda f, o, o2: (f.add(o), f.replace([o], "0"), f.replace([], "0")),
-        lambda o, o2: [D(ADDED, o), D(REPLACED, o), D(DELETED, DFSU("foo", o))]),
+        lambda o, o2: [D(ADDED, o), D(REPLACED, o), D(DELETED, DFSU("foo", o))],
+    ),
     "deleted object should have only a single delete": (
         lambda f, o, o2: (f.add(o), f.delete(o), f.replace([], "0")),
-        lambda o, o2: [D(ADDED, o), D(DELETED, o)]),
+        lambda o, o2: [D(ADDED, o), D(DELETED, o)],
+    ),
     "synced objects should have a single delete": (
         lambda f, o, o2: (f.add(o), f.replace([o], "0"), f.replace([o], "0"), f.replace([], "0")),
-        lambda o, o2: [D(ADDED, o), D(SYNC, o), D(SYNC, o), D(DELETED, DFSU("foo", o))]),
+        lambda o, o2: [D(ADDED, o), D(SYNC, o), D(SYNC, o), D(DELETED, DFSU("foo", o))],
+    ),
     "added objects should have a single delete on multiple replaces": (
         lambda f, o, o2: (f.add(o), f.replace([], "0"), f.replace([], "1")),
-        lambda o, o2: [D(ADDED, o), D(DELETED, DFSU("foo", o))]),
+        lambda o, o2: [D(ADDED, o), D(DELETED, DFSU("foo", o))],
+    ),
     "added and deleted and added object should be deleted": (
         lambda f, o, o2: (f.add(o), f.delete(o), f.add(o2), f.replace([], "0")),
-        lambda o, o2: [D(ADDED, o), D(DELETED, o), D(ADDED, o2), D(DELETED, DFSU("foo", o2))]),
+        lambda o, o2: [D(ADDED, o), D(DELETED, o), D(ADDED, o2), D(DELETED, DFSU("foo", o2))],
+    ),
 }
 
 
@@ -82,8 +97,7 @@ def test_replace_makes_deletions_for_objects_only_in_queue(case, with_known):
     ops, expected = REPLACE_ONLY_IN_QUEUE[case]
     o, o2 = mk("foo", 2), mk("foo", 3)
     # client-go flips emitDeltaTypeReplaced for this one case.
-    f = DeltaFIFO(known_objects=known() if with_known else None,
-                  emit_delta_type_replaced=case.startswith("replaced"))
+    f = DeltaFIFO(known_objects=known() if with_known else None, emit_delta_type_replaced=case.startswith("replaced"))
     ops(f, o, o2)
     assert pop(f) == expected(o, o2)
     assert len(f) == 0 and f.list_keys() == []
@@ -242,8 +256,7 @@ def test_replace_makes_deletions_after_delete_and_recreate():
     f.add(mk("bar", 100))
     f.replace([mk("foo", 5)], "0")
     # The tombstone carries the newest object in the queue, not the known one.
-    assert pop(f) == [D(DELETED, mk("bar", 6)), D(ADDED, mk("bar", 100)),
-                      D(DELETED, DFSU("bar", mk("bar", 100)))]
+    assert pop(f) == [D(DELETED, mk("bar", 6)), D(ADDED, mk("bar", 100)), D(DELETED, DFSU("bar", mk("bar", 100)))]
     assert pop(f) == [D(SYNC, mk("foo", 5))]
     assert pop(f) == [D(DELETED, DFSU("baz", mk("baz", 7)))]
 
@@ -480,8 +493,16 @@ def test_in_initial_list_only_for_first_replace():
 
 
 def test_delta_type_values():
-    assert [t.value for t in DeltaType] == ["Added", "Updated", "Deleted", "Replaced", "Sync",
-                                           "ReplacedAll", "SyncAll", "Bookmark"]
+    assert [t.value for t in DeltaType] == [
+        "Added",
+        "Updated",
+        "Deleted",
+        "Replaced",
+        "Sync",
+        "ReplacedAll",
+        "SyncAll",
+        "Bookmark",
+    ]
     assert DeltaType.ADDED == "Added"
 
 
@@ -512,8 +533,7 @@ def test_trace_queue_coalesce_pop_with_waited(clock, tracer, trace):
         ("fifo.queue", "a", {"type": "Added", "depth": 1, "pending": 1, "labels": None}),
         ("fifo.coalesce", "a", {"type": "Updated", "pending": 2, "depth": 1, "labels": None}),
         ("fifo.queue", "b", {"type": "Added", "depth": 2, "pending": 1, "labels": None}),
-        ("fifo.pop", "a", {"types": ["Added", "Updated"], "is_in_initial_list": False,
-                           "waited": 3.5, "depth": 1}),
+        ("fifo.pop", "a", {"types": ["Added", "Updated"], "is_in_initial_list": False, "waited": 3.5, "depth": 1}),
     ]
 
 
@@ -529,8 +549,11 @@ def test_trace_skip_and_dedup(clock, tracer, trace):
     assert events[1][0] == "fifo.queue"
     assert events[2] == ("fifo.skip", "k", {"type": "Sync", "reason": "resync_pending"})
     assert events[3] == ("fifo.coalesce", "k", {"type": "Deleted", "pending": 2, "depth": 1, "labels": None})
-    assert events[4] == ("fifo.dedup", "k", {"type": "Deleted", "dropped": "tombstone", "kept": "object",
-                                             "pending": 2, "depth": 1})
+    assert events[4] == (
+        "fifo.dedup",
+        "k",
+        {"type": "Deleted", "dropped": "tombstone", "kept": "object", "pending": 2, "depth": 1},
+    )
     assert len(events) == 5
 
 
@@ -553,6 +576,7 @@ def test_no_trace_without_subscriber_and_no_bookkeeping(clock, tracer):
 
 def test_tracing_turned_off_between_queue_and_pop_leaves_nothing_behind(clock, tracer):
     from kubectl_informer.core.trace import TraceBuffer
+
     buf = TraceBuffer()
     unsubscribe = tracer.subscribe(buf)
     f = DeltaFIFO(tracer=tracer, clock=clock)

@@ -19,8 +19,12 @@ def test_summarize_pod_phase_and_terminating():
 
 
 def test_summarize_workloads_and_others():
-    dep = {"kind": "Deployment", "metadata": {"name": "d"}, "spec": {"replicas": 3},
-           "status": {"readyReplicas": 2, "replicas": 3}}
+    dep = {
+        "kind": "Deployment",
+        "metadata": {"name": "d"},
+        "spec": {"replicas": 3},
+        "status": {"readyReplicas": 2, "replicas": 3},
+    }
     assert summarize(dep) == "ready 2/3"
     dep["status"] = {}
     assert summarize(dep) == "ready 0/3"
@@ -69,12 +73,20 @@ def test_diff_long_values_are_shortened():
 
 
 def test_timestamps_sort_after_the_change_that_caused_them():
-    old = {"metadata": {"name": "p", "resourceVersion": "1"},
-           "status": {"conditions": [{"type": "Ready", "lastTransitionTime": "2026-01-01T00:00:00Z"}],
-                      "containerStatuses": [{"restartCount": 0}]}}
-    new = {"metadata": {"name": "p", "resourceVersion": "2"},
-           "status": {"conditions": [{"type": "Ready", "lastTransitionTime": "2026-01-01T00:00:05Z"}],
-                      "containerStatuses": [{"restartCount": 1}]}}
+    old = {
+        "metadata": {"name": "p", "resourceVersion": "1"},
+        "status": {
+            "conditions": [{"type": "Ready", "lastTransitionTime": "2026-01-01T00:00:00Z"}],
+            "containerStatuses": [{"restartCount": 0}],
+        },
+    }
+    new = {
+        "metadata": {"name": "p", "resourceVersion": "2"},
+        "status": {
+            "conditions": [{"type": "Ready", "lastTransitionTime": "2026-01-01T00:00:05Z"}],
+            "containerStatuses": [{"restartCount": 1}],
+        },
+    }
     assert diff_summary(old, new) == [
         "status.containerStatuses[0].restartCount 0→1",
         "status.conditions[0].lastTransitionTime 2026-01-01T00:00:00Z→2026-01-01T00:00:05Z",
@@ -89,22 +101,41 @@ from kubectl_informer.core.diff import NOISE, Change, diff_changes  # noqa: E402
 
 
 def test_full_diff_orders_status_spec_other_metadata_then_noise():
-    old = {"metadata": {"name": "p", "resourceVersion": "1", "labels": {"a": "1"}, "generation": 1,
-                        "managedFields": [{"manager": "kubectl"}]},
-           "spec": {"replicas": 1}, "data": {"k": "v"},
-           "status": {"restartCount": 0, "observedGeneration": 1, "startedAt": "t0"}}
-    new = {"metadata": {"name": "p", "resourceVersion": "2", "labels": {"a": "2"}, "generation": 2,
-                        "managedFields": [{"manager": "kubelet"}]},
-           "spec": {"replicas": 2}, "data": {"k": "w"},
-           "status": {"restartCount": 1, "observedGeneration": 2, "startedAt": "t1"}}
+    old = {
+        "metadata": {
+            "name": "p",
+            "resourceVersion": "1",
+            "labels": {"a": "1"},
+            "generation": 1,
+            "managedFields": [{"manager": "kubectl"}],
+        },
+        "spec": {"replicas": 1},
+        "data": {"k": "v"},
+        "status": {"restartCount": 0, "observedGeneration": 1, "startedAt": "t0"},
+    }
+    new = {
+        "metadata": {
+            "name": "p",
+            "resourceVersion": "2",
+            "labels": {"a": "2"},
+            "generation": 2,
+            "managedFields": [{"manager": "kubelet"}],
+        },
+        "spec": {"replicas": 2},
+        "data": {"k": "w"},
+        "status": {"restartCount": 1, "observedGeneration": 2, "startedAt": "t1"},
+    }
     lines = [c.line() for c in diff_changes(old, new)]
     assert lines == [
-        "status.restartCount 0→1", "status.startedAt t0→t1",
+        "status.restartCount 0→1",
+        "status.startedAt t0→t1",
         "spec.replicas 1→2",
         "data.k v→w",
         "labels.a 1→2",
-        "metadata.generation 1→2", "metadata.managedFields[0].manager kubectl→kubelet",
-        "metadata.resourceVersion 1→2", "status.observedGeneration 1→2",
+        "metadata.generation 1→2",
+        "metadata.managedFields[0].manager kubectl→kubelet",
+        "metadata.resourceVersion 1→2",
+        "status.observedGeneration 1→2",
     ]
     # The summary is the same list without the noise.
     assert diff_summary(old, new) == lines[:5]
@@ -122,14 +153,16 @@ def test_change_keeps_the_values_and_tombstones_unwrap():
 
 _keys = st.sampled_from(["status", "spec", "metadata", "data", "a", "b", "resourceVersion", "labels"])
 _leaf = st.one_of(st.integers(-3, 3), st.sampled_from(["x", "y", ""]), st.booleans(), st.none())
-_tree = st.recursive(_leaf, lambda kids: st.one_of(st.lists(kids, max_size=3),
-                                                   st.dictionaries(_keys, kids, max_size=4)), max_leaves=12)
+_tree = st.recursive(
+    _leaf, lambda kids: st.one_of(st.lists(kids, max_size=3), st.dictionaries(_keys, kids, max_size=4)), max_leaves=12
+)
 _objs = st.dictionaries(_keys, _tree, max_size=5)
 
 
 def _get(obj, path):
     """The value at a Change path ("a.b[1].c"), or a sentinel when absent."""
     import re
+
     cur = obj
     for part in re.findall(r"[^.\[\]]+|\[\d+\]", path):
         if part.startswith("["):
@@ -151,6 +184,7 @@ def _apply(obj, changes):
     """Rebuild ``new`` from ``old`` with the changes: proves none is missing."""
     import copy
     import re
+
     out = copy.deepcopy(obj)
     removals = []
     for c in changes:

@@ -35,7 +35,10 @@ def test_rv_counter_list_and_watch_from_rv():
     w = src.watch(ListOptions(resource_version="1"))
     evs = drain(w, 3)
     assert [(e.type, e.object["metadata"]["resourceVersion"]) for e in evs] == [
-        ("ADDED", "2"), ("MODIFIED", "3"), ("DELETED", "4")]
+        ("ADDED", "2"),
+        ("MODIFIED", "3"),
+        ("DELETED", "4"),
+    ]
     src.add(make_object("c"))
     assert next(iter(w)).object["metadata"]["name"] == "c"
     w.stop()
@@ -89,12 +92,14 @@ def test_paged_list_is_a_consistent_snapshot_and_continue_expires():
 def test_watch_list_stream_and_unsupported_mode():
     src = FakeSource()
     src.add(make_object("a"))
-    w = src.watch(ListOptions(send_initial_events=True, allow_watch_bookmarks=True,
-                              resource_version_match="NotOlderThan"))
+    w = src.watch(
+        ListOptions(send_initial_events=True, allow_watch_bookmarks=True, resource_version_match="NotOlderThan")
+    )
     evs = drain(w, 2)
     assert evs[0].type == "ADDED"
     assert evs[1].type == "BOOKMARK" and evs[1].object["metadata"]["annotations"] == {
-        "k8s.io/initial-events-end": "true"}
+        "k8s.io/initial-events-end": "true"
+    }
     off = FakeSource(watch_list=False)
     assert list(off.watch(ListOptions(send_initial_events=True))) == []
 

@@ -13,15 +13,28 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from kubectl_informer.cache.delta_fifo import (ADDED, BOOKMARK, DELETED, REPLACED, REPLACED_ALL, SYNC, SYNC_ALL,
-                                               UPDATED, Delta, DeltaFIFO, ReplacedAllInfo, SyncAllInfo)
+from kubectl_informer.cache.delta_fifo import (
+    ADDED,
+    BOOKMARK,
+    DELETED,
+    REPLACED,
+    REPLACED_ALL,
+    SYNC,
+    SYNC_ALL,
+    UPDATED,
+    Delta,
+    DeltaFIFO,
+    ReplacedAllInfo,
+    SyncAllInfo,
+)
 from kubectl_informer.cache.keys import DeletedFinalStateUnknown as DFSU
 from kubectl_informer.cache.real_fifo import RealFIFO
 from kubectl_informer.cache.store import Indexer
 
 NAMES = st.sampled_from(["a", "b", "c", "d"])
-SETTINGS = settings(max_examples=100, stateful_step_count=30, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=100, stateful_step_count=30, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def mk(name: str, n: int) -> dict:
@@ -167,8 +180,7 @@ class RealFIFOMachine(RuleBasedStateMachine):
         self.atomic = atomic
         self.bookmarks = atomic and bookmarks
         self.known = None if atomic else Indexer()
-        self.fifo = RealFIFO(known_objects=self.known, atomic_events=atomic,
-                             emit_delta_type_bookmark=self.bookmarks)
+        self.fifo = RealFIFO(known_objects=self.known, atomic_events=atomic, emit_delta_type_bookmark=self.bookmarks)
         self.entries: list[Delta] = []
         self.known_model: dict[str, dict] = {}
         self.populated = False

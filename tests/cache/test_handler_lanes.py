@@ -64,8 +64,12 @@ def test_each_lane_gets_its_own_resync_and_ticks_serve_only_the_due(clock, trace
     c = add_handler(inf, "c", 0.0, stop_event=stop)
     default = add_handler(inf, "default", None, stop_event=stop)
     assert inf.resync_check_period == 3.0
-    assert [(x.requested_resync_period, x.resync_period) for x in (a, b, c, default)] == \
-        [(3.0, 3.0), (5.0, 5.0), (0.0, 0.0), (10.0, 10.0)]
+    assert [(x.requested_resync_period, x.resync_period) for x in (a, b, c, default)] == [
+        (3.0, 3.0),
+        (5.0, 5.0),
+        (0.0, 0.0),
+        (10.0, 10.0),
+    ]
     run(inf, stop)
     assert wait_for(lambda: all(x.stats()["handled"] == 2 for x in (a, b, c, default)))
     # Ticks at +3, +6, +9, +12. Each tick's Sync deltas are handled before
@@ -128,6 +132,7 @@ def test_a_slow_lane_builds_a_backlog_the_others_do_not(clock, tracer, trace, ru
     assert wait_for(lambda: len(kinds(seen(), "handler.lane", listener="slow")) == 5)
     last = kinds(seen(), "handler.lane", listener="slow")[-1].fields
     assert (last["handled"], last["pending"], last["slow"]) == (5, 10, False)
+
     # The fast lane's calls were quick and it went idle: reported as empty.
     def fast_last():
         reports = kinds(seen(), "handler.lane", listener="fast")
@@ -152,8 +157,11 @@ def test_counts_per_lane_by_kind(clock, tracer, trace, run):
     assert wait_for(lambda: all(x.stats()["handled"] == 4 for x in lanes))
     events = seen()
     for n in ("x", "y"):
-        assert [len(kinds(events, k, listener=n)) for k in ("handler.add", "handler.update", "handler.delete")] \
-            == [2, 1, 1]
+        assert [len(kinds(events, k, listener=n)) for k in ("handler.add", "handler.update", "handler.delete")] == [
+            2,
+            1,
+            1,
+        ]
 
 
 def test_no_lane_report_without_a_reader(clock, run):
@@ -175,7 +183,10 @@ def test_plan_handlers_spreads_values_over_lanes():
     assert plan_handlers(None, [], []) == [HandlerSpec("handler-1")]
     assert plan_handlers(None, [3.0, 5.0], []) == [HandlerSpec("handler-1", 3.0), HandlerSpec("handler-2", 5.0)]
     assert plan_handlers(3, [2.0], [0.0, 0.5, 0.0], first_name="controller") == [
-        HandlerSpec("controller", 2.0, 0.0), HandlerSpec("handler-2", 2.0, 0.5), HandlerSpec("handler-3", 2.0, 0.0)]
+        HandlerSpec("controller", 2.0, 0.0),
+        HandlerSpec("handler-2", 2.0, 0.5),
+        HandlerSpec("handler-3", 2.0, 0.0),
+    ]
     with pytest.raises(ValueError, match="--handler-resync has 2 values for 3 handlers"):
         plan_handlers(3, [1.0, 2.0], [])
     with pytest.raises(ValueError, match="--handler-time has 3 values for 2 handlers"):

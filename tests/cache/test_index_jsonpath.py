@@ -38,6 +38,7 @@ def index_of(**paths) -> Indexer:
 
 # ----- index_test.go -----
 
+
 def test_get_index_func_values():
     """TestGetIndexFuncValues: two distinct values of three pods."""
     index = index_of(testmodes="{.metadata.labels.foo}")
@@ -75,6 +76,7 @@ def test_multi_index_keys():
 
 # ----- thread_safe_store_test.go -----
 
+
 def test_update_moves_a_key_between_values_and_delete_removes_it():
     """TestThreadSafeStoreDeleteRemovesEmptySetsFromIndex /
     AddKeepsNonEmptySetPostDeleteFromIndex, on spec.nodeName."""
@@ -92,7 +94,7 @@ def test_update_moves_a_key_between_values_and_delete_removes_it():
 
 def test_a_missing_field_gives_no_value_and_an_empty_string_is_a_value():
     index = index_of(byNode="spec.nodeName")
-    index.add(pod("pending", "default"))            # not scheduled: no nodeName at all
+    index.add(pod("pending", "default"))  # not scheduled: no nodeName at all
     index.add(pod("blank", "default", node=""))
     assert index.list_index_func_values("byNode") == [""]
     assert index.index_keys("byNode", "") == ["default/blank"]
@@ -114,6 +116,7 @@ def test_by_index_on_an_unknown_index_errors():
 
 # ----- the trace: index.update, emitted only when values change -----
 
+
 def test_the_indexer_says_each_keys_new_values_only_when_they_change():
     tracer, got = Tracer(), []
     tracer.subscribe(got.append)
@@ -122,8 +125,8 @@ def test_the_indexer_says_each_keys_new_values_only_when_they_change():
     index.add(pod("a", "default", node="node-1"))
     index.update(pod("a", "default", node="node-1", rv="2"))  # unchanged: nothing said
     index.update(pod("a", "default", node="node-2", rv="3"))
-    index.add(pod("p", "default"))                             # an add says its values, none here
-    index.update(pod("p", "default", rv="2"))                  # none before or after: nothing said
+    index.add(pod("p", "default"))  # an add says its values, none here
+    index.update(pod("p", "default", rv="2"))  # none before or after: nothing said
     index.delete(pod("a", "default", node="node-2"))
     said = [(ev.key, ev.fields["values"]) for ev in got if ev.kind == INDEX_UPDATE]
     assert said == [("default/a", ["node-1"]), ("default/a", ["node-2"]), ("default/p", []), ("default/a", [])]
@@ -133,8 +136,10 @@ def test_the_indexer_says_each_keys_new_values_only_when_they_change():
 def test_the_namespace_index_is_not_traced_its_value_is_the_keys_namespace():
     tracer, got = Tracer(), []
     tracer.subscribe(got.append)
-    index = Indexer(meta_namespace_key_func, {NAMESPACE_INDEX: meta_namespace_index_func,
-                                              "byNode": IndexSpec("byNode", "spec.nodeName").index_func()})
+    index = Indexer(
+        meta_namespace_key_func,
+        {NAMESPACE_INDEX: meta_namespace_index_func, "byNode": IndexSpec("byNode", "spec.nodeName").index_func()},
+    )
     index.tracer = tracer
     index.add(pod("a", "shop", node="node-1"))
     assert [ev.fields["index"] for ev in got] == ["byNode"]
@@ -155,6 +160,7 @@ def test_replace_rebuilds_and_says_every_keys_values():
 
 # ----- the factory: client-go's NamespaceIndex on every informer -----
 
+
 def test_every_informer_a_factory_builds_has_the_namespace_index():
     factory = SharedInformerFactory(DEFAULT_PROFILE)
     informer = factory.informer_for("pods", lw=None)
@@ -166,32 +172,50 @@ def test_every_informer_a_factory_builds_has_the_namespace_index():
 
 # ----- the JSONPath -----
 
+
 def test_both_spellings_and_brackets_parse_alike():
-    assert parse_path("{.spec.nodeName}") == parse_path("spec.nodeName") == parse_path(".spec.nodeName") \
+    assert (
+        parse_path("{.spec.nodeName}")
+        == parse_path("spec.nodeName")
+        == parse_path(".spec.nodeName")
         == ("spec", "nodeName")
-    assert parse_path("{.metadata.labels['app.kubernetes.io/name']}") == \
-        ("metadata", "labels", "app.kubernetes.io/name")
-    assert parse_path('spec.containers[*].image') == ("spec", "containers", ALL, "image")
+    )
+    assert parse_path("{.metadata.labels['app.kubernetes.io/name']}") == (
+        "metadata",
+        "labels",
+        "app.kubernetes.io/name",
+    )
+    assert parse_path("spec.containers[*].image") == ("spec", "containers", ALL, "image")
     assert parse_path("spec.containers[0].image") == ("spec", "containers", 0, "image")
 
 
-@pytest.mark.parametrize("bad", ["", "{}", "{.spec", "spec..x", "spec[x]", "spec.containers[?(@.name=='a')]",
-                                 "spec.nodeName}", "spec nodeName"])
+@pytest.mark.parametrize(
+    "bad",
+    ["", "{}", "{.spec", "spec..x", "spec[x]", "spec.containers[?(@.name=='a')]", "spec.nodeName}", "spec nodeName"],
+)
 def test_a_bad_path_is_refused(bad):
     with pytest.raises(ValueError):
         parse_path(bad)
 
 
-@pytest.mark.parametrize("bad", ["byNode", "=spec.x", "1x=spec.x", "by node=spec.x", "namespace=spec.x",
-                                 "byNode=spec["])
+@pytest.mark.parametrize(
+    "bad", ["byNode", "=spec.x", "1x=spec.x", "by node=spec.x", "namespace=spec.x", "byNode=spec["]
+)
 def test_a_bad_index_flag_is_refused(bad):
     with pytest.raises(ValueError):
         parse_index(bad)
 
 
 def test_values_as_kubectl_prints_them():
-    obj = {"spec": {"containers": [{"image": "a"}, {"image": "b"}, {"name": "no-image"}], "replicas": 3,
-                    "paused": True, "sel": {"b": "2", "a": "1"}, "none": None}}
+    obj = {
+        "spec": {
+            "containers": [{"image": "a"}, {"image": "b"}, {"name": "no-image"}],
+            "replicas": 3,
+            "paused": True,
+            "sel": {"b": "2", "a": "1"},
+            "none": None,
+        }
+    }
     assert path_func(parse_path("spec.containers[*].image"))(obj) == ["a", "b"]
     assert path_func(parse_path("spec.containers[1].image"))(obj) == ["b"]
     assert path_func(parse_path("spec.containers[-1].image"))(obj) == []
@@ -209,6 +233,7 @@ _names = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCXYZ0123456789_-", min_si
 @given(st.lists(_names, min_size=1, max_size=5), st.booleans(), st.booleans())
 def test_a_dotted_path_reads_the_field_it_names(names, braces, leading_dot):
     """Any field path, in either spelling, reads exactly the nested field."""
+
     def spelt(fields):
         text = ".".join(fields)
         if leading_dot or braces:

@@ -36,13 +36,17 @@ def fresh_names():
 
 # ----- identity_test.go -----
 
-@pytest.mark.parametrize("setup,name,fails", [
-    (lambda: None, "my-informer", False),  # first name is unique
-    (lambda: new_informer_name("my-informer"), "my-informer", True),  # duplicate name
-    (lambda: None, "", True),  # empty name
-    (lambda: new_informer_name("informer-1"), "informer-2", False),  # different name
-    (lambda: new_informer_name("my-informer").release(), "my-informer", False),  # released name reused
-])
+
+@pytest.mark.parametrize(
+    "setup,name,fails",
+    [
+        (lambda: None, "my-informer", False),  # first name is unique
+        (lambda: new_informer_name("my-informer"), "my-informer", True),  # duplicate name
+        (lambda: None, "", True),  # empty name
+        (lambda: new_informer_name("informer-1"), "informer-2", False),  # different name
+        (lambda: new_informer_name("my-informer").release(), "my-informer", False),  # released name reused
+    ],
+)
 def test_new_informer_name(setup, name, fails):
     setup()
     if fails:
@@ -73,8 +77,10 @@ def test_release():
 
 # ----- the metrics -----
 
-@pytest.mark.parametrize("rv,want", [("", 0), ("123", 123), ("1234567890123456789", 567890123456789),
-                                     ("abc", None), ("12a", None)])
+
+@pytest.mark.parametrize(
+    "rv,want", [("", 0), ("123", 123), ("1234567890123456789", 567890123456789), ("abc", None), ("12a", None)]
+)
 def test_rv_truncated_to_15_digits(rv, want):
     assert parse_rv_for_metrics_with_truncation(rv) == want
 
@@ -115,8 +121,12 @@ class SetOnlyProvider:
 
 def test_real_fifo_sets_queued_items_where_upstream_does():
     p = SetOnlyProvider()
-    fifo = RealFIFO(atomic_events=True, emit_delta_type_bookmark=True,
-                    identifier=new_informer_name("t").with_resource(PODS), metrics_provider=p)
+    fifo = RealFIFO(
+        atomic_events=True,
+        emit_delta_type_bookmark=True,
+        identifier=new_informer_name("t").with_resource(PODS),
+        metrics_provider=p,
+    )
     fifo.replace([], "1")
     fifo.add(make_object("a"))
     fifo.add(make_object("b"))
@@ -128,8 +138,12 @@ def test_real_fifo_sets_queued_items_where_upstream_does():
 
 def test_real_fifo_queued_items_and_latency_read_when_scraped():
     reg = InformerMetricsRegistry()
-    fifo = RealFIFO(atomic_events=True, emit_delta_type_bookmark=True,
-                    identifier=new_informer_name("t").with_resource(PODS), metrics_provider=reg)
+    fifo = RealFIFO(
+        atomic_events=True,
+        emit_delta_type_bookmark=True,
+        identifier=new_informer_name("t").with_resource(PODS),
+        metrics_provider=reg,
+    )
     fifo.replace([], "1")
     fifo.add(make_object("a"))
     fifo.add(make_object("b"))

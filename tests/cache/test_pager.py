@@ -77,8 +77,9 @@ class PagedServer:
         return self.paged_list(options)
 
 
-@pytest.mark.parametrize("remaining", [0, 9, 10, 11, 21], ids=["empty", "one page", "one full page", "two pages",
-                                                                 "three pages"])
+@pytest.mark.parametrize(
+    "remaining", [0, 9, 10, 11, 21], ids=["empty", "one page", "one full page", "two pages", "three pages"]
+)
 def test_list_assembles_pages(remaining):
     srv = PagedServer(remaining)
     got, paginated = ListPager(srv.paged_list, page_size=10, full_list_if_expired=False).list(ListOptions())
@@ -98,8 +99,11 @@ def test_list_expired_on_second_page_without_fallback_raises():
 def test_list_expired_on_second_page_then_full_list():
     srv = PagedServer(21)
     pages = []
-    pager = ListPager(srv.expires_on_second_page_then_full_list, page_size=10,
-                      on_page=lambda page, opts, fallback: pages.append((opts.limit, fallback)))
+    pager = ListPager(
+        srv.expires_on_second_page_then_full_list,
+        page_size=10,
+        on_page=lambda page, opts, fallback: pages.append((opts.limit, fallback)),
+    )
     got, paginated = pager.list(ListOptions(resource_version="7"))
     assert got["items"] == names(21)
     assert paginated is True
@@ -169,10 +173,18 @@ def test_each_list_item_stops_at_the_processor_error():
     assert srv.calls <= 2
 
 
-@pytest.mark.parametrize("total, processed, want_lists, buffer", [
-    (1, 1, 1, 0), (5, 1, 2, 0), (5, 2, 3, 0), (5, 5, 5, 0),  # 0: one page listed while one is processed
-    (5, 1, 3, 1), (5, 5, 5, 1), (5, 1, 5, 10),  # a buffer bigger than the list holds all of it
-])
+@pytest.mark.parametrize(
+    "total, processed, want_lists, buffer",
+    [
+        (1, 1, 1, 0),
+        (5, 1, 2, 0),
+        (5, 2, 3, 0),
+        (5, 5, 5, 0),  # 0: one page listed while one is processed
+        (5, 1, 3, 1),
+        (5, 5, 5, 1),
+        (5, 1, 5, 10),  # a buffer bigger than the list holds all of it
+    ],
+)
 def test_each_list_item_lists_up_to_page_buffer_size_pages_ahead(total, processed, want_lists, buffer):
     # client-go's TestListPager_eachListPageBuffered.
     srv = PagedServer(total * 10)

@@ -7,8 +7,20 @@ import threading
 
 import pytest
 
-from kubectl_informer.cache.delta_fifo import (ADDED, BOOKMARK, DELETED, REPLACED, REPLACED_ALL, SYNC, SYNC_ALL,
-                                               UPDATED, Delta, FIFOClosedError, ReplacedAllInfo, SyncAllInfo)
+from kubectl_informer.cache.delta_fifo import (
+    ADDED,
+    BOOKMARK,
+    DELETED,
+    REPLACED,
+    REPLACED_ALL,
+    SYNC,
+    SYNC_ALL,
+    UPDATED,
+    Delta,
+    FIFOClosedError,
+    ReplacedAllInfo,
+    SyncAllInfo,
+)
 from kubectl_informer.cache.keys import DeletedFinalStateUnknown as DFSU
 from kubectl_informer.cache.real_fifo import RealFIFO
 from kubectl_informer.cache.store import Indexer
@@ -55,19 +67,24 @@ def test_replace_with_delete_delta_in():
 REPLACE_ONLY_IN_QUEUE = {
     "added object should be deleted on replace": (
         lambda f, o, o2: (f.add(o), f.replace([], "0")),
-        lambda o, o2: [D(ADDED, o), D(DELETED, DFSU("foo", o))]),
+        lambda o, o2: [D(ADDED, o), D(DELETED, DFSU("foo", o))],
+    ),
     "deleted object should have only a single delete": (
         lambda f, o, o2: (f.add(o), f.delete(o), f.replace([], "0")),
-        lambda o, o2: [D(ADDED, o), D(DELETED, o)]),
+        lambda o, o2: [D(ADDED, o), D(DELETED, o)],
+    ),
     "synced objects should have a single delete": (
         lambda f, o, o2: (f.add(o), f.replace([o], "0"), f.replace([o], "0"), f.replace([], "0")),
-        lambda o, o2: [D(ADDED, o), D(REPLACED, o), D(REPLACED, o), D(DELETED, DFSU("foo", o))]),
+        lambda o, o2: [D(ADDED, o), D(REPLACED, o), D(REPLACED, o), D(DELETED, DFSU("foo", o))],
+    ),
     "added objects should have a single delete on multiple replaces": (
         lambda f, o, o2: (f.add(o), f.replace([], "0"), f.replace([], "1")),
-        lambda o, o2: [D(ADDED, o), D(DELETED, DFSU("foo", o))]),
+        lambda o, o2: [D(ADDED, o), D(DELETED, DFSU("foo", o))],
+    ),
     "added and deleted and added object should be deleted": (
         lambda f, o, o2: (f.add(o), f.delete(o), f.add(o2), f.replace([], "0")),
-        lambda o, o2: [D(ADDED, o), D(DELETED, o), D(ADDED, o2), D(DELETED, DFSU("foo", o2))]),
+        lambda o, o2: [D(ADDED, o), D(DELETED, o), D(ADDED, o2), D(DELETED, DFSU("foo", o2))],
+    ),
 }
 
 
@@ -115,8 +132,14 @@ def test_transformer():
 
     got = pop_n(f, 7)
     assert [(d.type, f.key_of(d)) for d in got] == [
-        (ADDED, "foo"), (ADDED, "bar"), (UPDATED, "foo"), (DELETED, "foo"),
-        (DELETED, "bar"), (ADDED, "bar"), (DELETED, "bar")]
+        (ADDED, "foo"),
+        (ADDED, "bar"),
+        (UPDATED, "foo"),
+        (DELETED, "foo"),
+        (DELETED, "bar"),
+        (ADDED, "bar"),
+        (DELETED, "bar"),
+    ]
     assert got[4].object.obj["val"] == 11 and got[4].object.obj["xfrm"] == 1
     assert got[6].object.obj["val"] == 16 and got[6].object.obj["xfrm"] == 1
     assert all(d.object["xfrm"] == 1 for d in got if not isinstance(d.object, DFSU))
@@ -181,8 +204,7 @@ def test_replace_makes_deletions_after_delete():
     f = RealFIFO(known_objects=three_known())
     f.delete(mk("baz", 10))
     f.replace([mk("foo", 5)], "0")
-    assert pop_n(f, 3) == [D(DELETED, mk("baz", 10)), D(DELETED, DFSU("bar", mk("bar", 6))),
-                           D(REPLACED, mk("foo", 5))]
+    assert pop_n(f, 3) == [D(DELETED, mk("baz", 10)), D(DELETED, DFSU("bar", mk("bar", 6))), D(REPLACED, mk("foo", 5))]
 
 
 def test_replace_makes_deletions_after_add():
@@ -190,8 +212,12 @@ def test_replace_makes_deletions_after_add():
     f = RealFIFO(known_objects=three_known())
     f.add(mk("baz", 10))
     f.replace([mk("foo", 5)], "0")
-    assert pop_n(f, 4) == [D(ADDED, mk("baz", 10)), D(DELETED, DFSU("baz", mk("baz", 10))),
-                           D(DELETED, DFSU("bar", mk("bar", 6))), D(REPLACED, mk("foo", 5))]
+    assert pop_n(f, 4) == [
+        D(ADDED, mk("baz", 10)),
+        D(DELETED, DFSU("baz", mk("baz", 10))),
+        D(DELETED, DFSU("bar", mk("bar", 6))),
+        D(REPLACED, mk("foo", 5)),
+    ]
 
 
 def test_replace_makes_deletions_after_delete_and_recreate():
@@ -200,9 +226,13 @@ def test_replace_makes_deletions_after_delete_and_recreate():
     f.delete(mk("bar", 6))
     f.add(mk("bar", 100))
     f.replace([mk("foo", 5)], "0")
-    assert pop_n(f, 5) == [D(DELETED, mk("bar", 6)), D(ADDED, mk("bar", 100)),
-                           D(DELETED, DFSU("bar", mk("bar", 100))),
-                           D(DELETED, DFSU("baz", mk("baz", 7))), D(REPLACED, mk("foo", 5))]
+    assert pop_n(f, 5) == [
+        D(DELETED, mk("bar", 6)),
+        D(ADDED, mk("bar", 100)),
+        D(DELETED, DFSU("bar", mk("bar", 100))),
+        D(DELETED, DFSU("baz", mk("baz", 7))),
+        D(REPLACED, mk("foo", 5)),
+    ]
 
 
 def test_replace_makes_deletions_after_sync():
@@ -210,9 +240,13 @@ def test_replace_makes_deletions_after_sync():
     f = RealFIFO(known_objects=three_known())
     f.replace([mk("bar", 100), mk("foo", 5)], "0")
     f.replace([mk("foo", 5)], "0")
-    assert pop_n(f, 5) == [D(DELETED, DFSU("baz", mk("baz", 7))), D(REPLACED, mk("bar", 100)),
-                           D(REPLACED, mk("foo", 5)), D(DELETED, DFSU("bar", mk("bar", 100))),
-                           D(REPLACED, mk("foo", 5))]
+    assert pop_n(f, 5) == [
+        D(DELETED, DFSU("baz", mk("baz", 7))),
+        D(REPLACED, mk("bar", 100)),
+        D(REPLACED, mk("foo", 5)),
+        D(DELETED, DFSU("bar", mk("bar", 100))),
+        D(REPLACED, mk("foo", 5)),
+    ]
 
 
 def test_replace_makes_deletions_with_empty_known():
@@ -220,8 +254,7 @@ def test_replace_makes_deletions_with_empty_known():
     f = RealFIFO(known_objects=empty_known())
     f.add(mk("baz", 10))
     f.replace([mk("foo", 5)], "0")
-    assert pop_n(f, 3) == [D(ADDED, mk("baz", 10)), D(DELETED, DFSU("baz", mk("baz", 10))),
-                           D(REPLACED, mk("foo", 5))]
+    assert pop_n(f, 3) == [D(ADDED, mk("baz", 10)), D(DELETED, DFSU("baz", mk("baz", 10))), D(REPLACED, mk("foo", 5))]
 
 
 def test_replace_makes_deletions_replaced():
@@ -229,8 +262,7 @@ def test_replace_makes_deletions_replaced():
     f = RealFIFO(known_objects=three_known())
     f.delete(mk("baz", 10))
     f.replace([mk("foo", 6)], "0")
-    assert pop_n(f, 3) == [D(DELETED, mk("baz", 10)), D(DELETED, DFSU("bar", mk("bar", 6))),
-                           D(REPLACED, mk("foo", 6))]
+    assert pop_n(f, 3) == [D(DELETED, mk("baz", 10)), D(DELETED, DFSU("bar", mk("bar", 6))), D(REPLACED, mk("foo", 6))]
 
 
 def test_has_synced_correct_on_deletion():
@@ -291,11 +323,14 @@ def test_pop_should_unblock_when_closed_in_atomic_mode():
 # ----- construction rules -----
 
 
-@pytest.mark.parametrize("kwargs", [
-    dict(),                                                    # non-atomic needs known objects
-    dict(atomic_events=True, known_objects=Indexer()),         # atomic must not have them
-    dict(known_objects=Indexer(), emit_delta_type_bookmark=True),  # bookmarks need atomic
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(),  # non-atomic needs known objects
+        dict(atomic_events=True, known_objects=Indexer()),  # atomic must not have them
+        dict(known_objects=Indexer(), emit_delta_type_bookmark=True),  # bookmarks need atomic
+    ],
+)
 def test_invalid_mode_combinations_raise_value_error(kwargs):
     with pytest.raises(ValueError):
         RealFIFO(**kwargs)
@@ -475,9 +510,14 @@ def test_trace_atomic_entries_have_no_key(clock, tracer, trace):
     f.bookmark("10")
     pop(f)
     evs = [(e.kind, e.key, e.fields) for e in trace.drain()]
-    assert evs[0] == ("fifo.queue", None, {"type": "ReplacedAll", "depth": 1, "pending": 1, "objects": 2,
-                                           "resource_version": "9"})
-    assert evs[1] == ("fifo.queue", None, {"type": "Bookmark", "depth": 2, "pending": 1,
-                                           "resource_version": "10"})
-    assert evs[2] == ("fifo.pop", None, {"types": ["ReplacedAll"], "is_in_initial_list": True,
-                                         "waited": 0.0, "depth": 1})
+    assert evs[0] == (
+        "fifo.queue",
+        None,
+        {"type": "ReplacedAll", "depth": 1, "pending": 1, "objects": 2, "resource_version": "9"},
+    )
+    assert evs[1] == ("fifo.queue", None, {"type": "Bookmark", "depth": 2, "pending": 1, "resource_version": "10"})
+    assert evs[2] == (
+        "fifo.pop",
+        None,
+        {"types": ["ReplacedAll"], "is_in_initial_list": True, "waited": 0.0, "depth": 1},
+    )

@@ -9,8 +9,13 @@ import threading
 
 import pytest
 
-from kubectl_informer.cache.testing.fake_controller_source import FakeSource, expired_error, make_object, too_large_error, \
-    too_many_requests_error
+from kubectl_informer.cache.testing.fake_controller_source import (
+    FakeSource,
+    expired_error,
+    make_object,
+    too_large_error,
+    too_many_requests_error,
+)
 from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.cache.listwatch import ADDED, BOOKMARK, DELETED, ListOptions, ListWatch, WatchEvent
 from kubectl_informer.cache.reflector import BackoffManager, DelayWithReset, Reflector
@@ -101,6 +106,7 @@ def seeded(n=3, **kw):
 
 # --- list then watch -------------------------------------------------------
 
+
 def test_first_list_at_rv0_then_watch_from_list_rv(clock, tracer, trace, runners):
     # TestReflectorListAndWatch: list at "0", watch from the listed RV, every
     # event moves the last synced RV.
@@ -120,8 +126,7 @@ def test_first_list_at_rv0_then_watch_from_list_rv(clock, tracer, trace, runners
     src.modify(obj)
     src.delete("default/p1")
     assert wait_for(lambda: len(store.ops) == 4)
-    assert store.ops[1:] == [("add", "default/p3", "4"), ("update", "default/p0", "5"),
-                             ("delete", "default/p1", "6")]
+    assert store.ops[1:] == [("add", "default/p3", "4"), ("update", "default/p0", "5"), ("delete", "default/p1", "6")]
     assert wait_for(lambda: r.last_sync_resource_version() == "6")
     kinds = [e.kind for e in trace.drain()]
     assert kinds[:3] == ["list.start", "list.page", "rv.advance"]
@@ -143,8 +148,12 @@ def test_watch_handler_applies_events_and_bookmark_advances_rv(clock, tracer, tr
     src.delete("default/p9")
     src.drop_watches()
     r.handle_watch(clock.now(), w, iter(w), store, threading.Event())
-    assert store.ops == [("add", "default/p9", "3"), ("update", "default/p0", "4"), ("bookmark", "4"),
-                         ("delete", "default/p9", "5")]
+    assert store.ops == [
+        ("add", "default/p9", "3"),
+        ("update", "default/p0", "4"),
+        ("bookmark", "4"),
+        ("delete", "default/p9", "5"),
+    ]
     assert r.last_sync_resource_version() == "5"
     evs = trace.drain()
     # Each event's watch.event carries the RV it moved to; the bookmark at 4 moved nothing.
@@ -318,8 +327,7 @@ def test_expired_continue_falls_back_to_full_list_at_requested_rv(clock, tracer,
     assert r.last_sync_resource_version() == "11"
     evs = trace.drain()
     assert not [e for e in evs if e.kind == "relist"]  # the pager handled it
-    assert [e.fields.get("full_list_if_expired", False) for e in evs if e.kind == "list.page"] == [
-        False, False, True]
+    assert [e.fields.get("full_list_if_expired", False) for e in evs if e.kind == "list.page"] == [False, False, True]
 
 
 def test_expired_full_list_after_expired_continue_relists_at_empty_rv(clock):
@@ -338,8 +346,14 @@ def test_expired_full_list_after_expired_continue_relists_at_empty_rv(clock):
 
     r.lw = ListWatch(list_func, src.watch)
     r._list(threading.Event())
-    assert seen == [("5", 2, False), ("", 2, True), ("5", None, False),
-                    ("", 2, False), ("", 2, True), ("", None, False)]
+    assert seen == [
+        ("5", 2, False),
+        ("", 2, True),
+        ("5", None, False),
+        ("", 2, False),
+        ("", 2, True),
+        ("", None, False),
+    ]
     assert r.last_sync_resource_version() == "5" and not r._rv_unavailable
 
 
@@ -405,8 +419,9 @@ def test_list_error_is_returned_and_run_backs_off(clock, tracer, trace, runners)
     assert "error" in done[0] and done[-1]["items"] == 1
 
 
-@pytest.mark.parametrize("err", [ConnectionRefusedError("refused"), too_many_requests_error()],
-                         ids=["connection_refused", "429"])
+@pytest.mark.parametrize(
+    "err", [ConnectionRefusedError("refused"), too_many_requests_error()], ids=["connection_refused", "429"]
+)
 def test_retriable_watch_error_backs_off_and_rewatches(clock, tracer, err, runners):
     # TestBackoffOnTooManyRequests / isWatchErrorRetriable: back off and
     # watch again at the same RV, without a relist.
@@ -465,8 +480,11 @@ def test_delay_with_reset_starts_over_from_its_last_start_over():
     assert all(base <= jittered.next() < 2 * base for base in (0.8, 1.6, 3.2))
 
 
-@pytest.mark.parametrize("manager,at_130s", [(BackoffManager, 30.0), (DelayWithReset, 0.8)],
-                         ids=["1.35-manager-resets-after-2m-without-backoff", "1.36-delay-resets-2m-after-last-reset"])
+@pytest.mark.parametrize(
+    "manager,at_130s",
+    [(BackoffManager, 30.0), (DelayWithReset, 0.8)],
+    ids=["1.35-manager-resets-after-2m-without-backoff", "1.36-delay-resets-2m-after-last-reset"],
+)
 def test_backoff_under_failures_without_pause(manager, at_130s):
     # A back-off every 10 s from 0 to 130 s: the older manager never sees 2 minutes
     # without one and stays at the cap; DelayWithReset starts over 2 minutes
@@ -486,6 +504,7 @@ def test_backoff_under_failures_without_pause(manager, at_130s):
 def test_the_profile_picks_the_reflectors_backoff():
     from kubectl_informer.cache.shared_informer import SharedIndexInformer
     from kubectl_informer.core.profiles import resolve_profile
+
     kinds = {}
     for version in ("1.32", "1.35", "1.36", "1.37"):
         inf = SharedIndexInformer(FakeSource(), profile=resolve_profile(version))
@@ -561,6 +580,7 @@ def test_resync_calls_store_resync_when_should_resync(clock, runners):
 
 # --- WatchList ---------------------------------------------------------------
 
+
 def test_watch_list_streams_initial_state_then_keeps_watching(clock, tracer, trace, runners):
     # TestWatchList "the reflector won't fall back to LIST if the server
     # supports watch-list": one replace at the bookmark's RV, no LIST, and
@@ -571,8 +591,12 @@ def test_watch_list_streams_initial_state_then_keeps_watching(clock, tracer, tra
     runners(r)
     assert wait_for(lambda: store.ops)
     w = calls(src, "watch")[0]
-    assert (w.send_initial_events, w.resource_version_match, w.resource_version, w.allow_watch_bookmarks) == \
-        (True, "NotOlderThan", "", True)
+    assert (w.send_initial_events, w.resource_version_match, w.resource_version, w.allow_watch_bookmarks) == (
+        True,
+        "NotOlderThan",
+        "",
+        True,
+    )
     assert store.ops == [("replace", ["default/p0", "default/p1", "default/p2"], "3")]
     assert r.last_sync_resource_version() == "3"
     src.add(make_object("p3"))
@@ -591,11 +615,20 @@ def test_watch_list_applies_events_inside_the_stream(clock):
     r = Reflector(src, store, use_watch_list=True, clock=clock)
     w = src.watch(ListOptions(send_initial_events=True, allow_watch_bookmarks=True))
     # A stream where an object is deleted before the end bookmark.
-    lw = ListWatch(src.list, lambda o: _Scripted([
-        WatchEvent(ADDED, src.get("default/p0")), WatchEvent(ADDED, src.get("default/p1")),
-        WatchEvent(DELETED, src.get("default/p0")),
-        WatchEvent(BOOKMARK, {"metadata": {"resourceVersion": "9",
-                                           "annotations": {"k8s.io/initial-events-end": "true"}}})]))
+    lw = ListWatch(
+        src.list,
+        lambda o: _Scripted(
+            [
+                WatchEvent(ADDED, src.get("default/p0")),
+                WatchEvent(ADDED, src.get("default/p1")),
+                WatchEvent(DELETED, src.get("default/p0")),
+                WatchEvent(
+                    BOOKMARK,
+                    {"metadata": {"resourceVersion": "9", "annotations": {"k8s.io/initial-events-end": "true"}}},
+                ),
+            ]
+        ),
+    )
     w.stop()
     r.lw = lw
     assert r._watch_list(threading.Event()) is not None
@@ -746,5 +779,9 @@ def test_list_progress_of_a_long_page_is_traced_at_most_every_100ms(clock, trace
     # Chunks every 0.06 s: progress at 0.12, 0.24 and 0.36 s, counting the
     # pages done; each page carries the bytes it read.
     assert [(e.kind, e.fields.get("pages"), e.fields["items"], e.fields.get("bytes")) for e in evs] == [
-        ("list.progress", 0, 4, 2000), ("list.page", None, 3, 3000),
-        ("list.progress", 1, 5, 4000), ("list.progress", 1, 9, 6000), ("list.page", None, 3, 3000)]
+        ("list.progress", 0, 4, 2000),
+        ("list.page", None, 3, 3000),
+        ("list.progress", 1, 5, 4000),
+        ("list.progress", 1, 9, 6000),
+        ("list.page", None, 3, 3000),
+    ]

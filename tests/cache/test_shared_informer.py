@@ -11,8 +11,12 @@ import pytest
 from kubectl_informer.cache.testing.fake_controller_source import FakeSource, make_object
 from kubectl_informer.cache.keys import DeletedFinalStateUnknown
 from kubectl_informer.core.apierrors import ApiError
-from kubectl_informer.cache.shared_informer import ResourceEventHandler, ResourceEventHandlerFuncs, \
-    SharedIndexInformer, determine_resync_period
+from kubectl_informer.cache.shared_informer import (
+    ResourceEventHandler,
+    ResourceEventHandlerFuncs,
+    SharedIndexInformer,
+    determine_resync_period,
+)
 from kubectl_informer.clock.testing import FakeClock, wait_for
 from kubectl_informer.core.trace import TraceEvent
 
@@ -88,6 +92,7 @@ def source(n=2, **kw):
 
 # --- resync period rules -------------------------------------------------------
 
+
 def test_determine_resync_period():
     assert determine_resync_period(0, 5) == 0
     assert determine_resync_period(10, 0) == 0
@@ -118,8 +123,13 @@ def test_minimum_resync_period_and_check_period_zero(clock, tracer, trace):
     l1 = inf.add_event_handler(Recorder(), 10, name="ten")
     assert l1.resync_period == 0  # the informer does not resync
     reg = [e.fields for e in trace.drain() if e.kind == "handler.register"][0]
-    assert reg == dict(listener="ten", requested=10.0, effective=0.0, check_period=0.0,
-                       reason="the informer does not resync (check period 0)")
+    assert reg == dict(
+        listener="ten",
+        requested=10.0,
+        effective=0.0,
+        check_period=0.0,
+        reason="the informer does not resync (check period 0)",
+    )
     inf2 = SharedIndexInformer(FakeSource(), 30, clock=clock, tracer=tracer)
     l2 = inf2.add_event_handler(Recorder(), 0.2, name="fast")
     assert l2.resync_period == 1.0 and inf2.resync_check_period == 1.0
@@ -175,6 +185,7 @@ def test_listener_resync_periods(clock, tracer, trace, start, profile):
 
 # --- notifications -------------------------------------------------------------
 
+
 @pytest.mark.parametrize("profile", PROFILES, ids=PROFILE_IDS)
 def test_initial_list_then_watch_events(clock, tracer, trace, start, profile):
     src = source(2)
@@ -190,8 +201,11 @@ def test_initial_list_then_watch_events(clock, tracer, trace, start, profile):
     src.delete("default/pod2")
     src.add(make_object("pod3"))
     assert wait_for(lambda: len(rec.events) == 5)
-    assert rec.events[2:] == [("update", "default/pod1", "1", "3"), ("delete", "default/pod2", False),
-                              ("add", "default/pod3", "5", False)]
+    assert rec.events[2:] == [
+        ("update", "default/pod1", "1", "3"),
+        ("delete", "default/pod2", False),
+        ("add", "default/pod3", "5", False),
+    ]
     assert sorted(inf.get_store().list_keys()) == ["default/pod1", "default/pod3"]
     assert inf.last_sync_resource_version() == "5"
     evs = trace.drain()
@@ -212,7 +226,8 @@ def test_initial_list_then_watch_events(clock, tracer, trace, start, profile):
     assert handler_kinds.count("handler.add") == 3
     start_ev = next(e for e in evs if e.kind == "informer.start")
     assert start_ev.fields["fifo"] == {"delta": "DeltaFIFO", "real": "RealFIFO"}[profile["fifo"]] + (
-        " (atomic)" if profile.get("atomic_events") else "")
+        " (atomic)" if profile.get("atomic_events") else ""
+    )
 
 
 @pytest.mark.parametrize("profile", PROFILES, ids=PROFILE_IDS)
@@ -248,11 +263,11 @@ def test_without_known_objects_a_relist_cannot_report_a_vanished_key(clock, star
     # pod1, long popped into the indexer, gets no tombstone and stays cached;
     # a watch DELETED for a popped key is dropped as unknown; resync has no keys.
     from kubectl_informer.core.profiles import resolve_profile
+
     seen = []
     tracer.subscribe(seen.append)
     src = source(3)
-    inf = SharedIndexInformer(src, clock=clock, tracer=tracer,
-                              profile=resolve_profile("1.32", known_objects=False))
+    inf = SharedIndexInformer(src, clock=clock, tracer=tracer, profile=resolve_profile("1.32", known_objects=False))
     rec = Recorder()
     inf.add_event_handler(rec)
     start(inf)
@@ -396,6 +411,7 @@ def test_funcs_add_with_initial_flag():
 
 # --- atomic RealFIFO (client-go 1.36) -------------------------------------------
 
+
 def test_atomic_replaced_all_deletions_first_then_updates(clock, tracer, trace, start):
     src = source(2)
     inf = SharedIndexInformer(src, clock=clock, tracer=tracer, fifo="real", atomic_events=True)
@@ -430,8 +446,7 @@ def test_atomic_empty_list_syncs_only_after_pop(clock, start):
 
 def test_atomic_bookmark_deltas_and_sync_all(clock, tracer, trace, start):
     src = source(2)
-    inf = SharedIndexInformer(src, 1, clock=clock, tracer=tracer, fifo="real", atomic_events=True,
-                              use_watch_list=True)
+    inf = SharedIndexInformer(src, 1, clock=clock, tracer=tracer, fifo="real", atomic_events=True, use_watch_list=True)
     due, idle = Recorder(), Recorder()
     inf.add_event_handler(due, 1, name="due")
     inf.add_event_handler(idle, 0, name="idle")

@@ -88,7 +88,7 @@ def test_empty_while_atomic_fifo_is_off():
 def _to_key(o):
     """A transform whose objects have no metadata: the object's key (an
     explicit key, so every key function agrees)."""
-    return f'{o["metadata"]["namespace"]}/{o["metadata"]["name"]}' if isinstance(o, dict) else o
+    return f"{o['metadata']['namespace']}/{o['metadata']['name']}" if isinstance(o, dict) else o
 
 
 def _informer(src, clock, profile="1.36", **kw):
@@ -141,8 +141,12 @@ def test_non_meta_transform_keeps_the_replace_rv(clock, start):  # noqa: F811
     inf.set_transform(_to_key)
     rec = []
     from kubectl_informer.cache.shared_informer import ResourceEventHandlerFuncs
-    inf.add_event_handler(ResourceEventHandlerFuncs(add=lambda o, i: rec.append(("add", o)),
-                                                    update=lambda a, b: rec.append(("update", b))))
+
+    inf.add_event_handler(
+        ResourceEventHandlerFuncs(
+            add=lambda o, i: rec.append(("add", o)), update=lambda a, b: rec.append(("update", b))
+        )
+    )
     start(inf)
     assert wait_for(lambda: len(rec) == 1)
     replace_rv = inf.get_store().last_store_sync_resource_version()
@@ -164,6 +168,7 @@ def test_update_without_metadata_is_not_a_sync(clock, start, profile):  # noqa: 
     inf.set_transform(_to_key)
     idle, due = [], []
     from kubectl_informer.cache.shared_informer import ResourceEventHandlerFuncs
+
     inf.add_event_handler(ResourceEventHandlerFuncs(update=lambda a, b: idle.append(b)), 0, name="idle")
     inf.add_event_handler(ResourceEventHandlerFuncs(update=lambda a, b: due.append(b)), 1, name="due")
     start(inf)

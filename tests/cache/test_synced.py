@@ -28,8 +28,9 @@ def test_synced_emitted_once_at_has_synced(profile, size):
     t.start()
     try:
         seen: list = []
-        assert wait_for(lambda: seen.extend(e for e in trace.drain() if e.kind == "informer.synced") or seen, 20), \
+        assert wait_for(lambda: seen.extend(e for e in trace.drain() if e.kind == "informer.synced") or seen, 20), (
             f"no informer.synced for {size} objects with client-go {profile}"
+        )
         assert inf.has_synced()
         assert seen[0].fields["items"] == size == len(inf.get_indexer())
         # Later events (a change, a relist) never emit it again.
@@ -50,6 +51,7 @@ def test_handler_synced_once_per_registration_after_its_initial_adds(size):
     handled every initial-list add (a slow handler syncs late); a handler added
     after start syncs once the cache replayed to it is handled, at once if empty."""
     from kubectl_informer.cache.shared_informer import ResourceEventHandlerFuncs
+
     src = FakeSource()
     src.bulk_add(make_object(f"pod{i}") for i in range(size))
     tracer = Tracer()

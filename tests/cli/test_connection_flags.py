@@ -87,8 +87,21 @@ def test_impersonation_headers_on_every_request_of_the_light_client(sim, tmp_pat
     doc["users"][0]["user"]["as-user-extra"] = {"scopes/x": ["read"]}  # the kubeconfig's own, kept
     sim.impersonation_log.clear()
     before = len(sim.request_log)
-    ok(watch(write(tmp_path, doc), "--as", "alice", "--as-group", "devs", "--as-group", "équipe sre",
-             "--as-uid", "u-1", "--request-timeout", "5"))  # a bare integer: seconds, as kubectl
+    ok(
+        watch(
+            write(tmp_path, doc),
+            "--as",
+            "alice",
+            "--as-group",
+            "devs",
+            "--as-group",
+            "équipe sre",
+            "--as-uid",
+            "u-1",
+            "--request-timeout",
+            "5",
+        )
+    )  # a bare integer: seconds, as kubectl
     sent = list(sim.request_log)[before:]
     seen = list(sim.impersonation_log)
     assert sent and len(seen) == len(sent)  # every request of the run, discovery to watch
@@ -96,9 +109,13 @@ def test_impersonation_headers_on_every_request_of_the_light_client(sim, tmp_pat
     for _method, _path, headers in seen:
         # client-go's ImpersonatingRoundTripper: the user, the uid, one header per group, the extras
         # (headerKeyEscape: "/" is no token character); values as UTF-8, as Go sends them
-        assert utf8(headers) == (("Impersonate-User", "alice"), ("Impersonate-Uid", "u-1"),
-                                 ("Impersonate-Group", "devs"), ("Impersonate-Group", "équipe sre"),
-                                 ("Impersonate-Extra-scopes%2Fx", "read"))
+        assert utf8(headers) == (
+            ("Impersonate-User", "alice"),
+            ("Impersonate-Uid", "u-1"),
+            ("Impersonate-Group", "devs"),
+            ("Impersonate-Group", "équipe sre"),
+            ("Impersonate-Extra-scopes%2Fx", "read"),
+        )
 
 
 def test_impersonation_on_the_kubernetes_client_path_merges_the_users_as(anonymous_sim, tmp_path):
@@ -111,10 +128,15 @@ def test_impersonation_on_the_kubernetes_client_path_merges_the_users_as(anonymo
     anonymous_sim.impersonation_log.clear()
     ok(watch(kc, "--as-group", "g1", "--as-group", "gröup"))
     seen = list(anonymous_sim.impersonation_log)
-    assert seen and all(utf8(h) == (("Impersonate-User", "carol"), ("Impersonate-Group", "g1"),
-                                    ("Impersonate-Group", "gröup")) for _m, _p, h in seen)
-    one_line_error(watch(kc, "--token", "another-token-value"), 1,
-                   "more than one authentication method found for sim; found [token basicAuth]")
+    assert seen and all(
+        utf8(h) == (("Impersonate-User", "carol"), ("Impersonate-Group", "g1"), ("Impersonate-Group", "gröup"))
+        for _m, _p, h in seen
+    )
+    one_line_error(
+        watch(kc, "--token", "another-token-value"),
+        1,
+        "more than one authentication method found for sim; found [token basicAuth]",
+    )
     # The loader's copy of the kubeconfig gets the flags too: another server, another user entry.
     doc["clusters"][0]["cluster"]["server"] = "https://127.0.0.1:1"
     doc["users"].append({"name": "other", "user": {"username": "v", "password": "p4ssw0rd-other", "as": "dave"}})
@@ -130,8 +152,11 @@ def test_groups_or_uid_without_a_user_to_impersonate_are_refused(sim, tmp_path):
 
 def test_token_replaces_the_users_token_and_its_exec_plugin_and_is_never_shown(sim, tmp_path):
     doc = base(sim, token="wrong-token")
-    doc["users"][0]["user"]["exec"] = {"apiVersion": "client.authentication.k8s.io/v1", "command": "/nonexistent",
-                                       "interactiveMode": "Never"}
+    doc["users"][0]["user"]["exec"] = {
+        "apiVersion": "client.authentication.k8s.io/v1",
+        "command": "/nonexistent",
+        "interactiveMode": "Never",
+    }
     kc = write(tmp_path, doc)
     record = tmp_path / "trace.ndjson"
     ok(watch(kc, "--token", sim.token, "--record", str(record)))
@@ -153,7 +178,9 @@ def test_server_keeps_the_clusters_ca_and_clears_its_tls_server_name(sim, tmp_pa
     # host:port is plain HTTP, as kubectl makes it (its TLS settings are merged after the scheme is chosen)
     r = watch(kc, "-s", sim.url.removeprefix("https://"))
     one_line_error(r, 1, "http://127.0.0.1:")
-    one_line_error(watch(kc, "-s", "ftp://127.0.0.1"), 2, "--server: the server URL must start with https:// or http://")
+    one_line_error(
+        watch(kc, "-s", "ftp://127.0.0.1"), 2, "--server: the server URL must start with https:// or http://"
+    )
 
 
 def test_tls_server_name_is_checked_against_the_certificate(sim, tmp_path):
@@ -169,8 +196,11 @@ def test_insecure_skip_tls_verify_drops_the_kubeconfigs_ca(sim, tmp_path, other_
     kc = write(tmp_path, doc)
     one_line_error(watch(kc), 1)  # the kubeconfig's CA did not sign the server's certificate
     ok(watch(kc, "--insecure-skip-tls-verify"))  # no "root certificates with the insecure flag" either
-    one_line_error(watch(kc, "--insecure-skip-tls-verify", "--certificate-authority", other_pair[0]), 2,
-                   "specifying a root certificates file with the insecure flag is not allowed")
+    one_line_error(
+        watch(kc, "--insecure-skip-tls-verify", "--certificate-authority", other_pair[0]),
+        2,
+        "specifying a root certificates file with the insecure flag is not allowed",
+    )
 
 
 def test_certificate_authority_replaces_the_kubeconfigs_trust(sim, tmp_path):
@@ -213,8 +243,12 @@ def test_client_certificate_and_key_are_the_users(tmp_path, other_pair):
         assert set(srv.client_cert_log) == {True}  # presented on every connection
         # --client-key replaces the entry's client-key-data (else both would be set: getAuthInfo clears it)
         doc = base(srv)
-        doc["users"][0]["user"].update({"client-certificate-data": base64.b64encode(open(cert, "rb").read()).decode(),
-                                        "client-key-data": base64.b64encode(b"not a key").decode()})
+        doc["users"][0]["user"].update(
+            {
+                "client-certificate-data": base64.b64encode(open(cert, "rb").read()).decode(),
+                "client-key-data": base64.b64encode(b"not a key").decode(),
+            }
+        )
         srv.client_cert_log.clear()
         ok(watch(write(tmp_path, doc, "with-data"), "--client-key", key))
         assert set(srv.client_cert_log) == {True}
@@ -225,8 +259,9 @@ def test_client_certificate_and_key_are_the_users(tmp_path, other_pair):
 def test_a_client_certificate_needs_its_key(sim, tmp_path, other_pair):
     kc = write(tmp_path, base(sim))
     cert, _key = other_pair
-    one_line_error(watch(kc, "--client-certificate", cert), 1,
-                   "client-key-data or client-key must be specified for sim")
+    one_line_error(
+        watch(kc, "--client-certificate", cert), 1, "client-key-data or client-key must be specified for sim"
+    )
     one_line_error(watch(kc, "--client-certificate", cert, "--client-key", cert), 1)  # not a key: read, refused
 
 
@@ -252,8 +287,9 @@ def test_attach_flags_apply_to_the_url_or_to_the_api_server(sim, tmp_path):
     doc = base(sim, token="wrong-token")
     kc = write(tmp_path, doc)
     sim.impersonation_log.clear()
-    r = run_in_process("attach", "pod/nosuch", "--kubeconfig", kc, "--token", sim.token, "--as", "alice",
-                       "-o", "text", "--count", "1")
+    r = run_in_process(
+        "attach", "pod/nosuch", "--kubeconfig", kc, "--token", sim.token, "--as", "alice", "-o", "text", "--count", "1"
+    )
     # Authenticated with the flag's token (the kubeconfig's is wrong): the pod is looked up and not found.
     one_line_error(r, 1, "nosuch")
     assert "Unauthorized" not in r.stderr

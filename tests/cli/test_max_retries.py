@@ -7,8 +7,23 @@ from tests.security.in_process import run_in_process
 
 
 def test_queue_text_gives_up_after_max_retries():
-    r = run_in_process("queue", "pods", "--demo", "-o", "text", "--fail-rate", "1", "--max-retries", "1",
-                       "--workers", "1", "--work-time", "1ms", "--duration", "1500ms")
+    r = run_in_process(
+        "queue",
+        "pods",
+        "--demo",
+        "-o",
+        "text",
+        "--fail-rate",
+        "1",
+        "--max-retries",
+        "1",
+        "--workers",
+        "1",
+        "--work-time",
+        "1ms",
+        "--duration",
+        "1500ms",
+    )
     assert r.returncode == 0 and r.stderr == ""
     lines = r.stdout.splitlines()
     gave_up = [ln for ln in lines if ln.startswith("Gave up ")]

@@ -42,8 +42,9 @@ def test_run_syncs_then_stops_every_thread_it_started(mode):
         assert info.workers == 2
     assert run.stop() == []
     # Not only our threads: the informer's listeners, the workers and the demo server's too.
-    assert wait_for(lambda: set(threading.enumerate()) <= before, timeout=10), \
-        sorted(t.name for t in set(threading.enumerate()) - before)
+    assert wait_for(lambda: set(threading.enumerate()) <= before, timeout=10), sorted(
+        t.name for t in set(threading.enumerate()) - before
+    )
 
 
 def test_secrets_reach_the_cache_redacted():
@@ -60,22 +61,28 @@ def test_secrets_reach_the_cache_redacted():
         run.stop()
 
 
-@pytest.mark.parametrize("kw,message", [
-    ({"client_go": "one"}, 'invalid --client-go "one"'),
-    ({"fifo": "lifo"}, 'invalid --fifo "lifo"'),
-])
+@pytest.mark.parametrize(
+    "kw,message",
+    [
+        ({"client_go": "one"}, 'invalid --client-go "one"'),
+        ({"fifo": "lifo"}, 'invalid --fifo "lifo"'),
+    ],
+)
 def test_bad_profile_flags_fail_when_the_config_is_read(kw, message):
     """The profile is resolved once, with the flags: no Run is made of them."""
     with pytest.raises(ValueError, match=message):
         RunConfig.from_flags(**kw)
 
 
-@pytest.mark.parametrize("kw,message", [
-    ({"mode": "queue", "rate_limiter": "bucket:ten"}, "bucket"),
-    ({"mode": "queue", "workers": 0}, "--workers must be at least 1"),
-    ({"demo": "nosuch"}, 'unknown scenario "nosuch"'),
-    ({"resync": -1.0}, "--resync must not be negative"),
-])
+@pytest.mark.parametrize(
+    "kw,message",
+    [
+        ({"mode": "queue", "rate_limiter": "bucket:ten"}, "bucket"),
+        ({"mode": "queue", "workers": 0}, "--workers must be at least 1"),
+        ({"demo": "nosuch"}, 'unknown scenario "nosuch"'),
+        ({"resync": -1.0}, "--resync must not be negative"),
+    ],
+)
 def test_bad_options_fail_in_prepare_before_any_thread(kw, message):
     before = set(threading.enumerate())
     run, _ = _run(**kw)
@@ -113,8 +120,11 @@ def test_a_crashed_engine_thread_ends_a_headless_run_with_one_line(monkeypatch, 
     r = CliRunner().invoke(cli, ["watch", "pods", "--demo", "-o", "text"])
     assert r.exit_code == 1
     [line] = r.stderr.splitlines()
-    log = re.fullmatch(r"error: the informer thread stopped unexpectedly: boom \(the traceback is in (\S+); "
-                       r"please report it\)", line).group(1)
+    log = re.fullmatch(
+        r"error: the informer thread stopped unexpectedly: boom \(the traceback is in (\S+); "
+        r"please report it\)",
+        line,
+    ).group(1)
     assert log.startswith(str(tmp_path)) and "RuntimeError: boom" in open(log).read()
 
 
@@ -128,8 +138,20 @@ def test_record_writes_the_trace_replay_reads(tmp_path):
 
     rec = tmp_path / "rec.ndjson"
     before = time.time()
-    args = ["watch", "pods", "--demo", "quiet", "-o", "text", "--max-events", "4", "--resync", "3s",
-            "--record", str(rec)]
+    args = [
+        "watch",
+        "pods",
+        "--demo",
+        "quiet",
+        "-o",
+        "text",
+        "--max-events",
+        "4",
+        "--resync",
+        "3s",
+        "--record",
+        str(rec),
+    ]
     r = CliRunner().invoke(cli, args)
     assert r.exit_code == 0, r.stderr
     printed = [line.split()[1] for line in r.stdout.splitlines()]
@@ -139,7 +161,14 @@ def test_record_writes_the_trace_replay_reads(tmp_path):
     assert events[0].kind == "run.info" and events[1].kind in ("handler.register", "informer.start")
     h = recording.header
     assert (h["resource"], h["namespace"], h["context"], h["profile"], h["fifo"], h["demo"], h["resync"]) == (
-        "pods", "default", "sim", "1.32", "DeltaFIFO", "quiet", 3.0)
+        "pods",
+        "default",
+        "sim",
+        "1.32",
+        "DeltaFIFO",
+        "quiet",
+        3.0,
+    )
     assert h["args"] == args and before <= h["wall_time"] <= time.time()
     info = info_from_recording(recording)
     assert info.demo_scenario == "quiet" and info.context == "sim"

@@ -15,8 +15,9 @@ def _server(lines):
 
 def test_json_record_and_replay_carry_the_server_window(tmp_path):
     rec = tmp_path / "rec.ndjson"
-    r = CliRunner().invoke(cli, ["watch", "pods", "--demo", "small-window", "-o", "json", "--duration", "2500ms",
-                                 "--record", str(rec)])
+    r = CliRunner().invoke(
+        cli, ["watch", "pods", "--demo", "small-window", "-o", "json", "--duration", "2500ms", "--record", str(rec)]
+    )
     assert r.exit_code == 0, r.stderr
     printed = _server(r.stdout.splitlines())
     assert printed and {e["kind"] for e in printed} == {"server.window"}
@@ -28,7 +29,8 @@ def test_json_record_and_replay_carry_the_server_window(tmp_path):
     replayed = CliRunner().invoke(cli, ["replay", str(rec), "-o", "json"])
     assert replayed.exit_code == 0, replayed.stderr
     assert [(e["kind"], e["fields"]) for e in _server(replayed.stdout.splitlines())] == [
-        (e["kind"], e["fields"]) for e in printed]
+        (e["kind"], e["fields"]) for e in printed
+    ]
 
 
 def test_server_scrape_must_not_be_negative():
@@ -37,8 +39,9 @@ def test_server_scrape_must_not_be_negative():
 
 
 def test_server_scrape_zero_reads_nothing_from_the_server():
-    r = CliRunner().invoke(cli, ["watch", "pods", "--demo", "small-window", "-o", "json", "--duration", "1500ms",
-                                 "--server-scrape", "0"])
+    r = CliRunner().invoke(
+        cli, ["watch", "pods", "--demo", "small-window", "-o", "json", "--duration", "1500ms", "--server-scrape", "0"]
+    )
     assert r.exit_code == 0, r.stderr
     lines = r.stdout.splitlines()
     assert any('"informer.synced"' in line for line in lines) and _server(lines) == []
@@ -48,11 +51,20 @@ def test_text_output_says_once_why_the_metrics_are_not_read():
     from kubectl_informer.cli.output import format_trouble
     from kubectl_informer.core.trace import TraceEvent
 
-    ev = TraceEvent.build(1, 10.0, "server.forbidden", None, source="metrics", status=403,
-                          rule='nonResourceURLs: ["/metrics"], verbs: ["get"]',
-                          message='forbidden: User "jane" cannot get path "/metrics"')
-    assert format_trouble(ev) == ("cannot read the API server's /metrics (HTTP 403: forbidden: User \"jane\" cannot "
-                                  "get path \"/metrics\"); an RBAC rule allowing nonResourceURLs: [\"/metrics\"], "
-                                  "verbs: [\"get\"] would (see --server-scrape)")
+    ev = TraceEvent.build(
+        1,
+        10.0,
+        "server.forbidden",
+        None,
+        source="metrics",
+        status=403,
+        rule='nonResourceURLs: ["/metrics"], verbs: ["get"]',
+        message='forbidden: User "jane" cannot get path "/metrics"',
+    )
+    assert format_trouble(ev) == (
+        'cannot read the API server\'s /metrics (HTTP 403: forbidden: User "jane" cannot '
+        'get path "/metrics"); an RBAC rule allowing nonResourceURLs: ["/metrics"], '
+        'verbs: ["get"] would (see --server-scrape)'
+    )
     window = TraceEvent.build(2, 10.5, "server.window", None, source="sim", resource="pods")
     assert format_trouble(window) is None  # the window is the pane's, not a trouble

@@ -36,12 +36,12 @@ LOOKS_LIKE_A_COMMAND = re.compile(r"^\s*(?:\$ )?(?:[A-Z_]+=\S+ )*(?:kubectl|kube
 
 @dataclass(frozen=True)
 class Command:
-    page: str          # docs/NAME.md
-    line: int          # 1-based line of the command
-    text: str          # as written
-    unit: str          # commands of one unit run in order, in one directory
-    skip: str = ""     # why it is not run ("" : it runs)
-    block: str = ""    # the block it is in (a unit holds a block and the blocks reading its files)
+    page: str  # docs/NAME.md
+    line: int  # 1-based line of the command
+    text: str  # as written
+    unit: str  # commands of one unit run in order, in one directory
+    skip: str = ""  # why it is not run ("" : it runs)
+    block: str = ""  # the block it is in (a unit holds a block and the blocks reading its files)
 
     @property
     def where(self) -> str:
@@ -55,7 +55,7 @@ def _line_of(text: str, pos: int) -> int:
 def _marker_before(text: str, start: int) -> str | None:
     """The marker on the last non-blank line before ``start``, if any."""
     before = text[:start].rstrip()
-    last = before[before.rfind("\n") + 1:]
+    last = before[before.rfind("\n") + 1 :]
     if last.strip() == WALKTHROUGH:
         return "run by tests/attach/test_docs_walkthrough.py"
     m = NO_RUN.fullmatch(last.strip())
@@ -104,9 +104,11 @@ def page_commands(path: Path) -> list[Command]:
         if any(a <= m.start() < b for a, b in fenced):
             continue
         cmd = m.group(1).strip()
-        skip = (_paragraph_marker(text, m.start())
-                or ("a synopsis with placeholders" if PLACEHOLDER.search(cmd) else "")
-                or ("names a command (it needs arguments)" if COMMAND_NAME.fullmatch(cmd) else ""))
+        skip = (
+            _paragraph_marker(text, m.start())
+            or ("a synopsis with placeholders" if PLACEHOLDER.search(cmd) else "")
+            or ("names a command (it needs arguments)" if COMMAND_NAME.fullmatch(cmd) else "")
+        )
         out.append(Command(page, _line_of(text, m.start()), cmd, f"{page}#inline{m.start()}", skip))
     return out
 
@@ -122,8 +124,11 @@ def _join_readers(cmds: list[Command]) -> list[Command]:
     out = []
     for c in cmds:
         if c.block not in unit_of:
-            reads = [f for f, u in writer.items()
-                     if any(re.search(rf"(?<![\w.-]){re.escape(f)}(?![\w.-])", d.text) for d in cmds if d.block == c.block)]
+            reads = [
+                f
+                for f, u in writer.items()
+                if any(re.search(rf"(?<![\w.-]){re.escape(f)}(?![\w.-])", d.text) for d in cmds if d.block == c.block)
+            ]
             unit_of[c.block] = writer[reads[0]] if reads else c.block
         unit = unit_of[c.block]
         for f in WRITES.findall(c.text):

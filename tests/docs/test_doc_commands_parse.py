@@ -5,7 +5,7 @@ from __future__ import annotations
 from .doc_commands import page_commands, unmarked_command_blocks
 from .test_docs_commands import bound, is_live_ui
 
-PAGE = '''# A page
+PAGE = """# A page
 
 Run `kubectl informer watch pods --demo` now; `kubectl informer attach TARGET` is a synopsis,
 and `kubectl informer watch` names the command.
@@ -37,7 +37,7 @@ kubectl informer watch pods
 ```
   informer  pods ns default
 ```
-'''
+"""
 
 
 def test_commands_and_their_skips(tmp_path):
@@ -88,9 +88,11 @@ def test_how_long_a_headless_command_may_take():
 
 def test_a_block_reading_an_earlier_blocks_file_runs_after_it(tmp_path):
     page = tmp_path / "page.md"
-    page.write_text("```sh\nkubectl informer watch pods -o json --duration 5s > t.ndjson\n```\n\n"
-                    "```sh\nkubectl informer watch pods --demo\n```\n\n"
-                    "```sh\nkubectl informer replay t.ndjson\n```\n")
+    page.write_text(
+        "```sh\nkubectl informer watch pods -o json --duration 5s > t.ndjson\n```\n\n"
+        "```sh\nkubectl informer watch pods --demo\n```\n\n"
+        "```sh\nkubectl informer replay t.ndjson\n```\n"
+    )
     first, other, replay = page_commands(page)
     assert replay.unit == first.unit == first.block != replay.block
     assert other.unit == other.block != first.unit
@@ -103,11 +105,20 @@ def test_informer_commands_of_a_block_run_side_by_side_unless_one_reads_what_ano
     def cmds(block: str, *texts: str) -> list[Command]:
         return [Command("docs/p.md", i, t, "u", "", block) for i, t in enumerate(texts)]
 
-    a = cmds("b0", "kubectl informer watch pods --demo flaky -o json --duration 20s > trace.ndjson",
-             "kubectl informer watch pods --demo -o text --duration 20s --record d.ndjson")
-    b = cmds("b1", "kubectl informer replay trace.ndjson", "kubectl informer replay d.ndjson --speed 10",
-             "kubectl create namespace x", "kubectl informer watch pods --record t.ndjson",
-             "kubectl informer replay t.ndjson", "kubectl informer queue --metrics-addr 127.0.0.1:9101 &")
+    a = cmds(
+        "b0",
+        "kubectl informer watch pods --demo flaky -o json --duration 20s > trace.ndjson",
+        "kubectl informer watch pods --demo -o text --duration 20s --record d.ndjson",
+    )
+    b = cmds(
+        "b1",
+        "kubectl informer replay trace.ndjson",
+        "kubectl informer replay d.ndjson --speed 10",
+        "kubectl create namespace x",
+        "kubectl informer watch pods --record t.ndjson",
+        "kubectl informer replay t.ndjson",
+        "kubectl informer queue --metrics-addr 127.0.0.1:9101 &",
+    )
     steps = [[c.line for c in step] for step in _steps(a + b)]
     # Two writers of different files together; the readers in the next block
     # (a block ends what runs on); kubectl itself, a reader of the file before

@@ -45,17 +45,21 @@ from .doc_commands import DOCS, WRITES, Command, all_commands, unmarked_command_
 from tests.short_paths import remove, short_dir, socket_in
 from tests.ports import free_port
 
-pytestmark = [pytest.mark.e2e, pytest.mark.tmux,
-              pytest.mark.skipif(shutil.which("kubectl") is None or shutil.which("tmux") is None,
-                                 reason="needs kubectl and tmux")]
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.tmux,
+    pytest.mark.skipif(
+        shutil.which("kubectl") is None or shutil.which("tmux") is None, reason="needs kubectl and tmux"
+    ),
+]
 
-SETTLE = 5.0            # a command still running after this is one that runs on
+SETTLE = 5.0  # a command still running after this is one that runs on
 FIRST_OUTPUT_GRACE = 0.5  # a run-on command that has printed: this long more for an early error
-UI_DRAWN = 20.0         # the live UI's footer must be drawn within this
-UI_LINGER = 1.0         # then at most this long more, until its header says synced
+UI_DRAWN = 20.0  # the live UI's footer must be drawn within this
+UI_LINGER = 1.0  # then at most this long more, until its header says synced
 UI_SYNCED = "● synced"
-MAX_BOUNDED = 20.0      # --duration up to this must end by itself
-SLACK = 12.0            # start-up on a loaded machine
+MAX_BOUNDED = 20.0  # --duration up to this must end by itself
+SLACK = 12.0  # start-up on a loaded machine
 SCRIPT_LIMIT = 45.0
 # A block that backgrounds a job (one bash script): its lines bound it (the
 # metrics block: --duration 30s, --count 8), this only catches a hang. Beside
@@ -68,7 +72,6 @@ TUI_SUBCOMMANDS = {"watch", "queue", "replay", "attach"}
 PAGE_UNITS_AT_ONCE = 4
 PART_UNITS = 6
 SMALL_PAGE = 8.0
-
 
 
 def _seconds(value: str) -> float:
@@ -109,8 +112,9 @@ class Runner:
 
     def swap(self, text: str, ports: dict[str, str], unit_dir: Path) -> str:
         text = text.replace("/tmp/", f"{unit_dir}/tmp/").replace("$XDG_RUNTIME_DIR/", f"{unit_dir}/tmp/")
-        return re.sub(r"127\.0\.0\.1:(91\d\d)\b",
-                      lambda m: "127.0.0.1:" + ports.setdefault(m.group(1), str(free_port())), text)
+        return re.sub(
+            r"127\.0\.0\.1:(91\d\d)\b", lambda m: "127.0.0.1:" + ports.setdefault(m.group(1), str(free_port())), text
+        )
 
     def run_unit(self, cmds: list[Command]) -> list[str]:
         """Failures (one line each) of one block or inline command."""
@@ -146,8 +150,14 @@ class Runner:
         when the block ends, in ``_stop``."""
         out = cwd / f"out-{c.line}.txt"
         with out.open("w") as sink:
-            p = subprocess.Popen(["bash", "-c", text], cwd=cwd, env=self.env, stdout=sink, stderr=subprocess.STDOUT,
-                                 start_new_session=True)
+            p = subprocess.Popen(
+                ["bash", "-c", text],
+                cwd=cwd,
+                env=self.env,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         started, limit = time.monotonic(), bound(text)
         # A line that ends by itself (kubectl, --help) runs to its end first, as in
         # one terminal: started beside the next line, a slow `rollout status` was
@@ -166,7 +176,9 @@ class Runner:
         running.append((c, p, out, deadline, started + SETTLE))
         return []
 
-    def _stop(self, c: Command, p: subprocess.Popen, out: Path, deadline: float | None, lives_until: float) -> list[str]:
+    def _stop(
+        self, c: Command, p: subprocess.Popen, out: Path, deadline: float | None, lives_until: float
+    ) -> list[str]:
         if deadline is None:  # it runs on: it must live SETTLE at least, however soon its block is done
             try:
                 p.wait(max(0.0, lives_until - time.monotonic()))
@@ -203,8 +215,26 @@ class Runner:
         tty = Tty(tmux, cwd / f"tty-{c.line}", rc)
         # One tmux client: the pane's output is piped to ``tty`` before the
         # server reads any of it (the commands run before its event loop).
-        subprocess.run([*tmux, "new-session", "-d", "-x", "80", "-y", "24", "bash", "-c", script, ";",
-                        "pipe-pane", "-o", f"cat > {_q(str(tty.path))}"], check=True, env=self.env)
+        subprocess.run(
+            [
+                *tmux,
+                "new-session",
+                "-d",
+                "-x",
+                "80",
+                "-y",
+                "24",
+                "bash",
+                "-c",
+                script,
+                ";",
+                "pipe-pane",
+                "-o",
+                f"cat > {_q(str(tty.path))}",
+            ],
+            check=True,
+            env=self.env,
+        )
         try:
             screen = tty.wait_for("Quit", UI_DRAWN)
             if rc.exists() or "Quit" not in screen:
@@ -226,8 +256,9 @@ class Runner:
         script = "\n".join(self.swap(c.text, ports, cwd) for c in cmds)
         script = "trap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n" + script
         try:
-            r = subprocess.run(["bash", "-e", "-c", script], cwd=cwd, env=self.env, capture_output=True, text=True,
-                               timeout=BLOCK_LIMIT)
+            r = subprocess.run(
+                ["bash", "-e", "-c", script], cwd=cwd, env=self.env, capture_output=True, text=True, timeout=BLOCK_LIMIT
+            )
         except subprocess.TimeoutExpired:
             return [f"{cmds[0].where}: the block did not end within {BLOCK_LIMIT:g}s"]
         if r.returncode != 0 or "Traceback" in r.stderr:
@@ -294,9 +325,10 @@ class Tty:
 
     def text(self, n: int = 1500) -> str:
         """The end of what the command wrote to its terminal, without escape sequences."""
-        raw = self.path.read_bytes()[-20 * n:] if self.path.exists() else b""
-        return re.sub(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])", "",
-                      raw.decode(errors="replace"))[-n:]
+        raw = self.path.read_bytes()[-20 * n :] if self.path.exists() else b""
+        return re.sub(
+            r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])", "", raw.decode(errors="replace")
+        )[-n:]
 
     def wait_for(self, words: str, seconds: float, screen: str = "") -> str:
         """The screen once it shows ``words``, or as it is after ``seconds``
@@ -354,8 +386,11 @@ def sim_cluster(tmp_path_factory):
     worker, the pages share it (session-scoped: a module-scoped one would
     put every page on one worker)."""
     kubeconfig = tmp_path_factory.mktemp("sim") / "cluster.kubeconfig"
-    p = subprocess.Popen([str(Path(sys.executable).parent / "kubectl-informer"), "sim", "--write-kubeconfig",
-                          str(kubeconfig)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    p = subprocess.Popen(
+        [str(Path(sys.executable).parent / "kubectl-informer"), "sim", "--write-kubeconfig", str(kubeconfig)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 30
     while not (kubeconfig.exists() and kubeconfig.stat().st_size) and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -418,8 +453,10 @@ def test_every_skip_says_why(capsys):
         if c.skip:
             skipped[c.skip] = skipped.get(c.skip, 0) + 1
     with capsys.disabled():
-        print(f"\ndocs commands: {sum(map(len, UNITS.values()))} run in {len(UNITS)} units; "
-              f"skipped {sum(skipped.values())}:")
+        print(
+            f"\ndocs commands: {sum(map(len, UNITS.values()))} run in {len(UNITS)} units; "
+            f"skipped {sum(skipped.values())}:"
+        )
         for why, n in sorted(skipped.items(), key=lambda kv: -kv[1]):
             print(f"  {n:3d}  {why}")
 
@@ -443,13 +480,19 @@ def test_every_command_runs_in_a_unit():
 def test_a_live_ui_is_the_same_run_as_another_only_word_for_word_and_without_files():
     def cmd(text: str) -> Command:
         return Command("docs/x.md", 1, text, "docs/x.md#block0")
+
     assert _same_words(cmd("kubectl informer watch pods  --demo quiet")) == "kubectl informer watch pods --demo quiet"
-    assert _same_words(cmd("kubectl informer watch pods --demo quiet # a comment")) != \
-        _same_words(cmd("kubectl informer watch pods --demo quiet"))
-    for text in ("kubectl informer replay trace.ndjson", "kubectl informer watch pods --record t.ndjson",
-                 "KUBECONFIG=/tmp/sim.kubeconfig kubectl informer watch pods",
-                 'KUBECONFIG="$XDG_RUNTIME_DIR/sim.kubeconfig" kubectl informer watch pods',
-                 "kubectl informer watch pods --demo -o json --duration 3s", "kubectl informer sim"):
+    assert _same_words(cmd("kubectl informer watch pods --demo quiet # a comment")) != _same_words(
+        cmd("kubectl informer watch pods --demo quiet")
+    )
+    for text in (
+        "kubectl informer replay trace.ndjson",
+        "kubectl informer watch pods --record t.ndjson",
+        "KUBECONFIG=/tmp/sim.kubeconfig kubectl informer watch pods",
+        'KUBECONFIG="$XDG_RUNTIME_DIR/sim.kubeconfig" kubectl informer watch pods',
+        "kubectl informer watch pods --demo -o json --duration 3s",
+        "kubectl informer sim",
+    ):
         assert _same_words(cmd(text)) is None, text
 
 
@@ -507,9 +550,13 @@ PAGES = _pages()
 # suite's longest pole); a page's units run side by side, as they all did.
 @pytest.mark.parametrize("page", sorted(PAGES, key=lambda p: -max(map(_cost, PAGES[p]))))
 def test_every_command_in_docs_runs_as_written(page, tmp_path, sim_cluster):
-    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}", KUBECONFIG=str(sim_cluster),
-               # tools/ (docshots) runs from a clone, as docs/screenshots.md says
-               PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    env = dict(
+        os.environ,
+        PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+        KUBECONFIG=str(sim_cluster),
+        # tools/ (docshots) runs from a clone, as docs/screenshots.md says
+        PYTHONPATH=str(Path(__file__).resolve().parents[2]),
+    )
     runner = Runner(tmp_path, env)
     with ThreadPoolExecutor(PAGE_UNITS_AT_ONCE) as pool:
         failures = [f for fs in pool.map(runner.run_unit, PAGES[page]) for f in fs]

@@ -41,7 +41,9 @@ def test_every_referenced_screenshot_exists_and_is_registered():
     refs = _references()
     assert refs, "no page references a screenshot"
     registered = {s.name for s in SHOTS}
-    missing = [f"{n} ({', '.join(pages)})" for n, pages in refs.items() if not (DOCS / "screenshots" / f"{n}.svg").exists()]
+    missing = [
+        f"{n} ({', '.join(pages)})" for n, pages in refs.items() if not (DOCS / "screenshots" / f"{n}.svg").exists()
+    ]
     unregistered = [n for n in refs if n not in registered]
     assert not missing, f"referenced but not rendered (python -m tools.docshots NAME): {missing}"
     assert not unregistered, f"referenced but not in docshots/registry.py: {unregistered}"
@@ -75,11 +77,14 @@ def test_a_shot_takes_the_options_the_cli_would_run():
     assert (opts.resync, opts.late_handler_resync, pane) == (4.0, 3.0, "deltas")
 
 
-@pytest.mark.parametrize("argv, says", [
-    (("watch", "pods", "--demo", "-o", "json"), "needs the live UI"),
-    (("watch", "pods"), "add --demo"),
-    (("version",), "does not run an informer"),
-])
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (("watch", "pods", "--demo", "-o", "json"), "needs the live UI"),
+        (("watch", "pods"), "add --demo"),
+        (("version",), "does not run an informer"),
+    ],
+)
 def test_a_shot_refuses_what_it_cannot_show(argv, says):
     with pytest.raises(ShotError, match=says):
         options_for(argv)
@@ -88,6 +93,7 @@ def test_a_shot_refuses_what_it_cannot_show(argv, says):
 def test_a_shot_can_start_its_scenario_at_a_later_tick():
     from kubectl_informer.sim.demo import start_demo
     from tools.docshots.render import _scenario_from
+
     with _scenario_from(16):
         demo = start_demo("quiet")  # its first step comes 10 s in: none has run when we look
     try:
@@ -103,8 +109,13 @@ def test_a_shot_can_start_its_scenario_at_a_later_tick():
 
 def _render(root, *names: str) -> str:
     """``python -m tools.docshots --root ROOT [NAME...]``, the docs' command."""
-    r = subprocess.run([sys.executable, "-m", "tools.docshots", "--root", str(root), *names], cwd=ROOT,
-                       capture_output=True, text=True, timeout=600)
+    r = subprocess.run(
+        [sys.executable, "-m", "tools.docshots", "--root", str(root), *names],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     return r.stdout
 
@@ -134,6 +145,7 @@ SCREEN_UPDATE_PERIOD = 1.0
 @pytest.fixture
 def screen_updates_once_a_second(monkeypatch):
     import textual.screen
+
     monkeypatch.setattr(textual.screen, "UPDATE_PERIOD", SCREEN_UPDATE_PERIOD)
 
 
@@ -141,9 +153,11 @@ def screen_updates_once_a_second(monkeypatch):
 def test_a_shot_that_never_sees_its_condition_fails_in_one_line(tmp_path, monkeypatch, screen_updates_once_a_second):
     from tools.docshots import registry
     from tools.docshots.conditions import seen
+
     never = registry.Shot("never", ("watch", "pods", "--demo", "quiet"), until=seen("store.delete"), timeout=1.0)
     monkeypatch.setattr(registry, "SHOTS", [*registry.SHOTS, never])
     from tools.docshots.render import render
+
     with pytest.raises(ShotError, match=r"never: waited 1s for 1× store.delete"):
         render(never, tmp_path)
     assert not (tmp_path / never.path).exists()
@@ -156,13 +170,23 @@ def test_a_run_that_missed_its_point_is_followed_by_a_fresh_one(tmp_path, monkey
     from tools.docshots import render as render_mod
     from tools.docshots.conditions import seen
     from tools.docshots.registry import Shot
-    shot = Shot("missing", ("watch", "pods", "--demo", "quiet"), until=seen("store.delete"),
-                missed=seen("informer.synced"), runs=2, timeout=30.0)
+
+    shot = Shot(
+        "missing",
+        ("watch", "pods", "--demo", "quiet"),
+        until=seen("store.delete"),
+        missed=seen("informer.synced"),
+        runs=2,
+        timeout=30.0,
+    )
     runs = []
     real = render_mod._run_once
     monkeypatch.setattr(render_mod, "_run_once", lambda *a: runs.append(a) or real(*a))
-    with pytest.raises(ShotError, match=r"^missing: 2 runs missed the point "
-                                        r"\(1× informer.synced before 1× store.delete\)$"):
+    with pytest.raises(
+        ShotError,
+        match=r"^missing: 2 runs missed the point "
+        r"\(1× informer.synced before 1× store.delete\)$",
+    ):
         render_mod.render(shot, tmp_path)
     assert len(runs) == 2
     assert not (tmp_path / shot.path).exists()
@@ -201,6 +225,7 @@ def _process_settings_kept():
 def _render_one(name: str, root) -> str | None:
     """Render ``name`` under ``root``; what is wrong with it (one line), or None."""
     from tools.docshots.render import render
+
     try:
         written = render(by_name(name), root)
     except ShotError as e:

@@ -44,15 +44,22 @@ def test_sync_vs_replaced_who_gets_them():
     two, three = (next(c for c in _quoted(f"{cmd} {p} --handlers 2")) for p in ("2s", "3s"))
     assert "-o json" in three
     two = two + " -o json --duration 10s"
-    runs = [subprocess.Popen([sys.executable, "-m", "kubectl_informer", *c.split()[2:]], stdout=subprocess.PIPE,
-                             stderr=subprocess.DEVNULL, text=True) for c in (two, three)]
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "kubectl_informer", *c.split()[2:]],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        for c in (two, three)
+    ]
     outs = [[json.loads(line) for line in p.communicate(timeout=60)[0].splitlines()] for p in runs]
     assert all(p.returncode == 0 for p in runs)
     for events in outs:
         assert any(e["kind"] == "relist" for e in events)
         before, after = _syncs_around_first_check(events)
         assert before["handler-1"] == before["handler-2"]  # both marked syncing when added
-        assert after["handler-2"] == 0                      # unmarked by the first check
+        assert after["handler-2"] == 0  # unmarked by the first check
     with_two, with_three = outs
     before, after = _syncs_around_first_check(with_two)
     assert sum(before.values()) == 0 and after["handler-1"] > 0
@@ -64,10 +71,15 @@ def test_retries_the_default_limiter_waits_5ms_and_the_slower_one_is_seen_waitin
     """The default limiter's first delay is 5ms per key; the page's second
     command waits 500ms, 1s, 2s… and the Queue pane's waiting list has them."""
     from kubectl_informer.run.experiments.catalog import CATALOG
+
     plain, slow = _quoted("kubectl informer queue pods --demo --fail-rate 0.5")[:2]
     assert "--rate-limiter exponential:500ms,60s" in slow and "--rate-limiter" not in plain
-    p = subprocess.run([sys.executable, "-m", "kubectl_informer", *slow.split()[2:], "-o", "json", "--duration", "4s"],
-                       capture_output=True, text=True, timeout=60)
+    p = subprocess.run(
+        [sys.executable, "-m", "kubectl_informer", *slow.split()[2:], "-o", "json", "--duration", "4s"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert p.returncode == 0, p.stderr
     delays = {}
     for line in p.stdout.splitlines():

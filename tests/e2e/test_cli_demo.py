@@ -23,8 +23,9 @@ SCRIPT = Path(sys.executable).parent / "kubectl-informer"
 def start(*args):
     cmd = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "kubectl_informer"]
     env = dict(os.environ, KUBECONFIG=os.devnull, PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen(cmd + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=env, bufsize=1)
+    proc = subprocess.Popen(
+        cmd + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, bufsize=1
+    )
     # A reader thread, so lines already buffered are never stuck behind select().
     proc.lines = queue.Queue()
 
@@ -84,8 +85,9 @@ def finish(proc, sig=signal.SIGTERM, timeout=15):
 
 def test_text_shows_the_initial_list_then_live_updates_with_diffs():
     p = start("watch", "pods", "--demo", "-o", "text")
-    lines = read_until(p, lambda ls: any(l.startswith("Updated ") and "(" in l and "[initial list]" not in l
-                                         for l in ls))
+    lines = read_until(
+        p, lambda ls: any(l.startswith("Updated ") and "(" in l and "[initial list]" not in l for l in ls)
+    )
     initial = [l for l in lines if l.endswith("[initial list]")]
     assert initial, lines[:5]
     for line in lines:
@@ -98,6 +100,7 @@ def test_text_shows_the_initial_list_then_live_updates_with_diffs():
 
 def test_json_is_an_ndjson_trace_of_the_real_pipeline():
     p = start("watch", "pods", "--demo", "-o", "json")
+
     def live_update(line):
         return '"store.update"' in line and orjson.loads(line)["fields"].get("is_in_initial_list") is False
 
@@ -116,8 +119,13 @@ def test_json_is_an_ndjson_trace_of_the_real_pipeline():
 
 def test_a_closed_pipe_ends_the_run_quietly():
     cmd = str(SCRIPT) if SCRIPT.exists() else f"{sys.executable} -m kubectl_informer"
-    r = subprocess.run(["bash", "-c", f"set -o pipefail; {cmd} watch pods --demo -o json | head -n 5"],
-                       capture_output=True, text=True, timeout=60, env=dict(os.environ, KUBECONFIG=os.devnull))
+    r = subprocess.run(
+        ["bash", "-c", f"set -o pipefail; {cmd} watch pods --demo -o json | head -n 5"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=dict(os.environ, KUBECONFIG=os.devnull),
+    )
     assert r.returncode == 0 and r.stderr == ""
     assert len(r.stdout.splitlines()) == 5
 
@@ -135,9 +143,14 @@ def test_client_go_136_streams_the_initial_list_into_an_atomic_real_fifo():
 
 def test_queue_text_shows_workers_failing_and_requeueing():
     p = start("queue", "--demo", "-o", "text", "--fail-rate", "0.5", "--work-time", "1ms", "--workers", "3")
-    lines = read_until(p, lambda ls: any(l.startswith("Requeue ") for l in ls)
-                       and any(l.startswith("Worked ") and " ok " in l for l in ls)
-                       and any(l.startswith("Worked ") and " error " in l for l in ls))
+    lines = read_until(
+        p,
+        lambda ls: (
+            any(l.startswith("Requeue ") for l in ls)
+            and any(l.startswith("Worked ") and " ok " in l for l in ls)
+            and any(l.startswith("Worked ") and " error " in l for l in ls)
+        ),
+    )
     assert {l.split()[2] for l in lines if l.startswith("Worked ")} <= {"worker=1", "worker=2", "worker=3"}
     rc, _, err = finish(p)
     assert rc == 143 and err == ""
@@ -219,8 +232,12 @@ def test_sim_serves_kubectl_and_the_plugin_side_by_side(tmp_path):
     sim = start("sim", "--write-kubeconfig", str(kc), "--scenario", "quiet")
     try:
         read_until(sim, lambda ls: any(l.startswith("Press Ctrl-C") for l in ls))
-        got = subprocess.run(["kubectl", "--kubeconfig", str(kc), "get", "pods", "-n", "default", "-o", "name"],
-                             capture_output=True, text=True, timeout=60)
+        got = subprocess.run(
+            ["kubectl", "--kubeconfig", str(kc), "get", "pods", "-n", "default", "-o", "name"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert got.returncode == 0, got.stderr
         pods = {line.split("/", 1)[1] for line in got.stdout.split()}
         assert pods
@@ -236,7 +253,9 @@ def test_sim_serves_kubectl_and_the_plugin_side_by_side(tmp_path):
 
 def test_sim_bad_input_is_one_line():
     r = run_in_process("sim", "--scenario", "nosuch")
-    assert r.returncode == 2 and r.stderr.startswith("error: invalid value for '--scenario': unknown scenario \"nosuch\"")
+    assert r.returncode == 2 and r.stderr.startswith(
+        "error: invalid value for '--scenario': unknown scenario \"nosuch\""
+    )
     assert len(r.stderr.splitlines()) == 1
     r = run_in_process("sim", "--list-scenarios")
     assert r.returncode == 0 and "steady" in r.stdout and "quiet" in r.stdout
@@ -244,14 +263,13 @@ def test_sim_bad_input_is_one_line():
 
 def test_late_handler_shows_the_3s_asked_4s_got_rule():
     # client-go: a handler added after start with a period below the check period is raised to it.
-    proc = start("watch", "pods", "--demo", "quiet", "-o", "json", "--resync", "4s",
-                 "--late-handler-resync", "3s")
+    proc = start("watch", "pods", "--demo", "quiet", "-o", "json", "--resync", "4s", "--late-handler-resync", "3s")
     # Until the late handler is registered, then stopped (not a fixed --duration).
-    lines = read_until(proc, lambda lines: any('"late-handler"' in line and '"handler.register"' in line
-                                               for line in lines))
+    lines = read_until(
+        proc, lambda lines: any('"late-handler"' in line and '"handler.register"' in line for line in lines)
+    )
     finish(proc)
-    regs = {e["fields"]["listener"]: e["fields"] for e in map(orjson.loads, lines)
-            if e["kind"] == "handler.register"}
+    regs = {e["fields"]["listener"]: e["fields"] for e in map(orjson.loads, lines) if e["kind"] == "handler.register"}
     assert regs["handler-1"]["requested"] == 4.0 and regs["handler-1"]["effective"] == 4.0
     late = regs["late-handler"]
     assert (late["requested"], late["effective"], late["check_period"]) == (3.0, 4.0, 4.0)
@@ -262,9 +280,25 @@ def test_an_empty_namespace_syncs_and_text_says_no_resources_once(tmp_path):
     """The informer syncs on an empty list (client-go's HasSynced) for every
     profile, and -o text says so as kubectl get does, once, on stderr."""
     # Three start-ups at once: 4 s, as 2 s passed before the demo answered on a loaded machine.
-    runs = {profile: start("watch", "pods", "-n", "nothing-here", "--demo", "quiet", "--client-go", profile,
-                           "-o", "text", "--duration", "4s", "--record", str(tmp_path / f"{profile}.ndjson"))
-            for profile in ("1.32", "1.35", "1.36")}
+    runs = {
+        profile: start(
+            "watch",
+            "pods",
+            "-n",
+            "nothing-here",
+            "--demo",
+            "quiet",
+            "--client-go",
+            profile,
+            "-o",
+            "text",
+            "--duration",
+            "4s",
+            "--record",
+            str(tmp_path / f"{profile}.ndjson"),
+        )
+        for profile in ("1.32", "1.35", "1.36")
+    }
     for profile, p in runs.items():
         out, err = done(p)
         assert out == "" and err == "No resources found in nothing-here namespace.\n" and p.returncode == 0
@@ -279,8 +313,13 @@ def test_a_demo_leaves_no_temp_directory_on_any_signal(tmp_path, sig):
     tmp.mkdir()
     cmd = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "kubectl_informer"]
     env = dict(os.environ, KUBECONFIG=os.devnull, PYTHONUNBUFFERED="1", TMPDIR=str(tmp))
-    p = subprocess.Popen(cmd + ["watch", "pods", "--demo", "-o", "json"], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, env=env)
+    p = subprocess.Popen(
+        cmd + ["watch", "pods", "--demo", "-o", "json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     try:
         for line in p.stdout:  # running: the informer has synced
             if '"informer.synced"' in line:

@@ -58,16 +58,18 @@ def complete(path: str | None, *words: str, kubeconfig=os.devnull) -> tuple[list
     if path is None:
         return _complete_here(words, kubeconfig)
     env = dict(os.environ, PATH=path, KUBECONFIG=str(kubeconfig))
-    r = subprocess.run([KUBECTL, "__complete", "informer", *words], env=env, capture_output=True, text=True,
-                       timeout=60)
+    r = subprocess.run([KUBECTL, "__complete", "informer", *words], env=env, capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     return _read(r.stdout, r.stderr)
 
 
 def _complete_here(words, kubeconfig) -> tuple[list[str], str]:
     out, err = io.StringIO(), io.StringIO()
-    with mock.patch.dict(os.environ, KUBECONFIG=str(kubeconfig)), \
-            contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    with (
+        mock.patch.dict(os.environ, KUBECONFIG=str(kubeconfig)),
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+    ):
         assert completion.main(list(words)) == 0
     return _read(out.getvalue(), err.getvalue())
 
@@ -104,6 +106,7 @@ def test_flag_values_from_choices():
 
 def test_demo_offers_the_scenarios():
     from kubectl_informer.sim.scenarios import SCENARIOS
+
     assert complete(HERE, "watch", "--demo", "") == (list(SCENARIOS), ":4")
     assert complete(HERE, "queue", "--demo=re") == (["--demo=relist-storm"], ":4")
     assert complete(HERE, "sim", "--scenario", "b") == (["burst"], ":4")
@@ -133,27 +136,33 @@ def test_object_names_for_watch_name(sim_kubeconfig):
 def test_namespaces_from_the_cluster(sim_kubeconfig):
     cands, _ = complete(HERE, "watch", "pods", "-n", "", kubeconfig=sim_kubeconfig)
     assert {"default", "shop", "batch"} <= set(cands)
-    assert complete(HERE, "watch", "pods", "--namespace=sh", kubeconfig=sim_kubeconfig)[0] == \
-        ["--namespace=shop"]
+    assert complete(HERE, "watch", "pods", "--namespace=sh", kubeconfig=sim_kubeconfig)[0] == ["--namespace=shop"]
 
 
 def test_contexts_from_the_kubeconfig_named_before(tmp_path):
-    cfg = {"apiVersion": "v1", "kind": "Config", "current-context": "prod",
-           "clusters": [{"name": "c", "cluster": {"server": "https://127.0.0.1:1"}}],
-           "users": [{"name": "u", "user": {}}],
-           "contexts": [{"name": n, "context": {"cluster": "c", "user": "u"}} for n in ("prod", "staging", "kind")]}
+    cfg = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "current-context": "prod",
+        "clusters": [{"name": "c", "cluster": {"server": "https://127.0.0.1:1"}}],
+        "users": [{"name": "u", "user": {}}],
+        "contexts": [{"name": n, "context": {"cluster": "c", "user": "u"}} for n in ("prod", "staging", "kind")],
+    }
     path = tmp_path / "config"
     path.write_text(yaml.safe_dump(cfg))
-    assert complete(HERE, "watch", "--kubeconfig", str(path), "--context", "") == \
-        (["prod", "staging", "kind"], ":4")
+    assert complete(HERE, "watch", "--kubeconfig", str(path), "--context", "") == (["prod", "staging", "kind"], ":4")
     assert complete(HERE, "watch", "--context", "st", kubeconfig=path) == (["staging"], ":4")
 
 
 def test_an_unreachable_cluster_gives_no_candidates_and_no_noise(plugin_path, tmp_path):
-    cfg = {"apiVersion": "v1", "kind": "Config", "current-context": "gone",
-           "clusters": [{"name": "c", "cluster": {"server": "http://127.0.0.1:9"}}],
-           "users": [{"name": "u", "user": {}}],
-           "contexts": [{"name": "gone", "context": {"cluster": "c", "user": "u"}}]}
+    cfg = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "current-context": "gone",
+        "clusters": [{"name": "c", "cluster": {"server": "http://127.0.0.1:9"}}],
+        "users": [{"name": "u", "user": {}}],
+        "contexts": [{"name": "gone", "context": {"cluster": "c", "user": "u"}}],
+    }
     path = tmp_path / "config"
     path.write_text(yaml.safe_dump(cfg))
     assert complete(plugin_path, "watch", "", kubeconfig=path) == ([], ":4")

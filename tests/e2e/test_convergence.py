@@ -69,8 +69,9 @@ def sim(tmp_path):
 
 def kubectl_state(srv, *args: str) -> dict[str, str]:
     """``kubectl get ... -o json`` as {key: resourceVersion}."""
-    out = subprocess.run([KUBECTL, "--kubeconfig", srv.kubeconfig, "get", *args, "-o", "json"],
-                         capture_output=True, timeout=30)
+    out = subprocess.run(
+        [KUBECTL, "--kubeconfig", srv.kubeconfig, "get", *args, "-o", "json"], capture_output=True, timeout=30
+    )
     assert out.returncode == 0, out.stderr.decode()
     doc = orjson.loads(out.stdout)
     return {meta_namespace_key_func(o): o["metadata"]["resourceVersion"] for o in doc["items"]}
@@ -81,8 +82,18 @@ def cache_state(informer) -> dict[str, str]:
 
 
 @contextmanager
-def running(srv, profile="1.32", resource="pods", namespace=None, label_selector=None, page_size=None, tracer=None,
-            lw_class=KubeListerWatcher, metadata_only=False, **prof):
+def running(
+    srv,
+    profile="1.32",
+    resource="pods",
+    namespace=None,
+    label_selector=None,
+    page_size=None,
+    tracer=None,
+    lw_class=KubeListerWatcher,
+    metadata_only=False,
+    **prof,
+):
     target = load_kube(kubeconfig=srv.kubeconfig)
     res = resolve_resource(target.api_client, resource)
     lw = lw_class(target.api_client, res, namespace, label_selector=label_selector, metadata_only=metadata_only)
@@ -177,7 +188,8 @@ def test_churn_while_watching(sim, profile):
 
 # With WatchList (1.36) the initial list is itself a watch, so only watch faults reach it.
 API_FAULTS = [("1.32", st, verb) for st in (410, 429, 500) for verb in ("list", "watch")] + [
-    ("1.36", st, "watch") for st in (410, 429, 500)]
+    ("1.36", st, "watch") for st in (410, 429, 500)
+]
 
 
 @pytest.mark.parametrize("profile, status, verb", API_FAULTS)
@@ -280,13 +292,27 @@ def test_kubectl_changes_reach_the_cache(sim):
     with running(sim, "1.36", resource="configmaps") as inf:
         manifests = yaml.safe_dump_all(
             {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"cm-{i}"}, "data": {"k": str(i)}}
-            for i in range(3)).encode()
-        subprocess.run([KUBECTL, "--kubeconfig", sim.kubeconfig, "create", "-f", "-"], input=manifests,
-                       check=True, capture_output=True, timeout=30)
-        subprocess.run([KUBECTL, "--kubeconfig", sim.kubeconfig, "label", "configmap", "cm-0", "x=y"],
-                       check=True, capture_output=True, timeout=30)
-        subprocess.run([KUBECTL, "--kubeconfig", sim.kubeconfig, "delete", "configmap", "cm-1"],
-                       check=True, capture_output=True, timeout=30)
+            for i in range(3)
+        ).encode()
+        subprocess.run(
+            [KUBECTL, "--kubeconfig", sim.kubeconfig, "create", "-f", "-"],
+            input=manifests,
+            check=True,
+            capture_output=True,
+            timeout=30,
+        )
+        subprocess.run(
+            [KUBECTL, "--kubeconfig", sim.kubeconfig, "label", "configmap", "cm-0", "x=y"],
+            check=True,
+            capture_output=True,
+            timeout=30,
+        )
+        subprocess.run(
+            [KUBECTL, "--kubeconfig", sim.kubeconfig, "delete", "configmap", "cm-1"],
+            check=True,
+            capture_output=True,
+            timeout=30,
+        )
         want = assert_converges(sim, inf, "configmaps", "-A")
         assert {"default/cm-0", "default/cm-2"} <= set(want) and "default/cm-1" not in want
         assert inf.get_indexer().get_by_key("default/cm-0")[0]["metadata"]["labels"] == {"x": "y"}
@@ -333,6 +359,7 @@ def test_over_tls(tmp_path):
 
 # --- every fault, every profile: the cache ends equal to the server, no delete lost ---
 
+
 def _drop_every_n(sim, churn):
     for _ in range(4):
         churn.step(7)
@@ -370,8 +397,14 @@ def _failing_pagination(sim, churn):
     churn.step(10)
 
 
-FAULTS = {"drop_every_n": _drop_every_n, "410_storm": _storm_410, "restart": _restart, "429": _throttled_429,
-          "stalled": _stalled, "failing_pagination": _failing_pagination}
+FAULTS = {
+    "drop_every_n": _drop_every_n,
+    "410_storm": _storm_410,
+    "restart": _restart,
+    "429": _throttled_429,
+    "stalled": _stalled,
+    "failing_pagination": _failing_pagination,
+}
 
 
 def _pages_fail(sim):

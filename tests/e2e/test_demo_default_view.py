@@ -55,9 +55,9 @@ def _recovered_after_backoff(events) -> bool:
     evs = list(events)
     for i, ev in enumerate(evs):
         if ev.kind == "reflector.backoff":
-            rest = evs[i + 1:]
+            rest = evs[i + 1 :]
             opened = next((j for j, e in enumerate(rest) if e.kind == "watch.start"), None)
-            if opened is not None and any(e.kind == "watch.event" for e in rest[opened + 1:]):
+            if opened is not None and any(e.kind == "watch.event" for e in rest[opened + 1 :]):
                 return True
     return False
 
@@ -81,8 +81,10 @@ def test_scenarios_show_their_point_in_the_default_view_within_seconds():
         try:
             w.start()
             if name == "flaky":
-                ok = wait_for(lambda: _recovered_after_backoff(w.events)
-                              and w.run.demo.runner.ctx.state.get("faults", 0) >= 3, timeout=30)
+                ok = wait_for(
+                    lambda: _recovered_after_backoff(w.events) and w.run.demo.runner.ctx.state.get("faults", 0) >= 3,
+                    timeout=30,
+                )
                 results[name] = ok
             else:
                 pred, limit = checks[name]
@@ -104,8 +106,11 @@ def test_scenarios_show_their_point_in_the_default_view_within_seconds():
 
 
 def test_the_scenario_acts_where_the_view_looks():
-    for opts, expect in (({}, ["default"]), ({"namespace": "shop"}, ["shop"]),
-                         ({"all_namespaces": True}, ["batch", "default", "shop"])):
+    for opts, expect in (
+        ({}, ["default"]),
+        ({"namespace": "shop"}, ["shop"]),
+        ({"all_namespaces": True}, ["batch", "default", "shop"]),
+    ):
         run = Run(RunConfig.from_flags(demo="mass-delete", **opts), Tracer())
         try:
             run.prepare()

@@ -74,12 +74,13 @@ def test_engine_converges_under_churn_and_faults(client_go):
         src.add(make_object(f"obj-{i}", phase="Pending"))
 
     informer = new_informer(src, PROFILES[client_go], resync_period=5.0, clock=clock, tracer=tracer, page_size=7)
-    ctrl = SimulatedController(informer, workers=4, work_time=0.005, fail_rate=0.1, clock=clock, tracer=tracer,
-                               seed=1)
+    ctrl = SimulatedController(informer, workers=4, work_time=0.005, fail_rate=0.1, clock=clock, tracer=tracer, seed=1)
     stop = threading.Event()
     driver = ClockDriver(clock)
-    threads = [threading.Thread(target=informer.run, args=(stop,), daemon=True),
-               threading.Thread(target=ctrl.run, args=(stop,), daemon=True)]
+    threads = [
+        threading.Thread(target=informer.run, args=(stop,), daemon=True),
+        threading.Thread(target=ctrl.run, args=(stop,), daemon=True),
+    ]
     for t in threads:
         t.start()
     try:
@@ -98,6 +99,7 @@ def test_engine_converges_under_churn_and_faults(client_go):
             time.sleep(0.002)  # let the pipeline interleave with the churn (real threads, not clock time)
 
         assert wait_for(lambda: "resync.tick" in seen_kinds, 10)
+
         # On a loaded machine every change above may have come through a
         # relist; more changes, while a watch is open, come through it.
         def a_watch_event():
@@ -112,16 +114,21 @@ def test_engine_converges_under_churn_and_faults(client_go):
         store = informer.get_store()
 
         def cached():
-            return {k: o["metadata"]["resourceVersion"] for k, o in ((k, store.get_by_key(k)[0])
-                                                                     for k in store.list_keys()) if o}
+            return {
+                k: o["metadata"]["resourceVersion"]
+                for k, o in ((k, store.get_by_key(k)[0]) for k in store.list_keys())
+                if o
+            }
 
         assert wait_for(lambda: cached() == want, 20), "indexer never converged to the source"
         assert sorted(store.list_keys()) == sorted(want)
         # The reflector hands an event to the FIFO before it records the event's
         # RV, and the indexer is filled from the FIFO on another thread: the
         # cache can equal the source a moment before the reflector's RV does.
-        assert wait_for(lambda: informer.last_sync_resource_version() == src.resource_version, 10), \
-            (informer.last_sync_resource_version(), src.resource_version)
+        assert wait_for(lambda: informer.last_sync_resource_version() == src.resource_version, 10), (
+            informer.last_sync_resource_version(),
+            src.resource_version,
+        )
         # Every key of the source reaches a worker after the last change.
         done_after = len(buf)
         assert wait_for(lambda: ctrl.stats()["processed"] > 0 and len(buf) > done_after, 10)
@@ -152,5 +159,12 @@ def test_engine_converges_under_churn_and_faults(client_go):
     relists = [e.fields["reason"] for e in events if e.kind == "relist"]
     assert "expired" in relists
     assert any(e.kind == "watch.end" and "429" in e.fields.get("error", "") for e in events)
-    assert {"list.done", "watch.event", "rv.advance", "store.update", "handler.update", "resync.tick",
-            "queue.add"} <= kinds
+    assert {
+        "list.done",
+        "watch.event",
+        "rv.advance",
+        "store.update",
+        "handler.update",
+        "resync.tick",
+        "queue.add",
+    } <= kinds

@@ -71,9 +71,14 @@ def _start(behaviour: str, tmp: Path, *extra: str):
     env = dict(os.environ, KUBECONFIG=os.devnull, PYTHONUNBUFFERED="1")
     # --debug: anything unexpected would print its traceback, which the tests refuse.
     duration = DURATIONS.get(behaviour, DURATION)
-    p = subprocess.Popen(command("watch", "pods", "-o", "json", "--duration", f"{duration}s", "--debug",
-                                 "--kubeconfig", str(kc), *extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         env=env)
+    p = subprocess.Popen(
+        command(
+            "watch", "pods", "-o", "json", "--duration", f"{duration}s", "--debug", "--kubeconfig", str(kc), *extra
+        ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
     return h, other, p, time.monotonic()
 
 
@@ -85,8 +90,7 @@ def _finish(h, other, p, t0, timeout: float = 60.0) -> Outcome:
     other.stop()
     cpu = usage.ru_utime + usage.ru_stime if usage else float("nan")
     rss = usage.ru_maxrss / 1024 if usage else float("nan")
-    return Outcome(p.returncode, wall, cpu, rss, out.decode(), err.decode(), list(h.srv.requests),
-                   list(other.requests))
+    return Outcome(p.returncode, wall, cpu, rss, out.decode(), err.decode(), list(h.srv.requests), list(other.requests))
 
 
 class _Popen(subprocess.Popen):
@@ -112,7 +116,7 @@ def outcomes(tmp_path_factory):
     try:
         # In waves: all at once on two loaded cores would spend --duration importing.
         for i in range(0, len(names), WAVE):
-            started = {b: _start(b, tmp) for b in names[i:i + WAVE]}
+            started = {b: _start(b, tmp) for b in names[i : i + WAVE]}
             done.update((b, _finish(*s)) for b, s in started.items())
     finally:
         subprocess.Popen = real
@@ -203,23 +207,34 @@ def test_a_slow_loris_at_start_is_shown_arriving_and_duration_ends_it(outcomes):
     assert o.kinds("list.progress") and not o.kinds("informer.synced")
 
 
-@pytest.mark.parametrize("behaviour,what", [("html_503_at_start", "discovery failed: 503 503 Service "
-                                                                   "Temporarily Unavailable"),
-                                            ("html_500_on_list", "500 InternalError: 500 Internal Server Error")])
+@pytest.mark.parametrize(
+    "behaviour,what",
+    [
+        ("html_503_at_start", "discovery failed: 503 503 Service Temporarily Unavailable"),
+        ("html_500_on_list", "500 InternalError: 500 Internal Server Error"),
+    ],
+)
 def test_transient_errors_at_start_are_retried_with_the_back_off_shown(outcomes, behaviour, what):
     o = outcomes[behaviour]
     assert_clean(o, 0)
     lines = o.stderr.splitlines()
-    assert lines == [f"retrying in 800ms (attempt 2): {what}", f"retrying in 1.6s (attempt 3): {what}"] or \
-        lines == [l.replace("discovery failed: ", "") for l in lines], lines
+    assert lines == [f"retrying in 800ms (attempt 2): {what}", f"retrying in 1.6s (attempt 3): {what}"] or lines == [
+        l.replace("discovery failed: ", "") for l in lines
+    ], lines
     assert "<html" not in o.stderr and o.kinds("informer.synced")
 
 
-@pytest.mark.parametrize("behaviour,line", [
-    ("unauthorized", "error: you must be logged in to the server (Unauthorized)"),
-    ("forbidden", 'error: pods is forbidden: User "jane" cannot list resource "pods" in API group "" in the '
-                  'namespace "default"'),
-])
+@pytest.mark.parametrize(
+    "behaviour,line",
+    [
+        ("unauthorized", "error: you must be logged in to the server (Unauthorized)"),
+        (
+            "forbidden",
+            'error: pods is forbidden: User "jane" cannot list resource "pods" in API group "" in the '
+            'namespace "default"',
+        ),
+    ],
+)
 def test_auth_and_rbac_end_the_run_at_once(outcomes, behaviour, line):
     o = outcomes[behaviour]
     assert_clean(o, 1)
@@ -270,8 +285,12 @@ def _start_without_duration(behaviour: str, tmp: Path):
     kc = tmp / f"{behaviour}-nodur.kubeconfig"
     kc.write_text(json.dumps(kubeconfig_for(h.srv.url)))
     env = dict(os.environ, KUBECONFIG=os.devnull, PYTHONUNBUFFERED="1")
-    p = subprocess.Popen(command("watch", "pods", "-o", "text", "--kubeconfig", str(kc)),
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    p = subprocess.Popen(
+        command("watch", "pods", "-o", "text", "--kubeconfig", str(kc)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
     return h, other, p, time.monotonic()
 
 
@@ -292,36 +311,51 @@ def test_text_output_says_what_the_reflector_backs_off_from(tmp_path):
     lines = [l for l in err.decode().splitlines() if not l.startswith("relisting (")]
     assert "relisting (error)" in err.decode()
     assert lines and all(l.startswith("retrying in ") for l in lines), lines
-    assert lines[0].endswith("reading /api/v1/namespaces/default/pods: the connection broke mid-answer "
-                             "(Connection reset by peer)") and out == b"", lines
+    assert (
+        lines[0].endswith(
+            "reading /api/v1/namespaces/default/pods: the connection broke mid-answer (Connection reset by peer)"
+        )
+        and out == b""
+    ), lines
 
 
 def test_a_403_without_a_message_still_names_verb_resource_and_namespace(tmp_path):
     from tests.kube.fake_apiserver import Reply
+
     h = Hostile("pods")
     h.srv.routes[PODS] = Reply(403, b"<html><title>403 Forbidden</title></html>", {"Content-Type": "text/html"})
     kc = tmp_path / "kc"
     kc.write_text(json.dumps(kubeconfig_for(h.srv.url)))
     try:
-        r = subprocess.run(command("watch", "pods", "-o", "text", "--kubeconfig", str(kc)), capture_output=True,
-                           text=True, timeout=60, env=dict(os.environ, KUBECONFIG=os.devnull))
+        r = subprocess.run(
+            command("watch", "pods", "-o", "text", "--kubeconfig", str(kc)),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=dict(os.environ, KUBECONFIG=os.devnull),
+        )
     finally:
         h.close()
     assert r.returncode == 1
-    assert r.stderr == ('error: pods is forbidden: cannot list resource "pods" in the namespace "default" '
-                        '(403 Forbidden)\n')
+    assert r.stderr == (
+        'error: pods is forbidden: cannot list resource "pods" in the namespace "default" (403 Forbidden)\n'
+    )
 
 
 @pytest.mark.tmux
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)")
 def test_the_ui_shows_a_slow_list_moving_and_ctrl_c_ends_it(tmp_path):
     from tests.e2e.test_tmux import Terminal, pane_title
+
     h = Hostile("slow_loris")
     kc = tmp_path / "kc"
     kc.write_text(json.dumps(kubeconfig_for(h.srv.url)))
     t = Terminal(tmp_path, 120, 30, f"watch pods --kubeconfig {kc}")
     try:
-        t.wait(lambda s: re.search(r"listing \S+ · page \d+ · [\d,]+ items · [\d.]+ [KMG]?B", s), "the list's progress in the header")
+        t.wait(
+            lambda s: re.search(r"listing \S+ · page \d+ · [\d,]+ items · [\d.]+ [KMG]?B", s),
+            "the list's progress in the header",
+        )
         t.keys("C-c")
         assert t.exit_code(timeout=10) == 0
         t.wait(lambda s: not pane_title(s, "Deltas"), "the shell's screen again")

@@ -28,7 +28,9 @@ SERVER_META = ("uid", "resourceVersion", "creationTimestamp", "generation", "nam
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("kubectl-commands")
-    sim = SimServer(anonymous=True).start()  # kubectl sends no credentials to an http:// server (clientcmd): it is served as anonymous
+    sim = SimServer(
+        anonymous=True
+    ).start()  # kubectl sends no credentials to an http:// server (clientcmd): it is served as anonymous
     seed(sim.store)
     kc = sim.write_kubeconfig(str(tmp / "kubeconfig"))
     yield sim, Kubectl(kc, str(tmp / "cache")), tmp
@@ -53,18 +55,36 @@ def comparable(obj: dict) -> dict:
 
 TYPED_CREATES = [
     (["create", "configmap", "pb-cm", "--from-literal=a=b", "--from-literal=c=d"], "configmaps", "configmap/pb-cm"),
-    (["create", "secret", "generic", "pb-secret", "--from-literal=user=admin", "--type=Opaque"], "secrets",
-     "secret/pb-secret"),
-    (["create", "secret", "docker-registry", "pb-reg", "--docker-server=r.example", "--docker-username=u",
-      "--docker-password=p"], "secrets", "secret/pb-reg"),
+    (
+        ["create", "secret", "generic", "pb-secret", "--from-literal=user=admin", "--type=Opaque"],
+        "secrets",
+        "secret/pb-secret",
+    ),
+    (
+        [
+            "create",
+            "secret",
+            "docker-registry",
+            "pb-reg",
+            "--docker-server=r.example",
+            "--docker-username=u",
+            "--docker-password=p",
+        ],
+        "secrets",
+        "secret/pb-reg",
+    ),
     (["create", "namespace", "pb-ns"], "namespaces", "namespace/pb-ns"),
-    (["create", "deployment", "pb-deploy", "--image=nginx:1.27", "--replicas=0", "--port=8080", "--", "sleep", "60"],
-     "deployments", "deployment.apps/pb-deploy"),
+    (
+        ["create", "deployment", "pb-deploy", "--image=nginx:1.27", "--replicas=0", "--port=8080", "--", "sleep", "60"],
+        "deployments",
+        "deployment.apps/pb-deploy",
+    ),
 ]
 
 
-@pytest.mark.parametrize("args,resource,made", TYPED_CREATES, ids=[a[1] + (a[2] if a[1] == "secret" else "")
-                                                                    for a, _, _ in TYPED_CREATES])
+@pytest.mark.parametrize(
+    "args,resource,made", TYPED_CREATES, ids=[a[1] + (a[2] if a[1] == "secret" else "") for a, _, _ in TYPED_CREATES]
+)
 def test_typed_creates_send_protobuf_and_store_what_kubectl_built(env, args, resource, made):
     sim, kubectl, _ = env
     r = kubectl("-v=8", *args)
@@ -73,8 +93,7 @@ def test_typed_creates_send_protobuf_and_store_what_kubectl_built(env, args, res
     want = json.loads(kubectl("--dry-run=client", "-o", "json", *args).stdout)
     name = made.split("/")[1]
     got = sim.store.get(resource, None if resource == "namespaces" else "default", name)
-    assert [(m["manager"], m["operation"]) for m in got["metadata"]["managedFields"]] == [("kubectl-create",
-                                                                                           "Update")]
+    assert [(m["manager"], m["operation"]) for m in got["metadata"]["managedFields"]] == [("kubectl-create", "Update")]
     got, want = comparable(got), comparable(want)
     if resource == "namespaces":  # the server's own defaults
         assert got["metadata"].pop("labels") == {"kubernetes.io/metadata.name": "pb-ns"}
@@ -85,15 +104,28 @@ def test_typed_creates_send_protobuf_and_store_what_kubectl_built(env, args, res
 def test_debug_copy_sends_a_whole_pod_as_protobuf(env):
     sim, kubectl, _ = env
     src = sim.store.list("pods", "default")[0]
-    r = kubectl("debug", f"pod/{src['metadata']['name']}", "--copy-to=dbg", "--image=busybox", "--container=dbg",
-                "--attach=false", "--profile=restricted", "--", "sleep", "1")
+    r = kubectl(
+        "debug",
+        f"pod/{src['metadata']['name']}",
+        "--copy-to=dbg",
+        "--image=busybox",
+        "--container=dbg",
+        "--attach=false",
+        "--profile=restricted",
+        "--",
+        "sleep",
+        "1",
+    )
     assert r.returncode == 0
     copy = sim.store.get("pods", "default", "dbg")["spec"]
     assert copy["containers"][0] == src["spec"]["containers"][0]  # ports, resources, ... all decoded
     assert copy["tolerations"] == src["spec"]["tolerations"]
     assert copy["containers"][1]["securityContext"] == {
-        "allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}, "runAsNonRoot": True,
-        "seccompProfile": {"type": "RuntimeDefault"}}
+        "allowPrivilegeEscalation": False,
+        "capabilities": {"drop": ["ALL"]},
+        "runAsNonRoot": True,
+        "seccompProfile": {"type": "RuntimeDefault"},
+    }
 
 
 def test_deployment_from_protobuf_keeps_an_explicit_zero(env):
@@ -107,10 +139,20 @@ def test_get_prints_the_columns_of_kube_apiservers_tables(env):
     assert header(out) == ["NAME", "READY", "STATUS", "RESTARTS", "AGE"]
     assert {tuple(r[1:4]) for r in rows(out)} == {("1/1", "Running", "0")}
     out = kubectl("get", "pods", "-n", "shop", "-o", "wide").stdout
-    assert header(out) == ["NAME", "READY", "STATUS", "RESTARTS", "AGE", "IP", "NODE", "NOMINATED NODE",
-                           "READINESS GATES"]
-    assert all(r[5].startswith("10.244.") and r[6].startswith("node-") and r[7:] == ["<none>", "<none>"]
-               for r in rows(out))
+    assert header(out) == [
+        "NAME",
+        "READY",
+        "STATUS",
+        "RESTARTS",
+        "AGE",
+        "IP",
+        "NODE",
+        "NOMINATED NODE",
+        "READINESS GATES",
+    ]
+    assert all(
+        r[5].startswith("10.244.") and r[6].startswith("node-") and r[7:] == ["<none>", "<none>"] for r in rows(out)
+    )
     out = kubectl("get", "pods", "-n", "batch").stdout
     assert {r[2] for r in rows(out)} == {"Running", "Completed", "ContainerCreating", "Error"}
     out = kubectl("get", "pods", "-A").stdout
@@ -119,21 +161,43 @@ def test_get_prints_the_columns_of_kube_apiservers_tables(env):
     assert header(out)[-1] == "LABELS" and all("app=" in r[-1] for r in rows(out))
 
 
-@pytest.mark.parametrize("args,want_header,want_row", [
-    (["get", "deploy", "frontend", "-n", "shop", "-o", "wide"],
-     ["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE", "CONTAINERS", "IMAGES", "SELECTOR"],
-     ["frontend", "5/5", "5", "5", None, "frontend", "nginx:1.27", "app=frontend"]),
-    (["get", "configmap", "web-config"], ["NAME", "DATA", "AGE"], ["web-config", "2", None]),
-    (["get", "secret", "default-credentials"], ["NAME", "TYPE", "DATA", "AGE"],
-     ["default-credentials", "Opaque", "1", None]),
-    (["get", "namespace", "shop"], ["NAME", "STATUS", "AGE"], ["shop", "Active", None]),
-    (["get", "crd"], ["NAME", "CREATED AT"], ["widgets.example.com", None]),
-    (["get", "widgets", "shop-widget", "-n", "shop"], ["NAME", "SIZE", "COLOR", "AGE"],
-     ["shop-widget", "3", "red", None]),
-    (["get", "widgets", "shop-widget", "-n", "shop", "-o", "wide"], ["NAME", "SIZE", "COLOR", "READY", "AGE"],
-     ["shop-widget", "3", "red", "true", None]),
-], ids=["deployments-wide", "configmaps", "secrets", "namespaces", "crds", "crd-printer-columns",
-        "crd-printer-columns-wide"])
+@pytest.mark.parametrize(
+    "args,want_header,want_row",
+    [
+        (
+            ["get", "deploy", "frontend", "-n", "shop", "-o", "wide"],
+            ["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE", "CONTAINERS", "IMAGES", "SELECTOR"],
+            ["frontend", "5/5", "5", "5", None, "frontend", "nginx:1.27", "app=frontend"],
+        ),
+        (["get", "configmap", "web-config"], ["NAME", "DATA", "AGE"], ["web-config", "2", None]),
+        (
+            ["get", "secret", "default-credentials"],
+            ["NAME", "TYPE", "DATA", "AGE"],
+            ["default-credentials", "Opaque", "1", None],
+        ),
+        (["get", "namespace", "shop"], ["NAME", "STATUS", "AGE"], ["shop", "Active", None]),
+        (["get", "crd"], ["NAME", "CREATED AT"], ["widgets.example.com", None]),
+        (
+            ["get", "widgets", "shop-widget", "-n", "shop"],
+            ["NAME", "SIZE", "COLOR", "AGE"],
+            ["shop-widget", "3", "red", None],
+        ),
+        (
+            ["get", "widgets", "shop-widget", "-n", "shop", "-o", "wide"],
+            ["NAME", "SIZE", "COLOR", "READY", "AGE"],
+            ["shop-widget", "3", "red", "true", None],
+        ),
+    ],
+    ids=[
+        "deployments-wide",
+        "configmaps",
+        "secrets",
+        "namespaces",
+        "crds",
+        "crd-printer-columns",
+        "crd-printer-columns-wide",
+    ],
+)
 def test_get_tables_per_kind(env, args, want_header, want_row):
     _, kubectl, _ = env
     out = kubectl(*args).stdout
@@ -149,15 +213,25 @@ def test_get_events_and_wide(env):
     reasons = {r[2] for r in rows(out)}
     assert {"Scheduled", "Started"} <= reasons and all(r[3].startswith("pod/") for r in rows(out))
     out = kubectl("get", "events", "-n", "shop", "-o", "wide").stdout
-    assert header(out) == ["LAST SEEN", "TYPE", "REASON", "OBJECT", "SUBOBJECT", "SOURCE", "MESSAGE", "FIRST SEEN",
-                           "COUNT", "NAME"]
+    assert header(out) == [
+        "LAST SEEN",
+        "TYPE",
+        "REASON",
+        "OBJECT",
+        "SUBOBJECT",
+        "SOURCE",
+        "MESSAGE",
+        "FIRST SEEN",
+        "COUNT",
+        "NAME",
+    ]
 
 
 def test_describe_shows_the_pods_events(env):
     sim, kubectl, _ = env
     name = sim.store.list("pods", "default")[0]["metadata"]["name"]
     out = kubectl("describe", "pod", name).stdout
-    events = out[out.index("Events:"):].splitlines()
+    events = out[out.index("Events:") :].splitlines()
     assert events[1].split() == ["Type", "Reason", "Age", "From", "Message"]
     assert {tuple(line.split()[:2]) for line in events[3:]} == {("Normal", "Scheduled"), ("Normal", "Started")}
 
@@ -165,8 +239,12 @@ def test_describe_shows_the_pods_events(env):
 @contextlib.contextmanager
 def watching(sim, kubectl, resource: str, namespace: str):
     """``kubectl get RESOURCE -w --watch-only`` running, its watch open."""
-    p = subprocess.Popen(kubectl.base + ["get", resource, "-n", namespace, "--watch-only"], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        kubectl.base + ["get", resource, "-n", namespace, "--watch-only"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert wait_for(lambda: sim.store.watchers(resource), timeout=20)
         yield p
@@ -280,10 +358,12 @@ def test_apply_server_side_and_diff(env):
     kubectl("scale", "deploy", "ssa", "--replicas=6")  # an Update: kubectl (its User-Agent) now owns replicas
     mf = sim.store.get("deployments", "default", "ssa")["metadata"]["managedFields"]
     assert ("kubectl", "Update", {"f:spec": {"f:replicas": {}}}) in [
-        (m["manager"], m["operation"], m["fieldsV1"]) for m in mf]
+        (m["manager"], m["operation"], m["fieldsV1"]) for m in mf
+    ]
     r = kubectl("apply", "--server-side", "--field-manager=other", "-f", str(f2), ok=False)
-    assert re.search(r'Apply failed with 1 conflict: conflict with "kubectl" using apps/v1 at \S+: \.spec\.replicas',
-                     r.stderr)
+    assert re.search(
+        r'Apply failed with 1 conflict: conflict with "kubectl" using apps/v1 at \S+: \.spec\.replicas', r.stderr
+    )
 
 
 def test_auth_can_i_is_always_yes(env):
@@ -336,8 +416,10 @@ def test_bad_bodies_answer_a_status_not_a_python_error(env):
     f.write_bytes(b'{"kind": "ConfigMap", "metadata": {"name": "x"\xff')
     r = kubectl("create", "--raw", "/api/v1/namespaces/default/configmaps", "-f", str(f), ok=False)
     assert r.returncode == 1
-    assert r.stderr.strip() == "Error from server (BadRequest): the body of the request was in an unknown " \
-                               "format: it is not valid JSON"
+    assert (
+        r.stderr.strip() == "Error from server (BadRequest): the body of the request was in an unknown "
+        "format: it is not valid JSON"
+    )
 
 
 def test_plugin_watches_events_of_the_demo():
@@ -348,7 +430,6 @@ def test_plugin_watches_events_of_the_demo():
     assert rc == 143 and err == ""  # SIGTERM, as docs/security.md says
 
 
-
 def test_kubectl_does_not_fall_back_from_protobuf_on_415(env):
     """Why the simulator decodes protobuf: a server that answers 415 (as one
     without protobuf would) gets no JSON retry from kubectl's typed clients."""
@@ -357,10 +438,12 @@ def test_kubectl_does_not_fall_back_from_protobuf_on_415(env):
     before = len([r for r in sim.request_log if r[0] == "POST"])
     r = kubectl("create", "configmap", "no-fallback", "--from-literal=a=b", ok=False)
     assert r.returncode == 1 and "unknown format" in r.stderr
+
     # The server logs a request once its answer is written: kubectl may have
     # exited before that, so the log is waited for; one try, no JSON retry.
     def posts() -> int:
         return len([r for r in sim.request_log if r[0] == "POST"])
+
     assert wait_for(lambda: posts() >= before + 1)
     assert not wait_for(lambda: posts() > before + 1, timeout=0.3)
     assert "no-fallback" not in {c["metadata"]["name"] for c in sim.store.list("configmaps", "default")}
@@ -371,8 +454,9 @@ def test_kubectl_132_sends_no_cbor_even_with_the_client_gates(env, tmp_path):
     f = tmp_path / "cm.yaml"
     f.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cbor-cm}\ndata: {a: b}\n")
     env_vars = dict(os.environ, KUBE_FEATURE_ClientsAllowCBOR="true", KUBE_FEATURE_ClientsPreferCBOR="true")
-    r = subprocess.run(kubectl.base + ["-v=8", "create", "-f", str(f)], capture_output=True, text=True,
-                       env=env_vars, timeout=60)
+    r = subprocess.run(
+        kubectl.base + ["-v=8", "create", "-f", str(f)], capture_output=True, text=True, env=env_vars, timeout=60
+    )
     assert r.stdout.strip() == "configmap/cbor-cm created"
     sent = re.findall(r"POST http\S+configmaps\S*\n.*?Content-Type: (\S+)", r.stderr, re.S)
     assert sent == ["application/json"]

@@ -20,7 +20,9 @@ pytestmark = pytest.mark.e2e
 
 @pytest.fixture
 def cluster(tmp_path):
-    sim = SimServer(anonymous=True).start()  # kubectl sends no credentials to an http:// server (clientcmd): it is served as anonymous
+    sim = SimServer(
+        anonymous=True
+    ).start()  # kubectl sends no credentials to an http:// server (clientcmd): it is served as anonymous
     sim.store.create("namespaces", {"metadata": {"name": "default"}})
     manager = ControllerManager(sim.store, pod_start_seconds=0.2).start()
     kc = sim.write_kubeconfig(str(tmp_path / "kubeconfig"))
@@ -57,8 +59,10 @@ def test_create_scale_restart_and_status(cluster):
     assert d["status"]["observedGeneration"] == d["metadata"]["generation"]
     [rs] = items(kubectl, "rs")
     h = rs["metadata"]["labels"][HASH_LABEL]
-    assert rs["metadata"]["name"] == f"web-{h}" and rs["spec"]["selector"]["matchLabels"] == {"app": "web",
-                                                                                              HASH_LABEL: h}
+    assert rs["metadata"]["name"] == f"web-{h}" and rs["spec"]["selector"]["matchLabels"] == {
+        "app": "web",
+        HASH_LABEL: h,
+    }
     ref = controller_of(rs)
     assert (ref["kind"], ref["name"], ref["uid"]) == ("Deployment", "web", d["metadata"]["uid"])
     pods = items(kubectl, "pods")
@@ -106,7 +110,9 @@ def test_create_scale_restart_and_status(cluster):
     d = kubectl.json("get", "deploy", "web")
     assert d["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "3"
     assert [(c["type"], c["reason"]) for c in d["status"]["conditions"]] == [
-        ("Available", "MinimumReplicasAvailable"), ("Progressing", "NewReplicaSetAvailable")]
+        ("Available", "MinimumReplicasAvailable"),
+        ("Progressing", "NewReplicaSetAvailable"),
+    ]
 
 
 def test_delete_background_collects_replicasets_and_pods(cluster):

@@ -51,7 +51,9 @@ class Kubectl:
 def _cluster(tmp_path, tls: bool):
     if not os.path.exists(KUBECTL):
         pytest.fail("kubectl is not installed (.ci/run installs it)")
-    sim = SimServer(tls=tls, anonymous=not tls).start()  # kubectl sends no credentials to an http:// server (clientcmd): over http it is served as anonymous
+    sim = SimServer(
+        tls=tls, anonymous=not tls
+    ).start()  # kubectl sends no credentials to an http:// server (clientcmd): over http it is served as anonymous
     seed(sim.store)
     kc = sim.write_kubeconfig(str(tmp_path / "kubeconfig"))
     return sim, kc, Kubectl(kc, str(tmp_path / "cache"))
@@ -95,18 +97,27 @@ def test_kubectl_get_short_names_and_all_namespaces(cluster):
     assert len(out.splitlines()) == 1 + sim.store.count("pods")
     assert "shop-widget" in kubectl("get", "wd", "-n", "shop").stdout
     assert kubectl("get", "widgets.example.com", "-A", "-o", "name").stdout.split() == [
-        "widget.example.com/batch-widget", "widget.example.com/default-widget", "widget.example.com/shop-widget"]
+        "widget.example.com/batch-widget",
+        "widget.example.com/default-widget",
+        "widget.example.com/shop-widget",
+    ]
     assert "widgets.example.com" in kubectl("get", "crd").stdout
     assert set(kubectl("get", "deploy", "-n", "shop", "-o", "name").stdout.split()) == {
-        "deployment.apps/frontend", "deployment.apps/cart", "deployment.apps/payments"}
+        "deployment.apps/frontend",
+        "deployment.apps/cart",
+        "deployment.apps/payments",
+    }
     assert "ConfigMap" in kubectl("api-resources").stdout
 
 
 def test_kubectl_selectors(cluster):
     sim, _, kubectl = cluster
     got = kubectl.json("get", "pods", "-A", "-l", "app=worker", "--field-selector", "status.phase=Running")
-    want = [p for p in sim.store.list("pods") if p["metadata"]["labels"]["app"] == "worker"
-            and p["status"]["phase"] == "Running"]
+    want = [
+        p
+        for p in sim.store.list("pods")
+        if p["metadata"]["labels"]["app"] == "worker" and p["status"]["phase"] == "Running"
+    ]
     assert names(got["items"]) == names(want) and want
 
 
@@ -140,8 +151,12 @@ def test_kubectl_apply_twice(cluster, tmp_path):
 
 def test_kubectl_watch_streams_events(cluster):
     sim, _, kubectl = cluster
-    p = subprocess.Popen(kubectl.base + ["get", "pods", "--watch-only", "-o", "name"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        kubectl.base + ["get", "pods", "--watch-only", "-o", "name"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert wait_for(lambda: sim.store.watchers("pods"), timeout=20)
         victim = sim.store.list("pods", "default")[0]["metadata"]["name"]
@@ -167,6 +182,7 @@ def test_kubectl_over_tls(tls_cluster):
 
 def _core(kubeconfig):
     from kubernetes import client, config
+
     return client.CoreV1Api(config.new_client_from_config(config_file=kubeconfig))
 
 
@@ -174,14 +190,17 @@ def _core(kubeconfig):
 def test_python_client_list_create_delete(tmp_path, tls):
     from kubernetes import client
     from kubernetes.client.rest import ApiException
+
     sim, kc, _ = _cluster(tmp_path, tls)
     try:
         core = _core(kc)
         pods = core.list_namespaced_pod("shop")
         assert sorted(p.metadata.name for p in pods.items) == names(sim.store.list("pods", "shop"))
         assert pods.items[0].status.phase and pods.items[0].metadata.owner_references[0].kind == "ReplicaSet"
-        body = client.V1Pod(metadata=client.V1ObjectMeta(name="py-pod", labels={"by": "python"}),
-                            spec=client.V1PodSpec(containers=[client.V1Container(name="c", image="busybox")]))
+        body = client.V1Pod(
+            metadata=client.V1ObjectMeta(name="py-pod", labels={"by": "python"}),
+            spec=client.V1PodSpec(containers=[client.V1Container(name="c", image="busybox")]),
+        )
         made = core.create_namespaced_pod("default", body)
         assert made.metadata.uid and made.status.phase == "Pending"
         assert core.read_namespaced_pod("py-pod", "default").metadata.labels == {"by": "python"}
@@ -196,6 +215,7 @@ def test_python_client_list_create_delete(tmp_path, tls):
 
 def test_python_client_watch(cluster):
     from kubernetes import watch
+
     sim, kc, _ = cluster
     core = _core(kc)
     rv = core.list_namespaced_pod("default").metadata.resource_version

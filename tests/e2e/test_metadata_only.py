@@ -44,8 +44,9 @@ def test_the_sim_answers_partial_object_metadata(sim):
     rv = doc["metadata"]["resourceVersion"]
     churn.step(1)
     sim.store.patch("pods", "default", "pod-0", {"metadata": {"labels": {"x": "y"}}})
-    status, line = raw_get(sim, f"/api/v1/namespaces/default/pods?watch=true&resourceVersion={rv}"
-                                f"&timeoutSeconds=2", ACCEPT_METADATA)
+    status, line = raw_get(
+        sim, f"/api/v1/namespaces/default/pods?watch=true&resourceVersion={rv}&timeoutSeconds=2", ACCEPT_METADATA
+    )
     ev = orjson.loads(line)
     assert status == 200 and ev["object"]["kind"] == "PartialObjectMetadata"
     assert set(ev["object"]) == {"kind", "apiVersion", "metadata"}

@@ -32,8 +32,18 @@ from tests.sim._http import RawClient
 pytestmark = pytest.mark.e2e
 
 # Until the simulator serves ReplicaSets itself, the test's server does.
-REPLICASETS = ResourceDef("apps", "v1", "replicasets", "ReplicaSet", True, "replicaset", ("rs",), ("all",),
-                          subresources=("status",), has_generation=True)
+REPLICASETS = ResourceDef(
+    "apps",
+    "v1",
+    "replicasets",
+    "ReplicaSet",
+    True,
+    "replicaset",
+    ("rs",),
+    ("all",),
+    subresources=("status",),
+    has_generation=True,
+)
 DEPLOY, RS, PODS = "deployments.apps", "replicasets.apps", "pods"
 
 
@@ -47,22 +57,39 @@ def _registry() -> Registry:
 
 
 def controller_ref(owner: dict, uid: str | None = None) -> dict:
-    return {"apiVersion": owner["apiVersion"], "kind": owner["kind"], "name": owner["metadata"]["name"],
-            "uid": uid or owner["metadata"]["uid"], "controller": True, "blockOwnerDeletion": True}
+    return {
+        "apiVersion": owner["apiVersion"],
+        "kind": owner["kind"],
+        "name": owner["metadata"]["name"],
+        "uid": uid or owner["metadata"]["uid"],
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
 
 
 def replica_set(name: str, owner: dict) -> dict:
-    return {"apiVersion": "apps/v1", "kind": "ReplicaSet",
-            "metadata": {"name": name, "namespace": "default", "ownerReferences": [controller_ref(owner)]},
-            "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
-                     "template": {"metadata": {"labels": {"app": "web"}},
-                                  "spec": {"containers": [{"name": "web", "image": "nginx"}]}}}}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "ReplicaSet",
+        "metadata": {"name": name, "namespace": "default", "ownerReferences": [controller_ref(owner)]},
+        "spec": {
+            "replicas": 2,
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "web", "image": "nginx"}]},
+            },
+        },
+    }
 
 
 def pod(name: str, owners: list[dict]) -> dict:
-    return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": name, "namespace": "default", "labels": {"app": "web"}, "ownerReferences": owners},
-            "spec": {"containers": [{"name": "web", "image": "nginx"}]}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default", "labels": {"app": "web"}, "ownerReferences": owners},
+        "spec": {"containers": [{"name": "web", "image": "nginx"}]},
+    }
 
 
 class Cluster:
@@ -76,8 +103,7 @@ class Cluster:
         return body
 
     def delete_pod(self, name: str) -> None:
-        status, body, _ = self.http.request("DELETE", f"/api/v1/namespaces/default/pods/{name}",
-                                            gracePeriodSeconds=0)
+        status, body, _ = self.http.request("DELETE", f"/api/v1/namespaces/default/pods/{name}", gracePeriodSeconds=0)
         assert status == 200, body
 
 
@@ -114,8 +140,10 @@ def _events(buf, seen, kind=None):
 def _run(cluster, **flags):
     tracer, buf = Tracer(), TraceBuffer()
     tracer.subscribe(buf)
-    run = Run(RunConfig.from_flags(mode="queue", kubeconfig=cluster.kubeconfig, namespace="default", work_time=0.0,
-                                   **flags), tracer)
+    run = Run(
+        RunConfig.from_flags(mode="queue", kubeconfig=cluster.kubeconfig, namespace="default", work_time=0.0, **flags),
+        tracer,
+    )
     return run, buf
 
 
@@ -135,22 +163,41 @@ def test_the_deployment_controller_shape_queues_by_its_handlers_rules(cluster):
         before = len(_events(buf, seen, "queue.add"))
         for name in ("web-5887-a", "lone", "stale", "rec-1-a"):
             cluster.delete_pod(name)
-        assert wait_for(lambda: {(e.key, e.fields["reason"]) for e in _events(buf, seen, "owner.drop")} >= {
-            ("default/web-5887-a", "not_recreate"), ("default/lone", "no_controller"),
-            ("default/stale", "uid_mismatch")}, timeout=20)
+        assert wait_for(
+            lambda: (
+                {(e.key, e.fields["reason"]) for e in _events(buf, seen, "owner.drop")}
+                >= {
+                    ("default/web-5887-a", "not_recreate"),
+                    ("default/lone", "no_controller"),
+                    ("default/stale", "uid_mismatch"),
+                }
+            ),
+            timeout=20,
+        )
         recreate = ["Pod default/rec-1-a Deleted"]
-        assert wait_for(lambda: any(e.fields.get("cause") == recreate and e.fields.get("via") == "deletePod"
-                                    for e in _events(buf, seen, "queue.add")), timeout=20)
+        assert wait_for(
+            lambda: any(
+                e.fields.get("cause") == recreate and e.fields.get("via") == "deletePod"
+                for e in _events(buf, seen, "queue.add")
+            ),
+            timeout=20,
+        )
     finally:
         run.stop()
     adds = _events(buf, seen, "queue.add")
     # Of the four pod deletions only the Recreate Deployment's last pod queued anything.
     assert [(e.key, e.fields["cause"]) for e in adds[before:] if e.fields["cause"][0].startswith("Pod ")] == [
-        ("default/rec", recreate)]
+        ("default/rec", recreate)
+    ]
     # Every cause is one event the run saw; the handler is kube-controller-manager's.
     assert all(len(e.fields["cause"]) == 1 for e in adds)
-    assert {e.fields["via"] for e in adds} <= {"addDeployment", "updateDeployment", "addReplicaSet",
-                                               "updateReplicaSet", "deletePod"}
+    assert {e.fields["via"] for e in adds} <= {
+        "addDeployment",
+        "updateDeployment",
+        "addReplicaSet",
+        "updateReplicaSet",
+        "deletePod",
+    }
     drops = {(e.key, e.fields["event"]): e.fields for e in _events(buf, seen, "owner.drop")}
     assert drops[("default/stale", "Deleted")]["owner"] == "ReplicaSet default/web-5887"
     by_informer = {informer_of(e) for e in seen if e.kind in ("watch.start", "store.add", "informer.start")}
@@ -168,10 +215,19 @@ def test_controller_runtime_owns_drops_every_pod_event_and_follows_one_reference
     try:
         assert wait_for(lambda: len(_events(buf, seen, "informer.synced")) == 3, timeout=20)
         cluster.delete_pod("web-5887-a")
-        assert wait_for(lambda: ("default/web-5887-a", "Deleted") in {
-            (e.key, e.fields["event"]) for e in _events(buf, seen, "owner.drop")}, timeout=20)
-        assert wait_for(lambda: any(e.fields.get("cause") == ["ReplicaSet default/web-5887 Added"]
-                                    for e in _events(buf, seen, "queue.add")), timeout=20)
+        assert wait_for(
+            lambda: (
+                ("default/web-5887-a", "Deleted")
+                in {(e.key, e.fields["event"]) for e in _events(buf, seen, "owner.drop")}
+            ),
+            timeout=20,
+        )
+        assert wait_for(
+            lambda: any(
+                e.fields.get("cause") == ["ReplicaSet default/web-5887 Added"] for e in _events(buf, seen, "queue.add")
+            ),
+            timeout=20,
+        )
     finally:
         run.stop()
     drops = {(e.key, e.fields["event"]): e.fields for e in _events(buf, seen, "owner.drop")}
@@ -187,9 +243,24 @@ def test_the_cli_records_several_informers_and_replay_shows_the_same_events(clus
     rec = tmp_path / "rec.ndjson"
     # Stopped with Ctrl-C once the queue said what it came to show (the
     # --duration only bounds a run that never does).
-    cmd = [sys.executable, "-m", "kubectl_informer", "queue", "--controller", "deployment",
-           "--kubeconfig", cluster.kubeconfig, "--work-time", "0", "-o", "json", "--duration", "60s",
-           "--record", str(rec)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "kubectl_informer",
+        "queue",
+        "--controller",
+        "deployment",
+        "--kubeconfig",
+        cluster.kubeconfig,
+        "--work-time",
+        "0",
+        "-o",
+        "json",
+        "--duration",
+        "60s",
+        "--record",
+        str(rec),
+    ]
     want = ["Pod default/rec-1-a Deleted"]
     errors = tmp_path / "stderr"
     with open(errors, "w") as err_file:
@@ -220,16 +291,24 @@ def test_the_cli_records_several_informers_and_replay_shows_the_same_events(clus
     assert info.informers == (DEPLOY, RS, PODS) and info.queue_resource == DEPLOY
     recorded = [e.to_dict() for e in recording.events]
     # The stream ends at Ctrl-C; the recording also holds the run's shutdown.
-    assert [(e["kind"], e["key"], e["fields"]) for e in recorded[:len(streamed)]] == \
-           [(e["kind"], e["key"], e["fields"]) for e in streamed]
-    replayed = subprocess.run([sys.executable, "-m", "kubectl_informer", "replay", str(rec), "-o", "json"],
-                              capture_output=True, text=True, timeout=60)
+    assert [(e["kind"], e["key"], e["fields"]) for e in recorded[: len(streamed)]] == [
+        (e["kind"], e["key"], e["fields"]) for e in streamed
+    ]
+    replayed = subprocess.run(
+        [sys.executable, "-m", "kubectl_informer", "replay", str(rec), "-o", "json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert replayed.returncode == 0, replayed.stderr
     again = [json.loads(x) for x in replayed.stdout.splitlines() if x.strip()]
-    assert [(e["kind"], e["key"], e["fields"]) for e in again] == \
-           [(e["kind"], e["key"], e["fields"]) for e in recorded]
-    text = subprocess.run([sys.executable, "-m", "kubectl_informer", "replay", str(rec), "-o", "text"],
-                          capture_output=True, text=True, timeout=60)
+    assert [(e["kind"], e["key"], e["fields"]) for e in again] == [(e["kind"], e["key"], e["fields"]) for e in recorded]
+    text = subprocess.run(
+        [sys.executable, "-m", "kubectl_informer", "replay", str(rec), "-o", "text"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert "Queued default/rec ← Pod default/rec-1-a Deleted by deletePod" in text.stdout
     assert "Replaced replicasets.apps default/web-5887" in text.stdout
     assert "Dropped pods default/lone Deleted: no_controller" in text.stdout

@@ -65,4 +65,4 @@ def test_errors_and_exit_codes_pass_through_kubectl(plugin_path):
     r = kubectl(plugin_path, "informer", "watch", "pods", "--resync", "soon")
     assert r.returncode == 2
     lines = r.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith('error: invalid value for \'--resync\': invalid duration "soon"')
+    assert len(lines) == 1 and lines[0].startswith("error: invalid value for '--resync': invalid duration \"soon\"")

@@ -29,8 +29,13 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
 SCRIPT = Path(sys.executable).parent / "kubectl-informer"
 KUBECTL = shutil.which("kubectl")
 PODS = "/api/v1/namespaces/default/pods"
-LEGACY_GROUP_VERSIONS = ["/api/v1", "/apis/apps/v1", "/apis/apiextensions.k8s.io/v1", "/apis/example.com/v1",
-                         "/apis/authorization.k8s.io/v1"]
+LEGACY_GROUP_VERSIONS = [
+    "/api/v1",
+    "/apis/apps/v1",
+    "/apis/apiextensions.k8s.io/v1",
+    "/apis/example.com/v1",
+    "/apis/authorization.k8s.io/v1",
+]
 
 
 def command(*args: str) -> list[str]:
@@ -99,8 +104,13 @@ def test_cold_then_warm(home):
 def test_kubectls_own_cache_is_read_and_left_as_it_was(home):
     srv, kc = start_sim(home, anonymous=True)  # kubectl sends no credentials to an http:// server
     try:
-        got = subprocess.run([KUBECTL, "--kubeconfig", kc, "get", "pods"], capture_output=True, text=True,
-                             timeout=60, env=dict(os.environ))
+        got = subprocess.run(
+            [KUBECTL, "--kubeconfig", kc, "get", "pods"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=dict(os.environ),
+        )
         assert got.returncode == 0, got.stderr
         theirs = home / "home" / ".kube" / "cache" / "discovery" / f"127.0.0.1_{srv.port}"
         before = files_of(theirs)

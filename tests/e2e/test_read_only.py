@@ -34,8 +34,15 @@ from tests.short_paths import remove, short_dir, socket_in
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
 
 SCRIPT = Path(sys.executable).parent / "kubectl-informer"
-SECRET_VALUES = ("c2ltLXBhc3N3b3Jk", "sim-password", "hunter2-string-data", "aHVudGVyMg==", "aHVudGVyMw==",
-                 "hunter2", "hunter3")
+SECRET_VALUES = (
+    "c2ltLXBhc3N3b3Jk",
+    "sim-password",
+    "hunter2-string-data",
+    "aHVudGVyMg==",
+    "aHVudGVyMw==",
+    "hunter2",
+    "hunter3",
+)
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 # The bearer token of each simulated server started here (in its kubeconfig only): never in an output.
 TOKENS: list[str] = []
@@ -54,11 +61,24 @@ def churning_sim(tmp: Path):
     srv = SimServer().start()
     TOKENS.append(srv.token)
     seed(srv.store)
-    srv.store.create("secrets", {
-        "apiVersion": "v1", "kind": "Secret", "type": "Opaque",
-        "metadata": {"name": "applied", "namespace": "default", "annotations": {LAST_APPLIED: json.dumps(
-            {"apiVersion": "v1", "kind": "Secret", "data": {"pw": "aHVudGVyMg=="}})}},
-        "data": {"pw": "aHVudGVyMg=="}, "stringData": {"note": "hunter2-string-data"}}, namespace="default")
+    srv.store.create(
+        "secrets",
+        {
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "type": "Opaque",
+            "metadata": {
+                "name": "applied",
+                "namespace": "default",
+                "annotations": {
+                    LAST_APPLIED: json.dumps({"apiVersion": "v1", "kind": "Secret", "data": {"pw": "aHVudGVyMg=="}})
+                },
+            },
+            "data": {"pw": "aHVudGVyMg=="},
+            "stringData": {"note": "hunter2-string-data"},
+        },
+        namespace="default",
+    )
     srv.kubeconfig = srv.write_kubeconfig(str(tmp / "kubeconfig"))
     stop = threading.Event()
 
@@ -66,8 +86,15 @@ def churning_sim(tmp: Path):
         n = 0
         while not stop.wait(0.25):
             n += 1
-            srv.store.patch("secrets", "default", "applied", {"data": {"pw": ("aHVudGVyMg==", "aHVudGVyMw==")[n % 2]},
-                                                             "stringData": {"note": f"hunter2-string-data{n % 2}"}})
+            srv.store.patch(
+                "secrets",
+                "default",
+                "applied",
+                {
+                    "data": {"pw": ("aHVudGVyMg==", "aHVudGVyMw==")[n % 2]},
+                    "stringData": {"note": f"hunter2-string-data{n % 2}"},
+                },
+            )
 
     t = threading.Thread(target=churn, daemon=True)
     t.start()
@@ -96,10 +123,35 @@ def headless_runs(kc: str, rec: Path) -> list[list[str]]:
     runs = []
     for profile in ("1.32", "1.35", "1.36"):
         runs += [
-            ["queue", "pods", "-A", "-o", "text", "--fail-rate", "0.5", "--resync", "1s", "--client-go", profile,
-             *base],
-            ["watch", "secrets", "-A", "-o", "text", "--resync", "1s", "--client-go", profile, "--record",
-             str(rec / f"secrets-{profile}.ndjson"), "--debug", *base],
+            [
+                "queue",
+                "pods",
+                "-A",
+                "-o",
+                "text",
+                "--fail-rate",
+                "0.5",
+                "--resync",
+                "1s",
+                "--client-go",
+                profile,
+                *base,
+            ],
+            [
+                "watch",
+                "secrets",
+                "-A",
+                "-o",
+                "text",
+                "--resync",
+                "1s",
+                "--client-go",
+                profile,
+                "--record",
+                str(rec / f"secrets-{profile}.ndjson"),
+                "--debug",
+                *base,
+            ],
         ]
     runs += [
         ["watch", "deployments.apps", "-n", "shop", "-l", "app=cart", "-o", "json", *base],
@@ -113,8 +165,10 @@ def headless_runs(kc: str, rec: Path) -> list[list[str]]:
 def run_all(cmds: list[list[str]], env: dict) -> list[tuple[list[str], int, str, str]]:
     out = []
     for i in range(0, len(cmds), 6):  # a few at a time on two shared cores
-        procs = [(c, subprocess.Popen(command(*c), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                      env=env)) for c in cmds[i:i + 6]]
+        procs = [
+            (c, subprocess.Popen(command(*c), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
+            for c in cmds[i : i + 6]
+        ]
         for c, p in procs:
             o, e = p.communicate(timeout=60)
             out.append((c, p.returncode, o, e))
@@ -131,8 +185,7 @@ def tmux_session(env: dict, cmd: list[str], size: tuple[int, int], shows: str):
     sock = socket_in(sock_dir)
 
     def tmux(*args):
-        return subprocess.run(["tmux", "-S", sock, *args], capture_output=True, text=True, timeout=20,
-                              env=env).stdout
+        return subprocess.run(["tmux", "-S", sock, *args], capture_output=True, text=True, timeout=20, env=env).stdout
 
     def capture() -> str:
         return tmux("capture-pane", "-p", "-t", "s")
@@ -157,9 +210,38 @@ def tmux_session(env: dict, cmd: list[str], size: tuple[int, int], shows: str):
 
 def drive_the_ui(kc: str, tmp: Path, env: dict) -> list[str]:
     """The live UI on Secrets with every key pressed; the screens seen."""
-    keys = (["?", "Escape", "/", "a", "p", "p", "l", "i", "e", "d", "Enter", "Escape", "p", "p", "Tab", "BTab",
-             "z", "z", "j", "k", "Home", "End", "Enter", "BSpace", "Escape"]
-            + list(PANE_LETTERS.values()) + [str(i) for i in range(1, 10)] + ["c", "Enter", "i"])
+    keys = (
+        [
+            "?",
+            "Escape",
+            "/",
+            "a",
+            "p",
+            "p",
+            "l",
+            "i",
+            "e",
+            "d",
+            "Enter",
+            "Escape",
+            "p",
+            "p",
+            "Tab",
+            "BTab",
+            "z",
+            "z",
+            "j",
+            "k",
+            "Home",
+            "End",
+            "Enter",
+            "BSpace",
+            "Escape",
+        ]
+        + list(PANE_LETTERS.values())
+        + [str(i) for i in range(1, 10)]
+        + ["c", "Enter", "i"]
+    )
     cmd = command("watch", "secrets", "-A", "--kubeconfig", kc)
     with tmux_session(env, cmd, (160, 50), "default/applied") as (press, capture):
         screens = [capture()] + [press(key) for key in keys]
@@ -170,8 +252,7 @@ def drive_the_ui(kc: str, tmp: Path, env: dict) -> list[str]:
 
 # Every client-side experiment (x then its key; n and h take their default at
 # enter), toggles twice; then the --demo-only ones, which must refuse here.
-EXPERIMENT_KEYS = ["x", "w", "x", "f", "x", "f", "x", "p", "x", "p", "x", "n", "Enter", "x", "h", "Enter",
-                   "x", "r"]
+EXPERIMENT_KEYS = ["x", "w", "x", "f", "x", "f", "x", "p", "x", "p", "x", "n", "Enter", "x", "h", "Enter", "x", "r"]
 SIM_ONLY_KEYS = ["x", "g", "c", "d", "b", "Escape"]
 
 
@@ -182,8 +263,10 @@ SHOWS = {"w": "experiment: close-watch", "g": "not available here"}
 
 def _relisted_at_empty_rv(log) -> bool:
     """A LIST asking resourceVersion "" (the forget-rv experiment's relist)."""
-    return any(m == "GET" and "watch=" not in p and ("resourceVersion=&" in p or p.endswith("resourceVersion="))
-               for m, p, _s in list(log))
+    return any(
+        m == "GET" and "watch=" not in p and ("resourceVersion=&" in p or p.endswith("resourceVersion="))
+        for m, p, _s in list(log)
+    )
 
 
 def drive_the_experiments(sim, tmp: Path, env: dict) -> list[str]:
@@ -226,10 +309,15 @@ def runs(sim, tmp_path_factory):
     rec.mkdir()
     sim.request_log.clear()
     results = run_all(headless_runs(sim.kubeconfig, rec), ENV)
-    replays = run_all([["replay", str(f), "-o", ("json", "text")[i % 2]] for i, f in enumerate(sorted(rec.iterdir()))],
-                      ENV)
-    return {"results": results, "replays": replays, "recordings": [f.read_text() for f in rec.iterdir()],
-            "log": list(sim.request_log)}
+    replays = run_all(
+        [["replay", str(f), "-o", ("json", "text")[i % 2]] for i, f in enumerate(sorted(rec.iterdir()))], ENV
+    )
+    return {
+        "results": results,
+        "replays": replays,
+        "recordings": [f.read_text() for f in rec.iterdir()],
+        "log": list(sim.request_log),
+    }
 
 
 @pytest.fixture(scope="module")
@@ -295,8 +383,7 @@ def assert_no_secret_value(texts: list[str]) -> None:
 
 @HEADLESS
 def test_secret_values_and_the_token_appear_nowhere(runs):
-    assert_no_secret_value([out + err for _c, _rc, out, err in runs["results"] + runs["replays"]]
-                           + runs["recordings"])
+    assert_no_secret_value([out + err for _c, _rc, out, err in runs["results"] + runs["replays"]] + runs["recordings"])
     # The secrets were there to leak: their keys (not values) reached the outputs.
     joined = "\n".join(out for _c, _rc, out, _e in runs["results"])
     assert "default/applied" in joined
@@ -332,9 +419,13 @@ def test_show_secret_data_shows_them(tmp_path):
     # It waits for a value to be printed, then ends the run (SIGTERM; the exit
     # code of a signal is tests/security/test_signals_exit_codes.py's).
     with churning_sim(tmp_path) as srv:
-        p = subprocess.Popen(command("watch", "secrets", "-o", "text", "--show-secret-data", "--kubeconfig",
-                                     srv.kubeconfig), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             env=dict(os.environ, KUBECONFIG=os.devnull, PYTHONUNBUFFERED="1"))
+        p = subprocess.Popen(
+            command("watch", "secrets", "-o", "text", "--show-secret-data", "--kubeconfig", srv.kubeconfig),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=dict(os.environ, KUBECONFIG=os.devnull, PYTHONUNBUFFERED="1"),
+        )
         seen = []
         try:
             for line in p.stdout:

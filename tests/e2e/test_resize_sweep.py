@@ -23,8 +23,11 @@ import pytest
 
 from tests.e2e.test_tmux import DELTA_LINE, SCRIPT, Terminal, pane_title
 
-pytestmark = [pytest.mark.tmux, pytest.mark.e2e,
-              pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)")]
+pytestmark = [
+    pytest.mark.tmux,
+    pytest.mark.e2e,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)"),
+]
 
 SIZES = [(20, 5), (80, 24), (120, 40), (160, 45), (200, 60), (300, 80)]
 # Up through every size, back down, then the jumps a window manager makes.
@@ -63,8 +66,11 @@ def attach_drawn(screen: str, width: int, height: int) -> bool:
 def sweep(term: Terminal, drawn) -> None:
     for width, height in STEPS:
         term.tmux("resize-window", "-t", "ki", "-x", str(width), "-y", str(height))
-        screen = term.wait(lambda s: drawn(s, width, height) or term.exit_file.exists(),
-                           f"the app drawn at {width}x{height}", timeout=30)
+        screen = term.wait(
+            lambda s: drawn(s, width, height) or term.exit_file.exists(),
+            f"the app drawn at {width}x{height}",
+            timeout=30,
+        )
         assert not term.exit_file.exists(), f"the app exited at {width}x{height}:\n{screen}"
         assert "Traceback" not in screen
     pid = term.command_pid()
@@ -85,8 +91,11 @@ def start(dirpath: Path, args: str) -> Terminal:
 def test_queue_starts_on_the_queue_pane_and_resize_sweep(short_dir):
     term = Terminal(short_dir, 100, 30, "queue pods --demo --resync 2s --fail-rate 0.2 --work-time 50ms")
     try:
-        screen = term.wait(lambda s: pane_title(s, "Queue") and "processing" in s and "workers" in s
-                           and "default/" in s, "the Queue pane with work in it", timeout=40)
+        screen = term.wait(
+            lambda s: pane_title(s, "Queue") and "processing" in s and "workers" in s and "default/" in s,
+            "the Queue pane with work in it",
+            timeout=40,
+        )
         assert not pane_title(screen, "Deltas")
         sweep(term, informer_drawn)
         quit_with_0(term)
@@ -97,8 +106,13 @@ def test_queue_starts_on_the_queue_pane_and_resize_sweep(short_dir):
 def test_replay_in_the_ui_resize_sweep_then_pause_seek_step(short_dir):
     rec = short_dir / "trace.ndjson"
     with rec.open("w") as out:
-        subprocess.run([str(SCRIPT), "watch", "pods", "--demo", "disconnect", "-o", "json", "--duration", "3s"],
-                       stdout=out, check=True, timeout=60, env=dict(os.environ, KUBECONFIG=os.devnull))
+        subprocess.run(
+            [str(SCRIPT), "watch", "pods", "--demo", "disconnect", "-o", "json", "--duration", "3s"],
+            stdout=out,
+            check=True,
+            timeout=60,
+            env=dict(os.environ, KUBECONFIG=os.devnull),
+        )
     term = start(short_dir, f"replay {rec} --speed 0.5")
     try:
         screen = term.wait(lambda s: len(DELTA_LINE.findall(s)) >= 3, "the recorded deltas")
@@ -110,8 +124,10 @@ def test_replay_in_the_ui_resize_sweep_then_pause_seek_step(short_dir):
         term.keys("t")
         term.wait(lambda s: "seek to:" in s, "the seek prompt")
         term.keys("0", "Enter")
-        term.wait(lambda s: re.search(r"❚❚\s+replay trace\.ndjson 0:00\.0/\S+ .*ev 1/\d+", s),
-                  "the replay paused at its first event")
+        term.wait(
+            lambda s: re.search(r"❚❚\s+replay trace\.ndjson 0:00\.0/\S+ .*ev 1/\d+", s),
+            "the replay paused at its first event",
+        )
         term.keys(".")
         term.wait(lambda s: re.search(r"❚❚\s+replay trace\.ndjson 0:00\.\d/\S+ .*ev 2/\d+", s), "one event stepped")
         quit_with_0(term)

@@ -36,13 +36,19 @@ def _sim_window(store) -> dict:
         watchers = sorted(st.watchers, key=lambda w: w.id)
         [ours] = [w for w in watchers if w.user_agent == USER_AGENT]
         turnover = st.turnover()
-        return {"source": "sim", "resource": "pods", "oldest_rv": str(st.too_old_below()),
-                "newest_rv": str(rvs[-1] if rvs else st.window_start), "capacity": st.window_size,
-                "events": len(rvs), "turnover": round(turnover, 2), "initialisations": st.initialisations,
-                "bookmarks_sent": st.bookmarks_sent,
-                "watchers": [f"{w.id} rv={w.last_rv} sent={w.sent}" + (" ours" if w is ours else "")
-                             for w in watchers],
-                "ours_rv": str(ours.last_rv)}
+        return {
+            "source": "sim",
+            "resource": "pods",
+            "oldest_rv": str(st.too_old_below()),
+            "newest_rv": str(rvs[-1] if rvs else st.window_start),
+            "capacity": st.window_size,
+            "events": len(rvs),
+            "turnover": round(turnover, 2),
+            "initialisations": st.initialisations,
+            "bookmarks_sent": st.bookmarks_sent,
+            "watchers": [f"{w.id} rv={w.last_rv} sent={w.sent}" + (" ours" if w is ours else "") for w in watchers],
+            "ours_rv": str(ours.last_rv),
+        }
 
 
 def _without_forecast(window: dict) -> dict:
@@ -54,6 +60,7 @@ def _window_equals_the_sims(d: Driven) -> None:
     """Freeze the simulator's clock (its turnover rate stays put), then the
     plugin's latest server.window must be the sim's own window."""
     store = d.run.demo.server.store
+
     def one_idle_watcher() -> bool:
         watchers = store.watchers("pods")  # one read: a relist may replace the watcher between two
         return len(watchers) == 1 and watchers[0].pending() == 0
@@ -61,9 +68,10 @@ def _window_equals_the_sims(d: Driven) -> None:
     assert wait_for(one_idle_watcher, 10)
     frozen = time.monotonic()
     store._state(store.resource("pods")).now = lambda: frozen
-    assert wait_for(lambda: _windows(d) and _without_forecast(_windows(d)[-1]) == _sim_window(store),
-                    timeout=10), (
-        _windows(d)[-1:], _sim_window(store))
+    assert wait_for(lambda: _windows(d) and _without_forecast(_windows(d)[-1]) == _sim_window(store), timeout=10), (
+        _windows(d)[-1:],
+        _sim_window(store),
+    )
 
 
 def test_small_window_a_slow_watcher_falls_out_gets_410_and_relists():
@@ -73,8 +81,7 @@ def test_small_window_a_slow_watcher_falls_out_gets_410_and_relists():
         d.wait("server.window", capacity=8)
         d.step(12)  # the streams stall from the 20th step while events come
         # The plugin sees its own position fall out of the window.
-        assert wait_for(lambda: any(w["ours_rv"] and int(w["ours_rv"]) < int(w["oldest_rv"])
-                                    for w in _windows(d)), 10)
+        assert wait_for(lambda: any(w["ours_rv"] and int(w["ours_rv"]) < int(w["oldest_rv"]) for w in _windows(d)), 10)
         d.step()  # the 32nd: the server ends the watcher that fell behind
         d.wait("watch.end", expired=True)
         d.wait("relist", reason="expired", advance=BACK_OFF_STEP)

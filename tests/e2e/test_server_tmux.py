@@ -32,14 +32,23 @@ def test_small_window_shows_ours_falling_out_and_the_relist_then_sigint(terminal
     t.wait(lambda s: re.search(r"q\s+Quit", s) and "synced" in s, "the app")
     t.keys("s")
     # The scenario sets the window to 8 events once it runs.
-    screen = t.wait(lambda s: pane_title(s, "Server") and WINDOW_BAR.search(s) and "◀ ours" in s
-                    and "/8 events" in s, "the Server pane with the window and ours")
+    screen = t.wait(
+        lambda s: pane_title(s, "Server") and WINDOW_BAR.search(s) and "◀ ours" in s and "/8 events" in s,
+        "the Server pane with the window and ours",
+    )
     lo, hi = map(int, WINDOW_BAR.search(screen).groups())
     assert lo <= hi and "simulator, exact" in screen and "ours  RV" in screen
     # Every 8 s the streams stall while pods change; the server ends our watcher, its re-watch is too old.
-    screen = t.wait(lambda s: counted(s, "410") >= 1 and re.search(r"our relists [1-9]", s)
-                    and "410 Gone: ours at RV" in s and "our informer relisted (expired)" in s,
-                    "a 410 and the relist", timeout=40)
+    screen = t.wait(
+        lambda s: (
+            counted(s, "410") >= 1
+            and re.search(r"our relists [1-9]", s)
+            and "410 Gone: ours at RV" in s
+            and "our informer relisted (expired)" in s
+        ),
+        "a 410 and the relist",
+        timeout=40,
+    )
     assert re.search(r"410 Expired|relists \d+ \(expired\)", screen.splitlines()[1])  # the header says it too
     # Back in the window after the relist: a watcher of ours again.
     t.wait(lambda s: "◀ ours" in s and "▲" in s, "ours back in the window")

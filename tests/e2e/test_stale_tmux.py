@@ -20,17 +20,27 @@ DUPLICATES = re.compile(r"(\d+) duplicate creates \(acted on a stale cache\)")
 
 def test_stale_demo_skips_with_the_check_and_duplicates_without(terminal):  # noqa: F811
     t = terminal(160, 45, "queue replicasets --owns pods --demo stale --client-go 1.36")
-    screen = t.wait(lambda s: pane_title(s, "Informers") and re.search(r"pods .* ✓ \d+ +\d+ +\d+ +\d+", s),
-                    "the Informers pane with each store's RV and lag")
-    assert "store RV" in screen and "behind" in screen and "behind: RV units after the server's newest (exact)" in screen
+    screen = t.wait(
+        lambda s: pane_title(s, "Informers") and re.search(r"pods .* ✓ \d+ +\d+ +\d+ +\d+", s),
+        "the Informers pane with each store's RV and lag",
+    )
+    assert (
+        "store RV" in screen and "behind" in screen and "behind: RV units after the server's newest (exact)" in screen
+    )
     t.keys("6", "z")  # the Queue pane, zoomed
-    screen = t.wait(lambda s: "read-your-own-writes ON" in s and SKIPS.search(s) and "caught up 1×" in s,
-                    "skips counted, then the catch-up", timeout=30)
+    screen = t.wait(
+        lambda s: "read-your-own-writes ON" in s and SKIPS.search(s) and "caught up 1×" in s,
+        "skips counted, then the catch-up",
+        timeout=30,
+    )
     assert int(SKIPS.search(screen).group(1)) >= 1
     assert "no duplicate create" in screen and not DUPLICATES.search(screen)
     t.keys(":consistency off", "Enter")
-    screen = t.wait(lambda s: "read-your-own-writes OFF" in s and DUPLICATES.search(s),
-                    "duplicate creates without the check", timeout=30)
+    screen = t.wait(
+        lambda s: "read-your-own-writes OFF" in s and DUPLICATES.search(s),
+        "duplicate creates without the check",
+        timeout=30,
+    )
     assert int(DUPLICATES.search(screen).group(1)) >= 2
     t.keys("q")
     assert t.exit_code() == 0

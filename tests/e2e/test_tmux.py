@@ -17,8 +17,11 @@ import pytest
 
 from tests.short_paths import remove, short_dir, socket_in
 
-pytestmark = [pytest.mark.tmux, pytest.mark.e2e,
-              pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)")]
+pytestmark = [
+    pytest.mark.tmux,
+    pytest.mark.e2e,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)"),
+]
 
 SCRIPT = Path(sys.executable).parent / "kubectl-informer"
 DELTA_LINE = re.compile(r"\b(Added|Updated|Replaced|Sync|Deleted)\s+(default/[\w.-]+) rv=\d+")
@@ -34,8 +37,17 @@ class Terminal:
         env.pop("TMUX", None)
         env.update(env_extra or {})
         self.env = env
-        self.tmux("new-session", "-d", "-s", "ki", "-x", str(width), "-y", str(height),
-                  f"{cmd} {args}; echo $? > {self.exit_file}; sleep 60")
+        self.tmux(
+            "new-session",
+            "-d",
+            "-s",
+            "ki",
+            "-x",
+            str(width),
+            "-y",
+            str(height),
+            f"{cmd} {args}; echo $? > {self.exit_file}; sleep 60",
+        )
 
     def tmux(self, *args: str) -> str:
         r = subprocess.run(["tmux", "-S", self.sock, *args], capture_output=True, text=True, timeout=20, env=self.env)
@@ -132,8 +144,11 @@ def test_an_engine_crash_closes_the_ui_and_says_why(terminal, tmp_path):
 def test_flags_turn_the_demo_defaults_off_and_sigterm_closes_the_ui_cleanly(terminal):
     # One process for both: the README demo's defaults are test_first_screen.py's.
     t = terminal(160, 45, "watch pods --demo --resync 0 --no-workqueue")
-    screen = t.wait(lambda s: "watch runs no workqueue" in s and "resync is off" in s,
-                    "the bare informer, as on a real cluster", timeout=60)
+    screen = t.wait(
+        lambda s: "watch runs no workqueue" in s and "resync is off" in s,
+        "the bare informer, as on a real cluster",
+        timeout=60,
+    )
     assert "resync 5s" not in screen
     t.wait(lambda s: DELTA_LINE.search(s), "deltas")
     os.kill(t.command_pid(), signal.SIGTERM)
@@ -162,6 +177,7 @@ def test_killing_the_pane_ends_the_command_and_leaves_no_temp_dir(terminal, tmp_
     t.wait(lambda s: DELTA_LINE.search(s), "deltas")
     pid = t.command_pid()
     t.tmux("kill-pane", "-t", "ki")
+
     def alive() -> bool:
         try:
             return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"

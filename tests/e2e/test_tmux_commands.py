@@ -18,8 +18,10 @@ def test_resize_sweep_then_colon_deploy_restarts_on_the_same_demo_then_profile_a
     t.keys(":")
     t.wait(lambda s: "deploy -n kube-system" in s, "the command line")
     t.keys("deploy -n shop", "Enter")
-    screen = t.wait(lambda s: "deployments.apps ↻1 ns shop" in s.splitlines()[0] and DEPLOYMENT_LINE.search(s),
-                    "the deployments of shop after the restart")
+    screen = t.wait(
+        lambda s: "deployments.apps ↻1 ns shop" in s.splitlines()[0] and DEPLOYMENT_LINE.search(s),
+        "the deployments of shop after the restart",
+    )
     assert not DELTA_LINE.search(screen)  # the pods' rows went with the old run
     t.keys("P", "f")  # client-go 1.32 -> 1.35; the FIFO pane says which FIFO runs
     t.wait(lambda s: "↻2" in s.splitlines()[0] and re.search(r"RealFIFO \d+ entr", s), "RealFIFO after P")

@@ -20,8 +20,9 @@ ROW = r"^│ [▶ ] {name}\s+✓ \d+\s+\d+"
 
 
 def _synced_rows(screen: str) -> bool:
-    return all(re.search(ROW.format(name=re.escape(n)), screen, re.M)
-               for n in ("deployments.apps", "replicasets.apps", "pods"))
+    return all(
+        re.search(ROW.format(name=re.escape(n)), screen, re.M) for n in ("deployments.apps", "replicasets.apps", "pods")
+    )
 
 
 def test_rollout_informers_synced_the_owned_cause_switching_informers_and_a_resize_sweep(terminal):  # noqa: F811
@@ -36,8 +37,10 @@ def test_rollout_informers_synced_the_owned_cause_switching_informers_and_a_resi
 
 
 def informers_synced_and_the_deployment_key_with_its_owned_cause(t) -> None:
-    screen = t.wait(lambda s: pane_title(s, "Informers") and _synced_rows(s) and "3/3 synced" in s,
-                    "three informers synced in the Informers pane")
+    screen = t.wait(
+        lambda s: pane_title(s, "Informers") and _synced_rows(s) and "3/3 synced" in s,
+        "three informers synced in the Informers pane",
+    )
     assert re.search(r"^│ ▶ deployments\.apps", screen, re.M)  # the queue's resource is shown first
     assert "deployments.apps" in screen.splitlines()[0]
     # Wait until an owned object's event queued web, then follow web in the Inspector.
@@ -50,13 +53,19 @@ def informers_synced_and_the_deployment_key_with_its_owned_cause(t) -> None:
     t.keys("Enter")
     t.wait(lambda s: "▔▔▔" not in s, "the filter line closed, the filter kept")
     t.keys("i")
-    t.wait(lambda s: re.search(r"^│ .*│ default/web \d+ events", s, re.M) or "Inspector: default/web" in s,
-           "the Inspector's key list filtered to default/web")
+    t.wait(
+        lambda s: re.search(r"^│ .*│ default/web \d+ events", s, re.M) or "Inspector: default/web" in s,
+        "the Inspector's key list filtered to default/web",
+    )
     t.keys("Enter")
-    screen = t.wait(lambda s: "Inspector: default/web" in s
-                    and re.search(r"why: default/web( ← | · \d+ adds?)", s)
-                    and re.search(r"← (ReplicaSet default/web-\w+|Pod default/web-\w+-\w+) (Added|Updated|Deleted)", s),
-                    "the Inspector on default/web with a ReplicaSet or Pod cause")
+    screen = t.wait(
+        lambda s: (
+            "Inspector: default/web" in s
+            and re.search(r"why: default/web( ← | · \d+ adds?)", s)
+            and re.search(r"← (ReplicaSet default/web-\w+|Pod default/web-\w+-\w+) (Added|Updated|Deleted)", s)
+        ),
+        "the Inspector on default/web with a ReplicaSet or Pod cause",
+    )
     lines = screen.splitlines()
     assert len(lines) == 45 and all(len(line) <= 160 for line in lines)
 
@@ -80,13 +89,17 @@ def _focus_informers(t) -> None:
 def switching_informers(t) -> None:
     t.wait(lambda s: _synced_rows(s), "three informers synced")
     t.keys(":", "pods", "Enter")
-    screen = t.wait(lambda s: re.search(r"^│ ▶ pods ", s, re.M) and "informer  pods" in s.splitlines()[0],
-                    "the pods informer selected by :pods")
+    screen = t.wait(
+        lambda s: re.search(r"^│ ▶ pods ", s, re.M) and "informer  pods" in s.splitlines()[0],
+        "the pods informer selected by :pods",
+    )
     assert "panes show pods" in screen
     _focus_informers(t)
     t.keys("BTab")  # in the Informers pane, shift+tab is the previous informer
-    t.wait(lambda s: re.search(r"^│ ▶ replicasets\.apps ", s, re.M)
-           and "informer  replicasets.apps" in s.splitlines()[0], "shift+tab: the previous informer")
+    t.wait(
+        lambda s: re.search(r"^│ ▶ replicasets\.apps ", s, re.M) and "informer  replicasets.apps" in s.splitlines()[0],
+        "shift+tab: the previous informer",
+    )
     t.keys("Tab")
     t.wait(lambda s: re.search(r"^│ ▶ pods ", s, re.M), "tab: the next informer")
     t.keys("Tab")  # past the last informer: the next pane, the selection kept

@@ -12,8 +12,11 @@ import pytest
 
 from tests.e2e.test_tmux import pane_title, terminal  # noqa: F401 - the fixture
 
-pytestmark = [pytest.mark.tmux, pytest.mark.e2e,
-              pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)")]
+pytestmark = [
+    pytest.mark.tmux,
+    pytest.mark.e2e,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)"),
+]
 
 FIGURES = re.compile(r"(\d+) values?, (\d+) keys, [\d.]+ keys per value")
 NODE_ROW = re.compile(r"│ (node-\d+) +(\d+)  ([\w-]+/[\w.-]+)")
@@ -42,5 +45,7 @@ def test_the_cache_pane_shows_each_index_live_and_v_walks_the_views(terminal):  
     # the index takes it in (or a deleted one leaves it).
     t.wait(lambda s: _figures(s) not in (None, first), f"the byNode figures to move from {first}", timeout=40)
     t.keys("v")
-    t.wait(lambda s: re.search(r"\d+ objects in \d+ namespaces", s) and "index byNode" not in s,
-           "the objects per namespace again")
+    t.wait(
+        lambda s: re.search(r"\d+ objects in \d+ namespaces", s) and "index byNode" not in s,
+        "the objects per namespace again",
+    )

@@ -78,12 +78,14 @@ class Driven:
         ``advance``, the run's clock is stepped that much every real
         hundredth of a second meanwhile: a back-off the run waits out on its
         clock passes at once, as a span the test only has to let pass."""
+
         def reached() -> bool:
             if self.seen(kind, **fields) >= n:
                 return True
             if advance:
                 self.clock.step(advance)
             return False
+
         assert wait_for(reached, timeout=timeout, interval=0.01 if advance else 0.001), (kind, fields, n)
 
     def __enter__(self) -> "Driven":

@@ -28,12 +28,19 @@ def started(e: TraceMaker, check: float = 0.0) -> None:
 def test_a_late_handlers_resync_is_raised_to_the_check_period():
     e = TraceMaker()
     started(e, check=4.0)
-    e("handler.register", listener="late", requested=3.0, effective=4.0, check_period=4.0,
-      reason="raised to the resync check period: the informer has already started")
+    e(
+        "handler.register",
+        listener="late",
+        requested=3.0,
+        effective=4.0,
+        check_period=4.0,
+        reason="raised to the resync check period: the informer has already started",
+    )
     got = texts(subject_for("resync", facts_of(e)), facts_of(e))
     assert got["resync.raised"].startswith(
         "resync asked 3s, informer check period 4s because the informer started with 4s: a late handler's period "
-        "is raised to the check period.")
+        "is raised to the check period."
+    )
 
 
 def test_a_handler_registered_before_the_start_is_not_raised():
@@ -51,13 +58,23 @@ def test_a_resync_tick_counts_its_syncs_and_no_api_call():
     e("resync.tick", due=["handler-1"], check_period=4.0)
     e("fifo.queue", "default/web", type="Sync", depth=1, pending=1)
     e("fifo.pop", "default/web", types=["Sync"], is_in_initial_list=False, waited=0.0, depth=0)
-    e("store.update", "default/web", resource_version="7", old_resource_version="7", delta="Sync", summary="",
-      is_in_initial_list=False, diff=[])
+    e(
+        "store.update",
+        "default/web",
+        resource_version="7",
+        old_resource_version="7",
+        delta="Sync",
+        summary="",
+        is_in_initial_list=False,
+        diff=[],
+    )
     e("handler.update", "default/web", listener="handler-1", is_sync=True, buffered=0)
     f = facts_of(e)
     tick = texts(subject_for("resync", f), f)["resync.tick"]
-    assert tick.startswith("Resync check every 4s: handler-1 due. 0 API calls: a resync replays the indexer "
-                           "(still 1 LISTs in this run): the FIFO queued 1 Sync deltas from 1 cached objects")
+    assert tick.startswith(
+        "Resync check every 4s: handler-1 due. 0 API calls: a resync replays the indexer "
+        "(still 1 LISTs in this run): the FIFO queued 1 Sync deltas from 1 cached objects"
+    )
     seq = e.events[-2].seq
     sync = texts(subject_for("deltas", f, key="default/web", seq=seq), f)["delta.sync"]
     assert sync.startswith("Nothing changed: old.RV == new.RV == 7. This is a resync: every 4s")
@@ -74,13 +91,21 @@ def test_a_tombstone_names_the_relist_that_found_the_object_gone():
     e("list.start", resource_version="100", watch_list=False)
     e("list.done", resource_version="200", items=5, duration=0.01, watch_list=False)
     e("fifo.pop", "default/gone", types=["Deleted"], is_in_initial_list=False, waited=0.0, depth=0)
-    e("store.delete", "default/gone", resource_version="90", delta="Deleted", summary="", tombstone=True,
-      is_in_initial_list=False)
+    e(
+        "store.delete",
+        "default/gone",
+        resource_version="90",
+        delta="Deleted",
+        summary="",
+        tombstone=True,
+        is_in_initial_list=False,
+    )
     f = facts_of(e)
     got = texts(subject_for("deltas", f, key="default/gone", seq=e.events[-1].seq), f)
     assert got["delta.tombstone"].startswith(
         "This Deleted is a DeletedFinalStateUnknown: default/gone vanished from a relist (410 Expired, 5 objects at "
-        "RV 200) while the watch was down")
+        "RV 200) while the watch was down"
+    )
     marks = {tid for back in range(3) for tid, _ in explain(subject_for("rv", f, back=back), f)}
     assert marks == {"rv.relist_expired", "rv.backoff"}
     relist = texts(subject_for("rv", f, back=1), f)["rv.relist_expired"]
@@ -100,7 +125,8 @@ def test_adds_while_a_worker_holds_a_key_run_it_once_after_done():
     e("queue.done", k, worked=0.2, requeued=True)
     f = facts_of(e, "queue")
     assert texts(subject_for("queue", f), f)["queue.dirty_while_processing"].startswith(
-        "3 adds while w1 processed default/web: key marked dirty, run once after Done.")
+        "3 adds while w1 processed default/web: key marked dirty, run once after Done."
+    )
 
 
 def test_a_thousand_adds_while_queued_ran_the_worker_once():
@@ -113,7 +139,8 @@ def test_a_thousand_adds_while_queued_ran_the_worker_once():
     e("queue.get", k, waited=0.5, depth=1)
     f = facts_of(e, "queue")
     assert texts(subject_for("queue", f), f)["queue.dedup"].startswith(
-        "1000 adds of default/web while it waited ran the worker once")
+        "1000 adds of default/web while it waited ran the worker once"
+    )
 
 
 def test_watch_mode_says_queue_runs_the_workqueue_and_queue_mode_waits():
@@ -170,13 +197,15 @@ def test_the_backoff_text_says_when_the_runs_client_go_starts_it_over():
         words[profile] = texts(subject_for("rv", f, back=0), f)["rv.backoff"]
     assert "starts over after 2 minutes without one (wait.NewExponentialBackoffManager)" in words["1.32"]
     assert words["1.35"] == words["1.32"]
-    assert ("starts over 2 minutes after it last started over, failures or not (client-go 1.36's "
-            "Backoff.DelayWithReset)") in words["1.36"]
+    assert (
+        "starts over 2 minutes after it last started over, failures or not (client-go 1.36's Backoff.DelayWithReset)"
+    ) in words["1.36"]
 
 
 def test_explain_state_takes_the_runs_client_go():
     from kubectl_informer.core.run_info import RunInfo
     from kubectl_informer.panes.explain_state import ExplainState
+
     st = ExplainState()
     st.run_info(RunInfo(profile="1.36"))
     assert st.facts.profile == "1.36"
@@ -187,8 +216,13 @@ def test_a_deltafifo_without_known_objects_is_explained_on_the_fifo_and_on_a_rel
     started(e)
     f = facts_of(e)
     assert "fifo.no_known_objects" not in texts(subject_for("fifo", f), f)
-    e("informer.start", fifo="DeltaFIFO (no known objects)", watch_list=False, initial_list="paged LIST",
-      resync_check_period=0.0)
+    e(
+        "informer.start",
+        fifo="DeltaFIFO (no known objects)",
+        watch_list=False,
+        initial_list="paged LIST",
+        resync_check_period=0.0,
+    )
     e("fifo.skip", "default/gone", type="Deleted", reason="unknown_delete")
     e("watch.start", resource_version="100")
     e("watch.end", resource_version="100", expired=True, error="410 Expired: too old resource version")

@@ -12,8 +12,20 @@ from .test_match import facts_of, started, texts
 
 
 def window(e: TraceMaker, oldest: str, newest: str, ours: str) -> None:
-    e("server.window", source="sim", resource="pods", oldest_rv=oldest, newest_rv=newest, capacity=8, events=8,
-      turnover=2.5, initialisations=1, bookmarks_sent=0, watchers=[f"1 rv={ours} sent=3 ours"], ours_rv=ours)
+    e(
+        "server.window",
+        source="sim",
+        resource="pods",
+        oldest_rv=oldest,
+        newest_rv=newest,
+        capacity=8,
+        events=8,
+        turnover=2.5,
+        initialisations=1,
+        bookmarks_sent=0,
+        watchers=[f"1 rv={ours} sent=3 ours"],
+        ours_rv=ours,
+    )
 
 
 def test_the_newest_window_explains_the_window_and_our_lag():
@@ -25,11 +37,14 @@ def test_the_newest_window_explains_the_window_and_our_lag():
     assert got["server.window"].startswith(
         "The API server's watch cache holds the most recent events of pods, 8 at most right now: RV 101 to 108, 8 "
         "held, 2.5 events/s entering. Every watch reads from its own place in it; ours is at RV 104: it is in the "
-        "window.")
+        "window."
+    )
     assert "would fall out in" not in got["server.window"]  # no countdown from a window that resizes itself
-    assert got["server.rv_behind"].startswith("The API server's watch cache for pods is at RV 108; our informer's last "
-                                        "RV is 4 revisions behind it. Events enter the window at 2.5/s. RVs are "
-                                        "etcd revisions, one counter for every resource of the cluster")
+    assert got["server.rv_behind"].startswith(
+        "The API server's watch cache for pods is at RV 108; our informer's last "
+        "RV is 4 revisions behind it. Events enter the window at 2.5/s. RVs are "
+        "etcd revisions, one counter for every resource of the cluster"
+    )
     assert "server.consistent_reads" not in got  # the list asked RV 0: not a consistent read
 
 
@@ -45,7 +60,8 @@ def test_a_410_is_explained_with_the_window_the_server_had_then():
     got = texts(subject_for("server", facts, back=1), facts)
     assert got["server.gone"].startswith(
         "Our watch needed the events after RV 100, but the API server's window for pods then held RV 101 to 108 "
-        "(8 events at most): they were already evicted")
+        "(8 events at most): they were already evicted"
+    )
     now = texts(subject_for("server", facts), facts)
     assert "no watch of ours is open now" in now["server.window"] and "server.rv_behind" not in now
 
@@ -69,17 +85,33 @@ def test_too_large_then_a_consistent_relist():
 def test_a_reinit_and_the_metrics_view():
     e = TraceMaker()
     e("server.reinit", resource="pods", initialisations=2)
-    e("server.metrics", source="metrics", resource="pods", cache_rv="5000", rv_behind=1204,
-      events_received_per_s=3.0, events_dispatched_per_s=6.0, consistent_reads_cache=40, consistent_reads_fallback=1,
-      consistent_reads_failed=2, read_wait_p99_estimated=True, read_wait_bucket="0.025-0.05")
+    e(
+        "server.metrics",
+        source="metrics",
+        resource="pods",
+        cache_rv="5000",
+        rv_behind=1204,
+        events_received_per_s=3.0,
+        events_dispatched_per_s=6.0,
+        consistent_reads_cache=40,
+        consistent_reads_fallback=1,
+        consistent_reads_failed=2,
+        read_wait_p99_estimated=True,
+        read_wait_bucket="0.025-0.05",
+    )
     facts = facts_of(e)
     assert texts(subject_for("server", facts, back=1), facts)["server.reinit"].startswith(
-        "The API server's watch cache for pods started over (2 initialisations so far)")
+        "The API server's watch cache for pods started over (2 initialisations so far)"
+    )
     got = texts(subject_for("server", facts), facts)
-    assert "our informer's last RV is 1,204 revisions behind it. Events reach the cache at 3.0/s and are " \
-           "dispatched to watchers at 6.0/s." in got["server.rv_behind"]
-    assert "served 40 from its cache; etcd answered 1 after the cache did not catch up, and 2 failed" \
+    assert (
+        "our informer's last RV is 1,204 revisions behind it. Events reach the cache at 3.0/s and are "
+        "dispatched to watchers at 6.0/s." in got["server.rv_behind"]
+    )
+    assert (
+        "served 40 from its cache; etcd answered 1 after the cache did not catch up, and 2 failed"
         in got["server.consistent_reads"]
+    )
     assert describe(subject_for("server", facts)) == "the watch cache at RV 5000"
 
 

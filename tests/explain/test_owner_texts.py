@@ -42,8 +42,9 @@ def test_controller_runtime_adds_get_the_enqueue_request_for_owner_text():
     facts = facts_of(t.events)
     found = dict(explain(subject_for("queue", facts), facts))
     assert "owner.deployment_controller" not in found
-    assert "EnqueueRequestForOwner with OnlyControllerOwner" in render("owner.for_owner", found["owner.for_owner"],
-                                                                      strict=True)
+    assert "EnqueueRequestForOwner with OnlyControllerOwner" in render(
+        "owner.for_owner", found["owner.for_owner"], strict=True
+    )
 
 
 def test_a_recorded_chain_without_a_handler_gets_no_rule_text():
@@ -58,8 +59,10 @@ def test_a_recorded_chain_without_a_handler_gets_no_rule_text():
 def test_the_key_queued_by_its_own_event_is_no_mapping():
     facts = facts_of(rollout(rs_updates=0).events)
     records = marks_for("queue", facts)
-    assert all("owner.deployment_controller" not in ids(explain(subject_for("queue", facts, back=b), facts))
-               for b in range(len(records)))
+    assert all(
+        "owner.deployment_controller" not in ids(explain(subject_for("queue", facts, back=b), facts))
+        for b in range(len(records))
+    )
 
 
 def test_inspector_on_the_queue_key_says_why_it_was_queued():
@@ -77,15 +80,23 @@ def test_dropped_objects_say_why_by_reason():
     assert "names Deployment default/old" in render(*stale[-1], strict=True)
     deleted = explain(subject_for("inspector", facts, key="default/web-5887-0"), facts)
     assert ids(deleted)[-1] == "owner.pod_delete"
-    assert ("default/web-5887-0 was deleted and its ReplicaSet's controller is Deployment default/web, but its "
-            "strategy is not Recreate") in render(*deleted[-1], strict=True)
+    assert (
+        "default/web-5887-0 was deleted and its ReplicaSet's controller is Deployment default/web, but its "
+        "strategy is not Recreate"
+    ) in render(*deleted[-1], strict=True)
     assert "owner." not in " ".join(ids(explain(subject_for("inspector", facts, key="default/web-5887-1"), facts)))
 
 
 def test_a_controller_of_another_kind_and_a_resync_say_their_rule():
     t = rollout()
-    t.ev("owner.drop", "default/job-pod", informer="pods", event="Added", reason="not_queue_kind",
-         owner="Job default/nightly")
+    t.ev(
+        "owner.drop",
+        "default/job-pod",
+        informer="pods",
+        event="Added",
+        reason="not_queue_kind",
+        owner="Job default/nightly",
+    )
     t.ev("owner.drop", "default/web-5887", informer="replicasets.apps", event="Sync", reason="resync", owner="")
     t.ev("owner.drop", "default/x", informer="pods", event="Added", reason="bad_api_version", owner="Job default/j")
     facts = facts_of(t.events)
@@ -93,8 +104,9 @@ def test_a_controller_of_another_kind_and_a_resync_say_their_rule():
     assert ids(other)[-1] == "owner.other_kind" and "names Job default/nightly" in render(*other[-1], strict=True)
     resync = explain(subject_for("inspector", facts, key="default/web-5887"), facts)
     assert ids(resync)[-1] == "owner.resync"
-    assert not any(i.startswith("owner.") for i in ids(explain(subject_for("inspector", facts, key="default/x"),
-                                                               facts)))
+    assert not any(
+        i.startswith("owner.") for i in ids(explain(subject_for("inspector", facts, key="default/x"), facts))
+    )
 
 
 def test_a_resync_skipped_does_not_hide_why_the_objects_change_was_dropped():

@@ -14,12 +14,27 @@ POD = {"metadata": {"name": "web-0", "namespace": "default", "resourceVersion": 
 def test_a_record_reads_as_its_events_fields_less_the_objects_with_the_listeners_and_popped_types():
     e = TraceMaker()
     e("fifo.pop", "default/web-0", types=["Updated", "Updated"], is_in_initial_list=False, waited=0.001, depth=0)
-    upd = e("store.update", "default/web-0", resource_version="7", delta="Updated", is_in_initial_list=False,
-            old_resource_version="6", object=POD, old=dict(POD))
+    upd = e(
+        "store.update",
+        "default/web-0",
+        resource_version="7",
+        delta="Updated",
+        is_in_initial_list=False,
+        old_resource_version="6",
+        object=POD,
+        old=dict(POD),
+    )
     e("handler.update", "default/web-0", listener="handler-1", is_sync=False, buffered=0)
     e("handler.update", "default/web-0", listener="metrics", is_sync=False, buffered=0)
-    gone = e("store.delete", "default/web-1", resource_version="8", delta="Deleted", is_in_initial_list=False,
-             tombstone=True, object=POD)
+    gone = e(
+        "store.delete",
+        "default/web-1",
+        resource_version="8",
+        delta="Deleted",
+        is_in_initial_list=False,
+        tombstone=True,
+        object=POD,
+    )
     facts = Facts()
     facts.feed_all(e.events)
     rec = facts.store_rec("default/web-0")
@@ -48,8 +63,16 @@ def test_thousands_of_records_take_a_few_hundred_bytes_each():
     for i in range(4000):
         key = f"ns-{i % 40}/pod-{i}"
         e("fifo.pop", key, types=["Updated"], is_in_initial_list=False, waited=0.001, depth=0)
-        e("store.update", key, resource_version=str(2 * i + 2), delta="Updated", is_in_initial_list=False,
-          old_resource_version=str(2 * i + 1), object=POD, old=POD)
+        e(
+            "store.update",
+            key,
+            resource_version=str(2 * i + 2),
+            delta="Updated",
+            is_in_initial_list=False,
+            old_resource_version=str(2 * i + 1),
+            object=POD,
+            old=POD,
+        )
         e("handler.update", key, listener="handler-1", is_sync=False, buffered=0)
     facts = Facts()
     tracemalloc.start()

@@ -147,8 +147,9 @@ def rollout_deployment_controller():
 def rollout_owns():
     # controller-runtime's For/Owns: ReplicaSets enqueue web by their controller reference; every pod
     # event is dropped (its controller is a ReplicaSet), the bare pod as an orphan.
-    with Driven("rollout", mode="queue", resource="deployments", owns=("replicasets", "pods"), workers=1,
-                work_time=0.3) as d:
+    with Driven(
+        "rollout", mode="queue", resource="deployments", owns=("replicasets", "pods"), workers=1, work_time=0.3
+    ) as d:
         d.step()  # the first step leaves the strays and starts a rollout
         for reason in ("no_controller", "not_queue_kind"):
             d.wait("owner.drop", reason=reason)
@@ -165,8 +166,12 @@ def small_window():
         d.wait("server.window")
         d.step(21)
         # While the streams stall, pods change in real time, so the server reports ours behind.
-        behind = lambda: any(e.kind == "server.window" and e.fields["ours_rv"]  # noqa: E731
-                             and int(e.fields["ours_rv"]) < int(e.fields["newest_rv"]) for e in list(d.events))
+        behind = lambda: any(
+            e.kind == "server.window"
+            and e.fields["ours_rv"]  # noqa: E731
+            and int(e.fields["ours_rv"]) < int(e.fields["newest_rv"])
+            for e in list(d.events)
+        )
         while not behind():
             d.step(pause=0.3)
             assert d.runner.ctx.tick < 32, "no window with ours behind during the stall"
@@ -214,8 +219,7 @@ def cache_reinit():
 
 def stale():
     # Pod watch events 2 s late: skips with the check, the catch-up; off, a duplicate create.
-    with Driven("stale", mode="queue", resource="replicasets", owns=("pods",), client_go="1.36",
-                work_time=0.01) as d:
+    with Driven("stale", mode="queue", resource="replicasets", owns=("pods",), client_go="1.36", work_time=0.01) as d:
         d.step()
         d.wait("queue.stale_skip")
         d.wait("controller.write", verb="update_status", n=2)  # the sync after the catch-up
@@ -225,9 +229,20 @@ def stale():
     return d
 
 
-PLANS = {"rollout": rollout, "stale": stale, "steady": steady, "burst": burst, "disconnect": disconnect, "relist-storm": relist_storm,
-         "mass-delete": mass_delete, "flaky": flaky, "quiet": quiet,
-         "small-window": small_window, "etcd-restore": etcd_restore, "cache-reinit": cache_reinit}
+PLANS = {
+    "rollout": rollout,
+    "stale": stale,
+    "steady": steady,
+    "burst": burst,
+    "disconnect": disconnect,
+    "relist-storm": relist_storm,
+    "mass-delete": mass_delete,
+    "flaky": flaky,
+    "quiet": quiet,
+    "small-window": small_window,
+    "etcd-restore": etcd_restore,
+    "cache-reinit": cache_reinit,
+}
 
 
 @pytest.fixture(scope="module")

@@ -39,7 +39,7 @@ class Stream:
         for ev in self.events:
             data = ev if isinstance(ev, bytes) else json.dumps(ev).encode() + b"\n"
             if self.split and len(data) > 4:
-                out += [data[: len(data) // 2], data[len(data) // 2:]]
+                out += [data[: len(data) // 2], data[len(data) // 2 :]]
             else:
                 out.append(data)
         return out
@@ -78,16 +78,28 @@ class FakeAPIServer:
 
             def do_GET(self) -> None:
                 parts = urlsplit(self.path)
-                req = Request("GET", parts.path, dict(parse_qsl(parts.query, keep_blank_values=True)),
-                              {k.lower(): v for k, v in self.headers.items()})
+                req = Request(
+                    "GET",
+                    parts.path,
+                    dict(parse_qsl(parts.query, keep_blank_values=True)),
+                    {k.lower(): v for k, v in self.headers.items()},
+                )
                 server.requests.append(req)
                 route = server.routes.get(parts.path)
                 if callable(route):
                     route = route(req)
                 if route is None:
-                    route = Reply(404, {"kind": "Status", "apiVersion": "v1", "status": "Failure",
-                                        "message": "the server could not find the requested resource",
-                                        "reason": "NotFound", "code": 404})
+                    route = Reply(
+                        404,
+                        {
+                            "kind": "Status",
+                            "apiVersion": "v1",
+                            "status": "Failure",
+                            "message": "the server could not find the requested resource",
+                            "reason": "NotFound",
+                            "code": 404,
+                        },
+                    )
                 if isinstance(route, Raw):
                     try:
                         route.fn(self, req)
@@ -160,92 +172,167 @@ class FakeAPIServer:
 
 
 def status(code: int, reason: str, message: str, **details: Any) -> dict:
-    st = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message,
-          "reason": reason, "code": code}
+    st = {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": message,
+        "reason": reason,
+        "code": code,
+    }
     if details:
         st["details"] = details
     return st
 
 
 def _res(name: str, kind: str, namespaced: bool, short: tuple = (), singular: str = "", verbs: tuple = None) -> dict:
-    r = {"name": name, "singularName": singular, "namespaced": namespaced, "kind": kind,
-         "verbs": list(verbs or ("create", "delete", "get", "list", "patch", "update", "watch"))}
+    r = {
+        "name": name,
+        "singularName": singular,
+        "namespaced": namespaced,
+        "kind": kind,
+        "verbs": list(verbs or ("create", "delete", "get", "list", "patch", "update", "watch")),
+    }
     if short:
         r["shortNames"] = list(short)
     return r
 
 
 # Recorded from a kind v1.32 cluster, trimmed to what discovery reads.
-CORE_V1 = {"kind": "APIResourceList", "groupVersion": "v1", "resources": [
-    _res("bindings", "Binding", True, verbs=("create",)),
-    _res("configmaps", "ConfigMap", True, ("cm",), "configmap"),
-    _res("events", "Event", True, ("ev",), "event"),
-    _res("namespaces", "Namespace", False, ("ns",), "namespace"),
-    _res("nodes", "Node", False, ("no",), "node"),
-    _res("pods", "Pod", True, ("po",), "pod"),
-    _res("pods/log", "Pod", True, verbs=("get",)),
-    _res("pods/status", "Pod", True, verbs=("get", "patch", "update")),
-    _res("secrets", "Secret", True, (), "secret"),
-    _res("services", "Service", True, ("svc",), "service"),
-]}
-API_GROUPS = {"kind": "APIGroupList", "apiVersion": "v1", "groups": [
-    {"name": "apps", "versions": [{"groupVersion": "apps/v1", "version": "v1"}],
-     "preferredVersion": {"groupVersion": "apps/v1", "version": "v1"}},
-    {"name": "events.k8s.io", "versions": [{"groupVersion": "events.k8s.io/v1", "version": "v1"}],
-     "preferredVersion": {"groupVersion": "events.k8s.io/v1", "version": "v1"}},
-    {"name": "batch", "versions": [{"groupVersion": "batch/v1", "version": "v1"},
-                                   {"groupVersion": "batch/v1beta1", "version": "v1beta1"}],
-     "preferredVersion": {"groupVersion": "batch/v1", "version": "v1"}},
-    {"name": "example.com", "versions": [{"groupVersion": "example.com/v1", "version": "v1"},
-                                         {"groupVersion": "example.com/v1alpha1", "version": "v1alpha1"}],
-     "preferredVersion": {"groupVersion": "example.com/v1", "version": "v1"}},
-    {"name": "metrics.k8s.io", "versions": [{"groupVersion": "metrics.k8s.io/v1beta1", "version": "v1beta1"}],
-     "preferredVersion": {"groupVersion": "metrics.k8s.io/v1beta1", "version": "v1beta1"}},
-]}
+CORE_V1 = {
+    "kind": "APIResourceList",
+    "groupVersion": "v1",
+    "resources": [
+        _res("bindings", "Binding", True, verbs=("create",)),
+        _res("configmaps", "ConfigMap", True, ("cm",), "configmap"),
+        _res("events", "Event", True, ("ev",), "event"),
+        _res("namespaces", "Namespace", False, ("ns",), "namespace"),
+        _res("nodes", "Node", False, ("no",), "node"),
+        _res("pods", "Pod", True, ("po",), "pod"),
+        _res("pods/log", "Pod", True, verbs=("get",)),
+        _res("pods/status", "Pod", True, verbs=("get", "patch", "update")),
+        _res("secrets", "Secret", True, (), "secret"),
+        _res("services", "Service", True, ("svc",), "service"),
+    ],
+}
+API_GROUPS = {
+    "kind": "APIGroupList",
+    "apiVersion": "v1",
+    "groups": [
+        {
+            "name": "apps",
+            "versions": [{"groupVersion": "apps/v1", "version": "v1"}],
+            "preferredVersion": {"groupVersion": "apps/v1", "version": "v1"},
+        },
+        {
+            "name": "events.k8s.io",
+            "versions": [{"groupVersion": "events.k8s.io/v1", "version": "v1"}],
+            "preferredVersion": {"groupVersion": "events.k8s.io/v1", "version": "v1"},
+        },
+        {
+            "name": "batch",
+            "versions": [
+                {"groupVersion": "batch/v1", "version": "v1"},
+                {"groupVersion": "batch/v1beta1", "version": "v1beta1"},
+            ],
+            "preferredVersion": {"groupVersion": "batch/v1", "version": "v1"},
+        },
+        {
+            "name": "example.com",
+            "versions": [
+                {"groupVersion": "example.com/v1", "version": "v1"},
+                {"groupVersion": "example.com/v1alpha1", "version": "v1alpha1"},
+            ],
+            "preferredVersion": {"groupVersion": "example.com/v1", "version": "v1"},
+        },
+        {
+            "name": "metrics.k8s.io",
+            "versions": [{"groupVersion": "metrics.k8s.io/v1beta1", "version": "v1beta1"}],
+            "preferredVersion": {"groupVersion": "metrics.k8s.io/v1beta1", "version": "v1beta1"},
+        },
+    ],
+}
 GROUP_VERSIONS = {
-    "/apis/apps/v1": {"kind": "APIResourceList", "groupVersion": "apps/v1", "resources": [
-        _res("deployments", "Deployment", True, ("deploy",), "deployment"),
-        _res("deployments/scale", "Scale", True, verbs=("get", "patch", "update")),
-        _res("replicasets", "ReplicaSet", True, ("rs",), "replicaset")]},
-    "/apis/events.k8s.io/v1": {"kind": "APIResourceList", "groupVersion": "events.k8s.io/v1", "resources": [
-        _res("events", "Event", True, ("ev",), "event")]},
-    "/apis/batch/v1": {"kind": "APIResourceList", "groupVersion": "batch/v1", "resources": [
-        _res("cronjobs", "CronJob", True, ("cj",), "cronjob"), _res("jobs", "Job", True, (), "job")]},
-    "/apis/batch/v1beta1": {"kind": "APIResourceList", "groupVersion": "batch/v1beta1", "resources": [
-        _res("cronjobs", "CronJob", True, ("cj",), "cronjob")]},
+    "/apis/apps/v1": {
+        "kind": "APIResourceList",
+        "groupVersion": "apps/v1",
+        "resources": [
+            _res("deployments", "Deployment", True, ("deploy",), "deployment"),
+            _res("deployments/scale", "Scale", True, verbs=("get", "patch", "update")),
+            _res("replicasets", "ReplicaSet", True, ("rs",), "replicaset"),
+        ],
+    },
+    "/apis/events.k8s.io/v1": {
+        "kind": "APIResourceList",
+        "groupVersion": "events.k8s.io/v1",
+        "resources": [_res("events", "Event", True, ("ev",), "event")],
+    },
+    "/apis/batch/v1": {
+        "kind": "APIResourceList",
+        "groupVersion": "batch/v1",
+        "resources": [_res("cronjobs", "CronJob", True, ("cj",), "cronjob"), _res("jobs", "Job", True, (), "job")],
+    },
+    "/apis/batch/v1beta1": {
+        "kind": "APIResourceList",
+        "groupVersion": "batch/v1beta1",
+        "resources": [_res("cronjobs", "CronJob", True, ("cj",), "cronjob")],
+    },
     # A CRD: empty singularName as older servers send, a kind unlike the plural,
     # and a resource only in the non-preferred version.
-    "/apis/example.com/v1": {"kind": "APIResourceList", "groupVersion": "example.com/v1", "resources": [
-        _res("widgets", "Widget", True, ("wd",)), _res("clusterwidgets", "ClusterWidget", False)]},
-    "/apis/example.com/v1alpha1": {"kind": "APIResourceList", "groupVersion": "example.com/v1alpha1",
-                                   "resources": [_res("widgets", "Widget", True, ("wd",)),
-                                                 _res("gadgets", "Gadget", True)]},
+    "/apis/example.com/v1": {
+        "kind": "APIResourceList",
+        "groupVersion": "example.com/v1",
+        "resources": [_res("widgets", "Widget", True, ("wd",)), _res("clusterwidgets", "ClusterWidget", False)],
+    },
+    "/apis/example.com/v1alpha1": {
+        "kind": "APIResourceList",
+        "groupVersion": "example.com/v1alpha1",
+        "resources": [_res("widgets", "Widget", True, ("wd",)), _res("gadgets", "Gadget", True)],
+    },
 }
 
 
 def serve_discovery(srv: FakeAPIServer, metrics_down: bool = True) -> None:
-    srv.routes["/api"] = {"kind": "APIVersions", "versions": ["v1"],
-                          "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "x:6443"}]}
+    srv.routes["/api"] = {
+        "kind": "APIVersions",
+        "versions": ["v1"],
+        "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "x:6443"}],
+    }
     srv.routes["/api/v1"] = CORE_V1
     srv.routes["/apis"] = API_GROUPS
     srv.routes.update(GROUP_VERSIONS)
     if metrics_down:  # an aggregated API whose backend is down, as often in real clusters
-        srv.routes["/apis/metrics.k8s.io/v1beta1"] = Reply(503, status(
-            503, "ServiceUnavailable", "the server is currently unable to handle the request"))
+        srv.routes["/apis/metrics.k8s.io/v1beta1"] = Reply(
+            503, status(503, "ServiceUnavailable", "the server is currently unable to handle the request")
+        )
 
 
-def kubeconfig(server: str, context: str = "fake", namespace: str | None = None, token: str | None = None,
-               exec_cmd: list[str] | None = None) -> dict:
+def kubeconfig(
+    server: str,
+    context: str = "fake",
+    namespace: str | None = None,
+    token: str | None = None,
+    exec_cmd: list[str] | None = None,
+) -> dict:
     user: dict[str, Any] = {}
     if token:
         user["token"] = token
     if exec_cmd:
-        user["exec"] = {"apiVersion": "client.authentication.k8s.io/v1", "command": exec_cmd[0],
-                        "args": exec_cmd[1:], "interactiveMode": "Never"}
+        user["exec"] = {
+            "apiVersion": "client.authentication.k8s.io/v1",
+            "command": exec_cmd[0],
+            "args": exec_cmd[1:],
+            "interactiveMode": "Never",
+        }
     ctx: dict[str, Any] = {"cluster": f"{context}-cluster", "user": f"{context}-user"}
     if namespace:
         ctx["namespace"] = namespace
-    return {"apiVersion": "v1", "kind": "Config", "current-context": context,
-            "clusters": [{"name": f"{context}-cluster", "cluster": {"server": server}}],
-            "contexts": [{"name": context, "context": ctx}],
-            "users": [{"name": f"{context}-user", "user": user}]}
+    return {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "current-context": context,
+        "clusters": [{"name": f"{context}-cluster", "cluster": {"server": server}}],
+        "contexts": [{"name": context, "context": ctx}],
+        "users": [{"name": f"{context}-user", "user": user}],
+    }

@@ -20,15 +20,21 @@ from .fake_apiserver import FakeAPIServer, Raw, Reply, Request, serve_discovery,
 
 PODS = "/api/v1/namespaces/default/pods"
 TOKEN = "hostile-test-token-0123456789"
-HTML_503 = (b"<html><head><title>503 Service Temporarily Unavailable</title></head>\n<body>\n"
-            b"<center><h1>503 Service Temporarily Unavailable</h1></center>\n<hr><center>nginx</center>\n"
-            b"</body></html>\n")
+HTML_503 = (
+    b"<html><head><title>503 Service Temporarily Unavailable</title></head>\n<body>\n"
+    b"<center><h1>503 Service Temporarily Unavailable</h1></center>\n<hr><center>nginx</center>\n"
+    b"</body></html>\n"
+)
 
 
 def pod(name: str, rv: int, **extra: Any) -> dict:
-    return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": name, "namespace": "default", "resourceVersion": str(rv), "uid": f"uid-{name}"},
-            "status": {"phase": "Running"}, **extra}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default", "resourceVersion": str(rv), "uid": f"uid-{name}"},
+        "status": {"phase": "Running"},
+        **extra,
+    }
 
 
 def pod_list(items: list, rv: int = 10, cont: str = "") -> dict:
@@ -42,8 +48,9 @@ def _probe(req: Request) -> bool:
     return req.query.get("limit") == "1" or req.query.get("timeoutSeconds") == "1"
 
 
-def _send_head(h, status_code: int = 200, length: int | None = None, chunked: bool = False,
-               ctype: str = "application/json") -> None:
+def _send_head(
+    h, status_code: int = 200, length: int | None = None, chunked: bool = False, ctype: str = "application/json"
+) -> None:
     h.send_response(status_code)
     h.send_header("Content-Type", ctype)
     if chunked:
@@ -102,6 +109,7 @@ class Hostile:
                 (on_watch or self._quiet_watch)(h, req)
             else:
                 (on_list or self._normal_list)(h, req)
+
         self.srv.routes[PODS] = Raw(handle)
 
     def _normal_list(self, h, req: Request) -> None:
@@ -122,6 +130,7 @@ class Hostile:
             if _probe(req):
                 return self._quiet_watch(h, req)
             _watch_lines(h, [_event("ADDED", pod("web-3", 11)), b'{"type": "MODIFIED", "object": {oops\n'], 0.5)
+
         self._serve_pods(on_watch=watch)
 
     def _install_unknown_event_type(self) -> None:
@@ -129,14 +138,17 @@ class Hostile:
             if _probe(req):
                 return self._quiet_watch(h, req)
             _watch_lines(h, [_event("SURPRISE", pod("web-9", 11)), _event("ADDED", pod("web-3", 12))], 30)
+
         self._serve_pods(on_watch=watch)
 
     def _install_no_metadata(self) -> None:
         def watch(h, req):
             if _probe(req):
                 return self._quiet_watch(h, req)
-            _watch_lines(h, [_event("ADDED", {"kind": "Pod"}), _event("MODIFIED", None),
-                             _event("ADDED", pod("web-3", 12))], 30)
+            _watch_lines(
+                h, [_event("ADDED", {"kind": "Pod"}), _event("MODIFIED", None), _event("ADDED", pod("web-3", 12))], 30
+            )
+
         self._serve_pods(on_watch=watch)
 
     def _install_huge_object(self) -> None:
@@ -146,12 +158,14 @@ class Hostile:
             if _probe(req):
                 return self._quiet_watch(h, req)
             _watch_lines(h, [_event("ADDED", big)], 30)
+
         self._serve_pods(on_watch=watch)
 
     def _install_stalled_watch(self) -> None:
         def watch(h, req):
             _send_head(h, chunked=True)  # headers, then nothing at all, connection kept
             self.stop.wait(0.2 if _probe(req) else 60)
+
         self._serve_pods(on_watch=watch)
 
     # -- lists
@@ -160,6 +174,7 @@ class Hostile:
             if _probe(req):
                 return self._normal_list(h, req)
             _json(h, pod_list([pod(f"p-{time.monotonic_ns()}", 7)], cont="same-token-forever"))
+
         self._serve_pods(on_list=lst)
 
     def _install_reset_mid_list(self) -> None:
@@ -171,6 +186,7 @@ class Hostile:
             _send_head(h, length=len(body))
             h.wfile.write(body[: len(body) // 2])
             _reset(h)
+
         self._serve_pods(on_list=lst)
 
     def _install_slow_loris(self) -> None:
@@ -189,8 +205,9 @@ class Hostile:
             for i in range(len(body)):  # one byte a second
                 if self.stop.wait(1.0 if i else 0.0):
                     return
-                h.wfile.write(body[i:i + 1])
+                h.wfile.write(body[i : i + 1])
                 h.wfile.flush()
+
         self._serve_pods(on_list=lst)
 
     # -- the start of a run
@@ -200,6 +217,7 @@ class Hostile:
                 self.failures_left -= 1
                 return Reply(503, HTML_503, {"Content-Type": "text/html"})
             return {"kind": "APIVersions", "versions": ["v1"]}
+
         self.srv.routes["/api"] = api
         self._serve_pods()
 
@@ -212,15 +230,22 @@ class Hostile:
                 h.wfile.write(body)
                 return
             self._normal_list(h, req)
+
         self._serve_pods(on_list=lst)
 
     def _install_unauthorized(self) -> None:
         self.srv.routes["/api"] = Reply(401, status(401, "Unauthorized", "Unauthorized"))
 
     def _install_forbidden(self) -> None:
-        self.srv.routes[PODS] = Reply(403, status(
-            403, "Forbidden", 'pods is forbidden: User "jane" cannot list resource "pods" in API group "" in the '
-                              'namespace "default"', kind="pods"))
+        self.srv.routes[PODS] = Reply(
+            403,
+            status(
+                403,
+                "Forbidden",
+                'pods is forbidden: User "jane" cannot list resource "pods" in API group "" in the namespace "default"',
+                kind="pods",
+            ),
+        )
 
     def _install_redirect(self) -> None:
         def moved(h, req):
@@ -228,6 +253,7 @@ class Hostile:
             h.send_header("Location", self.redirect_to + req.path)
             h.send_header("Content-Length", "0")
             h.end_headers()
+
         self.srv.routes["/api"] = Raw(moved)
 
     def close(self) -> None:
@@ -235,13 +261,30 @@ class Hostile:
         self.srv.stop()
 
 
-BEHAVIOURS = ("malformed_json", "unknown_event_type", "no_metadata", "huge_object", "stalled_watch",
-              "endless_continue", "reset_mid_list", "slow_loris", "slow_loris_start", "html_503_at_start",
-              "html_500_on_list", "unauthorized", "forbidden", "redirect")
+BEHAVIOURS = (
+    "malformed_json",
+    "unknown_event_type",
+    "no_metadata",
+    "huge_object",
+    "stalled_watch",
+    "endless_continue",
+    "reset_mid_list",
+    "slow_loris",
+    "slow_loris_start",
+    "html_503_at_start",
+    "html_500_on_list",
+    "unauthorized",
+    "forbidden",
+    "redirect",
+)
 
 
 def kubeconfig_for(url: str) -> dict:
-    return {"apiVersion": "v1", "kind": "Config", "current-context": "hostile",
-            "clusters": [{"name": "c", "cluster": {"server": url}}],
-            "contexts": [{"name": "hostile", "context": {"cluster": "c", "user": "u", "namespace": "default"}}],
-            "users": [{"name": "u", "user": {"token": TOKEN}}]}
+    return {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "current-context": "hostile",
+        "clusters": [{"name": "c", "cluster": {"server": url}}],
+        "contexts": [{"name": "hostile", "context": {"cluster": "c", "user": "u", "namespace": "default"}}],
+        "users": [{"name": "u", "user": {"token": TOKEN}}],
+    }

@@ -28,13 +28,24 @@ def page(version: str) -> bytes:
 
 
 def _pieces(data: bytes, size: int):
-    return [data[i:i + size] for i in range(0, len(data), size)]
+    return [data[i : i + size] for i in range(0, len(data), size)]
 
 
 def _figures(f):
-    return (f.cache_rv, f.events_received, f.events_dispatched, f.initialisations, f.capacity, f.terminated_watchers,
-            f.consistent_reads_cache, f.consistent_reads_fallback, f.consistent_reads_failed, f.open_watches,
-            f.objects, f.shape)
+    return (
+        f.cache_rv,
+        f.events_received,
+        f.events_dispatched,
+        f.initialisations,
+        f.capacity,
+        f.terminated_watchers,
+        f.consistent_reads_cache,
+        f.consistent_reads_fallback,
+        f.consistent_reads_failed,
+        f.open_watches,
+        f.objects,
+        f.shape,
+    )
 
 
 @pytest.mark.parametrize("piece", [7, 4096, len(PAGE)])
@@ -73,29 +84,35 @@ def test_a_v1_30_page_has_no_cache_rv_and_no_consistent_reads():
 
 def test_the_storage_prefix_is_kube_apiservers():
     prefix = apiserver_metrics.storage_prefix
-    assert [prefix("", "pods"), prefix("apps", "deployments"), prefix("", "services"),
-            prefix("networking.k8s.io", "ingresses"), prefix("example.com", "widgets")] == [
-        "/pods", "/deployments", "/services/specs", "/ingress", "/example.com/widgets"]
+    assert [
+        prefix("", "pods"),
+        prefix("apps", "deployments"),
+        prefix("", "services"),
+        prefix("networking.k8s.io", "ingresses"),
+        prefix("example.com", "widgets"),
+    ] == ["/pods", "/deployments", "/services/specs", "/ingress", "/example.com/widgets"]
 
 
 def test_only_the_families_read_are_kept():
     kept = list(kept_lines([PAGE]))
-    assert not any("apiserver_request_total" in line or "go_goroutines" in line or "Captured" in line
-                   for line in kept)
+    assert not any("apiserver_request_total" in line or "go_goroutines" in line or "Captured" in line for line in kept)
     assert any(line.startswith("# TYPE apiserver_watch_cache_read_wait_seconds histogram") for line in kept)
 
 
 def test_the_deprecated_object_count_serves_where_the_new_one_is_absent():
-    page = (b'# TYPE apiserver_storage_objects gauge\n'
-            b'apiserver_storage_objects{resource="deployments.apps"} 41\n'
-            b'apiserver_storage_objects{resource="pods"} -1\n')
+    page = (
+        b"# TYPE apiserver_storage_objects gauge\n"
+        b'apiserver_storage_objects{resource="deployments.apps"} 41\n'
+        b'apiserver_storage_objects{resource="pods"} -1\n'
+    )
     assert figures_for(kept_lines([page]), "apps", "deployments").objects == 41
     assert figures_for(kept_lines([page]), "", "pods").objects is None  # -1: the API server could not count
 
 
 def test_p99_is_estimated_within_its_bucket():
-    p99, bucket = p99_from_buckets([(0.005, 200), (0.025, 280), (0.05, 295), (0.1, 300), (0.2, 304),
-                                    (float("inf"), 306)])
+    p99, bucket = p99_from_buckets(
+        [(0.005, 200), (0.025, 280), (0.05, 295), (0.1, 300), (0.2, 304), (float("inf"), 306)]
+    )
     # 0.99 * 306 = 302.94 falls in (0.1, 0.2], 2.94 of its 4 observations in.
     assert bucket == "0.1-0.2" and p99 == pytest.approx(0.1 + 0.1 * 2.94 / 4)
     assert p99_from_buckets([(0.005, 0), (float("inf"), 0)]) == (None, "")
@@ -103,8 +120,9 @@ def test_p99_is_estimated_within_its_bucket():
 
 
 def _poller(api, clock, tracer, **kw):
-    return ServerPoller(api, tracer, "", "configmaps", "metrics", interval=10.0, clock=clock,
-                        ours_rv=lambda: "240", **kw)
+    return ServerPoller(
+        api, tracer, "", "configmaps", "metrics", interval=10.0, clock=clock, ours_rv=lambda: "240", **kw
+    )
 
 
 def _traced():
@@ -119,8 +137,11 @@ def two_pages(fake, api, monkeypatch):
     """The page, then the same page 10 s later with 100 more events received
     and 500 more dispatched; a poller on a FakeClock reading them."""
     monkeypatch.setenv("KUBECTL_INFORMER_TRACE_CHECK", "1")
-    later = (PAGE.replace(b'received_total{group="",resource="configmaps"} 17', b'received_total{group="",resource="configmaps"} 117')
-             .replace(b'dispatched_total{group="",resource="configmaps"} 37', b'dispatched_total{group="",resource="configmaps"} 537'))
+    later = PAGE.replace(
+        b'received_total{group="",resource="configmaps"} 17', b'received_total{group="",resource="configmaps"} 117'
+    ).replace(
+        b'dispatched_total{group="",resource="configmaps"} 37', b'dispatched_total{group="",resource="configmaps"} 537'
+    )
     assert later != PAGE
     pages = [PAGE, later]
     fake.routes["/metrics"] = lambda req: Reply(200, pages[min(len(fake.requests_to("/metrics")), 2) - 1])
@@ -137,13 +158,26 @@ def test_two_scrapes_give_rates_rv_difference_and_p99(fake, api, monkeypatch):
     assert first.fields["events_received_per_s"] is None  # one scrape: no rate yet
     f = second.fields
     assert (f["source"], f["resource"], f["cache_rv"], f["ours_rv"], f["rv_behind"]) == (
-        "metrics", "configmaps", "253", "240", 13)
+        "metrics",
+        "configmaps",
+        "253",
+        "240",
+        13,
+    )
     assert (f["events_received_per_s"], f["events_dispatched_per_s"]) == (10.0, 50.0)
-    assert (f["initialisations"], f["consistent_reads_cache"], f["consistent_reads_fallback"],
-            f["consistent_reads_failed"]) == (1, 1, 0, 0)
+    assert (
+        f["initialisations"],
+        f["consistent_reads_cache"],
+        f["consistent_reads_fallback"],
+        f["consistent_reads_failed"],
+    ) == (1, 1, 0, 0)
     assert (f["capacity"], f["terminated_watchers"], f["series"]) == (100, 0, "group")
     assert (f["open_watches"], f["objects"], f["read_wait_bucket"], f["read_wait_p99_estimated"]) == (
-        3, 0, "0.005-0.025", True)
+        3,
+        0,
+        "0.005-0.025",
+        True,
+    )
     assert f["read_wait_p99"] == pytest.approx(0.005 + 0.02 * 0.94)
     assert "informer" not in f  # one informer: none named
     reqs = fake.requests_to("/metrics")
@@ -153,10 +187,13 @@ def test_two_scrapes_give_rates_rv_difference_and_p99(fake, api, monkeypatch):
 def scrape_two_informers(fake, api):
     """One scrape for a Deployments informer at RV 240 and a ReplicaSets one at 230: (clock, trace)."""
     from kubectl_informer.run.server_poll import Target
+
     fake.routes["/metrics"] = Reply(200, PAGE)
     clock, tracer, buf = _traced()
-    targets = [Target("apps", "deployments", "deployments.apps", lambda: "240"),
-               Target("apps", "replicasets", "replicasets.apps", lambda: "230")]
+    targets = [
+        Target("apps", "deployments", "deployments.apps", lambda: "240"),
+        Target("apps", "replicasets", "replicasets.apps", lambda: "230"),
+    ]
     ServerPoller(api, tracer, mode="metrics", interval=10.0, clock=clock, targets=targets).poll_once()
     return clock, buf
 
@@ -167,14 +204,14 @@ def test_one_scrape_reports_each_informers_resource_with_its_own_rv(fake, api, m
     said = [e.fields for e in buf.drain() if e.kind == "server.metrics"]
     assert [(f["resource"], f["informer"], f["cache_rv"], f["ours_rv"], f["rv_behind"]) for f in said] == [
         ("deployments.apps", "deployments.apps", "242", "240", 2),
-        ("replicasets.apps", "replicasets.apps", "242", "230", 12)]
+        ("replicasets.apps", "replicasets.apps", "242", "230", 12),
+    ]
     assert len(fake.requests_to("/metrics")) == 1  # one GET for both
 
 
 def test_forbidden_is_said_once_with_the_rule_then_backed_off(fake, api, monkeypatch):
     monkeypatch.setenv("KUBECTL_INFORMER_TRACE_CHECK", "1")
-    fake.routes["/metrics"] = Reply(403, status(403, "Forbidden",
-                                                'forbidden: User "jane" cannot get path "/metrics"'))
+    fake.routes["/metrics"] = Reply(403, status(403, "Forbidden", 'forbidden: User "jane" cannot get path "/metrics"'))
     clock, tracer, buf = _traced()
     poller = _poller(api, clock, tracer)
     waits = [poller.poll_once(), poller.poll_once(), poller.poll_once()]

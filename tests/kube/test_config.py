@@ -34,8 +34,12 @@ def write(path, doc):
 
 
 def auth_header(fake, target):
-    fake.routes["/api/v1/pods"] = {"kind": "PodList", "apiVersion": "v1", "metadata": {"resourceVersion": "1"},
-                                   "items": []}
+    fake.routes["/api/v1/pods"] = {
+        "kind": "PodList",
+        "apiVersion": "v1",
+        "metadata": {"resourceVersion": "1"},
+        "items": [],
+    }
     KubeListerWatcher(target.api_client, PODS).list(ListOptions())
     return fake.requests_to("/api/v1/pods")[-1].headers.get("authorization")
 
@@ -83,12 +87,15 @@ def test_unknown_context(fake, tmp_path):
     assert str(e.value) == 'context "foo" does not exist'
 
 
-@pytest.mark.parametrize("content, expected", [
-    ("clusters: [\n  - name: x\n  bad", "invalid YAML"),
-    ("", "file is empty"),
-    ("- just\n- a list\n", "not a kubeconfig"),
-    ("clusters: 5\ncontexts: []\n", 'cannot unmarshal number into field clusters of type []struct'),
-])
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        ("clusters: [\n  - name: x\n  bad", "invalid YAML"),
+        ("", "file is empty"),
+        ("- just\n- a list\n", "not a kubeconfig"),
+        ("clusters: 5\ncontexts: []\n", "cannot unmarshal number into field clusters of type []struct"),
+    ],
+)
 def test_invalid_files_are_one_line(tmp_path, content, expected):
     path = write(tmp_path / "kc", content)
     with pytest.raises(KubeConfigError) as e:
@@ -102,6 +109,7 @@ def test_a_json_kubeconfig_reads_as_its_yaml_twin(fake, tmp_path):
     one, read without the YAML parser; a quoted "false" stays no bool, and a
     flow mapping that is YAML but not JSON is read as YAML."""
     import json
+
     doc = kubeconfig(fake.url, namespace="team-a", token="s3cret")
     as_json = load_kube(kubeconfig=write(tmp_path / "kc.json", json.dumps(doc, indent=2)))
     as_yaml = load_kube(kubeconfig=write(tmp_path / "kc.yaml", doc))
@@ -145,9 +153,11 @@ def test_broken_references(fake, tmp_path):
 def test_exec_plugin_token(fake, tmp_path):
     # A real exec credential plugin, run by the kubernetes client as kubectl would.
     plugin = tmp_path / "cred-plugin"
-    plugin.write_text(f"#!{sys.executable}\nimport json\n"
-                      "print(json.dumps({'apiVersion': 'client.authentication.k8s.io/v1', "
-                      "'kind': 'ExecCredential', 'status': {'token': 'from-exec'}}))\n")
+    plugin.write_text(
+        f"#!{sys.executable}\nimport json\n"
+        "print(json.dumps({'apiVersion': 'client.authentication.k8s.io/v1', "
+        "'kind': 'ExecCredential', 'status': {'token': 'from-exec'}}))\n"
+    )
     plugin.chmod(plugin.stat().st_mode | stat.S_IXUSR)
     t = load_kube(kubeconfig=write(tmp_path / "kc", kubeconfig(fake.url, exec_cmd=[str(plugin)])))
     assert auth_header(fake, t) == "Bearer from-exec"

@@ -19,8 +19,9 @@ def test_core_spellings(api, disco, name):
     assert r.path(None) == "/api/v1/pods"
 
 
-@pytest.mark.parametrize("name", ["deploy", "deployment", "Deployment", "deployments.apps", "deploy.apps",
-                                  "deployments.v1.apps"])
+@pytest.mark.parametrize(
+    "name", ["deploy", "deployment", "Deployment", "deployments.apps", "deploy.apps", "deployments.v1.apps"]
+)
 def test_group_spellings(api, disco, name):
     r = resolve_resource(api, name)
     assert (r.group, r.version, r.resource) == ("apps", "v1", "deployments")
@@ -114,5 +115,6 @@ def test_connection_refused_names_the_server(disco):
     cfg.host = f"http://127.0.0.1:{port}"
     with pytest.raises(DiscoveryError) as e:
         resolve_resource(k8s_client.ApiClient(cfg), "pods")
-    assert str(e.value) == (f"the connection to the server 127.0.0.1:{port} was refused - "
-                            "did you specify the right host or port?")
+    assert str(e.value) == (
+        f"the connection to the server 127.0.0.1:{port} was refused - did you specify the right host or port?"
+    )

@@ -18,7 +18,6 @@ from kubectl_informer.kube.light import LightClient, LightConfig
 from kubectl_informer.sim.server import SimServer
 
 
-
 @pytest.fixture(autouse=True)
 def caches_on(monkeypatch):
     monkeypatch.delenv("KUBECTL_INFORMER_DISCOVERY_CACHE")
@@ -44,8 +43,9 @@ def paths(srv: SimServer) -> list[str]:
 
 
 def summary(d: Discovery) -> list[tuple]:
-    return [(r.group, r.version, r.resource, r.kind, r.namespaced, r.singular, r.short_names, r.verbs)
-            for r in d.ordered()]
+    return [
+        (r.group, r.version, r.resource, r.kind, r.namespaced, r.singular, r.short_names, r.verbs) for r in d.ordered()
+    ]
 
 
 def test_aggregated_discovery_is_two_requests_and_finds_what_the_legacy_way_finds():
@@ -54,9 +54,17 @@ def test_aggregated_discovery_is_two_requests_and_finds_what_the_legacy_way_find
         assert summary(a) == summary(b) and summary(a)
         assert paths(agg) == ["/api", "/apis"]
         # Without it: every group version asked for on its own.
-        assert sorted(paths(legacy)) == sorted(["/api", "/apis", "/api/v1", "/apis/apps/v1",
-                                                "/apis/apiextensions.k8s.io/v1", "/apis/example.com/v1",
-                                                "/apis/authorization.k8s.io/v1"])
+        assert sorted(paths(legacy)) == sorted(
+            [
+                "/api",
+                "/apis",
+                "/api/v1",
+                "/apis/apps/v1",
+                "/apis/apiextensions.k8s.io/v1",
+                "/apis/example.com/v1",
+                "/apis/authorization.k8s.io/v1",
+            ]
+        )
         pods = a.resolve("po")
         assert (pods.kind, pods.namespaced, pods.short_names) == ("Pod", True, ("po",))
         assert a.resolve("deploy").qualified_name == "deployments.apps"
@@ -67,49 +75,84 @@ def test_the_accept_header_asks_for_aggregated_discovery_first(fake, disco):
     Discovery(client(fake), disk_cache=False).resolve("pods")
     accepts = {r.path: r.headers.get("accept") for r in fake.requests}
     assert accepts["/api"] == accepts["/apis"] == ACCEPT_DISCOVERY
-    assert ACCEPT_DISCOVERY == ("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
-                                "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,"
-                                "application/json")
+    assert ACCEPT_DISCOVERY == (
+        "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
+        "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,"
+        "application/json"
+    )
     # The fake server answers plain JSON: the legacy requests follow.
     assert "/api/v1" in accepts
 
 
-@pytest.mark.parametrize("content_type, expected", [
-    ("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList", True),
-    ("application/json; as=APIGroupDiscoveryList;v=v2;g=apidiscovery.k8s.io;charset=utf-8", True),
-    ("application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList", True),
-    ("application/json", False),
-    ("application/json;g=apidiscovery.k8s.io;v=v3;as=APIGroupDiscoveryList", False),
-    ("text/html", False),
-])
+@pytest.mark.parametrize(
+    "content_type, expected",
+    [
+        ("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList", True),
+        ("application/json; as=APIGroupDiscoveryList;v=v2;g=apidiscovery.k8s.io;charset=utf-8", True),
+        ("application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList", True),
+        ("application/json", False),
+        ("application/json;g=apidiscovery.k8s.io;v=v3;as=APIGroupDiscoveryList", False),
+        ("text/html", False),
+    ],
+)
 def test_the_answer_is_read_as_its_content_type_says(content_type, expected):
     assert is_aggregated(content_type) is expected
 
 
 def test_a_stale_group_version_is_failed_and_the_rest_is_served():
     from kubectl_informer.kube.discovery_fetch import Snapshot, split_aggregated
+
     snap = Snapshot([])
-    split_aggregated({"items": [{"metadata": {"name": "metrics.k8s.io"}, "versions": [
-        {"version": "v1beta1", "freshness": "Stale"}]}, {"metadata": {"name": "apps"}, "versions": [
-        {"version": "v1", "freshness": "Current", "resources": [
-            {"resource": "deployments", "responseKind": {"group": "apps", "version": "v1", "kind": "Deployment"},
-             "scope": "Namespaced", "singularResource": "deployment", "verbs": ["list", "watch"],
-             "subresources": [{"subresource": "scale", "responseKind": {"group": "autoscaling", "version": "v1",
-                                                                         "kind": "Scale"}, "verbs": ["get"]}]},
-            {"resource": "nokind", "scope": "Cluster", "verbs": ["list"]}]}]}]}, snap)
+    split_aggregated(
+        {
+            "items": [
+                {"metadata": {"name": "metrics.k8s.io"}, "versions": [{"version": "v1beta1", "freshness": "Stale"}]},
+                {
+                    "metadata": {"name": "apps"},
+                    "versions": [
+                        {
+                            "version": "v1",
+                            "freshness": "Current",
+                            "resources": [
+                                {
+                                    "resource": "deployments",
+                                    "responseKind": {"group": "apps", "version": "v1", "kind": "Deployment"},
+                                    "scope": "Namespaced",
+                                    "singularResource": "deployment",
+                                    "verbs": ["list", "watch"],
+                                    "subresources": [
+                                        {
+                                            "subresource": "scale",
+                                            "responseKind": {"group": "autoscaling", "version": "v1", "kind": "Scale"},
+                                            "verbs": ["get"],
+                                        }
+                                    ],
+                                },
+                                {"resource": "nokind", "scope": "Cluster", "verbs": ["list"]},
+                            ],
+                        }
+                    ],
+                },
+            ]
+        },
+        snap,
+    )
     assert snap.failed == {"metrics.k8s.io/v1beta1": "stale"}
     assert [g["name"] for g in snap.groups] == ["apps"]
     names = [r["name"] for r in snap.resources["apps/v1"]["resources"]]
     assert names == ["deployments", "deployments/scale"]  # a resource without a kind is dropped
 
 
-@pytest.mark.parametrize("host, name", [
-    ("https://127.0.0.1:6443", "127.0.0.1_6443"),
-    ("http://localhost:8080", "localhost_8080"),
-    ("https://api.example.com", "api.example.com"),
-    ("https://[::1]:6443", "___1__6443"),
-    ("https://example.com:443/k8s/clusters/c-1", "example.com_443/k8s/clusters/c_1"),
-])
+@pytest.mark.parametrize(
+    "host, name",
+    [
+        ("https://127.0.0.1:6443", "127.0.0.1_6443"),
+        ("http://localhost:8080", "localhost_8080"),
+        ("https://api.example.com", "api.example.com"),
+        ("https://[::1]:6443", "___1__6443"),
+        ("https://example.com:443/k8s/clusters/c-1", "example.com_443/k8s/clusters/c_1"),
+    ],
+)
 def test_the_cache_directory_is_named_as_kubectl_names_it(host, name):
     assert dc.host_dir_name(host) == name
 
@@ -136,9 +179,16 @@ def test_our_cache_is_written_private_and_read_back_without_a_request(sim):
     expected = summary(d)
     directory = dc.own_dir(sim.url)
     files = sorted(os.path.relpath(os.path.join(r, f), directory) for r, _, fs in os.walk(directory) for f in fs)
-    assert files == sorted(["servergroups.json", "v1/serverresources.json", "apps/v1/serverresources.json",
-                            "apiextensions.k8s.io/v1/serverresources.json", "example.com/v1/serverresources.json",
-                            "authorization.k8s.io/v1/serverresources.json"])
+    assert files == sorted(
+        [
+            "servergroups.json",
+            "v1/serverresources.json",
+            "apps/v1/serverresources.json",
+            "apiextensions.k8s.io/v1/serverresources.json",
+            "example.com/v1/serverresources.json",
+            "authorization.k8s.io/v1/serverresources.json",
+        ]
+    )
     root = dc.own_root()
     for r, dirs, fs in os.walk(root):
         assert stat.S_IMODE(os.stat(r).st_mode) == 0o700, r

@@ -46,24 +46,29 @@ def list_pods(fake, target):
 
 def test_token_kubeconfig_never_imports_the_kubernetes_client_nor_urllib3(fake, tmp_path):
     path = write(tmp_path / "kc", kubeconfig(fake.url, token="s3cret"))
-    code = ("import sys\nfrom kubectl_informer.kube.config import load_kube\n"
-            "from kubectl_informer.kube.listwatch import KubeListerWatcher\n"
-            "from kubectl_informer.kube.discovery import Resource\n"
-            "from kubectl_informer.cache.listwatch import ListOptions\n"
-            f"t = load_kube(kubeconfig={path!r})\n"
-            "KubeListerWatcher(t.api_client, Resource('', 'v1', 'pods', 'Pod', True)).list(ListOptions())\n"
-            "print(type(t.api_client).__name__, sorted(m for m in sys.modules\n"
-            "                                          if m.split('.')[0] in ('kubernetes', 'urllib3')))\n")
+    code = (
+        "import sys\nfrom kubectl_informer.kube.config import load_kube\n"
+        "from kubectl_informer.kube.listwatch import KubeListerWatcher\n"
+        "from kubectl_informer.kube.discovery import Resource\n"
+        "from kubectl_informer.cache.listwatch import ListOptions\n"
+        f"t = load_kube(kubeconfig={path!r})\n"
+        "KubeListerWatcher(t.api_client, Resource('', 'v1', 'pods', 'Pod', True)).list(ListOptions())\n"
+        "print(type(t.api_client).__name__, sorted(m for m in sys.modules\n"
+        "                                          if m.split('.')[0] in ('kubernetes', 'urllib3')))\n"
+    )
     fake.routes["/api/v1/pods"] = POD_LIST
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "LightClient []", out.stderr
     assert fake.requests_to("/api/v1/pods")[-1].headers.get("authorization") == "Bearer s3cret"
 
 
-@pytest.mark.parametrize("user", [
-    {"auth-provider": {"name": "oidc", "config": {"id-token": "x", "idp-issuer-url": "https://x"}}},
-    {"username": "u", "password": "p"},
-])
+@pytest.mark.parametrize(
+    "user",
+    [
+        {"auth-provider": {"name": "oidc", "config": {"id-token": "x", "idp-issuer-url": "https://x"}}},
+        {"username": "u", "password": "p"},
+    ],
+)
 def test_anything_else_goes_through_the_kubernetes_client(fake, tmp_path, user):
     doc = kubeconfig(fake.url)
     doc["users"][0]["user"] = user
@@ -76,12 +81,15 @@ def test_an_exec_plugin_is_run_for_the_light_client(fake, tmp_path):
     """Exec plugins are ours (kube/exec_plugin.py) for either client: a user
     with only ``exec`` stays on the light one, its token from the plugin."""
     plugin = tmp_path / "plugin.sh"
-    plugin.write_text("#!/bin/sh\necho '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":"
-                      "\"ExecCredential\",\"status\":{\"token\":\"from-plugin\"}}'\n")
+    plugin.write_text(
+        '#!/bin/sh\necho \'{"apiVersion":"client.authentication.k8s.io/v1","kind":'
+        '"ExecCredential","status":{"token":"from-plugin"}}\'\n'
+    )
     plugin.chmod(0o700)
     doc = kubeconfig(fake.url)
-    doc["users"][0]["user"] = {"exec": {"apiVersion": "client.authentication.k8s.io/v1", "command": str(plugin),
-                                        "interactiveMode": "Never"}}
+    doc["users"][0]["user"] = {
+        "exec": {"apiVersion": "client.authentication.k8s.io/v1", "command": str(plugin), "interactiveMode": "Never"}
+    }
     t = load_kube(kubeconfig=write(tmp_path / "kc", doc))
     assert isinstance(t.api_client, LightClient)
     fake.routes["/api/v1/pods"] = POD_LIST
@@ -107,8 +115,15 @@ def test_token_file_relative_to_its_kubeconfig_and_trimmed(fake, tmp_path):
 
 
 def test_query_string_and_headers_as_the_kubernetes_client_sends_them(fake):
-    query = [("labelSelector", "app in (a,b),tier!=x"), ("fieldSelector", "spec.nodeName=n/1"), ("watch", True),
-             ("allowWatchBookmarks", False), ("limit", 500), ("timeoutSeconds", 1.5), ("continue", "eyJ+/=")]
+    query = [
+        ("labelSelector", "app in (a,b),tier!=x"),
+        ("fieldSelector", "spec.nodeName=n/1"),
+        ("watch", True),
+        ("allowWatchBookmarks", False),
+        ("limit", 500),
+        ("timeoutSeconds", 1.5),
+        ("continue", "eyJ+/="),
+    ]
     light = LightClient(LightConfig(fake.url), kconfig.USER_AGENT)
     cfg = type.__call__(__import__("kubernetes").client.Configuration)
     cfg.host = fake.url
@@ -125,6 +140,7 @@ def test_query_string_and_headers_as_the_kubernetes_client_sends_them(fake):
 
 
 # --------------------------------------------------------------------------- TLS
+
 
 @pytest.fixture(scope="module")
 def certs(tmp_path_factory):
@@ -170,12 +186,15 @@ def test_client_certificate_data_and_a_relative_ca_file(tmp_path, certs):
 
 
 @pytest.mark.filterwarnings("ignore::urllib3.exceptions.InsecureRequestWarning")
-@pytest.mark.parametrize("cluster, ok", [
-    ({}, False),  # the self-signed CA is not trusted
-    ({"insecure-skip-tls-verify": True}, True),
-    ({"certificate-authority-data": "CA", "tls-server-name": "localhost"}, True),  # a SAN of the certificate
-    ({"certificate-authority-data": "CA", "tls-server-name": "other.example"}, False),
-])
+@pytest.mark.parametrize(
+    "cluster, ok",
+    [
+        ({}, False),  # the self-signed CA is not trusted
+        ({"insecure-skip-tls-verify": True}, True),
+        ({"certificate-authority-data": "CA", "tls-server-name": "localhost"}, True),  # a SAN of the certificate
+        ({"certificate-authority-data": "CA", "tls-server-name": "other.example"}, False),
+    ],
+)
 def test_server_verification(tmp_path, certs, cluster, ok):
     (server_cert, _), _ = certs
     srv = tls_server(certs, client_certs=False)
@@ -201,6 +220,7 @@ def test_unusable_values_are_one_line(tmp_path):
     assert str(e.value) == f'invalid kubeconfig for context "fake": File does not exist: {tmp_path / "missing.crt"}'
     doc = kubeconfig("https://127.0.0.1:1", token="t")
     doc["clusters"][0]["cluster"]["certificate-authority-data"] = "!!x"
-    with pytest.raises(KubeConfigError, match="field clusters.0..cluster.certificate-authority-data is not valid "
-                                              "base64 data"):
+    with pytest.raises(
+        KubeConfigError, match="field clusters.0..cluster.certificate-authority-data is not valid base64 data"
+    ):
         load_kube(kubeconfig=write(tmp_path / "kc", doc))

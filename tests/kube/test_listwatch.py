@@ -34,11 +34,26 @@ def pod_list(*items, rv="10", cont=None):
 def test_list_sends_every_option_and_fills_kind(api, fake):
     fake.routes["/api/v1/namespaces/team-a/pods"] = pod_list(pod("a", 5, "team-a"), rv="12", cont="tok2")
     lw = KubeListerWatcher(api, PODS, "team-a", label_selector="app=web", field_selector="status.phase=Running")
-    got = lw.list(ListOptions(resource_version="0", resource_version_match="NotOlderThan", limit=500,
-                              continue_="tok1", timeout_seconds=7, label_selector="ignored"))
+    got = lw.list(
+        ListOptions(
+            resource_version="0",
+            resource_version_match="NotOlderThan",
+            limit=500,
+            continue_="tok1",
+            timeout_seconds=7,
+            label_selector="ignored",
+        )
+    )
     q = fake.requests[-1].query
-    assert q == {"labelSelector": "app=web", "fieldSelector": "status.phase=Running", "resourceVersion": "0",
-                 "resourceVersionMatch": "NotOlderThan", "limit": "500", "continue": "tok1", "timeoutSeconds": "7"}
+    assert q == {
+        "labelSelector": "app=web",
+        "fieldSelector": "status.phase=Running",
+        "resourceVersion": "0",
+        "resourceVersionMatch": "NotOlderThan",
+        "limit": "500",
+        "continue": "tok1",
+        "timeoutSeconds": "7",
+    }
     assert got["metadata"] == {"resourceVersion": "12", "continue": "tok2"}
     assert got["items"][0]["kind"] == "Pod" and got["items"][0]["apiVersion"] == "v1"
     assert fake.requests[-1].headers["accept"] == "application/json"
@@ -47,8 +62,10 @@ def test_list_sends_every_option_and_fills_kind(api, fake):
 def test_paths_all_namespaces_cluster_scoped_and_groups(api, fake):
     fake.routes["/api/v1/pods"] = pod_list()
     fake.routes["/api/v1/nodes"] = {"kind": "NodeList", "metadata": {"resourceVersion": "3"}, "items": None}
-    fake.routes["/apis/apps/v1/namespaces/x/deployments"] = {"kind": "DeploymentList", "items": [
-        {"metadata": {"name": "d"}}]}
+    fake.routes["/apis/apps/v1/namespaces/x/deployments"] = {
+        "kind": "DeploymentList",
+        "items": [{"metadata": {"name": "d"}}],
+    }
     assert KubeListerWatcher(api, PODS).list(ListOptions())["items"] == []
     assert fake.requests[-1].query == {}  # resource_version None: not sent at all
     assert KubeListerWatcher(api, NODES, namespace="ignored").list(ListOptions())["items"] == []
@@ -57,22 +74,53 @@ def test_paths_all_namespaces_cluster_scoped_and_groups(api, fake):
     assert fake.requests[-1].query == {"resourceVersion": ""}
 
 
-@pytest.mark.parametrize("reply, check", [
-    (Reply(410, status(410, "Expired", "too old resource version: 5 (120)")),
-     lambda e: is_expired(e) and e.message == "too old resource version: 5 (120)"),
-    (Reply(403, status(403, "Forbidden", 'pods is forbidden: User "jane" cannot list resource "pods" in API '
-                                         'group "" in the namespace "default"')),
-     lambda e: e.status == 403 and e.message.startswith('pods is forbidden: User "jane"')),
-    (Reply(404, status(404, "NotFound", "the server could not find the requested resource")),
-     lambda e: e.status == 404 and e.reason == "NotFound"),
-    (Reply(429, status(429, "TooManyRequests", "too many requests", retryAfterSeconds=1), {"Retry-After": "3"}),
-     lambda e: is_too_many_requests(e) and e.retry_after == 3.0),
-    (Reply(500, b"<html><body>\n<h1>502 Bad Gateway</h1>\n</body></html>"),
-     lambda e: e.status == 500 and e.reason == "InternalError" and "\n" not in e.message and "Bad Gateway" in e.message),
-    (Reply(504, status(504, "Timeout", "Too large resource version: 50, current: 20", causes=[
-        {"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}])),
-     lambda e: e.status == 504 and e.details[0]["reason"] == "ResourceVersionTooLarge"),
-])
+@pytest.mark.parametrize(
+    "reply, check",
+    [
+        (
+            Reply(410, status(410, "Expired", "too old resource version: 5 (120)")),
+            lambda e: is_expired(e) and e.message == "too old resource version: 5 (120)",
+        ),
+        (
+            Reply(
+                403,
+                status(
+                    403,
+                    "Forbidden",
+                    'pods is forbidden: User "jane" cannot list resource "pods" in API '
+                    'group "" in the namespace "default"',
+                ),
+            ),
+            lambda e: e.status == 403 and e.message.startswith('pods is forbidden: User "jane"'),
+        ),
+        (
+            Reply(404, status(404, "NotFound", "the server could not find the requested resource")),
+            lambda e: e.status == 404 and e.reason == "NotFound",
+        ),
+        (
+            Reply(429, status(429, "TooManyRequests", "too many requests", retryAfterSeconds=1), {"Retry-After": "3"}),
+            lambda e: is_too_many_requests(e) and e.retry_after == 3.0,
+        ),
+        (
+            Reply(500, b"<html><body>\n<h1>502 Bad Gateway</h1>\n</body></html>"),
+            lambda e: (
+                e.status == 500 and e.reason == "InternalError" and "\n" not in e.message and "Bad Gateway" in e.message
+            ),
+        ),
+        (
+            Reply(
+                504,
+                status(
+                    504,
+                    "Timeout",
+                    "Too large resource version: 50, current: 20",
+                    causes=[{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
+                ),
+            ),
+            lambda e: e.status == 504 and e.details[0]["reason"] == "ResourceVersionTooLarge",
+        ),
+    ],
+)
 def test_http_failures_are_api_errors(api, fake, reply, check):
     rest.set_retries(api, max_retries=0)  # the answer as it comes (the retries: test_rest_retry.py)
     fake.routes["/api/v1/pods"] = reply
@@ -103,24 +151,51 @@ def events(*pairs):
 
 @pytest.mark.parametrize("chunked, split", [(True, False), (True, True), (False, False), (False, True)])
 def test_watch_decodes_every_event(api, fake, chunked, split):
-    evs = events(("ADDED", pod("a", 11)), ("MODIFIED", pod("a", 12)),
-                 ("BOOKMARK", {"kind": "Pod", "metadata": {"resourceVersion": "13",
-                                                           "annotations": {"k8s.io/initial-events-end": "true"}}}),
-                 ("DELETED", pod("a", 14)))
+    evs = events(
+        ("ADDED", pod("a", 11)),
+        ("MODIFIED", pod("a", 12)),
+        (
+            "BOOKMARK",
+            {
+                "kind": "Pod",
+                "metadata": {"resourceVersion": "13", "annotations": {"k8s.io/initial-events-end": "true"}},
+            },
+        ),
+        ("DELETED", pod("a", 14)),
+    )
     fake.routes["/api/v1/pods"] = Stream(evs + [b"\n"], chunked=chunked, split=split)
     got = list(KubeListerWatcher(api, PODS).watch(ListOptions(resource_version="10")))
     assert [(e.type, e.object["metadata"]["resourceVersion"]) for e in got] == [
-        ("ADDED", "11"), ("MODIFIED", "12"), ("BOOKMARK", "13"), ("DELETED", "14")]
+        ("ADDED", "11"),
+        ("MODIFIED", "12"),
+        ("BOOKMARK", "13"),
+        ("DELETED", "14"),
+    ]
 
 
 def test_watch_query(api, fake):
     fake.routes["/api/v1/namespaces/ns/pods"] = Stream([])
     lw = KubeListerWatcher(api, PODS, "ns", label_selector="a=b")
-    list(lw.watch(ListOptions(resource_version="", resource_version_match="NotOlderThan", timeout_seconds=321,
-                              allow_watch_bookmarks=True, send_initial_events=True)))
-    assert fake.requests[-1].query == {"watch": "true", "labelSelector": "a=b", "resourceVersion": "",
-                                       "resourceVersionMatch": "NotOlderThan", "allowWatchBookmarks": "true",
-                                       "sendInitialEvents": "true", "timeoutSeconds": "321"}
+    list(
+        lw.watch(
+            ListOptions(
+                resource_version="",
+                resource_version_match="NotOlderThan",
+                timeout_seconds=321,
+                allow_watch_bookmarks=True,
+                send_initial_events=True,
+            )
+        )
+    )
+    assert fake.requests[-1].query == {
+        "watch": "true",
+        "labelSelector": "a=b",
+        "resourceVersion": "",
+        "resourceVersionMatch": "NotOlderThan",
+        "allowWatchBookmarks": "true",
+        "sendInitialEvents": "true",
+        "timeoutSeconds": "321",
+    }
 
 
 def test_watch_error_event_passes_the_status_through(api, fake):
@@ -132,8 +207,9 @@ def test_watch_error_event_passes_the_status_through(api, fake):
 
 
 def test_undecodable_line_ends_the_watch_with_an_error(api, fake):
-    fake.routes["/api/v1/pods"] = Stream([{"type": "ADDED", "object": pod("a", 1)}, b"{not json\n",
-                                          {"type": "ADDED", "object": pod("b", 2)}])
+    fake.routes["/api/v1/pods"] = Stream(
+        [{"type": "ADDED", "object": pod("a", 1)}, b"{not json\n", {"type": "ADDED", "object": pod("b", 2)}]
+    )
     got = list(KubeListerWatcher(api, PODS).watch(ListOptions()))
     assert [e.type for e in got] == ["ADDED", "ERROR"]
     assert got[1].object["reason"] == "InternalError" and "unable to decode" in got[1].object["message"]
@@ -174,10 +250,10 @@ def test_stream_closed_by_the_server_ends_quietly(api, fake):
 def test_gc_is_paused_through_watch_list_initial_events_only(api, fake, monkeypatch):
     import gc
 
-    end = {"kind": "Pod", "metadata": {"resourceVersion": "12",
-                                       "annotations": {"k8s.io/initial-events-end": "true"}}}
-    fake.routes["/api/v1/pods"] = Stream(events(("ADDED", pod("a", 11)), ("ADDED", pod("b", 12)),
-                                                ("BOOKMARK", end), ("MODIFIED", pod("a", 13))))
+    end = {"kind": "Pod", "metadata": {"resourceVersion": "12", "annotations": {"k8s.io/initial-events-end": "true"}}}
+    fake.routes["/api/v1/pods"] = Stream(
+        events(("ADDED", pod("a", 11)), ("ADDED", pod("b", 12)), ("BOOKMARK", end), ("MODIFIED", pod("a", 13)))
+    )
     lw = KubeListerWatcher(api, PODS)
     # Counted from what is frozen now (tests/conftest.py froze what collection
     # loaded), never unfrozen: that would put it all back into every later

@@ -16,13 +16,23 @@ from kubectl_informer.kube.overrides import (
 )
 
 maybe_text = st.one_of(st.none(), st.text("abc/", min_size=1, max_size=4))
-clusters = st.fixed_dictionaries({}, optional={
-    "server": st.just("https://k:6443"), "certificate-authority": st.just("ca.pem"),
-    "certificate-authority-data": st.just("Q0E="), "insecure-skip-tls-verify": st.booleans(),
-    "tls-server-name": st.just("k.internal")})
-cluster_flags = st.builds(ConfigOverrides, server=st.one_of(st.none(), st.just("https://s:1")),
-                          insecure=st.booleans(), certificate_authority=st.one_of(st.none(), st.just("/f/ca.pem")),
-                          tls_server_name=st.one_of(st.none(), st.just("n")))
+clusters = st.fixed_dictionaries(
+    {},
+    optional={
+        "server": st.just("https://k:6443"),
+        "certificate-authority": st.just("ca.pem"),
+        "certificate-authority-data": st.just("Q0E="),
+        "insecure-skip-tls-verify": st.booleans(),
+        "tls-server-name": st.just("k.internal"),
+    },
+)
+cluster_flags = st.builds(
+    ConfigOverrides,
+    server=st.one_of(st.none(), st.just("https://s:1")),
+    insecure=st.booleans(),
+    certificate_authority=st.one_of(st.none(), st.just("/f/ca.pem")),
+    tls_server_name=st.one_of(st.none(), st.just("n")),
+)
 
 
 @given(clusters, cluster_flags)
@@ -42,9 +52,18 @@ def test_a_trust_flag_replaces_all_of_the_entrys_trust(cluster, o):
     assert out.get("server") == (o.server or cluster.get("server"))
 
 
-@given(st.fixed_dictionaries({}, optional={"client-certificate-data": st.just("Qw=="),
-                                           "client-key-data": st.just("Sw=="), "token": st.just("t1")}),
-       maybe_text, maybe_text)
+@given(
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "client-certificate-data": st.just("Qw=="),
+            "client-key-data": st.just("Sw=="),
+            "token": st.just("t1"),
+        },
+    ),
+    maybe_text,
+    maybe_text,
+)
 def test_a_certificate_or_key_flag_replaces_the_file_and_the_data(user, cert, key):
     out = merged_user(user, ConfigOverrides(client_certificate=cert and "/c" + cert, client_key=key and "/k" + key))
     for flag, name in ((cert, "client-certificate"), (key, "client-key")):
@@ -56,17 +75,25 @@ def test_a_certificate_or_key_flag_replaces_the_file_and_the_data(user, cert, ke
 
 
 def test_impersonation_headers_in_client_gos_order():
-    user = merged_user({"as": "kube-user", "as-user-extra": {"b": ["2"], "a/x": ["1", "3"]}},
-                       ConfigOverrides(as_groups=("g1", "g2"), as_uid="u"))
+    user = merged_user(
+        {"as": "kube-user", "as-user-extra": {"b": ["2"], "a/x": ["1", "3"]}},
+        ConfigOverrides(as_groups=("g1", "g2"), as_uid="u"),
+    )
     assert impersonation(user, "me") == (
-        ("Impersonate-User", b"kube-user"), ("Impersonate-Uid", b"u"), ("Impersonate-Group", b"g1"),
-        ("Impersonate-Group", b"g2"), ("Impersonate-Extra-a%2Fx", b"1"), ("Impersonate-Extra-a%2Fx", b"3"),
-        ("Impersonate-Extra-b", b"2"))
+        ("Impersonate-User", b"kube-user"),
+        ("Impersonate-Uid", b"u"),
+        ("Impersonate-Group", b"g1"),
+        ("Impersonate-Group", b"g2"),
+        ("Impersonate-Extra-a%2Fx", b"1"),
+        ("Impersonate-Extra-a%2Fx", b"3"),
+        ("Impersonate-Extra-b", b"2"),
+    )
 
 
 @given(st.text(max_size=8))
 def test_an_escaped_key_is_a_header_token_and_unescapes_to_itself(key):
     from urllib.parse import unquote_to_bytes
+
     escaped = header_key_escape(key)
     assert all(c.isascii() and (c.isalnum() or c in "!#$%&'*+-.^_`|~") for c in escaped)
     assert unquote_to_bytes(escaped) == key.encode()

@@ -22,12 +22,27 @@ PODS = Resource("", "v1", "pods", "Pod", True)
 POD_LIST = {"kind": "PodList", "apiVersion": "v1", "metadata": {"resourceVersion": "7"}, "items": []}
 
 
-@pytest.mark.parametrize("code, header, wait", [
-    (429, "1", 1), (500, "0", 0), (501, "0", 0), (503, "2", 2), (504, "1", 1), (599, "3", 3),
-    (200, "1", None), (404, "1", None), (410, "1", None), (428, "1", None),
-    (503, None, None), (503, "", None), (503, " 1", None), (503, "1.5", None),
-    (503, "Fri, 31 Dec 1999 23:59:59 GMT", None), (503, "+2", 2),
-])
+@pytest.mark.parametrize(
+    "code, header, wait",
+    [
+        (429, "1", 1),
+        (500, "0", 0),
+        (501, "0", 0),
+        (503, "2", 2),
+        (504, "1", 1),
+        (599, "3", 3),
+        (200, "1", None),
+        (404, "1", None),
+        (410, "1", None),
+        (428, "1", None),
+        (503, None, None),
+        (503, "", None),
+        (503, " 1", None),
+        (503, "1.5", None),
+        (503, "Fri, 31 Dec 1999 23:59:59 GMT", None),
+        (503, "+2", 2),
+    ],
+)
 def test_check_wait_is_client_gos(code, header, wait):
     assert rest.check_wait(code, header) == wait
 
@@ -39,9 +54,13 @@ def _answers(statuses, final):
     def route(req):
         if left:
             code = left.pop(0)
-            return Reply(code, status(code, "TooManyRequests" if code == 429 else "InternalError", "try again"),
-                         {"Retry-After": "0"})
+            return Reply(
+                code,
+                status(code, "TooManyRequests" if code == 429 else "InternalError", "try again"),
+                {"Retry-After": "0"},
+            )
         return final
+
     return route
 
 
@@ -57,14 +76,16 @@ def test_429_and_5xx_with_retry_after_are_sent_again_until_an_answer(api, fake):
     seen = _traced(api)
     assert KubeListerWatcher(api, PODS).list(ListOptions(resource_version="0"))["metadata"]["resourceVersion"] == "7"
     assert len(fake.requests_to("/api/v1/pods")) == 5
-    assert [(e.kind, e.fields["status"], e.fields["attempt"], e.fields["delay"], e.fields["verb"])
-            for e in seen] == [("request.retry", s, n, 0.0, "list") for n, s in enumerate((429, 500, 501, 504), 1)]
+    assert [(e.kind, e.fields["status"], e.fields["attempt"], e.fields["delay"], e.fields["verb"]) for e in seen] == [
+        ("request.retry", s, n, 0.0, "list") for n, s in enumerate((429, 500, 501, 504), 1)
+    ]
     assert seen[0].fields["reason"] == "TooManyRequests" and seen[0].fields["path"] == "/api/v1/pods"
 
 
 def test_at_most_ten_retries_then_the_last_answer_is_the_error(api, fake):
-    fake.routes["/api/v1/pods"] = Reply(504, status(504, "Timeout", "Too large resource version: 9, current: 3"),
-                                        {"Retry-After": "0"})
+    fake.routes["/api/v1/pods"] = Reply(
+        504, status(504, "Timeout", "Too large resource version: 9, current: 3"), {"Retry-After": "0"}
+    )
     seen = _traced(api)
     with pytest.raises(ApiError) as e:
         KubeListerWatcher(api, PODS).list(ListOptions(resource_version="9"))
@@ -74,8 +95,10 @@ def test_at_most_ten_retries_then_the_last_answer_is_the_error(api, fake):
 
 def test_no_retry_without_retry_after_or_for_a_4xx(api, fake):
     seen = _traced(api)
-    for reply in (Reply(503, status(503, "ServiceUnavailable", "down")),
-                  Reply(403, status(403, "Forbidden", "no"), {"Retry-After": "0"})):
+    for reply in (
+        Reply(503, status(503, "ServiceUnavailable", "down")),
+        Reply(403, status(403, "Forbidden", "no"), {"Retry-After": "0"}),
+    ):
         fake.requests.clear()
         fake.routes["/api/v1/pods"] = reply
         with pytest.raises(ApiError):
@@ -86,8 +109,12 @@ def test_no_retry_without_retry_after_or_for_a_4xx(api, fake):
 
 def test_the_delay_is_the_header_on_the_clients_clock_and_a_watch_is_retried_too(api, fake):
     clock = FakeClock()
-    answers = iter([Reply(429, status(429, "TooManyRequests", "slow down"), {"Retry-After": "5"}),
-                    Stream([{"type": "ADDED", "object": {"metadata": {"name": "a", "resourceVersion": "8"}}}])])
+    answers = iter(
+        [
+            Reply(429, status(429, "TooManyRequests", "slow down"), {"Retry-After": "5"}),
+            Stream([{"type": "ADDED", "object": {"metadata": {"name": "a", "resourceVersion": "8"}}}]),
+        ]
+    )
     fake.routes["/api/v1/pods"] = lambda req: next(answers)
     seen = _traced(api, clock)
     got = []
@@ -113,6 +140,7 @@ def test_stopping_the_run_ends_a_retry_wait(api, fake):
             KubeListerWatcher(api, PODS).list(ListOptions())
         except Exception as e:  # noqa: BLE001 - the test looks at it
             errors.append(e)
+
     t = threading.Thread(target=run)
     t.start()
     assert wait_for(lambda: len(fake.requests_to("/api/v1/pods")) == 1)
@@ -125,7 +153,18 @@ def test_text_output_says_each_retry_on_stderr():
     from kubectl_informer.cli.output import format_trouble
     from kubectl_informer.core.trace import TraceEvent
 
-    ev = TraceEvent.build(1, 3.0, "request.retry", None, status=504, attempt=2, delay=1.0, path="/api/v1/pods",
-                          verb="list", reason="Timeout")
-    assert format_trouble(ev) == ("the server answered 504 Timeout to a list of /api/v1/pods: sending it again "
-                                  "in 1s (Retry-After; retry 2 of 10)")
+    ev = TraceEvent.build(
+        1,
+        3.0,
+        "request.retry",
+        None,
+        status=504,
+        attempt=2,
+        delay=1.0,
+        path="/api/v1/pods",
+        verb="list",
+        reason="Timeout",
+    )
+    assert format_trouble(ev) == (
+        "the server answered 504 Timeout to a list of /api/v1/pods: sending it again in 1s (Retry-After; retry 2 of 10)"
+    )

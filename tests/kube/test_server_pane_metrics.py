@@ -46,26 +46,62 @@ def test_the_pane_shows_two_scrapes_of_a_v1_36_page(fake, api, monkeypatch):
     assert "behind by" not in text and "lag" not in text  # a difference of RVs is not called a lag of events
 
 
-@pytest.mark.parametrize("version,target,ours,shown", [
-    ("1.30", Target("", "pods"), "900",
-     ["pods · from /metrics", "series {resource=NAME.GROUP}: kube-apiserver 1.30-1.33",
-      "watch cache RV not on the page (exported from 1.31) · ours 900",
-      "slow watchers terminated 4", "capacity 1600 events · initialisations 3 · open watches 7 · objects 212",
-      "consistent: from cache - · answered by etcd - · failed -"]),
-    ("1.33", Target("", "configmaps"), "884000",
-     ["configmaps · from /metrics", "series {resource=NAME.GROUP}: kube-apiserver 1.30-1.33",
-      "watch cache RV 884120 · ours 884000 · RV Δ 120 revisions", "slow watchers terminated 2",
-      "capacity 200 events · initialisations 1 · open watches 6 · objects 57",
-      "consistent: from cache 31 · answered by etcd 3 · failed 1", "read-wait p99 ≈ 2.6s (estimated, bucket 2-3 s)"]),
-    ("1.33", Target("apps", "deployments"), "884100",
-     ["deployments.apps · from /metrics", "watch cache RV 884102 · ours 884100 · RV Δ 2 revisions",
-      "consistent: from cache 6 · answered by etcd 0 · failed 0", "initialisations 2 · open watches 2 · objects 9"]),
-    ("1.36", Target("apps", "replicasets"), "200",
-     ["replicasets.apps · from /metrics", "series {group, resource}: kube-apiserver 1.34+",
-      "watch cache RV 242 · ours 200 · RV Δ 42 revisions", "slow watchers terminated 0",
-      "capacity 100 events · initialisations 1 · open watches 1 · objects 0",
-      "consistent: from cache 0 · answered by etcd 0 · failed 0"]),
-])
+@pytest.mark.parametrize(
+    "version,target,ours,shown",
+    [
+        (
+            "1.30",
+            Target("", "pods"),
+            "900",
+            [
+                "pods · from /metrics",
+                "series {resource=NAME.GROUP}: kube-apiserver 1.30-1.33",
+                "watch cache RV not on the page (exported from 1.31) · ours 900",
+                "slow watchers terminated 4",
+                "capacity 1600 events · initialisations 3 · open watches 7 · objects 212",
+                "consistent: from cache - · answered by etcd - · failed -",
+            ],
+        ),
+        (
+            "1.33",
+            Target("", "configmaps"),
+            "884000",
+            [
+                "configmaps · from /metrics",
+                "series {resource=NAME.GROUP}: kube-apiserver 1.30-1.33",
+                "watch cache RV 884120 · ours 884000 · RV Δ 120 revisions",
+                "slow watchers terminated 2",
+                "capacity 200 events · initialisations 1 · open watches 6 · objects 57",
+                "consistent: from cache 31 · answered by etcd 3 · failed 1",
+                "read-wait p99 ≈ 2.6s (estimated, bucket 2-3 s)",
+            ],
+        ),
+        (
+            "1.33",
+            Target("apps", "deployments"),
+            "884100",
+            [
+                "deployments.apps · from /metrics",
+                "watch cache RV 884102 · ours 884100 · RV Δ 2 revisions",
+                "consistent: from cache 6 · answered by etcd 0 · failed 0",
+                "initialisations 2 · open watches 2 · objects 9",
+            ],
+        ),
+        (
+            "1.36",
+            Target("apps", "replicasets"),
+            "200",
+            [
+                "replicasets.apps · from /metrics",
+                "series {group, resource}: kube-apiserver 1.34+",
+                "watch cache RV 242 · ours 200 · RV Δ 42 revisions",
+                "slow watchers terminated 0",
+                "capacity 100 events · initialisations 1 · open watches 1 · objects 0",
+                "consistent: from cache 0 · answered by etcd 0 · failed 0",
+            ],
+        ),
+    ],
+)
 def test_the_pane_drawn_from_each_versions_page(fake, api, monkeypatch, version, target, ours, shown):
     monkeypatch.setenv("KUBECTL_INFORMER_TRACE_CHECK", "1")
     fake.routes["/metrics"] = Reply(200, page(version))
@@ -108,12 +144,21 @@ def test_the_pane_says_a_refusal_with_its_rule_until_a_scrape_succeeds(fake, api
 
 # -- several informers on the simulator: ours per informer ----------------------------------------
 
+
 def _window_doc(resource: str, watchers: list[tuple[int, str, str]], ua: str) -> dict:
     """The simulator's report for one resource: watchers as (id, startRV, rv)."""
-    return {"kind": "WatchCacheWindow", "resource": resource, "oldestRV": "100", "newestRV": "140", "capacity": 100,
-            "events": 40, "turnover": 1.0, "initialisations": 1, "bookmarksSent": 0,
-            "watchers": [{"id": i, "userAgent": ua, "startRV": start, "rv": rv, "sent": 0}
-                         for i, start, rv in watchers]}
+    return {
+        "kind": "WatchCacheWindow",
+        "resource": resource,
+        "oldestRV": "100",
+        "newestRV": "140",
+        "capacity": 100,
+        "events": 40,
+        "turnover": 1.0,
+        "initialisations": 1,
+        "bookmarksSent": 0,
+        "watchers": [{"id": i, "userAgent": ua, "startRV": start, "rv": rv, "sent": 0} for i, start, rv in watchers],
+    }
 
 
 def test_on_the_simulator_each_informers_watcher_is_its_own(fake, api, monkeypatch):
@@ -127,8 +172,10 @@ def test_on_the_simulator_each_informers_watcher_is_its_own(fake, api, monkeypat
     monkeypatch.setenv("KUBECTL_INFORMER_TRACE_CHECK", "1")
     ua = api.user_agent
     assert ua  # both transports send ours
-    docs = {"deployments.apps": _window_doc("deployments.apps", [(1, "120", "130"), (3, "125", "140")], ua),
-            "replicasets.apps": _window_doc("replicasets.apps", [(2, "125", "135")], ua)}
+    docs = {
+        "deployments.apps": _window_doc("deployments.apps", [(1, "120", "130"), (3, "125", "140")], ua),
+        "replicasets.apps": _window_doc("replicasets.apps", [(2, "125", "135")], ua),
+    }
     fake.routes[WINDOW_PATH] = lambda req: Reply(200, json.dumps(docs[req.query["resource"]]).encode())
     clock, tracer, buf = _traced()
     targets = [Target("apps", "deployments", "deployments.apps"), Target("apps", "replicasets", "replicasets.apps")]

@@ -14,11 +14,19 @@ from kubectl_informer.kube.stream_decode import ListStream, StringInterner, deco
 
 
 def pod(i, owners=1):
-    return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": f"p-{i}", "namespace": "default", "resourceVersion": str(i),
-                         "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": f"rs-{k}"}
-                                             for k in range(owners)]},
-            "status": {"phase": "Running", "note": '},{"apiVersion": inside a string'}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": f"p-{i}",
+            "namespace": "default",
+            "resourceVersion": str(i),
+            "ownerReferences": [
+                {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": f"rs-{k}"} for k in range(owners)
+            ],
+        },
+        "status": {"phase": "Running", "note": '},{"apiVersion": inside a string'},
+    }
 
 
 def body(items, **envelope):
@@ -26,14 +34,21 @@ def body(items, **envelope):
     return orjson.dumps(doc)
 
 
-json_values = st.recursive(st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(max_size=8),
-                           lambda kids: st.lists(kids, max_size=3) | st.dictionaries(st.text(max_size=5), kids,
-                                                                                    max_size=3), max_leaves=10)
-list_items = st.lists(st.fixed_dictionaries({"apiVersion": st.sampled_from(["v1", "x"])},
-                                       optional={"spec": json_values,
-                                                 "list": st.lists(st.fixed_dictionaries(
-                                                     {"apiVersion": st.text(max_size=3)}), max_size=3)}),
-                 max_size=8)
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(max_size=8),
+    lambda kids: st.lists(kids, max_size=3) | st.dictionaries(st.text(max_size=5), kids, max_size=3),
+    max_leaves=10,
+)
+list_items = st.lists(
+    st.fixed_dictionaries(
+        {"apiVersion": st.sampled_from(["v1", "x"])},
+        optional={
+            "spec": json_values,
+            "list": st.lists(st.fixed_dictionaries({"apiVersion": st.text(max_size=3)}), max_size=3),
+        },
+    ),
+    max_size=8,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -79,13 +94,16 @@ def test_items_are_decoded_as_the_chunks_arrive_and_consumed_bytes_dropped():
     assert s.finish() == orjson.loads(b)
 
 
-@pytest.mark.parametrize("doc", [
-    b'{"kind":"PodList","metadata":{},"items":[]}',
-    b'{"kind":"PodList","items":[{"a":1},{"a":2}],"metadata":{"resourceVersion":"3"}}',  # items not last
-    json.dumps({"kind": "PodList", "items": [{"a": 1}, {"a": 2}]}, indent=2).encode(),  # pretty-printed
-    b'{"kind":"Status","code":500}',
-    b'{"kind":"PodList","metadata":{"continue":"abc"},"items":[{"a":[{"a":1},{"a":2}]}, {"a":3} ] }',
-])
+@pytest.mark.parametrize(
+    "doc",
+    [
+        b'{"kind":"PodList","metadata":{},"items":[]}',
+        b'{"kind":"PodList","items":[{"a":1},{"a":2}],"metadata":{"resourceVersion":"3"}}',  # items not last
+        json.dumps({"kind": "PodList", "items": [{"a": 1}, {"a": 2}]}, indent=2).encode(),  # pretty-printed
+        b'{"kind":"Status","code":500}',
+        b'{"kind":"PodList","metadata":{"continue":"abc"},"items":[{"a":[{"a":1},{"a":2}]}, {"a":3} ] }',
+    ],
+)
 @pytest.mark.parametrize("cuts", [(), (1, 7, 20, 33)])
 def test_other_shapes_decode_the_same(doc, cuts):
     assert decode(doc, cuts) == orjson.loads(doc)
@@ -132,8 +150,14 @@ def test_interner_shares_repeated_values_but_not_unique_ones():
 
 def test_managed_fields_trees_are_shared_between_objects():
     def obj(i, manager):
-        return {"metadata": {"name": f"p{i}", "managedFields": [
-            {"manager": manager, "time": f"t{i}", "fieldsV1": {"f:spec": {"f:containers": {".": {}}}}}]}}
+        return {
+            "metadata": {
+                "name": f"p{i}",
+                "managedFields": [
+                    {"manager": manager, "time": f"t{i}", "fieldsV1": {"f:spec": {"f:containers": {".": {}}}}}
+                ],
+            }
+        }
 
     its = orjson.loads(body([obj(0, "a"), obj(1, "a"), obj(2, "b")]))["items"]
     interner = StringInterner()
@@ -149,9 +173,15 @@ def test_managed_fields_trees_are_shared_between_objects():
 
 def test_small_metadata_maps_of_one_owner_are_shared_but_big_ones_are_not():
     def obj(i, rs):
-        return {"metadata": {"name": f"p{i}", "uid": f"u{i}", "labels": {"app": "a", "pod-template-hash": rs},
-                             "annotations": {"big": "x" * 600},
-                             "ownerReferences": [{"kind": "ReplicaSet", "name": f"a-{rs}", "uid": f"uid-{rs}"}]}}
+        return {
+            "metadata": {
+                "name": f"p{i}",
+                "uid": f"u{i}",
+                "labels": {"app": "a", "pod-template-hash": rs},
+                "annotations": {"big": "x" * 600},
+                "ownerReferences": [{"kind": "ReplicaSet", "name": f"a-{rs}", "uid": f"uid-{rs}"}],
+            }
+        }
 
     its = orjson.loads(body([obj(0, "h1"), obj(1, "h1"), obj(2, "h2")]))["items"]
     want = orjson.loads(body([obj(0, "h1"), obj(1, "h1"), obj(2, "h2")]))["items"]
@@ -167,11 +197,24 @@ def test_small_metadata_maps_of_one_owner_are_shared_but_big_ones_are_not():
 
 def test_pod_template_parts_are_shared_where_they_repeat():
     def obj(i, image):
-        return {"kind": "Pod", "apiVersion": "v1", "metadata": {"name": f"p{i}", "namespace": "ns", "generateName": "web-"},
-                "spec": {"nodeName": f"node-{i % 2}", "tolerations": [{"key": "k", "operator": "Exists"}],
-                         "containers": [{"name": "c", "image": image, "resources": {"requests": {"cpu": "1"}},
-                                         "volumeMounts": [{"name": f"kube-api-access-{i}", "mountPath": "/x"}]}]},
-                "status": {"phase": "Running", "podIP": f"10.0.0.{i}"}}
+        return {
+            "kind": "Pod",
+            "apiVersion": "v1",
+            "metadata": {"name": f"p{i}", "namespace": "ns", "generateName": "web-"},
+            "spec": {
+                "nodeName": f"node-{i % 2}",
+                "tolerations": [{"key": "k", "operator": "Exists"}],
+                "containers": [
+                    {
+                        "name": "c",
+                        "image": image,
+                        "resources": {"requests": {"cpu": "1"}},
+                        "volumeMounts": [{"name": f"kube-api-access-{i}", "mountPath": "/x"}],
+                    }
+                ],
+            },
+            "status": {"phase": "Running", "podIP": f"10.0.0.{i}"},
+        }
 
     objs = [obj(0, "nginx:1"), obj(1, "nginx:1"), obj(2, "redis:7")]
     its = orjson.loads(body(objs))["items"]
@@ -192,9 +235,20 @@ def test_pod_template_parts_are_shared_where_they_repeat():
 def test_a_listed_objects_metadata_map_is_rebuilt_no_bigger_than_its_keys_need():
     # orjson allocates a map of 9-10 keys as it would one of 21: 8 MiB over 100k objects.
     meta = {k: f"v-{k}" for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp", "generateName")}
-    objs = [{"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
-             "metadata": {**meta, "name": f"p{i}", "labels": {"app": "a"}, "annotations": {"a": "b"},
-                          "ownerReferences": [{"kind": "ReplicaSet", "name": "rs"}]}} for i in range(3)]
+    objs = [
+        {
+            "kind": "PartialObjectMetadata",
+            "apiVersion": "meta.k8s.io/v1",
+            "metadata": {
+                **meta,
+                "name": f"p{i}",
+                "labels": {"app": "a"},
+                "annotations": {"a": "b"},
+                "ownerReferences": [{"kind": "ReplicaSet", "name": "rs"}],
+            },
+        }
+        for i in range(3)
+    ]
     plain = orjson.loads(body(objs))["items"]
     its = decode(body(objs), interner=StringInterner())["items"]
     assert its == objs  # values and key order unchanged

@@ -27,8 +27,13 @@ PODS = SAMPLE_EVERY * 12
 def cluster(tmp_path_factory):
     srv = SimServer().start()
     srv.store.create("namespaces", {"metadata": {"name": "default"}})
-    srv.store.bulk_load("pods", (make_pod("default", f"app{i % 5}-{i:04d}", app=f"app{i % 5}", index=i,
-                                          node=f"node-{i % 7}") for i in range(PODS)))
+    srv.store.bulk_load(
+        "pods",
+        (
+            make_pod("default", f"app{i % 5}-{i:04d}", app=f"app{i % 5}", index=i, node=f"node-{i % 7}")
+            for i in range(PODS)
+        ),
+    )
     srv.kubeconfig = srv.write_kubeconfig(str(tmp_path_factory.mktemp("wl") / "kubeconfig"))
     yield srv
     srv.stop()

@@ -19,8 +19,12 @@ def _lab_reason() -> str | None:
     if not kc:
         return "no lab: LAB_KUBECONFIG is not set"
     try:
-        r = subprocess.run([KUBECTL, "--kubeconfig", kc, "get", "--raw", "/readyz", "--request-timeout=3s"],
-                           capture_output=True, text=True, timeout=10)
+        r = subprocess.run(
+            [KUBECTL, "--kubeconfig", kc, "get", "--raw", "/readyz", "--request-timeout=3s"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
     except (OSError, subprocess.TimeoutExpired) as e:
         return f"no lab: /readyz did not answer ({e})"
     if r.returncode != 0 or r.stdout.strip() != "ok":

@@ -42,8 +42,12 @@ class Side:
         sees every later event however late it connects (kubectl get -o json of a list
         prints no resourceVersion, hence the raw list)."""
         rv = json.loads(self.run("get", "--raw", path))["metadata"]["resourceVersion"]
-        return subprocess.Popen(self.base + ["get", "--raw", f"{path}?watch=1&resourceVersion={rv}"],
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        return subprocess.Popen(
+            self.base + ["get", "--raw", f"{path}?watch=1&resourceVersion={rv}"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
 
     def path(self, resource: str) -> str:
         group = "/api/v1" if resource == "pods" else "/apis/apps/v1"
@@ -63,19 +67,34 @@ class Side:
                 "revision": (d["metadata"].get("annotations") or {}).get(REVISION),
                 "spec_replicas": d["spec"].get("replicas"),
                 "generation_observed": st.get("observedGeneration") == d["metadata"].get("generation"),
-                "counts": {k: st.get(k, 0) for k in ("replicas", "updatedReplicas", "readyReplicas",
-                                                      "availableReplicas", "unavailableReplicas",
-                                                      "terminatingReplicas")},
-                "conditions": [(c["type"], c["status"], c["reason"]) for c in st.get("conditions") or []]}
+                "counts": {
+                    k: st.get(k, 0)
+                    for k in (
+                        "replicas",
+                        "updatedReplicas",
+                        "readyReplicas",
+                        "availableReplicas",
+                        "unavailableReplicas",
+                        "terminatingReplicas",
+                    )
+                },
+                "conditions": [(c["type"], c["status"], c["reason"]) for c in st.get("conditions") or []],
+            }
         rss = []
         for rs in self.items("replicasets"):
             ann = rs["metadata"].get("annotations") or {}
-            rss.append({"revision": ann.get(REVISION), "history": ann.get("deployment.kubernetes.io/revision-history"),
-                        "desired": ann.get("deployment.kubernetes.io/desired-replicas"),
-                        "max": ann.get("deployment.kubernetes.io/max-replicas"),
-                        "replicas": rs["spec"].get("replicas"), "status_replicas": rs["status"].get("replicas", 0),
-                        "ready": rs["status"].get("readyReplicas", 0),
-                        "owned": bool(rs["metadata"].get("ownerReferences"))})
+            rss.append(
+                {
+                    "revision": ann.get(REVISION),
+                    "history": ann.get("deployment.kubernetes.io/revision-history"),
+                    "desired": ann.get("deployment.kubernetes.io/desired-replicas"),
+                    "max": ann.get("deployment.kubernetes.io/max-replicas"),
+                    "replicas": rs["spec"].get("replicas"),
+                    "status_replicas": rs["status"].get("replicas", 0),
+                    "ready": rs["status"].get("readyReplicas", 0),
+                    "owned": bool(rs["metadata"].get("ownerReferences")),
+                }
+            )
         out["replicasets"] = sorted(rss, key=lambda x: int(x["revision"] or 0))
         pods = self.items("pods")
         out["pods"] = len(pods)
@@ -87,20 +106,28 @@ class Side:
 def lab_side(lab_kubeconfig, tmp_path):
     ns = f"kcm-sim-{uuid.uuid4().hex[:6]}"
     side = Side("lab", lab_kubeconfig, ns, str(tmp_path / "lab-cache"))
-    subprocess.run([KUBECTL, "--kubeconfig", lab_kubeconfig, "create", "namespace", ns], check=True,
-                   capture_output=True, timeout=30)
+    subprocess.run(
+        [KUBECTL, "--kubeconfig", lab_kubeconfig, "create", "namespace", ns],
+        check=True,
+        capture_output=True,
+        timeout=30,
+    )
     kubelet_script = os.path.join(os.environ.get("LAB_DIR", ""), "fake-kubelet.py")
     if not os.path.exists(kubelet_script):
         pytest.skip("no lab: $LAB_DIR/fake-kubelet.py is missing")
-    kubelet = subprocess.Popen([sys.executable, kubelet_script, lab_kubeconfig, ns, "1"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    kubelet = subprocess.Popen(
+        [sys.executable, kubelet_script, lab_kubeconfig, ns, "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         yield side
     finally:
         kubelet.terminate()
         kubelet.wait(10)
-        subprocess.run([KUBECTL, "--kubeconfig", lab_kubeconfig, "delete", "namespace", ns, "--wait=false"],
-                       capture_output=True, timeout=30)
+        subprocess.run(
+            [KUBECTL, "--kubeconfig", lab_kubeconfig, "delete", "namespace", ns, "--wait=false"],
+            capture_output=True,
+            timeout=30,
+        )
 
 
 @pytest.fixture

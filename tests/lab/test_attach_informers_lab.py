@@ -21,7 +21,9 @@ from kubectl_informer.attach.server_rv import ServerRV
 
 pytestmark = pytest.mark.lab
 KCM = os.environ.get("LAB_KCM_METRICS", "https://127.0.0.1:10257/metrics")
-QUEUED = re.compile(r'^informer_queued_items\{group="([^"]*)",name="[^"]*",resource="([^"]*)",version="([^"]*)"\}', re.M)
+QUEUED = re.compile(
+    r'^informer_queued_items\{group="([^"]*)",name="[^"]*",resource="([^"]*)",version="([^"]*)"\}', re.M
+)
 CLOSE = 5000  # RVs: the lab's other users write meanwhile; a store that lost its watch falls far behind
 
 
@@ -32,9 +34,27 @@ def _kcm_page() -> str:
 
 
 def test_attach_shows_every_informer_of_the_lab_kcm(lab_kubeconfig):
-    r = subprocess.run([sys.executable, "-m", "kubectl_informer", "attach", KCM, "--insecure-skip-tls-verify",
-                        "--kubeconfig", lab_kubeconfig, "-o", "json", "--count", "2", "--interval", "1s"],
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kubectl_informer",
+            "attach",
+            KCM,
+            "--insecure-skip-tls-verify",
+            "--kubeconfig",
+            lab_kubeconfig,
+            "-o",
+            "json",
+            "--count",
+            "2",
+            "--interval",
+            "1s",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 0, r.stderr
     scrapes = [json.loads(ln) for ln in r.stdout.splitlines()]
     page = _kcm_page()

@@ -58,12 +58,21 @@ class Cluster:
         self.lw = KubeListerWatcher(self.api, CONFIGMAPS, namespace=namespace)
 
     def kubectl(self, *args: str) -> str:
-        return subprocess.run([KUBECTL, "--kubeconfig", self.kubeconfig, *args], check=True, capture_output=True,
-                              text=True, timeout=30).stdout
+        return subprocess.run(
+            [KUBECTL, "--kubeconfig", self.kubeconfig, *args], check=True, capture_output=True, text=True, timeout=30
+        ).stdout
 
     def create(self, name: str) -> int:
-        out = self.kubectl("-n", self.ns, "create", "configmap", name, "--from-literal=x=1", "-o",
-                           "jsonpath={.metadata.resourceVersion}")
+        out = self.kubectl(
+            "-n",
+            self.ns,
+            "create",
+            "configmap",
+            name,
+            "--from-literal=x=1",
+            "-o",
+            "jsonpath={.metadata.resourceVersion}",
+        )
         return int(out)
 
     def consistent_rv(self) -> int:
@@ -122,8 +131,9 @@ def test_a_plain_watch_ahead_is_accepted_and_skips_events_up_to_its_rv(cluster):
         if made[name] > ahead + 1:
             break
     newer = sorted(n for n, r in made.items() if r > ahead)
-    assert newer and wait_for(lambda: {e.object["metadata"]["name"] for e in list(got)
-                                       if e.type == "ADDED"} >= set(newer), 15)
+    assert newer and wait_for(
+        lambda: {e.object["metadata"]["name"] for e in list(got) if e.type == "ADDED"} >= set(newer), 15
+    )
     w.stop()
     reader.join(10)
     names = [e.object["metadata"]["name"] for e in got if e.type == "ADDED"]
@@ -134,15 +144,27 @@ def test_a_plain_watch_ahead_is_accepted_and_skips_events_up_to_its_rv(cluster):
 def test_a_watchlist_ahead_is_one_error_event_504(cluster):
     rv = cluster.consistent_rv()
     started = time.monotonic()
-    w = cluster.lw.watch(ListOptions(resource_version=str(rv + 100_000), resource_version_match="NotOlderThan",
-                                     send_initial_events=True, allow_watch_bookmarks=True, timeout_seconds=30))
+    w = cluster.lw.watch(
+        ListOptions(
+            resource_version=str(rv + 100_000),
+            resource_version_match="NotOlderThan",
+            send_initial_events=True,
+            allow_watch_bookmarks=True,
+            timeout_seconds=30,
+        )
+    )
     evs = list(w)
     assert time.monotonic() - started >= 2.9
     assert [e.type for e in evs] == ["ERROR"]
     st = evs[0].object
-    assert (st["code"], st["reason"], st["details"]) == (504, "Timeout", {
-        "causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
-        "retryAfterSeconds": 1})
+    assert (st["code"], st["reason"], st["details"]) == (
+        504,
+        "Timeout",
+        {
+            "causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
+            "retryAfterSeconds": 1,
+        },
+    )
 
 
 def _relist(cluster, resume_from: str, page_size: int | None) -> list[tuple]:
@@ -150,8 +172,11 @@ def _relist(cluster, resume_from: str, page_size: int | None) -> list[tuple]:
     r = Reflector(cluster.lw, Indexer(), page_size=page_size, tracer=cluster.tracer)
     r._last_sync_rv = resume_from
     r._list(threading.Event())
-    return [(ev.kind, ev.fields.get("resource_version", ev.fields.get("reason")))
-            for ev in cluster.events if ev.kind in ("list.start", "relist")]
+    return [
+        (ev.kind, ev.fields.get("resource_version", ev.fields.get("reason")))
+        for ev in cluster.events
+        if ev.kind in ("list.start", "relist")
+    ]
 
 
 def test_resuming_from_a_compacted_rv_relists_after_410_from_empty(cluster):
@@ -171,7 +196,10 @@ def test_resuming_from_an_rv_not_reached_relists_after_504_from_empty(cluster):
     ahead = str(cluster.consistent_rv() + 100_000)
     cluster.events.clear()
     assert _relist(cluster, ahead, page_size=None) == [
-        ("list.start", ahead), ("relist", "too_large"), ("list.start", "")]
+        ("list.start", ahead),
+        ("relist", "too_large"),
+        ("list.start", ""),
+    ]
     assert [ev.fields["status"] for ev in cluster.events if ev.kind == "request.retry"] == [504]
 
 
@@ -183,8 +211,11 @@ def _compact(cluster, rv: int) -> None:
         return
     import json
     import urllib.request
-    req = urllib.request.Request(os.environ.get("LAB_ETCD", "http://127.0.0.1:2379") + "/v3/kv/compaction",
-                                 data=json.dumps({"revision": str(rv), "physical": True}).encode(), method="POST")
+
+    req = urllib.request.Request(
+        os.environ.get("LAB_ETCD", "http://127.0.0.1:2379") + "/v3/kv/compaction",
+        data=json.dumps({"revision": str(rv), "physical": True}).encode(),
+        method="POST",
+    )
     with urllib.request.urlopen(req, timeout=10) as resp:
         assert resp.status == 200
-

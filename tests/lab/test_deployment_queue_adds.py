@@ -95,10 +95,31 @@ class Shape:
         self.port = free_port()
         self.events: list[dict] = []
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "kubectl_informer", "queue", "deployments", "--controller", "deployment",
-             "--kubeconfig", kubeconfig, "-n", side.namespace, "-o", "json", "--workers", str(WORKERS),
-             "--work-time", WORK_TIME, "--metrics-addr", f"127.0.0.1:{self.port}"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            [
+                sys.executable,
+                "-m",
+                "kubectl_informer",
+                "queue",
+                "deployments",
+                "--controller",
+                "deployment",
+                "--kubeconfig",
+                kubeconfig,
+                "-n",
+                side.namespace,
+                "-o",
+                "json",
+                "--workers",
+                str(WORKERS),
+                "--work-time",
+                WORK_TIME,
+                "--metrics-addr",
+                f"127.0.0.1:{self.port}",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
@@ -192,25 +213,36 @@ def measure(lab: Side, sim: Side, name: str) -> dict:
             s.stop()
     rise = {k.removeprefix("workqueue_"): after[k] - before.get(k, 0.0) for k in after}
     syncs = rise.get("work_duration_seconds_count", 0.0)
-    return {"sim_adds": adds["sim"], "kcm_adds": rise["adds_total"], "lab_shape_adds": adds["lab"],
-            "kcm_retries": rise.get("retries_total", 0.0), "kcm_syncs": syncs,
-            "kcm_sync_ms": 1000 * rise.get("work_duration_seconds_sum", 0.0) / syncs if syncs else 0.0,
-            "sim_calls": sum(calls["sim"].values()), "lab_calls": sum(calls["lab"].values()),
-            "sim_by_handler": dict(calls["sim"]), "lab_by_handler": dict(calls["lab"]),
-            "others": dict(others.seen)}
+    return {
+        "sim_adds": adds["sim"],
+        "kcm_adds": rise["adds_total"],
+        "lab_shape_adds": adds["lab"],
+        "kcm_retries": rise.get("retries_total", 0.0),
+        "kcm_syncs": syncs,
+        "kcm_sync_ms": 1000 * rise.get("work_duration_seconds_sum", 0.0) / syncs if syncs else 0.0,
+        "sim_calls": sum(calls["sim"].values()),
+        "lab_calls": sum(calls["lab"].values()),
+        "sim_by_handler": dict(calls["sim"]),
+        "lab_by_handler": dict(calls["lab"]),
+        "others": dict(others.seen),
+    }
 
 
 def test_the_shapes_adds_on_the_simulator_match_the_real_controllers(lab_side, sim_side):
     for name in ("web", "web-again"):  # a second rollout only if others moved the counter
         m = measure(lab_side, sim_side, name)
-        print("deployment queue adds for one rollout: simulator shape {sim_adds:.0f}, real controller {kcm_adds:.0f} "
-              "(its retries {kcm_retries:.0f}, mean sync {kcm_sync_ms:.1f} ms); shape on the lab {lab_shape_adds:.0f}; "
-              "handler calls sim {sim_calls}, lab {lab_calls}; other namespaces {others}".format(**m))
+        print(
+            "deployment queue adds for one rollout: simulator shape {sim_adds:.0f}, real controller {kcm_adds:.0f} "
+            "(its retries {kcm_retries:.0f}, mean sync {kcm_sync_ms:.1f} ms); shape on the lab {lab_shape_adds:.0f}; "
+            "handler calls sim {sim_calls}, lab {lab_calls}; other namespaces {others}".format(**m)
+        )
         print(f"  handler calls by handler: sim {m['sim_by_handler']}, lab {m['lab_by_handler']}")  # shown with -s
         if not m["others"]:
             break
     else:
         pytest.fail(f"other namespaces' Deployments or ReplicaSets changed during both measurements: {m['others']}")
     off = abs(m["sim_adds"] - m["kcm_adds"]) / m["kcm_adds"]
-    assert off <= TOLERANCE, (f"simulator shape {m['sim_adds']:.0f} adds, real controller {m['kcm_adds']:.0f}: "
-                              f"{off:.0%} apart (> {TOLERANCE:.0%})")
+    assert off <= TOLERANCE, (
+        f"simulator shape {m['sim_adds']:.0f} adds, real controller {m['kcm_adds']:.0f}: "
+        f"{off:.0%} apart (> {TOLERANCE:.0%})"
+    )

@@ -17,14 +17,31 @@ from tests.lab.sides import Side, lab_side, sim_side  # noqa: F401 - fixtures
 pytestmark = [pytest.mark.lab, pytest.mark.long_wait]
 
 DANGLING_RS = {
-    "apiVersion": "apps/v1", "kind": "ReplicaSet",
-    "metadata": {"name": "gone-legacy", "labels": {"app": "legacy"},
-                 "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "gone",
-                                      "uid": "00000000-0000-4000-8000-00000000beef", "controller": True,
-                                      "blockOwnerDeletion": True}]},
-    "spec": {"replicas": 0, "selector": {"matchLabels": {"app": "legacy"}},
-             "template": {"metadata": {"labels": {"app": "legacy"}},
-                          "spec": {"containers": [{"name": "nginx", "image": "nginx"}]}}}}
+    "apiVersion": "apps/v1",
+    "kind": "ReplicaSet",
+    "metadata": {
+        "name": "gone-legacy",
+        "labels": {"app": "legacy"},
+        "ownerReferences": [
+            {
+                "apiVersion": "apps/v1",
+                "kind": "Deployment",
+                "name": "gone",
+                "uid": "00000000-0000-4000-8000-00000000beef",
+                "controller": True,
+                "blockOwnerDeletion": True,
+            }
+        ],
+    },
+    "spec": {
+        "replicas": 0,
+        "selector": {"matchLabels": {"app": "legacy"}},
+        "template": {
+            "metadata": {"labels": {"app": "legacy"}},
+            "spec": {"containers": [{"name": "nginx", "image": "nginx"}]},
+        },
+    },
+}
 
 
 def wait(side: Side, what: str, ok, deadline_s: float = 30.0):
@@ -58,18 +75,24 @@ def finalizers_until_deleted(watch: subprocess.Popen, names: set[str]) -> set[st
 def run_steps(side: Side) -> dict:
     side.run("create", "deployment", "web", "--image=nginx:1.27", "--replicas=2")
     wait(side, "2 pods ready", lambda: side.items("deployments")[0].get("status", {}).get("availableReplicas") == 2)
-    r = subprocess.run(side.base + ["create", "-f", "-"], input=json.dumps(DANGLING_RS), capture_output=True,
-                       text=True, timeout=30)
+    r = subprocess.run(
+        side.base + ["create", "-f", "-"], input=json.dumps(DANGLING_RS), capture_output=True, text=True, timeout=30
+    )
     assert r.returncode == 0, r.stderr
-    wait(side, "the ReplicaSet with a missing owner collected",
-         lambda: "gone-legacy" not in {rs["metadata"]["name"] for rs in side.items("replicasets")})
+    wait(
+        side,
+        "the ReplicaSet with a missing owner collected",
+        lambda: "gone-legacy" not in {rs["metadata"]["name"] for rs in side.items("replicasets")},
+    )
     pods = {p["metadata"]["name"] for p in side.items("pods")}
     [rs] = [rs["metadata"]["name"] for rs in side.items("replicasets")]
     watches = side.raw_watch(side.path("replicasets")), side.raw_watch(side.path("pods"))
     side.run("delete", "deployment", "web", "--cascade=foreground", "--timeout=60s")
-    return {"replicaset finalizers": finalizers_until_deleted(watches[0], {rs}),
-            "pod finalizers": finalizers_until_deleted(watches[1], pods),
-            "left": (side.items("deployments"), side.items("replicasets"), side.items("pods"))}
+    return {
+        "replicaset finalizers": finalizers_until_deleted(watches[0], {rs}),
+        "pod finalizers": finalizers_until_deleted(watches[1], pods),
+        "left": (side.items("deployments"), side.items("replicasets"), side.items("pods")),
+    }
 
 
 def test_dangling_owner_and_foreground_deletion_as_on_the_lab(lab_side, sim_side):

@@ -49,8 +49,7 @@ def settled(snap: dict, step: str) -> bool:
     if step == "delete":
         return snap["deployment"] is None and not snap["replicasets"] and not snap["pods"]
     if step == "delete orphan":
-        return snap["deployment"] is None and not any(rs["owned"] for rs in snap["replicasets"]) \
-            and snap["pods"] == 5
+        return snap["deployment"] is None and not any(rs["owned"] for rs in snap["replicasets"]) and snap["pods"] == 5
     d = snap["deployment"]
     if d is None or not d["generation_observed"] or snap["terminating"]:
         return False
@@ -58,9 +57,11 @@ def settled(snap: dict, step: str) -> bool:
     want = d["spec_replicas"]
     if step == "set image while paused":  # no new ReplicaSet while paused: none of the pods is updated
         return c["replicas"] == c["availableReplicas"] == want == snap["pods"] and not c["updatedReplicas"]
-    return (c["replicas"] == c["updatedReplicas"] == c["availableReplicas"] == want == snap["pods"]
-            and not c["unavailableReplicas"]
-            and all(rs["status_replicas"] == rs["replicas"] for rs in snap["replicasets"]))
+    return (
+        c["replicas"] == c["updatedReplicas"] == c["availableReplicas"] == want == snap["pods"]
+        and not c["unavailableReplicas"]
+        and all(rs["status_replicas"] == rs["replicas"] for rs in snap["replicasets"])
+    )
 
 
 def wait_settled(side: Side, step: str, deadline_s: float = 60.0) -> dict:
@@ -91,8 +92,14 @@ def reasons(watch: subprocess.Popen, deletions: int) -> tuple[list[str], int]:
                 if not deletions:
                     break
                 continue
-            reason = next((c["reason"] for c in (event["object"].get("status") or {}).get("conditions") or []
-                           if c["type"] == "Progressing"), None)
+            reason = next(
+                (
+                    c["reason"]
+                    for c in (event["object"].get("status") or {}).get("conditions") or []
+                    if c["type"] == "Progressing"
+                ),
+                None,
+            )
             if reason and (not seen or seen[-1] != reason):
                 seen.append(reason)
     finally:

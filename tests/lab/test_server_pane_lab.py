@@ -41,10 +41,27 @@ def test_the_server_pane_shows_what_the_api_servers_metrics_say(lab_kubeconfig):
         _kubectl(kc, "create", "namespace", NAMESPACE)
     before = _page(kc)
     names = [f"sp-{uuid.uuid4().hex[:8]}-{i}" for i in range(3)]
-    run = subprocess.Popen([sys.executable, "-m", "kubectl_informer", "watch", "configmaps", "-n", NAMESPACE,
-                            "-o", "json", "--duration", "8s", "--server-scrape", "1s"],
-                           env={**os.environ, "KUBECONFIG": kc}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True)
+    run = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "kubectl_informer",
+            "watch",
+            "configmaps",
+            "-n",
+            NAMESPACE,
+            "-o",
+            "json",
+            "--duration",
+            "8s",
+            "--server-scrape",
+            "1s",
+        ],
+        env={**os.environ, "KUBECONFIG": kc},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     lines: list[str] = []
     try:
         for line in run.stdout:  # the creates once the first scrape is in: the next one's rate sees them
@@ -66,8 +83,13 @@ def test_the_server_pane_shows_what_the_api_servers_metrics_say(lab_kubeconfig):
     assert (f["resource"], f["series"]) == ("configmaps", "group")  # v1.36: {group="",resource="configmaps"}
     assert int(before.cache_rv) <= int(f["cache_rv"]) <= int(after.cache_rv)
     assert f["rv_behind"] == int(f["cache_rv"]) - int(f["ours_rv"])
-    for name in ("consistent_reads_cache", "consistent_reads_fallback", "consistent_reads_failed",
-                 "terminated_watchers", "initialisations"):
+    for name in (
+        "consistent_reads_cache",
+        "consistent_reads_fallback",
+        "consistent_reads_failed",
+        "terminated_watchers",
+        "initialisations",
+    ):
         assert getattr(before, name) <= f[name] <= getattr(after, name), name
     # Three creates reached the cache during the run, and a rate between two scrapes saw them.
     assert after.events_received - before.events_received >= len(names)

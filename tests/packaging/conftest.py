@@ -26,8 +26,7 @@ def krew_build(pytestconfig) -> Build:
     the documented command (about a minute of one core: PyInstaller). The
     build started in the background when the session collected this test
     (tests/krew_build.py); this waits for it."""
-    archive, manifest, printed = krew_build_mod.wait(krew_build_mod.shared_dir(pytestconfig),
-                                                     krew_build_mod.TIMEOUT)
+    archive, manifest, printed = krew_build_mod.wait(krew_build_mod.shared_dir(pytestconfig), krew_build_mod.TIMEOUT)
     return Build(archive, manifest, printed)
 
 
@@ -68,7 +67,8 @@ def no_python_path(krew_root, tmp_path_factory) -> str:
 def bare_env(path: str, home: Path) -> dict:
     """No Python of ours anywhere: the given PATH, no PYTHONPATH/PYTHONHOME,
     no virtualenv, an empty HOME."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("PYTHON", "VIRTUAL_ENV", "KUBECTL_INFORMER", "TMUX"))}
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV", "KUBECTL_INFORMER", "TMUX"))
+    }
     env.update(PATH=path, HOME=str(home), KUBECONFIG=os.devnull)
     return env

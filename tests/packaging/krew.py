@@ -24,15 +24,35 @@ API_VERSION = "krew.googlecontainertools.github.com/v1alpha2"
 SAFE_NAME = re.compile(r"^[\w-]+$")
 SHA256 = re.compile(r"^[a-f0-9]{64}$")
 # Semantic Versioning 2.0.0 with krew's mandatory leading "v".
-SEMVER = re.compile(r"^v(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
-                    r"(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$")
+SEMVER = re.compile(
+    r"^v(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
+    r"(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$"
+)
 WINDOWS_FORBIDDEN = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
 # Every os/arch krew's validator knows; each platform must select one, none two.
-ALL_PLATFORMS = [("windows", "386"), ("windows", "amd64"), ("windows", "arm64"), ("linux", "386"),
-                 ("linux", "amd64"), ("linux", "arm"), ("linux", "arm64"), ("linux", "ppc64le"),
-                 ("darwin", "386"), ("darwin", "amd64"), ("darwin", "arm64")]
-LICENSE_NAMES = {"license", "license.txt", "license.md", "licenses", "licenses.txt", "licenses.md",
-                 "copying", "copying.txt"}
+ALL_PLATFORMS = [
+    ("windows", "386"),
+    ("windows", "amd64"),
+    ("windows", "arm64"),
+    ("linux", "386"),
+    ("linux", "amd64"),
+    ("linux", "arm"),
+    ("linux", "arm64"),
+    ("linux", "ppc64le"),
+    ("darwin", "386"),
+    ("darwin", "amd64"),
+    ("darwin", "arm64"),
+]
+LICENSE_NAMES = {
+    "license",
+    "license.txt",
+    "license.md",
+    "licenses",
+    "licenses.txt",
+    "licenses.md",
+    "copying",
+    "copying.txt",
+}
 
 
 def selector_matches(selector: dict, osname: str, arch: str) -> bool:
@@ -41,8 +61,12 @@ def selector_matches(selector: dict, osname: str, arch: str) -> bool:
         return False
     for e in selector.get("matchExpressions") or []:
         key, op, values = e.get("key"), e.get("operator"), e.get("values") or []
-        ok = {"In": labels.get(key) in values, "NotIn": labels.get(key) not in values,
-              "Exists": key in labels, "DoesNotExist": key not in labels}.get(op, False)
+        ok = {
+            "In": labels.get(key) in values,
+            "NotIn": labels.get(key) not in values,
+            "Exists": key in labels,
+            "DoesNotExist": key not in labels,
+        }.get(op, False)
         if not ok:
             return False
     return True
@@ -107,6 +131,7 @@ def validate(path: Path) -> list[str]:
 
 
 # --- installing ---------------------------------------------------------------------------
+
 
 def _suspicious(name: str) -> bool:
     return ".." in name or name.startswith(("/", "\\"))

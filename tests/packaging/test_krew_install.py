@@ -20,8 +20,7 @@ TMUX = shutil.which("tmux") or "/usr/bin/tmux"
 
 
 def kubectl(path: str, home, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run([KUBECTL, *args], env=bare_env(path, home), capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run([KUBECTL, *args], env=bare_env(path, home), capture_output=True, text=True, timeout=timeout)
 
 
 def test_install_puts_the_plugin_license_and_readme_in_place(krew_root):
@@ -61,8 +60,20 @@ def test_version_and_help_run_without_python(no_python_path, tmp_path):
 
 def test_headless_demo_streams_deltas(no_python_path, tmp_path):
     # Ends at the 12th line (the initial list's 9 or 10, then the scenario's), ~2 s; 5 s at most.
-    r = kubectl(no_python_path, tmp_path, "informer", "watch", "pods", "--demo", "-o", "text", "--duration", "5s",
-                "--max-events", "12")
+    r = kubectl(
+        no_python_path,
+        tmp_path,
+        "informer",
+        "watch",
+        "pods",
+        "--demo",
+        "-o",
+        "text",
+        "--duration",
+        "5s",
+        "--max-events",
+        "12",
+    )
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     # The demo seeds 9 pods in "default" (the scenario may add one before the list).
@@ -80,28 +91,50 @@ def test_sim_serves_kubectl_explain_and_a_run_from_its_kubeconfig(no_python_path
     # (a cluster key the plugin's light loader leaves to it: disable-compression).
     kubeconfig, printed = tmp_path / "sim.kubeconfig", tmp_path / "sim.out"
     with open(printed, "w") as out:
-        sim = subprocess.Popen([KUBECTL, "informer", "sim", "--write-kubeconfig", str(kubeconfig), "--scenario",
-                                "quiet"], env=bare_env(no_python_path, tmp_path), stdout=out,
-                               stderr=subprocess.PIPE, text=True)
+        sim = subprocess.Popen(
+            [KUBECTL, "informer", "sim", "--write-kubeconfig", str(kubeconfig), "--scenario", "quiet"],
+            env=bare_env(no_python_path, tmp_path),
+            stdout=out,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
     try:
         deadline = time.monotonic() + 60
         while "Press Ctrl-C" not in printed.read_text():
             assert sim.poll() is None and time.monotonic() < deadline, printed.read_text()
             time.sleep(0.1)  # polls a file the server writes
-        r = kubectl(no_python_path, tmp_path, "--kubeconfig", str(kubeconfig), "explain",
-                    "deployments.spec.template.spec.containers.image")
+        r = kubectl(
+            no_python_path,
+            tmp_path,
+            "--kubeconfig",
+            str(kubeconfig),
+            "explain",
+            "deployments.spec.template.spec.containers.image",
+        )
         assert r.returncode == 0, r.stderr
         assert "KIND:       Deployment" in r.stdout and "FIELD: image <string>" in r.stdout, r.stdout
         config = yaml.safe_load(kubeconfig.read_text())
         config["clusters"][0]["cluster"]["disable-compression"] = True
         through_client = tmp_path / "client.kubeconfig"
         through_client.write_text(yaml.safe_dump(config))
-        r = kubectl(no_python_path, tmp_path, "informer", "watch", "pods", "--kubeconfig", str(through_client),
-                    "-o", "text", "--max-events", "3")
+        r = kubectl(
+            no_python_path,
+            tmp_path,
+            "informer",
+            "watch",
+            "pods",
+            "--kubeconfig",
+            str(through_client),
+            "-o",
+            "text",
+            "--max-events",
+            "3",
+        )
         assert r.returncode == 0 and r.stderr == "", r.stderr
         lines = r.stdout.splitlines()
-        assert len(lines) == 3 and all(line.startswith("Replaced default/") and line.endswith(" [initial list]")
-                                       for line in lines), r.stdout
+        assert len(lines) == 3 and all(
+            line.startswith("Replaced default/") and line.endswith(" [initial list]") for line in lines
+        ), r.stdout
     finally:
         sim.send_signal(signal.SIGINT)
         _, err = sim.communicate(timeout=30)
@@ -110,8 +143,7 @@ def test_sim_serves_kubectl_explain_and_a_run_from_its_kubeconfig(no_python_path
 
 
 def _tmux(sock, env, *args):
-    r = subprocess.run([TMUX, "-S", str(sock), *args], env=env, capture_output=True,
-                       text=True, timeout=20)
+    r = subprocess.run([TMUX, "-S", str(sock), *args], env=env, capture_output=True, text=True, timeout=20)
     assert r.returncode == 0, r.stderr
     return r.stdout
 
@@ -119,8 +151,17 @@ def _tmux(sock, env, *args):
 def test_live_ui_runs_in_a_terminal(no_python_path, tmp_path, tmux_sock):
     env = dict(bare_env(no_python_path, tmp_path), TERM="xterm-256color")
     sock, done = tmux_sock, tmp_path / "exit"
-    _tmux(sock, env, "new-session", "-d", "-x", "150", "-y", "40",
-          f"{KUBECTL} informer watch pods --demo; echo $? > {done}; sleep 30")
+    _tmux(
+        sock,
+        env,
+        "new-session",
+        "-d",
+        "-x",
+        "150",
+        "-y",
+        "40",
+        f"{KUBECTL} informer watch pods --demo; echo $? > {done}; sleep 30",
+    )
     try:
         deadline, screen = time.monotonic() + 30, ""
         while "Deltas" not in screen or "synced" not in screen:

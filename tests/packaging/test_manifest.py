@@ -62,17 +62,23 @@ def test_built_manifest_passes_krews_rules_and_names_the_built_archive(krew_buil
     assert "\n" not in m["spec"]["shortDescription"].strip()
 
 
-@pytest.mark.parametrize("breakage,complaint", [
-    (lambda m: m["metadata"].update(name="other"), "should be named 'informer'"),
-    (lambda m: m["spec"].update(version="0.1.0"), "semantic version"),
-    (lambda m: m["spec"].update(shortDescription="two\nlines"), "one line"),
-    (lambda m: m["spec"].update(caveats="a line " * 20), "caveats has lines longer than 80"),
-    (lambda m: m["spec"]["platforms"][0].update(sha256="A" * 64), "64 lowercase hex"),
-    (lambda m: m["spec"]["platforms"][0]["selector"]["matchLabels"].update(distro="debian"), "'distro' not supported"),
-    (lambda m: m["spec"]["platforms"].append(copy.deepcopy(m["spec"]["platforms"][0])), "overlap on linux/amd64"),
-    (lambda m: m["spec"]["platforms"][0].pop("files"), "no file operations"),
-    (lambda m: m.update(kind="Plugins"), "kind"),
-])
+@pytest.mark.parametrize(
+    "breakage,complaint",
+    [
+        (lambda m: m["metadata"].update(name="other"), "should be named 'informer'"),
+        (lambda m: m["spec"].update(version="0.1.0"), "semantic version"),
+        (lambda m: m["spec"].update(shortDescription="two\nlines"), "one line"),
+        (lambda m: m["spec"].update(caveats="a line " * 20), "caveats has lines longer than 80"),
+        (lambda m: m["spec"]["platforms"][0].update(sha256="A" * 64), "64 lowercase hex"),
+        (
+            lambda m: m["spec"]["platforms"][0]["selector"]["matchLabels"].update(distro="debian"),
+            "'distro' not supported",
+        ),
+        (lambda m: m["spec"]["platforms"].append(copy.deepcopy(m["spec"]["platforms"][0])), "overlap on linux/amd64"),
+        (lambda m: m["spec"]["platforms"][0].pop("files"), "no file operations"),
+        (lambda m: m.update(kind="Plugins"), "kind"),
+    ],
+)
 def test_krew_rules_catch_a_broken_manifest(breakage, complaint, tmp_path):
     b = build_module()
     m = b.render("0.1.0", "o/r", "linux", "amd64", hashlib.sha256(b"x").hexdigest())
@@ -123,8 +129,10 @@ def test_release_workflow_runs_the_build_command_on_every_platform():
     got = [(m["os"], m["arch"]) for m in build_job["strategy"]["matrix"]["include"]]
     assert sorted(got) == sorted(PLATFORMS)
     runs = "\n".join(s.get("run", "") for s in build_job["steps"])
-    assert 'python packaging/build.py --out dist --repository "${GITHUB_REPOSITORY}" ' \
-           '--expect "${{ matrix.os }}/${{ matrix.arch }}"' in runs
+    assert (
+        'python packaging/build.py --out dist --repository "${GITHUB_REPOSITORY}" '
+        '--expect "${{ matrix.os }}/${{ matrix.arch }}"' in runs
+    )
     assert "pip install '.[build]'" in runs
     release = "\n".join(s.get("run", "") for s in wf["jobs"]["release"]["steps"])
     assert "python packaging/build.py assemble --out release artifacts/krew-*" in release
@@ -135,8 +143,23 @@ def test_release_workflow_runs_the_build_command_on_every_platform():
 def test_the_wheel_installs_both_executables_with_complete_metadata(tmp_path):
     # Built with the setuptools and wheel the test extra installs (pyproject's
     # build requirements): an isolated build env would fetch them again each run.
-    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
-                        str(tmp_path), str(ROOT)], capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(ROOT),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stderr
     [wheel] = tmp_path.glob("kubectl_informer-*.whl")
     with zipfile.ZipFile(wheel) as z:
@@ -150,8 +173,22 @@ def test_the_wheel_installs_both_executables_with_complete_metadata(tmp_path):
     assert "kubectl_complete-informer = kubectl_informer.cli.completion:main" in entry_points
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    r = subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "-q",
-                        "--no-deps", str(wheel)], capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(venv / "bin" / "python"),
+            "install",
+            "-q",
+            "--no-deps",
+            str(wheel),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stderr
     for name in ("kubectl-informer", "kubectl_complete-informer"):
         script = venv / "bin" / name
@@ -160,8 +197,19 @@ def test_the_wheel_installs_both_executables_with_complete_metadata(tmp_path):
 
 def test_build_refuses_to_run_on_another_platform_than_expected(tmp_path):
     osname, arch = build_module().this_platform()
-    r = subprocess.run([sys.executable, str(ROOT / "packaging" / "build.py"), "--out", str(tmp_path / "out"),
-                        "--expect", "plan9/mips"], capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "packaging" / "build.py"),
+            "--out",
+            str(tmp_path / "out"),
+            "--expect",
+            "plan9/mips",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 1
     assert r.stderr.splitlines() == [f"error: this machine is {osname}/{arch}, not plan9/mips"]
     assert not (tmp_path / "out").exists()

@@ -59,8 +59,11 @@ def api_uses(source: str) -> list[str]:
             found.append(node.attr)
         elif isinstance(node, ast.Name) and node.id in classes:
             found.append(node.id)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and \
-                (node.value in classes or _is_api_module(node.value)):
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and (node.value in classes or _is_api_module(node.value))
+        ):
             found.append(node.value)
     return found
 
@@ -80,13 +83,19 @@ def test_the_check_finds_every_way_of_asking_for_an_api_class():
 
 
 def test_no_module_of_the_package_asks_for_an_api_class():
-    found = {str(path.relative_to(PACKAGE)): uses for path in sorted(PACKAGE.rglob("*.py"))
-             if (uses := api_uses(path.read_text()))}
-    assert found == {}, "kubectl-informer uses kubernetes.client.api, which packaging/kubectl-informer.spec " \
-                        f"leaves out of the krew archive: {found}"
+    found = {
+        str(path.relative_to(PACKAGE)): uses
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if (uses := api_uses(path.read_text()))
+    }
+    assert found == {}, (
+        "kubectl-informer uses kubernetes.client.api, which packaging/kubectl-informer.spec "
+        f"leaves out of the krew archive: {found}"
+    )
 
 
 # --- packaging/shipped.py: the widgets, lexers and styles the archive ships --------------
+
 
 def shipped_module():
     """packaging/shipped.py as a module (a file, not an installed package)."""
@@ -101,8 +110,14 @@ def survey() -> dict:
     """What the spec asks: shipped.survey() in a fresh interpreter, as the
     spec's child runs it (a test worker has loaded more than the program)."""
     code = "import json, shipped; print(json.dumps(shipped.survey()))"
-    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT / "packaging", capture_output=True, text=True,
-                       timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT / "packaging")})
+    r = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT / "packaging",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "packaging")},
+    )
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
 
@@ -123,8 +138,10 @@ def widgets_named(source: str) -> set[str]:
 def test_syntax_calls_reads_each_lexer_and_theme():
     calls = shipped_module().syntax_calls
     assert calls('Syntax(text, "yaml", theme="ansi_dark")') == [("yaml", "ansi_dark")]
-    assert calls('rich.syntax.Syntax(code=t, lexer="json")\nSyntax(t, "toml", "monokai")') == \
-        [("json", None), ("toml", "monokai")]
+    assert calls('rich.syntax.Syntax(code=t, lexer="json")\nSyntax(t, "toml", "monokai")') == [
+        ("json", None),
+        ("toml", "monokai"),
+    ]
     assert calls("Syntax(t, lexer_name)", strict=False) == []
     with pytest.raises(ValueError, match="not a literal"):
         calls("Syntax(t, lexer_name)")
@@ -135,11 +152,16 @@ def test_syntax_calls_reads_each_lexer_and_theme():
 
 
 def test_delayed_widget_imports_are_the_ones_inside_functions():
-    source = ("from textual.widgets import Static\n"
-              "def later():\n    from textual.widgets import HelpPanel, Label\n"
-              "class A:\n    async def on(self):\n        from textual.widgets._toast import Toast\n")
+    source = (
+        "from textual.widgets import Static\n"
+        "def later():\n    from textual.widgets import HelpPanel, Label\n"
+        "class A:\n    async def on(self):\n        from textual.widgets._toast import Toast\n"
+    )
     assert shipped_module().delayed_widget_imports(source) == {
-        ("textual.widgets", "HelpPanel"), ("textual.widgets", "Label"), ("textual.widgets._toast", "Toast")}
+        ("textual.widgets", "HelpPanel"),
+        ("textual.widgets", "Label"),
+        ("textual.widgets._toast", "Toast"),
+    }
 
 
 def test_the_archive_ships_every_widget_the_package_names(survey):

@@ -33,8 +33,7 @@ class Trace:
         for k in keys:
             self.ev("fifo.queue", k, informer=informer, type="Replaced", depth=1, pending=1)
             self.ev("fifo.pop", k, informer=informer, types=["Replaced"], is_in_initial_list=True, depth=0)
-            self.ev("store.add", k, informer=informer, delta="Replaced", resource_version=rv,
-                    is_in_initial_list=True)
+            self.ev("store.add", k, informer=informer, delta="Replaced", resource_version=rv, is_in_initial_list=True)
         self.ev("informer.synced", informer=informer, items=len(keys), resource_version=rv)
 
 
@@ -49,8 +48,14 @@ def rollout(rs_updates: int = 5) -> Trace:
     t.informer_synced(DEPLOY, ["default/web"], "100")
     t.informer_synced(RS, ["default/web-5887"], "101")
     t.informer_synced(PODS, [f"default/web-5887-{i}" for i in range(5)] + ["default/bare"], "102")
-    t.ev("queue.add", "default/web", outcome="queued", depth=1, cause=["Deployment default/web Added"],
-         via="addDeployment")
+    t.ev(
+        "queue.add",
+        "default/web",
+        outcome="queued",
+        depth=1,
+        cause=["Deployment default/web Added"],
+        via="addDeployment",
+    )
     t.ev("queue.get", "default/web", depth=0, worker=0, waited=0.01)
     t.ev("queue.done", "default/web", worked=0.02, requeued=False, worker=0, outcome="ok")
     rs = "default/web-5887"
@@ -58,16 +63,34 @@ def rollout(rs_updates: int = 5) -> Trace:
         t.ev("watch.event", rs, informer=RS, type="MODIFIED", resource_version=str(110 + i))
         t.ev("store.update", rs, informer=RS, delta="Updated", resource_version=str(110 + i))
         t.ev("handler.update", rs, informer=RS, listener="controller")
-        t.ev("queue.add", "default/web", outcome="queued" if i == 0 else "already_dirty", depth=1,
-             cause=[RS_LINK], via="updateReplicaSet")
+        t.ev(
+            "queue.add",
+            "default/web",
+            outcome="queued" if i == 0 else "already_dirty",
+            depth=1,
+            cause=[RS_LINK],
+            via="updateReplicaSet",
+        )
     t.ev("watch.event", "default/web-5887-0", informer=PODS, type="DELETED", resource_version="120")
     t.ev("store.delete", "default/web-5887-0", informer=PODS, delta="Deleted", resource_version="120")
     t.ev("handler.delete", "default/web-5887-0", informer=PODS, listener="controller")
-    t.ev("owner.drop", "default/web-5887-0", informer=PODS, event="Deleted", reason="not_recreate",
-         owner="Deployment default/web")
+    t.ev(
+        "owner.drop",
+        "default/web-5887-0",
+        informer=PODS,
+        event="Deleted",
+        reason="not_recreate",
+        owner="Deployment default/web",
+    )
     t.ev("owner.drop", "default/bare", informer=PODS, event="Deleted", reason="no_controller", owner="")
-    t.ev("owner.drop", "default/old-1", informer=RS, event="Updated", reason="uid_mismatch",
-         owner="Deployment default/old")
+    t.ev(
+        "owner.drop",
+        "default/old-1",
+        informer=RS,
+        event="Updated",
+        reason="uid_mismatch",
+        owner="Deployment default/old",
+    )
     t.ev("handler.lane", informer=PODS, listener="controller", pending=3, handled=9, call=0.001, slow=False)
     t.ev("queue.get", "default/web", depth=0, worker=0, waited=0.05)
     return t

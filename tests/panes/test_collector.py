@@ -73,8 +73,10 @@ def test_the_feed_loop_tells_the_collector_which_frames_emptied_the_buffer_with_
     buf = TraceBuffer()
     loop = FeedLoop(buf, {"deltas": DeltasState})
     loop.collector = Counting()
-    events = [TraceEvent.build(i + 1, 100.0 + i, "store.add", f"ns/p-{i}", resource_version=str(i), delta="Added")
-              for i in range(600)]
+    events = [
+        TraceEvent.build(i + 1, 100.0 + i, "store.add", f"ns/p-{i}", resource_version=str(i), delta="Added")
+        for i in range(600)
+    ]
     buf.extend(events)
     loop.drain(budget=0.0)  # one chunk, the rest still waiting
     loop.drain(budget=60.0, interrupted=lambda: True)  # a key waits

@@ -16,8 +16,7 @@ from kubectl_informer.replay.recording import read_recording
 
 from ..replay.helpers import T0, ndjson, story
 
-STATES = {"deltas": DeltasState, "fifo": FifoState, "rv": RVState, "cache": CacheState,
-          "inspector": InspectorState}
+STATES = {"deltas": DeltasState, "fifo": FifoState, "rv": RVState, "cache": CacheState, "inspector": InspectorState}
 
 
 def recorded(tmp_path, events) -> list[TraceEvent]:
@@ -38,8 +37,19 @@ def loop_on(events, **kw) -> FeedLoop:
 
 
 def restart_at(t: float, seq: int, resource: str = "deployments.apps") -> TraceEvent:
-    return TraceEvent.build(seq, T0 + t, "run.restart", None, resource=resource, namespace="kube-system",
-                            client_go="1.35", fifo="RealFIFO", watch_list=True, restarts=1, took=0.1)
+    return TraceEvent.build(
+        seq,
+        T0 + t,
+        "run.restart",
+        None,
+        resource=resource,
+        namespace="kube-system",
+        client_go="1.35",
+        fifo="RealFIFO",
+        watch_list=True,
+        restarts=1,
+        took=0.1,
+    )
 
 
 def test_a_drained_recording_leaves_every_state_as_feeding_it_event_by_event(tmp_path):
@@ -59,8 +69,10 @@ def test_a_drained_recording_leaves_every_state_as_feeding_it_event_by_event(tmp
 
 
 def test_a_budget_or_a_waiting_key_stops_the_drain_between_chunks():
-    events = [TraceEvent.build(i + 1, 100.0 + i, "store.add", f"ns/p-{i}", resource_version=str(i), delta="Added")
-              for i in range(4 * CHUNK)]
+    events = [
+        TraceEvent.build(i + 1, 100.0 + i, "store.add", f"ns/p-{i}", resource_version=str(i), delta="Added")
+        for i in range(4 * CHUNK)
+    ]
     loop = loop_on(events)
     assert loop.drain(budget=0.0) == CHUNK  # a spent budget: one chunk
     assert loop.drain(budget=60.0, interrupted=lambda: True) == CHUNK  # a key waits: one chunk
@@ -71,8 +83,18 @@ def test_a_budget_or_a_waiting_key_stops_the_drain_between_chunks():
 
 def test_a_run_restart_starts_every_state_over_and_the_header_follows_the_new_run(tmp_path):
     before = story()
-    after = [TraceEvent.build(len(before) + 2, T0 + 11.0, "store.add", "kube-system/coredns", resource_version="50",
-                              delta="Added", summary="", is_in_initial_list=False)]
+    after = [
+        TraceEvent.build(
+            len(before) + 2,
+            T0 + 11.0,
+            "store.add",
+            "kube-system/coredns",
+            resource_version="50",
+            delta="Added",
+            summary="",
+            is_in_initial_list=False,
+        )
+    ]
     events = recorded(tmp_path, [*before, restart_at(10.5, len(before) + 1), *after])
     loop = loop_on(events, info=RunInfo(resource="pods", namespace="default"))
     old = loop.states["deltas"]
@@ -198,11 +220,15 @@ def test_a_summary_is_cut_in_blocks_and_a_waiting_key_stops_it_between_them():
 
 
 def test_a_restart_inside_a_summary_starts_the_states_over_as_a_full_feed_does(tmp_path):
-    events = [TraceEvent.build(i + 1, 100.0 + i, "store.add", f"ns/p-{i}", resource_version=str(i), delta="Added")
-              for i in range(3 * CHUNK)]
+    events = [
+        TraceEvent.build(i + 1, 100.0 + i, "store.add", f"ns/p-{i}", resource_version=str(i), delta="Added")
+        for i in range(3 * CHUNK)
+    ]
     events.append(restart_at(500.0, 10_000))
-    events += [TraceEvent.build(10_001 + i, 501.0 + i, "store.add", f"ns/q-{i}", resource_version=str(i),
-                                delta="Added") for i in range(5)]
+    events += [
+        TraceEvent.build(10_001 + i, 501.0 + i, "store.add", f"ns/q-{i}", resource_version=str(i), delta="Added")
+        for i in range(5)
+    ]
     summarised, full = loop_on(events), loop_on(events)
     summarised.feed(summarised.buffer.drain(), summarise=True)
     full.drain()
@@ -240,8 +266,14 @@ def test_behind_during_a_sync_the_header_reads_the_informers_sync_among_the_newe
     tracer.emit("list.start", None, resource_version="0", watch_list=False)
     tracer.emit("list.done", None, resource_version="100", items=3000, duration=0.5, watch_list=False)
     for i in range(3000):
-        tracer.emit_derived("store.add", f"default/web-{i}", resource_version="100", delta="Added",
-                            is_in_initial_list=True, object=pod(f"web-{i}", 1))
+        tracer.emit_derived(
+            "store.add",
+            f"default/web-{i}",
+            resource_version="100",
+            delta="Added",
+            is_in_initial_list=True,
+            object=pod(f"web-{i}", 1),
+        )
     tracer.emit("informer.synced", None, items=3000, duration=0.9)
     loop = FeedLoop(buf, STATES)
     loop.drain(budget=0.0)

@@ -34,8 +34,14 @@ def run(ops):
     by_node = IndexSpec("byNode", "spec.nodeName").index_func()
     indexer = Indexer(meta_namespace_key_func, {NAMESPACE_INDEX: meta_namespace_index_func, "byNode": by_node})
     indexer.tracer = tracer
-    tracer.emit(INFORMER_START, None, fifo="RealFIFO (atomic)", watch_list=True, resync_check_period=0.0,
-                indexers={NAMESPACE_INDEX: "metadata.namespace", "byNode": "spec.nodeName"})
+    tracer.emit(
+        INFORMER_START,
+        None,
+        fifo="RealFIFO (atomic)",
+        watch_list=True,
+        resync_check_period=0.0,
+        indexers={NAMESPACE_INDEX: "metadata.namespace", "byNode": "spec.nodeName"},
+    )
     base = dict(resource_version="1", delta="Updated", is_in_initial_list=False)
     for rv, (op, name, node) in enumerate(ops, start=2):
         obj = pod(name, node, rv)
@@ -68,8 +74,10 @@ def run(ops):
     return indexer, got
 
 
-ops = st.lists(st.tuples(st.sampled_from(["add", "update", "delete", "replace"]), st.sampled_from(NAMES),
-                         st.sampled_from(NODES)), max_size=30)
+ops = st.lists(
+    st.tuples(st.sampled_from(["add", "update", "delete", "replace"]), st.sampled_from(NAMES), st.sampled_from(NODES)),
+    max_size=30,
+)
 
 
 def assert_view_is_the_indexer(view, indexer):
@@ -97,13 +105,22 @@ def test_the_view_is_the_indexers_byindex_fed_or_summarised(ops, cut):
 
 
 def test_explain_says_what_the_indexes_cost_with_this_runs_numbers():
-    _, events = run([("add", "a", "node-1"), ("add", "b", "node-1"), ("add", "c", "node-2"),
-                     ("update", "c", "node-1"), ("update", "c", "node-1")])
+    _, events = run(
+        [
+            ("add", "a", "node-1"),
+            ("add", "b", "node-1"),
+            ("add", "c", "node-2"),
+            ("update", "c", "node-1"),
+            ("update", "c", "node-1"),
+        ]
+    )
     facts = Facts()
     facts.feed_all(events)
     texts = dict(explain(Subject("cache", None, None), facts))
     said = texts["cache.index"]
     assert said["n"] == 2 and said["per_update"] == 4 and said["count"] == 3
-    assert said["figures"] == ("namespace (metadata.namespace): 3 keys, each under its namespace; "
-                               "byNode (spec.nodeName): 1 value, 3 keys, 3.0 keys per value (most: 3 under 'node-1')")
+    assert said["figures"] == (
+        "namespace (metadata.namespace): 3 keys, each under its namespace; "
+        "byNode (spec.nodeName): 1 value, 3 keys, 3.0 keys per value (most: 3 under 'node-1')"
+    )
     assert said["changes"] == 4  # 3 adds, then c's one move (the namespace index is not traced)

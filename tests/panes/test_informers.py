@@ -39,7 +39,7 @@ def test_one_row_per_informer_in_run_order_with_its_pipeline():
     assert st.names() == [DEPLOY, RS, PODS]
     pods = st.rows[PODS]
     assert pods.synced and pods.synced_items == 5 + 1 and pods.rv == "120"
-    assert pods.cached == 5            # 6 listed, 1 deleted
+    assert pods.cached == 5  # 6 listed, 1 deleted
     assert pods.pending == 3
     assert pods.drops == {"not_recreate": 1, "no_controller": 1}
     assert st.rows[RS].drops == {"uid_mismatch": 1} and st.rows[RS].rv == "113"
@@ -92,8 +92,11 @@ def test_selection_survives_a_replay_seek_back():
 
 def test_one_informer_run_is_routed_as_before():
     # A one-informer run's events name no informer.
-    events = [TraceEvent(e.seq, e.time, e.kind, e.key, {k: v for k, v in e.fields.items() if k != "informer"})
-              for e in rollout().events if e.kind != "owner.drop"]
+    events = [
+        TraceEvent(e.seq, e.time, e.kind, e.key, {k: v for k, v in e.fields.items() if k != "informer"})
+        for e in rollout().events
+        if e.kind != "owner.drop"
+    ]
     info = RunInfo(resource=PODS, mode="queue")
     loop = loop_on(events, info=info)
     assert loop.sets == {} and loop.informers == ()
@@ -108,10 +111,10 @@ def test_queue_story_collapses_the_replica_set_storm_into_one_reconcile():
     q = loop.states["queue"]
     story = q.stories.story("default/web")
     assert story.reconciles == 2
-    assert story.last.adds == 6                     # six ReplicaSet updates, one reconcile
+    assert story.last.adds == 6  # six ReplicaSet updates, one reconcile
     assert story.last.kinds == {"ReplicaSet": 6}
     assert story.last.newest == (RS_LINK,) and story.last.via == {(RS_LINK,): "updateReplicaSet"}
-    assert q.add_calls == 7 and q.adds == 2       # client-go's adds metric counts the first only
+    assert q.add_calls == 7 and q.adds == 2  # client-go's adds metric counts the first only
     assert q.drops == {"not_recreate": 1, "no_controller": 1, "uid_mismatch": 1}
     assert q.shows_causes()
 
@@ -126,7 +129,8 @@ def test_chain_reads_the_key_then_its_cause():
     assert chain("default/web", [RS_LINK]) == "default/web ← ReplicaSet default/web-5887 Updated"
     # a recording made before causes were one event: nearest link first
     assert chain("default/web", [RS_LINK, "Pod default/web-5887-x Deleted"]) == (
-        "default/web ← ReplicaSet default/web-5887 Updated ← Pod default/web-5887-x Deleted")
+        "default/web ← ReplicaSet default/web-5887 Updated ← Pod default/web-5887-x Deleted"
+    )
 
 
 def test_stories_are_bounded_and_keep_the_newest_causes():
@@ -152,15 +156,36 @@ def test_unknown_informers_are_bounded():
 
 def test_a_restart_to_one_resource_feeds_one_set_and_a_profile_change_keeps_the_sets():
     t = rollout()
-    t.ev("run.restart", resource=DEPLOY, namespace="default", client_go="1.36", fifo="RealFIFO",
-         watch_list=True, restarts=1, took=0.1, informers=[DEPLOY, RS, PODS])
+    t.ev(
+        "run.restart",
+        resource=DEPLOY,
+        namespace="default",
+        client_go="1.36",
+        fifo="RealFIFO",
+        watch_list=True,
+        restarts=1,
+        took=0.1,
+        informers=[DEPLOY, RS, PODS],
+    )
     loop = loop_on(t.events)
     loop.select(PODS)
     loop.drain()
     assert loop.informers == (DEPLOY, RS, PODS) and loop.selected == PODS  # the profile changed, not the informers
-    buf_events = [TraceEvent.build(1000, 200.0, "run.restart", None, resource="services", namespace="default",
-                                   client_go="1.36", fifo="RealFIFO", restarts=2, took=0.1),
-                  TraceEvent.build(1001, 200.1, "store.add", "default/svc", delta="Added", resource_version="9")]
+    buf_events = [
+        TraceEvent.build(
+            1000,
+            200.0,
+            "run.restart",
+            None,
+            resource="services",
+            namespace="default",
+            client_go="1.36",
+            fifo="RealFIFO",
+            restarts=2,
+            took=0.1,
+        ),
+        TraceEvent.build(1001, 200.1, "store.add", "default/svc", delta="Added", resource_version="9"),
+    ]
     loop.buffer.extend(buf_events)
     loop.drain()
     assert loop.informers == () and loop.sets == {}

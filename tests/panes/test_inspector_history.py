@@ -59,8 +59,10 @@ def test_a_full_history_takes_a_compact_tuple_an_event():
 
 
 def _pod(rv: int, phase: str) -> dict:
-    return {"metadata": {"name": "web", "namespace": "default", "resourceVersion": str(rv), "labels": {"app": "web"}},
-            "status": {"phase": phase}}
+    return {
+        "metadata": {"name": "web", "namespace": "default", "resourceVersion": str(rv), "labels": {"app": "web"}},
+        "status": {"phase": phase},
+    }
 
 
 def _updates(history: ObjectHistory, n: int) -> None:
@@ -68,18 +70,46 @@ def _updates(history: ObjectHistory, n: int) -> None:
     e = TraceMaker()
     old, new = _pod(1, "Pending"), _pod(2, "Running")
     for i in range(n):
-        history.add(e("store.update", f"ns-{i % 40}/pod-{i}", resource_version=str(2 * i + 2), delta="Updated",
-                      is_in_initial_list=False, old_resource_version=str(2 * i + 1), object=new, old=old))
+        history.add(
+            e(
+                "store.update",
+                f"ns-{i % 40}/pod-{i}",
+                resource_version=str(2 * i + 2),
+                delta="Updated",
+                is_in_initial_list=False,
+                old_resource_version=str(2 * i + 1),
+                object=new,
+                old=old,
+            )
+        )
 
 
 def test_a_released_entry_reads_its_event_less_the_objects():
     e = TraceMaker()
     history = ObjectHistory(keep_objects=1)
-    first = e("store.update", "default/web", resource_version="2", delta="Updated", is_in_initial_list=False,
-              old_resource_version="1", object=_pod(2, "Running"), old=_pod(1, "Pending"))
+    first = e(
+        "store.update",
+        "default/web",
+        resource_version="2",
+        delta="Updated",
+        is_in_initial_list=False,
+        old_resource_version="1",
+        object=_pod(2, "Running"),
+        old=_pod(1, "Pending"),
+    )
     entry = history.add(first)
-    history.add(e("store.update", "default/web", resource_version="3", delta="Updated", is_in_initial_list=False,
-                  old_resource_version="2", object=_pod(3, "Pending"), old=_pod(2, "Running")))
+    history.add(
+        e(
+            "store.update",
+            "default/web",
+            resource_version="3",
+            delta="Updated",
+            is_in_initial_list=False,
+            old_resource_version="2",
+            object=_pod(3, "Pending"),
+            old=_pod(2, "Running"),
+        )
+    )
     assert entry.obj is None and type(entry._event) is tuple  # released: its event compact
     ev = entry.event
     assert (ev.seq, ev.time, ev.kind, ev.key) == (first.seq, first.time, first.kind, first.key)

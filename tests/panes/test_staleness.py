@@ -22,16 +22,32 @@ def skip(seq, t, actual="101"):
 
 
 def write(seq, t, verb="create", duplicate=False, consistency=True, rv="105"):
-    return ev(seq, t, "controller.write", KEY, verb=verb, resource="pods", name=f"web-{seq}", resource_version=rv,
-              duplicate=duplicate, consistency=consistency)
+    return ev(
+        seq,
+        t,
+        "controller.write",
+        KEY,
+        verb=verb,
+        resource="pods",
+        name=f"web-{seq}",
+        resource_version=rv,
+        duplicate=duplicate,
+        consistency=consistency,
+    )
 
 
 def test_skips_then_the_catch_up():
     st = QueueState()
-    st.feed_all([write(1, 1.0), ev(2, 1.0, "informer.store_rv", informer="pods", store_rv="101", server_rv="106",
-                                   lag=5, source="sim"),
-                 skip(3, 1.2), skip(4, 1.5), ev(5, 1.5, "queue.get", KEY, depth=0, worker=1),
-                 ev(6, 2.0, "queue.done", KEY, requeued=False, worker=1, outcome="ok")])
+    st.feed_all(
+        [
+            write(1, 1.0),
+            ev(2, 1.0, "informer.store_rv", informer="pods", store_rv="101", server_rv="106", lag=5, source="sim"),
+            skip(3, 1.2),
+            skip(4, 1.5),
+            ev(5, 1.5, "queue.get", KEY, depth=0, worker=1),
+            ev(6, 2.0, "queue.done", KEY, requeued=False, worker=1, outcome="ok"),
+        ]
+    )
     s = st.stale
     assert (s.consistency, s.skips, s.skips_by_resource, s.catch_ups) == (True, 2, {"pods": 2}, 1)
     assert s.last_catch_up == (KEY, 2, 0.8)
@@ -45,8 +61,14 @@ def test_skips_then_the_catch_up():
 
 def test_duplicates_once_switched_off():
     st = QueueState()
-    st.feed_all([write(1, 1.0), ev(2, 2.0, "controller.consistency", enabled=False),
-                 write(3, 3.0, duplicate=True, consistency=False), write(4, 3.0, duplicate=True, consistency=False)])
+    st.feed_all(
+        [
+            write(1, 1.0),
+            ev(2, 2.0, "controller.consistency", enabled=False),
+            write(3, 3.0, duplicate=True, consistency=False),
+            write(4, 3.0, duplicate=True, consistency=False),
+        ]
+    )
     assert st.stale.consistency is False and st.stale.duplicates == 2 and st.bad_events == 0
     text = render_queue(st, 3.5, 160, 30).plain
     assert "read-your-own-writes OFF" in text and "2 duplicate creates (acted on a stale cache)" in text
@@ -65,7 +87,11 @@ def test_informers_rows_show_store_rv_and_lag():
 
 def test_before_1_36_the_check_sees_nothing_and_says_so():
     st = QueueState()
-    st.feed_all([ev(1, 1.0, "informer.store_rv", informer="pods", store_rv="", server_rv="106", lag=None,
-                    source="sim"), write(2, 2.0, duplicate=True, consistency=True)])
+    st.feed_all(
+        [
+            ev(1, 1.0, "informer.store_rv", informer="pods", store_rv="", server_rv="106", lag=None, source="sim"),
+            write(2, 2.0, duplicate=True, consistency=True),
+        ]
+    )
     text = render_queue(st, 2.5, 200, 30).plain
     assert "read-your-own-writes ON" in text and 'the stores read "": before client-go 1.36' in text

@@ -162,47 +162,96 @@ def figures(name: str, state) -> dict:
     if name == "deltas":
         return {"total": state.total, "counts": dict(state.counts)}
     if name == "fifo":
-        return {"depth": state.depth, "queued": dict(state.queued), "waiting": state.deltas_waiting,
-                "counts": (state.queues, state.coalesces, state.pops, state.dedups, state.skips)}
+        return {
+            "depth": state.depth,
+            "queued": dict(state.queued),
+            "waiting": state.deltas_waiting,
+            "counts": (state.queues, state.coalesces, state.pops, state.dedups, state.skips),
+        }
     if name == "rv":
-        return {"rv": (state.synced_rv, state.watch_rv, state.list_rv), "counts": dict(state.counts),
-                "relists": (dict(state.relist_reasons), state.last_relist), "open": state.watch_open,
-                "listing": state.listing}
+        return {
+            "rv": (state.synced_rv, state.watch_rv, state.list_rv),
+            "counts": dict(state.counts),
+            "relists": (dict(state.relist_reasons), state.last_relist),
+            "open": state.watch_open,
+            "listing": state.listing,
+        }
     if name == "cache":
-        return {"keys": dict(state.keys), "per_ns": dict(state.per_ns), "ops": dict(state.ops),
-                "deltas": dict(state.deltas), "count": state.count, "synced": state.synced_items}
+        return {
+            "keys": dict(state.keys),
+            "per_ns": dict(state.per_ns),
+            "ops": dict(state.ops),
+            "deltas": dict(state.deltas),
+            "count": state.count,
+            "synced": state.synced_items,
+        }
     if name == "queue":
-        return {"counts": (state.adds, state.gets, state.depth, state.add_calls, state.worker_ok,
-                           state.worker_errors, state.gaps, state.requeued_on_done, state.retries),
-                "queue": list(state.queue), "dirty": set(state.dirty), "processing": set(state.processing),
-                "causes": (state.stories.caused, state.stories.mapped)}
+        return {
+            "counts": (
+                state.adds,
+                state.gets,
+                state.depth,
+                state.add_calls,
+                state.worker_ok,
+                state.worker_errors,
+                state.gaps,
+                state.requeued_on_done,
+                state.retries,
+            ),
+            "queue": list(state.queue),
+            "dirty": set(state.dirty),
+            "processing": set(state.processing),
+            "causes": (state.stories.caused, state.stories.mapped),
+        }
     if name == "handlers":
-        return {n: (ln.adds, ln.updates, ln.deletes, ln.syncs, ln.synthetic, ln.errors, ln.pending)
-                for n, ln in state.lanes.items()}
+        return {
+            n: (ln.adds, ln.updates, ln.deletes, ln.syncs, ln.synthetic, ln.errors, ln.pending)
+            for n, ln in state.lanes.items()
+        }
     if name == "resync":
-        return {"ticks": state.tick_count, "syncs": (state.syncs_queued, state.syncs_skipped),
-                "listeners": {n: (ls.resyncs, ls.syncs) for n, ls in state.listeners.items()}}
+        return {
+            "ticks": state.tick_count,
+            "syncs": (state.syncs_queued, state.syncs_skipped),
+            "listeners": {n: (ls.resyncs, ls.syncs) for n, ls in state.listeners.items()},
+        }
     if name == "informers":
         return {n: repr(row) for n, row in state.rows.items()}
     if name == "header":
-        return {"synced": state.synced, "watch": state.watch_events, "rv": state.rv, "relists": state.relists,
-                "progress": (state.progress.applied, state.progress.items)}
+        return {
+            "synced": state.synced,
+            "watch": state.watch_events,
+            "rv": state.rv,
+            "relists": state.relists,
+            "progress": (state.progress.applied, state.progress.items),
+        }
     if name == "explain":
         f = state.facts
-        return {"counts": (f.lists, f.watches, f.pops, f.appended, f.cache_count, f.consistent_lists),
-                "relists": [r.seq for r in f.relists], "ticks": [(r.seq, r.extra) for r in f.ticks],
-                # each key's workqueue story (adds, since when, worker, wait; in queue order), not its causes
-                "queued": [(k, q[0], q[1]) for k, q in f._queued.items()],
-                "processing": [(k, p[:4]) for k, p in f._processing.items()]}
+        return {
+            "counts": (f.lists, f.watches, f.pops, f.appended, f.cache_count, f.consistent_lists),
+            "relists": [r.seq for r in f.relists],
+            "ticks": [(r.seq, r.extra) for r in f.ticks],
+            # each key's workqueue story (adds, since when, worker, wait; in queue order), not its causes
+            "queued": [(k, q[0], q[1]) for k, q in f._queued.items()],
+            "processing": [(k, p[:4]) for k, p in f._processing.items()],
+        }
     assert name == "inspector"
     return {}
 
 
 def fresh() -> dict:
-    states = {"deltas": DeltasState(), "fifo": FifoState(), "rv": RVState(), "cache": CacheState(),
-              "queue": QueueState(), "handlers": HandlersState(), "resync": ResyncState(),
-              "informers": InformersState(), "header": HeaderState(), "explain": ExplainState(),
-              "inspector": InspectorState()}
+    states = {
+        "deltas": DeltasState(),
+        "fifo": FifoState(),
+        "rv": RVState(),
+        "cache": CacheState(),
+        "queue": QueueState(),
+        "handlers": HandlersState(),
+        "resync": ResyncState(),
+        "informers": InformersState(),
+        "header": HeaderState(),
+        "explain": ExplainState(),
+        "inspector": InspectorState(),
+    }
     for st_ in states.values():
         if hasattr(st_, "run_info"):
             st_.run_info(RunInfo(resource="pods"))
@@ -249,8 +298,14 @@ def test_with_several_informers_a_summary_routes_each_informers_events_to_its_ow
     events = [TraceEvent(i + 1, ev.time, ev.kind, ev.key, ev.fields) for i, ev in enumerate(merged)]
     i, j = sorted(int(c * len(events)) for c in cut)
     info = RunInfo(resource="pods", informers=("pods", "deployments.apps"), queue_resource="pods", mode="queue")
-    makers = {"deltas": DeltasState, "fifo": FifoState, "rv": RVState, "cache": CacheState, "queue": QueueState,
-              "informers": InformersState}
+    makers = {
+        "deltas": DeltasState,
+        "fifo": FifoState,
+        "rv": RVState,
+        "cache": CacheState,
+        "queue": QueueState,
+        "informers": InformersState,
+    }
     loops = [FeedLoop(TraceBuffer(), makers, info=info) for _ in range(2)]
     loops[0].feed(events)
     loops[1].feed(events[:i])
@@ -259,18 +314,45 @@ def test_with_several_informers_a_summary_routes_each_informers_events_to_its_ow
     full, summarised = loops
     for informer in info.informers:
         for name in makers:
-            assert (figures(name, summarised.sets[informer][name])
-                    == figures(name, full.sets[informer][name])), (informer, name)
+            assert figures(name, summarised.sets[informer][name]) == figures(name, full.sets[informer][name]), (
+                informer,
+                name,
+            )
         assert figures("header", summarised.headers[informer]) == figures("header", full.headers[informer])
 
 
 STORY_OPS = [
     # added three times while queued; then got, added twice while a worker has it, done and requeued
-    [("add", 0), ("pop", 0), ("update", 0), ("pop", 0), ("update", 0), ("pop", 0), ("work", 0),
-     ("update", 0), ("pop", 0), ("update", 0), ("pop", 0), ("done", 0), ("work", 0), ("done", 0)],
+    [
+        ("add", 0),
+        ("pop", 0),
+        ("update", 0),
+        ("pop", 0),
+        ("update", 0),
+        ("pop", 0),
+        ("work", 0),
+        ("update", 0),
+        ("pop", 0),
+        ("update", 0),
+        ("pop", 0),
+        ("done", 0),
+        ("work", 0),
+        ("done", 0),
+    ],
     # two keys interleaved: the queue's order is the order of first adds
-    [("add", 1), ("add", 0), ("pop", 1), ("pop", 0), ("update", 1), ("pop", 1), ("work", 1),
-     ("update", 0), ("pop", 0), ("done", 1), ("work", 0)],
+    [
+        ("add", 1),
+        ("add", 0),
+        ("pop", 1),
+        ("pop", 0),
+        ("update", 1),
+        ("pop", 1),
+        ("work", 1),
+        ("update", 0),
+        ("pop", 0),
+        ("done", 1),
+        ("work", 0),
+    ],
 ]
 
 

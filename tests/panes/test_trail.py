@@ -28,31 +28,53 @@ def _events(specs, start=1):
 
 def test_a_keys_rows_come_back_in_order_with_kind_time_and_rv():
     trail = SummaryTrail(capacity=16)
-    evs = _events([("watch.event", "ns/a", "7"), ("fifo.queue", "ns/a", None), ("list.done", None, "9"),
-                   ("watch.event", "ns/b", "8"), ("store.update", "ns/a", "7")])
+    evs = _events(
+        [
+            ("watch.event", "ns/a", "7"),
+            ("fifo.queue", "ns/a", None),
+            ("list.done", None, "9"),
+            ("watch.event", "ns/b", "8"),
+            ("store.update", "ns/a", "7"),
+        ]
+    )
     assert trail.add(evs) == 4  # the keyless list.done is no key's history
     rows = trail.rows("ns/a")
     assert [(r.seq, r.time, r.kind, r.key) for r in rows] == [
-        (1, 100.01, "watch.event", "ns/a"), (2, 100.02, "fifo.queue", "ns/a"), (5, 100.05, "store.update", "ns/a")]
+        (1, 100.01, "watch.event", "ns/a"),
+        (2, 100.02, "fifo.queue", "ns/a"),
+        (5, 100.05, "store.update", "ns/a"),
+    ]
     assert [r.raw_fields for r in rows] == [
-        {FROM_SUMMARY: True, "resource_version": "7"}, {FROM_SUMMARY: True},
-        {FROM_SUMMARY: True, "resource_version": "7"}]
+        {FROM_SUMMARY: True, "resource_version": "7"},
+        {FROM_SUMMARY: True},
+        {FROM_SUMMARY: True, "resource_version": "7"},
+    ]
     assert [r.seq for r in trail.rows("ns/b")] == [4]
     assert trail.rows("ns/c") == [] and not trail.has("ns/c") and trail.has("ns/b")
     assert [r.seq for r in trail.rows("ns/a", newest=2)] == [2, 5]
 
 
 @settings(max_examples=60, deadline=None)
-@given(capacity=st.integers(1, 12),
-       batches=st.lists(st.lists(st.tuples(st.sampled_from(["ns/a", "ns/b", "ns/c", None]),
-                                           st.sampled_from(["watch.event", "store.add", "queue.add"])),
-                                 max_size=20), max_size=6))
+@given(
+    capacity=st.integers(1, 12),
+    batches=st.lists(
+        st.lists(
+            st.tuples(
+                st.sampled_from(["ns/a", "ns/b", "ns/c", None]),
+                st.sampled_from(["watch.event", "store.add", "queue.add"]),
+            ),
+            max_size=20,
+        ),
+        max_size=6,
+    ),
+)
 def test_the_ring_holds_the_newest_keyed_events_however_the_stretches_wrap(capacity, batches):
     trail = SummaryTrail(capacity)
     everything: list[TraceEvent] = []
     for batch in batches:
-        evs = _events([(kind, key, str(len(everything) + i)) for i, (key, kind) in enumerate(batch)],
-                      start=len(everything) + 1)
+        evs = _events(
+            [(kind, key, str(len(everything) + i)) for i, (key, kind) in enumerate(batch)], start=len(everything) + 1
+        )
         everything += evs
         trail.add(evs)
     kept = [ev for ev in everything if ev.key][-capacity:]
@@ -69,7 +91,7 @@ def test_memory_is_fixed_whatever_the_key_count_and_no_object_is_made_per_event(
     gc.collect()
     before = len(gc.get_objects())
     for i in range(0, len(evs), 2048):
-        trail.add(evs[i:i + 2048])
+        trail.add(evs[i : i + 2048])
     gc.collect()
     assert len(gc.get_objects()) - before < 50  # the stretches' temporary lists, not 50,000 events' worth
     assert len(trail) == 1000 and all(len(col) == 1000 for col in trail._cols)
@@ -77,8 +99,9 @@ def test_memory_is_fixed_whatever_the_key_count_and_no_object_is_made_per_event(
 
 
 def test_the_inspector_expands_a_summarised_stretch_between_the_rows_fed_in_full():
-    events = Cluster().run([("add", 0), ("pop", 0), ("update", 0), ("pop", 0), ("work", 0), ("done", 0),
-                            ("update", 0), ("pop", 0)])
+    events = Cluster().run(
+        [("add", 0), ("pop", 0), ("update", 0), ("pop", 0), ("work", 0), ("done", 0), ("update", 0), ("pop", 0)]
+    )
     key = KEYS[0]
     keyed = [i for i, ev in enumerate(events) if ev.key == key]
     a, b = keyed[3], keyed[-3]  # the middle of the key's life as a summary
@@ -102,7 +125,8 @@ def test_a_feed_loop_behind_fills_the_trail_and_a_restart_starts_it_over():
     loop.feed(events, summarise=True)
     state = loop.states["inspector"]
     assert state.life(KEYS[2]) == [] and [ev.kind for ev in state.summarised(KEYS[2])] == [
-        ev.kind for ev in events if ev.key == KEYS[2]]
+        ev.kind for ev in events if ev.key == KEYS[2]
+    ]
     loop.reset(new_run=True)
     assert loop.states["inspector"].summarised(KEYS[2]) == []
 
@@ -110,19 +134,20 @@ def test_a_feed_loop_behind_fills_the_trail_and_a_restart_starts_it_over():
 def test_a_key_shows_at_most_its_rings_length_from_summaries():
     state = InspectorState(per_key=5)
     state.summarise(Stretch(_events([("watch.event", "ns/busy", str(i)) for i in range(40)])))
-    assert [ev.raw_fields["resource_version"] for ev in state.summarised("ns/busy")] == [
-        str(i) for i in range(35, 40)]
-
+    assert [ev.raw_fields["resource_version"] for ev in state.summarised("ns/busy")] == [str(i) for i in range(35, 40)]
 
 
 @settings(max_examples=60, deadline=None)
-@given(capacity=st.integers(1, 12), limit=st.integers(1, 4),
-       keys=st.lists(st.sampled_from(["ns/a", "ns/b", "ns/c", "ns/d", None]), max_size=40))
+@given(
+    capacity=st.integers(1, 12),
+    limit=st.integers(1, 4),
+    keys=st.lists(st.sampled_from(["ns/a", "ns/b", "ns/c", "ns/d", None]), max_size=40),
+)
 def test_newest_keys_are_the_newest_distinct_keys_kept_with_their_last_event(capacity, limit, keys):
     trail = SummaryTrail(capacity)
     evs = _events([("watch.event" if i % 2 else "queue.add", key, None) for i, key in enumerate(keys)])
     for i in range(0, len(evs), 7):  # several stretches: the ring wraps between them
-        trail.add(evs[i:i + 7])
+        trail.add(evs[i : i + 7])
     kept = [ev for ev in evs if ev.key][-capacity:]
     want: list[tuple[str, int, str]] = []
     for ev in reversed(kept):
@@ -134,12 +159,23 @@ def test_newest_keys_are_the_newest_distinct_keys_kept_with_their_last_event(cap
 def test_the_inspectors_key_list_holds_keys_known_only_from_summaries_newest_first():
     st_ = InspectorState()
     st_.feed_all(_events([("watch.event", "ns/full", "1"), ("store.update", "ns/full", "1")]))
-    st_.summarise(Stretch(_events([("watch.event", "ns/old", "2"), ("watch.event", "ns/full", "3"),
-                                   ("queue.add", "ns/new", None)], start=3)))
+    st_.summarise(
+        Stretch(
+            _events(
+                [("watch.event", "ns/old", "2"), ("watch.event", "ns/full", "3"), ("queue.add", "ns/new", None)],
+                start=3,
+            )
+        )
+    )
     # ns/full's newest event is the summarised watch event (seq 4): newer than ns/old's.
-    assert st_.recent_keys(10) == [("ns/new", "queue.add", True), ("ns/full", "watch.event", False),
-                                   ("ns/old", "watch.event", True)]
+    assert st_.recent_keys(10) == [
+        ("ns/new", "queue.add", True),
+        ("ns/full", "watch.event", False),
+        ("ns/old", "watch.event", True),
+    ]
     assert st_.recent_keys(2) == [("ns/new", "queue.add", True), ("ns/full", "watch.event", False)]
-    assert st_.recent_keys(10, accept=lambda key: key != "ns/full") == [("ns/new", "queue.add", True),
-                                                                        ("ns/old", "watch.event", True)]
+    assert st_.recent_keys(10, accept=lambda key: key != "ns/full") == [
+        ("ns/new", "queue.add", True),
+        ("ns/old", "watch.event", True),
+    ]
     assert [(ev.kind, entry) for ev, entry in st_.timeline("ns/new")] == [("queue.add", None)]

@@ -81,8 +81,11 @@ def test_next_and_previous_mark_stop_at_relists_410s_and_tombstones():
     seen = []
     while (ev := p.next_mark()) is not None:
         seen.append((describe_mark(ev), fed[-1] is ev, p.playing))
-    assert seen == [("watch ended 410 Gone", True, False), ("relist (expired)", True, False),
-                    ("tombstone default/web-2", True, False)]
+    assert seen == [
+        ("watch ended 410 Gone", True, False),
+        ("relist (expired)", True, False),
+        ("tombstone default/web-2", True, False),
+    ]
     assert p.marks_ahead() == 0
     ev = p.prev_mark()
     assert describe_mark(ev) == "relist (expired)" and fed[-1] is ev and resets == [1]

@@ -20,7 +20,13 @@ def test_the_header_says_what_was_recorded(tmp_path):
     assert rec.header["resource"] == "pods" and rec.header["args"][:2] == ["watch", "pods"]
     info = info_from_recording(rec)
     assert (info.resource, info.namespace, info.profile, info.fifo, info.initial_list, info.resync_period) == (
-        "pods", "default", "1.36", "DeltaFIFO", "paged LIST", 3.0)  # informer.start says what actually ran
+        "pods",
+        "default",
+        "1.36",
+        "DeltaFIFO",
+        "paged LIST",
+        3.0,
+    )  # informer.start says what actually ran
     assert info.context == "kind-dev" and info.replay.endswith("rec.ndjson")
     assert rec.wall_time(4.0) == WALL + 4.0
     assert rec.duration == 10.0 and rec.offset(len(rec.events) - 1) == 10.0
@@ -41,11 +47,14 @@ def test_a_cut_last_line_is_a_warning_not_an_error(tmp_path):
     path = write(tmp_path, text[:-25])  # the run was killed mid-write
     rec = read_recording(path)
     assert len(rec.events) == len(story()) - 1
-    assert rec.warnings == [f"{path} line {len(story())}: the last line is cut mid-event (the recording was "
-                            "interrupted); replaying the events before it"]
+    assert rec.warnings == [
+        f"{path} line {len(story())}: the last line is cut mid-event (the recording was "
+        "interrupted); replaying the events before it"
+    ]
     gz = tmp_path / "rec.gz"
-    later = "".join(ndjson(TraceEvent(ev.seq, ev.time + 20 * i, ev.kind, ev.key, ev.fields) for ev in story())
-                    for i in range(40))  # forty runs of the story, one after the other
+    later = "".join(
+        ndjson(TraceEvent(ev.seq, ev.time + 20 * i, ev.kind, ev.key, ev.fields) for ev in story()) for i in range(40)
+    )  # forty runs of the story, one after the other
     gz.write_bytes(gzip.compress(later.encode())[:-30])
     rec = read_recording(str(gz))
     assert rec.events and "ends early" in rec.warnings[0]

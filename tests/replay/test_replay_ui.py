@@ -56,6 +56,7 @@ def test_the_header_shows_the_recording_and_the_playhead():
         assert "3 marks ahead" in three
         assert "2 deltas" in deltas(app)  # only what is due at 0s
         from ..tui.helpers import screen_text
+
         assert "space  Play/pause" in screen_text(app).splitlines()[-1]
         advance(app, clock, 2.0)
         assert "4 deltas" in deltas(app) and "0:02.0/0:10.0" in header(app)[2]
@@ -137,11 +138,13 @@ def test_parse_seek_reads_offsets_relative_moves_and_wall_clock():
     assert parse_seek("90", rec, 0) == 90 and parse_seek("1m30s", rec, 0) == 90
     assert parse_seek("+10s", rec, 5) == 15 and parse_seek("-2s", rec, 5) == 3
     from datetime import datetime
+
     start = datetime.fromtimestamp(rec.wall_time(0.0))
     at = start.replace(microsecond=0).strftime("%H:%M:%S")
     assert abs(parse_seek(at, rec, 0) + start.microsecond / 1e6) < 1e-6
     assert fmt_offset(75.3) == "1:15.3" and fmt_offset(7.5) == "0:07.5"
     import pytest
+
     with pytest.raises(ValueError):
         parse_seek("", rec, 0)
     with pytest.raises(ValueError, match="no wall clock"):
@@ -151,11 +154,30 @@ def test_parse_seek_reads_offsets_relative_moves_and_wall_clock():
 def test_the_recorded_command_keeps_only_what_the_header_does_not_say():
     args = ["watch", "pods", "--demo", "-o", "json", "--duration", "2s", "--record", "/tmp/r.ndjson"]
     assert args_not_shown(args) == ["watch"]
-    assert args_not_shown(["queue", "pods", "--demo", "flaky", "-A", "--fail-rate", "0.5", "--workers=1",
-                           "--client-go=1.36", "-l", "app=web", "--max-retries", "3"], "flaky") == [
-        "queue", "--fail-rate", "0.5", "--workers=1", "--max-retries", "3"]
+    assert args_not_shown(
+        [
+            "queue",
+            "pods",
+            "--demo",
+            "flaky",
+            "-A",
+            "--fail-rate",
+            "0.5",
+            "--workers=1",
+            "--client-go=1.36",
+            "-l",
+            "app=web",
+            "--max-retries",
+            "3",
+        ],
+        "flaky",
+    ) == ["queue", "--fail-rate", "0.5", "--workers=1", "--max-retries", "3"]
     # A NAME after the resource stays (the header does not name it); --demo without a value keeps what follows.
     assert args_not_shown(["watch", "pods", "web-1", "--demo=steady", "--handlers", "2"], "steady") == [
-        "watch", "web-1", "--handlers", "2"]
+        "watch",
+        "web-1",
+        "--handlers",
+        "2",
+    ]
     # Only the word after the command is the resource: a flag's value is not.
     assert args_not_shown(["queue", "--fail-rate", "0.5", "pods"]) == ["queue", "--fail-rate", "0.5", "pods"]

@@ -32,32 +32,59 @@ _uids = itertools.count()
 
 def new_deployment(name, selector, strategy="RollingUpdate"):
     # newDeployment: a UID, the selector as matchLabels and template labels
-    return {"apiVersion": "apps/v1", "kind": "Deployment",
-            "metadata": {"name": name, "namespace": "default", "uid": f"u-{name}-{next(_uids)}",
-                         "resourceVersion": "1"},
-            "spec": {"selector": {"matchLabels": dict(selector)}, "strategy": {"type": strategy},
-                     "template": {"metadata": {"labels": dict(selector)}}}}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "namespace": "default", "uid": f"u-{name}-{next(_uids)}", "resourceVersion": "1"},
+        "spec": {
+            "selector": {"matchLabels": dict(selector)},
+            "strategy": {"type": strategy},
+            "template": {"metadata": {"labels": dict(selector)}},
+        },
+    }
 
 
 def controller_ref(owner):
-    return {"apiVersion": "apps/v1", "kind": owner["kind"], "name": owner["metadata"]["name"],
-            "uid": owner["metadata"]["uid"], "controller": True, "blockOwnerDeletion": True}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": owner["kind"],
+        "name": owner["metadata"]["name"],
+        "uid": owner["metadata"]["uid"],
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
 
 
 def new_replica_set(d, name):
     # newReplicaSet: the Deployment's labels, its controller reference
-    return {"apiVersion": "apps/v1", "kind": "ReplicaSet",
-            "metadata": {"name": name, "namespace": "default", "uid": f"u-{name}-{next(_uids)}",
-                         "resourceVersion": "1", "labels": dict(d["spec"]["selector"]["matchLabels"]),
-                         "ownerReferences": [controller_ref(d)]},
-            "spec": {"selector": d["spec"]["selector"]}}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "ReplicaSet",
+        "metadata": {
+            "name": name,
+            "namespace": "default",
+            "uid": f"u-{name}-{next(_uids)}",
+            "resourceVersion": "1",
+            "labels": dict(d["spec"]["selector"]["matchLabels"]),
+            "ownerReferences": [controller_ref(d)],
+        },
+        "spec": {"selector": d["spec"]["selector"]},
+    }
 
 
 def generate_pod_from_rs(rs, name=None):
-    return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": name or f"{rs['metadata']['name']}-pod", "namespace": "default",
-                         "uid": f"u-pod-{next(_uids)}", "resourceVersion": "1",
-                         "labels": dict(rs["metadata"]["labels"]), "ownerReferences": [controller_ref(rs)]}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": name or f"{rs['metadata']['name']}-pod",
+            "namespace": "default",
+            "uid": f"u-pod-{next(_uids)}",
+            "resourceVersion": "1",
+            "labels": dict(rs["metadata"]["labels"]),
+            "ownerReferences": [controller_ref(rs)],
+        },
+    }
 
 
 def bump(o, **meta):
@@ -81,9 +108,13 @@ class Fixture:
             for o in objs:
                 cache.add(o)
         self.queue = Queue(tracer=self.tracer)
-        self.dc = DeploymentController(Followed("deployments.apps", "Deployment", "apps", True, caches[0]),
-                                       Followed("replicasets.apps", "ReplicaSet", "apps", True, caches[1]),
-                                       Followed("pods", "Pod", "", True, caches[2]), self.queue, self.tracer)
+        self.dc = DeploymentController(
+            Followed("deployments.apps", "Deployment", "apps", True, caches[0]),
+            Followed("replicasets.apps", "ReplicaSet", "apps", True, caches[1]),
+            Followed("pods", "Pod", "", True, caches[2]),
+            self.queue,
+            self.tracer,
+        )
 
     def get(self):
         item, _ = self.queue.get()
@@ -116,7 +147,9 @@ def test_add_replica_set(two):
     f.dc.add_replica_set(rs2)
     assert f.queue.len() == 1 and f.get() == key(d2)
     assert [(e.fields["cause"], e.fields["via"]) for e in f.events("queue.add")] == [
-        (["ReplicaSet default/rs1 Added"], "addReplicaSet"), (["ReplicaSet default/rs2 Added"], "addReplicaSet")]
+        (["ReplicaSet default/rs1 Added"], "addReplicaSet"),
+        (["ReplicaSet default/rs2 Added"], "addReplicaSet"),
+    ]
 
 
 def test_add_replica_set_orphan():
@@ -228,8 +261,11 @@ def test_resolve_controller_ref_needs_kind_name_and_uid(two):
     # the kind only: the group of the reference is not compared
     assert f.dc.resolve_controller_ref("default", dict(ref, apiVersion="extensions/v1beta1")) == d1
     # the reasons the trace gives
-    for bad, reason in ((dict(ref, kind="StatefulSet"), "not_queue_kind"), (dict(ref, name="gone"), "owner_not_cached"),
-                        (dict(ref, uid="u-old"), "uid_mismatch")):
+    for bad, reason in (
+        (dict(ref, kind="StatefulSet"), "not_queue_kind"),
+        (dict(ref, name="gone"), "owner_not_cached"),
+        (dict(ref, uid="u-old"), "uid_mismatch"),
+    ):
         rs = copy.deepcopy(rs1)
         rs["metadata"]["ownerReferences"] = [bad]
         f.dc.add_replica_set(rs)
@@ -287,8 +323,11 @@ def test_pod_deletion_of_a_rolling_update_deployment_enqueues_nothing(two):
     f.dc.delete_pod(DeletedFinalStateUnknown("default/rs1-pod", generate_pod_from_rs(rs1)))
     assert f.queue.len() == 0
     (drop,) = f.events("owner.drop")
-    assert (drop.key, drop.fields["reason"], drop.fields["owner"]) == ("default/rs1-pod", "not_recreate",
-                                                                       "Deployment default/d1")
+    assert (drop.key, drop.fields["reason"], drop.fields["owner"]) == (
+        "default/rs1-pod",
+        "not_recreate",
+        "Deployment default/d1",
+    )
 
 
 def test_pods_have_no_add_or_update_handler(two):
@@ -327,7 +366,8 @@ def test_deployment_events_enqueue_the_deployment_a_resync_too(two):
     assert [(e.key, e.fields["cause"][0], e.fields["via"]) for e in adds] == [
         ("default/d1", "Deployment default/d1 Added", "addDeployment"),
         ("default/d1", "Deployment default/d1 Sync", "updateDeployment"),
-        ("default/d1", "Deployment default/d1 Deleted", "deleteDeployment")]
+        ("default/d1", "Deployment default/d1 Deleted", "deleteDeployment"),
+    ]
 
 
 labels = st.dictionaries(st.sampled_from("abc"), st.sampled_from("xyz"), max_size=3)
@@ -347,6 +387,6 @@ def test_match_expressions_and_what_matches_nothing():
     assert not selector_matches({"matchExpressions": [{"key": "app", "operator": "NotIn", "values": ["web"]}]}, lab)
     assert selector_matches({"matchExpressions": [{"key": "zone", "operator": "DoesNotExist"}]}, lab)
     assert selector_matches({"matchExpressions": [{"key": "tier", "operator": "Exists"}]}, lab)
-    assert not selector_matches(None, lab)                                                  # labels.Nothing()
+    assert not selector_matches(None, lab)  # labels.Nothing()
     assert not selector_matches({"matchExpressions": [{"key": "app", "operator": "In", "values": []}]}, lab)
     assert not selector_matches({"matchExpressions": [{"key": "app", "operator": "Gt", "values": ["1"]}]}, lab)

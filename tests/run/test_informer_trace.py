@@ -26,8 +26,14 @@ def test_an_informer_tracer_emits_nothing_while_nobody_listens_and_follows_a_lat
     buf = TraceBuffer()
     tracer.subscribe(buf)
     assert tagged.enabled
-    tagged.emit_derived("store.add", "default/a", resource_version="2", delta="Added", is_in_initial_list=False,
-                        object={"metadata": {"name": "a"}})
+    tagged.emit_derived(
+        "store.add",
+        "default/a",
+        resource_version="2",
+        delta="Added",
+        is_in_initial_list=False,
+        object={"metadata": {"name": "a"}},
+    )
     (ev,) = buf.drain()
     assert ev.kind == "store.add" and informer_of(ev) == "pods"
 
@@ -40,15 +46,22 @@ def test_every_kind_an_informer_emits_declares_the_informer_field_and_the_queue_
 
 
 def test_the_contracts_new_fields_and_kinds_check():
-    assert not check_event("queue.add", "default/web", {"outcome": "queued", "depth": 1,
-                                                        "cause": ["ReplicaSet default/web-1 Updated",
-                                                                  "Pod default/web-1-x Deleted"]})
-    assert not check_event("owner.drop", "default/x", {"informer": "pods", "event": "Deleted",
-                                                       "reason": "uid_mismatch", "owner": "ReplicaSet default/r"})
-    assert check_event("owner.drop", "default/x", {"informer": "pods", "event": "Deleted",
-                                                   "reason": "because", "owner": ""})
-    assert not check_event("informer.synced", None, {"items": 3, "duration": 0.1, "resource_version": "9",
-                                                     "informer": "pods"})
+    assert not check_event(
+        "queue.add",
+        "default/web",
+        {"outcome": "queued", "depth": 1, "cause": ["ReplicaSet default/web-1 Updated", "Pod default/web-1-x Deleted"]},
+    )
+    assert not check_event(
+        "owner.drop",
+        "default/x",
+        {"informer": "pods", "event": "Deleted", "reason": "uid_mismatch", "owner": "ReplicaSet default/r"},
+    )
+    assert check_event(
+        "owner.drop", "default/x", {"informer": "pods", "event": "Deleted", "reason": "because", "owner": ""}
+    )
+    assert not check_event(
+        "informer.synced", None, {"items": 3, "duration": 0.1, "resource_version": "9", "informer": "pods"}
+    )
 
 
 def test_the_informer_field_survives_json():

@@ -36,20 +36,29 @@ def obj(kind, name, uid, ns="default", rv="1", owners=()):
 
 
 def ref(owner, api_version, controller=True, uid=None):
-    r = {"apiVersion": api_version, "kind": owner["kind"], "name": owner["metadata"]["name"],
-         "uid": uid or owner["metadata"]["uid"]}
+    r = {
+        "apiVersion": api_version,
+        "kind": owner["kind"],
+        "name": owner["metadata"]["name"],
+        "uid": uid or owner["metadata"]["uid"],
+    }
     if controller is not None:
         r["controller"] = controller
     return r
 
 
 def bumped(o, **meta):
-    return dict(o, metadata=dict(o["metadata"], **{"resourceVersion": str(int(o["metadata"]["resourceVersion"]) + 1),
-                                                 **meta}))
+    return dict(
+        o, metadata=dict(o["metadata"], **{"resourceVersion": str(int(o["metadata"]["resourceVersion"]) + 1), **meta})
+    )
 
 
-FOLLOWED = {"deployments.apps": ("Deployment", "apps", True), "replicasets.apps": ("ReplicaSet", "apps", True),
-            "pods": ("Pod", "", True), "nodes": ("Node", "", False)}
+FOLLOWED = {
+    "deployments.apps": ("Deployment", "apps", True),
+    "replicasets.apps": ("ReplicaSet", "apps", True),
+    "pods": ("Pod", "", True),
+    "nodes": ("Node", "", False),
+}
 
 
 class World:
@@ -98,7 +107,9 @@ def test_an_owned_objects_events_enqueue_the_owner_its_controller_reference_name
     assert w.queued() == ["default/d1"]
     adds = w.events("queue.add")
     assert [(e.fields["cause"], e.fields["via"]) for e in adds] == [
-        (["ReplicaSet default/rs1 Added"], FOR_OWNER), (["ReplicaSet default/rs1 Deleted"], FOR_OWNER)]
+        (["ReplicaSet default/rs1 Added"], FOR_OWNER),
+        (["ReplicaSet default/rs1 Deleted"], FOR_OWNER),
+    ]
 
 
 def test_nothing_is_looked_up_the_owner_need_not_be_cached_nor_have_that_uid(w):
@@ -144,24 +155,36 @@ def test_one_reference_never_two_a_pod_of_a_replica_set_enqueues_no_deployment(w
     assert w.queued() == []
     (drop,) = w.events("owner.drop")
     assert (drop.key, drop.fields["reason"], drop.fields["owner"], drop.fields["event"]) == (
-        "default/rs1-x", "not_queue_kind", "ReplicaSet default/rs1", "Deleted")
+        "default/rs1-x",
+        "not_queue_kind",
+        "ReplicaSet default/rs1",
+        "Deleted",
+    )
 
 
 def test_no_owners_and_no_controller_owners_enqueue_nothing(w):
     # "no owners", "no Controller owners" (OnlyControllerOwner)
     w.handler("replicasets.apps").on_add(obj("ReplicaSet", "rs3", "u-rs3"))
-    w.handler("replicasets.apps").on_add(obj("ReplicaSet", "rs4", "u-rs4", owners=[ref(D1, "apps/v1", controller=False)]))
-    w.handler("replicasets.apps").on_add(obj("ReplicaSet", "rs5", "u-rs5", owners=[ref(D1, "apps/v1", controller=None)]))
+    w.handler("replicasets.apps").on_add(
+        obj("ReplicaSet", "rs4", "u-rs4", owners=[ref(D1, "apps/v1", controller=False)])
+    )
+    w.handler("replicasets.apps").on_add(
+        obj("ReplicaSet", "rs5", "u-rs5", owners=[ref(D1, "apps/v1", controller=None)])
+    )
     assert w.queued() == []
     assert [(e.key, e.fields["reason"]) for e in w.events("owner.drop")] == [
-        ("default/rs3", "no_controller"), ("default/rs4", "no_controller"), ("default/rs5", "no_controller")]
+        ("default/rs3", "no_controller"),
+        ("default/rs4", "no_controller"),
+        ("default/rs5", "no_controller"),
+    ]
 
 
 def test_the_controller_of_another_kind_hides_a_plain_owner_of_the_queues_kind(w):
     # getOwnersReferences with isController returns the controller reference only.
     other = {"apiVersion": "batch/v1", "kind": "Job", "name": "j", "uid": "u-j", "controller": True}
-    w.handler("replicasets.apps").on_add(obj("ReplicaSet", "rs6", "u", owners=[ref(D1, "apps/v1", controller=False),
-                                                                             other]))
+    w.handler("replicasets.apps").on_add(
+        obj("ReplicaSet", "rs6", "u", owners=[ref(D1, "apps/v1", controller=False), other])
+    )
     assert w.queued() == []
     assert w.events("owner.drop")[0].fields["owner"] == "Job default/j"
 
@@ -176,13 +199,15 @@ def test_owners_must_match_group_and_kind_not_version(w):
     assert w.queued() == ["default/d2"]
     assert [(e.key, e.fields["reason"], e.fields["owner"]) for e in w.events("owner.drop")] == [
         ("default/a", "not_queue_kind", "Deployment default/d1"),
-        ("default/b", "not_queue_kind", "StatefulSet default/d1")]
+        ("default/b", "not_queue_kind", "StatefulSet default/d1"),
+    ]
 
 
 def test_only_the_first_controller_reference_counts(w):
     # "only the first the Controller if there are multiple Controller owners"
-    rs = obj("ReplicaSet", "p", "u", owners=[ref(D2, "apps/v1", controller=False), ref(D1, "apps/v1"),
-                                             ref(D2, "apps/v1")])
+    rs = obj(
+        "ReplicaSet", "p", "u", owners=[ref(D2, "apps/v1", controller=False), ref(D1, "apps/v1"), ref(D2, "apps/v1")]
+    )
     assert controller_of(rs)["name"] == "d1"
     w.handler("replicasets.apps").on_add(rs)
     assert w.queued() == ["default/d1"]
@@ -214,7 +239,9 @@ def test_the_queue_resources_own_events_enqueue_its_key(w):
     h.on_delete(DeletedFinalStateUnknown("default/d2", D2))
     assert w.queued() == ["default/d1", "default/d2"]
     assert [(e.fields["cause"], e.fields["via"]) for e in w.events("queue.add")] == [
-        (["Deployment default/d1 Updated"], FOR_OBJECT), (["Deployment default/d2 Deleted"], FOR_OBJECT)]
+        (["Deployment default/d1 Updated"], FOR_OBJECT),
+        (["Deployment default/d2 Deleted"], FOR_OBJECT),
+    ]
 
 
 def test_every_cause_is_one_event_the_run_saw(w):
@@ -223,8 +250,10 @@ def test_every_cause_is_one_event_the_run_saw(w):
     h = w.handler("replicasets.apps")
     h.on_add(RS1)
     h.on_update(RS1, bumped(RS1))
-    assert all(len(e.fields["cause"]) == 1 and e.fields["cause"][0].startswith("ReplicaSet default/rs1 ")
-               for e in w.events("queue.add"))
+    assert all(
+        len(e.fields["cause"]) == 1 and e.fields["cause"][0].startswith("ReplicaSet default/rs1 ")
+        for e in w.events("queue.add")
+    )
 
 
 def test_an_object_that_cannot_be_keyed_is_skipped(w):
@@ -235,13 +264,18 @@ def test_an_object_that_cannot_be_keyed_is_skipped(w):
     assert w.queued() == [] and not w.events("owner.drop")
 
 
-refs = st.lists(st.fixed_dictionaries({
-    "apiVersion": st.sampled_from(["apps/v1", "apps/v1beta2", "extensions/v1beta1", "v1", "apps/v1/x"]),
-    "kind": st.sampled_from(["Deployment", "ReplicaSet", "StatefulSet"]),
-    "name": st.sampled_from(["a", "b", "c"]),
-    "uid": st.just("u"),
-    "controller": st.sampled_from([True, False, None]),
-}), max_size=4)
+refs = st.lists(
+    st.fixed_dictionaries(
+        {
+            "apiVersion": st.sampled_from(["apps/v1", "apps/v1beta2", "extensions/v1beta1", "v1", "apps/v1/x"]),
+            "kind": st.sampled_from(["Deployment", "ReplicaSet", "StatefulSet"]),
+            "name": st.sampled_from(["a", "b", "c"]),
+            "uid": st.just("u"),
+            "controller": st.sampled_from([True, False, None]),
+        }
+    ),
+    max_size=4,
+)
 
 
 @given(refs, refs)
@@ -253,8 +287,12 @@ def test_an_update_enqueues_exactly_the_controllers_of_the_queues_kind_of_old_an
 
     def expected(rs):
         ctl = next((r for r in rs if r["controller"] is True), None)
-        ok = ctl is not None and ctl["kind"] == "Deployment" and ctl["apiVersion"].split("/")[0] == "apps" \
+        ok = (
+            ctl is not None
+            and ctl["kind"] == "Deployment"
+            and ctl["apiVersion"].split("/")[0] == "apps"
             and ctl["apiVersion"].count("/") == 1
+        )
         return {f"default/{ctl['name']}"} if ok else set()
 
     w.handler("replicasets.apps").on_update(old, new)

@@ -31,8 +31,13 @@ def command(*args: str) -> list[str]:
 def child_env(tmp: Path, **extra: str) -> dict:
     """No kubeconfig of the user's, crash logs under ``tmp``."""
     # PYTHONFAULTHANDLER: a child that does not end is asked for its threads' stacks (``Child.end``).
-    env = dict(os.environ, KUBECONFIG=os.devnull, PYTHONUNBUFFERED="1", PYTHONFAULTHANDLER="1",
-               XDG_STATE_HOME=str(tmp / "state"))
+    env = dict(
+        os.environ,
+        KUBECONFIG=os.devnull,
+        PYTHONUNBUFFERED="1",
+        PYTHONFAULTHANDLER="1",
+        XDG_STATE_HOME=str(tmp / "state"),
+    )
     env.pop("TMUX", None)
     env.update(extra)
     return env
@@ -46,8 +51,9 @@ class Child:
             # What a shell does to a background job of a script.
             signal.signal(signal.SIGINT, signal.SIG_IGN if ignore_sigint else signal.SIG_DFL)
 
-        self.proc = subprocess.Popen(command(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                     env=env, preexec_fn=preexec)
+        self.proc = subprocess.Popen(
+            command(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, preexec_fn=preexec
+        )
         self.lines: queue.Queue = queue.Queue()
         self.seen: list[str] = []
         threading.Thread(target=self._pump, daemon=True).start()
@@ -104,8 +110,7 @@ class Child:
 
 
 def run(args: list[str], env: dict, timeout: float = 90.0, stdout=subprocess.PIPE) -> subprocess.CompletedProcess:
-    return subprocess.run(command(*args), stdout=stdout, stderr=subprocess.PIPE, text=True, env=env,
-                          timeout=timeout)
+    return subprocess.run(command(*args), stdout=stdout, stderr=subprocess.PIPE, text=True, env=env, timeout=timeout)
 
 
 def silent_server() -> socket.socket:
@@ -122,7 +127,8 @@ def kubeconfig(path: Path, server: str) -> Path:
         "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
         f"clusters:\n- name: c\n  cluster:\n    server: {server}\n"
         "contexts:\n- name: c\n  context:\n    cluster: c\n    user: u\n    namespace: default\n"
-        "users:\n- name: u\n  user:\n    token: not-a-real-token\n")
+        "users:\n- name: u\n  user:\n    token: not-a-real-token\n"
+    )
     return path
 
 
@@ -141,12 +147,20 @@ class Terminal:
         self.exit_file = self.dir / "rc"
         self.env = env
         cmd = " ".join(command()) + " " + args
-        self.tmux("new-session", "-d", "-s", "ki", "-x", str(width), "-y", str(height),
-                  f"{cmd}; echo $? > {self.exit_file}; sleep 120")
+        self.tmux(
+            "new-session",
+            "-d",
+            "-s",
+            "ki",
+            "-x",
+            str(width),
+            "-y",
+            str(height),
+            f"{cmd}; echo $? > {self.exit_file}; sleep 120",
+        )
 
     def tmux(self, *args: str) -> str:
-        r = subprocess.run(["tmux", "-S", self.sock, *args], capture_output=True, text=True, timeout=20,
-                           env=self.env)
+        r = subprocess.run(["tmux", "-S", self.sock, *args], capture_output=True, text=True, timeout=20, env=self.env)
         assert r.returncode == 0, r.stderr
         return r.stdout
 

@@ -22,17 +22,23 @@ def command(*args: str) -> list[str]:
     return base + list(args)
 
 
-def run_cli(*args: str, env: dict | None = None, timeout: float = 60, cwd: str | None = None,
-            ) -> subprocess.CompletedProcess:
+def run_cli(
+    *args: str,
+    env: dict | None = None,
+    timeout: float = 60,
+    cwd: str | None = None,
+) -> subprocess.CompletedProcess:
     """Run ``kubectl-informer ARGS`` to its end, no terminal, no stdin."""
     full_env = {k: v for k, v in os.environ.items() if k != "KUBECONFIG"}
     full_env.update(env or {})
-    return subprocess.run(command(*args), capture_output=True, text=True, timeout=timeout, env=full_env,
-                          stdin=subprocess.DEVNULL, cwd=cwd)
+    return subprocess.run(
+        command(*args), capture_output=True, text=True, timeout=timeout, env=full_env, stdin=subprocess.DEVNULL, cwd=cwd
+    )
 
 
-def assert_refused(r: subprocess.CompletedProcess, code: int, line: str | None = None,
-                   contains: tuple[str, ...] = ()) -> str:
+def assert_refused(
+    r: subprocess.CompletedProcess, code: int, line: str | None = None, contains: tuple[str, ...] = ()
+) -> str:
     """Exit ``code``, nothing on stdout, exactly one ``error:`` line on
     stderr (equal to ``line`` when given), no traceback."""
     assert r.returncode == code, (r.returncode, r.stdout[-500:], r.stderr[-2000:])
@@ -51,11 +57,13 @@ def assert_refused(r: subprocess.CompletedProcess, code: int, line: str | None =
 SIM_TOKEN = "sim-token"  # what the sim fixtures accept, and write_kubeconfig's user gives
 
 
-def write_kubeconfig(path: Path, server: str, user: str = f"token: {SIM_TOKEN}", context_extra: str = "",
-                     cluster_extra: str = "") -> str:
+def write_kubeconfig(
+    path: Path, server: str, user: str = f"token: {SIM_TOKEN}", context_extra: str = "", cluster_extra: str = ""
+) -> str:
     """A kubeconfig for ``server``; ``user`` and the extras are YAML lines
     put under the user, the context and the cluster."""
-    path.write_text(textwrap.dedent("""\
+    path.write_text(
+        textwrap.dedent("""\
         apiVersion: v1
         kind: Config
         clusters:
@@ -74,9 +82,13 @@ def write_kubeconfig(path: Path, server: str, user: str = f"token: {SIM_TOKEN}",
             user: me
         {context_extra}
         current-context: here
-        """).format(server=server, user=textwrap.indent(user, "    "),
-                    cluster_extra=textwrap.indent(cluster_extra, "    "),
-                    context_extra=textwrap.indent(context_extra, "    ")))
+        """).format(
+            server=server,
+            user=textwrap.indent(user, "    "),
+            cluster_extra=textwrap.indent(cluster_extra, "    "),
+            context_extra=textwrap.indent(context_extra, "    "),
+        )
+    )
     path.chmod(0o600)
     return str(path)
 
@@ -104,6 +116,7 @@ def server_for(tmp_path):
     """``server_for(behaviour, client="light")``: a hostile server
     (hostile_server.HostileServer) and a kubeconfig for it; closed after the test."""
     from tests.security.hostile_server import HostileServer, write_kubeconfig
+
     servers = []
 
     def start(behaviour: str, client: str = "light"):

@@ -74,8 +74,11 @@ class ForwardProxy:
                 upstream = socket.create_connection(("127.0.0.1", port))
                 target = (url.path or "/") + (f"?{url.query}" if url.query else "")
                 head = [f"GET {target} HTTP/1.1", f"Host: 127.0.0.1:{port}", "Connection: close"]
-                head += [f"{k}: {v}" for k, v in self.headers.items()
-                         if k.lower() not in ("host", "connection", "proxy-connection", "proxy-authorization")]
+                head += [
+                    f"{k}: {v}"
+                    for k, v in self.headers.items()
+                    if k.lower() not in ("host", "connection", "proxy-connection", "proxy-authorization")
+                ]
                 upstream.sendall(("\r\n".join(head) + "\r\n\r\n").encode("latin-1"))
                 _pipe(self.connection, upstream)
                 upstream.close()
@@ -84,8 +87,9 @@ class ForwardProxy:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self._thread = threading.Thread(target=self.server.serve_forever, name="proxy process_request_thread",
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self.server.serve_forever, name="proxy process_request_thread", daemon=True
+        )
 
     def start(self) -> "ForwardProxy":
         self._thread.start()

@@ -25,8 +25,18 @@ from pathlib import Path
 
 from tests.kube.fake_apiserver import Raw, status
 from tests.security.in_process import run_in_process
-from tests.kube.hostile import PODS, Hostile, _event, _json, _probe, _reset, _send_head, _watch_lines, \
-    kubeconfig_for, pod
+from tests.kube.hostile import (
+    PODS,
+    Hostile,
+    _event,
+    _json,
+    _probe,
+    _reset,
+    _send_head,
+    _watch_lines,
+    kubeconfig_for,
+    pod,
+)
 
 __all__ = ["HostileServer", "Outcome", "run_cli", "PODS", "kubeconfig_for"]
 
@@ -39,9 +49,14 @@ PASSWORDS = (b"hunter2-first", b"hunter2-other", b"hunter2-longer!")
 
 def secret(rv: int, password: bytes) -> dict:
     import base64
-    return {"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
-            "metadata": {"name": "db", "namespace": "default", "resourceVersion": str(rv), "uid": "uid-db"},
-            "data": {"password": base64.b64encode(password).decode(), "user": base64.b64encode(b"admin").decode()}}
+
+    return {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "type": "Opaque",
+        "metadata": {"name": "db", "namespace": "default", "resourceVersion": str(rv), "uid": "uid-db"},
+        "data": {"password": base64.b64encode(password).decode(), "user": base64.b64encode(b"admin").decode()},
+    }
 
 
 class _Stamped(list):
@@ -101,6 +116,7 @@ class HostileServer(Hostile):
                 return self._quiet_watch(h, req)
             self.started_watches += 1
             self._endless(h, b'{"type":"ADDED","object":{"metadata":{"name":"')
+
         self._serve_pods(on_watch=watch)
 
     def _install_endless_watch_line_unchunked(self) -> None:
@@ -109,6 +125,7 @@ class HostileServer(Hostile):
                 return self._quiet_watch(h, req)
             self.started_watches += 1
             self._endless(h, b'{"type":"ADDED","object":{"metadata":{"name":"', chunked=False)
+
         self._serve_pods(on_watch=watch)
 
     def _install_endless_list_object(self) -> None:
@@ -116,8 +133,12 @@ class HostileServer(Hostile):
             if _probe(req):
                 return self._normal_list(h, req)
             self.started_lists += 1
-            self._endless(h, b'{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"10"},'
-                             b'"items":[{"metadata":{"name":"web-1"}},{"metadata":{"name":"')
+            self._endless(
+                h,
+                b'{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"10"},'
+                b'"items":[{"metadata":{"name":"web-1"}},{"metadata":{"name":"',
+            )
+
         self._serve_pods(on_list=lst)
 
     def _install_endless_list_head(self) -> None:
@@ -126,12 +147,14 @@ class HostileServer(Hostile):
                 return self._normal_list(h, req)
             self.started_lists += 1
             self._endless(h, b'{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"10","x":"')
+
         self._serve_pods(on_list=lst)
 
     def _install_endless_probe_list(self) -> None:
         def lst(h, req):
             self.started_lists += 1
             self._endless(h, b'{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"10","x":"')
+
         self._serve_pods(on_list=lst)
 
     def _install_endless_error_page(self) -> None:
@@ -146,6 +169,7 @@ class HostileServer(Hostile):
             h.wfile.write(b"%x\r\n%s\r\n" % (len(b"<html><title>500 oops</title>"), b"<html><title>500 oops</title>"))
             while not self.stop.is_set():
                 h.wfile.write(b"%x\r\n%s\r\n" % (len(_PIECE), _PIECE))
+
         self._serve_pods(on_list=lst)
 
     # -- accepted, never answered
@@ -157,6 +181,7 @@ class HostileServer(Hostile):
             if _probe(req):
                 return self._normal_list(h, req)
             self._silent(h, req)
+
         self._serve_pods(on_list=lst)
 
     def _install_silent_watch(self) -> None:
@@ -165,10 +190,12 @@ class HostileServer(Hostile):
                 return self._quiet_watch(h, req)
             self.started_watches += 1
             self._silent(h, req)
+
         self._serve_pods(on_watch=watch)
 
     def _install_trickle_then_silent_watch(self) -> None:
         """Six events, one every ``trickle_every`` seconds, then nothing, connection kept."""
+
         def watch(h, req):
             if _probe(req):
                 return self._quiet_watch(h, req)
@@ -180,21 +207,25 @@ class HostileServer(Hostile):
                 if self.stop.wait(self.trickle_every):
                     return
             self.stop.wait(120)
+
         self._serve_pods(on_watch=watch)
 
     def _install_failing_list(self) -> None:
         """Every list after the probe fails: the reflector backs off, longer each time."""
+
         def lst(h, req):
             if _probe(req):
                 return self._normal_list(h, req)
             self.started_lists += 1
             _json(h, status(500, "InternalError", "etcdserver: request timed out"), 500)
+
         self._serve_pods(on_list=lst)
 
     # -- a good start, then a failure
     def _later(self, fail) -> None:
         """The first list and watch go well (one event, then the watch ends);
         every request after them fails with ``fail(h)``."""
+
         def lst(h, req):
             if _probe(req):
                 return self._normal_list(h, req)
@@ -210,15 +241,26 @@ class HostileServer(Hostile):
             if self.started_watches == 1:
                 return _watch_lines(h, [_event("ADDED", pod("web-3", 11))], 1.2)
             fail(h)
+
         self._serve_pods(on_list=lst, on_watch=watch)
 
     def _install_later_401(self) -> None:
         self._later(lambda h: _json(h, status(401, "Unauthorized", "Unauthorized"), 401))
 
     def _install_later_403(self) -> None:
-        self._later(lambda h: _json(h, status(403, "Forbidden", 'pods is forbidden: User "jane" cannot watch '
-                                                               'resource "pods" in API group "" in the namespace '
-                                                               '"default"'), 403))
+        self._later(
+            lambda h: _json(
+                h,
+                status(
+                    403,
+                    "Forbidden",
+                    'pods is forbidden: User "jane" cannot watch '
+                    'resource "pods" in API group "" in the namespace '
+                    '"default"',
+                ),
+                403,
+            )
+        )
 
     def _install_later_500(self) -> None:
         self._later(lambda h: _json(h, status(500, "InternalError", "etcdserver: leader changed"), 500))
@@ -228,6 +270,7 @@ class HostileServer(Hostile):
             _send_head(h, length=4096)
             h.wfile.write(b'{"kind":"PodList",')
             _reset(h)
+
         self._later(reset)
 
     # -- watch events the reflector cannot use
@@ -236,9 +279,18 @@ class HostileServer(Hostile):
             if _probe(req):
                 return self._quiet_watch(h, req)
             self.started_watches += 1
-            _watch_lines(h, [_event("ADDED", {"kind": "Pod"}), _event("MODIFIED", None),
-                             _event("ADDED", {"kind": "Pod", "metadata": "a string"}),
-                             _event("SURPRISE", pod("web-9", 11)), _event("ADDED", pod("web-3", 12))], 30)
+            _watch_lines(
+                h,
+                [
+                    _event("ADDED", {"kind": "Pod"}),
+                    _event("MODIFIED", None),
+                    _event("ADDED", {"kind": "Pod", "metadata": "a string"}),
+                    _event("SURPRISE", pod("web-9", 11)),
+                    _event("ADDED", pod("web-3", 12)),
+                ],
+                30,
+            )
+
         self._serve_pods(on_watch=watch)
 
     def _install_secret_same_length(self) -> None:
@@ -249,16 +301,25 @@ class HostileServer(Hostile):
 
         def handle(h, req):
             if req.query.get("watch") != "true":
-                return _json(h, {"kind": "SecretList", "apiVersion": "v1", "metadata": {"resourceVersion": "10"},
-                                 "items": [secret(10, first)]})
+                return _json(
+                    h,
+                    {
+                        "kind": "SecretList",
+                        "apiVersion": "v1",
+                        "metadata": {"resourceVersion": "10"},
+                        "items": [secret(10, first)],
+                    },
+                )
             if _probe(req):
                 return self._quiet_watch(h, req)
-            events = [_event("MODIFIED", secret(11, other)), _event("MODIFIED", secret(12, other)),
-                      _event("MODIFIED", secret(13, longer))]
+            events = [
+                _event("MODIFIED", secret(11, other)),
+                _event("MODIFIED", secret(12, other)),
+                _event("MODIFIED", secret(13, longer)),
+            ]
             _watch_lines(h, events, 30)
+
         self.srv.routes[SECRETS] = Raw(handle)
-
-
 
 
 # --- running the real command --------------------------------------------------------------
@@ -339,8 +400,7 @@ def run_cli(kubeconfig: Path, *args: str, timeout: float = 60.0) -> Outcome:
     ``timeout`` seconds (then killed, and the test fails)."""
     env = dict(os.environ, KUBECONFIG=os.devnull, PYTHONUNBUFFERED="1")
     started = time.monotonic()
-    p = _Popen(command(*args, "--kubeconfig", str(kubeconfig)), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-               env=env)
+    p = _Popen(command(*args, "--kubeconfig", str(kubeconfig)), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     try:
         out, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -371,8 +431,7 @@ def run_until(kubeconfig: Path, *args: str, until: Callable[[Outcome], bool], ti
     so); one still short of ``until`` after ``timeout`` s is killed and fails."""
     env = dict(os.environ, KUBECONFIG=os.devnull, PYTHONUNBUFFERED="1")
     started = time.monotonic()
-    p = _Popen(command(*args, "--kubeconfig", str(kubeconfig)), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-               env=env)
+    p = _Popen(command(*args, "--kubeconfig", str(kubeconfig)), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     out: list[str] = []
     err: list[str] = []
     said = threading.Event()
@@ -401,8 +460,9 @@ def run_until(kubeconfig: Path, *args: str, until: Callable[[Outcome], bool], ti
     except subprocess.TimeoutExpired:
         p.kill()
         p.wait()
-        raise AssertionError(f"{args} still running after {timeout}s: {so_far.stdout[-1500:]} "
-                             f"{so_far.stderr[-1500:]}") from None
+        raise AssertionError(
+            f"{args} still running after {timeout}s: {so_far.stdout[-1500:]} {so_far.stderr[-1500:]}"
+        ) from None
     ended = time.monotonic()
     for t in pumps:
         t.join(10)

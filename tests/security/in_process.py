@@ -35,8 +35,9 @@ from kubectl_informer.core import redact
 THREADS_END_WITHIN = 10.0
 
 
-def run_in_process(*args: str, env: dict | None = None, cwd: str | None = None,
-                   keep_kubeconfig: bool = False) -> subprocess.CompletedProcess:
+def run_in_process(
+    *args: str, env: dict | None = None, cwd: str | None = None, keep_kubeconfig: bool = False
+) -> subprocess.CompletedProcess:
     """``kubectl-informer ARGS`` as ``conftest.run_cli`` runs it (KUBECONFIG
     unset unless ``env`` or ``keep_kubeconfig`` says otherwise, no terminal,
     empty stdin), in this process. Returns a CompletedProcess (returncode,
@@ -71,11 +72,13 @@ def _threads_ended(before: set[threading.Thread], args, daemon_too: bool) -> flo
     unless ``daemon_too``); fails if some are still running after the bound."""
     deadline = time.monotonic() + THREADS_END_WITHIN
     while True:
-        left = [t for t in threading.enumerate() if t not in before and t.is_alive() and not _serving(t)
-                and (daemon_too or not t.daemon)]
+        left = [
+            t
+            for t in threading.enumerate()
+            if t not in before and t.is_alive() and not _serving(t) and (daemon_too or not t.daemon)
+        ]
         if not left:
             return time.monotonic()
         if time.monotonic() > deadline:
             raise AssertionError(f"the run {list(args)} left threads running: {[t.name for t in left]}")
         left[0].join(0.05)
-

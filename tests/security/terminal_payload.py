@@ -56,22 +56,35 @@ CONTEXT = "ctx-" + PAYLOAD
 
 
 def evil_pod(rv: int, phase: str) -> dict:
-    return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": EVIL_NAME, "namespace": "default", "resourceVersion": str(rv), "uid": "uid-evil",
-                         "labels": {"app": PAYLOAD}, "annotations": {"note": PAYLOAD}},
-            "status": {"phase": phase, "message": PAYLOAD}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": EVIL_NAME,
+            "namespace": "default",
+            "resourceVersion": str(rv),
+            "uid": "uid-evil",
+            "labels": {"app": PAYLOAD},
+            "annotations": {"note": PAYLOAD},
+        },
+        "status": {"phase": phase, "message": PAYLOAD},
+    }
 
 
 def plain_pod(name: str, rv: int) -> dict:
-    return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": name, "namespace": "default", "resourceVersion": str(rv), "uid": f"uid-{name}"},
-            "status": {"phase": "Running"}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default", "resourceVersion": str(rv), "uid": f"uid-{name}"},
+        "status": {"phase": "Running"},
+    }
 
 
 def metrics_page() -> str:
     page = client_go_page(3, 10, 1, [1] * 10, [1] * 10)
     return page.replace('name="deployment"', f'name="deploy-{PAYLOAD}"').replace(
-        'name="replicaset"', f'name="{SHELL_NAME}"')
+        'name="replicaset"', f'name="{SHELL_NAME}"'
+    )
 
 
 class PayloadServer:
@@ -222,8 +235,15 @@ class Pty:
 
 
 def pty_env(tmp: Path) -> dict:
-    env = dict(os.environ, TERM="xterm-256color", KUBECONFIG=os.devnull, XDG_STATE_HOME=str(tmp / "state"),
-               XDG_CACHE_HOME=str(tmp / "cache"), COLUMNS="120", LINES="40")
+    env = dict(
+        os.environ,
+        TERM="xterm-256color",
+        KUBECONFIG=os.devnull,
+        XDG_STATE_HOME=str(tmp / "state"),
+        XDG_CACHE_HOME=str(tmp / "cache"),
+        COLUMNS="120",
+        LINES="40",
+    )
     for name in ("TMUX", "NO_COLOR", "TEXTUAL", "PYTEST_CURRENT_TEST"):
         env.pop(name, None)
     return env

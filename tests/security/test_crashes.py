@@ -17,8 +17,8 @@ from tests.security.cli_process import Child, child_env, needs_tmux, run, termin
 
 pytestmark = pytest.mark.e2e
 
-LOCAL = "LOCAL-VALUE-5d1c"          # held by a local variable where the fault is raised
-TOKEN = "SECRET-TOKEN-9b7e2a"       # quoted by the fault's message, as an Authorization header
+LOCAL = "LOCAL-VALUE-5d1c"  # held by a local variable where the fault is raised
+TOKEN = "SECRET-TOKEN-9b7e2a"  # quoted by the fault's message, as an Authorization header
 
 FAULTS = f'''
 import os

@@ -36,13 +36,18 @@ def _every_mode(kc: str, tmp_path, real: bool = False):
     ``real``: then the real command, the four runs at the same time (each
     waits on the server and on its start-up)."""
     record = tmp_path / "rec.ndjson"
-    modes = (["-o", "json"], ["-o", "text"], ["-o", "json", "--debug"],
-             ["-o", "text", "--debug", "--record", str(record)])
+    modes = (
+        ["-o", "json"],
+        ["-o", "text"],
+        ["-o", "json", "--debug"],
+        ["-o", "text", "--debug", "--record", str(record)],
+    )
 
     def one(extra):
         # A run that works ends after a few lines; one that fails, at once.
-        return (run_cli if real else run_in_process)("watch", "pods", "--kubeconfig", kc, "--max-events", "5",
-                                                     "--duration", "30s", *extra)
+        return (run_cli if real else run_in_process)(
+            "watch", "pods", "--kubeconfig", kc, "--max-events", "5", "--duration", "30s", *extra
+        )
 
     if not real:
         return [(one(extra), [record]) for extra in modes]
@@ -79,13 +84,16 @@ def test_a_token_the_server_refuses_is_not_echoed(authed_sim, tmp_path):
         assert MARKER not in _outputs(r, *files)
 
 
-@pytest.mark.parametrize("token", [f"{MARKER}\\nX-Evil: 1", f"{MARKER}\\r\\n", f"ab\\x00{MARKER}",
-                                   f"{MARKER}\\x7f"])
+@pytest.mark.parametrize("token", [f"{MARKER}\\nX-Evil: 1", f"{MARKER}\\r\\n", f"ab\\x00{MARKER}", f"{MARKER}\\x7f"])
 def test_a_token_with_a_control_character_is_refused_unshown(sim, tmp_path, token):
     kc = write_kubeconfig(tmp_path / "kc", sim.url, user=f'token: "{token}"')
     for r, files in _every_mode(kc, tmp_path):
-        assert_refused(r, 1, f'error: error loading config file "{kc}": field users[0].user.token contains a '
-                             f'control character (a line break?); its value is not shown')
+        assert_refused(
+            r,
+            1,
+            f'error: error loading config file "{kc}": field users[0].user.token contains a '
+            f"control character (a line break?); its value is not shown",
+        )
         assert MARKER not in _outputs(r, *files)
     assert list(sim.request_log) == []
 
@@ -95,8 +103,12 @@ def test_a_token_file_with_a_line_break_inside_is_refused_unshown(sim, tmp_path)
     token_file.write_text(f"{MARKER}\nsecond-line\n")
     kc = write_kubeconfig(tmp_path / "kc", sim.url, user=f"tokenFile: {token_file}")
     for r, files in _every_mode(kc, tmp_path):
-        assert_refused(r, 1, f'error: user "me" in {kc}: tokenFile {token_file} holds a control character '
-                             f'(a line break inside the token?); its content is not shown')
+        assert_refused(
+            r,
+            1,
+            f'error: user "me" in {kc}: tokenFile {token_file} holds a control character '
+            f"(a line break inside the token?); its content is not shown",
+        )
         assert MARKER not in _outputs(r, *files)
     assert list(sim.request_log) == []
 
@@ -129,16 +141,21 @@ def test_a_password_with_a_control_character_is_refused_unshown(sim, tmp_path):
     assert MARKER not in r.stdout + r.stderr
 
 
-@pytest.mark.parametrize("key", [MARKER, base64.b64encode(f"-----BEGIN PRIVATE KEY-----\n{MARKER}\n"
-                                                          f"-----END PRIVATE KEY-----\n".encode()).decode()])
+@pytest.mark.parametrize(
+    "key",
+    [MARKER, base64.b64encode(f"-----BEGIN PRIVATE KEY-----\n{MARKER}\n-----END PRIVATE KEY-----\n".encode()).decode()],
+)
 def test_a_client_key_is_never_printed(sim_tls, tmp_path, key):
     """A key the TLS library cannot load (not base64; not a key): the error
     says so, without the key."""
     cert = base64.b64encode(b"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n").decode()
     ca = base64.b64encode(sim_tls.ca_pem).decode()
-    kc = write_kubeconfig(tmp_path / "kc", sim_tls.url, user=f"client-certificate-data: {cert}\n"
-                                                             f"client-key-data: {key}",
-                          cluster_extra=f"certificate-authority-data: {ca}")
+    kc = write_kubeconfig(
+        tmp_path / "kc",
+        sim_tls.url,
+        user=f"client-certificate-data: {cert}\nclient-key-data: {key}",
+        cluster_extra=f"certificate-authority-data: {ca}",
+    )
     for r, files in _every_mode(kc, tmp_path):
         assert_refused(r, 1)
         assert MARKER not in _outputs(r, *files)
@@ -146,11 +163,16 @@ def test_a_client_key_is_never_printed(sim_tls, tmp_path, key):
 
 def test_an_exec_plugins_token_is_never_printed(authed_sim, tmp_path):
     plugin = tmp_path / "plugin.sh"
-    plugin.write_text("#!/bin/sh\nprintf '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":"
-                      f"\"ExecCredential\",\"status\":{{\"token\":\"{MARKER}\"}}}}'\n")
+    plugin.write_text(
+        '#!/bin/sh\nprintf \'{"apiVersion":"client.authentication.k8s.io/v1","kind":'
+        f'"ExecCredential","status":{{"token":"{MARKER}"}}}}\'\n'
+    )
     plugin.chmod(stat.S_IRWXU)
-    kc = write_kubeconfig(tmp_path / "kc", authed_sim.url, user=(
-        f"exec:\n  apiVersion: client.authentication.k8s.io/v1\n  command: {plugin}\n  interactiveMode: Never"))
+    kc = write_kubeconfig(
+        tmp_path / "kc",
+        authed_sim.url,
+        user=(f"exec:\n  apiVersion: client.authentication.k8s.io/v1\n  command: {plugin}\n  interactiveMode: Never"),
+    )
     for r, files in _every_mode(kc, tmp_path):
         assert r.returncode == 0 and r.stdout, r.stderr[-2000:]
         assert MARKER not in _outputs(r, *files)
@@ -159,11 +181,16 @@ def test_an_exec_plugins_token_is_never_printed(authed_sim, tmp_path):
 
 def test_an_exec_plugins_token_with_a_line_break_is_refused_unshown(sim, tmp_path):
     plugin = tmp_path / "plugin.sh"
-    plugin.write_text("#!/bin/sh\nprintf '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":"
-                      f"\"ExecCredential\",\"status\":{{\"token\":\"{MARKER}\\\\nX\"}}}}'\n")
+    plugin.write_text(
+        '#!/bin/sh\nprintf \'{"apiVersion":"client.authentication.k8s.io/v1","kind":'
+        f'"ExecCredential","status":{{"token":"{MARKER}\\\\nX"}}}}\'\n'
+    )
     plugin.chmod(stat.S_IRWXU)
-    kc = write_kubeconfig(tmp_path / "kc", sim.url, user=(
-        f"exec:\n  apiVersion: client.authentication.k8s.io/v1\n  command: {plugin}\n  interactiveMode: Never"))
+    kc = write_kubeconfig(
+        tmp_path / "kc",
+        sim.url,
+        user=(f"exec:\n  apiVersion: client.authentication.k8s.io/v1\n  command: {plugin}\n  interactiveMode: Never"),
+    )
     for r, files in _every_mode(kc, tmp_path):
         assert_refused(r, 1, "error: exec plugin returned a token holding a control character; it is not shown")
         assert MARKER not in _outputs(r, *files)
@@ -171,8 +198,9 @@ def test_an_exec_plugins_token_with_a_line_break_is_refused_unshown(sim, tmp_pat
 
 
 def test_attach_token_with_a_line_break_is_refused_unshown(tmp_path):
-    r = run_in_process("attach", "http://127.0.0.1:9/metrics", "--token", f"{MARKER}\nX", "-o", "text",
-                       "--count", "1", "--debug")
+    r = run_in_process(
+        "attach", "http://127.0.0.1:9/metrics", "--token", f"{MARKER}\nX", "-o", "text", "--count", "1", "--debug"
+    )
     assert_refused(r, 2, contains=("the bearer token holds a control character",))
     assert MARKER not in r.stdout + r.stderr
 
@@ -184,8 +212,9 @@ def test_the_last_guard_hides_a_remembered_credential_in_any_form():
     redact.forget_all()
     try:
         redact.remember(f"{MARKER}\n")
-        assert redact.redact(f"Invalid header value b'Bearer {MARKER}\\n'") == \
-            "Invalid header value b'Bearer <redacted>'"
+        assert (
+            redact.redact(f"Invalid header value b'Bearer {MARKER}\\n'") == "Invalid header value b'Bearer <redacted>'"
+        )
         assert redact.redact(f"x {MARKER} y") == "x <redacted> y"
         redact.remember("short")  # too short to tell from a word: never matched
         assert redact.redact("a short word") == "a short word"

@@ -46,8 +46,6 @@ WATCH_GRACE = 0.5
 WATCH_CUT_AFTER = WATCH_GRACE + 1.0
 
 
-
-
 def lateness(server: HostileServer, o, duration: float = DURATION) -> float:
     return o.ended - server.first_request_at - duration
 
@@ -86,8 +84,7 @@ def test_duration_ends_a_run_whose_discovery_is_never_answered(server_for):
     server, kc = server_for("silent_discovery")
     o = run_cli(kc, "watch", "pods", "-o", "json", "--duration", f"{CHILD_DURATION:g}s", timeout=60)
     assert o.rc == 1 and o.stdout == ""
-    assert o.stderr.startswith("error: --duration passed before the API server answered") and \
-        o.stderr.count("\n") == 1
+    assert o.stderr.startswith("error: --duration passed before the API server answered") and o.stderr.count("\n") == 1
     assert lateness(server, o, CHILD_DURATION) < LATE_AT_MOST, lateness(server, o, CHILD_DURATION)
 
 
@@ -107,8 +104,7 @@ def _open_watch(server: HostileServer, kubeconfig, outcome: dict) -> threading.T
     it in a thread, filling ``outcome`` with what it gave or raised and the
     seconds it took to end."""
     client = load_kube(str(kubeconfig)).api_client
-    lw = KubeListerWatcher(client, resolve_resource(client, "pods"), namespace="default",
-                           watch_read_grace=WATCH_GRACE)
+    lw = KubeListerWatcher(client, resolve_resource(client, "pods"), namespace="default", watch_read_grace=WATCH_GRACE)
 
     def read() -> None:
         t0 = time.monotonic()
@@ -137,8 +133,9 @@ def watches(tmp_path_factory):
                 servers.append(server)
                 server.trickle_every = every
                 outcomes[(behaviour, client)] = {}
-                threads.append(_open_watch(server, write_kubeconfig(server, tmp, client),
-                                           outcomes[(behaviour, client)]))
+                threads.append(
+                    _open_watch(server, write_kubeconfig(server, tmp, client), outcomes[(behaviour, client)])
+                )
         deadline = time.monotonic() + WATCH_BOUND
         for t in threads:
             t.join(max(0.0, deadline - time.monotonic()))

@@ -44,8 +44,9 @@ def plugin(tmp_path: Path, body: str, name: str = "plugin.sh") -> Path:
     return path
 
 
-def exec_kubeconfig(tmp_path: Path, server: str, command_path: str, mode: str | None = "Never",
-                    api_version: str = V1, extra: str = "") -> str:
+def exec_kubeconfig(
+    tmp_path: Path, server: str, command_path: str, mode: str | None = "Never", api_version: str = V1, extra: str = ""
+) -> str:
     lines = [f"apiVersion: {api_version}", f"command: {command_path}"]
     if mode is not None:
         lines.append(f"interactiveMode: {mode}")
@@ -71,35 +72,61 @@ def test_a_working_plugin_authenticates_every_request(authed_sim, tmp_path):
 
 def test_the_plugin_gets_kubernetes_exec_info(authed_sim, tmp_path):
     seen = tmp_path / "info.json"
-    p = plugin(tmp_path, f'printf "%s" "$KUBERNETES_EXEC_INFO" > {seen}\nprintf "%s" "$EXTRA" > {seen}.env\n'
-                         f"cat <<'EOF'\n{CREDENTIAL}\nEOF")
-    kc = exec_kubeconfig(tmp_path, authed_sim.url, str(p), extra="provideClusterInfo: true\nenv:\n"
-                                                                  "- {name: EXTRA, value: from-kubeconfig}")
+    p = plugin(
+        tmp_path,
+        f'printf "%s" "$KUBERNETES_EXEC_INFO" > {seen}\nprintf "%s" "$EXTRA" > {seen}.env\n'
+        f"cat <<'EOF'\n{CREDENTIAL}\nEOF",
+    )
+    kc = exec_kubeconfig(
+        tmp_path,
+        authed_sim.url,
+        str(p),
+        extra="provideClusterInfo: true\nenv:\n- {name: EXTRA, value: from-kubeconfig}",
+    )
     r = run_in_process("watch", "pods", "--kubeconfig", kc, "-o", "text", "--max-events", "1")
     assert r.returncode == 0, r.stderr
     info = json.loads(seen.read_text())
-    assert info == {"apiVersion": V1, "kind": "ExecCredential",
-                    "spec": {"interactive": False, "cluster": {"server": authed_sim.url}}}
+    assert info == {
+        "apiVersion": V1,
+        "kind": "ExecCredential",
+        "spec": {"interactive": False, "cluster": {"server": authed_sim.url}},
+    }
     assert (tmp_path / "info.json.env").read_text() == "from-kubeconfig"
 
 
-@pytest.mark.parametrize("body,line", [
-    ("echo 'error: SSO session expired, run aws sso login' >&2\nexit 3",
-     "error: exec: executable {p} failed with exit code 3: error: SSO session expired, run aws sso login"),
-    ("exit 1", "error: exec: executable {p} failed with exit code 1"),
-    ("echo 'garbage, not JSON'",
-     "error: decoding stdout: the plugin's output is not an ExecCredential (not JSON); it is not shown"),
-    ("echo '{\"apiVersion\":\"client.authentication.k8s.io/v1beta1\",\"kind\":\"ExecCredential\",\"status\":"
-     "{\"token\":\"x\"}}'",
-     'error: exec plugin is configured to use API version client.authentication.k8s.io/v1, plugin returned '
-     'version "client.authentication.k8s.io/v1beta1"'),
-    ("echo '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\"}'",
-     "error: exec plugin didn't return a status field"),
-    ("echo '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\"status\":{}}'",
-     "error: exec plugin didn't return a token or cert/key pair"),
-    ("echo '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\"status\":"
-     "{\"clientCertificateData\":\"x\"}}'", "error: exec plugin returned only certificate or key, not both"),
-])
+@pytest.mark.parametrize(
+    "body,line",
+    [
+        (
+            "echo 'error: SSO session expired, run aws sso login' >&2\nexit 3",
+            "error: exec: executable {p} failed with exit code 3: error: SSO session expired, run aws sso login",
+        ),
+        ("exit 1", "error: exec: executable {p} failed with exit code 1"),
+        (
+            "echo 'garbage, not JSON'",
+            "error: decoding stdout: the plugin's output is not an ExecCredential (not JSON); it is not shown",
+        ),
+        (
+            'echo \'{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":'
+            '{"token":"x"}}\'',
+            "error: exec plugin is configured to use API version client.authentication.k8s.io/v1, plugin returned "
+            'version "client.authentication.k8s.io/v1beta1"',
+        ),
+        (
+            'echo \'{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential"}\'',
+            "error: exec plugin didn't return a status field",
+        ),
+        (
+            'echo \'{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{}}\'',
+            "error: exec plugin didn't return a token or cert/key pair",
+        ),
+        (
+            'echo \'{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":'
+            '{"clientCertificateData":"x"}}\'',
+            "error: exec plugin returned only certificate or key, not both",
+        ),
+    ],
+)
 def test_a_failing_plugin_is_one_line_and_nothing_is_sent(sim, tmp_path, body, line):
     p = plugin(tmp_path, body)
     kc = exec_kubeconfig(tmp_path, sim.url, str(p))
@@ -109,8 +136,11 @@ def test_a_failing_plugin_is_one_line_and_nothing_is_sent(sim, tmp_path, body, l
 
 def test_a_missing_plugin_is_named_with_its_install_hint(sim, tmp_path):
     kc = exec_kubeconfig(tmp_path, sim.url, "no-such-auth-plugin", extra="installHint: install it with brew")
-    assert_refused(run_in_process("watch", "pods", "--kubeconfig", kc, *HEADLESS), 1,
-                   "error: exec: executable no-such-auth-plugin not found (install it with brew)")
+    assert_refused(
+        run_in_process("watch", "pods", "--kubeconfig", kc, *HEADLESS),
+        1,
+        "error: exec: executable no-such-auth-plugin not found (install it with brew)",
+    )
     assert list(sim.request_log) == []
 
 
@@ -122,14 +152,23 @@ def test_a_relative_command_is_found_beside_the_kubeconfig(authed_sim, tmp_path)
     assert r.returncode == 0, r.stderr
 
 
-@pytest.mark.parametrize("mode,api_version,line", [
-    ("Always", V1, "error: exec plugin cannot support interactive mode: standard input is not a terminal"),
-    (None, V1, 'error: interactiveMode must be specified for user "me" to use exec authentication plugin'),
-    ("Sometimes", V1, 'error: invalid interactiveMode for user "me": "Sometimes" (valid values are Never, '
-                      'IfAvailable, Always)'),
-    ("Never", "client.authentication.k8s.io/v1alpha1",
-     'error: exec plugin: invalid apiVersion "client.authentication.k8s.io/v1alpha1"'),
-])
+@pytest.mark.parametrize(
+    "mode,api_version,line",
+    [
+        ("Always", V1, "error: exec plugin cannot support interactive mode: standard input is not a terminal"),
+        (None, V1, 'error: interactiveMode must be specified for user "me" to use exec authentication plugin'),
+        (
+            "Sometimes",
+            V1,
+            'error: invalid interactiveMode for user "me": "Sometimes" (valid values are Never, IfAvailable, Always)',
+        ),
+        (
+            "Never",
+            "client.authentication.k8s.io/v1alpha1",
+            'error: exec plugin: invalid apiVersion "client.authentication.k8s.io/v1alpha1"',
+        ),
+    ],
+)
 def test_interactive_mode_and_api_version_as_client_go(sim, tmp_path, mode, api_version, line):
     ran = tmp_path / "ran"
     p = plugin(tmp_path, f"touch {ran}\ncat <<'EOF'\n{CREDENTIAL}\nEOF")
@@ -154,13 +193,20 @@ def test_with_a_terminal_the_plugin_gets_it(authed_sim, tmp_path, mode):
     import pty
 
     seen = tmp_path / "info.json"
-    p = plugin(tmp_path, f'printf "%s" "$KUBERNETES_EXEC_INFO" > {seen}\n[ -t 0 ] && touch {seen}.tty\n'
-                         f"cat <<'EOF'\n{CREDENTIAL}\nEOF")
+    p = plugin(
+        tmp_path,
+        f'printf "%s" "$KUBERNETES_EXEC_INFO" > {seen}\n[ -t 0 ] && touch {seen}.tty\ncat <<\'EOF\'\n{CREDENTIAL}\nEOF',
+    )
     kc = exec_kubeconfig(tmp_path, authed_sim.url, str(p), mode=mode)
     leader, follower = pty.openpty()
     try:
-        r = subprocess.run(command("watch", "pods", "--kubeconfig", kc, "-o", "text", "--max-events", "1"),
-                           stdin=follower, capture_output=True, text=True, timeout=60)
+        r = subprocess.run(
+            command("watch", "pods", "--kubeconfig", kc, "-o", "text", "--max-events", "1"),
+            stdin=follower,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     finally:
         os.close(follower)
         os.close(leader)
@@ -206,11 +252,16 @@ def test_a_hanging_plugin_is_killed_at_its_bound(sim, tmp_path):
     kc = exec_kubeconfig(tmp_path, sim.url, str(p))
     try:
         started = time.monotonic()
-        r = run_in_process("watch", "pods", "--kubeconfig", kc, "-o", "text",
-                           env={"KUBECTL_INFORMER_EXEC_TIMEOUT": "1s"})
+        r = run_in_process(
+            "watch", "pods", "--kubeconfig", kc, "-o", "text", env={"KUBECTL_INFORMER_EXEC_TIMEOUT": "1s"}
+        )
         assert time.monotonic() - started < 30
-        assert_refused(r, 1, f"error: exec: executable {p} did not finish within 1s; it was stopped "
-                             f"(KUBECTL_INFORMER_EXEC_TIMEOUT sets the bound)")
+        assert_refused(
+            r,
+            1,
+            f"error: exec: executable {p} did not finish within 1s; it was stopped "
+            f"(KUBECTL_INFORMER_EXEC_TIMEOUT sets the bound)",
+        )
         assert len(pids.read_text().split()) == 2 and _all_gone(pids)
         assert list(sim.request_log) == []
     finally:
@@ -233,8 +284,12 @@ def test_a_hanging_plugin_ends_with_the_run(sim, tmp_path):
 def test_a_hanging_plugin_dies_with_an_interrupted_run(sim, tmp_path, sig):
     p, pids = _hanging_plugin(tmp_path)
     kc = exec_kubeconfig(tmp_path, sim.url, str(p))
-    proc = subprocess.Popen(command("watch", "pods", "--kubeconfig", kc, "-o", "text"), stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        command("watch", "pods", "--kubeconfig", kc, "-o", "text"),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         assert wait_for(lambda: pids.exists() and len(pids.read_text().split()) == 2, timeout=30, interval=0.05)
         proc.send_signal(sig)
@@ -254,8 +309,11 @@ def test_a_hanging_plugin_dies_with_an_interrupted_run(sim, tmp_path, sig):
 def test_a_token_in_the_kubeconfig_wins_over_the_plugin(authed_sim, tmp_path):
     ran = tmp_path / "ran"
     p = plugin(tmp_path, f"touch {ran}\nexit 1")
-    kc = write_kubeconfig(tmp_path / "kc", authed_sim.url, user=(
-        f"token: {TOKEN}\nexec:\n  apiVersion: {V1}\n  command: {p}\n  interactiveMode: Never"))
+    kc = write_kubeconfig(
+        tmp_path / "kc",
+        authed_sim.url,
+        user=(f"token: {TOKEN}\nexec:\n  apiVersion: {V1}\n  command: {p}\n  interactiveMode: Never"),
+    )
     r = run_in_process("watch", "pods", "--kubeconfig", kc, "-o", "text", "--max-events", "1")
     assert r.returncode == 0, r.stderr
     assert not ran.exists()
@@ -266,17 +324,28 @@ def test_the_kubernetes_client_path_uses_the_plugin_too(authed_sim, tmp_path):
     a cluster that disables compression) still gets its token from our run of the plugin, and a
     failing plugin is still an error there."""
     p = plugin(tmp_path, f"cat <<'EOF'\n{CREDENTIAL}\nEOF")
-    kc = write_kubeconfig(tmp_path / "kc", authed_sim.url, user=(
-        f"exec:\n  apiVersion: {V1}\n  command: {p}\n  interactiveMode: Never"), cluster_extra="disable-compression: true")
+    kc = write_kubeconfig(
+        tmp_path / "kc",
+        authed_sim.url,
+        user=(f"exec:\n  apiVersion: {V1}\n  command: {p}\n  interactiveMode: Never"),
+        cluster_extra="disable-compression: true",
+    )
     r = run_in_process("watch", "pods", "--kubeconfig", kc, "-o", "text", "--max-events", "1")
     assert r.returncode == 0, r.stderr
     assert authed_sim.request_log and all(code != 401 for _, _, code in authed_sim.request_log)
     bad = plugin(tmp_path, "echo nope >&2\nexit 2", name="bad.sh")
-    kc2 = write_kubeconfig(tmp_path / "kc2", authed_sim.url, user=(
-        f"exec:\n  apiVersion: {V1}\n  command: {bad}\n  interactiveMode: Never"), cluster_extra="disable-compression: true")
+    kc2 = write_kubeconfig(
+        tmp_path / "kc2",
+        authed_sim.url,
+        user=(f"exec:\n  apiVersion: {V1}\n  command: {bad}\n  interactiveMode: Never"),
+        cluster_extra="disable-compression: true",
+    )
     before = len(authed_sim.request_log)
-    assert_refused(run_in_process("watch", "pods", "--kubeconfig", kc2, *HEADLESS), 1,
-                   f"error: exec: executable {bad} failed with exit code 2: nope")
+    assert_refused(
+        run_in_process("watch", "pods", "--kubeconfig", kc2, *HEADLESS),
+        1,
+        f"error: exec: executable {bad} failed with exit code 2: nope",
+    )
     assert len(authed_sim.request_log) == before
 
 
@@ -299,8 +368,9 @@ def test_a_signal_while_the_plugin_is_being_started_still_kills_it(tmp_path, mon
     restore = signals.install()
     try:
         with pytest.raises(signals.Terminated):
-            exec_plugin.run_plugin([str(p)], dict(os.environ), interactive=False, timeout=30,
-                                   not_found=lambda: "not found")
+            exec_plugin.run_plugin(
+                [str(p)], dict(os.environ), interactive=False, timeout=30, not_found=lambda: "not found"
+            )
         assert wait_for(lambda: _alive(pids) == [], timeout=10, interval=0.05)
     finally:
         restore()

@@ -28,8 +28,7 @@ def write_kubeconfig_at(path) -> object:
 
 
 def record_to(path) -> object:
-    return run_in_process("watch", "pods", "--demo", "quiet", "-o", "json", "--max-events", "1",
-                          "--record", str(path))
+    return run_in_process("watch", "pods", "--demo", "quiet", "-o", "json", "--max-events", "1", "--record", str(path))
 
 
 def test_a_planted_symbolic_link_is_never_followed(tmp_path):
@@ -47,7 +46,8 @@ def test_a_planted_symbolic_link_is_never_followed(tmp_path):
         assert_refused(run(dangling), 1, contains=("is a symbolic link",))
         assert not (tmp_path / f"created-{name}").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        ["precious", "kc", "rec.ndjson", "dangling-kc", "dangling-rec.ndjson"])  # no temporary file left
+        ["precious", "kc", "rec.ndjson", "dangling-kc", "dangling-rec.ndjson"]
+    )  # no temporary file left
 
 
 @as_root
@@ -59,8 +59,7 @@ def test_a_file_or_directory_another_user_owns_is_not_reused(tmp_path):
         theirs.write_text("theirs\n")
         theirs.chmod(0o666)
         os.chown(theirs, NOBODY, NOBODY)
-        assert_refused(run(theirs), 1, contains=(f"{theirs} belongs to another user (uid {NOBODY}); "
-                                                 "it is not reused",))
+        assert_refused(run(theirs), 1, contains=(f"{theirs} belongs to another user (uid {NOBODY}); it is not reused",))
         st = theirs.stat()
         assert (theirs.read_text(), st.st_uid, stat.S_IMODE(st.st_mode)) == ("theirs\n", NOBODY, 0o666)
     their_dir = tmp_path / "shared"

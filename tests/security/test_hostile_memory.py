@@ -23,8 +23,15 @@ import pytest
 from kubectl_informer.kube import rest
 from kubectl_informer.kube.config import load_kube
 
-from tests.security.hostile_server import PODS, HostileServer, _Popen, command, run_each_against_its_server, \
-    run_until, write_kubeconfig
+from tests.security.hostile_server import (
+    PODS,
+    HostileServer,
+    _Popen,
+    command,
+    run_each_against_its_server,
+    run_until,
+    write_kubeconfig,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
@@ -45,9 +52,11 @@ def errors_of(o, kind: str) -> list[str]:
 def backed_off_twice(kind: str, what: str):
     """``kind`` (watch.end or list.done) failed at least twice naming the
     limit, with a back-off between: tried again, not a dead end."""
+
     def holds(o) -> bool:
         failed = [e for e in errors_of(o, kind) if what in e and FRAME_LIMIT in e]
         return len(failed) >= 2 and bool(o.kinds("reflector.backoff") and o.kinds("relist"))
+
     return holds
 
 
@@ -64,15 +73,17 @@ LIST_HEAD = f"reading {PODS}: a List whose items could not be found as they came
 RUNS = {
     "watch-line-light": ("endless_watch_line", "light", "json", backed_off_twice("watch.end", WATCH_LINE)),
     "watch-line-kubernetes": ("endless_watch_line", "kubernetes", "json", backed_off_twice("watch.end", WATCH_LINE)),
-    "watch-line-unchunked": ("endless_watch_line_unchunked", "light", "json",
-                             backed_off_twice("watch.end", WATCH_LINE)),
+    "watch-line-unchunked": (
+        "endless_watch_line_unchunked",
+        "light",
+        "json",
+        backed_off_twice("watch.end", WATCH_LINE),
+    ),
     "list-object-light": ("endless_list_object", "light", "json", backed_off_twice("list.done", LIST_OBJECT)),
-    "list-object-kubernetes": ("endless_list_object", "kubernetes", "json",
-                               backed_off_twice("list.done", LIST_OBJECT)),
+    "list-object-kubernetes": ("endless_list_object", "kubernetes", "json", backed_off_twice("list.done", LIST_OBJECT)),
     "list-head-light": ("endless_list_head", "light", "json", backed_off_twice("list.done", LIST_HEAD)),
     "list-object-text": ("endless_list_object", "light", "text", lambda o: len(retries_of(o)) >= 2),
-    "error-page": ("endless_error_page", "light", "json",
-                   lambda o: errors_of(o, "list.done").count("500 oops") >= 2),
+    "error-page": ("endless_error_page", "light", "json", lambda o: errors_of(o, "list.done").count("500 oops") >= 2),
     "first-list-light": ("endless_probe_list", "light", "json", backed_off_twice("list.done", LIST_HEAD)),
     "first-list-kubernetes": ("endless_probe_list", "kubernetes", "json", backed_off_twice("list.done", LIST_HEAD)),
 }
@@ -116,8 +127,10 @@ def test_a_watch_line_that_never_ends_is_cut_at_16_mib(runs, name):
     assert server.started_watches >= 2
 
 
-@pytest.mark.parametrize("name,what", [("list-object-light", LIST_OBJECT), ("list-object-kubernetes", LIST_OBJECT),
-                                       ("list-head-light", LIST_HEAD)])
+@pytest.mark.parametrize(
+    "name,what",
+    [("list-object-light", LIST_OBJECT), ("list-object-kubernetes", LIST_OBJECT), ("list-head-light", LIST_HEAD)],
+)
 def test_a_list_that_never_ends_is_cut_at_16_mib_an_object(runs, name, what):
     server, finished = runs[name]
     o = finished.result()
@@ -161,10 +174,15 @@ def test_a_list_page_beyond_the_list_limit_is_refused_naming_it(hostile):
     """The 1 GiB page limit, scaled down to what a test can send: the same
     code with a smaller ``max_bytes``, against real HTTP."""
     from kubectl_informer.kube.limits import TooLargeError
+
     server, kc = hostile("pods")
     client = load_kube(str(kc)).api_client
-    listed = {"kind": "PodList", "apiVersion": "v1", "metadata": {},
-              "items": [{"metadata": {"name": f"p{i}", "namespace": "default"}} for i in range(2000)]}
+    listed = {
+        "kind": "PodList",
+        "apiVersion": "v1",
+        "metadata": {},
+        "items": [{"metadata": {"name": f"p{i}", "namespace": "default"}} for i in range(2000)],
+    }
     body_len = len(json.dumps(listed))
     server.srv.routes[PODS] = listed
     assert rest.get_list(client, PODS, max_bytes=body_len)["items"][1999]["metadata"]["name"] == "p1999"
@@ -176,6 +194,7 @@ def test_a_list_page_beyond_the_list_limit_is_refused_naming_it(hostile):
 def test_an_error_body_is_read_up_to_its_limit_only(hostile):
     from kubectl_informer.kube.limits import MAX_ERROR_BODY, size_text
     from tests.kube.fake_apiserver import Reply
+
     server, kc = hostile("pods")
     page = b"<html><title>502 bad gateway</title>" + b" " * (3 * MAX_ERROR_BODY)
     server.srv.routes[PODS] = Reply(502, page, {"Content-Type": "text/html"})
@@ -186,6 +205,7 @@ def test_an_error_body_is_read_up_to_its_limit_only(hostile):
         body = real(resp, limit)
         resp_reads.append(len(body))
         return body
+
     rest.read_at_most = spy
     try:
         with pytest.raises(rest.ApiError) as e:
@@ -199,6 +219,7 @@ def test_an_error_body_is_read_up_to_its_limit_only(hostile):
 
 # --- replay ------------------------------------------------------------------------------------
 
+
 def replay(path: str, timeout: float = 60.0):
     p = _Popen(command("replay", path, "-o", "json"), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     out, err = p.communicate(timeout=timeout)
@@ -208,8 +229,10 @@ def replay(path: str, timeout: float = 60.0):
 def test_replay_of_dev_zero_stops_at_the_line_limit():
     rc, out, err, rss = replay("/dev/zero")
     assert rc == 1 and out == ""
-    assert err == ("error: /dev/zero line 1: longer than 16 MiB, the limit for one trace event (expected the "
-                   "NDJSON lines of -o json)\n")
+    assert err == (
+        "error: /dev/zero line 1: longer than 16 MiB, the limit for one trace event (expected the "
+        "NDJSON lines of -o json)\n"
+    )
     assert rss < RSS_LIMIT_MIB, rss
 
 
@@ -221,13 +244,15 @@ def test_replay_refuses_a_long_line_after_good_ones(tmp_path, compressed):
     path.write_bytes(gzip.compress(data, 1) if compressed else data)
     rc, out, err, rss = replay(str(path))
     assert rc == 1 and out == ""
-    assert err == f"error: {path} line 3: longer than 16 MiB, the limit for one trace event (expected the " \
-                  "NDJSON lines of -o json)\n"
+    assert (
+        err == f"error: {path} line 3: longer than 16 MiB, the limit for one trace event (expected the "
+        "NDJSON lines of -o json)\n"
+    )
     assert rss < RSS_LIMIT_MIB, rss
 
 
-
 # --- attach: a metrics page is read whole, so it is capped as one document ------------------
+
 
 def test_a_metrics_page_that_never_ends_is_refused_at_16_mib():
     from kubectl_informer.attach.scrape import ScrapeError, UrlScraper
@@ -238,6 +263,7 @@ def test_a_metrics_page_that_never_ends_is_refused_at_16_mib():
 
     def endless(h, req):
         stop._endless(h, b"# HELP x\n# TYPE x counter\nx 1\n# ")
+
     srv.routes["/metrics"] = Raw(endless)
     try:
         with pytest.raises(ScrapeError) as e:

@@ -29,7 +29,8 @@ def tried_again_after_a_back_off(o) -> bool:
     went on past the failure (client-go's reflector waits 800 ms, then more)."""
     kinds = [e["kind"] for e in o.events]
     return "reflector.backoff" in kinds and any(
-        k in ("list.start", "watch.start") for k in kinds[kinds.index("reflector.backoff"):])
+        k in ("list.start", "watch.start") for k in kinds[kinds.index("reflector.backoff") :]
+    )
 
 
 CLIENTS = ("light", "kubernetes")

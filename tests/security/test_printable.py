@@ -14,9 +14,14 @@ from kubectl_informer.core.printable import ESCAPED_CATEGORIES, json_escaped, pr
 
 # What the brief names, each by its code point: C0, ESC, DEL, C1, bidi
 # embeddings/overrides/isolates and marks, zero-width characters, the BOM.
-DANGEROUS = ([chr(c) for c in range(0x20)] + ["\x7f"] + [chr(c) for c in range(0x80, 0xA0)]
-             + [chr(c) for c in range(0x202A, 0x202F)] + [chr(c) for c in range(0x2066, 0x206A)]
-             + ["\u200e", "\u200f", "\u061c", "\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u2028", "\u2029"])
+DANGEROUS = (
+    [chr(c) for c in range(0x20)]
+    + ["\x7f"]
+    + [chr(c) for c in range(0x80, 0xA0)]
+    + [chr(c) for c in range(0x202A, 0x202F)]
+    + [chr(c) for c in range(0x2066, 0x206A)]
+    + ["\u200e", "\u200f", "\u061c", "\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u2028", "\u2029"]
+)
 
 
 def _unsafe(ch: str) -> bool:
@@ -51,7 +56,7 @@ def test_the_forms():
     assert printable("tab\there\r\nnext") == "tab\\there\\r\\nnext"
     assert printable_lines("tab\there\r\nnext") == "tab\there\\r\nnext"
     assert printable("\U000e0041") == "\\U000e0041"  # a tag character (Cf)
-    assert printable("\ud800") == "\\ud800"           # a lone surrogate: could not even be encoded
+    assert printable("\ud800") == "\\ud800"  # a lone surrogate: could not even be encoded
 
 
 def test_a_string_with_nothing_to_escape_is_the_same_object():
@@ -62,8 +67,12 @@ def test_a_string_with_nothing_to_escape_is_the_same_object():
     assert printable(nbsp) == nbsp
 
 
-@given(st.recursive(st.text() | st.integers() | st.none(),
-                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3)))
+@given(
+    st.recursive(
+        st.text() | st.integers() | st.none(),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    )
+)
 def test_json_escaped_is_the_same_document_with_nothing_unsafe(doc):
     text = json.dumps(doc, ensure_ascii=False)  # as orjson: only C0 controls escaped
     out = json_escaped(text)
@@ -75,11 +84,14 @@ def test_a_pane_row_keeps_its_styles_on_the_characters_they_styled():
     from rich.text import Text
 
     from kubectl_informer.tui.printable_text import printable_row, printable_text
+
     row = Text.assemble(("Updated", "bold"), " ", ("a\x1bb\u202ec", "cyan"), " rv=1")
     out = printable_row(row)
     assert out.plain == "Updated a\\x1bb\\u202ec rv=1"
-    assert [(out.plain[s.start:s.end], s.style) for s in out.spans] == [("Updated", "bold"),
-                                                                        ("a\\x1bb\\u202ec", "cyan")]
+    assert [(out.plain[s.start : s.end], s.style) for s in out.spans] == [
+        ("Updated", "bold"),
+        ("a\\x1bb\\u202ec", "cyan"),
+    ]
     plain = Text("Updated default/web-1 漢 🙂")
     assert printable_row(plain) is plain
     block = printable_text(Text("line\x1b1\nline\t2"))

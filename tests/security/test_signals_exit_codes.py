@@ -99,8 +99,16 @@ def test_replay(tmp_path, sig):
     # The initial list and a first second of changes (about 1.5 s of the
     # demo; 300 events took 12 s to record and were never played). Recorded
     # in-process: the signal is the replay's.
-    r = run_in_process("watch", "pods", "--demo", "-o", "json", "--max-events", "60",
-                       env={"KUBECONFIG": os.devnull, "XDG_STATE_HOME": str(tmp_path / "state")})
+    r = run_in_process(
+        "watch",
+        "pods",
+        "--demo",
+        "-o",
+        "json",
+        "--max-events",
+        "60",
+        env={"KUBECONFIG": os.devnull, "XDG_STATE_HOME": str(tmp_path / "state")},
+    )
     assert r.returncode == 0, r.stderr
     rec.write_text(r.stdout)
     # A hundredth of recorded time (the second becomes minutes): still playing when the signal comes.
@@ -128,8 +136,10 @@ def test_attach(tmp_path, sig):
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Metrics)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     try:
-        c = Child(["attach", f"http://127.0.0.1:{srv.server_port}/metrics", "-o", "json", "--interval", "100ms"],
-                  child_env(tmp_path))
+        c = Child(
+            ["attach", f"http://127.0.0.1:{srv.server_port}/metrics", "-o", "json", "--interval", "100ms"],
+            child_env(tmp_path),
+        )
         c.wait_line(lambda line: '"queues"' in line or "deployment" in line)
         rc, err = c.signal(sig)
     finally:

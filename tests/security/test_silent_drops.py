@@ -29,8 +29,6 @@ from tests.tui.helpers import TraceMaker, make_app, run, screen_text
 pytestmark = pytest.mark.timeout(120)
 
 
-
-
 @pytest.mark.e2e
 def test_watch_events_without_metadata_are_traced_not_dropped(server_for):
     server, kc = server_for("no_metadata_events")
@@ -38,8 +36,12 @@ def test_watch_events_without_metadata_are_traced_not_dropped(server_for):
     o = run_here(kc, "watch", "pods", "-o", "json", "--duration", "1.5s")
     assert o.rc == 0 and o.stderr == ""
     skipped = [(e["fields"]["type"], e["fields"]["reason"]) for e in o.kinds("watch.skipped")]
-    assert skipped == [("ADDED", "no metadata"), ("MODIFIED", "no metadata"), ("ADDED", "no metadata"),
-                       ("SURPRISE", "unknown type")]
+    assert skipped == [
+        ("ADDED", "no metadata"),
+        ("MODIFIED", "no metadata"),
+        ("ADDED", "no metadata"),
+        ("SURPRISE", "unknown type"),
+    ]
     # ... and the watch goes on: the good event after them reaches the cache, without a relist.
     assert "default/web-3" in {e["key"] for e in o.kinds("store.add")}
     assert not o.kinds("relist")
@@ -75,6 +77,7 @@ def test_the_header_shows_skipped_events(size):
 
 # --- Secrets --------------------------------------------------------------------------------------
 
+
 def redacted_secret(password: bytes) -> dict:
     obj = secret(1, password)
     redact_secret(obj)
@@ -105,13 +108,18 @@ def test_the_real_command_shows_a_same_length_secret_change_and_never_the_value(
     server, kc = server_for("secret_same_length")
     # The two outputs of one server's story, run at the same time: each waits out its --duration.
     with ThreadPoolExecutor(2) as pool:
-        runs = [pool.submit(run_cli, kc, "watch", "secrets", "-o", output, "--duration", "3s")
-                for output in ("json", "text")]
+        runs = [
+            pool.submit(run_cli, kc, "watch", "secrets", "-o", output, "--duration", "3s")
+            for output in ("json", "text")
+        ]
     o, text = (r.result() for r in runs)
     assert o.rc == 0 and o.stderr == ""
     diffs = [e["fields"]["diff"] for e in o.kinds("store.update")]
-    assert diffs == [["data.password <changed, redacted 13 bytes>"], [],
-                     ["data.password <redacted 13 bytes>→<redacted 15 bytes>"]]
+    assert diffs == [
+        ["data.password <changed, redacted 13 bytes>"],
+        [],
+        ["data.password <redacted 13 bytes>→<redacted 15 bytes>"],
+    ]
     for password in PASSWORDS:
         assert password.decode() not in o.stdout and base64.b64encode(password).decode() not in o.stdout
     assert "<changed, redacted 13 bytes>" in text.stdout and "hunter2" not in text.stdout + text.stderr

@@ -20,17 +20,30 @@ from kubectl_informer.sim.server import SimServer
 from tests.security.cli_process import Child, child_env
 from tests.security.in_process import run_in_process
 
-UNAUTHORIZED = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-                "message": "Unauthorized", "reason": "Unauthorized", "code": 401}
+UNAUTHORIZED = {
+    "kind": "Status",
+    "apiVersion": "v1",
+    "metadata": {},
+    "status": "Failure",
+    "message": "Unauthorized",
+    "reason": "Unauthorized",
+    "code": 401,
+}
 
 
-def get(port: int, headers: dict, ca: bytes | None = None, path: str = "/api/v1/namespaces/default/pods",
-        host: str | None = None) -> tuple[int, dict]:
+def get(
+    port: int,
+    headers: dict,
+    ca: bytes | None = None,
+    path: str = "/api/v1/namespaces/default/pods",
+    host: str | None = None,
+) -> tuple[int, dict]:
     if ca is None:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     else:
-        conn = http.client.HTTPSConnection("127.0.0.1", port, timeout=10,
-                                           context=ssl.create_default_context(cadata=ca.decode()))
+        conn = http.client.HTTPSConnection(
+            "127.0.0.1", port, timeout=10, context=ssl.create_default_context(cadata=ca.decode())
+        )
     conn.putrequest("GET", path, skip_host=host is not None)
     if host is not None:
         conn.putheader("Host", host)
@@ -45,9 +58,14 @@ def get(port: int, headers: dict, ca: bytes | None = None, path: str = "/api/v1/
 
 def assert_guarded(port: int, token: str, ca: bytes | None = None) -> None:
     bearer = {"Authorization": f"Bearer {token}"}
-    for headers in ({}, {"Authorization": f"Bearer {token}x"}, {"Authorization": f"Bearer {token[:-1]}"},
-                    {"Authorization": "Bearer "}, {"Authorization": "Basic YWRtaW46YWRtaW4="},
-                    {"Authorization": token}):
+    for headers in (
+        {},
+        {"Authorization": f"Bearer {token}x"},
+        {"Authorization": f"Bearer {token[:-1]}"},
+        {"Authorization": "Bearer "},
+        {"Authorization": "Basic YWRtaW46YWRtaW4="},
+        {"Authorization": token},
+    ):
         assert get(port, headers, ca) == (401, UNAUTHORIZED), headers
         assert get(port, headers, ca, path="/version")[0] == 401
     assert get(port, bearer, ca)[0] == 200
@@ -85,8 +103,9 @@ def test_the_sim_command_writes_its_token_only_into_its_private_kubeconfig(tmp_p
         assert cluster["server"] == f"https://127.0.0.1:{port}"
         assert_guarded(port, token, ca)
         rec = tmp_path / "rec.ndjson"
-        r = run_in_process("watch", "pods", "--kubeconfig", str(kc), "-o", "json", "--max-events", "3",
-                           "--record", str(rec))
+        r = run_in_process(
+            "watch", "pods", "--kubeconfig", str(kc), "-o", "json", "--max-events", "3", "--record", str(rec)
+        )
         assert r.returncode == 0 and r.stdout, r.stderr
         assert token not in r.stdout + r.stderr + rec.read_text()
     finally:
@@ -98,7 +117,8 @@ def test_a_demo_run_uses_its_token_and_never_shows_it(tmp_path, monkeypatch):
     marker = "demo-token-0123456789-abcdefghij"
     monkeypatch.setattr("kubectl_informer.sim.server.secrets.token_urlsafe", lambda n=None: marker)
     rec = tmp_path / "rec.ndjson"
-    r = run_in_process("watch", "pods", "--demo", "quiet", "-o", "json", "--max-events", "5", "--debug",
-                       "--record", str(rec))
-    assert r.returncode == 0 and "\"items\":" in r.stdout, r.stderr  # listed: its token was sent
+    r = run_in_process(
+        "watch", "pods", "--demo", "quiet", "-o", "json", "--max-events", "5", "--debug", "--record", str(rec)
+    )
+    assert r.returncode == 0 and '"items":' in r.stdout, r.stderr  # listed: its token was sent
     assert marker not in r.stdout + r.stderr + rec.read_text()

@@ -54,8 +54,10 @@ def _ui(tmp_path: Path, args: list[str], keys: list[tuple[str, bytes]], shown: t
 def test_text_output_its_notes_the_error_line_and_replay_show_the_payload_escaped(payload_server, tmp_path):
     kc = str(payload_server.kubeconfig(tmp_path))
     rec = tmp_path / "run.ndjson"
-    r = run(["watch", "pods", "-o", "text", "--duration", "3s", "--record", str(rec), "--kubeconfig", kc],
-            child_env(tmp_path, XDG_CACHE_HOME=str(tmp_path / "cache")))
+    r = run(
+        ["watch", "pods", "-o", "text", "--duration", "3s", "--record", str(rec), "--kubeconfig", kc],
+        child_env(tmp_path, XDG_CACHE_HOME=str(tmp_path / "cache")),
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     # stdout: the name (Added, Updated) and the phase, and its diff.
     assert_shown_printable(r.stdout, "-o text's stdout")
@@ -69,8 +71,10 @@ def test_text_output_its_notes_the_error_line_and_replay_show_the_payload_escape
     # Discovery's "retrying in" line (a 503 on /api), then the error line: a
     # 403 at the start whose message is the payload.
     payload_server.api_failures = 1
-    e = run(["watch", "services", "-o", "text", "--duration", "5s", "--kubeconfig", kc],
-            child_env(tmp_path, XDG_CACHE_HOME=str(tmp_path / "other-cache")))
+    e = run(
+        ["watch", "services", "-o", "text", "--duration", "5s", "--kubeconfig", kc],
+        child_env(tmp_path, XDG_CACHE_HOME=str(tmp_path / "other-cache")),
+    )
     assert e.returncode == 1 and e.stdout == "", e.stderr
     assert_shown_printable(e.stderr, "the retrying and error lines")
     retrying, error = e.stderr.splitlines()
@@ -97,9 +101,12 @@ def test_text_output_its_notes_the_error_line_and_replay_show_the_payload_escape
 
     # replay in the UI: the Deltas rows, the Inspector (enter), Explain (e), and
     # y's notification (a recording holds no objects) quoting the key.
-    out = _ui(tmp_path, ["replay", str(rec), "--speed", "0"],
-              [("k", b"Updated"), ("y", b"no object held for"), ("\r", b"Inspector"), ("e", b"Explain")],
-              shown=(b"ZXZpbA==", b"Updated"))
+    out = _ui(
+        tmp_path,
+        ["replay", str(rec), "--speed", "0"],
+        [("k", b"Updated"), ("y", b"no object held for"), ("\r", b"Inspector"), ("e", b"Explain")],
+        shown=(b"ZXZpbA==", b"Updated"),
+    )
     assert_no_payload_sequence(out, "replay's UI")
     assert SHOWN[:12].encode() in out
 
@@ -110,10 +117,20 @@ def test_the_live_ui_never_writes_the_payload_to_the_terminal(payload_server, tm
     the Inspector's title and diff, the YAML view (y) and Explain, read as
     the terminal reads them."""
     kc = str(payload_server.kubeconfig(tmp_path))
-    out = _ui(tmp_path, ["watch", "pods", "--kubeconfig", kc],
-              [("k", b"Updated"), ("x", b"selected key"), ("x", b"Updated"), ("\r", b"Inspector"),
-               ("y", b"esc closes"), ("\x1b", b"Inspector"), ("e", b"Explain")],
-              shown=(b"ZXZpbA==", b"Updated"))
+    out = _ui(
+        tmp_path,
+        ["watch", "pods", "--kubeconfig", kc],
+        [
+            ("k", b"Updated"),
+            ("x", b"selected key"),
+            ("x", b"Updated"),
+            ("\r", b"Inspector"),
+            ("y", b"esc closes"),
+            ("\x1b", b"Inspector"),
+            ("e", b"Explain"),
+        ],
+        shown=(b"ZXZpbA==", b"Updated"),
+    )
     assert_no_payload_sequence(out, "the live UI")
     assert SHOWN[:12].encode() in out  # the name was drawn, escaped
 
@@ -152,7 +169,8 @@ def test_a_crash_log_and_its_line_show_a_quoted_payload_escaped(tmp_path):
         "from kubectl_informer.cli import output\n"
         "def render(self, events):\n"
         f"    raise ValueError({EVIL_NAME!r})\n"
-        "output.JsonRenderer.render = render\n")
+        "output.JsonRenderer.render = render\n"
+    )
     env = child_env(tmp_path, PYTHONPATH=str(site))
     r = run(["watch", "pods", "--demo", "quiet", "-o", "json", "--duration", "5s", "--debug"], env)
     assert r.returncode == 1, r.stderr[-2000:]
@@ -168,6 +186,7 @@ def test_a_crash_log_and_its_line_show_a_quoted_payload_escaped(tmp_path):
 @pytest.mark.parametrize("ch", list("$`;&|<>(){}*?[]!#~'\"\\^% \t\n\x1b\x9b\u202e\u200b\u00a0"))
 def test_no_candidate_holding_a_shell_metacharacter_whitespace_or_control_is_offered(ch):
     from kubectl_informer.cli.completion import _with_deadline, offered, shell_safe
+
     assert not shell_safe(f"web{ch}1")
     names = [f"web{ch}1", "web-1", "deployments.apps"]
     assert _with_deadline(lambda: names) == ["web-1", "deployments.apps"]  # a cluster's or kubeconfig's names

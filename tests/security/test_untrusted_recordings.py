@@ -89,8 +89,11 @@ BAD = {
     "key as an object": ("store.update", member("key", {"a": 1}), "key={'a': 1} is not a string or null"),
     "args: 5": ("run.info", field("args", 5), "run.info: args=5 is not list[str]"),
     "resync: abc": ("run.info", field("resync", "abc"), "run.info: resync='abc' is not float"),
-    "wall_time: 1e20": ("run.info", field("wall_time", 1e20), "run.info: wall_time=1e+20 is not seconds since "
-                        "the epoch"),
+    "wall_time: 1e20": (
+        "run.info",
+        field("wall_time", 1e20),
+        "run.info: wall_time=1e+20 is not seconds since the epoch",
+    ),
     "time: nan": ("store.update", member("time", "nan"), "time='nan' is not a time in seconds"),
     "time: 1e300": ("relist", member("time", 1e300), "time=1e+300 is not a time in seconds"),
     "seq: true": ("relist", member("seq", True), "seq=True is not a whole number"),
@@ -99,10 +102,16 @@ BAD = {
     "an unknown field": ("relist", field("exec", "sh"), "relist: unknown field 'exec'"),
     "an unknown member": ("relist", lambda d: (d.pop("v"), d.update({"x": 1})), "unknown member 'x'"),
     "an object recorded": ("store.add", field("object", {"kind": "Pod"}), "store.add: unknown field 'object'"),
-    "a choice not declared": ("relist", field("reason", "\x1b]52;c;aGk=\x07"), "relist: reason='\\x1b]52;c;aGk=\\x07' "
-                              "is not one of expired"),
-    "labels not strings": ("fifo.queue", field("labels", {"app": 5}), "fifo.queue: labels={'app': 5} is not "
-                           "dict[str,str]"),
+    "a choice not declared": (
+        "relist",
+        field("reason", "\x1b]52;c;aGk=\x07"),
+        "relist: reason='\\x1b]52;c;aGk=\\x07' is not one of expired",
+    ),
+    "labels not strings": (
+        "fifo.queue",
+        field("labels", {"app": 5}),
+        "fifo.queue: labels={'app': 5} is not dict[str,str]",
+    ),
     "fields a list": ("relist", member("fields", [1]), "fields=[1] is not an object"),
     "an empty object": ("relist", lambda d: d.clear(), "seq=None is not a whole number"),
 }
@@ -155,17 +164,24 @@ def test_the_real_command_says_one_line_for_the_issues_probes(tmp_path):
         kind, change, says = BAD[case]
         n = line_of(kind)
         path = write(tmp_path, mutated(n, change), f"rec{i}.ndjson")
-        r = subprocess.run(command("replay", path, "-o", "text"), capture_output=True, text=True, timeout=60,
-                           stdin=subprocess.DEVNULL)
+        r = subprocess.run(
+            command("replay", path, "-o", "text"), capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
+        )
         assert (r.returncode, r.stdout) == (1, ""), (case, r.stderr)
         assert r.stderr.startswith(f"error: {path} line {n}: {says}") and r.stderr.count("\n") == 1, r.stderr
 
 
 # --- the caps -----------------------------------------------------------------------------
 
+
 def relists(count: int, start: int = 1) -> str:
-    return "".join(json.dumps({"v": 2, "seq": i, "time": 1.5 + i / 1000, "kind": "relist", "key": None,
-                               "fields": {"reason": "error"}}) + "\n" for i in range(start, start + count))
+    return "".join(
+        json.dumps(
+            {"v": 2, "seq": i, "time": 1.5 + i / 1000, "kind": "relist", "key": None, "fields": {"reason": "error"}}
+        )
+        + "\n"
+        for i in range(start, start + count)
+    )
 
 
 def test_the_ui_and_stdin_hold_at_most_the_cap_and_say_so_once(tmp_path, monkeypatch):
@@ -174,14 +190,18 @@ def test_the_ui_and_stdin_hold_at_most_the_cap_and_say_so_once(tmp_path, monkeyp
     path.write_bytes(gzip.compress(relists(1500).encode(), 1))
     rec = read_recording(str(path))
     assert len(rec.events) == 1000
-    assert rec.warnings == [f"{path} line 1001: the replay's cap is reached (it holds 1,000 events and 128 MiB "
-                            "of lines at most); replaying the 1,000 events before it (-o json and -o text of a "
-                            "file read it all)"]
+    assert rec.warnings == [
+        f"{path} line 1001: the replay's cap is reached (it holds 1,000 events and 128 MiB "
+        "of lines at most); replaying the 1,000 events before it (-o json and -o text of a "
+        "file read it all)"
+    ]
     r = CliRunner().invoke(cli, ["replay", "-", "-o", "json"], input=relists(1500))
     assert r.exit_code == 0 and len(r.stdout.splitlines()) == 1000
-    assert r.stderr.splitlines() == ["warning: - line 1001: the replay's cap is reached (it holds 1,000 events "
-                                     "and 128 MiB of lines at most); replaying the 1,000 events before it (-o "
-                                     "json and -o text of a file read it all)"]
+    assert r.stderr.splitlines() == [
+        "warning: - line 1001: the replay's cap is reached (it holds 1,000 events "
+        "and 128 MiB of lines at most); replaying the 1,000 events before it (-o "
+        "json and -o text of a file read it all)"
+    ]
     # The bytes cap: fat lines stop the read before the count does.
     rec = read_recording(str(path), max_bytes=200 * 90)
     assert len(rec.events) < 200 and "cap is reached" in rec.warnings[0]
@@ -206,12 +226,20 @@ def test_a_file_replayed_headless_is_streamed_not_held(tmp_path):
 
 # --- any mutation -------------------------------------------------------------------------
 
+
 def _nested(inner):
     return st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
 
 
-JSON = st.recursive(st.none() | st.booleans() | st.integers(-2**70, 2**70)
-                    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8), _nested, max_leaves=6)
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8),
+    _nested,
+    max_leaves=6,
+)
 NAMES = sorted({name for k in KINDS.values() for name in k.fields})  # every declared field, local ones too
 
 
@@ -233,7 +261,11 @@ def mutations(draw):
     return n, lambda d: (d.clear(), d.update({"raw": value}))
 
 
-@settings(max_examples=int(os.environ.get("RECORDING_MUTATIONS", "150")), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=int(os.environ.get("RECORDING_MUTATIONS", "150")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(mutations())
 def test_any_mutated_line_replays_or_is_one_error_line(tmp_path, mutation):
     n, change = mutation

@@ -64,8 +64,9 @@ def test_kubectl_words_the_same_refusal(sim_tls, tmp_path):
     ca = base64.b64encode(sim_tls.ca_pem).decode()
     kc = write_kubeconfig(tmp_path / "kc", sim_tls.url, cluster_extra=f"certificate-authority-data: {ca}")
     for namespace, _ in BAD_NAMESPACES:
-        k = subprocess.run([KUBECTL, "--kubeconfig", kc, "get", "pods", "-n", namespace], capture_output=True,
-                           text=True, timeout=30)
+        k = subprocess.run(
+            [KUBECTL, "--kubeconfig", kc, "get", "pods", "-n", namespace], capture_output=True, text=True, timeout=30
+        )
         ours = run_in_process("watch", "pods", "-n", namespace, "--kubeconfig", kc, *HEADLESS)
         assert k.returncode != 0 and ours.returncode == 2
         assert ours.stderr.strip().removeprefix("error: ") == k.stderr.strip().removeprefix("error: ")
@@ -80,14 +81,17 @@ def test_a_namespace_no_cluster_can_have_is_a_clean_usage_error(sim, tmp_path, n
     assert list(sim.request_log) == []
 
 
-@pytest.mark.parametrize("args,line", [
-    (("watch", "pods", ".."), "error: invalid resource name \"..\": [may not be '..']"),
-    (("watch", "pods", "a%2F..%2Fb"), "error: invalid resource name \"a%2F..%2Fb\": [may not contain '%']"),
-    (("watch", "pods", "a/b"), "error: invalid resource name \"a/b\": [may not contain '/']"),
-    (("watch", "secrets/x"), "error: invalid resource \"secrets/x\": [may not contain '/']"),
-    (("watch", ".."), "error: invalid resource \"..\": [may not be '..']"),
-    (("queue", "pods%2F.."), "error: invalid resource \"pods%2F..\": [may not contain '%']"),
-])
+@pytest.mark.parametrize(
+    "args,line",
+    [
+        (("watch", "pods", ".."), "error: invalid resource name \"..\": [may not be '..']"),
+        (("watch", "pods", "a%2F..%2Fb"), "error: invalid resource name \"a%2F..%2Fb\": [may not contain '%']"),
+        (("watch", "pods", "a/b"), "error: invalid resource name \"a/b\": [may not contain '/']"),
+        (("watch", "secrets/x"), "error: invalid resource \"secrets/x\": [may not contain '/']"),
+        (("watch", ".."), "error: invalid resource \"..\": [may not be '..']"),
+        (("queue", "pods%2F.."), "error: invalid resource \"pods%2F..\": [may not contain '%']"),
+    ],
+)
 def test_a_bad_name_or_resource_is_refused_before_any_request(sim, tmp_path, args, line):
     kc = write_kubeconfig(tmp_path / "kc", sim.url)
     assert_refused(run_in_process(*args, "--kubeconfig", kc, *HEADLESS), 2, line)
@@ -97,24 +101,37 @@ def test_a_bad_name_or_resource_is_refused_before_any_request(sim, tmp_path, arg
 def test_the_kubeconfig_namespace_is_checked_too(sim, tmp_path):
     kc = write_kubeconfig(tmp_path / "kc", sim.url, context_extra="namespace: default/secrets?x=")
     r = run_in_process("watch", "pods", "--kubeconfig", kc, *HEADLESS)
-    assert_refused(r, 1, f"error: invalid namespace \"default/secrets?x=\": [may not contain '/'] "
-                         f"(the namespace of context \"here\" in {kc})")
+    assert_refused(
+        r,
+        1,
+        f"error: invalid namespace \"default/secrets?x=\": [may not contain '/'] "
+        f'(the namespace of context "here" in {kc})',
+    )
     assert list(sim.request_log) == []
 
 
-@pytest.mark.parametrize("args,line", [
-    (("pod/web", "-n", "kube-system/secrets"),
-     "error: invalid namespace \"kube-system/secrets\": [may not contain '/']"),
-    (("pod/..",), "error: invalid resource name \"..\": [may not be '..']"),
-    (("deploy/a%2Fb",), "error: invalid resource name \"a%2Fb\": [may not contain '%']"),
-    (("pod/web:8080", "--path", "/../../secrets"), "error: invalid --path \"/../../secrets\": "
-                                                   "[may not contain a '..' segment]"),
-    (("pod/web:8080", "--path", "/metrics/./x"), "error: invalid --path \"/metrics/./x\": "
-                                                 "[may not contain a '.' segment]"),
-    (("pod/web:8080", "--path", "/metrics?x=1"), "error: invalid --path \"/metrics?x=1\": [may not contain '?']"),
-    (("pod/web:8080", "--path", "/metrics#x"), "error: invalid --path \"/metrics#x\": [may not contain '#']"),
-    (("pod/web:8080", "--path", "/%2e%2e/x"), "error: invalid --path \"/%2e%2e/x\": [may not contain '%']"),
-])
+@pytest.mark.parametrize(
+    "args,line",
+    [
+        (
+            ("pod/web", "-n", "kube-system/secrets"),
+            "error: invalid namespace \"kube-system/secrets\": [may not contain '/']",
+        ),
+        (("pod/..",), "error: invalid resource name \"..\": [may not be '..']"),
+        (("deploy/a%2Fb",), "error: invalid resource name \"a%2Fb\": [may not contain '%']"),
+        (
+            ("pod/web:8080", "--path", "/../../secrets"),
+            "error: invalid --path \"/../../secrets\": [may not contain a '..' segment]",
+        ),
+        (
+            ("pod/web:8080", "--path", "/metrics/./x"),
+            "error: invalid --path \"/metrics/./x\": [may not contain a '.' segment]",
+        ),
+        (("pod/web:8080", "--path", "/metrics?x=1"), "error: invalid --path \"/metrics?x=1\": [may not contain '?']"),
+        (("pod/web:8080", "--path", "/metrics#x"), "error: invalid --path \"/metrics#x\": [may not contain '#']"),
+        (("pod/web:8080", "--path", "/%2e%2e/x"), "error: invalid --path \"/%2e%2e/x\": [may not contain '%']"),
+    ],
+)
 def test_attach_refuses_what_would_leave_the_pods_proxy_path(sim, tmp_path, args, line):
     kc = write_kubeconfig(tmp_path / "kc", sim.url)
     r = run_in_process("attach", *args, "--kubeconfig", kc, "-o", "text", "--count", "1")
@@ -126,8 +143,7 @@ def test_attach_path_may_hold_slashes(sim, tmp_path):
     """A deeper path passes the check and reaches the proxy (the pod is
     missing, so the cluster's answer is the error, exit 1)."""
     kc = write_kubeconfig(tmp_path / "kc", sim.url)
-    r = run_cli("attach", "pod/nope:8080", "--path", "/a/b/metrics", "--kubeconfig", kc, "-o", "text",
-                "--count", "1")
+    r = run_cli("attach", "pod/nope:8080", "--path", "/a/b/metrics", "--kubeconfig", kc, "-o", "text", "--count", "1")
     assert_refused(r, 1, contains=('pods "nope" not found',))
     assert [p for _, p, _ in sim.request_log] == ["/api/v1/namespaces/default/pods/nope"]
 
@@ -136,8 +152,16 @@ def test_name_is_escaped_in_the_field_selector(sim, tmp_path):
     """NAME becomes ``metadata.name=NAME`` escaped as client-go's
     fields.EscapeValue: a comma in NAME cannot add a term that widens the
     watch to another object."""
-    sim.store.create("pods", {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"},
-                              "spec": {"containers": [{"name": "c", "image": "x"}]}}, namespace="default")
+    sim.store.create(
+        "pods",
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "web"},
+            "spec": {"containers": [{"name": "c", "image": "x"}]},
+        },
+        namespace="default",
+    )
     kc = write_kubeconfig(tmp_path / "kc", sim.url)
     name = "web,metadata.namespace=default"
     r = run_in_process("watch", "pods", name, "--kubeconfig", kc, *HEADLESS)
@@ -177,5 +201,6 @@ def test_the_ui_command_line_is_checked_as_the_flags():
     assert restarted == []
     switch_resource(App(), "deploy", ["-n", "kube-system"])
     from kubectl_informer.run.config import RunConfig
+
     derived = restarted[0][0][1](RunConfig.from_flags(namespace="default"))
     assert derived.scope.namespace == "kube-system"

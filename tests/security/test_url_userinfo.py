@@ -36,8 +36,20 @@ def test_a_password_in_the_server_url_is_never_shown(sim, tmp_path):
     server = f"http://admin:{PASSWORD}@127.0.0.1:{sim.port}"
     kc = write_kubeconfig(tmp_path / "kc", server)
     rec = tmp_path / "rec.ndjson"
-    r = run_in_process("watch", "pods", "--kubeconfig", kc, "-o", "json", "--max-events", "3", "--record", str(rec),
-                       "--server-scrape", "0")
+    r = run_in_process(
+        "watch",
+        "pods",
+        "--kubeconfig",
+        kc,
+        "-o",
+        "json",
+        "--max-events",
+        "3",
+        "--record",
+        str(rec),
+        "--server-scrape",
+        "0",
+    )
     assert r.returncode == 0, r.stderr
     info = json.loads(r.stdout.splitlines()[0])["fields"]
     assert info["server"] == f"http://<redacted>@127.0.0.1:{sim.port}"
@@ -57,10 +69,12 @@ def test_a_password_in_the_server_url_is_never_shown(sim, tmp_path):
     # An error line naming the server: HOST:PORT, as kubectl names it (Go's url.URL.Host).
     port = closed_port()
     kc = write_kubeconfig(tmp_path / "kc2", f"http://admin:{PASSWORD}@127.0.0.1:{port}")
-    line = assert_refused(run_in_process("watch", "pods", "--kubeconfig", kc, "-o", "json",
-                                         "--request-timeout", "5s"), 1)
-    assert line == (f"error: the connection to the server 127.0.0.1:{port} was refused - "
-                    "did you specify the right host or port?")
+    line = assert_refused(
+        run_in_process("watch", "pods", "--kubeconfig", kc, "-o", "json", "--request-timeout", "5s"), 1
+    )
+    assert line == (
+        f"error: the connection to the server 127.0.0.1:{port} was refused - did you specify the right host or port?"
+    )
 
 
 class _Metrics(BaseHTTPRequestHandler):
@@ -69,7 +83,7 @@ class _Metrics(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
         self.server.hits += 1
         ok = self.server.hits == 1
-        body = b"workqueue_depth{name=\"q\"} 1\n" if ok else b"boom"
+        body = b'workqueue_depth{name="q"} 1\n' if ok else b"boom"
         self.send_response(200 if ok else 500)
         self.send_header("Content-Type", "text/plain; version=0.0.4")
         self.send_header("Content-Length", str(len(body)))
@@ -96,18 +110,25 @@ def test_a_password_in_an_attach_url_is_never_shown():
         srv.shutdown()
         srv.server_close()
     port = closed_port()
-    line = assert_refused(run_in_process("attach", f"http://admin:{PASSWORD}@127.0.0.1:{port}/metrics", "-o", "json",
-                                         "--count", "1"), 1)
-    assert line == (f"error: cannot reach http://<redacted>@127.0.0.1:{port}/metrics: connection refused "
-                    "(is your kubectl port-forward running?)")
+    line = assert_refused(
+        run_in_process("attach", f"http://admin:{PASSWORD}@127.0.0.1:{port}/metrics", "-o", "json", "--count", "1"), 1
+    )
+    assert line == (
+        f"error: cannot reach http://<redacted>@127.0.0.1:{port}/metrics: connection refused "
+        "(is your kubectl port-forward running?)"
+    )
 
 
 # RFC 3986 userinfo never holds "[" or "]" (urlsplit refuses them); any other character may come.
 _USERINFO_CHARS = st.characters(blacklist_characters="/?#@[]", blacklist_categories=("Zs", "Zl", "Zp", "Cc"))
 
 
-@given(user=st.text(_USERINFO_CHARS, min_size=1, max_size=20), password=st.text(_USERINFO_CHARS, max_size=20),
-       at_in_password=st.booleans(), path=st.sampled_from(["", "/", "/metrics?a=b@c", "/x#y@z"]))
+@given(
+    user=st.text(_USERINFO_CHARS, min_size=1, max_size=20),
+    password=st.text(_USERINFO_CHARS, max_size=20),
+    at_in_password=st.booleans(),
+    path=st.sampled_from(["", "/", "/metrics?a=b@c", "/x#y@z"]),
+)
 def test_redact_url_drops_any_userinfo_and_keeps_the_rest(user, password, at_in_password, path):
     """urlsplit's reading: the userinfo runs to the last "@" of the authority."""
     secret = f"{user}:{password}@x" if at_in_password else f"{user}:{password}"
@@ -121,6 +142,7 @@ def test_redact_url_drops_any_userinfo_and_keeps_the_rest(user, password, at_in_
 
 def test_a_url_typed_without_its_scheme_is_quoted_without_its_password():
     from kubectl_informer.attach.target import TargetError, parse_target
+
     for typed in ("admin:Pw9Q@127.0.0.1:9100/metrics", "admin:Pw9Q@host"):
         with pytest.raises(TargetError) as e:
             parse_target(typed)

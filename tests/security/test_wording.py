@@ -43,6 +43,7 @@ def one_line(stderr: str) -> str:
 
 # --- no class names -----------------------------------------------------------------
 
+
 @pytest.mark.parametrize("server", ["http://[::1", "http://127.0.0.1:99999"], ids=["ipv6", "port"])
 def test_a_bad_server_url_is_said_in_words(tmp_path, server):
     r = here(["watch", "pods", "-o", "json", "--kubeconfig", str(kubeconfig(tmp_path / "kc", server))], tmp_path)
@@ -100,24 +101,33 @@ def test_a_very_short_watch_is_said_in_words(tmp_path):
     watches = lambda h: len([r for r in h.srv.requests if r.path == PODS and r.query.get("watch") == "true"])
     lines = _retry_lines(h, tmp_path, lambda h: watches(h) >= 2)  # one short watch, its back-off, the next
     ended = [line for line in lines if line.startswith("watch ended: ")]
-    assert ended and all(line.startswith("watch ended: very short watch: ") and
-                         line.endswith("the watch closed in less than a second with no items received")
-                         for line in ended), lines
+    assert ended and all(
+        line.startswith("watch ended: very short watch: ")
+        and line.endswith("the watch closed in less than a second with no items received")
+        for line in ended
+    ), lines
     assert not any(CLASS_NAME.search(line) for line in lines), lines
 
 
-@pytest.mark.parametrize("err, words", [
-    (TimeoutError("timed out"), "timed out"),
-    (TimeoutError(), "timed out"),
-    (ConnectionRefusedError(111, "Connection refused"), "connection refused"),
-    (ConnectionResetError(104, "Connection reset by peer"), "connection reset by the server: [Errno 104] Connection reset by peer"),
-    (RuntimeError(), "failed without a message"),
-])
+@pytest.mark.parametrize(
+    "err, words",
+    [
+        (TimeoutError("timed out"), "timed out"),
+        (TimeoutError(), "timed out"),
+        (ConnectionRefusedError(111, "Connection refused"), "connection refused"),
+        (
+            ConnectionResetError(104, "Connection reset by peer"),
+            "connection reset by the server: [Errno 104] Connection reset by peer",
+        ),
+        (RuntimeError(), "failed without a message"),
+    ],
+)
 def test_the_reflectors_errors_in_words(err, words):
     assert _err_str(err) == words
 
 
 # --- disks and pipes --------------------------------------------------------------------
+
 
 def test_record_to_a_full_disk_names_the_file(tmp_path):
     r = here(["watch", "pods", "--demo", "-o", "json", "--duration", "30s", "--record", "/dev/full"], tmp_path)
@@ -125,9 +135,15 @@ def test_record_to_a_full_disk_names_the_file(tmp_path):
     assert one_line(r.stderr) == "error: cannot write the recording to /dev/full: No space left on device"
 
 
-@pytest.mark.parametrize("args", [["watch", "pods", "--demo", "-o", "json"], ["watch", "pods", "--demo", "-o", "text"],
-                                  ["queue", "--demo", "-o", "text", "--work-time", "1ms"]],
-                         ids=["watch-json", "watch-text", "queue-text"])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["watch", "pods", "--demo", "-o", "json"],
+        ["watch", "pods", "--demo", "-o", "text"],
+        ["queue", "--demo", "-o", "text", "--work-time", "1ms"],
+    ],
+    ids=["watch-json", "watch-text", "queue-text"],
+)
 def test_stdout_on_a_full_disk_is_named(tmp_path, args):
     with open("/dev/full", "w") as full:
         r = run([*args, "--duration", "30s"], child_env(tmp_path), stdout=full)
@@ -148,14 +164,19 @@ def test_replay_to_a_full_disk_names_stdout(tmp_path):
 
 # --- usage errors ----------------------------------------------------------------------
 
-@pytest.mark.parametrize("args, flag", [
-    (["watch", "pods", "--demo", "-o", "json", "--record", ""], "--record"),
-    (["watch", "pods", "--demo", "-o", "json", "--duration", "0"], "--duration"),
-    (["watch", "pods", "--demo", "-o", "json", "--duration", "-1s"], "--duration"),
-    (["queue", "--demo", "-o", "json", "--fail-rate", "nan"], "--fail-rate"),
-    (["replay", "x.ndjson", "-o", "json", "--speed", "nan"], "--speed"),
-    (["attach", "http://127.0.0.1:1/metrics", "-o", "json", "--duration", "0"], "--duration"),
-], ids=["record-empty", "duration-0", "duration-negative", "fail-rate-nan", "speed-nan", "attach-duration-0"])
+
+@pytest.mark.parametrize(
+    "args, flag",
+    [
+        (["watch", "pods", "--demo", "-o", "json", "--record", ""], "--record"),
+        (["watch", "pods", "--demo", "-o", "json", "--duration", "0"], "--duration"),
+        (["watch", "pods", "--demo", "-o", "json", "--duration", "-1s"], "--duration"),
+        (["queue", "--demo", "-o", "json", "--fail-rate", "nan"], "--fail-rate"),
+        (["replay", "x.ndjson", "-o", "json", "--speed", "nan"], "--speed"),
+        (["attach", "http://127.0.0.1:1/metrics", "-o", "json", "--duration", "0"], "--duration"),
+    ],
+    ids=["record-empty", "duration-0", "duration-negative", "fail-rate-nan", "speed-nan", "attach-duration-0"],
+)
 def test_values_that_cannot_run_are_usage_errors(tmp_path, args, flag):
     r = here(args, tmp_path)
     assert (r.returncode, r.stdout) == (2, "")
@@ -163,6 +184,7 @@ def test_values_that_cannot_run_are_usage_errors(tmp_path, args, flag):
 
 
 # --- TLS verification off ---------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def tls_sim(tmp_path_factory):
@@ -176,10 +198,21 @@ def tls_sim(tmp_path_factory):
     cluster.pop("certificate-authority-data", None)
     cluster["insecure-skip-tls-verify"] = True
     (tmp / "token").write_text(yaml.safe_dump(doc))
-    cred = json.dumps({"apiVersion": "client.authentication.k8s.io/v1", "kind": "ExecCredential",
-                       "status": {"token": doc["users"][0]["user"]["token"]}})
-    doc["users"][0]["user"] = {"exec": {"apiVersion": "client.authentication.k8s.io/v1", "command": "sh",
-                                        "args": ["-c", f"echo '{cred}'"], "interactiveMode": "Never"}}
+    cred = json.dumps(
+        {
+            "apiVersion": "client.authentication.k8s.io/v1",
+            "kind": "ExecCredential",
+            "status": {"token": doc["users"][0]["user"]["token"]},
+        }
+    )
+    doc["users"][0]["user"] = {
+        "exec": {
+            "apiVersion": "client.authentication.k8s.io/v1",
+            "command": "sh",
+            "args": ["-c", f"echo '{cred}'"],
+            "interactiveMode": "Never",
+        }
+    }
     (tmp / "exec").write_text(yaml.safe_dump(doc))
     yield tmp
     c.signal(15)
@@ -187,8 +220,9 @@ def tls_sim(tmp_path_factory):
 
 @pytest.mark.parametrize("user", ["token", "exec"])
 def test_no_insecure_request_warning_and_run_info_says_tls_is_not_verified(tmp_path, tls_sim, user):
-    r = run(["watch", "pods", "-o", "json", "--max-events", "30", "--kubeconfig", str(tls_sim / user)],
-            child_env(tmp_path))
+    r = run(
+        ["watch", "pods", "-o", "json", "--max-events", "30", "--kubeconfig", str(tls_sim / user)], child_env(tmp_path)
+    )
     assert (r.returncode, r.stderr) == (0, "")
     info = json.loads(r.stdout.splitlines()[0])
     assert info["kind"] == "run.info" and info["fields"]["tls_verify"] is False

@@ -5,8 +5,12 @@ from tests.sim._http import RawClient
 
 
 def pod(name, ns="default", labels=None, phase=None):
-    obj = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns},
-           "spec": {"containers": [{"name": "c", "image": "nginx"}]}}
+    obj = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": ns},
+        "spec": {"containers": [{"name": "c", "image": "nginx"}]},
+    }
     if labels:
         obj["metadata"]["labels"] = labels
     if phase:

@@ -73,8 +73,9 @@ def test_rv_is_one_counter_across_resources(client):
     for i in range(3):
         rvs.append(int(client.request("POST", PODS, pod(f"p{i}"))[1]["metadata"]["resourceVersion"]))
         cm = {"metadata": {"name": f"c{i}"}, "data": {"k": "v"}}
-        rvs.append(int(client.request("POST", "/api/v1/namespaces/default/configmaps", cm)[1]["metadata"]
-                       ["resourceVersion"]))
+        rvs.append(
+            int(client.request("POST", "/api/v1/namespaces/default/configmaps", cm)[1]["metadata"]["resourceVersion"])
+        )
     assert rvs == sorted(rvs) and len(set(rvs)) == len(rvs)
     assert rvs[-1] - rvs[0] == len(rvs) - 1
 
@@ -107,14 +108,23 @@ def test_put_keeps_status_and_status_subresource_changes_only_status(client):
 
 def test_merge_strategic_and_json_patch(client):
     client.request("POST", PODS, pod("a", labels={"app": "x", "drop": "me"}))
-    status, obj, _ = client.request("PATCH", PODS + "/a", {"metadata": {"labels": {"tier": "1", "drop": None}}},
-                                    ctype="application/merge-patch+json")
+    status, obj, _ = client.request(
+        "PATCH",
+        PODS + "/a",
+        {"metadata": {"labels": {"tier": "1", "drop": None}}},
+        ctype="application/merge-patch+json",
+    )
     assert status == 200 and obj["metadata"]["labels"] == {"app": "x", "tier": "1"}
-    status, obj, _ = client.request("PATCH", PODS + "/a", {"metadata": {"annotations": {"a": "b"}}},
-                                    ctype="application/strategic-merge-patch+json")
+    status, obj, _ = client.request(
+        "PATCH", PODS + "/a", {"metadata": {"annotations": {"a": "b"}}}, ctype="application/strategic-merge-patch+json"
+    )
     assert status == 200 and obj["metadata"]["annotations"] == {"a": "b"}
-    status, obj, _ = client.request("PATCH", PODS + "/a", [{"op": "replace", "path": "/metadata/labels/app",
-                                                            "value": "y"}], ctype="application/json-patch+json")
+    status, obj, _ = client.request(
+        "PATCH",
+        PODS + "/a",
+        [{"op": "replace", "path": "/metadata/labels/app", "value": "y"}],
+        ctype="application/json-patch+json",
+    )
     assert status == 200 and obj["metadata"]["labels"]["app"] == "y"
     status, st, _ = client.request("PATCH", PODS + "/a", {"x": 1}, ctype="application/apply-patch+yaml")
     assert status == 422 and "fieldManager: Required value" in st["message"]  # apply needs a manager
@@ -155,6 +165,7 @@ def test_unknown_paths_are_404_and_cluster_scoped_in_namespace_is_404(client):
 
 def test_crd_object_and_widgets(client, sim):
     from kubectl_informer.sim.resources import widget_crd
+
     sim.store.create("crd", widget_crd())
     status, crd = client.get("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com")
     assert status == 200 and crd["spec"]["names"]["shortNames"] == ["wd"]
@@ -168,20 +179,30 @@ def test_crd_object_and_widgets(client, sim):
 
 def test_yaml_body_accepted(client):
     import http.client
+
     conn = http.client.HTTPConnection(client.host, client.port)
     body = b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\ndata:\n  k: v\n"
-    conn.request("POST", "/api/v1/namespaces/default/configmaps", body=body,
-                 headers={"Content-Type": "application/yaml", **client.auth})
+    conn.request(
+        "POST",
+        "/api/v1/namespaces/default/configmaps",
+        body=body,
+        headers={"Content-Type": "application/yaml", **client.auth},
+    )
     assert conn.getresponse().status == 201
 
 
 def test_error_answers_leave_the_keep_alive_connection_usable(sim):
     import http.client
     import json
+
     conn = http.client.HTTPConnection("127.0.0.1", sim.port)
     body = json.dumps({"metadata": {"name": "x"}}).encode()
-    conn.request("POST", "/api/v1/namespaces/default/nothings", body=body,
-                 headers={"Content-Type": "application/json", "Authorization": f"Bearer {sim.token}"})
+    conn.request(
+        "POST",
+        "/api/v1/namespaces/default/nothings",
+        body=body,
+        headers={"Content-Type": "application/json", "Authorization": f"Bearer {sim.token}"},
+    )
     r = conn.getresponse()
     assert r.status == 404
     r.read()

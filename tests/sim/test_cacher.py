@@ -69,15 +69,18 @@ def test_dynamic_cache(count, capacity, start, lower, upper, interval, want_capa
     assert [ev.entry.name for ev in st.window] == [f"event-{i}" for i in range(want_start, start + count)]
 
 
-@pytest.mark.parametrize("capacity, oldest, quarter, want", [
-    (100, 10.0, 1.0, 200),          # full of fresh events: doubled
-    (65_536, 10.0, 1.0, 102_400),   # up to the upper bound
-    (102_400, 10.0, 1.0, 102_400),  # at the bound: the oldest goes instead
-    (400, 200.0, 80.0, 200),        # the newest quarter stale: halved
-    (150, 200.0, 80.0, 100),        # down to the lower bound
-    (400, 200.0, 75.0, 400),        # a quarter exactly 75 s old is not stale yet
-    (400, 75.0, 10.0, 400),         # an oldest exactly 75 s old is not fresh: no change
-])
+@pytest.mark.parametrize(
+    "capacity, oldest, quarter, want",
+    [
+        (100, 10.0, 1.0, 200),  # full of fresh events: doubled
+        (65_536, 10.0, 1.0, 102_400),  # up to the upper bound
+        (102_400, 10.0, 1.0, 102_400),  # at the bound: the oldest goes instead
+        (400, 200.0, 80.0, 200),  # the newest quarter stale: halved
+        (150, 200.0, 80.0, 100),  # down to the lower bound
+        (400, 200.0, 75.0, 400),  # a quarter exactly 75 s old is not stale yet
+        (400, 75.0, 10.0, 400),  # an oldest exactly 75 s old is not fresh: no change
+    ],
+)
 def test_resized_capacity(capacity, oldest, quarter, want):
     assert resized_capacity(capacity, oldest, quarter, 100, 102_400) == want
 
@@ -147,8 +150,9 @@ def test_a_list_for_an_rv_never_reached_waits_then_answers_504_with_retry_after(
 def test_a_list_waits_until_a_write_reaches_its_rv():
     store = _store(too_large_wait=5.0)
     want = store.current_rv() + 1
-    threading.Timer(0.05, lambda: store.create("configmaps", {"metadata": {"name": "c",
-                                                                           "namespace": "default"}})).start()
+    threading.Timer(
+        0.05, lambda: store.create("configmaps", {"metadata": {"name": "c", "namespace": "default"}})
+    ).start()
     _, at, _, _ = store.list_entries("pods", resource_version=str(want))
     # A configmap's write moved etcd's revision; the pods cache reached it by a progress notification.
     assert at == want == store.cache_rv("pods")
@@ -175,8 +179,9 @@ def test_only_a_watchlist_waits_a_plain_watch_ahead_starts_at_once():
     assert (list(lines), end, w.last_rv, w.floor) == ([], None, ahead, ahead)
     for send_initial in (True,):
         with pytest.raises(ApiError) as e:
-            store.start_watch("pods", resource_version=str(ahead), allow_bookmarks=True,
-                              send_initial_events=send_initial)
+            store.start_watch(
+                "pods", resource_version=str(ahead), allow_bookmarks=True, send_initial_events=send_initial
+            )
         assert is_too_large_resource_version(e.value)
     # sendInitialEvents=false is a plain watch too: accepted.
     w2, _, _ = store.start_watch("pods", resource_version=str(ahead), send_initial_events=False)

@@ -77,8 +77,10 @@ def test_a_rolling_update_keeps_within_surge_and_unavailability(cluster):
         start_pods(clock, manager)
         steps += 1
         assert steps < 10
-    rss = sorted(store.list("replicasets", "default"), key=lambda rs: rs["metadata"]["annotations"][
-        "deployment.kubernetes.io/revision"])
+    rss = sorted(
+        store.list("replicasets", "default"),
+        key=lambda rs: rs["metadata"]["annotations"]["deployment.kubernetes.io/revision"],
+    )
     assert [rs["spec"]["replicas"] for rs in rss] == [0, 5]
     assert deployment(store)["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "2"
 
@@ -95,8 +97,10 @@ def test_the_history_limit_prunes_old_replica_sets(cluster):
         store.update("deployments", d)
         while not rollout_complete(deployment(store)):
             start_pods(clock, manager)
-    revisions = sorted(rs["metadata"]["annotations"]["deployment.kubernetes.io/revision"]
-                       for rs in store.list("replicasets", "default"))
+    revisions = sorted(
+        rs["metadata"]["annotations"]["deployment.kubernetes.io/revision"]
+        for rs in store.list("replicasets", "default")
+    )
     assert revisions == ["3", "4"]  # the new one and one old one
 
 
@@ -107,6 +111,7 @@ def pod_finalizers_seen(store) -> set:
     def note(rdef, ev):
         if rdef.qualified == "pods":
             seen.update(orjson.loads(ev.entry.raw)["metadata"].get("finalizers") or [])
+
     store.listeners.append(note)
     return seen
 
@@ -149,8 +154,10 @@ def test_a_dependent_with_another_live_owner_only_loses_the_reference(cluster):
     store, clock, manager = cluster
     a = store.create("configmaps", {"metadata": {"name": "a", "namespace": "default"}})
     b = store.create("configmaps", {"metadata": {"name": "b", "namespace": "default"}})
-    refs = [{"apiVersion": "v1", "kind": "ConfigMap", "name": o["metadata"]["name"], "uid": o["metadata"]["uid"]}
-            for o in (a, b)]
+    refs = [
+        {"apiVersion": "v1", "kind": "ConfigMap", "name": o["metadata"]["name"], "uid": o["metadata"]["uid"]}
+        for o in (a, b)
+    ]
     store.create("configmaps", {"metadata": {"name": "dep", "namespace": "default", "ownerReferences": refs}})
     store.create("configmaps", {"metadata": {"name": "only-a", "namespace": "default", "ownerReferences": refs[:1]}})
     store.delete("configmaps", "default", "a")
@@ -164,8 +171,13 @@ def test_scenario_pods_and_seeded_owner_references_are_left_alone(cluster):
     demo's seeded pods) are neither adopted, deleted nor started."""
     store, clock, manager = cluster
     store.create("pods", make_pod("default", "seeded", phase="Pending"))
-    store.create("pods", {"metadata": {"name": "bare", "namespace": "default"},
-                          "spec": {"containers": [{"name": "c", "image": "nginx"}]}})
+    store.create(
+        "pods",
+        {
+            "metadata": {"name": "bare", "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "nginx"}]},
+        },
+    )
     rv = store.current_rv()
     start_pods(clock, manager)
     assert store.current_rv() == rv
@@ -191,25 +203,48 @@ def test_rollout_scenario_rolls_and_scales(cluster):
         start_pods(clock, manager)
         d = deployment(store)
         # web's own (the scenario's strays are another story: tests/explain).
-        seen.append((d["spec"]["replicas"], len([rs for rs in store.list("replicasets", "default")
-                                                  if (rs["metadata"].get("labels") or {}).get("app") == "web"])))
+        seen.append(
+            (
+                d["spec"]["replicas"],
+                len(
+                    [
+                        rs
+                        for rs in store.list("replicasets", "default")
+                        if (rs["metadata"].get("labels") or {}).get("app") == "web"
+                    ]
+                ),
+            )
+        )
         if runner.ctx.state.get("changes", 0) >= 4 and rollout_complete(d):
             break
     assert runner.ctx.state["changes"] >= 4
     assert (8, 2) in seen and seen[-1] == (5, 3)  # scaled up between two restarts, back to 5 after the second
-    assert len([p for p in store.list("pods") if not p["metadata"].get("deletionTimestamp")
-                and p["metadata"]["labels"].get("app") == "web"]) == 5
+    assert (
+        len(
+            [
+                p
+                for p in store.list("pods")
+                if not p["metadata"].get("deletionTimestamp") and p["metadata"]["labels"].get("app") == "web"
+            ]
+        )
+        == 5
+    )
 
 
-@pytest.mark.parametrize("body,want", [
-    ({"propagationPolicy": "Sideways"}, 'Unsupported value: "Sideways"'),
-    ({"propagationPolicy": "Orphan", "orphanDependents": True}, "cannot be both set"),
-])
+@pytest.mark.parametrize(
+    "body,want",
+    [
+        ({"propagationPolicy": "Sideways"}, 'Unsupported value: "Sideways"'),
+        ({"propagationPolicy": "Orphan", "orphanDependents": True}, "cannot be both set"),
+    ],
+)
 def test_bad_propagation_policy_is_422(body, want):
     with SimServer() as sim:
         sim.store.create("namespaces", {"metadata": {"name": "default"}})
         sim.store.create("configmaps", {"metadata": {"name": "x", "namespace": "default"}})
-        status, st, _ = RawClient(sim.url, token=sim.token).request("DELETE", "/api/v1/namespaces/default/configmaps/x", body)
+        status, st, _ = RawClient(sim.url, token=sim.token).request(
+            "DELETE", "/api/v1/namespaces/default/configmaps/x", body
+        )
     assert status == 422 and st["reason"] == "Invalid" and want in st["message"]
 
 
@@ -223,9 +258,12 @@ def test_scaling_during_a_rollout_is_shared_by_proportion(cluster):
     settle(manager)
 
     def sizes():
-        rss = sorted(store.list("replicasets", "default"),
-                     key=lambda rs: rs["metadata"]["annotations"]["deployment.kubernetes.io/revision"])
+        rss = sorted(
+            store.list("replicasets", "default"),
+            key=lambda rs: rs["metadata"]["annotations"]["deployment.kubernetes.io/revision"],
+        )
         return [rs["spec"]["replicas"] for rs in rss]
+
     # maxSurge 3, maxUnavailable 2 of 10: the new one starts at 3, two old pods go, so the new one
     # may grow to 5 (13 in all); then nothing moves until new pods are available.
     assert sizes() == [8, 5]
@@ -243,12 +281,30 @@ def test_scaling_during_a_rollout_is_shared_by_proportion(cluster):
 
 def _rs_owned_by(name: str, owner_name: str, owner_uid: str) -> dict:
     labels = {"app": name}
-    return {"apiVersion": "apps/v1", "kind": "ReplicaSet",
-            "metadata": {"name": name, "namespace": "default", "labels": labels,
-                         "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": owner_name,
-                                              "uid": owner_uid, "controller": True, "blockOwnerDeletion": True}]},
-            "spec": {"replicas": 0, "selector": {"matchLabels": labels},
-                     "template": {"metadata": {"labels": labels}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "ReplicaSet",
+        "metadata": {
+            "name": name,
+            "namespace": "default",
+            "labels": labels,
+            "ownerReferences": [
+                {
+                    "apiVersion": "apps/v1",
+                    "kind": "Deployment",
+                    "name": owner_name,
+                    "uid": owner_uid,
+                    "controller": True,
+                    "blockOwnerDeletion": True,
+                }
+            ],
+        },
+        "spec": {
+            "replicas": 0,
+            "selector": {"matchLabels": labels},
+            "template": {"metadata": {"labels": labels}, "spec": {"containers": [{"name": "c", "image": "i"}]}},
+        },
+    }
 
 
 def test_dangling_owners_are_collected_by_uid(cluster):
@@ -258,14 +314,27 @@ def test_dangling_owners_are_collected_by_uid(cluster):
     store.create("replicasets", _rs_owned_by("gone-legacy", "gone", "00000000-0000-4000-8000-00000000beef"))
     store.create("replicasets", _rs_owned_by("web-stale", "web", "00000000-0000-4000-8000-00000000dead"))
     cm = store.create("configmaps", {"metadata": {"name": "live", "namespace": "default"}})
-    refs = [{"apiVersion": "v1", "kind": "ConfigMap", "name": "live", "uid": cm["metadata"]["uid"]},
-            {"apiVersion": "v1", "kind": "ConfigMap", "name": "ghost", "uid": "00000000-0000-4000-8000-0000000000aa"}]
+    refs = [
+        {"apiVersion": "v1", "kind": "ConfigMap", "name": "live", "uid": cm["metadata"]["uid"]},
+        {"apiVersion": "v1", "kind": "ConfigMap", "name": "ghost", "uid": "00000000-0000-4000-8000-0000000000aa"},
+    ]
     store.create("configmaps", {"metadata": {"name": "two-owners", "namespace": "default", "ownerReferences": refs}})
     settle(manager)
-    assert wait_for(lambda: {rs["metadata"]["name"] for rs in store.list("replicasets", "default")
-                             if not rs["metadata"].get("deletionTimestamp")} == {
-        rs["metadata"]["name"] for rs in store.list("replicasets", "default")
-        if rs["metadata"]["ownerReferences"][0]["uid"] == web["metadata"]["uid"]}, 10)
+    assert wait_for(
+        lambda: (
+            {
+                rs["metadata"]["name"]
+                for rs in store.list("replicasets", "default")
+                if not rs["metadata"].get("deletionTimestamp")
+            }
+            == {
+                rs["metadata"]["name"]
+                for rs in store.list("replicasets", "default")
+                if rs["metadata"]["ownerReferences"][0]["uid"] == web["metadata"]["uid"]
+            }
+        ),
+        10,
+    )
     assert store.get("configmaps", "default", "two-owners")["metadata"]["ownerReferences"] == refs[:1]
 
 
@@ -296,7 +365,8 @@ def test_foreground_deletion_of_a_replicaset_deletes_its_pods_in_the_background(
     pods = store.list("pods", "default")
     assert pods and all(p["metadata"].get("deletionTimestamp") for p in pods) and not seen
     assert store.get("replicasets", "default", rs["metadata"]["name"])["metadata"]["finalizers"] == [
-        "foregroundDeletion"]
+        "foregroundDeletion"
+    ]
     for p in pods:
         store.delete("pods", "default", p["metadata"]["name"], grace_period=0)
     assert wait_for(lambda: store.count("replicasets") == 0, 10)
@@ -306,8 +376,16 @@ def test_a_dependent_with_a_live_owner_loses_only_the_reference_to_the_foregroun
     store, clock, manager = cluster
     a = store.create("configmaps", {"metadata": {"name": "a", "namespace": "default"}})
     b = store.create("configmaps", {"metadata": {"name": "b", "namespace": "default"}})
-    refs = [{"apiVersion": "v1", "kind": "ConfigMap", "name": o["metadata"]["name"], "uid": o["metadata"]["uid"],
-             "blockOwnerDeletion": True} for o in (a, b)]
+    refs = [
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "name": o["metadata"]["name"],
+            "uid": o["metadata"]["uid"],
+            "blockOwnerDeletion": True,
+        }
+        for o in (a, b)
+    ]
     store.create("configmaps", {"metadata": {"name": "dep", "namespace": "default", "ownerReferences": refs}})
     store.delete("configmaps", "default", "a", propagation="Foreground")
     assert wait_for(lambda: "default/a" not in store.keys("configmaps"), 10)

@@ -20,41 +20,63 @@ from kubectl_informer.sim.scenarios import web_deployment
 from kubectl_informer.sim.store import Store
 
 T = "2017-02-15T18:49:00Z"
-NEW_RS_AVAILABLE = {"type": "Progressing", "status": "True", "reason": ds.NEW_RS_AVAILABLE,
-                    "lastUpdateTime": T, "lastTransitionTime": T}
-RS_UPDATED = {"type": "Progressing", "status": "True", "reason": ds.RS_UPDATED, "lastUpdateTime": T,
-              "lastTransitionTime": T}
+NEW_RS_AVAILABLE = {
+    "type": "Progressing",
+    "status": "True",
+    "reason": ds.NEW_RS_AVAILABLE,
+    "lastUpdateTime": T,
+    "lastTransitionTime": T,
+}
+RS_UPDATED = {
+    "type": "Progressing",
+    "status": "True",
+    "reason": ds.RS_UPDATED,
+    "lastUpdateTime": T,
+    "lastTransitionTime": T,
+}
 TIMED_OUT = {"type": "Progressing", "status": "False", "reason": ds.TIMED_OUT}
 
 
 def deployment(pds, replicas, status_replicas, updated, available, conditions) -> dict:
     """currentDeployment: a Recreate Deployment with this status."""
-    return {"metadata": {"name": "progress-test"},
-            "spec": {"progressDeadlineSeconds": pds, "replicas": replicas, "strategy": {"type": "Recreate"}},
-            "status": {"replicas": status_replicas, "updatedReplicas": updated, "availableReplicas": available,
-                       "conditions": copy.deepcopy(conditions)}}
+    return {
+        "metadata": {"name": "progress-test"},
+        "spec": {"progressDeadlineSeconds": pds, "replicas": replicas, "strategy": {"type": "Recreate"}},
+        "status": {
+            "replicas": status_replicas,
+            "updatedReplicas": updated,
+            "availableReplicas": available,
+            "conditions": copy.deepcopy(conditions),
+        },
+    }
 
 
 def rs(name, spec_replicas, status_replicas, available) -> dict:
     """newRSWithAvailable."""
-    return {"metadata": {"name": name}, "spec": {"replicas": spec_replicas},
-            "status": {"replicas": status_replicas, "availableReplicas": available}}
+    return {
+        "metadata": {"name": name},
+        "spec": {"replicas": spec_replicas},
+        "status": {"replicas": status_replicas, "availableReplicas": available},
+    }
 
 
-@pytest.mark.parametrize("d,all_rs,new,want,transition_kept", [
-    # No progress deadline: no Progressing condition at all.
-    (deployment(ds.MAX_INT32, 3, 2, 2, 2, [RS_UPDATED]), [rs("bar", 0, 1, 1)], rs("foo", 3, 2, 2), None, False),
-    # Only one active ReplicaSet, complete before: left alone (times too).
-    (deployment(60, 3, 3, 3, 3, [NEW_RS_AVAILABLE]), [rs("bar", 3, 3, 3)], None, NEW_RS_AVAILABLE, True),
-    # Progress while Progressing=True keeps the transition time.
-    (deployment(60, 3, 2, 2, 2, [RS_UPDATED]), [rs("bar", 0, 1, 1)], rs("foo", 3, 2, 2), ds.RS_UPDATED, True),
-    (deployment(60, 3, 2, 2, 2, [TIMED_OUT]), [rs("bar", 0, 1, 1)], rs("foo", 3, 2, 2), ds.RS_UPDATED, False),
-    (deployment(60, 3, 2, 2, 2, []), [rs("bar", 0, 1, 1)], rs("foo", 3, 2, 2), ds.RS_UPDATED, False),
-    (deployment(60, 3, 3, 3, 3, [RS_UPDATED]), [], rs("foo", 3, 3, 3), ds.NEW_RS_AVAILABLE, True),
-    (deployment(60, 3, 3, 3, 3, [TIMED_OUT]), [], rs("foo", 3, 3, 3), ds.NEW_RS_AVAILABLE, False),
-    (deployment(60, 3, 3, 3, 3, []), [], rs("foo", 3, 3, 3), ds.NEW_RS_AVAILABLE, False),
-    (deployment(60, 0, 3, 3, 3, [RS_UPDATED]), [rs("foo", 0, 0, 0)], None, ds.NEW_RS_AVAILABLE, True),
-])
+@pytest.mark.parametrize(
+    "d,all_rs,new,want,transition_kept",
+    [
+        # No progress deadline: no Progressing condition at all.
+        (deployment(ds.MAX_INT32, 3, 2, 2, 2, [RS_UPDATED]), [rs("bar", 0, 1, 1)], rs("foo", 3, 2, 2), None, False),
+        # Only one active ReplicaSet, complete before: left alone (times too).
+        (deployment(60, 3, 3, 3, 3, [NEW_RS_AVAILABLE]), [rs("bar", 3, 3, 3)], None, NEW_RS_AVAILABLE, True),
+        # Progress while Progressing=True keeps the transition time.
+        (deployment(60, 3, 2, 2, 2, [RS_UPDATED]), [rs("bar", 0, 1, 1)], rs("foo", 3, 2, 2), ds.RS_UPDATED, True),
+        (deployment(60, 3, 2, 2, 2, [TIMED_OUT]), [rs("bar", 0, 1, 1)], rs("foo", 3, 2, 2), ds.RS_UPDATED, False),
+        (deployment(60, 3, 2, 2, 2, []), [rs("bar", 0, 1, 1)], rs("foo", 3, 2, 2), ds.RS_UPDATED, False),
+        (deployment(60, 3, 3, 3, 3, [RS_UPDATED]), [], rs("foo", 3, 3, 3), ds.NEW_RS_AVAILABLE, True),
+        (deployment(60, 3, 3, 3, 3, [TIMED_OUT]), [], rs("foo", 3, 3, 3), ds.NEW_RS_AVAILABLE, False),
+        (deployment(60, 3, 3, 3, 3, []), [], rs("foo", 3, 3, 3), ds.NEW_RS_AVAILABLE, False),
+        (deployment(60, 0, 3, 3, 3, [RS_UPDATED]), [rs("foo", 0, 0, 0)], None, ds.NEW_RS_AVAILABLE, True),
+    ],
+)
 def test_sync_rollout_status(d, all_rs, new, want, transition_kept):
     all_rs = all_rs + ([new] if new else [])
     cond = ds.get_condition(ds.rollout_status(d, all_rs, new), "Progressing")
@@ -87,8 +109,12 @@ def test_available_condition_follows_max_unavailable():
 
 
 def test_set_condition_ignores_a_new_message_and_appends_a_new_reason():
-    status = {"conditions": [{"type": "Progressing", "status": "True", "reason": "A", "message": "m1",
-                              "lastTransitionTime": T}, {"type": "Available", "status": "True", "reason": "X"}]}
+    status = {
+        "conditions": [
+            {"type": "Progressing", "status": "True", "reason": "A", "message": "m1", "lastTransitionTime": T},
+            {"type": "Available", "status": "True", "reason": "X"},
+        ]
+    }
     ds.set_condition(status, {**ds.new_condition("Progressing", "True", "A", "m2")})
     assert status["conditions"][0]["message"] == "m1"
     ds.set_condition(status, ds.new_condition("Progressing", "True", "B", "m3"))
@@ -96,36 +122,45 @@ def test_set_condition_ignores_a_new_message_and_appends_a_new_reason():
     assert status["conditions"][1]["lastTransitionTime"] == T  # same status: transition time kept
 
 
-@pytest.mark.parametrize("replicas,status,complete", [
-    (5, dict(replicas=5, updatedReplicas=5, availableReplicas=5, observedGeneration=1), True),
-    (5, dict(replicas=5, updatedReplicas=5, availableReplicas=5, observedGeneration=0), False),
-    (5, dict(replicas=6, updatedReplicas=5, availableReplicas=5, observedGeneration=1), False),
-    (5, dict(replicas=5, updatedReplicas=4, availableReplicas=5, observedGeneration=1), False),
-    (5, dict(replicas=5, updatedReplicas=5, availableReplicas=4, observedGeneration=1), False),
-])
+@pytest.mark.parametrize(
+    "replicas,status,complete",
+    [
+        (5, dict(replicas=5, updatedReplicas=5, availableReplicas=5, observedGeneration=1), True),
+        (5, dict(replicas=5, updatedReplicas=5, availableReplicas=5, observedGeneration=0), False),
+        (5, dict(replicas=6, updatedReplicas=5, availableReplicas=5, observedGeneration=1), False),
+        (5, dict(replicas=5, updatedReplicas=4, availableReplicas=5, observedGeneration=1), False),
+        (5, dict(replicas=5, updatedReplicas=5, availableReplicas=4, observedGeneration=1), False),
+    ],
+)
 def test_deployment_complete(replicas, status, complete):
     assert ds.complete({"metadata": {"generation": 1}, "spec": {"replicas": replicas}}, status) is complete
 
 
-@pytest.mark.parametrize("old,new,progressing", [
-    (dict(replicas=10, updatedReplicas=2), dict(replicas=10, updatedReplicas=3), True),  # more updated
-    (dict(replicas=10, updatedReplicas=2), dict(replicas=9, updatedReplicas=2), True),  # fewer old
-    (dict(replicas=10, readyReplicas=2), dict(replicas=10, readyReplicas=3), True),
-    (dict(replicas=10, availableReplicas=2), dict(replicas=10, availableReplicas=3), True),
-    (dict(replicas=10, updatedReplicas=2), dict(replicas=11, updatedReplicas=2), False),  # more old
-    (dict(replicas=10, updatedReplicas=2), dict(replicas=10, updatedReplicas=2), False),
-])
+@pytest.mark.parametrize(
+    "old,new,progressing",
+    [
+        (dict(replicas=10, updatedReplicas=2), dict(replicas=10, updatedReplicas=3), True),  # more updated
+        (dict(replicas=10, updatedReplicas=2), dict(replicas=9, updatedReplicas=2), True),  # fewer old
+        (dict(replicas=10, readyReplicas=2), dict(replicas=10, readyReplicas=3), True),
+        (dict(replicas=10, availableReplicas=2), dict(replicas=10, availableReplicas=3), True),
+        (dict(replicas=10, updatedReplicas=2), dict(replicas=11, updatedReplicas=2), False),  # more old
+        (dict(replicas=10, updatedReplicas=2), dict(replicas=10, updatedReplicas=2), False),
+    ],
+)
 def test_deployment_progressing(old, new, progressing):
     assert ds.progressing({"status": old}, new) is progressing
 
 
 def test_new_replicaset_annotations_move_the_revision_and_keep_history():
-    d = {"metadata": {"annotations": {"team": "a", r.REVISION: "9", rev.LAST_APPLIED: "{}"}},
-         "spec": {"replicas": 4}}
+    d = {"metadata": {"annotations": {"team": "a", r.REVISION: "9", rev.LAST_APPLIED: "{}"}}, "spec": {"replicas": 4}}
     fresh = {"metadata": {}}
     assert rev.set_new_rs_annotations(d, fresh, 1, exists=False)
-    assert fresh["metadata"]["annotations"] == {"team": "a", r.REVISION: "1", r.DESIRED_REPLICAS: "4",
-                                                r.MAX_REPLICAS: "5"}
+    assert fresh["metadata"]["annotations"] == {
+        "team": "a",
+        r.REVISION: "1",
+        r.DESIRED_REPLICAS: "4",
+        r.MAX_REPLICAS: "5",
+    }
     rolled_back = {"metadata": {"annotations": {r.REVISION: "1"}}}
     assert rev.set_new_rs_annotations(d, rolled_back, 3, exists=True)
     assert rolled_back["metadata"]["annotations"][rev.REVISION_HISTORY] == "1"
@@ -180,7 +215,11 @@ def test_a_deployment_status_update_writes_annotations_but_not_labels_or_spec():
     pod["metadata"]["annotations"] = {"a": "b"}
     pod["status"] = {"phase": "Running"}
     assert "annotations" not in store.update("pods", pod, subresource="status")["metadata"]
-    patched = store.patch("deployments", "default", "web", {"metadata": {"annotations": {r.REVISION: "2"},
-                                                                         "labels": {"x": "y"}}},
-                          subresource="status")
+    patched = store.patch(
+        "deployments",
+        "default",
+        "web",
+        {"metadata": {"annotations": {r.REVISION: "2"}, "labels": {"x": "y"}}},
+        subresource="status",
+    )
     assert patched["metadata"]["annotations"] == {r.REVISION: "2"} and patched["metadata"]["labels"] == {"app": "web"}

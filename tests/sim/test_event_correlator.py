@@ -38,7 +38,9 @@ def test_the_tenth_similar_message_is_combined():
     events = store.list("events", "ns")
     combined = [e for e in events if e["message"].startswith(COMBINED)]
     assert len(events) == 10 and len(combined) == 1
-    assert combined[0]["count"] == 3 and combined[0]["message"] == COMBINED + "Scaled down replica set web-1 from 12 to 11"
+    assert (
+        combined[0]["count"] == 3 and combined[0]["message"] == COMBINED + "Scaled down replica set web-1 from 12 to 11"
+    )
 
 
 def test_other_components_are_not_correlated():

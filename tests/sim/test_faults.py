@@ -55,9 +55,12 @@ def test_drop_watches_ends_streams_cleanly(client, sim):
 
 def _raw_watch(sim, drop):
     import socket
+
     sock = socket.create_connection((sim.host, sim.port), timeout=5)
-    sock.sendall(f"GET {PODS}?watch=true&resourceVersion=0 HTTP/1.1\r\nHost: {sim.host}:{sim.port}\r\n"
-                 f"Authorization: Bearer {sim.token}\r\n\r\n".encode())
+    sock.sendall(
+        f"GET {PODS}?watch=true&resourceVersion=0 HTTP/1.1\r\nHost: {sim.host}:{sim.port}\r\n"
+        f"Authorization: Bearer {sim.token}\r\n\r\n".encode()
+    )
     assert wait_for(lambda: sim.store.watchers("pods"))
     drop()
     data = b""
@@ -139,6 +142,7 @@ def test_slow_watcher_is_closed(client, sim):
 
 def test_clear_restores_the_servers_watch_list_setting():
     from kubectl_informer.sim.server import SimServer
+
     s = SimServer(watch_list=False)
     s.faults.set_watch_list(True)
     s.faults.clear()

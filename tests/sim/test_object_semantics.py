@@ -17,15 +17,25 @@ from tests.sim.conftest import pod
 PODS = "/api/v1/namespaces/default/pods"
 CMS = "/api/v1/namespaces/default/configmaps"
 DEPLOYS = "/apis/apps/v1/namespaces/default/deployments"
-TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io," \
-        "application/json"
+TABLE = (
+    "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"
+)
 
 
 def deployment(name="d", replicas=2):
-    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "labels": {"app": name}},
-            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
-                     "template": {"metadata": {"labels": {"app": name}},
-                                  "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "labels": {"app": name}},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": "c", "image": "nginx"}]},
+            },
+        },
+    }
 
 
 def raw(client, method, path, body: bytes, ctype, accept="application/json"):
@@ -38,6 +48,7 @@ def raw(client, method, path, body: bytes, ctype, accept="application/json"):
 
 
 # ---------------------------------------------------------------- deletion
+
 
 def test_graceful_pod_deletion_marks_then_deletes(client, sim):
     sim.store.pod_stop_seconds = 0.2
@@ -91,14 +102,17 @@ def test_uid_and_rv_preconditions(client):
     _, cm, _ = client.request("POST", CMS, {"metadata": {"name": "p"}})
     status, st, _ = client.request("DELETE", CMS + "/p", {"preconditions": {"uid": "not-it"}})
     assert status == 409 and st["reason"] == "Conflict"
-    assert f"Precondition failed: UID in precondition: not-it, UID in object meta: {cm['metadata']['uid']}" in \
-        st["message"]
+    assert (
+        f"Precondition failed: UID in precondition: not-it, UID in object meta: {cm['metadata']['uid']}"
+        in st["message"]
+    )
     status, st, _ = client.request("DELETE", CMS + "/p", {"preconditions": {"resourceVersion": "1"}})
     assert status == 409 and "ResourceVersion in precondition: 1" in st["message"]
     assert client.request("DELETE", CMS + "/p", {"preconditions": {"uid": cm["metadata"]["uid"]}})[0] == 200
 
 
 # ---------------------------------------------------------------- writes
+
 
 def test_generation_moves_only_with_the_spec(client):
     _, d, _ = client.request("POST", DEPLOYS, deployment())
@@ -116,8 +130,9 @@ def test_generation_moves_only_with_the_spec(client):
 
 def test_string_data_is_merged_into_data(client):
     secrets = "/api/v1/namespaces/default/secrets"
-    _, s, _ = client.request("POST", secrets, {"metadata": {"name": "s"}, "data": {"a": "eA=="},
-                                               "stringData": {"b": "hello"}})
+    _, s, _ = client.request(
+        "POST", secrets, {"metadata": {"name": "s"}, "data": {"a": "eA=="}, "stringData": {"b": "hello"}}
+    )
     assert s["data"] == {"a": "eA==", "b": base64.b64encode(b"hello").decode()} and "stringData" not in s
     assert s["type"] == "Opaque"
     s["stringData"] = {"a": "new"}
@@ -128,8 +143,7 @@ def test_string_data_is_merged_into_data(client):
 def test_last_transition_time_moves_only_when_the_status_does(client):
     old = "2020-01-01T00:00:00Z"
     p = pod("c")
-    p["status"] = {"phase": "Running", "conditions": [{"type": "Ready", "status": "True",
-                                                        "lastTransitionTime": old}]}
+    p["status"] = {"phase": "Running", "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": old}]}
     _, obj, _ = client.request("POST", PODS, p)
     obj["status"]["conditions"][0]["lastTransitionTime"] = "2024-06-01T00:00:00Z"
     _, obj, _ = client.request("PUT", PODS + "/c/status", obj)
@@ -144,8 +158,9 @@ def test_dry_run_on_every_write_changes_nothing(client, sim):
     rv = sim.store.current_rv()
     status, obj, _ = client.request("POST", CMS + "?dryRun=All", {"metadata": {"name": "dry"}})
     assert status == 201 and obj["metadata"]["uid"] and "resourceVersion" not in obj["metadata"]
-    status, obj, _ = client.request("PATCH", CMS + "/keep?dryRun=All", {"data": {"a": "2"}},
-                                    ctype="application/merge-patch+json")
+    status, obj, _ = client.request(
+        "PATCH", CMS + "/keep?dryRun=All", {"data": {"a": "2"}}, ctype="application/merge-patch+json"
+    )
     assert status == 200 and obj["data"] == {"a": "2"}
     assert client.request("DELETE", CMS + "/keep", {"dryRun": ["All"]})[0] == 200
     assert sim.store.current_rv() == rv and client.get(CMS + "/keep")[1]["data"] == {"a": "1"}
@@ -160,17 +175,27 @@ def test_scale_subresource(client):
     assert sc["spec"] == {"replicas": 2} and sc["status"]["selector"] == "app=s"
     sc["spec"]["replicas"] = 4
     assert client.request("PUT", DEPLOYS + "/s/scale", sc)[1]["spec"]["replicas"] == 4
-    _, sc, _ = client.request("PATCH", DEPLOYS + "/s/scale", [{"op": "replace", "path": "/spec/replicas",
-                                                                "value": 1}], ctype="application/json-patch+json")
+    _, sc, _ = client.request(
+        "PATCH",
+        DEPLOYS + "/s/scale",
+        [{"op": "replace", "path": "/spec/replicas", "value": 1}],
+        ctype="application/json-patch+json",
+    )
     assert sc["spec"]["replicas"] == 1 and client.get(DEPLOYS + "/s")[1]["spec"]["replicas"] == 1
     status, st, _ = client.request("PUT", DEPLOYS + "/s/scale", {"spec": {"replicas": -1}})
     assert status == 422 and st["reason"] == "Invalid"
 
 
 def test_self_subject_access_review_allows_everything(client):
-    status, obj, _ = client.request("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", {
-        "apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
-        "spec": {"resourceAttributes": {"verb": "delete", "resource": "nodes"}}})
+    status, obj, _ = client.request(
+        "POST",
+        "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+        {
+            "apiVersion": "authorization.k8s.io/v1",
+            "kind": "SelfSubjectAccessReview",
+            "spec": {"resourceAttributes": {"verb": "delete", "resource": "nodes"}},
+        },
+    )
     assert status == 201 and obj["status"]["allowed"] is True
     assert obj["spec"]["resourceAttributes"] == {"verb": "delete", "resource": "nodes"}
 
@@ -179,25 +204,39 @@ def test_event_recorder_keeps_a_bounded_history(sim):
     rec = EventRecorder(sim.store, limit=3)
     p = sim.store.create("pods", pod("e"))
     made = [rec.record(p, "Normal", "Pinged", f"ping {i}", "test")["metadata"]["name"] for i in range(5)]
-    assert [e["metadata"]["name"] for e in sorted(sim.store.list("events", "default"),
-                                                   key=lambda e: int(e["metadata"]["resourceVersion"]))] == made[2:]
+    assert [
+        e["metadata"]["name"]
+        for e in sorted(sim.store.list("events", "default"), key=lambda e: int(e["metadata"]["resourceVersion"]))
+    ] == made[2:]
 
 
 # ---------------------------------------------------------------- negotiation
+
 
 def test_table_list_get_and_watch(client, sim):
     client.request("POST", PODS, pod("t", phase="Running"))
     status, table = raw(client, "GET", PODS, b"", "application/json", accept=TABLE)
     assert status == 200 and (table["kind"], table["apiVersion"]) == ("Table", "meta.k8s.io/v1")
     assert [c["name"] for c in table["columnDefinitions"] if c["priority"] == 0] == [
-        "Name", "Ready", "Status", "Restarts", "Age"]
+        "Name",
+        "Ready",
+        "Status",
+        "Restarts",
+        "Age",
+    ]
     row = table["rows"][0]
     assert row["cells"][:4] == ["t", "0/1", "Running", "0"]
     assert row["object"]["kind"] == "PartialObjectMetadata" and row["object"]["metadata"]["name"] == "t"
     status, table = raw(client, "GET", PODS + "/t?includeObject=None", b"", "application/json", accept=TABLE)
     assert len(table["rows"]) == 1 and "object" not in table["rows"][0]
-    _, table = raw(client, "GET", PODS + "?includeObject=Object", b"", "application/json",
-                   accept="application/json;as=Table;v=v1beta1;g=meta.k8s.io")
+    _, table = raw(
+        client,
+        "GET",
+        PODS + "?includeObject=Object",
+        b"",
+        "application/json",
+        accept="application/json;as=Table;v=v1beta1;g=meta.k8s.io",
+    )
     assert table["apiVersion"] == "meta.k8s.io/v1beta1" and table["rows"][0]["object"]["kind"] == "Pod"
     conn = client._conn()
     conn.request("GET", PODS + "?watch=true&timeoutSeconds=1", headers={"Accept": TABLE, **client.auth})
@@ -228,31 +267,40 @@ def _envelope(kind: str, raw_obj: bytes, api_version: str = "v1") -> bytes:
 
 def test_protobuf_configmap_with_binary_data(client):
     meta = _field(1, b"pb") + _field(11, _field(1, b"k") + _field(2, b"v"))
-    body = _field(1, meta) + _field(2, _field(1, b"a") + _field(2, b"b")) + _field(3, _field(1, b"bin") +
-                                                                                 _field(2, b"\x00\xff"))
+    body = (
+        _field(1, meta)
+        + _field(2, _field(1, b"a") + _field(2, b"b"))
+        + _field(3, _field(1, b"bin") + _field(2, b"\x00\xff"))
+    )
     status, obj = raw(client, "POST", CMS, _envelope("ConfigMap", body), "application/vnd.kubernetes.protobuf")
     assert status == 201
     assert (obj["metadata"]["labels"], obj["data"], obj["binaryData"]) == ({"k": "v"}, {"a": "b"}, {"bin": "AP8="})
 
 
-@pytest.mark.parametrize("body,detail", [
-    (b"not protobuf", "protobuf body without the k8s magic prefix"),
-    (_envelope("ConfigMap", _field(1, _field(99, b"x"))), "field 99 of ObjectMeta is not supported"),
-    (_envelope("Service", b""), "Service is not accepted as protobuf by the simulated API server"),
-    (b"k8s\x00\x0a\xff", "truncated protobuf"),
-    (_envelope("ConfigMap", _field(1, _field(1, b"\xff\xfe"))), "a protobuf string is not valid UTF-8"),
-])
+@pytest.mark.parametrize(
+    "body,detail",
+    [
+        (b"not protobuf", "protobuf body without the k8s magic prefix"),
+        (_envelope("ConfigMap", _field(1, _field(99, b"x"))), "field 99 of ObjectMeta is not supported"),
+        (_envelope("Service", b""), "Service is not accepted as protobuf by the simulated API server"),
+        (b"k8s\x00\x0a\xff", "truncated protobuf"),
+        (_envelope("ConfigMap", _field(1, _field(1, b"\xff\xfe"))), "a protobuf string is not valid UTF-8"),
+    ],
+)
 def test_bad_protobuf_is_a_415_status(client, body, detail):
     status, st = raw(client, "POST", CMS, body, "application/vnd.kubernetes.protobuf")
     assert status == 415 and st["kind"] == "Status" and st["reason"] == "UnsupportedMediaType"
     assert detail in st["message"]
 
 
-@pytest.mark.parametrize("obj,field", [
-    ({"metadata": {"name": "x", "labels": {"a": 1}}}, "metadata.labels"),
-    ({"metadata": {"name": 5}}, "metadata.name"),
-    ({"metadata": {"name": "x", "finalizers": "a"}}, "metadata.finalizers"),
-])
+@pytest.mark.parametrize(
+    "obj,field",
+    [
+        ({"metadata": {"name": "x", "labels": {"a": 1}}}, "metadata.labels"),
+        ({"metadata": {"name": 5}}, "metadata.name"),
+        ({"metadata": {"name": "x", "finalizers": "a"}}, "metadata.finalizers"),
+    ],
+)
 def test_ill_typed_objects_are_422_not_500(client, obj, field):
     status, st, _ = client.request("POST", CMS, obj)
     assert status == 422 and st["reason"] == "Invalid" and f"{field}: Invalid value" in st["message"]
@@ -263,14 +311,17 @@ def test_garbage_json_is_a_plain_400(client):
     assert status == 400 and st["message"] == "the body of the request was in an unknown format: it is not valid JSON"
 
 
-@pytest.mark.parametrize("method,path,accept", [
-    ("GET", PODS + "/x/log", "application/json"),
-    ("GET", PODS + "/x/exec", "application/json"),
-    ("GET", "/api/v1/namespaces/default/services", "application/json"),
-    ("GET", "/api/v1/nodes", "application/json"),
-    ("POST", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", "application/json"),
-    ("GET", "/apis/apps/v1/namespaces/default/statefulsets", "application/json"),
-])
+@pytest.mark.parametrize(
+    "method,path,accept",
+    [
+        ("GET", PODS + "/x/log", "application/json"),
+        ("GET", PODS + "/x/exec", "application/json"),
+        ("GET", "/api/v1/namespaces/default/services", "application/json"),
+        ("GET", "/api/v1/nodes", "application/json"),
+        ("POST", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", "application/json"),
+        ("GET", "/apis/apps/v1/namespaces/default/statefulsets", "application/json"),
+    ],
+)
 def test_what_docs_say_is_not_served_is_a_404_status(client, method, path, accept):
     status, st = raw(client, method, path, b"{}" if method == "POST" else b"", "application/json", accept)
     assert status == 404 and st["kind"] == "Status" and st["reason"] == "NotFound"
@@ -284,35 +335,56 @@ def test_only_json_responses(client, accept):
 
 def test_strategic_merge_patch_merges_keyed_lists(client):
     p = pod("sm")
-    p["spec"] = {"containers": [{"name": "a", "image": "x:1", "ports": [{"containerPort": 80}]},
-                                {"name": "b", "image": "y:1"}]}
+    p["spec"] = {
+        "containers": [{"name": "a", "image": "x:1", "ports": [{"containerPort": 80}]}, {"name": "b", "image": "y:1"}]
+    }
     p["metadata"]["finalizers"] = ["f/one"]
     client.request("POST", PODS, p)
     smp = "application/strategic-merge-patch+json"
-    _, obj, _ = client.request("PATCH", PODS + "/sm", {"spec": {
-        "$setElementOrder/containers": [{"name": "a"}, {"name": "b"}],
-        "containers": [{"name": "a", "image": "x:2"}, {"name": "c", "image": "z:1"}]},
-        "metadata": {"finalizers": ["f/two"]}}, ctype=smp)
-    assert obj["spec"]["containers"] == [{"name": "a", "image": "x:2", "ports": [{"containerPort": 80}]},
-                                         {"name": "b", "image": "y:1"}, {"name": "c", "image": "z:1"}]
+    _, obj, _ = client.request(
+        "PATCH",
+        PODS + "/sm",
+        {
+            "spec": {
+                "$setElementOrder/containers": [{"name": "a"}, {"name": "b"}],
+                "containers": [{"name": "a", "image": "x:2"}, {"name": "c", "image": "z:1"}],
+            },
+            "metadata": {"finalizers": ["f/two"]},
+        },
+        ctype=smp,
+    )
+    assert obj["spec"]["containers"] == [
+        {"name": "a", "image": "x:2", "ports": [{"containerPort": 80}]},
+        {"name": "b", "image": "y:1"},
+        {"name": "c", "image": "z:1"},
+    ]
     assert obj["metadata"]["finalizers"] == ["f/one", "f/two"]
-    _, obj, _ = client.request("PATCH", PODS + "/sm", {"spec": {"containers": [{"name": "b", "$patch": "delete"}]},
-                                                       "metadata": {"finalizers": None}}, ctype=smp)
+    _, obj, _ = client.request(
+        "PATCH",
+        PODS + "/sm",
+        {"spec": {"containers": [{"name": "b", "$patch": "delete"}]}, "metadata": {"finalizers": None}},
+        ctype=smp,
+    )
     assert [c["name"] for c in obj["spec"]["containers"]] == ["a", "c"] and "finalizers" not in obj["metadata"]
-    _, obj, _ = client.request("PATCH", PODS + "/sm", {"metadata": {"labels": {"$patch": "replace", "only": "me"}}},
-                               ctype=smp)
+    _, obj, _ = client.request(
+        "PATCH", PODS + "/sm", {"metadata": {"labels": {"$patch": "replace", "only": "me"}}}, ctype=smp
+    )
     assert obj["metadata"]["labels"] == {"only": "me"}
-    _, obj, _ = client.request("PATCH", PODS + "/sm", {"metadata": {"labels": {"x": "y"}}},
-                               ctype="application/merge-patch+json")
+    _, obj, _ = client.request(
+        "PATCH", PODS + "/sm", {"metadata": {"labels": {"x": "y"}}}, ctype="application/merge-patch+json"
+    )
     assert obj["metadata"]["labels"] == {"only": "me", "x": "y"}
 
 
-@pytest.mark.parametrize("method,path", [
-    ("GET", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"),
-    ("DELETE", "/api/v1/namespaces"),
-    ("DELETE", PODS + "/x/status"),
-    ("POST", DEPLOYS + "/x/scale"),
-])
+@pytest.mark.parametrize(
+    "method,path",
+    [
+        ("GET", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"),
+        ("DELETE", "/api/v1/namespaces"),
+        ("DELETE", PODS + "/x/status"),
+        ("POST", DEPLOYS + "/x/scale"),
+    ],
+)
 def test_verbs_a_resource_does_not_have_are_405(client, method, path):
     status, st = raw(client, method, path, b"", "application/json")
     assert status == 405 and st["reason"] == "MethodNotAllowed"
@@ -321,13 +393,17 @@ def test_verbs_a_resource_does_not_have_are_405(client, method, path):
 def test_writes_record_their_managers_fields(client):
     conn_path = CMS + "?fieldManager=maker"
     client.request("POST", conn_path, {"metadata": {"name": "mf", "labels": {"a": "1"}}, "data": {"k": "v"}})
-    _, obj, _ = client.request("PATCH", CMS + "/mf?fieldManager=editor", {"data": {"k": "w"}},
-                               ctype="application/merge-patch+json")
+    _, obj, _ = client.request(
+        "PATCH", CMS + "/mf?fieldManager=editor", {"data": {"k": "w"}}, ctype="application/merge-patch+json"
+    )
     owners = {m["manager"]: (m["operation"], m["fieldsV1"]) for m in obj["metadata"]["managedFields"]}
-    assert owners == {"maker": ("Update", {"f:metadata": {"f:labels": {"f:a": {}}}}),
-                      "editor": ("Update", {"f:data": {"f:k": {}}})}
-    _, same, _ = client.request("PATCH", CMS + "/mf?fieldManager=editor", {"data": {"k": "w"}},
-                                ctype="application/merge-patch+json")
+    assert owners == {
+        "maker": ("Update", {"f:metadata": {"f:labels": {"f:a": {}}}}),
+        "editor": ("Update", {"f:data": {"f:k": {}}}),
+    }
+    _, same, _ = client.request(
+        "PATCH", CMS + "/mf?fieldManager=editor", {"data": {"k": "w"}}, ctype="application/merge-patch+json"
+    )
     assert same["metadata"]["resourceVersion"] == obj["metadata"]["resourceVersion"]  # no change, no write
 
 
@@ -335,10 +411,12 @@ def test_protobuf_delete_options(client, sim):
     sim.store.pod_stop_seconds = 30
     _, p, _ = client.request("POST", PODS, {**pod("pbdel"), "spec": {"nodeName": "n", "containers": [{"name": "c"}]}})
     wrong = _field(2, _field(1, b"not-the-uid"))
-    status, st = raw(client, "DELETE", PODS + "/pbdel", _envelope("DeleteOptions", wrong),
-                     "application/vnd.kubernetes.protobuf")
+    status, st = raw(
+        client, "DELETE", PODS + "/pbdel", _envelope("DeleteOptions", wrong), "application/vnd.kubernetes.protobuf"
+    )
     assert status == 409 and "UID in precondition: not-the-uid" in st["message"]
     grace = _varint(1 << 3 | 0) + _varint(7)  # gracePeriodSeconds = 7
-    status, obj = raw(client, "DELETE", PODS + "/pbdel", _envelope("DeleteOptions", grace),
-                      "application/vnd.kubernetes.protobuf")
+    status, obj = raw(
+        client, "DELETE", PODS + "/pbdel", _envelope("DeleteOptions", grace), "application/vnd.kubernetes.protobuf"
+    )
     assert status == 200 and obj["metadata"]["deletionGracePeriodSeconds"] == 7

@@ -41,8 +41,11 @@ def violations(value, schema: dict, schemas: dict, path: str = "") -> list[str]:
         except ValueError:
             return [f"{path}: {value!r} is not base64"]
     if t == "array":
-        return [v for i, item in enumerate(value) for v in violations(item, schema.get("items", {}), schemas,
-                                                                      f"{path}[{i}]")]
+        return [
+            v
+            for i, item in enumerate(value)
+            for v in violations(item, schema.get("items", {}), schemas, f"{path}[{i}]")
+        ]
     if t != "object":
         return []
     out = []
@@ -70,11 +73,21 @@ def served():
         p = sim.store.list("pods", "shop")[0]["metadata"]["name"]
         c.request("DELETE", f"/api/v1/namespaces/shop/pods/{p}")  # graceful: deletionTimestamp set
         EventRecorder(sim.store).record(sim.store.get("pods", "shop", p), "Warning", "BackOff", "x", "kubelet")
-        c.request("PATCH", "/apis/apps/v1/namespaces/default/deployments/applied?fieldManager=t", {
-            "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "applied"},
-            "spec": {"replicas": 1, "selector": {"matchLabels": {"a": "b"}},
-                     "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c"}]}}}},
-            ctype="application/apply-patch+yaml")
+        c.request(
+            "PATCH",
+            "/apis/apps/v1/namespaces/default/deployments/applied?fieldManager=t",
+            {
+                "apiVersion": "apps/v1",
+                "kind": "Deployment",
+                "metadata": {"name": "applied"},
+                "spec": {
+                    "replicas": 1,
+                    "selector": {"matchLabels": {"a": "b"}},
+                    "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c"}]}},
+                },
+            },
+            ctype="application/apply-patch+yaml",
+        )
         # What the simulated controllers write: a Deployment rolled out twice, its ReplicaSets and pods.
         manager = ControllerManager(sim.store, pod_start_seconds=0.0).start()
         try:
@@ -103,8 +116,17 @@ def _schema_for(docs: dict, group: str, version: str, kind: str) -> tuple[dict, 
     raise AssertionError(f"no schema for {kind} in {path}")
 
 
-STORED = ["namespaces", "pods", "configmaps", "secrets", "events", "deployments.apps", "replicasets.apps",
-          "customresourcedefinitions.apiextensions.k8s.io", "widgets.example.com"]
+STORED = [
+    "namespaces",
+    "pods",
+    "configmaps",
+    "secrets",
+    "events",
+    "deployments.apps",
+    "replicasets.apps",
+    "customresourcedefinitions.apiextensions.k8s.io",
+    "widgets.example.com",
+]
 
 
 @pytest.mark.parametrize("resource", STORED)
@@ -121,9 +143,15 @@ def test_every_object_the_sim_serves_matches_its_openapi_schema(served, resource
 
 def test_answers_that_are_not_stored_match_their_schemas(served):
     sim, c, docs = served
-    _, ssar, _ = c.request("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", {
-        "apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
-        "spec": {"resourceAttributes": {"verb": "get", "resource": "pods"}}})
+    _, ssar, _ = c.request(
+        "POST",
+        "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+        {
+            "apiVersion": "authorization.k8s.io/v1",
+            "kind": "SelfSubjectAccessReview",
+            "spec": {"resourceAttributes": {"verb": "get", "resource": "pods"}},
+        },
+    )
     schema, schemas = _schema_for(docs, "authorization.k8s.io", "v1", "SelfSubjectAccessReview")
     assert violations(ssar, schema, schemas) == []
     _, scale = c.get("/apis/apps/v1/namespaces/default/deployments/web/scale")
@@ -141,7 +169,10 @@ def test_the_checker_finds_unknown_fields_and_wrong_types(served):
     assert violations(bad, schema, schemas) == [
         ".metadata.creationTimestamp: 'yesterday' is not a date-time",
         ".spec.containers[0].ports[0].containerPort: str where the schema has integer",
-        ".spec.bogus: not in the schema"]
+        ".spec.bogus: not in the schema",
+    ]
     schema, schemas = _schema_for(docs, "example.com", "v1", "Widget")
     assert violations({"spec": {"size": "big", "shape": "round"}}, schema, schemas) == [
-        ".spec.size: str where the schema has integer", ".spec.shape: not in the schema"]
+        ".spec.size: str where the schema has integer",
+        ".spec.shape: not in the schema",
+    ]

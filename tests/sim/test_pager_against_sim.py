@@ -33,8 +33,9 @@ def test_the_server_refuses_resource_version_match_with_continue(client):
     client.request("POST", "/api/v1/namespaces/default/pods", pod("b"))
     status, page, _ = client.request("GET", "/api/v1/namespaces/default/pods", limit=1)
     token = page["metadata"]["continue"]
-    status, body, _ = client.request("GET", "/api/v1/namespaces/default/pods", limit=1, **{
-        "continue": token, "resourceVersionMatch": "NotOlderThan"})
+    status, body, _ = client.request(
+        "GET", "/api/v1/namespaces/default/pods", limit=1, **{"continue": token, "resourceVersionMatch": "NotOlderThan"}
+    )
     assert status == 422 and body["reason"] == "Invalid"
     assert "resourceVersionMatch is forbidden when continue is provided" in body["message"]
     assert "resourceVersionMatch is forbidden unless resourceVersion is provided" in body["message"]
@@ -51,7 +52,8 @@ def test_paged_list_with_a_match_clears_it_on_continue_requests(sim, pods_lw):
 
     rv = pods_lw.list(ListOptions(limit=1))["metadata"]["resourceVersion"]
     got, paginated = ListPager(page_fn, page_size=3).list(
-        ListOptions(resource_version=rv, resource_version_match="NotOlderThan"))
+        ListOptions(resource_version=rv, resource_version_match="NotOlderThan")
+    )
     assert paginated and len(got["items"]) == 7 and len(asked) == 3
     assert (asked[0].resource_version, asked[0].resource_version_match) == (rv, "NotOlderThan")
     assert all(not o.resource_version and not o.resource_version_match and o.continue_ for o in asked[1:])
@@ -70,9 +72,14 @@ def test_the_full_list_after_an_expired_continue_asks_for_the_requested_version_
 
     first_rv = pods_lw.list(ListOptions(limit=1))["metadata"]["resourceVersion"]
     got, paginated = ListPager(page_fn, page_size=3).list(
-        ListOptions(resource_version=first_rv, resource_version_match="NotOlderThan"))
+        ListOptions(resource_version=first_rv, resource_version_match="NotOlderThan")
+    )
     assert len(asked) == 3 and asked[1].continue_
     full = asked[2]
     assert (full.resource_version, full.resource_version_match, full.continue_, full.limit) == (
-        first_rv, "NotOlderThan", None, None)
+        first_rv,
+        "NotOlderThan",
+        None,
+        None,
+    )
     assert len(got["items"]) == 8  # the fallback lists all of it, the late pod too

@@ -34,22 +34,25 @@ def backend():
 
 
 def make(sim, name, ip, port):
-    sim.store.create("pods", {"metadata": {"name": name, "namespace": "default"},
-                              "spec": {"containers": [{"name": "c", "image": "x",
-                                                       "ports": [{"containerPort": port}]}]},
-                              "status": {"phase": "Running", "podIP": ip} if ip else {"phase": "Pending"}})
+    sim.store.create(
+        "pods",
+        {
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "x", "ports": [{"containerPort": port}]}]},
+            "status": {"phase": "Running", "podIP": ip} if ip else {"phase": "Pending"},
+        },
+    )
 
 
 def test_relays_get_to_a_loopback_pod_with_path_and_query(sim, client, backend):
     port, seen = backend
     make(sim, "ctl", "127.0.0.1", port)
     conn = client._conn()
-    conn.request("GET", f"{BASE}/ctl:{port}/proxy/metrics?x=1", headers={**client.auth,
-                                                                        "Accept": "text/plain"})
+    conn.request("GET", f"{BASE}/ctl:{port}/proxy/metrics?x=1", headers={**client.auth, "Accept": "text/plain"})
     resp = conn.getresponse()
     assert (resp.status, resp.read(), resp.getheader("Content-Type")) == (200, b"up 1\n", "text/plain; version=0.0.4")
     conn.close()
-    assert seen == [("/metrics?x=1", None, "text/plain")]   # credentials stay at the API server
+    assert seen == [("/metrics?x=1", None, "text/plain")]  # credentials stay at the API server
     # No port: the first declared container port, as the API server picks it.
     status, body = client.get(f"{BASE}/ctl/proxy/metrics")
     assert (status, body) == (200, "up 1\n")
@@ -72,6 +75,7 @@ def test_the_api_servers_errors(sim, client, backend):
 
 def test_nothing_listening_is_a_503_dial_error(sim, client):
     import socket
+
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         free = s.getsockname()[1]

@@ -43,7 +43,8 @@ def _nested(depth: int):
         return st.lists(_leaf, max_size=4).map(lambda fs: b"".join(_field(n, v) for n, v in fs))
     inner = _nested(depth - 1)
     return st.lists(st.one_of(_leaf, st.tuples(st.integers(1, 20), inner)), max_size=4).map(
-        lambda fs: b"".join(_field(n, v) for n, v in fs))
+        lambda fs: b"".join(_field(n, v) for n, v in fs)
+    )
 
 
 # 150 examples: each nested one costs hypothesis ~15 ms to draw (three levels

@@ -22,8 +22,9 @@ from tests.sim._http import RawClient
 
 NS, OTHER = "rollout-demo", "default"
 SELECTOR = "metadata.name=web"
-RESTART = {"spec": {"template": {"metadata": {"annotations": {
-    "kubectl.kubernetes.io/restartedAt": "2026-01-01T00:00:00Z"}}}}}
+RESTART = {
+    "spec": {"template": {"metadata": {"annotations": {"kubectl.kubernetes.io/restartedAt": "2026-01-01T00:00:00Z"}}}}
+}
 
 
 def deploys(ns: str) -> str:
@@ -45,8 +46,10 @@ def cluster():
 
 def roll_until_complete(sim, clock, manager) -> None:
     """Step the controllers' clock until both Deployments have rolled out."""
+
     def done() -> bool:
         return all(rollout_complete(sim.store.get("deployments", ns, "web")) for ns in (NS, OTHER))
+
     for _ in range(30):
         assert manager.wait_idle(10)
         if done():
@@ -70,8 +73,9 @@ def test_a_rollout_restart_reaches_a_name_selected_watch_as_modified_events_only
     live = client.watch(deploys(NS), fieldSelector=SELECTOR, resourceVersion=list_rv, allowWatchBookmarks="true")
     try:
         for ns in (NS, OTHER):  # what kubectl rollout restart sends
-            status, _, _ = client.request("PATCH", f"{deploys(ns)}/web", RESTART,
-                                          ctype="application/strategic-merge-patch+json")
+            status, _, _ = client.request(
+                "PATCH", f"{deploys(ns)}/web", RESTART, ctype="application/strategic-merge-patch+json"
+            )
             assert status == 200
         roll_until_complete(sim, clock, manager)
 

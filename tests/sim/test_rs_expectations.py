@@ -53,11 +53,14 @@ def test_only_the_expected_pods_deletions_count_once_each():
     assert e.get("ns/rs") is None
 
 
-@pytest.mark.parametrize("count,limit,successes,failed,calls", [
-    (10, 0, 0, True, 1),    # all fail: the first batch of one ends it
-    (10, 10, 10, False, 10),  # 1 + 2 + 4 + 3
-    (10, 5, 5, True, 7),    # 1 + 2 + 4: the third batch had failures
-])
+@pytest.mark.parametrize(
+    "count,limit,successes,failed,calls",
+    [
+        (10, 0, 0, True, 1),  # all fail: the first batch of one ends it
+        (10, 10, 10, False, 10),  # 1 + 2 + 4 + 3
+        (10, 5, 5, True, 7),  # 1 + 2 + 4: the third batch had failures
+    ],
+)
 def test_slow_start_batch(count, limit, successes, failed, calls):
     n = {"calls": 0}
 
@@ -65,6 +68,7 @@ def test_slow_start_batch(count, limit, successes, failed, calls):
         n["calls"] += 1
         if n["calls"] > limit:
             raise RuntimeError("fake error")
+
     got, err = slow_start_batch(count, 1, fn)
     assert (got, err is not None, n["calls"]) == (successes, failed, calls)
 
@@ -73,11 +77,19 @@ def _store_with_rs(replicas: int) -> Store:
     store = Store()
     store.create("namespaces", {"metadata": {"name": "ns"}})
     labels = {"app": "a"}
-    store.create("replicasets", {"apiVersion": "apps/v1", "kind": "ReplicaSet",
-                                 "metadata": {"name": "rs", "namespace": "ns"},
-                                 "spec": {"replicas": replicas, "selector": {"matchLabels": labels},
-                                          "template": {"metadata": {"labels": labels},
-                                                       "spec": {"containers": [{"name": "c", "image": "i"}]}}}})
+    store.create(
+        "replicasets",
+        {
+            "apiVersion": "apps/v1",
+            "kind": "ReplicaSet",
+            "metadata": {"name": "rs", "namespace": "ns"},
+            "spec": {
+                "replicas": replicas,
+                "selector": {"matchLabels": labels},
+                "template": {"metadata": {"labels": labels}, "spec": {"containers": [{"name": "c", "image": "i"}]}},
+            },
+        },
+    )
     return store
 
 
@@ -104,6 +116,7 @@ def test_a_failing_create_stops_the_slow_start_and_lowers_the_expectations():
             if len(calls) > 5:
                 raise ApiError(403, "Forbidden", "exceeded quota")
         return real_create(resource, obj, **kw)
+
     store.create = create
     with pytest.raises(ApiError):
         replicasets.sync(store, "ns", "rs", e)
@@ -124,9 +137,9 @@ def test_a_replicaset_deletes_by_rank_and_waits_for_the_deletions():
     rs["spec"]["replicas"] = 2
     store.update("replicasets", rs)
     replicasets.sync(store, "ns", "rs", e)
-    assert [p["metadata"]["name"] for p in store.list("pods", "ns")
-            if not p["metadata"].get("deletionTimestamp")] == sorted(
-        p["metadata"]["name"] for p in pods if p is not cheap)
+    assert [
+        p["metadata"]["name"] for p in store.list("pods", "ns") if not p["metadata"].get("deletionTimestamp")
+    ] == sorted(p["metadata"]["name"] for p in pods if p is not cheap)
     assert e.get("ns/rs") == (0, 1) and not e.satisfied("ns/rs")
 
 
@@ -141,6 +154,7 @@ def test_a_conflicting_status_write_is_tried_once_more_on_a_fresh_read():
             if len(calls) == 1:
                 raise ApiError(409, "Conflict", "the object has been modified")
         return real_update(resource, obj, subresource=subresource, **kw)
+
     store.update = update
     replicasets.sync(store, "ns", "rs", e)
     assert len(calls) == 2 and store.get("replicasets", "ns", "rs")["status"]["observedGeneration"] == 1

@@ -51,6 +51,7 @@ def test_list_future_rv_is_too_large_504(client, sim):
 def test_too_large_waits_for_the_rv(sim, client):
     # As the watch cache does, a request for an RV about to exist waits for it.
     import threading
+
     sim.store.too_large_wait = 5.0
     rv = sim.store.current_rv()
     t = threading.Timer(0.05, lambda: sim.store.create("pods", pod("late")))
@@ -65,8 +66,7 @@ def test_exact_list_rebuilds_past_state(client, sim):
     rv = sim.store.current_rv()
     client.request("DELETE", PODS + "/p00")
     client.request("POST", PODS, pod("new"))
-    client.request("PATCH", PODS + "/p01", {"metadata": {"labels": {"x": "1"}}},
-                   ctype="application/merge-patch+json")
+    client.request("PATCH", PODS + "/p01", {"metadata": {"labels": {"x": "1"}}}, ctype="application/merge-patch+json")
     _, lst = client.get(PODS, resourceVersion=str(rv), resourceVersionMatch="Exact")
     assert names(lst) == ["p00", "p01", "p02"] and lst["metadata"]["resourceVersion"] == str(rv)
     assert "labels" not in lst["items"][1]["metadata"]
@@ -115,8 +115,7 @@ def test_paging_follows_continue_and_counts_remaining(client):
     assert names(p2) == ["p02", "p03"]
     _, p3 = client.get(PODS, limit="2", **{"continue": p2["metadata"]["continue"]})
     assert names(p3) == ["p04"] and "continue" not in p3["metadata"]
-    assert p1["metadata"]["resourceVersion"] == p2["metadata"]["resourceVersion"] == p3["metadata"][
-        "resourceVersion"]
+    assert p1["metadata"]["resourceVersion"] == p2["metadata"]["resourceVersion"] == p3["metadata"]["resourceVersion"]
 
 
 def test_pages_are_a_consistent_snapshot(client):
@@ -173,6 +172,7 @@ def test_history_limit_compacts_automatically(sim, client):
 def test_bulk_load_lists_whole(sim, client):
     # Correctness only: timings are in docs/simulator.md (a shared 2-core machine makes them noisy).
     from kubectl_informer.sim.objects import many_pods
+
     # 2,000: four pages of 500, enough to show the load lists whole and pages.
     assert sim.store.bulk_load("pods", many_pods(2_000)) == 2_000
     status, lst = client.get(PODS)

@@ -68,9 +68,15 @@ def test_steady_leaves_a_bare_pod_a_user_applied_alone(demo_sim):
     # it by name: the default churn deletes and changes only pods a controller made.
     store = demo_sim.store
     ns = sorted(DEMO_LAYOUT)[0]
-    mine = store.create("pods", {"apiVersion": "v1", "kind": "Pod",
-                                 "metadata": {"name": "my-controller-0", "namespace": ns},
-                                 "spec": {"containers": [{"name": "m", "image": "x"}]}})
+    mine = store.create(
+        "pods",
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "my-controller-0", "namespace": ns},
+            "spec": {"containers": [{"name": "m", "image": "x"}]},
+        },
+    )
     rv0 = store.current_rv()
     r = ScenarioRunner("steady", store, demo_sim.faults, seed=5, namespaces=[ns])
     for _ in range(300):
@@ -183,6 +189,7 @@ def test_runner_rejects_bad_rate():
 
 def test_start_demo_serves_seeded_objects_and_writes_kubeconfig():
     import yaml
+
     with start_demo("quiet") as demo:
         cfg = yaml.safe_load(open(demo.kubeconfig_path))
         assert cfg["clusters"][0]["cluster"]["server"] == demo.url
@@ -191,6 +198,7 @@ def test_start_demo_serves_seeded_objects_and_writes_kubeconfig():
         assert demo.runner.scenario.name == "quiet"
         path = demo.kubeconfig_path
     import os
+
     assert not os.path.exists(path)
 
 
@@ -209,8 +217,7 @@ def test_run_sim_prints_how_to_connect_and_stops(tmp_path):
     out = io.StringIO()
     stop = threading.Event()
     kc = str(tmp_path / "kc")
-    t = threading.Thread(target=run_sim, kwargs=dict(write_kubeconfig=kc, scenario="quiet", out=out,
-                                                     stop_event=stop))
+    t = threading.Thread(target=run_sim, kwargs=dict(write_kubeconfig=kc, scenario="quiet", out=out, stop_event=stop))
     t.start()
     try:
         assert wait_for(lambda: "Ctrl-C" in out.getvalue())
@@ -249,7 +256,12 @@ def test_start_demo_bulk_pods():
 def test_module_entry_point_bad_input_is_one_line():
     import subprocess
     import sys
-    r = subprocess.run([sys.executable, "-m", "kubectl_informer.sim", "--scenario", "nosuch"],
-                       capture_output=True, text=True, timeout=60)
+
+    r = subprocess.run(
+        [sys.executable, "-m", "kubectl_informer.sim", "--scenario", "nosuch"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 1 and r.stderr.startswith("error: unknown scenario 'nosuch'")
     assert len(r.stderr.strip().splitlines()) == 1

@@ -18,33 +18,39 @@ def seeded(client):
     return client
 
 
-@pytest.mark.parametrize("sel,expected", [
-    ("app=web", ["a", "d"]),
-    ("app==web", ["a", "d"]),
-    ("app!=web", ["b", "c"]),
-    ("app in (web,db)", ["a", "c", "d"]),
-    ("app notin (web, db)", ["b"]),
-    ("tier", ["a"]),
-    ("!tier", ["b", "c", "d"]),
-    ("app=web,tier=fe", ["a"]),
-    ("n>2", ["b"]),
-    ("n<2", ["a"]),
-    ("", ["a", "b", "c", "d"]),
-])
+@pytest.mark.parametrize(
+    "sel,expected",
+    [
+        ("app=web", ["a", "d"]),
+        ("app==web", ["a", "d"]),
+        ("app!=web", ["b", "c"]),
+        ("app in (web,db)", ["a", "c", "d"]),
+        ("app notin (web, db)", ["b"]),
+        ("tier", ["a"]),
+        ("!tier", ["b", "c", "d"]),
+        ("app=web,tier=fe", ["a"]),
+        ("n>2", ["b"]),
+        ("n<2", ["a"]),
+        ("", ["a", "b", "c", "d"]),
+    ],
+)
 def test_label_selectors(seeded, sel, expected):
     status, lst = seeded.get("/api/v1/pods", labelSelector=sel)
     assert status == 200
     assert [i["metadata"]["name"] for i in lst["items"]] == expected
 
 
-@pytest.mark.parametrize("sel,expected", [
-    ("metadata.name=b", ["b"]),
-    ("metadata.name!=b", ["a", "c", "d"]),
-    ("metadata.namespace=other", ["d"]),
-    ("status.phase=Running", ["a", "c"]),
-    ("status.phase=Pending,metadata.namespace=default", ["b"]),
-    ("status.phase==Pending", ["b", "d"]),
-])
+@pytest.mark.parametrize(
+    "sel,expected",
+    [
+        ("metadata.name=b", ["b"]),
+        ("metadata.name!=b", ["a", "c", "d"]),
+        ("metadata.namespace=other", ["d"]),
+        ("status.phase=Running", ["a", "c"]),
+        ("status.phase=Pending,metadata.namespace=default", ["b"]),
+        ("status.phase==Pending", ["b", "d"]),
+    ],
+)
 def test_field_selectors(seeded, sel, expected):
     status, lst = seeded.get("/api/v1/pods", fieldSelector=sel)
     assert status == 200

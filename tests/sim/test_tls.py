@@ -20,6 +20,7 @@ def test_https_server_verifies_with_its_ca():
 
 def tls_other_ca() -> bytes:
     import tempfile
+
     with tempfile.TemporaryDirectory() as d:
         cert, _ = tls.make_self_signed(d)
         return open(cert, "rb").read()

@@ -67,13 +67,17 @@ def test_a_plain_watch_ahead_of_the_cache_is_accepted_and_skips_events_up_to_its
     w = client.watch(PODS, resourceVersion=str(ahead), allowWatchBookmarks="true")
     assert w.status == 200
     from kubectl_informer.clock.testing import wait_for
+
     assert wait_for(lambda: sim.store.watchers("pods"))
     for i in range(5):
         sim.store.create("pods", pod(f"p{i}"))
     sim.store.send_bookmarks()
     evs = w.take(3)
     assert [(e["type"], e["object"]["metadata"].get("name")) for e in evs] == [
-        ("ADDED", "p3"), ("ADDED", "p4"), ("BOOKMARK", None)]
+        ("ADDED", "p3"),
+        ("ADDED", "p4"),
+        ("BOOKMARK", None),
+    ]
     assert rv_of(evs[0]) == ahead + 1
     w.close()
 
@@ -107,8 +111,9 @@ def test_label_selector_turns_modified_into_added_and_deleted(client, sim):
 
 
 def test_namespace_and_field_selector_filter_watch(client, sim):
-    w = client.watch("/api/v1/pods", resourceVersion=str(sim.store.current_rv()),
-                     fieldSelector="metadata.namespace=other")
+    w = client.watch(
+        "/api/v1/pods", resourceVersion=str(sim.store.current_rv()), fieldSelector="metadata.namespace=other"
+    )
     client.request("POST", PODS, pod("skip"))
     client.request("POST", "/api/v1/namespaces/other/pods", pod("seen", ns="other"))
     assert w.next()["object"]["metadata"]["name"] == "seen"
@@ -133,6 +138,7 @@ def test_bookmarks_on_request_only_when_allowed(client, sim):
     with_bm = client.watch(PODS, resourceVersion=rv, allowWatchBookmarks="true")
     without = client.watch(PODS, resourceVersion=rv)
     from kubectl_informer.clock.testing import wait_for
+
     assert wait_for(lambda: len(sim.store.watchers("pods")) == 2)
     sim.store.create("configmaps", {"metadata": {"name": "c", "namespace": "default"}})  # RV moves elsewhere
     sim.store.progress_notify("pods")  # etcd's progress notification moves the pods cache's RV there
@@ -150,6 +156,7 @@ def test_periodic_bookmarks():
     with SimServer(bookmark_interval=0.05) as sim:
         w = RawClient(sim.url, token=sim.token).watch(PODS, resourceVersion="0", allowWatchBookmarks="true")
         from kubectl_informer.clock.testing import wait_for
+
         assert wait_for(lambda: sim.store.watchers("pods"))
         # A bookmark goes only once the cache's RV is past the watch's start: etcd's
         # revision moves (another resource) and a progress notification brings it.
@@ -166,6 +173,7 @@ def test_periodic_bookmarks():
 def test_bookmark_never_goes_behind_events(client, sim):
     w = client.watch(PODS, resourceVersion=str(sim.store.current_rv()), allowWatchBookmarks="true")
     from kubectl_informer.clock.testing import wait_for
+
     assert wait_for(lambda: sim.store.watchers("pods"))
     for i in range(20):
         sim.store.create("pods", pod(f"p{i}"))
@@ -191,7 +199,10 @@ def test_watch_list_sends_state_then_initial_events_end_bookmark(client, sim):
     w = watch_list(client, resourceVersion="")
     evs = w.take(4)
     assert [(e["type"], e["object"]["metadata"].get("name")) for e in evs[:3]] == [
-        ("ADDED", "a"), ("ADDED", "b"), ("ADDED", "c")]
+        ("ADDED", "a"),
+        ("ADDED", "b"),
+        ("ADDED", "c"),
+    ]
     end = evs[3]
     assert end["type"] == "BOOKMARK" and rv_of(end) == rv
     assert end["object"]["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
@@ -206,7 +217,8 @@ def test_watch_list_from_future_rv_is_too_large(client, sim):
     evs = watch_list(client, resourceVersion=str(sim.store.current_rv() + 5)).rest()
     assert evs[0]["type"] == "ERROR" and evs[0]["object"]["code"] == 504
     assert evs[0]["object"]["details"]["causes"] == [
-        {"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}]
+        {"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}
+    ]
 
 
 def test_watch_list_validation(client):
@@ -244,10 +256,12 @@ def test_watch_list_switched_off_ignore_mode_is_a_plain_watch(client, sim):
 
 def test_bulk_load_closes_watches_and_resets_window(client, sim):
     from kubectl_informer.sim.objects import many_pods
+
     client.request("POST", PODS, pod("a"))
     rv = sim.store.current_rv()
     w = client.watch(PODS, resourceVersion=str(rv))
     from kubectl_informer.clock.testing import wait_for
+
     assert wait_for(lambda: sim.store.watchers("pods"))
     sim.store.bulk_load("pods", many_pods(10))
     assert w.rest() == []
@@ -256,6 +270,7 @@ def test_bulk_load_closes_watches_and_resets_window(client, sim):
 
 def test_large_initial_watch_list():
     from kubectl_informer.sim.objects import many_pods
+
     with SimServer() as sim:
         sim.store.bulk_load("pods", many_pods(3000))
         w = watch_list(RawClient(sim.url, token=sim.token), resourceVersion="")
@@ -267,9 +282,11 @@ def test_large_initial_watch_list():
 def test_server_stop_ends_open_watches(sim):
     w = RawClient(sim.url, token=sim.token).watch(PODS, resourceVersion="0")
     from kubectl_informer.clock.testing import wait_for
+
     assert wait_for(lambda: sim.store.watchers("pods"))
     sim.stop()
     import http.client
+
     try:
         w.rest()
     except (http.client.HTTPException, OSError):
@@ -302,6 +319,7 @@ def test_a_client_closing_a_quiet_watch_frees_it(sim):
     for _ in range(2):
         w = RawClient(sim.url, token=sim.token).watch(PODS, resourceVersion="0")
         from kubectl_informer.clock.testing import wait_for
+
         assert wait_for(lambda: len(sim.store.watchers("pods")) == 1)
         w.resp.close()
         w.close()
@@ -310,6 +328,7 @@ def test_a_client_closing_a_quiet_watch_frees_it(sim):
 
 def test_a_client_closing_a_quiet_tls_watch_frees_it():
     from kubectl_informer.clock.testing import wait_for
+
     with SimServer(tls=True) as sim:
         w = RawClient(sim.url, ca_pem=sim.ca_pem, token=sim.token).watch(PODS, resourceVersion="0")
         assert wait_for(lambda: len(sim.store.watchers("pods")) == 1)
@@ -354,8 +373,12 @@ def test_history_is_compacted_by_age_as_etcd_is():
     store.create("pods", pod("a"))
     clock.step(200)
     store.create("pods", pod("b"))
-    assert [e.name for e in store.list_entries("pods", "default", resource_version=str(rv_before),
-                                               resource_version_match="Exact")[0]] == []
+    assert [
+        e.name
+        for e in store.list_entries("pods", "default", resource_version=str(rv_before), resource_version_match="Exact")[
+            0
+        ]
+    ] == []
     clock.step(200)  # a's event is 400 s old, b's 200 s
     store.create("pods", pod("c"))
     st = store._states[store.resource("pods")]

@@ -79,7 +79,12 @@ def test_the_report_says_what_the_cacher_knows_and_no_forecast():
     store.bump_revision(5)  # writes to what the simulator does not serve: etcd's revision moves
     f = store.watch_cache_figures("pods")
     assert (f["capacity"], f["lowerBound"], f["upperBound"], f["freshSeconds"], f["oldestAge"]) == (
-        100, 100, 102_400, 75.0, 30.0)
+        100,
+        100,
+        102_400,
+        75.0,
+        30.0,
+    )
     assert int(f["cacheRV"]) == store.current_rv() - 5 and f["progressNotifications"] == 0
     store.progress_notify("pods")
     f = store.watch_cache_figures("pods")
@@ -103,7 +108,11 @@ def test_a_reinitialising_cache_ends_every_watch_answers_429_then_restarts_its_w
     assert store.end_reinit("pods") == 2
     f = store.watch_cache_figures("pods")
     assert (f["initialisations"], f["events"], f["oldestRV"], f["newestRV"]) == (
-        2, 0, str(store.current_rv()), str(store.current_rv()))
+        2,
+        0,
+        str(store.current_rv()),
+        str(store.current_rv()),
+    )
     with pytest.raises(ApiError) as e:
         store.start_watch("pods", resource_version=str(before))
     assert e.value.status == 410
@@ -144,8 +153,11 @@ def test_the_debug_endpoint_reports_each_watcher_over_http():
         _touch(sim.store, 3)
         start = sim.store.current_rv()
         conn = http.client.HTTPConnection(sim.host, sim.port, timeout=10)
-        conn.request("GET", f"/api/v1/namespaces/default/pods?watch=true&resourceVersion={start}",
-                     headers={"User-Agent": "kubectl-informer/9.9 (test)", "Authorization": f"Bearer {sim.token}"})
+        conn.request(
+            "GET",
+            f"/api/v1/namespaces/default/pods?watch=true&resourceVersion={start}",
+            headers={"User-Agent": "kubectl-informer/9.9 (test)", "Authorization": f"Bearer {sim.token}"},
+        )
         resp = conn.getresponse()
         _touch(sim.store, 2)
         lines = [resp.fp.readline() for _ in range(6)]  # two events, a chunk each: size, data, CRLF
@@ -155,10 +167,18 @@ def test_the_debug_endpoint_reports_each_watcher_over_http():
         assert code == 200 and doc["kind"] == "WatchCacheWindow"
         st = _state(sim.store)
         assert (doc["capacity"], doc["events"], doc["newestRV"], doc["currentRV"]) == (
-            8, 5, str(st.window[-1].rv), str(sim.store.current_rv()))
+            8,
+            5,
+            str(st.window[-1].rv),
+            str(sim.store.current_rv()),
+        )
         [w] = doc["watchers"]
         assert (w["userAgent"], w["startRV"], w["rv"], w["sent"]) == (
-            "kubectl-informer/9.9 (test)", str(start), str(sim.store.current_rv()), 2)
+            "kubectl-informer/9.9 (test)",
+            str(start),
+            str(sim.store.current_rv()),
+            2,
+        )
         conn.close()
         assert _get(sim, "/debug/informer/watchcache")[0] == 400
         assert _get(sim, "/debug/informer/watchcache?resource=nosuchthings")[0] == 404
@@ -169,8 +189,12 @@ def test_bookmarks_sent_are_counted():
     with SimServer() as sim:
         sim.store.create("namespaces", {"metadata": {"name": "default"}})
         conn = http.client.HTTPConnection(sim.host, sim.port, timeout=10)
-        conn.request("GET", "/api/v1/namespaces/default/pods?watch=true&allowWatchBookmarks=true&resourceVersion="
-                     + str(sim.store.current_rv()), headers={"Authorization": f"Bearer {sim.token}"})
+        conn.request(
+            "GET",
+            "/api/v1/namespaces/default/pods?watch=true&allowWatchBookmarks=true&resourceVersion="
+            + str(sim.store.current_rv()),
+            headers={"Authorization": f"Bearer {sim.token}"},
+        )
         resp = conn.getresponse()
         got = threading.Event()
         assert wait_for(lambda: sim.store.watchers("pods"))

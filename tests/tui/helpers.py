@@ -61,11 +61,27 @@ def demo_trace() -> TraceMaker:
     e("watch.event", k, type="MODIFIED", resource_version="102")
     e("fifo.coalesce", k, type="Updated", depth=1, pending=2)
     e("fifo.pop", k, types=["Updated", "Updated"], is_in_initial_list=False, waited=0.01, depth=0)
-    e("store.update", k, resource_version="101", old_resource_version="90", delta="Updated",
-      summary="Running", diff=["status.phase Pending→Running"], is_in_initial_list=False)
+    e(
+        "store.update",
+        k,
+        resource_version="101",
+        old_resource_version="90",
+        delta="Updated",
+        summary="Running",
+        diff=["status.phase Pending→Running"],
+        is_in_initial_list=False,
+    )
     e("handler.update", k, listener="handler-1", is_sync=False, buffered=0)
-    e("store.update", k, resource_version="102", old_resource_version="101", delta="Updated",
-      summary="Running", diff=["labels.app +"], is_in_initial_list=False)
+    e(
+        "store.update",
+        k,
+        resource_version="102",
+        old_resource_version="101",
+        delta="Updated",
+        summary="Running",
+        diff=["labels.app +"],
+        is_in_initial_list=False,
+    )
     e("handler.update", k, listener="handler-1", is_sync=False, buffered=0)
     e("queue.add", k, outcome="queued", depth=1)
     e("queue.get", k, waited=0.001, depth=0, worker=0)
@@ -81,16 +97,16 @@ def demo_trace() -> TraceMaker:
     e("watch.event", k, type="DELETED", resource_version="103")
     e("fifo.queue", k, type="Deleted", depth=2, pending=1)
     e("fifo.pop", k, types=["Deleted"], is_in_initial_list=False, waited=0.01, depth=1)
-    e("store.delete", k, resource_version="103", delta="Deleted", summary="", tombstone=False,
-      is_in_initial_list=False)
+    e("store.delete", k, resource_version="103", delta="Deleted", summary="", tombstone=False, is_in_initial_list=False)
     e("handler.delete", k, listener="handler-1", is_sync=False, buffered=0)
     e("watch.bookmark", None, resource_version="110")
     return e
 
 
 def info(**kw) -> RunInfo:
-    base = dict(resource="pods", namespace="default", context="sim", profile="1.32",
-                fifo="DeltaFIFO", initial_list="paged LIST")
+    base = dict(
+        resource="pods", namespace="default", context="sim", profile="1.32", fifo="DeltaFIFO", initial_list="paged LIST"
+    )
     base.update(kw)
     return RunInfo(**base)
 

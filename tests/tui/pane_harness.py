@@ -34,10 +34,12 @@ def screen_text(app) -> str:
 
 def shown(app, size) -> str:
     """What ``app`` shows at ``size``, as plain text."""
+
     async def run():
         async with app.run_test(size=size) as pilot:
             await pilot.pause()
             return screen_text(app)
+
     return asyncio.run(run())
 
 
@@ -71,5 +73,11 @@ def running(run, join: float = 5):
 
 
 # Malformed field values for the panes' fuzz tests: every JSON shape, wrong types included.
-json_values = hs.one_of(hs.none(), hs.booleans(), hs.integers(-5, 5), hs.floats(-10, 10, allow_nan=False),
-                        hs.text(max_size=5), hs.lists(hs.text(max_size=3), max_size=3))
+json_values = hs.one_of(
+    hs.none(),
+    hs.booleans(),
+    hs.integers(-5, 5),
+    hs.floats(-10, 10, allow_nan=False),
+    hs.text(max_size=5),
+    hs.lists(hs.text(max_size=3), max_size=3),
+)

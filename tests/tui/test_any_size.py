@@ -46,8 +46,13 @@ SIZES = dict(width=hs.integers(1, 320), height=hs.integers(1, 100))
 EDGES = [(1, 1), (1, 40), (200, 1), (78, 2), (20, 3), (2, 2), (3, 5), (8, 1), (40, 4), (320, 100)]
 DRAWS = 50
 TEXT_PANE_DRAWS = 90
-RENDERS = [(RVState, render_rv), (ResyncState, render_resync), (QueueState, render_queue),
-           (HandlersState, render_handlers), (ServerState, render_server)]
+RENDERS = [
+    (RVState, render_rv),
+    (ResyncState, render_resync),
+    (QueueState, render_queue),
+    (HandlersState, render_handlers),
+    (ServerState, render_server),
+]
 
 
 @pytest.fixture(scope="module")
@@ -55,10 +60,32 @@ def recorded() -> TraceMaker:
     """500 events (about five seconds) of `queue --demo burst` with a resync
     and failing items, recorded by the CLI as NDJSON (the real engine against the simulated server)."""
     out = subprocess.run(
-        [sys.executable, "-m", "kubectl_informer", "queue", "pods", "--demo", "burst", "-o", "json",
-         "--max-events", "500", "--duration", "90s", "--resync", "1s", "--fail-rate", "0.3",
-         "--work-time", "50ms"],
-        capture_output=True, text=True, timeout=120, check=True)
+        [
+            sys.executable,
+            "-m",
+            "kubectl_informer",
+            "queue",
+            "pods",
+            "--demo",
+            "burst",
+            "-o",
+            "json",
+            "--max-events",
+            "500",
+            "--duration",
+            "90s",
+            "--resync",
+            "1s",
+            "--fail-rate",
+            "0.3",
+            "--work-time",
+            "50ms",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     tm = TraceMaker()
     tm.events = read_trace(out.stdout.splitlines())
     tm.t = tm.events[-1].time

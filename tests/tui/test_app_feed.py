@@ -37,14 +37,26 @@ def test_every_pane_state_fed_by_the_app_matches_feeding_it_event_by_event():
     e = demo_trace()
     life_of_pod(e, "default/api-0", 300)
     # The API server's side (Server pane): rare events, a few of each.
-    e("server.window", source="sim", resource="pods", oldest_rv="295", newest_rv="302", capacity=8, events=8,
-      turnover=2.0, initialisations=1, bookmarks_sent=1, watchers=["1 rv=300 sent=5 ours"], ours_rv="300")
+    e(
+        "server.window",
+        source="sim",
+        resource="pods",
+        oldest_rv="295",
+        newest_rv="302",
+        capacity=8,
+        events=8,
+        turnover=2.0,
+        initialisations=1,
+        bookmarks_sent=1,
+        watchers=["1 rv=300 sent=5 ours"],
+        ours_rv="300",
+    )
     e("server.too_large", requested_rv="400", current_rv="302")
     e("server.reinit", resource="pods", initialisations=2)
     for spec in PANES:
         fast, slow = spec.state_cls(), spec.state_cls()
         for i in range(0, len(e.events), 7):  # in uneven chunks, as frames do
-            _feeder(fast)(e.events[i:i + 7])
+            _feeder(fast)(e.events[i : i + 7])
         for ev in e.events:
             slow.feed(ev)
         assert fast.version > 0 and slow.version > 0, spec.name
@@ -54,12 +66,49 @@ def test_every_pane_state_fed_by_the_app_matches_feeding_it_event_by_event():
         assert repr(fv) == repr(sv), spec.name
 
 
-@pytest.mark.parametrize("size,hints", [
-    ((80, 24), ["? ", "Help", "/ ", "Filter", ": ", "Cmd", "e ", "Explain", "x ", "Exper", "z ", "Zoom",
-                "y ", "YAML", "q ", "Quit"]),
-    ((160, 45), ["Help", "Filter", "Command", "Explain", "Experiments", "Zoom", "YAML", "Inspect", "Pause",
-                 "Next pane", "Quit"]),
-], ids=["80x24", "160x45"])
+@pytest.mark.parametrize(
+    "size,hints",
+    [
+        (
+            (80, 24),
+            [
+                "? ",
+                "Help",
+                "/ ",
+                "Filter",
+                ": ",
+                "Cmd",
+                "e ",
+                "Explain",
+                "x ",
+                "Exper",
+                "z ",
+                "Zoom",
+                "y ",
+                "YAML",
+                "q ",
+                "Quit",
+            ],
+        ),
+        (
+            (160, 45),
+            [
+                "Help",
+                "Filter",
+                "Command",
+                "Explain",
+                "Experiments",
+                "Zoom",
+                "YAML",
+                "Inspect",
+                "Pause",
+                "Next pane",
+                "Quit",
+            ],
+        ),
+    ],
+    ids=["80x24", "160x45"],
+)
 def test_footer_lists_the_keys_as_k9s_shows_its_menu(size, hints):
     """e x : z y were only in ? help: at 80 columns the footer names them too."""
     app = make_app()
@@ -109,21 +158,33 @@ def test_absorbing_store_events_derives_no_diff_or_predicates(monkeypatch):
     derived = []
     for name in ("diff", "predicates"):
         fn = trace_kinds.STORE_UPDATE.derive[name]
-        monkeypatch.setitem(trace_kinds.STORE_UPDATE.derive, name,
-                            lambda f, fn=fn, name=name: derived.append(name) or fn(f))
+        monkeypatch.setitem(
+            trace_kinds.STORE_UPDATE.derive, name, lambda f, fn=fn, name=name: derived.append(name) or fn(f)
+        )
     tracer, buf = Tracer(FakeClock()), TraceBuffer()
     tracer.subscribe(buf)
 
     def updates(key, n):
         name = key.split("/")[1]
-        old = {"metadata": {"name": name, "namespace": "default", "resourceVersion": "1", "labels": {"app": "web"}},
-               "status": {"phase": "Pending"}}
-        tracer.emit_derived(trace_kinds.STORE_ADD, key, resource_version="1", delta="Added",
-                            is_in_initial_list=False, object=old)
+        old = {
+            "metadata": {"name": name, "namespace": "default", "resourceVersion": "1", "labels": {"app": "web"}},
+            "status": {"phase": "Pending"},
+        }
+        tracer.emit_derived(
+            trace_kinds.STORE_ADD, key, resource_version="1", delta="Added", is_in_initial_list=False, object=old
+        )
         for rv in range(2, n + 2):
             new = {**old, "metadata": {**old["metadata"], "resourceVersion": str(rv)}, "status": {"phase": "Running"}}
-            tracer.emit_derived(trace_kinds.STORE_UPDATE, key, resource_version=str(rv), delta="Updated",
-                                is_in_initial_list=False, old_resource_version=str(rv - 1), object=new, old=old)
+            tracer.emit_derived(
+                trace_kinds.STORE_UPDATE,
+                key,
+                resource_version=str(rv),
+                delta="Updated",
+                is_in_initial_list=False,
+                old_resource_version=str(rv - 1),
+                object=new,
+                old=old,
+            )
             old = new
 
     # Keys enough to fill many rings, within the objects held in all (the

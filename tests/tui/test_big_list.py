@@ -13,8 +13,15 @@ def listing_trace() -> TraceMaker:
     e = TraceMaker(step=0.5)
     e("informer.start", fifo="DeltaFIFO", watch_list=False, resync_check_period=0.0)
     e("list.start", resource_version="0", watch_list=False)
-    e("list.page", resource_version="10", items=500, duration=0.4, watch_list=False, bytes=1_000_000,
-      **{"continue": "c1"})
+    e(
+        "list.page",
+        resource_version="10",
+        items=500,
+        duration=0.4,
+        watch_list=False,
+        bytes=1_000_000,
+        **{"continue": "c1"},
+    )
     e("list.progress", pages=1, items=20_500, bytes=41_000_000, elapsed=0.9)
     return e
 
@@ -26,8 +33,15 @@ def test_progress_while_listing_then_while_the_cache_fills():
     text = st.progress.line(e.t).plain
     assert text.startswith("◌ listing 1s") and "page 2" in text
     assert "20,500 items" in text and "41.0 MB" in text and "20,500 items/s" in text
-    e("list.page", resource_version="10", items=79_500, duration=3.0, watch_list=False, bytes=159_000_000,
-      **{"continue": ""})
+    e(
+        "list.page",
+        resource_version="10",
+        items=79_500,
+        duration=3.0,
+        watch_list=False,
+        bytes=159_000_000,
+        **{"continue": ""},
+    )
     e("list.done", resource_version="10", items=80_000, duration=3.4, watch_list=False)
     for i in range(3):
         e("store.add", f"default/p{i}", resource_version="1", delta="Replaced")
@@ -71,8 +85,16 @@ def sized(e: TraceMaker, n: int, before: int, after: int, transforms=("strip-man
     for i in range(n):
         e("store.add", f"default/p{i}", resource_version="1", delta="Added")
         if i % 4 == 0:
-            e("transform", f"default/p{i}", bytes=after, bytes_before=before, objects=i + 1, every=4,
-              transforms=list(transforms), applied=list(transforms))
+            e(
+                "transform",
+                f"default/p{i}",
+                bytes=after,
+                bytes_before=before,
+                objects=i + 1,
+                every=4,
+                transforms=list(transforms),
+                applied=list(transforms),
+            )
 
 
 def test_cache_state_estimates_bytes_held_and_saved():

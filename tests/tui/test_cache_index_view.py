@@ -23,8 +23,16 @@ def plain(pane, width=60, height=12):
 
 
 def test_v_walks_the_views_and_each_index_lists_its_values_and_keys():
-    pane = pane_after([("add", "a", "node-1"), ("add", "b", "node-1"), ("add", "c", "node-2"), ("add", "d", None),
-                       ("update", "b", "node-2"), ("update", "c", "node-2")])
+    pane = pane_after(
+        [
+            ("add", "a", "node-1"),
+            ("add", "b", "node-1"),
+            ("add", "c", "node-2"),
+            ("add", "d", None),
+            ("update", "b", "node-2"),
+            ("update", "c", "node-2"),
+        ]
+    )
     assert plain(pane)[0].startswith("4 objects in 4 namespaces") and "v: 2 indexes" in plain(pane)[0]
     pane.action_next_view()
     assert pane.view == "namespace" and plain(pane)[0].startswith("index namespace = metadata.namespace")

@@ -58,16 +58,39 @@ def churn(tracer, clock, first, n, updates=3, live=()):
         tracer.emit_derived(STORE_ADD, key, resource_version="1", delta="Added", is_in_initial_list=False, object=old)
         for rv in range(2, updates + 2):
             new = pod(f"web-{i}", rv, restarts=rv)
-            tracer.emit_derived(STORE_UPDATE, key, resource_version=str(rv), delta="Updated",
-                                is_in_initial_list=False, old_resource_version=str(rv - 1), object=new, old=old)
+            tracer.emit_derived(
+                STORE_UPDATE,
+                key,
+                resource_version=str(rv),
+                delta="Updated",
+                is_in_initial_list=False,
+                old_resource_version=str(rv - 1),
+                object=new,
+                old=old,
+            )
             tracer.emit("handler.update", key, listener="handler-1", is_sync=False, buffered=0)
             old = new
-        tracer.emit_derived(STORE_DELETE, key, resource_version=str(updates + 2), delta="Deleted",
-                            is_in_initial_list=False, tombstone=False, object=old)
+        tracer.emit_derived(
+            STORE_DELETE,
+            key,
+            resource_version=str(updates + 2),
+            delta="Deleted",
+            is_in_initial_list=False,
+            tombstone=False,
+            object=old,
+        )
         for key, obj in live_objs.items():
             rv = obj["metadata"]["resourceVersion"]
-            tracer.emit_derived(STORE_UPDATE, key, resource_version=rv, delta="Sync", is_in_initial_list=False,
-                                old_resource_version=rv, object=obj, old=obj)
+            tracer.emit_derived(
+                STORE_UPDATE,
+                key,
+                resource_version=rv,
+                delta="Sync",
+                is_in_initial_list=False,
+                old_resource_version=rv,
+                object=obj,
+                old=obj,
+            )
         clock.step(0.01)
 
 
@@ -135,8 +158,14 @@ def test_deleted_keys_go_before_live_ones():
     st = inspector()
     facts = facts_small()
     tracer.emit("watch.event", "default/quiet", type="ADDED", resource_version="1")
-    tracer.emit_derived(STORE_ADD, "default/quiet", resource_version="1", delta="Added",
-                        is_in_initial_list=False, object=pod("quiet", 1))
+    tracer.emit_derived(
+        STORE_ADD,
+        "default/quiet",
+        resource_version="1",
+        delta="Added",
+        is_in_initial_list=False,
+        object=pod("quiet", 1),
+    )
     churn(tracer, clock, 0, 250)  # past the Inspector's 200 keys and Explain's 820 records
     events = buf.drain()
     st.feed_all(events)
@@ -205,8 +234,9 @@ def test_the_app_derives_each_released_delta_once_however_many_panes_let_it_go(m
     derived = []
     for name in ("diff", "predicates"):
         fn = trace_kinds.STORE_UPDATE.derive[name]
-        monkeypatch.setitem(trace_kinds.STORE_UPDATE.derive, name,
-                            lambda f, fn=fn, name=name: derived.append(name) or fn(f))
+        monkeypatch.setitem(
+            trace_kinds.STORE_UPDATE.derive, name, lambda f, fn=fn, name=name: derived.append(name) or fn(f)
+        )
     app = make_app(TraceMaker())
     tracer, buf, clock = traced()
     churn(tracer, clock, 0, 1000)
@@ -218,9 +248,12 @@ def test_the_app_derives_each_released_delta_once_however_many_panes_let_it_go(m
         assert app.states["deltas"].objects_held() == app.states["deltas"].keep_objects
         assert app.states["inspector"].objects.objects_held() <= app.states["inspector"].objects.max_objects
         assert derived.count("diff") == 0
-        released = sum(1 for key in (f"default/web-{i}" for i in range(1000))
-                       for e in app.states["inspector"].objects.entries(key)
-                       if e.is_update and e.obj is None)
+        released = sum(
+            1
+            for key in (f"default/web-{i}" for i in range(1000))
+            for e in app.states["inspector"].objects.entries(key)
+            if e.is_update and e.obj is None
+        )
         assert derived.count("predicates") == released > 0
 
     run(check, app)

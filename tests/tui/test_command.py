@@ -43,12 +43,15 @@ def test_the_builtin_commands_are_registered_with_help():
     assert any(u.startswith(":quit") and ":q" in u for u in rows)
 
 
-@pytest.mark.parametrize("text, expected", [
-    (":pods", ("pods", [])),
-    ("deploy -n kube-system", ("deploy", ["-n", "kube-system"])),
-    (":  svc   -A ", ("svc", ["-A"])),
-    (':profile "1.36"', ("profile", ["1.36"])),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (":pods", ("pods", [])),
+        ("deploy -n kube-system", ("deploy", ["-n", "kube-system"])),
+        (":  svc   -A ", ("svc", ["-A"])),
+        (':profile "1.36"', ("profile", ["1.36"])),
+    ],
+)
 def test_split_command(text, expected):
     assert split_command(text) == expected
 
@@ -59,23 +62,29 @@ def test_split_command_refuses(text, message):
         split_command(text)
 
 
-@pytest.mark.parametrize("args, expected", [
-    ([], None),
-    (["-n", "kube-system"], Scope("kube-system")),
-    (["--namespace=shop"], Scope("shop")),
-    (["-nshop"], Scope("shop")),
-    (["-A"], Scope(None, True)),
-    (["--all-namespaces"], Scope(None, True)),
-])
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        ([], None),
+        (["-n", "kube-system"], Scope("kube-system")),
+        (["--namespace=shop"], Scope("shop")),
+        (["-nshop"], Scope("shop")),
+        (["-A"], Scope(None, True)),
+        (["--all-namespaces"], Scope(None, True)),
+    ],
+)
 def test_parse_scope(args, expected):
     assert parse_scope(args) == expected
 
 
-@pytest.mark.parametrize("args, message", [
-    (["-n"], "-n needs a namespace"),
-    (["-n", "a", "-A"], "cannot be used together"),
-    (["web"], "unexpected 'web'"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["-n"], "-n needs a namespace"),
+        (["-n", "a", "-A"], "cannot be used together"),
+        (["web"], "unexpected 'web'"),
+    ],
+)
 def test_parse_scope_refuses(args, message):
     with pytest.raises(CommandError, match=message):
         parse_scope(args)
@@ -97,20 +106,24 @@ class FakeApp:
 
 # The running config the commands derive from: one object of deployments in
 # shop, client-go 1.36 with its FIFO and initial list overridden.
-RUNNING = RunConfig.from_flags(resource="deploy", name="web", namespace="shop", client_go="1.36", fifo="delta",
-                               watch_list=False, resync=3.0)
+RUNNING = RunConfig.from_flags(
+    resource="deploy", name="web", namespace="shop", client_go="1.36", fifo="delta", watch_list=False, resync=3.0
+)
 SHOP = Scope("shop")
 
 
-@pytest.mark.parametrize("text, resource, name, scope, profile", [
-    (":pods", "pods", None, Scope("shop", inherited=True), RUNNING.profile),
-    (":deploy -n kube-system", "deploy", None, Scope("kube-system"), RUNNING.profile),
-    (":svc -A", "svc", None, Scope(None, True), RUNNING.profile),
-    (":profile 1.36", "deploy", "web", SHOP, Profile("1.36", "real", True, True)),
-    (":profile v1.35", "deploy", "web", SHOP, Profile("1.35", "real", True, False)),
-    (":fifo REAL", "deploy", "web", SHOP, Profile("1.36", "real", False, True)),
-    (":watchlist on", "deploy", "web", SHOP, Profile("1.36", "delta", True, False)),
-])
+@pytest.mark.parametrize(
+    "text, resource, name, scope, profile",
+    [
+        (":pods", "pods", None, Scope("shop", inherited=True), RUNNING.profile),
+        (":deploy -n kube-system", "deploy", None, Scope("kube-system"), RUNNING.profile),
+        (":svc -A", "svc", None, Scope(None, True), RUNNING.profile),
+        (":profile 1.36", "deploy", "web", SHOP, Profile("1.36", "real", True, True)),
+        (":profile v1.35", "deploy", "web", SHOP, Profile("1.35", "real", True, False)),
+        (":fifo REAL", "deploy", "web", SHOP, Profile("1.36", "real", False, True)),
+        (":watchlist on", "deploy", "web", SHOP, Profile("1.36", "delta", True, False)),
+    ],
+)
 def test_commands_derive_the_config_they_name(text, resource, name, scope, profile):
     app = FakeApp()
     run_command(app, text)
@@ -129,15 +142,18 @@ def test_watchlist_off_keeps_the_fifo():
     assert app.restarts[0][1](running).profile == Profile("1.36", "real", False, True)
 
 
-@pytest.mark.parametrize("text, message", [
-    (":profile", "usage: :profile"),
-    (":profile 2.0", 'invalid :profile "2.0"'),
-    (":profile 1.99", 'unknown :profile "1.99": choose 1.32, 1.35, 1.36'),
-    (":profile 1.33", 'unknown :profile "1.33": choose 1.32, 1.35, 1.36'),
-    (":fifo blue", "unknown FIFO 'blue'"),
-    (":watchlist maybe", ":watchlist on or :watchlist off"),
-    (":pods -x", "unexpected '-x'"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (":profile", "usage: :profile"),
+        (":profile 2.0", 'invalid :profile "2.0"'),
+        (":profile 1.99", 'unknown :profile "1.99": choose 1.32, 1.35, 1.36'),
+        (":profile 1.33", 'unknown :profile "1.33": choose 1.32, 1.35, 1.36'),
+        (":fifo blue", "unknown FIFO 'blue'"),
+        (":watchlist maybe", ":watchlist on or :watchlist off"),
+        (":pods -x", "unexpected '-x'"),
+    ],
+)
 def test_bad_commands_say_why_in_one_line(text, message):
     app = FakeApp()
     with pytest.raises(CommandError, match=message) as e:
@@ -153,8 +169,14 @@ def test_quit(text):
 
 
 def test_p_cycles_the_profiles_round():
-    assert [next_profile(p) for p in ("1.32", "1.35", "1.36", "1.33", "1.28", "1.40")] == \
-        ["1.35", "1.36", "1.32", "1.35", "1.32", "1.32"]
+    assert [next_profile(p) for p in ("1.32", "1.35", "1.36", "1.33", "1.28", "1.40")] == [
+        "1.35",
+        "1.36",
+        "1.32",
+        "1.35",
+        "1.32",
+        "1.32",
+    ]
 
 
 def test_the_docs_example_of_adding_a_command_runs(monkeypatch):

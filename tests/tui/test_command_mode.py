@@ -43,7 +43,10 @@ def test_deploy_in_another_namespace_restarts_the_pipeline_and_the_panes_show_de
         await command(pilot, "deploy -n kube-system")
         assert await until(pilot, lambda: app.header_state.info.namespace == "kube-system", pump=True)
         assert first.alive_threads() == [] and r.run is not first
-        assert app.header_state.info.resource == "deployments.apps" and "deployments.apps ↻1 ns kube-system" in screen_text(app)
+        assert (
+            app.header_state.info.resource == "deployments.apps"
+            and "deployments.apps ↻1 ns kube-system" in screen_text(app)
+        )
         assert await until(pilot, lambda: app.header_state.synced, pump=True)
         assert app.states["cache"].count == 0 and "cache empty" in pane_text(app.panes["cache"])
         await command(pilot, "deploy -A")
@@ -87,7 +90,9 @@ def test_a_bad_command_is_one_notification_and_the_pipeline_keeps_running():
     async def check(pilot, app, r):
         old = r.run
         await command(pilot, "nosuch")
-        assert await until(pilot, lambda: any("nosuch" in n and "still watching pods" in n for n in notices(app)), pump=True)
+        assert await until(
+            pilot, lambda: any("nosuch" in n and "still watching pods" in n for n in notices(app)), pump=True
+        )
         assert r.run is old and not old.stop_event.is_set() and app.header_state.info.resource == "pods"
         await command(pilot, "fifo blue")
         await pilot.pause()
@@ -116,7 +121,11 @@ def test_escape_closes_the_command_line_and_q_quits():
 
 def test_the_command_line_completes_resource_names_from_discovery():
     async def check(pilot, app, r):
-        assert await until(pilot, lambda: "deployments" in app.command_line.resource_names and "deploy" in app.command_line.resource_names, pump=True)
+        assert await until(
+            pilot,
+            lambda: "deployments" in app.command_line.resource_names and "deploy" in app.command_line.resource_names,
+            pump=True,
+        )
         await type_line(pilot, "colon", "deplo", submit=False)
         await pilot.press("tab")
         assert app.command_input.value == "deployments" or app.command_input.value == "deploy"
@@ -139,16 +148,33 @@ def test_a_replay_has_nothing_to_restart():
 
 # --- what the panes do at a run.restart (recorded traces) ------------------------------------
 
+
 def _delta_then_real() -> TraceMaker:
     e = TraceMaker()
     e("informer.start", fifo="DeltaFIFO", watch_list=False, resync_check_period=0.0)
     e("fifo.queue", "default/web-1", type="Updated", depth=1, pending=1)
     e("fifo.coalesce", "default/web-1", type="Updated", depth=1, pending=2)
     e("fifo.pop", "default/web-1", types=["Updated", "Updated"], is_in_initial_list=False, waited=0.01, depth=0)
-    e("store.update", "default/web-1", resource_version="5", old_resource_version="4", delta="Updated",
-      summary="Running", diff=[], is_in_initial_list=False)
-    e("run.restart", resource="pods", namespace="default", client_go="1.36", fifo="RealFIFO (atomic)",
-      watch_list=True, restarts=1, took=0.02)
+    e(
+        "store.update",
+        "default/web-1",
+        resource_version="5",
+        old_resource_version="4",
+        delta="Updated",
+        summary="Running",
+        diff=[],
+        is_in_initial_list=False,
+    )
+    e(
+        "run.restart",
+        resource="pods",
+        namespace="default",
+        client_go="1.36",
+        fifo="RealFIFO (atomic)",
+        watch_list=True,
+        restarts=1,
+        took=0.02,
+    )
     e("informer.start", fifo="RealFIFO (atomic)", watch_list=True, resync_check_period=0.0)
     e("fifo.queue", "default/web-1", type="Updated", depth=1, pending=1)
     e("fifo.queue", "default/web-1", type="Updated", depth=2, pending=2)
@@ -167,7 +193,10 @@ def test_the_panes_start_over_at_a_restart_and_the_fifo_pane_shows_realfifo_entr
         assert app.states["deltas"].total == 0  # the old run's delta is gone
         head = screen_text(app).splitlines()[0]
         assert "pods ↻1 ns default" in head and "client-go 1.36" in head
-        assert (app.header_state.info.fifo, app.header_state.info.initial_list) == ("RealFIFO (atomic)", "WatchList stream")
+        assert (app.header_state.info.fifo, app.header_state.info.initial_list) == (
+            "RealFIFO (atomic)",
+            "WatchList stream",
+        )
 
     run(check, app)
 
@@ -188,18 +217,31 @@ def test_before_the_restart_deltafifo_accumulated_the_same_deltas_in_one_slot():
 
 # --- filters in the panes ---------------------------------------------------------------------
 
+
 def _labelled() -> TraceMaker:
     e = TraceMaker()
     e("informer.start", fifo="DeltaFIFO", watch_list=False, resync_check_period=0.0)
-    rows = [("default/web-1", "Added", {"app": "web"}), ("default/api-1", "Added", {"app": "api"}),
-            ("kube-system/dns-0", "Added", {"k8s-app": "dns"}), ("default/web-2", "Added", {"app": "web"})]
+    rows = [
+        ("default/web-1", "Added", {"app": "web"}),
+        ("default/api-1", "Added", {"app": "api"}),
+        ("kube-system/dns-0", "Added", {"k8s-app": "dns"}),
+        ("default/web-2", "Added", {"app": "web"}),
+    ]
     for key, delta, labels in rows:
         e("fifo.queue", key, type=delta, depth=1, pending=1, labels=labels)
         e("fifo.pop", key, types=[delta], is_in_initial_list=False, waited=0.0, depth=0)
         e("store.add", key, resource_version="1", delta=delta, summary="", is_in_initial_list=False, labels=labels)
     e("fifo.pop", "default/web-2", types=["Deleted"], is_in_initial_list=False, waited=0.0, depth=0)
-    e("store.delete", "default/web-2", resource_version="2", delta="Deleted", summary="", tombstone=False,
-      is_in_initial_list=False, labels={"app": "web"})
+    e(
+        "store.delete",
+        "default/web-2",
+        resource_version="2",
+        delta="Deleted",
+        summary="",
+        tombstone=False,
+        is_in_initial_list=False,
+        labels={"app": "web"},
+    )
     e("fifo.queue", "default/api-1", type="Updated", depth=1, pending=1, labels={"app": "api"})
     e("fifo.queue", "kube-system/dns-0", type="Sync", depth=2, pending=1, labels={"k8s-app": "dns"})
     return e
@@ -310,6 +352,7 @@ def test_keys_typed_right_after_the_opener_reach_the_line_not_the_pane(opener, l
 
     async def check(pilot):
         from textual import events
+
         active = app.active
         assert app.panes[active].has_focus
         for key, char in ((opener, None), ("w", "w"), ("e", "e"), ("b", "b")):
@@ -332,8 +375,16 @@ def test_a_restart_drops_the_old_runs_cursor_the_deltas_pane_follows_the_new_run
         await pilot.press("d", "k", "k")
         assert "paused at cursor" in pane_text(app.panes["deltas"])
         fed = len(e.events)
-        e("run.restart", resource="deployments.apps", namespace="default", client_go="1.32", fifo="DeltaFIFO",
-          watch_list=False, restarts=1, took=0.02)
+        e(
+            "run.restart",
+            resource="deployments.apps",
+            namespace="default",
+            client_go="1.32",
+            fifo="DeltaFIFO",
+            watch_list=False,
+            restarts=1,
+            took=0.02,
+        )
         e("informer.start", fifo="DeltaFIFO", watch_list=False, resync_check_period=0.0)
         e("store.add", "default/web", resource_version="7", delta="Replaced", summary="", is_in_initial_list=True)
         app.buffer.extend(e.events[fed:])
@@ -355,8 +406,9 @@ def test_ns_switches_the_namespace_and_ctx_says_why_not_on_the_demo():
         assert await until(pilot, lambda: app.header_state.info.namespace is None, pump=True)
         assert "pods ↻2 all namespaces" in screen_text(app)
         await command(pilot, "ctx other")
-        assert await until(pilot, lambda: any(":ctx needs a kubeconfig's contexts" in n for n in notices(app)),
-                           pump=True)
+        assert await until(
+            pilot, lambda: any(":ctx needs a kubeconfig's contexts" in n for n in notices(app)), pump=True
+        )
         await command(pilot, "ns bad/name")
         assert await until(pilot, lambda: any("bad/name" in n for n in notices(app)), pump=True)
         assert r.restarts == 2
@@ -366,6 +418,7 @@ def test_ns_switches_the_namespace_and_ctx_says_why_not_on_the_demo():
 
 def test_a_successor_in_another_context_connects_anew():
     from kubectl_informer.run.runner import Run
+
     run_ = Run(RunConfig.from_flags(context="a"), None, None)
     run_._connection = object()
     assert run_.successor(run_.config.with_context("a"))._connection is run_.target

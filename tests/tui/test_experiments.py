@@ -31,8 +31,11 @@ class Live:
         self.run, self.buffer, self.seen = run, buffer, seen
 
     def events(self, kind: str, **match) -> list:
-        return [e for e in list(self.seen) if e.kind == kind
-                and all((e.key if k == "key" else e.fields.get(k)) == v for k, v in match.items())]
+        return [
+            e
+            for e in list(self.seen)
+            if e.kind == kind and all((e.key if k == "key" else e.fields.get(k)) == v for k, v in match.items())
+        ]
 
     def after(self, marker, kind: str, **match) -> list:
         return [e for e in self.events(kind, **match) if e.seq > marker.seq]
@@ -119,11 +122,13 @@ async def select(pilot, key: str) -> None:
 
 # --- client-side ------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("key,name", [("w", "close-watch"), ("d", "drop-watches")])
 def test_a_closed_or_dropped_watch_reopens_at_the_last_rv_without_a_list(key, name):
     # w is client-side (the reflector stops its watch); d is the simulated
     # server ending every watch stream: the reflector cannot tell them apart.
     with live() as lv:
+
         async def check(pilot, app):
             await an_event_on_the_watch(pilot, lv)
             rv = lv.run.informer.last_sync_resource_version()
@@ -141,6 +146,7 @@ def test_a_closed_or_dropped_watch_reopens_at_the_last_rv_without_a_list(key, na
 
 def test_forget_the_last_rv_relists_at_empty_rv():
     with live() as lv:
+
         async def check(pilot, app):
             await experiment(pilot, app, "r")
             mark = lv.events("experiment", name="forget-rv")[0]
@@ -154,10 +160,16 @@ def test_forget_the_last_rv_relists_at_empty_rv():
         drive(lv, check)
 
 
-@pytest.mark.parametrize("client_go,holds", [("1.32", "1 slots · 1 keys · 5 deltas DeltaFIFO: one slot per key"),
-                                             ("1.35", "5 slots · 1 keys · 5 deltas RealFIFO: a slot per delta")])
+@pytest.mark.parametrize(
+    "client_go,holds",
+    [
+        ("1.32", "1 slots · 1 keys · 5 deltas DeltaFIFO: one slot per key"),
+        ("1.35", "5 slots · 1 keys · 5 deltas RealFIFO: a slot per delta"),
+    ],
+)
 def test_paused_fifo_consumer_builds_a_backlog_that_drains(client_go, holds):
     with live(client_go=client_go) as lv:
+
         async def check(pilot, app):
             key = lv.a_pod()
             await experiment(pilot, app, "f")
@@ -181,6 +193,7 @@ def test_paused_fifo_consumer_builds_a_backlog_that_drains(client_go, holds):
 
 def test_paused_workers_let_the_queue_build_up_then_drain():
     with live(mode="queue", workers=2) as lv:
+
         async def check(pilot, app):
             assert await until(pilot, lambda: len(lv.events("queue.done")) >= 9)
             await experiment(pilot, app, "p")
@@ -203,6 +216,7 @@ def test_paused_workers_let_the_queue_build_up_then_drain():
 
 def test_fail_next_n_requeues_with_growing_back_off():
     with live(mode="queue", workers=1) as lv:
+
         async def check(pilot, app):
             assert await until(pilot, lambda: len(lv.events("queue.done")) >= 9)
             key = lv.a_pod()
@@ -230,6 +244,7 @@ def test_add_a_handler_now_shows_the_resync_asked_and_got():
     # The "asked 3s, got 4s" case: the informer started with 4s, so a later
     # handler's 3s is raised to the 4s check period.
     with live(resync=4.0) as lv:
+
         async def check(pilot, app):
             await experiment(pilot, app, "h")
             await pilot.press(*["backspace"] * 2, *"3x", "enter")  # bad duration: a notification
@@ -248,6 +263,7 @@ def test_add_a_handler_now_shows_the_resync_asked_and_got():
 
 # --- on the simulated cluster -------------------------------------------------------------
 
+
 def _write_elsewhere(lv: Live) -> None:
     """A write to another resource: the pods client's last RV is now behind the server's."""
     lv.store.create("configmaps", {"metadata": {"name": "moved-on", "namespace": "default"}})
@@ -256,6 +272,7 @@ def _write_elsewhere(lv: Live) -> None:
 @pytest.mark.parametrize("key,name,before", [("g", "expired-storm", None), ("c", "compaction", _write_elsewhere)])
 def test_410_storm_and_compaction_send_the_reflector_to_relist(key, name, before):
     with live() as lv:
+
         async def check(pilot, app):
             await an_event_on_the_watch(pilot, lv)
             if before is not None:
@@ -277,6 +294,7 @@ def test_410_storm_and_compaction_send_the_reflector_to_relist(key, name, before
 
 def test_burst_on_the_selected_key():
     with live() as lv:
+
         async def check(pilot, app):
             key = lv.a_pod()
             await select(pilot, key)
@@ -296,6 +314,7 @@ def test_burst_on_the_selected_key():
 
 # --- where they cannot run ----------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     """A simulated API server reached through a kubeconfig only: to the
@@ -309,6 +328,7 @@ def cluster(tmp_path_factory):
 
 def test_on_a_real_cluster_sim_and_queue_experiments_say_why_not(cluster):
     with live(demo=None, kubeconfig=cluster.kubeconfig) as lv:
+
         async def check(pilot, app):
             await pilot.press("x")
             text = screen_text(app)
@@ -367,6 +387,7 @@ def test_the_control_refuses_in_one_line_what_it_cannot_do():
 
 def test_the_x_menu_is_a_side_panel_and_the_panes_stay_in_sight():
     with live(demo="quiet") as lv:
+
         async def check(pilot, app):
             app.pump()
             before = screen_text(app).splitlines()
@@ -393,6 +414,7 @@ def test_keys_typed_ahead_of_the_prompt_reach_it():
     # prompt has the focus before enter is read, so enter runs fail-next with
     # its default instead of going to the menu behind it.
     with live(mode="queue", workers=1) as lv:
+
         async def check(pilot, app):
             await pilot.press("x")
             assert isinstance(app.screen, ExperimentsScreen)

@@ -46,7 +46,8 @@ def test_the_explain_pane_is_in_the_grid_and_follows_the_active_pane():
         await pilot.press("n")
         app.pump()
         assert "No resync: the informer runs with a resync period of 0" in " ".join(
-            pane_text(app.panes["explain"]).split())
+            pane_text(app.panes["explain"]).split()
+        )
         await pilot.press("c")
         app.pump()
         assert "The indexer holds 4 objects" in " ".join(pane_text(app.panes["explain"]).split())
@@ -156,8 +157,16 @@ def test_a_delta_older_than_the_records_kept_is_said_not_blanked():
         assert app.panes["deltas"].selected_key() == "default/web-1"
         fed = len(e.events)
         for rv in range(200, 220):
-            e("store.update", "default/web-1", resource_version=str(rv), old_resource_version=str(rv - 1),
-              delta="Updated", summary="Running", diff=["metadata.annotations.burst"], is_in_initial_list=False)
+            e(
+                "store.update",
+                "default/web-1",
+                resource_version=str(rv),
+                old_resource_version=str(rv - 1),
+                delta="Updated",
+                summary="Running",
+                diff=["metadata.annotations.burst"],
+                is_in_initial_list=False,
+            )
         app.buffer.extend(e.events[fed:])
         app.pump()
         assert app.panes["deltas"].selected_key() == "default/web-1"

@@ -34,7 +34,14 @@ def lanes_trace() -> Trace:
     e(0.1, "informer.start", fifo="DeltaFIFO", watch_list=False, resync_check_period=3.0)
     for i in range(15):
         for name in ("fast", "slow"):
-            e(0.2, "handler.add", f"default/p{i}", listener=name, is_sync=False, buffered=i + 1 if name == "slow" else 1)
+            e(
+                0.2,
+                "handler.add",
+                f"default/p{i}",
+                listener=name,
+                is_sync=False,
+                buffered=i + 1 if name == "slow" else 1,
+            )
     e(0.3, "handler.lane", listener="fast", pending=0, handled=15, call=0.0001, slow=False)
     e(1.2, "handler.lane", listener="slow", pending=13, handled=1, call=1.0, slow=True)
     e(2.0, "handler.register", listener="late", requested=3.0, effective=4.0, check_period=3.0, reason=AFTER_START)
@@ -114,12 +121,34 @@ def test_render_in_a_short_slot_puts_a_lane_on_one_line():
 
 
 @settings(max_examples=60, deadline=None)
-@given(hs.lists(hs.tuples(hs.sampled_from(["handler.register", "handler.add", "handler.lane", "handler.error",
-                                           "resync.tick", "informer.start"]),
-                          hs.dictionaries(hs.sampled_from(["listener", "requested", "effective", "pending",
-                                                           "handled", "call", "slow", "buffered", "check_period",
-                                                           "resync_check_period", "reason"]), json_values)),
-                max_size=20))
+@given(
+    hs.lists(
+        hs.tuples(
+            hs.sampled_from(
+                ["handler.register", "handler.add", "handler.lane", "handler.error", "resync.tick", "informer.start"]
+            ),
+            hs.dictionaries(
+                hs.sampled_from(
+                    [
+                        "listener",
+                        "requested",
+                        "effective",
+                        "pending",
+                        "handled",
+                        "call",
+                        "slow",
+                        "buffered",
+                        "check_period",
+                        "resync_check_period",
+                        "reason",
+                    ]
+                ),
+                json_values,
+            ),
+        ),
+        max_size=20,
+    )
+)
 def test_malformed_events_are_counted_not_raised(events):
     e = Trace()
     for kind, fields in events:
@@ -145,10 +174,20 @@ def test_state_matches_a_real_informer(clock, tracer):
     try:
         assert wait_for(lambda: fast.stats()["handled"] == 12 and slow.buffered() == 11)
         clock.step(1.0)  # the slow lane's first call ends: 11 pending, reported slow
-        assert wait_for(lambda: any(ev.kind == "handler.lane" and ev.fields["listener"] == "slow" for ev in list(events)))
+        assert wait_for(
+            lambda: any(ev.kind == "handler.lane" and ev.fields["listener"] == "slow" for ev in list(events))
+        )
         # The fast lane went idle: its last report says so.
-        assert wait_for(lambda: [ev.fields["handled"] for ev in list(events)
-                                 if ev.kind == "handler.lane" and ev.fields["listener"] == "fast"][-1:] == [12])
+        assert wait_for(
+            lambda: (
+                [
+                    ev.fields["handled"]
+                    for ev in list(events)
+                    if ev.kind == "handler.lane" and ev.fields["listener"] == "fast"
+                ][-1:]
+                == [12]
+            )
+        )
     finally:
         stop.set()
         t.join(10)
@@ -205,6 +244,7 @@ def test_each_lane_says_whether_its_registration_has_synced():
     """client-go's per-handler HasSynced: a handler still working through its
     initial adds is not synced though the informer is."""
     from tests.tui.helpers import TraceMaker, make_app, pane_text, run
+
     e = TraceMaker()
     e("informer.start", fifo="DeltaFIFO", watch_list=False, resync_check_period=0.0)
     for name in ("fast", "slow"):

@@ -23,6 +23,7 @@ def controller_app(**kw) -> InformerApp:
     t = rollout(rs_updates=4)
     buf = t.events
     from kubectl_informer.core.trace import TraceBuffer
+
     b = TraceBuffer()
     b.extend(buf)
     return InformerApp(b, INFO, clock=FakeClock(start=t.events[-1].time + 1.0), **kw)

@@ -28,8 +28,16 @@ def test_the_inspector_shows_a_summarised_stretch_as_rows_marked_from_a_summary(
         assert lines[1] == "watch 2 → fifo 2 → pop 2 → store 2 → handler 2 → queue 6"
         body = [ln for ln in lines[2:] if ln.strip()]
         assert len(body) == 16  # every row fits: the key's life in full, then the stretch
-        assert [ln.split()[2] for ln in body[8:]] == ["watch.event", "fifo.queue", "fifo.pop", "store.add",
-                                                     "handler.add", "queue.add", "queue.get", "queue.done"]
+        assert [ln.split()[2] for ln in body[8:]] == [
+            "watch.event",
+            "fifo.queue",
+            "fifo.pop",
+            "store.add",
+            "handler.add",
+            "queue.add",
+            "queue.get",
+            "queue.done",
+        ]
         assert all("(from a summary: no detail)" in ln for ln in body[8:])
         assert not any("from a summary" in ln for ln in body[:8])
         assert "rv=201" in body[8] and "rv=201" in body[11]  # the watch event's and the delta's RV

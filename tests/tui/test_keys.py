@@ -192,8 +192,9 @@ def test_z_zooms_the_focused_pane_to_the_whole_screen(size):
         assert region.height == size[1] - 2 - 1 - 1  # header, tab bar, footer
         await pilot.press("z")
         await pilot.pause()
-        assert {n for n, p in app.panes.items() if p.display} == (before if app.layout_mode == "grid"
-                                                                  else app.shown_panes())
+        assert {n for n, p in app.panes.items() if p.display} == (
+            before if app.layout_mode == "grid" else app.shown_panes()
+        )
         assert app.layout_mode == ("grid" if size == (160, 50) else "tabs")
 
     run(check, app, size)
@@ -249,14 +250,24 @@ def test_help_says_what_every_pane_shows_and_what_the_predicates_column_means():
 
 def test_deltas_pane_has_a_legend_for_the_predicates_column():
     e = demo_trace()
-    e("store.update", "default/web-0", resource_version="120", old_resource_version="90", delta="Updated",
-      summary="Running", predicates=["ResourceVersionChanged", "LabelChanged"], is_in_initial_list=False)
+    e(
+        "store.update",
+        "default/web-0",
+        resource_version="120",
+        old_resource_version="90",
+        delta="Updated",
+        summary="Running",
+        predicates=["ResourceVersionChanged", "LabelChanged"],
+        is_in_initial_list=False,
+    )
     app = make_app(e, start_pane="deltas")
 
     async def check(pilot):
         lines = pane_text(app.panes["deltas"]).splitlines()
-        assert lines[1].startswith("GRLA predicates an update passes: G GenerationChanged  R ResourceVersionChanged"
-                                   "  L LabelChanged  A AnnotationChanged  · drops it  resync same RV")
+        assert lines[1].startswith(
+            "GRLA predicates an update passes: G GenerationChanged  R ResourceVersionChanged"
+            "  L LabelChanged  A AnnotationChanged  · drops it  resync same RV"
+        )
         # The marker it explains is on the update rows below.
         assert any("·RL· Running" in ln for ln in lines[2:])
 
@@ -293,6 +304,7 @@ def test_escape_goes_back_one_step_everywhere():
 
 def test_help_names_the_key_that_really_jumps_to_the_informers_pane():
     from kubectl_informer.tui.keymap import HELP_KEYS, PANE_LETTERS
+
     text = " ".join(what for _, what in HELP_KEYS)
     assert f"{PANE_LETTERS['informers']} jumps to the Informers pane" in text
     assert PANE_LETTERS["informers"] == "o" and PANE_LETTERS["resync"] == "n"
@@ -319,5 +331,6 @@ def test_narrow_tab_bars_keep_labels_a_reader_can_tell_apart(size):
 def test_a_several_informer_runs_footer_keeps_the_filter_key_at_80_columns():
     from kubectl_informer.tui.keyhints import hints_line
     from kubectl_informer.tui.keymap import FOOTER_HINTS_SEVERAL
+
     line = hints_line(FOOTER_HINTS_SEVERAL, 80).plain
     assert " / " in line and " ? " in line and " q " in line

@@ -26,8 +26,17 @@ KINDS = [
     ("fifo.coalesce", {"type": "Updated", "depth": 1, "pending": 2}),
     ("fifo.skip", {"type": "Sync", "reason": "resync_pending"}),
     ("fifo.pop", {"types": ["Updated", "Updated"], "is_in_initial_list": False, "waited": 0.001, "depth": 0}),
-    ("store.update", {"resource_version": "2", "delta": "Updated", "summary": "Running", "diff": ["labels.a +"],
-                      "is_in_initial_list": False, "old_resource_version": "1"}),
+    (
+        "store.update",
+        {
+            "resource_version": "2",
+            "delta": "Updated",
+            "summary": "Running",
+            "diff": ["labels.a +"],
+            "is_in_initial_list": False,
+            "old_resource_version": "1",
+        },
+    ),
     ("handler.update", {"listener": "handler-1", "is_sync": False, "buffered": 0}),
     ("queue.add", {"outcome": "queued", "depth": 1}),
     ("queue.get", {"waited": 0.001, "depth": 0}),
@@ -45,8 +54,13 @@ def events(start_seq: int, n: int, keys: int):
         key = f"ns-{j % 50}/pod-{j}"
         if kind == "store.update":
             # A new version of the object each time, as the informer hands it over in-process.
-            fields = dict(fields, object={"metadata": {"name": key, "resourceVersion": str(start_seq + i)},
-                                          "status": {"n": start_seq + i, "pad": "x" * 200}})
+            fields = dict(
+                fields,
+                object={
+                    "metadata": {"name": key, "resourceVersion": str(start_seq + i)},
+                    "status": {"n": start_seq + i, "pad": "x" * 200},
+                },
+            )
         out.append(TraceEvent.build(start_seq + i, 100.0 + (start_seq + i) * 1e-4, kind, key, **fields))
     return out
 
@@ -89,9 +103,12 @@ class SmallExplain(ExplainState):
 def small_bounds_app():
     """An app whose feed loop makes its ring-keeping states with small bounds."""
     app = make_app(trace=TraceMaker())
-    small = {"deltas": partial(DeltasState, maxlen=SMALL, keep_objects=SMALL // 2),
-             "fifo": partial(FifoState, max_keys=SMALL // 2, recent=SMALL // 4),
-             "inspector": SmallInspector, "explain": SmallExplain}
+    small = {
+        "deltas": partial(DeltasState, maxlen=SMALL, keep_objects=SMALL // 2),
+        "fifo": partial(FifoState, max_keys=SMALL // 2, recent=SMALL // 4),
+        "inspector": SmallInspector,
+        "explain": SmallExplain,
+    }
     makers = {s.name: small.get(s.name, s.state_cls) for s in app.specs}
     assert set(small) <= set(makers)
     app.feed_loop = FeedLoop(app.buffer, makers, info=app.info, clock=app.feed_loop.clock)

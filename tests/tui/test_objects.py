@@ -16,10 +16,17 @@ from .helpers import info, pane_text, run
 
 
 def pod(name, rv, restarts=0, phase="Running", labels=None):
-    return {"metadata": {"name": name, "namespace": "default", "resourceVersion": str(rv),
-                         "labels": labels or {"app": "web"}, "managedFields": [{"manager": "kubelet", "rv": str(rv)}]},
-            "spec": {"containers": [{"name": "c", "image": f"nginx:{rv % 3}"}]},
-            "status": {"phase": phase, "containerStatuses": [{"name": "c", "restartCount": restarts}]}}
+    return {
+        "metadata": {
+            "name": name,
+            "namespace": "default",
+            "resourceVersion": str(rv),
+            "labels": labels or {"app": "web"},
+            "managedFields": [{"manager": "kubelet", "rv": str(rv)}],
+        },
+        "spec": {"containers": [{"name": "c", "image": f"nginx:{rv % 3}"}]},
+        "status": {"phase": phase, "containerStatuses": [{"name": "c", "restartCount": restarts}]},
+    }
 
 
 def emit_life(tracer, key, n):
@@ -30,9 +37,16 @@ def emit_life(tracer, key, n):
     tracer.emit_derived(STORE_ADD, key, resource_version="1", delta="Added", is_in_initial_list=False, object=old)
     for i in range(2, n + 2):
         new = pod(name, i, restarts=i - 1)
-        tracer.emit_derived(STORE_UPDATE, key, resource_version=str(i), delta="Updated",
-                            is_in_initial_list=False, old_resource_version=old["metadata"]["resourceVersion"],
-                            object=new, old=old)
+        tracer.emit_derived(
+            STORE_UPDATE,
+            key,
+            resource_version=str(i),
+            delta="Updated",
+            is_in_initial_list=False,
+            old_resource_version=old["metadata"]["resourceVersion"],
+            object=new,
+            old=old,
+        )
         old = new
     return old
 
@@ -109,7 +123,7 @@ def test_inspector_scrolls_a_keys_whole_history_and_expands_a_full_diff():
         assert "full diff: 4 paths" in text
         body = text.splitlines()
         i = next(n for n, ln in enumerate(body) if "full diff" in ln)
-        paths = [ln.split()[0] for ln in body[i + 1:i + 5]]
+        paths = [ln.split()[0] for ln in body[i + 1 : i + 5]]
         assert paths[0] == "status.containerStatuses[0].restartCount"
         assert paths[1] == "spec.containers[0].image"
         assert set(paths[2:4]) == {"metadata.managedFields[0].rv", "metadata.resourceVersion"}
@@ -125,9 +139,18 @@ def test_inspector_scrolls_a_keys_whole_history_and_expands_a_full_diff():
 
 def test_replayed_updates_expand_to_the_diff_the_recording_carries():
     from .helpers import TraceMaker, make_app
+
     e = TraceMaker()
-    e("store.update", "ns/a", resource_version="2", old_resource_version="1", delta="Updated",
-      summary="Running", diff=["status.phase Pending→Running", "labels.app +"], is_in_initial_list=False)
+    e(
+        "store.update",
+        "ns/a",
+        resource_version="2",
+        old_resource_version="1",
+        delta="Updated",
+        summary="Running",
+        diff=["status.phase Pending→Running", "labels.app +"],
+        is_in_initial_list=False,
+    )
     app = make_app(e, start_pane="inspector")
 
     async def check(pilot):
@@ -142,9 +165,18 @@ def test_replayed_updates_expand_to_the_diff_the_recording_carries():
     run(check, app)
 
 
-SECRET = {"kind": "Secret", "metadata": {"name": "db", "namespace": "default", "resourceVersion": "7",
-                                         "annotations": {"kubectl.kubernetes.io/last-applied-configuration": "{pw}"}},
-          "type": "Opaque", "data": {"password": "aHVudGVyMg=="}, "stringData": {"token": "abc"}}
+SECRET = {
+    "kind": "Secret",
+    "metadata": {
+        "name": "db",
+        "namespace": "default",
+        "resourceVersion": "7",
+        "annotations": {"kubectl.kubernetes.io/last-applied-configuration": "{pw}"},
+    },
+    "type": "Opaque",
+    "data": {"password": "aHVudGVyMg=="},
+    "stringData": {"token": "abc"},
+}
 
 
 def test_yaml_redacts_secrets_unless_asked_and_never_prints_aliases():
@@ -167,8 +199,15 @@ def test_yaml_redacts_secrets_unless_asked_and_never_prints_aliases():
 
 
 def test_yaml_hides_managed_fields_as_kubectl_does_unless_asked():
-    obj = {"kind": "Pod", "metadata": {"name": "p", "managedFields": [{"manager": "kubectl-client-side-apply"}],
-                                       "labels": {"app": "web"}}, "spec": {}}
+    obj = {
+        "kind": "Pod",
+        "metadata": {
+            "name": "p",
+            "managedFields": [{"manager": "kubectl-client-side-apply"}],
+            "labels": {"app": "web"},
+        },
+        "spec": {},
+    }
     text = to_yaml(obj)
     assert "managedFields" not in text and "kubectl-client-side-apply" not in text and "app: web" in text
     assert obj["metadata"]["managedFields"]  # the object itself is untouched
@@ -205,8 +244,9 @@ def test_y_shows_the_selected_object_and_the_inspector_picks_a_version():
 def test_y_on_a_secret_redacts_unless_show_secret_data():
     def emit(tracer, clock):
         s = copy.deepcopy(SECRET)
-        tracer.emit_derived(STORE_ADD, "default/db", resource_version="7", delta="Added",
-                            is_in_initial_list=True, object=s)
+        tracer.emit_derived(
+            STORE_ADD, "default/db", resource_version="7", delta="Added", is_in_initial_list=True, object=s
+        )
 
     for show, visible in ((False, False), (True, True)):
         app = app_with(emit, info=info(resource="secrets", show_secret_data=show))
@@ -220,16 +260,24 @@ def test_y_on_a_secret_redacts_unless_show_secret_data():
 
 def test_y_without_an_object_says_why():
     def emit(tracer, clock):
-        tracer.emit_derived(STORE_DELETE, "default/gone", resource_version="3", delta="Deleted",
-                            is_in_initial_list=False, tombstone=True, object=None)
+        tracer.emit_derived(
+            STORE_DELETE,
+            "default/gone",
+            resource_version="3",
+            delta="Deleted",
+            is_in_initial_list=False,
+            tombstone=True,
+            object=None,
+        )
 
     app = app_with(emit, info=info(replay="x.ndjson"))
 
     async def check(pilot):
         await pilot.press("y")
         assert not isinstance(app.screen, YamlScreen)
-        assert any("no object held for default/gone" in n.message and "recording" in n.message
-                   for n in app._notifications)
+        assert any(
+            "no object held for default/gone" in n.message and "recording" in n.message for n in app._notifications
+        )
 
     run(check, app)
 
@@ -238,10 +286,19 @@ def test_the_inspector_cursor_stays_on_its_row_while_the_ring_moves():
     from kubectl_informer.core.trace import TraceEvent
 
     from .helpers import TraceMaker, make_app
+
     e = TraceMaker()
     for i in range(70):
-        e("store.update", "ns/busy", resource_version=str(i), old_resource_version=str(i - 1), delta="Updated",
-          summary="", diff=[f"status.n {i - 1}→{i}"], is_in_initial_list=False)
+        e(
+            "store.update",
+            "ns/busy",
+            resource_version=str(i),
+            old_resource_version=str(i - 1),
+            delta="Updated",
+            summary="",
+            diff=[f"status.n {i - 1}→{i}"],
+            is_in_initial_list=False,
+        )
     app = make_app(e, start_pane="inspector")
 
     async def check(pilot):
@@ -253,8 +310,13 @@ def test_the_inspector_cursor_stays_on_its_row_while_the_ring_moves():
         assert held == "66"
         # Ten more deltas: the ring (64) drops ten old ones, the cursor keeps its delta.
         for i in range(70, 80):
-            app.buffer.extend([TraceEvent.build(1000 + i, 200.0 + i, "store.update", "ns/busy",
-                                                resource_version=str(i), delta="Updated")])
+            app.buffer.extend(
+                [
+                    TraceEvent.build(
+                        1000 + i, 200.0 + i, "store.update", "ns/busy", resource_version=str(i), delta="Updated"
+                    )
+                ]
+            )
         app.pump()
         assert pane.cursor_entry().event.fields["resource_version"] == "66"
         assert pane.row_cursor == 66 - 16  # its index moved down as old rows left

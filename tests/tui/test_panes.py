@@ -178,8 +178,16 @@ def test_inspector_pane_shows_a_keys_life_across_stages_in_order(size):
         assert lines[0].startswith("default/api-0  8 events")
         assert lines[1] == "watch 1 → fifo 1 → pop 1 → store 1 → handler 1 → queue 3"
         kinds = [ln.split()[2] for ln in lines[2:] if ln.strip()]
-        assert kinds == ["watch.event", "fifo.queue", "fifo.pop", "store.add", "handler.add",
-                         "queue.add", "queue.get", "queue.done"]
+        assert kinds == [
+            "watch.event",
+            "fifo.queue",
+            "fifo.pop",
+            "store.add",
+            "handler.add",
+            "queue.add",
+            "queue.get",
+            "queue.done",
+        ]
         assert "Running" in lines[5] and "rv=200" in lines[5]
         assert "w0 got it after 1.0ms" in lines[8] and "w0 ok · worked 200ms" in lines[9]
 
@@ -237,8 +245,14 @@ def test_header_shows_a_slow_list_moving_then_its_failure_and_the_retry():
         assert "◌ listing" in head and "page 1 · 0 items · 1.2 KB" in head
 
     run(check, app, (160, 30))
-    e("list.done", resource_version="", items=0, duration=5.0, watch_list=False,
-      error="503 ServiceUnavailable: upstream down")
+    e(
+        "list.done",
+        resource_version="",
+        items=0,
+        duration=5.0,
+        watch_list=False,
+        error="503 ServiceUnavailable: upstream down",
+    )
     e("reflector.backoff", delay=600.0, error="503 ServiceUnavailable: upstream down")
     app = make_app(e)
 

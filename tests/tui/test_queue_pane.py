@@ -51,6 +51,7 @@ def controller_trace(worker_events: bool = False) -> Trace:
 
 # -- the state machine, scripted -------------------------------------------
 
+
 @pytest.mark.parametrize("worker_events", [False, True], ids=["queue-events-carry-the-worker", "older-recording"])
 def test_state_after_controller_trace(worker_events):
     st = QueueState()
@@ -95,9 +96,9 @@ def test_waiting_keeps_the_earlier_ready_time_and_leaves_when_added():
     # client-go: TestDeduping (delaying_queue_test.go)
     e = Trace()
     e(10.0, "queue.add_after", "a", delay=5.0)
-    e(11.0, "queue.add_after", "a", delay=10.0)   # later: ignored
+    e(11.0, "queue.add_after", "a", delay=10.0)  # later: ignored
     e(11.0, "queue.add_after", "b", delay=1.0)
-    e(11.5, "queue.add", "b", outcome="queued")   # a direct add before b is ready
+    e(11.5, "queue.add", "b", outcome="queued")  # a direct add before b is ready
     st = QueueState()
     st.feed_all(e.events)
     assert st.waiting == {"a": 15.0, "b": 12.0}
@@ -136,7 +137,9 @@ def test_the_rate_limiters_state_per_key_failures_and_back_off():
     text = render_queue(st, 1.05, 78, 12).plain
     assert "a in 30ms of 80ms ×5" in text
     assert "a ×5 80ms" in text and "b ×2 10ms" in text
-    assert _cursor_line(st, "a", ["a", "b"], 80).plain.startswith("▸ a · waiting for its back-off · failure 5, back-off 80ms")
+    assert _cursor_line(st, "a", ["a", "b"], 80).plain.startswith(
+        "▸ a · waiting for its back-off · failure 5, back-off 80ms"
+    )
     assert "queued · failure 2, back-off 10ms" in _cursor_line(st, "b", ["a", "b"], 80).plain
     e(1.1, "queue.forget", "b", requeues=2)
     st.feed_all(e.events[-1:])
@@ -145,14 +148,14 @@ def test_the_rate_limiters_state_per_key_failures_and_back_off():
 
 def test_history_sparklines_of_depth_adds_and_latency_from_the_trace():
     e = Trace()
-    for i in range(6):                      # second 10: six adds, depth up to 6
+    for i in range(6):  # second 10: six adds, depth up to 6
         e(10.0 + i * 0.01, "queue.add", f"k{i}", outcome="queued", depth=i + 1)
-    for i in range(4):                      # second 12: four gets, each queued 2 s
+    for i in range(4):  # second 12: four gets, each queued 2 s
         e(12.05 + i * 0.01, "queue.get", f"k{i}", waited=2.0, depth=5 - i)
     st = QueueState()
     st.feed_all(e.events)
-    depth, adds, latency = st.history_series(13.5, 5)   # seconds 9..13
-    assert depth == [0, 6, 6, 6, 2]         # 11 holds 10's end; 12 starts at 6 and ends at 2
+    depth, adds, latency = st.history_series(13.5, 5)  # seconds 9..13
+    assert depth == [0, 6, 6, 6, 2]  # 11 holds 10's end; 12 starts at 6 and ends at 2
     assert adds == [0, 6, 0, 0, 0]
     assert latency == [0.0, 0.0, 0.0, pytest.approx(2.05, abs=0.01), 0.0]
     line = history_line(st, 13.5, 120).plain
@@ -172,7 +175,7 @@ def test_history_takes_a_line_each_only_with_rows_to_spare():
     roomy = render_queue(st, 1.0, 78, 24).plain.splitlines()
     assert [ln.split()[0] for ln in roomy[3:6]] == ["depth", "adds/s", "latency"]
     assert roomy[3].endswith("max 30  (56s)")  # as wide as the slot: 56 seconds
-    assert "…+" not in "\n".join(roomy)      # and the whole queue still drawn
+    assert "…+" not in "\n".join(roomy)  # and the whole queue still drawn
     for height in range(3, 9):  # no room: no history, and no error
         assert "adds/s ▁" not in render_queue(st, 1.0, 78, height).plain
     tight = render_queue(st, 1.0, 78, 18).plain.splitlines()
@@ -197,9 +200,9 @@ def test_keys_given_up_at_max_retries_are_counted():
 def test_a_lost_event_is_counted_and_the_queue_follows_the_trace():
     # The UI attached late (or the buffer dropped events): trust the outcome.
     e = Trace()
-    e(1.0, "queue.get", "a")                       # never saw its add
+    e(1.0, "queue.get", "a")  # never saw its add
     e(2.0, "queue.add", "b", outcome="queued")
-    e(3.0, "queue.add", "b", outcome="queued")     # model says already dirty
+    e(3.0, "queue.add", "b", outcome="queued")  # model says already dirty
     st = QueueState()
     st.feed_all(e.events)
     assert st.gaps == 2
@@ -208,10 +211,10 @@ def test_a_lost_event_is_counted_and_the_queue_follows_the_trace():
 
 def test_malformed_events_are_counted_and_skipped():
     e = Trace()
-    e.malformed(1.0, "queue.add", None, outcome="queued")         # no item
-    e.malformed(2.0, "queue.add_after", "a", delay="soon")        # not a duration
-    e.malformed(3.0, "worker.start", "a", worker="w-one")         # not a slot number
-    e.malformed(4.0, "queue.add", 7, outcome="queued")            # a non-string item is named by str()
+    e.malformed(1.0, "queue.add", None, outcome="queued")  # no item
+    e.malformed(2.0, "queue.add_after", "a", delay="soon")  # not a duration
+    e.malformed(3.0, "worker.start", "a", worker="w-one")  # not a slot number
+    e.malformed(4.0, "queue.add", 7, outcome="queued")  # a non-string item is named by str()
     st = QueueState()
     st.feed_all(e.events)
     assert st.bad_events == 3
@@ -230,6 +233,7 @@ def test_adds_per_second_over_the_last_five_seconds():
 
 # -- against the real workqueue -------------------------------------------
 
+
 def _compare(st: QueueState, q: RateLimitingQueue, clock: FakeClock) -> None:
     assert st.queued() == q.queued()
     assert st.dirty == q.dirty()
@@ -243,7 +247,9 @@ def _compare(st: QueueState, q: RateLimitingQueue, clock: FakeClock) -> None:
     assert (lp50 or 0.0, lp99 or 0.0) == (m.queue_latency.p50, m.queue_latency.p99)
     assert (wp50 or 0.0, wp99 or 0.0) == (m.work_duration.p50, m.work_duration.p99)
     assert st.unfinished_work(clock.now()) == (
-        pytest.approx(m.unfinished_work_seconds), pytest.approx(m.longest_running_processor_seconds))
+        pytest.approx(m.unfinished_work_seconds),
+        pytest.approx(m.longest_running_processor_seconds),
+    )
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -283,9 +289,10 @@ def test_reconstruction_matches_the_real_rate_limiting_queue(seed):
                 clock.step(step)
 
                 def moved():
-                    evs = list(buf._events)[-(buf.received - mark):] if buf.received > mark else []
+                    evs = list(buf._events)[-(buf.received - mark) :] if buf.received > mark else []
                     got = {ev.key for ev in evs if ev.kind == "queue.add"}
                     return set(due) <= got
+
                 assert wait_for(moved, timeout=5)
             st.feed_all(buf.drain())
             _compare(st, q, clock)
@@ -294,7 +301,11 @@ def test_reconstruction_matches_the_real_rate_limiting_queue(seed):
     assert st.gaps == 0
     # the script exercised every path
     assert st.adds > 30 and st.retries > 5 and st.requeued_on_done > 0 and len(st.latency) > 20, (
-        st.adds, st.retries, st.requeued_on_done, len(st.latency))
+        st.adds,
+        st.retries,
+        st.requeued_on_done,
+        len(st.latency),
+    )
 
 
 def test_reinsert_and_collapse_through_the_plain_queue(clock, tracer, trace):
@@ -303,8 +314,8 @@ def test_reinsert_and_collapse_through_the_plain_queue(clock, tracer, trace):
     st = QueueState()
     q.add("foo")
     item, _ = q.get()
-    q.add(item)         # re-added while processing
-    q.add(item)         # collapsed
+    q.add(item)  # re-added while processing
+    q.add(item)  # collapsed
     st.feed_all(trace.drain())
     assert st.queued() == q.queued() == []
     assert st.dirty == q.dirty() == {"foo"}
@@ -317,6 +328,7 @@ def test_reinsert_and_collapse_through_the_plain_queue(clock, tracer, trace):
 
 
 # -- on screen ------------------------------------------------------------
+
 
 def _pane_app(now=1.0):
     st = QueueState()
@@ -350,7 +362,7 @@ def test_pane_in_a_small_slot_keeps_the_summary_and_crops_the_queue():
     assert "depth 29" in lines[0]
     assert "p50/p99 latency 500ms/590ms work 200ms/200ms · longest 500ms" in lines[1]
     assert lines[2].startswith(" queued 28     default/web-2")
-    assert "…+23" in lines[3]   # the rest of the queue, counted (aligned columns)
+    assert "…+23" in lines[3]  # the rest of the queue, counted (aligned columns)
     assert "w0 ▶ default/web-0" in text and "waiting 2" in text and "dirty 29" in text
 
 
@@ -365,7 +377,7 @@ def test_pane_in_a_grid_slot_keeps_the_facts_in_fewer_words():
 def test_pane_uses_a_large_terminal():
     text = shown(_pane_app(), (160, 50))
     assert "queue latency p50 500ms p99 590ms · work duration p50 200ms p99 200ms · unfinished work" in text
-    assert "default/web-29" in text   # the whole queue fits
+    assert "default/web-29" in text  # the whole queue fits
     assert "…+" not in text
     assert "gets 2 · requeued on done 0 · work ok 0 / errors 1" in text
 
@@ -392,15 +404,37 @@ from hypothesis import strategies as hs  # noqa: E402
 from .pane_harness import json_values  # noqa: E402
 
 _values = json_values
-_kinds = hs.sampled_from(["queue.add", "queue.get", "queue.done", "queue.add_after", "queue.rate_limited",
-                          "queue.forget", "queue.shutdown", "worker.start", "worker.done", "fifo.pop"])
+_kinds = hs.sampled_from(
+    [
+        "queue.add",
+        "queue.get",
+        "queue.done",
+        "queue.add_after",
+        "queue.rate_limited",
+        "queue.forget",
+        "queue.shutdown",
+        "worker.start",
+        "worker.done",
+        "fifo.pop",
+    ]
+)
 _fields = hs.dictionaries(hs.sampled_from(["outcome", "delay", "requeues", "worker", "drain", "depth"]), _values)
 
 
 @settings(max_examples=100, deadline=None)
-@given(hs.lists(hs.tuples(_kinds, hs.one_of(hs.none(), hs.sampled_from(["a", "b"]), hs.integers(0, 2)),
-                          hs.floats(0, 100, allow_nan=False), _fields), max_size=40),
-       hs.integers(1, 200), hs.integers(1, 60))
+@given(
+    hs.lists(
+        hs.tuples(
+            _kinds,
+            hs.one_of(hs.none(), hs.sampled_from(["a", "b"]), hs.integers(0, 2)),
+            hs.floats(0, 100, allow_nan=False),
+            _fields,
+        ),
+        max_size=40,
+    ),
+    hs.integers(1, 200),
+    hs.integers(1, 60),
+)
 def test_any_trace_feeds_and_renders_without_error(events, width, height):
     st = QueueState()
     for i, (kind, key, t, fields) in enumerate(events):
@@ -415,8 +449,15 @@ def test_queued_keys_stand_in_aligned_columns_not_a_stray_second_key_on_some_row
     row holds the same number of keys, each starting at the same cell."""
     from kubectl_informer.tui.queue import _flow
     from rich.text import Text
-    keys = ["shop/payments-cf9eca81b1-9581d", "shop/web-ea9f30cc6a-1d40e", "batch/worker-80db594232-12fb9",
-            "default/api-7b267deed9-b14b5", "shop/web-ea9f30cc6a-d8f7f", "batch/worker-80db594232-7d3f8"]
+
+    keys = [
+        "shop/payments-cf9eca81b1-9581d",
+        "shop/web-ea9f30cc6a-1d40e",
+        "batch/worker-80db594232-12fb9",
+        "default/api-7b267deed9-b14b5",
+        "shop/web-ea9f30cc6a-d8f7f",
+        "batch/worker-80db594232-7d3f8",
+    ]
     lines = [ln.plain for ln in _flow((Text(k) for k in keys), len(keys), 61, 10)]
     assert len(lines) == 6  # two of the widest (30) and a gap need 62 cells
     lines = [ln.plain for ln in _flow((Text(k) for k in keys), len(keys), 64, 10)]

@@ -27,8 +27,15 @@ def informer_trace() -> Trace:
     queueing 3 Syncs and skipping one key that still had deltas pending."""
     e = Trace()
     e(0.0, "handler.register", listener="handler-1", requested=4.0, effective=4.0, check_period=4.0, reason=None)
-    e(0.0, "handler.register", listener="slow-controller", requested=10.0, effective=10.0, check_period=4.0,
-      reason=None)
+    e(
+        0.0,
+        "handler.register",
+        listener="slow-controller",
+        requested=10.0,
+        effective=10.0,
+        check_period=4.0,
+        reason=None,
+    )
     e(0.1, "informer.start", fifo="DeltaFIFO", watch_list=False, resync_check_period=4.0)
     e(1.0, "handler.register", listener="late", requested=3.0, effective=4.0, check_period=4.0, reason=AFTER_START)
     for k in range(1, 6):
@@ -45,6 +52,7 @@ def informer_trace() -> Trace:
 
 
 # -- state --------------------------------------------------------------------
+
 
 def test_cadence_rounds_the_period_up_to_ticks():
     assert cadence(4, 4) == 4
@@ -77,8 +85,15 @@ def test_why_explains_client_go_rules():
     e(0.0, "handler.register", listener="a", requested=4.0, effective=4.0, check_period=4.0, reason=None)
     # Before start, a shorter period lowers the check period.
     e(0.0, "handler.register", listener="b", requested=2.0, effective=2.0, check_period=2.0, reason=None)
-    e(0.0, "handler.register", listener="c", requested=0.5, effective=1.0, check_period=1.0,
-      reason="raised to the minimum of 1s")
+    e(
+        0.0,
+        "handler.register",
+        listener="c",
+        requested=0.5,
+        effective=1.0,
+        check_period=1.0,
+        reason="raised to the minimum of 1s",
+    )
     e(0.1, "informer.start", resync_check_period=1.0)
     # No reason given by the trace: the pane works it out.
     e(1.0, "handler.register", listener="d", requested=0.25, effective=1.0, check_period=1.0, reason=None)
@@ -94,7 +109,8 @@ def test_why_explains_client_go_rules():
     st2 = ResyncState()
     st2.feed_all(e2.events)
     assert st2.listeners["x"].why(4.0) == [
-        "asked 3s with a larger check period; below the 4s check period, so raised to it"]
+        "asked 3s with a larger check period; below the 4s check period, so raised to it"
+    ]
     assert st2.listeners["y"].why(0.0) == ["the informer has no resync (check period 0), so no resync"]
     assert st2.listeners["x"].why(3.0)[-1].endswith("every 6s")  # 4s on 3s ticks
 
@@ -121,6 +137,7 @@ def test_ticks_are_bounded():
 
 
 # -- against the real informer --------------------------------------------
+
 
 class Quiet(ResourceEventHandler):
     def on_add(self, obj, is_in_initial_list):
@@ -157,9 +174,16 @@ def test_state_matches_a_real_informer(clock, tracer):
             clock.step(4)
             # This tick's Syncs reach every due listener before the next step.
             want = 2 * (2 if k < 3 else 3)
-            assert wait_for(lambda: sum(
-                1 for ev in list(events) if ev.kind == "handler.update" and ev.fields.get("is_sync")
-                and ev.time == clock.now()) == want)
+            assert wait_for(
+                lambda: (
+                    sum(
+                        1
+                        for ev in list(events)
+                        if ev.kind == "handler.update" and ev.fields.get("is_sync") and ev.time == clock.now()
+                    )
+                    == want
+                )
+            )
     st = ResyncState()
     st.feed_all(events)
     start = st.started_at
@@ -181,6 +205,7 @@ def test_state_matches_a_real_informer(clock, tracer):
 
 # -- on screen ------------------------------------------------------------
 
+
 def _pane_app(now=21.5):
     st = ResyncState()
     st.feed_all(informer_trace().events)
@@ -192,7 +217,7 @@ def test_pane_at_80x24():
     lines = text.splitlines()
     assert "Resync  check 4s · 5 ticks · Syncs 15 queued, 5 skipped · next tick 2.6s" in lines[0]
     assert lines[1].lstrip().startswith("ticks")
-    assert lines[1].count("┃") == 5   # five ticks, each with listeners due
+    assert lines[1].count("┃") == 5  # five ticks, each with listeners due
     assert "▲now" in lines[2]
     assert "listener" in lines[3] and "asked" in lines[3] and "got" in lines[3] and "every" in lines[3]
     assert "3 late                 3s     4s     4s        in 2.6s     12" in text
@@ -210,8 +235,8 @@ def test_pane_when_two_share_the_screen():
     text = shown(_pane_app(), (56, 18))
     assert "Resync 4s · 5 ticks · Syncs 15/5 skipped · next 2.6s" in text.splitlines()[0]
     assert "3 late" in text
-    assert "↳ raised to the resync check period: the informer" in text   # wrapped,
-    assert "has already started" in text                                # not cropped
+    assert "↳ raised to the resync check period: the informer" in text  # wrapped,
+    assert "has already started" in text  # not cropped
     assert "every 12s" in text
 
 
@@ -264,16 +289,42 @@ from hypothesis import strategies as hs  # noqa: E402
 from .pane_harness import json_values  # noqa: E402
 
 _values = json_values
-_kinds = hs.sampled_from(["informer.start", "handler.register", "resync.tick", "fifo.queue", "fifo.coalesce",
-                          "fifo.skip", "handler.update", "queue.add"])
-_fields = hs.dictionaries(hs.sampled_from(["listener", "requested", "effective", "check_period", "reason", "due",
-                                           "type", "is_sync", "resync_check_period"]),
-                          hs.one_of(_values, hs.sampled_from(["Sync", "resync_pending", "h"])))
+_kinds = hs.sampled_from(
+    [
+        "informer.start",
+        "handler.register",
+        "resync.tick",
+        "fifo.queue",
+        "fifo.coalesce",
+        "fifo.skip",
+        "handler.update",
+        "queue.add",
+    ]
+)
+_fields = hs.dictionaries(
+    hs.sampled_from(
+        [
+            "listener",
+            "requested",
+            "effective",
+            "check_period",
+            "reason",
+            "due",
+            "type",
+            "is_sync",
+            "resync_check_period",
+        ]
+    ),
+    hs.one_of(_values, hs.sampled_from(["Sync", "resync_pending", "h"])),
+)
 
 
 @settings(max_examples=100, deadline=None)
-@given(hs.lists(hs.tuples(_kinds, hs.floats(0, 1000, allow_nan=False), _fields), max_size=40),
-       hs.integers(1, 200), hs.integers(1, 60))
+@given(
+    hs.lists(hs.tuples(_kinds, hs.floats(0, 1000, allow_nan=False), _fields), max_size=40),
+    hs.integers(1, 200),
+    hs.integers(1, 60),
+)
 def test_any_trace_feeds_and_renders_without_error(events, width, height):
     st = ResyncState()
     for i, (kind, t, fields) in enumerate(events):

@@ -9,8 +9,8 @@ def test_keyed_history_keeps_per_key_ring_and_evicts_least_recent_key():
         h.add("a", i)
     h.add("b", "x")
     assert h.get("a") == [2, 3, 4]  # ring of 3, oldest dropped
-    h.add("a", 5)                   # touching a makes b the oldest
-    h.add("c", "y")                 # evicts b, not a
+    h.add("a", 5)  # touching a makes b the oldest
+    h.add("c", "y")  # evicts b, not a
     assert "b" not in h and "a" in h and "c" in h
     assert h.evicted == 1
     assert list(h.keys_newest_first()) == ["c", "a"]
@@ -39,13 +39,13 @@ def test_keyed_history_total_bound_evicts_dead_keys_first():
         for i in range(3):
             h.add(k, i)
     h.mark_dead("b")
-    h.add("a", 3)              # a newest; b dead; c live but older than a
+    h.add("a", 3)  # a newest; b dead; c live but older than a
     assert h.items == h.total_items() == 10
-    h.add("d", 0)              # 11 > 10: the dead key goes, not the quiet live one
+    h.add("d", 0)  # 11 > 10: the dead key goes, not the quiet live one
     assert "b" not in h and "c" in h and h.evicted == 1
     assert h.items == h.total_items() == 8 and h.dead_keys == 0
     for i in range(3):
-        h.add("e", i)          # 11: now the key quiet the longest (c)
+        h.add("e", i)  # 11: now the key quiet the longest (c)
     assert "c" not in h and list(h.keys_newest_first()) == ["e", "d", "a"]
     assert h.items == h.total_items() <= h.max_items
 
@@ -54,12 +54,12 @@ def test_keyed_history_revived_key_is_live_again_and_one_key_never_exceeds_the_t
     h = KeyedHistory(max_keys=10, per_key=8, max_items=5)
     h.add("a", 0)
     h.mark_dead("a")
-    h.mark_live("a")           # created again under the same name
+    h.mark_live("a")  # created again under the same name
     h.add("b", 0)
     h.mark_dead("b")
     for i in range(4):
-        h.add("a", i + 1)      # 6 > 5: dead b goes first, a keeps all of its 5
+        h.add("a", i + 1)  # 6 > 5: dead b goes first, a keeps all of its 5
     assert "b" not in h and h.get("a") == [0, 1, 2, 3, 4]
     for i in range(5, 8):
-        h.add("a", i)          # one key past the total: its own oldest go
+        h.add("a", i)  # one key past the total: its own oldest go
     assert h.get("a") == [3, 4, 5, 6, 7] and h.items == 5

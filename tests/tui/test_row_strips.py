@@ -86,18 +86,32 @@ def test_what_the_fast_path_leaves_to_textual():
     run(check, app, (160, 50))
 
 
-STYLES = st.sampled_from([None, "bold", "dim", "red", "bold green", "reverse", "italic cyan on blue",
-                          "underline #ff8800", "strike", RichStyle(color="magenta", bold=False)])
-PIECES = st.lists(st.tuples(st.text(st.characters(codec="utf-8", exclude_categories=("Cc", "Cs")), max_size=8),
-                            STYLES), max_size=6)
+STYLES = st.sampled_from(
+    [
+        None,
+        "bold",
+        "dim",
+        "red",
+        "bold green",
+        "reverse",
+        "italic cyan on blue",
+        "underline #ff8800",
+        "strike",
+        RichStyle(color="magenta", bold=False),
+    ]
+)
+PIECES = st.lists(
+    st.tuples(st.text(st.characters(codec="utf-8", exclude_categories=("Cc", "Cs")), max_size=8), STYLES), max_size=6
+)
 
 
 def test_generated_rows_are_the_strips_textual_makes():
     app = make_app()
 
     @settings(max_examples=200, deadline=None)
-    @given(pieces=PIECES, base=STYLES, over=st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30), STYLES),
-                                                      max_size=3))
+    @given(
+        pieces=PIECES, base=STYLES, over=st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30), STYLES), max_size=3)
+    )
     def same(pieces, base, over):
         text = Text(style=base or "")
         for chunk, style in pieces:

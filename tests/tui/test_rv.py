@@ -46,6 +46,7 @@ def expiry_trace() -> Trace:
 
 # -- state --------------------------------------------------------------------
 
+
 def test_state_tracks_list_watch_and_synced_rv_and_marks():
     st = RVState()
     st.feed_all(expiry_trace().events)
@@ -83,7 +84,7 @@ def test_watch_list_initial_events_do_not_move_the_rv():
     e(1.0, "watch.event", "default/web-0", type="MODIFIED", resource_version="21")
     st = RVState()
     st.feed_all(e.events)
-    assert [rv for _, rv in st.points] == ["20", "21"]   # 17, 3 and 12 are not drawn
+    assert [rv for _, rv in st.points] == ["20", "21"]  # 17, 3 and 12 are not drawn
     # The watch event after the stream moved the last synced RV to its own.
     assert (st.list_rv, st.watch_rv, st.synced_rv) == ("20", "21", "21")
     assert [text for _, what, text in st.marks if what == "bookmark"] == ["bookmark at rv 20: initial events end"]
@@ -92,7 +93,7 @@ def test_watch_list_initial_events_do_not_move_the_rv():
 
 def test_expired_list_without_a_watch_end_still_counts_one_410():
     e = Trace()
-    e(1.0, "relist", reason="expired")     # e.g. the LIST itself got 410
+    e(1.0, "relist", reason="expired")  # e.g. the LIST itself got 410
     e(2.0, "relist", reason="too_large")
     st = RVState()
     st.feed_all(e.events)
@@ -136,6 +137,7 @@ def test_non_numeric_rvs_fall_back_to_step_marks():
 
 # -- against the real reflector -------------------------------------------
 
+
 def test_state_matches_a_real_reflector_through_a_410(clock, tracer, trace):
     # The reflector lists, watches, gets a bookmark, then the server expires
     # the watch (410): it relists at its last RV and watches again.
@@ -149,7 +151,7 @@ def test_state_matches_a_real_reflector_through_a_410(clock, tracer, trace):
         src.bookmark()
         assert wait_for(lambda: r.last_sync_resource_version() == src.resource_version)
         src.expire_watches()
-        assert wait_for(clock.has_waiters)   # the back-off before the relist
+        assert wait_for(clock.has_waiters)  # the back-off before the relist
         clock.step(2.0)
         assert wait_for(lambda: src.open_watches() == 1)
         src.add(make_object("p8"))
@@ -157,7 +159,7 @@ def test_state_matches_a_real_reflector_through_a_410(clock, tracer, trace):
     st = RVState()
     st.feed_all(trace.drain())
     assert st.synced_rv == r.last_sync_resource_version() == "5"
-    assert st.list_rv == "4"       # the relist, at the last synced RV
+    assert st.list_rv == "4"  # the relist, at the last synced RV
     assert st.counts["list"] == 2 and st.counts["gone"] == 1
     assert st.relist_reasons == {"expired": 1}
     assert st.counts["bookmark"] >= 1
@@ -170,11 +172,11 @@ def test_state_matches_a_real_watch_list_reflector(clock, tracer, trace):
     src = FakeSource()
     for i in range(4):
         src.add(make_object(f"p{i}"))
-    src.modify(make_object("p0"))    # p0's RV (5) is now above p1..p3's
+    src.modify(make_object("p0"))  # p0's RV (5) is now above p1..p3's
     r = Reflector(src, Indexer(), use_watch_list=True, clock=clock, tracer=tracer, rng=random.Random(1))
     with running(r.run):
         assert wait_for(lambda: r.last_sync_resource_version() == "5")
-        clock.step(1.0)   # a later chart slot
+        clock.step(1.0)  # a later chart slot
         src.add(make_object("p9"))
         assert wait_for(lambda: r.last_sync_resource_version() == "6")
     st = RVState()
@@ -186,6 +188,7 @@ def test_state_matches_a_real_watch_list_reflector(clock, tracer, trace):
 
 
 # -- on screen ------------------------------------------------------------
+
 
 def _pane_app(now=25.0):
     st = RVState()
@@ -254,15 +257,30 @@ from hypothesis import strategies as hs  # noqa: E402
 from .pane_harness import json_values  # noqa: E402
 
 _values = hs.one_of(json_values, hs.sampled_from(["1", "99", "1e3"]))  # numeric RV strings too
-_kinds = hs.sampled_from(["list.start", "list.done", "watch.start", "watch.event", "watch.bookmark", "watch.end",
-                          "rv.advance", "relist", "fifo.pop"])
-_fields = hs.dictionaries(hs.sampled_from(["resource_version", "new", "old", "reason", "error", "items",
-                                           "duration", "watch_list"]), _values)
+_kinds = hs.sampled_from(
+    [
+        "list.start",
+        "list.done",
+        "watch.start",
+        "watch.event",
+        "watch.bookmark",
+        "watch.end",
+        "rv.advance",
+        "relist",
+        "fifo.pop",
+    ]
+)
+_fields = hs.dictionaries(
+    hs.sampled_from(["resource_version", "new", "old", "reason", "error", "items", "duration", "watch_list"]), _values
+)
 
 
 @settings(max_examples=100, deadline=None)
-@given(hs.lists(hs.tuples(_kinds, hs.floats(0, 1000, allow_nan=False), _fields), max_size=40),
-       hs.integers(1, 200), hs.integers(1, 60))
+@given(
+    hs.lists(hs.tuples(_kinds, hs.floats(0, 1000, allow_nan=False), _fields), max_size=40),
+    hs.integers(1, 200),
+    hs.integers(1, 60),
+)
 def test_any_trace_feeds_and_renders_without_error(events, width, height):
     st = RVState()
     for i, (kind, t, fields) in enumerate(events):
@@ -292,15 +310,17 @@ def test_header_and_rv_pane_say_the_same_rv_and_relists_after_every_frame():
     more(t + 1.5, "watch.event", "default/web-9", type="MODIFIED", resource_version="1601")
     tm = TraceMaker()
     from kubectl_informer.core.trace import TraceEvent
-    tm.events = events + [TraceEvent.build(len(events) + i + 1, ev.time, ev.kind, ev.key, **ev.fields)
-                          for i, ev in enumerate(more.events)]
+
+    tm.events = events + [
+        TraceEvent.build(len(events) + i + 1, ev.time, ev.kind, ev.key, **ev.fields) for i, ev in enumerate(more.events)
+    ]
     tm.t = tm.events[-1].time
     app = make_app(TraceMaker())
 
     async def main():
         async with app.run_test(size=(160, 45)) as pilot:
             for i in range(0, len(tm.events), 5):
-                app.buffer.extend(tm.events[i:i + 5])
+                app.buffer.extend(tm.events[i : i + 5])
                 app.pump()
                 await pilot.pause()
                 head, rv = app.header_state, app.states["rv"]

@@ -19,10 +19,19 @@ RULE = 'nonResourceURLs: ["/metrics"], verbs: ["get"]'
 
 
 def window(e: Trace, t: float, oldest: int, newest: int, ours: int, **more) -> None:
-    fields = dict(source="sim", resource="pods", oldest_rv=str(oldest), newest_rv=str(newest), capacity=100,
-                  events=newest - oldest + 1, turnover=25.0, initialisations=1, bookmarks_sent=3,
-                  watchers=[f"w-1 rv={ours} sent={ours - 1000} ours", f"w-2 rv={newest} sent=140"],
-                  ours_rv=str(ours))
+    fields = dict(
+        source="sim",
+        resource="pods",
+        oldest_rv=str(oldest),
+        newest_rv=str(newest),
+        capacity=100,
+        events=newest - oldest + 1,
+        turnover=25.0,
+        initialisations=1,
+        bookmarks_sent=3,
+        watchers=[f"w-1 rv={ours} sent={ours - 1000} ours", f"w-2 rv={newest} sent=140"],
+        ours_rv=str(ours),
+    )
     fields.update(more)
     e(t, "server.window", **fields)
 
@@ -42,11 +51,29 @@ def sim_trace() -> Trace:
 
 def metrics_trace() -> Trace:
     e = Trace()
-    e(0.0, "server.metrics", source="metrics", resource="pods", cache_rv="52013", ours_rv="50809", rv_behind=1204,
-      events_received_per_s=4.2, events_dispatched_per_s=8.4, initialisations=1, consistent_reads_cache=120,
-      consistent_reads_fallback=2, consistent_reads_failed=1, read_wait_p99=0.045, read_wait_p99_estimated=True,
-      read_wait_bucket="0.025-0.05", capacity=800, terminated_watchers=3, open_watches=7, objects=340,
-      series="group")
+    e(
+        0.0,
+        "server.metrics",
+        source="metrics",
+        resource="pods",
+        cache_rv="52013",
+        ours_rv="50809",
+        rv_behind=1204,
+        events_received_per_s=4.2,
+        events_dispatched_per_s=8.4,
+        initialisations=1,
+        consistent_reads_cache=120,
+        consistent_reads_fallback=2,
+        consistent_reads_failed=1,
+        read_wait_p99=0.045,
+        read_wait_p99_estimated=True,
+        read_wait_bucket="0.025-0.05",
+        capacity=800,
+        terminated_watchers=3,
+        open_watches=7,
+        objects=340,
+        series="group",
+    )
     return e
 
 
@@ -58,6 +85,7 @@ def state_of(e) -> ServerState:
 
 
 # -- the state ----------------------------------------------------------------------------
+
 
 def test_watcher_strings_parse_as_the_contract_writes_them():
     w = parse_watcher("w-7 rv=1234 sent=56 ours")
@@ -110,8 +138,20 @@ def test_metrics_figures_are_the_scrapes_and_a_scrape_clears_a_refusal():
 def test_a_recording_from_before_rv_behind_reads_its_lag_and_drops_its_countdown():
     e = Trace()
     e.malformed(0.0, "server.metrics", source="metrics", resource="pods", cache_rv="70", lag=5)
-    e.malformed(1.0, "server.window", source="sim", resource="pods", oldest_rv="1", newest_rv="9", capacity=8,
-                events=8, turnover=2.0, watchers=["w rv=4 sent=1 ours"], ours_rv="4", ours_seconds_left=1.5)
+    e.malformed(
+        1.0,
+        "server.window",
+        source="sim",
+        resource="pods",
+        oldest_rv="1",
+        newest_rv="9",
+        capacity=8,
+        events=8,
+        turnover=2.0,
+        watchers=["w rv=4 sent=1 ours"],
+        ours_rv="4",
+        ours_seconds_left=1.5,
+    )
     st = state_of(e)
     assert st.metrics_of["pods"]["rv_behind"] == 5 and "lag" not in st.metrics_of["pods"]
     assert "ours_seconds_left" not in st.window
@@ -139,6 +179,7 @@ def test_bad_figures_are_counted_not_drawn():
 
 
 # -- the drawing ---------------------------------------------------------------------------
+
 
 def test_sim_view_draws_the_window_and_ours_in_revisions():
     st = state_of(sim_trace().events[:3])
@@ -174,14 +215,16 @@ def test_metrics_view_names_the_rv_difference_in_revisions_and_marks_the_p99_as_
 
 # -- several informers: ours per informer -------------------------------------------------------
 
+
 def several_trace() -> Trace:
     """``queue deployments --owns replicasets`` on the simulator: each
     informer's watch, and each resource's window with its informer's watcher."""
     e = Trace()
     e(0.0, "watch.start", resource_version="500", informer="deployments.apps")
     e(0.1, "watch.start", resource_version="510", informer="replicasets.apps")
-    window(e, 1.0, 400, 520, 500, resource="deployments.apps",
-           watchers=["w-1 rv=500 sent=0 ours", "w-9 rv=520 sent=30"])
+    window(
+        e, 1.0, 400, 520, 500, resource="deployments.apps", watchers=["w-1 rv=500 sent=0 ours", "w-9 rv=520 sent=30"]
+    )
     window(e, 1.0, 450, 530, 510, resource="replicasets.apps", watchers=["w-2 rv=510 sent=0 ours"])
     return e
 
@@ -201,7 +244,8 @@ def test_several_informers_each_have_their_own_ours():
     st = state_of(e)
     assert [words for _, words, _ in st.happenings] == [
         "410 Gone: ours (replicasets.apps) at RV 510 fell out (window 450-530)",
-        "our replicasets.apps informer relisted (expired)"]
+        "our replicasets.apps informer relisted (expired)",
+    ]
 
 
 def test_one_informer_without_a_watch_says_so_and_the_other_keeps_its_own():
@@ -227,6 +271,7 @@ def test_nothing_yet_says_what_will_appear():
 
 
 # -- in Textual, at several sizes ------------------------------------------------------------
+
 
 def _app(st: ServerState, now: float) -> OnePane:
     return OnePane(ServerPane(st, id="server"), now)
@@ -255,8 +300,12 @@ def test_pane_in_textual_metrics_and_forbidden():
 
 @pytest.mark.parametrize("name", ["sim", "fell-out", "metrics", "empty"])
 def test_render_fits_any_size(name):
-    events = {"sim": sim_trace().events[:3], "fell-out": sim_trace().events, "metrics": metrics_trace().events,
-              "empty": []}[name]
+    events = {
+        "sim": sim_trace().events[:3],
+        "fell-out": sim_trace().events,
+        "metrics": metrics_trace().events,
+        "empty": [],
+    }[name]
     st = state_of(events)
 
     @settings(max_examples=150, deadline=None)
@@ -267,19 +316,45 @@ def test_render_fits_any_size(name):
     check()
 
 
-_kinds = hs.sampled_from(["server.window", "server.metrics", "server.forbidden", "server.reinit",
-                          "server.too_large", "watch.end", "relist"])
-_fields = hs.dictionaries(hs.sampled_from(["watchers", "capacity", "events", "turnover", "oldest_rv", "newest_rv",
-                                           "ours_seconds_left", "lag", "rv_behind", "read_wait_p99", "status",
-                                           "rule", "expired", "resource_version", "cache_rv", "resource",
-                                           "informer", "terminated_watchers", "series"]),
-                          hs.one_of(json_values, hs.sampled_from(["w rv=3 sent=1 ours", "12"]),
-                                    hs.just(["a rv=5 sent=1 ours", "b rv=x sent=2"])))
+_kinds = hs.sampled_from(
+    ["server.window", "server.metrics", "server.forbidden", "server.reinit", "server.too_large", "watch.end", "relist"]
+)
+_fields = hs.dictionaries(
+    hs.sampled_from(
+        [
+            "watchers",
+            "capacity",
+            "events",
+            "turnover",
+            "oldest_rv",
+            "newest_rv",
+            "ours_seconds_left",
+            "lag",
+            "rv_behind",
+            "read_wait_p99",
+            "status",
+            "rule",
+            "expired",
+            "resource_version",
+            "cache_rv",
+            "resource",
+            "informer",
+            "terminated_watchers",
+            "series",
+        ]
+    ),
+    hs.one_of(
+        json_values, hs.sampled_from(["w rv=3 sent=1 ours", "12"]), hs.just(["a rv=5 sent=1 ours", "b rv=x sent=2"])
+    ),
+)
 
 
 @settings(max_examples=100, deadline=None)
-@given(hs.lists(hs.tuples(_kinds, hs.floats(0, 1000, allow_nan=False), _fields), max_size=30),
-       hs.integers(1, 200), hs.integers(1, 60))
+@given(
+    hs.lists(hs.tuples(_kinds, hs.floats(0, 1000, allow_nan=False), _fields), max_size=30),
+    hs.integers(1, 200),
+    hs.integers(1, 60),
+)
 # Found by this test: a status with a line break in the refused line pushed
 # the next lines past the pane's height.
 @example(events=[("server.forbidden", 0.0, {"status": "\n"})], width=27, height=3)
@@ -297,24 +372,39 @@ def test_what_the_server_did_is_listed_newest_first():
     e(5.0, "server.reinit", resource="pods", initialisations=2)
     st = state_of(e)
     assert [words for _, words, _ in st.happenings] == [
-        "410 Gone: ours at RV 1050 fell out (window 1061-1160)", "our informer relisted (expired)",
+        "410 Gone: ours at RV 1050 fell out (window 1061-1160)",
+        "our informer relisted (expired)",
         "Too large resource version: asked 1300, server at 1200",
-        "watch cache of pods re-initialised (2 so far): every watch ended"]
+        "watch cache of pods re-initialised (2 so far): every watch ended",
+    ]
     rows = render_server(st, 6.0, 100, 30).plain.splitlines()
-    recent = rows[rows.index("  recent") + 1:]
+    recent = rows[rows.index("  recent") + 1 :]
     assert [r.split("ago")[0].strip() for r in recent] == ["1s", "2s", "2.8s", "2.9s"]
     assert "re-initialised" in recent[0] and "410 Gone" in recent[-1]
 
 
 # -- in the app: s, then e ------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("size", [(80, 24), (160, 45)])
 def test_s_shows_the_server_pane_and_e_explains_its_window(size):
     from .helpers import demo_trace, make_app, pane_text, run
 
     trace = demo_trace()
-    trace("server.window", source="sim", resource="pods", oldest_rv="95", newest_rv="103", capacity=8, events=8,
-          turnover=2.0, initialisations=1, bookmarks_sent=0, watchers=["3 rv=101 sent=4 ours"], ours_rv="101")
+    trace(
+        "server.window",
+        source="sim",
+        resource="pods",
+        oldest_rv="95",
+        newest_rv="103",
+        capacity=8,
+        events=8,
+        turnover=2.0,
+        initialisations=1,
+        bookmarks_sent=0,
+        watchers=["3 rv=101 sent=4 ours"],
+        ours_rv="101",
+    )
     app = make_app(trace)
 
     async def check(pilot):
@@ -326,8 +416,10 @@ def test_s_shows_the_server_pane_and_e_explains_its_window(size):
         app.pump()
         text = " ".join(pane_text(app.panes["explain"]).split())
         assert "Server ▸ the watch cache's window, RV 95-103" in text
-        assert "The API server's watch cache holds the most recent events of pods, 8 at most right now: RV 95 to " \
-               "103" in text
+        assert (
+            "The API server's watch cache holds the most recent events of pods, 8 at most right now: RV 95 to "
+            "103" in text
+        )
         assert "ours is at RV 101: it is in the window" in text
         assert "our informer's last RV is 2 revisions behind it" in text
         await pilot.press("e")
@@ -354,8 +446,7 @@ def test_the_tenth_tab_and_its_help_line_name_its_letter():
 def test_wild_resource_versions_draw():
     e = Trace()
     big = "9" * 400
-    window(e, 1.0, 1, 2, 1, watchers=[f"w rv={big} sent=1 ours", "x rv=0 sent=0"], newest_rv="3",
-           oldest_rv="1")
+    window(e, 1.0, 1, 2, 1, watchers=[f"w rv={big} sent=1 ours", "x rv=0 sent=0"], newest_rv="3", oldest_rv="1")
     st = state_of(e)
     assert st.position(big) == 2.0 and st.position("0") == -1.0
     assert_fits(render_server(st, 1.0, 80, 20), 80, 20)
@@ -368,8 +459,12 @@ def test_in_a_several_informer_run_one_server_pane_holds_every_informers_watch()
     from kubectl_informer.core.trace import TraceBuffer
     from kubectl_informer.panes.feed import FeedLoop
 
-    info = RunInfo(resource="deployments.apps", mode="queue", informers=("deployments.apps", "replicasets.apps"),
-                   queue_resource="deployments.apps")
+    info = RunInfo(
+        resource="deployments.apps",
+        mode="queue",
+        informers=("deployments.apps", "replicasets.apps"),
+        queue_resource="deployments.apps",
+    )
     buf = TraceBuffer()
     loop = FeedLoop(buf, {"server": ServerState}, info=info)
     for ev in several_trace().events:

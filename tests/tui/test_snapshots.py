@@ -24,13 +24,11 @@ def test_snapshot_small_terminal_fifo(snap_compare):
 
 
 def test_snapshot_small_terminal_inspector(snap_compare):
-    assert snap_compare(make_app(size_panes=CORE), terminal_size=(80, 24), run_before=_pump,
-                        press=["up", "enter"])
+    assert snap_compare(make_app(size_panes=CORE), terminal_size=(80, 24), run_before=_pump, press=["up", "enter"])
 
 
 def test_snapshot_help(snap_compare):
-    assert snap_compare(make_app(size_panes=CORE), terminal_size=(80, 24), run_before=_pump,
-                        press=["question_mark"])
+    assert snap_compare(make_app(size_panes=CORE), terminal_size=(80, 24), run_before=_pump, press=["question_mark"])
 
 
 def test_snapshot_large_terminal_grid(snap_compare):

@@ -54,9 +54,17 @@ def test_fifo_state_realfifo_pops_one_entry_at_a_time():
     st.feed_all(e.events)
     assert st.queued["ns/a"] == ["Added", "Updated"]
     assert st.queued[BATCH_KEY] == ["ReplacedAll"]
-    st.feed(TraceEvent.checked(10, 200.0, "fifo.pop", "ns/a", types=["Added"], is_in_initial_list=False, waited=None, depth=1))
+    st.feed(
+        TraceEvent.checked(
+            10, 200.0, "fifo.pop", "ns/a", types=["Added"], is_in_initial_list=False, waited=None, depth=1
+        )
+    )
     assert st.queued["ns/a"] == ["Updated"]
-    st.feed(TraceEvent.checked(11, 200.1, "fifo.pop", "ns/a", types=["Updated"], is_in_initial_list=False, waited=None, depth=1))
+    st.feed(
+        TraceEvent.checked(
+            11, 200.1, "fifo.pop", "ns/a", types=["Updated"], is_in_initial_list=False, waited=None, depth=1
+        )
+    )
     assert "ns/a" not in st.queued
 
 
@@ -92,8 +100,6 @@ def test_header_state_follows_sync_and_watch_health():
     assert st.relists == 1 and st.last_relist == "expired"
 
 
-
-
 def test_inspector_state_keeps_a_keys_whole_life_in_order():
     e = TraceMaker()
     life_of_pod(e, "default/web-1", 7)
@@ -101,8 +107,16 @@ def test_inspector_state_keeps_a_keys_whole_life_in_order():
     st = InspectorState()
     st.feed_all(e.events)
     kinds = [ev.kind for ev in st.life("default/web-1")]
-    assert kinds == ["watch.event", "fifo.queue", "fifo.pop", "store.add", "handler.add",
-                     "queue.add", "queue.get", "queue.done"]
+    assert kinds == [
+        "watch.event",
+        "fifo.queue",
+        "fifo.pop",
+        "store.add",
+        "handler.add",
+        "queue.add",
+        "queue.get",
+        "queue.done",
+    ]
     assert [stage_of(k)[0] for k in kinds[:5]] == ["watch", "fifo", "pop", "store", "handler"]
     assert st.find("web-2") == "default/web-2"
     assert st.find("default/web-1") == "default/web-1"

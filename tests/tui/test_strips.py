@@ -100,6 +100,7 @@ def test_a_strip_makes_its_memo_caches_only_when_used():
     # what the young collections walked under a flood.
     from kubectl_informer.tui.strips import PATCHED_TEXTUAL, lazy_strip_caches
     import textual
+
     assert textual.__version__ == PATCHED_TEXTUAL and lazy_strip_caches()  # a Textual bump: check _lean_init
     gc.collect()
     gc.disable()
@@ -115,6 +116,7 @@ def test_a_strip_makes_its_memo_caches_only_when_used():
 
 def test_lazy_caches_memoise_as_textuals_and_release_unmakes_them():
     from kubectl_informer.tui.strips import _made_caches
+
     strip = Strip([Segment("hello "), Segment("world")])
     assert _made_caches(strip) == []
     assert strip.crop(0, 3) is strip.crop(0, 3)  # memoised once made
@@ -130,6 +132,7 @@ def test_a_new_strip_sets_every_slot_but_the_caches():
     # _lean_init stands for Textual's Strip.__init__: a slot it forgot would
     # raise AttributeError on first use somewhere inside Textual.
     from kubectl_informer.tui.strips import STRIP_CACHES
+
     strip = Strip([Segment("x")], 1)
     for name in Strip.__slots__:
         if name not in STRIP_CACHES:

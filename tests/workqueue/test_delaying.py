@@ -12,6 +12,7 @@ from kubectl_informer.workqueue import DelayingQueue
 def settle(q, clock):
     """Wait until the waiting loop is parked on the clock at the heap's head
     (so a step cannot race the loop computing its wait)."""
+
     def parked():
         w = q.waiting()
         d = clock.next_deadline()
@@ -19,6 +20,7 @@ def settle(q, clock):
             return d is None
         # The loop wakes up to 1 ns early (see DelayingQueue._waiting_loop).
         return d is not None and abs(d - w[0][1]) < 1e-6
+
     assert wait_for(parked, timeout=5), (q.waiting(), clock.next_deadline())
 
 

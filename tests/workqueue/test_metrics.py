@@ -119,15 +119,16 @@ def test_snapshot_to_dict_is_json_ready(clock):
 def test_buckets_count_every_observation_cumulatively():
     # le semantics: a value equal to a bound is in that bound's bucket.
     from kubectl_informer.workqueue.metrics import BUCKETS
+
     r = Reservoir(size=2)
     for v in (0.0, 1e-6, 5e-3, 0.01, 0.5, 7.0, 5000.0):
         r.observe(v)
     s = r.summary()
     assert BUCKETS[0] == 1e-6 and BUCKETS[1] == 9.999999999999999e-06 and BUCKETS[-1] == 1000.0 and len(BUCKETS) == 10
     got = dict(zip(BUCKETS, s.buckets))
-    assert got[1e-6] == 2          # 0 and 1e-6
-    assert got[0.01] == 4          # + 5ms, 10ms
-    assert got[1.0] == 5           # + 0.5s
-    assert got[10.0] == 6          # + 7s
-    assert got[1000.0] == 6        # 5000s is only in +Inf, which is count
-    assert s.count == 7            # the window keeps 2, the buckets all 7
+    assert got[1e-6] == 2  # 0 and 1e-6
+    assert got[0.01] == 4  # + 5ms, 10ms
+    assert got[1.0] == 5  # + 0.5s
+    assert got[10.0] == 6  # + 7s
+    assert got[1000.0] == 6  # 5000s is only in +Inf, which is count
+    assert s.count == 7  # the window keeps 2, the buckets all 7

@@ -39,6 +39,7 @@ def test_basic(shutdown):
         def run():
             for _ in range(20):
                 q.add(i)
+
         return run
 
     def consumer():

@@ -138,7 +138,9 @@ def test_default_controller_rate_limiter(clock):
         ),
         (
             "fastslow:5ms,10s,3",
-            lambda r: isinstance(r, ItemFastSlowRateLimiter) and (r.fast, r.slow, r.max_fast_attempts) == (0.005, 10.0, 3),
+            lambda r: (
+                isinstance(r, ItemFastSlowRateLimiter) and (r.fast, r.slow, r.max_fast_attempts) == (0.005, 10.0, 3)
+            ),
         ),
         ("bucket:10,100", lambda r: isinstance(r, BucketRateLimiter) and (r.qps, r.burst) == (10.0, 100)),
         (" Exponential: 1m30s , 1h ", lambda r: (r.base, r.max) == (90.0, 3600.0)),

@@ -20,8 +20,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _one(name: str, root: Path) -> tuple[str, int, str, float]:
     started = time.monotonic()
-    p = subprocess.run([sys.executable, "-m", "tools.docshots", "--in-process", "--root", str(root), name],
-                       capture_output=True, text=True)
+    p = subprocess.run(
+        [sys.executable, "-m", "tools.docshots", "--in-process", "--root", str(root), name],
+        capture_output=True,
+        text=True,
+    )
     return name, p.returncode, (p.stderr or p.stdout).strip(), time.monotonic() - started
 
 
@@ -29,8 +32,12 @@ def _one(name: str, root: Path) -> tuple[str, int, str, float]:
 @click.argument("names", nargs=-1)
 @click.option("--list", "list_only", is_flag=True, help="Print the shots and exit.")
 @click.option("--jobs", "-j", type=click.IntRange(1, 16), default=3, show_default=True, help="Shots at a time.")
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=ROOT,
-              help="Where docs/screenshots/ is written (the repository by default).")
+@click.option(
+    "--root",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=ROOT,
+    help="Where docs/screenshots/ is written (the repository by default).",
+)
 @click.option("--in-process", is_flag=True, hidden=True)
 def main(names: tuple[str, ...], list_only: bool, jobs: int, root: Path, in_process: bool) -> None:
     try:
@@ -39,11 +46,13 @@ def main(names: tuple[str, ...], list_only: bool, jobs: int, root: Path, in_proc
         raise click.UsageError(e.args[0]) from None
     if list_only:
         for s in shots:
-            click.echo(f"{s.path}  {s.size[0]}x{s.size[1]}  {s.command}  keys={' '.join(s.keys) or '-'}  "
-                       f"until {s.until}")
+            click.echo(
+                f"{s.path}  {s.size[0]}x{s.size[1]}  {s.command}  keys={' '.join(s.keys) or '-'}  until {s.until}"
+            )
         return
     if in_process:
         from tools.docshots.render import ShotError, render
+
         for s in shots:
             try:
                 render(s, root)

@@ -77,7 +77,7 @@ class After:
             if self.first.matches(ev):
                 n += 1
                 if n >= self.first.count:
-                    return self.then(events[i + 1:])
+                    return self.then(events[i + 1 :])
         return False
 
     def __str__(self) -> str:

@@ -37,16 +37,26 @@ def expired_error(message: str = "too old resource version") -> ApiError:
 
 
 def too_large_error(requested: int, current: int) -> ApiError:
-    return ApiError(504, "Timeout", f"Too large resource version: {requested}, current: {current}",
-                    details=[{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}])
+    return ApiError(
+        504,
+        "Timeout",
+        f"Too large resource version: {requested}, current: {current}",
+        details=[{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
+    )
 
 
 def too_many_requests_error() -> ApiError:
     return ApiError(429, "TooManyRequests", "too many requests, please try again later", retry_after=1)
 
 
-def make_object(name: str, namespace: str | None = "default", kind: str = "Pod",
-                labels: dict | None = None, phase: str | None = None, **extra: Any) -> dict:
+def make_object(
+    name: str,
+    namespace: str | None = "default",
+    kind: str = "Pod",
+    labels: dict | None = None,
+    phase: str | None = None,
+    **extra: Any,
+) -> dict:
     """A small API-shaped object for tests and benchmarks."""
     meta: dict[str, Any] = {"name": name, "uid": f"uid-{namespace or ''}-{name}"}
     if namespace:
@@ -154,8 +164,15 @@ class FakeSource:
     (the caller promises not to mutate them; benchmarks use it).
     """
 
-    def __init__(self, clock: Clock | None = None, history: int = 1000, watch_list: bool = True,
-                 honor_limit: bool = True, copy_objects: bool = True, key_func=meta_namespace_key_func):
+    def __init__(
+        self,
+        clock: Clock | None = None,
+        history: int = 1000,
+        watch_list: bool = True,
+        honor_limit: bool = True,
+        copy_objects: bool = True,
+        key_func=meta_namespace_key_func,
+    ):
         self.clock = clock
         self.watch_list = watch_list
         self.honor_limit = honor_limit
@@ -257,8 +274,14 @@ class FakeSource:
                 if getattr(w, "_bookmarks", False):
                     w._push(ev)
 
-    def churn(self, ops: int, rng: random.Random | None = None, prefix: str = "obj",
-              namespace: str = "default", max_objects: int = 50) -> None:
+    def churn(
+        self,
+        ops: int,
+        rng: random.Random | None = None,
+        prefix: str = "obj",
+        namespace: str = "default",
+        max_objects: int = 50,
+    ) -> None:
         """``ops`` random adds, modifies and deletes over at most
         ``max_objects`` names: the churn the e2e test runs under faults."""
         rng = rng or random.Random()
@@ -273,8 +296,10 @@ class FakeSource:
                     self.delete(key)
                 else:
                     new = dict(cur)
-                    new["status"] = {"phase": rng.choice(["Pending", "Running", "Succeeded"]),
-                                     "n": rng.randrange(1 << 30)}
+                    new["status"] = {
+                        "phase": rng.choice(["Pending", "Running", "Succeeded"]),
+                        "n": rng.randrange(1 << 30),
+                    }
                     self.modify(new)
 
     # ----------------------------------------------------------------- faults
@@ -382,18 +407,29 @@ class FakeSource:
                     return w
                 self._check_rv(options.resource_version)
                 initial = [WatchEvent(ADDED, o) for o in self._items.values()]
-                initial.append(WatchEvent(BOOKMARK, {
-                    "kind": "Bookmark",
-                    "metadata": {"resourceVersion": str(self._rv),
-                                 "annotations": {INITIAL_EVENTS_END_ANNOTATION: "true"}}}))
+                initial.append(
+                    WatchEvent(
+                        BOOKMARK,
+                        {
+                            "kind": "Bookmark",
+                            "metadata": {
+                                "resourceVersion": str(self._rv),
+                                "annotations": {INITIAL_EVENTS_END_ANNOTATION: "true"},
+                            },
+                        },
+                    )
+                )
             else:
                 rv = self._check_rv(options.resource_version)
                 if rv is None:
                     # "" / "0": the current state as ADDED events, then changes.
                     initial = [WatchEvent(ADDED, o) for o in self._items.values()]
                 elif rv < self._compacted_rv:
-                    w._close(WatchEvent(ERROR, expired_error(
-                        f"too old resource version: {rv} ({self._compacted_rv})").to_status()))
+                    w._close(
+                        WatchEvent(
+                            ERROR, expired_error(f"too old resource version: {rv} ({self._compacted_rv})").to_status()
+                        )
+                    )
                     return w
                 else:
                     initial = [ev for (erv, ev) in self._history if erv > rv]

@@ -62,11 +62,11 @@ from kubectl_informer.panes.explain.records import StoreRec
 from kubectl_informer.panes.indexes import IndexView
 from kubectl_informer.panes.state import Stretch
 
-PER_KEY = 16        # recent records kept per key
-MAX_KEYS = 5000     # keys remembered (the oldest forgotten first)
+PER_KEY = 16  # recent records kept per key
+MAX_KEYS = 5000  # keys remembered (the oldest forgotten first)
 MAX_RECORDS = 8192  # records kept in all, across keys (deleted keys' forgotten first)
-MARKS = 256         # RV marks, resync ticks and queue records kept
-RATE_WINDOW = 5.0   # seconds over which queue add and drain rates are taken
+MARKS = 256  # RV marks, resync ticks and queue records kept
+RATE_WINDOW = 5.0  # seconds over which queue add and drain rates are taken
 # The fields of a delta's event its record leaves out: the objects (local, never in JSON).
 _STORE_LOCAL = frozenset(STORE_ADD.local) | frozenset(STORE_UPDATE.local) | frozenset(STORE_DELETE.local)
 
@@ -136,40 +136,63 @@ class Facts:
         self.store = PerKey()
         self._pop: tuple = (None, None)
         self.queue_marks: deque[Rec] = deque(maxlen=MARKS)  # the items with a story (and see queue_records)
-        self._queue_last: tuple | None = None                # the newest plain get or done
+        self._queue_last: tuple | None = None  # the newest plain get or done
         self.queue_depth: deque[tuple[float, int]] = deque(maxlen=4 * MARKS)
         self.queue_adds: deque[float] = deque(maxlen=4096)
         self.queue_gets: deque[float] = deque(maxlen=4096)
         self.latencies: deque[float] = deque(maxlen=1024)
-        self._queued: dict[str, list] = {}       # key -> [adds, first add time, Batch of causes] while queued
+        self._queued: dict[str, list] = {}  # key -> [adds, first add time, Batch of causes] while queued
         self.drops: OrderedDict[str, Rec] = OrderedDict()  # owned key -> its newest owner.drop
         # key -> [adds while processing, worker, get time, waited, Batch of their causes]
         self._processing: dict[str, list] = {}
         self._last_store: StoreRec | None = None
-        self._last_end: Rec | None = None       # the last watch.end, or failed list.done
+        self._last_end: Rec | None = None  # the last watch.end, or failed list.done
         self._tick: Rec | None = None
         # The API server's side: what it did to our watch (410s, too large, re-inits) and its latest figures.
         self.server_marks: deque[Rec] = deque(maxlen=MARKS)
         self.server_now: Rec | None = None  # the newest server.window or server.metrics
-        self.consistent_lists = 0           # lists asked with RV "": consistent reads
+        self.consistent_lists = 0  # lists asked with RV "": consistent reads
         # --demo stale: stale-sync skips per key in a row (first time, count, last skip's fields), writes.
         self._skipping: dict[str, list] = {}
         self.stale_skips = self.creates = self.duplicates = 0
         self.version = 0
         self.indexes = IndexView()  # the indexes and their sizes: what an index costs (cache.index)
         self._handlers = {
-            INFORMER_START: self._informer_start, HANDLER_REGISTER: self._register, LIST_START: self._list_start,
-            LIST_DONE: self._list_done, RELIST: self._relist, WATCH_START: self._watch_start,
-            WATCH_END: self._watch_end, REFLECTOR_BACKOFF: self._mark, WATCH_BOOKMARK: self._mark,
-            RESYNC_TICK: self._resync_tick, FIFO_QUEUE: self._fifo_queue, FIFO_COALESCE: self._fifo_coalesce,
-            FIFO_SKIP: self._fifo_skip, FIFO_POP: self._fifo_pop, STORE_ADD: self._store, STORE_UPDATE: self._store,
-            STORE_DELETE: self._store, INFORMER_SYNCED: self._synced, HANDLER_ADD: self._handler,
-            HANDLER_UPDATE: self._handler, HANDLER_DELETE: self._handler, QUEUE_ADD: self._queue_add,
-            QUEUE_GET: self._queue_get, WORKER_START: self._worker_start, QUEUE_DONE: self._queue_done,
-            WORKER_DONE: self._worker_done, QUEUE_RATE_LIMITED: self._queue_mark, QUEUE_FORGET: self._queue_mark,
-            SERVER_WINDOW: self._server_now, SERVER_METRICS: self._server_now, SERVER_REINIT: self._server_mark,
+            INFORMER_START: self._informer_start,
+            HANDLER_REGISTER: self._register,
+            LIST_START: self._list_start,
+            LIST_DONE: self._list_done,
+            RELIST: self._relist,
+            WATCH_START: self._watch_start,
+            WATCH_END: self._watch_end,
+            REFLECTOR_BACKOFF: self._mark,
+            WATCH_BOOKMARK: self._mark,
+            RESYNC_TICK: self._resync_tick,
+            FIFO_QUEUE: self._fifo_queue,
+            FIFO_COALESCE: self._fifo_coalesce,
+            FIFO_SKIP: self._fifo_skip,
+            FIFO_POP: self._fifo_pop,
+            STORE_ADD: self._store,
+            STORE_UPDATE: self._store,
+            STORE_DELETE: self._store,
+            INFORMER_SYNCED: self._synced,
+            HANDLER_ADD: self._handler,
+            HANDLER_UPDATE: self._handler,
+            HANDLER_DELETE: self._handler,
+            QUEUE_ADD: self._queue_add,
+            QUEUE_GET: self._queue_get,
+            WORKER_START: self._worker_start,
+            QUEUE_DONE: self._queue_done,
+            WORKER_DONE: self._worker_done,
+            QUEUE_RATE_LIMITED: self._queue_mark,
+            QUEUE_FORGET: self._queue_mark,
+            SERVER_WINDOW: self._server_now,
+            SERVER_METRICS: self._server_now,
+            SERVER_REINIT: self._server_mark,
             SERVER_TOO_LARGE: self._server_mark,
-            OWNER_DROP: self._owner_drop, QUEUE_STALE_SKIP: self._stale_skip, CONTROLLER_WRITE: self._write,
+            OWNER_DROP: self._owner_drop,
+            QUEUE_STALE_SKIP: self._stale_skip,
+            CONTROLLER_WRITE: self._write,
         }
         self._handlers[INDEX_UPDATE] = self._index_update
         self.KINDS = frozenset(self._handlers)
@@ -305,8 +328,16 @@ class Facts:
         # A compact record (records.py), without the objects (the
         # informer's, or versions it let go): the texts quote the RVs and
         # the delta, never the objects.
-        rec = self._last_store = StoreRec(ev.seq, ev.time, kind, ev.key, ev.raw_fields, _STORE_LOCAL,
-                                          self.cache_count, popped if key == ev.key else None)
+        rec = self._last_store = StoreRec(
+            ev.seq,
+            ev.time,
+            kind,
+            ev.key,
+            ev.raw_fields,
+            _STORE_LOCAL,
+            self.cache_count,
+            popped if key == ev.key else None,
+        )
         store = self.store
         store.add(ev.key, rec)
         if kind == STORE_DELETE:
@@ -402,8 +433,9 @@ class Facts:
         if worked is None:
             worked = ev.time - got
         if adds:
-            self.queue_marks.append(self._rec(ev, adds=adds, worker=worker, depth=self.depth(), worked=worked,
-                                              causes=causes))
+            self.queue_marks.append(
+                self._rec(ev, adds=adds, worker=worker, depth=self.depth(), worked=worked, causes=causes)
+            )
         else:
             self._queue_last = (ev, waited, worker, worked, self.depth())
 
@@ -424,16 +456,19 @@ class Facts:
 
     def __repr__(self) -> str:
         """By value (tests compare states fed in chunks and one by one)."""
-        keyed = {k: [(r.seq, r.kind, r.listeners) for r in v]
-                 for k, v in self.store._rings.items()}
-        return repr({
-            "fifo": self.fifo, "check": self.check_period, "counts": (self.lists, self.watches, self.pops,
-                                                                     self.appended, self.cache_count),
-            "marks": [(r.seq, r.kind) for r in self.rv_marks],
-            "ticks": [(r.seq, r.extra.get("syncs"), r.extra.get("skipped")) for r in self.ticks],
-            "queue": [(r.seq, r.kind, r.key, r.extra.get("adds")) for r in self.queue_marks],
-            "registers": [r.seq for r in self.registers], "store": keyed,
-        })
+        keyed = {k: [(r.seq, r.kind, r.listeners) for r in v] for k, v in self.store._rings.items()}
+        return repr(
+            {
+                "fifo": self.fifo,
+                "check": self.check_period,
+                "counts": (self.lists, self.watches, self.pops, self.appended, self.cache_count),
+                "marks": [(r.seq, r.kind) for r in self.rv_marks],
+                "ticks": [(r.seq, r.extra.get("syncs"), r.extra.get("skipped")) for r in self.ticks],
+                "queue": [(r.seq, r.kind, r.key, r.extra.get("adds")) for r in self.queue_marks],
+                "registers": [r.seq for r in self.registers],
+                "store": keyed,
+            }
+        )
 
     # -- readers ------------------------------------------------------------------------------
     def queue_records(self) -> list[Rec]:
@@ -442,8 +477,11 @@ class Facts:
         last = self._queue_last
         if last is not None and (not out or last[0].seq > out[-1].seq):
             ev, waited, worker, worked, depth = last
-            out.append(self._rec(ev, adds=0 if ev.kind == QUEUE_DONE else 1, waited=waited, worker=worker,
-                                 worked=worked, depth=depth))
+            out.append(
+                self._rec(
+                    ev, adds=0 if ev.kind == QUEUE_DONE else 1, waited=waited, worker=worker, worked=worked, depth=depth
+                )
+            )
         return out
 
     def queue_rec(self, key: str) -> Rec | None:
@@ -456,15 +494,22 @@ class Facts:
             adds, worker, got, waited = p[:4]
             # Added again while held: Done will put it back (a done record tells that).
             kind = QUEUE_DONE if adds else QUEUE_GET
-            return Rec(0, got, kind, key, {}, {"adds": adds if adds else 1, "worker": worker, "waited": waited,
-                                                "depth": self.depth()})
+            return Rec(
+                0,
+                got,
+                kind,
+                key,
+                {},
+                {"adds": adds if adds else 1, "worker": worker, "waited": waited, "depth": self.depth()},
+            )
         q = self._queued.get(key)
         if q is not None:
             adds, first = q[:2]
             waited = None if now is None else max(now - first, 0.0)
             ahead = next(i for i, k in enumerate(self._queued) if k == key)  # queued in first-add order
-            return Rec(0, first, QUEUE_ADD, key, {}, {"adds": adds, "waited": waited, "depth": self.depth(),
-                                                      "ahead": ahead})
+            return Rec(
+                0, first, QUEUE_ADD, key, {}, {"adds": adds, "waited": waited, "depth": self.depth(), "ahead": ahead}
+            )
         return next((r for r in reversed(self.queue_records()) if r.key == key), None)
 
     def depth(self) -> int:

@@ -32,8 +32,22 @@ from kubectl_informer.panes.state import Stretch, floored_walk
 # story replayed, without records or causes); the rest are rare and recorded. A
 # FIFO add of a Sync is a resync tick's and is recorded.
 _QUEUE_HOT = frozenset((QUEUE_ADD, QUEUE_GET, QUEUE_DONE, WORKER_START, WORKER_DONE))
-TALLIED = frozenset((STORE_ADD, STORE_UPDATE, STORE_DELETE, HANDLER_ADD, HANDLER_UPDATE, HANDLER_DELETE,
-                     FIFO_QUEUE, FIFO_COALESCE, FIFO_POP)) | _QUEUE_HOT
+TALLIED = (
+    frozenset(
+        (
+            STORE_ADD,
+            STORE_UPDATE,
+            STORE_DELETE,
+            HANDLER_ADD,
+            HANDLER_UPDATE,
+            HANDLER_DELETE,
+            FIFO_QUEUE,
+            FIFO_COALESCE,
+            FIFO_POP,
+        )
+    )
+    | _QUEUE_HOT
+)
 # Kinds that read or set the cache count: a summary counts the deltas before each first.
 _COUNT_READERS = frozenset((INFORMER_SYNCED, RESYNC_TICK))
 _SYNC_ADDS = frozenset((FIFO_QUEUE, FIFO_COALESCE))

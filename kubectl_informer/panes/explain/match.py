@@ -61,6 +61,7 @@ def delta_runs(types) -> str:
     popped list said in a line however long it is."""
     return ", ".join(t if n == 1 else f"{t} ×{n}" for t, n in fifo.delta_runs(types))
 
+
 def _secs(v) -> str:
     return format_short(float(v)) if v is not None else "?"
 
@@ -72,6 +73,7 @@ def _names(listeners: list[str]) -> str:
 
 
 # -- subjects -----------------------------------------------------------------------------
+
 
 def marks_for(pane: str, facts: Facts) -> list[Rec]:
     """The records a cursorless pane shows, oldest first."""
@@ -86,8 +88,15 @@ def marks_for(pane: str, facts: Facts) -> list[Rec]:
     return []
 
 
-def subject_for(pane: str, facts: Facts, *, key: str | None = None, seq: int | None = None,
-                pending: list[str] | None = None, back: int = 0) -> Subject:
+def subject_for(
+    pane: str,
+    facts: Facts,
+    *,
+    key: str | None = None,
+    seq: int | None = None,
+    pending: list[str] | None = None,
+    back: int = 0,
+) -> Subject:
     """The subject of ``pane``: the delta ``seq`` of ``key`` (Deltas), a key
     (FIFO with its ``pending`` delta types, Inspector, Cache), or for a pane
     without a cursor its newest record, ``back`` records back."""
@@ -104,6 +113,7 @@ def subject_for(pane: str, facts: Facts, *, key: str | None = None, seq: int | N
 
 
 # -- explanations -------------------------------------------------------------------------
+
 
 def explain(subject: Subject, facts: Facts) -> list[Explanation]:
     """The texts for ``subject``, the main one first (empty: nothing to say)."""
@@ -156,23 +166,45 @@ def _indexes(facts: Facts) -> list[Explanation]:
     figures = []
     for name in names:
         if name == "namespace" and name not in view.of_key:  # untraced: its value is each key's namespace
-            figures.append(f"namespace ({view.sources.get(name) or 'MetaNamespaceIndexFunc'}): "
-                           f"{facts.cache_count} keys, each under its namespace")
+            figures.append(
+                f"namespace ({view.sources.get(name) or 'MetaNamespaceIndexFunc'}): "
+                f"{facts.cache_count} keys, each under its namespace"
+            )
             continue
         f = view.figures(name)
         top = f" (most: {f['top_keys']} under {f['top_value']!r})" if f["values"] else ""
-        figures.append(f"{name} ({f['source'] or 'IndexFunc'}): {f['values']} value{'' if f['values'] == 1 else 's'}, "
-                       f"{f['keys']} keys, "
-                       f"{f['per_value']:.1f} keys per value{top}")
+        figures.append(
+            f"{name} ({f['source'] or 'IndexFunc'}): {f['values']} value{'' if f['values'] == 1 else 's'}, "
+            f"{f['keys']} keys, "
+            f"{f['per_value']:.1f} keys per value{top}"
+        )
     n = len(names)
-    return [("cache.index", {"n": n, "names": ", ".join(names), "figures": "; ".join(figures),
-                             "per_update": 2 * n, "per_add": n, "changes": view.changes, "count": facts.cache_count})]
+    return [
+        (
+            "cache.index",
+            {
+                "n": n,
+                "names": ", ".join(names),
+                "figures": "; ".join(figures),
+                "per_update": 2 * n,
+                "per_add": n,
+                "changes": view.changes,
+                "count": facts.cache_count,
+            },
+        )
+    ]
 
 
 def _delta(rec: Rec, facts: Facts) -> list[Explanation]:
     f, x = rec.fields, rec.extra
-    v = {"key": rec.key, "rv": f.get("resource_version", ""), "old_rv": f.get("old_resource_version", ""),
-         "delta": f.get("delta", ""), "listeners": _names(x.get("listeners", [])), "count": x.get("count", 0)}
+    v = {
+        "key": rec.key,
+        "rv": f.get("resource_version", ""),
+        "old_rv": f.get("old_resource_version", ""),
+        "delta": f.get("delta", ""),
+        "listeners": _names(x.get("listeners", [])),
+        "count": x.get("count", 0),
+    }
     relist = facts.relist_before(rec.seq)
     listed = facts.list_before(rec.seq)
     if listed is None and rec.fields.get("is_in_initial_list"):
@@ -199,8 +231,11 @@ def _delta_main(rec: Rec, v: dict, facts: Facts, listed: Rec | None) -> Explanat
     if rec.kind == STORE_ADD:
         if f.get("is_in_initial_list"):
             if listed is not None:
-                v.update(items=listed.fields.get("items", 0), took=_secs(listed.fields.get("duration")),
-                         source="WatchList stream" if listed.fields.get("watch_list") else "paged LIST")
+                v.update(
+                    items=listed.fields.get("items", 0),
+                    took=_secs(listed.fields.get("duration")),
+                    source="WatchList stream" if listed.fields.get("watch_list") else "paged LIST",
+                )
             return "delta.initial_list", v
         return ("delta.relist_add" if delta in ("Replaced", "ReplacedAll") else "delta.watch_add"), v
     if delta == "Sync":
@@ -215,8 +250,12 @@ def _delta_main(rec: Rec, v: dict, facts: Facts, listed: Rec | None) -> Explanat
 
 def _relist_words(rec: Rec) -> str:
     reason = rec.fields.get("reason", "")
-    return {"expired": "410 Expired", "too_large": "RV too large", "watch_closed": "a very short watch",
-            "error": "after an error"}.get(reason, reason)
+    return {
+        "expired": "410 Expired",
+        "too_large": "RV too large",
+        "watch_closed": "a very short watch",
+        "error": "after an error",
+    }.get(reason, reason)
 
 
 def _fifo(subject: Subject, facts: Facts) -> list[Explanation]:
@@ -234,14 +273,20 @@ def _rv(rec: Rec, facts: Facts) -> Explanation | None:
         relist = facts.relist_before(rec.seq)
         if not rec.extra.get("first") and relist is not None:
             return _rv(relist, facts)  # a relist's list: why it relisted is the story
-        v = {"items": f.get("items", 0), "rv": f.get("resource_version", ""), "took": _secs(f.get("duration")),
-             "asked": rec.extra.get("asked", "")}
+        v = {
+            "items": f.get("items", 0),
+            "rv": f.get("resource_version", ""),
+            "took": _secs(f.get("duration")),
+            "asked": rec.extra.get("asked", ""),
+        }
         return ("rv.watch_list" if f.get("watch_list") else "rv.initial_list"), v
     if kind == RELIST:
         end = rec.extra.get("last_end")
-        v = {"relists": sum(1 for r in facts.relists if r.seq <= rec.seq),
-             "rv": (end.fields.get("resource_version", "") if end is not None else "") or "?",
-             "error": _ended(end)}
+        v = {
+            "relists": sum(1 for r in facts.relists if r.seq <= rec.seq),
+            "rv": (end.fields.get("resource_version", "") if end is not None else "") or "?",
+            "error": _ended(end),
+        }
         reason = f.get("reason")
         if reason in ("expired", "too_large"):
             return "rv.relist_expired", v
@@ -249,11 +294,18 @@ def _rv(rec: Rec, facts: Facts) -> Explanation | None:
         return ("rv.relist_error", v) if reason in ("error", "watch_closed") else None
     if kind == REFLECTOR_BACKOFF:
         after = facts.next_watch_after(rec.seq)
-        outcome = (f"It recovered: a watch opened {_secs(after.time - rec.time)} later." if after is not None
-                   else "No watch has opened since: still retrying.")
+        outcome = (
+            f"It recovered: a watch opened {_secs(after.time - rec.time)} later."
+            if after is not None
+            else "No watch has opened since: still retrying."
+        )
         error = f.get("error") or _ended(rec.extra.get("last_end"))
-        return "rv.backoff", {"delay": _secs(f.get("delay")), "error": error, "outcome": outcome,
-                              "reset": _backoff_reset(facts.profile)}
+        return "rv.backoff", {
+            "delay": _secs(f.get("delay")),
+            "error": error,
+            "outcome": outcome,
+            "reset": _backoff_reset(facts.profile),
+        }
     if kind == WATCH_BOOKMARK:
         return "rv.bookmark", {"rv": f.get("resource_version", "")}
     if kind == WATCH_END and f.get("expired"):
@@ -266,8 +318,7 @@ def _rv(rec: Rec, facts: Facts) -> Explanation | None:
 def _backoff_reset(client_go: str) -> str:
     """When the run's reflector back-off starts over (cache/reflector.py)."""
     if backoff_delay_with_reset(client_go):
-        return ("2 minutes after it last started over, failures or not (client-go 1.36's "
-                "Backoff.DelayWithReset)")
+        return "2 minutes after it last started over, failures or not (client-go 1.36's Backoff.DelayWithReset)"
     return "after 2 minutes without one (wait.NewExponentialBackoffManager)"
 
 
@@ -293,14 +344,33 @@ def _resync(rec: Rec | None, facts: Facts) -> list[Explanation]:
     out: list[Explanation] = []
     if rec is not None and rec.kind == "resync.tick":
         f, x = rec.fields, rec.extra
-        out.append(("resync.tick", {"check": _secs(f.get("check_period")), "due": _names(f.get("due") or []),
-                                    "syncs": x.get("syncs", 0), "skipped": x.get("skipped", 0),
-                                    "items": x.get("items", 0), "lists": x.get("lists", 0)}))
+        out.append(
+            (
+                "resync.tick",
+                {
+                    "check": _secs(f.get("check_period")),
+                    "due": _names(f.get("due") or []),
+                    "syncs": x.get("syncs", 0),
+                    "skipped": x.get("skipped", 0),
+                    "items": x.get("items", 0),
+                    "lists": x.get("lists", 0),
+                },
+            )
+        )
     for reg in facts.registers:
         if _raised(reg):
             f = reg.fields
-            out.append(("resync.raised", {"requested": _secs(f["requested"]), "check": _secs(f["check_period"]),
-                                          "effective": _secs(f["effective"]), "listener": f.get("listener", "?")}))
+            out.append(
+                (
+                    "resync.raised",
+                    {
+                        "requested": _secs(f["requested"]),
+                        "check": _secs(f["check_period"]),
+                        "effective": _secs(f["effective"]),
+                        "listener": f.get("listener", "?"),
+                    },
+                )
+            )
     if not out and facts.check_period == 0:
         out.append(("resync.off", {}))
     return out
@@ -320,16 +390,31 @@ def _staleness(rec: Rec, facts: Facts) -> Explanation | None:
     """kube-controller-manager 1.36's read-your-own-writes, as this run did it."""
     f, x = rec.fields, rec.extra
     if rec.kind == QUEUE_STALE_SKIP:
-        return "queue.stale_skip", {"key": rec.key, "resource": _gr(f), "expected": f.get("expected", "?"),
-                                    "actual": f.get("actual", "?"), "in_a_row": x.get("in_a_row", 1),
-                                    "skips": f.get("skips", facts.stale_skips)}
+        return "queue.stale_skip", {
+            "key": rec.key,
+            "resource": _gr(f),
+            "expected": f.get("expected", "?"),
+            "actual": f.get("actual", "?"),
+            "in_a_row": x.get("in_a_row", 1),
+            "skips": f.get("skips", facts.stale_skips),
+        }
     if rec.kind == CONTROLLER_WRITE:
-        return "queue.stale_duplicate", {"key": rec.key, "name": f.get("name", "?"), "rv": f.get("resource_version"),
-                                         "duplicates": x.get("duplicates", 1), "creates": x.get("creates", 1)}
+        return "queue.stale_duplicate", {
+            "key": rec.key,
+            "name": f.get("name", "?"),
+            "rv": f.get("resource_version"),
+            "duplicates": x.get("duplicates", 1),
+            "creates": x.get("creates", 1),
+        }
     if "caught_up" in x:
         skip = x.get("skip") or {}
-        return "queue.caught_up", {"key": rec.key, "skips": x["caught_up"], "took": _secs(x.get("took")),
-                                   "resource": _gr(skip), "expected": skip.get("expected", "?")}
+        return "queue.caught_up", {
+            "key": rec.key,
+            "skips": x["caught_up"],
+            "took": _secs(x.get("took")),
+            "resource": _gr(skip),
+            "expected": skip.get("expected", "?"),
+        }
     return None
 
 
@@ -351,20 +436,34 @@ def _queue_main(rec: Rec, facts: Facts) -> Explanation:
     if rec.kind == QUEUE_GET and x.get("adds", 1) > 1:
         return "queue.dedup", {**v, "adds": x["adds"], "waited": _secs(x.get("waited"))}
     if rec.kind == QUEUE_ADD:
-        return "queue.queued", {**v, "adds": x.get("adds", 1), "waited": _secs(x.get("waited")),
-                                "ahead": x.get("ahead", 0)}
+        return "queue.queued", {
+            **v,
+            "adds": x.get("adds", 1),
+            "waited": _secs(x.get("waited")),
+            "ahead": x.get("ahead", 0),
+        }
     if rec.kind == QUEUE_DONE and x.get("adds", 0) > 0:
         return "queue.dirty_while_processing", {**v, "adds": x["adds"], "worker": _worker(x)}
     if rec.kind == QUEUE_DONE:
-        return "queue.processed", {**v, "worker": _worker(x), "worked": _secs(x.get("worked")),
-                                   "waited": _secs(x.get("waited"))}
+        return "queue.processed", {
+            **v,
+            "worker": _worker(x),
+            "worked": _secs(x.get("worked")),
+            "waited": _secs(x.get("waited")),
+        }
     return "queue.processing", {**v, "worker": _worker(x), "waited": _secs(x.get("waited"))}
 
 
 # owner.drop's reason -> its text.
-DROP_TEXTS = {"no_controller": "owner.orphan", "uid_mismatch": "owner.uid_mismatch",
-              "owner_not_cached": "owner.not_cached", "not_queue_kind": "owner.other_kind",
-              "not_recreate": "owner.pod_delete", "pods_remain": "owner.pod_delete", "resync": "owner.resync"}
+DROP_TEXTS = {
+    "no_controller": "owner.orphan",
+    "uid_mismatch": "owner.uid_mismatch",
+    "owner_not_cached": "owner.not_cached",
+    "not_queue_kind": "owner.other_kind",
+    "not_recreate": "owner.pod_delete",
+    "pods_remain": "owner.pod_delete",
+    "resync": "owner.resync",
+}
 POD_DELETE_WHY = {"not_recreate": "its strategy is not Recreate", "pods_remain": "some of its pods remain"}
 
 
@@ -377,9 +476,13 @@ def _drop(rec: Rec) -> Explanation | None:
         return None
     owner = str(f.get("owner") or "")
     return text, {
-        "key": rec.key, "event": f.get("event", ""), "informer": f.get("informer", ""),
-        "owner": owner or "no owner", "owner_kind": link_kind(owner) if owner else "owner",
-        "why": POD_DELETE_WHY.get(reason, "")}
+        "key": rec.key,
+        "event": f.get("event", ""),
+        "informer": f.get("informer", ""),
+        "owner": owner or "no owner",
+        "owner_kind": link_kind(owner) if owner else "owner",
+        "why": POD_DELETE_WHY.get(reason, ""),
+    }
 
 
 def _newest_caused(facts: Facts, key: str) -> Rec | None:
@@ -389,10 +492,21 @@ def _newest_caused(facts: Facts, key: str) -> Rec | None:
 
 
 # The handler an add names (queue.add's via) -> the text that says its rules.
-VIA_TEXTS = {"EnqueueRequestForOwner": "owner.for_owner",
-             **{via: "owner.deployment_controller" for via in (
-                 "addDeployment", "updateDeployment", "deleteDeployment", "addReplicaSet", "updateReplicaSet",
-                 "deleteReplicaSet", "deletePod")}}
+VIA_TEXTS = {
+    "EnqueueRequestForOwner": "owner.for_owner",
+    **{
+        via: "owner.deployment_controller"
+        for via in (
+            "addDeployment",
+            "updateDeployment",
+            "deleteDeployment",
+            "addReplicaSet",
+            "updateReplicaSet",
+            "deleteReplicaSet",
+            "deletePod",
+        )
+    },
+}
 
 
 def _owner_causes(rec: Rec) -> list[Explanation]:
@@ -408,8 +522,18 @@ def _owner_causes(rec: Rec) -> list[Explanation]:
     via = batch.via.get(newest)
     out: list[Explanation] = []
     if via in VIA_TEXTS:  # a recording made before the handlers said which they are has none
-        out.append((VIA_TEXTS[via], {"key": rec.key, "chain": chain(rec.key, newest), "link": newest[-1],
-                                     "origin": link_kind(newest[-1]), "via": via}))
+        out.append(
+            (
+                VIA_TEXTS[via],
+                {
+                    "key": rec.key,
+                    "chain": chain(rec.key, newest),
+                    "link": newest[-1],
+                    "origin": link_kind(newest[-1]),
+                    "via": via,
+                },
+            )
+        )
     adds = rec.extra.get("adds", 1)
     if adds > 1:
         out.append(("owner.collapsed", {"key": rec.key, "adds": adds, "kinds": batch.kinds_text()}))
@@ -439,6 +563,7 @@ def backing_up(facts: Facts, now: float, window: float = 5.0) -> str | None:
 
 # -- the API server's side (Server pane) ---------------------------------------------------
 
+
 def _server(rec: Rec, facts: Facts) -> list[Explanation]:
     f, kind = rec.fields, rec.kind
     if kind == SERVER_WINDOW:
@@ -447,22 +572,38 @@ def _server(rec: Rec, facts: Facts) -> list[Explanation]:
         out = _consistent(facts, f)
         behind = f.get("rv_behind", f.get("lag"))
         if behind is not None:
-            rates = (f"Events reach the cache at {_per_s(f.get('events_received_per_s'))} and are dispatched to "
-                     f"watchers at {_per_s(f.get('events_dispatched_per_s'))}. ")
-            out.insert(0, ("server.rv_behind", {"resource": f.get("resource", ""), "cache_rv": f.get("cache_rv", ""),
-                                          "behind": f"{int(behind):,}", "rates": rates}))
+            rates = (
+                f"Events reach the cache at {_per_s(f.get('events_received_per_s'))} and are dispatched to "
+                f"watchers at {_per_s(f.get('events_dispatched_per_s'))}. "
+            )
+            out.insert(
+                0,
+                (
+                    "server.rv_behind",
+                    {
+                        "resource": f.get("resource", ""),
+                        "cache_rv": f.get("cache_rv", ""),
+                        "behind": f"{int(behind):,}",
+                        "rates": rates,
+                    },
+                ),
+            )
         return out
     if kind == SERVER_TOO_LARGE:
-        return [("server.too_large", {"requested": f.get("requested_rv") or "?",
-                                      "current": f.get("current_rv") or "?"})]
+        return [
+            ("server.too_large", {"requested": f.get("requested_rv") or "?", "current": f.get("current_rv") or "?"})
+        ]
     if kind == SERVER_REINIT:
         return [("server.reinit", {"resource": f.get("resource", ""), "initialisations": f.get("initialisations", 0)})]
     if kind == WATCH_END:
         w = rec.extra.get("window")
         wf = w.fields if w is not None and w.kind == SERVER_WINDOW else None
-        window = ("the API server's watch cache no longer held them" if wf is None else
-                  f"the API server's window for {wf.get('resource', '')} then held RV {wf.get('oldest_rv', '')} "
-                  f"to {wf.get('newest_rv', '')} ({wf.get('capacity', '')} events at most)")
+        window = (
+            "the API server's watch cache no longer held them"
+            if wf is None
+            else f"the API server's window for {wf.get('resource', '')} then held RV {wf.get('oldest_rv', '')} "
+            f"to {wf.get('newest_rv', '')} ({wf.get('capacity', '')} events at most)"
+        )
         return [("server.gone", {"rv": f.get("resource_version") or "?", "window": window})]
     return []
 
@@ -476,8 +617,17 @@ def _sim_rv_behind(f: dict) -> list[Explanation]:
     if behind <= 0:
         return []
     rates = f"Events enter the window at {float(f.get('turnover') or 0.0):.1f}/s. "
-    return [("server.rv_behind", {"resource": f.get("resource", ""), "cache_rv": f.get("newest_rv", ""),
-                            "behind": f"{behind:,}", "rates": rates})]
+    return [
+        (
+            "server.rv_behind",
+            {
+                "resource": f.get("resource", ""),
+                "cache_rv": f.get("newest_rv", ""),
+                "behind": f"{behind:,}",
+                "rates": rates,
+            },
+        )
+    ]
 
 
 def _per_s(v) -> str:
@@ -493,20 +643,31 @@ def _window_values(f: dict) -> dict:
         except ValueError:
             fell_out = False
         where = "it has fallen out: its next watch gets 410" if fell_out else "it is in the window"
-    return {"capacity": f.get("capacity", 0), "resource": f.get("resource", ""), "oldest": f.get("oldest_rv", ""),
-            "newest": f.get("newest_rv", ""), "events": f.get("events", 0),
-            "turnover": f"{float(f.get('turnover') or 0.0):.1f}", "ours": f.get("ours_rv") or "-", "left": where}
+    return {
+        "capacity": f.get("capacity", 0),
+        "resource": f.get("resource", ""),
+        "oldest": f.get("oldest_rv", ""),
+        "newest": f.get("newest_rv", ""),
+        "events": f.get("events", 0),
+        "turnover": f"{float(f.get('turnover') or 0.0):.1f}",
+        "ours": f.get("ours_rv") or "-",
+        "left": where,
+    }
 
 
 def _consistent(facts: Facts, metrics: dict | None) -> list[Explanation]:
     """The consistent-reads text, when this run made one or the server counts them."""
     if metrics is not None and metrics.get("consistent_reads_cache") is not None:
-        seen = (f"This API server has served {metrics['consistent_reads_cache']} from its cache; etcd answered "
-                f"{metrics.get('consistent_reads_fallback') or 0} after the cache did not catch up, and "
-                f"{metrics.get('consistent_reads_failed') or 0} failed.")
+        seen = (
+            f"This API server has served {metrics['consistent_reads_cache']} from its cache; etcd answered "
+            f"{metrics.get('consistent_reads_fallback') or 0} after the cache did not catch up, and "
+            f"{metrics.get('consistent_reads_failed') or 0} failed."
+        )
     elif facts.consistent_lists:
-        seen = (f"This run listed with RV \"\" {facts.consistent_lists} time(s); the simulator answers from its "
-                "store at its newest RV, as a cache that has caught up does.")
+        seen = (
+            f'This run listed with RV "" {facts.consistent_lists} time(s); the simulator answers from its '
+            "store at its newest RV, as a cache that has caught up does."
+        )
     else:
         return []
     return [("server.consistent_reads", {"seen": seen})]

@@ -49,11 +49,24 @@ class StoreRec:
     The fields every delta has are slots; any other (a tombstone, a
     recording's diff) goes to ``rest``, flattened (name, value, ...)."""
 
-    __slots__ = ("seq", "time", "kind", "key", "rv", "old_rv", "delta", "initial", "rest", "listeners", "count",
-                 "popped")
+    __slots__ = (
+        "seq",
+        "time",
+        "kind",
+        "key",
+        "rv",
+        "old_rv",
+        "delta",
+        "initial",
+        "rest",
+        "listeners",
+        "count",
+        "popped",
+    )
 
-    def __init__(self, seq: int, time: float, kind: str, key: str | None, fields: dict, local: frozenset,
-                 count: int, popped) -> None:
+    def __init__(
+        self, seq: int, time: float, kind: str, key: str | None, fields: dict, local: frozenset, count: int, popped
+    ) -> None:
         self.seq, self.time, self.kind, self.key = seq, time, kind, key
         get = fields.get
         self.rv, self.old_rv = get(_RV, _ABSENT), get(_OLD_RV, _ABSENT)
@@ -69,8 +82,11 @@ class StoreRec:
 
     @property
     def fields(self) -> dict[str, Any]:
-        out = {name: v for name, v in ((_DELTA, self.delta), (_INITIAL, self.initial), (_RV, self.rv),
-                                       (_OLD_RV, self.old_rv)) if v is not _ABSENT}
+        out = {
+            name: v
+            for name, v in ((_DELTA, self.delta), (_INITIAL, self.initial), (_RV, self.rv), (_OLD_RV, self.old_rv))
+            if v is not _ABSENT
+        }
         rest = self.rest
         if rest:
             out.update(zip(rest[::2], rest[1::2]))
@@ -79,8 +95,11 @@ class StoreRec:
     @property
     def extra(self) -> dict[str, Any]:
         popped = self.popped
-        return {"listeners": list(self.listeners), "count": self.count,
-                "popped": list(popped) if popped is not None else None}
+        return {
+            "listeners": list(self.listeners),
+            "count": self.count,
+            "popped": list(popped) if popped is not None else None,
+        }
 
     def __repr__(self) -> str:
         return f"StoreRec({self.seq}, {self.kind!r}, {self.key!r})"

@@ -44,8 +44,7 @@ def load_texts() -> dict[str, TextDef]:
             raise ValueError(f"explain text {entry.get('id', '?')!r} lacks {', '.join(sorted(missing))}")
         if entry["id"] in out:
             raise ValueError(f"explain text {entry['id']!r} is declared twice")
-        out[entry["id"]] = TextDef(entry["id"], entry["title"], entry["template"], entry["doc"],
-                                   entry.get("more", ""))
+        out[entry["id"]] = TextDef(entry["id"], entry["title"], entry["template"], entry["doc"], entry.get("more", ""))
     return out
 
 

@@ -2,17 +2,25 @@
 (see docs/experiments.md). ``catalog`` names them, ``control`` runs them."""
 
 from kubectl_informer.run.experiments.catalog import (
-           BY_KEY,
-           BY_NAME,
-           CATALOG,
-           Experiment,
+    BY_KEY,
+    BY_NAME,
+    CATALOG,
+    Experiment,
 )
 from kubectl_informer.run.experiments.control import (
-           ExperimentError,
-           Experiments,
-           parse_count,
-           parse_resync,
+    ExperimentError,
+    Experiments,
+    parse_count,
+    parse_resync,
 )
 
-__all__ = ["BY_KEY", "BY_NAME", "CATALOG", "Experiment", "ExperimentError", "Experiments", "parse_count",
-           "parse_resync"]
+__all__ = [
+    "BY_KEY",
+    "BY_NAME",
+    "CATALOG",
+    "Experiment",
+    "ExperimentError",
+    "Experiments",
+    "parse_count",
+    "parse_resync",
+]

@@ -64,8 +64,9 @@ class Experiments:
 
     def name_for(self, exp: Experiment) -> str:
         """A toggle's name now: its undo once it is in effect."""
-        if exp.toggle and ((exp.name == "pause-fifo" and self.fifo_paused())
-                           or (exp.name == "pause-workers" and self.workers_paused())):
+        if exp.toggle and (
+            (exp.name == "pause-fifo" and self.fifo_paused()) or (exp.name == "pause-workers" and self.workers_paused())
+        ):
             return exp.toggle
         return exp.name
 
@@ -170,8 +171,11 @@ class Experiments:
         return self._run._resource_name()
 
     def _expired_storm(self) -> str:
-        self._emit("expired-storm", f"the simulated server answers the next {STORM_WATCHES} watches with 410 Gone "
-                   "and ends the open ones", count=STORM_WATCHES)
+        self._emit(
+            "expired-storm",
+            f"the simulated server answers the next {STORM_WATCHES} watches with 410 Gone and ends the open ones",
+            count=STORM_WATCHES,
+        )
         ended = self._faults().expired_storm(self._resource(), STORM_WATCHES)
         return f"410 storm: {ended} watches ended, the next {STORM_WATCHES} answer 410: expect {STORM_WATCHES} relists"
 

@@ -41,8 +41,14 @@ def has_progress_deadline(d: dict) -> bool:
 def new_condition(type_: str, status: str, reason: str, message: str) -> dict:
     """NewDeploymentCondition: both times now."""
     now = now_rfc3339()
-    return {"type": type_, "status": status, "lastUpdateTime": now, "lastTransitionTime": now,
-            "reason": reason, "message": message}
+    return {
+        "type": type_,
+        "status": status,
+        "lastUpdateTime": now,
+        "lastTransitionTime": now,
+        "reason": reason,
+        "message": message,
+    }
 
 
 def get_condition(status: dict, type_: str) -> dict | None:
@@ -77,12 +83,14 @@ def calculate(d: dict, all_rs: list[dict | None], new: dict | None) -> dict:
     available = sum(_st(rs, "availableReplicas") for rs in rss)
     total = sum(r.desired_replicas(rs) for rs in rss)  # GetReplicaCountForReplicaSets: spec.replicas
     prev = d.get("status") or {}
-    status = {"observedGeneration": d["metadata"].get("generation", 0),
-              "replicas": sum(_st(rs, "replicas") for rs in rss),  # GetActualReplicaCountForReplicaSets
-              "updatedReplicas": _st(new, "replicas"),
-              "readyReplicas": sum(_st(rs, "readyReplicas") for rs in rss),
-              "availableReplicas": available,
-              "unavailableReplicas": max(0, total - available)}
+    status = {
+        "observedGeneration": d["metadata"].get("generation", 0),
+        "replicas": sum(_st(rs, "replicas") for rs in rss),  # GetActualReplicaCountForReplicaSets
+        "updatedReplicas": _st(new, "replicas"),
+        "readyReplicas": sum(_st(rs, "readyReplicas") for rs in rss),
+        "availableReplicas": available,
+        "unavailableReplicas": max(0, total - available),
+    }
     for k in ("observedGeneration",) + _COUNTS:
         if not status[k]:
             status.pop(k)  # omitempty
@@ -97,8 +105,10 @@ def calculate(d: dict, all_rs: list[dict | None], new: dict | None) -> dict:
     if available >= r.desired_replicas(d) - max_unavailable:
         set_condition(status, new_condition("Available", "True", MIN_AVAILABLE, "Deployment has minimum availability."))
     else:
-        set_condition(status, new_condition("Available", "False", MIN_UNAVAILABLE,
-                                            "Deployment does not have minimum availability."))
+        set_condition(
+            status,
+            new_condition("Available", "False", MIN_UNAVAILABLE, "Deployment does not have minimum availability."),
+        )
     return status
 
 
@@ -119,9 +129,12 @@ def _terminating(rss: list[dict]) -> int | None:
 def complete(d: dict, status: dict) -> bool:
     """DeploymentComplete: every replica updated and available, none old, the spec observed."""
     want = r.desired_replicas(d)
-    return (status.get("updatedReplicas", 0) == want and status.get("replicas", 0) == want
-            and status.get("availableReplicas", 0) == want
-            and status.get("observedGeneration", 0) >= d["metadata"].get("generation", 0))
+    return (
+        status.get("updatedReplicas", 0) == want
+        and status.get("replicas", 0) == want
+        and status.get("availableReplicas", 0) == want
+        and status.get("observedGeneration", 0) >= d["metadata"].get("generation", 0)
+    )
 
 
 def progressing(d: dict, status: dict) -> bool:
@@ -130,9 +143,12 @@ def progressing(d: dict, status: dict) -> bool:
     old = d.get("status") or {}
     old_old = old.get("replicas", 0) - old.get("updatedReplicas", 0)
     new_old = status.get("replicas", 0) - status.get("updatedReplicas", 0)
-    return (status.get("updatedReplicas", 0) > old.get("updatedReplicas", 0) or new_old < old_old
-            or status.get("readyReplicas", 0) > old.get("readyReplicas", 0)
-            or status.get("availableReplicas", 0) > old.get("availableReplicas", 0))
+    return (
+        status.get("updatedReplicas", 0) > old.get("updatedReplicas", 0)
+        or new_old < old_old
+        or status.get("readyReplicas", 0) > old.get("readyReplicas", 0)
+        or status.get("availableReplicas", 0) > old.get("availableReplicas", 0)
+    )
 
 
 def rollout_status(d: dict, all_rs: list[dict | None], new: dict | None) -> dict:
@@ -146,17 +162,26 @@ def rollout_status(d: dict, all_rs: list[dict | None], new: dict | None) -> dict
     if not deadline:
         remove_condition(status, "Progressing")
     cur = get_condition(d.get("status") or {}, "Progressing")
-    done = (status.get("replicas", 0) == status.get("updatedReplicas", 0) and cur is not None
-            and cur.get("reason") == NEW_RS_AVAILABLE)
+    done = (
+        status.get("replicas", 0) == status.get("updatedReplicas", 0)
+        and cur is not None
+        and cur.get("reason") == NEW_RS_AVAILABLE
+    )
     if deadline and not done:
         name = (new or {}).get("metadata", {}).get("name")
         if complete(d, status):
-            msg = f'ReplicaSet "{name}" has successfully progressed.' if new else \
-                f'Deployment "{d["metadata"]["name"]}" has successfully progressed.'
+            msg = (
+                f'ReplicaSet "{name}" has successfully progressed.'
+                if new
+                else f'Deployment "{d["metadata"]["name"]}" has successfully progressed.'
+            )
             set_condition(status, new_condition("Progressing", "True", NEW_RS_AVAILABLE, msg))
         elif progressing(d, status):
-            msg = f'ReplicaSet "{name}" is progressing.' if new else \
-                f'Deployment "{d["metadata"]["name"]}" is progressing.'
+            msg = (
+                f'ReplicaSet "{name}" is progressing.'
+                if new
+                else f'Deployment "{d["metadata"]["name"]}" is progressing.'
+            )
             cond = new_condition("Progressing", "True", RS_UPDATED, msg)
             if cur is not None:
                 if cur.get("status") == "True":

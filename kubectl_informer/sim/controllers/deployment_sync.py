@@ -130,9 +130,12 @@ def _scale_down_old(s: _Sync, new: dict, old: list[dict]) -> bool:
     each an update of its own on the ReplicaSet as last written."""
     _, unavailable = r.rolling_params(s.d)
     old = sorted(old, key=_created)
-    steps, scaled = r.old_scale_down_steps(r.desired_replicas(s.d), unavailable,
-                                           (_replicas(new), _st(new, "availableReplicas")),
-                                           [(_replicas(rs), _st(rs, "availableReplicas")) for rs in old])
+    steps, scaled = r.old_scale_down_steps(
+        r.desired_replicas(s.d),
+        unavailable,
+        (_replicas(new), _st(new, "availableReplicas")),
+        [(_replicas(rs), _st(rs, "availableReplicas")) for rs in old],
+    )
     for i, size in steps:
         old[i] = s.scale_rs(old[i], size)[1]
     return scaled
@@ -165,8 +168,9 @@ def _old_pods_running(s: _Sync, new: dict | None, old: list[dict]) -> bool:
     for rs in old:
         if new is not None and rs["metadata"]["uid"] == new["metadata"]["uid"]:
             continue
-        if any((p.get("status") or {}).get("phase") not in ("Failed", "Succeeded")
-               for p in owned_by(s.store, "pods", rs)):
+        if any(
+            (p.get("status") or {}).get("phase") not in ("Failed", "Succeeded") for p in owned_by(s.store, "pods", rs)
+        ):
             return True
     return False
 
@@ -185,8 +189,12 @@ def _cleanup(s: _Sync, old: list[dict]) -> None:
     alive.sort(key=lambda rs: rev.revision(rs) or 0)  # ReplicaSetsByRevision
     for rs in alive[:diff]:
         meta, st = rs["metadata"], rs.get("status") or {}
-        if (st.get("replicas") or _replicas(rs) or meta.get("generation", 0) > st.get("observedGeneration", 0)
-                or is_deleting(rs)):
+        if (
+            st.get("replicas")
+            or _replicas(rs)
+            or meta.get("generation", 0) > st.get("observedGeneration", 0)
+            or is_deleting(rs)
+        ):
             continue
         try:
             s.store.delete("replicasets", meta["namespace"], meta["name"])

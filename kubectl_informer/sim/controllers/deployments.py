@@ -29,7 +29,13 @@ from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.sim.controllers import deployment_status as ds
 from kubectl_informer.sim.controllers import revisions as rev
 from kubectl_informer.sim.controllers import rollout as r
-from kubectl_informer.sim.controllers.owners import controller_ref, get_or_none, is_deleting, new_controller_ref, owned_by
+from kubectl_informer.sim.controllers.owners import (
+    controller_ref,
+    get_or_none,
+    is_deleting,
+    new_controller_ref,
+    owned_by,
+)
 
 MANAGER = "kube-controller-manager"
 _NAME_MAX = 253  # validation.DNS1123SubdomainMaxLength
@@ -95,8 +101,10 @@ class _Sync:
         rev.set_replicas_annotations(rs, want, want + surge)
         rs = self._update_rs(rs)
         if size_moves:
-            self._event(f"Scaled {'up' if before < size else 'down'} replica set {rs['metadata']['name']} "
-                        f"from {before} to {size}")
+            self._event(
+                f"Scaled {'up' if before < size else 'down'} replica set {rs['metadata']['name']} "
+                f"from {before} to {size}"
+            )
         return size_moves, rs
 
     # ------------------------------------------------------------ the new ReplicaSet
@@ -124,8 +132,12 @@ class _Sync:
         needs = rev.set_deployment_revision(self.d, rs["metadata"]["annotations"].get(r.REVISION, ""))
         status = self.d.setdefault("status", {})
         if ds.has_progress_deadline(self.d) and ds.get_condition(status, "Progressing") is None:
-            ds.set_condition(status, ds.new_condition("Progressing", "True", ds.FOUND_NEW_RS,
-                                                      f'Found new replica set "{rs["metadata"]["name"]}"'))
+            ds.set_condition(
+                status,
+                ds.new_condition(
+                    "Progressing", "True", ds.FOUND_NEW_RS, f'Found new replica set "{rs["metadata"]["name"]}"'
+                ),
+            )
             needs = True
         if needs:
             self.update_status()
@@ -140,12 +152,23 @@ class _Sync:
         selector["matchLabels"] = {**(selector.get("matchLabels") or {}), r.HASH_LABEL: h}
         name = d["metadata"]["name"]
         if len(name) > _NAME_MAX - 1 - len(h):  # generateReplicaSetName
-            name = name[:_NAME_MAX - 1 - len(h)]
-        rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet",
-              "metadata": {"name": f"{name}-{h}", "namespace": d["metadata"]["namespace"],
-                           "labels": dict(tmpl["metadata"]["labels"]), "ownerReferences": [new_controller_ref(d)]},
-              "spec": {"replicas": 0, "minReadySeconds": spec.get("minReadySeconds", 0), "selector": selector,
-                       "template": tmpl}}
+            name = name[: _NAME_MAX - 1 - len(h)]
+        rs = {
+            "apiVersion": "apps/v1",
+            "kind": "ReplicaSet",
+            "metadata": {
+                "name": f"{name}-{h}",
+                "namespace": d["metadata"]["namespace"],
+                "labels": dict(tmpl["metadata"]["labels"]),
+                "ownerReferences": [new_controller_ref(d)],
+            },
+            "spec": {
+                "replicas": 0,
+                "minReadySeconds": spec.get("minReadySeconds", 0),
+                "selector": selector,
+                "template": tmpl,
+            },
+        }
         rs["spec"]["replicas"] = self._new_rs_new_replicas(old + [rs], rs)
         rev.set_new_rs_annotations(d, rs, new_revision, exists=False)
         return rs
@@ -171,8 +194,12 @@ class _Sync:
             self._event(f"Scaled up replica set {made['metadata']['name']} from 0 to {_replicas(rs)}")
         needs = rev.set_deployment_revision(self.d, str(new_revision))
         if not already and ds.has_progress_deadline(self.d):
-            ds.set_condition(self.d.setdefault("status", {}), ds.new_condition(
-                "Progressing", "True", ds.NEW_RS_CREATED, f'Created new replica set "{made["metadata"]["name"]}"'))
+            ds.set_condition(
+                self.d.setdefault("status", {}),
+                ds.new_condition(
+                    "Progressing", "True", ds.NEW_RS_CREATED, f'Created new replica set "{made["metadata"]["name"]}"'
+                ),
+            )
             needs = True
         if needs:
             self.update_status()
@@ -186,8 +213,11 @@ class _Sync:
         if there is None:
             raise err
         ref = controller_ref(there)
-        if ref is not None and ref.get("uid") == self.d["metadata"]["uid"] and r.templates_equal(
-                (there.get("spec") or {}).get("template"), (self.d.get("spec") or {}).get("template")):
+        if (
+            ref is not None
+            and ref.get("uid") == self.d["metadata"]["uid"]
+            and r.templates_equal((there.get("spec") or {}).get("template"), (self.d.get("spec") or {}).get("template"))
+        ):
             return there
         status = self.d.setdefault("status", {})
         status["collisionCount"] = int(status.get("collisionCount") or 0) + 1

@@ -76,8 +76,14 @@ def _owner(store, namespace: str, ref: dict) -> dict | None:
 def _delete(store, resource: str, obj: dict, policy: str) -> None:
     meta = obj["metadata"]
     try:
-        store.delete(resource, meta.get("namespace"), meta["name"], precondition_uid=meta["uid"],
-                     grace_period=None, propagation=policy)
+        store.delete(
+            resource,
+            meta.get("namespace"),
+            meta["name"],
+            precondition_uid=meta["uid"],
+            grace_period=None,
+            propagation=policy,
+        )
     except ApiError as e:
         if e.status not in (404, 409):  # gone, or replaced by a namesake: not ours to delete
             raise
@@ -132,8 +138,12 @@ def attempt_to_delete(store, resource: str, obj: dict) -> None:
         _delete(store, resource, obj, "Foreground")
         return
     finalizers = meta.get("finalizers") or []
-    _delete(store, resource, obj, "Orphan" if ORPHAN in finalizers else
-            "Foreground" if FOREGROUND in finalizers else "Background")
+    _delete(
+        store,
+        resource,
+        obj,
+        "Orphan" if ORPHAN in finalizers else "Foreground" if FOREGROUND in finalizers else "Background",
+    )
 
 
 def owner_gone(store, namespace: str, uid: str) -> None:
@@ -160,8 +170,11 @@ def owner_deleting(store, resource: str, namespace: str | None, name: str) -> bo
         attempt_to_delete(store, dep_resource, dep)
     # blockingDependents, after the references dropped just now.
     left = dependents(store, namespace, meta["uid"]) if namespace else []
-    if any(ref.get("uid") == meta["uid"] and ref.get("blockOwnerDeletion") is True
-           for _, dep in left for ref in dep["metadata"].get("ownerReferences") or []):
+    if any(
+        ref.get("uid") == meta["uid"] and ref.get("blockOwnerDeletion") is True
+        for _, dep in left
+        for ref in dep["metadata"].get("ownerReferences") or []
+    ):
         return True  # dependents' deletions bring us back
     return _remove_finalizer(store, resource, obj, FOREGROUND)
 

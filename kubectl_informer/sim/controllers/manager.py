@@ -28,8 +28,7 @@ RETRY_SECONDS = 0.05
 class ControllerManager:
     """Runs the simulated controllers against ``store`` (``start``/``stop``)."""
 
-    def __init__(self, store, clock: Clock | None = None, pod_start_seconds: float = 1.0,
-                 sync_seconds: float = 0.0):
+    def __init__(self, store, clock: Clock | None = None, pod_start_seconds: float = 1.0, sync_seconds: float = 0.0):
         self.store = store
         self.clock = clock or RealClock()
         self.pod_start_seconds = pod_start_seconds
@@ -54,7 +53,8 @@ class ControllerManager:
         try:
             store.resource("events")
             self.events: EventRecorder | None = EventRecorder(
-                store, clock=self.clock, correlated=frozenset({"deployment-controller", "replicaset-controller"}))
+                store, clock=self.clock, correlated=frozenset({"deployment-controller", "replicaset-controller"})
+            )
         except ApiError:
             self.events = None
 

@@ -22,8 +22,14 @@ def controller_ref(obj: dict) -> dict | None:
 def new_controller_ref(owner: dict) -> dict:
     """What a controller puts on what it creates: controller and blockOwnerDeletion true."""
     meta = owner["metadata"]
-    return {"apiVersion": owner["apiVersion"], "kind": owner["kind"], "name": meta["name"], "uid": meta["uid"],
-            "controller": True, "blockOwnerDeletion": True}
+    return {
+        "apiVersion": owner["apiVersion"],
+        "kind": owner["kind"],
+        "name": meta["name"],
+        "uid": meta["uid"],
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
 
 
 def owned_by(store, resource: str, owner: dict) -> list[dict]:
@@ -106,7 +112,9 @@ def owner_resource(owner: dict) -> str:
 
 def _adopt(store, resource: str, obj: dict, owner: dict) -> dict | None:
     obj = dict(obj, metadata=dict(obj["metadata"]))
-    obj["metadata"]["ownerReferences"] = list(obj["metadata"].get("ownerReferences") or []) + [new_controller_ref(owner)]
+    obj["metadata"]["ownerReferences"] = list(obj["metadata"].get("ownerReferences") or []) + [
+        new_controller_ref(owner)
+    ]
     try:
         return store.update(resource, obj, subresource="", manager="kube-controller-manager")
     except ApiError as e:

@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 
 DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"
 _PHASE_ORDINAL = {"Pending": 0, "Unknown": 1, "Running": 2}  # podPhaseToOrdinal; any other phase counts 0
-_INT32 = (-2**31, 2**31 - 1)
+_INT32 = (-(2**31), 2**31 - 1)
 
 
 def parse_time(ts: str | None) -> datetime | None:
@@ -32,14 +32,17 @@ def parse_time(ts: str | None) -> datetime | None:
 
 def is_ready(pod: dict) -> bool:
     """podutil.IsPodReady."""
-    return any(c.get("type") == "Ready" and c.get("status") == "True"
-               for c in (pod.get("status") or {}).get("conditions") or [])
+    return any(
+        c.get("type") == "Ready" and c.get("status") == "True"
+        for c in (pod.get("status") or {}).get("conditions") or []
+    )
 
 
 def is_active(pod: dict) -> bool:
     """controller.IsPodActive: not Succeeded or Failed, and not being deleted."""
-    return ((pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
-            and not (pod.get("metadata") or {}).get("deletionTimestamp"))
+    return (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed") and not (
+        pod.get("metadata") or {}
+    ).get("deletionTimestamp")
 
 
 def deletion_cost(pod: dict) -> int:
@@ -72,10 +75,17 @@ def max_restarts(pod: dict) -> tuple[int, int]:
     container, and of any init container that always restarts (a sidecar)."""
     status = pod.get("status") or {}
     regular = max([int(c.get("restartCount") or 0) for c in status.get("containerStatuses") or []], default=0)
-    sidecars = {c.get("name") for c in (pod.get("spec") or {}).get("initContainers") or []
-                if c.get("restartPolicy") == "Always"}
-    sidecar = max([int(c.get("restartCount") or 0) for c in status.get("initContainerStatuses") or []
-                   if c.get("name") in sidecars], default=0)
+    sidecars = {
+        c.get("name") for c in (pod.get("spec") or {}).get("initContainers") or [] if c.get("restartPolicy") == "Always"
+    }
+    sidecar = max(
+        [
+            int(c.get("restartCount") or 0)
+            for c in status.get("initContainerStatuses") or []
+            if c.get("name") in sidecars
+        ],
+        default=0,
+    )
     return regular, sidecar
 
 
@@ -88,9 +98,11 @@ def _after_or_zero(t1: datetime | None, t2: datetime | None) -> bool:
 
 def _log_rank_diff(t1: datetime, t2: datetime, now: datetime) -> int:
     """logarithmicRankDiff: compare floor(log2(age in nanoseconds)); a non-positive age ranks -1."""
+
     def rank(t: datetime) -> int:
         ns = round((now - t).total_seconds() * 1e9)
         return int(math.log2(ns)) if ns > 0 else -1
+
     return rank(t1) - rank(t2)
 
 
@@ -147,6 +159,7 @@ def sort_with_ranks(pods: list[dict], ranks: list[int], now: datetime | None = N
         if less(y[0], x[0], y[1], x[1], now):
             return 1
         return 0
+
     return [p for p, _ in sorted(pairs, key=functools.cmp_to_key(cmp))]
 
 

@@ -28,12 +28,25 @@ def _ip(name: str) -> str:
 def _scheduled_status(pod: dict) -> dict:
     now = now_rfc3339()
     containers = (pod.get("spec") or {}).get("containers") or [{}]
-    return {"phase": "Pending", "qosClass": "BestEffort", "hostIP": "172.18.0.2", "startTime": now,
-            "conditions": [{"type": "PodScheduled", "status": "True", "lastProbeTime": None,
-                            "lastTransitionTime": now}],
-            "containerStatuses": [{"name": c.get("name", ""), "image": c.get("image", ""), "imageID": "",
-                                   "ready": False, "restartCount": 0, "started": False,
-                                   "state": {"waiting": {"reason": "ContainerCreating"}}} for c in containers]}
+    return {
+        "phase": "Pending",
+        "qosClass": "BestEffort",
+        "hostIP": "172.18.0.2",
+        "startTime": now,
+        "conditions": [{"type": "PodScheduled", "status": "True", "lastProbeTime": None, "lastTransitionTime": now}],
+        "containerStatuses": [
+            {
+                "name": c.get("name", ""),
+                "image": c.get("image", ""),
+                "imageID": "",
+                "ready": False,
+                "restartCount": 0,
+                "started": False,
+                "state": {"waiting": {"reason": "ContainerCreating"}},
+            }
+            for c in containers
+        ],
+    }
 
 
 def advance(store, namespace: str, name: str, uid: str, start_seconds: float, events=None) -> float | None:
@@ -51,19 +64,27 @@ def advance(store, namespace: str, name: str, uid: str, start_seconds: float, ev
         pod["status"] = _scheduled_status(pod)
         store.update("pods", pod, subresource="status")
         if events is not None:
-            events.record(pod, "Normal", "Scheduled", f"Successfully assigned {namespace}/{name} to "
-                                                      f"{spec['nodeName']}", "default-scheduler")
+            events.record(
+                pod,
+                "Normal",
+                "Scheduled",
+                f"Successfully assigned {namespace}/{name} to {spec['nodeName']}",
+                "default-scheduler",
+            )
         return start_seconds
     if (pod.get("status") or {}).get("phase") == "Pending":
         containers = spec.get("containers") or [{}]
-        pod["status"] = pod_status("Running", _ip(name), app=containers[0].get("name", ""),
-                                   image=containers[0].get("image", ""))
+        pod["status"] = pod_status(
+            "Running", _ip(name), app=containers[0].get("name", ""), image=containers[0].get("image", "")
+        )
         pod["status"]["containerStatuses"] = [
             {**pod["status"]["containerStatuses"][0], "name": c.get("name", ""), "image": c.get("image", "")}
-            for c in containers]
+            for c in containers
+        ]
         store.update("pods", pod, subresource="status")  # the kubelet: containers started, probes pass
         if events is not None:
             for c in containers:
-                events.record(pod, "Normal", "Started", f"Started container {c.get('name', '')}", "kubelet",
-                              spec["nodeName"])
+                events.record(
+                    pod, "Normal", "Started", f"Started container {c.get('name', '')}", "kubelet", spec["nodeName"]
+                )
     return None

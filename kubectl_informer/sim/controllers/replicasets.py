@@ -47,12 +47,18 @@ def new_pod(rs: dict) -> dict:
     spec.setdefault("dnsPolicy", "ClusterFirst")
     spec.setdefault("schedulerName", "default-scheduler")
     for c in spec.get("containers") or []:
-        c.setdefault("imagePullPolicy", "Always" if c.get("image", "").endswith(":latest")
-                     or ":" not in c.get("image", "") else "IfNotPresent")
+        c.setdefault(
+            "imagePullPolicy",
+            "Always" if c.get("image", "").endswith(":latest") or ":" not in c.get("image", "") else "IfNotPresent",
+        )
         c.setdefault("terminationMessagePath", "/dev/termination-log")
         c.setdefault("terminationMessagePolicy", "File")
-    pod_meta = {"generateName": rs["metadata"]["name"] + "-", "namespace": rs["metadata"]["namespace"],
-                "labels": dict(meta.get("labels") or {}), "ownerReferences": [new_controller_ref(rs)]}
+    pod_meta = {
+        "generateName": rs["metadata"]["name"] + "-",
+        "namespace": rs["metadata"]["namespace"],
+        "labels": dict(meta.get("labels") or {}),
+        "ownerReferences": [new_controller_ref(rs)],
+    }
     if meta.get("annotations"):
         pod_meta["annotations"] = dict(meta["annotations"])
     return {"apiVersion": "v1", "kind": "Pod", "metadata": pod_meta, "spec": spec}
@@ -60,12 +66,15 @@ def new_pod(rs: dict) -> dict:
 
 def _terminating(pod: dict) -> bool:
     """IsPodTerminating: being deleted and not finished."""
-    return bool(pod["metadata"].get("deletionTimestamp")) and \
-        (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
+    return bool(pod["metadata"].get("deletionTimestamp")) and (pod.get("status") or {}).get("phase") not in (
+        "Succeeded",
+        "Failed",
+    )
 
 
-def sync(store, namespace: str, name: str, expectations: ControllerExpectations | None = None,
-         events=None) -> list[tuple[str, str, str]]:
+def sync(
+    store, namespace: str, name: str, expectations: ControllerExpectations | None = None, events=None
+) -> list[tuple[str, str, str]]:
     """syncReplicaSet. Returns the pods created (namespace, name, uid) so
     their start can be scheduled. ``events``: an EventRecorder for
     SuccessfulCreate/SuccessfulDelete, or None."""
@@ -91,16 +100,18 @@ def sync(store, namespace: str, name: str, expectations: ControllerExpectations 
     return created
 
 
-def _manage(store, rs: dict, key: str, active: list[dict], expectations: ControllerExpectations, events,
-            in_ns: list[dict]):
+def _manage(
+    store, rs: dict, key: str, active: list[dict], expectations: ControllerExpectations, events, in_ns: list[dict]
+):
     """manageReplicas: (pods created, the first error or None)."""
     diff = len(active) - desired_replicas(rs)
     if diff < 0:
         n = min(-diff, BURST)
         expectations.expect_creations(key, n)
         made: list[dict] = []
-        successes, err = slow_start_batch(n, SLOW_START_INITIAL_BATCH_SIZE,
-                                          lambda: made.append(_create_pod(store, rs, events)))
+        successes, err = slow_start_batch(
+            n, SLOW_START_INITIAL_BATCH_SIZE, lambda: made.append(_create_pod(store, rs, events))
+        )
         for _ in range(n - successes):  # the skipped ones will not be observed
             expectations.creation_observed(key)
         return [(m["metadata"]["namespace"], m["metadata"]["name"], m["metadata"]["uid"]) for m in made], err
@@ -138,11 +149,12 @@ def _related_pods(store, rs: dict, in_ns: list[dict]) -> list[dict]:
     ref = controller_ref(rs)
     if ref is None:
         return []
-    selectors = [((other.get("spec") or {}).get("selector") or {}).get("matchLabels") or {}
-                 for other in store.list("replicasets", rs["metadata"]["namespace"])
-                 if (controller_ref(other) or {}).get("uid") == ref.get("uid")]
-    return [p for p in in_ns if any(want.items() <= (p["metadata"].get("labels") or {}).items()
-                                    for want in selectors)]
+    selectors = [
+        ((other.get("spec") or {}).get("selector") or {}).get("matchLabels") or {}
+        for other in store.list("replicasets", rs["metadata"]["namespace"])
+        if (controller_ref(other) or {}).get("uid") == ref.get("uid")
+    ]
+    return [p for p in in_ns if any(want.items() <= (p["metadata"].get("labels") or {}).items() for want in selectors)]
 
 
 def _record(events, rs: dict, reason: str, message: str) -> None:
@@ -156,12 +168,18 @@ def _update_status(store, rs: dict, pods: list[dict], terminating: list[dict]) -
     labels = (((rs.get("spec") or {}).get("template") or {}).get("metadata") or {}).get("labels") or {}
     ready = sum(1 for p in pods if is_ready(p))
     status = dict(rs.get("status") or {})
-    status.update({
-        "replicas": len(pods),
-        "fullyLabeledReplicas": sum(1 for p in pods if labels.items() <= (p["metadata"].get("labels") or {}).items()),
-        "readyReplicas": ready, "availableReplicas": ready,  # minReadySeconds 0: ready is available
-        "terminatingReplicas": len(terminating),
-        "observedGeneration": rs["metadata"].get("generation", 1)})
+    status.update(
+        {
+            "replicas": len(pods),
+            "fullyLabeledReplicas": sum(
+                1 for p in pods if labels.items() <= (p["metadata"].get("labels") or {}).items()
+            ),
+            "readyReplicas": ready,
+            "availableReplicas": ready,  # minReadySeconds 0: ready is available
+            "terminatingReplicas": len(terminating),
+            "observedGeneration": rs["metadata"].get("generation", 1),
+        }
+    )
     for k in ("readyReplicas", "availableReplicas", "fullyLabeledReplicas"):
         if not status[k]:
             status.pop(k)  # omitempty, as the Go type writes it (terminatingReplicas is a pointer: 0 shown)
@@ -169,8 +187,9 @@ def _update_status(store, rs: dict, pods: list[dict], terminating: list[dict]) -
         return
     for retry in (False, True):  # statusUpdateRetries: once more on the ReplicaSet read again
         try:
-            store.update("replicasets", {**rs, "status": status}, subresource="status",
-                         manager="kube-controller-manager")
+            store.update(
+                "replicasets", {**rs, "status": status}, subresource="status", manager="kube-controller-manager"
+            )
             return
         except ApiError:
             if retry:

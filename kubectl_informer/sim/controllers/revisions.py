@@ -15,8 +15,16 @@ from kubectl_informer.sim.controllers import rollout as r
 REVISION_HISTORY = "deployment.kubernetes.io/revision-history"
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 # annotationsToSkip: never copied from the Deployment to a ReplicaSet (nor back by kubectl rollout undo).
-SKIPPED = frozenset({LAST_APPLIED, r.REVISION, REVISION_HISTORY, r.DESIRED_REPLICAS, r.MAX_REPLICAS,
-                     "deprecated.deployment.rollback.to"})
+SKIPPED = frozenset(
+    {
+        LAST_APPLIED,
+        r.REVISION,
+        REVISION_HISTORY,
+        r.DESIRED_REPLICAS,
+        r.MAX_REPLICAS,
+        "deprecated.deployment.rollback.to",
+    }
+)
 MAX_HISTORY_CHARS = 2000  # maxRevHistoryLengthInChars
 
 
@@ -56,8 +64,9 @@ def replicas_annotations_need_update(rs: dict, desired: int, max_replicas: int) 
     return ann.get(r.DESIRED_REPLICAS) != str(desired) or ann.get(r.MAX_REPLICAS) != str(max_replicas)
 
 
-def set_new_rs_annotations(d: dict, rs: dict, new_revision: int, exists: bool,
-                           limit_chars: int = MAX_HISTORY_CHARS) -> bool:
+def set_new_rs_annotations(
+    d: dict, rs: dict, new_revision: int, exists: bool, limit_chars: int = MAX_HISTORY_CHARS
+) -> bool:
     """SetNewReplicaSetAnnotations, on the new ReplicaSet ``rs``."""
     changed = False
     ann = _annotations(rs)

@@ -40,8 +40,11 @@ def scaled_value(value: int | str | None, total: int, round_up: bool) -> int:
 
 
 def _bad(value) -> ApiError:
-    return ApiError(422, "Invalid", f"invalid value for IntOrString: invalid value {value!r}: must be an "
-                                    "integer or percentage (e.g '5%')")
+    return ApiError(
+        422,
+        "Invalid",
+        f"invalid value for IntOrString: invalid value {value!r}: must be an integer or percentage (e.g '5%')",
+    )
 
 
 def resolve_fenceposts(max_surge, max_unavailable, desired: int) -> tuple[int, int]:
@@ -91,8 +94,9 @@ def reconcile_new_size(deployment_replicas: int, max_surge: int, all_rs_replicas
     return new_rs_new_replicas(deployment_replicas, max_surge, all_rs_replicas, new_rs_replicas)
 
 
-def old_scale_down_steps(deployment_replicas: int, max_unavailable: int, new_rs: tuple[int, int],
-                         old_rss: list[tuple[int, int]]) -> tuple[list[tuple[int, int]], bool]:
+def old_scale_down_steps(
+    deployment_replicas: int, max_unavailable: int, new_rs: tuple[int, int], old_rss: list[tuple[int, int]]
+) -> tuple[list[tuple[int, int]], bool]:
     """reconcileOldReplicaSets on (spec.replicas, availableReplicas) pairs of
     the active old ReplicaSets, oldest first, as the updates it makes, in
     order: (index, new size). First cleanupUnhealthyReplicas (unavailable
@@ -134,8 +138,9 @@ def old_scale_down_steps(deployment_replicas: int, max_unavailable: int, new_rs:
     return steps, cleaned + done > 0
 
 
-def old_sizes_after_scale_down(deployment_replicas: int, max_unavailable: int, new_rs: tuple[int, int],
-                               old_rss: list[tuple[int, int]]) -> list[int]:
+def old_sizes_after_scale_down(
+    deployment_replicas: int, max_unavailable: int, new_rs: tuple[int, int], old_rss: list[tuple[int, int]]
+) -> list[int]:
     """The old ReplicaSets' sizes once ``old_scale_down_steps`` are done."""
     sizes = [size for size, _ in old_rss]
     for i, size in old_scale_down_steps(deployment_replicas, max_unavailable, new_rs, old_rss)[0]:
@@ -143,8 +148,9 @@ def old_sizes_after_scale_down(deployment_replicas: int, max_unavailable: int, n
     return sizes
 
 
-def max_scaled_down(deployment_replicas: int, max_unavailable: int, all_rs_replicas: int,
-                    new_rs_replicas: int, new_rs_available: int) -> int:
+def max_scaled_down(
+    deployment_replicas: int, max_unavailable: int, all_rs_replicas: int, new_rs_replicas: int, new_rs_available: int
+) -> int:
     """reconcileOldReplicaSets' bound: how many old pods may go now, counting
     the new ReplicaSet's unavailable pods against the budget."""
     min_available = deployment_replicas - max_unavailable
@@ -169,8 +175,9 @@ def take_in_order(sizes: list[int], budget: int) -> list[int]:
     return out
 
 
-def proportions(sizes: list[int], max_replicas: list[int | None], deployment_replicas: int, max_surge: int,
-                status_replicas: int) -> list[int]:
+def proportions(
+    sizes: list[int], max_replicas: list[int | None], deployment_replicas: int, max_surge: int, status_replicas: int
+) -> list[int]:
     """Proportional scaling (sync.go scale) of several active ReplicaSets,
     given largest first (newer first among equals when growing, older first
     when shrinking): each gets its share of the change by the ratio of the
@@ -180,16 +187,26 @@ def proportions(sizes: list[int], max_replicas: list[int | None], deployment_rep
     to_add = allowed - sum(sizes)
     added, deltas = 0, []
     for size, annotated in zip(sizes, max_replicas):
-        deltas.append(_proportion(size, annotated, deployment_replicas + max_surge, deployment_replicas,
-                                  status_replicas, to_add, added))
+        deltas.append(
+            _proportion(
+                size, annotated, deployment_replicas + max_surge, deployment_replicas, status_replicas, to_add, added
+            )
+        )
         added += deltas[-1]
     if deltas and to_add - added:
         deltas[0] += to_add - added
     return [max(0, s + d) for s, d in zip(sizes, deltas)]
 
 
-def _proportion(size: int, annotated: int | None, new_total: int, deployment_replicas: int, status_replicas: int,
-                to_add: int, added: int) -> int:
+def _proportion(
+    size: int,
+    annotated: int | None,
+    new_total: int,
+    deployment_replicas: int,
+    status_replicas: int,
+    to_add: int,
+    added: int,
+) -> int:
     """GetProportion: this ReplicaSet's share, bounded by what is left to add."""
     if size == 0 or to_add == 0 or to_add == added:
         return 0
