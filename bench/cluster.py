@@ -157,7 +157,8 @@ def client(kind: str, kubeconfig: str, n: int) -> None:
     import threading
 
     if kind == "theirs":
-        from kubernetes import client as k8s, config
+        from kubernetes import client as k8s
+        from kubernetes import config
         from kubernetes.informer import SharedInformer
 
         api = config.new_client_from_config(config_file=kubeconfig)
@@ -167,12 +168,12 @@ def client(kind: str, kubeconfig: str, n: int) -> None:
         done = lambda: size() >= n  # noqa: E731
     else:
         from kubectl_informer.cache.shared_informer import ResourceEventHandlerFuncs
+        from kubectl_informer.core.profiles import resolve_profile
         from kubectl_informer.kube.config import load_kube
         from kubectl_informer.kube.discovery import resolve_resource
         from kubectl_informer.kube.listwatch import KubeListerWatcher
         from kubectl_informer.run.lifecycle import pin_to_one_cpu
         from kubectl_informer.run.pipeline import new_informer
-        from kubectl_informer.core.profiles import resolve_profile
 
         pin_to_one_cpu()  # as the CLI does before its threads start
         target = load_kube(kubeconfig=kubeconfig)

@@ -46,7 +46,6 @@ machine-readable summary.
 from __future__ import annotations
 
 import argparse
-from dataclasses import replace
 import json
 import os
 import resource
@@ -54,6 +53,7 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
@@ -263,10 +263,10 @@ def child_staleness_micro(n: int, reps: int) -> dict:
 def child_throughput(n: int, updates: int, tracer_mode: str, profile_name: str, staleness: str = "") -> dict:
     import gc
 
-    from kubectl_informer.run.sample_controller import SimulatedController
+    from kubectl_informer.core.trace import TraceBuffer, Tracer
     from kubectl_informer.run.lifecycle import ENGINE, tuned
     from kubectl_informer.run.pipeline import new_informer, resolve_profile
-    from kubectl_informer.core.trace import TraceBuffer, Tracer
+    from kubectl_informer.run.sample_controller import SimulatedController
 
     objects = [small_object(i) for i in range(n)]
     events, _ = build_events(objects, updates)
@@ -373,9 +373,9 @@ def child_rss(n: int, profile_name: str) -> dict:
     import orjson
 
     from kubectl_informer.cache.shared_informer import ResourceEventHandlerFuncs
+    from kubectl_informer.core.trace import Tracer
     from kubectl_informer.run.lifecycle import ENGINE, tuned
     from kubectl_informer.run.pipeline import new_informer, resolve_profile
-    from kubectl_informer.core.trace import Tracer
 
     tuned(ENGINE).__enter__()  # as the CLI runs without the UI
     body = orjson.dumps(

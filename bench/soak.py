@@ -45,10 +45,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kubectl_informer.cache.keys import meta_namespace_key_func  # noqa: E402
 from kubectl_informer.clock.testing import wait_for  # noqa: E402
+from kubectl_informer.core.trace import TraceBuffer, Tracer  # noqa: E402
 from kubectl_informer.run.config import RunConfig  # noqa: E402
 from kubectl_informer.run.runner import Run  # noqa: E402
 from kubectl_informer.sim.objects import make_pod  # noqa: E402
-from kubectl_informer.core.trace import TraceBuffer, Tracer  # noqa: E402
 from kubectl_informer.tui.app import InformerApp  # noqa: E402
 
 # BENCH_SMOKE=1: 1.5 s at a low rate, the same code path (the test suite runs it): the

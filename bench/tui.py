@@ -56,11 +56,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from textual import events  # noqa: E402
 
-from kubectl_informer.run.lifecycle import UI, tuned  # noqa: E402
+from kubectl_informer.core.run_info import RunInfo  # noqa: E402
 from kubectl_informer.core.trace import DerivedTraceEvent, TraceBuffer, TraceEvent  # noqa: E402
 from kubectl_informer.core.trace_kinds import KINDS  # noqa: E402
+from kubectl_informer.run.lifecycle import UI, tuned  # noqa: E402
 from kubectl_informer.tui.app import InformerApp  # noqa: E402
-from kubectl_informer.core.run_info import RunInfo  # noqa: E402
 
 KEYS = 5000
 BUFFER_HIGH = 20_000  # producer waits when this many events wait: always a backlog, never empty
@@ -151,7 +151,7 @@ class Collections:
         self.young_longest_cpu[gen] = max(self.young_longest_cpu[gen], cpu * 1000)
         self.young_longest[gen] = max(self.young_longest[gen], wall)
 
-    def __enter__(self) -> "Collections":
+    def __enter__(self) -> Collections:
         gc.callbacks.append(self._hook)
         return self
 

@@ -23,7 +23,6 @@ from .cache.test_reflector import RecordingStore, calls, runners, seeded  # noqa
 from .cache.test_shared_informer import Recorder, source, start  # noqa: F401 - fixture
 from .test_sample_controller import FakeInformer, Running, pod
 
-
 # --- Reflector ------------------------------------------------------------------
 
 

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kubectl_informer.panes.filters import KeyFilter, parse_filter
 from kubectl_informer.core.trace_kinds import DELTA_TYPES
+from kubectl_informer.panes.filters import KeyFilter, parse_filter
 
 KEYS = ["default/web-1", "default/web-2", "kube-system/coredns-0", "shop/cart-7", "node-a"]
 

@@ -11,8 +11,8 @@ import threading
 
 import pytest
 
-from kubectl_informer.run.lifecycle import ENGINE, PIN_ENV, UI, Tuning, on_sigterm, pin_to_one_cpu, running, tuned
 from kubectl_informer.run.config import RunConfig
+from kubectl_informer.run.lifecycle import ENGINE, PIN_ENV, UI, Tuning, on_sigterm, pin_to_one_cpu, running, tuned
 from kubectl_informer.run.runner import RunError
 
 

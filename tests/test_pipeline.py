@@ -2,8 +2,8 @@ import threading
 
 import pytest
 
-from kubectl_informer.cache.testing.fake_controller_source import FakeSource, make_object
 from kubectl_informer.cache.shared_informer import ResourceEventHandlerFuncs
+from kubectl_informer.cache.testing.fake_controller_source import FakeSource, make_object
 from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.run.pipeline import PROFILES, Profile, new_informer, resolve_profile
 

@@ -10,13 +10,13 @@ import click
 import pytest
 
 from kubectl_informer.clock.testing import wait_for
-from kubectl_informer.run.lifecycle import running
-from kubectl_informer.run.restart import restart_lock
 from kubectl_informer.core.profiles import PROFILES
 from kubectl_informer.core.scope import Scope
-from kubectl_informer.run.config import RunConfig
-from kubectl_informer.run.runner import RunError
 from kubectl_informer.core.trace_kinds import RUN_RESTART, STORE_ADD, STORE_UPDATE
+from kubectl_informer.run.config import RunConfig
+from kubectl_informer.run.lifecycle import running
+from kubectl_informer.run.restart import restart_lock
+from kubectl_informer.run.runner import RunError
 
 
 def _keys_after_restart(buffer, seen: list, kinds=(STORE_ADD, STORE_UPDATE)) -> set[str]:

@@ -270,8 +270,8 @@ def test_bad_settings_are_one_line_errors(informer, kwargs):
 def test_with_real_shared_informer_over_fake_source(clock, tracer):
     # The real pipeline: FakeSource -> Reflector -> FIFO -> Indexer ->
     # SharedIndexInformer handler -> RateLimitingQueue -> workers.
-    from kubectl_informer.cache.testing.fake_controller_source import FakeSource, make_object
     from kubectl_informer.cache.shared_informer import SharedIndexInformer
+    from kubectl_informer.cache.testing.fake_controller_source import FakeSource, make_object
 
     src = FakeSource(clock=clock)
     for i in range(20):

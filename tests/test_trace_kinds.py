@@ -7,9 +7,9 @@ import pathlib
 
 import pytest
 
+from kubectl_informer.clock.testing import FakeClock
 from kubectl_informer.core import trace_kinds
 from kubectl_informer.core.diff import diff_summary
-from kubectl_informer.clock.testing import FakeClock
 from kubectl_informer.core.trace import DerivedTraceEvent, TraceBuffer, TraceEvent, Tracer, read_trace
 from kubectl_informer.core.trace_kinds import KINDS, ContractError, Kind
 

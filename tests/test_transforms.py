@@ -3,7 +3,6 @@
 import orjson
 import pytest
 
-from kubectl_informer.sim.objects import make_pod
 from kubectl_informer.core.trace import TraceBuffer, Tracer
 from kubectl_informer.run.transforms import (
     MeasuredTransform,
@@ -14,6 +13,7 @@ from kubectl_informer.run.transforms import (
     redact_secret,
     strip_managed_fields,
 )
+from kubectl_informer.sim.objects import make_pod
 
 
 def apply(steps, obj):

@@ -19,7 +19,8 @@ The exporter is the process's informer metrics provider
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from prometheus_client import start_http_server
 from prometheus_client.core import (

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+
 from kubectl_informer.attach.counters import increase
 from kubectl_informer.attach.page import Histogram, Page
 from kubectl_informer.attach.quantile import bucket_delta, quantile_in_bucket

@@ -9,7 +9,7 @@ whose precision is the bucket layout's: client-go's buckets grow tenfold.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 
 def histogram_quantile(q: float, buckets: Sequence[tuple[float, float]]) -> float | None:

@@ -26,10 +26,11 @@ This module also defines the delta vocabulary RealFIFO uses.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from operator import itemgetter
-from typing import Any, Callable
+from typing import Any
 
 from kubectl_informer.cache.fifo_base import FIFOBase, FIFOClosedError  # noqa: F401 (FIFOClosedError re-exported)
 from kubectl_informer.cache.keys import (
@@ -96,7 +97,7 @@ class Delta(tuple):
 
     __slots__ = ()
 
-    def __new__(cls, type: DeltaType, object: Any) -> "Delta":  # noqa: A002 - client-go's field names
+    def __new__(cls, type: DeltaType, object: Any) -> Delta:  # noqa: A002 - client-go's field names
         return _tuple_new(cls, (type, object))
 
     type = property(itemgetter(0))

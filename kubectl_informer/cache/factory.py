@@ -20,7 +20,8 @@ With more than one informer (``several``), each one traces through an
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from kubectl_informer.cache.shared_informer import SharedIndexInformer
 from kubectl_informer.cache.store import NAMESPACE_INDEX, meta_namespace_index_func

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any, Callable, Sized
+from collections.abc import Callable, Sized
+from typing import Any
 
 from kubectl_informer.clock import Clock, RealClock
 from kubectl_informer.core.trace import NULL_TRACER, Tracer

@@ -71,7 +71,7 @@ class _Flag:
 
 
 _registry_lock = threading.Lock()
-_names: dict[str, "InformerName"] = {}
+_names: dict[str, InformerName] = {}
 
 
 class InformerName:
@@ -87,7 +87,7 @@ class InformerName:
     def name(self) -> str:
         return self._name
 
-    def with_resource(self, gvr: GroupVersionResource) -> "InformerNameAndResource":
+    def with_resource(self, gvr: GroupVersionResource) -> InformerNameAndResource:
         """The identity of this name's informer of ``gvr``: reserved for the
         first registration of ``gvr`` while the name is held, not for a duplicate."""
         with self._lock:

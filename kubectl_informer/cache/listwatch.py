@@ -9,8 +9,9 @@ errors are in ``kubectl_informer.core.apierrors``.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 ADDED = "ADDED"
 MODIFIED = "MODIFIED"

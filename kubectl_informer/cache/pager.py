@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import threading
 from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import replace
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from kubectl_informer.cache.listwatch import ListOptions
 from kubectl_informer.core.apierrors import is_expired

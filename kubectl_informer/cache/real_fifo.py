@@ -28,8 +28,9 @@ read when scraped) and the processing latency of each pop (real seconds, as
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from time import perf_counter
-from typing import Any, Callable
+from typing import Any
 
 from kubectl_informer.cache.delta_fifo import (
     ADDED,

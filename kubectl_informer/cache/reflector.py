@@ -16,7 +16,8 @@ from __future__ import annotations
 import random
 import re
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from kubectl_informer.cache.keys import deletion_handling_meta_namespace_key_func
 from kubectl_informer.cache.listwatch import (
@@ -145,7 +146,7 @@ class DelayWithReset(BackoffManager):
         return self._step()
 
 
-def _default_watch_error_handler(reflector: "Reflector", err: BaseException) -> None:
+def _default_watch_error_handler(reflector: Reflector, err: BaseException) -> None:
     # client-go logs here; our trace already carries the error.
     pass
 
@@ -163,7 +164,7 @@ class Reflector:
         *,
         clock: Clock | None = None,
         tracer: Tracer | None = None,
-        watch_error_handler: Callable[["Reflector", BaseException], None] | None = None,
+        watch_error_handler: Callable[[Reflector, BaseException], None] | None = None,
         min_watch_timeout: float = MIN_WATCH_TIMEOUT,
         rng: random.Random | None = None,
         delay_with_reset: bool = False,

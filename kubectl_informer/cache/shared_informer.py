@@ -24,7 +24,8 @@ hide the resync rules that tie them.
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from kubectl_informer.cache.delta_fifo import (
     ADDED,
@@ -39,6 +40,10 @@ from kubectl_informer.cache.delta_fifo import (
     DeltaType,
     FIFOClosedError,
 )
+from kubectl_informer.cache.informer_metrics import (
+    InformerMetricsProvider,
+    InformerNameAndResource,
+)
 from kubectl_informer.cache.keys import (
     DeletedFinalStateUnknown,
     deletion_handling_meta_namespace_key_func,
@@ -46,9 +51,21 @@ from kubectl_informer.cache.keys import (
 )
 from kubectl_informer.cache.real_fifo import RealFIFO
 from kubectl_informer.cache.reflector import Reflector
-from kubectl_informer.cache.informer_metrics import (
-    InformerMetricsProvider,
-    InformerNameAndResource,
+from kubectl_informer.cache.shared_processor import (  # noqa: F401 - the names client-go's file holds
+    _ADD,
+    _DELETE,
+    _HANDLER_EVENTS,
+    _UPDATE,
+    LANE_SAMPLE_EVERY,
+    MINIMUM_RESYNC_PERIOD,
+    SLOW_CALL,
+    SLOW_PENDING,
+    ProcessorListener,
+    ResourceEventHandler,
+    ResourceEventHandlerFuncs,
+    SharedProcessor,
+    determine_resync_period,
+    is_slow,
 )
 from kubectl_informer.cache.store import Indexer, rv_from_object
 from kubectl_informer.clock import Clock, RealClock
@@ -65,23 +82,6 @@ from kubectl_informer.core.trace_kinds import (
     STORE_ADD,
     STORE_DELETE,
     STORE_UPDATE,
-)
-
-from kubectl_informer.cache.shared_processor import (  # noqa: F401 - the names client-go's file holds
-    _ADD,
-    _DELETE,
-    _HANDLER_EVENTS,
-    _UPDATE,
-    LANE_SAMPLE_EVERY,
-    MINIMUM_RESYNC_PERIOD,
-    SLOW_CALL,
-    SLOW_PENDING,
-    ProcessorListener,
-    ResourceEventHandler,
-    ResourceEventHandlerFuncs,
-    SharedProcessor,
-    determine_resync_period,
-    is_slow,
 )
 
 # DeltaType -> its plain str (Enum.value is a slow descriptor on a hot path).

@@ -11,8 +11,9 @@ from __future__ import annotations
 import inspect
 import threading
 import time
+from collections.abc import Callable
 from queue import Empty, SimpleQueue
-from typing import Any, Callable
+from typing import Any
 
 from kubectl_informer.clock import Clock, RealClock
 from kubectl_informer.core.trace import NULL_TRACER, Tracer
@@ -320,7 +321,7 @@ class SharedProcessor:
             if self.started:
                 listener.start()
 
-    def remove_listener(self, listener: "ProcessorListener") -> None:
+    def remove_listener(self, listener: ProcessorListener) -> None:
         """client-go's removeListener: a listener this processor does not
         hold (removed already, another informer's) is no error."""
         with self._lock:

@@ -34,7 +34,8 @@ to the ``informer_store_resource_version`` gauge (``informer_metrics``).
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from kubectl_informer.cache.informer_metrics import (
     NOOP_METRIC,

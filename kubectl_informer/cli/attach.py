@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from kubectl_informer.attach.informers import STORE_RV
 from kubectl_informer.attach.model import AttachModel

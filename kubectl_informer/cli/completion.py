@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import click
 

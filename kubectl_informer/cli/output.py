@@ -8,14 +8,14 @@ which ends the run quietly.
 
 from __future__ import annotations
 
-from typing import IO, Iterable
-
-from kubectl_informer.run.errors import RunError
+from collections.abc import Iterable
+from typing import IO
 
 from kubectl_informer.core.durations import format_short
 from kubectl_informer.core.printable import json_escaped, printable
 from kubectl_informer.core.trace import TraceEvent, informer_of
 from kubectl_informer.core.trace_kinds import (
+    CONTROLLER_WRITE,
     INFORMER_SYNCED,
     OWNER_DROP,
     QUEUE_ADD,
@@ -23,7 +23,6 @@ from kubectl_informer.core.trace_kinds import (
     QUEUE_DROPPED,
     QUEUE_RATE_LIMITED,
     QUEUE_STALE_SKIP,
-    CONTROLLER_WRITE,
     REFLECTOR_BACKOFF,
     RELIST,
     REQUEST_RETRY,
@@ -34,6 +33,7 @@ from kubectl_informer.core.trace_kinds import (
     WATCH_END,
     WORKER_DONE,
 )
+from kubectl_informer.run.errors import RunError
 
 OUTPUTS = ("tui", "json", "text")
 

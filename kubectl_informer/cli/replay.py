@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 from kubectl_informer.cli.output import make_renderer, stdout
 from kubectl_informer.core.printable import printable

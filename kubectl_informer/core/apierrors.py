@@ -31,7 +31,7 @@ class ApiError(Exception):
     @classmethod
     def from_status(
         cls, status: Any, retry_after: float | None = None, code: int = 500, what: str = "the error"
-    ) -> "ApiError":
+    ) -> ApiError:
         """The error a Status says (apimachinery's ``FromObject``); ``code``
         when it names none. A Status whose fields have the wrong types (a
         code that is no number, details that are no object, not an object at

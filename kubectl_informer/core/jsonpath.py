@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 # The index name: what --index NAME= and ByIndex name; a word kubectl-style
 # (letters, digits, - _ .), starting with a letter.

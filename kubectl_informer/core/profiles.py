@@ -19,7 +19,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-
 NO_KNOWN_OBJECTS = "DeltaFIFO (no known objects)"
 
 
@@ -57,7 +56,7 @@ class Profile:
                 "RealFIFO (whose known objects its profile fixes); add --fifo delta"
             )
 
-    def with_fifo(self, fifo: str) -> "Profile":
+    def with_fifo(self, fifo: str) -> Profile:
         """``--fifo`` / ``:fifo``: atomic events exist only in RealFIFO, so
         asking for DeltaFIFO drops them, and the RealFIFO is the version's
         (atomic from 1.36 on) whatever FIFO ran before."""
@@ -71,11 +70,11 @@ class Profile:
             known_objects=self.known_objects or f != "delta",
         )
 
-    def with_watch_list(self, watch_list: bool) -> "Profile":
+    def with_watch_list(self, watch_list: bool) -> Profile:
         """``--watch-list`` / ``:watchlist``."""
         return replace(self, watch_list=bool(watch_list))
 
-    def with_known_objects(self, known_objects: bool) -> "Profile":
+    def with_known_objects(self, known_objects: bool) -> Profile:
         """``--fifo-known-objects`` / ``--no-fifo-known-objects``."""
         return replace(self, known_objects=bool(known_objects))
 

@@ -26,7 +26,7 @@ class RedactedValue(str):
 
     digest: bytes
 
-    def __new__(cls, text: str, digest: bytes) -> "RedactedValue":
+    def __new__(cls, text: str, digest: bytes) -> RedactedValue:
         s = super().__new__(cls, text)
         s.digest = digest
         return s
@@ -45,7 +45,7 @@ class RedactedValue(str):
     def __reduce__(self):
         return RedactedValue, (str(self), self.digest)
 
-    def __deepcopy__(self, memo: dict) -> "RedactedValue":
+    def __deepcopy__(self, memo: dict) -> RedactedValue:
         return self  # immutable, as a str is
 
 

@@ -33,7 +33,7 @@ class Scope:
         if self.namespace and self.all_namespaces:
             raise ValueError("a namespace and all namespaces cannot be asked together")
 
-    def resolve(self, namespaced: bool, context_namespace: str | None = None) -> "Scope":
+    def resolve(self, namespaced: bool, context_namespace: str | None = None) -> Scope:
         """The scope a list and watch run in, for a resource that is (or is not)
         ``namespaced``: its ``namespace`` is the one watched, None for all
         namespaces or a cluster-scoped resource. Resolving a resolved scope
@@ -46,6 +46,6 @@ class Scope:
             return Scope(None, True)
         return Scope(self.namespace or context_namespace or DEFAULT_NAMESPACE)
 
-    def carried_over(self) -> "Scope":
+    def carried_over(self) -> Scope:
         """This scope for the next resource of a ``:`` switch that names none."""
         return Scope(self.namespace, self.all_namespaces, inherited=True)

@@ -9,7 +9,7 @@ Label selectors: ``a=b``, ``a==b``, ``a!=b``, ``a in (x,y)``, ``a notin (x)``,
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.core.names import split_term, split_terms, unescape_field_value

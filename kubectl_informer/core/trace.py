@@ -16,9 +16,10 @@ import os
 import threading
 import time
 from collections import deque
+from collections.abc import Callable, Iterable
 from itertools import repeat
 from operator import call, itemgetter
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import orjson
 
@@ -45,7 +46,7 @@ class TraceEvent(tuple):
 
     __slots__ = ()
 
-    def __new__(cls, seq: int, time: float, kind: str, key: str | None, fields: dict[str, Any]) -> "TraceEvent":
+    def __new__(cls, seq: int, time: float, kind: str, key: str | None, fields: dict[str, Any]) -> TraceEvent:
         return _tuple_new(cls, (seq, time, kind, key, fields))
 
     seq = property(itemgetter(0))
@@ -89,7 +90,7 @@ class TraceEvent(tuple):
             out.pop(name, None)
         return out
 
-    def released(self) -> "TraceEvent":
+    def released(self) -> TraceEvent:
         """This event holding no objects: itself if it holds none, else a
         plain ``TraceEvent`` whose derived fields were computed now, while
         the objects are at hand."""
@@ -98,7 +99,7 @@ class TraceEvent(tuple):
             return self
         return TraceEvent(self[0], self[1], self[2], self[3], self.fields_without_locals())
 
-    def stripped(self) -> "TraceEvent":
+    def stripped(self) -> TraceEvent:
         """As ``released`` without deriving: the fields a reader already
         asked for stay, the others are gone with the objects (what the UI
         keeps of a row no one looked at while it fell behind)."""
@@ -109,7 +110,7 @@ class TraceEvent(tuple):
         return orjson.dumps(self.to_dict(), default=str).decode()
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "TraceEvent":
+    def from_dict(cls, d: dict[str, Any]) -> TraceEvent:
         kind = str(d["kind"])
         fields = dict(d.get("fields") or {})
         if d.get("v") is None:
@@ -117,18 +118,18 @@ class TraceEvent(tuple):
         return cls(int(d["seq"]), float(d["time"]), KINDS.get(kind, kind), d.get("key"), fields)
 
     @classmethod
-    def from_json(cls, line: str | bytes) -> "TraceEvent":
+    def from_json(cls, line: str | bytes) -> TraceEvent:
         return cls.from_dict(orjson.loads(line))
 
     @classmethod
-    def checked(cls, seq: int, time: float, kind: str, key: str | None = None, **fields: Any) -> "TraceEvent":
+    def checked(cls, seq: int, time: float, kind: str, key: str | None = None, **fields: Any) -> TraceEvent:
         """An event built by hand (tests, benches), refused unless the
         contract declares its kind, key and fields."""
         checked(kind, key, fields)
         return cls(seq, time, KINDS[kind], key, fields)
 
     @classmethod
-    def build(cls, seq: int, time: float, kind: str, key: str | None = None, **fields: Any) -> "TraceEvent":
+    def build(cls, seq: int, time: float, kind: str, key: str | None = None, **fields: Any) -> TraceEvent:
         """As ``checked``, with the fields left out set to their zero values
         (``trace_kinds.with_defaults``): for traces written by hand."""
         return cls.checked(seq, time, kind, key, **with_defaults(kind, fields))
@@ -330,7 +331,7 @@ class InformerTracer:
     ``emit`` (rebound when subscribers change), so a subscription made after
     the informer was built still sees its events."""
 
-    def __init__(self, parent: "Tracer", informer: str) -> None:
+    def __init__(self, parent: Tracer, informer: str) -> None:
         self.parent = parent
         self.informer = informer
         self.clock = parent.clock

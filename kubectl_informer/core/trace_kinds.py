@@ -22,7 +22,8 @@ its meaning in one place, so that one file answers "what does this event say".
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 TRACE_VERSION = 2
 

@@ -37,8 +37,9 @@ pkg/storage/cacher/metrics, pkg/storage/etcd3/metrics, pkg/endpoints/metrics):
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from kubectl_informer.kube.limits import MAX_METRICS_BODY
 

@@ -249,7 +249,7 @@ def _resources(group: str, version: str, doc: dict) -> list[Resource]:
     return out
 
 
-_cache: "weakref.WeakKeyDictionary[Any, Discovery]" = weakref.WeakKeyDictionary()
+_cache: weakref.WeakKeyDictionary[Any, Discovery] = weakref.WeakKeyDictionary()
 _cache_lock = threading.Lock()
 
 

@@ -36,7 +36,8 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from kubectl_informer.core.redact import remember
 from kubectl_informer.kube.errors import KubeError, one_line
@@ -62,7 +63,7 @@ class Credentials:
         self.token, self.cert_pem, self.key_pem, self.expiry = token, cert_pem, key_pem, expiry
 
     def expired(self) -> bool:
-        return self.expiry is not None and datetime.datetime.now(datetime.timezone.utc) >= self.expiry
+        return self.expiry is not None and datetime.datetime.now(datetime.UTC) >= self.expiry
 
 
 def exec_timeout() -> float:
@@ -434,4 +435,4 @@ def _expiry(value: Any) -> datetime.datetime | None:
         raise ExecPluginError(
             f"decoding stdout: status.expirationTimestamp {json.dumps(one_line(value, 40))} is not an RFC 3339 time"
         ) from None
-    return t if t.tzinfo else t.replace(tzinfo=datetime.timezone.utc)
+    return t if t.tzinfo else t.replace(tzinfo=datetime.UTC)

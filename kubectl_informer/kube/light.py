@@ -21,7 +21,8 @@ import base64
 import os
 import ssl
 import threading
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 from urllib.parse import quote
 
 from kubectl_informer.kube import light_http

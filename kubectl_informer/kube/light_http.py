@@ -151,7 +151,7 @@ class Pool:
         timeout: tuple[float | None, float | None],
         retries: int,
         in_flight: InFlight | None = None,
-    ) -> "Response":
+    ) -> Response:
         """GET ``target``; a request that got no answer is sent again, on a
         new connection, at most ``retries`` times (urllib3's ``Retry(total=3)``
         under the kubernetes client), then its error is raised."""

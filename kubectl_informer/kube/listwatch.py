@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import orjson
 
@@ -129,7 +130,7 @@ class KubeListerWatcher:
                 item["apiVersion"] = api_version
         return result
 
-    def watch(self, options: ListOptions) -> "KubeWatch":
+    def watch(self, options: ListOptions) -> KubeWatch:
         q: list[tuple[str, Any]] = [("watch", "true")]
         q += self._selectors(options)
         if options.resource_version is not None:

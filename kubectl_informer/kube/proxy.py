@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
-from typing import Mapping
+from collections.abc import Mapping
 from urllib.parse import unquote, urlsplit
 
 from kubectl_informer.core.redact import remember

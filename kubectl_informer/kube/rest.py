@@ -17,8 +17,9 @@ import re
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 from urllib.parse import urlsplit
 
 import orjson

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 from kubectl_informer.core.durations import format_short
 from kubectl_informer.core.printable import printable

@@ -15,8 +15,8 @@ the detail.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from kubectl_informer.attach.counters import rate
 from kubectl_informer.attach.informers import InformerFigures

@@ -23,7 +23,8 @@ from kubectl_informer.core.trace_kinds import (
     STORE_UPDATE,
     TRANSFORM,
 )
-from kubectl_informer.panes.indexes import KINDS as INDEX_KINDS, IndexView
+from kubectl_informer.panes.indexes import KINDS as INDEX_KINDS
+from kubectl_informer.panes.indexes import IndexView
 from kubectl_informer.panes.progress import fmt_bytes
 from kubectl_informer.panes.ring import RateMeter
 from kubectl_informer.panes.state import PaneState

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import gc
 import time
-from typing import Callable
+from collections.abc import Callable
 
 # Seconds between two full collections the feed loop runs itself.
 EVERY = 30.0

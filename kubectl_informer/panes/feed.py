@@ -12,9 +12,9 @@ run. Nothing here draws; ``on_reset`` tells the owner to rebind its views.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from operator import itemgetter
-from typing import Callable, Iterable, Mapping
 
 from kubectl_informer.core.run_info import RunInfo
 from kubectl_informer.core.trace import TraceBuffer, TraceEvent

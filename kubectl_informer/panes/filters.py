@@ -17,8 +17,8 @@ of its object (None when unknown: a selector then sees no labels).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
 
 from kubectl_informer.core.trace_kinds import DELTA_TYPES
 

@@ -16,7 +16,7 @@ namespace, which every store event says): given the live keys
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from kubectl_informer.core.trace_kinds import INDEX_UPDATE, INFORMER_START, STORE_DELETE
 

@@ -32,8 +32,8 @@ from kubectl_informer.core.diff import (
 from kubectl_informer.core.redaction import RedactedValue, changed_unseen
 from kubectl_informer.core.trace import TraceEvent
 from kubectl_informer.core.trace_kinds import STORE_DELETE, STORE_UPDATE
-from kubectl_informer.panes.pressure import KEEPING_UP
 from kubectl_informer.panes.packed import pack, unpack
+from kubectl_informer.panes.pressure import KEEPING_UP
 from kubectl_informer.panes.ring import KeyedHistory
 from kubectl_informer.run.transforms import redact_secret
 

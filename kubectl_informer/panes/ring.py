@@ -8,7 +8,8 @@ so memory is flat over a long watch.
 from __future__ import annotations
 
 from collections import OrderedDict, deque
-from typing import Generic, Hashable, Iterator, TypeVar
+from collections.abc import Hashable, Iterator
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
 K = TypeVar("K", bound=Hashable)

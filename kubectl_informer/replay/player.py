@@ -11,7 +11,7 @@ are rings, so that costs one pass over the recording at most.
 from __future__ import annotations
 
 from bisect import bisect_right
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from kubectl_informer.clock import Clock, RealClock
 from kubectl_informer.core.trace import TraceEvent

@@ -21,9 +21,10 @@ from __future__ import annotations
 import math
 import os
 import sys
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import IO, Callable, Iterable, Iterator
+from typing import IO
 
 import orjson
 
@@ -31,7 +32,6 @@ from kubectl_informer.core.profiles import initial_list_label
 from kubectl_informer.core.redact import redact_url
 from kubectl_informer.core.run_info import RunInfo
 from kubectl_informer.core.trace import TraceEvent
-from kubectl_informer.replay.contract import recorded_problem, shown
 from kubectl_informer.core.trace_kinds import (
     INFORMER_START,
     KINDS,
@@ -43,7 +43,7 @@ from kubectl_informer.core.trace_kinds import (
     upgrade_v1,
     with_defaults,
 )
-
+from kubectl_informer.replay.contract import recorded_problem, shown
 
 # The longest line read: one trace event is a few hundred bytes (objects are
 # never recorded), so a longer line is not a recording (``replay /dev/zero``

@@ -133,7 +133,7 @@ class RunConfig:
         consistency: bool = True,
         max_retries: int = 0,
         **flags: Any,
-    ) -> "RunConfig":
+    ) -> RunConfig:
         """The config the flags ask for, named as the command line names them.
         ValueError for values that cannot go together (-n with -A, a bad
         --client-go or --fifo)."""
@@ -174,7 +174,7 @@ class RunConfig:
 
     # --- what a `:` command or a restart derives ----------------------------------
 
-    def switch_resource(self, resource: str, scope: Scope | None = None) -> "RunConfig":
+    def switch_resource(self, resource: str, scope: Scope | None = None) -> RunConfig:
         """Another resource (``:deploy``, ``:svc -A``): the whole of it, no NAME,
         one informer; without a scope of its own it keeps this one's, carried over."""
         return replace(
@@ -186,19 +186,19 @@ class RunConfig:
             scope=self.scope.carried_over() if scope is None else scope,
         )
 
-    def with_scope(self, scope: Scope) -> "RunConfig":
+    def with_scope(self, scope: Scope) -> RunConfig:
         """The same resource and informers in other namespaces (``:ns NAME``, ``:ns -A``)."""
         return replace(self, scope=scope)
 
-    def with_context(self, context: str) -> "RunConfig":
+    def with_context(self, context: str) -> RunConfig:
         """The same resource in another kubeconfig context (``:ctx NAME``): the
         namespace given with -n carries over, else the new context's."""
         return replace(self, context=context)
 
-    def with_profile(self, profile: Profile) -> "RunConfig":
+    def with_profile(self, profile: Profile) -> RunConfig:
         """Another client-go's machinery (``:profile``, ``:fifo``, ``:watchlist``)."""
         return replace(self, profile=profile)
 
-    def changed_fields(self, other: "RunConfig") -> set[str]:
+    def changed_fields(self, other: RunConfig) -> set[str]:
         """The fields where ``other`` differs from this config."""
         return {f.name for f in fields(self) if getattr(self, f.name) != getattr(other, f.name)}

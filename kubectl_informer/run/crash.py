@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 import traceback
-from typing import Callable
+from collections.abc import Callable
 
 from kubectl_informer import __version__
 from kubectl_informer.core.printable import printable_lines

@@ -12,16 +12,17 @@ controller's handlers, in one of two shapes (``ControllerShape``).
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from kubectl_informer.cache.factory import SharedInformerFactory
 from kubectl_informer.clock import Clock
 from kubectl_informer.core.profiles import Profile
 from kubectl_informer.core.scope import Scope
 from kubectl_informer.core.trace import Tracer
-from kubectl_informer.run.handler_lanes import HandlerSpec, add_handler
 from kubectl_informer.run.deployment_controller import DeploymentController, add_pod_controller_indexer
+from kubectl_informer.run.handler_lanes import HandlerSpec, add_handler
 from kubectl_informer.run.owners import Followed, ForObjectHandler, ForOwnerHandler
 
 

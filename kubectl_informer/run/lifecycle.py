@@ -25,8 +25,9 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from kubectl_informer.core.trace import TraceBuffer, Tracer
 from kubectl_informer.run import signals

@@ -3,7 +3,8 @@ a ``--client-go`` profile (``profiles.py``) says."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from kubectl_informer.cache.shared_informer import SharedIndexInformer
 from kubectl_informer.clock import Clock

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from kubectl_informer import __version__
 from kubectl_informer.core.private_files import open_private

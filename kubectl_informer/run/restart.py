@@ -16,8 +16,8 @@ import time
 from typing import Any
 
 from kubectl_informer.core.trace_kinds import RUN_RESTART
-from kubectl_informer.run.crash import summary
 from kubectl_informer.run.config import RunConfig
+from kubectl_informer.run.crash import summary
 from kubectl_informer.run.runner import STOP_TIMEOUT, RunError
 
 # What a restart may change; the rest (selectors, transforms, queue

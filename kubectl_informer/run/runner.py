@@ -13,8 +13,9 @@ from __future__ import annotations
 import functools
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any
 
 import click
 
@@ -24,8 +25,8 @@ from kubectl_informer.core.run_info import RunInfo
 from kubectl_informer.core.scope import ClusterScopedError, Scope
 from kubectl_informer.core.trace import Tracer
 from kubectl_informer.core.trace_kinds import CONTROLLER_CONSISTENCY, RUN_ERROR
-from kubectl_informer.run.crash import crash_line, summary
 from kubectl_informer.run.config import RunConfig
+from kubectl_informer.run.crash import crash_line, summary
 
 # The failures the user can act on, each in one line; the CLI and tests import them from here.
 from kubectl_informer.run.errors import (  # noqa: F401
@@ -276,7 +277,7 @@ class Run:
         self.target = KubeTarget(fresh_client(old.api_client), old.context, old.namespace, old.server, old.simulator)
         self._client_settings()
 
-    def successor(self, config: RunConfig) -> "Run":
+    def successor(self, config: RunConfig) -> Run:
         """A Run for ``config`` on this run's cluster and tracer, not yet
         prepared. It borrows the demo (this run still owns it) until
         ``take_over(self)`` once it is prepared."""
@@ -288,7 +289,7 @@ class Run:
         nxt.on_failure = self.on_failure
         return nxt
 
-    def take_over(self, predecessor: "Run") -> None:
+    def take_over(self, predecessor: Run) -> None:
         """Own the demo from now on: stopping ``predecessor`` leaves it running."""
         if predecessor.demo is self.demo:
             self.owns_demo, predecessor.owns_demo = predecessor.owns_demo, False
@@ -559,7 +560,7 @@ class Run:
                 pass
         return self.alive_threads()
 
-    def __enter__(self) -> "Run":
+    def __enter__(self) -> Run:
         return self
 
     def __exit__(self, *exc) -> None:

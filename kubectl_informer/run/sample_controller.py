@@ -32,7 +32,8 @@ from __future__ import annotations
 
 import random
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from kubectl_informer.cache.keys import deletion_handling_meta_namespace_key_func
 from kubectl_informer.clock import Clock, RealClock

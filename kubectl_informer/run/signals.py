@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import signal
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 # What the CLI asks for: SIGINT raises KeyboardInterrupt, as Python's own
 # handler; SIGTERM and SIGHUP raise Terminated. A block that must do something

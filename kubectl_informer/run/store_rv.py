@@ -19,7 +19,8 @@ Before client-go 1.36 (no AtomicFIFO) the store reads ``""``: no lag is shown.
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from kubectl_informer.core.resourceversion import is_well_formed
 from kubectl_informer.core.trace_kinds import INFORMER_STORE_RV

@@ -13,7 +13,7 @@ import contextlib
 import signal
 import threading
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 
 class TimeLimitReached(Exception):

@@ -15,7 +15,8 @@ the Cache pane show bytes per object and in total without walking the cache.
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from kubectl_informer.cache.keys import deletion_handling_meta_namespace_key_func
 from kubectl_informer.core.redaction import redacted_value

@@ -100,7 +100,7 @@ class Demo:
             shutil.rmtree(self._tmpdir, ignore_errors=True)
             self._tmpdir = None
 
-    def __enter__(self) -> "Demo":
+    def __enter__(self) -> Demo:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 POD_PHASES = ("Pending", "Running", "Succeeded", "Failed")
 
 
 def _ts(t: datetime | None = None) -> str:
-    return (t or datetime.now(timezone.utc)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return (t or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _hash(s: str, n: int = 10) -> str:

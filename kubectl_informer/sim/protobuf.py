@@ -18,7 +18,7 @@ silently dropped: the client gets an error rather than a different object.
 from __future__ import annotations
 
 import base64
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import orjson
 
@@ -275,7 +275,7 @@ def _time(b: bytes) -> str | None:
             nanos = v
     if not secs and not nanos:
         return None
-    return datetime.fromtimestamp(secs, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.fromtimestamp(secs, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _int_or_string(b: bytes):

@@ -7,8 +7,8 @@ per-run state dict) once per tick; ``scenarios.py`` names them and runs them.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.sim.events import EventRecorder, pod_events

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import random
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from kubectl_informer.clock import Clock, RealClock
 from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.sim.events import EventRecorder
-from kubectl_informer.sim.stale_scenario import Stale
 from kubectl_informer.sim.scenario_steps import (  # noqa: F401  (names used by the scenarios' users)
     Burst,
     CacheReinit,
@@ -39,6 +38,7 @@ from kubectl_informer.sim.scenario_steps import (  # noqa: F401  (names used by 
     stray_objects,
     web_deployment,
 )
+from kubectl_informer.sim.stale_scenario import Stale
 
 
 @dataclass(frozen=True)
@@ -254,7 +254,7 @@ class ScenarioRunner:
             if self.clock.wait_event(stop_event, interval):
                 return
 
-    def start(self) -> "ScenarioRunner":
+    def start(self) -> ScenarioRunner:
         self._thread = threading.Thread(
             target=self.run, args=(self.stop_event,), name=f"sim-scenario-{self.scenario.name}", daemon=True
         )

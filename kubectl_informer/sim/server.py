@@ -22,8 +22,8 @@ Why this module is long: it is one HTTP handler, the API server's request routin
 
 from __future__ import annotations
 
-import logging
 import hmac
+import logging
 import secrets
 import select
 import shutil
@@ -119,7 +119,7 @@ class _HTTPServer(ThreadingHTTPServer):
     allow_reuse_address = True
     request_queue_size = 128
 
-    def __init__(self, addr, handler, sim: "SimServer"):
+    def __init__(self, addr, handler, sim: SimServer):
         self.sim = sim
         super().__init__(addr, handler)
 
@@ -189,7 +189,7 @@ class SimServer:
         self._stopped = threading.Event()
 
     # ------------------------------------------------------------ lifecycle
-    def start(self) -> "SimServer":
+    def start(self) -> SimServer:
         self._httpd = _HTTPServer((self.host, self.port), _Handler, self)
         self.port = self._httpd.server_address[1]
         scheme = "http"
@@ -241,7 +241,7 @@ class SimServer:
         if self._tmpdir:
             shutil.rmtree(self._tmpdir, ignore_errors=True)
 
-    def __enter__(self) -> "SimServer":
+    def __enter__(self) -> SimServer:
         return self.start() if self._httpd is None else self
 
     def __exit__(self, *exc) -> None:

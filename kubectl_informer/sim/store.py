@@ -39,8 +39,9 @@ import sys
 import threading
 import time
 import uuid
-from datetime import datetime, timedelta, timezone
-from typing import Any, Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import orjson
 
@@ -56,11 +57,11 @@ from kubectl_informer.sim.continuation import (
 from kubectl_informer.sim.patches import json_patch, merge_patch, strategic_merge_patch
 from kubectl_informer.sim.resources import NAMESPACES, PODS, Registry, ResourceDef
 from kubectl_informer.sim.watchcache import (
-    BLOCK_TIMEOUT,
-    PROGRESS_NOTIFY_SECONDS,
     ADDED,
+    BLOCK_TIMEOUT,
     DELETED,
     MODIFIED,
+    PROGRESS_NOTIFY_SECONDS,
     Bookmark,
     Entry,
     Event,
@@ -575,7 +576,7 @@ class Store:
         current = meta.get("deletionGracePeriodSeconds")
         if meta.get("deletionTimestamp") and current is not None and current <= grace:
             return obj  # already going, no sooner than asked
-        when = datetime.now(timezone.utc) + timedelta(seconds=grace)
+        when = datetime.now(UTC) + timedelta(seconds=grace)
         meta["deletionTimestamp"] = when.strftime("%Y-%m-%dT%H:%M:%SZ")
         meta["deletionGracePeriodSeconds"] = grace
         if dry_run:

@@ -7,13 +7,13 @@ validation of metadata shapes, defaults, ``stringData`` folded into
 from __future__ import annotations
 
 import base64
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from kubectl_informer.core.apierrors import ApiError
 
 
 def now_rfc3339() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _invalid(kind: str, name: str, field: str, detail: str) -> ApiError:

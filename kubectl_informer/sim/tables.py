@@ -10,8 +10,8 @@ extra ones ``-o wide`` shows.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from typing import Callable
+from collections.abc import Callable
+from datetime import UTC, datetime
 
 from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.sim import negotiation
@@ -53,7 +53,7 @@ def _parse_ts(ts: str | None) -> datetime | None:
     if not ts:
         return None
     try:
-        return datetime.strptime(ts[:19], "%Y-%m-%dT%H:%M:%S").replace(tzinfo=timezone.utc)
+        return datetime.strptime(ts[:19], "%Y-%m-%dT%H:%M:%S").replace(tzinfo=UTC)
     except ValueError:
         return None
 
@@ -63,7 +63,7 @@ def since(ts: str | None) -> str:
     t = _parse_ts(ts)
     if t is None:
         return "<unknown>"
-    return human_duration((datetime.now(timezone.utc) - t).total_seconds())
+    return human_duration((datetime.now(UTC) - t).total_seconds())
 
 
 def _col(name: str, typ: str = "string", priority: int = 0, fmt: str = "", desc: str = "") -> dict:

@@ -32,7 +32,8 @@ import math
 import threading
 import time
 from collections import deque
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import orjson
 
@@ -142,7 +143,7 @@ class Watcher:
 
     def __init__(
         self,
-        state: "ResourceState",
+        state: ResourceState,
         namespace: str | None,
         label_match,
         field_match,

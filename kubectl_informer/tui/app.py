@@ -16,7 +16,8 @@ player as its ``source`` (replay.py).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from textual import on
 from textual.app import App, ComposeResult
@@ -34,7 +35,6 @@ from kubectl_informer.panes.state import PaneState
 from kubectl_informer.tui.command import PipelineRestarted, next_profile
 from kubectl_informer.tui.command_mode import CommandLine
 from kubectl_informer.tui.crash import KeepsCrash
-from kubectl_informer.tui.printable_text import PrintableNotices
 from kubectl_informer.tui.experiments import ExperimentsScreen
 from kubectl_informer.tui.filter_line import FilterLine
 from kubectl_informer.tui.frames import clock_refresh, drain_budget, redraws_due
@@ -44,11 +44,18 @@ from kubectl_informer.tui.informers import InformerChoice
 from kubectl_informer.tui.inspector import InspectorPane
 from kubectl_informer.tui.keyhints import KeyHints
 from kubectl_informer.tui.keymap import APP_BINDINGS, FOOTER_HINTS_SEVERAL, JUMP_BINDINGS, PANE_LETTERS
-from kubectl_informer.tui.layout import PANES  # noqa: F401 - tests name the pane table from here
-from kubectl_informer.tui.layout import COMPANION_MIN_WIDTH, GRID_MIN, PANE_NAMES, TabBar, shown_specs
+from kubectl_informer.tui.layout import (
+    COMPANION_MIN_WIDTH,
+    GRID_MIN,
+    PANE_NAMES,
+    PANES,  # noqa: F401 - tests name the pane table from here
+    TabBar,
+    shown_specs,
+)
 from kubectl_informer.tui.navigation import go_back
 from kubectl_informer.tui.objects import yaml_view
 from kubectl_informer.tui.pane import Pane
+from kubectl_informer.tui.printable_text import PrintableNotices
 from kubectl_informer.tui.restarts import ResourceNamesFound, RestartFinished, Restarts
 
 # Keys that open a line (the command line, the filter): the action opening it.

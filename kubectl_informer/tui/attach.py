@@ -29,13 +29,13 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Input, Label, Sparkline, Static
 
 from kubectl_informer.attach.counters import rate
+from kubectl_informer.attach.informers import InformerFigures, informer_notes
 from kubectl_informer.attach.model import (
     AttachModel,
     ControllerFigures,
     QueueFigures,
     fmt_seconds,
 )
-from kubectl_informer.attach.informers import InformerFigures, informer_notes
 from kubectl_informer.attach.report import model_lines, skips_lines
 from kubectl_informer.core.printable import printable_lines
 from kubectl_informer.panes.attach_view import (
@@ -52,8 +52,8 @@ from kubectl_informer.panes.filters import KeyFilter, parse_filter
 from kubectl_informer.tui.attach_informers import InformerTable
 from kubectl_informer.tui.attach_table import QueueTable
 from kubectl_informer.tui.crash import KeepsCrash
-from kubectl_informer.tui.printable_text import PrintableNotices, printable_text
 from kubectl_informer.tui.deltas import DeltasPane
+from kubectl_informer.tui.printable_text import PrintableNotices, printable_text
 
 REFRESH_HZ = 4.0
 

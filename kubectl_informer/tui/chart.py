@@ -7,7 +7,7 @@ short and the helpers can be tested without a terminal.
 from __future__ import annotations
 
 import functools
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from rich.text import Text
 

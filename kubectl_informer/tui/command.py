@@ -27,8 +27,9 @@ config from the running one (``RunConfig.switch_resource``,
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from textual.message import Message
 

@@ -9,7 +9,7 @@ it, ``!`` inverts it. The app routes the input's messages here.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from textual.app import App
 from textual.widget import Widget

@@ -5,7 +5,7 @@ What the pane knows, and why: ``panes/header.py``.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from rich.text import Text
 

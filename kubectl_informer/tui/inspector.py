@@ -6,7 +6,7 @@ What the pane knows, and why: ``panes/inspector.py``.
 from __future__ import annotations
 
 from bisect import bisect_left
-from typing import Callable
+from collections.abc import Callable
 
 from rich.text import Text
 from textual.binding import Binding

@@ -13,9 +13,9 @@ from rich.text import Text
 
 from kubectl_informer.panes.queue import QueueState
 from kubectl_informer.tui.chart import any_size, bar, fmt_secs, join_lines, side_by_side
+from kubectl_informer.tui.cursor import CURSOR_BINDINGS, HOME_BINDING, KeyCursor
 from kubectl_informer.tui.queue_history import history_line, history_lines
 from kubectl_informer.tui.queue_why import _why_lines
-from kubectl_informer.tui.cursor import CURSOR_BINDINGS, HOME_BINDING, KeyCursor
 from kubectl_informer.tui.textpane import TextPane, text_lines
 
 WATCH_NOTE = (

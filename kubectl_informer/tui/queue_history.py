@@ -7,10 +7,8 @@ from __future__ import annotations
 from rich.text import Text
 
 from kubectl_informer.panes.attach_view import spark
-from kubectl_informer.panes.queue import QueueState
+from kubectl_informer.panes.queue import HISTORY, QueueState
 from kubectl_informer.tui.chart import fmt_secs
-
-from kubectl_informer.panes.queue import HISTORY
 
 HISTORY_CELLS = 40  # seconds a sparkline covers at most on the one line (one cell a second)
 

@@ -13,8 +13,9 @@ it, resets every pane (panes/feed.py) and the app posts
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from textual.app import App
 from textual.message import Message

@@ -10,7 +10,8 @@ tells the app the selection moved.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from rich.text import Text
 from textual.binding import Binding

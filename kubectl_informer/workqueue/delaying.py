@@ -18,7 +18,8 @@ from __future__ import annotations
 import heapq
 import itertools
 import threading
-from typing import Any, Hashable
+from collections.abc import Hashable
+from typing import Any
 
 from kubectl_informer.clock import Clock
 from kubectl_informer.core.trace import Tracer
@@ -39,7 +40,7 @@ class _Entry:
         self.item = item
         self.live = True
 
-    def __lt__(self, other: "_Entry") -> bool:
+    def __lt__(self, other: _Entry) -> bool:
         # seq breaks ties so equal ready times leave in add_after order.
         return (self.ready_at, self.seq) < (other.ready_at, other.seq)
 

@@ -25,8 +25,9 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import deque
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import asdict, dataclass, replace
-from typing import Any, Callable, Hashable, Iterable
+from typing import Any
 
 __all__ = ["Summary", "Reservoir", "QueueMetrics", "QueueMetricsRecorder", "BUCKETS"]
 

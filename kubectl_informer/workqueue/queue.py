@@ -17,7 +17,8 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from typing import Any, Hashable
+from collections.abc import Hashable
+from typing import Any
 
 from kubectl_informer.clock import Clock, RealClock
 from kubectl_informer.core.trace import NULL_TRACER, Tracer

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 import threading
-from typing import Hashable, Protocol
+from collections.abc import Hashable
+from typing import Protocol
 
 from kubectl_informer.clock import Clock, RealClock
 from kubectl_informer.core.durations import format_duration, parse_duration

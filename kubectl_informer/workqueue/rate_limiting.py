@@ -8,7 +8,7 @@ limiter's memory of the item, the worker still calls ``done``.
 
 from __future__ import annotations
 
-from typing import Hashable
+from collections.abc import Hashable
 
 from kubectl_informer.clock import Clock
 from kubectl_informer.core.trace import Tracer

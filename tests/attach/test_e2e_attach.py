@@ -12,9 +12,9 @@ from kubectl_informer.attach.quantile import histogram_quantile
 from kubectl_informer.attach.report import model_lines
 from kubectl_informer.attach.scrape import UrlScraper, scrape
 from kubectl_informer.clock.testing import wait_for
+from kubectl_informer.core.trace import Tracer
 from kubectl_informer.run.config import RunConfig
 from kubectl_informer.run.runner import Run
-from kubectl_informer.core.trace import Tracer
 from kubectl_informer.workqueue.metrics import BUCKETS
 
 pytestmark = pytest.mark.e2e

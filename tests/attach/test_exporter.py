@@ -137,9 +137,9 @@ def test_the_page_is_a_503_until_the_run_serves_a_queue(clock):
 
 def test_informer_series_with_client_gos_names_and_labels():
     """component-base's clientgo/fifo series, one label set per reserved informer."""
-    from prometheus_client.registry import CollectorRegistry
     from prometheus_client import generate_latest
     from prometheus_client.parser import text_string_to_metric_families
+    from prometheus_client.registry import CollectorRegistry
 
     from kubectl_informer.attach.exporter import InformerCollector
     from kubectl_informer.cache.informer_metrics import (

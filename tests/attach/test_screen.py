@@ -4,7 +4,6 @@ client-go's form: cards, sparklines and the backing-up sentence."""
 import asyncio
 import threading
 
-
 from kubectl_informer.attach.model import AttachModel
 from kubectl_informer.attach.page import parse_page
 from kubectl_informer.tui.attach import AttachApp

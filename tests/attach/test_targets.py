@@ -17,10 +17,10 @@ from kubectl_informer.attach.target import TargetError, parse_target, pick_port,
 from kubectl_informer.sim.demo import start_demo
 from kubectl_informer.sim.tls import make_self_signed
 from tests.kube.fake_apiserver import FakeAPIServer, Reply
+from tests.ports import free_port
 from tests.security.in_process import run_in_process
 
 from .pages import client_go_page
-from tests.ports import free_port
 
 pytestmark = pytest.mark.e2e
 

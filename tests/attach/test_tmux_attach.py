@@ -19,9 +19,9 @@ from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.sim.demo import start_demo
 from tests.e2e.test_resize_sweep import attach_drawn, sweep
 from tests.e2e.test_tmux import Terminal
+from tests.ports import free_port
 
 from .pages import controller_manager_page
-from tests.ports import free_port
 
 pytestmark = [
     pytest.mark.tmux,

@@ -6,10 +6,10 @@ import threading
 
 import pytest
 
-from kubectl_informer.cache.testing.fake_controller_source import FakeSource, make_object, too_many_requests_error
 from kubectl_informer.cache.listwatch import ListOptions
-from kubectl_informer.core.apierrors import ApiError, is_expired, is_too_large_resource_version
+from kubectl_informer.cache.testing.fake_controller_source import FakeSource, make_object, too_many_requests_error
 from kubectl_informer.clock.testing import wait_for
+from kubectl_informer.core.apierrors import ApiError, is_expired, is_too_large_resource_version
 
 
 def drain(w, n):

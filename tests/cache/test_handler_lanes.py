@@ -11,7 +11,7 @@ import pytest
 from kubectl_informer.cache.shared_informer import SLOW_CALL, SLOW_PENDING, SharedIndexInformer, is_slow
 from kubectl_informer.cache.testing.fake_controller_source import FakeSource, make_object
 from kubectl_informer.clock.testing import wait_for
-from kubectl_informer.run.handler_lanes import HandlerSpec, MAX_HANDLERS, add_handler, plan_handlers
+from kubectl_informer.run.handler_lanes import MAX_HANDLERS, HandlerSpec, add_handler, plan_handlers
 
 
 @pytest.fixture

@@ -7,7 +7,8 @@ informer has."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kubectl_informer.cache.factory import SharedInformerFactory
 from kubectl_informer.cache.keys import meta_namespace_key_func

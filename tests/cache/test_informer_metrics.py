@@ -20,7 +20,6 @@ from kubectl_informer.cache.store import Store
 from kubectl_informer.cache.testing.fake_controller_source import FakeSource, make_object
 from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.core.profiles import PROFILES
-
 from tests.cache.test_shared_informer import start  # noqa: F401 - the fixture
 
 PODS = GroupVersionResource("", "v1", "pods")

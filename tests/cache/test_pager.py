@@ -7,11 +7,11 @@ import threading
 
 import pytest
 
-from kubectl_informer.core.apierrors import ApiError, is_expired
-from kubectl_informer.cache.testing.fake_controller_source import expired_error
 from kubectl_informer.cache.listwatch import ListOptions
 from kubectl_informer.cache.pager import ListPager
+from kubectl_informer.cache.testing.fake_controller_source import expired_error
 from kubectl_informer.clock.testing import wait_for
+from kubectl_informer.core.apierrors import ApiError, is_expired
 
 
 def names(n: int) -> list[dict]:

@@ -9,6 +9,8 @@ import threading
 
 import pytest
 
+from kubectl_informer.cache.listwatch import ADDED, BOOKMARK, DELETED, ListOptions, ListWatch, WatchEvent
+from kubectl_informer.cache.reflector import BackoffManager, DelayWithReset, Reflector
 from kubectl_informer.cache.testing.fake_controller_source import (
     FakeSource,
     expired_error,
@@ -16,10 +18,8 @@ from kubectl_informer.cache.testing.fake_controller_source import (
     too_large_error,
     too_many_requests_error,
 )
-from kubectl_informer.core.apierrors import ApiError
-from kubectl_informer.cache.listwatch import ADDED, BOOKMARK, DELETED, ListOptions, ListWatch, WatchEvent
-from kubectl_informer.cache.reflector import BackoffManager, DelayWithReset, Reflector
 from kubectl_informer.clock.testing import FakeClock, wait_for
+from kubectl_informer.core.apierrors import ApiError
 
 
 class RecordingStore:

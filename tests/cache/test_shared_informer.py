@@ -8,16 +8,16 @@ import threading
 
 import pytest
 
-from kubectl_informer.cache.testing.fake_controller_source import FakeSource, make_object
 from kubectl_informer.cache.keys import DeletedFinalStateUnknown
-from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.cache.shared_informer import (
     ResourceEventHandler,
     ResourceEventHandlerFuncs,
     SharedIndexInformer,
     determine_resync_period,
 )
+from kubectl_informer.cache.testing.fake_controller_source import FakeSource, make_object
 from kubectl_informer.clock.testing import FakeClock, wait_for
+from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.core.trace import TraceEvent
 
 PROFILES = [dict(fifo="delta"), dict(fifo="real"), dict(fifo="real", atomic_events=True)]

@@ -10,8 +10,8 @@ import pytest
 
 from kubectl_informer.cache.testing.fake_controller_source import FakeSource, make_object
 from kubectl_informer.clock.testing import wait_for
-from kubectl_informer.run.pipeline import PROFILES, new_informer
 from kubectl_informer.core.trace import TraceBuffer, Tracer
+from kubectl_informer.run.pipeline import PROFILES, new_informer
 
 
 @pytest.mark.parametrize("profile", sorted(PROFILES))

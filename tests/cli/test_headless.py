@@ -3,8 +3,8 @@ signal is still printed."""
 
 import threading
 
-from kubectl_informer.run.lifecycle import Terminated, stream_headless
 from kubectl_informer.core.trace import TraceEvent
+from kubectl_informer.run.lifecycle import Terminated, stream_headless
 
 
 class _Buffer:

@@ -5,8 +5,8 @@ import io
 import orjson
 
 from kubectl_informer.cli.output import JsonRenderer, TextRenderer, format_store_event
-from kubectl_informer.run.config import RunConfig
 from kubectl_informer.core.trace import TraceEvent, read_trace
+from kubectl_informer.run.config import RunConfig
 
 
 def ev(seq, kind, key=None, **fields):

@@ -7,9 +7,9 @@ import threading
 import pytest
 
 from kubectl_informer.clock.testing import FakeClock, wait_for
+from kubectl_informer.core.trace import TraceBuffer, Tracer
 from kubectl_informer.run.config import RunConfig
 from kubectl_informer.run.runner import Run, RunError
-from kubectl_informer.core.trace import TraceBuffer, Tracer
 
 pytestmark = pytest.mark.e2e
 
@@ -101,8 +101,8 @@ def test_bad_options_fail_in_prepare_before_any_thread(kw, message):
 def test_a_crashed_engine_thread_ends_a_headless_run_with_one_line(monkeypatch, tmp_path):
     from click.testing import CliRunner
 
-    from kubectl_informer.run import pipeline
     from kubectl_informer.cli.main import cli
+    from kubectl_informer.run import pipeline
 
     real = pipeline.new_informer
 
@@ -129,9 +129,9 @@ def test_a_crashed_engine_thread_ends_a_headless_run_with_one_line(monkeypatch, 
 
 
 def test_record_writes_the_trace_replay_reads(tmp_path):
-    from click.testing import CliRunner
-
     import time
+
+    from click.testing import CliRunner
 
     from kubectl_informer.cli.main import cli
     from kubectl_informer.replay.recording import info_from_recording, read_recording

@@ -41,9 +41,10 @@ from pathlib import Path
 
 import pytest
 
-from .doc_commands import DOCS, WRITES, Command, all_commands, unmarked_command_blocks
-from tests.short_paths import remove, short_dir, socket_in
 from tests.ports import free_port
+from tests.short_paths import remove, short_dir, socket_in
+
+from .doc_commands import DOCS, WRITES, Command, all_commands, unmarked_command_blocks
 
 pytestmark = [
     pytest.mark.e2e,

@@ -23,6 +23,7 @@ from kubectl_informer.cache import reflector as reflector_module
 from kubectl_informer.cache.keys import meta_namespace_key_func
 from kubectl_informer.clock import RealClock
 from kubectl_informer.clock.testing import wait_for
+from kubectl_informer.core.trace import TraceBuffer, Tracer
 from kubectl_informer.kube.config import load_kube
 from kubectl_informer.kube.discovery import resolve_resource
 from kubectl_informer.kube.listwatch import KubeListerWatcher
@@ -31,7 +32,6 @@ from kubectl_informer.sim.demo import seed
 from kubectl_informer.sim.objects import make_pod
 from kubectl_informer.sim.scenarios import SCENARIOS, ScenarioRunner
 from kubectl_informer.sim.server import SimServer
-from kubectl_informer.core.trace import TraceBuffer, Tracer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(60)]
 

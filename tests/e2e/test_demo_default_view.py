@@ -12,9 +12,9 @@ import time
 import pytest
 
 from kubectl_informer.clock.testing import wait_for
+from kubectl_informer.core.trace import Tracer
 from kubectl_informer.run.config import RunConfig
 from kubectl_informer.run.runner import Run
-from kubectl_informer.core.trace import Tracer
 
 pytestmark = pytest.mark.e2e
 
@@ -26,7 +26,7 @@ class Watched:
         tracer.subscribe(self.events.append)
         self.run = Run(RunConfig.from_flags(demo=scenario, **opts), tracer)
 
-    def start(self) -> "Watched":
+    def start(self) -> Watched:
         self.run.prepare()
         self.t0 = time.monotonic()
         self.run.start()

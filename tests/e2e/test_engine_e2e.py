@@ -20,11 +20,11 @@ import time
 import pytest
 
 from kubectl_informer.cache.testing.fake_controller_source import FakeSource, make_object, too_many_requests_error
-from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.clock.testing import FakeClock, wait_for
-from kubectl_informer.run.sample_controller import SimulatedController
-from kubectl_informer.run.pipeline import PROFILES, new_informer
+from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.core.trace import TraceBuffer, Tracer
+from kubectl_informer.run.pipeline import PROFILES, new_informer
+from kubectl_informer.run.sample_controller import SimulatedController
 
 
 class ClockDriver:

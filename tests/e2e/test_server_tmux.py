@@ -11,9 +11,9 @@ import os
 import re
 import signal
 
-from tests.e2e.test_tmux import pane_title, terminal  # noqa: F401 - terminal is a fixture
-
 import pytest
+
+from tests.e2e.test_tmux import pane_title, terminal  # noqa: F401 - terminal is a fixture
 
 pytestmark = [pytest.mark.tmux, pytest.mark.e2e]
 

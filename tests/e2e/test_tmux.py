@@ -6,8 +6,8 @@ process each walks through several checks)."""
 
 import os
 import re
-import signal
 import shutil
+import signal
 import subprocess
 import sys
 import time

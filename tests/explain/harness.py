@@ -9,11 +9,11 @@ import time
 
 from kubectl_informer.clock import Clock
 from kubectl_informer.clock.testing import wait_for
+from kubectl_informer.core.trace import Tracer
 from kubectl_informer.panes.explain import Facts, explain, render, subject_for
 from kubectl_informer.panes.explain.match import marks_for
 from kubectl_informer.run.config import RunConfig
 from kubectl_informer.run.runner import Run
-from kubectl_informer.core.trace import Tracer
 
 
 class SteppedClock(Clock):
@@ -88,7 +88,7 @@ class Driven:
 
         assert wait_for(reached, timeout=timeout, interval=0.01 if advance else 0.001), (kind, fields, n)
 
-    def __enter__(self) -> "Driven":
+    def __enter__(self) -> Driven:
         self.run.prepare()
         self.runner = self.run.demo.runner
         self.runner.stop()  # its steps are taken by hand below

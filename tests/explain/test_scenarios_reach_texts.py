@@ -8,8 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from kubectl_informer.panes.explain import load_texts
 from kubectl_informer.clock.testing import wait_for
+from kubectl_informer.panes.explain import load_texts
 from kubectl_informer.sim.scenarios import SCENARIOS, rollout_complete
 
 from .harness import Driven

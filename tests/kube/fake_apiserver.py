@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 
@@ -159,7 +160,7 @@ class FakeAPIServer:
         host, port = self._httpd.server_address[:2]
         return f"{self._scheme}://{host}:{port}"
 
-    def start(self) -> "FakeAPIServer":
+    def start(self) -> FakeAPIServer:
         self._thread.start()
         return self
 

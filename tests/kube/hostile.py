@@ -14,7 +14,8 @@ import socket
 import struct
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .fake_apiserver import FakeAPIServer, Raw, Reply, Request, serve_discovery, status
 

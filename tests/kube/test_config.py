@@ -7,11 +7,11 @@ import sys
 import pytest
 import yaml
 
+from kubectl_informer.cache.listwatch import ListOptions
 from kubectl_informer.kube import config as kconfig
 from kubectl_informer.kube.config import load_kube
 from kubectl_informer.kube.discovery import Resource
 from kubectl_informer.kube.errors import KubeConfigError
-from kubectl_informer.cache.listwatch import ListOptions
 from kubectl_informer.kube.listwatch import KubeListerWatcher
 
 from .fake_apiserver import kubeconfig

@@ -6,11 +6,11 @@ import threading
 import pytest
 
 from kubectl_informer.cache.listwatch import ListOptions
-from kubectl_informer.core.apierrors import ApiError, is_expired, is_too_many_requests
 from kubectl_informer.clock.testing import wait_for
-from kubectl_informer.kube.discovery import Resource
+from kubectl_informer.core.apierrors import ApiError, is_expired, is_too_many_requests
 from kubectl_informer.kube import listwatch as kube_listwatch
 from kubectl_informer.kube import rest
+from kubectl_informer.kube.discovery import Resource
 from kubectl_informer.kube.listwatch import KubeListerWatcher
 
 from .fake_apiserver import Reply, Stream, status

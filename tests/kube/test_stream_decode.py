@@ -7,7 +7,8 @@ import sys
 
 import orjson
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kubectl_informer.kube import stream_decode
 from kubectl_informer.kube.stream_decode import ListStream, StringInterner, decode_list_chunks

@@ -13,9 +13,9 @@ import uuid
 
 import pytest
 
+from kubectl_informer.core.trace import TraceEvent
 from kubectl_informer.kube.apiserver_metrics import figures_for, kept_lines
 from kubectl_informer.panes.server import ServerState
-from kubectl_informer.core.trace import TraceEvent
 from kubectl_informer.tui.server import render_server
 
 from .conftest import KUBECTL

@@ -5,7 +5,8 @@ summarised them (feed.py's stretches); Explain's cache.index quotes it."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kubectl_informer.cache.keys import meta_namespace_key_func
 from kubectl_informer.cache.store import NAMESPACE_INDEX, Indexer, meta_namespace_index_func

@@ -3,7 +3,6 @@ import gzip
 import pytest
 
 from kubectl_informer.core.trace import TraceEvent
-
 from kubectl_informer.replay.recording import RecordingError, info_from_recording, read_recording
 
 from .helpers import WALL, ndjson, story, v1_lines

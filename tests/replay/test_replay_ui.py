@@ -3,9 +3,9 @@
 import asyncio
 import re
 
+from kubectl_informer.cli.replay import replay_app
 from kubectl_informer.clock.testing import FakeClock
 from kubectl_informer.replay.recording import Recording
-from kubectl_informer.cli.replay import replay_app
 from kubectl_informer.tui.replay import SeekScreen, args_not_shown, fmt_offset, parse_seek
 
 from ..tui.helpers import pane_text

@@ -8,10 +8,9 @@ from __future__ import annotations
 import pytest
 
 from kubectl_informer.clock.testing import wait_for
-from kubectl_informer.run.runner import Run
 from kubectl_informer.run.config import RunConfig
 from kubectl_informer.run.errors import RunError
-
+from kubectl_informer.run.runner import Run
 from tests.explain.harness import Driven
 
 pytestmark = pytest.mark.e2e

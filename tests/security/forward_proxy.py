@@ -91,7 +91,7 @@ class ForwardProxy:
             target=self.server.serve_forever, name="proxy process_request_thread", daemon=True
         )
 
-    def start(self) -> "ForwardProxy":
+    def start(self) -> ForwardProxy:
         self._thread.start()
         return self
 

@@ -19,12 +19,11 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 from pathlib import Path
 
 from tests.kube.fake_apiserver import Raw, status
-from tests.security.in_process import run_in_process
 from tests.kube.hostile import (
     PODS,
     Hostile,
@@ -37,6 +36,7 @@ from tests.kube.hostile import (
     kubeconfig_for,
     pod,
 )
+from tests.security.in_process import run_in_process
 
 __all__ = ["HostileServer", "Outcome", "run_cli", "PODS", "kubeconfig_for"]
 

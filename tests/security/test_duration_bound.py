@@ -22,7 +22,6 @@ from kubectl_informer.cache.listwatch import ListOptions
 from kubectl_informer.kube.config import load_kube
 from kubectl_informer.kube.discovery import resolve_resource
 from kubectl_informer.kube.listwatch import KubeListerWatcher
-
 from tests.security.hostile_server import HostileServer, run_cli, run_here, write_kubeconfig
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]

@@ -22,7 +22,6 @@ import pytest
 
 from kubectl_informer.kube import rest
 from kubectl_informer.kube.config import load_kube
-
 from tests.security.hostile_server import (
     PODS,
     HostileServer,

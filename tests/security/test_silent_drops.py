@@ -17,12 +17,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from kubectl_informer.core.diff import diff_summary
+from kubectl_informer.core.diff import diff_changes, diff_summary
 from kubectl_informer.panes.header import HeaderState
 from kubectl_informer.panes.objects import format_change, to_yaml
-from kubectl_informer.core.diff import diff_changes
 from kubectl_informer.run.transforms import redact_secret
-
 from tests.security.hostile_server import PASSWORDS, run_cli, run_here, secret
 from tests.tui.helpers import TraceMaker, make_app, run, screen_text
 

@@ -10,7 +10,6 @@ a pseudo-terminal. Each fails on a plugin that prints the payload raw."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
@@ -65,7 +64,7 @@ def test_text_output_its_notes_the_error_line_and_replay_show_the_payload_escape
     assert f"Updated default/evil-{SHOWN} rv=11 " in r.stdout, r.stdout
     # stderr: the watch ERROR's message and the 500 after it ("retrying in ...").
     assert_shown_printable(r.stderr, "-o text's stderr")
-    assert f"watch ended: " in r.stderr and SHOWN in r.stderr, r.stderr
+    assert "watch ended: " in r.stderr and SHOWN in r.stderr, r.stderr
     assert any(line.startswith("retrying in ") and SHOWN in line for line in r.stderr.splitlines()), r.stderr
 
     # Discovery's "retrying in" line (a 503 on /api), then the error line: a

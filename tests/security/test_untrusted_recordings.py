@@ -14,9 +14,9 @@ so in one line.
 from __future__ import annotations
 
 import contextlib
-import os
 import gzip
 import json
+import os
 import re
 import subprocess
 import tracemalloc

@@ -8,14 +8,13 @@ characters, the URL rule does not."""
 
 from __future__ import annotations
 
-import pytest
-
 import json
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -45,7 +45,7 @@ class RawClient:
         status, obj, _ = self.request("GET", path, **params)
         return status, obj
 
-    def watch(self, path: str, **params) -> "WatchStream":
+    def watch(self, path: str, **params) -> WatchStream:
         params["watch"] = "true"
         path += ("&" if "?" in path else "?") + urlencode({k: v for k, v in params.items() if v is not None})
         conn = self._conn()

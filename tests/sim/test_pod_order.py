@@ -5,7 +5,7 @@ TestGetPodsToDelete (pkg/controller/replicaset/replica_set_test.go)."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -18,7 +18,7 @@ from kubectl_informer.sim.controllers.podorder import (
     sort_with_ranks,
 )
 
-NOW = datetime(2026, 6, 1, 12, 0, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 6, 1, 12, 0, 0, tzinfo=UTC)
 MONTH_AGO, H2, H5, H8 = (
     NOW - timedelta(days=30),
     NOW - timedelta(hours=2),

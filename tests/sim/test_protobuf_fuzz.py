@@ -1,7 +1,8 @@
 """Whatever bytes arrive as protobuf, the decoder answers an object or a 415
 ApiError: never another exception (the server would answer 500)."""
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.sim import protobuf

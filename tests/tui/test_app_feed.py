@@ -2,8 +2,8 @@
 
 import pytest
 
-from kubectl_informer.panes.state import PaneState
 from kubectl_informer.panes.feed import feeder as _feeder
+from kubectl_informer.panes.state import PaneState
 from kubectl_informer.tui.app import PANES
 
 from .helpers import TraceMaker, demo_trace, life_of_pod, make_app, run, screen_text

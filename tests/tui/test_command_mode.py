@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from kubectl_informer.run.lifecycle import running
 from kubectl_informer.run.config import RunConfig
+from kubectl_informer.run.lifecycle import running
 from kubectl_informer.tui.app import InformerApp
 
 from .helpers import TraceMaker, demo_trace, make_app, pane_text, run, screen_text, type_line, until

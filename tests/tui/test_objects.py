@@ -3,8 +3,8 @@ the bounded object history behind it, and the YAML screen (Secrets redacted)."""
 
 import copy
 
-from kubectl_informer.core.diff import diff_summary
 from kubectl_informer.clock.testing import FakeClock
+from kubectl_informer.core.diff import diff_summary
 from kubectl_informer.core.predicates import update_predicates
 from kubectl_informer.core.trace import TraceBuffer, Tracer
 from kubectl_informer.core.trace_kinds import STORE_ADD, STORE_DELETE, STORE_UPDATE

@@ -447,8 +447,9 @@ def test_queued_keys_stand_in_aligned_columns_not_a_stray_second_key_on_some_row
     """`queue pods --demo -A`: mostly long keys, a few short ones. Flowed, two
     short ones shared a row and read as a stale second key; in columns every
     row holds the same number of keys, each starting at the same cell."""
-    from kubectl_informer.tui.queue import _flow
     from rich.text import Text
+
+    from kubectl_informer.tui.queue import _flow
 
     keys = [
         "shop/payments-cf9eca81b1-9581d",

@@ -98,8 +98,9 @@ def test_a_pane_redrawn_many_times_leaves_no_strip_for_the_collector():
 def test_a_strip_makes_its_memo_caches_only_when_used():
     # Textual's own Strip.__init__ makes seven FIFOCaches per strip: most of
     # what the young collections walked under a flood.
-    from kubectl_informer.tui.strips import PATCHED_TEXTUAL, lazy_strip_caches
     import textual
+
+    from kubectl_informer.tui.strips import PATCHED_TEXTUAL, lazy_strip_caches
 
     assert textual.__version__ == PATCHED_TEXTUAL and lazy_strip_caches()  # a Textual bump: check _lean_init
     gc.collect()

@@ -5,8 +5,9 @@ the same on a loaded machine."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from kubectl_informer.core.trace import TraceEvent
 

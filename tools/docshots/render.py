@@ -13,8 +13,8 @@ from unittest import mock
 
 from textual.events import Paste
 
-from kubectl_informer.run.config import RunConfig
 from kubectl_informer.core.trace import TraceEvent
+from kubectl_informer.run.config import RunConfig
 from tools.docshots.registry import Shot
 
 POLL = 0.1

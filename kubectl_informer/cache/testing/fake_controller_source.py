@@ -15,7 +15,8 @@ import itertools
 import random
 import threading
 from collections import OrderedDict, deque
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from kubectl_informer.cache.keys import meta_namespace_key_func
 from kubectl_informer.cache.listwatch import (
@@ -77,7 +78,7 @@ class FakeWatch:
     ``stop()`` is called, or when ``timeout_seconds`` pass on the source's
     clock (as the API server ends a watch at its timeout)."""
 
-    def __init__(self, source: "FakeSource", deadline: float | None):
+    def __init__(self, source: FakeSource, deadline: float | None):
         self._source = source
         self._cond = threading.Condition(threading.Lock())
         self._events: deque[WatchEvent] = deque()

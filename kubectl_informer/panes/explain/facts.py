@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections import OrderedDict, deque
 
 from kubectl_informer.core.trace_kinds import (
+    CONTROLLER_WRITE,
     FIFO_COALESCE,
     FIFO_POP,
     FIFO_QUEUE,
     FIFO_SKIP,
-    CONTROLLER_WRITE,
     HANDLER_ADD,
     HANDLER_DELETE,
     HANDLER_REGISTER,
@@ -56,10 +56,10 @@ from kubectl_informer.core.trace_kinds import (
     WORKER_START,
 )
 from kubectl_informer.panes.causes import Batch, is_mapped
-from kubectl_informer.panes.ring import KeyedHistory
 from kubectl_informer.panes.explain.facts_summary import TALLIED, summarise
 from kubectl_informer.panes.explain.records import StoreRec
 from kubectl_informer.panes.indexes import IndexView
+from kubectl_informer.panes.ring import KeyedHistory
 from kubectl_informer.panes.state import Stretch
 
 PER_KEY = 16  # recent records kept per key

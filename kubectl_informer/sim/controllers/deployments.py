@@ -32,9 +32,7 @@ from kubectl_informer.sim.controllers import rollout as r
 from kubectl_informer.sim.controllers.owners import (
     controller_ref,
     get_or_none,
-    is_deleting,
     new_controller_ref,
-    owned_by,
 )
 
 MANAGER = "kube-controller-manager"

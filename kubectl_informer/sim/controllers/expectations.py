@@ -10,8 +10,8 @@ batches of 1, 2, 4, … and stops at the first batch with a failure.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from kubectl_informer.clock import Clock, RealClock
 

@@ -59,7 +59,7 @@ class ControllerManager:
             self.events = None
 
     # ------------------------------------------------------------ lifecycle
-    def start(self) -> "ControllerManager":
+    def start(self) -> ControllerManager:
         with self.store.lock:
             self.store.listeners.append(self._on_event)
             self.store.gc_finalizers = True

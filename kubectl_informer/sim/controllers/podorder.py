@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import math
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"
 _PHASE_ORDINAL = {"Pending": 0, "Unknown": 1, "Running": 2}  # podPhaseToOrdinal; any other phase counts 0
@@ -150,7 +150,7 @@ def less(a: dict, b: dict, rank_a: int, rank_b: int, now: datetime | None) -> bo
 
 def sort_with_ranks(pods: list[dict], ranks: list[int], now: datetime | None = None) -> list[dict]:
     """The pods in ActivePodsWithRanks order (``ranks`` parallel to ``pods``)."""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     pairs = list(zip(pods, ranks))
 
     def cmp(x, y) -> int:
