@@ -91,6 +91,11 @@ FILE = click.Path(exists=True, dir_okay=False)
 
 def api_server_flags() -> list:
     """The flags that only the API server's connection reads."""
+    return _server_flags() + _impersonation_flags() + _client_tls_flags()
+
+
+def _server_flags() -> list:
+    """Which server, cluster and user, in place of the kubeconfig's."""
     return [
         click.option(
             "-s",
@@ -110,6 +115,12 @@ def api_server_flags() -> list:
         click.option(
             "--user", metavar="NAME", callback=_text, help="The kubeconfig user to use, in place of the context's."
         ),
+    ]
+
+
+def _impersonation_flags() -> list:
+    """kubectl's --as, --as-group, --as-uid: the Impersonate-* headers."""
+    return [
         click.option(
             "--as",
             "as_user",
@@ -132,6 +143,12 @@ def api_server_flags() -> list:
             callback=_text,
             help="UID to impersonate (the Impersonate-Uid header); needs --as.",
         ),
+    ]
+
+
+def _client_tls_flags() -> list:
+    """The client's certificate and key, and the server name its certificate is checked against."""
+    return [
         click.option(
             "--client-certificate",
             "client_certificate",

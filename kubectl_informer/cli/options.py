@@ -83,7 +83,8 @@ def connection_options(f):
             flag_value=DEFAULT_SCENARIO,
             default=None,
             metavar="[SCENARIO]",
-            help=f"Run against the built-in simulated cluster (real HTTP on 127.0.0.1); SCENARIO defaults to {DEFAULT_SCENARIO}.",
+            help="Run against the built-in simulated cluster (real HTTP on 127.0.0.1); "
+            f"SCENARIO defaults to {DEFAULT_SCENARIO}.",
         ),
     ]
     return decorate(f, opts)
@@ -117,7 +118,13 @@ def _indexes(ctx, param, values) -> tuple:
 
 
 def profile_options(f):
-    opts = [
+    """Which client-go machinery runs, and what its cache is given to hold."""
+    return decorate(f, _machinery_flags() + _cache_flags())
+
+
+def _machinery_flags() -> list:
+    """Resync periods, the client-go profile and the overrides of what it runs."""
+    return [
         click.option(
             "--resync",
             type=DURATION,
@@ -162,6 +169,12 @@ def profile_options(f):
             "then cannot queue a Deleted for a key that vanished, nor the watch one for a key "
             "already popped, and resync queues nothing. DeltaFIFO only.",
         ),
+    ]
+
+
+def _cache_flags() -> list:
+    """What the cache holds: metadata only, transforms before the FIFO, extra indexes."""
+    return [
         click.option(
             "--metadata-only",
             is_flag=True,
@@ -194,7 +207,6 @@ def profile_options(f):
             "The Cache pane's v shows its values and the keys under each (ByIndex).",
         ),
     ]
-    return decorate(f, opts)
 
 
 def handler_options(f):
