@@ -13,11 +13,14 @@ TARGET is read through it (pod/, deploy/).
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from kubectl_informer.cli.params import InvalidValue
+
+if TYPE_CHECKING:  # pop_overrides imports it: --help and version stay fast
+    from kubectl_informer.kube.overrides import ConfigOverrides
 
 # Flag name -> the ConfigOverrides field it fills (watch/queue read them by these names).
 FIELDS = {
@@ -236,7 +239,7 @@ def connection_flags() -> list:
     return api_server_flags() + shared_tls_flags()
 
 
-def pop_overrides(flags: dict[str, Any]) -> Any:
+def pop_overrides(flags: dict[str, Any]) -> ConfigOverrides:
     """The connection flags taken out of ``flags`` into one ConfigOverrides."""
     from kubectl_informer.kube.overrides import ConfigOverrides
 

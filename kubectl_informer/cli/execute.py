@@ -64,10 +64,14 @@ def execute(
         if ui:
             r.serve_ui(live_app(r, start_pane))
         else:
-            renderer = make_renderer(output, stdout(), workers=config.mode == "queue")
-            if output == "text":
-                renderer.empty_message, renderer.err = no_resources_message(r.info.namespace), stderr()
-                renderer.informers = max(1, len(r.info.informers))
+            renderer = make_renderer(
+                output,
+                stdout(),
+                workers=config.mode == "queue",
+                informers=len(r.info.informers),
+                empty_message=no_resources_message(r.info.namespace),
+                err=stderr(),
+            )
             with quiet_on_closed_pipe():
                 r.stream(renderer, run_for=remaining(run_for, started), max_events=max_events)
     return 0

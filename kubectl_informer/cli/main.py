@@ -39,6 +39,7 @@ from kubectl_informer.run.errors import RunError
 
 if TYPE_CHECKING:  # attach imports it: --help and version stay fast
     from kubectl_informer.cli.attach import AttachOptions
+    from kubectl_informer.kube.overrides import ConfigOverrides
 
 CLIENT_GO_PROFILES = tuple(PROFILES)
 
@@ -252,7 +253,7 @@ def _check_attach_flags(
         raise click.UsageError("--resource shows our informer beside the queues in the live UI only")
 
 
-def _attach_overrides(opts, resource: str | None, api_server: dict):
+def _attach_overrides(opts: AttachOptions, resource: str | None, api_server: dict[str, Any]) -> ConfigOverrides:
     """The API server's connection flags: always the API-server-only ones
     (--server, --as...); --token, --certificate-authority and
     --insecure-skip-tls-verify too unless TARGET is a URL (they are its)."""

@@ -17,6 +17,7 @@ from kubectl_informer.cli.command import DURATION, POSITIVE_DURATION, REQUEST_TI
 from kubectl_informer.core.profiles import DEFAULT_CLIENT_GO, PROFILES
 
 if TYPE_CHECKING:  # read_config imports it: --help, version and a usage error never build one
+    from kubectl_informer.core.jsonpath import IndexSpec
     from kubectl_informer.run.config import RunConfig
 
 DEFAULT_SCENARIO = "steady"
@@ -102,10 +103,10 @@ def _drop_paths(ctx, param, values) -> list[str]:
     return paths
 
 
-def _indexes(ctx, param, values) -> tuple:
+def _indexes(ctx, param, values) -> tuple[IndexSpec, ...]:
     from kubectl_informer.core.jsonpath import parse_index
 
-    specs = []
+    specs: list[IndexSpec] = []
     for text in values:
         try:
             spec = parse_index(text)
