@@ -4,6 +4,7 @@ headless stream (``-o json|text``), with ``--record`` and ``--metrics-addr``.
 
 from __future__ import annotations
 
+import importlib
 import time
 from typing import TYPE_CHECKING
 
@@ -47,10 +48,10 @@ def execute(
     """Run as the flags say: ``lifecycle.running`` owns everything from the
     process tuning to the last thread joined; this only picks the reader."""
     from kubectl_informer.cli.output import make_renderer, no_resources_message, stderr, stdout
-    from kubectl_informer.kube import config as _kube  # noqa: F401 - the kubernetes client's import is not part of --duration
     from kubectl_informer.run.lifecycle import running
     from kubectl_informer.run.time_limit import remaining
 
+    importlib.import_module("kubectl_informer.kube.config")  # the kubernetes client's import is not part of --duration
     started = time.monotonic()
     ui = output == "tui"
     with running(
