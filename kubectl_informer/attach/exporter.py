@@ -55,7 +55,9 @@ HELP = {
 
 def _histogram(name: str, queue: str, summary) -> HistogramMetricFamily:
     h = HistogramMetricFamily("workqueue_" + name, HELP[name], labels=["name"])
-    buckets = [(floatToGoString(b), float(c)) for b, c in zip(BUCKETS, summary.buckets or [0] * len(BUCKETS))]
+    buckets = [
+        (floatToGoString(b), float(c)) for b, c in zip(BUCKETS, summary.buckets or [0] * len(BUCKETS), strict=True)
+    ]
     buckets.append(("+Inf", float(summary.count)))
     h.add_metric([queue], buckets, summary.sum)
     return h
@@ -154,7 +156,9 @@ class InformerCollector:
         for s in self.registry.series():
             labels = [s.id.name, s.id.gvr.group, s.id.gvr.version, s.id.gvr.resource]
             queued.add_metric(labels, s.queued_items)
-            buckets = [(_go_float(b), float(c)) for b, c in zip(PROCESSING_LATENCY_BUCKETS, s.latency_buckets)]
+            buckets = [
+                (_go_float(b), float(c)) for b, c in zip(PROCESSING_LATENCY_BUCKETS, s.latency_buckets, strict=True)
+            ]
             buckets.append(("+Inf", float(s.latency_count)))
             latency.add_metric(labels, buckets, s.latency_sum)
             rv.add_metric(labels, s.store_resource_version)

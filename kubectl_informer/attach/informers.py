@@ -64,9 +64,15 @@ def reduce_informers(page: Page) -> dict[Key, InformerPoint]:
     latency = page.histograms_by(LATENCY, LABELS)
     store = page.by_labels(STORE_RV, LABELS)
     return {
-        k: InformerPoint(queued.get(k, 0.0), latency.get(k), int(store[k]) if k in store else None)
+        _key(k): InformerPoint(queued.get(k, 0.0), latency.get(k), int(store[k]) if k in store else None)
         for k in set(queued) | set(latency) | set(store)
     }
+
+
+def _key(values: tuple[str, ...]) -> Key:
+    """The four LABELS' values Page.by_labels gave, as a Key."""
+    name, group, version, resource = values
+    return name, group, version, resource
 
 
 def reduce_stale_skips(page: Page) -> dict[tuple[str, str, str], float]:

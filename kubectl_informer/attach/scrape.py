@@ -15,6 +15,7 @@ from urllib.parse import quote, urlsplit
 import urllib3
 
 from kubectl_informer.attach.page import NotPrometheusText, Page, parse_page
+from kubectl_informer.attach.server_rv import ServerRV
 from kubectl_informer.attach.target import (
     ResolveError,
     Target,
@@ -59,6 +60,7 @@ class UrlScraper:
         timeout: float = 5.0,
     ) -> None:
         self.url = url
+        self.server_rv: ServerRV | None = None  # the API server's RVs, with --kubeconfig or --context
         # Every line and -o json object names the URL without its userinfo
         # (a user and password in it are credentials: core.redact).
         self.describe = redact_url(url)
@@ -158,6 +160,7 @@ class ProxyScraper:
         self.describe = f"pod/{pod}{via} :{port}{'/' + port_name if port_name else ''} via pods/proxy, ns {namespace}"
         self.where = f"pod/{pod}:{port}"
         self.content_type = ""
+        self.server_rv: ServerRV | None = None  # the API server it is read through
 
     def fetch(self) -> str:
         from kubectl_informer.kube.rest import get

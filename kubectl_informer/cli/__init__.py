@@ -1,1 +1,4 @@
-"""The command line: click commands, their parameters, completion and headless output. The top layer: may import every other."""
+"""The command line: click commands, their parameters, completion and headless output.
+
+The top layer: may import every other.
+"""

@@ -21,6 +21,7 @@ from kubectl_informer.attach.scrape import scrape as scrape_page
 from kubectl_informer.attach.server_rv import ServerRV
 from kubectl_informer.attach.target import ResolveError, TargetError, parse_target
 from kubectl_informer.core.scope import Scope
+from kubectl_informer.kube.overrides import ConfigOverrides
 
 
 class AttachFailed(Exception):
@@ -40,9 +41,9 @@ class AttachOptions:
     ca_file: str | None = None
     insecure: bool = False
     timeout: float = 5.0
-    # The API server's connection flags (kube.overrides.ConfigOverrides): pod/,
-    # deploy/ and --resource go through it; a URL TARGET is read directly.
-    overrides: object = None
+    # The API server's connection flags: pod/, deploy/ and --resource go
+    # through it; a URL TARGET is read directly.
+    overrides: ConfigOverrides | None = None
 
 
 def open_scraper(o: AttachOptions):
@@ -75,6 +76,7 @@ def _load_kube(o: AttachOptions):
 
 def _resolve(o: AttachOptions, kube, target):
     namespace = Scope(o.namespace).resolve(namespaced=True, context_namespace=kube.namespace).namespace
+    assert namespace is not None  # a namespaced resource, not -A: resolve names one namespace
     try:
         return resolve_proxy(kube.api_client, namespace, target, o.scheme, o.path, timeout=o.timeout)
     except ResolveError as e:
@@ -217,7 +219,10 @@ def run_attach(
 
         app = AttachApp(model, lock, scraper.describe, buffer=side[1] if side else None, resource=resource or "")
         loop.start()
-        (run_app or (lambda a: a.run()))(app)
+        if run_app is None:
+            app.run()
+        else:
+            run_app(app)
     finally:
         if loop.is_alive():
             loop.stop()

@@ -100,7 +100,7 @@ class KubectlGroup(click.Group):
         except KeyboardInterrupt:
             raise Interrupted() from None
 
-    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):  # type: ignore[override]
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         # Always "kubectl informer": kubectl runs us as kubectl-informer, users type the former.
         args = list(sys.argv[1:] if args is None else args)
         self.argv = args  # for the recording's header (run.info)
@@ -174,10 +174,11 @@ def run_guarded(fn, debug: bool = False, args: list[str] | None = None) -> int:
     restore, unwatch = signals.install(), crash.watch_threads()
     try:
         code = _run_guarded(fn, debug, args or [])
-        if crash.pending() is not None:  # a thread died: its SIGTERM was ours
+        died = crash.pending()
+        if died is not None:  # a thread died: its SIGTERM was ours
             if debug:
-                crash.print_crash(crash.pending(), args)
-            error_line(crash.crash_line(crash.pending(), args))
+                crash.print_crash(died, args)
+            error_line(crash.crash_line(died, args))
             return 1
         return signals.exit_code(code)
     finally:

@@ -16,6 +16,7 @@ is never offered (``offered``): the shell would run what it holds.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
 import threading
@@ -128,10 +129,8 @@ def _with_deadline(fn: Callable[[], list[str]], seconds: float = CLUSTER_TIMEOUT
     box: list[list[str]] = []
 
     def run() -> None:
-        try:
+        with contextlib.suppress(Exception):
             box.append(fn())
-        except Exception:
-            pass
 
     t = threading.Thread(target=run, daemon=True)
     t.start()

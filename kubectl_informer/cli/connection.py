@@ -13,11 +13,14 @@ TARGET is read through it (pod/, deploy/).
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from kubectl_informer.cli.params import InvalidValue
+
+if TYPE_CHECKING:  # pop_overrides imports it: --help and version stay fast
+    from kubectl_informer.kube.overrides import ConfigOverrides
 
 # Flag name -> the ConfigOverrides field it fills (watch/queue read them by these names).
 FIELDS = {
@@ -91,6 +94,11 @@ FILE = click.Path(exists=True, dir_okay=False)
 
 def api_server_flags() -> list:
     """The flags that only the API server's connection reads."""
+    return _server_flags() + _impersonation_flags() + _client_tls_flags()
+
+
+def _server_flags() -> list:
+    """Which server, cluster and user, in place of the kubeconfig's."""
     return [
         click.option(
             "-s",
@@ -110,6 +118,12 @@ def api_server_flags() -> list:
         click.option(
             "--user", metavar="NAME", callback=_text, help="The kubeconfig user to use, in place of the context's."
         ),
+    ]
+
+
+def _impersonation_flags() -> list:
+    """kubectl's --as, --as-group, --as-uid: the Impersonate-* headers."""
+    return [
         click.option(
             "--as",
             "as_user",
@@ -132,6 +146,12 @@ def api_server_flags() -> list:
             callback=_text,
             help="UID to impersonate (the Impersonate-Uid header); needs --as.",
         ),
+    ]
+
+
+def _client_tls_flags() -> list:
+    """The client's certificate and key, and the server name its certificate is checked against."""
+    return [
         click.option(
             "--client-certificate",
             "client_certificate",
@@ -219,7 +239,7 @@ def connection_flags() -> list:
     return api_server_flags() + shared_tls_flags()
 
 
-def pop_overrides(flags: dict[str, Any]) -> Any:
+def pop_overrides(flags: dict[str, Any]) -> ConfigOverrides:
     """The connection flags taken out of ``flags`` into one ConfigOverrides."""
     from kubectl_informer.kube.overrides import ConfigOverrides
 

@@ -4,6 +4,7 @@ headless stream (``-o json|text``), with ``--record`` and ``--metrics-addr``.
 
 from __future__ import annotations
 
+import importlib
 import time
 from typing import TYPE_CHECKING
 
@@ -47,10 +48,10 @@ def execute(
     """Run as the flags say: ``lifecycle.running`` owns everything from the
     process tuning to the last thread joined; this only picks the reader."""
     from kubectl_informer.cli.output import make_renderer, no_resources_message, stderr, stdout
-    from kubectl_informer.kube import config as _kube  # noqa: F401 - the kubernetes client's import is not part of --duration
     from kubectl_informer.run.lifecycle import running
     from kubectl_informer.run.time_limit import remaining
 
+    importlib.import_module("kubectl_informer.kube.config")  # the kubernetes client's import is not part of --duration
     started = time.monotonic()
     ui = output == "tui"
     with running(
@@ -64,10 +65,14 @@ def execute(
         if ui:
             r.serve_ui(live_app(r, start_pane))
         else:
-            renderer = make_renderer(output, stdout(), workers=config.mode == "queue")
-            if output == "text":
-                renderer.empty_message, renderer.err = no_resources_message(r.info.namespace), stderr()
-                renderer.informers = max(1, len(r.info.informers))
+            renderer = make_renderer(
+                output,
+                stdout(),
+                workers=config.mode == "queue",
+                informers=len(r.info.informers),
+                empty_message=no_resources_message(r.info.namespace),
+                err=stderr(),
+            )
             with quiet_on_closed_pipe():
                 r.stream(renderer, run_for=remaining(run_for, started), max_events=max_events)
     return 0

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import platform
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -30,10 +31,15 @@ from kubectl_informer.cli.command import (
     run_app,
 )
 from kubectl_informer.cli.connection import api_server_flags, attach_endpoint_flags
+from kubectl_informer.cli.options import decorate
 from kubectl_informer.cli.queue import queue
 from kubectl_informer.cli.watch import watch
 from kubectl_informer.core.profiles import PROFILES
 from kubectl_informer.run.errors import RunError
+
+if TYPE_CHECKING:  # attach imports it: --help and version stay fast
+    from kubectl_informer.cli.attach import AttachOptions
+    from kubectl_informer.kube.overrides import ConfigOverrides
 
 CLIENT_GO_PROFILES = tuple(PROFILES)
 
@@ -42,9 +48,7 @@ def connection_attach_flags(f):
     """attach's --token, --token-file, --certificate-authority and
     --insecure-skip-tls-verify (a URL TARGET's, else the API server's), then
     kubectl's API-server flags."""
-    for o in reversed(attach_endpoint_flags() + api_server_flags()):
-        f = o(f)
-    return f
+    return decorate(f, attach_endpoint_flags() + api_server_flags())
 
 
 # --- the group -------------------------------------------------------------------------
@@ -95,15 +99,78 @@ cli.add_command(queue)
 # --- attach ------------------------------------------------------------------------------
 
 
-@cli.command(
-    cls=KubectlCommand,
-    usage="TARGET [options]",
-    help="Attach to a running controller's metrics and show its workqueues live: depth, adds/s, "
-    "queue latency and work duration p50/p99, retries, reconciles and workers; for a client-go "
-    "1.36 process also its informers (i) and stale-sync skips. TARGET is a URL "
-    "(after your own kubectl port-forward), pod/NAME[:PORT] or deploy/NAME[:PORT], read through "
-    "the API server's pods/proxy subresource (GET only).",
-    examples="""
+def attach_target_options(f):
+    """Where attach finds TARGET's pod and how often, on which path and scheme, it reads it."""
+    opts = [
+        click.option(
+            "-n",
+            "--namespace",
+            metavar="NS",
+            callback=params.NAMESPACE,
+            help="Namespace of the pod or deployment (default: the context's).",
+        ),
+        click.option("--context", metavar="NAME", help="The kubeconfig context to use."),
+        click.option(
+            "--kubeconfig", metavar="FILE", help="Path to the kubeconfig file (default: $KUBECONFIG or ~/.kube/config)."
+        ),
+        click.option("--interval", type=DURATION, default="1s", show_default=True, help="How often to scrape."),
+        click.option(
+            "--path",
+            "metrics_path",
+            default="/metrics",
+            show_default=True,
+            callback=params.URL_PATH,
+            help="Metrics path on the pod (pod/deploy targets).",
+        ),
+        click.option(
+            "--scheme",
+            type=click.Choice(("auto", "http", "https")),
+            default="auto",
+            show_default=True,
+            help="Scheme on the pod's port (auto: https for a port named https* or 443/8443).",
+        ),
+    ]
+    return decorate(f, opts)
+
+
+def attach_output_options(f):
+    """What attach shows: our own informer beside the queues, the output, when a headless run stops."""
+    opts = [
+        click.option(
+            "--resource",
+            metavar="RESOURCE",
+            default=None,
+            callback=params.RESOURCE,
+            help="Also run our informer on RESOURCE and show its deltas beside the queues (live UI).",
+        ),
+        click.option(
+            "-o",
+            "--output",
+            type=click.Choice(("tui", "json", "text")),
+            default="tui",
+            show_default=True,
+            help="tui: the live screen; json: one object per scrape; text: a block of lines per scrape.",
+        ),
+        click.option(
+            "--count",
+            type=click.IntRange(min=1),
+            default=None,
+            metavar="N",
+            help="Headless output only: stop after N scrapes.",
+        ),
+        click.option(
+            "--duration",
+            "run_for",
+            type=POSITIVE_DURATION,
+            default=None,
+            help="Headless output only: stop after this long.",
+        ),
+    ]
+    return decorate(f, opts)
+
+
+# A backslash ending a line joins it to the next (a Python string continuation): one line in --help.
+ATTACH_EXAMPLES = """
 # A controller whose metrics port you forwarded
 kubectl port-forward -n my-system deploy/my-controller 8080 &
 kubectl informer attach http://127.0.0.1:8080/metrics
@@ -112,101 +179,38 @@ kubectl informer attach http://127.0.0.1:8080/metrics
 kubectl informer attach deploy/my-controller -n my-system
 
 # Behind kube-rbac-proxy: HTTPS and a bearer token
-kubectl informer attach https://127.0.0.1:8443/metrics --token "$(kubectl create token my-sa)" --insecure-skip-tls-verify
+kubectl informer attach https://127.0.0.1:8443/metrics --token "$(kubectl create token my-sa)" \
+--insecure-skip-tls-verify
 
 # Our own informer on pods beside the controller's queues
 kubectl informer attach pod/my-controller-7d9f:8080 --resource pods
 
 # Three scrapes as text, for scripts
 kubectl informer attach http://127.0.0.1:8080/metrics -o text --count 3
-""",
+"""
+
+
+@cli.command(
+    cls=KubectlCommand,
+    usage="TARGET [options]",
+    help="Attach to a running controller's metrics and show its workqueues live: depth, adds/s, "
+    "queue latency and work duration p50/p99, retries, reconciles and workers; for a client-go "
+    "1.36 process also its informers (i) and stale-sync skips. TARGET is a URL "
+    "(after your own kubectl port-forward), pod/NAME[:PORT] or deploy/NAME[:PORT], read through "
+    "the API server's pods/proxy subresource (GET only).",
+    examples=ATTACH_EXAMPLES,
 )
 @click.argument("target", callback=params.ATTACH_TARGET)
-@click.option(
-    "-n",
-    "--namespace",
-    metavar="NS",
-    callback=params.NAMESPACE,
-    help="Namespace of the pod or deployment (default: the context's).",
-)
-@click.option("--context", metavar="NAME", help="The kubeconfig context to use.")
-@click.option(
-    "--kubeconfig", metavar="FILE", help="Path to the kubeconfig file (default: $KUBECONFIG or ~/.kube/config)."
-)
-@click.option("--interval", type=DURATION, default="1s", show_default=True, help="How often to scrape.")
-@click.option(
-    "--path",
-    "metrics_path",
-    default="/metrics",
-    show_default=True,
-    callback=params.URL_PATH,
-    help="Metrics path on the pod (pod/deploy targets).",
-)
-@click.option(
-    "--scheme",
-    type=click.Choice(("auto", "http", "https")),
-    default="auto",
-    show_default=True,
-    help="Scheme on the pod's port (auto: https for a port named https* or 443/8443).",
-)
+@attach_target_options
 @connection_attach_flags
-@click.option(
-    "--resource",
-    metavar="RESOURCE",
-    default=None,
-    callback=params.RESOURCE,
-    help="Also run our informer on RESOURCE and show its deltas beside the queues (live UI).",
-)
-@click.option(
-    "-o",
-    "--output",
-    type=click.Choice(("tui", "json", "text")),
-    default="tui",
-    show_default=True,
-    help="tui: the live screen; json: one object per scrape; text: a block of lines per scrape.",
-)
-@click.option(
-    "--count", type=click.IntRange(min=1), default=None, metavar="N", help="Headless output only: stop after N scrapes."
-)
-@click.option(
-    "--duration", "run_for", type=POSITIVE_DURATION, default=None, help="Headless output only: stop after this long."
-)
+@attach_output_options
 @debug_option
-def attach(
-    target,
-    namespace,
-    context,
-    kubeconfig,
-    interval,
-    metrics_path,
-    scheme,
-    token,
-    token_file,
-    ca_file,
-    insecure,
-    resource,
-    output,
-    count,
-    run_for,
-    **api_server,
-) -> int:
-    from kubectl_informer.cli.attach import AttachFailed, AttachOptions, TargetError, run_attach
+def attach(target, resource, output, count, run_for, token, token_file, **flags) -> int:
+    from kubectl_informer.cli.attach import AttachFailed, TargetError, run_attach
 
-    _check_attach_flags(interval, output, count, run_for, resource)
-    token = _attach_token(token, token_file)
-    opts = AttachOptions(
-        target,
-        namespace=namespace,
-        context=context,
-        kubeconfig=kubeconfig,
-        interval=interval,
-        path=metrics_path,
-        scheme=scheme,
-        token=token,
-        ca_file=ca_file,
-        insecure=insecure,
-    )
-    opts.overrides = _attach_overrides(opts, resource, api_server)
+    _check_attach_flags(flags["interval"], output, count, run_for, resource)
+    opts = _attach_options(target, _attach_token(token, token_file), flags)
+    opts.overrides = _attach_overrides(opts, resource, flags)  # what is left in flags: the API server's
     try:
         with quiet_on_closed_pipe():
             return run_attach(
@@ -220,6 +224,24 @@ def attach(
         return 0
 
 
+def _attach_options(target: str, token: str | None, flags: dict[str, Any]) -> AttachOptions:
+    """attach's own flags, taken out of ``flags``: what is left there is kubectl's API-server flags."""
+    from kubectl_informer.cli.attach import AttachOptions
+
+    return AttachOptions(
+        target,
+        namespace=flags.pop("namespace"),
+        context=flags.pop("context"),
+        kubeconfig=flags.pop("kubeconfig"),
+        interval=flags.pop("interval"),
+        path=flags.pop("metrics_path"),
+        scheme=flags.pop("scheme"),
+        token=token,
+        ca_file=flags.pop("ca_file"),
+        insecure=flags.pop("insecure"),
+    )
+
+
 def _check_attach_flags(
     interval: float, output: str, count: int | None, run_for: float | None, resource: str | None
 ) -> None:
@@ -231,7 +253,7 @@ def _check_attach_flags(
         raise click.UsageError("--resource shows our informer beside the queues in the live UI only")
 
 
-def _attach_overrides(opts, resource: str | None, api_server: dict):
+def _attach_overrides(opts: AttachOptions, resource: str | None, api_server: dict[str, Any]) -> ConfigOverrides:
     """The API server's connection flags: always the API-server-only ones
     (--server, --as...); --token, --certificate-authority and
     --insecure-skip-tls-verify too unless TARGET is a URL (they are its)."""
@@ -286,13 +308,7 @@ def _check_attach_token(token: str) -> None:
 # --- replay ------------------------------------------------------------------------------
 
 
-@cli.command(
-    cls=KubectlCommand,
-    usage="FILE [options]",
-    help="Replay a recording (--record FILE, or -o json) in time: in the live UI (space pauses, . steps, "
-    "] and [ seek to the next/previous relist, 410 or tombstone, t seeks to a time) or as text. "
-    "FILE - reads stdin.",
-    examples="""
+REPLAY_EXAMPLES = """
 # Record a minute, then play it back in the UI, ten times faster
 kubectl informer watch pods --demo flaky -o json --duration 1m > trace.ndjson
 kubectl informer replay trace.ndjson --speed 10
@@ -305,7 +321,16 @@ kubectl informer replay trace.ndjson -o text
 
 # The same in recorded time
 kubectl informer replay trace.ndjson -o text --speed 1
-""",
+"""
+
+
+@cli.command(
+    cls=KubectlCommand,
+    usage="FILE [options]",
+    help="Replay a recording (--record FILE, or -o json) in time: in the live UI (space pauses, . steps, "
+    "] and [ seek to the next/previous relist, 410 or tombstone, t seeks to a time) or as text. "
+    "FILE - reads stdin.",
+    examples=REPLAY_EXAMPLES,
 )
 @click.argument("file")
 @click.option(
@@ -359,6 +384,16 @@ def replay(file: str, output: str, speed: float | None, no_wait: bool, start: fl
 # --- sim, version --------------------------------------------------------------------------
 
 
+SIM_EXAMPLES = """
+# Serve on a free port and write a kubeconfig for it (in a directory of your own)
+kubectl informer sim --write-kubeconfig "$XDG_RUNTIME_DIR/sim.kubeconfig" --scenario burst
+
+# In another terminal
+KUBECONFIG="$XDG_RUNTIME_DIR/sim.kubeconfig" kubectl get pods -w
+KUBECONFIG="$XDG_RUNTIME_DIR/sim.kubeconfig" kubectl informer watch pods
+"""
+
+
 @cli.command(
     cls=KubectlCommand,
     usage="[options]",
@@ -366,14 +401,7 @@ def replay(file: str, output: str, speed: float | None, no_wait: bool, start: fl
     "can be used side by side against it. It runs simulated Deployment, ReplicaSet and "
     "garbage-collector controllers: kubectl create/scale/rollout/delete of a deployment make and "
     "remove ReplicaSets and pods as on a cluster.",
-    examples="""
-# Serve on a free port and write a kubeconfig for it (in a directory of your own)
-kubectl informer sim --write-kubeconfig "$XDG_RUNTIME_DIR/sim.kubeconfig" --scenario burst
-
-# In another terminal
-KUBECONFIG="$XDG_RUNTIME_DIR/sim.kubeconfig" kubectl get pods -w
-KUBECONFIG="$XDG_RUNTIME_DIR/sim.kubeconfig" kubectl informer watch pods
-""",
+    examples=SIM_EXAMPLES,
 )
 @click.option(
     "--port", type=click.IntRange(0, 65535), default=0, show_default=True, help="Port on 127.0.0.1 (0: any free one)."

@@ -17,6 +17,7 @@ from kubectl_informer.cli.command import DURATION, POSITIVE_DURATION, REQUEST_TI
 from kubectl_informer.core.profiles import DEFAULT_CLIENT_GO, PROFILES
 
 if TYPE_CHECKING:  # read_config imports it: --help, version and a usage error never build one
+    from kubectl_informer.core.jsonpath import IndexSpec
     from kubectl_informer.run.config import RunConfig
 
 DEFAULT_SCENARIO = "steady"
@@ -83,7 +84,8 @@ def connection_options(f):
             flag_value=DEFAULT_SCENARIO,
             default=None,
             metavar="[SCENARIO]",
-            help=f"Run against the built-in simulated cluster (real HTTP on 127.0.0.1); SCENARIO defaults to {DEFAULT_SCENARIO}.",
+            help="Run against the built-in simulated cluster (real HTTP on 127.0.0.1); "
+            f"SCENARIO defaults to {DEFAULT_SCENARIO}.",
         ),
     ]
     return decorate(f, opts)
@@ -101,10 +103,10 @@ def _drop_paths(ctx, param, values) -> list[str]:
     return paths
 
 
-def _indexes(ctx, param, values) -> tuple:
+def _indexes(ctx, param, values) -> tuple[IndexSpec, ...]:
     from kubectl_informer.core.jsonpath import parse_index
 
-    specs = []
+    specs: list[IndexSpec] = []
     for text in values:
         try:
             spec = parse_index(text)
@@ -117,7 +119,13 @@ def _indexes(ctx, param, values) -> tuple:
 
 
 def profile_options(f):
-    opts = [
+    """Which client-go machinery runs, and what its cache is given to hold."""
+    return decorate(f, _machinery_flags() + _cache_flags())
+
+
+def _machinery_flags() -> list:
+    """Resync periods, the client-go profile and the overrides of what it runs."""
+    return [
         click.option(
             "--resync",
             type=DURATION,
@@ -162,6 +170,12 @@ def profile_options(f):
             "then cannot queue a Deleted for a key that vanished, nor the watch one for a key "
             "already popped, and resync queues nothing. DeltaFIFO only.",
         ),
+    ]
+
+
+def _cache_flags() -> list:
+    """What the cache holds: metadata only, transforms before the FIFO, extra indexes."""
+    return [
         click.option(
             "--metadata-only",
             is_flag=True,
@@ -194,7 +208,6 @@ def profile_options(f):
             "The Cache pane's v shows its values and the keys under each (ByIndex).",
         ),
     ]
-    return decorate(f, opts)
 
 
 def handler_options(f):

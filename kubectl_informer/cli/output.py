@@ -9,7 +9,7 @@ which ends the run quietly.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import IO
+from typing import IO, Protocol
 
 from kubectl_informer.core.durations import format_short
 from kubectl_informer.core.printable import json_escaped, printable
@@ -41,6 +41,16 @@ OUTPUTS = ("tui", "json", "text")
 class OutputError(RunError):
     """Writing to stdout (or stderr) failed for another reason than a reader
     that went away: a full disk, an I/O error. Names the stream."""
+
+
+class TextOut(Protocol):
+    """Where a renderer writes its lines: a text stream's ``write`` and
+    ``flush``, all a renderer calls (``NamedOutput`` around stdout, or any
+    text file)."""
+
+    def write(self, text: str, /) -> int: ...
+
+    def flush(self) -> None: ...
 
 
 class NamedOutput:
@@ -88,7 +98,7 @@ class JsonRenderer:
     """Every TraceEvent as one NDJSON line (the recording format), with
     every character core/printable.py escapes written as a ``\\u`` escape."""
 
-    def __init__(self, out: IO[str]) -> None:
+    def __init__(self, out: TextOut) -> None:
         self.out = out
         self.lines = 0
 
@@ -164,7 +174,10 @@ def format_worker_event(ev: TraceEvent) -> str | None:
         )
     if ev.kind == CONTROLLER_WRITE:
         dup = " DUPLICATE (stale cache)" if f.get("duplicate") else ""
-        return f"Wrote {f.get('verb')} {f.get('resource')} {f.get('name')} rv={f.get('resource_version')} for {ev.key}{dup}"
+        return (
+            f"Wrote {f.get('verb')} {f.get('resource')} {f.get('name')} rv={f.get('resource_version')} "
+            f"for {ev.key}{dup}"
+        )
     if ev.kind == QUEUE_RATE_LIMITED:
         delay = f.get("delay")
         after = f" after {format_short(delay)}" if isinstance(delay, (int, float)) else ""
@@ -218,14 +231,19 @@ class TextRenderer:
     control characters shown escaped, core/printable.py)."""
 
     def __init__(
-        self, out: IO[str], workers: bool = False, empty_message: str | None = None, err: IO[str] | None = None
+        self,
+        out: TextOut,
+        workers: bool = False,
+        empty_message: str | None = None,
+        err: TextOut | None = None,
+        informers: int = 1,
     ) -> None:
         self.out = out
         self.workers = workers
         self.empty_message = empty_message
         self.err = err
         self.lines = 0
-        self.informers = 1  # several: "No resources found" once every one synced with nothing
+        self.informers = informers  # several: "No resources found" once every one synced with nothing
         self._synced: dict[str, int] = {}
 
     def _all_synced_empty(self, ev: TraceEvent) -> bool:
@@ -257,9 +275,18 @@ class TextRenderer:
         return n
 
 
-def make_renderer(output: str, out: IO[str], workers: bool = False):
+def make_renderer(
+    output: str,
+    out: TextOut,
+    workers: bool = False,
+    informers: int = 1,
+    empty_message: str | None = None,
+    err: TextOut | None = None,
+) -> JsonRenderer | TextRenderer:
+    """The renderer for ``-o json`` or ``-o text``; what follows ``workers``
+    is TextRenderer's (JSON writes every event as it is)."""
     if output == "json":
         return JsonRenderer(out)
     if output == "text":
-        return TextRenderer(out, workers=workers)
+        return TextRenderer(out, workers=workers, empty_message=empty_message, err=err, informers=max(1, informers))
     raise ValueError(f"no headless renderer for output {output!r}")

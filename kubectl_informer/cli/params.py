@@ -16,7 +16,6 @@ from typing import Any
 import click
 
 from kubectl_informer.core import names
-from kubectl_informer.run.errors import UsageRunError  # noqa: F401 - the CLI's name for it
 
 # More worker threads than this only measure the GIL; sample-controller runs 2.
 MAX_WORKERS = 256
@@ -170,7 +169,7 @@ def split_resources(value: str) -> tuple[str, ...]:
     return tuple(value.split(","))
 
 
-def QUEUE_RESOURCE(ctx, param, value):  # noqa: N802 - a callback named as the other checks
+def QUEUE_RESOURCE(ctx, param, value):  # a callback, named as the checks above are
     """queue's RESOURCE: the one whose keys the workqueue holds."""
     if value is not None and "," in value:
         raise click.BadParameter(
@@ -181,7 +180,7 @@ def QUEUE_RESOURCE(ctx, param, value):  # noqa: N802 - a callback named as the o
     return RESOURCE(ctx, param, value)
 
 
-def OWNED(ctx, param, values):  # noqa: N802 - a callback named as the other checks
+def OWNED(ctx, param, values):  # a callback, named as the checks above are
     """queue's --owns, repeatable, each a RESOURCE or a comma list of them."""
     out: list[str] = []
     for value in values or ():
@@ -190,7 +189,7 @@ def OWNED(ctx, param, values):  # noqa: N802 - a callback named as the other che
     return tuple(out)
 
 
-def ATTACH_TARGET(ctx, param, value):  # noqa: N802 - a callback named as the other checks
+def ATTACH_TARGET(ctx, param, value):  # a callback, named as the checks above are
     """``attach TARGET``: a pod or deployment NAME is a path segment. Other
     malformed TARGETs are worded where the command parses them."""
     from kubectl_informer.attach.target import InvalidTargetName, TargetError, parse_target

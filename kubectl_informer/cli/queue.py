@@ -11,6 +11,7 @@ from kubectl_informer.cli.command import DURATION, KubectlCommand, debug_option
 from kubectl_informer.cli.options import (
     check_output_flags,
     connection_options,
+    decorate,
     handler_options,
     output_options,
     profile_options,
@@ -22,16 +23,99 @@ from kubectl_informer.cli.options import (
 # client-go workqueue example and controller-runtime run 1.
 DEFAULT_WORKERS = 2
 
-_MAX_RETRIES = click.option(
-    "--max-retries",
-    type=params.MAX_RETRIES,
-    default=0,
-    show_default=True,
-    metavar="N",
-    help="Give up on a key that failed with N requeues: Forget it and report the error instead of requeueing it "
-    "(NumRequeues checked, as client-go's examples/workqueue does with 5). 0 retries forever, as "
-    "sample-controller does.",
+_METRICS_ADDR = click.option(
+    "--metrics-addr",
+    metavar="HOST:PORT",
+    default=None,
+    help="Serve the queue's metrics with client-go's names at http://HOST:PORT/metrics "
+    "(for `kubectl informer attach` or Prometheus).",
 )
+
+
+def worker_options(f):
+    """The simulated workers: how many, how long an item takes, how it fails and is retried."""
+    opts = [
+        click.option(
+            "--workers",
+            type=params.WORKERS,
+            default=DEFAULT_WORKERS,
+            show_default=True,
+            metavar="N",
+            help="Worker threads draining the queue (sample-controller runs 2).",
+        ),
+        click.option(
+            "--work-time",
+            type=DURATION,
+            default="200ms",
+            show_default=True,
+            help="How long each item takes to process.",
+        ),
+        click.option(
+            "--fail-rate",
+            type=params.FAIL_RATE,
+            default=0.0,
+            show_default=True,
+            metavar="RATE",
+            help="Fraction of items whose processing fails and is requeued rate-limited (0..1).",
+        ),
+        click.option(
+            "--max-retries",
+            type=params.MAX_RETRIES,
+            default=0,
+            show_default=True,
+            metavar="N",
+            help="Give up on a key that failed with N requeues: Forget it and report the error instead of "
+            "requeueing it (NumRequeues checked, as client-go's examples/workqueue does with 5). 0 retries forever, as "
+            "sample-controller does.",
+        ),
+        click.option(
+            "--rate-limiter",
+            type=params.RATE_LIMITER,
+            default="default",
+            show_default=True,
+            metavar="SPEC",
+            help="default | exponential:BASE,MAX | fastslow:FAST,SLOW,N | bucket:QPS,BURST.",
+        ),
+    ]
+    return decorate(f, opts)
+
+
+def controller_options(f):
+    """The controller's shape: controller-runtime's Owns(), kube-controller-manager's Deployment controller."""
+    opts = [
+        click.option(
+            "--owns",
+            "owns",
+            metavar="RESOURCE",
+            multiple=True,
+            callback=params.OWNED,
+            help="Also inform on RESOURCE (repeatable, or comma-separated) and enqueue, for each of its events, "
+            "the name its controller ownerReference gives when that reference is to RESOURCE's kind "
+            "(controller-runtime's Owns: EnqueueRequestForOwner with OnlyControllerOwner; one reference, "
+            "never two).",
+        ),
+        click.option(
+            "--controller",
+            "controller",
+            metavar="NAME",
+            type=click.Choice(["deployment", "deployment-controller"]),
+            default=None,
+            help="Take the shape of kube-controller-manager's controller NAME (as its --controllers names "
+            "it): deployment (or deployment-controller) runs informers on deployments, replicasets and pods "
+            "with the Deployment controller's handlers (addReplicaSet, updateReplicaSet, deletePod...). "
+            "RESOURCE defaults to deployments.",
+        ),
+        click.option(
+            "--consistency",
+            type=click.Choice(["on", "off"]),
+            default="on",
+            show_default=True,
+            help="--demo stale: the controller's read-your-own-writes check (kube-controller-manager 1.36's "
+            "ConsistencyStore): skip a sync while the cache has not read the controller's own writes. "
+            ":consistency on|off switches it live.",
+        ),
+    ]
+    return decorate(f, opts)
 
 
 EXAMPLES = """
@@ -70,73 +154,10 @@ kubectl informer queue replicasets --owns pods --demo stale --client-go 1.36
 @click.argument("resource", required=False, callback=params.QUEUE_RESOURCE)
 @connection_options
 @profile_options
-@click.option(
-    "--workers",
-    type=params.WORKERS,
-    default=DEFAULT_WORKERS,
-    show_default=True,
-    metavar="N",
-    help="Worker threads draining the queue (sample-controller runs 2).",
-)
-@click.option(
-    "--work-time", type=DURATION, default="200ms", show_default=True, help="How long each item takes to process."
-)
-@click.option(
-    "--fail-rate",
-    type=params.FAIL_RATE,
-    default=0.0,
-    show_default=True,
-    metavar="RATE",
-    help="Fraction of items whose processing fails and is requeued rate-limited (0..1).",
-)
-@_MAX_RETRIES
-@click.option(
-    "--rate-limiter",
-    type=params.RATE_LIMITER,
-    default="default",
-    show_default=True,
-    metavar="SPEC",
-    help="default | exponential:BASE,MAX | fastslow:FAST,SLOW,N | bucket:QPS,BURST.",
-)
-@click.option(
-    "--owns",
-    "owns",
-    metavar="RESOURCE",
-    multiple=True,
-    callback=params.OWNED,
-    help="Also inform on RESOURCE (repeatable, or comma-separated) and enqueue, for each of its events, "
-    "the name its controller ownerReference gives when that reference is to RESOURCE's kind "
-    "(controller-runtime's Owns: EnqueueRequestForOwner with OnlyControllerOwner; one reference, "
-    "never two).",
-)
-@click.option(
-    "--controller",
-    "controller",
-    metavar="NAME",
-    type=click.Choice(["deployment", "deployment-controller"]),
-    default=None,
-    help="Take the shape of kube-controller-manager's controller NAME (as its --controllers names "
-    "it): deployment (or deployment-controller) runs informers on deployments, replicasets and pods with the Deployment "
-    "controller's handlers (addReplicaSet, updateReplicaSet, deletePod...). RESOURCE defaults "
-    "to deployments.",
-)
-@click.option(
-    "--consistency",
-    type=click.Choice(["on", "off"]),
-    default="on",
-    show_default=True,
-    help="--demo stale: the controller's read-your-own-writes check (kube-controller-manager 1.36's "
-    "ConsistencyStore): skip a sync while the cache has not read the controller's own writes. "
-    ":consistency on|off switches it live.",
-)
+@worker_options
+@controller_options
 @handler_options
-@click.option(
-    "--metrics-addr",
-    metavar="HOST:PORT",
-    default=None,
-    help="Serve the queue's metrics with client-go's names at http://HOST:PORT/metrics "
-    "(for `kubectl informer attach` or Prometheus).",
-)
+@_METRICS_ADDR
 @output_options
 @debug_option
 def queue(resource, output, run_for, max_events, record, metrics_addr, consistency, **flags) -> int:
@@ -162,6 +183,8 @@ def _check_metrics_addr(addr: str | None) -> None:
     try:
         _host, port = parse_metrics_addr(addr)
     except ValueError as e:
-        raise click.BadParameter(str(e).removeprefix(f'--metrics-addr "{addr}" '), param_hint="'--metrics-addr'")
+        raise click.BadParameter(
+            str(e).removeprefix(f'--metrics-addr "{addr}" '), param_hint="'--metrics-addr'"
+        ) from None
     if port == 0:
         raise click.BadParameter("needs a port to serve on, e.g. 127.0.0.1:9100", param_hint="'--metrics-addr'")

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 from kubectl_informer.cli.output import make_renderer, stdout
 from kubectl_informer.core.printable import printable
+from kubectl_informer.core.trace import TraceEvent
 from kubectl_informer.replay.player import play_headless
 from kubectl_informer.replay.recording import (
     Recording,
@@ -16,6 +18,9 @@ from kubectl_informer.replay.recording import (
     scan_recording,
     stream_recording,
 )
+
+if TYPE_CHECKING:  # replay_app imports it: -o json|text never loads textual
+    from kubectl_informer.tui.app import InformerApp
 
 __all__ = ["RecordingError", "replay"]
 
@@ -27,11 +32,13 @@ def replay(
     start: float = 0.0,
     show_secret_data: bool = False,
     need_terminal: Callable[[], None] | None = None,
-    run_app: Callable | None = None,
+    run_app: Callable[[InformerApp], None] | None = None,
     clock=None,
 ) -> int:
     """Play the recording at ``path``. ``speed`` None: in time (1) in the
-    UI, as fast as possible (0) headless, as before replays had a clock."""
+    UI, as fast as possible (0) headless, as before replays had a clock.
+    ``run_app`` runs the UI (the CLI's closes it on SIGTERM too); without
+    one, the app's own ``run``."""
     if output == "tui" and need_terminal is not None:
         need_terminal()
     if output != "tui":
@@ -39,7 +46,10 @@ def replay(
     rec = read_recording(path)
     _check_start(start, rec.duration, path)
     app = replay_app(rec, 1.0 if speed is None else speed, start, show_secret_data, clock)
-    run_app(app)
+    if run_app is None:
+        app.run()
+    else:
+        run_app(app)
     return 0
 
 
@@ -52,6 +62,7 @@ def _headless(path: str, output: str, speed: float, start: float, clock) -> int:
     """-o json|text: a file is read twice, checked whole before the first
     line is printed and then streamed, holding no event; stdin is held
     (within read_recording's caps)."""
+    events: Iterable[TraceEvent]
     if path == "-":
         rec = read_recording(path)
         events, t0, header, warnings = rec.events, rec.t0, rec.header, rec.warnings
@@ -71,13 +82,14 @@ def _headless(path: str, output: str, speed: float, start: float, clock) -> int:
         sys.stderr.write(f"warning: {printable(w)}\n")
     informers = tuple((header or {}).get("informers") or ())
     # Several informers: the adds' causes and the owner mapping's drops are worker lines too.
-    renderer = make_renderer(output, stdout(), workers=bool(informers) or workers)
-    renderer.informers = max(1, len(informers))
+    renderer = make_renderer(output, stdout(), workers=bool(informers) or workers, informers=len(informers))
     play_headless(events, t0, renderer.render, speed, start, clock)
     return 0
 
 
-def replay_app(rec: Recording, speed: float, start: float = 0.0, show_secret_data: bool = False, clock=None):
+def replay_app(
+    rec: Recording, speed: float, start: float = 0.0, show_secret_data: bool = False, clock=None
+) -> InformerApp:
     from kubectl_informer.tui.app import InformerApp
     from kubectl_informer.tui.replay import ReplayScreen
 

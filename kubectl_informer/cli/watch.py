@@ -23,14 +23,15 @@ from kubectl_informer.cli.queue import DEFAULT_WORKERS
 # resync fills Resync with ticks, a workqueue fills Queue); a flag given wins.
 DEMO_RESYNC = 5.0
 
+_WORKQUEUE = click.option(
+    "--workqueue/--no-workqueue",
+    "workqueue",
+    default=None,
+    help="Feed the handler's keys into a workqueue drained by 2 simulated workers, as `queue` does "
+    "(default: on with --demo in the live UI, else off).",
+)
 
-@click.command(
-    cls=KubectlCommand,
-    usage="RESOURCE[,RESOURCE...] [NAME] [options]",
-    help="Run an informer on RESOURCE and show every step: list or WatchList, watch events, the "
-    "FIFO's deltas, the cache, resourceVersions and resyncs. NAME narrows it to one object. "
-    "Several resources, comma-separated, run one informer each from one shared factory.",
-    examples="""
+EXAMPLES = """
 # Pods of the current namespace in the live UI
 kubectl informer watch pods
 
@@ -51,20 +52,23 @@ kubectl informer watch pods --demo burst
 
 # Three informers in one run, one shared factory
 kubectl informer watch deploy,rs,pods -o text
-""",
+"""
+
+
+@click.command(
+    cls=KubectlCommand,
+    usage="RESOURCE[,RESOURCE...] [NAME] [options]",
+    help="Run an informer on RESOURCE and show every step: list or WatchList, watch events, the "
+    "FIFO's deltas, the cache, resourceVersions and resyncs. NAME narrows it to one object. "
+    "Several resources, comma-separated, run one informer each from one shared factory.",
+    examples=EXAMPLES,
 )
 @click.argument("resource", required=False, callback=params.RESOURCE_LIST)
 @click.argument("name", required=False, callback=params.OBJECT_NAME)
 @connection_options
 @profile_options
 @handler_options
-@click.option(
-    "--workqueue/--no-workqueue",
-    "workqueue",
-    default=None,
-    help="Feed the handler's keys into a workqueue drained by 2 simulated workers, as `queue` does "
-    "(default: on with --demo in the live UI, else off).",
-)
+@_WORKQUEUE
 @output_options
 @debug_option
 def watch(resource, name, output, run_for, max_events, record, workqueue, **flags) -> int:

@@ -18,13 +18,15 @@ holding none (``-o json|text``).
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import IO
+from typing import Any, Protocol
 
 import orjson
 
@@ -154,19 +156,31 @@ def mark_of(ev: TraceEvent) -> str | None:
     return None
 
 
-def _open(path: str) -> IO[bytes]:
-    """The file, or stdin for ``-``; a gzip-compressed recording is read as is."""
+class _LineReader(Protocol):
+    """What a recording is read from: a file (bytes), a gzip stream on it, or stdin (text without a buffer)."""
+
+    def readline(self, size: int, /) -> bytes | str: ...
+
+
+def _open(path: str, files: contextlib.ExitStack) -> _LineReader:
+    """The file, or stdin for ``-``; a gzip-compressed recording is read as
+    is. What is opened is closed with ``files``: GzipFile leaves the file it
+    is handed open."""
     if path == "-":
         return sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
-    fh = open(path, "rb")
+    return _uncompressed(files.enter_context(open(path, "rb")), files)
+
+
+def _uncompressed(fh: io.BufferedReader, files: contextlib.ExitStack) -> _LineReader:
+    """``fh`` itself, or a gzip stream on it when the file starts as gzip does."""
     if fh.peek(2)[:2] == b"\x1f\x8b":
         import gzip
 
-        return gzip.GzipFile(fileobj=fh)
+        return files.enter_context(gzip.GzipFile(fileobj=fh))
     return fh
 
 
-def _lines(fh, path: str):
+def _lines(fh: _LineReader, path: str) -> Iterator[tuple[int, bytes | str]]:
     """(number, line) of each line, none longer than MAX_LINE."""
     n = 0
     while True:
@@ -186,7 +200,9 @@ def _event_of(d: object) -> TraceEvent | str:
     """The event a decoded line holds, or what is wrong with it."""
     if not isinstance(d, dict):
         return "not a trace event (expected the NDJSON lines of -o json)"
-    get = d.get
+    # A decoded line's members are anything until the check below: the
+    # expression is their check (no isinstance call per member per line).
+    get: Callable[[str], Any] = d.get
     seq, t, kind, key, fields, v = get("seq"), get("time"), get("kind"), get("key"), get("fields"), get("v")
     # The common case in one expression (a recording has millions of lines);
     # _envelope_problem says what is wrong otherwise. NaN fails every comparison.
@@ -260,7 +276,7 @@ def _header_problem(ev: TraceEvent) -> str | None:
     return None
 
 
-def iter_events(fh, path: str, warnings: list[str]) -> Iterator[tuple[int, int, TraceEvent]]:
+def iter_events(fh: _LineReader, path: str, warnings: list[str]) -> Iterator[tuple[int, int, TraceEvent]]:
     """(line number, the line's length, event) of each event of the open recording, each
     checked against the trace contract as it is read; RecordingError names
     the first line that is wrong. A bad last line without its newline (a
@@ -292,7 +308,7 @@ def iter_events(fh, path: str, warnings: list[str]) -> Iterator[tuple[int, int, 
         yield n, len(line), ev
     if pending is not None:
         n, line, problem = pending
-        if line.endswith(b"\n" if isinstance(line, bytes) else "\n"):
+        if line.endswith(b"\n") if isinstance(line, bytes) else line.endswith("\n"):
             raise RecordingError(f"{path} line {n}: {problem}")
         warnings.append(
             f"{path} line {n}: the last line is cut mid-event (the recording was interrupted); "
@@ -303,21 +319,19 @@ def iter_events(fh, path: str, warnings: list[str]) -> Iterator[tuple[int, int, 
 def _events(path: str, warnings: list[str]) -> Iterator[tuple[int, int, TraceEvent]]:
     """``iter_events`` of the recording at ``path``, opened and closed;
     RecordingError if the file cannot be read."""
-    try:
-        fh = _open(path)
-    except OSError as e:
-        raise RecordingError(f"cannot read {path}: {e.strerror or e}") from None
-    try:
-        yield from iter_events(fh, path, warnings)
-    except EOFError:
-        warnings.append(
-            f"{path}: the compressed recording ends early (interrupted?); replaying the events before the cut"
-        )
-    except OSError as e:
-        raise RecordingError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
-    finally:
-        if path != "-":
-            fh.close()
+    with contextlib.ExitStack() as files:
+        try:
+            fh = _open(path, files)
+        except OSError as e:
+            raise RecordingError(f"cannot read {path}: {e.strerror or e}") from None
+        try:
+            yield from iter_events(fh, path, warnings)
+        except EOFError:
+            warnings.append(
+                f"{path}: the compressed recording ends early (interrupted?); replaying the events before the cut"
+            )
+        except OSError as e:
+            raise RecordingError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
 
 
 @dataclass

@@ -69,3 +69,24 @@ def test_a_bad_line_inside_is_still_an_error(tmp_path):
         read_recording(write(tmp_path, "".join(lines) + "garbage\n"))
     with pytest.raises(RecordingError, match="no trace events"):
         read_recording(write(tmp_path, "\n\n"))
+
+
+def test_a_compressed_recording_closes_its_file_once_read(tmp_path):
+    """GzipFile does not close a file object it is handed: the file under a
+    compressed recording is closed by the reader itself, after a read, a scan,
+    a stream and a read stopped early at the cap."""
+    import gc
+    import warnings
+
+    from kubectl_informer.replay.recording import scan_recording, stream_recording
+
+    gz = tmp_path / "rec.gz"
+    gz.write_bytes(gzip.compress(ndjson(story()).encode()))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        assert len(read_recording(str(gz)).events) == len(story())
+        assert scan_recording(str(gz)).events == len(story())
+        assert len(list(stream_recording(str(gz)))) == len(story())
+        assert len(read_recording(str(gz), max_events=2).events) == 2
+        gc.collect()
+    assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []
