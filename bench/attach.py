@@ -28,10 +28,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
+from prometheus_client.parser import text_string_to_metric_families
 
-from kubectl_informer.attach.model import AttachModel  # noqa: E402
-from kubectl_informer.attach.page import parse_page  # noqa: E402
+from kubectl_informer.attach.model import AttachModel
+from kubectl_informer.attach.page import parse_page
 
 BOUNDS = (
     "1e-08",

@@ -164,8 +164,13 @@ def client(kind: str, kubeconfig: str, n: int) -> None:
         api = config.new_client_from_config(config_file=kubeconfig)
         inf = SharedInformer(k8s.CoreV1Api(api).list_pod_for_all_namespaces)
         inf.start()
-        size = lambda: len(inf.cache.list_keys())  # noqa: E731
-        done = lambda: size() >= n  # noqa: E731
+
+        def size() -> int:
+            return len(inf.cache.list_keys())
+
+        def done() -> bool:
+            return size() >= n
+
     else:
         from kubectl_informer.cache.shared_informer import ResourceEventHandlerFuncs
         from kubectl_informer.core.profiles import resolve_profile
@@ -187,8 +192,13 @@ def client(kind: str, kubeconfig: str, n: int) -> None:
 
         inf.add_event_handler(ResourceEventHandlerFuncs(add=on_add))
         threading.Thread(target=inf.run, args=(threading.Event(),), daemon=True).start()
-        size = lambda: len(inf.get_indexer().list_keys())  # noqa: E731
-        done = lambda: inf.has_synced() and added[0] >= n  # noqa: E731
+
+        def size() -> int:
+            return len(inf.get_indexer().list_keys())
+
+        def done() -> bool:
+            return inf.has_synced() and added[0] >= n
+
     deadline = time.monotonic() + 900
     while not done():
         if time.monotonic() > deadline:

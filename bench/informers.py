@@ -128,7 +128,7 @@ def one_run(kubeconfig: str, n: int) -> tuple[float, float]:
 def three_runs(kubeconfig: str, n: int) -> tuple[float, float]:
     t0 = time.time()
     procs = [spawn(kubeconfig, n, [r]) for r in RESOURCES]
-    results = [finish(p, n, f"the {r} run") for p, r in zip(procs, RESOURCES)]
+    results = [finish(p, n, f"the {r} run") for p, r in zip(procs, RESOURCES, strict=True)]
     return max(r["synced_at"] for r in results) - t0, sum(r["hwm_kib"] for r in results) / 1024.0
 
 

@@ -36,12 +36,12 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tests.packaging import krew
+from tests.packaging.conftest import bare_env, this_platform
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from tests.packaging import krew  # noqa: E402
-from tests.packaging.conftest import bare_env, this_platform  # noqa: E402
-
 KUBECTL = "/usr/bin/kubectl"
 TMUX = shutil.which("tmux") or "/usr/bin/tmux"
 TARGETS = {"archive_mib": 60.0, "version_warm_s": 0.5, "first_frame_s": 2.0}

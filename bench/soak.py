@@ -43,13 +43,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from kubectl_informer.cache.keys import meta_namespace_key_func  # noqa: E402
-from kubectl_informer.clock.testing import wait_for  # noqa: E402
-from kubectl_informer.core.trace import TraceBuffer, Tracer  # noqa: E402
-from kubectl_informer.run.config import RunConfig  # noqa: E402
-from kubectl_informer.run.runner import Run  # noqa: E402
-from kubectl_informer.sim.objects import make_pod  # noqa: E402
-from kubectl_informer.tui.app import InformerApp  # noqa: E402
+from kubectl_informer.cache.keys import meta_namespace_key_func
+from kubectl_informer.clock.testing import wait_for
+from kubectl_informer.core.trace import TraceBuffer, Tracer
+from kubectl_informer.run.config import RunConfig
+from kubectl_informer.run.runner import Run
+from kubectl_informer.sim.objects import make_pod
+from kubectl_informer.tui.app import InformerApp
 
 # BENCH_SMOKE=1: 1.5 s at a low rate, the same code path (the test suite runs it): the
 # same 600 writes as 3 s at 200/s, enough churn to fill the bounded histories.

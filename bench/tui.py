@@ -54,13 +54,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from textual import events  # noqa: E402
+from textual import events
 
-from kubectl_informer.core.run_info import RunInfo  # noqa: E402
-from kubectl_informer.core.trace import DerivedTraceEvent, TraceBuffer, TraceEvent  # noqa: E402
-from kubectl_informer.core.trace_kinds import KINDS  # noqa: E402
-from kubectl_informer.run.lifecycle import UI, tuned  # noqa: E402
-from kubectl_informer.tui.app import InformerApp  # noqa: E402
+from kubectl_informer.core.run_info import RunInfo
+from kubectl_informer.core.trace import DerivedTraceEvent, TraceBuffer, TraceEvent
+from kubectl_informer.core.trace_kinds import KINDS
+from kubectl_informer.run.lifecycle import UI, tuned
+from kubectl_informer.tui.app import InformerApp
 
 KEYS = 5000
 BUFFER_HIGH = 20_000  # producer waits when this many events wait: always a backlog, never empty
@@ -356,7 +356,8 @@ def histories_line(app, warm: tuple, last: tuple) -> str:
     states = app.feed_loop.states
     bounds = [held(states[name])[1] if name in states else 0 for _, name, held in HISTORIES]
     return "; ".join(
-        f"{label} {a:,} -> {b:,} of {bound:,}" for (label, _, _), a, b, bound in zip(HISTORIES, warm, last, bounds)
+        f"{label} {a:,} -> {b:,} of {bound:,}"
+        for (label, _, _), a, b, bound in zip(HISTORIES, warm, last, bounds, strict=True)
     )
 
 

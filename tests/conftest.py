@@ -2,6 +2,12 @@ import gc
 import os
 import signal
 
+import pytest
+
+from kubectl_informer.clock.testing import FakeClock, wait_for
+from kubectl_informer.core.trace import TraceBuffer, Tracer
+from tests import krew_build
+
 # A shell that starts the suite as a background job (`... &`) hands it SIGINT
 # ignored, every process it starts inherits that, and Python then installs no
 # Ctrl-C handler: the tests that press Ctrl-C on a child would hang. A user's
@@ -38,12 +44,6 @@ if "PYTEST_XDIST_WORKER" not in os.environ:
     _root = Path(__file__).resolve().parents[1]
     for _dir in ("kubectl_informer", "tests", "tools", "bench"):
         compileall.compile_dir(_root / _dir, quiet=2, workers=0)
-
-import pytest
-
-from kubectl_informer.clock.testing import FakeClock, wait_for
-from kubectl_informer.core.trace import TraceBuffer, Tracer
-from tests import krew_build
 
 
 @pytest.fixture

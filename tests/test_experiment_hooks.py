@@ -19,9 +19,24 @@ from kubectl_informer.run.sample_controller import SimulatedController
 from kubectl_informer.workqueue import ItemExponentialFailureRateLimiter, RateLimitingQueue
 
 from .cache.helpers import empty_known, mk
-from .cache.test_reflector import RecordingStore, calls, runners, seeded  # noqa: F401 - fixture
-from .cache.test_shared_informer import Recorder, source, start  # noqa: F401 - fixture
+from .cache.running import Runner, each_closed
+from .cache.running import Running as RunningInformer
+from .cache.test_reflector import RecordingStore, calls, seeded
+from .cache.test_shared_informer import Recorder, source
 from .test_sample_controller import FakeInformer, Running, pod
+
+
+@pytest.fixture
+def runners():
+    """As tests/cache's: ``runners(reflector)`` runs it on a thread, stopped after the test."""
+    yield from each_closed(Runner)
+
+
+@pytest.fixture
+def start():
+    """As tests/cache's: ``start(informer)`` runs it on a thread, stopped after the test."""
+    yield from each_closed(RunningInformer)
+
 
 # --- Reflector ------------------------------------------------------------------
 
@@ -197,7 +212,7 @@ def test_fail_next_fails_that_many_then_the_back_off_grows(clock, tracer, trace)
     with Running(ctrl):
         q = ctrl.queue
         for requeues, delay in ((1, 1.0), (2, 2.0), (3, 4.0)):
-            assert wait_for(lambda: q.num_requeues("default/x") == requeues and q.waiting())
+            assert wait_for(lambda requeues=requeues: q.num_requeues("default/x") == requeues and q.waiting())
             assert q.waiting() == [("default/x", clock.now() + delay)]
             clock.step(delay)
         assert wait_for(lambda: ctrl.stats()["processed"] == 4)

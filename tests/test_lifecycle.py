@@ -100,9 +100,11 @@ def test_running_prepares_starts_stops_and_restores_with_a_demo_cluster():
 def test_running_turns_a_bad_input_into_one_line_before_any_thread():
     # No thread of this run was started (another test's thread ending meanwhile is fine).
     before = set(threading.enumerate())
-    with pytest.raises(RunError, match="--resync must not be negative"):
-        with running(RunConfig.from_flags(resource="pods", resync=-1), ui=False):
-            pass
+    with (
+        pytest.raises(RunError, match="--resync must not be negative"),
+        running(RunConfig.from_flags(resource="pods", resync=-1), ui=False),
+    ):
+        pass
     assert set(threading.enumerate()) - before == set()
 
 

@@ -101,9 +101,8 @@ def test_one_restart_at_a_time_and_only_restartable_options():
         r.start()
         with pytest.raises(ValueError, match="cannot change resync"):
             r.restart(replace(r.config, resync=3.0))
-        with restart_lock(r):  # a restart under way
-            with pytest.raises(RunError, match="already under way"):
-                r.restart(r.config.switch_resource("deploy"))
+        with restart_lock(r), pytest.raises(RunError, match="already under way"):  # a restart under way
+            r.restart(r.config.switch_resource("deploy"))
         assert r.restart(r.config.switch_resource("deploy")).resource == "deployments.apps"
 
 

@@ -52,11 +52,26 @@ CR_BOUNDS = (
     "1000",
 )
 
+# The HELP texts too long for a line of this file, verbatim (client-go's, then controller-runtime's wording).
+REST_REQUESTS_HELP = "[ALPHA] Number of HTTP requests, partitioned by status code, method, and host."
+CLIENT_GO_LONGEST_HELP = "[BETA] How many seconds has the longest running processor for workqueue been running."
+CLIENT_GO_UNFINISHED_HELP = (
+    "[BETA] How many seconds of work has done that is in progress and hasn't been observed by work_duration. "
+    "Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at "
+    "which this increases."
+)
+CONTROLLER_RUNTIME_LONGEST_HELP = "How many seconds has the longest running processor for workqueue been running."
+CONTROLLER_RUNTIME_UNFINISHED_HELP = (
+    "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. "
+    "Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at "
+    "which this increases."
+)
+
 
 def _hist(name: str, labels: str, bounds, cumulative, total_sum: float) -> str:
     lines = []
     sep = "," if labels else ""
-    for b, c in zip(bounds, cumulative):
+    for b, c in zip(bounds, cumulative, strict=True):
         lines.append(f'{name}_bucket{{{labels}{sep}le="{b}"}} {c}')
     lines.append(f'{name}_bucket{{{labels}{sep}le="+Inf"}} {cumulative[-1]}')
     lines.append(f"{name}_sum{{{labels}}} {total_sum}")
@@ -77,7 +92,7 @@ def client_go_page(
     requests_200=100,
 ) -> str:
     q = 'name="deployment"'
-    return f"""# HELP rest_client_requests_total [ALPHA] Number of HTTP requests, partitioned by status code, method, and host.
+    return f"""# HELP rest_client_requests_total {REST_REQUESTS_HELP}
 # TYPE rest_client_requests_total counter
 rest_client_requests_total{{code="200",host="172.18.0.2:6443",method="GET"}} {requests_200}
 rest_client_requests_total{{code="200",host="172.18.0.2:6443",method="PUT"}} 7
@@ -90,7 +105,7 @@ workqueue_adds_total{{name="replicaset"}} 3
 # TYPE workqueue_depth gauge
 workqueue_depth{{{q}}} {depth}
 workqueue_depth{{name="replicaset"}} 0
-# HELP workqueue_longest_running_processor_seconds [BETA] How many seconds has the longest running processor for workqueue been running.
+# HELP workqueue_longest_running_processor_seconds {CLIENT_GO_LONGEST_HELP}
 # TYPE workqueue_longest_running_processor_seconds gauge
 workqueue_longest_running_processor_seconds{{{q}}} {longest}
 # HELP workqueue_queue_duration_seconds [BETA] How long in seconds an item stays in workqueue before being requested.
@@ -99,7 +114,7 @@ workqueue_longest_running_processor_seconds{{{q}}} {longest}
 # HELP workqueue_retries_total [BETA] Total number of retries handled by workqueue
 # TYPE workqueue_retries_total counter
 workqueue_retries_total{{{q}}} {retries}
-# HELP workqueue_unfinished_work_seconds [BETA] How many seconds of work has done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.
+# HELP workqueue_unfinished_work_seconds {CLIENT_GO_UNFINISHED_HELP}
 # TYPE workqueue_unfinished_work_seconds gauge
 workqueue_unfinished_work_seconds{{{q}}} {unfinished}
 # HELP workqueue_work_duration_seconds [BETA] How long in seconds processing an item from workqueue takes.
@@ -147,7 +162,7 @@ workqueue_adds_total{{{c}}} {adds}
 # TYPE workqueue_depth gauge
 workqueue_depth{{{c},priority=""}} {depth_p0}
 workqueue_depth{{{c},priority="1"}} {depth_p1}
-# HELP workqueue_longest_running_processor_seconds How many seconds has the longest running processor for workqueue been running.
+# HELP workqueue_longest_running_processor_seconds {CONTROLLER_RUNTIME_LONGEST_HELP}
 # TYPE workqueue_longest_running_processor_seconds gauge
 workqueue_longest_running_processor_seconds{{{c}}} 0.25
 # HELP workqueue_queue_duration_seconds How long in seconds an item stays in workqueue before being requested
@@ -156,7 +171,7 @@ workqueue_longest_running_processor_seconds{{{c}}} 0.25
 # HELP workqueue_retries_total Total number of retries handled by workqueue
 # TYPE workqueue_retries_total counter
 workqueue_retries_total{{{c}}} {errors}
-# HELP workqueue_unfinished_work_seconds How many seconds of work has been done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.
+# HELP workqueue_unfinished_work_seconds {CONTROLLER_RUNTIME_UNFINISHED_HELP}
 # TYPE workqueue_unfinished_work_seconds gauge
 workqueue_unfinished_work_seconds{{{c}}} 0.5
 # HELP workqueue_work_duration_seconds How long in seconds processing an item from workqueue takes.

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.e2e
 
 
 def own_quantile(q, summary):
-    return histogram_quantile(q, list(zip(BUCKETS, summary.buckets)) + [(float("inf"), summary.count)])
+    return histogram_quantile(q, list(zip(BUCKETS, summary.buckets, strict=True)) + [(float("inf"), summary.count)])
 
 
 def quiescent(run):

@@ -94,7 +94,7 @@ def test_stale_sync_skips_total_and_rate():
     t1, t2 = ({(g, r): float(v) for g, r, v in pat.findall(t)} for t in (first, second))
     m = _model()
     assert set(m.stale_skips) == {("replicaset_controller", g, r) for g, r in t2}
-    for (c, g, r), s in m.stale_skips.items():
+    for (_controller, g, r), s in m.stale_skips.items():
         assert s.total == t2[(g, r)]
         assert abs(s.per_s - (t2[(g, r)] - t1.get((g, r), 0.0)) / KCM_SECONDS_APART) < 1e-9
     text = "\n".join(model_lines(m))

@@ -1,6 +1,9 @@
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from kubectl_informer.cache.keys import DeletedFinalStateUnknown
 from kubectl_informer.cache.testing.fake_controller_source import make_object
-from kubectl_informer.core.diff import diff_summary, summarize
+from kubectl_informer.core.diff import NOISE, Change, diff_changes, diff_summary, summarize
 
 
 def pod(phase="Pending", rv="1", labels=None, **kw):
@@ -94,11 +97,6 @@ def test_timestamps_sort_after_the_change_that_caused_them():
 
 
 # --- the full diff: every path, in reading order ------------------------------------
-
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st
-
-from kubectl_informer.core.diff import NOISE, Change, diff_changes  # noqa: E402
 
 
 def test_full_diff_orders_status_spec_other_metadata_then_noise():

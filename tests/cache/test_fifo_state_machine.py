@@ -9,6 +9,8 @@ model written from client-go's documented rules.
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
@@ -162,7 +164,7 @@ class DeltaFIFOMachine(RuleBasedStateMachine):
         for key, deltas in self.queue.items():
             assert self.fifo.get_by_key(key) == (deltas, True)
             # No key ever holds two deletions in a row.
-            assert not any(a.type == b.type == DELETED for a, b in zip(deltas, deltas[1:]))
+            assert not any(a.type == b.type == DELETED for a, b in pairwise(deltas))
         assert self.fifo.has_synced() == (self.populated and self.initial == 0)
         if self.known is not None:
             assert {k: self.known.get_by_key(k)[0] for k in self.known.list_keys()} == self.known_model

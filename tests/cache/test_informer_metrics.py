@@ -20,7 +20,6 @@ from kubectl_informer.cache.store import Store
 from kubectl_informer.cache.testing.fake_controller_source import FakeSource, make_object
 from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.core.profiles import PROFILES
-from tests.cache.test_shared_informer import start  # noqa: F401 - the fixture
 
 PODS = GroupVersionResource("", "v1", "pods")
 CONFIGMAPS = GroupVersionResource("", "v1", "configmaps")
@@ -175,7 +174,7 @@ def test_the_global_provider_is_set_once():
         im.reset_informer_metrics_provider_for_testing()
 
 
-def test_informer_publishes_under_its_identity(clock, start):  # noqa: F811
+def test_informer_publishes_under_its_identity(clock, start):
     reg = InformerMetricsRegistry()
     src = FakeSource()
     src.add(make_object("pod-1"))

@@ -10,7 +10,7 @@ import threading
 import pytest
 
 from kubectl_informer.cache.listwatch import ADDED, BOOKMARK, DELETED, ListOptions, ListWatch, WatchEvent
-from kubectl_informer.cache.reflector import BackoffManager, DelayWithReset, Reflector
+from kubectl_informer.cache.reflector import BackoffManager, DelayWithReset, Reflector, _StopRequested
 from kubectl_informer.cache.testing.fake_controller_source import (
     FakeSource,
     expired_error,
@@ -68,29 +68,6 @@ class RecordingStore:
     def kinds(self):
         with self.lock:
             return [op[0] for op in self.ops]
-
-
-class Runner:
-    def __init__(self, reflector):
-        self.r = reflector
-        self.stop = threading.Event()
-        self.errors: list[BaseException] = []
-        reflector.watch_error_handler = lambda r, err: self.errors.append(err)
-        self.t = threading.Thread(target=reflector.run, args=(self.stop,), daemon=True)
-        self.t.start()
-
-    def close(self):
-        self.stop.set()
-        self.t.join(5)
-        assert not self.t.is_alive()
-
-
-@pytest.fixture
-def runners():
-    made: list[Runner] = []
-    yield lambda r: made.append(Runner(r)) or made[-1]
-    for r in made:
-        r.close()
 
 
 def calls(src, verb=None):
@@ -460,7 +437,7 @@ def test_backoff_manager_doubles_caps_jitters_and_resets():
     b = BackoffManager(clock, rng=random.Random(5))
     ds = [b.next() for _ in range(8)]
     bases = [0.8, 1.6, 3.2, 6.4, 12.8, 25.6, 30.0, 30.0]
-    for d, base in zip(ds, bases):
+    for d, base in zip(ds, bases, strict=True):
         assert base <= d < 2 * base
     clock.step(121)
     assert 0.8 <= b.next() < 1.6
@@ -555,7 +532,7 @@ def test_stopped_before_watch_handler(clock):
     w = src.watch(ListOptions(resource_version="1"))
     stop = threading.Event()
     stop.set()
-    with pytest.raises(Exception):
+    with pytest.raises(_StopRequested):  # client-go's errorStopRequested
         r.handle_watch(clock.now(), w, iter(w), RecordingStore(), stop)
     assert w.stopped
 

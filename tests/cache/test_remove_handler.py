@@ -11,7 +11,8 @@ import pytest
 from kubectl_informer.cache.shared_informer import SharedIndexInformer
 from kubectl_informer.cache.testing.fake_controller_source import make_object
 from kubectl_informer.clock.testing import FakeClock, wait_for
-from tests.cache.test_shared_informer import Recorder, Running, source
+from tests.cache.running import Running
+from tests.cache.test_shared_informer import Recorder, source
 
 
 @pytest.fixture

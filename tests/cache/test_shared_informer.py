@@ -62,27 +62,6 @@ def _rv(obj):
     return obj["metadata"]["resourceVersion"]
 
 
-class Running:
-    def __init__(self, informer):
-        self.inf = informer
-        self.stop = threading.Event()
-        self.t = threading.Thread(target=informer.run, args=(self.stop,), daemon=True)
-        self.t.start()
-
-    def close(self):
-        self.stop.set()
-        self.t.join(10)
-        assert not self.t.is_alive()
-
-
-@pytest.fixture
-def start():
-    made: list[Running] = []
-    yield lambda inf: made.append(Running(inf)) or made[-1]
-    for r in made:
-        r.close()
-
-
 def source(n=2, **kw):
     src = FakeSource(**kw)
     for i in range(1, n + 1):
@@ -163,7 +142,7 @@ def test_listener_resync_periods(clock, tracer, trace, start, profile):
     inf.add_event_handler(l3, 3, name="listener3")
     start(inf)
     for rec in (l1, l2, l3):
-        assert wait_for(lambda: len(rec.of("add")) == 2)
+        assert wait_for(lambda rec=rec: len(rec.of("add")) == 2)
         assert all(e[3] for e in rec.of("add"))  # is_in_initial_list
         rec.clear()
     assert wait_for(clock.has_waiters)

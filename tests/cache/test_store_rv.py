@@ -13,7 +13,7 @@ from kubectl_informer.cache.store import Indexer, Store
 from kubectl_informer.cache.testing.fake_controller_source import FakeSource, make_object
 from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.core.profiles import PROFILES
-from tests.cache.test_shared_informer import Recorder, start  # noqa: F401 - the fixture
+from tests.cache.test_shared_informer import Recorder
 
 
 def meta(rv: str) -> dict:
@@ -94,7 +94,7 @@ def _informer(src, clock, profile="1.36", **kw):
     return SharedIndexInformer(src, 0, clock=clock, profile=PROFILES[profile], **kw)
 
 
-def test_store_resource_version_follows_every_event(clock, start):  # noqa: F811
+def test_store_resource_version_follows_every_event(clock, start):
     # TestStoreResourceVersion
     src = FakeSource()
     src.add(make_object("pod-1"))
@@ -112,7 +112,7 @@ def test_store_resource_version_follows_every_event(clock, start):  # noqa: F811
     assert inf.get_store().last_store_sync_resource_version() == gone["metadata"]["resourceVersion"]
 
 
-def test_bookmarks_reach_the_store(clock, start):  # noqa: F811
+def test_bookmarks_reach_the_store(clock, start):
     src = FakeSource()
     src.add(make_object("pod-1"))
     inf = _informer(src, clock)
@@ -123,7 +123,7 @@ def test_bookmarks_reach_the_store(clock, start):  # noqa: F811
     assert wait_for(lambda: inf.get_store().last_store_sync_resource_version() == "6")
 
 
-def test_store_rv_is_empty_before_1_36(clock, start):  # noqa: F811
+def test_store_rv_is_empty_before_1_36(clock, start):
     src = FakeSource()
     src.add(make_object("pod-1"))
     inf = _informer(src, clock, "1.35")
@@ -132,7 +132,7 @@ def test_store_rv_is_empty_before_1_36(clock, start):  # noqa: F811
     assert inf.get_store().last_store_sync_resource_version() == ""
 
 
-def test_non_meta_transform_keeps_the_replace_rv(clock, start):  # noqa: F811
+def test_non_meta_transform_keeps_the_replace_rv(clock, start):
     # TestStoreResourceVersionWithNonMetaTransform: objects become their name.
     src = FakeSource()
     src.add(make_object("pod-1"))
@@ -156,7 +156,7 @@ def test_non_meta_transform_keeps_the_replace_rv(clock, start):  # noqa: F811
 
 
 @pytest.mark.parametrize("profile", ["1.32", "1.35", "1.36"])
-def test_update_without_metadata_is_not_a_sync(clock, start, profile):  # noqa: F811
+def test_update_without_metadata_is_not_a_sync(clock, start, profile):
     """processDeltas/OnUpdate: only old and new both with metadata and equal
     RVs make a resync. A transform yielding objects without metadata made
     every update a sync ("" == ""): once a resync tick has chosen the due

@@ -4,6 +4,7 @@ value (click's usage errors), 1 for what the run meets (files, clusters)."""
 from __future__ import annotations
 
 import gzip
+from pathlib import Path
 
 import pytest
 
@@ -218,7 +219,7 @@ def test_a_tls_verification_failure_is_one_line(tmp_path):
 
     srv = SimServer(tls=True).start()
     try:
-        doc = yaml.safe_load(open(srv.write_kubeconfig(str(tmp_path / "kc"))))
+        doc = yaml.safe_load(Path(srv.write_kubeconfig(str(tmp_path / "kc"))).read_text())
         del doc["clusters"][0]["cluster"]["certificate-authority-data"]  # the self-signed CA is not trusted
         (tmp_path / "noca").write_text(yaml.safe_dump(doc))
         assert_one_line_error(

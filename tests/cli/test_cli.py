@@ -165,14 +165,18 @@ def test_a_bad_resource_is_reported_before_the_missing_terminal():
 
 # --- replay -----------------------------------------------------------------------
 
-TRACE = textwrap.dedent("""\
-    {"seq": 1, "time": 0.0, "kind": "informer.start", "key": null, "fields": {"fifo": "DeltaFIFO", "watch_list": false, "resync_check_period": 0}}
-    {"seq": 2, "time": 0.1, "kind": "list.done", "key": null, "fields": {"resource_version": "7", "items": 1}}
-    {"seq": 3, "time": 0.2, "kind": "store.add", "key": "default/web-1", "fields": {"delta": "Replaced", "resource_version": "5", "summary": "Running", "is_in_initial_list": true}}
-
-    {"seq": 4, "time": 3.2, "kind": "store.update", "key": "default/web-1", "fields": {"delta": "Sync", "resource_version": "5", "old_resource_version": "5", "summary": "Running", "diff": []}}
-    {"seq": 5, "time": 4.0, "kind": "store.delete", "key": "default/web-1", "fields": {"delta": "Deleted", "resource_version": "5", "tombstone": true}}
-    """)
+TRACE = (
+    '{"seq": 1, "time": 0.0, "kind": "informer.start", "key": null, '
+    '"fields": {"fifo": "DeltaFIFO", "watch_list": false, "resync_check_period": 0}}\n'
+    '{"seq": 2, "time": 0.1, "kind": "list.done", "key": null, "fields": {"resource_version": "7", "items": 1}}\n'
+    '{"seq": 3, "time": 0.2, "kind": "store.add", "key": "default/web-1", '
+    '"fields": {"delta": "Replaced", "resource_version": "5", "summary": "Running", "is_in_initial_list": true}}\n'
+    "\n"  # a blank line between records
+    '{"seq": 4, "time": 3.2, "kind": "store.update", "key": "default/web-1", "fields": {"delta": "Sync", '
+    '"resource_version": "5", "old_resource_version": "5", "summary": "Running", "diff": []}}\n'
+    '{"seq": 5, "time": 4.0, "kind": "store.delete", "key": "default/web-1", '
+    '"fields": {"delta": "Deleted", "resource_version": "5", "tombstone": true}}\n'
+)
 
 
 def test_replay_text_prints_the_recorded_deltas(tmp_path):

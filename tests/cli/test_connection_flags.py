@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import copy
 import os
+from pathlib import Path
 
 import orjson
 import pytest
@@ -191,7 +192,7 @@ def test_tls_server_name_is_checked_against_the_certificate(sim, tmp_path):
 
 def test_insecure_skip_tls_verify_drops_the_kubeconfigs_ca(sim, tmp_path, other_pair):
     doc = base(sim)
-    wrong_ca = open(other_pair[0], "rb").read()
+    wrong_ca = Path(other_pair[0]).read_bytes()
     doc["clusters"][0]["cluster"]["certificate-authority-data"] = base64.b64encode(wrong_ca).decode()
     kc = write(tmp_path, doc)
     one_line_error(watch(kc), 1)  # the kubeconfig's CA did not sign the server's certificate
@@ -245,7 +246,7 @@ def test_client_certificate_and_key_are_the_users(tmp_path, other_pair):
         doc = base(srv)
         doc["users"][0]["user"].update(
             {
-                "client-certificate-data": base64.b64encode(open(cert, "rb").read()).decode(),
+                "client-certificate-data": base64.b64encode(Path(cert).read_bytes()).decode(),
                 "client-key-data": base64.b64encode(b"not a key").decode(),
             }
         )

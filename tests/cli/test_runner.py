@@ -3,6 +3,7 @@ no thread left behind. Against the simulated cluster over real HTTP."""
 
 import re
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -125,7 +126,7 @@ def test_a_crashed_engine_thread_ends_a_headless_run_with_one_line(monkeypatch, 
         r"please report it\)",
         line,
     ).group(1)
-    assert log.startswith(str(tmp_path)) and "RuntimeError: boom" in open(log).read()
+    assert log.startswith(str(tmp_path)) and "RuntimeError: boom" in Path(log).read_text()
 
 
 def test_record_writes_the_trace_replay_reads(tmp_path):

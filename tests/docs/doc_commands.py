@@ -79,10 +79,8 @@ def _logical_lines(body: str, first_line: int):
 def _paragraph_marker(text: str, pos: int) -> str | None:
     """A no-run marker earlier in the paragraph holding ``pos``."""
     start = text.rfind("\n\n", 0, pos)
-    m = None
-    for m in NO_RUN.finditer(text, start + 1 if start >= 0 else 0, pos):
-        pass
-    return m.group(1) if m else None
+    markers = list(NO_RUN.finditer(text, start + 1 if start >= 0 else 0, pos))
+    return markers[-1].group(1) if markers else None
 
 
 def page_commands(path: Path) -> list[Command]:

@@ -29,6 +29,7 @@ the pages in parallel.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -129,7 +130,7 @@ class Runner:
         for step in _steps(cmds):
             texts = [self.swap(c.text, ports, unit_dir) for c in step]
             with ThreadPoolExecutor(len(step)) as pool:
-                for fs in pool.map(lambda ct: self._one(*ct, unit_dir, running), zip(step, texts)):
+                for fs in pool.map(lambda ct: self._one(*ct, unit_dir, running), zip(step, texts, strict=True)):
                     failures += fs
             done += len(step)
             if done == len(cmds) or cmds[done].block != step[-1].block:  # what runs on ends with its block
@@ -181,10 +182,8 @@ class Runner:
         self, c: Command, p: subprocess.Popen, out: Path, deadline: float | None, lives_until: float
     ) -> list[str]:
         if deadline is None:  # it runs on: it must live SETTLE at least, however soon its block is done
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 p.wait(max(0.0, lives_until - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                pass
         if deadline is not None:  # bounded by its flags: it must end by itself, exit 0
             try:
                 p.wait(max(0.0, deadline - time.monotonic()))

@@ -86,9 +86,9 @@ def finish(proc, sig=signal.SIGTERM, timeout=15):
 def test_text_shows_the_initial_list_then_live_updates_with_diffs():
     p = start("watch", "pods", "--demo", "-o", "text")
     lines = read_until(
-        p, lambda ls: any(l.startswith("Updated ") and "(" in l and "[initial list]" not in l for l in ls)
+        p, lambda ls: any(line.startswith("Updated ") and "(" in line and "[initial list]" not in line for line in ls)
     )
-    initial = [l for l in lines if l.endswith("[initial list]")]
+    initial = [line for line in lines if line.endswith("[initial list]")]
     assert initial, lines[:5]
     for line in lines:
         word, key, rv = line.split()[:3]
@@ -104,8 +104,10 @@ def test_json_is_an_ndjson_trace_of_the_real_pipeline():
     def live_update(line):
         return '"store.update"' in line and orjson.loads(line)["fields"].get("is_in_initial_list") is False
 
-    lines = read_until(p, lambda ls: any('"watch.event"' in l for l in ls) and any(live_update(l) for l in ls))
-    events = [orjson.loads(l) for l in lines]
+    lines = read_until(
+        p, lambda ls: any('"watch.event"' in line for line in ls) and any(live_update(line) for line in ls)
+    )
+    events = [orjson.loads(line) for line in lines]
     seqs = [e["seq"] for e in events]
     assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
     kinds = [e["kind"] for e in events]
@@ -132,8 +134,8 @@ def test_a_closed_pipe_ends_the_run_quietly():
 
 def test_client_go_136_streams_the_initial_list_into_an_atomic_real_fifo():
     p = start("watch", "pods", "--demo", "--client-go", "1.36", "-o", "json", "--max-events", "400")
-    lines = read_until(p, lambda ls: any('"informer.synced"' in l for l in ls))
-    events = [orjson.loads(l) for l in lines]
+    lines = read_until(p, lambda ls: any('"informer.synced"' in line for line in ls))
+    events = [orjson.loads(line) for line in lines]
     start_ev = next(e for e in events if e["kind"] == "informer.start")
     assert start_ev["fields"]["fifo"] == "RealFIFO (atomic)" and start_ev["fields"]["watch_list"] is True
     assert any(e["kind"] == "list.start" and e["fields"].get("watch_list") for e in events)
@@ -146,12 +148,12 @@ def test_queue_text_shows_workers_failing_and_requeueing():
     lines = read_until(
         p,
         lambda ls: (
-            any(l.startswith("Requeue ") for l in ls)
-            and any(l.startswith("Worked ") and " ok " in l for l in ls)
-            and any(l.startswith("Worked ") and " error " in l for l in ls)
+            any(line.startswith("Requeue ") for line in ls)
+            and any(line.startswith("Worked ") and " ok " in line for line in ls)
+            and any(line.startswith("Worked ") and " error " in line for line in ls)
         ),
     )
-    assert {l.split()[2] for l in lines if l.startswith("Worked ")} <= {"worker=1", "worker=2", "worker=3"}
+    assert {line.split()[2] for line in lines if line.startswith("Worked ")} <= {"worker=1", "worker=2", "worker=3"}
     rc, _, err = finish(p)
     assert rc == 143 and err == ""
 
@@ -231,7 +233,7 @@ def test_sim_serves_kubectl_and_the_plugin_side_by_side(tmp_path):
     kc = tmp_path / "sim.kubeconfig"
     sim = start("sim", "--write-kubeconfig", str(kc), "--scenario", "quiet")
     try:
-        read_until(sim, lambda ls: any(l.startswith("Press Ctrl-C") for l in ls))
+        read_until(sim, lambda ls: any(line.startswith("Press Ctrl-C") for line in ls))
         got = subprocess.run(
             ["kubectl", "--kubeconfig", str(kc), "get", "pods", "-n", "default", "-o", "name"],
             capture_output=True,
@@ -302,7 +304,7 @@ def test_an_empty_namespace_syncs_and_text_says_no_resources_once(tmp_path):
     for profile, p in runs.items():
         out, err = done(p)
         assert out == "" and err == "No resources found in nothing-here namespace.\n" and p.returncode == 0
-        recorded = [orjson.loads(l) for l in (tmp_path / f"{profile}.ndjson").read_text().splitlines()]
+        recorded = [orjson.loads(line) for line in (tmp_path / f"{profile}.ndjson").read_text().splitlines()]
         synced = [e for e in recorded if e["kind"] == "informer.synced"]
         assert len(synced) == 1 and synced[0]["fields"]["items"] == 0, profile
 

@@ -56,17 +56,6 @@ def quick_backoff(monkeypatch):
     monkeypatch.setattr(reflector_module.BackoffManager, "__init__", quick)
 
 
-@pytest.fixture
-def sim(tmp_path):
-    # kubectl, the judge, sends no credentials to an http:// server (clientcmd): served as anonymous.
-    srv = SimServer(watch_cache_size=100, anonymous=True).start()
-    for ns in NAMESPACES:
-        srv.store.create("namespaces", {"metadata": {"name": ns}})
-    srv.kubeconfig = srv.write_kubeconfig(str(tmp_path / "kubeconfig"))
-    yield srv
-    srv.stop()
-
-
 def kubectl_state(srv, *args: str) -> dict[str, str]:
     """``kubectl get ... -o json`` as {key: resourceVersion}."""
     out = subprocess.run(

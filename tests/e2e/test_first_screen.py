@@ -12,11 +12,12 @@ import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from kubectl_informer.tui.keymap import HELP_KEYS
-from tests.e2e.test_tmux import DELTA_LINE, pane_title, terminal  # noqa: F401 - the fixture
+from tests.e2e.test_tmux import DELTA_LINE, pane_title
 
 pytestmark = [
     pytest.mark.tmux,
@@ -35,7 +36,7 @@ PLACEHOLDERS = (
 )
 
 
-def test_the_readme_demo_fills_every_pane_then_80x24_help_tab_filter_quit(terminal):  # noqa: F811
+def test_the_readme_demo_fills_every_pane_then_80x24_help_tab_filter_quit(terminal):
     # One process walks through the checks of both sizes: each start of the
     # UI costs more CPU than everything this test does after it.
     t = terminal(160, 45)
@@ -196,7 +197,7 @@ def test_a_run_against_the_simulator_reads_its_json_kubeconfig_without_the_yaml_
     try:
         seed(srv.store)
         kc = srv.write_kubeconfig(str(tmp_path / "kubeconfig"))
-        assert open(kc).read().startswith("{")
+        assert Path(kc).read_text().startswith("{")
         r = _run_with_importtime("watch", "pods", "-n", "shop", "-o", "json", "--max-events", "1", "--kubeconfig", kc)
     finally:
         srv.stop()

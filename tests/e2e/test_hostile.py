@@ -219,7 +219,7 @@ def test_transient_errors_at_start_are_retried_with_the_back_off_shown(outcomes,
     assert_clean(o, 0)
     lines = o.stderr.splitlines()
     assert lines == [f"retrying in 800ms (attempt 2): {what}", f"retrying in 1.6s (attempt 3): {what}"] or lines == [
-        l.replace("discovery failed: ", "") for l in lines
+        line.replace("discovery failed: ", "") for line in lines
     ], lines
     assert "<html" not in o.stderr and o.kinds("informer.synced")
 
@@ -308,9 +308,9 @@ def test_text_output_says_what_the_reflector_backs_off_from(tmp_path):
             p.kill()
         h.close()
         other.stop()
-    lines = [l for l in err.decode().splitlines() if not l.startswith("relisting (")]
+    lines = [line for line in err.decode().splitlines() if not line.startswith("relisting (")]
     assert "relisting (error)" in err.decode()
-    assert lines and all(l.startswith("retrying in ") for l in lines), lines
+    assert lines and all(line.startswith("retrying in ") for line in lines), lines
     assert (
         lines[0].endswith(
             "reading /api/v1/namespaces/default/pods: the connection broke mid-answer (Connection reset by peer)"

@@ -203,7 +203,8 @@ def test_get_tables_per_kind(env, args, want_header, want_row):
     out = kubectl(*args).stdout
     assert header(out) == want_header
     row = rows(out)[0]
-    assert [w if w is None else c for c, w in zip(row, want_row)] == want_row and len(row) == len(want_row)
+    assert len(row) == len(want_row), row
+    assert [w if w is None else c for c, w in zip(row, want_row, strict=True)] == want_row
 
 
 def test_get_events_and_wide(env):
@@ -424,8 +425,8 @@ def test_bad_bodies_answer_a_status_not_a_python_error(env):
 
 def test_plugin_watches_events_of_the_demo():
     p = start("watch", "events", "-A", "--demo", "steady", "-o", "text")
-    lines = read_until(p, lambda ls: any(l.startswith("Added ") and "[initial list]" not in l for l in ls))
-    assert any(l.endswith("[initial list]") for l in lines)  # the seeded events
+    lines = read_until(p, lambda ls: any(line.startswith("Added ") and "[initial list]" not in line for line in ls))
+    assert any(line.endswith("[initial list]") for line in lines)  # the seeded events
     rc, _, err = finish(p)
     assert rc == 143 and err == ""  # SIGTERM, as docs/security.md says
 

@@ -12,7 +12,7 @@ import pytest
 
 from kubectl_informer.kube.listwatch import ACCEPT_METADATA, ACCEPT_METADATA_LIST
 
-from .test_convergence import Churn, assert_converges, force_relist, running, sim  # noqa: F401 - the sim fixture
+from .test_convergence import Churn, assert_converges, force_relist, running
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(60)]
 

@@ -288,7 +288,9 @@ def drive_the_experiments(sim, tmp: Path, env: dict) -> list[str]:
                 # Its toast, waited for: at 80x24 later toasts push it off the
                 # screen, so a capture a fixed moment after the key can miss it.
                 press(key, 0.0)
-                assert wait_for(lambda: SHOWS[key] in capture(), 20, 0.05), f"{key!r} never showed {SHOWS[key]!r}"
+                assert wait_for(lambda key=key: SHOWS[key] in capture(), 20, 0.05), (
+                    f"{key!r} never showed {SHOWS[key]!r}"
+                )
                 screens.append(capture())
             else:
                 screens.append(capture() if key == "x" else press(key, 0.15))
@@ -359,7 +361,7 @@ def _is_read(method: str, target: str) -> bool:
 
 @HEADLESS
 def test_every_run_succeeded(runs):
-    for cmd, rc, out, err in runs["results"] + runs["replays"]:
+    for cmd, rc, _out, err in runs["results"] + runs["replays"]:
         assert rc == 0, (cmd, err)
         assert "Traceback" not in err, (cmd, err)
 

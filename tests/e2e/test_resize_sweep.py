@@ -67,7 +67,7 @@ def sweep(term: Terminal, drawn) -> None:
     for width, height in STEPS:
         term.tmux("resize-window", "-t", "ki", "-x", str(width), "-y", str(height))
         screen = term.wait(
-            lambda s: drawn(s, width, height) or term.exit_file.exists(),
+            lambda s, width=width, height=height: drawn(s, width, height) or term.exit_file.exists(),
             f"the app drawn at {width}x{height}",
             timeout=30,
         )

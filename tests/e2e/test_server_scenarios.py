@@ -7,6 +7,7 @@ window, read from the sim object in-process."""
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 
@@ -167,7 +168,7 @@ def test_a_kubeconfig_naming_the_simulator_reads_its_watch_cache(tmp_path):
     with SimServer() as sim:
         sim.store.create("namespaces", {"metadata": {"name": "default"}})
         kc = sim.write_kubeconfig(str(tmp_path / "kc"))
-        plain = yaml.safe_load(open(kc))
+        plain = yaml.safe_load(Path(kc).read_text())
         del plain["clusters"][0]["cluster"]["extensions"]
         (tmp_path / "plain").write_text(yaml.safe_dump(plain))
         assert load_kube(kc).simulator and not load_kube(str(tmp_path / "plain")).simulator

@@ -13,7 +13,7 @@ import signal
 
 import pytest
 
-from tests.e2e.test_tmux import pane_title, terminal  # noqa: F401 - terminal is a fixture
+from tests.e2e.test_tmux import pane_title
 
 pytestmark = [pytest.mark.tmux, pytest.mark.e2e]
 
@@ -25,7 +25,7 @@ def counted(screen: str, what: str) -> int:
     return int(m.group(1)) if m else 0
 
 
-def test_small_window_shows_ours_falling_out_and_the_relist_then_sigint(terminal, tmp_path):  # noqa: F811
+def test_small_window_shows_ours_falling_out_and_the_relist_then_sigint(terminal, tmp_path):
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     t = terminal(100, 30, "watch pods --demo small-window", env_extra={"TMPDIR": str(tmp)})

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from tests.e2e.test_tmux import pane_title, terminal  # noqa: F401 - terminal is a fixture
+from tests.e2e.test_tmux import pane_title
 
 pytestmark = [pytest.mark.tmux, pytest.mark.e2e]
 
@@ -18,7 +18,7 @@ SKIPS = re.compile(r"stale-sync skips (\d+) \(pods \d+\)")
 DUPLICATES = re.compile(r"(\d+) duplicate creates \(acted on a stale cache\)")
 
 
-def test_stale_demo_skips_with_the_check_and_duplicates_without(terminal):  # noqa: F811
+def test_stale_demo_skips_with_the_check_and_duplicates_without(terminal):
     t = terminal(160, 45, "queue replicasets --owns pods --demo stale --client-go 1.36")
     screen = t.wait(
         lambda s: pane_title(s, "Informers") and re.search(r"pods .* ✓ \d+ +\d+ +\d+ +\d+", s),

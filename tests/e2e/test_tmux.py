@@ -95,20 +95,6 @@ class Terminal:
         remove(self._sock_dir)
 
 
-@pytest.fixture
-def terminal(tmp_path):
-    made = []
-
-    def make(width, height, args="watch pods --demo", env_extra=None):
-        t = Terminal(tmp_path, width, height, args, env_extra)
-        made.append(t)
-        return t
-
-    yield make
-    for t in made:
-        t.close()
-
-
 def pane_title(screen: str, title: str) -> bool:
     """A pane's border carries its title: `╭─ Deltas ───`."""
     return any(re.search(rf"[─━╭┌]\s*{re.escape(title)}\s*[─━]", line) for line in screen.splitlines())

@@ -5,12 +5,15 @@ test_resize_sweep.py; one UI process for both)."""
 import re
 
 from .test_resize_sweep import informer_drawn, sweep
-from .test_tmux import DELTA_LINE, pane_title, pytestmark, terminal  # noqa: F401 - the fixture and marks
+from .test_tmux import DELTA_LINE
+from .test_tmux import pytestmark as tmux_marks
+
+pytestmark = tmux_marks  # the tmux mark, and the skip where tmux is not installed
 
 DEPLOYMENT_LINE = re.compile(r"\b(Added|Updated|Replaced|Sync)\s+shop/(frontend|cart|payments)\s")
 
 
-def test_resize_sweep_then_colon_deploy_restarts_on_the_same_demo_then_profile_and_quit(terminal):  # noqa: F811
+def test_resize_sweep_then_colon_deploy_restarts_on_the_same_demo_then_profile_and_quit(terminal):
     t = terminal(80, 24)
     t.wait(lambda s: len(DELTA_LINE.findall(s)) >= 3 and informer_drawn(s, 80, 24), "pods' deltas")
     sweep(t, informer_drawn)  # it ends at 80x24

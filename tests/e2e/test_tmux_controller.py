@@ -12,7 +12,7 @@ import re
 import time
 
 from .test_resize_sweep import informer_drawn, sweep
-from .test_tmux import pane_title, terminal  # noqa: F401 - the fixture
+from .test_tmux import pane_title
 
 ROLLOUT = "queue --controller deployment --demo rollout"
 REVERSE = re.compile(r"\x1b\[(?:\d+;)*7m")  # SGR 7, alone or with others (1;7)
@@ -25,7 +25,7 @@ def _synced_rows(screen: str) -> bool:
     )
 
 
-def test_rollout_informers_synced_the_owned_cause_switching_informers_and_a_resize_sweep(terminal):  # noqa: F811
+def test_rollout_informers_synced_the_owned_cause_switching_informers_and_a_resize_sweep(terminal):
     # One UI process walks through the checks: each start costs more CPU
     # than everything the test does after it.
     t = terminal(160, 45, ROLLOUT)

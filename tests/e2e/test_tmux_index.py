@@ -10,7 +10,7 @@ import shutil
 
 import pytest
 
-from tests.e2e.test_tmux import pane_title, terminal  # noqa: F401 - the fixture
+from tests.e2e.test_tmux import pane_title
 
 pytestmark = [
     pytest.mark.tmux,
@@ -27,7 +27,7 @@ def _figures(screen: str) -> tuple[int, int] | None:
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 
-def test_the_cache_pane_shows_each_index_live_and_v_walks_the_views(terminal):  # noqa: F811
+def test_the_cache_pane_shows_each_index_live_and_v_walks_the_views(terminal):
     t = terminal(160, 45, "watch pods --demo -A --index byNode=spec.nodeName")
     t.wait(lambda s: "synced" in s and "v: 2 indexes" in s, "the Cache pane saying it has two indexes")
     t.keys("c")

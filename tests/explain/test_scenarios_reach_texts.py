@@ -165,13 +165,16 @@ def small_window():
         d.settle()
         d.wait("server.window")
         d.step(21)
+
         # While the streams stall, pods change in real time, so the server reports ours behind.
-        behind = lambda: any(
-            e.kind == "server.window"
-            and e.fields["ours_rv"]  # noqa: E731
-            and int(e.fields["ours_rv"]) < int(e.fields["newest_rv"])
-            for e in list(d.events)
-        )
+        def behind() -> bool:
+            return any(
+                e.kind == "server.window"
+                and e.fields["ours_rv"]
+                and int(e.fields["ours_rv"]) < int(e.fields["newest_rv"])
+                for e in list(d.events)
+            )
+
         while not behind():
             d.step(pause=0.3)
             assert d.runner.ctx.tick < 32, "no window with ours behind during the stall"
@@ -250,7 +253,7 @@ def reached():
     # Each plan is its own run on its own simulated server and spends its
     # time waiting on it: all at once, the fixture takes the longest one's time.
     with ThreadPoolExecutor(len(PLANS)) as pool:
-        return dict(zip(PLANS, pool.map(lambda plan: plan().reached(), PLANS.values())))
+        return dict(zip(PLANS, pool.map(lambda plan: plan().reached(), PLANS.values()), strict=True))
 
 
 def test_every_scenario_is_driven():

@@ -4,7 +4,8 @@ v1.32 cluster and then misbehaves on ``pods`` in one chosen way.
 Each behaviour is a name in BEHAVIOURS. A one-item list (``limit=1``, the
 RBAC probe a restart within the UI sends) is answered normally unless the
 behaviour is about the start of a run, so that what is tested is the
-informer's own list and watch; a fresh run sends no probe. Every request is recorded (``srv.requests``) with its headers.
+informer's own list and watch; a fresh run sends no probe. Every request is
+recorded (``srv.requests``) with its headers.
 """
 
 from __future__ import annotations

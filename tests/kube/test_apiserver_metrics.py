@@ -251,7 +251,7 @@ def test_the_poller_thread_asks_once_per_interval_and_stops(fake, api):
         assert fake.requests_to("/metrics") == []  # the first scrape waits its interval
         for n in (1, 2):
             clock.step(10.0)
-            assert wait_for(lambda: len(fake.requests_to("/metrics")) == n and clock.has_waiters())
+            assert wait_for(lambda n=n: len(fake.requests_to("/metrics")) == n and clock.has_waiters())
         assert len(fake.requests_to("/metrics")) == 2
     finally:
         stop.set()

@@ -5,6 +5,7 @@ kube/discovery_cache.py), against the simulated API server over real HTTP."""
 import os
 import stat
 import time
+from pathlib import Path
 
 import orjson
 import pytest
@@ -190,7 +191,7 @@ def test_our_cache_is_written_private_and_read_back_without_a_request(sim):
         ]
     )
     root = dc.own_root()
-    for r, dirs, fs in os.walk(root):
+    for r, _dirs, fs in os.walk(root):
         assert stat.S_IMODE(os.stat(r).st_mode) == 0o700, r
         for f in fs:
             assert stat.S_IMODE(os.stat(os.path.join(r, f)).st_mode) == 0o600, f
@@ -244,13 +245,13 @@ def test_kubectls_cache_is_read_and_never_written(tmp_path, monkeypatch):
         os.makedirs(os.path.dirname(theirs), exist_ok=True)
         os.rename(dc.own_dir(srv.url), theirs)
         monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "ours"))
-        before = {p: (os.stat(p).st_mtime_ns, open(p, "rb").read()) for p in _files(theirs)}
+        before = {p: (os.stat(p).st_mtime_ns, Path(p).read_bytes()) for p in _files(theirs)}
         srv.request_log.clear()
         d = Discovery(client(srv))
         assert d.resolve("deploy").resource == "deployments" and d.source == dc.KUBECTL_CACHE
         assert paths(srv) == []
         d.refresh()  # from the server: written to ours only
-        assert {p: (os.stat(p).st_mtime_ns, open(p, "rb").read()) for p in _files(theirs)} == before
+        assert {p: (os.stat(p).st_mtime_ns, Path(p).read_bytes()) for p in _files(theirs)} == before
         assert os.path.exists(os.path.join(dc.own_dir(srv.url), "servergroups.json"))
 
 
@@ -264,8 +265,8 @@ def test_the_cache_holds_no_credential(tmp_path):
         cfg.authorization = "Bearer tok-very-secret"
         Discovery(LightClient(cfg, USER_AGENT)).groups()
         for p in _files(dc.own_root()):
-            assert b"tok-very-secret" not in open(p, "rb").read()
-            assert orjson.loads(open(p, "rb").read())["kind"] in ("APIGroupList", "APIResourceList")
+            assert b"tok-very-secret" not in Path(p).read_bytes()
+            assert orjson.loads(Path(p).read_bytes())["kind"] in ("APIGroupList", "APIResourceList")
 
 
 def test_disk_cache_off_reads_and_writes_nothing(monkeypatch):

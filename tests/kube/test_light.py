@@ -6,6 +6,7 @@ import base64
 import ssl
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import urllib3  # noqa: F401 - named by the filterwarnings mark
@@ -168,7 +169,7 @@ def test_client_certificate_data_and_a_relative_ca_file(tmp_path, certs):
     (server_cert, _), (client_cert, client_key) = certs
     srv = tls_server(certs, client_certs=True)
     try:
-        (tmp_path / "ca.crt").write_bytes(open(server_cert, "rb").read())
+        (tmp_path / "ca.crt").write_bytes(Path(server_cert).read_bytes())
         doc = kubeconfig(srv.url)
         doc["clusters"][0]["cluster"]["certificate-authority"] = "ca.crt"
         doc["users"][0]["user"] = {"client-certificate-data": b64(client_cert), "client-key-data": b64(client_key)}

@@ -253,7 +253,7 @@ def test_a_listed_objects_metadata_map_is_rebuilt_no_bigger_than_its_keys_need()
     plain = orjson.loads(body(objs))["items"]
     its = decode(body(objs), interner=StringInterner())["items"]
     assert its == objs  # values and key order unchanged
-    for it, p in zip(its, plain):
+    for it, p in zip(its, plain, strict=True):
         assert list(it["metadata"]) == list(p["metadata"])
         assert sys.getsizeof(it["metadata"]) < sys.getsizeof(p["metadata"])
         assert sys.getsizeof(it["metadata"]) == sys.getsizeof(dict(p["metadata"].items()))

@@ -1,19 +1,13 @@
 """The two clusters the lab tests drive with kubectl: the lab's (a namespace
 of its own, a fake kubelet for it) and an in-process simulator with its
-controllers. Fixtures ``lab_side`` and ``sim_side``."""
+controllers. The fixtures ``lab_side`` and ``sim_side`` (conftest.py) make them."""
 
 from __future__ import annotations
 
 import json
 import os
 import subprocess
-import sys
-import uuid
 
-import pytest
-
-from kubectl_informer.sim.controllers.manager import ControllerManager
-from kubectl_informer.sim.server import SimServer
 from tests.lab.conftest import KUBECTL
 
 REVISION = "deployment.kubernetes.io/revision"
@@ -100,45 +94,3 @@ class Side:
         out["pods"] = len(pods)
         out["terminating"] = sum(1 for p in pods if p["metadata"].get("deletionTimestamp"))
         return out
-
-
-@pytest.fixture
-def lab_side(lab_kubeconfig, tmp_path):
-    ns = f"kcm-sim-{uuid.uuid4().hex[:6]}"
-    side = Side("lab", lab_kubeconfig, ns, str(tmp_path / "lab-cache"))
-    subprocess.run(
-        [KUBECTL, "--kubeconfig", lab_kubeconfig, "create", "namespace", ns],
-        check=True,
-        capture_output=True,
-        timeout=30,
-    )
-    kubelet_script = os.path.join(os.environ.get("LAB_DIR", ""), "fake-kubelet.py")
-    if not os.path.exists(kubelet_script):
-        pytest.skip("no lab: $LAB_DIR/fake-kubelet.py is missing")
-    kubelet = subprocess.Popen(
-        [sys.executable, kubelet_script, lab_kubeconfig, ns, "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    try:
-        yield side
-    finally:
-        kubelet.terminate()
-        kubelet.wait(10)
-        subprocess.run(
-            [KUBECTL, "--kubeconfig", lab_kubeconfig, "delete", "namespace", ns, "--wait=false"],
-            capture_output=True,
-            timeout=30,
-        )
-
-
-@pytest.fixture
-def sim_side(tmp_path):
-    sim = SimServer(tls=True).start()  # kubectl sends the run's token only over TLS
-    ns = "kcm-sim"
-    sim.store.create("namespaces", {"metadata": {"name": ns}})
-    sim.store.pod_stop_seconds = 0.2  # the lab's pods have no node: a delete removes them at once
-    manager = ControllerManager(sim.store, pod_start_seconds=1.0, sync_seconds=SYNC_SECONDS).start()
-    try:
-        yield Side("sim", sim.write_kubeconfig(str(tmp_path / "kubeconfig")), ns, str(tmp_path / "sim-cache"))
-    finally:
-        manager.stop()
-        sim.stop()

@@ -36,7 +36,7 @@ from collections import Counter
 
 import pytest
 
-from tests.lab.sides import Side, lab_side, sim_side  # noqa: F401 - fixtures
+from tests.lab.sides import Side
 from tests.lab.test_rollout_vs_sim import STEPS, wait_settled
 from tests.ports import free_port
 

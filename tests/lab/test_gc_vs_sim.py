@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from tests.lab.sides import Side, lab_side, sim_side  # noqa: F401 - fixtures
+from tests.lab.sides import Side
 
 pytestmark = [pytest.mark.lab, pytest.mark.long_wait]
 

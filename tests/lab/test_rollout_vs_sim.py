@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from tests.lab.sides import REVISION, Side, lab_side, sim_side  # noqa: F401 - fixtures
+from tests.lab.sides import Side
 
 pytestmark = [pytest.mark.lab, pytest.mark.long_wait]
 

@@ -106,7 +106,7 @@ def test_assemble_merges_every_platform_into_one_valid_manifest(tmp_path):
     m = yaml.safe_load(path.read_text())
     got = [(p["selector"]["matchLabels"]["os"], p["selector"]["matchLabels"]["arch"]) for p in m["spec"]["platforms"]]
     assert got == PLATFORMS  # the template's order
-    for (o, a), p in zip(PLATFORMS, m["spec"]["platforms"]):
+    for (o, a), p in zip(PLATFORMS, m["spec"]["platforms"], strict=True):
         assert p["sha256"] == b.sha256_of(tmp_path / f"{o}-{a}" / b.archive_name("0.1.0", o, a))
 
 

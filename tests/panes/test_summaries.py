@@ -267,11 +267,11 @@ def test_a_stretch_summarised_leaves_every_panes_figures_as_feeding_it_event_by_
     events = Cluster().run(ops)
     i, j = sorted(int(c * len(events)) for c in cut)
     one_by_one, summarised = fresh(), fresh()
-    for name, state in one_by_one.items():
+    for state in one_by_one.values():
         feed = feeder(state)
         for ev in events:
             feed([ev])
-    for name, state in summarised.items():
+    for state in summarised.values():
         feeder(state)(events[:i])
         summariser(state)(Stretch(events[i:j]))
         feeder(state)(events[j:])
@@ -282,7 +282,7 @@ def test_a_stretch_summarised_leaves_every_panes_figures_as_feeding_it_event_by_
 def test_a_summary_keeps_no_row_and_no_history_for_its_stretch():
     events = Cluster().run([("add", 0), ("pop", 0), ("update", 0), ("pop", 0), ("work", 0), ("done", 0)])
     states = fresh()
-    for name, state in states.items():
+    for state in states.values():
         summariser(state)(Stretch(events))
     assert states["deltas"].total == 2 and not states["deltas"].rows
     assert states["inspector"].life(KEYS[0]) == []

@@ -104,7 +104,7 @@ class Fixture:
         self.tracer.subscribe(self.trace)
         caches = [Indexer() for _ in range(3)]
         add_pod_controller_indexer(caches[2])
-        for cache, objs in zip(caches, (d_lister, rs_lister, pod_lister)):
+        for cache, objs in zip(caches, (d_lister, rs_lister, pod_lister), strict=True):
             for o in objs:
                 cache.add(o)
         self.queue = Queue(tracer=self.tracer)

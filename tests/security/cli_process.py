@@ -200,17 +200,3 @@ class Terminal:
     def close(self) -> None:
         subprocess.run(["tmux", "-S", self.sock, "kill-server"], capture_output=True, env=self.env)
         shutil.rmtree(self.dir, ignore_errors=True)
-
-
-@pytest.fixture
-def terminal():
-    made: list[Terminal] = []
-
-    def make(args: str, env: dict, width: int = 80, height: int = 24) -> Terminal:
-        t = Terminal(args, env, width, height)
-        made.append(t)
-        return t
-
-    yield make
-    for t in made:
-        t.close()

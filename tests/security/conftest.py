@@ -127,3 +127,32 @@ def server_for(tmp_path):
     yield start
     for s in servers:
         s.close()
+
+
+@pytest.fixture
+def terminal():
+    """``terminal(args, env, width=80, height=24)``: the real command in a
+    tmux window of its own (cli_process.Terminal); closed after the test."""
+    from tests.security.cli_process import Terminal
+
+    made: list[Terminal] = []
+
+    def make(args: str, env: dict, width: int = 80, height: int = 24) -> Terminal:
+        t = Terminal(args, env, width, height)
+        made.append(t)
+        return t
+
+    yield make
+    for t in made:
+        t.close()
+
+
+@pytest.fixture
+def payload_server():
+    """A server whose every string carries the terminal payload
+    (terminal_payload.PayloadServer); closed after the test."""
+    from tests.security.terminal_payload import PayloadServer
+
+    s = PayloadServer()
+    yield s
+    s.close()

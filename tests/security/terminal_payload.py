@@ -151,13 +151,6 @@ class PayloadServer:
         self.srv.stop()
 
 
-@pytest.fixture
-def payload_server():
-    s = PayloadServer()
-    yield s
-    s.close()
-
-
 def assert_shown_printable(text: str, where: str) -> None:
     """No character of the payload raw in ``text`` (a stream with no escape
     sequence of ours: stdout, stderr, a file)."""

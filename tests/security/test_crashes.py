@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.security.cli_process import Child, child_env, needs_tmux, run, terminal  # noqa: F401
+from tests.security.cli_process import child_env, needs_tmux, run
 
 pytestmark = pytest.mark.e2e
 
@@ -141,7 +141,7 @@ def test_a_crash_in_any_other_thread(tmp_path, faulty):
 
 @needs_tmux
 @pytest.mark.tmux
-def test_a_crash_in_another_thread_closes_the_ui(tmp_path, faulty, terminal):  # noqa: F811
+def test_a_crash_in_another_thread_closes_the_ui(tmp_path, faulty, terminal):
     t = terminal(f"watch pods --demo --record {tmp_path / 'rec'}", faulty("thread"), 80, 24)
     assert t.exit_code() == 1
     screen = t.wait(lambda s: "error:" in s, "the error line")
@@ -163,7 +163,7 @@ def test_without_a_state_directory_the_log_goes_to_the_temp_dir(tmp_path, faulty
 
 @needs_tmux
 @pytest.mark.tmux
-def test_a_crash_in_the_ui_restores_the_terminal_and_says_one_line(tmp_path, faulty, terminal):  # noqa: F811
+def test_a_crash_in_the_ui_restores_the_terminal_and_says_one_line(tmp_path, faulty, terminal):
     now = tmp_path / "fail-now"
     t = terminal("watch pods --demo", faulty("ui", KI_FAULT_NOW=str(now)), 80, 24)
     t.wait(lambda s: "synced" in s, "the UI synced")

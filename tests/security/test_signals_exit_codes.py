@@ -15,7 +15,7 @@ import pytest
 
 from tests.attach.pages import client_go_page
 from tests.kube.hostile import PODS, Hostile, kubeconfig_for
-from tests.security.cli_process import Child, child_env, kubeconfig, needs_tmux, run, silent_server, terminal  # noqa: F401
+from tests.security.cli_process import Child, child_env, kubeconfig, needs_tmux, run, silent_server
 from tests.security.in_process import run_in_process
 
 pytestmark = pytest.mark.e2e
@@ -165,7 +165,7 @@ def test_duration_and_max_events_still_end_with_0(tmp_path, args):
 @needs_tmux
 @pytest.mark.tmux
 @pytest.mark.parametrize("sig", SIGNALS)
-def test_the_ui(tmp_path, terminal, sig):  # noqa: F811 - the fixture
+def test_the_ui(tmp_path, terminal, sig):
     t = terminal("watch pods --demo", child_env(tmp_path))
     t.wait(lambda s: "synced" in s, "the UI synced")
     os.kill(t.command_pid(), sig)
@@ -191,6 +191,12 @@ class _Drained:
         return []
 
 
+def _kill_once_looping(trace: _Drained, sig: int) -> None:
+    """Send ``sig`` to this process once the headless loop first drained ``trace``."""
+    if trace.looping.wait(10):
+        os.kill(os.getpid(), sig)
+
+
 def test_a_signal_in_the_headless_loop_never_leaves_the_stop_events_lock_held():
     """In-process, on the main thread, with the headless loop's own handlers:
     the loop polling as fast as it can (poll 0: the main thread is mostly in
@@ -209,7 +215,7 @@ def test_a_signal_in_the_headless_loop_never_leaves_the_stop_events_lock_held():
         for i in range(200):
             stop_event, trace = threading.Event(), _Drained()
             sig = (signal.SIGINT, signal.SIGTERM)[i % 2]
-            sender = threading.Thread(target=lambda: trace.looping.wait(10) and os.kill(os.getpid(), sig))
+            sender = threading.Thread(target=_kill_once_looping, args=(trace, sig))
             sender.start()
             stream_headless(trace, _Lines(), stop_event, poll=0)
             sender.join()

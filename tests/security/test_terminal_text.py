@@ -25,7 +25,6 @@ from tests.security.terminal_payload import (
     Pty,
     assert_no_payload_sequence,
     assert_shown_printable,
-    payload_server,  # noqa: F401 - a fixture
     pty_env,
 )
 
@@ -41,7 +40,7 @@ def _ui(tmp_path: Path, args: list[str], keys: list[tuple[str, bytes]], shown: t
         for key, after in keys:
             mark = len(term.out)
             term.send(key)
-            term.read_until(lambda out: after in out[mark:], f"{after!r} after {key!r}")
+            term.read_until(lambda out, after=after, mark=mark: after in out[mark:], f"{after!r} after {key!r}")
         term.send("q")
         assert term.wait_exit() == 0, bytes(term.out[-2000:])
         return bytes(term.out)

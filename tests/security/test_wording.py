@@ -18,7 +18,7 @@ import yaml
 
 from kubectl_informer.cache.reflector import _err_str
 from tests.kube.hostile import PODS, Hostile, _send_head, kubeconfig_for
-from tests.security.cli_process import Child, child_env, kubeconfig, needs_tmux, run, terminal  # noqa: F401
+from tests.security.cli_process import Child, child_env, kubeconfig, needs_tmux, run
 from tests.security.in_process import run_in_process
 
 pytestmark = pytest.mark.e2e
@@ -98,7 +98,10 @@ def test_a_very_short_watch_is_said_in_words(tmp_path):
         handler.wfile.write(b"0\r\n\r\n")
 
     h._serve_pods(on_watch=closes_at_once)
-    watches = lambda h: len([r for r in h.srv.requests if r.path == PODS and r.query.get("watch") == "true"])
+
+    def watches(h) -> int:
+        return len([r for r in h.srv.requests if r.path == PODS and r.query.get("watch") == "true"])
+
     lines = _retry_lines(h, tmp_path, lambda h: watches(h) >= 2)  # one short watch, its back-off, the next
     ended = [line for line in lines if line.startswith("watch ended: ")]
     assert ended and all(
@@ -235,7 +238,7 @@ def test_a_verified_server_is_not_flagged(tmp_path):
 
 @needs_tmux
 @pytest.mark.tmux
-def test_the_header_says_once_that_tls_is_not_verified(tmp_path, tls_sim, terminal):  # noqa: F811
+def test_the_header_says_once_that_tls_is_not_verified(tmp_path, tls_sim, terminal):
     t = terminal(f"watch pods --kubeconfig {tls_sim / 'token'}", child_env(tmp_path), 100, 30)
     screen = t.wait(lambda s: "synced" in s, "the UI synced")
     assert screen.count("TLS unverified") == 1 and "InsecureRequestWarning" not in screen

@@ -5,6 +5,7 @@ import io
 import json
 import os
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -191,7 +192,7 @@ def test_start_demo_serves_seeded_objects_and_writes_kubeconfig():
     import yaml
 
     with start_demo("quiet") as demo:
-        cfg = yaml.safe_load(open(demo.kubeconfig_path))
+        cfg = yaml.safe_load(Path(demo.kubeconfig_path).read_text())
         assert cfg["clusters"][0]["cluster"]["server"] == demo.url
         status, lst = RawClient(demo.url, token=demo.token).get("/api/v1/pods")
         assert status == 200 and len(lst["items"]) >= 24
@@ -224,7 +225,7 @@ def test_run_sim_prints_how_to_connect_and_stops(tmp_path):
         text = out.getvalue()
         assert "https://127.0.0.1:" in text and f"kubectl --kubeconfig {kc} get pods" in text
         url = text.split("listening on ")[1].split()[0]
-        config = json.loads(open(kc).read())
+        config = json.loads(Path(kc).read_text())
         token, ca = config["users"][0]["user"]["token"], config["clusters"][0]["cluster"]["certificate-authority-data"]
         ca = base64.b64decode(ca)
         assert RawClient(url, ca_pem=ca).get("/version")[0] == 401  # the token is in the kubeconfig only

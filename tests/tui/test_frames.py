@@ -61,8 +61,12 @@ def test_the_clock_redraws_the_panes_that_read_it_and_leaves_the_others_unchange
 
     async def check(pilot):
         drawn = []
+
+        def noting(draw, name):
+            return lambda w, h: drawn.append(name) or draw(w, h)
+
         for name, pane in app.panes.items():
-            pane.draw_lines = (lambda draw, name: lambda w, h: drawn.append(name) or draw(w, h))(pane.draw_lines, name)
+            pane.draw_lines = noting(pane.draw_lines, name)
         app._redraw(clock_due=True, header_due=False)  # nothing fed since the last frame
         assert {"deltas", "fifo", "inspector"}.isdisjoint(drawn)  # their rows are their state's
         assert {"queue", "rv", "resync", "server", "explain"} <= set(drawn)  # ages, countdowns, the cursor followed

@@ -1,5 +1,7 @@
 """Keys a k9s user expects: ?, q, /, p, tab, enter, esc, jumps, zoom."""
 
+import pytest
+
 from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.tui.help import HelpScreen
 
@@ -20,9 +22,6 @@ def test_question_mark_opens_help_and_escape_closes_it():
         assert not isinstance(app.screen, HelpScreen)
 
     run(check, app)
-
-
-import pytest
 
 
 @pytest.mark.parametrize("key", ["q", "ctrl+c"])

@@ -251,7 +251,7 @@ def test_y_on_a_secret_redacts_unless_show_secret_data():
     for show, visible in ((False, False), (True, True)):
         app = app_with(emit, info=info(resource="secrets", show_secret_data=show))
 
-        async def check(pilot, visible=visible):
+        async def check(pilot, app=app, visible=visible):
             await pilot.press("y")
             assert ("aHVudGVyMg==" in _yaml_text(app)) is visible
 

@@ -198,7 +198,7 @@ def test_grid_on_a_large_terminal_tabs_on_a_small_one():
     for size, mode, min_shown in (((80, 24), "tabs", 1), ((130, 30), "tabs", 2), ((160, 50), "grid", 5)):
         app = make_app()
 
-        async def check(pilot, mode=mode, min_shown=min_shown):
+        async def check(pilot, app=app, mode=mode, min_shown=min_shown):
             assert app.layout_mode == mode
             shown = [n for n, p in app.panes.items() if p.display]
             assert len(shown) >= min_shown

@@ -6,6 +6,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 
 from kubectl_informer.clock.testing import FakeClock, wait_for
 from kubectl_informer.core.trace import TraceBuffer, TraceEvent, Tracer
@@ -15,7 +17,7 @@ from kubectl_informer.tui.queue_history import history_line
 from kubectl_informer.workqueue import Queue, RateLimitingQueue
 from kubectl_informer.workqueue.rate_limiters import ItemExponentialFailureRateLimiter
 
-from .pane_harness import OnePane, Trace, shown
+from .pane_harness import OnePane, Trace, json_values, shown
 
 
 def controller_trace(worker_events: bool = False) -> Trace:
@@ -288,7 +290,7 @@ def test_reconstruction_matches_the_real_rate_limiting_queue(seed):
                 mark = buf.received
                 clock.step(step)
 
-                def moved():
+                def moved(due=due, mark=mark):
                     evs = list(buf._events)[-(buf.received - mark) :] if buf.received > mark else []
                     got = {ev.key for ev in evs if ev.kind == "queue.add"}
                     return set(due) <= got
@@ -398,10 +400,6 @@ def test_snapshot_160x50(snap_compare):
 
 # -- malformed input ------------------------------------------------------
 
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as hs  # noqa: E402
-
-from .pane_harness import json_values  # noqa: E402
 
 _values = json_values
 _kinds = hs.sampled_from(

@@ -3,6 +3,9 @@ what the pane draws (Pilot tests and snapshots)."""
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as hs
+
 from kubectl_informer.cache.shared_informer import (
     ResourceEventHandler,
     SharedIndexInformer,
@@ -16,7 +19,7 @@ from kubectl_informer.core.trace import TraceEvent
 from kubectl_informer.panes.resync import ResyncState, cadence
 from kubectl_informer.tui.resync import ResyncPane, render_resync
 
-from .pane_harness import OnePane, Trace, running, shown
+from .pane_harness import OnePane, Trace, json_values, running, shown
 
 AFTER_START = "raised to the resync check period: the informer has already started"
 
@@ -175,7 +178,7 @@ def test_state_matches_a_real_informer(clock, tracer):
             # This tick's Syncs reach every due listener before the next step.
             want = 2 * (2 if k < 3 else 3)
             assert wait_for(
-                lambda: (
+                lambda want=want: (
                     sum(
                         1
                         for ev in list(events)
@@ -283,10 +286,6 @@ def test_snapshot_160x50(snap_compare):
 
 # -- malformed input ------------------------------------------------------
 
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as hs  # noqa: E402
-
-from .pane_harness import json_values  # noqa: E402
 
 _values = json_values
 _kinds = hs.sampled_from(

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import random
 
+from hypothesis import given, settings
+from hypothesis import strategies as hs
+
 from kubectl_informer.cache.reflector import Reflector
 from kubectl_informer.cache.store import Indexer
 from kubectl_informer.cache.testing.fake_controller_source import (
@@ -16,7 +19,7 @@ from kubectl_informer.core.trace import TraceEvent
 from kubectl_informer.panes.rv import MAX_MARKS, MAX_POINTS, RVState
 from kubectl_informer.tui.rv import RVPane, render_rv
 
-from .pane_harness import OnePane, Trace, running, shown
+from .pane_harness import OnePane, Trace, json_values, running, shown
 
 
 def expiry_trace() -> Trace:
@@ -103,14 +106,12 @@ def test_expired_list_without_a_watch_end_still_counts_one_410():
 
 def test_history_is_bounded_and_bursts_share_a_slot():
     st = RVState()
-    n = 0
     # Sized to the bounds: 100 RV advances a second, ten to a 0.1 s slot,
     # for a few hundred slots more than the points kept (45,000 over 450 s),
     # and a bookmark every 50, 900 marks for the 512 kept.
     events = (MAX_POINTS + 404) * 10
     assert events // 50 > MAX_MARKS
-    for i in range(events):
-        n += 1
+    for n, i in enumerate(range(events), start=1):
         st.feed(TraceEvent.checked(n, i * 0.01, "rv.advance", None, old=str(i), new=str(i + 1), source="event"))
         if i % 50 == 0:
             st.feed(TraceEvent.checked(n, i * 0.01, "watch.bookmark", None, resource_version=str(i + 1)))
@@ -251,10 +252,6 @@ def test_snapshot_160x50(snap_compare):
 
 # -- malformed input ------------------------------------------------------
 
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as hs  # noqa: E402
-
-from .pane_harness import json_values  # noqa: E402
 
 _values = hs.one_of(json_values, hs.sampled_from(["1", "99", "1e3"]))  # numeric RV strings too
 _kinds = hs.sampled_from(

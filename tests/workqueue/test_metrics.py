@@ -125,7 +125,7 @@ def test_buckets_count_every_observation_cumulatively():
         r.observe(v)
     s = r.summary()
     assert BUCKETS[0] == 1e-6 and BUCKETS[1] == 9.999999999999999e-06 and BUCKETS[-1] == 1000.0 and len(BUCKETS) == 10
-    got = dict(zip(BUCKETS, s.buckets))
+    got = dict(zip(BUCKETS, s.buckets, strict=True))
     assert got[1e-6] == 2  # 0 and 1e-6
     assert got[0.01] == 4  # + 5ms, 10ms
     assert got[1.0] == 5  # + 0.5s

@@ -44,9 +44,12 @@ def options_for(argv: tuple[str, ...] | list[str]) -> tuple[RunConfig, str]:
         got.update(opts=opts, output=output, start_pane=start_pane)
         return 0
 
-    with _PARSING, mock.patch.object(execute_mod, "execute", capture):
-        with cli_mod.cli.make_context(cli_mod.PROG, list(argv)) as ctx:
-            cli_mod.cli.invoke(ctx)
+    with (
+        _PARSING,
+        mock.patch.object(execute_mod, "execute", capture),
+        cli_mod.cli.make_context(cli_mod.PROG, list(argv)) as ctx,
+    ):
+        cli_mod.cli.invoke(ctx)
     if not got:
         raise ShotError(f"{' '.join(argv)!r} does not run an informer")
     if got["output"] != "tui":
