@@ -105,6 +105,14 @@ _PATCH_TYPES = {
 _OBJECT_TYPES = ("application/json", "application/yaml", "application/vnd.kubernetes.protobuf")
 
 
+def _unsupported_media_type(accepted: tuple[str, ...]) -> ApiError:
+    return ApiError(
+        415,
+        "UnsupportedMediaType",
+        f"the body of the request was in an unknown format - accepted media types include: {', '.join(accepted)}",
+    )
+
+
 def _status_ok() -> dict:
     return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"}
 
@@ -345,12 +353,7 @@ class _Handler(BaseHTTPRequestHandler):
         if not self._body:
             return None
         if self._content_type() not in accepted:
-            raise ApiError(
-                415,
-                "UnsupportedMediaType",
-                f"the body of the request was in an unknown format - "
-                f"accepted media types include: {', '.join(accepted)}",
-            )
+            raise _unsupported_media_type(accepted)
         return negotiation.decode_body(self._content_type(), self._body)
 
     def _send_rendered(self, code: int, rdef: ResourceDef, obj: dict) -> None:
@@ -437,7 +440,8 @@ class _Handler(BaseHTTPRequestHandler):
         return self.rfile.read(n) if n else b""
 
     def _read_chunked(self, limit: int = 64 << 20) -> bytes:
-        parts, total = [], 0
+        parts: list[bytes] = []
+        total = 0
         while True:
             line = self.rfile.readline(1024)
             try:
@@ -664,13 +668,13 @@ class _Handler(BaseHTTPRequestHandler):
             q.get("continue", ""),
         )
         if self.rendering.transform is not None and not _metadata.is_partial(self.rendering):
-            meta = {"resourceVersion": str(rv)}
+            list_meta: dict[str, str | int] = {"resourceVersion": str(rv)}
             if cont:
-                meta["continue"] = cont
+                list_meta["continue"] = cont
             if remaining is not None:
-                meta["remainingItemCount"] = remaining
+                list_meta["remainingItemCount"] = remaining
             return self._send_json(
-                200, self.rendering.transform.list(rdef, [e.obj() for e in entries], meta, q, self.sim.store)
+                200, self.rendering.transform.list(rdef, [e.obj() for e in entries], list_meta, q, self.sim.store)
             )
         meta = f'"resourceVersion":"{rv}"'
         if cont:
@@ -752,7 +756,10 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_json(200, _scale().to_scale(new))
 
     def _do_patch(self, rdef, namespace, name, sub) -> None:
+        # PatchResource checks the media type first, with or without a body.
         ptype = _PATCH_TYPES.get(self._content_type())
+        if ptype is None:
+            raise _unsupported_media_type(tuple(_PATCH_TYPES))
         body = self._read_body(tuple(_PATCH_TYPES))
         store = self.sim.store
         if ptype == "apply":
