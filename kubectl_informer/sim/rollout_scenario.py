@@ -6,6 +6,8 @@ that tests of the controllers share.
 
 from __future__ import annotations
 
+import contextlib
+
 from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.sim.scenario_steps import Context, ScenarioLogic
 from kubectl_informer.sim.strategy import now_rfc3339
@@ -33,10 +35,9 @@ class Rollout(ScenarioLogic):
         if not ctx.state.get("strays"):
             ctx.state["strays"] = True
             for resource, obj in stray_objects(ns):
-                try:
+                # An ApiError: already there (a scenario run again on the same store).
+                with contextlib.suppress(ApiError):
                     ctx.store.create(resource, obj)
-                except ApiError:
-                    pass  # already there (a scenario run again on the same store)
         try:
             d = ctx.store.get("deployments", ns, self.NAME)
         except ApiError:

@@ -217,7 +217,7 @@ class MassDelete(ScenarioLogic):
     def step(self, ctx: Context) -> None:
         deleted = ctx.state.pop("deleted", None)
         if deleted:
-            for ns, n in deleted:
+            for ns, _ in deleted:
                 ctx.new_pod(ns)
             return
         ns = ctx.rng.choice(ctx.namespaces)

@@ -100,7 +100,7 @@ class ScenarioTable(dict):
         return super().__getitem__(self.aliases.get(name, name))
 
     def get(self, name, default=None):
-        return self[name] if name in self else default
+        return super().get(self.aliases.get(name, name), default)
 
 
 # Old names still accepted (not listed).
@@ -151,8 +151,9 @@ SCENARIOS: dict[str, Scenario] = ScenarioTable(
         Scenario(
             "flaky",
             "Steady churn on a flaky server: dropped watches, 429 on watch (retried by the REST "
-            "client after its Retry-After), 500 on list, 410 on watch, stalled streams, in turn; each fault once the client has been watching again for "
-            "3 s, so back-off then recovery shows every time.",
+            "client after its Retry-After), 500 on list, 410 on watch, stalled streams, in turn; "
+            "each fault once the client has been watching again for 3 s, so back-off then recovery "
+            "shows every time.",
             Flaky,
             2.0,
         ),

@@ -22,6 +22,7 @@ Why this module is long: it is one HTTP handler, the API server's request routin
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import logging
 import secrets
@@ -119,6 +120,22 @@ def _status_ok() -> dict:
 
 def _truthy(v: str | None) -> bool:
     return (v or "").lower() in ("true", "1", "yes")
+
+
+def _named(name: str, field_match):
+    """A watch of one object: the request's field selector (if any) and metadata.name."""
+
+    def matches(fields: dict) -> bool:
+        return fields.get("metadata.name") == name and (field_match is None or field_match(fields))
+
+    return matches
+
+
+def _forbidden_list_option(field: str, detail: str, with_cause: bool = False) -> ApiError:
+    """The 422 ListOptions validation answers for a parameter a watch may not combine as sent."""
+    message = f"Forbidden: {detail}"
+    causes = [{"reason": "FieldValueForbidden", "field": field, "message": message}] if with_cause else None
+    return ApiError(422, "Invalid", f'ListOptions.meta.k8s.io "" is invalid: {field}: {message}', causes)
 
 
 class _HTTPServer(ThreadingHTTPServer):
@@ -239,10 +256,8 @@ class SimServer:
         with self._conns_lock:
             conns = list(self._conns)
         for c in conns:
-            try:
+            with contextlib.suppress(OSError):
                 c.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
         self._httpd.server_close()
         if self._thread is not None:
             self._thread.join(timeout=5)
@@ -299,12 +314,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     # ------------------------------------------------------------ plumbing
     def setup(self) -> None:
-        try:
-            # Headers and body go out in separate writes: without NODELAY, Nagle
-            # and the client's delayed ACK add 40 ms to every small response.
+        # Headers and body go out in separate writes: without NODELAY, Nagle
+        # and the client's delayed ACK add 40 ms to every small response.
+        with contextlib.suppress(OSError):
             self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        except OSError:
-            pass
         super().setup()
         self.sim = self.server.sim
         self.sim._track(self.connection, True)
@@ -471,10 +484,8 @@ class _Handler(BaseHTTPRequestHandler):
             431: "RequestHeaderFieldsTooLarge",
             501: "NotImplemented",
         }.get(code, "BadRequest")
-        try:
+        with contextlib.suppress(OSError):
             self._send(code, orjson.dumps(ApiError(code, reason, message or reason).to_status()))
-        except OSError:
-            pass
 
     def _route(self) -> None:
         url = urlsplit(self.path)
@@ -865,65 +876,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _do_watch(self, rdef, namespace, name, sub) -> None:
         q = self.query
-        store, faults = self.sim.store, self.sim.faults
+        store = self.sim.store
         lm, fm = self._selectors(rdef)
         if name is not None:  # watch of one object: a field selector on its name
-            one = name
-            fm0 = fm
-            fm = lambda f: f.get("metadata.name") == one and (fm0 is None or fm0(f))
+            fm = _named(name, fm)
         allow_bookmarks = _truthy(q.get("allowWatchBookmarks"))
-        sie_raw = q.get("sendInitialEvents")
-        send_initial = None if sie_raw is None else _truthy(sie_raw)
-        match = q.get("resourceVersionMatch", "")
-        if send_initial is not None and not faults.watch_list_enabled:
-            if faults.watch_list_mode == "reject":
-                raise ApiError(
-                    422,
-                    "Invalid",
-                    'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: '
-                    "Forbidden: sendInitialEvents is forbidden for watch unless the "
-                    "WatchList feature gate is enabled",
-                    [
-                        {
-                            "reason": "FieldValueForbidden",
-                            "field": "sendInitialEvents",
-                            "message": "Forbidden: sendInitialEvents is forbidden for watch unless the "
-                            "WatchList feature gate is enabled",
-                        }
-                    ],
-                )
-            send_initial, match = None, ""  # a server that predates the parameter ignores it
-        if send_initial is not None:
-            if match != "NotOlderThan":
-                raise ApiError(
-                    422,
-                    "Invalid",
-                    'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: '
-                    "Forbidden: sendInitialEvents requires setting "
-                    "resourceVersionMatch to NotOlderThan",
-                )
-            if send_initial and not allow_bookmarks:
-                raise ApiError(
-                    422,
-                    "Invalid",
-                    'ListOptions.meta.k8s.io "" is invalid: allowWatchBookmarks: '
-                    "Forbidden: sendInitialEvents requires setting "
-                    "allowWatchBookmarks to true",
-                )
-        elif match:
-            raise ApiError(
-                422,
-                "Invalid",
-                'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: '
-                "Forbidden: resourceVersionMatch is forbidden for watch unless "
-                "sendInitialEvents is provided",
-            )
-        try:
-            timeout = float(q["timeoutSeconds"]) if q.get("timeoutSeconds") else 0.0
-            if timeout <= 0:  # 0 or unset: the server's own timeout, as kube-apiserver
-                timeout = self.sim.default_watch_timeout
-        except ValueError:
-            raise ApiError(400, "BadRequest", f'invalid timeoutSeconds "{q.get("timeoutSeconds")}"') from None
+        send_initial = self._send_initial_events(allow_bookmarks)
+        timeout = self._watch_timeout()
         try:
             w, initial, end_rv = store.start_watch(
                 rdef,
@@ -944,6 +903,50 @@ class _Handler(BaseHTTPRequestHandler):
             self._stream(rdef, w, initial, end_rv, timeout)
         finally:
             store.stop_watch(w)
+
+    def _send_initial_events(self, allow_bookmarks: bool) -> bool | None:
+        """The watch's sendInitialEvents (None when not asked), checked as
+        ListOptions validation checks a watch's: with resourceVersionMatch
+        NotOlderThan, and allowWatchBookmarks when true. A server without the
+        WatchList feature rejects it or, one that predates it, ignores it
+        (and the resourceVersionMatch that came with it)."""
+        q, faults = self.query, self.sim.faults
+        raw = q.get("sendInitialEvents")
+        send_initial = None if raw is None else _truthy(raw)
+        match = q.get("resourceVersionMatch", "")
+        if send_initial is not None and not faults.watch_list_enabled:
+            if faults.watch_list_mode == "reject":
+                raise _forbidden_list_option(
+                    "sendInitialEvents",
+                    "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled",
+                    with_cause=True,
+                )
+            return None
+        if send_initial is None:
+            if match:
+                raise _forbidden_list_option(
+                    "resourceVersionMatch",
+                    "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
+                )
+            return None
+        if match != "NotOlderThan":
+            raise _forbidden_list_option(
+                "resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"
+            )
+        if send_initial and not allow_bookmarks:
+            raise _forbidden_list_option(
+                "allowWatchBookmarks", "sendInitialEvents requires setting allowWatchBookmarks to true"
+            )
+        return send_initial
+
+    def _watch_timeout(self) -> float:
+        """timeoutSeconds; 0 or unset is the server's own timeout, as kube-apiserver's."""
+        raw = self.query.get("timeoutSeconds")
+        try:
+            timeout = float(raw) if raw else 0.0
+        except ValueError:
+            raise ApiError(400, "BadRequest", f'invalid timeoutSeconds "{raw}"') from None
+        return self.sim.default_watch_timeout if timeout <= 0 else timeout
 
     def _encoder(self, rdef):
         """How a watch event's object is written: None for as stored, else
@@ -1051,10 +1054,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _cut(self) -> None:
         self.close_connection = True
-        try:
+        with contextlib.suppress(OSError):
             self.connection.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
 
 
 __all__ = ["SimServer", "SIM_VERSION"]

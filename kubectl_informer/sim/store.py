@@ -285,51 +285,17 @@ class Store:
         obj = _copy(obj)
         meta = obj.setdefault("metadata", {})
         strategy.validate(rdef, obj)
-        if rdef.namespaced:
-            ns = meta.get("namespace") or namespace or "default"
-            if namespace and meta.get("namespace") and meta["namespace"] != namespace:
-                raise ApiError(
-                    400,
-                    "BadRequest",
-                    "the namespace of the provided object does not match the namespace sent on the request",
-                )
-            meta["namespace"] = ns
-        else:
-            meta.pop("namespace", None)
-            ns = ""
+        ns = _place(rdef, meta, namespace)
         if not meta.get("name"):
-            if meta.get("generateName"):
-                # apiserver's SimpleNameGenerator: 5 of apimachinery's rand alphabet (no vowels, no 0/1/3).
-                meta["name"] = meta["generateName"] + "".join(self._rand.choice(_NAME_ALPHABET) for _ in range(5))
-            else:
-                raise ApiError(
-                    422,
-                    "Invalid",
-                    f'{rdef.kind} "" is invalid: metadata.name: Required value: name or generateName is required',
-                    [
-                        {
-                            "reason": "FieldValueRequired",
-                            "message": "Required value: name or generateName is required",
-                            "field": "metadata.name",
-                        }
-                    ],
-                )
-        obj["apiVersion"] = rdef.api_version
-        obj["kind"] = rdef.kind
-        meta["uid"] = str(uuid.uuid4())
-        meta["creationTimestamp"] = now_rfc3339()
-        meta.pop("deletionTimestamp", None)
-        meta.pop("deletionGracePeriodSeconds", None)
-        if rdef.has_generation:
-            meta["generation"] = 1
+            meta["name"] = self._generate_name(rdef, meta)
+        _stamp_new(rdef, obj, meta)
         strategy.on_create(rdef, obj)
         if manager:
             record_update(None, obj, manager, rdef.api_version)
         with self.lock:
             st = self._state(rdef)
-            if rdef.namespaced:
-                if ns not in self._state(NAMESPACES).objects:
-                    raise ApiError(404, "NotFound", f'namespaces "{ns}" not found')
+            if rdef.namespaced and ns not in self._state(NAMESPACES).objects:
+                raise ApiError(404, "NotFound", f'namespaces "{ns}" not found')
             key = f"{ns}/{meta['name']}" if ns else meta["name"]
             if key in st.objects:
                 what = f"{rdef.resource}.{rdef.group}" if rdef.group else rdef.resource
@@ -345,6 +311,24 @@ class Store:
             st.record(Event(ADDED, rv, e, None))
             self._rv_changed.notify_all()
         return orjson.loads(e.raw)
+
+    def _generate_name(self, rdef: ResourceDef, meta: dict) -> str:
+        """A new object's name from its generateName: apiserver's SimpleNameGenerator
+        adds 5 of apimachinery's rand alphabet (no vowels, no 0/1/3). 422 without either."""
+        if not meta.get("generateName"):
+            raise ApiError(
+                422,
+                "Invalid",
+                f'{rdef.kind} "" is invalid: metadata.name: Required value: name or generateName is required',
+                [
+                    {
+                        "reason": "FieldValueRequired",
+                        "message": "Required value: name or generateName is required",
+                        "field": "metadata.name",
+                    }
+                ],
+            )
+        return meta["generateName"] + "".join(self._rand.choice(_NAME_ALPHABET) for _ in range(5))
 
     def update(
         self, resource, obj: dict, subresource: str | None = None, dry_run: bool = False, manager: str = ""
@@ -1088,6 +1072,35 @@ class Store:
             t.cancel()
         for w in self.watchers():
             w.close("stopped")
+
+
+def _place(rdef: ResourceDef, meta: dict, namespace: str | None) -> str:
+    """The namespace a new object goes to (its own, the request's, or "default";
+    "" for a cluster-scoped one), set in its metadata. 400 when they differ."""
+    if not rdef.namespaced:
+        meta.pop("namespace", None)
+        return ""
+    if namespace and meta.get("namespace") and meta["namespace"] != namespace:
+        raise ApiError(
+            400,
+            "BadRequest",
+            "the namespace of the provided object does not match the namespace sent on the request",
+        )
+    meta["namespace"] = meta.get("namespace") or namespace or "default"
+    return meta["namespace"]
+
+
+def _stamp_new(rdef: ResourceDef, obj: dict, meta: dict) -> None:
+    """What the API server sets on every new object: its type, a UID, the
+    creation time, generation 1; a deletion mark sent with it is dropped."""
+    obj["apiVersion"] = rdef.api_version
+    obj["kind"] = rdef.kind
+    meta["uid"] = str(uuid.uuid4())
+    meta["creationTimestamp"] = now_rfc3339()
+    meta.pop("deletionTimestamp", None)
+    meta.pop("deletionGracePeriodSeconds", None)
+    if rdef.has_generation:
+        meta["generation"] = 1
 
 
 def _status_keeps_metadata(new: dict, obj: dict) -> None:
