@@ -584,7 +584,7 @@ class _Handler(BaseHTTPRequestHandler):
         if accept and accept.strip() not in ("application/json", "*/*"):
             # Tables (kubectl get) register with negotiation when first asked
             # for, not at every start: the plugin asks for plain JSON.
-            from kubectl_informer.sim import tables  # noqa: F401
+            from kubectl_informer.sim import tables  # noqa: F401  imported to register the Table transforms
         self.rendering = negotiation.negotiate(accept) if verb in ("get", "list", "watch") else negotiation.PLAIN
         faults = self.sim.faults
         delay = faults.response_delay(verb)
