@@ -232,15 +232,15 @@ def server_side_apply(
         _merge(new, config)
         others = set()
         kept = []
-        for i, e in enumerate(entries):
-            if e is prev:
+        for i, entry in enumerate(entries):
+            if entry is prev:
                 continue
             if i in lost:  # forced: the fields change owner
-                e = {**e, "fieldsV1": _from_leaves(leaves(e.get("fieldsV1") or {}) - lost[i])}
-                if not e["fieldsV1"]:
+                entry = {**entry, "fieldsV1": _from_leaves(leaves(entry.get("fieldsV1") or {}) - lost[i])}
+                if not entry["fieldsV1"]:
                     continue
-            others |= leaves(e.get("fieldsV1") or {})
-            kept.append(e)
+            others |= leaves(entry.get("fieldsV1") or {})
+            kept.append(entry)
         for path in leaves(prev.get("fieldsV1") or {}) - leaves(fs) - others if prev else ():
             _remove(new, path)
         new["metadata"]["managedFields"] = kept + [_entry(manager, rdef.api_version, fs)]

@@ -3,6 +3,7 @@ a churn scenario running, as ``--demo`` starts it in-process."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -10,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from kubectl_informer.clock import Clock
+from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.sim.events import EventRecorder, pod_events
 from kubectl_informer.sim.objects import (
     make_configmap,
@@ -17,6 +19,7 @@ from kubectl_informer.sim.objects import (
     make_pod,
     make_secret,
     make_widget,
+    many_pods,
 )
 from kubectl_informer.sim.resources import widget_crd
 from kubectl_informer.sim.scenarios import ScenarioRunner, get_scenario
@@ -42,11 +45,9 @@ def seed(store, controllers: bool = False) -> int:
     events = EventRecorder(store)
     store.create("customresourcedefinitions", widget_crd())
     for ns, apps in DEMO_LAYOUT.items():
-        try:
+        with contextlib.suppress(ApiError):  # already there (a reseed)
             store.create("namespaces", {"metadata": {"name": ns}})
-        except Exception:
-            pass  # already there (a reseed)
-        for i, (app, replicas) in enumerate(apps):
+        for app, replicas in apps:
             store.create("deployments", make_deployment(ns, app, replicas))
             store.create("configmaps", make_configmap(ns, f"{app}-config"))
             for r in range(0 if controllers else replicas):
@@ -151,30 +152,41 @@ def start_demo(
         if seed_objects:
             seed(server.store, controllers=controllers)
         if controllers:
-            from kubectl_informer.sim.controllers.manager import ControllerManager
-
-            manager = ControllerManager(server.store, clock, pod_start_seconds).start()
+            manager = _start_controllers(server.store, clock, pod_start_seconds)
             manager.wait_idle(10.0)  # the seeded Deployments' ReplicaSets and pods made before clients come
         if bulk_pods:
-            # Many pods at once (benchmarks): bulk_load, in a namespace of their own.
-            from kubectl_informer.sim.objects import many_pods
-
-            if bulk_namespace not in server.store.keys("namespaces"):
-                server.store.create("namespaces", {"metadata": {"name": bulk_namespace}})
-            server.store.bulk_load("pods", many_pods(bulk_pods, bulk_namespace))
+            _load_bulk_pods(server.store, bulk_pods, bulk_namespace)
         if kubeconfig_path is None:
             tmpdir = tempfile.mkdtemp(prefix="kubectl-informer-demo-")
             kubeconfig_path = os.path.join(tmpdir, "kubeconfig")
         path = server.write_kubeconfig(kubeconfig_path)
         runner = ScenarioRunner(
             sc, server.store, server.faults, rate=rate, clock=clock, seed=seed_value, namespaces=namespaces
-        )
-        runner.start()
+        ).start()
     except BaseException:
-        if manager is not None:
-            manager.stop()
-        server.stop()
-        if tmpdir:
-            shutil.rmtree(tmpdir, ignore_errors=True)
+        _abandon(server, manager, tmpdir)
         raise
     return Demo(server, path, runner, tmpdir, manager)
+
+
+def _start_controllers(store, clock: Clock | None, pod_start_seconds: float) -> ControllerManager:
+    """The simulated Deployment/ReplicaSet controllers and garbage collector, running."""
+    from kubectl_informer.sim.controllers.manager import ControllerManager
+
+    return ControllerManager(store, clock, pod_start_seconds).start()
+
+
+def _load_bulk_pods(store, n: int, namespace: str) -> None:
+    """Many pods at once (benchmarks): bulk_load, in a namespace of their own."""
+    if namespace not in store.keys("namespaces"):
+        store.create("namespaces", {"metadata": {"name": namespace}})
+    store.bulk_load("pods", many_pods(n, namespace))
+
+
+def _abandon(server: SimServer, manager: ControllerManager | None, tmpdir: str | None) -> None:
+    """Undo a demo that failed to start: what had started stops, its temp dir goes."""
+    if manager is not None:
+        manager.stop()
+    server.stop()
+    if tmpdir:
+        shutil.rmtree(tmpdir, ignore_errors=True)

@@ -13,6 +13,7 @@ a burst per object then one every five minutes.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from collections import deque
 
@@ -98,10 +99,8 @@ class EventRecorder:
         names.append(made["metadata"]["name"])
         while len(names) > self.limit:
             old = names.popleft()
-            try:
+            with contextlib.suppress(ApiError):
                 self.store.delete("events", ns, old)
-            except ApiError:
-                pass
         return made
 
 

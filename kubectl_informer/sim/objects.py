@@ -44,117 +44,116 @@ def make_pod(
     ReplicaSet's naming: ``<rs>-<5 chars>``)."""
     rs = replicaset_name(namespace, app)
     name = name or f"{rs}-{_hash(f'{rs}-{index}', 5)}"
-    node = node or f"node-{index % 3 + 1}"
     ts = _ts()
     ip = f"10.244.{index // 250 % 250}.{index % 250 + 2}"
-    pod = {
+    return {
         "apiVersion": "v1",
         "kind": "Pod",
-        "metadata": {
-            "name": name,
-            "namespace": namespace,
-            "labels": {
-                "app": app,
-                "pod-template-hash": rs.rsplit("-", 1)[-1],
-                "tier": "frontend" if app in ("web", "frontend") else "backend",
-            },
-            "annotations": {"kubectl.kubernetes.io/restartedAt": ts},
-            "ownerReferences": [
-                {
-                    "apiVersion": "apps/v1",
-                    "kind": "ReplicaSet",
-                    "name": rs,
-                    "uid": _uid(namespace + rs),
-                    "controller": True,
-                    "blockOwnerDeletion": True,
-                }
-            ],
-            "managedFields": [
-                {
-                    "manager": "kube-controller-manager",
-                    "operation": "Update",
-                    "apiVersion": "v1",
-                    "time": ts,
-                    "fieldsType": "FieldsV1",
-                    "fieldsV1": {
-                        "f:metadata": {
-                            "f:generateName": {},
-                            "f:labels": {".": {}, "f:app": {}, "f:pod-template-hash": {}},
-                            "f:ownerReferences": {".": {}, f'k:{{"uid":"{_uid(namespace + rs)}"}}': {}},
-                        },
-                        "f:spec": {
-                            "f:containers": {
-                                f'k:{{"name":"{app}"}}': {
-                                    ".": {},
-                                    "f:image": {},
-                                    "f:imagePullPolicy": {},
-                                    "f:name": {},
-                                    "f:ports": {},
-                                    "f:resources": {},
-                                }
-                            },
-                            "f:dnsPolicy": {},
-                            "f:restartPolicy": {},
-                        },
-                    },
-                },
-                {
-                    "manager": "kubelet",
-                    "operation": "Update",
-                    "apiVersion": "v1",
-                    "time": ts,
-                    "fieldsType": "FieldsV1",
-                    "subresource": "status",
-                    "fieldsV1": {
-                        "f:status": {
-                            "f:conditions": {},
-                            "f:containerStatuses": {},
-                            "f:hostIP": {},
-                            "f:phase": {},
-                            "f:podIP": {},
-                            "f:startTime": {},
-                        }
-                    },
-                },
-            ],
-            "generateName": rs + "-",
-        },
-        "spec": {
-            "containers": [
-                {
-                    "name": app,
-                    "image": image,
-                    "imagePullPolicy": "IfNotPresent",
-                    "ports": [{"containerPort": 8080, "protocol": "TCP"}],
-                    "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}, "limits": {"memory": "128Mi"}},
-                    "terminationMessagePath": "/dev/termination-log",
-                    "terminationMessagePolicy": "File",
-                }
-            ],
-            "dnsPolicy": "ClusterFirst",
-            "restartPolicy": "Always",
-            "schedulerName": "default-scheduler",
-            "serviceAccountName": "default",
-            "nodeName": node,
-            "terminationGracePeriodSeconds": 30,
-            "tolerations": [
-                {
-                    "key": "node.kubernetes.io/not-ready",
-                    "operator": "Exists",
-                    "effect": "NoExecute",
-                    "tolerationSeconds": 300,
-                },
-                {
-                    "key": "node.kubernetes.io/unreachable",
-                    "operator": "Exists",
-                    "effect": "NoExecute",
-                    "tolerationSeconds": 300,
-                },
-            ],
-        },
+        "metadata": _pod_metadata(namespace, name, app, rs, ts),
+        "spec": _pod_spec(app, image, node or f"node-{index % 3 + 1}"),
         "status": pod_status(phase, ip, ts, app, image),
     }
-    return pod
+
+
+def _pod_metadata(namespace: str, name: str, app: str, rs: str, ts: str) -> dict:
+    """A ReplicaSet's pod's metadata: its labels, its controller reference, who wrote which fields."""
+    rs_uid = _uid(namespace + rs)
+    return {
+        "name": name,
+        "namespace": namespace,
+        "labels": {
+            "app": app,
+            "pod-template-hash": rs.rsplit("-", 1)[-1],
+            "tier": "frontend" if app in ("web", "frontend") else "backend",
+        },
+        "annotations": {"kubectl.kubernetes.io/restartedAt": ts},
+        "ownerReferences": [
+            {
+                "apiVersion": "apps/v1",
+                "kind": "ReplicaSet",
+                "name": rs,
+                "uid": rs_uid,
+                "controller": True,
+                "blockOwnerDeletion": True,
+            }
+        ],
+        "managedFields": [_controller_fields(app, rs_uid, ts), _kubelet_fields(ts)],
+        "generateName": rs + "-",
+    }
+
+
+def _controller_fields(app: str, rs_uid: str, ts: str) -> dict:
+    """The managedFields entry of kube-controller-manager, which created the pod."""
+    container: dict[str, dict] = {
+        ".": {},
+        "f:image": {},
+        "f:imagePullPolicy": {},
+        "f:name": {},
+        "f:ports": {},
+        "f:resources": {},
+    }
+    return {
+        "manager": "kube-controller-manager",
+        "operation": "Update",
+        "apiVersion": "v1",
+        "time": ts,
+        "fieldsType": "FieldsV1",
+        "fieldsV1": {
+            "f:metadata": {
+                "f:generateName": {},
+                "f:labels": {".": {}, "f:app": {}, "f:pod-template-hash": {}},
+                "f:ownerReferences": {".": {}, f'k:{{"uid":"{rs_uid}"}}': {}},
+            },
+            "f:spec": {
+                "f:containers": {f'k:{{"name":"{app}"}}': container},
+                "f:dnsPolicy": {},
+                "f:restartPolicy": {},
+            },
+        },
+    }
+
+
+def _kubelet_fields(ts: str) -> dict:
+    """The managedFields entry of the kubelet, which writes the status."""
+    status = ("f:conditions", "f:containerStatuses", "f:hostIP", "f:phase", "f:podIP", "f:startTime")
+    return {
+        "manager": "kubelet",
+        "operation": "Update",
+        "apiVersion": "v1",
+        "time": ts,
+        "fieldsType": "FieldsV1",
+        "subresource": "status",
+        "fieldsV1": {"f:status": {f: {} for f in status}},
+    }
+
+
+def _pod_spec(app: str, image: str, node: str) -> dict:
+    """One container, scheduled to ``node``, with the defaults the API server fills in."""
+    return {
+        "containers": [
+            {
+                "name": app,
+                "image": image,
+                "imagePullPolicy": "IfNotPresent",
+                "ports": [{"containerPort": 8080, "protocol": "TCP"}],
+                "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}, "limits": {"memory": "128Mi"}},
+                "terminationMessagePath": "/dev/termination-log",
+                "terminationMessagePolicy": "File",
+            }
+        ],
+        "dnsPolicy": "ClusterFirst",
+        "restartPolicy": "Always",
+        "schedulerName": "default-scheduler",
+        "serviceAccountName": "default",
+        "nodeName": node,
+        "terminationGracePeriodSeconds": 30,
+        "tolerations": [_toleration("node.kubernetes.io/not-ready"), _toleration("node.kubernetes.io/unreachable")],
+    }
+
+
+def _toleration(key: str) -> dict:
+    """DefaultTolerationSeconds' toleration of a node taint: 300 s."""
+    return {"key": key, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}
 
 
 def pod_status(

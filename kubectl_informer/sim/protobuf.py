@@ -240,6 +240,7 @@ def wire_fields(buf: bytes):
     while i < len(buf):
         key, i = _varint(buf, i)
         num, wt = key >> 3, key & 7
+        val: int | bytes
         if wt == 0:
             val, i = _varint(buf, i)
         elif wt == 2:

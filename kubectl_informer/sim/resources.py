@@ -8,6 +8,7 @@ the store and discovery documents all read one table.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
 
@@ -56,7 +57,7 @@ class ResourceDef:
         meta = obj.get("metadata") or {}
         out = {"metadata.name": meta.get("name") or "", "metadata.namespace": meta.get("namespace") or ""}
         for name, path in self.fields:
-            cur = obj
+            cur: Any = obj
             for part in path:
                 cur = cur.get(part) if isinstance(cur, dict) else None
                 if cur is None:

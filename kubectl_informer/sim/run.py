@@ -9,7 +9,7 @@ import threading
 from typing import TextIO
 
 from kubectl_informer.sim.demo import start_demo
-from kubectl_informer.sim.scenarios import get_scenario
+from kubectl_informer.sim.scenarios import Scenario, get_scenario
 
 
 def run_sim(
@@ -51,27 +51,35 @@ def run_sim(
         )
     except OSError as e:
         raise ValueError(f"cannot listen on 127.0.0.1:{port}: {e.strerror or e}") from None
-    stop_event = stop_event or threading.Event()
     kc = demo.kubeconfig_path
     # One write, flushed: a reader waiting for the last line gets them all at once.
-    out.write(
-        f"Simulated API server listening on {demo.url}\n"
-        f"Kubeconfig: {kc}\n"
+    out.write(_banner(demo.url, kc, sc))
+    out.flush()
+    try:
+        _serve_until(stop_event or threading.Event())
+    finally:
+        demo.stop()
+        if write_kubeconfig is not None and os.path.exists(kc):  # else the temp kubeconfig went with the demo
+            print(f"(kubeconfig left at {kc})", file=out)
+        print("Simulated API server stopped.", file=out, flush=True)
+
+
+def _banner(url: str, kubeconfig: str, sc: Scenario) -> str:
+    """Where the server listens, its kubeconfig, its scenario, and commands to try."""
+    return (
+        f"Simulated API server listening on {url}\n"
+        f"Kubeconfig: {kubeconfig}\n"
         f"Scenario: {sc.name} - {sc.description}\n"
-        f"Try:  kubectl --kubeconfig {kc} get pods -A\n"
-        f"      KUBECONFIG={kc} kubectl informer watch pods\n"
+        f"Try:  kubectl --kubeconfig {kubeconfig} get pods -A\n"
+        f"      KUBECONFIG={kubeconfig} kubectl informer watch pods\n"
         "Press Ctrl-C to stop.\n"
     )
-    out.flush()
+
+
+def _serve_until(stop_event: threading.Event) -> None:
+    """Wait for ``stop_event`` or Ctrl-C (the server runs in its own threads)."""
     try:
         while not stop_event.wait(0.5):
             pass
     except KeyboardInterrupt:
         pass
-    finally:
-        demo.stop()
-        if write_kubeconfig is None:
-            pass  # the temp kubeconfig went with the demo
-        elif os.path.exists(kc):
-            print(f"(kubeconfig left at {kc})", file=out)
-        print("Simulated API server stopped.", file=out, flush=True)

@@ -16,7 +16,14 @@ from dataclasses import dataclass
 from kubectl_informer.clock import Clock, RealClock
 from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.sim.events import EventRecorder
-from kubectl_informer.sim.scenario_steps import (  # noqa: F401  (names used by the scenarios' users)
+from kubectl_informer.sim.rollout_scenario import (
+    Rollout,
+    now_rfc3339_nano,
+    rollout_complete,
+    stray_objects,
+    web_deployment,
+)
+from kubectl_informer.sim.scenario_steps import (
     Burst,
     CacheReinit,
     Context,
@@ -26,19 +33,41 @@ from kubectl_informer.sim.scenario_steps import (  # noqa: F401  (names used by 
     MassDelete,
     Quiet,
     RelistStorm,
-    Rollout,
     ScenarioLogic,
     SmallWindow,
     Steady,
     TooLargeRV,
-    _advance_phase,
-    _bump_annotation,
-    now_rfc3339_nano,
-    rollout_complete,
-    stray_objects,
-    web_deployment,
 )
 from kubectl_informer.sim.stale_scenario import Stale
+
+# Names the scenarios' users import from here, wherever they are defined.
+__all__ = [
+    "ALIASES",
+    "SCENARIOS",
+    "Burst",
+    "CacheReinit",
+    "Context",
+    "DisconnectedDelete",
+    "EtcdRestore",
+    "Flaky",
+    "MassDelete",
+    "Quiet",
+    "RelistStorm",
+    "Rollout",
+    "Scenario",
+    "ScenarioLogic",
+    "ScenarioRunner",
+    "ScenarioTable",
+    "SmallWindow",
+    "Stale",
+    "Steady",
+    "TooLargeRV",
+    "get_scenario",
+    "now_rfc3339_nano",
+    "rollout_complete",
+    "stray_objects",
+    "web_deployment",
+]
 
 
 @dataclass(frozen=True)
@@ -71,7 +100,7 @@ class ScenarioTable(dict):
         return super().__getitem__(self.aliases.get(name, name))
 
     def get(self, name, default=None):
-        return self[name] if name in self else default
+        return super().get(self.aliases.get(name, name), default)
 
 
 # Old names still accepted (not listed).
@@ -122,8 +151,9 @@ SCENARIOS: dict[str, Scenario] = ScenarioTable(
         Scenario(
             "flaky",
             "Steady churn on a flaky server: dropped watches, 429 on watch (retried by the REST "
-            "client after its Retry-After), 500 on list, 410 on watch, stalled streams, in turn; each fault once the client has been watching again for "
-            "3 s, so back-off then recovery shows every time.",
+            "client after its Retry-After), 500 on list, 410 on watch, stalled streams, in turn; "
+            "each fault once the client has been watching again for 3 s, so back-off then recovery "
+            "shows every time.",
             Flaky,
             2.0,
         ),

@@ -22,6 +22,7 @@ Why this module is long: it is one HTTP handler, the API server's request routin
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import logging
 import secrets
@@ -105,12 +106,36 @@ _PATCH_TYPES = {
 _OBJECT_TYPES = ("application/json", "application/yaml", "application/vnd.kubernetes.protobuf")
 
 
+def _unsupported_media_type(accepted: tuple[str, ...]) -> ApiError:
+    return ApiError(
+        415,
+        "UnsupportedMediaType",
+        f"the body of the request was in an unknown format - accepted media types include: {', '.join(accepted)}",
+    )
+
+
 def _status_ok() -> dict:
     return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"}
 
 
 def _truthy(v: str | None) -> bool:
     return (v or "").lower() in ("true", "1", "yes")
+
+
+def _named(name: str, field_match):
+    """A watch of one object: the request's field selector (if any) and metadata.name."""
+
+    def matches(fields: dict) -> bool:
+        return fields.get("metadata.name") == name and (field_match is None or field_match(fields))
+
+    return matches
+
+
+def _forbidden_list_option(field: str, detail: str, with_cause: bool = False) -> ApiError:
+    """The 422 ListOptions validation answers for a parameter a watch may not combine as sent."""
+    message = f"Forbidden: {detail}"
+    causes = [{"reason": "FieldValueForbidden", "field": field, "message": message}] if with_cause else None
+    return ApiError(422, "Invalid", f'ListOptions.meta.k8s.io "" is invalid: {field}: {message}', causes)
 
 
 class _HTTPServer(ThreadingHTTPServer):
@@ -231,10 +256,8 @@ class SimServer:
         with self._conns_lock:
             conns = list(self._conns)
         for c in conns:
-            try:
+            with contextlib.suppress(OSError):
                 c.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
         self._httpd.server_close()
         if self._thread is not None:
             self._thread.join(timeout=5)
@@ -291,12 +314,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     # ------------------------------------------------------------ plumbing
     def setup(self) -> None:
-        try:
-            # Headers and body go out in separate writes: without NODELAY, Nagle
-            # and the client's delayed ACK add 40 ms to every small response.
+        # Headers and body go out in separate writes: without NODELAY, Nagle
+        # and the client's delayed ACK add 40 ms to every small response.
+        with contextlib.suppress(OSError):
             self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        except OSError:
-            pass
         super().setup()
         self.sim = self.server.sim
         self.sim._track(self.connection, True)
@@ -345,12 +366,7 @@ class _Handler(BaseHTTPRequestHandler):
         if not self._body:
             return None
         if self._content_type() not in accepted:
-            raise ApiError(
-                415,
-                "UnsupportedMediaType",
-                f"the body of the request was in an unknown format - "
-                f"accepted media types include: {', '.join(accepted)}",
-            )
+            raise _unsupported_media_type(accepted)
         return negotiation.decode_body(self._content_type(), self._body)
 
     def _send_rendered(self, code: int, rdef: ResourceDef, obj: dict) -> None:
@@ -437,7 +453,8 @@ class _Handler(BaseHTTPRequestHandler):
         return self.rfile.read(n) if n else b""
 
     def _read_chunked(self, limit: int = 64 << 20) -> bytes:
-        parts, total = [], 0
+        parts: list[bytes] = []
+        total = 0
         while True:
             line = self.rfile.readline(1024)
             try:
@@ -467,10 +484,8 @@ class _Handler(BaseHTTPRequestHandler):
             431: "RequestHeaderFieldsTooLarge",
             501: "NotImplemented",
         }.get(code, "BadRequest")
-        try:
+        with contextlib.suppress(OSError):
             self._send(code, orjson.dumps(ApiError(code, reason, message or reason).to_status()))
-        except OSError:
-            pass
 
     def _route(self) -> None:
         url = urlsplit(self.path)
@@ -569,7 +584,7 @@ class _Handler(BaseHTTPRequestHandler):
         if accept and accept.strip() not in ("application/json", "*/*"):
             # Tables (kubectl get) register with negotiation when first asked
             # for, not at every start: the plugin asks for plain JSON.
-            from kubectl_informer.sim import tables  # noqa: F401
+            from kubectl_informer.sim import tables  # noqa: F401  imported to register the Table transforms
         self.rendering = negotiation.negotiate(accept) if verb in ("get", "list", "watch") else negotiation.PLAIN
         faults = self.sim.faults
         delay = faults.response_delay(verb)
@@ -664,13 +679,13 @@ class _Handler(BaseHTTPRequestHandler):
             q.get("continue", ""),
         )
         if self.rendering.transform is not None and not _metadata.is_partial(self.rendering):
-            meta = {"resourceVersion": str(rv)}
+            list_meta: dict[str, str | int] = {"resourceVersion": str(rv)}
             if cont:
-                meta["continue"] = cont
+                list_meta["continue"] = cont
             if remaining is not None:
-                meta["remainingItemCount"] = remaining
+                list_meta["remainingItemCount"] = remaining
             return self._send_json(
-                200, self.rendering.transform.list(rdef, [e.obj() for e in entries], meta, q, self.sim.store)
+                200, self.rendering.transform.list(rdef, [e.obj() for e in entries], list_meta, q, self.sim.store)
             )
         meta = f'"resourceVersion":"{rv}"'
         if cont:
@@ -752,7 +767,10 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_json(200, _scale().to_scale(new))
 
     def _do_patch(self, rdef, namespace, name, sub) -> None:
+        # PatchResource checks the media type first, with or without a body.
         ptype = _PATCH_TYPES.get(self._content_type())
+        if ptype is None:
+            raise _unsupported_media_type(tuple(_PATCH_TYPES))
         body = self._read_body(tuple(_PATCH_TYPES))
         store = self.sim.store
         if ptype == "apply":
@@ -858,65 +876,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _do_watch(self, rdef, namespace, name, sub) -> None:
         q = self.query
-        store, faults = self.sim.store, self.sim.faults
+        store = self.sim.store
         lm, fm = self._selectors(rdef)
         if name is not None:  # watch of one object: a field selector on its name
-            one = name
-            fm0 = fm
-            fm = lambda f: f.get("metadata.name") == one and (fm0 is None or fm0(f))
+            fm = _named(name, fm)
         allow_bookmarks = _truthy(q.get("allowWatchBookmarks"))
-        sie_raw = q.get("sendInitialEvents")
-        send_initial = None if sie_raw is None else _truthy(sie_raw)
-        match = q.get("resourceVersionMatch", "")
-        if send_initial is not None and not faults.watch_list_enabled:
-            if faults.watch_list_mode == "reject":
-                raise ApiError(
-                    422,
-                    "Invalid",
-                    'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: '
-                    "Forbidden: sendInitialEvents is forbidden for watch unless the "
-                    "WatchList feature gate is enabled",
-                    [
-                        {
-                            "reason": "FieldValueForbidden",
-                            "field": "sendInitialEvents",
-                            "message": "Forbidden: sendInitialEvents is forbidden for watch unless the "
-                            "WatchList feature gate is enabled",
-                        }
-                    ],
-                )
-            send_initial, match = None, ""  # a server that predates the parameter ignores it
-        if send_initial is not None:
-            if match != "NotOlderThan":
-                raise ApiError(
-                    422,
-                    "Invalid",
-                    'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: '
-                    "Forbidden: sendInitialEvents requires setting "
-                    "resourceVersionMatch to NotOlderThan",
-                )
-            if send_initial and not allow_bookmarks:
-                raise ApiError(
-                    422,
-                    "Invalid",
-                    'ListOptions.meta.k8s.io "" is invalid: allowWatchBookmarks: '
-                    "Forbidden: sendInitialEvents requires setting "
-                    "allowWatchBookmarks to true",
-                )
-        elif match:
-            raise ApiError(
-                422,
-                "Invalid",
-                'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: '
-                "Forbidden: resourceVersionMatch is forbidden for watch unless "
-                "sendInitialEvents is provided",
-            )
-        try:
-            timeout = float(q["timeoutSeconds"]) if q.get("timeoutSeconds") else 0.0
-            if timeout <= 0:  # 0 or unset: the server's own timeout, as kube-apiserver
-                timeout = self.sim.default_watch_timeout
-        except ValueError:
-            raise ApiError(400, "BadRequest", f'invalid timeoutSeconds "{q.get("timeoutSeconds")}"') from None
+        send_initial = self._send_initial_events(allow_bookmarks)
+        timeout = self._watch_timeout()
         try:
             w, initial, end_rv = store.start_watch(
                 rdef,
@@ -937,6 +903,50 @@ class _Handler(BaseHTTPRequestHandler):
             self._stream(rdef, w, initial, end_rv, timeout)
         finally:
             store.stop_watch(w)
+
+    def _send_initial_events(self, allow_bookmarks: bool) -> bool | None:
+        """The watch's sendInitialEvents (None when not asked), checked as
+        ListOptions validation checks a watch's: with resourceVersionMatch
+        NotOlderThan, and allowWatchBookmarks when true. A server without the
+        WatchList feature rejects it or, one that predates it, ignores it
+        (and the resourceVersionMatch that came with it)."""
+        q, faults = self.query, self.sim.faults
+        raw = q.get("sendInitialEvents")
+        send_initial = None if raw is None else _truthy(raw)
+        match = q.get("resourceVersionMatch", "")
+        if send_initial is not None and not faults.watch_list_enabled:
+            if faults.watch_list_mode == "reject":
+                raise _forbidden_list_option(
+                    "sendInitialEvents",
+                    "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled",
+                    with_cause=True,
+                )
+            return None
+        if send_initial is None:
+            if match:
+                raise _forbidden_list_option(
+                    "resourceVersionMatch",
+                    "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
+                )
+            return None
+        if match != "NotOlderThan":
+            raise _forbidden_list_option(
+                "resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"
+            )
+        if send_initial and not allow_bookmarks:
+            raise _forbidden_list_option(
+                "allowWatchBookmarks", "sendInitialEvents requires setting allowWatchBookmarks to true"
+            )
+        return send_initial
+
+    def _watch_timeout(self) -> float:
+        """timeoutSeconds; 0 or unset is the server's own timeout, as kube-apiserver's."""
+        raw = self.query.get("timeoutSeconds")
+        try:
+            timeout = float(raw) if raw else 0.0
+        except ValueError:
+            raise ApiError(400, "BadRequest", f'invalid timeoutSeconds "{raw}"') from None
+        return self.sim.default_watch_timeout if timeout <= 0 else timeout
 
     def _encoder(self, rdef):
         """How a watch event's object is written: None for as stored, else
@@ -1044,10 +1054,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _cut(self) -> None:
         self.close_connection = True
-        try:
+        with contextlib.suppress(OSError):
             self.connection.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
 
 
 __all__ = ["SimServer", "SIM_VERSION"]

@@ -14,6 +14,7 @@ has read the RV of the controller's last write.
 from __future__ import annotations
 
 from kubectl_informer.core.apierrors import ApiError
+from kubectl_informer.sim.scenario_steps import Context, ScenarioLogic
 
 POD_WATCH_LAG = 2.0
 NAME = "web"
@@ -37,10 +38,10 @@ def replicaset(namespace: str, name: str, replicas: int) -> dict:
     }
 
 
-class Stale:
+class Stale(ScenarioLogic):
     """First tick: the lag on, the ReplicaSet created; then a scale each tick."""
 
-    def step(self, ctx) -> None:
+    def step(self, ctx: Context) -> None:
         ns = ctx.namespaces[0]
         if ctx.faults is not None:
             ctx.faults.lag_watches(POD_WATCH_LAG, "pods")

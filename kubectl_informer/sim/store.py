@@ -33,6 +33,7 @@ watch cache (``watchcache``) and paging (``continuation``) live apart.
 from __future__ import annotations
 
 import bisect
+import builtins
 import copy
 import random
 import sys
@@ -255,7 +256,7 @@ class Store:
             entries = [st.objects[k] for k in self._ns_keys(st, namespace)]
         return [e.obj() for e in entries]
 
-    def keys(self, resource, namespace: str | None = None) -> list[str]:
+    def keys(self, resource, namespace: str | None = None) -> builtins.list[str]:
         rdef = self.resource(resource)
         with self.lock:
             return list(self._ns_keys(self._state(rdef), namespace))
@@ -264,7 +265,7 @@ class Store:
         with self.lock:
             return len(self._state(self.resource(resource)).objects)
 
-    def _ns_keys(self, st: ResourceState, namespace: str | None) -> list[str]:
+    def _ns_keys(self, st: ResourceState, namespace: str | None) -> builtins.list[str]:
         keys = st.sorted_keys()
         if not namespace or not st.rdef.namespaced:
             return keys
@@ -284,51 +285,17 @@ class Store:
         obj = _copy(obj)
         meta = obj.setdefault("metadata", {})
         strategy.validate(rdef, obj)
-        if rdef.namespaced:
-            ns = meta.get("namespace") or namespace or "default"
-            if namespace and meta.get("namespace") and meta["namespace"] != namespace:
-                raise ApiError(
-                    400,
-                    "BadRequest",
-                    "the namespace of the provided object does not match the namespace sent on the request",
-                )
-            meta["namespace"] = ns
-        else:
-            meta.pop("namespace", None)
-            ns = ""
+        ns = _place(rdef, meta, namespace)
         if not meta.get("name"):
-            if meta.get("generateName"):
-                # apiserver's SimpleNameGenerator: 5 of apimachinery's rand alphabet (no vowels, no 0/1/3).
-                meta["name"] = meta["generateName"] + "".join(self._rand.choice(_NAME_ALPHABET) for _ in range(5))
-            else:
-                raise ApiError(
-                    422,
-                    "Invalid",
-                    f'{rdef.kind} "" is invalid: metadata.name: Required value: name or generateName is required',
-                    [
-                        {
-                            "reason": "FieldValueRequired",
-                            "message": "Required value: name or generateName is required",
-                            "field": "metadata.name",
-                        }
-                    ],
-                )
-        obj["apiVersion"] = rdef.api_version
-        obj["kind"] = rdef.kind
-        meta["uid"] = str(uuid.uuid4())
-        meta["creationTimestamp"] = now_rfc3339()
-        meta.pop("deletionTimestamp", None)
-        meta.pop("deletionGracePeriodSeconds", None)
-        if rdef.has_generation:
-            meta["generation"] = 1
+            meta["name"] = self._generate_name(rdef, meta)
+        _stamp_new(rdef, obj, meta)
         strategy.on_create(rdef, obj)
         if manager:
             record_update(None, obj, manager, rdef.api_version)
         with self.lock:
             st = self._state(rdef)
-            if rdef.namespaced:
-                if ns not in self._state(NAMESPACES).objects:
-                    raise ApiError(404, "NotFound", f'namespaces "{ns}" not found')
+            if rdef.namespaced and ns not in self._state(NAMESPACES).objects:
+                raise ApiError(404, "NotFound", f'namespaces "{ns}" not found')
             key = f"{ns}/{meta['name']}" if ns else meta["name"]
             if key in st.objects:
                 what = f"{rdef.resource}.{rdef.group}" if rdef.group else rdef.resource
@@ -344,6 +311,24 @@ class Store:
             st.record(Event(ADDED, rv, e, None))
             self._rv_changed.notify_all()
         return orjson.loads(e.raw)
+
+    def _generate_name(self, rdef: ResourceDef, meta: dict) -> str:
+        """A new object's name from its generateName: apiserver's SimpleNameGenerator
+        adds 5 of apimachinery's rand alphabet (no vowels, no 0/1/3). 422 without either."""
+        if not meta.get("generateName"):
+            raise ApiError(
+                422,
+                "Invalid",
+                f'{rdef.kind} "" is invalid: metadata.name: Required value: name or generateName is required',
+                [
+                    {
+                        "reason": "FieldValueRequired",
+                        "message": "Required value: name or generateName is required",
+                        "field": "metadata.name",
+                    }
+                ],
+            )
+        return meta["generateName"] + "".join(self._rand.choice(_NAME_ALPHABET) for _ in range(5))
 
     def update(
         self, resource, obj: dict, subresource: str | None = None, dry_run: bool = False, manager: str = ""
@@ -733,12 +718,13 @@ class Store:
         """etcd's periodic progress notification (lock held), when due: every
         cache's RV moves to etcd's revision. Applied lazily, whenever the
         caches are read, which is when it shows."""
-        if self._next_progress is None:
+        interval = self.progress_notify_interval
+        if self._next_progress is None or not interval:
             return
         now = self._now()
         if now < self._next_progress:
             return
-        self._next_progress = now + self.progress_notify_interval
+        self._next_progress = now + interval
         for st in self._states.values():
             st.progress(self._rv)
 
@@ -777,7 +763,7 @@ class Store:
         resource_version_match: str | None = "",
         limit: int | None = 0,
         continue_: str | None = "",
-    ) -> tuple[list[Entry], int, str, int | None]:
+    ) -> tuple[builtins.list[Entry], int, str, int | None]:
         """A LIST as kube-apiserver serves it: ``(entries, list_rv, continue, remaining)``.
 
         RV "" is the latest state; "0" any state, served from the cache and
@@ -943,7 +929,7 @@ class Store:
 
     def _watch_start(
         self, st: ResourceState, w: Watcher, rv: str, want: int | None, send_initial_events: bool | None, encode
-    ) -> tuple[list[bytes], list[Entry], int | None]:
+    ) -> tuple[builtins.list[bytes], builtins.list[Entry], int | None]:
         """Where a watch starts (lock held), as the cacher's Watch decides it:
         ``(replayed lines, objects sent as ADDED, end bookmark RV)``, and the
         watcher's position set. Only a WatchList waits for the cache
@@ -980,7 +966,7 @@ class Store:
         with self.lock:
             w.state.watchers.discard(w)
 
-    def watchers(self, resource=None) -> list[Watcher]:
+    def watchers(self, resource=None) -> builtins.list[Watcher]:
         with self.lock:
             if resource is not None:
                 return list(self._state(self.resource(resource)).watchers)
@@ -1086,6 +1072,35 @@ class Store:
             t.cancel()
         for w in self.watchers():
             w.close("stopped")
+
+
+def _place(rdef: ResourceDef, meta: dict, namespace: str | None) -> str:
+    """The namespace a new object goes to (its own, the request's, or "default";
+    "" for a cluster-scoped one), set in its metadata. 400 when they differ."""
+    if not rdef.namespaced:
+        meta.pop("namespace", None)
+        return ""
+    if namespace and meta.get("namespace") and meta["namespace"] != namespace:
+        raise ApiError(
+            400,
+            "BadRequest",
+            "the namespace of the provided object does not match the namespace sent on the request",
+        )
+    meta["namespace"] = meta.get("namespace") or namespace or "default"
+    return meta["namespace"]
+
+
+def _stamp_new(rdef: ResourceDef, obj: dict, meta: dict) -> None:
+    """What the API server sets on every new object: its type, a UID, the
+    creation time, generation 1; a deletion mark sent with it is dropped."""
+    obj["apiVersion"] = rdef.api_version
+    obj["kind"] = rdef.kind
+    meta["uid"] = str(uuid.uuid4())
+    meta["creationTimestamp"] = now_rfc3339()
+    meta.pop("deletionTimestamp", None)
+    meta.pop("deletionGracePeriodSeconds", None)
+    if rdef.has_generation:
+        meta["generation"] = 1
 
 
 def _status_keeps_metadata(new: dict, obj: dict) -> None:

@@ -30,7 +30,8 @@ def validate(rdef, obj: dict) -> None:
     meta = obj.get("metadata")
     if not isinstance(meta, dict):
         raise ApiError(400, "BadRequest", "the body of the request must be an object with a metadata object")
-    name = meta.get("name") if isinstance(meta.get("name"), str) else ""
+    given = meta.get("name")
+    name = given if isinstance(given, str) else ""
     for f in ("name", "generateName", "namespace", "resourceVersion", "uid"):
         if meta.get(f) is not None and not isinstance(meta[f], str):
             raise _invalid(rdef.kind, name, f"metadata.{f}", "Invalid value: must be a string")

@@ -218,9 +218,7 @@ class Watcher:
             return False
         if self.label_match is not None and not self.label_match(e.labels):
             return False
-        if self.field_match is not None and not self.field_match(e.fields):
-            return False
-        return True
+        return self.field_match is None or bool(self.field_match(e.fields))
 
     def filter(self, ev: Event) -> str | None:
         """The type to send for ``ev`` (selectors turn MODIFIED into ADDED or

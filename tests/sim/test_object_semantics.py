@@ -293,6 +293,16 @@ def test_bad_protobuf_is_a_415_status(client, body, detail):
     assert detail in st["message"]
 
 
+@pytest.mark.parametrize("body", [b"", b'{"metadata":{"labels":{"a":"b"}}}'])
+def test_a_patch_in_no_patch_media_type_is_a_415_even_when_empty(client, body):
+    # PatchResource checks the Content-Type before it reads the body (kube-apiserver answers an
+    # empty PATCH sent as application/json 415 too); the object is left as it was.
+    client.request("POST", PODS, pod("p"))
+    status, st = raw(client, "PATCH", PODS + "/p", body, "application/json")
+    assert status == 415 and st["reason"] == "UnsupportedMediaType"
+    assert "labels" not in client.get(PODS + "/p")[1]["metadata"]
+
+
 @pytest.mark.parametrize(
     "obj,field",
     [

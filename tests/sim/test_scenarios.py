@@ -29,6 +29,15 @@ def pod_names(store, ns=None):
     return {p["metadata"]["name"] for p in store.list("pods", ns)}
 
 
+def test_an_old_scenario_name_is_found_but_not_listed():
+    assert "too-large-rv" in SCENARIOS and SCENARIOS["too-large-rv"].name == "etcd-restore"
+    assert SCENARIOS.get("too-large-rv") is SCENARIOS["etcd-restore"]
+    assert SCENARIOS.get("no-such", "fallback") == "fallback" and SCENARIOS.get("no-such") is None
+    assert "too-large-rv" not in list(SCENARIOS.keys()) and "etcd-restore" in list(SCENARIOS)
+    assert "too-large-rv" not in [name for name, _ in SCENARIOS.items()]
+    assert get_scenario("too-large-rv").name == "etcd-restore"
+
+
 def test_every_scenario_has_a_description_and_a_rate():
     assert {"steady", "burst", "disconnect", "mass-delete", "relist-storm", "flaky", "quiet"} <= set(SCENARIOS)
     for s in SCENARIOS.values():

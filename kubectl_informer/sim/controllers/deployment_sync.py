@@ -21,7 +21,7 @@ def sync(store, namespace: str, name: str, events=None) -> None:
     s = _Sync(store, d, claim(store, "replicasets", d, (d.get("spec") or {}).get("selector")), events)
     if is_deleting(d):
         new, old = s.all_and_sync_revision(False)  # syncStatusOnly
-        return s.sync_status(old + [new], new)
+        return s.sync_status([*old, new], new)
     cond = ds.paused_condition(d)
     if cond is not None:
         ds.set_condition(d.setdefault("status", {}), cond)
@@ -40,14 +40,14 @@ def _sync_scaled(s: _Sync) -> None:
     _scale(s, new, old)
     if (s.d.get("spec") or {}).get("paused"):
         _cleanup(s, old)
-    s.sync_status(old + [new], new)
+    s.sync_status([*old, new], new)
 
 
 def _is_scaling_event(s: _Sync) -> bool:
     """isScalingEvent: an active ReplicaSet whose desired-replicas annotation differs from spec.replicas."""
     new, old = s.all_and_sync_revision(False)
     want = r.desired_replicas(s.d)
-    for rs in _active(old + [new]):
+    for rs in _active([*old, new]):
         seen = (rs["metadata"].get("annotations") or {}).get(r.DESIRED_REPLICAS)
         try:
             if seen is not None and int(seen, 10) != want:
@@ -63,7 +63,7 @@ def _find_active_or_latest(new: dict | None, old: list[dict]) -> dict | None:
     if new is None and not old:
         return None
     old = sorted(old, key=_created, reverse=True)
-    active = _active(old + [new])
+    active = _active([*old, new])
     if not active:
         return new if new is not None else old[0]
     return active[0] if len(active) == 1 else None
@@ -93,7 +93,7 @@ def _scale(s: _Sync, new: dict | None, old: list[dict]) -> None:
         return
     if ((d.get("spec") or {}).get("strategy") or {}).get("type", "RollingUpdate") != "RollingUpdate":
         return
-    active = _active(old + [new])
+    active = _active([*old, new])
     surge, _ = r.rolling_params(d)
     to_add = (want + surge if want > 0 else 0) - sum(_replicas(rs) for rs in active)
     if to_add:  # ReplicaSetsBySizeNewer when growing, BySizeOlder when shrinking
@@ -104,14 +104,14 @@ def _scale(s: _Sync, new: dict | None, old: list[dict]) -> None:
         v = (rs["metadata"].get("annotations") or {}).get(r.MAX_REPLICAS, "")
         maxes.append(int(v) if v.isdigit() else None)
     sizes = r.proportions([_replicas(x) for x in active], maxes, want, surge, _st(d, "replicas"))
-    for rs, size in zip(active, sizes):
+    for rs, size in zip(active, sizes, strict=True):
         s.scale_rs(rs, size, force=True)
 
 
 def _rolling(s: _Sync) -> None:
     """rolloutRolling."""
     new, old = s.all_and_sync_revision(True)
-    all_rs = old + [new]
+    all_rs = [*old, new]
     want = r.desired_replicas(s.d)
     if _replicas(new) != want:  # reconcileNewReplicaSet
         size = want if _replicas(new) > want else s._new_rs_new_replicas(all_rs, new)
@@ -144,7 +144,7 @@ def _scale_down_old(s: _Sync, new: dict, old: list[dict]) -> bool:
 def _recreate(s: _Sync) -> None:
     """rolloutRecreate: old ReplicaSets to 0; once no old pod runs, the new one (created then) to full size."""
     new, old = s.all_and_sync_revision(False)
-    all_rs = old + [new]
+    all_rs = [*old, new]
     scaled = False
     for rs in _active(old):
         scaled = s.scale_rs(rs, 0)[0] or scaled
@@ -152,7 +152,7 @@ def _recreate(s: _Sync) -> None:
         return s.sync_rollout_status(all_rs, new)
     if new is None:
         new, old = s.all_and_sync_revision(True)
-        all_rs = old + [new]
+        all_rs = [*old, new]
     want = r.desired_replicas(s.d)
     if _replicas(new) != want:  # scaleUpNewReplicaSetForRecreate
         s.scale_rs(new, want)

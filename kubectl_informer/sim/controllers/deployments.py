@@ -24,6 +24,8 @@ a ReplicaSet whose labels stop matching (orphans are adopted: ``owners.claim``).
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable
+from typing import Any, Literal, overload
 
 from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.sim.controllers import deployment_status as ds
@@ -60,7 +62,7 @@ def split(d: dict, rss: list[dict]) -> tuple[dict | None, list[dict]]:
     return new, [rs for rs in rss if rs is not new]
 
 
-def _active(rss: list[dict | None]) -> list[dict]:
+def _active(rss: Iterable[dict | None]) -> list[dict]:
     """FilterActiveReplicaSets: spec.replicas above 0."""
     return [rs for rs in rss if rs is not None and _replicas(rs) > 0]
 
@@ -106,8 +108,14 @@ class _Sync:
         return size_moves, rs
 
     # ------------------------------------------------------------ the new ReplicaSet
+    @overload
+    def all_and_sync_revision(self, create: Literal[True]) -> tuple[dict, list[dict]]: ...
+    @overload
+    def all_and_sync_revision(self, create: Literal[False]) -> tuple[dict | None, list[dict]]: ...
+
     def all_and_sync_revision(self, create: bool) -> tuple[dict | None, list[dict]]:
-        """getAllReplicaSetsAndSyncRevision: (new, all old)."""
+        """getAllReplicaSetsAndSyncRevision: (new, all old); with ``create``
+        (createIfNotExisted) the new one is made when absent, so it is never None."""
         new, old = split(self.d, self.rss)
         return self.new_rs(new, old, create), old
 
@@ -151,7 +159,7 @@ class _Sync:
         name = d["metadata"]["name"]
         if len(name) > _NAME_MAX - 1 - len(h):  # generateReplicaSetName
             name = name[: _NAME_MAX - 1 - len(h)]
-        rs = {
+        rs: dict[str, Any] = {
             "apiVersion": "apps/v1",
             "kind": "ReplicaSet",
             "metadata": {

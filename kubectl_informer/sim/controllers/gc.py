@@ -89,18 +89,18 @@ def _delete(store, resource: str, obj: dict, policy: str) -> None:
             raise
 
 
-def _drop_refs(store, resource: str, obj: dict, uids: set[str]) -> None:
+def _drop_refs(store, resource: str, obj: dict, uids: set[str | None]) -> None:
     """Remove the ownerReferences to ``uids`` (the collector's patch)."""
     meta = obj["metadata"]
     refs = [ref for ref in meta.get("ownerReferences") or [] if ref.get("uid") not in uids]
-    obj = get_or_none(store, resource, meta.get("namespace"), meta["name"])
-    if obj is None or obj["metadata"].get("uid") != meta["uid"]:
+    current = get_or_none(store, resource, meta.get("namespace"), meta["name"])
+    if current is None or current["metadata"].get("uid") != meta["uid"]:
         return
     if refs:
-        obj["metadata"]["ownerReferences"] = refs
+        current["metadata"]["ownerReferences"] = refs
     else:
-        obj["metadata"].pop("ownerReferences", None)
-    store.update(resource, obj)
+        current["metadata"].pop("ownerReferences", None)
+    store.update(resource, current)
 
 
 def classify(store, namespace: str, obj: dict) -> tuple[list[dict], list[dict], list[dict]]:

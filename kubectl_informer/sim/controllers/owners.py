@@ -8,6 +8,7 @@ import functools
 
 from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.core.selectors import parse_label_selector
+from kubectl_informer.sim.resources import ResourceDef
 from kubectl_informer.sim.tables import selector_string
 
 
@@ -44,7 +45,7 @@ def owned_by(store, resource: str, owner: dict) -> list[dict]:
     return out
 
 
-def get_or_none(store, resource: str, namespace: str, name: str) -> dict | None:
+def get_or_none(store, resource: str | ResourceDef, namespace: str | None, name: str) -> dict | None:
     try:
         return store.get(resource, namespace, name)
     except ApiError as e:

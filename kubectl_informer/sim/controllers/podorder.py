@@ -120,8 +120,8 @@ def less(a: dict, b: dict, rank_a: int, rank_b: int, now: datetime | None) -> bo
     node_a, node_b = (a.get("spec") or {}).get("nodeName") or "", (b.get("spec") or {}).get("nodeName") or ""
     if node_a != node_b and (not node_a or not node_b):
         return not node_a  # unassigned first
-    pa = _PHASE_ORDINAL.get((a.get("status") or {}).get("phase"), 0)
-    pb = _PHASE_ORDINAL.get((b.get("status") or {}).get("phase"), 0)
+    pa = _PHASE_ORDINAL.get((a.get("status") or {}).get("phase") or "", 0)
+    pb = _PHASE_ORDINAL.get((b.get("status") or {}).get("phase") or "", 0)
     if pa != pb:
         return pa < pb  # Pending < Unknown < Running
     if is_ready(a) != is_ready(b):
@@ -151,7 +151,7 @@ def less(a: dict, b: dict, rank_a: int, rank_b: int, now: datetime | None) -> bo
 def sort_with_ranks(pods: list[dict], ranks: list[int], now: datetime | None = None) -> list[dict]:
     """The pods in ActivePodsWithRanks order (``ranks`` parallel to ``pods``)."""
     now = now or datetime.now(UTC)
-    pairs = list(zip(pods, ranks))
+    pairs = list(zip(pods, ranks, strict=True))
 
     def cmp(x, y) -> int:
         if less(x[0], y[0], x[1], y[1], now):

@@ -10,7 +10,8 @@ from __future__ import annotations
 import zlib
 
 from kubectl_informer.sim.controllers.owners import get_or_none, is_deleting
-from kubectl_informer.sim.controllers.podorder import is_active, is_ready  # noqa: F401 - re-exported
+from kubectl_informer.sim.controllers.podorder import is_active as is_active  # re-exported
+from kubectl_informer.sim.controllers.podorder import is_ready
 from kubectl_informer.sim.objects import pod_status
 from kubectl_informer.sim.strategy import now_rfc3339
 

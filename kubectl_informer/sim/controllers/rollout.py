@@ -111,7 +111,8 @@ def old_scale_down_steps(
     budget = max_scaled_down(deployment_replicas, max_unavailable, new_rs[0] + sum(sizes), new_rs[0], new_rs[1])
     if budget <= 0:
         return [], False
-    steps, cleaned = [], 0
+    steps: list[tuple[int, int]] = []
+    cleaned = 0
     for i, (size, avail) in enumerate(old_rss):
         if cleaned >= budget:
             break
@@ -186,7 +187,7 @@ def proportions(
     allowed = deployment_replicas + max_surge if deployment_replicas > 0 else 0
     to_add = allowed - sum(sizes)
     added, deltas = 0, []
-    for size, annotated in zip(sizes, max_replicas):
+    for size, annotated in zip(sizes, max_replicas, strict=True):
         deltas.append(
             _proportion(
                 size, annotated, deployment_replicas + max_surge, deployment_replicas, status_replicas, to_add, added
@@ -195,7 +196,7 @@ def proportions(
         added += deltas[-1]
     if deltas and to_add - added:
         deltas[0] += to_add - added
-    return [max(0, s + d) for s, d in zip(sizes, deltas)]
+    return [max(0, s + d) for s, d in zip(sizes, deltas, strict=True)]
 
 
 def _proportion(
@@ -249,7 +250,7 @@ def template_hash(template: dict, collision_count: int | None = None) -> str:
     return safe_encode(str(fnv32a(data)))
 
 
-def templates_equal(a: dict, b: dict) -> bool:
+def templates_equal(a: dict | None, b: dict | None) -> bool:
     """EqualIgnoreHash: two pod templates, the pod-template-hash label set aside."""
     return template_key(a) == template_key(b)
 
