@@ -32,7 +32,10 @@ from enum import StrEnum
 from operator import itemgetter
 from typing import Any
 
-from kubectl_informer.cache.fifo_base import FIFOBase, FIFOClosedError  # noqa: F401 (FIFOClosedError re-exported)
+from kubectl_informer.cache.fifo_base import FIFOBase
+from kubectl_informer.cache.fifo_base import (
+    FIFOClosedError as FIFOClosedError,  # re-exported: client-go's file holds it
+)
 from kubectl_informer.cache.keys import (
     DeletedFinalStateUnknown,
     labels_of,

@@ -51,22 +51,25 @@ from kubectl_informer.cache.keys import (
 )
 from kubectl_informer.cache.real_fifo import RealFIFO
 from kubectl_informer.cache.reflector import Reflector
-from kubectl_informer.cache.shared_processor import (  # noqa: F401 - the names client-go's file holds
+from kubectl_informer.cache.shared_processor import (
     _ADD,
     _DELETE,
     _HANDLER_EVENTS,
     _UPDATE,
-    LANE_SAMPLE_EVERY,
     MINIMUM_RESYNC_PERIOD,
-    SLOW_CALL,
-    SLOW_PENDING,
     ProcessorListener,
     ResourceEventHandler,
-    ResourceEventHandlerFuncs,
     SharedProcessor,
     determine_resync_period,
-    is_slow,
 )
+
+# The names client-go's shared_informer.go holds are importable from here too
+# (``X as X``: an explicit re-export).
+from kubectl_informer.cache.shared_processor import LANE_SAMPLE_EVERY as LANE_SAMPLE_EVERY
+from kubectl_informer.cache.shared_processor import SLOW_CALL as SLOW_CALL
+from kubectl_informer.cache.shared_processor import SLOW_PENDING as SLOW_PENDING
+from kubectl_informer.cache.shared_processor import ResourceEventHandlerFuncs as ResourceEventHandlerFuncs
+from kubectl_informer.cache.shared_processor import is_slow as is_slow
 from kubectl_informer.cache.store import Indexer, rv_from_object
 from kubectl_informer.clock import Clock, RealClock
 from kubectl_informer.core.profiles import Profile
@@ -110,7 +113,7 @@ class SharedIndexInformer:
         self,
         lw,
         resync_period: float = 0,
-        indexers: dict | None = None,
+        indexers: dict[str, Any] | None = None,
         *,
         clock: Clock | None = None,
         tracer: Tracer | None = None,
@@ -188,7 +191,7 @@ class SharedIndexInformer:
                 raise RuntimeError("informer has already started")
             self._watch_error_handler = fn
 
-    def add_indexers(self, indexers: dict) -> None:
+    def add_indexers(self, indexers: dict[str, Any]) -> None:
         with self._started_lock:
             if self._stopped:
                 raise RuntimeError("indexer was not added because it has stopped already")

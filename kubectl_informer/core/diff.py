@@ -25,7 +25,7 @@ NOISE = frozenset(
 )
 
 # The same, by parent path, for the walk.
-_IGNORED_UNDER: dict[str, frozenset] = {}
+_IGNORED_UNDER: dict[str, frozenset[str]] = {}
 for _p in NOISE:
     _parent, _, _leaf = _p.rpartition(".")
     _IGNORED_UNDER[_parent] = _IGNORED_UNDER.get(_parent, frozenset()) | {_leaf}

@@ -29,7 +29,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from typing import IO
+from typing import IO, Any
 
 MODE = 0o600
 DIR_MODE = 0o700
@@ -119,7 +119,7 @@ def _unlink(path: str) -> None:
         pass
 
 
-def open_private(path: str, *, make_parents: bool = False, text: bool = True) -> IO:
+def open_private(path: str, *, make_parents: bool = False, text: bool = True) -> IO[Any]:
     """``path`` opened for writing under the rules above: a new private file
     renamed into place at once (so it exists, empty, from the start), or a
     device or pipe of ours written in place. Returns a file object."""

@@ -19,7 +19,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from itertools import repeat
 from operator import call, itemgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -36,7 +36,7 @@ from kubectl_informer.core.trace_kinds import (
 _tuple_new = tuple.__new__
 
 
-class TraceEvent(tuple):
+class TraceEvent(tuple[Any, ...]):
     """One thing the machinery did; ``fields`` holds JSON values only and
     follows the kind's declaration in ``trace_kinds``.
 
@@ -49,13 +49,29 @@ class TraceEvent(tuple):
     def __new__(cls, seq: int, time: float, kind: str, key: str | None, fields: dict[str, Any]) -> TraceEvent:
         return _tuple_new(cls, (seq, time, kind, key, fields))
 
-    seq = property(itemgetter(0))
-    time = property(itemgetter(1))
-    kind = property(itemgetter(2))
-    key = property(itemgetter(3))
-    fields = property(itemgetter(4))
-    # The fields as emitted (a ``DerivedTraceEvent``'s derived ones may be missing).
-    raw_fields = property(itemgetter(4))
+    if TYPE_CHECKING:  # what the C-level getters below return
+
+        @property
+        def seq(self) -> int: ...
+        @property
+        def time(self) -> float: ...
+        @property
+        def kind(self) -> str: ...
+        @property
+        def key(self) -> str | None: ...
+        @property
+        def fields(self) -> dict[str, Any]: ...
+        @property
+        def raw_fields(self) -> dict[str, Any]: ...
+
+    else:
+        seq = property(itemgetter(0))
+        time = property(itemgetter(1))
+        kind = property(itemgetter(2))
+        key = property(itemgetter(3))
+        fields = property(itemgetter(4))
+        # The fields as emitted (a ``DerivedTraceEvent``'s derived ones may be missing).
+        raw_fields = property(itemgetter(4))
 
     def field(self, name: str, default: Any = None) -> Any:
         """One field; on a ``DerivedTraceEvent``, a derived one is computed
@@ -174,7 +190,7 @@ class DerivedTraceEvent(TraceEvent):
 
     __slots__ = ()
 
-    @property  # type: ignore[override]
+    @property
     def fields(self) -> dict[str, Any]:
         f = self[4]
         for name, fn in _derive_of(self[2]).items():
@@ -199,7 +215,9 @@ class DerivedTraceEvent(TraceEvent):
 CHECK_ENV = "KUBECTL_INFORMER_TRACE_CHECK"
 
 
-def _checking(emit: Callable[..., None], emit_derived: Callable[..., None]):
+def _checking(
+    emit: Callable[..., None], emit_derived: Callable[..., None]
+) -> tuple[Callable[..., None], Callable[..., None]]:
     """``emit`` and ``emit_derived`` that first check the event against the
     contract (``CHECK_ENV``)."""
 
