@@ -26,6 +26,7 @@ one line for the user, without the file's content).
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -113,10 +114,8 @@ def _create_beside(path: str) -> tuple[int, str]:
 
 
 def _unlink(path: str) -> None:
-    try:
+    with contextlib.suppress(OSError):
         os.unlink(path)
-    except OSError:
-        pass
 
 
 def open_private(path: str, *, make_parents: bool = False, text: bool = True) -> IO[Any]:

@@ -159,7 +159,10 @@ class TraceEvent(tuple[Any, ...]):
     __hash__ = None  # type: ignore[assignment]  # fields is a dict
 
     def __repr__(self) -> str:
-        return f"TraceEvent(seq={self.seq}, time={self.time:.3f}, kind={self.kind!r}, key={self.key!r}, fields={self.fields!r})"
+        return (
+            f"TraceEvent(seq={self.seq}, time={self.time:.3f}, kind={self.kind!r}, key={self.key!r}, "
+            f"fields={self.fields!r})"
+        )
 
 
 def _local_of(kind: str) -> tuple[str, ...]:
@@ -192,7 +195,7 @@ class DerivedTraceEvent(TraceEvent):
 
     @property
     def fields(self) -> dict[str, Any]:
-        f = self[4]
+        f: dict[str, Any] = self[4]
         for name, fn in _derive_of(self[2]).items():
             if name not in f:
                 f[name] = fn(f)

@@ -11,11 +11,12 @@ and fault injection: expired watches, dropped watches, ERROR events, and
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import random
 import threading
 from collections import OrderedDict, deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from kubectl_informer.cache.keys import meta_namespace_key_func
@@ -172,8 +173,8 @@ class FakeSource:
         watch_list: bool = True,
         honor_limit: bool = True,
         copy_objects: bool = True,
-        key_func=meta_namespace_key_func,
-    ):
+        key_func: Callable[[Any], str] = meta_namespace_key_func,
+    ) -> None:
         self.clock = clock
         self.watch_list = watch_list
         self.honor_limit = honor_limit
@@ -258,7 +259,7 @@ class FakeSource:
             self._record(WatchEvent(DELETED, gone))
             return gone
 
-    def bulk_add(self, objs) -> None:
+    def bulk_add(self, objs: Iterable[dict[str, Any]]) -> None:
         """Add many objects without watch history (seeding before a run)."""
         with self._lock:
             for obj in objs:
@@ -440,8 +441,5 @@ class FakeSource:
             return w
 
     def _forget(self, w: FakeWatch) -> None:
-        with self._lock:
-            try:
-                self._watches.remove(w)
-            except ValueError:
-                pass
+        with self._lock, contextlib.suppress(ValueError):
+            self._watches.remove(w)
