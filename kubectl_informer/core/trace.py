@@ -59,10 +59,12 @@ class TraceEvent(tuple[Any, ...]):
         def kind(self) -> str: ...
         @property
         def key(self) -> str | None: ...
+        # Any, as a reader sees them: each field is what the kind declares
+        # (trace_kinds), held by the contract where events are emitted or read.
         @property
-        def fields(self) -> dict[str, Any]: ...
+        def fields(self) -> Any: ...
         @property
-        def raw_fields(self) -> dict[str, Any]: ...
+        def raw_fields(self) -> Any: ...
 
     else:
         seq = property(itemgetter(0))
@@ -95,7 +97,7 @@ class TraceEvent(tuple[Any, ...]):
         ``derived``: a ``DerivedTraceEvent``'s derived fields computed first
         (else as emitted). The event's own dict when it holds no local field."""
         local = _local_of(self[2])
-        fields = self.fields if derived else self[4]
+        fields: dict[str, Any] = self.fields if derived else self[4]
         for name in local:  # runs for every delta the UI lets go: no generator, a C copy
             if name in fields:
                 break
