@@ -32,7 +32,6 @@ watch cache (``watchcache``) and paging (``continuation``) live apart.
 
 from __future__ import annotations
 
-import builtins
 import bisect
 import copy
 import random
@@ -256,7 +255,7 @@ class Store:
             entries = [st.objects[k] for k in self._ns_keys(st, namespace)]
         return [e.obj() for e in entries]
 
-    def keys(self, resource, namespace: str | None = None) -> builtins.list[str]:
+    def keys(self, resource, namespace: str | None = None) -> list[str]:
         rdef = self.resource(resource)
         with self.lock:
             return list(self._ns_keys(self._state(rdef), namespace))
@@ -265,7 +264,7 @@ class Store:
         with self.lock:
             return len(self._state(self.resource(resource)).objects)
 
-    def _ns_keys(self, st: ResourceState, namespace: str | None) -> builtins.list[str]:
+    def _ns_keys(self, st: ResourceState, namespace: str | None) -> list[str]:
         keys = st.sorted_keys()
         if not namespace or not st.rdef.namespaced:
             return keys
@@ -778,7 +777,7 @@ class Store:
         resource_version_match: str | None = "",
         limit: int | None = 0,
         continue_: str | None = "",
-    ) -> tuple[builtins.list[Entry], int, str, int | None]:
+    ) -> tuple[list[Entry], int, str, int | None]:
         """A LIST as kube-apiserver serves it: ``(entries, list_rv, continue, remaining)``.
 
         RV "" is the latest state; "0" any state, served from the cache and
@@ -944,7 +943,7 @@ class Store:
 
     def _watch_start(
         self, st: ResourceState, w: Watcher, rv: str, want: int | None, send_initial_events: bool | None, encode
-    ) -> tuple[builtins.list[bytes], builtins.list[Entry], int | None]:
+    ) -> tuple[list[bytes], list[Entry], int | None]:
         """Where a watch starts (lock held), as the cacher's Watch decides it:
         ``(replayed lines, objects sent as ADDED, end bookmark RV)``, and the
         watcher's position set. Only a WatchList waits for the cache
@@ -981,7 +980,7 @@ class Store:
         with self.lock:
             w.state.watchers.discard(w)
 
-    def watchers(self, resource=None) -> builtins.list[Watcher]:
+    def watchers(self, resource=None) -> list[Watcher]:
         with self.lock:
             if resource is not None:
                 return list(self._state(self.resource(resource)).watchers)
