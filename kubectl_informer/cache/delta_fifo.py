@@ -25,14 +25,18 @@ This module also defines the delta vocabulary RealFIFO uses.
 
 from __future__ import annotations
 
+import builtins
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from operator import itemgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kubectl_informer.cache.fifo_base import FIFOBase, FIFOClosedError  # noqa: F401 (FIFOClosedError re-exported)
+from kubectl_informer.cache.fifo_base import FIFOBase
+from kubectl_informer.cache.fifo_base import (
+    FIFOClosedError as FIFOClosedError,  # re-exported: client-go's file holds it
+)
 from kubectl_informer.cache.keys import (
     DeletedFinalStateUnknown,
     labels_of,
@@ -87,7 +91,7 @@ _tuple_new = tuple.__new__
 COMPACT_MIN_KEYS = 4096
 
 
-class Delta(tuple):
+class Delta(tuple[Any, ...]):
     """One change: its type and the object's state after it (for a
     deletion, the last state known before it).
 
@@ -100,8 +104,16 @@ class Delta(tuple):
     def __new__(cls, type: DeltaType, object: Any) -> Delta:  # noqa: A002 - client-go's field names
         return _tuple_new(cls, (type, object))
 
-    type = property(itemgetter(0))
-    object = property(itemgetter(1))
+    if TYPE_CHECKING:  # what the C-level getters below return
+
+        @property
+        def type(self) -> DeltaType: ...
+        @property
+        def object(self) -> Any: ...
+
+    else:
+        type = property(itemgetter(0))
+        object = property(itemgetter(1))
 
     def __repr__(self) -> str:
         return f"Delta(type={self.type!r}, object={self.object!r})"
@@ -116,7 +128,7 @@ class ReplacedAllInfo:
     """The object of a ``ReplacedAll`` delta: a whole list, transformed."""
 
     resource_version: str
-    objects: list = field(default_factory=list)
+    objects: list[Any] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -257,7 +269,7 @@ class DeltaFIFO(FIFOBase):
                 labels=labels_of(obj),
             )
 
-    def replace(self, items: list, resource_version: str = "") -> None:
+    def replace(self, items: list[Any], resource_version: str = "") -> None:
         with self._lock:
             action = REPLACED if self._emit_replaced else SYNC
             known = self._known
@@ -291,7 +303,7 @@ class DeltaFIFO(FIFOBase):
         self._plan_compaction_locked()
 
     def _replace_and_detect_deletions(
-        self, items: list, action: DeltaType, known: Any, known_keys: list[str]
+        self, items: list[Any], action: DeltaType, known: Any, known_keys: list[str]
     ) -> tuple[int, int]:
         keys: set[str] = set()
         key_of = self.key_of
@@ -400,14 +412,14 @@ class DeltaFIFO(FIFOBase):
         with self._lock:
             return [self._items[k][-1].object for k in self._queue]
 
-    def list_keys(self) -> list[str]:
+    def list_keys(self) -> builtins.list[str]:
         with self._lock:
             return list(self._queue)
 
-    def get(self, obj: Any) -> tuple[list[Delta], bool]:
+    def get(self, obj: Any) -> tuple[builtins.list[Delta], bool]:
         return self.get_by_key(self.key_of(obj))
 
-    def get_by_key(self, key: str) -> tuple[list[Delta], bool]:
+    def get_by_key(self, key: str) -> tuple[builtins.list[Delta], bool]:
         """A copy of the key's queued deltas (the FIFO keeps appending to its own)."""
         with self._lock:
             deltas = self._items.get(key)

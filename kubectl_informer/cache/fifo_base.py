@@ -74,9 +74,9 @@ class FIFOBase:
                     self._cond.wait()
                 else:
                     remaining = deadline - time.monotonic()
-                    if remaining <= 0 or not self._cond.wait(remaining):
-                        if (not pending or self._held) and not self._closed:
-                            raise TimeoutError(f"{self._NAME}.pop timed out")
+                    timed_out = remaining <= 0 or not self._cond.wait(remaining)
+                    if timed_out and (not pending or self._held) and not self._closed:
+                        raise TimeoutError(f"{self._NAME}.pop timed out")
             finally:
                 self._waiting -= 1
 

@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import threading
 from bisect import bisect_left
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 __all__ = [
     "GroupVersionResource",
@@ -205,7 +206,9 @@ def reset_informer_metrics_provider_for_testing() -> None:
         _provider, _provider_set = NoopInformerMetricsProvider(), False
 
 
-def new_fifo_metrics(id: InformerNameAndResource, provider: InformerMetricsProvider | None = None):
+def new_fifo_metrics(
+    id: InformerNameAndResource, provider: InformerMetricsProvider | None = None
+) -> tuple[GaugeMetric, HistogramMetric]:
     """``(queued items, processing latency)``: no-ops unless ``id`` is reserved."""
     if not id.reserved():
         return NOOP_METRIC, NOOP_METRIC
@@ -249,14 +252,14 @@ class _Gauge:
     def __init__(self, id: InformerNameAndResource) -> None:
         self.id, self.value = id, 0.0
         self._flag = id._flag or _NEVER  # id.reserved() without a call
-        self._read = None
-        self._parse = None
+        self._read: Callable[[], Any] | None = None
+        self._parse: Callable[[Any], float | None] | None = None
 
     def set(self, value: float) -> None:
         if self._flag.value:
             self.value = value
 
-    def bind(self, read, parse=None) -> None:
+    def bind(self, read: Callable[[], Any], parse: Callable[[Any], float | None] | None = None) -> None:
         """Read ``parse(read())`` when scraped instead of being set."""
         self._read, self._parse = read, parse
 
@@ -311,6 +314,9 @@ class InformerSeries:
     latency_sum: float
 
 
+_M = TypeVar("_M", _Gauge, _Histogram)
+
+
 class InformerMetricsRegistry:
     """An ``InformerMetricsProvider`` that keeps each metric's number, for an
     exporter to read (``series()``), one entry per reserved identity."""
@@ -321,7 +327,7 @@ class InformerMetricsRegistry:
         self._latency: dict[InformerNameAndResource, _Histogram] = {}
         self._rv: dict[InformerNameAndResource, _Gauge] = {}
 
-    def _get(self, table: dict, id: InformerNameAndResource, cls):
+    def _get(self, table: dict[InformerNameAndResource, _M], id: InformerNameAndResource, cls: type[_M]) -> _M:
         with self._lock:
             m = table.get(id)
             if m is None:

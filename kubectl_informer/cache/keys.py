@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubectl_informer.core.objects import (  # noqa: F401 - client-go's names, here too
-    DeletedFinalStateUnknown,
-    labels_of,
-    resource_version,
-)
+# client-go's names, importable from here too (``X as X``: an explicit re-export).
+from kubectl_informer.core.objects import DeletedFinalStateUnknown as DeletedFinalStateUnknown
+from kubectl_informer.core.objects import labels_of as labels_of
+from kubectl_informer.core.objects import resource_version as resource_version
 
 
 def meta_namespace_key_func(obj: Any) -> str:

@@ -49,18 +49,18 @@ class Watch(Protocol):
 
 @runtime_checkable
 class ListerWatcher(Protocol):
-    def list(self, options: ListOptions) -> dict: ...
+    def list(self, options: ListOptions) -> dict[str, Any]: ...
     def watch(self, options: ListOptions) -> Watch: ...
 
 
 class ListWatch:
     """A ListerWatcher from two functions (client-go's ``cache.ListWatch``)."""
 
-    def __init__(self, list_func: Callable[[ListOptions], dict], watch_func: Callable[[ListOptions], Watch]):
+    def __init__(self, list_func: Callable[[ListOptions], dict[str, Any]], watch_func: Callable[[ListOptions], Watch]):
         self.list_func = list_func
         self.watch_func = watch_func
 
-    def list(self, options: ListOptions) -> dict:
+    def list(self, options: ListOptions) -> dict[str, Any]:
         return self.list_func(options)
 
     def watch(self, options: ListOptions) -> Watch:

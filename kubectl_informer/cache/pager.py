@@ -40,10 +40,10 @@ class ListPager:
 
     def __init__(
         self,
-        page_fn: Callable[[ListOptions], dict],
+        page_fn: Callable[[ListOptions], dict[str, Any]],
         page_size: int = DEFAULT_PAGE_SIZE,
         full_list_if_expired: bool = True,
-        on_page: Callable[[dict, ListOptions, bool], None] | None = None,
+        on_page: Callable[[dict[str, Any], ListOptions, bool], None] | None = None,
         page_buffer_size: int = DEFAULT_PAGE_BUFFER_SIZE,
     ):
         self.page_fn = page_fn
@@ -52,13 +52,13 @@ class ListPager:
         self.full_list_if_expired = full_list_if_expired
         self.on_page = on_page
 
-    def _fetch(self, options: ListOptions, fallback: bool = False) -> dict:
+    def _fetch(self, options: ListOptions, fallback: bool = False) -> dict[str, Any]:
         page = self.page_fn(options)
         if self.on_page is not None:
             self.on_page(page, options, fallback)
         return page
 
-    def list(self, options: ListOptions) -> tuple[dict, bool]:
+    def list(self, options: ListOptions) -> tuple[dict[str, Any], bool]:
         """``(list, paginated)``: the whole List (``items`` and
         ``metadata.resourceVersion`` of the first page) and whether the
         server split it into pages."""
@@ -66,7 +66,7 @@ class ListPager:
             options = replace(options, limit=self.page_size or None)
         requested_rv, requested_match = options.resource_version, options.resource_version_match
         items: list[Any] | None = None
-        first_meta: dict = {}
+        first_meta: dict[str, Any] = {}
         paginated = False
         while True:
             try:
@@ -128,7 +128,7 @@ class ListPager:
         if failed:
             raise failed[0]
 
-    def pages(self, options: ListOptions) -> Iterator[dict]:
+    def pages(self, options: ListOptions) -> Iterator[dict[str, Any]]:
         if not options.limit:
             options = replace(options, limit=self.page_size or None)
         while True:
@@ -154,12 +154,12 @@ class _PageChannel:
 
     def __init__(self, size: int) -> None:
         self._size = size
-        self._pages: deque[dict] = deque()
+        self._pages: deque[dict[str, Any]] = deque()
         self._cond = threading.Condition()
         self._closed = False
         self._cancelled = False
 
-    def send(self, page: dict) -> bool:
+    def send(self, page: dict[str, Any]) -> bool:
         with self._cond:
             if self._cancelled:
                 return False
@@ -168,7 +168,7 @@ class _PageChannel:
             self._cond.wait_for(lambda: self._cancelled or len(self._pages) <= self._size)
             return not self._cancelled
 
-    def receive(self) -> dict | None:
+    def receive(self) -> dict[str, Any] | None:
         """The next page; ``None`` once closed and drained."""
         with self._cond:
             self._cond.wait_for(lambda: self._pages or self._closed)

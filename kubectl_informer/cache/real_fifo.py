@@ -191,7 +191,7 @@ class RealFIFO(FIFOBase):
         if self._waiting:
             self._cond.notify()
 
-    def replace(self, items: list, resource_version: str = "") -> None:
+    def replace(self, items: list[Any], resource_version: str = "") -> None:
         with self._lock:
             if self._atomic:
                 objs = list(items)
@@ -211,13 +211,13 @@ class RealFIFO(FIFOBase):
                 self._initial_population_count = len(self._items)
         self._notify_if_synced()
 
-    def _reconcile_replacement_locked(self, items: list) -> None:
+    def _reconcile_replacement_locked(self, items: list[Any]) -> None:
         key_of = self.key_of
         new_keys = {key_of(obj) for obj in items}
 
         # The last queued entry of each key, in first-queued order.
         last_for_key: dict[str, Delta] = {}
-        for delta, key in zip(self._items, self._keys):
+        for delta, key in zip(self._items, self._keys, strict=True):
             if key is not None:
                 last_for_key[key] = delta
 

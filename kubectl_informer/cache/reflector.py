@@ -16,8 +16,8 @@ from __future__ import annotations
 import random
 import re
 import threading
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, Protocol
 
 from kubectl_informer.cache.keys import deletion_handling_meta_namespace_key_func
 from kubectl_informer.cache.listwatch import (
@@ -27,7 +27,10 @@ from kubectl_informer.cache.listwatch import (
     ERROR,
     INITIAL_EVENTS_END_ANNOTATION,
     MODIFIED,
+    ListerWatcher,
     ListOptions,
+    Watch,
+    WatchEvent,
 )
 from kubectl_informer.cache.pager import DEFAULT_PAGE_SIZE, ListPager
 from kubectl_informer.clock import Clock, RealClock
@@ -56,6 +59,32 @@ from kubectl_informer.core.trace_kinds import (
 
 # kube-apiserver's wording: "Too large resource version: 12, current: 10".
 _TOO_LARGE = re.compile(r"Too large resource version: (\d+), current: (\d+)")
+
+# The watch event types that carry an object to apply (a tuple: ``in`` compares
+# by identity, then ==, so a server's odd unhashable type cannot raise).
+_OBJECT_EVENTS = (MODIFIED, ADDED, DELETED)
+
+
+class WatchStore(Protocol):
+    """What a watch's events are applied to: the informer's queue, or a
+    WatchList stream's temporary store."""
+
+    def add(self, obj: Any) -> None: ...
+    def update(self, obj: Any) -> None: ...
+    def delete(self, obj: Any) -> None: ...
+
+
+class ReflectorStore(WatchStore, Protocol):
+    """client-go's ``ReflectorStore``: a list replaces it whole, a resync
+    re-queues what it knows. A ``bookmark(rv)`` method, when it has one, is
+    told each bookmark's resourceVersion."""
+
+    def replace(self, items: list[Any], resource_version: str) -> None: ...
+    def resync(self) -> None: ...
+
+
+# An open watch and the iterator its events are read from.
+OpenWatch = tuple[Watch, Iterator[WatchEvent]]
 
 # Watches time out in [MIN_WATCH_TIMEOUT, 2*MIN_WATCH_TIMEOUT) to spread
 # reconnections of many clients over time.
@@ -91,7 +120,7 @@ class BackoffManager:
         factor: float = 2.0,
         jitter: float = 1.0,
         rng: random.Random | None = None,
-    ):
+    ) -> None:
         self.clock = clock
         self.initial = initial
         self.cap = cap
@@ -133,16 +162,16 @@ class DelayWithReset(BackoffManager):
     time. So a reflector failing without pause drops back to 800ms every
     2 minutes, where the older manager stays at the cap."""
 
-    def __init__(self, clock: Clock, **kw) -> None:
+    def __init__(self, clock: Clock, **kw: Any) -> None:
         super().__init__(clock, **kw)
-        self._last = clock.now()
+        self._started = clock.now()
 
     def next(self) -> float:
         now = self.clock.now()
-        if now - self._last > self.reset:
+        if now - self._started > self.reset:
             self._duration = self.initial
             self._capped = False
-            self._last = now
+            self._started = now
         return self._step()
 
 
@@ -154,8 +183,8 @@ def _default_watch_error_handler(reflector: Reflector, err: BaseException) -> No
 class Reflector:
     def __init__(
         self,
-        lw,
-        store,
+        lw: ListerWatcher,
+        store: ReflectorStore,
         resync_period: float = 0.0,
         page_size: int | None = None,
         should_resync: Callable[[], bool] | None = None,
@@ -168,7 +197,7 @@ class Reflector:
         min_watch_timeout: float = MIN_WATCH_TIMEOUT,
         rng: random.Random | None = None,
         delay_with_reset: bool = False,
-    ):
+    ) -> None:
         self.lw = lw
         self.store = store
         self.resync_period = float(resync_period or 0.0)
@@ -191,14 +220,14 @@ class Reflector:
         self._page_start = 0.0
         # Why the next ListAndWatch relists (None before the first list).
         self._relist_reason: str | None = None
-        self._current_watch = None
+        self._current_watch: Watch | None = None
         # Set by forget_resource_version (an experiment): the watch loop ends
         # the watch and relists at "" at its next turn.
         self._forget_requested = False
         self._stop_event: threading.Event | None = None
         self._stopper: threading.Thread | None = None
         self._resync_error: BaseException | None = None
-        self._store_bookmark = getattr(store, "bookmark", None)
+        self._store_bookmark: Callable[[str], None] | None = getattr(store, "bookmark", None)
         # A ListerWatcher that reads big lists in chunks reports progress here.
         self._progress = _ListProgress()
         if hasattr(lw, "list_progress"):
@@ -267,14 +296,13 @@ class Reflector:
         if self._relist_reason is not None:
             self.tracer.emit(RELIST, None, reason=self._relist_reason)
         self._relist_reason = "error"
-        w = it = None
+        opened: OpenWatch | None = None
         fallback = not self.use_watch_list
         if self.use_watch_list:
             try:
-                w = self._watch_list(stop_event)
-                if w is None:
+                opened = self._watch_list(stop_event)
+                if opened is None:
                     return  # stopped
-                w, it = w
             except Exception as err:  # noqa: BLE001 - client-go falls back to LIST on any error
                 self.tracer.emit(
                     LIST_DONE,
@@ -286,7 +314,7 @@ class Reflector:
                     error=f"{err}; falling back to LIST",
                 )
                 fallback = True
-                w = it = None
+                opened = None
         if fallback:
             self._list(stop_event)
             if stop_event.is_set():
@@ -294,7 +322,7 @@ class Reflector:
         cancel = threading.Event()
         resync = self._start_resync(stop_event, cancel)
         try:
-            self._watch(w, it, stop_event)
+            self._watch(opened, stop_event)
         finally:
             cancel.set()
             if resync is not None:
@@ -354,7 +382,7 @@ class Reflector:
             return None
         return DEFAULT_PAGE_SIZE
 
-    def _paged_list(self, rv: str) -> tuple[list, str, bool]:
+    def _paged_list(self, rv: str) -> tuple[list[Any], str, bool]:
         """client-go's ``pager.ListWithAlloc``: pages follow ``continue``; an
         expired continue token falls back to one full list at ``rv``."""
         pager = ListPager(self.lw.list, page_size=self._effective_page_size(rv) or 0, on_page=self._on_page)
@@ -364,7 +392,7 @@ class Reflector:
         meta = result.get("metadata") or {}
         return result.get("items") or [], meta.get("resourceVersion") or "", paginated
 
-    def _on_page(self, page: dict, options: ListOptions, fallback: bool) -> None:
+    def _on_page(self, page: dict[str, Any], options: ListOptions, fallback: bool) -> None:
         now = self.clock.now()
         start, self._page_start = self._page_start, now
         progress = self._progress
@@ -382,8 +410,10 @@ class Reflector:
                 )
             progress.continues.add(cont)
 
-    def _trace_page(self, meta: dict, page: dict, duration: float, page_bytes: int, fallback: bool) -> None:
-        fields = {
+    def _trace_page(
+        self, meta: dict[str, Any], page: dict[str, Any], duration: float, page_bytes: int, fallback: bool
+    ) -> None:
+        fields: dict[str, Any] = {
             "resource_version": meta.get("resourceVersion") or "",
             "items": len(page.get("items") or ()),
             "duration": duration,
@@ -486,7 +516,7 @@ class Reflector:
             return True
         return False
 
-    def _watch_list(self, stop_event: threading.Event):
+    def _watch_list(self, stop_event: threading.Event) -> OpenWatch | None:
         """Stream the initial state as watch events ended by the
         initial-events-end bookmark; replace the store once. Returns the
         still-open watch, or None when stopped."""
@@ -545,24 +575,24 @@ class Reflector:
     def _watch_timeout(self) -> int:
         return int(self.min_watch_timeout * (self._rng.random() + 1.0))
 
-    def _watch(self, w, it, stop_event: threading.Event) -> None:
+    def _watch(self, opened: OpenWatch | None, stop_event: threading.Event) -> None:
         tracer = self.tracer
         while True:
             if stop_event.is_set() or (self._forget_requested and self._take_forget()):
-                if w is not None:
-                    w.stop()
+                if opened is not None:
+                    opened[0].stop()
                 if not stop_event.is_set():
                     self._relist_reason = "forgotten"
                 return
             start = self.clock.now()
-            if w is None:
+            if opened is None:
                 rv = self._last_sync_rv
                 opts = ListOptions(
                     resource_version=rv, timeout_seconds=self._watch_timeout(), allow_watch_bookmarks=True
                 )
                 try:
                     w = self.lw.watch(opts)
-                    it = iter(w)
+                    opened = w, iter(w)
                 except Exception as err:
                     if isinstance(err, ConnectionRefusedError) or is_too_many_requests(err):
                         self._watch_ended(rv, err=err)
@@ -572,7 +602,8 @@ class Reflector:
                     self._watch_ended(rv, err=err)
                     raise
             tracer.emit(WATCH_START, None, resource_version=self._last_sync_rv)
-            err: BaseException | None = None
+            w, it = opened
+            failed: BaseException | None = None
             try:
                 self.handle_watch(start, w, it, self.store, stop_event)
             except _StopRequested:
@@ -580,62 +611,76 @@ class Reflector:
                 self._watch_ended(self._last_sync_rv, reason="stopped")
                 return
             except Exception as e:  # noqa: BLE001 - classified below
-                err = e
+                failed = e
             w.stop()
-            w = it = None
+            opened = None
             if self._forget_requested and self._take_forget():
                 self._watch_ended(self._last_sync_rv, reason="closed")
                 self._relist_reason = "forgotten"
                 return
-            if err is None:
+            if failed is None:
                 # A clean close (timeout, dropped connection): watch again
                 # from where we are, no relist.
                 self._watch_ended(self._last_sync_rv, reason="closed")
                 continue
-            self._watch_ended(self._last_sync_rv, err=err)
-            if is_too_many_requests(err):
-                if self._wait_backoff(stop_event, err):
+            self._watch_ended(self._last_sync_rv, err=failed)
+            if is_too_many_requests(failed):
+                if self._wait_backoff(stop_event, failed):
                     return
                 continue
-            self._trace_too_large(err, self._last_sync_rv)
-            self._relist_reason = _relist_reason(err)
+            self._trace_too_large(failed, self._last_sync_rv)
+            self._relist_reason = _relist_reason(failed)
             return
 
-    def handle_watch(self, start: float, w, it, store, stop_event: threading.Event) -> bool:
+    def handle_watch(
+        self, start: float, w: Watch, it: Iterator[WatchEvent], store: WatchStore, stop_event: threading.Event
+    ) -> bool:
         """client-go's handleWatch: apply a watch's events to ``store``, each
         advancing the last synced RV, until it ends. Returns whether an
         initial-events-end bookmark came."""
-        return self.handle_any_watch(start, w, it, store, stop_event, exit_on_initial_end=False, main=True)[0]
+        return self.handle_any_watch(start, (w, it), store, stop_event, exit_on_initial_end=False, main=True)[0]
 
-    def handle_list_watch(self, start: float, w, it, store, stop_event: threading.Event) -> tuple[bool, str]:
+    def handle_list_watch(
+        self, start: float, w: Watch, it: Iterator[WatchEvent], store: WatchStore, stop_event: threading.Event
+    ) -> tuple[bool, str]:
         """client-go's handleListWatch: collect a WatchList stream's initial
         events into a temporary ``store`` until the initial-events-end
         bookmark; returns (whether it came, the last RV seen). The last synced
         RV and the real store's bookmarks are left alone."""
-        return self.handle_any_watch(start, w, it, store, stop_event, exit_on_initial_end=True, main=False)
+        return self.handle_any_watch(start, (w, it), store, stop_event, exit_on_initial_end=True, main=False)
 
-    def handle_any_watch(
-        self, start: float, w, it, store, stop_event: threading.Event, exit_on_initial_end: bool, main: bool
-    ) -> tuple[bool, str]:
-        """client-go's handleAnyWatch, under handle_watch and handle_list_watch.
-        Returns (initial-events-end bookmark came, last RV seen). Raises
-        ApiError for an ERROR event, _StopRequested when stopped."""
+    def _enter_watch(self, opened: OpenWatch, stop_event: threading.Event) -> Iterator[WatchEvent]:
+        """The watch becomes the current one (``close_watch`` and the stopper
+        end it); ended at once when already stopped. Returns its events."""
+        w, it = opened
         self._current_watch = w
         if stop_event.is_set():
             w.stop()
             raise _StopRequested()
+        return it
+
+    def handle_any_watch(
+        self,
+        start: float,
+        opened: OpenWatch,
+        store: WatchStore,
+        stop_event: threading.Event,
+        exit_on_initial_end: bool,
+        main: bool,
+    ) -> tuple[bool, str]:
+        """client-go's handleAnyWatch, under handle_watch and handle_list_watch.
+        Returns (initial-events-end bookmark came, last RV seen). Raises
+        ApiError for an ERROR event, _StopRequested when stopped."""
+        it = self._enter_watch(opened, stop_event)
         tracer = self.tracer
         add, update, delete = store.add, store.update, store.delete
         forward_bookmark = self._store_bookmark if main else None
-        received = False
-        last_rv = ""
-        count = 0
+        received, last_rv, count = False, "", 0
         try:
             for ev in it:
                 if stop_event.is_set():
                     raise _StopRequested()
-                etype = ev.type
-                obj = ev.object
+                etype, obj = ev.type, ev.object
                 if etype == ERROR:
                     raise ApiError.from_status(obj, what="the watch's ERROR event")
                 try:
@@ -644,7 +689,7 @@ class Reflector:
                     # Skipped, as client-go does, but said (client-go logs it).
                     tracer.emit(WATCH_SKIPPED, None, type=str(etype), reason="no metadata")
                     continue
-                if etype == MODIFIED or etype == ADDED or etype == DELETED:
+                if etype in _OBJECT_EVENTS:
                     if tracer.enabled:  # said before the FIFO acts on it: the watch event comes first
                         meta = obj["metadata"]
                         ns, name = meta.get("namespace"), meta.get("name")
@@ -661,9 +706,7 @@ class Reflector:
                     tracer.emit(WATCH_SKIPPED, None, type=str(etype), reason="unknown type")
                     continue
                 last_rv = rv
-                if main:
-                    # _set_last_sync_rv inlined (once per event): an event's own watch.event
-                    # says the RV moved (one fact, one trace event); a bookmark says it here.
+                if main:  # _set_last_sync_rv inlined; an event's own watch.event already says the RV moved
                     old = self._last_sync_rv
                     self._last_sync_rv = rv
                     if etype == BOOKMARK and old != rv and tracer.enabled:
@@ -676,7 +719,7 @@ class Reflector:
         self._check_watch_end(start, count, stop_event)
         return received, last_rv
 
-    def _on_bookmark(self, obj: dict, rv: str, forward_bookmark) -> bool:
+    def _on_bookmark(self, obj: dict[str, Any], rv: str, forward_bookmark: Callable[[str], None] | None) -> bool:
         """A BOOKMARK event: whether it ends a WatchList's initial events;
         any other goes to the store (the main watch only)."""
         received = False
@@ -703,7 +746,7 @@ class Reflector:
             )
 
     # ---------------------------------------------------------------- resync
-    def _start_resync(self, stop_event: threading.Event, cancel: threading.Event):
+    def _start_resync(self, stop_event: threading.Event, cancel: threading.Event) -> threading.Thread | None:
         if self.resync_period <= 0:
             return None
 
@@ -769,15 +812,15 @@ class _TempStore:
 
     __slots__ = ("_d",)
 
-    def __init__(self, d: dict):
+    def __init__(self, d: dict[str, Any]) -> None:
         self._d = d
 
-    def add(self, obj) -> None:
+    def add(self, obj: Any) -> None:
         self._d[deletion_handling_meta_namespace_key_func(obj)] = obj
 
     update = add
 
-    def delete(self, obj) -> None:
+    def delete(self, obj: Any) -> None:
         self._d.pop(deletion_handling_meta_namespace_key_func(obj), None)
 
 

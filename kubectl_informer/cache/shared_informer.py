@@ -36,9 +36,11 @@ from kubectl_informer.cache.delta_fifo import (
     SYNC,
     SYNC_ALL,
     UPDATED,
+    Delta,
     DeltaFIFO,
     DeltaType,
     FIFOClosedError,
+    ReplacedAllInfo,
 )
 from kubectl_informer.cache.informer_metrics import (
     InformerMetricsProvider,
@@ -49,25 +51,30 @@ from kubectl_informer.cache.keys import (
     deletion_handling_meta_namespace_key_func,
     meta_namespace_key_func,
 )
+from kubectl_informer.cache.listwatch import ListerWatcher
 from kubectl_informer.cache.real_fifo import RealFIFO
 from kubectl_informer.cache.reflector import Reflector
-from kubectl_informer.cache.shared_processor import (  # noqa: F401 - the names client-go's file holds
+from kubectl_informer.cache.shared_processor import (
     _ADD,
     _DELETE,
     _HANDLER_EVENTS,
     _UPDATE,
-    LANE_SAMPLE_EVERY,
     MINIMUM_RESYNC_PERIOD,
-    SLOW_CALL,
-    SLOW_PENDING,
+    Notification,
     ProcessorListener,
     ResourceEventHandler,
-    ResourceEventHandlerFuncs,
     SharedProcessor,
     determine_resync_period,
-    is_slow,
 )
-from kubectl_informer.cache.store import Indexer, rv_from_object
+
+# The names client-go's shared_informer.go holds are importable from here too
+# (``X as X``: an explicit re-export).
+from kubectl_informer.cache.shared_processor import LANE_SAMPLE_EVERY as LANE_SAMPLE_EVERY
+from kubectl_informer.cache.shared_processor import SLOW_CALL as SLOW_CALL
+from kubectl_informer.cache.shared_processor import SLOW_PENDING as SLOW_PENDING
+from kubectl_informer.cache.shared_processor import ResourceEventHandlerFuncs as ResourceEventHandlerFuncs
+from kubectl_informer.cache.shared_processor import is_slow as is_slow
+from kubectl_informer.cache.store import Indexer, IndexFunc, rv_from_object
 from kubectl_informer.clock import Clock, RealClock
 from kubectl_informer.core.profiles import Profile
 from kubectl_informer.core.trace import NULL_TRACER, Tracer
@@ -90,7 +97,8 @@ _DELTA_NAME = {t: str(t.value) for t in DeltaType}
 
 def _rv(obj: Any) -> str:
     try:
-        return obj["metadata"]["resourceVersion"]
+        rv: str = obj["metadata"]["resourceVersion"]
+        return rv
     except (KeyError, TypeError):
         if isinstance(obj, DeletedFinalStateUnknown):
             return _rv(obj.obj)
@@ -108,9 +116,9 @@ def _is_sync(old: Any, new: Any) -> bool:
 class SharedIndexInformer:
     def __init__(
         self,
-        lw,
+        lw: ListerWatcher,
         resync_period: float = 0,
-        indexers: dict | None = None,
+        indexers: dict[str, IndexFunc] | None = None,
         *,
         clock: Clock | None = None,
         tracer: Tracer | None = None,
@@ -121,7 +129,7 @@ class SharedIndexInformer:
         page_size: int | None = None,
         name: str = "informer",
         emit_bookmarks: bool | None = None,
-    ):
+    ) -> None:
         # ``profile`` is the run's, used as is; the loose fifo/atomic_events/
         # use_watch_list knobs make one for the engine's own tests.
         self.profile = profile or Profile("", fifo, use_watch_list, atomic_events)
@@ -144,8 +152,8 @@ class SharedIndexInformer:
         self._block_deltas = threading.RLock()
         self._started = False
         self._stopped = False
-        self._transform: Callable | None = None
-        self._watch_error_handler: Callable | None = None
+        self._transform: Callable[[Any], Any] | None = None
+        self._watch_error_handler: Callable[[Any, BaseException], None] | None = None
         self._listener_seq = 0
         self.fifo: DeltaFIFO | RealFIFO | None = None
         self.reflector: Reflector | None = None
@@ -188,7 +196,7 @@ class SharedIndexInformer:
                 raise RuntimeError("informer has already started")
             self._watch_error_handler = fn
 
-    def add_indexers(self, indexers: dict) -> None:
+    def add_indexers(self, indexers: dict[str, IndexFunc]) -> None:
         with self._started_lock:
             if self._stopped:
                 raise RuntimeError("indexer was not added because it has stopped already")
@@ -202,7 +210,7 @@ class SharedIndexInformer:
         return {
             name: "metadata.namespace (MetaNamespaceIndexFunc)"
             if fn is meta_namespace_index_func
-            else getattr(fn, "index_source", None) or getattr(fn, "__name__", "IndexFunc")
+            else str(getattr(fn, "index_source", None) or getattr(fn, "__name__", "IndexFunc"))
             for name, fn in self.indexer.get_indexers().items()
         }
 
@@ -256,24 +264,7 @@ class SharedIndexInformer:
             self._listener_seq += 1
             name = name or f"handler-{self._listener_seq}"
             requested = self.default_event_handler_resync_period if resync_period is None else float(resync_period)
-            period = requested
-            reason = None
-            if period > 0:
-                if period < MINIMUM_RESYNC_PERIOD:
-                    period = MINIMUM_RESYNC_PERIOD
-                    reason = f"raised to the minimum of {MINIMUM_RESYNC_PERIOD:g}s"
-                if period < self._resync_check_period:
-                    if self._started:
-                        period = self._resync_check_period
-                        reason = "raised to the resync check period: the informer has already started"
-                    else:
-                        # Lower the check period so this handler is served on time.
-                        self._resync_check_period = period
-                        self.processor.resync_check_period_changed(period)
-                        reason = reason or None
-            effective = determine_resync_period(period, self._resync_check_period)
-            if period > 0 and effective == 0:
-                reason = "the informer does not resync (check period 0)"
+            period, effective, reason = self._resync_period_locked(requested)
             listener = ProcessorListener(
                 name, handler, period, effective, self.clock.now(), self.has_synced, self.tracer, self.clock
             )
@@ -307,6 +298,30 @@ class SharedIndexInformer:
             listener.note_synced()  # an empty cache: synced at once, if the informer is
             return listener
 
+    def _resync_period_locked(self, requested: float) -> tuple[float, float, str | None]:
+        """A new handler's resync period as client-go's AddEventHandlerWithOptions
+        settles it: (its period, the effective one, why it differs from what was
+        asked, or None). Before the start a shorter period lowers the informer's
+        check period; after it, the period is raised to the check period."""
+        period = requested
+        reason = None
+        if period > 0:
+            if period < MINIMUM_RESYNC_PERIOD:
+                period = MINIMUM_RESYNC_PERIOD
+                reason = f"raised to the minimum of {MINIMUM_RESYNC_PERIOD:g}s"
+            if period < self._resync_check_period:
+                if self._started:
+                    period = self._resync_check_period
+                    reason = "raised to the resync check period: the informer has already started"
+                else:
+                    # Lower the check period so this handler is served on time.
+                    self._resync_check_period = period
+                    self.processor.resync_check_period_changed(period)
+        effective = determine_resync_period(period, self._resync_check_period)
+        if period > 0 and effective == 0:
+            reason = "the informer does not resync (check period 0)"
+        return period, effective, reason
+
     def remove_event_handler(self, registration: ProcessorListener) -> None:
         """client-go's RemoveEventHandler: the registration gets no more
         notifications. Removing one twice, one of another informer, or after
@@ -328,7 +343,7 @@ class SharedIndexInformer:
         return len(self.processor.listeners)
 
     # ------------------------------------------------------------------ run
-    def _new_fifo(self):
+    def _new_fifo(self) -> DeltaFIFO | RealFIFO:
         if self.profile.fifo == "delta":
             # --no-fifo-known-objects: a FIFO that knows only what it queues.
             known = self.indexer if self.profile.known_objects else None
@@ -340,7 +355,6 @@ class SharedIndexInformer:
                 tracer=self.tracer,
                 clock=self.clock,
             )
-        metrics = {"identifier": self.identifier, "metrics_provider": self.metrics_provider}
         if self.profile.atomic:
             return RealFIFO(
                 meta_namespace_key_func,
@@ -349,7 +363,8 @@ class SharedIndexInformer:
                 emit_delta_type_bookmark=self.emit_bookmarks,
                 tracer=self.tracer,
                 clock=self.clock,
-                **metrics,
+                identifier=self.identifier,
+                metrics_provider=self.metrics_provider,
             )
         return RealFIFO(
             meta_namespace_key_func,
@@ -357,7 +372,8 @@ class SharedIndexInformer:
             transformer=self._transform,
             tracer=self.tracer,
             clock=self.clock,
-            **metrics,
+            identifier=self.identifier,
+            metrics_provider=self.metrics_provider,
         )
 
     def run(self, stop_event: threading.Event) -> None:
@@ -365,13 +381,13 @@ class SharedIndexInformer:
         with self._started_lock:
             if self._started:
                 return  # client-go: running more than once is not allowed
-            self.fifo = self._new_fifo()
-            self.fifo.on_synced = self._emit_synced
+            self.fifo = fifo = self._new_fifo()
+            fifo.on_synced = self._emit_synced
             if self._consumer_paused:
-                self.fifo.hold(True)
-            self.reflector = Reflector(
+                fifo.hold(True)
+            self.reflector = reflector = Reflector(
                 self.lw,
-                self.fifo,
+                fifo,
                 resync_period=self._resync_check_period,
                 page_size=self.page_size,
                 should_resync=self.processor.should_resync,
@@ -395,7 +411,6 @@ class SharedIndexInformer:
             indexers=self._indexer_sources(),
         )
         self.processor.run()
-        fifo = self.fifo
 
         def close_on_stop() -> None:
             stop_event.wait()
@@ -403,18 +418,17 @@ class SharedIndexInformer:
 
         closer = threading.Thread(target=close_on_stop, name=f"{self.name}-closer", daemon=True)
         closer.start()
-        rt = threading.Thread(target=self.reflector.run, args=(stop_event,), name=f"{self.name}-reflector", daemon=True)
+        rt = threading.Thread(target=reflector.run, args=(stop_event,), name=f"{self.name}-reflector", daemon=True)
         rt.start()
         try:
-            self._process_loop(stop_event)
+            self._process_loop(fifo, stop_event)
         finally:
             rt.join(10.0)
             with self._started_lock:
                 self._stopped = True  # no new listeners
             self.processor.stop()
 
-    def _process_loop(self, stop_event: threading.Event) -> None:
-        fifo = self.fifo
+    def _process_loop(self, fifo: DeltaFIFO | RealFIFO, stop_event: threading.Event) -> None:
         pop = fifo.pop
         handle = self._handle_deltas
         while not stop_event.is_set():
@@ -446,14 +460,12 @@ class SharedIndexInformer:
             listener.note_synced()  # those whose initial adds were all handled before the sync
 
     # --------------------------------------------------------- HandleDeltas
-    def _handle_deltas(self, deltas: list, is_in_initial_list: bool) -> None:
+    def _handle_deltas(self, deltas: list[Delta], is_in_initial_list: bool) -> None:
         with self._block_deltas:
-            indexer = self.indexer
-            tracer = self.tracer
+            indexer, tracer = self.indexer, self.tracer
             key_func = meta_namespace_key_func
             for d in deltas:
-                t = d.type
-                obj = d.object
+                t, obj = d.type, d.object
                 if t is DELETED:
                     indexer.delete(obj)
                     if tracer.enabled:
@@ -469,8 +481,7 @@ class SharedIndexInformer:
                         indexer.add_with_key(key, obj)  # update: the key is the one just computed
                         rv, old_rv = _rv(obj), _rv(old)
                         if old_rv != rv or not _is_sync(old, obj):
-                            # The common case, inlined (_trace_store and
-                            # _distribute): a real update to every listener.
+                            # The common case, inlined (_trace_store, _distribute): a real update to every listener.
                             traced = tracer.enabled
                             if traced:
                                 tracer.emit_derived(
@@ -489,14 +500,8 @@ class SharedIndexInformer:
                                 listener.add(n)
                             if traced:
                                 emit = tracer.emit
-                                for listener in got:
-                                    emit(
-                                        HANDLER_UPDATE,
-                                        key,
-                                        listener=listener.name,
-                                        is_sync=False,
-                                        buffered=listener._buf.qsize(),
-                                    )
+                                for ln in got:
+                                    emit(HANDLER_UPDATE, key, listener=ln.name, is_sync=False, buffered=ln._buf.qsize())
                         else:
                             if tracer.enabled:
                                 self._trace_store(STORE_UPDATE, key, t, obj, old, is_in_initial_list, rv, old_rv)
@@ -509,21 +514,30 @@ class SharedIndexInformer:
                 elif t is REPLACED_ALL:
                     self._process_replaced_all(obj, is_in_initial_list)
                 elif t is SYNC_ALL:
-                    for item in indexer.list():
-                        self._on_update(item, item)
-                    return  # as client-go: a SyncAll ends the batch
+                    return self._process_sync_all()  # as client-go: a SyncAll ends the batch
                 elif t is BOOKMARK:
-                    self.bookmark_resource_version = obj
-                    indexer.bookmark(obj)
-                    if tracer.enabled:
-                        tracer.emit(INFORMER_BOOKMARK, None, resource_version=obj)
+                    self._process_bookmark(obj)
+
+    def _process_sync_all(self) -> None:
+        """A SyncAll delta (client-go 1.36): every cached object re-delivered
+        as an update to itself (a resync, for the listeners due one)."""
+        for item in self.indexer.list():
+            self._on_update(item, item)
+
+    def _process_bookmark(self, rv: str) -> None:
+        """A Bookmark delta (RealFIFO, client-go 1.36): the store has seen
+        everything up to ``rv``."""
+        self.bookmark_resource_version = rv
+        self.indexer.bookmark(rv)
+        if self.tracer.enabled:
+            self.tracer.emit(INFORMER_BOOKMARK, None, resource_version=rv)
 
     def _on_update(self, old: Any, new: Any, key: str | None = None) -> None:
         # An update that did not change the resourceVersion is a resync
         # (Sync, or Replaced of an unchanged object): only due listeners.
         self._distribute((_UPDATE, old, new), _is_sync(old, new), key)
 
-    def _distribute(self, notification: tuple, sync: bool, key: str | None = None) -> None:
+    def _distribute(self, notification: Notification, sync: bool, key: str | None = None) -> None:
         got = self.processor.distribute(notification, sync)
         tracer = self.tracer
         if tracer.enabled and got:
@@ -540,7 +554,7 @@ class SharedIndexInformer:
         self,
         kind: str,
         key: str,
-        delta_type,
+        delta_type: DeltaType,
         obj: Any,
         old: Any,
         is_in_initial_list: bool,
@@ -584,7 +598,7 @@ class SharedIndexInformer:
                 object=obj,
             )
 
-    def _process_replaced_all(self, info, is_in_initial_list: bool) -> None:
+    def _process_replaced_all(self, info: ReplacedAllInfo, is_in_initial_list: bool) -> None:
         """client-go 1.36 processReplacedAllInfo: diff the whole list against
         the indexer, replace the indexer at once, then notify deletions
         first and adds/updates in list order."""
@@ -592,12 +606,12 @@ class SharedIndexInformer:
         objs = list(info.objects)
         key_of = deletion_handling_meta_namespace_key_func
         new_keys = {key_of(o) for o in objs}
-        deletions = []
+        deletions: list[DeletedFinalStateUnknown] = []
         for key in indexer.list_keys():
             if key not in new_keys:
                 old, exists = indexer.get_by_key(key)
                 deletions.append(DeletedFinalStateUnknown(key, old if exists else None))
-        replacements = []
+        replacements: list[tuple[Any, Any]] = []
         for o in objs:
             old, exists = indexer.get_by_key(key_of(o))
             replacements.append((old if exists else None, o))

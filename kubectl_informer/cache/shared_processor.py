@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from queue import Empty, SimpleQueue
 from typing import Any
 
@@ -46,6 +46,8 @@ def is_slow(pending: int, call_seconds: float) -> bool:
 
 # Notification kinds (small tuples travel through the listener buffers).
 _ADD, _UPDATE, _DELETE = 0, 1, 2
+# (_ADD, obj, is_in_initial_list), (_UPDATE, old, new) or (_DELETE, obj).
+Notification = tuple[Any, ...]
 _HANDLER_EVENTS = (HANDLER_ADD, HANDLER_UPDATE, HANDLER_DELETE)
 
 
@@ -66,7 +68,12 @@ class ResourceEventHandlerFuncs(ResourceEventHandler):
     """A handler from up to three functions. ``add`` may take ``(obj)`` as
     client-go's AddFunc or ``(obj, is_in_initial_list)``."""
 
-    def __init__(self, add: Callable | None = None, update: Callable | None = None, delete: Callable | None = None):
+    def __init__(
+        self,
+        add: Callable[..., object] | None = None,
+        update: Callable[[Any, Any], object] | None = None,
+        delete: Callable[[Any], object] | None = None,
+    ) -> None:
         self.add = add
         self.update = update
         self.delete = delete
@@ -140,7 +147,7 @@ class ProcessorListener:
         # client-go's unbounded ring buffer between its two goroutines: a C
         # queue, so adding and taking a notification cost no Python-level
         # lock or Condition.
-        self._buf: SimpleQueue = SimpleQueue()
+        self._buf: SimpleQueue[Notification] = SimpleQueue()
         self._stopped = False
         # Initial-list adds given and handled: each counter has one writer
         # (the informer's thread, the listener's), so neither needs a lock.
@@ -180,7 +187,7 @@ class ProcessorListener:
         return self._buf.qsize()
 
     # --- producer side ---
-    def add(self, notification: tuple) -> None:
+    def add(self, notification: Notification) -> None:
         if notification[0] == _ADD and notification[2]:
             self._initial_added += 1
         self._buf.put(notification)
@@ -242,7 +249,7 @@ class ProcessorListener:
             slow=is_slow(pending, call),
         )
 
-    def _wait(self) -> tuple:
+    def _wait(self) -> Notification:
         """The next notification, the buffer being empty. With calls left
         unreported, wait a sample period first and report the idle lane,
         so the last figures shown are never a stale backlog."""
@@ -350,7 +357,7 @@ class SharedProcessor:
         for listener in listeners:
             listener.join(5.0)
 
-    def distribute(self, notification: tuple, sync: bool) -> list[ProcessorListener]:
+    def distribute(self, notification: Notification, sync: bool) -> Sequence[ProcessorListener]:
         """Give ``notification`` to every listener, or for a sync only to
         the listeners due a resync. Returns who got it."""
         if not sync:
@@ -358,10 +365,10 @@ class SharedProcessor:
             for listener in got:
                 listener.add(notification)
             return got
-        got = [listener for listener, syncing in self.listeners.copy().items() if syncing]
-        for listener in got:
+        due = [listener for listener, syncing in self.listeners.copy().items() if syncing]
+        for listener in due:
             listener.add(notification)
-        return got
+        return due
 
     def should_resync(self) -> bool:
         """Called by the reflector every check period: mark the listeners

@@ -33,12 +33,14 @@ to the ``informer_store_resource_version`` gauge (``informer_metrics``).
 
 from __future__ import annotations
 
+import builtins
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from kubectl_informer.cache.informer_metrics import (
     NOOP_METRIC,
+    GaugeMetric,
     InformerMetricsProvider,
     InformerNameAndResource,
     new_store_metrics,
@@ -48,7 +50,7 @@ from kubectl_informer.cache.keys import meta_namespace_key_func
 from kubectl_informer.core.trace import NULL_TRACER
 from kubectl_informer.core.trace_kinds import INDEX_UPDATE
 
-IndexFunc = Callable[[Any], list]
+IndexFunc = Callable[[Any], list[str]]
 
 NAMESPACE_INDEX = "namespace"
 
@@ -93,7 +95,7 @@ class Indexer:
         # client-go 1.36's default: the AtomicFIFO gate is on.
         self.atomic_fifo = atomic_fifo
         self._rv = ""
-        self._rv_metric = NOOP_METRIC
+        self._rv_metric: GaugeMetric = NOOP_METRIC
         if identifier is not None:
             self.set_metrics(identifier, metrics_provider)
         self._lock = threading.RLock()
@@ -205,7 +207,7 @@ class Indexer:
         with self._lock:
             return list(self._items.values())
 
-    def list_keys(self) -> list[str]:
+    def list_keys(self) -> builtins.list[str]:
         with self._lock:
             return list(self._items)
 
@@ -237,7 +239,7 @@ class Indexer:
             raise KeyError(f"Index with name {index_name} does not exist")
         return fn
 
-    def index(self, index_name: str, obj: Any) -> list[Any]:
+    def index(self, index_name: str, obj: Any) -> builtins.list[Any]:
         """Stored objects sharing any of ``obj``'s values on the index."""
         with self._lock:
             values = self._index_func(index_name)(obj)
@@ -252,18 +254,18 @@ class Indexer:
             items = self._items
             return [items[k] for k in keys]
 
-    def index_keys(self, index_name: str, indexed_value: str) -> list[str]:
+    def index_keys(self, index_name: str, indexed_value: str) -> builtins.list[str]:
         """Keys of objects indexed under ``indexed_value``, sorted (Go's
         ``sets.String.List``)."""
         with self._lock:
             self._index_func(index_name)
             return sorted(self._indices.get(index_name, {}).get(indexed_value, ()))
 
-    def list_index_func_values(self, index_name: str) -> list[str]:
+    def list_index_func_values(self, index_name: str) -> builtins.list[str]:
         with self._lock:
             return list(self._indices.get(index_name, ()))
 
-    def by_index(self, index_name: str, indexed_value: str) -> list[Any]:
+    def by_index(self, index_name: str, indexed_value: str) -> builtins.list[Any]:
         with self._lock:
             self._index_func(index_name)
             keys = self._indices.get(index_name, {}).get(indexed_value, ())

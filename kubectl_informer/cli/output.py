@@ -113,7 +113,7 @@ class JsonRenderer:
         return n
 
 
-_STORE_DELTAS = {STORE_ADD: "Added", STORE_UPDATE: "Updated", STORE_DELETE: "Deleted"}
+_STORE_DELTAS: dict[str, str] = {STORE_ADD: "Added", STORE_UPDATE: "Updated", STORE_DELETE: "Deleted"}
 
 
 def format_store_event(ev: TraceEvent) -> str | None:

@@ -4,8 +4,10 @@ waits for another thread's effect (never for time)."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kubectl_informer.clock import Clock
@@ -75,11 +77,8 @@ class FakeClock(Clock):
             return w
 
     def _unregister(self, w: _Waiter) -> None:
-        with self._lock:
-            try:
-                self._waiters.remove(w)
-            except ValueError:
-                pass
+        with self._lock, contextlib.suppress(ValueError):
+            self._waiters.remove(w)
 
     def sleep(self, seconds: float) -> None:
         if seconds <= 0:
@@ -114,7 +113,7 @@ class FakeClock(Clock):
             self._unregister(w)
 
 
-def wait_for(predicate, timeout: float = 5.0, interval: float = 0.001) -> bool:
+def wait_for(predicate: Callable[[], object], timeout: float = 5.0, interval: float = 0.001) -> bool:
     """Poll ``predicate`` until true or ``timeout`` real seconds pass.
 
     For tests and shutdown paths that wait for *another thread* to act (not

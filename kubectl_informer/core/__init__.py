@@ -1,1 +1,2 @@
-"""The contract every layer speaks: the trace and its kinds, run info, profiles, durations, predicates, API errors, selector grammar. Imports nothing of ours but clock."""
+"""The contract every layer speaks: the trace and its kinds, run info, profiles,
+durations, predicates, API errors, selector grammar. Imports nothing of ours but clock."""

@@ -17,7 +17,7 @@ class ApiError(Exception):
         status: int,
         reason: str = "",
         message: str = "",
-        details: list[dict] | None = None,
+        details: list[dict[str, Any]] | None = None,
         retry_after: float | None = None,
     ):
         super().__init__(message or reason or f"HTTP {status}")
@@ -52,7 +52,7 @@ class ApiError(Exception):
             retry_after,
         )
 
-    def to_status(self) -> dict:
+    def to_status(self) -> dict[str, Any]:
         st: dict[str, Any] = {
             "kind": "Status",
             "apiVersion": "v1",

@@ -25,7 +25,7 @@ NOISE = frozenset(
 )
 
 # The same, by parent path, for the walk.
-_IGNORED_UNDER: dict[str, frozenset] = {}
+_IGNORED_UNDER: dict[str, frozenset[str]] = {}
 for _p in NOISE:
     _parent, _, _leaf = _p.rpartition(".")
     _IGNORED_UNDER[_parent] = _IGNORED_UNDER.get(_parent, frozenset()) | {_leaf}
@@ -75,8 +75,10 @@ def changed_text(new: str) -> str:
 def _short(value: Any) -> str:
     if type(value) is str and len(value) <= _MAX_VALUE:
         return value
-    if isinstance(value, (dict, list)):
-        text = "{…}" if isinstance(value, dict) else f"[{len(value)}]"
+    if isinstance(value, dict):
+        text = "{…}"
+    elif isinstance(value, list):
+        text = f"[{len(value)}]"
     else:
         text = str(value)
     return text if len(text) <= _MAX_VALUE else text[: _MAX_VALUE - 1] + "…"
@@ -177,7 +179,8 @@ def _walk(old: Any, new: Any, path: str, out: list[Change], noise: bool) -> None
                     _add(out, f"{prefix}{k}", "-", old[k], None)
         return
     if isinstance(old, list) and isinstance(new, list):
-        for i, (a, b) in enumerate(zip(old, new)):
+        # The common prefix; what one list has beyond the other follows.
+        for i, (a, b) in enumerate(zip(old, new, strict=False)):
             if a is not b and a != b:
                 _walk(a, b, f"{path}[{i}]", out, noise)
         for i in range(len(old), len(new)):

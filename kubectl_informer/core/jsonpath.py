@@ -168,7 +168,7 @@ class IndexSpec:
 
     def index_func(self) -> Callable[[Any], list[str]]:
         fn = path_func(parse_path(self.path))
-        fn.index_source = self.path  # what the Cache pane and Explain show for it
+        fn.__dict__["index_source"] = self.path  # what the Cache pane and Explain show for it
         return fn
 
 

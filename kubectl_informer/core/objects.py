@@ -30,7 +30,7 @@ def resource_version(obj: Any) -> str:
     return ""
 
 
-def labels_of(obj: Any) -> dict | None:
+def labels_of(obj: Any) -> dict[str, Any] | None:
     """The object's metadata.labels map itself (not a copy), or None."""
     if type(obj) is DeletedFinalStateUnknown:
         obj = obj.obj

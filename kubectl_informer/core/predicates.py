@@ -31,7 +31,7 @@ ANNOTATION_CHANGED = "AnnotationChanged"
 PREDICATES = (GENERATION_CHANGED, RESOURCE_VERSION_CHANGED, LABEL_CHANGED, ANNOTATION_CHANGED)
 
 
-def _meta(obj: Any) -> dict | None:
+def _meta(obj: Any) -> dict[str, Any] | None:
     """The object's metadata, or None for no object (Go's nil)."""
     if not isinstance(obj, dict):
         return None
@@ -39,12 +39,12 @@ def _meta(obj: Any) -> dict | None:
     return m if isinstance(m, dict) else {}
 
 
-def _generation(meta: dict) -> int:
+def _generation(meta: dict[str, Any]) -> int:
     g = meta.get("generation")
     return g if isinstance(g, int) and not isinstance(g, bool) else 0
 
 
-def _string_map(meta: dict, name: str) -> dict | None:
+def _string_map(meta: dict[str, Any], name: str) -> dict[str, Any] | None:
     """labels/annotations as GetLabels returns them: None when absent."""
     m = meta.get(name)
     return m if isinstance(m, dict) else None

@@ -26,10 +26,11 @@ one line for the user, without the file's content).
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
-from typing import IO
+from typing import IO, Any
 
 MODE = 0o600
 DIR_MODE = 0o700
@@ -113,13 +114,11 @@ def _create_beside(path: str) -> tuple[int, str]:
 
 
 def _unlink(path: str) -> None:
-    try:
+    with contextlib.suppress(OSError):
         os.unlink(path)
-    except OSError:
-        pass
 
 
-def open_private(path: str, *, make_parents: bool = False, text: bool = True) -> IO:
+def open_private(path: str, *, make_parents: bool = False, text: bool = True) -> IO[Any]:
     """``path`` opened for writing under the rules above: a new private file
     renamed into place at once (so it exists, empty, from the start), or a
     device or pipe of ours written in place. Returns a file object."""

@@ -42,10 +42,10 @@ class RedactedValue(str):
 
     __hash__ = str.__hash__
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[RedactedValue], tuple[str, bytes]]:
         return RedactedValue, (str(self), self.digest)
 
-    def __deepcopy__(self, memo: dict) -> RedactedValue:
+    def __deepcopy__(self, memo: dict[int, Any]) -> RedactedValue:
         return self  # immutable, as a str is
 
 

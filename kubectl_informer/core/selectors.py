@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.core.names import split_term, split_terms, unescape_field_value
 
-Matcher = Callable[[dict], bool]
+Matcher = Callable[[dict[str, Any]], bool]
 
 _KEY = r"[A-Za-z0-9]([-A-Za-z0-9_./]*[A-Za-z0-9])?"
 _VALUE = r"([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?"
@@ -29,7 +30,9 @@ def _bad(msg: str) -> ApiError:
 
 def _split_top(selector: str) -> list[str]:
     """Split on commas outside parentheses."""
-    parts, depth, cur = [], 0, []
+    parts: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in selector:
         if ch == "(":
             depth += 1
@@ -56,18 +59,13 @@ def parse_label_selector(selector: str | None) -> Matcher | None:
         if m:
             key, op = m.group(1), m.group(3)
             values = frozenset(v.strip() for v in m.group(4).split(",") if v.strip())
-            if op == "in":
-                reqs.append(lambda labels, k=key, vs=values: labels.get(k) in vs)
-            else:
-                reqs.append(lambda labels, k=key, vs=values: labels.get(k) not in vs)
+            reqs.append(_in_set(key, values, op == "in"))
             continue
         m = _OP_RE.match(part)
         if m:
             key, op, value = m.group(1), m.group(3), m.group(4)
-            if op in ("=", "=="):
-                reqs.append(lambda labels, k=key, v=value: labels.get(k) == v)
-            elif op == "!=":
-                reqs.append(lambda labels, k=key, v=value: labels.get(k) != v)
+            if op in ("=", "==", "!="):
+                reqs.append(_equals(key, value, op != "!="))
             else:
                 try:
                     num = int(value)
@@ -81,19 +79,51 @@ def parse_label_selector(selector: str | None) -> Matcher | None:
         m = _EXISTS_RE.match(part)
         if m:
             neg, key = m.group(1), m.group(2)
-            if neg:
-                reqs.append(lambda labels, k=key: k not in labels)
-            else:
-                reqs.append(lambda labels, k=key: k in labels)
+            reqs.append(_exists(key, not neg))
             continue
         raise _bad(f"unable to parse requirement: invalid label selector {part.strip()!r}")
     if len(reqs) == 1:
         return reqs[0]
-    return lambda labels: all(r(labels) for r in reqs)
+    return _all(reqs)
+
+
+def _all(reqs: list[Matcher]) -> Matcher:
+    def match(values: dict[str, Any]) -> bool:
+        return all(r(values) for r in reqs)
+
+    return match
+
+
+def _in_set(key: str, values: frozenset[str], want_in: bool) -> Matcher:
+    """``key in (...)`` (``want_in``) or ``key notin (...)``; an absent label is in no set."""
+    if want_in:
+        return lambda labels: labels.get(key) in values
+    return lambda labels: labels.get(key) not in values
+
+
+def _equals(key: str, value: str, want_equal: bool) -> Matcher:
+    """``key=value`` / ``key==value`` (``want_equal``) or ``key!=value``."""
+    if want_equal:
+        return lambda labels: labels.get(key) == value
+    return lambda labels: labels.get(key) != value
+
+
+def _exists(key: str, want_present: bool) -> Matcher:
+    """``key`` (``want_present``) or ``!key``."""
+    if want_present:
+        return lambda labels: key in labels
+    return lambda labels: key not in labels
+
+
+def _field_equals(name: str, value: str, want_equal: bool) -> Matcher:
+    """``name=value`` / ``name==value`` (``want_equal``) or ``name!=value``; an absent field reads as ""."""
+    if want_equal:
+        return lambda fields: fields.get(name, "") == value
+    return lambda fields: fields.get(name, "") != value
 
 
 def _numeric(key: str, op: str, num: int) -> Matcher:
-    def match(labels: dict) -> bool:
+    def match(labels: dict[str, Any]) -> bool:
         try:
             v = int(labels[key])
         except (KeyError, ValueError, TypeError):
@@ -124,12 +154,9 @@ def parse_field_selector(selector: str | None, supported: tuple[str, ...], kind:
             raise _bad(str(e)) from None
         if name not in supported:
             raise _bad(f"field label not supported: {name}")
-        if op == "!=":
-            reqs.append(lambda f, n=name, v=value: f.get(n, "") != v)
-        else:
-            reqs.append(lambda f, n=name, v=value: f.get(n, "") == v)
+        reqs.append(_field_equals(name, value, op != "!="))
     if not reqs:
         return None
     if len(reqs) == 1:
         return reqs[0]
-    return lambda f: all(r(f) for r in reqs)
+    return _all(reqs)

@@ -19,7 +19,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from itertools import repeat
 from operator import call, itemgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -36,7 +36,7 @@ from kubectl_informer.core.trace_kinds import (
 _tuple_new = tuple.__new__
 
 
-class TraceEvent(tuple):
+class TraceEvent(tuple[Any, ...]):
     """One thing the machinery did; ``fields`` holds JSON values only and
     follows the kind's declaration in ``trace_kinds``.
 
@@ -49,13 +49,31 @@ class TraceEvent(tuple):
     def __new__(cls, seq: int, time: float, kind: str, key: str | None, fields: dict[str, Any]) -> TraceEvent:
         return _tuple_new(cls, (seq, time, kind, key, fields))
 
-    seq = property(itemgetter(0))
-    time = property(itemgetter(1))
-    kind = property(itemgetter(2))
-    key = property(itemgetter(3))
-    fields = property(itemgetter(4))
-    # The fields as emitted (a ``DerivedTraceEvent``'s derived ones may be missing).
-    raw_fields = property(itemgetter(4))
+    if TYPE_CHECKING:  # what the C-level getters below return
+
+        @property
+        def seq(self) -> int: ...
+        @property
+        def time(self) -> float: ...
+        @property
+        def kind(self) -> str: ...
+        @property
+        def key(self) -> str | None: ...
+        # Any, as a reader sees them: each field is what the kind declares
+        # (trace_kinds), held by the contract where events are emitted or read.
+        @property
+        def fields(self) -> Any: ...
+        @property
+        def raw_fields(self) -> Any: ...
+
+    else:
+        seq = property(itemgetter(0))
+        time = property(itemgetter(1))
+        kind = property(itemgetter(2))
+        key = property(itemgetter(3))
+        fields = property(itemgetter(4))
+        # The fields as emitted (a ``DerivedTraceEvent``'s derived ones may be missing).
+        raw_fields = property(itemgetter(4))
 
     def field(self, name: str, default: Any = None) -> Any:
         """One field; on a ``DerivedTraceEvent``, a derived one is computed
@@ -79,7 +97,7 @@ class TraceEvent(tuple):
         ``derived``: a ``DerivedTraceEvent``'s derived fields computed first
         (else as emitted). The event's own dict when it holds no local field."""
         local = _local_of(self[2])
-        fields = self.fields if derived else self[4]
+        fields: dict[str, Any] = self.fields if derived else self[4]
         for name in local:  # runs for every delta the UI lets go: no generator, a C copy
             if name in fields:
                 break
@@ -143,7 +161,10 @@ class TraceEvent(tuple):
     __hash__ = None  # type: ignore[assignment]  # fields is a dict
 
     def __repr__(self) -> str:
-        return f"TraceEvent(seq={self.seq}, time={self.time:.3f}, kind={self.kind!r}, key={self.key!r}, fields={self.fields!r})"
+        return (
+            f"TraceEvent(seq={self.seq}, time={self.time:.3f}, kind={self.kind!r}, key={self.key!r}, "
+            f"fields={self.fields!r})"
+        )
 
 
 def _local_of(kind: str) -> tuple[str, ...]:
@@ -174,9 +195,9 @@ class DerivedTraceEvent(TraceEvent):
 
     __slots__ = ()
 
-    @property  # type: ignore[override]
+    @property
     def fields(self) -> dict[str, Any]:
-        f = self[4]
+        f: dict[str, Any] = self[4]
         for name, fn in _derive_of(self[2]).items():
             if name not in f:
                 f[name] = fn(f)
@@ -199,7 +220,9 @@ class DerivedTraceEvent(TraceEvent):
 CHECK_ENV = "KUBECTL_INFORMER_TRACE_CHECK"
 
 
-def _checking(emit: Callable[..., None], emit_derived: Callable[..., None]):
+def _checking(
+    emit: Callable[..., None], emit_derived: Callable[..., None]
+) -> tuple[Callable[..., None], Callable[..., None]]:
     """``emit`` and ``emit_derived`` that first check the event against the
     contract (``CHECK_ENV``)."""
 

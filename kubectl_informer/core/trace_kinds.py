@@ -22,13 +22,13 @@ its meaning in one place, so that one file answers "what does this event say".
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 TRACE_VERSION = 2
 
 # Field types: a name from _CHECKS; "?" after it: the value may be None.
-_CHECKS = {
+_CHECKS: dict[str, Callable[[Any], bool]] = {
     "str": lambda v: isinstance(v, str),
     "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
     "float": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
@@ -84,9 +84,9 @@ class Kind(str):
         doc: str,
         keyed: str,
         fields: Iterable[Field],
-        derive: dict[str, Callable[[dict[str, Any]], Any]] | None = None,
+        derive: Mapping[str, Callable[[dict[str, Any]], Any]] | None = None,
         local: tuple[str, ...] = (),
-    ):
+    ) -> Kind:
         k = super().__new__(cls, name)
         k.doc, k.keyed, k.fields, k.local = doc, keyed, {f.name: f for f in fields}, local
         k.derive = dict(derive or {})
@@ -98,7 +98,7 @@ class Kind(str):
     __hash__ = str.__hash__
     __eq__ = str.__eq__
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[str], tuple[str]]:
         return str, (str(self),)
 
 
@@ -110,7 +110,7 @@ def _kind(
     doc: str,
     keyed: str = "no",
     *fields: Field,
-    derive: dict[str, Callable[[dict[str, Any]], Any]] | None = None,
+    derive: Mapping[str, Callable[[dict[str, Any]], Any]] | None = None,
     local: tuple[str, ...] = (),
 ) -> Kind:
     if name in KINDS:  # two declarations of one kind: the second would hide the first
@@ -296,7 +296,7 @@ def _summary(f: dict[str, Any]) -> str:
     return summarize(f.get("object"))
 
 
-def _labels(f: dict[str, Any]) -> dict | None:
+def _labels(f: dict[str, Any]) -> dict[str, Any] | None:
     from kubectl_informer.core.objects import labels_of
 
     return labels_of(f.get("object"))

@@ -28,7 +28,7 @@ DELTA_STYLES = {
 }
 
 
-_KIND_DELTA = {STORE_ADD: "Added", STORE_UPDATE: "Updated", STORE_DELETE: "Deleted"}
+_KIND_DELTA: dict[str, str] = {STORE_ADD: "Added", STORE_UPDATE: "Updated", STORE_DELETE: "Deleted"}
 _STORE_KINDS = frozenset(_KIND_DELTA)
 
 

@@ -238,16 +238,16 @@ class Queue:
 
     # -- display views -------------------------------------------------------
 
-    def queued(self) -> list:
+    def queued(self) -> list[Hashable]:
         """Items in the order ``get`` will hand them out."""
         with self._lock:
             return list(self._queue)
 
-    def dirty(self) -> set:
+    def dirty(self) -> set[Hashable]:
         with self._lock:
             return set(self._dirty)
 
-    def processing(self) -> set:
+    def processing(self) -> set[Hashable]:
         with self._lock:
             return set(self._processing)
 

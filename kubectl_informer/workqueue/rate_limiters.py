@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Hashable
-from typing import Protocol
+from collections.abc import Callable, Hashable
+from typing import Protocol, TypeVar
 
 from kubectl_informer.clock import Clock, RealClock
 from kubectl_informer.core.durations import format_duration, parse_duration
@@ -209,7 +209,10 @@ def _dur(s: str) -> float:
         raise _SpecError(str(e)) from None
 
 
-def _number(s: str, name: str, kind=float, what: str = "a number"):
+_N = TypeVar("_N", int, float)
+
+
+def _number(s: str, name: str, kind: Callable[[str], _N], what: str = "a number") -> _N:
     try:
         return kind(s)
     except ValueError:
@@ -248,7 +251,7 @@ def _fastslow(args: list[str], clock: Clock | None) -> RateLimiter:
 
 def _bucket(args: list[str], clock: Clock | None) -> RateLimiter:
     _arity(args, 2, "bucket:QPS,BURST, e.g. bucket:10,100")
-    qps = _number(args[0], "QPS")
+    qps = _number(args[0], "QPS", float)
     burst = _number(args[1], "BURST", int, "a whole number")
     if not qps > 0 or math.isinf(qps):
         raise _SpecError("QPS must be greater than 0")

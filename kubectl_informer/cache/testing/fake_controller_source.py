@@ -11,11 +11,12 @@ and fault injection: expired watches, dropped watches, ERROR events, and
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import random
 import threading
 from collections import OrderedDict, deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from kubectl_informer.cache.keys import meta_namespace_key_func
@@ -54,10 +55,10 @@ def make_object(
     name: str,
     namespace: str | None = "default",
     kind: str = "Pod",
-    labels: dict | None = None,
+    labels: dict[str, Any] | None = None,
     phase: str | None = None,
     **extra: Any,
-) -> dict:
+) -> dict[str, Any]:
     """A small API-shaped object for tests and benchmarks."""
     meta: dict[str, Any] = {"name": name, "uid": f"uid-{namespace or ''}-{name}"}
     if namespace:
@@ -172,21 +173,21 @@ class FakeSource:
         watch_list: bool = True,
         honor_limit: bool = True,
         copy_objects: bool = True,
-        key_func=meta_namespace_key_func,
-    ):
+        key_func: Callable[[Any], str] = meta_namespace_key_func,
+    ) -> None:
         self.clock = clock
         self.watch_list = watch_list
         self.honor_limit = honor_limit
         self.copy_objects = copy_objects
         self._key = key_func
         self._lock = threading.RLock()
-        self._items: dict[str, dict] = {}
+        self._items: dict[str, dict[str, Any]] = {}
         self._rv = 0
         self._history: deque[tuple[int, WatchEvent]] = deque(maxlen=max(1, history))
         # Events older than this RV are gone: a watch from before it gets 410.
         self._compacted_rv = 0
         self._watches: list[FakeWatch] = []
-        self._snapshots: OrderedDict[str, tuple[int, list[dict]]] = OrderedDict()
+        self._snapshots: OrderedDict[str, tuple[int, list[dict[str, Any]]]] = OrderedDict()
         self._snap_ids = itertools.count(1)
         self._faults: list[tuple[str | None, BaseException]] = []
         # Call log for tests: ("list"|"watch", ListOptions).
@@ -197,11 +198,11 @@ class FakeSource:
     def resource_version(self) -> str:
         return str(self._rv)
 
-    def objects(self) -> dict[str, dict]:
+    def objects(self) -> dict[str, dict[str, Any]]:
         with self._lock:
             return dict(self._items)
 
-    def get(self, key: str) -> dict | None:
+    def get(self, key: str) -> dict[str, Any] | None:
         return self._items.get(key)
 
     def __len__(self) -> int:
@@ -211,7 +212,7 @@ class FakeSource:
         with self._lock:
             return len(self._watches)
 
-    def _stamp(self, obj: dict) -> tuple[str, dict]:
+    def _stamp(self, obj: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         if self.copy_objects:
             obj = dict(obj)
             obj["metadata"] = dict(obj.get("metadata") or {})
@@ -226,24 +227,24 @@ class FakeSource:
         for w in self._watches:
             w._push(ev)
 
-    def add(self, obj: dict) -> dict:
+    def add(self, obj: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
             key, obj = self._stamp(obj)
             self._items[key] = obj
             self._record(WatchEvent(ADDED, obj))
             return obj
 
-    def modify(self, obj: dict) -> dict:
+    def modify(self, obj: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
             key, obj = self._stamp(obj)
             self._items[key] = obj
             self._record(WatchEvent(MODIFIED, obj))
             return obj
 
-    def update(self, obj: dict) -> dict:
+    def update(self, obj: dict[str, Any]) -> dict[str, Any]:
         return self.modify(obj)
 
-    def delete(self, obj: dict | str) -> dict | None:
+    def delete(self, obj: dict[str, Any] | str) -> dict[str, Any] | None:
         """Delete by object or key; the DELETED event carries the last state
         at a new RV, as the API server sends it."""
         with self._lock:
@@ -258,7 +259,7 @@ class FakeSource:
             self._record(WatchEvent(DELETED, gone))
             return gone
 
-    def bulk_add(self, objs) -> None:
+    def bulk_add(self, objs: Iterable[dict[str, Any]]) -> None:
         """Add many objects without watch history (seeding before a run)."""
         with self._lock:
             for obj in objs:
@@ -360,7 +361,7 @@ class FakeSource:
             raise too_large_error(rv, self._rv)
         return rv
 
-    def list(self, options: ListOptions) -> dict:
+    def list(self, options: ListOptions) -> dict[str, Any]:
         self.calls.append(("list", options))
         err = self._take_fault("list")
         if err is not None:
@@ -440,8 +441,5 @@ class FakeSource:
             return w
 
     def _forget(self, w: FakeWatch) -> None:
-        with self._lock:
-            try:
-                self._watches.remove(w)
-            except ValueError:
-                pass
+        with self._lock, contextlib.suppress(ValueError):
+            self._watches.remove(w)
