@@ -94,10 +94,8 @@ def pin_to_one_cpu() -> Callable[[], None]:
         return lambda: None
 
     def restore() -> None:
-        try:
+        with contextlib.suppress(OSError):
             os.sched_setaffinity(0, cpus)
-        except OSError:
-            pass
 
     return restore
 
