@@ -280,7 +280,7 @@ class Run:
     def _client_settings(self, target: KubeTarget) -> None:
         """--request-timeout, and where the REST client's Retry-After retries
         wait (the run's clock) and are told (its tracer)."""
-        from kubectl_informer.kube.rest import set_request_timeout, set_retries
+        from kubectl_informer.kube.request_limits import set_request_timeout, set_retries
 
         set_request_timeout(target.api_client, self.config.request_timeout)
         set_retries(target.api_client, clock=self.clock, tracer=self.tracer)
@@ -452,7 +452,7 @@ class Run:
         # The controller shuts its own queue when the stop event closes.
         self.stop_event.set()
         if self.target is not None:  # a list that trickles or stalls must not hold the stop up
-            from kubectl_informer.kube.rest import abort_requests
+            from kubectl_informer.kube.request_limits import abort_requests
 
             abort_requests(self.target.api_client)
         for t in self.threads:
