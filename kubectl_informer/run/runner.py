@@ -29,7 +29,7 @@ from kubectl_informer.run.config import RunConfig
 from kubectl_informer.run.crash import crash_line, summary
 
 # The failures the user can act on, each in one line; the CLI and tests import them from here.
-from kubectl_informer.run.errors import (  # noqa: F401
+from kubectl_informer.run.errors import (
     RunError,
     UsageRunError,
     _naming_a_bare_403,
