@@ -162,7 +162,8 @@ def _select(files: list[tuple[str, dict]], context: str | None, o: ConfigOverrid
     if user and user not in users:
         raise KubeConfigError(f'context "{name}": user "{user}" does not exist')
     namespace = context_namespace(ctx, name or "", ctx_path)
-    cluster, cluster_path = clusters.get(cluster_name) or ({"name": cluster_name or ""}, FLAGS)
+    found = clusters.get(cluster_name) if isinstance(cluster_name, str) else None
+    cluster, cluster_path = found or ({"name": cluster_name or ""}, FLAGS)
     cluster = {**cluster, "cluster": merged_cluster(cluster.get("cluster") or {}, o)}
     user_entry, user_path = users[user] if user else ({}, cluster_path)
     user_entry = {**user_entry, "user": merged_user(user_entry.get("user") or {}, o)}
@@ -271,7 +272,7 @@ def _use_exec(cfg: Any, auth: ExecAuthenticator) -> None:
     token asked before every request (run again once expired), its client
     certificate for the TLS connection."""
     creds = auth.credentials()
-    if creds.cert_pem and cfg.host.startswith("https"):
+    if creds.cert_pem and creds.key_pem and cfg.host.startswith("https"):  # both or neither (exec_plugin)
         cfg.cert_file = light.temp_file(creds.cert_pem.encode())
         cfg.key_file = light.temp_file(creds.key_pem.encode())
 
@@ -417,7 +418,8 @@ def _retries() -> Any:
         def increment(self, *args: Any, **kwargs: Any) -> Any:
             error = kwargs.get("error")
             if isinstance(error, urllib3.exceptions.ReadTimeoutError):
-                raise urllib3.exceptions.MaxRetryError(kwargs.get("_pool"), kwargs.get("url") or "", error)
+                pool: Any = kwargs.get("_pool")  # the pool, or None as urllib3's own increment passes it
+                raise urllib3.exceptions.MaxRetryError(pool, kwargs.get("url") or "", error)
             return super().increment(*args, **kwargs)
 
     return Retry(
@@ -437,7 +439,7 @@ def new_api_client(cfg: Any) -> Any:
 
     if cfg.retries is None:
         cfg.retries = _retries()
-    api = k8s_client.ApiClient(cfg)
+    api: Any = k8s_client.ApiClient(cfg)  # given our in_flight below, as a LightClient has one
     api.user_agent = USER_AGENT
     api.in_flight = _track_in_flight(api.rest_client.pool_manager)
     return api
@@ -450,7 +452,7 @@ def _track_in_flight(pool_manager: Any) -> light_http.InFlight:
     in_flight = light_http.InFlight()
 
     def tracked(base: type) -> type:
-        class Tracked(base):  # type: ignore[misc, valid-type]
+        class Tracked(base):
             def _get_conn(self, timeout: float | None = None) -> Any:
                 conn = super()._get_conn(timeout)
                 try:

@@ -101,12 +101,12 @@ class Discovery:
 
     def groups(self) -> list[_Group]:
         with self._lock:
-            if self._groups is None:
-                snap = None
-                if self.disk_cache:
-                    snap = _disk_cache().load(self._host(), self.cache_dir)
-                self._use(snap if snap is not None else self._from_server())
-            return self._groups
+            if self._groups is not None:
+                return self._groups
+            snap = None
+            if self.disk_cache:
+                snap = _disk_cache().load(self._host(), self.cache_dir)
+            return self._use(snap if snap is not None else self._from_server())
 
     def refresh(self) -> bool:
         """Ask the server again if what we hold came from a cache; False if
@@ -126,16 +126,18 @@ class Discovery:
         if core is not None:
             preferred = (core.get("preferredVersion") or {}).get("groupVersion")
             if preferred not in snap.resources:
-                why = snap.failed.get(preferred, "failed")
+                why = snap.failed.get(preferred, "failed") if isinstance(preferred, str) else "failed"
                 raise DiscoveryError(f"cannot discover the core API: {why}")
         if self.disk_cache:
             _disk_cache().write_own(self._host(), snap)
         return snap
 
-    def _use(self, snap: discovery_fetch.Snapshot) -> None:
-        self._groups = groups_of(snap)
+    def _use(self, snap: discovery_fetch.Snapshot) -> list[_Group]:
+        """Hold ``snap``'s groups (and say where they came from); returns them."""
+        groups = self._groups = groups_of(snap)
         self.source = snap.source
         self.failed = dict(snap.failed)
+        return groups
 
     # -- lookup
 

@@ -29,6 +29,7 @@ makes the whole cache unusable (discovery asks the server), never an error.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import time
@@ -188,10 +189,8 @@ def _private_dirs(root: str, directory: str) -> None:
     rel = os.path.relpath(directory, path)
     for part in [""] + ([] if rel == "." else rel.split(os.sep)):
         path = os.path.join(path, part) if part else path
-        try:
+        with contextlib.suppress(FileExistsError):
             os.mkdir(path, 0o700)
-        except FileExistsError:
-            pass
         os.chmod(path, 0o700)
 
 

@@ -133,7 +133,7 @@ def split_aggregated(doc: Any, snap: Snapshot) -> None:
 def _resources_of(version: dict) -> list[dict]:
     out: list[dict] = []
     for r in _dicts(version.get("resources")):
-        kind = r.get("responseKind") if isinstance(r.get("responseKind"), dict) else {}
+        kind = _dict(r.get("responseKind"))
         entry = {
             "name": str(r.get("resource") or ""),
             "singularName": str(r.get("singularResource") or ""),
@@ -147,7 +147,7 @@ def _resources_of(version: dict) -> list[dict]:
         if entry["name"] and entry["kind"]:
             out.append(entry)
         for sub in _dicts(r.get("subresources")):
-            sub_kind = sub.get("responseKind") if isinstance(sub.get("responseKind"), dict) else {}
+            sub_kind = _dict(sub.get("responseKind"))
             if sub.get("subresource") and sub_kind.get("kind"):
                 out.append(
                     {
@@ -214,6 +214,10 @@ def api_error(e: ApiError) -> DiscoveryError:
     err = DiscoveryError(f"discovery failed: {e.status} {e.message or e.reason}")
     err.status = e.status  # a 5xx/429 is worth retrying (kube.retry)
     return err
+
+
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
 
 
 def _dicts(value: Any) -> list[dict]:

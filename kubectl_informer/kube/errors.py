@@ -53,6 +53,8 @@ class UnknownResourceError(KubeError):
 class DiscoveryError(KubeError):
     """Discovery itself failed (forbidden, unreachable, not an API server)."""
 
+    status: int | None = None  # the API server's answer, when it gave one: a 5xx/429 is retried (kube.retry)
+
 
 class RedirectError(ConnectionError):
     """The API server answered with a redirect. Never followed: the bearer

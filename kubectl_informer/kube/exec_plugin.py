@@ -235,7 +235,7 @@ def run_plugin(
             with _live_lock:
                 _live.add(proc)
         with _killed_on_termination(proc, own_group=not interactive):
-            out, err = _collect(proc, timeout)
+            out, err = _collect(proc, argv[0], timeout)
         return out, err, proc.wait()
     finally:
         if proc is not None:
@@ -282,7 +282,7 @@ def _signals_held() -> Iterator[None]:
         for sig, old in olds.items():
             signal.signal(sig, old)
         for signum, frame in held:
-            _hand_on(olds[signum], signum, frame)
+            _hand_on(olds[signal.Signals(signum)], signum, frame)
 
 
 def _hand_on(handler: Any, signum: int, frame: Any) -> None:
@@ -301,9 +301,9 @@ def _killed_on_termination(proc: subprocess.Popen, own_group: bool) -> Iterator[
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    olds = {}
+    olds: dict[int, Any] = {}
 
-    def handler(signum, frame):
+    def handler(signum: int, frame: Any) -> None:
         _kill(proc, own_group)
         old = olds.pop(signum)
         signal.signal(signum, old)
@@ -315,12 +315,13 @@ def _killed_on_termination(proc: subprocess.Popen, own_group: bool) -> Iterator[
     try:
         yield
     finally:
-        for sig, old in olds.items():
-            signal.signal(sig, old)
+        for signum, old in olds.items():
+            signal.signal(signum, old)
 
 
-def _collect(proc: subprocess.Popen, timeout: float) -> tuple[bytes, bytes]:
-    """Read stdout (capped) and stderr (its tail) until both close."""
+def _collect(proc: subprocess.Popen, name: str, timeout: float) -> tuple[bytes, bytes]:
+    """Read stdout (capped) and stderr (its tail) until both close; ``name``
+    is the plugin's command (its argv[0]) for the errors."""
     deadline = time.monotonic() + timeout
     out, err = bytearray(), bytearray()
     sel = selectors.DefaultSelector()
@@ -332,18 +333,18 @@ def _collect(proc: subprocess.Popen, timeout: float) -> tuple[bytes, bytes]:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise ExecPluginError(
-                    f"exec: executable {proc.args[0]} did not finish within "
+                    f"exec: executable {name} did not finish within "
                     f"{_seconds(timeout)}; it was stopped ({TIMEOUT_ENV} sets the bound)"
                 )
             for key, _ in sel.select(min(left, 0.5)):
-                chunk = os.read(key.fileobj.fileno(), 65536)
+                chunk = os.read(key.fd, 65536)
                 if not chunk:
                     sel.unregister(key.fileobj)
                 elif key.fileobj is proc.stdout:
                     out += chunk
                     if len(out) > MAX_STDOUT:
                         raise ExecPluginError(
-                            f"exec: executable {proc.args[0]} printed more than "
+                            f"exec: executable {name} printed more than "
                             f"{MAX_STDOUT >> 20} MiB; an ExecCredential is a few KiB"
                         )
                 else:
@@ -355,8 +356,7 @@ def _collect(proc: subprocess.Popen, timeout: float) -> tuple[bytes, bytes]:
         proc.wait(wait_left)
     except subprocess.TimeoutExpired:
         raise ExecPluginError(
-            f"exec: executable {proc.args[0]} closed its output but did not exit within "
-            f"{_seconds(timeout)}; it was stopped"
+            f"exec: executable {name} closed its output but did not exit within {_seconds(timeout)}; it was stopped"
         ) from None
     return bytes(out), bytes(err)
 
@@ -369,19 +369,15 @@ def _kill(proc: subprocess.Popen, own_group: bool) -> None:
     """End the plugin and whatever it started (its own process group),
     whether it finished or not: a plugin's helper must not outlive it."""
     if own_group:
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
     if proc.poll() is None:
         proc.kill()
     for stream in (proc.stdout, proc.stderr):
         if stream is not None:
             stream.close()
-    try:
+    with contextlib.suppress(subprocess.TimeoutExpired):
         proc.wait(5)
-    except subprocess.TimeoutExpired:
-        pass
 
 
 def kill_all() -> None:

@@ -5,6 +5,7 @@ shows a credential (each is remembered by core.redact first)."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 from urllib.parse import urlsplit
 
@@ -71,10 +72,8 @@ def remember_credentials(user: dict) -> None:
             remember(user[key])
     key_data = user.get("client-key-data")
     if isinstance(key_data, str):
-        try:
+        with contextlib.suppress(ValueError):
             remember(base64.b64decode(key_data))
-        except ValueError:
-            pass
 
 
 def check_token_file(user: dict, name: str | None, path: str) -> None:

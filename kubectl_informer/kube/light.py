@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import atexit
 import base64
+import contextlib
 import os
 import ssl
 import threading
@@ -94,7 +95,9 @@ class LightClient:
         pairs = [f"{k}={quote(_query_value(v))}" for k, v in query]
         return self.configuration.host + path + ("?" + "&".join(pairs) if pairs else "")
 
-    def get(self, url: str, accept: str, timeout: float | tuple[float, float] | None) -> light_http.Response:
+    def get(
+        self, url: str, accept: str, timeout: float | tuple[float | None, float | None] | None
+    ) -> light_http.Response:
         """The open response (body not read), as the kubernetes client's
         ``call_api`` returns it. A request that got no answer raises its
         OSError (``ConnectionRefusedError``, ``ssl.SSLError``...) or
@@ -108,14 +111,14 @@ class LightClient:
                 headers["authorization"] = f"Bearer {creds.token}"
         elif self.configuration.authorization:
             headers["authorization"] = self.configuration.authorization
+        sent: dict[str, str] | light_http.Headers = headers
         if self.configuration.impersonate:
-            headers = light_http.Headers([*headers.items(), *self.configuration.impersonate])
-        if isinstance(timeout, tuple):
-            t = timeout
-        else:
-            t = (timeout or None, timeout or None)
+            sent = light_http.Headers([*headers.items(), *self.configuration.impersonate])
+        t: tuple[float | None, float | None] = (
+            timeout if isinstance(timeout, tuple) else (timeout or None, timeout or None)
+        )
         origin, target = light_http.split(url)
-        resp = self._pool(origin).request(target, headers, t, self.retries, self.in_flight)
+        resp = self._pool(origin).request(target, sent, t, self.retries, self.in_flight)
         if auth is not None and resp.status == 401:
             auth.invalidate(creds)  # client-go runs the plugin again for the next request
         return resp
@@ -237,8 +240,6 @@ def temp_file(content: bytes) -> str:
 
 def _remove_temp_files() -> None:
     for name in _temp_files.values():
-        try:
+        with contextlib.suppress(OSError):
             os.remove(name)
-        except OSError:
-            pass
     _temp_files.clear()

@@ -14,12 +14,14 @@ docs/clusters.md.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import os
 import socket
 import ssl
 import threading
 import weakref
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -63,11 +65,12 @@ class _HTTPSConnection(http.client.HTTPSConnection):
         self, host: str, port: int, timeout: float | None, context: ssl.SSLContext, server_hostname: str | None
     ) -> None:
         super().__init__(host, port, timeout=timeout, context=context)
+        self._tls_context = context
         self._server_hostname = server_hostname or host
 
     def connect(self) -> None:
         http.client.HTTPConnection.connect(self)
-        self.sock = self._context.wrap_socket(self.sock, server_hostname=self._server_hostname)
+        self.sock = self._tls_context.wrap_socket(self.sock, server_hostname=self._server_hostname)
 
 
 class InFlight:
@@ -105,10 +108,8 @@ class InFlight:
         for conn in conns:
             sock = conn.sock
             if sock is not None:
-                try:
+                with contextlib.suppress(OSError):
                     sock.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
 
 
 class Pool:
@@ -167,7 +168,7 @@ class Pool:
                 in_flight.connected()
                 conn.sock.settimeout(read_timeout)
                 sock = conn.sock
-                conn.request("GET", target, headers=headers)
+                conn.request("GET", target, headers=headers)  # type: ignore[arg-type]  # Headers reads as the Mapping http.client iterates, with a name repeated
                 sent = True
                 resp = conn.getresponse()
             except _NO_ANSWER as e:
@@ -197,7 +198,8 @@ class Response:
         sock: socket.socket,
         in_flight: InFlight,
     ) -> None:
-        self._pool, self._conn, self._resp, self._sock = pool, conn, resp, sock
+        self._pool, self._resp, self._sock = pool, resp, sock
+        self._conn: http.client.HTTPConnection | None = conn  # None once closed or given back
         self._in_flight = in_flight
         self.status = resp.status
         self.reason = resp.reason
@@ -229,17 +231,13 @@ class Response:
 
     def set_read_timeout(self, seconds: float) -> None:
         """The longest the next read may wait (a watch's time left)."""
-        try:
+        with contextlib.suppress(OSError):
             self._sock.settimeout(max(seconds, 0.001))
-        except OSError:
-            pass
 
     def shutdown(self) -> None:
         """Unblock a read in progress on another thread."""
-        try:
+        with contextlib.suppress(OSError):
             self._sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
 
     def close(self) -> None:
         conn, self._conn = self._conn, None
@@ -267,7 +265,7 @@ class Headers(list):
     (``Impersonate-Group``, one line per group), in the shape ``http.client``'s
     ``request`` reads: iterating gives the names, ``items()`` every pair."""
 
-    def __iter__(self):  # type: ignore[override]
+    def __iter__(self) -> Iterator[str]:
         return (name for name, _ in list.__iter__(self))
 
     def items(self) -> list[tuple[str, str]]:

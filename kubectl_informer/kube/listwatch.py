@@ -9,6 +9,7 @@ flushes it.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Iterator
@@ -198,11 +199,9 @@ class KubeWatch:
             if self._stopped:
                 return
             self._stopped = True
-        try:
+        with contextlib.suppress(Exception):  # a response already closed has nothing to unblock
             # shutdown() unblocks a read in progress on another thread.
             self._resp.shutdown()
-        except Exception:
-            pass
         self._close()
 
     def _close(self) -> None:
@@ -261,7 +260,7 @@ class KubeWatch:
                             and _is_initial_events_end(ev.object)
                         )
                 yield ev
-        except (*rest._broken_body_errors(), OSError, ValueError, AttributeError):
+        except _stream_ended():
             # Reset, timeout, or stop() closing the socket under us: the
             # stream is over; the Reflector decides what happens next.
             return
@@ -326,10 +325,8 @@ def _read_timeout_setter(resp: Any):
         return None
 
     def set_timeout(seconds: float) -> None:
-        try:
+        with contextlib.suppress(OSError):
             sock.settimeout(max(seconds, 0.001))
-        except OSError:
-            pass
 
     return set_timeout
 
@@ -373,3 +370,9 @@ def _decode(line: Any) -> tuple[WatchEvent | None, bool]:
         if not text.strip():
             return None, False
         return _error_event(f"unable to decode watch event: {one_line(e, 120)}: {text!r}"), True
+
+
+def _stream_ended() -> tuple[type[BaseException], ...]:
+    """What reading a watch's stream raises when it is over (looked up as it
+    ends: urllib3 is imported only with the kubernetes client)."""
+    return (*rest._broken_body_errors(), OSError, ValueError, AttributeError)

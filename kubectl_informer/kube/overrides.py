@@ -25,6 +25,7 @@ without a user are refused (``validateAuthInfo``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from kubectl_informer.kube.kubeconfig_types import has_control_characters
 
@@ -170,7 +171,7 @@ def default_server_url(cluster: dict, user: dict) -> None:
     cluster["server"] = "http://" + server
 
 
-def flags_only_config() -> object:
+def flags_only_config() -> Any:
     """An empty merged kubeconfig, for ``--server`` without any file (kubectl
     runs so: the flags make the whole config)."""
     from kubernetes.config import kube_config

@@ -188,7 +188,7 @@ def usable(proxy: str, where: str) -> str:
     """The proxy, if urllib3's ProxyManager can use it (http or https)."""
     try:
         parts = urlsplit(proxy)
-        parts.port  # noqa: B018
+        parts.port  # noqa: B018 - raises ValueError for a bad port
     except ValueError:
         raise ProxyError(f"{where}: the proxy URL could not be parsed") from None
     scheme = parts.scheme.lower()

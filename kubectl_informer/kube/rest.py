@@ -15,7 +15,6 @@ import html
 import http.client
 import re
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -24,11 +23,15 @@ from urllib.parse import urlsplit
 
 import orjson
 
-from kubectl_informer.clock import Clock, RealClock
-from kubectl_informer.core.trace_kinds import REQUEST_RETRY
 from kubectl_informer.kube.errors import ApiError, RedirectError, one_line
 from kubectl_informer.kube.light import LightClient
 from kubectl_informer.kube.limits import MAX_ERROR_BODY, MAX_FRAME, MAX_LIST_BODY, TooLargeError
+from kubectl_informer.kube.request_limits import MAX_RETRIES as MAX_RETRIES
+from kubectl_informer.kube.request_limits import RequestLimits as RequestLimits
+from kubectl_informer.kube.request_limits import Timeout, limits
+from kubectl_informer.kube.request_limits import abort_requests as abort_requests
+from kubectl_informer.kube.request_limits import set_request_timeout as set_request_timeout
+from kubectl_informer.kube.request_limits import set_retries as set_retries
 from kubectl_informer.kube.stream_decode import StringInterner, decode_list_chunks
 
 ACCEPT_JSON = "application/json"
@@ -134,8 +137,6 @@ def _retry_after(resp: Any) -> float | None:
         return None  # an HTTP-date: the API server never sends one
 
 
-# client-go's rest.Request maxRetries: a 429/5xx with Retry-After is sent again at most this many times.
-MAX_RETRIES = 10
 _RETRY_AFTER = re.compile(r"[+-]?[0-9]+")
 _DRAIN = 2 << 10  # readAndCloseResponseBody: a small body is read out before the next try
 
@@ -157,7 +158,7 @@ def get(
     path: str,
     query: Iterable[tuple[str, Any]] = (),
     *,
-    timeout: float | tuple[float, float] | None = None,
+    timeout: Timeout = None,
     accept: str = ACCEPT_JSON,
     verb: str = "get",
 ) -> Any:
@@ -303,117 +304,6 @@ def _origin(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}"
 
 
-# --- limits every request of one client shares -----------------------------------
-
-
-class RequestLimits:
-    """What ``--request-timeout`` sets for one ApiClient (kubectl's flag: a
-    single request's whole time, 0 for none), and the requests in flight, so
-    that stopping the run can close them instead of waiting on a server that
-    trickles or stalls."""
-
-    def __init__(self, timeout: float | None = None) -> None:
-        self.timeout = timeout or None
-        self._lock = threading.Lock()
-        self._open: set = set()
-        self.aborted = False
-        self._aborted = threading.Event()
-        # The Retry-After retries: how many, on which clock, traced where (set_retries).
-        self.max_retries = MAX_RETRIES
-        self.clock: Clock = RealClock()
-        self.tracer: Any = None
-
-    def retried(self, status: int, attempt: int, delay: int, path: str, verb: str, reason: str) -> None:
-        """Trace a retry and wait its delay on the clock (cut short by abort())."""
-        if self.tracer is not None:
-            self.tracer.emit(
-                REQUEST_RETRY,
-                None,
-                status=status,
-                attempt=attempt,
-                delay=float(delay),
-                path=path,
-                verb=verb,
-                reason=reason,
-            )
-        if delay > 0:
-            self.clock.wait_event(self._aborted, delay)
-
-    def bound(self, timeout: float | tuple[float, float] | None) -> float | tuple[float, float] | None:
-        """``timeout`` (connect, read) capped by the request timeout."""
-        t = self.timeout
-        if t is None:
-            return timeout
-        if timeout is None:
-            return (t, t)
-        if isinstance(timeout, tuple):
-            return tuple(min(x, t) if x is not None else t for x in timeout)  # type: ignore[return-value]
-        return min(timeout, t)
-
-    def track(self, resp: Any) -> None:
-        with self._lock:
-            self._open.add(resp)
-            aborted = self.aborted
-        if aborted:
-            _shutdown(resp)
-
-    def untrack(self, resp: Any) -> None:
-        with self._lock:
-            self._open.discard(resp)
-
-    def abort(self) -> None:
-        """Close every request in flight, and any started from now on."""
-        with self._lock:
-            self.aborted = True
-            self._aborted.set()
-            open_ = list(self._open)
-        for resp in open_:
-            _shutdown(resp)
-
-
-def _shutdown(resp: Any) -> None:
-    try:
-        resp.shutdown()  # unblocks a read in progress on another thread
-    except Exception:
-        pass
-
-
-def limits(api_client: Any) -> RequestLimits:
-    """The client's RequestLimits (none set: no timeout, nothing aborted)."""
-    lim = getattr(api_client, "_kubectl_informer_limits", None)
-    if lim is None:
-        lim = RequestLimits()
-        try:
-            api_client._kubectl_informer_limits = lim
-        except AttributeError:
-            pass
-    return lim
-
-
-def set_request_timeout(api_client: Any, seconds: float | None) -> None:
-    limits(api_client).timeout = seconds or None
-
-
-def set_retries(
-    api_client: Any, *, clock: Clock | None = None, tracer: Any = None, max_retries: int = MAX_RETRIES
-) -> None:
-    """Where the client's Retry-After retries wait (``clock``) and are traced
-    (``tracer``), and how many there may be (client-go's ``MaxRetries``; 0: none)."""
-    lim = limits(api_client)
-    lim.clock = clock or RealClock()
-    lim.tracer = tracer
-    lim.max_retries = max(0, int(max_retries))
-
-
-def abort_requests(api_client: Any) -> None:
-    """Cut every request of this client in flight (even one still waiting for
-    its headers, with the light client) and refuse new ones."""
-    limits(api_client).abort()
-    in_flight = getattr(api_client, "in_flight", None)  # light_http.InFlight, both clients
-    if in_flight is not None:
-        in_flight.abort()
-
-
 _READ = 256 * 1024
 
 
@@ -506,7 +396,7 @@ def get_json(
     path: str,
     query: Iterable[tuple[str, Any]] = (),
     *,
-    timeout: float | tuple[float, float] | None = None,
+    timeout: Timeout = None,
     max_bytes: int = MAX_FRAME,
 ) -> Any:
     """GET and decode the body (``loads``, orjson): one document, held
@@ -520,7 +410,7 @@ def get_document(
     path: str,
     *,
     accept: str,
-    timeout: float | tuple[float, float] | None = None,
+    timeout: Timeout = None,
     max_bytes: int = MAX_FRAME,
 ) -> tuple[Any, str]:
     """GET one document as ``accept`` asks (discovery offers several forms
@@ -536,7 +426,7 @@ def get_list(
     path: str,
     query: Iterable[tuple[str, Any]] = (),
     *,
-    timeout: float | tuple[float, float] | None = None,
+    timeout: Timeout = None,
     accept: str = ACCEPT_JSON,
     interner: StringInterner | None = None,
     progress=None,

@@ -132,7 +132,7 @@ class StringInterner:
             for k, containers in listed:
                 # A list the line above swapped for an equal one already kept
                 # had its containers' values shared when that one was kept.
-                if type(containers) is list and spec.get(k) is containers:
+                if spec.get(k) is containers and type(containers) is list:
                     for c in containers:
                         if type(c) is dict:
                             self._children(c)

@@ -14,6 +14,7 @@ directory; the newest ``KEEP`` are kept.
 from __future__ import annotations
 
 import _thread
+import contextlib
 import os
 import platform
 import re
@@ -194,7 +195,5 @@ def crash_line(
 
 def print_crash(err: BaseException, args: list[str] | None = None, out=None) -> None:
     """--debug: the crash log's text on stderr too (no locals, scrubbed)."""
-    try:
+    with contextlib.suppress(OSError, ValueError):  # a closed or broken stderr: the crash line still follows
         (out or sys.stderr).write(format_crash(err, args))
-    except (OSError, ValueError):
-        pass

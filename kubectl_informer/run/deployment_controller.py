@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubectl_informer.cache.keys import DeletedFinalStateUnknown
+from kubectl_informer.core.objects import DeletedFinalStateUnknown
 from kubectl_informer.core.trace import Tracer
 from kubectl_informer.run.owners import (
     Dropped,

@@ -116,7 +116,7 @@ class FirstContact:
             elif self.listing_since is None:
                 self.listing_since = self._clock()
             callback = self._on_fatal if err is not None else None
-        if callback is not None:
+        if callback is not None and err is not None:  # a callback only for an error
             callback(verb, err)
 
     def wait(self, stop: threading.Event, timeout: float, reading_grace: float = 1.0) -> None:

@@ -92,7 +92,7 @@ def _spread(values: list[float], count: int, flag: str) -> list[float | None]:
     if not values:
         return [None] * count
     if len(values) == 1:
-        return values * count
+        return [values[0]] * count
     if len(values) != count:
         raise ValueError(
             f"{flag} has {len(values)} values for {count} handlers: give one value for all, or one per handler"

@@ -34,6 +34,7 @@ from kubectl_informer.run import signals
 from kubectl_informer.run.signals import Terminated
 
 if TYPE_CHECKING:  # runner (and click under it) is imported by running(): pin_to_one_cpu's users need neither
+    from kubectl_informer.core.run_info import RunInfo
     from kubectl_informer.run.config import RunConfig
     from kubectl_informer.run.runner import Run
 
@@ -94,10 +95,8 @@ def pin_to_one_cpu() -> Callable[[], None]:
         return lambda: None
 
     def restore() -> None:
-        try:
+        with contextlib.suppress(OSError):
             os.sched_setaffinity(0, cpus)
-        except OSError:
-            pass
 
     return restore
 
@@ -294,6 +293,20 @@ def close_app(app, wait: float = 10.0) -> None:
         time.sleep(0.05)
 
 
+def _prepare(run: Run, limit: float | None) -> RunInfo:
+    """``run.prepare()``, within ``limit`` (``--duration``) if one is given."""
+    from kubectl_informer.run.runner import RunError
+    from kubectl_informer.run.time_limit import TimeLimitReached, time_limit
+
+    try:
+        with time_limit(limit):
+            return run.prepare()
+    except TimeLimitReached:
+        raise RunError(
+            "--duration passed before the API server answered the first requests (discovery); see --request-timeout"
+        ) from None
+
+
 @contextlib.contextmanager
 def running(
     config: RunConfig,
@@ -310,7 +323,6 @@ def running(
     ``prepare_limit`` (``--duration``) also bounds the first requests."""
     from kubectl_informer.run.recorder import Recorder, emit_run_info
     from kubectl_informer.run.runner import Run, RunError
-    from kubectl_informer.run.time_limit import TimeLimitReached, time_limit
 
     tracer = Tracer()
     buffer = TraceBuffer()
@@ -324,14 +336,7 @@ def running(
         try:
             # Resolve the resource and the cluster first: a typo deserves its
             # own error (with suggestions) even where there is no terminal.
-            try:
-                with time_limit(prepare_limit):
-                    info = run.prepare()
-            except TimeLimitReached:
-                raise RunError(
-                    "--duration passed before the API server answered the first requests "
-                    "(discovery); see --request-timeout"
-                ) from None
+            info = _prepare(run, prepare_limit)
             if check is not None:
                 check()
             metrics = exporter(config) if exporter is not None else None

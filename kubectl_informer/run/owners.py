@@ -35,7 +35,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kubectl_informer.cache.keys import DeletedFinalStateUnknown, deletion_handling_meta_namespace_key_func
+from kubectl_informer.cache.keys import deletion_handling_meta_namespace_key_func
+from kubectl_informer.core.objects import DeletedFinalStateUnknown
 from kubectl_informer.core.trace import NULL_TRACER, Tracer
 from kubectl_informer.core.trace_kinds import OWNER_DROP
 
@@ -141,7 +142,9 @@ def owner_request(obj: Any, owner: Followed) -> str:
         raise Dropped("bad_api_version", ref_described(ref, namespace))
     if ref.get("kind") != owner.kind or gv[0] != owner.group:
         raise Dropped("not_queue_kind", ref_described(ref, namespace))
-    name = ref.get("name") if isinstance(ref.get("name"), str) else ""
+    name = ref.get("name")
+    if not isinstance(name, str):
+        name = ""
     return f"{namespace}/{name}" if owner.namespaced and namespace else name
 
 

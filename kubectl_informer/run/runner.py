@@ -10,12 +10,12 @@ stop event and joins every thread it started, so quitting leaves none behind.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -29,13 +29,28 @@ from kubectl_informer.run.config import RunConfig
 from kubectl_informer.run.crash import crash_line, summary
 
 # The failures the user can act on, each in one line; the CLI and tests import them from here.
-from kubectl_informer.run.errors import (  # noqa: F401
+from kubectl_informer.run.errors import (
     RunError,
     UsageRunError,
     _naming_a_bare_403,
     describe_error,
     verifies_tls,
 )
+
+if TYPE_CHECKING:
+    from kubectl_informer.cache.factory import SharedInformerFactory
+    from kubectl_informer.cache.informer_metrics import InformerName
+    from kubectl_informer.cache.shared_informer import SharedIndexInformer
+    from kubectl_informer.kube.config import KubeTarget
+    from kubectl_informer.kube.discovery import Resource
+    from kubectl_informer.run.consistency import SwitchableConsistency
+    from kubectl_informer.run.experiments import Experiments
+    from kubectl_informer.run.handler_lanes import HandlerSpec
+    from kubectl_informer.run.informers import Watched
+    from kubectl_informer.run.replica_sync import ReplicaSync
+    from kubectl_informer.run.sample_controller import SimulatedController
+    from kubectl_informer.sim.demo import Demo
+    from kubectl_informer.workqueue.rate_limiters import RateLimiter
 
 # How long stop() waits for each thread; threads are daemons, so a stuck one
 # cannot keep the process alive, but tests assert none is left.
@@ -62,21 +77,21 @@ class Run:
         self.clock = clock
         self.stop_event = threading.Event()
         self.threads: list[threading.Thread] = []
-        self.demo = None
+        self.demo: Demo | None = None
         self.owns_demo = True  # stop() stops the demo; a successor borrows it until handed over
-        self.target = None
-        self._connection = None  # a predecessor's target: the same cluster, a fresh client
-        self.resource = None
+        self.target: KubeTarget | None = None
+        self._connection: KubeTarget | None = None  # a predecessor's target: the same cluster, a fresh client
+        self.resource: Resource | None = None
         self.scope: Scope | None = None  # config.scope resolved for the resource
-        self.lw = None
-        self.watched: list = []  # informers.Watched per distinct resource, the queue's first
-        self.factory = None  # the SharedInformerFactory, once started
-        self.rate_limiter = None
-        self.informer = None  # the queue resource's informer (the first)
-        self.controller = None
-        self.consistency = None  # --demo stale: the controller's SwitchableConsistency
-        self.replica_sync = None
-        self.informer_name = None  # client-go 1.36's InformerName, held while the run runs
+        self.lw: Any = None  # the queue resource's lister-watcher (a FirstContact on a fresh run)
+        self.watched: list[Watched] = []  # per distinct resource, the queue's first
+        self.factory: SharedInformerFactory | None = None  # once started
+        self.rate_limiter: RateLimiter | None = None
+        self.informer: SharedIndexInformer | None = None  # the queue resource's informer (the first)
+        self.controller: SimulatedController | None = None
+        self.consistency: SwitchableConsistency | None = None  # --demo stale: the controller's
+        self.replica_sync: ReplicaSync | None = None
+        self.informer_name: InformerName | None = None  # client-go 1.36's, held while the run runs
         self.info: RunInfo | None = None
         self.errors: list[tuple[str, BaseException]] = []  # (thread, exception) of crashed engine threads
         self.on_failure: Callable[[], None] | None = None  # e.g. close the UI
@@ -85,7 +100,7 @@ class Run:
         self.first_contact_wait = FIRST_CONTACT_WAIT  # --duration bounds it (lifecycle.running)
 
     @functools.cached_property
-    def experiments(self):
+    def experiments(self) -> Experiments:
         """The UI's key x acts on this run through it: made when the UI asks
         (a headless run imports none of the experiments)."""
         from kubectl_informer.run.experiments import Experiments
@@ -116,33 +131,33 @@ class Run:
                 raise RunError(f"--fail-rate must be between 0 and 1, got {q.fail_rate}")
             if q.work_time < 0:
                 raise RunError("--work-time must not be negative")
-        self._handler_specs()
+        self.handler_specs()
 
     def prepare(self) -> RunInfo:
         self._check_options()
         o = self.config
         kubeconfig, context = o.kubeconfig, o.context
         if o.demo is not None and self.demo is None:
-            self._start_demo(o.demo)
-            kubeconfig, context = self.demo.kubeconfig_path, None
+            demo = self.demo = self._start_demo(o.demo)
+            kubeconfig, context = demo.kubeconfig_path, None
         try:
             if self._connection is not None:
-                self._reconnect()
+                target = self._reconnect(self._connection)
             else:
-                self._load_target(kubeconfig, context)
-            self._resolve()
+                target = self._load_target(kubeconfig, context)
+            scope = self._resolve(target)
         except BaseException:
             self.stop()
             raise
-        self.info = self._run_info()
+        self.info = self._run_info(scope)
         return self.info
 
-    def _resolve(self) -> None:
+    def _resolve(self, target: KubeTarget) -> Scope:
         """Discovery, the scope and the lister-watcher: each failure the user
         can act on is one line. A fresh run sends nothing more: its first
         real list or watch is checked in ``start`` (``first_contact``); a
         restart within the UI still probes first, so that a 403 leaves the
-        run it replaces untouched."""
+        run it replaces untouched. Returns the queue resource's scope."""
         from kubectl_informer.kube.discovery import resolve_resource
         from kubectl_informer.kube.listwatch import KubeListerWatcher
         from kubectl_informer.kube.retry import retry_transient
@@ -154,7 +169,7 @@ class Run:
             for name in o.resources:
                 # The demo's server lives for one run: no cache is read or kept for it.
                 resource = retry_transient(
-                    lambda name=name: resolve_resource(self.target.api_client, name, disk_cache=o.demo is None)
+                    functools.partial(resolve_resource, target.api_client, name, disk_cache=o.demo is None)
                 )
                 self._check_resource(resource)
                 scope = self._resolve_scope(resource)
@@ -164,7 +179,7 @@ class Run:
                         scope,
                         self._lister_watcher(
                             KubeListerWatcher(
-                                self.target.api_client,
+                                target.api_client,
                                 resource,
                                 namespace=scope.namespace,
                                 label_selector=o.label_selector,
@@ -179,11 +194,12 @@ class Run:
             self.resource, self.scope, self.lw = first.resource, first.scope, first.lw
             if self.probe_first:
                 for w in self.watched:
-                    retry_transient(lambda w=w: self._preflight(w))
+                    retry_transient(functools.partial(self._preflight, w))
         except Exception as e:
             raise self._user_error(e) from None
+        return first.scope
 
-    def _lister_watcher(self, lw):
+    def _lister_watcher(self, lw: Any) -> Any:
         """A fresh run's lister-watchers note their first answer (first_contact)."""
         if self.probe_first:
             return lw
@@ -202,7 +218,7 @@ class Run:
         msg = describe_error(e, getattr(self.target, "server", "") or "")  # network and API failures
         return e if msg is None else RunError(msg)
 
-    def _resolve_scope(self, resource) -> Scope:
+    def _resolve_scope(self, resource: Resource) -> Scope:
         try:
             return self.config.scope.resolve(resource.namespaced, getattr(self.target, "namespace", None))
         except ClusterScopedError:
@@ -214,11 +230,11 @@ class Run:
         restart derives the next run's config from."""
         return self.config if self.scope is None else replace(self.config, scope=self.scope)
 
-    def _run_info(self) -> RunInfo:
+    def _run_info(self, scope: Scope) -> RunInfo:
         o, profile = self.config, self.config.profile
         return RunInfo(
             resource=self._resource_name(),
-            namespace=self.scope.namespace,
+            namespace=scope.namespace,
             context=getattr(self.target, "context", "") or "",
             # Shown and recorded: a user and password in it never are (core.redact).
             server=redact_url(getattr(self.target, "server", "") or ""),
@@ -238,7 +254,7 @@ class Run:
             **self._informers_info(),
         )
 
-    def _informers_info(self) -> dict:
+    def _informers_info(self) -> dict[str, Any]:
         """RunInfo's several informers (none for one: it stays as it was)."""
         if len(self.watched) < 2:
             return {}
@@ -247,35 +263,38 @@ class Run:
             "queue_resource": self.watched[0].id if self.config.queue is not None else None,
         }
 
-    def _load_target(self, kubeconfig: str | None, context: str | None) -> None:
+    def _load_target(self, kubeconfig: str | None, context: str | None) -> KubeTarget:
         from kubectl_informer.kube.config import load_kube
         from kubectl_informer.kube.errors import KubeError
 
         try:
-            self.target = load_kube(kubeconfig=kubeconfig, context=context, overrides=self.config.overrides)
+            target = self.target = load_kube(kubeconfig=kubeconfig, context=context, overrides=self.config.overrides)
         except KubeError as e:
             raise RunError(str(e)) from None
         finally:
             if self.demo is not None:  # loaded: no exit path may leave it behind
                 self.demo.release_kubeconfig()
-        self._client_settings()
+        self._client_settings(target)
+        return target
 
-    def _client_settings(self) -> None:
+    def _client_settings(self, target: KubeTarget) -> None:
         """--request-timeout, and where the REST client's Retry-After retries
         wait (the run's clock) and are told (its tracer)."""
-        from kubectl_informer.kube.rest import set_request_timeout, set_retries
+        from kubectl_informer.kube.request_limits import set_request_timeout, set_retries
 
-        set_request_timeout(self.target.api_client, self.config.request_timeout)
-        set_retries(self.target.api_client, clock=self.clock, tracer=self.tracer)
+        set_request_timeout(target.api_client, self.config.request_timeout)
+        set_retries(target.api_client, clock=self.clock, tracer=self.tracer)
 
-    def _reconnect(self) -> None:
-        """A predecessor's cluster through a client of our own: stopping a run
-        aborts its client's requests for good."""
+    def _reconnect(self, old: KubeTarget) -> KubeTarget:
+        """A predecessor's cluster (``old``) through a client of our own:
+        stopping a run aborts its client's requests for good."""
         from kubectl_informer.kube.config import KubeTarget, fresh_client
 
-        old = self._connection
-        self.target = KubeTarget(fresh_client(old.api_client), old.context, old.namespace, old.server, old.simulator)
-        self._client_settings()
+        target = self.target = KubeTarget(
+            fresh_client(old.api_client), old.context, old.namespace, old.server, old.simulator
+        )
+        self._client_settings(target)
+        return target
 
     def successor(self, config: RunConfig) -> Run:
         """A Run for ``config`` on this run's cluster and tracer, not yet
@@ -294,12 +313,12 @@ class Run:
         if predecessor.demo is self.demo:
             self.owns_demo, predecessor.owns_demo = predecessor.owns_demo, False
 
-    def _check_resource(self, resource) -> None:
+    def _check_resource(self, resource: Resource) -> None:
         verbs = set(getattr(resource, "verbs", None) or ())
         if verbs and not {"list", "watch"} <= verbs:
             raise RunError(f'the server does not support list and watch on "{self._resource_name(resource)}"')
 
-    def _start_demo(self, scenario: str) -> None:
+    def _start_demo(self, scenario: str) -> Demo:
         from kubectl_informer.sim.scenarios import SCENARIOS
 
         if scenario not in SCENARIOS:
@@ -312,15 +331,15 @@ class Run:
         # The scenario acts where the view looks: the namespace watched, or all
         # with -A (the demo's kubeconfig names no namespace of its own).
         watched = self.config.scope.resolve(namespaced=True).namespace
-        self.demo = start_demo(scenario, namespaces=None if watched is None else [watched])
+        return start_demo(scenario, namespaces=None if watched is None else [watched])
 
-    def _resource_name(self, resource=None) -> str:
+    def _resource_name(self, resource: Resource | None = None) -> str:
         from kubectl_informer.run.informers import resource_id
 
         r = resource if resource is not None else self.resource
         return self.config.resource if r is None else resource_id(r)
 
-    def _preflight(self, watched) -> None:
+    def _preflight(self, watched: Watched) -> None:
         """A list with limit=1, then a watch opened and closed at once, prove
         we may list and watch before the UI starts: an RBAC 403 (a role with
         list but no watch is a common one) or a dead server becomes one line
@@ -340,41 +359,12 @@ class Run:
         w.stop()
 
     def start(self) -> None:
-        """Build the pipeline and start its threads; prepare() first."""
-        if self.lw is None:
+        """Build the pipeline and start its threads (run/start.py); prepare() first."""
+        if self.lw is None or self.target is None:
             raise RuntimeError("Run.prepare() must succeed before start()")
-        o = self.config
-        from kubectl_informer.run import informers as wiring
-        from kubectl_informer.run.handler_lanes import add_handler
+        from kubectl_informer.run.start import start_pipeline
 
-        self.factory = wiring.build_factory(
-            self.watched, o.profile, o.resync, self.tracer, self.clock, self._transform, o.indexes
-        )
-        every = self.factory.informers
-        self.informer = every[self.watched[0].id]
-        from kubectl_informer.run.staleness import name_informers, store_rv_sampler
-
-        self.informer_name = name_informers(self.watched, every)
-        lanes = self._handler_specs()
-        if o.queue is not None:
-            first, lanes = lanes[0], lanes[1:]
-            self._start_controller(first, wiring)
-        for informer in every.values():
-            for lane in lanes:
-                add_handler(informer, lane.name, lane.resync, lane.work_time, stop_event=self.stop_event)
-        poller = self._server_poller()  # before the informers: it watches for our first watch
-        self.factory.start(self.stop_event, spawn=self._spawn)
-        if poller is not None:
-            self._spawn("server", poller.run)
-        if self.controller is not None:
-            self._spawn("controller", self.controller.run)
-        self._spawn("store-rv", store_rv_sampler(self).run)
-        if o.late_handler_resync is not None:
-            self._add_late_handler(o.late_handler_resync)
-        if not self.probe_first:
-            from kubectl_informer.run.first_contact import check
-
-            check(self, self.first_contact_wait, RunError)
+        start_pipeline(self, self.target)
 
     def set_consistency(self, enabled: bool) -> bool:
         """``:consistency on|off``: the demo controller's check, switched live;
@@ -385,7 +375,7 @@ class Run:
         self.tracer.emit(CONTROLLER_CONSISTENCY, None, enabled=bool(enabled))
         return True
 
-    def first_contact_error(self, watched, verb: str, err: BaseException) -> RunError:
+    def first_contact_error(self, watched: Watched, verb: str, err: BaseException) -> RunError:
         """The one line a refused first list or watch of ``watched`` ends the run with."""
         try:
             with _naming_a_bare_403(verb, self._resource_name(watched.resource), watched.lw.namespace):
@@ -394,70 +384,8 @@ class Run:
             failure = self._user_error(e)
             return failure if isinstance(failure, RunError) else RunError(summary(e))
 
-    def _start_controller(self, lane, wiring) -> None:
-        """The sample controller on the queue resource's informer, its lane
-        (``lane``) on each other informer with the controller shape's handler."""
-        from kubectl_informer.run.sample_controller import SimulatedController
-        from kubectl_informer.run.staleness import stale_reconcile
-
-        q = self.config.queue
-        shape = None
-        if len(self.watched) > 1:
-            try:
-                shape = wiring.ControllerShape(self.watched, self.factory, self.config.controller, self.tracer)
-            except ValueError as e:
-                raise RunError(str(e)) from None
-        queue = wiring.shape_queue(self.config.controller, self.rate_limiter, self.informer.clock, self.tracer)
-        self.controller = SimulatedController(
-            self.informer,
-            queue,
-            workers=q.workers,
-            work_time=q.work_time,
-            fail_rate=q.fail_rate,
-            rate_limiter=self.rate_limiter,
-            tracer=self.tracer,
-            seed=q.seed,
-            resync_period=lane.resync,
-            handler_time=lane.work_time,
-            stop_event=self.stop_event,
-            clock=self.informer.clock,
-            handler=wiring.controller_handler(shape),
-            reconcile=stale_reconcile(self),
-            max_retries=q.max_retries,
-        )
-        if shape is not None:
-            wiring.wire_owned(self.watched, self.factory, shape, self.controller.queue, lane, self.stop_event)
-
-    def _server_poller(self):
-        """The Server pane's poller (run/server_poll.py): the simulator's
-        watch cache on a --demo or a kubeconfig that names the simulator,
-        the API server's /metrics elsewhere; none with --server-scrape 0.
-        One target per informer, the queue's first: each has its own "ours"."""
-        if not self.config.server_scrape:
-            return None
-        from kubectl_informer.run.server_poll import ServerPoller, Target
-
-        sim = self.demo is not None or bool(getattr(self.target, "simulator", False))
-        several = len(self.watched) > 1
-        targets = [
-            Target(
-                getattr(w.resource, "group", "") or "",
-                w.resource.resource,
-                w.id if several else None,
-                self.factory.informers[w.id].last_sync_resource_version,
-            )
-            for w in self.watched
-        ]
-        return ServerPoller(
-            self.target.api_client,
-            self.tracer,
-            mode="sim" if sim else "metrics",
-            interval=None if sim else self.config.server_scrape,
-            clock=self.clock,
-            targets=targets,
-        )
-
-    def _handler_specs(self):
+    def handler_specs(self) -> list[HandlerSpec]:
+        """The handler lanes the flags ask for (one line if they cannot be)."""
         from kubectl_informer.run.handler_lanes import plan_handlers
 
         o = self.config
@@ -471,31 +399,9 @@ class Run:
         except ValueError as e:
             raise RunError(str(e)) from None
 
-    def _transform(self, resource, tracer):
-        """The chain ``resource``'s FIFO applies (client-go's SetTransform),
-        measured on a sample (traced through ``tracer``, its informer's) so
-        the Cache pane can show bytes held and saved."""
-        from kubectl_informer.run.transforms import MeasuredTransform, build_steps
+    def spawn(self, name: str, target: Callable[[threading.Event], Any]) -> None:
+        """Run ``target(stop_event)`` on a daemon thread ``stop`` joins."""
 
-        o = self.config
-        is_secret = getattr(resource, "resource", "") == "secrets" and not getattr(resource, "group", "")
-        steps = build_steps(o.strip_managed_fields, list(o.drop_paths), is_secret, o.show_secret_data)
-        return MeasuredTransform(steps, tracer)
-
-    def _add_late_handler(self, period: float) -> None:
-        """Register a handler once the informer runs, as a controller that
-        starts late does: client-go raises a period below the check period."""
-        deadline = time.monotonic() + 10.0
-        while not (self.informer.has_started() or self.stop_event.is_set()):
-            if time.monotonic() >= deadline:
-                raise RunError("the informer did not start within 10s")
-            self.stop_event.wait(0.005)
-        if not self.stop_event.is_set():
-            from kubectl_informer.run.handler_lanes import add_handler
-
-            add_handler(self.informer, "late-handler", period, stop_event=self.stop_event)
-
-    def _spawn(self, name: str, target: Callable[[threading.Event], Any]) -> None:
         def guarded(stop_event: threading.Event) -> None:
             # A crashed engine thread ends the run (and is reported) instead of
             # leaving a UI or a stream that silently stops moving.
@@ -546,7 +452,7 @@ class Run:
         # The controller shuts its own queue when the stop event closes.
         self.stop_event.set()
         if self.target is not None:  # a list that trickles or stalls must not hold the stop up
-            from kubectl_informer.kube.rest import abort_requests
+            from kubectl_informer.kube.request_limits import abort_requests
 
             abort_requests(self.target.api_client)
         for t in self.threads:
@@ -554,14 +460,12 @@ class Run:
         if self.informer_name is not None:
             self.informer_name.release()
         if self.demo is not None and self.owns_demo:
-            try:
+            with contextlib.suppress(Exception):  # stopping must go on: the threads are already joined
                 self.demo.stop()
-            except Exception:
-                pass
         return self.alive_threads()
 
     def __enter__(self) -> Run:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()

@@ -72,6 +72,18 @@ class EnqueueHandler:
         self._enqueue(obj)
 
 
+def _check_settings(workers: int, work_time: float, fail_rate: float, max_retries: int) -> None:
+    """The controller's numbers, each refused with one line if out of range."""
+    if not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a whole number of at least 1, got {workers!r}")
+    if not work_time >= 0:
+        raise ValueError(f"work time must not be negative, got {work_time!r}")
+    if not 0.0 <= fail_rate <= 1.0:
+        raise ValueError(f"fail rate must be between 0 and 1, got {fail_rate!r}")
+    if not isinstance(max_retries, int) or max_retries < 0:
+        raise ValueError(f"max retries must be a whole number of at least 0, got {max_retries!r}")
+
+
 class SimulatedController:
     """Workers draining a RateLimitingQueue fed by an informer's events.
 
@@ -99,14 +111,7 @@ class SimulatedController:
         reconcile: Callable[[Any], None] | None = None,
         max_retries: int = 0,
     ) -> None:
-        if not isinstance(workers, int) or workers < 1:
-            raise ValueError(f"workers must be a whole number of at least 1, got {workers!r}")
-        if not work_time >= 0:
-            raise ValueError(f"work time must not be negative, got {work_time!r}")
-        if not 0.0 <= fail_rate <= 1.0:
-            raise ValueError(f"fail rate must be between 0 and 1, got {fail_rate!r}")
-        if not isinstance(max_retries, int) or max_retries < 0:
-            raise ValueError(f"max retries must be a whole number of at least 0, got {max_retries!r}")
+        _check_settings(workers, work_time, fail_rate, max_retries)
         if queue is not None:
             clock = clock or queue.clock
             tracer = tracer or queue.tracer
