@@ -381,7 +381,7 @@ class FeedLoop:
             if kind == INFORMER_SYNCED:
                 self.header.synced_ahead = ev
                 return
-            if kind == LIST_START or kind == RUN_RESTART:
+            if kind in (LIST_START, RUN_RESTART):
                 return  # a newer list is under way: nothing synced after it yet
 
     # -- time and statistics -----------------------------------------------------------

@@ -201,6 +201,7 @@ class HandlersState(DispatchState):
                 [ev[2] for ev in calls],
                 [bool(f.get("is_sync")) for f in fields],
                 [bool(f.get("synthetic")) for f in fields],
+                strict=True,
             )
         )
         for (listener, kind, sync, synthetic), n in tally.items():

@@ -74,7 +74,7 @@ class SummaryTrail:
             list(map(_kind, keyed)),
             list(map(dict.get, map(_fields, keyed), _RV)),
         )
-        for col, vals in zip(self._cols, values):
+        for col, vals in zip(self._cols, values, strict=True):
             self._put(col, vals)
         n = len(keyed)
         self._pos = (self._pos + n) % self.capacity

@@ -3,9 +3,9 @@
 It follows the active pane's selection (the Deltas row, the FIFO key, the
 Inspector's key, the Cache, the Queue item under its cursor) or, for the
 panes without one (RV, Resync, the Queue before j/k), their newest record;
-with the Explain pane focused, j/k step back to older records. Jump here with ``e``; ``e`` again goes back. The words come
-from ``explain/texts.toml`` through ``explain.match``; this module only picks
-the subject and draws.
+with the Explain pane focused, j/k step back to older records. Jump here with
+``e``; ``e`` again goes back. The words come from ``explain/texts.toml`` through
+``explain.match``; this module only picks the subject and draws.
 """
 
 from __future__ import annotations

@@ -66,7 +66,7 @@ def describe(ev: TraceEvent, diff: bool = True) -> Text:
         t.append(str(f.get("listener", "")))
         if f.get("is_sync"):
             t.append(" (resync)", "cyan")
-    elif (k == QUEUE_GET or k == QUEUE_DONE) and f.get("worker") is not None:
+    elif (k in (QUEUE_GET, QUEUE_DONE)) and f.get("worker") is not None:
         _describe_worker(t, k, f)
     elif k == QUEUE_ADD and f.get("cause"):
         t.append(f"{f.get('outcome', '')} ", "magenta")

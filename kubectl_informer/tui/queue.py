@@ -489,13 +489,13 @@ def render_queue(st: QueueState, now: float | None, width: int, height: int) -> 
         rw_rows = _allocate([len(proc), 1, 1], avail)
         left = [
             ln
-            for name, r in zip(("queued", "waiting", "requeues"), lw_rows)
+            for name, r in zip(("queued", "waiting", "requeues"), lw_rows, strict=True)
             if r
             for ln in _build(specs[name], body_l, r)
         ]
         right = [
             ln
-            for name, r in zip(("processing", "dirty", "totals"), rw_rows)
+            for name, r in zip(("processing", "dirty", "totals"), rw_rows, strict=True)
             if r
             for ln in _build(specs[name], body_r, r)
         ]
@@ -503,7 +503,9 @@ def render_queue(st: QueueState, now: float | None, width: int, height: int) -> 
     else:
         wq, ww, wr = _wants_left(st, body_l, avail)
         wants = [wq, len(proc), ww, wr, 1]
-        for name, r in zip(("queued", "processing", "waiting", "requeues", "dirty"), _allocate(wants, avail)):
+        for name, r in zip(
+            ("queued", "processing", "waiting", "requeues", "dirty"), _allocate(wants, avail), strict=True
+        ):
             if r:
                 lines.extend(_build(specs[name], body_l, r))
     return join_lines(lines[:height], width)

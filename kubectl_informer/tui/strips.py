@@ -198,7 +198,7 @@ class RenderedLines:
 
     def swap(self, crop: Region, strips: list[Strip]) -> None:
         lines = self._lines
-        for y, strip in zip(crop.line_range, strips):
+        for y, strip in zip(crop.line_range, strips, strict=True):
             old = lines.get(y)
             if old is not strip:
                 lines[y] = strip

@@ -89,7 +89,7 @@ class StoreRec:
         }
         rest = self.rest
         if rest:
-            out.update(zip(rest[::2], rest[1::2]))
+            out.update(zip(rest[::2], rest[1::2], strict=True))
         return out
 
     @property
