@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import Counter, deque
 
-from kubectl_informer.cache.shared_informer import (
+from kubectl_informer.cache.shared_processor import (
     LANE_SAMPLE_EVERY,
     SLOW_PENDING,
     is_slow,
