@@ -444,6 +444,7 @@ class InformerApp(PrintableNotices, KeepsCrash, App[None]):
         picks a version, else the newest object held)."""
         inspector = self.panes.get("inspector")
         entry = None
+        key: str | None
         if self.active == "inspector" and isinstance(inspector, InspectorPane) and inspector.inspected:
             key, entry = inspector.inspected, inspector.cursor_entry()
         else:

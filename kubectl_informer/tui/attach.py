@@ -295,7 +295,9 @@ class AttachApp(PrintableNotices, KeepsCrash, App[None]):
                 self.hint = Static(id="hint")
                 yield self.hint
             if self.feed_loop is not None:
-                self.deltas = DeltasPane(self.feed_loop.states["deltas"], id="deltas")
+                state = self.feed_loop.states["deltas"]
+                assert isinstance(state, DeltasState)  # the feed loop made it from DeltasState (__init__)
+                self.deltas = DeltasPane(state, id="deltas")
                 self.deltas.border_title = f"Deltas: our informer on {self.resource}"
                 yield self.deltas
         self.filter_input = Input(placeholder=FILTER_QUEUES, id="filter")
@@ -311,10 +313,13 @@ class AttachApp(PrintableNotices, KeepsCrash, App[None]):
         self.informer_table.display = self.informer_detail.display = self.informer_notes.display = False
         # The hint line says what is off screen, in cards; a scrollbar's
         # thumb end (▁▁ past the cards' border) read as stray sparkline cells.
-        self.watch(self.cards, "scroll_y", lambda _: self.call_after_refresh(self._card_hint), init=False)
+        self.watch(self.cards, "scroll_y", self._card_hint_after_refresh, init=False)
         self.set_interval(1.0 / REFRESH_HZ, self.refresh_model)
         self.refresh_model()
         self._focus_queues()
+
+    def _card_hint_after_refresh(self, _scroll_y: float) -> None:
+        self.call_after_refresh(self._card_hint)
 
     def _focus_queues(self) -> None:
         if self.view == "informers":

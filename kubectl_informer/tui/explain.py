@@ -88,7 +88,7 @@ class ExplainPane(TextPane):
     def subject(self, source: str) -> Subject:
         facts = self.facts_for(source)
         pane = self.app.panes.get(source) if hasattr(self.app, "panes") else None
-        item = pane.selected_key() if source == "queue" and hasattr(pane, "selected_key") else None
+        item = pane.selected_key() if source == "queue" and pane is not None and hasattr(pane, "selected_key") else None
         if item is not None:  # the Queue pane's cursor is on an item: that one, not the newest record
             return subject_for("queue", facts, key=item)
         if source in MARK_PANES or pane is None:

@@ -139,7 +139,7 @@ class FifoPane(KeyCursor, TextPane):
         if st.recent and height - len(rows) >= 2:
             rows.append((Text("recent appends to a slot, dedups, skips (newest first)", "bold dim"), None))
             t0 = st.t0 or 0.0
-            shown = []
+            shown: list[tuple[float, str, str, str]] = []
             for t, kind, key, detail in reversed(st.recent):
                 if len(rows) + len(shown) >= height:
                     break

@@ -50,6 +50,8 @@ class QueuePane(KeyCursor, TextPane):
     """
     BINDINGS = [*CURSOR_BINDINGS, HOME_BINDING]
 
+    state: QueueState
+
     def __init__(self, state: QueueState, **kwargs) -> None:
         super().__init__(state, **kwargs)
         self.cursor_keys: list[str] = []
