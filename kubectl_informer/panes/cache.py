@@ -67,7 +67,7 @@ class CacheState(PaneState):
         kind = ev.kind
         if kind not in self.KINDS:
             return
-        if kind == TRANSFORM or kind == OBJECT_SIZE:
+        if kind in (TRANSFORM, OBJECT_SIZE):
             self.sizes.feed(ev.fields)
             self.version += 1
             return
@@ -128,7 +128,7 @@ class CacheState(PaneState):
             return
         ops = [ev[2][6:] for ev in stored]
         self.ops.update(ops)
-        self.deltas.update([ev[4].get("delta") or op for ev, op in zip(stored, ops)])
+        self.deltas.update([ev[4].get("delta") or op for ev, op in zip(stored, ops, strict=True)])
         for sec, n in Counter([int(ev[1]) for ev in stored]).items():  # time order: the meter's buckets
             self.rate.add(sec, n)
         self.last_time = stored[-1][1]

@@ -65,8 +65,9 @@ def feeder(state: PaneState):
     if type(state).feed_all is not PaneState.feed_all:
         return state.feed_all
     kinds = getattr(state, "KINDS", None)
-    if kinds is None and isinstance(getattr(state, "_handlers", None), dict):
-        kinds = frozenset(state._handlers)
+    handlers = getattr(state, "_handlers", None)
+    if kinds is None and isinstance(handlers, dict):
+        kinds = frozenset(handlers)
     if not kinds:
         return state.feed_all
     kinds = frozenset(kinds)
@@ -82,8 +83,9 @@ def feeder(state: PaneState):
 
 def _kinds_read(state: PaneState) -> frozenset | None:
     kinds = getattr(state, "KINDS", None)
-    if kinds is None and isinstance(getattr(state, "_handlers", None), dict):
-        kinds = state._handlers
+    handlers = getattr(state, "_handlers", None)
+    if kinds is None and isinstance(handlers, dict):
+        kinds = handlers
     return frozenset(kinds) if kinds else None
 
 
@@ -381,7 +383,7 @@ class FeedLoop:
             if kind == INFORMER_SYNCED:
                 self.header.synced_ahead = ev
                 return
-            if kind == LIST_START or kind == RUN_RESTART:
+            if kind in (LIST_START, RUN_RESTART):
                 return  # a newer list is under way: nothing synced after it yet
 
     # -- time and statistics -----------------------------------------------------------

@@ -96,12 +96,12 @@ class FifoState(PaneState):
         kind = ev.kind
         if kind not in self.KINDS:
             return
-        if kind == EXPERIMENT or kind == INFORMER_START:
+        if kind in (EXPERIMENT, INFORMER_START):
             self._feed_run(ev)
             return
         key = ev.key if ev.key is not None else BATCH_KEY
         f = ev.fields
-        if kind == FIFO_QUEUE or kind == FIFO_COALESCE:
+        if kind in (FIFO_QUEUE, FIFO_COALESCE):
             typ = str(f.get("type", "?"))
             if "labels" in f:
                 self._keep_labels(key, f["labels"])
@@ -186,7 +186,7 @@ class FifoState(PaneState):
         depth = self.depth
         for ev in events:
             kind = ev[2]
-            if kind == FIFO_QUEUE or kind == FIFO_COALESCE:
+            if kind in (FIFO_QUEUE, FIFO_COALESCE):
                 f = ev[4]
                 key = ev[3] if ev[3] is not None else BATCH_KEY
                 if "labels" in f:

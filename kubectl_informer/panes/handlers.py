@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import Counter, deque
 
-from kubectl_informer.cache.shared_informer import (
+from kubectl_informer.cache.shared_processor import (
     LANE_SAMPLE_EVERY,
     SLOW_PENDING,
     is_slow,
@@ -201,6 +201,7 @@ class HandlersState(DispatchState):
                 [ev[2] for ev in calls],
                 [bool(f.get("is_sync")) for f in fields],
                 [bool(f.get("synthetic")) for f in fields],
+                strict=True,
             )
         )
         for (listener, kind, sync, synthetic), n in tally.items():

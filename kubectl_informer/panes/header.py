@@ -134,7 +134,7 @@ class HeaderState(PaneState):
             self.progress.feed(ev)
         if kind in RVState.HANDLERS and self._own_reflector:
             self.reflector.feed(ev)
-        if kind == WATCH_EVENT or kind == WATCH_BOOKMARK:
+        if kind in (WATCH_EVENT, WATCH_BOOKMARK):
             self.last_event = ev.time
             self.watch_events += 1
         elif kind == WATCH_SKIPPED:

@@ -19,9 +19,9 @@ from __future__ import annotations
 import functools
 import json
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
-from kubectl_informer.cache.keys import DeletedFinalStateUnknown
 from kubectl_informer.core.diff import (
     NOISE_RANK,
     STATUS,
@@ -29,6 +29,7 @@ from kubectl_informer.core.diff import (
     changed_text,
     diff_changes,
 )
+from kubectl_informer.core.objects import DeletedFinalStateUnknown
 from kubectl_informer.core.redaction import RedactedValue, changed_unseen
 from kubectl_informer.core.trace import TraceEvent
 from kubectl_informer.core.trace_kinds import STORE_DELETE, STORE_UPDATE
@@ -54,18 +55,18 @@ class DeltaEntry:
     def __init__(self, ev: TraceEvent, old: Any = None) -> None:
         # No copy here: this runs for every store event the UI absorbs.
         raw = ev.raw_fields
-        self._event = ev
+        self._event: TraceEvent | tuple = ev  # a tuple once released (_compact)
         obj = raw.get("object")
         self.obj = obj if type(obj) is dict else _unwrap(obj)
         self.old = old if old is None or type(old) is dict else _unwrap(old)
         d = raw.get("diff")
-        self.recorded: list[str] | None = d if isinstance(d, (list, tuple)) else None
+        self.recorded: list[str] | None = d if isinstance(d, list) else list(d) if isinstance(d, tuple) else None
         self.detail: list[tuple[int, str]] | None = None
 
     @property
     def event(self) -> TraceEvent:
         ev = self._event
-        return unpack(ev) if type(ev) is tuple else ev  # released: packed (packed.py)
+        return ev if isinstance(ev, TraceEvent) else unpack(ev)  # released: packed (packed.py)
 
     def __repr__(self) -> str:
         return f"DeltaEntry({self.event!r}, held={self.obj is not None})"
@@ -109,16 +110,16 @@ class DeltaEntry:
         UI is behind, and only what was derived already stays)."""
         if self.obj is None and self.old is None:
             return
+        ev = self.event  # held objects: not packed yet, so no copy
         if not derive:
             self.obj = self.old = None
-            self._event = _compact(self._event, derived=False)
+            self._event = _compact(ev, derived=False)
             return
         ch = self.changes()
         if ch is not None:
             self.detail = [(c.rank, format_change(c)) for c in ch[:MAX_DETAIL]]
             self.recorded = [c.line() for c in ch if c.rank < NOISE_RANK]
         self.obj = self.old = None
-        ev = self._event
         raw = ev.raw_fields
         if self.recorded is not None and "diff" not in raw:
             raw["diff"] = self.recorded  # the diff just kept: deriving need not compute it again
@@ -143,7 +144,7 @@ def _unwrap(obj: Any) -> Any:
 
 # Scalars as JSON writes them, without json.dumps' cost (this runs for
 # every change of every delta the Inspector's history lets go).
-_PLAIN = {int: str, bool: lambda v: "true" if v else "false"}
+_PLAIN: dict[type, Callable[[Any], str]] = {int: str, bool: lambda v: "true" if v else "false"}
 
 
 def _value(v: Any) -> str:

@@ -23,4 +23,4 @@ def pack(ev: TraceEvent, fields: dict) -> tuple:
 
 def unpack(t: tuple) -> TraceEvent:
     """The event ``pack`` held."""
-    return TraceEvent(t[0], t[1], t[2], t[3], dict(zip(t[4::2], t[5::2])))
+    return TraceEvent(t[0], t[1], t[2], t[3], dict(zip(t[4::2], t[5::2], strict=True)))

@@ -109,6 +109,8 @@ class QueueState(DispatchState):
         super().__init__()
         # Several informers, one queue: why keys were queued, what was dropped.
         self.stories = CauseStories()
+        # Where the handlers tell of keys added and got: ``stories``, or a counter in its stead during a summary.
+        self._told: CauseStories | _CountedStories = self.stories
         self.stale = StaleSyncs()
         self.add_calls = 0  # every add, already dirty or not
         self.drops: dict[str, int] = {}  # owner.drop reason -> events
@@ -176,12 +178,11 @@ class QueueState(DispatchState):
         latencies) followed event by event as ever, since its figures are
         those of client-go's structures, but no key's story kept (only the
         causes counted)."""
-        stories = self.stories
-        self.stories = _CountedStories(stories)
+        self._told = _CountedStories(self.stories)
         try:
             self.feed_all(stretch.only(self._kinds))
         finally:
-            self.stories = stories
+            self._told = self.stories
 
     def handle(self, handler, ev: TraceEvent):
         k = ev.key
@@ -198,7 +199,7 @@ class QueueState(DispatchState):
     # -- the queue's rules ----------------------------------------------
     def _add(self, k: str, t: float, f: dict) -> None:
         self.add_calls += 1
-        self.stories.add(k, f.get("cause"), f.get("via"))
+        self._told.add(k, f.get("cause"), f.get("via"))
         ready = self.waiting.get(k)
         if ready is not None and t >= ready - 1e-9:
             del self.waiting[k]  # the delaying queue's loop moved it in
@@ -245,7 +246,7 @@ class QueueState(DispatchState):
             self.first_add = t
 
     def _get(self, k: str, t: float, f: dict) -> None:
-        self.stories.get(k)
+        self._told.get(k)
         if k in self.queue:
             del self.queue[k]
         else:
@@ -395,16 +396,16 @@ class QueueState(DispatchState):
         adds: list[int] = []
         latency: list[float] = []
         for sec in range(first, last + 1):
-            s = slots.get(sec)
-            if s is None:
+            slot = slots.get(sec)
+            if slot is None:
                 depth.append(level)
                 adds.append(0)
                 latency.append(0.0)
                 continue
-            depth.append(max(level, s[_PEAK], s[_END]))
-            adds.append(s[_ADDS])
-            latency.append(s[_LAT] / s[_GETS] if s[_GETS] else 0.0)
-            level = s[_END]
+            depth.append(max(level, slot[_PEAK], slot[_END]))
+            adds.append(slot[_ADDS])
+            latency.append(slot[_LAT] / slot[_GETS] if slot[_GETS] else 0.0)
+            level = slot[_END]
         return depth, adds, latency
 
     def unfinished_work(self, now: float) -> tuple[float, float]:

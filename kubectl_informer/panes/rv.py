@@ -69,7 +69,7 @@ class RVState(DispatchState):
     def __init__(self) -> None:
         super().__init__()
         self.points: deque[tuple[float, str]] = deque(maxlen=MAX_POINTS)
-        self._bucket = None
+        self._bucket: int | None = None
         self.marks: deque[tuple[float, str, str]] = deque(maxlen=MAX_MARKS)
         self.list_rv: str | None = None
         self.watch_rv: str | None = None

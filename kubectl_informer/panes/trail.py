@@ -40,12 +40,12 @@ class SummaryTrail:
         if capacity < 1:
             raise ValueError("capacity must be at least 1")
         self.capacity = capacity
-        # seq, time, key, kind, resourceVersion
-        self._cols = (
+        # seq, time, key (None: an empty slot), kind ("" in an empty slot), resourceVersion
+        self._cols: tuple[array[int], array[float], list[str | None], list[str], list[str | None]] = (
             array("q", bytes(8 * capacity)),
             array("d", bytes(8 * capacity)),
             [None] * capacity,
-            [None] * capacity,
+            [""] * capacity,
             [None] * capacity,
         )
         self._pos = 0  # the next slot written
@@ -74,7 +74,7 @@ class SummaryTrail:
             list(map(_kind, keyed)),
             list(map(dict.get, map(_fields, keyed), _RV)),
         )
-        for col, vals in zip(self._cols, values):
+        for col, vals in zip(self._cols, values, strict=True):
             self._put(col, vals)
         n = len(keyed)
         self._pos = (self._pos + n) % self.capacity
@@ -93,7 +93,8 @@ class SummaryTrail:
     def slots(self, key: str) -> list[int]:
         """The slots holding ``key``'s events (``list.index``: a C search)."""
         keys = self._cols[2]
-        found, start, end = [], 0, self.filled
+        found: list[int] = []
+        start, end = 0, self.filled
         index = keys.index
         while True:
             try:
@@ -115,7 +116,7 @@ class SummaryTrail:
         for _ in range(min(scan, self.filled)):
             i = (i - 1) % self.capacity
             key = keys[i]
-            if key not in seen:
+            if key is not None and key not in seen:  # never None in a filled slot
                 seen.add(key)
                 if accept is not None and not accept(key):
                     continue
@@ -145,7 +146,7 @@ class SummaryTrail:
     def clear(self) -> None:
         cap = self.capacity
         self._cols[2][:] = [None] * cap
-        self._cols[3][:] = [None] * cap
+        self._cols[3][:] = [""] * cap
         self._cols[4][:] = [None] * cap
         self._pos = self.filled = 0
         self.version += 1

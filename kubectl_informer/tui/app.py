@@ -45,11 +45,11 @@ from kubectl_informer.tui.inspector import InspectorPane
 from kubectl_informer.tui.keyhints import KeyHints
 from kubectl_informer.tui.keymap import APP_BINDINGS, FOOTER_HINTS_SEVERAL, JUMP_BINDINGS, PANE_LETTERS
 from kubectl_informer.tui.layout import (
-    COMPANION_MIN_WIDTH,
     GRID_MIN,
     PANE_NAMES,
     PANES,  # noqa: F401 - tests name the pane table from here
     TabBar,
+    shown_names,
     shown_specs,
 )
 from kubectl_informer.tui.navigation import go_back
@@ -196,21 +196,9 @@ class InformerApp(PrintableNotices, KeepsCrash, App[None]):
             self.panes[name].refresh_view(now)
 
     def shown_panes(self, width: int | None = None) -> set[str]:
-        if self.layout_mode == "grid":
-            return set(self.panes)
         width = self.size.width if width is None else width
-        shown = {self.active}
-        if self.zoomed:  # z: the focused pane alone, on all the room there is
-            return shown
-        if width >= COMPANION_MIN_WIDTH and len(self.panes) > 1:
-            # A companion to the active pane: where enter leads, or back.
-            companion = "inspector" if self.active != "inspector" else "deltas"
-            if self.active == "explain":
-                companion = self._previous  # what is explained, beside its explanation
-            if companion not in self.panes:
-                companion = next(n for n in self.panes if n != self.active)
-            shown.add(companion)
-        return shown
+        grid = self.layout_mode == "grid"
+        return shown_names(list(self.panes), self.active, self._previous, width, grid, self.zoomed)
 
     def _update_tabbar(self, width: int | None = None) -> None:
         self.tabbar.show_tabs(self.specs, self.active, self.shown_panes(width), self.filter_text, width)
@@ -444,6 +432,7 @@ class InformerApp(PrintableNotices, KeepsCrash, App[None]):
         picks a version, else the newest object held)."""
         inspector = self.panes.get("inspector")
         entry = None
+        key: str | None
         if self.active == "inspector" and isinstance(inspector, InspectorPane) and inspector.inspected:
             key, entry = inspector.inspected, inspector.cursor_entry()
         else:

@@ -87,7 +87,7 @@ def fitted(header: tuple[str, ...], rows: list[tuple[str, ...]], width: int):
 def _line(cells: tuple[str, ...], widths: list[int], left: int) -> str:
     """The ``left`` first (text) columns left-aligned, the figures right-aligned."""
     out = []
-    for i, (cell, w) in enumerate(zip(cells, widths)):
+    for i, (cell, w) in enumerate(zip(cells, widths, strict=True)):
         if len(cell) > w:
             cell = cell[: w - 1] + "…"
         out.append(cell.ljust(w) if i < left else cell.rjust(w))

@@ -99,7 +99,7 @@ class QueueTable(RowTable):
 
 def _line(cells: tuple[str, ...], widths: list[int], header: tuple[str, ...]) -> str:
     out = []
-    for cell, w, name in zip(cells, widths, header):
+    for cell, w, name in zip(cells, widths, header, strict=True):
         if len(cell) > w:
             cell = cell[: w - 1] + "…"
         out.append(cell.ljust(w) if name in TEXT_COLUMNS else cell.rjust(w))

@@ -67,15 +67,15 @@ class CachePane(TextPane):
         num_w = len(str(len(rows[0][1])))
         if not self.filter_text:
             total = max(total, len(rows))
-        for i, (value, keys) in enumerate(rows):
+        for i, (value, held) in enumerate(rows):
             if len(lines) >= height - 1 and i < total - 1:
                 lines.append(Text(f"… {total - i} more values", "dim"))
                 break
             line = Text(no_wrap=True)
             line.append(f"{value[:val_w]:<{val_w}} ", "bold")
-            line.append(f"{len(keys):>{num_w}}  ")
+            line.append(f"{len(held):>{num_w}}  ")
             shown, room = [], width - val_w - num_w - 3
-            for k in keys:  # as many keys as the row has room for: the rest are cut anyway
+            for k in held:  # as many keys as the row has room for: the rest are cut anyway
                 room -= len(k) + 1
                 shown.append(k)
                 if room <= 0:

@@ -270,10 +270,7 @@ class PipelineRestarted(Message):
 )
 def _ns(app: Any, args: list[str]) -> None:
     word = _one_arg(args, "ns NAME|-A")
-    if word in ("-A", "--all-namespaces", "all"):
-        scope = Scope(None, True)
-    else:
-        scope = Scope(_checked(check_namespace, word))
+    scope = Scope(None, True) if word in ("-A", "--all-namespaces", "all") else Scope(_checked(check_namespace, word))
     app.restart_pipeline(f":ns {word}", lambda c: c.with_scope(scope))
 
 

@@ -14,13 +14,21 @@ what its ``_handle_exception`` and its input thread call (Textual 8).
 from __future__ import annotations
 
 import io
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
 from kubectl_informer.run.crash import UICrash
 
+if TYPE_CHECKING:
+    from textual.app import App
 
-class KeepsCrash:
+    _App = App[None]  # what this is mixed into, for the type checker
+else:
+    _App = object
+
+
+class KeepsCrash(_App):
     """Mixed into an ``App``: an unhandled exception closes it quietly."""
 
     _panic_text: str | None = None

@@ -5,7 +5,16 @@ new ones arrive, takes the same keys."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.binding import Binding
+
+if TYPE_CHECKING:
+    from textual.widget import Widget
+
+    _PaneWidget = Widget  # what this is mixed into, for the type checker
+else:
+    _PaneWidget = object
 
 CURSOR_BINDINGS = [
     Binding("up,k", "cursor(-1)", "Up", show=False),
@@ -14,7 +23,7 @@ CURSOR_BINDINGS = [
 HOME_BINDING = Binding("home,g", "cursor_home", "Top", show=False)
 
 
-class KeyCursor:
+class KeyCursor(_PaneWidget):
     """A cursor over ``cursor_keys``, the selectable keys of the last frame
     (the pane's draw sets them). Mixed into a pane widget."""
 

@@ -3,9 +3,9 @@
 It follows the active pane's selection (the Deltas row, the FIFO key, the
 Inspector's key, the Cache, the Queue item under its cursor) or, for the
 panes without one (RV, Resync, the Queue before j/k), their newest record;
-with the Explain pane focused, j/k step back to older records. Jump here with ``e``; ``e`` again goes back. The words come
-from ``explain/texts.toml`` through ``explain.match``; this module only picks
-the subject and draws.
+with the Explain pane focused, j/k step back to older records. Jump here with
+``e``; ``e`` again goes back. The words come from ``explain/texts.toml`` through
+``explain.match``; this module only picks the subject and draws.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ class ExplainPane(TextPane):
     def subject(self, source: str) -> Subject:
         facts = self.facts_for(source)
         pane = self.app.panes.get(source) if hasattr(self.app, "panes") else None
-        item = pane.selected_key() if source == "queue" and hasattr(pane, "selected_key") else None
+        item = pane.selected_key() if source == "queue" and pane is not None and hasattr(pane, "selected_key") else None
         if item is not None:  # the Queue pane's cursor is on an item: that one, not the newest record
             return subject_for("queue", facts, key=item)
         if source in MARK_PANES or pane is None:

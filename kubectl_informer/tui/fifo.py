@@ -139,7 +139,7 @@ class FifoPane(KeyCursor, TextPane):
         if st.recent and height - len(rows) >= 2:
             rows.append((Text("recent appends to a slot, dedups, skips (newest first)", "bold dim"), None))
             t0 = st.t0 or 0.0
-            shown = []
+            shown: list[tuple[float, str, str, str]] = []
             for t, kind, key, detail in reversed(st.recent):
                 if len(rows) + len(shown) >= height:
                     break
@@ -150,7 +150,7 @@ class FifoPane(KeyCursor, TextPane):
             short = any(18 + len(key) + len(detail) > width for _, _, key, detail in shown)
             rows += [(_recent_row(t, kind, key, detail, short), key) for t, kind, key, detail in shown]
         selectable = [i for i, (_, k) in enumerate(rows) if k is not None]
-        self.cursor_keys = [rows[i][1] for i in selectable]  # type: ignore[misc]
+        self.cursor_keys = [k for _, k in rows if k is not None]  # the keys of the selectable rows, in order
         if self.cursor_keys:
             self.clamp_cursor()
             if self.has_focus:

@@ -17,6 +17,7 @@ from textual.widgets import Input
 
 from kubectl_informer.tui.inspector import InspectorPane
 from kubectl_informer.tui.pane import Pane
+from kubectl_informer.tui.textpane import TextPane
 
 PLACEHOLDER = "filter keys: text or regex · type:Deleted · label:app=web · ! first inverts · enter keeps · esc clears"
 # The panes that filter their keys.
@@ -43,7 +44,7 @@ class FilterLine:
         self.text = text
         for name in FILTERED:
             pane = self.panes.get(name)
-            if pane is not None:
+            if isinstance(pane, TextPane):  # every filtered pane is one
                 pane.set_filter(text)
         self.changed()
 

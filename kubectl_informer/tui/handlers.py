@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from kubectl_informer.cache.shared_informer import (
+from kubectl_informer.cache.shared_processor import (
     SLOW_CALL,
     SLOW_PENDING,
 )

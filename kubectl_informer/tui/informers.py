@@ -16,6 +16,7 @@ from textual.binding import Binding
 from kubectl_informer.panes.causes import drops_text
 from kubectl_informer.panes.informers import InformerRow, InformersState
 from kubectl_informer.tui.cursor import CURSOR_BINDINGS
+from kubectl_informer.tui.host import informer_host
 from kubectl_informer.tui.textpane import TextPane
 
 # (title, width, cell) of each column after the informer's name, in the
@@ -58,10 +59,10 @@ class InformersPane(TextPane):
         return loop.selected if loop is not None else self.state.home
 
     def action_cursor(self, step: int) -> None:
-        self.app.informer_choice.step(step, wrap=False)
+        informer_host(self).informer_choice.step(step, wrap=False)
 
     def action_show_deltas(self) -> None:
-        self.app.activate("deltas")
+        informer_host(self).activate("deltas")
 
     def draw_lines(self, width: int, height: int) -> list[Text]:
         st = self.state
@@ -105,7 +106,7 @@ class InformersPane(TextPane):
         foot.append(f"{synced}/{n} synced", "green" if synced == n else "yellow")
         foot.append(f" · panes show {selected}", "")
         foot.append(" · tab next informer · :rs", "dim")
-        drops = {}
+        drops: dict[str, int] = {}
         for r in st.rows.values():
             for reason, k in r.drops.items():
                 drops[reason] = drops.get(reason, 0) + k

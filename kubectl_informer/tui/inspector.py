@@ -33,6 +33,7 @@ from kubectl_informer.panes.inspector import (
 from kubectl_informer.panes.objects import DeltaEntry
 from kubectl_informer.panes.trail import FROM_SUMMARY
 from kubectl_informer.tui.cursor import CURSOR_BINDINGS, KeyCursor
+from kubectl_informer.tui.host import informer_host
 from kubectl_informer.tui.objects import change_text
 from kubectl_informer.tui.predicate_marker import predicate_marker
 from kubectl_informer.tui.queue_why import why_lines
@@ -66,7 +67,7 @@ def describe(ev: TraceEvent, diff: bool = True) -> Text:
         t.append(str(f.get("listener", "")))
         if f.get("is_sync"):
             t.append(" (resync)", "cyan")
-    elif (k == QUEUE_GET or k == QUEUE_DONE) and f.get("worker") is not None:
+    elif (k in (QUEUE_GET, QUEUE_DONE)) and f.get("worker") is not None:
         _describe_worker(t, k, f)
     elif k == QUEUE_ADD and f.get("cause"):
         t.append(f"{f.get('outcome', '')} ", "magenta")
@@ -212,7 +213,10 @@ class InspectorPane(KeyCursor, TextPane):
 
     @row_cursor.setter
     def row_cursor(self, i: int | None) -> None:
-        rows = self.state.timeline(self.inspected) if self.inspected is not None and i is not None else []
+        if i is None or self.inspected is None:
+            self.cursor_seq = None
+            return
+        rows = self.state.timeline(self.inspected)
         self.cursor_seq = rows[min(i, len(rows) - 1)][0].seq if rows else None
 
     def inspect(self, key: str | None) -> None:
@@ -270,7 +274,7 @@ class InspectorPane(KeyCursor, TextPane):
 
     def action_expand(self) -> None:
         if self.inspected is None:
-            self.app.action_inspect()  # the key list: enter follows the key, as elsewhere
+            informer_host(self).action_inspect()  # the key list: enter follows the key, as elsewhere
             return
         rows = self.state.timeline(self.inspected)
         if not rows:
@@ -335,7 +339,9 @@ class InspectorPane(KeyCursor, TextPane):
         loop = getattr(self.app, "feed_loop", None) if self.is_mounted else None
         queue = loop.states.get("queue") if loop is not None else None
         stale = getattr(queue, "stale", None)
-        got = stale.written_vs_read(self.inspected) if stale is not None else None
+        if stale is None:
+            return None
+        got = stale.written_vs_read(self.inspected)
         if got is None:
             return None
         resource, wrote, read, verdict = got

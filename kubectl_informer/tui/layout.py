@@ -110,6 +110,26 @@ GRID_MIN = (150, 36)
 COMPANION_MIN_WIDTH = 120
 
 
+def shown_names(names: list[str], active: str, previous: str, width: int, grid: bool, zoomed: bool) -> set[str]:
+    """The panes of ``names`` on screen: all of them in the grid; else the
+    ``active`` one, and from ``COMPANION_MIN_WIDTH`` columns a companion
+    beside it (where enter leads, or back: the pane Explain explains, the
+    ``previous`` one), unless it is zoomed."""
+    if grid:
+        return set(names)
+    shown = {active}
+    if zoomed:  # z: the focused pane alone, on all the room there is
+        return shown
+    if width >= COMPANION_MIN_WIDTH and len(names) > 1:
+        companion = "inspector" if active != "inspector" else "deltas"
+        if active == "explain":
+            companion = previous  # what is explained, beside its explanation
+        if companion not in names:
+            companion = next(n for n in names if n != active)
+        shown.add(companion)
+    return shown
+
+
 class TabBar(Widget):
     """One line: the panes with their jump keys, the active one highlighted.
 

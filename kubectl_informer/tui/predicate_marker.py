@@ -19,7 +19,7 @@ LETTERS = tuple(name[0] for name in PREDICATES)  # G R L A
 def predicate_cells(passing) -> str:
     """``G·L·`` for GenerationChanged and LabelChanged passing."""
     passed = set(passing)
-    return "".join(letter if name in passed else "·" for letter, name in zip(LETTERS, PREDICATES))
+    return "".join(letter if name in passed else "·" for letter, name in zip(LETTERS, PREDICATES, strict=True))
 
 
 def predicate_marker(ev: TraceEvent) -> Text:
@@ -41,7 +41,7 @@ def predicate_legend() -> Text:
     t = Text(no_wrap=True, overflow="ellipsis")
     t.append("GRLA", "bold green")
     t.append(" predicates an update passes: ", "dim")
-    for letter, word in zip(LETTERS, ("Generation", "ResourceVersion", "Label", "Annotation")):
+    for letter, word in zip(LETTERS, ("Generation", "ResourceVersion", "Label", "Annotation"), strict=True):
         t.append(letter, "bold green")
         t.append(f" {word}Changed  ", "dim")
     t.append("·", "bold")

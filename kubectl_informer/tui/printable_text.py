@@ -13,9 +13,18 @@ every visible row of a changed pane each frame).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, overload
+
 from rich.text import Span, Text
 
 from kubectl_informer.core.printable import escape_char, is_shown_raw, printable, printable_lines
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    _App = App[None]  # what this is mixed into, for the type checker
+else:
+    _App = object
 
 
 def _escaped(text: Text, keep: str) -> Text:
@@ -45,6 +54,10 @@ def printable_row(text: Text) -> Text:
     return _escaped(text, "")
 
 
+@overload
+def printable_text(text: Text) -> Text: ...
+@overload
+def printable_text(text: str) -> str: ...
 def printable_text(text: Text | str) -> Text | str:
     """A block (a Text or a str): as ``printable_row`` but line breaks and tabs kept."""
     if isinstance(text, str):
@@ -54,7 +67,7 @@ def printable_text(text: Text | str) -> Text | str:
     return _escaped(text, "\n\t")
 
 
-class PrintableNotices:
+class PrintableNotices(_App):
     """Mixed into an ``App``: a notification's message and title shown
     printable (they quote names and a server's errors), never as markup."""
 

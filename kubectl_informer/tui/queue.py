@@ -15,13 +15,13 @@ from kubectl_informer.panes.queue import QueueState
 from kubectl_informer.tui.chart import any_size, bar, fmt_secs, join_lines, side_by_side
 from kubectl_informer.tui.cursor import CURSOR_BINDINGS, HOME_BINDING, KeyCursor
 from kubectl_informer.tui.queue_history import history_line, history_lines
+from kubectl_informer.tui.queue_sections import LABEL_W, allocate, build, flow, flowed, want_flow
 from kubectl_informer.tui.queue_why import _why_lines
 from kubectl_informer.tui.textpane import TextPane, text_lines
 
 WATCH_NOTE = (
     "watch runs no workqueue: `kubectl informer queue` feeds each notified key into one, drained by simulated workers"
 )
-LABEL_W = 14
 
 
 # Items the cursor walks (what is processing, queued, waiting): the first ones.
@@ -49,6 +49,8 @@ class QueuePane(KeyCursor, TextPane):
     QueuePane { height: 1fr; width: 1fr; padding: 0 1; }
     """
     BINDINGS = [*CURSOR_BINDINGS, HOME_BINDING]
+
+    state: QueueState
 
     def __init__(self, state: QueueState, **kwargs) -> None:
         super().__init__(state, **kwargs)
@@ -117,71 +119,6 @@ def _limiter_words(st: QueueState, key: str) -> str:
         return ""
     delay = st.backoff.get(key)
     return f" · failure {n}" + (f", back-off {fmt_secs(delay)}" if delay is not None else "")
-
-
-def _columns(widths: list[int], width: int) -> tuple[int, int]:
-    """(column width, columns) for items of ``widths`` in ``width`` cells: as
-    ``ls`` lays names out, every column as wide as the widest item, so a row
-    never holds a second key where the others hold one."""
-    colw = max(widths, default=1)
-    return colw, max(1, (width + 2) // (colw + 2))
-
-
-def _flow(items, total: int, width: int, max_lines: int) -> list[Text]:
-    """Lay ``items`` (Texts) out in aligned columns over at most ``max_lines``
-    lines, ending with ``…+N`` when they do not all fit. Only as many items
-    as fit are taken, so a queue of 10,000 costs a screenful."""
-    taken = list(itertools.islice(items, max(1, max_lines) * (width // 4 + 1)))
-    if not taken:
-        return [Text()]
-    colw, cols = _columns([t.cell_len for t in taken], width)
-    room = cols * max(1, max_lines)
-    shown = taken[:room] if total <= room else taken[: room - 1]
-    cells = [t.copy() for t in shown]
-    if len(shown) < total:
-        cells.append(Text(f"…+{total - len(shown)}", style="dim"))
-    lines: list[Text] = []
-    for r in range(0, len(cells), cols):
-        row = Text()
-        for i, cell in enumerate(cells[r : r + cols]):
-            if i:
-                row.append("  ")
-            cell.truncate(colw, overflow="ellipsis")
-            row.append_text(cell)
-            if i < cols - 1 and r + i + 1 < len(cells):
-                row.pad_right(colw - cell.cell_len)
-        lines.append(row)
-    return lines[: max(1, max_lines)]
-
-
-def _section(title: str, count: int | None, body: list[Text], style: str = "bold") -> list[Text]:
-    label = title if count is None else f"{title} {count}"
-    out = []
-    for i, line in enumerate(body):
-        head = Text(f"{label:<{LABEL_W - 1}} " if i == 0 else " " * LABEL_W, style=style if i == 0 else "")
-        head.append_text(line)
-        out.append(head)
-    return out
-
-
-def _allocate(wants: list[int], avail: int) -> list[int]:
-    """Share ``avail`` rows between sections: one each first, then the rest
-    in turn to those wanting more."""
-    got = [0] * len(wants)
-    for i, w in enumerate(wants):
-        if avail > 0 and w > 0:
-            got[i] = 1
-            avail -= 1
-    while avail > 0:
-        progressed = False
-        for i, w in enumerate(wants):
-            if avail > 0 and got[i] < w:
-                got[i] += 1
-                avail -= 1
-                progressed = True
-        if not progressed:
-            break
-    return got
 
 
 def _header(st: QueueState, now: float, width: int) -> Text:
@@ -325,20 +262,15 @@ def _dirty_body(st: QueueState, dwp: set, w: int) -> list[Text]:
     parts = Text(f"{len(st.queue)} queued", style="dim")
     if dwp:
         parts.append(f" + {len(dwp)} processing (requeued on done): ", "dim")
-        more = _flow((Text(k, style="yellow") for k in dwp), len(dwp), max(10, w - parts.cell_len), 1)[0]
+        more = flow((Text(k, style="yellow") for k in dwp), len(dwp), max(10, w - parts.cell_len), 1)[0]
         parts.append_text(more)
     return [parts]
-
-
-def _flowed(items_fn, total: int, empty: str):
-    """A section body laid out with _flow, or ``empty`` when there is nothing."""
-    return lambda w, rows: _flow(items_fn(w, rows), total, w, rows) if total else [Text(empty, style="dim")]
 
 
 def _section_specs(st: QueueState, now: float, proc: list[Text], dwp: set) -> dict[str, tuple]:
     """(title, count, body(width, rows)) of every section."""
     top_requeues = heapq.nlargest(64, st.requeues.items(), key=lambda kv: kv[1])
-    queued = _flowed(
+    queued = flowed(
         lambda w, rows: (
             Text(k, style="bold" if i == 0 else "")
             for i, k in enumerate(itertools.islice(st.queue, rows * (w // 4 + 1)))
@@ -360,12 +292,12 @@ def _section_specs(st: QueueState, now: float, proc: list[Text], dwp: set) -> di
         "waiting": (
             "waiting",
             len(st.waiting),
-            _flowed(lambda w, rows: _waiting_items(st, now), len(st.waiting), "none"),
+            flowed(lambda w, rows: _waiting_items(st, now), len(st.waiting), "none"),
         ),
         "requeues": (
             "requeues",
             len(st.requeues),
-            _flowed(lambda w, rows: (_requeue_item(st, k, n) for k, n in top_requeues), len(st.requeues), "none"),
+            flowed(lambda w, rows: (_requeue_item(st, k, n) for k, n in top_requeues), len(st.requeues), "none"),
         ),
         "dirty": ("dirty", len(st.dirty), lambda w, rows: _dirty_body(st, dwp, w)),
         "totals": (
@@ -396,19 +328,12 @@ def _dropped_words(st: QueueState) -> str:
     return f" · gave up {st.dropped} (max {st.max_retries})" if st.dropped else ""
 
 
-def _want_flow(widths, w: int, avail: int) -> int:
-    """Rows a flowed section needs for items of ``widths`` (at most ``avail``)."""
-    widths = list(widths)
-    _, cols = _columns(widths, w)
-    return max(1, min(avail + 1, -(-len(widths) // cols)))
-
-
 def _wants_left(st: QueueState, w: int, avail: int) -> list[int]:
     cap = avail * (w // 4 + 1)
     return [
-        _want_flow((len(k) for k in itertools.islice(st.queue, cap)), w, avail),
-        _want_flow((len(k) + 20 for k in itertools.islice(st.waiting, cap)), w, avail),
-        _want_flow((len(k) + 11 for k in itertools.islice(st.requeues, cap)), w, avail),
+        want_flow((len(k) for k in itertools.islice(st.queue, cap)), w, avail),
+        want_flow((len(k) + 20 for k in itertools.islice(st.waiting, cap)), w, avail),
+        want_flow((len(k) + 11 for k in itertools.islice(st.requeues, cap)), w, avail),
     ]
 
 
@@ -416,11 +341,6 @@ def _rows_wanted(st: QueueState, proc: list[Text], w: int, wide: bool, avail: in
     """Rows the sections would fill in ``avail``: what is left is to spare."""
     left = sum(_wants_left(st, w, avail))
     return max(left, len(proc) + 2) if wide else left + len(proc) + 1
-
-
-def _build(spec, w: int, rows: int) -> list[Text]:
-    title, count, fn = spec
-    return _section(title, count, fn(w, rows))[:rows]
 
 
 def staleness_lines(s, width: int) -> list[Text]:
@@ -485,25 +405,27 @@ def render_queue(st: QueueState, now: float | None, width: int, height: int) -> 
         return join_lines(lines[:height], width)
     specs = _section_specs(st, now, proc, dwp)
     if wide:
-        lw_rows = _allocate(_wants_left(st, body_l, avail), avail)
-        rw_rows = _allocate([len(proc), 1, 1], avail)
+        lw_rows = allocate(_wants_left(st, body_l, avail), avail)
+        rw_rows = allocate([len(proc), 1, 1], avail)
         left = [
             ln
-            for name, r in zip(("queued", "waiting", "requeues"), lw_rows)
+            for name, r in zip(("queued", "waiting", "requeues"), lw_rows, strict=True)
             if r
-            for ln in _build(specs[name], body_l, r)
+            for ln in build(specs[name], body_l, r)
         ]
         right = [
             ln
-            for name, r in zip(("processing", "dirty", "totals"), rw_rows)
+            for name, r in zip(("processing", "dirty", "totals"), rw_rows, strict=True)
             if r
-            for ln in _build(specs[name], body_r, r)
+            for ln in build(specs[name], body_r, r)
         ]
         lines.extend(side_by_side(left, right, lw))
     else:
         wq, ww, wr = _wants_left(st, body_l, avail)
         wants = [wq, len(proc), ww, wr, 1]
-        for name, r in zip(("queued", "processing", "waiting", "requeues", "dirty"), _allocate(wants, avail)):
+        for name, r in zip(
+            ("queued", "processing", "waiting", "requeues", "dirty"), allocate(wants, avail), strict=True
+        ):
             if r:
-                lines.extend(_build(specs[name], body_l, r))
+                lines.extend(build(specs[name], body_l, r))
     return join_lines(lines[:height], width)

@@ -4,6 +4,8 @@ latency over the last seconds, drawn from ``QueueState.history_series``
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.text import Text
 
 from kubectl_informer.panes.attach_view import spark
@@ -26,13 +28,12 @@ def history_line(st: QueueState, now: float, width: int) -> Text | None:
         return None
     depth, adds, latency = st.history_series(now, cells)
     t = Text()
-    for i, (label, values, peak) in enumerate(
-        (
-            ("depth", depth, str(max(depth))),
-            ("adds/s", adds, str(max(adds))),
-            ("latency", latency, fmt_secs(max(latency)) if max(latency) > 0 else "-"),
-        )
-    ):
+    series: tuple[tuple[str, Sequence[float], str], ...] = (
+        ("depth", depth, str(max(depth))),
+        ("adds/s", adds, str(max(adds))),
+        ("latency", latency, fmt_secs(max(latency)) if max(latency) > 0 else "-"),
+    )
+    for i, (label, values, peak) in enumerate(series):
         if i:
             t.append(" · ")
         t.append(f"{label} ", "bold")

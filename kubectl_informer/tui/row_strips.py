@@ -25,7 +25,9 @@ row styled by a component class.
 
 from __future__ import annotations
 
+from rich.console import Console
 from rich.segment import Segment
+from rich.terminal_theme import TerminalTheme
 from rich.text import Text
 from textual.strip import Strip
 from textual.style import Style
@@ -62,17 +64,18 @@ def _runs(text: Text) -> list[tuple[str, object]] | None:
 # A segment's style key: (how its style is given, the row's style, the segment's).
 _AS_GIVEN, _RENDERED = 0, 1
 
+# What a widget's rows are styled with: its visual style, and its app's ANSI theme and console.
+_Look = tuple[Style, TerminalTheme, Console]
+
 
 class RowPainter:
     """One widget's rows as Strips: ``strip(widget, text)`` or None when
     Textual's own path must draw it (see the module docstring)."""
 
-    __slots__ = ("_visual", "_theme", "_console", "_styles", "_placed")
+    __slots__ = ("_look", "_styles", "_placed")
 
     def __init__(self) -> None:
-        self._visual: Style | None = None
-        self._theme = None
-        self._console = None
+        self._look: _Look | None = None  # None: no row drawn yet
         self._styles: dict = {}  # style key -> the widget's style + the row's + the segment's (a Textual Style)
         self._placed: dict = {}  # (style key, column) -> the segment's final rich style
 
@@ -86,13 +89,14 @@ class RowPainter:
         if isinstance(base, str) and base.startswith("."):
             return None  # a component class's style, looked up in the CSS
         visual = widget.visual_style
-        if visual is not self._visual:
+        look = self._look
+        if look is None or visual is not look[0]:
             # A new theme restyles every widget: a new visual style, read here.
             app = widget.app
-            self._visual, self._theme, self._console = visual, app.ansi_theme, app.console
+            look = self._look = (visual, app.ansi_theme, app.console)
             self._styles.clear()
             self._placed.clear()
-        pieces = self._pieces(text)
+        pieces = self._pieces(text, look[2])
         placed = self._placed
         if len(placed) > MAX_PLACED:
             placed.clear()
@@ -103,7 +107,7 @@ class RowPainter:
             place = (key, x)
             final = placed.get(place)
             if final is None:
-                combined = self._combined(key)
+                combined = self._combined(key, look)
                 if combined is None:
                     return None  # a link: Textual gives it the widget's link style
                 final = placed[place] = combined.rich_style_with_offset(x, 0)
@@ -111,7 +115,7 @@ class RowPainter:
             x += len(chunk)
         return Strip(segments, text.cell_len)
 
-    def _pieces(self, text: Text) -> list[tuple[str, tuple]]:
+    def _pieces(self, text: Text, console: Console) -> list[tuple[str, tuple]]:
         """``text``'s pieces, each with its style key (``_combined``)."""
         base = text.style or None
         runs = _runs(text)
@@ -124,9 +128,9 @@ class RowPainter:
             text.style = ""
         else:
             base = None  # rendered in
-        return [(seg.text, (_RENDERED, base, seg.style)) for seg in text.render(self._console, end="") if seg.text]
+        return [(seg.text, (_RENDERED, base, seg.style)) for seg in text.render(console, end="") if seg.text]
 
-    def _combined(self, key: tuple) -> Style | None:
+    def _combined(self, key: tuple, look: _Look) -> Style | None:
         """A segment's style as Content builds it: the widget's style, the
         row's own (a string parsed by Textual's parser, as Content does),
         the span's (a string parsed by rich's, as Content does); and the
@@ -134,16 +138,14 @@ class RowPainter:
         combined = self._styles.get(key)
         if combined is None:
             how, base, style = key
-            visual = self._visual
+            visual, theme, console = look
             spans = visual
             if base is not None:
-                spans = spans + (
-                    Style.parse(base) if isinstance(base, str) else Style.from_rich_style(base, self._theme)
-                )
+                spans = spans + (Style.parse(base) if isinstance(base, str) else Style.from_rich_style(base, theme))
             if style is not None:
-                rich = self._console.get_style(style) if isinstance(style, str) else style
+                rich = console.get_style(style) if isinstance(style, str) else style
                 if rich.link:
                     return None
-                spans = spans + Style.from_rich_style(rich, self._theme)
+                spans = spans + Style.from_rich_style(rich, theme)
             combined = self._styles[key] = visual + spans
         return combined

@@ -97,7 +97,7 @@ def _window_points(st: RVState, t0: float) -> tuple[list, list[tuple[float, floa
     before = [p for p in st.points if p[0] < t0]
     if before:
         pts.insert(0, (t0, before[-1][1]))
-    numeric: list[tuple[float, float]] | None = []
+    numeric: list[tuple[float, float]] = []
     for t, rv in pts:
         try:
             numeric.append((t, int(rv)))

@@ -33,22 +33,22 @@ def _num(v) -> str:
     return "-" if v is None else str(v)
 
 
-def _window_bar(st: ServerState, width: int) -> list[Text]:
-    """Two rows: the window from its oldest to its newest RV with every
+def _window_bar(st: ServerState, w: dict, width: int) -> list[Text]:
+    """Two rows: the window ``w`` from its oldest to its newest RV with every
     watcher's position on it (ours ▲, others │; a fallen-out one at the left
     edge as ◀), and the labels under it."""
-    w = st.window
     lo, hi = str(w.get("oldest_rv", ""))[:24], str(w.get("newest_rv", ""))[:24]  # RVs are short; a bad one is cut
     inner = max(1, width - len(lo) - len(hi) - 4)
     cells: list[tuple[str, str]] = [("─", "cyan")] * inner
     ours_col = None
+    ours_fell_out = False
     for wt in st.watchers:
         pos = st.position(wt.rv)
         if pos is None:
             continue
         col = 0 if pos < 0 else min(inner - 1, int(pos * inner))
         if wt.ours:
-            ours_col = col
+            ours_col, ours_fell_out = col, pos < 0
             cells[col] = ("◀", "bold red") if pos < 0 else ("▲", "bold yellow")
         elif cells[col][0] == "─":
             cells[col] = ("◀", "red") if pos < 0 else ("│", "magenta")
@@ -59,7 +59,7 @@ def _window_bar(st: ServerState, width: int) -> list[Text]:
     row.append(hi, "dim")
     under = Text(" " * (len(lo) + 2))
     if ours_col is not None:
-        label = "ours fell out" if st.position(st.ours().rv) < 0 else "ours"
+        label = "ours fell out" if ours_fell_out else "ours"
         pad = min(ours_col, max(0, inner - len(label)))
         under.append(" " * pad)
         under.append(label, "bold yellow")
@@ -163,8 +163,8 @@ def _outcomes(st: ServerState) -> Text:
     return t
 
 
-def _sim_lines(st: ServerState, now: float | None, width: int, height: int) -> list[Text]:
-    w = st.window
+def _sim_lines(st: ServerState, w: dict, now: float | None, width: int, height: int) -> list[Text]:
+    """The simulator's window ``w``, exact."""
     head = Text.assemble(
         ("Server", "bold"),
         "  window ",
@@ -180,7 +180,7 @@ def _sim_lines(st: ServerState, now: float | None, width: int, height: int) -> l
     )
     named = len(st.order) > 1
     ours = [_ours_line(st, r, width, named) for r in st.order if r in st.windows]
-    lines = [head, *_window_bar(st, width), *ours, cache, _outcomes(st)]
+    lines = [head, *_window_bar(st, w, width), *ours, cache, _outcomes(st)]
     if height < 8 + len(ours) - 1:  # the bar's label row goes first, then the counters
         lines = [head, lines[1], *ours, cache, _outcomes(st)]
     rest = height - len(lines)
@@ -223,8 +223,8 @@ def _other_resource(resource: str, m: dict) -> Text:
     )
 
 
-def _metrics_lines(st: ServerState, now: float | None, height: int) -> list[Text]:
-    m = st.metrics
+def _metrics_lines(st: ServerState, m: dict, now: float | None, height: int) -> list[Text]:
+    """A real API server's watch cache, from the metrics ``m`` scraped."""
     ago = f"scraped {fmt_secs(now - st.metrics_at)} ago" if now is not None and st.metrics_at is not None else ""
     head = Text.assemble(
         ("Server", "bold"),
@@ -262,8 +262,8 @@ def _metrics_lines(st: ServerState, now: float | None, height: int) -> list[Text
     return [*lines, *_happenings(st, now, height - len(lines))]
 
 
-def _forbidden_lines(st: ServerState) -> list[Text]:
-    f = st.forbidden
+def _forbidden_lines(st: ServerState, f: dict) -> list[Text]:
+    """The scrape refused (``f``: the last server.forbidden's fields), and the rule that allows it."""
     rule = str(f.get("rule") or METRICS_RULE)
     return [
         Text.assemble(
@@ -319,11 +319,11 @@ def render_server(st: ServerState, now: float | None, width: int, height: int) -
     if now is None:
         now = st.last_time
     if st.forbidden is not None:
-        lines = _wrapped(_forbidden_lines(st), width)
-    elif st.source == "sim" and st.window is not None:
-        lines = _sim_lines(st, now, width, height)
-    elif st.source == "metrics" and st.metrics is not None:
-        lines = _metrics_lines(st, now, height)
+        lines = _wrapped(_forbidden_lines(st, st.forbidden), width)
+    elif st.source == "sim" and (window := st.window) is not None:
+        lines = _sim_lines(st, window, now, width, height)
+    elif st.source == "metrics" and (metrics := st.metrics) is not None:
+        lines = _metrics_lines(st, metrics, now, height)
     else:
         lines = _wrapped(_empty_lines(st), width)
     return join_lines(lines[:height], width)

@@ -87,7 +87,7 @@ class _LazyCache:
         try:
             return self.slot.__get__(strip, owner)
         except AttributeError:
-            cache = FIFOCache(self.size)
+            cache: FIFOCache[object, object] = FIFOCache(self.size)
             self.slot.__set__(strip, cache)
             return cache
 
@@ -116,7 +116,7 @@ def lazy_strip_caches() -> bool:
         return False
     for name, slot in _SLOTS.items():
         setattr(Strip, name, _LazyCache(slot, CACHE_SIZES[name]))
-    Strip.__init__ = _lean_init
+    Strip.__init__ = _lean_init  # type: ignore[method-assign]  # Textual's Strip patched on purpose (docstring)
     return True
 
 
@@ -144,7 +144,7 @@ def whole_divide_uncached() -> bool:
         return True
     if textual_release() != PATCHED_TEXTUAL:
         return False
-    Strip.divide = _divide
+    Strip.divide = _divide  # type: ignore[method-assign]  # Textual's Strip patched on purpose (docstring)
     return True
 
 
@@ -198,7 +198,7 @@ class RenderedLines:
 
     def swap(self, crop: Region, strips: list[Strip]) -> None:
         lines = self._lines
-        for y, strip in zip(crop.line_range, strips):
+        for y, strip in zip(crop.line_range, strips, strict=True):
             old = lines.get(y)
             if old is not strip:
                 lines[y] = strip

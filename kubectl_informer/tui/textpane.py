@@ -156,7 +156,7 @@ def _moved_strips(
     that row's strip (a strip holds no row number: row_strips.py), so only
     rows new to the pane are converted again."""
     kept: dict[str, list[tuple[Text, Strip]]] = {}
-    for text, strip in zip(old, strips):
+    for text, strip in zip(old, strips, strict=False):
         if strip is not None:
             kept.setdefault(text.plain, []).append((text, strip))
     fresh = list(strips) + [None] * (len(rows) - len(strips))

@@ -77,6 +77,17 @@ def test_tab_in_the_informers_pane_walks_the_informers_then_the_panes():
     run(check, app, size=(160, 45))
 
 
+def test_enter_in_the_informers_pane_shows_the_selected_informers_deltas():
+    # The pane's bindings reach the app through tui/host.py's typed accessor.
+    app = controller_app(start_pane="informers")
+
+    async def check(pilot):
+        await pilot.press("down", "enter")
+        assert app.feed_loop.selected == RS and app.active == "deltas"
+
+    run(check, app, size=(160, 45))
+
+
 def test_panes_show_only_the_selected_informers_events():
     app = controller_app(start_pane="inspector")
 

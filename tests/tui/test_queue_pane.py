@@ -447,7 +447,7 @@ def test_queued_keys_stand_in_aligned_columns_not_a_stray_second_key_on_some_row
     row holds the same number of keys, each starting at the same cell."""
     from rich.text import Text
 
-    from kubectl_informer.tui.queue import _flow
+    from kubectl_informer.tui.queue_sections import flow
 
     keys = [
         "shop/payments-cf9eca81b1-9581d",
@@ -457,7 +457,7 @@ def test_queued_keys_stand_in_aligned_columns_not_a_stray_second_key_on_some_row
         "shop/web-ea9f30cc6a-d8f7f",
         "batch/worker-80db594232-7d3f8",
     ]
-    lines = [ln.plain for ln in _flow((Text(k) for k in keys), len(keys), 61, 10)]
+    lines = [ln.plain for ln in flow((Text(k) for k in keys), len(keys), 61, 10)]
     assert len(lines) == 6  # two of the widest (30) and a gap need 62 cells
-    lines = [ln.plain for ln in _flow((Text(k) for k in keys), len(keys), 64, 10)]
+    lines = [ln.plain for ln in flow((Text(k) for k in keys), len(keys), 64, 10)]
     assert len(lines) == 3 and all(ln.index(ln.split()[1]) == 32 for ln in lines)

@@ -452,6 +452,18 @@ def test_wild_resource_versions_draw():
     assert_fits(render_server(st, 1.0, 80, 20), 80, 20)
 
 
+def test_a_window_naming_two_watchers_ours_labels_the_one_its_bar_places():
+    # A recording may say "ours" of two watchers, the first at an RV that is no
+    # number: the bar places the second, and its label said the first's position
+    # (None < 0: a TypeError that ended the UI).
+    e = Trace()
+    window(e, 1.0, 1001, 1100, 1050, watchers=["w-1 rv=x sent=0 ours", "w-2 rv=1000 sent=40 ours"])
+    st = state_of(e)
+    assert st.bad_events == 0  # within the contract
+    lines = render_server(st, 1.0, 100, 20).plain.splitlines()
+    assert "◀" in lines[1] and lines[2].strip() == "ours fell out"
+
+
 def test_in_a_several_informer_run_one_server_pane_holds_every_informers_watch():
     """The feed gives each informer its own states, but the Server pane is
     shared: whichever informer is selected, it shows each one's watch."""

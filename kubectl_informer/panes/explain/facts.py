@@ -16,7 +16,9 @@ every fact a text may quote; split, each part would read the stream again.
 from __future__ import annotations
 
 from collections import OrderedDict, deque
+from collections.abc import Callable
 
+from kubectl_informer.core.trace import TraceEvent
 from kubectl_informer.core.trace_kinds import (
     CONTROLLER_WRITE,
     FIFO_COALESCE,
@@ -157,7 +159,13 @@ class Facts:
         self.stale_skips = self.creates = self.duplicates = 0
         self.version = 0
         self.indexes = IndexView()  # the indexes and their sizes: what an index costs (cache.index)
-        self._handlers = {
+        self._handlers = self._dispatch_table()
+        self.KINDS = frozenset(self._handlers)
+        self._rest = self.KINDS - TALLIED  # what a summary still records
+
+    def _dispatch_table(self) -> dict[str, Callable[[TraceEvent], None]]:
+        """Each kind this reads, and the method that reads it."""
+        return {
             INFORMER_START: self._informer_start,
             HANDLER_REGISTER: self._register,
             LIST_START: self._list_start,
@@ -193,10 +201,8 @@ class Facts:
             OWNER_DROP: self._owner_drop,
             QUEUE_STALE_SKIP: self._stale_skip,
             CONTROLLER_WRITE: self._write,
+            INDEX_UPDATE: self._index_update,
         }
-        self._handlers[INDEX_UPDATE] = self._index_update
-        self.KINDS = frozenset(self._handlers)
-        self._rest = self.KINDS - TALLIED  # what a summary still records
 
     def feed(self, ev) -> None:
         self.feed_all((ev,))

@@ -38,6 +38,7 @@ from kubectl_informer.core.trace_kinds import (
 from kubectl_informer.panes import fifo
 from kubectl_informer.panes.causes import chain, is_mapped, link_kind
 from kubectl_informer.panes.explain.facts import Facts, Rec
+from kubectl_informer.panes.explain.records import Record
 
 MARK_PANES = ("rv", "resync", "queue", "server")  # panes without a cursor: the newest record, or one back from it
 
@@ -48,7 +49,7 @@ class Subject:
     (``key``, with what the pane shows of it in ``fields``)."""
 
     pane: str
-    rec: Rec | None = None
+    rec: Record | None = None
     key: str | None = None
     fields: dict = field(default_factory=dict)
 
@@ -195,7 +196,7 @@ def _indexes(facts: Facts) -> list[Explanation]:
     ]
 
 
-def _delta(rec: Rec, facts: Facts) -> list[Explanation]:
+def _delta(rec: Record, facts: Facts) -> list[Explanation]:
     f, x = rec.fields, rec.extra
     v = {
         "key": rec.key,
@@ -223,7 +224,7 @@ def _delta(rec: Rec, facts: Facts) -> list[Explanation]:
     return out
 
 
-def _delta_main(rec: Rec, v: dict, facts: Facts, listed: Rec | None) -> Explanation:
+def _delta_main(rec: Record, v: dict, facts: Facts, listed: Rec | None) -> Explanation:
     f = rec.fields
     delta = v["delta"]
     if rec.kind == STORE_DELETE:
@@ -267,7 +268,7 @@ def _fifo(subject: Subject, facts: Facts) -> list[Explanation]:
     return [("fifo.summary", {"fifo": facts.fifo or "FIFO", "pops": facts.pops, "appended": facts.appended})]
 
 
-def _rv(rec: Rec, facts: Facts) -> Explanation | None:
+def _rv(rec: Record, facts: Facts) -> Explanation | None:
     f, kind = rec.fields, rec.kind
     if kind == LIST_DONE:
         relist = facts.relist_before(rec.seq)
@@ -340,7 +341,7 @@ def _raised(reg: Rec) -> bool:
     return bool(reg.extra.get("after_start")) and 0 < req < eff and eff == check
 
 
-def _resync(rec: Rec | None, facts: Facts) -> list[Explanation]:
+def _resync(rec: Record | None, facts: Facts) -> list[Explanation]:
     out: list[Explanation] = []
     if rec is not None and rec.kind == "resync.tick":
         f, x = rec.fields, rec.extra
@@ -376,7 +377,7 @@ def _resync(rec: Rec | None, facts: Facts) -> list[Explanation]:
     return out
 
 
-def _queue(rec: Rec | None, facts: Facts) -> list[Explanation]:
+def _queue(rec: Record | None, facts: Facts) -> list[Explanation]:
     if rec is None:
         return [("queue.watch_mode", {})] if facts.mode != "queue" else []
     out = [_queue_main(rec, facts)] + _owner_causes(rec)
@@ -386,7 +387,7 @@ def _queue(rec: Rec | None, facts: Facts) -> list[Explanation]:
     return out
 
 
-def _staleness(rec: Rec, facts: Facts) -> Explanation | None:
+def _staleness(rec: Record, facts: Facts) -> Explanation | None:
     """kube-controller-manager 1.36's read-your-own-writes, as this run did it."""
     f, x = rec.fields, rec.extra
     if rec.kind == QUEUE_STALE_SKIP:
@@ -423,7 +424,7 @@ def _gr(f: dict) -> str:
     return f"{resource}.{group}" if group else resource
 
 
-def _queue_main(rec: Rec, facts: Facts) -> Explanation:
+def _queue_main(rec: Record, facts: Facts) -> Explanation:
     stale = _staleness(rec, facts)
     if stale is not None:
         return stale
@@ -470,7 +471,7 @@ POD_DELETE_WHY = {"not_recreate": "its strategy is not Recreate", "pods_remain":
 def _drop(rec: Rec) -> Explanation | None:
     """Why an owned object's event queued nothing (``owner.drop``)."""
     f = rec.fields
-    reason = f.get("reason")
+    reason = f.get("reason", "")
     text = DROP_TEXTS.get(reason)
     if text is None:
         return None
@@ -509,13 +510,14 @@ VIA_TEXTS = {
 }
 
 
-def _owner_causes(rec: Rec) -> list[Explanation]:
+def _owner_causes(rec: Record) -> list[Explanation]:
     """For a queue item that owned objects' events queued: the handler rule
     that enqueued its key, and the adds that collapsed into its one reconcile."""
     batch = rec.extra.get("causes")
-    if batch is None or not batch.causes:
+    key = rec.key  # a queue item's: never None
+    if batch is None or not batch.causes or key is None:
         return []
-    mapped = [c for c in batch.causes if is_mapped(rec.key, c)]
+    mapped = [c for c in batch.causes if is_mapped(key, c)]
     if not mapped:
         return []
     newest = mapped[-1]
@@ -527,7 +529,7 @@ def _owner_causes(rec: Rec) -> list[Explanation]:
                 VIA_TEXTS[via],
                 {
                     "key": rec.key,
-                    "chain": chain(rec.key, newest),
+                    "chain": chain(key, newest),
                     "link": newest[-1],
                     "origin": link_kind(newest[-1]),
                     "via": via,
@@ -564,7 +566,7 @@ def backing_up(facts: Facts, now: float, window: float = 5.0) -> str | None:
 # -- the API server's side (Server pane) ---------------------------------------------------
 
 
-def _server(rec: Rec, facts: Facts) -> list[Explanation]:
+def _server(rec: Record, facts: Facts) -> list[Explanation]:
     f, kind = rec.fields, rec.kind
     if kind == SERVER_WINDOW:
         return [("server.window", _window_values(f)), *_sim_rv_behind(f), *_consistent(facts, None)]
@@ -635,11 +637,12 @@ def _per_s(v) -> str:
 
 
 def _window_values(f: dict) -> dict:
-    if not f.get("ours_rv"):
+    ours = f.get("ours_rv")
+    if not ours:
         where = "no watch of ours is open now"
     else:
         try:
-            fell_out = int(f.get("ours_rv")) < int(f.get("oldest_rv") or "")
+            fell_out = int(ours) < int(f.get("oldest_rv") or "")
         except ValueError:
             fell_out = False
         where = "it has fallen out: its next watch gets 410" if fell_out else "it is in the window"

@@ -16,7 +16,7 @@ read a ``Rec``'s: a record is read when one is explained, a few at a time.
 from __future__ import annotations
 
 from itertools import chain
-from typing import Any
+from typing import Any, Protocol
 
 # Distinct listener and popped-type tuples shared; past this many the table
 # starts over (the records keep theirs), so it stays small however odd the run.
@@ -28,6 +28,23 @@ _shared: dict[tuple, tuple] = {}
 _DELTA, _INITIAL, _RV, _OLD_RV = "delta", "is_in_initial_list", "resource_version", "old_resource_version"
 _SLOTTED = frozenset((_DELTA, _INITIAL, _RV, _OLD_RV))
 _ABSENT = object()
+
+
+class Record(Protocol):
+    """What the texts read of a record: a ``Rec``, or a ``StoreRec`` read as one."""
+
+    @property
+    def seq(self) -> int: ...
+    @property
+    def time(self) -> float: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def key(self) -> str | None: ...
+    @property
+    def fields(self) -> dict[str, Any]: ...
+    @property
+    def extra(self) -> dict[str, Any]: ...
 
 
 def shared(values) -> tuple:
@@ -89,7 +106,7 @@ class StoreRec:
         }
         rest = self.rest
         if rest:
-            out.update(zip(rest[::2], rest[1::2]))
+            out.update(zip(rest[::2], rest[1::2], strict=True))
         return out
 
     @property
