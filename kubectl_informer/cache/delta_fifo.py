@@ -101,7 +101,7 @@ class Delta(tuple[Any, ...]):
 
     __slots__ = ()
 
-    def __new__(cls, type: DeltaType, object: Any) -> Delta:  # noqa: A002 - client-go's field names
+    def __new__(cls, type: DeltaType, object: Any) -> Delta:  # client-go's field names
         return _tuple_new(cls, (type, object))
 
     if TYPE_CHECKING:  # what the C-level getters below return
@@ -201,7 +201,7 @@ class DeltaFIFO(FIFOBase):
                 else:
                     try:
                         exists = known.get_by_key(key)[1]
-                    except Exception:
+                    except Exception:  # noqa: BLE001  client-go queues the delete on any lookup error
                         # client-go queues the delete when the lookup fails.
                         exists = True
                 if not exists:
@@ -330,7 +330,7 @@ class DeltaFIFO(FIFOBase):
                 continue
             try:
                 obj, exists = known.get_by_key(key)
-            except Exception:
+            except Exception:  # noqa: BLE001  client-go treats any lookup error as absent
                 obj, exists = None, False
             if not exists:
                 obj = None
@@ -347,7 +347,7 @@ class DeltaFIFO(FIFOBase):
             for key in known.list_keys():
                 try:
                     obj, exists = known.get_by_key(key)
-                except Exception:
+                except Exception:  # noqa: BLE001  client-go skips a key whose lookup fails
                     continue
                 if not exists:
                     continue

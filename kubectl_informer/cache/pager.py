@@ -113,7 +113,7 @@ class ListPager:
                 for page in self.pages(options):
                     if not channel.send(page):
                         return  # the caller stopped: list nothing more
-            except BaseException as e:  # handed to the caller's thread
+            except BaseException as e:  # noqa: BLE001  any failure, handed to the caller's thread
                 failed.append(e)
             finally:
                 channel.close()

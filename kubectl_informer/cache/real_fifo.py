@@ -235,7 +235,7 @@ class RealFIFO(FIFOBase):
                 continue
             try:
                 obj, exists = known.get_by_key(key)
-            except Exception:
+            except Exception:  # noqa: BLE001  client-go treats any lookup error as absent
                 obj, exists = None, False
             self._add_locked(DELETED, False, DeletedFinalStateUnknown(key, obj if exists else None))
 
@@ -261,7 +261,7 @@ class RealFIFO(FIFOBase):
                     continue
                 try:
                     obj, exists = known.get_by_key(key)
-                except Exception:
+                except Exception:  # noqa: BLE001  client-go skips a key whose lookup fails
                     continue
                 if not exists:
                     continue

@@ -222,7 +222,7 @@ def _run_guarded(fn, debug: bool, args: list[str]) -> int:
         # The reader went away (`| head`): a normal end for a stream.
         _silence_stdout()
         return 0
-    except Exception as e:  # the last guard: one line naming the crash log
+    except Exception as e:  # noqa: BLE001  the last guard: one line naming the crash log
         return _crashed(e, debug, args)
 
 

@@ -339,7 +339,7 @@ def main(argv: list[str] | None = None) -> int:
         from kubectl_informer.cli.main import cli
 
         cands, directive = complete(cli, args)
-    except Exception:
+    except Exception:  # noqa: BLE001  completion never fails the shell: no candidates
         cands, directive = [], NO_FILE_COMP
     out = "".join(f"{c}\n" for c in cands) + f":{directive}\n"
     try:

@@ -212,7 +212,7 @@ class KubeWatch:
         try:
             self._resp.close()
             self._resp.release_conn()
-        except Exception:
+        except Exception:  # noqa: BLE001  closing a dead stream may fail any way
             pass
 
     def _chunks(self) -> Iterator[bytes]:

@@ -46,7 +46,7 @@ def status_error(resp: Any, body: bytes | None = None) -> ApiError:
     if body is None:
         try:
             body = read_at_most(resp, MAX_ERROR_BODY)
-        except Exception:  # a body we cannot read still has a status line
+        except Exception:  # noqa: BLE001  a body we cannot read still has a status line
             body = b""
     retry_after = _retry_after(resp)
     status = None

@@ -67,7 +67,7 @@ def retry_transient(
     while True:
         try:
             return fn()
-        except Exception as err:  # noqa: BLE001 - classified
+        except Exception as err:  # classified below
             if not is_transient(err):
                 raise
             wait = delay

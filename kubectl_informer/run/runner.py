@@ -195,7 +195,7 @@ class Run:
             if self.probe_first:
                 for w in self.watched:
                     retry_transient(functools.partial(self._preflight, w))
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001  every failure becomes one user-facing line
             raise self._user_error(e) from None
         return first.scope
 

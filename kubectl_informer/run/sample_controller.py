@@ -57,7 +57,7 @@ class EnqueueHandler:
     def _enqueue(self, obj: Any) -> None:
         try:
             key = self.key_func(obj)
-        except Exception:
+        except Exception:  # noqa: BLE001  client-go's handlers skip objects they cannot key
             # client-go's handlers skip objects they cannot key.
             return
         self.queue.add(key)

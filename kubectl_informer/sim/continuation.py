@@ -43,7 +43,7 @@ def decode_continue(token: str) -> tuple[int, str]:
             raise ValueError("incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
     except ValueError as e:
         raise ApiError(400, "BadRequest", f"continue key is not valid: {e}") from None
-    except Exception:
+    except Exception:  # noqa: BLE001  any decoding failure is the apiserver's 400
         raise ApiError(400, "BadRequest", "continue key is not valid: incorrect encoding") from None
     return rv, start
 

@@ -330,7 +330,7 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             self.sim._track(self.connection, False)
 
-    def log_message(self, format, *args) -> None:  # noqa: A002 - stdlib's signature
+    def log_message(self, format, *args) -> None:  # stdlib's signature
         pass
 
     def _send(

@@ -56,7 +56,7 @@ class _PerItemFailures:
 class ItemExponentialFailureRateLimiter(_PerItemFailures):
     """``base * 2**failures``, capped at ``max``: per-item back-off."""
 
-    def __init__(self, base: float, max: float) -> None:  # noqa: A002 - client-go's names
+    def __init__(self, base: float, max: float) -> None:  # client-go's names
         self.base = float(base)
         self.max = float(max)
         super().__init__()

@@ -119,7 +119,7 @@ def test_replay(tmp_path, sig):
 
 
 class _Metrics(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+    def do_GET(self) -> None:  # http.server's name
         body = client_go_page(3, 10, 1, [1] * 10, [1] * 10).encode()
         self.send_response(200)
         self.send_header("Content-Type", "text/plain; version=0.0.4")

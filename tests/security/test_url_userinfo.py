@@ -79,7 +79,7 @@ def test_a_password_in_the_server_url_is_never_shown(sim, tmp_path):
 class _Metrics(BaseHTTPRequestHandler):
     """A controller's metrics page: answers once, then 500."""
 
-    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+    def do_GET(self) -> None:  # the stdlib's name
         self.server.hits += 1
         ok = self.server.hits == 1
         body = b'workqueue_depth{name="q"} 1\n' if ok else b"boom"
