@@ -189,9 +189,11 @@ SPECS = {
     "flaky-text": Spec("relist", FLAKY, lambda s: "retrying in" in s.err and "relisting (" in s.err, "text"),
     "queue-burst": Spec("workqueue-dedup", QUEUE_BURST, lambda s: _bursts_done(s, "queue.add") >= 1),
     "burst": Spec("fifo-accumulates", BURST, lambda s: _bursts_done(s, "handler.update") >= 2),
-    "burst-1.35": Spec("fifo-accumulates", f"{BURST} --client-go 1.35", lambda s: _bursts_done(s, "handler.update")),
+    "burst-1.35": Spec(
+        "fifo-accumulates", f"{BURST} --client-go 1.35", lambda s: _bursts_done(s, "handler.update") >= 1
+    ),
     "storm-2s": Spec("sync-vs-replaced", f"{STORM} --resync 2s", lambda s: _count(s, "resync.tick") >= 2),
-    "handlers-2s": Spec("sync-vs-replaced", HANDLERS.format(p="2s"), lambda s: _tick_after_relist(s)),
+    "handlers-2s": Spec("sync-vs-replaced", HANDLERS.format(p="2s"), _tick_after_relist),
     "handlers-4s": Spec("sync-vs-replaced", HANDLERS.format(p="4s"), _relisted_twice_and_delivered),
     "storm-text": Spec(
         "sync-vs-replaced",
@@ -329,7 +331,9 @@ def _gaps(times: list[float]) -> list[float]:
     return [b - a for a, b in zip(times, times[1:], strict=False)]
 
 
-TIMING = 0.35  # seconds of slack on a timer's moment, on two busy cores
+# Seconds of slack on a timer's moment on busy cores: half of what tells the
+# page's figures from their alternatives (a 4s period from the 3s asked).
+TIMING = 0.5
 
 
 # --- Why did my handler get an update when nothing changed? ----------------------
@@ -355,7 +359,8 @@ def test_resync_a_quiet_cluster_gets_a_sync_of_every_object_every_period(runs):
     assert updates and all(u["fields"]["resource_version"] == u["fields"]["old_resource_version"] for u in updates)
     assert all(h["fields"]["is_sync"] for h in _kinds(events, "handler.update"))
     # as text: each Sync "(no change)", at the resourceVersion the list gave
-    listed, syncs = {}, Counter()
+    listed: dict[str, str] = {}
+    syncs: Counter[str] = Counter()
     for line in runs.out("resync-text"):
         delta, key, rv = line.split()[:3]
         if delta == "Replaced":
@@ -388,8 +393,7 @@ def test_a_late_handler_asking_less_than_the_check_period_is_resynced_every_chec
 def test_a_listener_is_resynced_on_the_first_tick_at_or_after_it_is_due():
     """The page's example of the second rule (shouldResync, then
     determineNextResync from that tick), on a FakeClock."""
-    from kubectl_informer.cache.shared_informer import ResourceEventHandlerFuncs
-    from kubectl_informer.cache.shared_processor import ProcessorListener, SharedProcessor
+    from kubectl_informer.cache.shared_processor import ProcessorListener, ResourceEventHandlerFuncs, SharedProcessor
     from kubectl_informer.clock.testing import FakeClock
     from kubectl_informer.core.trace import Tracer
 
@@ -606,7 +610,8 @@ def test_fifo_deltafifo_appends_a_burst_to_one_slot_and_realfifo_pops_each(runs)
 
 def _syncs_around_first_check(events: list[dict]) -> tuple[Counter, Counter]:
     """Sync notifications per handler before the first resync check, and after it."""
-    before, after = Counter(), Counter()
+    before: Counter[str] = Counter()
+    after: Counter[str] = Counter()
     side = before
     for e in events:
         if e["kind"] == "resync.tick":
