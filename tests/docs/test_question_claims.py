@@ -170,7 +170,8 @@ QUEUE_BURST = "kubectl informer queue pods -A --demo burst --workers 1 --work-ti
 BURST = "kubectl informer watch pods -A --demo burst"
 HANDLERS = "kubectl informer watch pods --demo relist-storm --resync {p} --handlers 2 --handler-resync {p},0"
 BACKING = "kubectl informer queue pods --demo -A --resync 2s --workers 1 --work-time 300ms"
-SLOW_LIMITER = "kubectl informer queue pods --demo --fail-rate 0.5 --rate-limiter exponential:500ms,60s"
+FAILING = "kubectl informer queue pods --demo --fail-rate 0.5"
+SLOW_LIMITER = f"{FAILING} --rate-limiter exponential:500ms,60s"
 TOMBSTONE = "(tombstone: DeletedFinalStateUnknown)"
 
 SPECS = {
@@ -208,7 +209,12 @@ SPECS = {
         "big-cluster", "kubectl informer watch pods --demo -A --strip-managed-fields", None, max_events=40
     ),
     "metadata-all": Spec("big-cluster", "kubectl informer watch pods --demo -A --metadata-only", None, max_events=40),
-    "synced": Spec("synced", "kubectl informer watch pods --demo", lambda s: _count(s, "watch.start") > 0),
+    "synced": Spec(
+        "synced",
+        "kubectl informer watch pods --demo",
+        lambda s: _count(s, "informer.synced") > 0 < _count(s, "watch.start"),
+    ),
+    "default-limiter": Spec("retries", FAILING, lambda s: any(e["fields"].get("requeues", 0) >= 3 for e in s.events)),
     "slow-limiter": Spec("retries", SLOW_LIMITER, lambda s: any(e["fields"].get("requeues", 0) >= 3 for e in s.events)),
 }
 
@@ -334,6 +340,32 @@ def _gaps(times: list[float]) -> list[float]:
 # Seconds of slack on a timer's moment on busy cores: half of what tells the
 # page's figures from their alternatives (a 4s period from the 3s asked).
 TIMING = 0.5
+
+
+# Commands of the page checked elsewhere than in SPECS, and where.
+CHECKED_ELSEWHERE = {
+    # `x h enter` on the live UI: tests/tui/test_experiments.py::test_add_a_handler_now_shows_the_resync_asked_and_got
+    "kubectl informer watch pods --demo quiet --resync 4s": "resync-period",
+    # the recording the disconnect run writes, replayed: _replay_seeks_to_each_mark
+    "kubectl informer replay disconnect.ndjson": "tombstones",
+    # the metrics block, run whole: Runs._metrics_block
+    "kubectl informer queue pods --demo -A --resync 5s --workers 1 --work-time 1s --metrics-addr 127.0.0.1:9101": (
+        "backing-up"
+    ),
+    "kubectl informer attach http://127.0.0.1:9101/metrics -o text --count 8": "backing-up",
+}
+
+
+def test_every_command_on_the_page_has_its_claim_checked():
+    """A command added to the page (or changed) without a run here fails:
+    its paragraph's claim would go unchecked."""
+    run = {spec.base for spec in SPECS.values()} | {_base(c) for c in CHECKED_ELSEWHERE}
+    unchecked = [
+        c.where + ": " + c.text for c in COMMANDS if c.text.startswith("kubectl ") and _base(c.text) not in run
+    ]
+    assert not unchecked, "\n".join(unchecked)
+    for cmd, anchor in CHECKED_ELSEWHERE.items():
+        assert any(_base(c) == _base(cmd) for c in _quoted(anchor)), cmd
 
 
 # --- Why did my handler get an update when nothing changed? ----------------------
@@ -763,16 +795,27 @@ def test_synced_is_one_event_once_the_initial_list_is_applied(runs):
 # --- Why are my failed items retried slower and slower? --------------------------
 
 
+def _delays_by_failures(events: list[dict]) -> dict[int, set[float]]:
+    delays: dict[int, set[float]] = {}
+    for e in _kinds(events, "queue.rate_limited"):
+        delays.setdefault(e["fields"]["requeues"], set()).add(e["fields"]["delay"])
+    return delays
+
+
 def test_retries_the_default_limiter_waits_5ms_and_the_slower_one_is_seen_waiting(runs):
-    """The default limiter's first delay is 5ms per key; the page's second
-    command waits 500ms, 1s, 2s… and the Queue pane's waiting list has them."""
+    """The default limiter's first delay is 5ms per key, doubling per failure
+    of that key; the page's second command waits 500ms, 1s, 2s… and the
+    Queue pane's waiting list has them."""
     from kubectl_informer.run.experiments.catalog import CATALOG
 
-    plain = "kubectl informer queue pods --demo --fail-rate 0.5"
-    assert plain in _quoted("retries") and SLOW_LIMITER in _quoted("retries")
-    delays: dict[int, set] = {}
-    for e in _kinds(runs.events("slow-limiter"), "queue.rate_limited"):
-        delays.setdefault(e["fields"]["requeues"], set()).add(e["fields"]["delay"])
+    base, second, third = (float(x) / 1000 for x in _figure("retries", r"per item (\d+)ms, (\d+)ms, (\d+)ms…"))
+    default = runs.events("default-limiter")
+    # the token bucket (10 qps, burst 100) is the larger only past its burst
+    assert len(_kinds(default, "queue.rate_limited")) < 100
+    delays = _delays_by_failures(default)
+    assert delays.get(1) == {base} and delays.get(2) == {second} and delays.get(3) == {third}
+    assert all(d == {base * 2 ** (n - 1)} for n, d in delays.items())
+    delays = _delays_by_failures(runs.events("slow-limiter"))
     first, second, third = (
         float(x)
         for x in _figure("retries", r"(\d+)ms after a first failure, (\d+)s after a second, (\d+)s after a third")
