@@ -49,6 +49,7 @@ from kubectl_informer.sim import negotiation, pod_proxy
 from kubectl_informer.sim.apply import server_side_apply
 from kubectl_informer.sim.faults import Faults
 from kubectl_informer.sim.patches import json_patch, merge_patch
+from kubectl_informer.sim.query_params import query_int64
 from kubectl_informer.sim.resources import (
     NAMESPACES,
     SELF_SUBJECT_ACCESS_REVIEWS,
@@ -664,10 +665,7 @@ class _Handler(BaseHTTPRequestHandler):
                 'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: '
                 "sendInitialEvents is forbidden for list",
             )
-        try:
-            limit = int(q.get("limit") or 0)
-        except ValueError:
-            raise ApiError(400, "BadRequest", f'invalid limit "{q.get("limit")}"') from None
+        limit = max(query_int64(q, "limit") or 0, 0)  # a negative limit lists everything, as 0 does
         entries, rv, cont, remaining = self.sim.store.list_entries(
             rdef,
             namespace,
@@ -940,13 +938,11 @@ class _Handler(BaseHTTPRequestHandler):
         return send_initial
 
     def _watch_timeout(self) -> float:
-        """timeoutSeconds; 0 or unset is the server's own timeout, as kube-apiserver's."""
-        raw = self.query.get("timeoutSeconds")
-        try:
-            timeout = float(raw) if raw else 0.0
-        except ValueError:
-            raise ApiError(400, "BadRequest", f'invalid timeoutSeconds "{raw}"') from None
-        return self.sim.default_watch_timeout if timeout <= 0 else timeout
+        """timeoutSeconds, whole seconds: 0 or unset is the server's own
+        timeout, and a negative one has passed already (the watch ends at
+        once), as kube-apiserver's ListResource reads it."""
+        timeout = query_int64(self.query, "timeoutSeconds") or 0
+        return self.sim.default_watch_timeout if timeout == 0 else float(timeout)
 
     def _encoder(self, rdef):
         """How a watch event's object is written: None for as stored, else

@@ -97,8 +97,31 @@ def test_expire_watch_cache_makes_old_rvs_410(client, sim):
 
 
 def test_timeout_seconds_ends_the_stream_cleanly(client, sim):
-    w = client.watch(PODS, resourceVersion=str(sim.store.current_rv()), timeoutSeconds="0.2")
+    # a negative timeout has passed already: kube-apiserver ends the watch at once
+    w = client.watch(PODS, resourceVersion=str(sim.store.current_rv()), timeoutSeconds="-1")
     assert w.rest() == []  # clean end: the terminating chunk arrived
+
+
+@pytest.mark.parametrize(
+    ("param", "raw", "message"),
+    [  # what kube-apiserver v1.36 answered the lab (Go's strconv.ParseInt, base 10, 64 bits)
+        ("timeoutSeconds", "1.5", 'strconv.ParseInt: parsing "1.5": invalid syntax'),
+        ("timeoutSeconds", "", 'strconv.ParseInt: parsing "": invalid syntax'),
+        ("timeoutSeconds", " 1", 'strconv.ParseInt: parsing " 1": invalid syntax'),
+        ("timeoutSeconds", "0x1", 'strconv.ParseInt: parsing "0x1": invalid syntax'),
+        (
+            "timeoutSeconds",
+            "99999999999999999999",
+            'strconv.ParseInt: parsing "99999999999999999999": value out of range',
+        ),
+        ("limit", "1.5", 'strconv.ParseInt: parsing "1.5": invalid syntax'),
+        ("limit", "1_0", 'strconv.ParseInt: parsing "1_0": invalid syntax'),
+    ],
+)
+def test_an_integer_parameter_is_read_as_go_parses_it(client, sim, param, raw, message):
+    query = {param: raw} if param == "limit" else {param: raw, "watch": "true"}
+    code, status = client.get(PODS, **query)
+    assert code == 400 and status["reason"] == "BadRequest" and status["message"] == message
 
 
 def test_label_selector_turns_modified_into_added_and_deleted(client, sim):
