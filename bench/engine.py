@@ -2,7 +2,7 @@
 handler → workqueue, and resident memory per cached object.
 
     python bench/engine.py [--objects 10000] [--updates 20] [--profile 1.32] [--reps 3]
-    python bench/engine.py --only staleness [--pairs 7] [--rate 60000]   # the 1.36 store RV + metrics figure alone
+    python bench/engine.py --only staleness [--pairs 30] [--rate 60000]   # the 1.36 store RV + metrics figure alone
     BENCH_SMOKE=1 python bench/engine.py   # 300 objects x 4 updates, once: the test suite's smoke run
 
 Each measurement runs in a fresh subprocess (so peak RSS and warm-up do not
@@ -35,13 +35,14 @@ Figures:
   throughput target; 0 replays as fast as the pipeline takes them), the
   informer named and publishing ``informer_*`` to a registry (the store's RV
   kept at every add/update/delete, queued items and processing latency at
-  every pop) against the same run with the store's RV bookkeeping patched out
-  and no identity (no metrics): CPU per delta with over without, minus one,
-  for each of ``--pairs`` pairs of runs made back to back, the order
-  alternating; the figure is the pairs' median, printed with its quartiles
-  and range (one pair on a shared machine can be off by more than the
-  target), and the parts alone (the store's add, the RealFIFO's add and pop)
-  timed in-process. ``--only staleness`` measures only this and ends with
+  every pop) against an informer whose store has the RV bookkeeping taken out
+  and no identity (no metrics). Both run in one child process, their events
+  cut into segments, one informer's segment at a time, alternating (10
+  segment pairs per child, ``--pairs`` in all): CPU per delta with over
+  without, minus one, per pair; the figure is the pairs' median, printed with
+  its quartiles and range (one pair on a shared machine can be off by more
+  than the target), and the parts alone (the store's add, the RealFIFO's add
+  and pop) timed in-process. ``--only staleness`` measures only this and ends with
   ``bench engine-staleness: overhead_pct=... q1_pct=... q3_pct=... min_pct=...
   max_pct=... pairs=... rate=... achieved_rate=... delta_ns=... parts_ns=...``
   (percentages, the deltas/s asked and the median reached, CPU-ns per delta
@@ -123,11 +124,12 @@ class ScriptedLW:
 
 
 class _Replay:
-    """Yields events; a None entry waits for the gate (the informer synced),
-    and the events after it come at ``rate`` per second (0: unpaced): a
-    slice of a millisecond's worth at a time, each no earlier than due, so
-    a pipeline that keeps up idles between slices as it would behind a
-    server sending that many."""
+    """Yields events; a None entry waits for the gate (an Event: until it is
+    set, the informer having synced; a Semaphore: one ``release`` per None,
+    a segment of the staleness figure), and the events after a gate come at
+    ``rate`` per second (0: unpaced): a slice of a millisecond's worth at a
+    time, each no earlier than due, so a pipeline that keeps up idles
+    between slices as it would behind a server sending that many."""
 
     def __init__(self, events, gate, rate: float = 0.0):
         self.events = events
@@ -139,14 +141,25 @@ class _Replay:
         return self._gen()
 
     def _gen(self):
-        events = self.events
-        gated = events.index(None) if None in events else -1
-        yield from events[:gated] if gated >= 0 else events
-        if gated >= 0:
-            while not self.gate.is_set() and not self._stop.is_set():
-                self.gate.wait(0.05)
-            yield from self._paced(events[gated + 1 :])
+        events, start, gated = self.events, 0, False
+        while True:
+            end = next((i for i in range(start, len(events)) if events[i] is None), len(events))
+            yield from self._paced(events[start:end]) if gated else events[start:end]
+            if end == len(events) or not self._await_gate():
+                break
+            start, gated = end + 1, True
         self._stop.wait()
+
+    def _await_gate(self) -> bool:
+        gate, stop = self.gate, self._stop
+        if isinstance(gate, threading.Event):
+            while not gate.is_set() and not stop.is_set():
+                gate.wait(0.05)
+        else:
+            while not gate.acquire(timeout=0.05):
+                if stop.is_set():
+                    return False
+        return not stop.is_set()
 
     def _paced(self, events):
         if not self.rate:
@@ -206,8 +219,9 @@ def build_events(objects: list, updates: int) -> tuple[list, str]:
     return events, str(rv)
 
 
-def _untracked_store() -> None:
-    """The store as before client-go 1.36: no resource-version bookkeeping."""
+def _untracked_store(cls=None) -> None:
+    """The store as before client-go 1.36: no resource-version bookkeeping
+    (in ``cls``, by default the Indexer itself)."""
     from kubectl_informer.cache.store import Indexer
 
     def add_with_key(self, key, obj):
@@ -225,7 +239,8 @@ def _untracked_store() -> None:
             if old is not None and self._indexers:
                 self._update_indices(old, None, key)
 
-    Indexer.add_with_key, Indexer.delete = add_with_key, delete
+    cls = cls or Indexer
+    cls.add_with_key, cls.delete = add_with_key, delete
 
 
 def _named(informer) -> None:
@@ -296,9 +311,88 @@ def child_staleness_micro(n: int, reps: int) -> dict:
     return best
 
 
-def child_throughput(
-    n: int, updates: int, tracer_mode: str, profile_name: str, staleness: str = "", rate: float = 0.0
-) -> dict:
+def child_staleness_pairs(n: int, updates: int, rate: float, segments: int, control: bool = False) -> dict:
+    """Two 1.36 informers in this one process, each with its controller as
+    the throughput child runs it and no subscriber: "untracked" (its store
+    without the RV bookkeeping, no identity) and "tracked" (named, publishing
+    ``informer_*``). Their watches replay the same events cut into
+    ``segments`` segments at ``rate`` deltas/s, one informer's segment at a
+    time, alternating (untracked first in even segments, tracked first in odd
+    ones): while one runs the other waits with nothing to do, so the process
+    CPU time of a segment is that informer's. Per segment pair: CPU per delta
+    with over without, minus one. One process, one CPU, one memory layout:
+    the pairs differ only in the code and in the moment. ``control``: both
+    informers untracked (an A/A run: what the method reads where there is
+    no difference)."""
+    import gc
+
+    from kubectl_informer.cache.store import Indexer
+    from kubectl_informer.core.trace import Tracer
+    from kubectl_informer.run.lifecycle import ENGINE, tuned
+    from kubectl_informer.run.pipeline import new_informer, resolve_profile
+    from kubectl_informer.run.sample_controller import SimulatedController
+
+    class UntrackedIndexer(Indexer):
+        pass
+
+    _untracked_store(UntrackedIndexer)
+    objects = [small_object(i) for i in range(n)]
+    events, _ = build_events(objects, updates)
+    # One more segment than measured: the first warms both informers up and is not counted
+    # (whichever ran first paid for it: an A/A run read -15 % there).
+    cuts = [len(events) * k // (segments + 1) for k in range(segments + 2)]
+    gated: list = []
+    for k in range(segments + 1):
+        gated += [None, *events[cuts[k] : cuts[k + 1]]] if k else events[cuts[k] : cuts[k + 1]]
+    setting = ENGINE if os.environ.get("ENGINE_BENCH_UNPINNED") is None else replace(ENGINE, pin=False)
+    tuned(setting).__enter__()
+    stop = threading.Event()
+    gates, regs, threads = {}, {}, []
+    for variant in ("untracked", "tracked"):
+        gates[variant] = threading.Semaphore(0)
+        lw = ScriptedLW(objects, str(n), gated, gates[variant], rate)
+        tracer = Tracer()
+        informer = new_informer(lw, resolve_profile("1.36"), tracer=tracer)
+        if variant == "untracked" or control:
+            informer.indexer.__class__ = UntrackedIndexer
+        else:
+            _named(informer)
+        ctrl = SimulatedController(informer, workers=2, work_time=0.0, tracer=tracer)
+        regs[variant] = (informer, ctrl.registration)
+        threads += [
+            threading.Thread(target=informer.run, args=(stop,), daemon=True),
+            threading.Thread(target=ctrl.run, args=(stop,), daemon=True),
+        ]
+    gc.collect()
+    gc.freeze()
+    for t in threads:
+        t.start()
+    while not all(inf.has_synced() and reg.delivered >= n for inf, reg in regs.values()):
+        time.sleep(0.002)
+    pairs, rates, cpu = [], [], []
+    for k in range(segments + 1):
+        got = {}
+        for variant in ("untracked", "tracked") if k % 2 == 0 else ("tracked", "untracked"):
+            reg = regs[variant][1]
+            target = n + cuts[k + 1]
+            t0, c0 = time.perf_counter(), time.process_time()
+            gates[variant].release()
+            while reg.delivered < target:
+                time.sleep(0.01)  # coarse: a busy poller would steal the GIL from the pipeline
+            c, w = time.process_time() - c0, time.perf_counter() - t0
+            got[variant] = c / (cuts[k + 1] - cuts[k])
+            if k:
+                rates.append((cuts[k + 1] - cuts[k]) / w)
+        if k:
+            pairs.append(got["tracked"] / got["untracked"] - 1.0)
+            cpu.append(got["tracked"])
+    stop.set()
+    for t in threads:
+        t.join(10)
+    return {"pairs": pairs, "deltas_per_s": rates, "tracked_cpu_s_per_delta": cpu}
+
+
+def child_throughput(n: int, updates: int, tracer_mode: str, profile_name: str) -> dict:
     import gc
 
     from kubectl_informer.core.trace import TraceBuffer, Tracer
@@ -309,7 +403,7 @@ def child_throughput(
     objects = [small_object(i) for i in range(n)]
     events, _ = build_events(objects, updates)
     gate = threading.Event()
-    lw = ScriptedLW(objects, str(n), events, gate, rate)
+    lw = ScriptedLW(objects, str(n), events, gate)
 
     emit_calls = [0]
     drainer_stop = threading.Event()
@@ -336,13 +430,9 @@ def child_throughput(
     setting = ENGINE if os.environ.get("ENGINE_BENCH_UNPINNED") is None else replace(ENGINE, pin=False)
     tuning = tuned(setting)
     tuning.__enter__()
-    if staleness == "untracked":
-        _untracked_store()
     informer = new_informer(
         lw, resolve_profile(profile_name), tracer=tracer, indexers=two_indexes() if tracer_mode == "idx" else None
     )
-    if staleness == "tracked":
-        _named(informer)
     ctrl = SimulatedController(informer, workers=2, work_time=0.0, tracer=tracer if tracer_mode != "stub" else None)
     if tracer_mode == "stub":
         # Every engine component must see the stub, the queue included.
@@ -490,8 +580,8 @@ def main() -> None:
     ap.add_argument(
         "--pairs",
         type=int,
-        default=1 if smoke else 7,
-        help="pairs of runs with and without the 1.36 store RV + metrics (default 7)",
+        default=2 if smoke else 30,
+        help="segment pairs with and without the 1.36 store RV + metrics (default 30)",
     )
     ap.add_argument(
         "--rate",
@@ -500,13 +590,20 @@ def main() -> None:
         help=f"deltas/s the watch replays for the 1.36 figure (default {TARGET_DELTAS:,}; 0: unpaced)",
     )
     ap.add_argument("--child", nargs="+")
+    ap.add_argument(
+        "--control",
+        action="store_true",
+        help="with --only staleness: both informers without the 1.36 bookkeeping (A/A: the method's own reading)",
+    )
     ap.add_argument("--only", choices=("staleness",), help="only the 1.36 store RV + informer metrics figure")
     a = ap.parse_args()
     if a.child:
         kind = a.child[0]
         if kind == "throughput":
-            res = child_throughput(
-                int(a.child[1]), int(a.child[2]), a.child[3], a.child[4], *a.child[5:6], *map(float, a.child[6:7])
+            res = child_throughput(int(a.child[1]), int(a.child[2]), a.child[3], a.child[4])
+        elif kind == "pairs":
+            res = child_staleness_pairs(
+                int(a.child[1]), int(a.child[2]), float(a.child[3]), int(a.child[4]), a.child[5:6] == ["control"]
             )
         elif kind == "micro":
             res = child_staleness_micro(int(a.child[1]), int(a.child[2]))
@@ -530,7 +627,11 @@ def main() -> None:
         else "pipeline threads NOT pinned (ENGINE_BENCH_UNPINNED set): the GIL hands off across cores"
     )
     if a.only == "staleness":
-        st = staleness_figures(n, u, a.pairs, a.rate)
+        st = staleness_figures(n, u, a.pairs, a.rate, a.control)
+        if a.control:
+            print(
+                "control run (--control): both informers without the 1.36 bookkeeping; the figure is the method's own"
+            )
         print(staleness_summary(st, a.rate))
         print(f"machine: load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cpus during the run")
         print(staleness_line(st, a.rate))
@@ -594,28 +695,31 @@ def main() -> None:
     )
 
 
-def staleness_figures(n: int, u: int, pairs: int, rate: float) -> dict[str, float]:
-    """client-go 1.36's store-RV bookkeeping and informer metrics: profile
-    1.36, no subscriber, the watch replayed at ``rate`` deltas/s, CPU per
-    delta with them ("tracked") over without ("untracked"), minus one, for
-    each of ``pairs`` pairs of runs made one after the other (the order
-    alternating, so that a trend in the machine's load favours neither).
-    The figure is the median of the pairs' ratios; their spread says how
-    far one pair can be trusted on this machine."""
+SEGMENTS_PER_CHILD = 10
+
+
+def staleness_figures(n: int, u: int, pairs: int, rate: float, control: bool = False) -> dict[str, float]:
+    """client-go 1.36's store-RV bookkeeping and informer metrics: ``pairs``
+    segment pairs (``child_staleness_pairs``), up to SEGMENTS_PER_CHILD per
+    child process, each child pinned to the CPU its pid picks (so the
+    children spread over the CPUs and their neighbours). The figure is the
+    median of the pairs' ratios; their quartiles and range say how far one
+    pair can be trusted on this machine."""
     paired, rates, cpu_ns = [], [], []
-    for rep in range(pairs):
-        got = {}
-        order = ("untracked", "tracked") if rep % 2 == 0 else ("tracked", "untracked")
-        for variant in order:
-            r = run_child(["throughput", str(n), str(u), "off", "1.36", variant, str(rate)])
-            got[variant] = r["cpu_seconds"] / r["deltas"]
-            rates.append(r["deltas_per_s"])
-            print(
-                f"  pair {rep + 1} 1.36 {variant:<9} {r['deltas_per_s']:>9,.0f} deltas/s wall, "
-                f"{r['deltas_per_cpu_s']:>9,.0f} per CPU-second ({r['seconds']:.2f} s)"
-            )
-        paired.append(got["tracked"] / got["untracked"] - 1.0)
-        cpu_ns.append(got["tracked"] * 1e9)
+    left, child = pairs, 0
+    while left > 0:
+        child += 1
+        segments = min(SEGMENTS_PER_CHILD, left)
+        left -= segments
+        r = run_child(["pairs", str(n), str(u), str(rate), str(segments), *(["control"] if control else [])])
+        paired += r["pairs"]
+        rates += r["deltas_per_s"]
+        cpu_ns += [c * 1e9 for c in r["tracked_cpu_s_per_delta"]]
+        print(
+            f"  child {child}: {segments} segment pairs of "
+            f"{n * u // (segments + 1):,} deltas, with / without - 1: {', '.join(f'{p:+.1%}' for p in r['pairs'])}; "
+            f"{min(r['deltas_per_s']):,.0f} .. {max(r['deltas_per_s']):,.0f} deltas/s wall"
+        )
     ratios = sorted(paired)
     out = {
         "median": _quantile(ratios, 0.5),
@@ -628,14 +732,10 @@ def staleness_figures(n: int, u: int, pairs: int, rate: float) -> dict[str, floa
         "delta_ns": _quantile(sorted(cpu_ns), 0.5),
     }
     print(
-        f"  1.36 store RV + metrics, per pair (CPU per delta with / without - 1), in run order: "
-        f"{', '.join(f'{p:+.1%}' for p in paired)}"
-    )
-    print(
         f"  median {out['median']:+.1%}, quartiles {out['q1']:+.1%} .. {out['q3']:+.1%}, "
         f"range {out['min']:+.1%} .. {out['max']:+.1%} over {pairs} pairs"
     )
-    micro_reps = max(5, pairs * 2)
+    micro_reps = min(20, max(5, pairs))
     m = run_child(["micro", str(min(n, 20_000)), str(micro_reps)])
     extra = (m["store_rv"] - m["store"]) + (m["fifo_metrics"] - m["fifo"])
     out["parts_ns"] = extra

@@ -101,7 +101,7 @@ def test_engine_bench():
 def test_engine_staleness_bench():
     # The 1.36 store RV + informer metrics figure alone: paired runs at the rate.
     figures = run_smoke("engine", "--only", "staleness", line="engine-staleness")
-    assert figures["pairs"] == 1 and figures["rate"] == 60_000
+    assert figures["pairs"] == 2 and figures["rate"] == 60_000
     assert figures["achieved_rate"] > 0 and figures["delta_ns"] > 0
     assert figures["q1_pct"] <= figures["overhead_pct"] <= figures["q3_pct"]
 
