@@ -141,9 +141,11 @@ class _Replay:
         return self._gen()
 
     def _gen(self):
-        events, start, gated = self.events, 0, False
-        while True:
-            end = next((i for i in range(start, len(events)) if events[i] is None), len(events))
+        events = self.events
+        # Where the gates are, found before any segment runs (a scan per segment would count in it).
+        ends = [i for i, ev in enumerate(events) if ev is None] + [len(events)]
+        start, gated = 0, False
+        for end in ends:
             yield from self._paced(events[start:end]) if gated else events[start:end]
             if end == len(events) or not self._await_gate():
                 break
