@@ -28,7 +28,7 @@ component-base's buckets; ``attach.exporter`` serves it as
 from __future__ import annotations
 
 import threading
-from bisect import bisect_left
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
@@ -274,32 +274,140 @@ class _Gauge:
         return self.value
 
 
+# Samples a histogram holds before it buckets them (a bound on the memory of one nobody
+# reads); at most 256, so that len() of the list is one of CPython's cached small ints.
+FOLD_AT = 256
+
+
 class _Histogram:
-    __slots__ = ("id", "counts", "sum", "_flag")
+    """component-base's processing-latency histogram (buckets
+    ``PROCESSING_LATENCY_BUCKETS``, a value counted in the first bucket whose
+    bound is >= it, as Prometheus' ``le``), kept cheaply for a caller that
+    observes once per delta: ``observe`` only appends the sample to a list
+    (while the identity is reserved, so a released identity stops publishing
+    at once, as component-base's reserved histogram); the samples are bucketed
+    in bulk when the histogram is read, or when ``FOLD_AT`` are held. The
+    counts are the ones an observe that bucketed each sample would have left;
+    the sum is the same samples' sum, added in order (Python 3.12+'s ``sum``
+    compensates rounding within a batch, so its last bits may differ).
+
+    ``sink()`` hands a hot caller (the RealFIFO's pop) what ``observe`` does
+    inline: the reservation flag, the sample list and the fold."""
+
+    __slots__ = ("id", "_counts", "_sum", "_flag", "_pending", "_lock")
 
     def __init__(self, id: InformerNameAndResource) -> None:
         self.id = id
         self._flag = id._flag or _NEVER
-        # Per bucket, not cumulative; the last slot holds what is above every bound (the
-        # count is their sum): observe runs once per delta, so it does the least it can.
-        self.counts = [0] * (len(PROCESSING_LATENCY_BUCKETS) + 1)
-        self.sum = 0.0
+        # Per bucket, not cumulative; the last slot holds what is above every bound.
+        self._counts = [0] * (len(PROCESSING_LATENCY_BUCKETS) + 1)
+        self._sum = 0.0
+        self._pending: list[float] = []
+        self._lock = threading.RLock()  # snapshot folds under it
 
     def observe(self, value: float) -> None:
         if self._flag.value:
-            self.counts[bisect_left(PROCESSING_LATENCY_BUCKETS, value)] += 1
-            self.sum += value
+            pending = self._pending
+            pending.append(value)
+            if len(pending) >= FOLD_AT:
+                self.fold()
+
+    def sink(self) -> tuple[_Flag, list[float], Callable[[], None]]:
+        """``(flag, samples, fold)``: while ``flag.value``, append a sample to
+        ``samples`` and call ``fold()`` once ``FOLD_AT`` are held."""
+        return self._flag, self._pending, self.fold
+
+    def fold(self) -> None:
+        """Bucket the samples held so far. The observing thread appends while
+        a reader folds: the first ``n`` samples are taken and removed, and an
+        append lands after them."""
+        with self._lock:
+            pending = self._pending
+            n = len(pending)
+            if not n:
+                return
+            batch = pending[:n]
+            del pending[:n]
+            self._sum = sum(batch, self._sum)
+            counts = self._counts
+            first = PROCESSING_LATENCY_BUCKETS[0]
+            if max(batch) <= first:  # the common case: every pop under 1 ms
+                counts[0] += n
+                return
+            above = [v for v in batch if v > first]
+            above.sort()
+            counts[0] += n - len(above)
+            below = 0
+            for i, bound in enumerate(PROCESSING_LATENCY_BUCKETS[1:], 1):
+                upto = bisect_right(above, bound)
+                counts[i] += upto - below
+                below = upto
+            counts[-1] += len(above) - below
+
+    @property
+    def counts(self) -> list[int]:
+        """Per bucket, not cumulative; the last slot holds what is above every bound."""
+        self.fold()
+        return list(self._counts)
+
+    @property
+    def sum(self) -> float:
+        self.fold()
+        return self._sum
 
     @property
     def count(self) -> int:
         return sum(self.counts)
 
     def cumulative(self) -> list[int]:
-        out, n = [], 0
-        for c in self.counts[:-1]:
-            n += c
-            out.append(n)
-        return out
+        return self.snapshot()[0]
+
+    def snapshot(self) -> tuple[list[int], int, float]:
+        """``(cumulative bucket counts, count, sum)`` read together."""
+        with self._lock:
+            self.fold()
+            out, n = [], 0
+            for c in self._counts[:-1]:
+                n += c
+                out.append(n)
+            return out, n + self._counts[-1], self._sum
+
+
+_ALWAYS = _Flag(True)  # a histogram that is not ours checks its identity itself
+
+
+class _Observing(list[float]):
+    """The sample list of a histogram that is not ours: each sample goes to
+    its ``observe`` at once and none is held."""
+
+    __slots__ = ("_observe",)
+
+    def __init__(self, observe: Callable[[float], None]) -> None:
+        super().__init__()
+        self._observe = observe
+
+    def append(self, value: float) -> None:
+        self._observe(value)
+
+
+def latency_sink(metric: HistogramMetric) -> tuple[_Flag, list[float], Callable[[], None]] | None:
+    """How a hot caller records processing latencies without a call per
+    sample: ``(flag, samples, fold)``; while ``flag.value``, append each
+    sample to ``samples`` and call ``fold()`` once ``FOLD_AT`` are held.
+    None for the no-op metric (nothing to time). Our histogram buckets them
+    in bulk (``_Histogram.sink``); any other provider's gets ``observe`` for
+    each sample at once."""
+    if metric is NOOP_METRIC:
+        return None
+    sink = getattr(metric, "sink", None)
+    if sink is not None:
+        flag, samples, fold = sink()
+        return flag, samples, fold
+    return _ALWAYS, _Observing(metric.observe), _nothing
+
+
+def _nothing() -> None:
+    pass
 
 
 @dataclass(frozen=True)
@@ -349,14 +457,15 @@ class InformerMetricsRegistry:
             out = []
             for id in ids:
                 q, h, rv = self._queued.get(id), self._latency.get(id), self._rv.get(id)
+                buckets, count, total = h.snapshot() if h else ([0] * len(PROCESSING_LATENCY_BUCKETS), 0, 0.0)
                 out.append(
                     InformerSeries(
                         id,
                         q.current() if q else 0.0,
                         rv.current() if rv else 0.0,
-                        tuple(h.cumulative()) if h else (0,) * len(PROCESSING_LATENCY_BUCKETS),
-                        h.count if h else 0,
-                        h.sum if h else 0.0,
+                        tuple(buckets),
+                        count,
+                        total,
                     )
                 )
             return out

@@ -50,9 +50,11 @@ from kubectl_informer.cache.delta_fifo import (
 )
 from kubectl_informer.cache.fifo_base import FIFOBase
 from kubectl_informer.cache.informer_metrics import (
+    FOLD_AT,
     NOOP_METRIC,
     InformerMetricsProvider,
     InformerNameAndResource,
+    latency_sink,
     new_fifo_metrics,
 )
 from kubectl_informer.cache.keys import (
@@ -109,7 +111,12 @@ class RealFIFO(FIFOBase):
         self._per_key: dict[str, int] = {}
         self.identifier = identifier or InformerNameAndResource()
         self._queued_metric, self._latency_metric = new_fifo_metrics(self.identifier, metrics_provider)
-        self._observe = None if self._latency_metric is NOOP_METRIC else self._latency_metric.observe
+        # The processing latency, recorded inline in pop (``latency_sink``): no call per
+        # pop but the two clock reads, unless the histogram is not ours (observed at once).
+        self._latency_samples: list[float] | None = None
+        sink = latency_sink(self._latency_metric)
+        if sink is not None:
+            self._latency_on, self._latency_samples, self._latency_fold = sink
         # A gauge that can be read when scraped reads the queue's length then, and the hot
         # path sets nothing (upstream sets it at every add and pop; the two differ only
         # while the newest change was a queued Bookmark, which upstream does not set).
@@ -314,14 +321,16 @@ class RealFIFO(FIFOBase):
             deltas = [delta]
             if self._queued_metric is not NOOP_METRIC:
                 self._queued_metric.set(len(items))
-            observe = self._observe
-            if observe is not None:
+            samples = self._latency_samples
+            if samples is not None:
                 started = perf_counter()
             try:
                 process(deltas, is_in_initial_list)
             finally:
-                if observe is not None:
-                    observe(perf_counter() - started)
+                if samples is not None and self._latency_on.value:
+                    samples.append(perf_counter() - started)
+                    if len(samples) >= FOLD_AT:
+                        self._latency_fold()
                 # Counted down only after processing, so has_synced() cannot
                 # turn true while the last initial entry is still being applied.
                 if self._initial_population_count > 0:

@@ -3,7 +3,11 @@ informer metrics (fifo_metrics.go, component-base's clientgo/fifo)."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kubectl_informer.cache import informer_metrics as im
 from kubectl_informer.cache.informer_metrics import (
@@ -187,3 +191,82 @@ def test_informer_publishes_under_its_identity(clock, start):
     assert wait_for(lambda: reg.series() and reg.series()[0].store_resource_version == rv)
     s = reg.series()[0]
     assert s.id.name == "kubectl-informer" and s.queued_items == 0 and s.latency_count == 2
+
+
+# ----- the processing-latency histogram, bucketed lazily -----
+
+
+def _eager(values):
+    """Bucket each value at once, as component-base's histogram does: the
+    first bound >= the value (Prometheus' le), the rest above every bound."""
+    counts = [0] * (len(im.PROCESSING_LATENCY_BUCKETS) + 1)
+    total = 0.0
+    for v in values:
+        i = next((i for i, b in enumerate(im.PROCESSING_LATENCY_BUCKETS) if v <= b), len(counts) - 1)
+        counts[i] += 1
+        total += v
+    cumulative, n = [], 0
+    for c in counts[:-1]:
+        n += c
+        cumulative.append(n)
+    return cumulative, sum(counts), total
+
+
+_bounds = st.sampled_from(im.PROCESSING_LATENCY_BUCKETS)
+_latencies = st.one_of(
+    st.floats(0, 0.001),  # where nearly every pop falls
+    st.floats(0, 20),
+    _bounds,  # exactly on a bound: counted in that bucket
+    _bounds.map(lambda b: math.nextafter(b, math.inf)),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(_latencies, max_size=3 * im.FOLD_AT // 2), max_size=4))
+def test_lazy_histogram_reads_as_eager_bucketing(batches):
+    h = im._Histogram(new_informer_name("lazy").with_resource(PODS))
+    flag, samples, fold = h.sink()
+    seen = []
+    for batch in batches:
+        for v in batch:  # the RealFIFO's inline path, and observe's
+            if len(seen) % 2:
+                h.observe(v)
+            elif flag.value:
+                samples.append(v)
+                if len(samples) >= im.FOLD_AT:
+                    fold()
+            seen.append(v)
+            assert len(samples) < im.FOLD_AT  # the samples held stay bounded
+        buckets, count, total = h.snapshot()  # read between batches
+        want = _eager(seen)
+        assert (buckets, count) == (want[0], want[1])
+        assert total == pytest.approx(want[2], rel=1e-12, abs=1e-15)
+    reset_informer_names_for_testing()
+
+
+def test_released_histogram_keeps_what_it_took_and_takes_no_more():
+    name = new_informer_name("gone")
+    reg = InformerMetricsRegistry()
+    fifo = RealFIFO(atomic_events=True, identifier=name.with_resource(PODS), metrics_provider=reg)
+    for i in range(3):
+        fifo.add(make_object(f"p{i}"))
+    fifo.pop(lambda deltas, initial: None)
+    fifo.pop(lambda deltas, initial: None)  # two samples held, not yet bucketed
+    name.release()
+    fifo.pop(lambda deltas, initial: None)  # after release: not recorded (reservedHistogramMetric)
+    s = reg.series()[0]
+    assert (s.latency_count, s.latency_buckets[0]) == (2, 2)
+
+
+def test_real_fifo_holds_at_most_fold_at_latency_samples():
+    reg = InformerMetricsRegistry()
+    fifo = RealFIFO(atomic_events=True, identifier=new_informer_name("t").with_resource(PODS), metrics_provider=reg)
+    n = 2 * im.FOLD_AT + 5
+    for i in range(n):
+        fifo.add(make_object(f"p{i}"))
+    hist = reg._latency[fifo.identifier]
+    for _ in range(n):
+        fifo.pop(lambda deltas, initial: None)
+        assert len(hist._pending) < im.FOLD_AT
+    assert len(hist._pending) == 5  # the last fold left these; a read buckets them
+    assert reg.series()[0].latency_count == n and not hist._pending
