@@ -77,15 +77,32 @@ def resolve(mod: str, path: Path, node: ast.ImportFrom) -> list[str]:
     return out
 
 
-def imports_of(mod: str, path: Path) -> list[tuple[str, int]]:
+def imports_of(mod: str, path: Path, *, typing_only: bool = True) -> list[tuple[str, int]]:
+    """The module's imports; without ``typing_only``, not the ones under an
+    ``if TYPE_CHECKING:`` (never executed: what a type names, not what runs)."""
     tree = ast.parse(path.read_text(), str(path))
+    skipped = set() if typing_only else {id(n) for block in _type_checking_blocks(tree) for n in ast.walk(block)}
     found = []
     for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
         if isinstance(node, ast.Import):
             found += [(a.name, node.lineno) for a in node.names]
         elif isinstance(node, ast.ImportFrom):
             found += [(t, node.lineno) for t in resolve(mod, path, node)]
     return found
+
+
+def _type_checking_blocks(tree: ast.AST) -> list[ast.If]:
+    return [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.If)
+        and (
+            (isinstance(n.test, ast.Name) and n.test.id == "TYPE_CHECKING")
+            or (isinstance(n.test, ast.Attribute) and n.test.attr == "TYPE_CHECKING")
+        )
+    ]
 
 
 def layer(mod: str) -> str | None:
@@ -99,6 +116,14 @@ def graph() -> dict[str, list[tuple[str, int]]]:
     cost each xdist worker a second of CPU while collecting, though only the
     one that runs these tests needs it."""
     return {mod: imports_of(mod, path) for mod, path in MODULES.items()}
+
+
+@functools.cache
+def runtime_graph() -> dict[str, list[tuple[str, int]]]:
+    """The imports that run: a type-only import (``if TYPE_CHECKING:``) lets a
+    module name a type of a module that imports it, which is no cycle at run
+    time; it still points down (graph(), test_imports_point_down)."""
+    return {mod: imports_of(mod, path, typing_only=False) for mod, path in MODULES.items()}
 
 
 def test_every_package_is_a_layer():
@@ -145,7 +170,7 @@ def test_forbidden_libraries():
 
 
 def test_no_import_cycles():
-    edges = {m: {t for t, _ in imps if t in MODULES and t != m} for m, imps in graph().items()}
+    edges = {m: {t for t, _ in imps if t in MODULES and t != m} for m, imps in runtime_graph().items()}
     # a package's __init__ importing its own modules is not a cycle of design
     index, low, stack, on, cycles = {}, {}, [], set(), []
     counter = [0]
@@ -183,3 +208,19 @@ def test_engine_imports_nothing_above_core(mod):
     for target, line in graph()[mod]:
         if target.startswith(PKG + "."):
             assert layer(target) in ("cache", "workqueue", "clock", "core"), f"{mod}:{line} imports {target}"
+
+
+def test_a_type_only_import_points_down_but_makes_no_cycle(tmp_path):
+    """What the two graphs read of one module: its type-only import counts for
+    the direction of imports, not for a cycle (it never runs)."""
+    module = tmp_path / "m.py"
+    module.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "import kubectl_informer.core.trace\n"
+        "if TYPE_CHECKING:\n"
+        "    from kubectl_informer.run.runner import Run\n"
+    )
+    every = {target for target, _ in imports_of("kubectl_informer.run.m", module)}
+    running = {target for target, _ in imports_of("kubectl_informer.run.m", module, typing_only=False)}
+    assert "kubectl_informer.run.runner" in every and "kubectl_informer.run.runner" not in running
+    assert "kubectl_informer.core.trace" in every and "kubectl_informer.core.trace" in running

@@ -23,9 +23,12 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kubectl_informer.kube.retry import is_transient
+
+if TYPE_CHECKING:
+    from kubectl_informer.run.runner import Run
 
 # Statuses of a first request that end the run: no retry makes them pass.
 FATAL_STATUS = frozenset((401, 403, 404))
@@ -144,7 +147,7 @@ class FirstContact:
             callback(verb, err)
 
 
-def check(run: Any, timeout: float, run_error: Callable[[str], Exception]) -> None:
+def check(run: Run, timeout: float, run_error: Callable[[str], Exception]) -> None:
     """What the probe used to say, said by the first real list and watch of
     each of ``run``'s informers (``run.watched``, whose lister-watchers are
     FirstContacts): a 403, 401 or unreachable server ends the run with one
@@ -169,11 +172,11 @@ def check(run: Any, timeout: float, run_error: Callable[[str], Exception]) -> No
         w.lw.after(failed_later)
     if run.config.name:
         for w in run.watched:
-            _check_named_object(run, w, run.factory.informers[w.id], deadline, run_error)
+            _check_named_object(run, w, run.informers()[w.id], deadline, run_error)
 
 
 def _check_named_object(
-    run: Any, w: Any, informer: Any, deadline: float, run_error: Callable[[str], Exception]
+    run: Run, w: Any, informer: Any, deadline: float, run_error: Callable[[str], Exception]
 ) -> None:
     """``watch pods NAME``: the object must be there once the list is in."""
     while not informer.has_synced() and not run.stop_event.is_set() and time.monotonic() < deadline:

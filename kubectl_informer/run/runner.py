@@ -366,6 +366,13 @@ class Run:
 
         start_pipeline(self, self.target)
 
+    def informers(self) -> dict[str, SharedIndexInformer]:
+        """The started factory's informers, by resource id (the steps that
+        run once the pipeline is built read them here)."""
+        if self.factory is None:
+            raise RuntimeError("the run's informers are read before its pipeline was built")
+        return self.factory.informers
+
     def set_consistency(self, enabled: bool) -> bool:
         """``:consistency on|off``: the demo controller's check, switched live;
         False when this run has no controller that writes."""

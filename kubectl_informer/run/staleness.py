@@ -4,9 +4,12 @@ stale``, the controller's writing reconcile with its ConsistencyStore."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kubectl_informer.run.errors import RunError
+
+if TYPE_CHECKING:
+    from kubectl_informer.run.runner import Run
 
 INFORMER_NAME = "kubectl-informer"
 
@@ -38,35 +41,36 @@ def name_informers(watched: list, informers: dict) -> Any:
     return name
 
 
-def replica_sync(run: Any):
+def replica_sync(run: Run):
     """``--demo stale``: ``(consistency, ReplicaSync)``, the controller's
     reconcile writing to the simulator in this process (never to a real
     cluster); None for any other run."""
-    if run.config.demo != "stale" or run.demo is None:
+    queue = run.config.queue
+    if run.config.demo != "stale" or run.demo is None or queue is None:
         return None
     from kubectl_informer.run.consistency import SwitchableConsistency
     from kubectl_informer.run.replica_sync import PODS, REPLICASETS, ReplicaSync
 
-    every = run.factory.informers
+    every = run.informers()
     if run.watched[0].id != "replicasets.apps" or "pods" not in every:
         raise RunError(
             "the stale demo's controller manages ReplicaSets and their pods: "
             "run `kubectl informer queue replicasets --owns pods --demo stale`"
         )
     rs, pods = every["replicasets.apps"].get_store(), every["pods"].get_store()
-    consistency = SwitchableConsistency({PODS: pods, REPLICASETS: rs}, run.config.queue.consistency)
+    consistency = SwitchableConsistency({PODS: pods, REPLICASETS: rs}, queue.consistency)
     return consistency, ReplicaSync(run.demo.server.store, rs, pods, consistency, run.tracer)
 
 
-def store_rv_sampler(run: Any):
+def store_rv_sampler(run: Run):
     """Each informer's store RV against the server's (exact on the simulator)."""
     from kubectl_informer.run.store_rv import StoreRVSampler
 
     sim = run.demo.server.store.current_rv if run.demo is not None else None
-    return StoreRVSampler(run.factory.informers, sim)
+    return StoreRVSampler(run.informers(), sim)
 
 
-def stale_reconcile(run: Any):
+def stale_reconcile(run: Run):
     """The sample controller's reconcile on ``--demo stale`` (its ReplicaSync,
     kept on the run with its ConsistencyStore for ``:consistency``); None
     elsewhere, where the controller only sleeps its work time."""

@@ -4,8 +4,8 @@ sample controller on the queue resource's informer, the Server pane's poller,
 and the threads that run them, as client-go starts a factory's informers and
 a controller's workers on goroutines.
 
-Each step takes the ``Run`` (run/runner.py) as ``Any``, as first_contact and
-staleness do: runner imports this module, and the layers allow no cycle.
+Each step takes the ``Run`` (run/runner.py), named for the type checker only:
+runner imports this module.
 """
 
 from __future__ import annotations
@@ -22,10 +22,11 @@ if TYPE_CHECKING:
     from kubectl_informer.kube.config import KubeTarget
     from kubectl_informer.run.config import RunConfig, Workqueue
     from kubectl_informer.run.handler_lanes import HandlerSpec
+    from kubectl_informer.run.runner import Run
     from kubectl_informer.run.server_poll import ServerPoller
 
 
-def start_pipeline(run: Any, target: KubeTarget) -> None:
+def start_pipeline(run: Run, target: KubeTarget) -> None:
     """Build ``run``'s pipeline on its prepared ``watched`` resources and
     start its threads; with a fresh run, wait for its first list and watch
     (``first_contact.check``)."""
@@ -63,7 +64,7 @@ def start_pipeline(run: Any, target: KubeTarget) -> None:
 
 
 def _start_controller(
-    run: Any, q: Workqueue, lane: HandlerSpec, factory: SharedInformerFactory, informer: SharedIndexInformer
+    run: Run, q: Workqueue, lane: HandlerSpec, factory: SharedInformerFactory, informer: SharedIndexInformer
 ) -> None:
     """The sample controller on the queue resource's informer, its lane
     (``lane``) on each other informer with the controller shape's handler."""
@@ -99,7 +100,7 @@ def _start_controller(
         wiring.wire_owned(run.watched, factory, shape, controller.queue, lane, run.stop_event)
 
 
-def _server_poller(run: Any, target: KubeTarget, factory: SharedInformerFactory) -> ServerPoller | None:
+def _server_poller(run: Run, target: KubeTarget, factory: SharedInformerFactory) -> ServerPoller | None:
     """The Server pane's poller (run/server_poll.py): the simulator's
     watch cache on a --demo or a kubeconfig that names the simulator,
     the API server's /metrics elsewhere; none with --server-scrape 0.
@@ -143,7 +144,7 @@ def _transform_for(o: RunConfig) -> Any:
     return transform
 
 
-def _add_late_handler(run: Any, informer: SharedIndexInformer, period: float) -> None:
+def _add_late_handler(run: Run, informer: SharedIndexInformer, period: float) -> None:
     """Register a handler once the informer runs, as a controller that
     starts late does: client-go raises a period below the check period."""
     deadline = time.monotonic() + 10.0
