@@ -57,6 +57,22 @@ def test_every_shot_is_referenced_by_a_page_quoting_its_command():
         assert quoting, f"{shot.name}: {refs[shot.name]} show it but do not quote `{shot.command}`"
 
 
+QUOTE = re.compile(r"```[a-z]*\n(.*?)```|`(kubectl[ -]informer [^`]+)`", re.S)
+
+
+def test_a_screenshot_follows_the_command_it_was_taken_of():
+    """The last command quoted before a screenshot (a block, or inline) is the
+    one the shot ran: under another command, the picture would answer for it."""
+    misplaced = []
+    for page, text in _pages().items():
+        for ref in REF.finditer(text):
+            quoted = [m.group(1) or m.group(2) for m in QUOTE.finditer(text, 0, ref.start())]
+            last = _squeeze(quoted[-1]) if quoted else ""
+            if _squeeze(by_name(ref.group(1)).command) not in last:
+                misplaced.append(f"{page}: {ref.group(1)} comes after `{last[:90]}`")
+    assert misplaced == []
+
+
 def test_no_stale_screenshot_files():
     on_disk = {p.stem for p in (DOCS / "screenshots").glob("*.svg")}
     assert on_disk == {s.name for s in SHOTS}
