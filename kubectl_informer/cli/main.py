@@ -21,7 +21,6 @@ from kubectl_informer import __version__
 from kubectl_informer.cli import params
 from kubectl_informer.cli.command import (
     DURATION,
-    POSITIVE_DURATION,
     PROG,
     KubectlCommand,
     KubectlGroup,
@@ -31,7 +30,7 @@ from kubectl_informer.cli.command import (
     run_app,
 )
 from kubectl_informer.cli.connection import api_server_flags, attach_endpoint_flags
-from kubectl_informer.cli.options import decorate
+from kubectl_informer.cli.options import decorate, run_for_option
 from kubectl_informer.cli.queue import queue
 from kubectl_informer.cli.watch import watch
 from kubectl_informer.core.profiles import PROFILES
@@ -158,13 +157,7 @@ def attach_output_options(f):
             metavar="N",
             help="Headless output only: stop after N scrapes.",
         ),
-        click.option(
-            "--duration",
-            "run_for",
-            type=POSITIVE_DURATION,
-            default=None,
-            help="Headless output only: stop after this long.",
-        ),
+        run_for_option,
     ]
     return decorate(f, opts)
 

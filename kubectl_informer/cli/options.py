@@ -246,6 +246,16 @@ def handler_options(f):
     return decorate(f, opts)
 
 
+# `--duration` of every command with a headless output (watch, queue, attach).
+run_for_option = click.option(
+    "--duration",
+    "run_for",
+    type=POSITIVE_DURATION,
+    default=None,
+    help="Headless output only: stop after this long.",
+)
+
+
 def output_options(f):
     opts = [
         click.option(
@@ -256,13 +266,7 @@ def output_options(f):
             show_default=True,
             help="tui: the live UI; json: the trace as NDJSON; text: one line per delta applied to the cache.",
         ),
-        click.option(
-            "--duration",
-            "run_for",
-            type=POSITIVE_DURATION,
-            default=None,
-            help="Headless output only: stop after this long.",
-        ),
+        run_for_option,
         click.option(
             "--max-events",
             type=click.IntRange(min=1),
