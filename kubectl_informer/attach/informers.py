@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 from kubectl_informer.attach.counters import increase
 from kubectl_informer.attach.page import Histogram, Page
-from kubectl_informer.attach.quantile import bucket_delta, quantile_in_bucket
+from kubectl_informer.attach.quantile import window_percentiles
 
 QUEUED = "informer_queued_items"
 LATENCY = "informer_processing_latency_seconds"
@@ -151,7 +151,7 @@ def update_informers(
         f.rated = dt > 0 and old is not None
         f.processed_per_s = increase(f.processed_total, old_count) / dt if f.rated else 0.0
         then = q_base.get(key) if q_base else None
-        (f.latency_p50, f.latency_p50_bucket), (f.latency_p99, f.latency_p99_bucket) = _percentiles(
+        (f.latency_p50, f.latency_p50_bucket), (f.latency_p99, f.latency_p99_bucket) = window_percentiles(
             p.latency, then.latency if then else None
         )
         f.store_rv = p.store_rv
@@ -174,22 +174,6 @@ def update_stale_skips(
         s.rated = dt > 0 and base is not None
         # A series that appeared since the base counted from 0 (its first skips).
         s.per_s = increase(total, old if old is not None else 0.0) / dt if s.rated else 0.0
-
-
-def _percentiles(new: Histogram | None, old: Histogram | None):
-    """p50 and p99 (each with its bucket) of the window's observations, else
-    of all of them, as the queue's percentiles are taken."""
-    if new is None:
-        return (None, None), (None, None)
-    recent = bucket_delta(new.buckets, old.buckets if old else None)
-    if not recent or recent[-1][1] <= 0:
-        recent = new.buckets
-    return _estimate(0.5, recent), _estimate(0.99, recent)
-
-
-def _estimate(q: float, buckets) -> tuple[float | None, tuple[float, float] | None]:
-    found = quantile_in_bucket(q, buckets)
-    return (None, None) if found is None else (found[0], (found[1], found[2]))
 
 
 def server_rv_for(group: str, resource: str, server: dict[tuple[str, str], int]) -> int | None:

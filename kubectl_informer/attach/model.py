@@ -34,7 +34,7 @@ from kubectl_informer.attach.informers import (
     update_stale_skips,
 )
 from kubectl_informer.attach.page import Histogram, Page
-from kubectl_informer.attach.quantile import bucket_delta, quantile_in_bucket
+from kubectl_informer.attach.quantile import Estimate, window_percentiles
 from kubectl_informer.core.durations import format_short
 
 RATE_WINDOW = 5.0  # seconds of scrapes a rate is taken over
@@ -307,18 +307,7 @@ class AttachModel:
         c.error_history.append(c.errors_per_s)
 
 
-def _quantiles(new: Histogram | None, old: Histogram | None):
-    """(p50, its bucket), (p99, its bucket) over the window's observations,
-    else over all of them (a queue idle for the whole window still shows what
-    it did); count, sum are the totals."""
-    if new is None:
-        return (None, None), (None, None), 0.0, 0.0
-    recent = bucket_delta(new.buckets, old.buckets if old else None)
-    if not recent or recent[-1][1] <= 0:
-        recent = new.buckets
-    return _estimate(0.5, recent), _estimate(0.99, recent), new.count, new.sum
-
-
-def _estimate(q: float, buckets) -> tuple[float | None, tuple[float, float] | None]:
-    found = quantile_in_bucket(q, buckets)
-    return (None, None) if found is None else (found[0], (found[1], found[2]))
+def _quantiles(new: Histogram | None, old: Histogram | None) -> tuple[Estimate, Estimate, float, float]:
+    """The window's p50 and p99 (window_percentiles), then the totals: count, sum."""
+    p50, p99 = window_percentiles(new, old)
+    return p50, p99, (new.count if new else 0.0), (new.sum if new else 0.0)

@@ -10,6 +10,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kubectl_informer.attach.page import Histogram
+
+# A quantile estimate and the bucket it fell in, (None, None) with no observations.
+Estimate = tuple[float | None, tuple[float, float] | None]
 
 
 def histogram_quantile(q: float, buckets: Sequence[tuple[float, float]]) -> float | None:
@@ -45,7 +52,9 @@ def quantile_in_bucket(q: float, buckets: Sequence[tuple[float, float]]) -> tupl
     return buckets[-2][0], buckets[-2][0], math.inf
 
 
-def bucket_delta(new: Sequence[tuple[float, float]], old: Sequence[tuple[float, float]] | None):
+def bucket_delta(
+    new: Sequence[tuple[float, float]], old: Sequence[tuple[float, float]] | None
+) -> tuple[tuple[float, float], ...]:
     """The observations between two scrapes of one histogram (PromQL's
     ``increase`` per bucket); a counter reset (any bucket went down) means
     the process restarted, and ``new`` is all there is."""
@@ -59,3 +68,20 @@ def bucket_delta(new: Sequence[tuple[float, float]], old: Sequence[tuple[float, 
             return tuple(new)
         out.append((bound, count - prev))
     return tuple(out)
+
+
+def window_percentiles(new: Histogram | None, old: Histogram | None) -> tuple[Estimate, Estimate]:
+    """p50 and p99, each with its bucket, of the observations between two
+    scrapes, else of all of them (a histogram idle for the whole window still
+    shows what it did), as the queue and informer tables read their latencies."""
+    if new is None:
+        return (None, None), (None, None)
+    recent = bucket_delta(new.buckets, old.buckets if old else None)
+    if not recent or recent[-1][1] <= 0:
+        recent = new.buckets
+    return _estimate(0.5, recent), _estimate(0.99, recent)
+
+
+def _estimate(q: float, buckets: Sequence[tuple[float, float]]) -> Estimate:
+    found = quantile_in_bucket(q, buckets)
+    return (None, None) if found is None else (found[0], (found[1], found[2]))
