@@ -20,7 +20,7 @@ The exporter is the process's informer metrics provider
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from prometheus_client import start_http_server
 from prometheus_client.core import (
@@ -52,8 +52,13 @@ HELP = {
     "retries": "Total number of retries handled by workqueue",
 }
 
+if TYPE_CHECKING:
+    from kubectl_informer.workqueue.metrics import Summary
 
-def _histogram(name: str, queue: str, summary) -> HistogramMetricFamily:
+_Family = TypeVar("_Family", GaugeMetricFamily, CounterMetricFamily)
+
+
+def _histogram(name: str, queue: str, summary: Summary) -> HistogramMetricFamily:
     h = HistogramMetricFamily("workqueue_" + name, HELP[name], labels=["name"])
     buckets = [
         (floatToGoString(b), float(c)) for b, c in zip(BUCKETS, summary.buckets or [0] * len(BUCKETS), strict=True)
@@ -73,8 +78,8 @@ class QueueCollector:
         c = self.controller
         m = c.queue.metrics()
         name = m.name or c.name
-        for key, value, cls in (("depth", m.depth, GaugeMetricFamily), ("adds", m.adds, CounterMetricFamily)):
-            yield _family(cls, key, name, value)
+        yield _family(GaugeMetricFamily, "depth", name, m.depth)
+        yield _family(CounterMetricFamily, "adds", name, m.adds)
         yield _histogram("queue_duration_seconds", name, m.queue_latency)
         yield _histogram("work_duration_seconds", name, m.work_duration)
         yield _family(GaugeMetricFamily, "unfinished_work_seconds", name, m.unfinished_work_seconds)
@@ -83,7 +88,7 @@ class QueueCollector:
         yield from _controller_families(c)
 
 
-def _family(cls, key: str, queue: str, value: float):
+def _family(cls: type[_Family], key: str, queue: str, value: float) -> _Family:
     f = cls("workqueue_" + key, HELP[key], labels=["name"])
     f.add_metric([queue], float(value))
     return f

@@ -35,6 +35,7 @@ difference of resource versions, which count every write to the cluster
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from kubectl_informer.attach.counters import increase
@@ -199,7 +200,7 @@ def english_plurals(kind: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def informer_notes(has_informers: bool, informers, server_note: str | None) -> list[str]:
+def informer_notes(has_informers: bool, informers: Iterable[InformerFigures], server_note: str | None) -> list[str]:
     """What the informer figures cannot say, one line each."""
     if not has_informers:
         return [

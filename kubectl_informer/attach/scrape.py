@@ -9,6 +9,7 @@ endpoint behind kube-rbac-proxy.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -216,7 +217,7 @@ class ProxyScraper:
         )
 
 
-def scrape(scraper, now: float | None = None) -> Page:
+def scrape(scraper: UrlScraper | ProxyScraper, now: float | None = None) -> Page:
     """Fetch and parse one page; ScrapeError for every failure."""
     body = scraper.fetch()
     try:
@@ -232,7 +233,7 @@ def resolve_proxy(
     from kubectl_informer.attach.target import _ports_text, declared_ports
     from kubectl_informer.kube.rest import get_json
 
-    def fetch(p: str, what: str, query=()):
+    def fetch(p: str, what: str, query: Iterable[tuple[str, Any]] = ()) -> Any:
         try:
             return get_json(api_client, p, query, timeout=timeout)
         except ApiError as e:

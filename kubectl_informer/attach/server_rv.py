@@ -17,6 +17,7 @@ A failure is one line, shown; the next scrape tries again.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Any
 
 from kubectl_informer.attach.page import Page
@@ -25,7 +26,7 @@ from kubectl_informer.kube.errors import one_line
 from kubectl_informer.kube.limits import MAX_METRICS_BODY
 
 
-def resource_versions(lines) -> dict[tuple[str, str], int]:
+def resource_versions(lines: Iterable[str]) -> dict[tuple[str, str], int]:
     """(group, resource) -> RV from the page's lines (only this family's are
     looked at). ValueError when they are not the Prometheus text format."""
     from prometheus_client.parser import text_string_to_metric_families

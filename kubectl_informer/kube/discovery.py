@@ -16,6 +16,7 @@ import re
 import threading
 import weakref
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any
 from urllib.parse import quote
 
@@ -71,7 +72,7 @@ class _Group:
     resources: dict[str, list[Resource]] = field(default_factory=dict)  # version -> resources
 
 
-def _disk_cache():
+def _disk_cache() -> ModuleType:
     from kubectl_informer.kube import discovery_cache
 
     return discovery_cache

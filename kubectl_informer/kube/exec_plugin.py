@@ -36,7 +36,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from kubectl_informer.core.redact import remember
@@ -217,7 +217,7 @@ _live_lock = threading.Lock()
 
 
 def run_plugin(
-    argv: list[str], env: dict[str, str], interactive: bool, timeout: float, not_found
+    argv: list[str], env: dict[str, str], interactive: bool, timeout: float, not_found: Callable[[], str]
 ) -> tuple[bytes, bytes, int]:
     """Run the plugin to its end: (stdout, stderr, exit code). A plugin that
     outlives ``timeout``, prints more than ``MAX_STDOUT``, or is still running
@@ -244,7 +244,7 @@ def run_plugin(
                 _live.discard(proc)
 
 
-def _start(argv: list[str], env: dict[str, str], interactive: bool, not_found) -> subprocess.Popen:
+def _start(argv: list[str], env: dict[str, str], interactive: bool, not_found: Callable[[], str]) -> subprocess.Popen:
     try:
         return subprocess.Popen(
             argv,

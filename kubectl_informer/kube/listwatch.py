@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import orjson
@@ -314,7 +314,7 @@ class KubeWatch:
         return ev
 
 
-def _read_timeout_setter(resp: Any):
+def _read_timeout_setter(resp: Any) -> Callable[[float], None] | None:
     """A way to bound the next read of ``resp`` (the light client's own, or
     the socket under a urllib3 response), or None."""
     setter = getattr(resp, "set_read_timeout", None)

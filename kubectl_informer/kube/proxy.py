@@ -93,7 +93,7 @@ def _idna(host: str) -> str:
         return host
 
 
-def _matches(entry: str, host: str, port: str, ip) -> bool:
+def _matches(entry: str, host: str, port: str, ip: ipaddress.IPv4Address | ipaddress.IPv6Address | None) -> bool:
     """Does one NO_PROXY entry (trimmed, lower-case, not ``*``) match?"""
     if "/" in entry:
         try:

@@ -429,7 +429,7 @@ def get_list(
     timeout: Timeout = None,
     accept: str = ACCEPT_JSON,
     interner: StringInterner | None = None,
-    progress=None,
+    progress: Callable[[int, int], None] | None = None,
     max_bytes: int = MAX_LIST_BODY,
 ) -> Any:
     """GET a List and decode it while it arrives (``stream_decode``), never

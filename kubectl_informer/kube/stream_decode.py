@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import orjson
@@ -341,7 +342,9 @@ def _skip_ws(s: str, i: int) -> int:
     return i
 
 
-def decode_list_chunks(chunks, interner: StringInterner | None = None, progress=None) -> dict:
+def decode_list_chunks(
+    chunks: Iterable[bytes], interner: StringInterner | None = None, progress: Callable[[int, int], None] | None = None
+) -> dict:
     """Decode a List from an iterable of byte chunks, the GC paused (see
     decode.py) and the result frozen when it is big; ``progress(bytes,
     items)`` is called after each chunk."""
