@@ -765,10 +765,11 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_json(200, _scale().to_scale(new))
 
     def _do_patch(self, rdef, namespace, name, sub) -> None:
-        # PatchResource checks the media type first, with or without a body.
+        # The PATCH route takes only the patch media types: anything else is
+        # refused before PatchResource reads a body, in go-restful's words.
         ptype = _PATCH_TYPES.get(self._content_type())
         if ptype is None:
-            raise _unsupported_media_type(tuple(_PATCH_TYPES))
+            raise ApiError(415, "UnsupportedMediaType", "415: Unsupported Media Type")
         body = self._read_body(tuple(_PATCH_TYPES))
         store = self.sim.store
         if ptype == "apply":
