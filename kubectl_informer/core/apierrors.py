@@ -53,15 +53,12 @@ class ApiError(Exception):
         )
 
     def to_status(self) -> dict[str, Any]:
-        st: dict[str, Any] = {
-            "kind": "Status",
-            "apiVersion": "v1",
-            "metadata": {},
-            "status": "Failure",
-            "message": self.message,
-            "reason": self.reason,
-            "code": self.status,
-        }
+        st: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure"}
+        # message and reason are omitempty in metav1.Status: an empty one is left out
+        if self.message:
+            st["message"] = self.message
+        if self.reason:
+            st["reason"] = self.reason
         details: dict[str, Any] = {}
         if self.details:
             details["causes"] = self.details
@@ -69,6 +66,7 @@ class ApiError(Exception):
             details["retryAfterSeconds"] = int(self.retry_after)
         if details:
             st["details"] = details
+        st["code"] = self.status
         return st
 
     def __repr__(self) -> str:

@@ -49,7 +49,7 @@ from kubectl_informer.sim import negotiation, pod_proxy
 from kubectl_informer.sim.apply import server_side_apply
 from kubectl_informer.sim.faults import Faults
 from kubectl_informer.sim.patches import json_patch, merge_patch
-from kubectl_informer.sim.query_params import query_int64
+from kubectl_informer.sim.query_params import query_bool, query_int64
 from kubectl_informer.sim.resources import (
     NAMESPACES,
     SELF_SUBJECT_ACCESS_REVIEWS,
@@ -117,10 +117,6 @@ def _unsupported_media_type(accepted: tuple[str, ...]) -> ApiError:
 
 def _status_ok() -> dict:
     return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"}
-
-
-def _truthy(v: str | None) -> bool:
-    return (v or "").lower() in ("true", "1", "yes")
 
 
 def _named(name: str, field_match):
@@ -571,11 +567,11 @@ class _Handler(BaseHTTPRequestHandler):
         method = self.command
         if name is None:
             verb = {"GET": "list", "HEAD": "list", "POST": "create", "DELETE": "deletecollection"}.get(method)
-            if verb == "list" and (watch_path or _truthy(self.query.get("watch"))):
+            if verb == "list" and (watch_path or query_bool(self.query, "watch")):
                 verb = "watch"
         else:
             verb = {"GET": "get", "HEAD": "get", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}.get(method)
-            if verb == "get" and (watch_path or _truthy(self.query.get("watch"))):
+            if verb == "get" and (watch_path or query_bool(self.query, "watch")):
                 verb = "watch"
         allowed = SUBRESOURCE_VERBS[sub] if sub else rdef.verbs
         if verb is None or verb not in allowed:
@@ -780,7 +776,7 @@ class _Handler(BaseHTTPRequestHandler):
                 name,
                 body,
                 self.query.get("fieldManager", ""),
-                _truthy(self.query.get("force")),
+                query_bool(self.query, "force"),
                 self.dry_run,
             )
             return self._send_json(code, obj)
@@ -879,8 +875,8 @@ class _Handler(BaseHTTPRequestHandler):
         lm, fm = self._selectors(rdef)
         if name is not None:  # watch of one object: a field selector on its name
             fm = _named(name, fm)
-        allow_bookmarks = _truthy(q.get("allowWatchBookmarks"))
-        send_initial = self._send_initial_events(allow_bookmarks)
+        allow_bookmarks = query_bool(q, "allowWatchBookmarks")
+        send_initial = self._send_initial_events()
         timeout = self._watch_timeout()
         try:
             w, initial, end_rv = store.start_watch(
@@ -903,16 +899,22 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             store.stop_watch(w)
 
-    def _send_initial_events(self, allow_bookmarks: bool) -> bool | None:
-        """The watch's sendInitialEvents (None when not asked), checked as
-        ListOptions validation checks a watch's: with resourceVersionMatch
-        NotOlderThan, and allowWatchBookmarks when true. A server without the
-        WatchList feature rejects it or, one that predates it, ignores it
-        (and the resourceVersionMatch that came with it)."""
+    def _send_initial_events(self) -> bool | None:
+        """The watch's sendInitialEvents (None when not asked), defaulted and
+        checked as kube-apiserver v1.36 does (``SetListOptionsDefaults``, then
+        ``ValidateListOptions``): with the WatchList feature on, a watch from
+        resourceVersion "" or "0" that names neither sendInitialEvents nor a
+        resourceVersionMatch is one (its state, then an initial-events-end
+        bookmark when bookmarks are allowed); one that names sendInitialEvents
+        needs resourceVersionMatch NotOlderThan. A server without the feature
+        rejects it or, one that predates it, ignores it (and the
+        resourceVersionMatch that came with it)."""
         q, faults = self.query, self.sim.faults
         raw = q.get("sendInitialEvents")
-        send_initial = None if raw is None else _truthy(raw)
         match = q.get("resourceVersionMatch", "")
+        if raw is None and not match and faults.watch_list_enabled and q.get("resourceVersion", "") in ("", "0"):
+            return True
+        send_initial = None if raw is None else query_bool(q, "sendInitialEvents")
         if send_initial is not None and not faults.watch_list_enabled:
             if faults.watch_list_mode == "reject":
                 raise _forbidden_list_option(
@@ -931,10 +933,6 @@ class _Handler(BaseHTTPRequestHandler):
         if match != "NotOlderThan":
             raise _forbidden_list_option(
                 "resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"
-            )
-        if send_initial and not allow_bookmarks:
-            raise _forbidden_list_option(
-                "allowWatchBookmarks", "sendInitialEvents requires setting allowWatchBookmarks to true"
             )
         return send_initial
 

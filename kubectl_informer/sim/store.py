@@ -56,6 +56,7 @@ from kubectl_informer.sim.continuation import (
     page_of,
 )
 from kubectl_informer.sim.patches import json_patch, merge_patch, strategic_merge_patch
+from kubectl_informer.sim.query_params import go_quote, parse_uint64
 from kubectl_informer.sim.resources import NAMESPACES, PODS, Registry, ResourceDef
 from kubectl_informer.sim.watchcache import (
     ADDED,
@@ -673,14 +674,17 @@ class Store:
         return n
 
     # ---------------------------------------------------------------- RV rules
-    def _parse_rv(self, rv: str) -> int:
+    def _parse_rv(self, rv: str, *, watch: bool = False) -> int:
+        """The resourceVersion asked for, read as the storage reads it
+        (ParseUint): a list refuses a bad one with a 400, a watch with the
+        storage's bare error, a 500 with no reason."""
         try:
-            n = int(rv)
-            if n < 0:
-                raise ValueError
-            return n
-        except ValueError:
-            raise ApiError(400, "BadRequest", f'invalid resource version "{rv}"') from None
+            return parse_uint64(rv)
+        except ValueError as e:
+            what = f"resourceVersion: Invalid value: {go_quote(rv)}: {e}"
+            if watch:
+                raise ApiError(500, "", what) from None
+            raise ApiError(400, "BadRequest", "invalid resource version: " + what) from None
 
     def _too_large(self, want: int, current: int) -> ApiError:
         return ApiError(
@@ -779,7 +783,7 @@ class Store:
             limit = 0
         if match and match not in ("Exact", "NotOlderThan"):
             raise _invalid(
-                "resourceVersionMatch", f'Unsupported value: "{match}": supported values: "Exact", "NotOlderThan"'
+                "resourceVersionMatch", f'Unsupported value: "{match}": supported values: "Exact", "NotOlderThan", ""'
             )
         if match and continue_:
             raise _match_with_continue(rv)
@@ -912,7 +916,7 @@ class Store:
                 user_agent,
                 rv,
             )
-            want = None if rv in ("", "0") else self._parse_rv(rv)
+            want = None if rv in ("", "0") else self._parse_rv(rv, watch=True)
             initial, entries, end_rv = self._watch_start(st, w, rv, want, send_initial_events, encode)
             w.floor = w.last_rv
             st.watchers.add(w)
@@ -941,7 +945,10 @@ class Store:
             # getWatchCacheResourceVersion: "" is etcd's current revision, "0" any.
             self._wait_fresh(st, self._rv if rv == "" else (want or 0))
             w.last_rv = st.rv
-            return [], [st.objects[k] for k in self._ns_keys(st, w.namespace)], st.rv
+            # the initial-events-end bookmark goes only where bookmarks are allowed
+            # (setInitialEventsEndBookmarkIfRequested)
+            end = st.rv if w.bookmarks else None
+            return [], [st.objects[k] for k in self._ns_keys(st, w.namespace)], end
         if want is None and send_initial_events is None:
             # A watch from "" or "0": the current state as ADDED events, then what follows.
             w.last_rv = st.rv

@@ -246,15 +246,85 @@ def test_watch_list_from_future_rv_is_too_large(client, sim):
     ]
 
 
-def test_watch_list_validation(client):
-    w = client.watch(PODS, sendInitialEvents="true", resourceVersionMatch="NotOlderThan")
-    assert w.status == 422 and "allowWatchBookmarks" in w.resp.read().decode()
+def test_watch_list_validation(client, sim):
+    # without allowWatchBookmarks, kube-apiserver v1.36 sends the state and no end bookmark (the lab)
+    client.request("POST", PODS, pod("a"))
+    w = client.watch(PODS, sendInitialEvents="true", resourceVersionMatch="NotOlderThan", timeoutSeconds="-1")
+    assert w.status == 200 and [e["type"] for e in w.rest()] == ["ADDED"]
     w = client.watch(PODS, sendInitialEvents="true", allowWatchBookmarks="true")
     assert w.status == 422 and "NotOlderThan" in w.resp.read().decode()
     w = client.watch(PODS, resourceVersionMatch="NotOlderThan")
     assert w.status == 422
     status, st = client.get(PODS, sendInitialEvents="true")
     assert status == 422 and "forbidden for list" in st["message"]
+
+
+@pytest.mark.parametrize("rv", ["", "0"])
+def test_a_watch_from_now_or_any_is_a_watch_list_by_default(client, sim, rv):
+    """SetListOptionsDefaults (WatchList on): a watch from "" or "0" naming
+    neither sendInitialEvents nor resourceVersionMatch is sent its state, then
+    the initial-events-end bookmark when bookmarks are allowed (the lab's
+    kube-apiserver v1.36 answers `?watch=1&allowWatchBookmarks=true` so)."""
+    client.request("POST", PODS, pod("a"))
+    evs = client.watch(PODS, resourceVersion=rv or None, allowWatchBookmarks="true").take(2)
+    assert [e["type"] for e in evs] == ["ADDED", "BOOKMARK"]
+    assert evs[1]["object"]["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
+    named = client.watch(
+        PODS,
+        resourceVersion="0",
+        allowWatchBookmarks="true",
+        sendInitialEvents="false",
+        resourceVersionMatch="NotOlderThan",
+    )
+    sim.store.create("pods", pod("b"))
+    assert named.next()["object"]["metadata"]["name"] == "b"  # asked not to: no state, no end bookmark
+    named.close()
+
+
+@pytest.mark.parametrize(
+    ("raw", "on"), [("abc", True), ("", True), ("TRUE", True), ("0", False), ("False", False), (None, False)]
+)
+def test_a_boolean_parameter_is_false_only_when_absent_0_or_false(client, sim, raw, on):
+    """Convert_Slice_string_To_bool: `allowWatchBookmarks=abc` allows them."""
+    evs = client.watch(PODS, allowWatchBookmarks=raw, timeoutSeconds="-1").rest()
+    assert [e["type"] for e in evs] == (["BOOKMARK"] if on else [])
+
+
+@pytest.mark.parametrize(
+    ("query", "code", "reason", "message"),
+    [  # kube-apiserver v1.36 on the lab: a list's 400, a watch's bare storage error (500, no reason)
+        (
+            {"resourceVersion": "abc"},
+            400,
+            "BadRequest",
+            'invalid resource version: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": '
+            "invalid syntax",
+        ),
+        (
+            {"resourceVersion": "-1"},
+            400,
+            "BadRequest",
+            'invalid resource version: resourceVersion: Invalid value: "-1": strconv.ParseUint: parsing "-1": '
+            "invalid syntax",
+        ),
+        (
+            {"resourceVersion": "abc", "watch": "1"},
+            500,
+            None,
+            'resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax',
+        ),
+        (
+            {"resourceVersion": "1", "resourceVersionMatch": "Bogus"},
+            422,
+            "Invalid",
+            'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Unsupported value: "Bogus": '
+            'supported values: "Exact", "NotOlderThan", ""',
+        ),
+    ],
+)
+def test_a_bad_resource_version_is_refused_in_the_servers_words(client, query, code, reason, message):
+    status, st = client.get(PODS, **query)
+    assert (status, st.get("reason"), st["message"]) == (code, reason, message)
 
 
 def test_watch_list_switched_off_rejects_like_a_gate_off_server(client, sim):
