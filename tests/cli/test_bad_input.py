@@ -39,7 +39,10 @@ HEADLESS = ["-o", "text", "--duration", "30s"]
         (["queue", "--work-time", "-1s"], "invalid value for '--work-time'"),
         (["watch", "pods", "--max-events", "many"], "invalid value for '--max-events'"),
         (["watch", "pods", "-l", "a%b"], "invalid value for '-l' / '--selector'"),
-        (["watch", "pods", "-l", "app in (a"], "invalid value for '-l' / '--selector'"),
+        (
+            ["watch", "pods", "-l", "app in (a"],
+            "'--selector': unable to parse requirement: found '', expected: ',' or ')'",
+        ),
         (["watch", "pods", "--field-selector", "status.phase"], "invalid value for '--field-selector'"),
         (["watch", "pods", "--field-selector", "a=b,c"], '"c" is not a field selector term'),
         (["watch", "pods", "--demo", "nosuch"], 'unknown scenario "nosuch"'),

@@ -1,0 +1,265 @@
+"""Label selectors parsed and matched as apimachinery's ``labels.Parse`` does.
+
+The grammar of k8s.io/apimachinery/pkg/labels/selector.go: a ``Lexer`` that
+cuts the text into identifiers, the keywords ``in``/``notin`` and the
+operator symbols (the longest of ``= == != ! ( ) , > <``), and a ``Parser``
+that reads comma-joined requirements from them, each checked as
+``NewRequirement`` checks it. Errors carry kube-apiserver's words: "found
+'%s', expected: ..." from the parser (with "unable to parse requirement: "
+in front when it came from inside one requirement), the key and value
+problems of ``label_validation`` as ``field.Invalid`` prints them.
+
+Quirks kept because the server has them: ``in``/``notin`` are identifiers
+wherever a key or value is read (``in in (notin)`` is valid); ``a in ()``
+holds the empty value; ``a=`` compares with ""; a NUL byte ends the text
+(the lexer's ``read`` returns 0 at the end).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from kubectl_informer.core.label_validation import (
+    aggregate,
+    invalid,
+    label_key_problems,
+    label_value_problems,
+)
+
+# selection.Operator values.
+IN, NOT_IN, EQUALS, DOUBLE_EQUALS, NOT_EQUALS = "in", "notin", "=", "==", "!="
+GREATER_THAN, LESS_THAN, EXISTS, DOES_NOT_EXIST = "gt", "lt", "exists", "!"
+BINARY_OPERATORS = (IN, NOT_IN, EQUALS, DOUBLE_EQUALS, NOT_EQUALS, GREATER_THAN, LESS_THAN)
+
+# Tokens: the literal of a symbol or keyword is its own token name.
+IDENT, END, ERROR = "identifier", "end", "error"
+_SYMBOLS = frozenset(["=", "==", "!=", "!", "(", ")", ",", ">", "<"])
+_KEYWORDS = frozenset([IN, NOT_IN])
+_SPECIAL = frozenset("=!(),><")
+_BLANK = frozenset(" \t\r\n")
+_BY_TOKEN = {"=": EQUALS, "==": DOUBLE_EQUALS, "!=": NOT_EQUALS, ">": GREATER_THAN, "<": LESS_THAN}
+_BY_TOKEN.update({IN: IN, NOT_IN: NOT_IN})
+_INT64 = range(-(2**63), 2**63)
+
+
+class SelectorError(ValueError):
+    """A selector ``labels.Parse`` refuses; ``str()`` is its error text."""
+
+
+def go_parse_int64(text: str) -> int | None:
+    """``strconv.ParseInt(text, 10, 64)``: the number, or None where Go errs."""
+    digits = text[1:] if text[:1] in ("+", "-") else text
+    if not digits or not digits.isascii() or not digits.isdigit():
+        return None
+    value = int(text)
+    return value if value in _INT64 else None
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """``labels.Requirement``: a key, an operator, its values (sorted, no
+    duplicates, as the parser hands ``sets.String.List()`` over)."""
+
+    key: str
+    operator: str
+    values: tuple[str, ...] = ()
+
+    def matches(self, labels: dict[str, Any]) -> bool:
+        """``Requirement.Matches``: a missing label fails in/=/==/gt/lt and
+        satisfies notin/!=; gt/lt need integers on both sides."""
+        op, present = self.operator, self.key in labels
+        if op == EXISTS:
+            return present
+        if op == DOES_NOT_EXIST:
+            return not present
+        value = labels.get(self.key)
+        if op in (IN, EQUALS, DOUBLE_EQUALS):
+            return present and value in self.values
+        if op in (NOT_IN, NOT_EQUALS):
+            return not present or value not in self.values
+        if op in (GREATER_THAN, LESS_THAN) and present and len(self.values) == 1:
+            have, want = go_parse_int64(str(value)), go_parse_int64(self.values[0])
+            if have is None or want is None:
+                return False
+            return have > want if op == GREATER_THAN else have < want
+        return False
+
+    def __str__(self) -> str:
+        """``Requirement.String``: the text that parses back to it."""
+        if self.operator == DOES_NOT_EXIST:
+            return "!" + self.key
+        if self.operator == EXISTS:
+            return self.key
+        sign = {IN: " in ", NOT_IN: " notin ", GREATER_THAN: ">", LESS_THAN: "<"}.get(self.operator, self.operator)
+        joined = ",".join(sorted(self.values))
+        if self.operator in (IN, NOT_IN):
+            joined = f"({joined})"
+        return self.key + sign + joined
+
+
+def lex(text: str) -> list[tuple[str, str]]:
+    """``Lexer.Lex`` to the end: (token, literal) pairs ending with END."""
+    items: list[tuple[str, str]] = []
+    pos, n = 0, len(text)
+    while True:
+        while pos < n and text[pos] in _BLANK:
+            pos += 1
+        if pos >= n or text[pos] == "\0":
+            items.append((END, ""))
+            return items
+        start = pos
+        if text[pos] in _SPECIAL:
+            # The longest symbol: one character, or two when they make one.
+            pos += 2 if text[pos : pos + 2] in _SYMBOLS else 1
+            items.append((text[start:pos], text[start:pos]))
+        else:
+            while pos < n and text[pos] not in _SPECIAL and text[pos] not in _BLANK and text[pos] != "\0":
+                pos += 1
+            word = text[start:pos]
+            items.append((word if word in _KEYWORDS else IDENT, word))
+        if pos < n and text[pos] == "\0":
+            pos += 1  # the scan read the 0 that ended the token and does not give it back
+
+
+class _Parser:
+    """``labels.Parser`` over the lexed items."""
+
+    def __init__(self, text: str) -> None:
+        self.items = lex(text)
+        self.pos = 0
+
+    def peek(self, values: bool = True) -> tuple[str, str]:
+        """``lookahead``: in the Values context a keyword is an identifier."""
+        tok, lit = self.items[self.pos]
+        return (IDENT if values and tok in _KEYWORDS else tok), lit
+
+    def take(self, values: bool = True) -> tuple[str, str]:
+        """``consume``."""
+        item = self.peek(values)
+        self.pos += 1
+        return item
+
+    def parse(self) -> list[Requirement]:
+        reqs: list[Requirement] = []
+        while True:
+            tok, lit = self.peek()
+            if tok == END:
+                return reqs
+            if tok not in (IDENT, "!"):
+                raise SelectorError(f"found '{lit}', expected: !, identifier, or 'end of string'")
+            try:
+                reqs.append(self.requirement())
+            except SelectorError as e:
+                raise SelectorError(f"unable to parse requirement: {e}") from None
+            tok, lit = self.take()
+            if tok == END:
+                return reqs
+            if tok != ",":
+                raise SelectorError(f"found '{lit}', expected: ',' or 'end of string'")
+            tok, lit = self.peek()
+            if tok not in (IDENT, "!"):
+                raise SelectorError(f"found '{lit}', expected: identifier after ','")
+
+    def requirement(self) -> Requirement:
+        """``parseRequirement``: key, operator (inferred for ``a``/``!a``), values."""
+        key, op = self.key_and_inferred_operator()
+        if op in (EXISTS, DOES_NOT_EXIST):
+            return new_requirement(key, op, [])
+        tok, lit = self.take(values=False)
+        if tok not in _BY_TOKEN:
+            raise SelectorError(f"found '{lit}', expected: {', '.join(BINARY_OPERATORS)}")
+        op = _BY_TOKEN[tok]
+        values = self.value_set() if op in (IN, NOT_IN) else self.exact_value()
+        return new_requirement(key, op, sorted(set(values)))
+
+    def key_and_inferred_operator(self) -> tuple[str, str]:
+        op = ""
+        tok, lit = self.take()
+        if tok == "!":
+            op = DOES_NOT_EXIST
+            tok, lit = self.take()
+        if tok != IDENT:
+            raise SelectorError(f"found '{lit}', expected: identifier")
+        problems = label_key_problems(lit)
+        if problems:
+            raise SelectorError(invalid("<nil>", lit, "; ".join(problems)))
+        if self.peek()[0] in (END, ",") and op != DOES_NOT_EXIST:
+            op = EXISTS
+        return lit, op
+
+    def value_set(self) -> list[str]:
+        """``parseValues``: ``(a,b,...)``; ``()`` and empty slots hold ""."""
+        tok, lit = self.take()
+        if tok != "(":
+            raise SelectorError(f"found '{lit}' expected: '('")
+        tok, lit = self.peek()
+        if tok == ")":
+            self.take()
+            return [""]
+        if tok not in (IDENT, ","):
+            raise SelectorError(f"found '{lit}', expected: ',', ')' or identifier")
+        values = self.identifiers()
+        self.take()  # the ")" identifiers() stopped at
+        return values
+
+    def identifiers(self) -> list[str]:
+        """``parseIdentifiersList``: up to (not over) the closing ")"."""
+        values: list[str] = []
+        while True:
+            tok, lit = self.take()
+            if tok == IDENT:
+                values.append(lit)
+                tok2, lit2 = self.peek()
+                if tok2 == ")":
+                    return values
+                if tok2 != ",":
+                    raise SelectorError(f"found '{lit2}', expected: ',' or ')'")
+            elif tok == ",":
+                following = self.peek()[0]
+                if not values or following in (")", ","):
+                    values.append("")
+                if following == ")":
+                    return values
+            else:
+                raise SelectorError(f"found '{lit}', expected: ',', or identifier")
+
+    def exact_value(self) -> list[str]:
+        """``parseExactValue``: one identifier, or "" before "," or the end."""
+        if self.peek()[0] in (END, ","):
+            return [""]
+        tok, lit = self.take()
+        if tok == IDENT:
+            return [lit]
+        raise SelectorError(f"found '{lit}', expected: identifier")
+
+
+def new_requirement(key: str, op: str, values: list[str]) -> Requirement:
+    """``NewRequirement``'s checks (the path is the parser's, so keys print
+    as ``key`` and values as ``values[i][key]``)."""
+    errs: list[str] = []
+    problems = label_key_problems(key)
+    if problems:
+        errs.append(invalid("key", key, "; ".join(problems)))
+    if op in (GREATER_THAN, LESS_THAN):
+        for i, v in enumerate(values):
+            if go_parse_int64(v) is None:
+                errs.append(invalid(f"values[{i}]", v, "for 'Gt', 'Lt' operators, the value must be an integer"))
+    for i, v in enumerate(values):
+        problems = label_value_problems(v)
+        if problems:
+            errs.append(invalid(f"values[{i}][{key}]", v, "; ".join(problems)))
+    if errs:
+        raise SelectorError(aggregate(errs))
+    return Requirement(key, op, tuple(values))
+
+
+def parse(text: str) -> list[Requirement]:
+    """``labels.Parse``: the requirements, sorted by key (stable here); an
+    empty list selects everything. Raises SelectorError."""
+    return sorted(_Parser(text).parse(), key=lambda r: r.key)
+
+
+def render(reqs: list[Requirement]) -> str:
+    """``internalSelector.String``."""
+    return ",".join(str(r) for r in reqs)
