@@ -8,14 +8,19 @@ answers 410 with kube-apiserver's wording and a fresh token to go on with.
 from __future__ import annotations
 
 import base64
+import json
+import posixpath
 
 import orjson
 
 from kubectl_informer.core.apierrors import ApiError
+from kubectl_informer.core.label_selector import go_parse_int64
+from kubectl_informer.sim.go_decode import GoError, check_json, raw_url_b64decode
 from kubectl_informer.sim.watchcache import (
     Entry,
 )
 
+INVALID_KEY = "continue key is not valid"
 INCONSISTENT_CONTINUE = (
     "The provided continue parameter is too old to display a consistent list result. "
     "You can start a new list without the continue parameter, or use the continue token in this response "
@@ -31,21 +36,105 @@ def encode_continue(rv: int, start_key: str) -> str:
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
+_VERSION = "meta.k8s.io/v1"
+_FIELDS = {"v": "string", "rv": "int64", "start": "string"}
+
+
+class _Number(str):
+    """A JSON number's literal, as Go's decoder keeps it for its messages."""
+
+
 def decode_continue(token: str) -> tuple[int, str]:
+    """``storage.DecodeContinue``: the token's resourceVersion and the key to
+    start from; a refused token is 400 "invalid continue token: ..." as
+    ``ValidateListOptions`` words it, with Go's base64 and JSON errors inside."""
     try:
-        pad = "=" * (-len(token) % 4)
-        data = orjson.loads(base64.urlsafe_b64decode(token + pad))
-        if data.get("v") != "meta.k8s.io/v1":
-            raise ValueError("incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
-        rv = int(data["rv"])
-        start = str(data["start"])
-        if rv == 0:
-            raise ValueError("incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
-    except ValueError as e:
-        raise ApiError(400, "BadRequest", f"continue key is not valid: {e}") from None
-    except Exception:  # noqa: BLE001  any decoding failure is the apiserver's 400
-        raise ApiError(400, "BadRequest", "continue key is not valid: incorrect encoding") from None
-    return rv, start
+        return _decode(token)
+    except GoError as e:
+        raise ApiError(400, "BadRequest", f"invalid continue token: {e}") from None
+
+
+def _decode(token: str) -> tuple[int, str]:
+    try:
+        data = raw_url_b64decode(token.encode("utf-8", "surrogateescape"))
+        check_json(data)
+    except GoError as e:
+        raise GoError(f"{INVALID_KEY}: {e}") from None
+    fields = _unmarshal(data)
+    version, rv, start = str(fields.get("v", "")), _int(fields.get("rv", 0)), str(fields.get("start", ""))
+    if version != _VERSION:
+        raise GoError(f"{INVALID_KEY}: server does not recognize this encoded version {version}")
+    if rv == 0:
+        raise GoError(f"{INVALID_KEY}: incorrect encoded start resourceVersion (version {_VERSION})")
+    if not start:
+        raise GoError(f"{INVALID_KEY}: encoded start key empty (version {_VERSION})")
+    key = start if start.startswith("/") else "/" + start
+    cleaned = posixpath.normpath(key)
+    if cleaned.startswith("//"):
+        cleaned = "/" + cleaned.lstrip("/")  # path.Clean keeps one leading slash, normpath two
+    if cleaned != key:
+        raise GoError(f"{INVALID_KEY}: {start}")  # path traversal refused
+    return rv, cleaned[1:]
+
+
+class _Object(list[tuple[str, object]]):
+    """A JSON object's (key, value) pairs in order, duplicates kept."""
+
+
+def _unmarshal(data: bytes) -> dict[str, object]:
+    """``json.Unmarshal`` of valid JSON into ``storage.continueToken``: keys
+    matched exactly or else without regard to case, the last one winning,
+    null leaving a field alone; the first value of the wrong type is the error."""
+    value = json.loads(
+        data.decode("utf-8", "replace"), parse_int=_Number, parse_float=_Number, object_pairs_hook=_Object
+    )
+    if value is None:
+        return {}
+    if not isinstance(value, _Object):
+        raise GoError(
+            f"{INVALID_KEY}: json: cannot unmarshal {_kind(value)} into Go value of type storage.continueToken"
+        )
+    fields: dict[str, object] = {}
+    errors: list[str] = []
+    for key, v in value:
+        name = key if key in _FIELDS else key.casefold()
+        if name not in _FIELDS or v is None:
+            continue
+        got, error = _field_value(name, v)
+        if error:
+            errors.append(error)
+        else:
+            fields[name] = got
+    if errors:
+        raise GoError(f"{INVALID_KEY}: json: {errors[0]}")
+    return fields
+
+
+def _field_value(name: str, v: object) -> tuple[object, str]:
+    """The field's value, or Go's ``UnmarshalTypeError`` text."""
+    wrong = f"cannot unmarshal {_kind(v)} into Go struct field continueToken.{name} of type {_FIELDS[name]}"
+    if _FIELDS[name] == "string":
+        if type(v) is not str:
+            return None, wrong
+        return v.encode("utf-16", "surrogatepass").decode("utf-16", "replace"), ""  # a lone surrogate is U+FFFD
+    if not isinstance(v, _Number):
+        return None, wrong
+    number = go_parse_int64(v)
+    if number is None:
+        return None, f"cannot unmarshal number {v} into Go struct field continueToken.rv of type int64"
+    return number, ""
+
+
+def _int(v: object) -> int:
+    return v if isinstance(v, int) else 0
+
+
+def _kind(v: object) -> str:
+    if isinstance(v, _Number):
+        return "number"
+    if isinstance(v, _Object):
+        return "object"
+    return {str: "string", bool: "bool", list: "array"}[type(v)]
 
 
 def page_of(

@@ -808,11 +808,11 @@ class Store:
         """Where a LIST reads (lock held): ``(rv, snapshot or None for the
         live state, limit, key to start after)``, or the ApiError kube answers."""
         if continue_:
+            at, start_after = decode_continue(continue_)  # a bad token is refused first (ValidateListOptions)
             if rv and rv != "0":
                 raise ApiError(400, "BadRequest", "specifying resource version is not allowed when using continue")
-            at, start_after = decode_continue(continue_)
-            if at == -1:
-                at = self._rv
+            if at < 0:
+                at = self._rv  # a negative RV continues at the latest state
             if at > st.rv:
                 self._wait_fresh(st, at)  # a token from before a restore: waitAndListExactRV
             if at < st.history_floor:
