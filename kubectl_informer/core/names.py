@@ -40,6 +40,9 @@ class InvalidName(ValueError):
     (without ``error: ``)."""
 
 
+_SHORT_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
+
+
 def go_quote(s: str) -> str:
     """``s`` as Go's ``%q`` prints it: printable characters as they are,
     the rest escaped, so a control character never reaches a terminal raw."""
@@ -49,8 +52,8 @@ def go_quote(s: str) -> str:
             out.append("\\" + ch)
         elif ch.isprintable():
             out.append(ch)
-        elif ch in "\n\t\r":
-            out.append({"\n": "\\n", "\t": "\\t", "\r": "\\r"}[ch])
+        elif ch in _SHORT_ESCAPES:
+            out.append(_SHORT_ESCAPES[ch])
         elif ord(ch) < 0x80:
             out.append(f"\\x{ord(ch):02x}")
         elif ord(ch) <= 0xFFFF:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from kubectl_informer.core import names
 from kubectl_informer.core.apierrors import ApiError
 
 _DECIMAL = re.compile(r"[+-]?[0-9]+")  # ParseInt base 10: a sign, then ASCII digits only
@@ -56,24 +57,6 @@ def _parse(func: str, raw: str, syntax: re.Pattern[str], bounds: range) -> int:
     return value
 
 
-_SHORT = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
-
-
 def _quoted(raw: str) -> str:
-    """Go's strconv.Quote of the value, as ParseInt's error prints it: quotes
-    and backslashes escaped, what is not printable written as an escape."""
-    out = []
-    for ch in raw:
-        if ch in '"\\':
-            out.append("\\" + ch)
-        elif ch.isprintable():
-            out.append(ch)
-        elif ch in _SHORT:
-            out.append(_SHORT[ch])
-        elif ord(ch) < 0x80:
-            out.append(f"\\x{ord(ch):02x}")
-        elif ord(ch) < 0x10000:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(f"\\U{ord(ch):08x}")
-    return '"' + "".join(out) + '"'
+    """Go's strconv.Quote of the value, as ParseInt's error prints it."""
+    return names.go_quote(raw)

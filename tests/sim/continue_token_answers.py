@@ -135,4 +135,8 @@ REFUSED_TOKENS: list[tuple[str, str]] = [
         raw('{"v":true}'),
         "invalid continue token: continue key is not valid: json: cannot unmarshal bool into Go struct field continueToken.v of type string",
     ),
+    (
+        raw('{"v":"a\x07"}'),
+        "invalid continue token: continue key is not valid: invalid character '\\a' in string literal",
+    ),
 ]

@@ -85,4 +85,7 @@ LAB_ANSWERS: list[tuple[str, int, str | None]] = [
     ("a notin", 400, "unable to parse requirement: found '' expected: '('"),
     ("a in (b))", 400, "found ')', expected: ',' or 'end of string'"),
     ('a="x"', 400, 'unable to parse requirement: values[0][a]: Invalid value: "\\"x\\"": ' + VALUE_RULE),
+    ("a\x07b=c", 400, 'unable to parse requirement: <nil>: Invalid value: "a\\ab": name part ' + KEY_RULE),
+    ("a=\x0b", 400, 'unable to parse requirement: values[0][a]: Invalid value: "\\v": ' + VALUE_RULE),
+    ("é\u200b=x", 400, 'unable to parse requirement: <nil>: Invalid value: "é\\u200b": name part ' + KEY_RULE),
 ]
