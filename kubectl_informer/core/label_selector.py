@@ -17,6 +17,8 @@ holds the empty value; ``a=`` compares with ""; a NUL byte ends the text
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,10 +49,12 @@ class SelectorError(ValueError):
     """A selector ``labels.Parse`` refuses; ``str()`` is its error text."""
 
 
+_DECIMAL = re.compile(r"[+-]?[0-9]+")
+
+
 def go_parse_int64(text: str) -> int | None:
     """``strconv.ParseInt(text, 10, 64)``: the number, or None where Go errs."""
-    digits = text[1:] if text[:1] in ("+", "-") else text
-    if not digits or not digits.isascii() or not digits.isdigit():
+    if not (text.isascii() and text.isdigit()) and not _DECIMAL.fullmatch(text):
         return None
     value = int(text)
     return value if value in _INT64 else None
@@ -79,11 +83,43 @@ class Requirement:
         if op in (NOT_IN, NOT_EQUALS):
             return not present or value not in self.values
         if op in (GREATER_THAN, LESS_THAN) and present and len(self.values) == 1:
-            have, want = go_parse_int64(str(value)), go_parse_int64(self.values[0])
+            have = go_parse_int64(value) if type(value) is str else None
+            want = go_parse_int64(self.values[0])
             if have is None or want is None:
                 return False
             return have > want if op == GREATER_THAN else have < want
         return False
+
+    def matcher(self) -> Callable[[dict[str, Any]], bool]:
+        """``matches`` as one closure per operator (a LIST tests every object)."""
+        key, values = self.key, self.values
+        op = self.operator
+        if op == EXISTS:
+            return lambda labels: key in labels
+        if op == DOES_NOT_EXIST:
+            return lambda labels: key not in labels
+        # A label's value is a string, never None: get() stands for the lookup and presence at once.
+        if op in (IN, EQUALS, DOUBLE_EQUALS):
+            if len(values) == 1:
+                only = values[0]
+                return lambda labels: labels.get(key) == only
+            return lambda labels: labels.get(key) in values
+        if op in (NOT_IN, NOT_EQUALS):
+            if len(values) == 1:
+                only = values[0]
+                return lambda labels: labels.get(key) != only
+            return lambda labels: labels.get(key) not in values
+        want = go_parse_int64(self.values[0]) if len(self.values) == 1 else None
+        if want is None:
+            return lambda labels: False
+        above = op == GREATER_THAN
+
+        def compare(labels: dict[str, Any]) -> bool:
+            value = labels.get(key)
+            have = go_parse_int64(value) if type(value) is str else None
+            return have is not None and (have > want if above else have < want)
+
+        return compare
 
     def __str__(self) -> str:
         """``Requirement.String``: the text that parses back to it."""

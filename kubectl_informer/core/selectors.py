@@ -37,8 +37,8 @@ def parse_label_selector(selector: str | None) -> Matcher | None:
     if not reqs:
         return None
     if len(reqs) == 1:
-        return reqs[0].matches
-    return _all([r.matches for r in reqs])
+        return reqs[0].matcher()
+    return _all([r.matcher() for r in reqs])
 
 
 def _all(reqs: list[Matcher]) -> Matcher:

@@ -133,3 +133,19 @@ def test_an_accepted_selector_rendered_again_parses_to_the_same_requirements(tex
     except label_selector.SelectorError:
         return
     assert label_selector.parse(label_selector.render(reqs)) == reqs
+
+
+_LABELS = st.dictionaries(
+    st.sampled_from(["a", "b", "in", "x.io/k"]), st.sampled_from(["", "1", "-2", "+3", "x", "in", "b", "9" * 20])
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TEXTS, _LABELS)
+def test_the_compiled_matcher_agrees_with_requirement_matches(text, labels):
+    try:
+        reqs = label_selector.parse(text)
+    except label_selector.SelectorError:
+        return
+    for r in reqs:
+        assert r.matcher()(labels) is r.matches(labels)
