@@ -11,8 +11,9 @@ problems of ``label_validation`` as ``field.Invalid`` prints them.
 
 Quirks kept because the server has them: ``in``/``notin`` are identifiers
 wherever a key or value is read (``in in (notin)`` is valid); ``a in ()``
-holds the empty value; ``a=`` compares with ""; a NUL byte ends the text
-(the lexer's ``read`` returns 0 at the end).
+holds the empty value; ``a=`` compares with ""; a NUL byte reads as the
+end (``Lexer.read`` returns 0 there): where a token would start it ends the
+selector, after a token it only ends that token.
 """
 
 from __future__ import annotations
@@ -34,8 +35,9 @@ IN, NOT_IN, EQUALS, DOUBLE_EQUALS, NOT_EQUALS = "in", "notin", "=", "==", "!="
 GREATER_THAN, LESS_THAN, EXISTS, DOES_NOT_EXIST = "gt", "lt", "exists", "!"
 BINARY_OPERATORS = (IN, NOT_IN, EQUALS, DOUBLE_EQUALS, NOT_EQUALS, GREATER_THAN, LESS_THAN)
 
-# Tokens: the literal of a symbol or keyword is its own token name.
-IDENT, END, ERROR = "identifier", "end", "error"
+# Tokens: the literal of a symbol or keyword is its own token name. (The Go lexer's ErrorToken
+# never comes out of it: every special character starts a symbol.)
+IDENT, END = "identifier", "end"
 _SYMBOLS = frozenset(["=", "==", "!=", "!", "(", ")", ",", ">", "<"])
 _KEYWORDS = frozenset([IN, NOT_IN])
 _SPECIAL = frozenset("=!(),><")
