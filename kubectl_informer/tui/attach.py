@@ -296,6 +296,7 @@ class AttachApp(PrintableNotices, KeepsCrash, App[None]):
             card = cards.get(f.name)
             if card is None:
                 card = cards[f.name] = cls()
+            if card.parent is None:  # new, or its mount was refused (a container closing does not mount)
                 self.cards.mount(card, before=self.others)
             else:
                 self.cards.move_child(card, before=self.others)

@@ -7,6 +7,7 @@ import threading
 from kubectl_informer.attach.model import AttachModel
 from kubectl_informer.attach.page import parse_page
 from kubectl_informer.tui.attach import AttachApp
+from kubectl_informer.tui.attach_cards import QueueCard
 
 from .pages import client_go_page, controller_manager_page, controller_runtime_page
 
@@ -242,3 +243,31 @@ def test_the_status_line_keeps_the_scrape_count_at_80_columns():
 
     lines = drive(kcm_model(), check, size=(80, 24))
     assert len(lines) == 1 and lines[0].startswith("attach · scrape 3 · ")
+
+
+def test_a_card_whose_mount_was_refused_is_mounted_later_not_moved():
+    """Textual does not mount into a container that is closing: a refresh in
+    that moment left a card that the next refresh moved, and move_child raised
+    WidgetError ("QueueCard() is not a child of VerticalScroll") at the exit."""
+    model = AttachModel()
+    model.update(parse_page(client_go_page(depth=2, adds=100, retries=4, latency_cum=LAT_1, work_cum=LAT_1), 10.0))
+
+    async def go():
+        app = AttachApp(model, threading.Lock(), "http://127.0.0.1:8080/metrics")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            shown = list(app.shown)
+            assert shown, "the page's queue is shown"
+            app.queue_cards.clear()
+            for card in list(app.cards.query(QueueCard)):
+                await card.remove()
+            app.cards._closing = True  # what Textual sets on a container it is tearing down
+            app._cards(app.queue_cards, QueueCard, shown)  # the mount is refused: no parent
+            refused = next(iter(app.queue_cards.values()))
+            assert refused.parent is None
+            app.cards._closing = False
+            app._cards(app.queue_cards, QueueCard, shown)  # raised WidgetError before
+            await pilot.pause()
+            assert refused.parent is app.cards
+
+    asyncio.run(go())
