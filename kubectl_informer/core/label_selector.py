@@ -18,11 +18,11 @@ selector, after a token it only ends that token.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from kubectl_informer.core.go_strconv import int64_or_none
 from kubectl_informer.core.label_validation import (
     aggregate,
     invalid,
@@ -44,22 +44,10 @@ _SPECIAL = frozenset("=!(),><")
 _BLANK = frozenset(" \t\r\n")
 _BY_TOKEN = {"=": EQUALS, "==": DOUBLE_EQUALS, "!=": NOT_EQUALS, ">": GREATER_THAN, "<": LESS_THAN}
 _BY_TOKEN.update({IN: IN, NOT_IN: NOT_IN})
-_INT64 = range(-(2**63), 2**63)
 
 
 class SelectorError(ValueError):
     """A selector ``labels.Parse`` refuses; ``str()`` is its error text."""
-
-
-_DECIMAL = re.compile(r"[+-]?[0-9]+")
-
-
-def go_parse_int64(text: str) -> int | None:
-    """``strconv.ParseInt(text, 10, 64)``: the number, or None where Go errs."""
-    if not (text.isascii() and text.isdigit()) and not _DECIMAL.fullmatch(text):
-        return None
-    value = int(text)
-    return value if value in _INT64 else None
 
 
 @dataclass(frozen=True)
@@ -85,8 +73,8 @@ class Requirement:
         if op in (NOT_IN, NOT_EQUALS):
             return not present or value not in self.values
         if op in (GREATER_THAN, LESS_THAN) and present and len(self.values) == 1:
-            have = go_parse_int64(value) if type(value) is str else None
-            want = go_parse_int64(self.values[0])
+            have = int64_or_none(value) if type(value) is str else None
+            want = int64_or_none(self.values[0])
             if have is None or want is None:
                 return False
             return have > want if op == GREATER_THAN else have < want
@@ -111,14 +99,14 @@ class Requirement:
                 only = values[0]
                 return lambda labels: labels.get(key) != only
             return lambda labels: labels.get(key) not in values
-        want = go_parse_int64(self.values[0]) if len(self.values) == 1 else None
+        want = int64_or_none(self.values[0]) if len(self.values) == 1 else None
         if want is None:
             return lambda labels: False
         above = op == GREATER_THAN
 
         def compare(labels: dict[str, Any]) -> bool:
             value = labels.get(key)
-            have = go_parse_int64(value) if type(value) is str else None
+            have = int64_or_none(value) if type(value) is str else None
             return have is not None and (have > want if above else have < want)
 
         return compare
@@ -281,7 +269,7 @@ def new_requirement(key: str, op: str, values: list[str]) -> Requirement:
         errs.append(invalid("key", key, "; ".join(problems)))
     if op in (GREATER_THAN, LESS_THAN):
         for i, v in enumerate(values):
-            if go_parse_int64(v) is None:
+            if int64_or_none(v) is None:
                 errs.append(invalid(f"values[{i}]", v, "for 'Gt', 'Lt' operators, the value must be an integer"))
     for i, v in enumerate(values):
         problems = label_value_problems(v)

@@ -14,7 +14,7 @@ import posixpath
 import orjson
 
 from kubectl_informer.core.apierrors import ApiError
-from kubectl_informer.core.label_selector import go_parse_int64
+from kubectl_informer.core.go_strconv import int64_or_none
 from kubectl_informer.sim.go_decode import GoError, check_json, raw_url_b64decode
 from kubectl_informer.sim.watchcache import (
     Entry,
@@ -119,7 +119,7 @@ def _field_value(name: str, v: object) -> tuple[object, str]:
         return v.encode("utf-16", "surrogatepass").decode("utf-16", "replace"), ""  # a lone surrogate is U+FFFD
     if not isinstance(v, _Number):
         return None, wrong
-    number = go_parse_int64(v)
+    number = int64_or_none(v)
     if number is None:
         return None, f"cannot unmarshal number {v} into Go struct field continueToken.rv of type int64"
     return number, ""

@@ -47,6 +47,8 @@ from typing import Any
 import orjson
 
 from kubectl_informer.core.apierrors import ApiError
+from kubectl_informer.core.go_strconv import parse_uint64
+from kubectl_informer.core.label_validation import invalid
 from kubectl_informer.sim import strategy
 from kubectl_informer.sim.apply import record_update
 from kubectl_informer.sim.continuation import (
@@ -56,7 +58,6 @@ from kubectl_informer.sim.continuation import (
     page_of,
 )
 from kubectl_informer.sim.patches import json_patch, merge_patch, strategic_merge_patch
-from kubectl_informer.sim.query_params import go_quote, parse_uint64
 from kubectl_informer.sim.resources import NAMESPACES, PODS, Registry, ResourceDef
 from kubectl_informer.sim.watchcache import (
     ADDED,
@@ -681,7 +682,7 @@ class Store:
         try:
             return parse_uint64(rv)
         except ValueError as e:
-            what = f"resourceVersion: Invalid value: {go_quote(rv)}: {e}"
+            what = invalid("resourceVersion", rv, str(e))
             if watch:
                 raise ApiError(500, "", what) from None
             raise ApiError(400, "BadRequest", "invalid resource version: " + what) from None
