@@ -1,9 +1,10 @@
 """What a pane asks of the app it is mounted in, typed.
 
 ``InformerApp`` (tui/app.py) mounts the panes and imports their modules, so
-they cannot import it back (tests/test_layers.py: no cycles). They name it by
-what they call instead: ``InformerHost``, which it offers, and
-``informer_host``, the pane's ``app`` checked to offer it.
+they cannot import it back at run time (tests/test_layers.py: no cycles). They
+name it by what they call instead: ``InformerHost``, which it offers, and
+``informer_host``, the pane's ``app`` checked at run time to offer it (a pane
+mounted in another app gets a TypeError saying so).
 """
 
 from __future__ import annotations
