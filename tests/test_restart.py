@@ -145,15 +145,15 @@ def test_an_rbac_403_in_a_restart_is_one_line_and_the_old_run_goes_on(verb):
 def test_a_fresh_client_has_the_same_server_and_credentials_on_either_transport():
     from kubernetes import client as k8s_client
 
-    from kubectl_informer.kube import light, rest
+    from kubectl_informer.kube import light, request_limits
     from kubectl_informer.kube.config import USER_AGENT, fresh_client, new_api_client
 
     cfg = light.LightConfig("https://127.0.0.1:6443")
     cfg.authorization = "Bearer t"
     old = light.LightClient(cfg, USER_AGENT)
-    rest.abort_requests(old)  # what stopping a run does to its client
+    request_limits.abort_requests(old)  # what stopping a run does to its client
     new = fresh_client(old)
-    assert type(new) is light.LightClient and new is not old and not rest.limits(new).aborted
+    assert type(new) is light.LightClient and new is not old and not request_limits.limits(new).aborted
     assert new.configuration is cfg and new.user_agent == USER_AGENT
     kcfg = k8s_client.Configuration(host="https://127.0.0.1:6443")
     old = new_api_client(kcfg)

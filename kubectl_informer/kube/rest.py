@@ -26,12 +26,7 @@ import orjson
 from kubectl_informer.kube.errors import ApiError, RedirectError, one_line
 from kubectl_informer.kube.light import LightClient
 from kubectl_informer.kube.limits import MAX_ERROR_BODY, MAX_FRAME, MAX_LIST_BODY, TooLargeError
-from kubectl_informer.kube.request_limits import MAX_RETRIES as MAX_RETRIES
-from kubectl_informer.kube.request_limits import RequestLimits as RequestLimits
 from kubectl_informer.kube.request_limits import Timeout, limits
-from kubectl_informer.kube.request_limits import abort_requests as abort_requests
-from kubectl_informer.kube.request_limits import set_request_timeout as set_request_timeout
-from kubectl_informer.kube.request_limits import set_retries as set_retries
 from kubectl_informer.kube.stream_decode import StringInterner, decode_list_chunks
 
 ACCEPT_JSON = "application/json"

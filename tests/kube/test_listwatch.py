@@ -9,7 +9,7 @@ from kubectl_informer.cache.listwatch import ListOptions
 from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.core.apierrors import ApiError, is_expired, is_too_many_requests
 from kubectl_informer.kube import listwatch as kube_listwatch
-from kubectl_informer.kube import rest
+from kubectl_informer.kube import request_limits
 from kubectl_informer.kube.discovery import Resource
 from kubectl_informer.kube.listwatch import KubeListerWatcher
 
@@ -122,7 +122,7 @@ def test_paths_all_namespaces_cluster_scoped_and_groups(api, fake):
     ],
 )
 def test_http_failures_are_api_errors(api, fake, reply, check):
-    rest.set_retries(api, max_retries=0)  # the answer as it comes (the retries: test_rest_retry.py)
+    request_limits.set_retries(api, max_retries=0)  # the answer as it comes (the retries: test_rest_retry.py)
     fake.routes["/api/v1/pods"] = reply
     lw = KubeListerWatcher(api, PODS)
     for call in (lw.list, lw.watch):

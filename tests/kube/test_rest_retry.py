@@ -12,7 +12,7 @@ from kubectl_informer.cache.listwatch import ListOptions
 from kubectl_informer.clock.testing import FakeClock, wait_for
 from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.core.trace import Tracer
-from kubectl_informer.kube import rest
+from kubectl_informer.kube import request_limits, rest
 from kubectl_informer.kube.discovery import Resource
 from kubectl_informer.kube.listwatch import KubeListerWatcher
 
@@ -67,7 +67,7 @@ def _answers(statuses, final):
 def _traced(api, clock=None):
     tracer, seen = Tracer(), []
     tracer.subscribe(seen.append)
-    rest.set_retries(api, clock=clock, tracer=tracer)
+    request_limits.set_retries(api, clock=clock, tracer=tracer)
     return seen
 
 
@@ -132,7 +132,7 @@ def test_the_delay_is_the_header_on_the_clients_clock_and_a_watch_is_retried_too
 
 def test_stopping_the_run_ends_a_retry_wait(api, fake):
     fake.routes["/api/v1/pods"] = Reply(503, status(503, "ServiceUnavailable", "down"), {"Retry-After": "60"})
-    rest.set_retries(api, clock=FakeClock())
+    request_limits.set_retries(api, clock=FakeClock())
     errors = []
 
     def run():
@@ -144,7 +144,7 @@ def test_stopping_the_run_ends_a_retry_wait(api, fake):
     t = threading.Thread(target=run)
     t.start()
     assert wait_for(lambda: len(fake.requests_to("/api/v1/pods")) == 1)
-    rest.abort_requests(api)
+    request_limits.abort_requests(api)
     t.join(10)
     assert isinstance(errors[0], ConnectionAbortedError)
 

@@ -31,7 +31,7 @@ from kubectl_informer.cache.store import Indexer
 from kubectl_informer.clock.testing import wait_for
 from kubectl_informer.core.apierrors import ApiError, is_expired, is_too_large_resource_version
 from kubectl_informer.core.trace import Tracer
-from kubectl_informer.kube import rest
+from kubectl_informer.kube import request_limits
 from kubectl_informer.kube.config import load_kube
 from kubectl_informer.kube.discovery import Resource
 from kubectl_informer.kube.listwatch import KubeListerWatcher
@@ -54,7 +54,7 @@ class Cluster:
         self.api = load_kube(kubeconfig=kubeconfig).api_client
         self.tracer, self.events = Tracer(), []
         self.tracer.subscribe(self.events.append)
-        rest.set_retries(self.api, tracer=self.tracer)
+        request_limits.set_retries(self.api, tracer=self.tracer)
         self.lw = KubeListerWatcher(self.api, CONFIGMAPS, namespace=namespace)
 
     def kubectl(self, *args: str) -> str:
@@ -100,7 +100,7 @@ def cluster(request, lab_kubeconfig, tmp_path):
 
 
 def test_a_list_ahead_waits_3s_then_504_and_the_rest_client_retries_it(cluster):
-    rest.set_retries(cluster.api, tracer=cluster.tracer, max_retries=1)  # two tries, not eleven (44 s)
+    request_limits.set_retries(cluster.api, tracer=cluster.tracer, max_retries=1)  # two tries, not eleven (44 s)
     rv = cluster.consistent_rv()
     want = rv + 100_000
     started = time.monotonic()
@@ -192,7 +192,7 @@ def test_resuming_from_a_compacted_rv_relists_after_410_from_empty(cluster):
 
 
 def test_resuming_from_an_rv_not_reached_relists_after_504_from_empty(cluster):
-    rest.set_retries(cluster.api, tracer=cluster.tracer, max_retries=1)
+    request_limits.set_retries(cluster.api, tracer=cluster.tracer, max_retries=1)
     ahead = str(cluster.consistent_rv() + 100_000)
     cluster.events.clear()
     assert _relist(cluster, ahead, page_size=None) == [
