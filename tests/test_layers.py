@@ -21,7 +21,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1] / "kubectl_informer"
 PKG = "kubectl_informer"
 
-# Every test here reads the one parse of the package (graph()): on one xdist
+# Every test here reads the one parse of the package (parsed()): on one xdist
 # worker it is made once; spread over six it was made on each (0.6 CPU-s a
 # worker, 4 CPU-s a run for 27 tests).
 pytestmark = pytest.mark.xdist_group("layers")
@@ -77,19 +77,17 @@ def resolve(mod: str, path: Path, node: ast.ImportFrom) -> list[str]:
     return out
 
 
-def imports_of(mod: str, path: Path, *, typing_only: bool = True) -> list[tuple[str, int]]:
-    """The module's imports; without ``typing_only``, not the ones under an
-    ``if TYPE_CHECKING:`` (never executed: what a type names, not what runs)."""
+def imports_of(mod: str, path: Path) -> list[tuple[str, int, bool]]:
+    """The module's imports as ``(target, line, runs)``: ``runs`` is False for
+    one under an ``if TYPE_CHECKING:`` (never executed: what a type names)."""
     tree = ast.parse(path.read_text(), str(path))
-    skipped = set() if typing_only else {id(n) for block in _type_checking_blocks(tree) for n in ast.walk(block)}
+    type_only = {id(n) for block in _type_checking_blocks(tree) for n in ast.walk(block)}
     found = []
     for node in ast.walk(tree):
-        if id(node) in skipped:
-            continue
         if isinstance(node, ast.Import):
-            found += [(a.name, node.lineno) for a in node.names]
+            found += [(a.name, node.lineno, id(node) not in type_only) for a in node.names]
         elif isinstance(node, ast.ImportFrom):
-            found += [(t, node.lineno) for t in resolve(mod, path, node)]
+            found += [(t, node.lineno, id(node) not in type_only) for t in resolve(mod, path, node)]
     return found
 
 
@@ -111,11 +109,17 @@ def layer(mod: str) -> str | None:
 
 
 @functools.cache
-def graph() -> dict[str, list[tuple[str, int]]]:
-    """Every module's imports, parsed on first use: parsed at import time it
-    cost each xdist worker a second of CPU while collecting, though only the
+def parsed() -> dict[str, list[tuple[str, int, bool]]]:
+    """Every module's imports, parsed once on first use: parsed at import time
+    it cost each xdist worker a second of CPU while collecting, though only the
     one that runs these tests needs it."""
     return {mod: imports_of(mod, path) for mod, path in MODULES.items()}
+
+
+@functools.cache
+def graph() -> dict[str, list[tuple[str, int]]]:
+    """Every import, type-only ones too: what the direction of imports reads."""
+    return {mod: [(t, line) for t, line, _ in imps] for mod, imps in parsed().items()}
 
 
 @functools.cache
@@ -123,7 +127,7 @@ def runtime_graph() -> dict[str, list[tuple[str, int]]]:
     """The imports that run: a type-only import (``if TYPE_CHECKING:``) lets a
     module name a type of a module that imports it, which is no cycle at run
     time; it still points down (graph(), test_imports_point_down)."""
-    return {mod: imports_of(mod, path, typing_only=False) for mod, path in MODULES.items()}
+    return {mod: [(t, line) for t, line, runs in imps if runs] for mod, imps in parsed().items()}
 
 
 def test_every_package_is_a_layer():
@@ -220,7 +224,8 @@ def test_a_type_only_import_points_down_but_makes_no_cycle(tmp_path):
         "if TYPE_CHECKING:\n"
         "    from kubectl_informer.run.runner import Run\n"
     )
-    every = {target for target, _ in imports_of("kubectl_informer.run.m", module)}
-    running = {target for target, _ in imports_of("kubectl_informer.run.m", module, typing_only=False)}
+    found = imports_of("kubectl_informer.run.m", module)
+    every = {target for target, _, _ in found}
+    running = {target for target, _, runs in found if runs}
     assert "kubectl_informer.run.runner" in every and "kubectl_informer.run.runner" not in running
     assert "kubectl_informer.core.trace" in every and "kubectl_informer.core.trace" in running
