@@ -351,9 +351,7 @@ CHECKED_ELSEWHERE = {
     # the recording the disconnect run writes, replayed: _replay_seeks_to_each_mark
     "kubectl informer replay disconnect.ndjson": "tombstones",
     # the metrics block, run whole: Runs._metrics_block
-    "kubectl informer queue pods --demo -A --resync 5s --workers 1 --work-time 1s --metrics-addr 127.0.0.1:9101": (
-        "backing-up"
-    ),
+    "kubectl informer queue events --demo -A --workers 1 --work-time 1s --metrics-addr 127.0.0.1:9101": "backing-up",
     "kubectl informer attach http://127.0.0.1:9101/metrics -o text --count 8": "backing-up",
 }
 
@@ -753,6 +751,10 @@ def test_backing_up_attach_says_so_in_a_sentence(runs):
     assert said, out
     for low, high, adds, drain in said:
         assert int(high) > int(low) and float(adds) > float(drain) and abs(float(drain) - 1 / work) < 0.15
+    # new Events are new keys: the backlog keeps growing over the whole run, not held at a set of keys
+    depths = [int(d) for d in re.findall(r"^queue controller: depth (\d+) ", out, re.M)]
+    assert len(depths) == 8 and depths[-1] > depths[0], depths
+    assert re.search(r"^informer v1 events ", out, re.M), out
 
 
 # --- Why is my informer slow to sync on a big cluster? ---------------------------
