@@ -151,7 +151,7 @@ SCENARIOS: dict[str, Scenario] = ScenarioTable(
         Scenario(
             "flaky",
             "Steady churn on a flaky server: dropped watches, 429 on watch (retried by the REST "
-            "client after its Retry-After), 500 on list, 410 on watch, stalled streams, in turn; "
+            "client after its Retry-After), 410 on watch whose relist gets 500, stalled streams, in turn; "
             "each fault once the client has been watching again for 3 s, so back-off then recovery "
             "shows every time.",
             Flaky,
