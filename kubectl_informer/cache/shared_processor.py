@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from queue import Empty, SimpleQueue
-from typing import Any
+from typing import Any, Protocol
 
 from kubectl_informer.clock import Clock, RealClock
 from kubectl_informer.core.trace import NULL_TRACER, Tracer
@@ -51,8 +51,10 @@ Notification = tuple[Any, ...]
 _HANDLER_EVENTS = (HANDLER_ADD, HANDLER_UPDATE, HANDLER_DELETE)
 
 
-class ResourceEventHandler:
-    """What a handler implements; every method defaults to doing nothing."""
+class ResourceEventHandler(Protocol):
+    """What a handler implements (client-go's ResourceEventHandler interface):
+    any object with these three methods is one; a subclass inherits methods
+    that do nothing."""
 
     def on_add(self, obj: Any, is_in_initial_list: bool) -> None:
         pass

@@ -8,20 +8,29 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from kubectl_informer.attach.informers import STORE_RV
 from kubectl_informer.attach.model import AttachModel
 from kubectl_informer.attach.page import Page
 from kubectl_informer.attach.scrape import (
+    ProxyScraper,
     ScrapeError,
     UrlScraper,
     resolve_proxy,
 )
 from kubectl_informer.attach.scrape import scrape as scrape_page
 from kubectl_informer.attach.server_rv import ServerRV
-from kubectl_informer.attach.target import ResolveError, TargetError, parse_target
+from kubectl_informer.attach.target import ResolveError, Target, TargetError, parse_target
 from kubectl_informer.core.scope import Scope
 from kubectl_informer.kube.overrides import ConfigOverrides
+
+if TYPE_CHECKING:
+    from kubectl_informer.cli.output import TextOut
+    from kubectl_informer.core.trace import TraceBuffer
+    from kubectl_informer.kube.config import KubeTarget
+    from kubectl_informer.run.lifecycle import UiApp
+    from kubectl_informer.run.runner import Run
 
 
 class AttachFailed(Exception):
@@ -46,7 +55,7 @@ class AttachOptions:
     overrides: ConfigOverrides | None = None
 
 
-def open_scraper(o: AttachOptions):
+def open_scraper(o: AttachOptions) -> UrlScraper | ProxyScraper:
     """The scraper for ``o.target``; TargetError for a malformed TARGET,
     AttachFailed for everything the cluster or the endpoint refuses.
     Its ``server_rv`` reads the API server's RVs (the informers' lag): the
@@ -64,7 +73,7 @@ def open_scraper(o: AttachOptions):
     return proxied
 
 
-def _load_kube(o: AttachOptions):
+def _load_kube(o: AttachOptions) -> KubeTarget:
     from kubectl_informer.kube.config import load_kube
     from kubectl_informer.kube.errors import KubeError
 
@@ -74,7 +83,7 @@ def _load_kube(o: AttachOptions):
         raise AttachFailed(str(e)) from None
 
 
-def _resolve(o: AttachOptions, kube, target):
+def _resolve(o: AttachOptions, kube: KubeTarget, target: Target) -> ProxyScraper:
     namespace = Scope(o.namespace).resolve(namespaced=True, context_namespace=kube.namespace).namespace
     assert namespace is not None  # a namespaced resource, not -A: resolve names one namespace
     try:
@@ -87,7 +96,7 @@ def _resolve(o: AttachOptions, kube, target):
         raise AttachFailed(describe_error(e, kube.server) or str(e)) from None
 
 
-def scrape(scraper) -> Page:
+def scrape(scraper: UrlScraper | ProxyScraper) -> Page:
     """One page; the API server's RVs beside it when the page has store RVs
     to compare them with (client-go 1.36's informer_store_resource_version)."""
     page = scrape_page(scraper)
@@ -97,7 +106,7 @@ def scrape(scraper) -> Page:
     return page
 
 
-def first_scrape(scraper, model: AttachModel) -> None:
+def first_scrape(scraper: UrlScraper | ProxyScraper, model: AttachModel) -> None:
     """A target that cannot be read at all ends the command before any UI."""
     try:
         model.update(scrape(scraper))
@@ -111,7 +120,7 @@ class Scraper(threading.Thread):
 
     def __init__(
         self,
-        scraper,
+        scraper: UrlScraper | ProxyScraper,
         model: AttachModel,
         interval: float,
         on_update: Callable[[], None] | None = None,
@@ -145,7 +154,13 @@ class Scraper(threading.Thread):
 
 
 def run_headless(
-    scraper, model: AttachModel, output: str, interval: float, count: int | None, duration: float | None, out=None
+    scraper: UrlScraper | ProxyScraper,
+    model: AttachModel,
+    output: str,
+    interval: float,
+    count: int | None,
+    duration: float | None,
+    out: TextOut | None = None,
 ) -> None:
     """Print each scrape (``json``: one object a line; ``text``: a block);
     stop after ``count`` scrapes or ``duration`` seconds (or Ctrl-C)."""
@@ -197,7 +212,7 @@ def run_attach(
     duration: float | None = None,
     resource: str | None = None,
     before_ui: Callable[[], None] | None = None,
-    run_app: Callable[[object], None] | None = None,
+    run_app: Callable[[UiApp], None] | None = None,
 ) -> int:
     """The whole command: first scrape (errors end it), then the screen or
     the printed scrapes until quit, ``count`` or ``duration``.
@@ -231,7 +246,7 @@ def run_attach(
     return 0
 
 
-def _start_informer(o: AttachOptions, resource: str):
+def _start_informer(o: AttachOptions, resource: str) -> tuple[Run, TraceBuffer]:
     """Our informer on ``resource``, beside the controller's queues."""
     from kubectl_informer.core.trace import TraceBuffer, Tracer
     from kubectl_informer.run.config import RunConfig

@@ -10,13 +10,19 @@ import logging
 import os
 import sys
 import warnings
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Literal, NoReturn, TypeVar, overload
 
 import click
 
 from kubectl_informer.run.errors import RunError
 
+if TYPE_CHECKING:
+    from kubectl_informer.run.lifecycle import UiApp
+
 PROG = "kubectl informer"
+# A command's function, as click's option decorators take and give it back.
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 # --- help that reads like kubectl's ---------------------------------------------
@@ -100,7 +106,34 @@ class KubectlGroup(click.Group):
         except KeyboardInterrupt:
             raise Interrupted() from None
 
-    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+    @overload
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: Literal[True] = True,
+        **extra: Any,
+    ) -> NoReturn: ...
+
+    @overload
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = ...,
+        **extra: Any,
+    ) -> int: ...
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> int:
         # Always "kubectl informer": kubectl runs us as kubectl-informer, users type the former.
         args = list(sys.argv[1:] if args is None else args)
         self.argv = args  # for the recording's header (run.info)
@@ -156,7 +189,7 @@ def _silence_stdout() -> None:
         pass
 
 
-def run_guarded(fn, debug: bool = False, args: list[str] | None = None) -> int:
+def run_guarded(fn: Callable[[], object], debug: bool = False, args: list[str] | None = None) -> int:
     """Run ``fn``; map every way it can end to an exit code and at most one
     line. A signal wins over everything else: 128 + its number, and no line
     about what its interruption broke (kubectl's Go runtime says nothing)."""
@@ -193,7 +226,7 @@ def _say(message: str) -> None:
         error_line(message)
 
 
-def _run_guarded(fn, debug: bool, args: list[str]) -> int:
+def _run_guarded(fn: Callable[[], object], debug: bool, args: list[str]) -> int:
     from kubectl_informer.cli.output import OutputError
     from kubectl_informer.run.signals import Interrupted, Terminated
 
@@ -248,7 +281,7 @@ class Duration(click.ParamType):
 
     name = "DURATION"
 
-    def convert(self, value: Any, param, ctx) -> float:
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
         if isinstance(value, (int, float)):
             return float(value)
         from kubectl_informer.core.durations import parse_duration
@@ -268,7 +301,7 @@ class RequestTimeout(Duration):
 
     name = "TIMEOUT"
 
-    def convert(self, value: Any, param, ctx) -> float:
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
         text = str(value).strip()
         if text.isdigit():
             return float(int(text))
@@ -281,7 +314,7 @@ REQUEST_TIMEOUT = RequestTimeout()
 class PositiveDuration(Duration):
     """A duration to run for: 0 or less would end the run before it starts."""
 
-    def convert(self, value: Any, param, ctx) -> float:
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
         seconds = super().convert(value, param, ctx)
         if seconds <= 0:
             self.fail(f"must be above 0, got {value}", param, ctx)
@@ -291,7 +324,7 @@ class PositiveDuration(Duration):
 POSITIVE_DURATION = PositiveDuration()
 
 
-def debug_option(f):
+def debug_option(f: F) -> F:
     # Read by the guard from argv; declared so every command accepts it.
     return click.option(
         "--debug", is_flag=True, expose_value=False, help="Print the traceback of an unexpected failure."
@@ -320,7 +353,7 @@ def need_terminal() -> None:
         raise RunError("the live UI needs a terminal: use -o json or -o text to run without one")
 
 
-def run_app(app) -> None:
+def run_app(app: UiApp) -> None:
     """Run a UI with the UI's process setting; SIGTERM closes it like `q`."""
     from kubectl_informer.run.lifecycle import UI, serve_app, tuned
 
@@ -329,7 +362,7 @@ def run_app(app) -> None:
 
 
 @contextlib.contextmanager
-def quiet_on_closed_pipe():
+def quiet_on_closed_pipe() -> Iterator[None]:
     """The reader went away (`| head`): a normal end for a stream, exit 0.
     Handled here because click turns EPIPE into exit 1 before our guard sees it."""
     try:

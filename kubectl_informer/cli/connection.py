@@ -48,18 +48,18 @@ def _no_control(flag: str, value: str, shown: bool = True) -> str:
     return value
 
 
-def _text(ctx, param, value):
+def _text(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """A name or header value: given as typed, minus what no header may hold."""
     if value is None or value == "":
         return None
     return _no_control(param.opts[-1] if param.opts[-1].startswith("--") else param.opts[0], value)
 
 
-def _groups(ctx, param, values):
+def _groups(ctx: click.Context, param: click.Parameter, values: tuple[str, ...] | None) -> tuple[str, ...]:
     return tuple(_no_control("--as-group", v) for v in values or ())
 
 
-def check_token(ctx, param, value):
+def check_token(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """A bearer token: hidden from every message from now on (core.redact),
     refused unshown if it could not be an HTTP header."""
     if not value:
@@ -70,7 +70,7 @@ def check_token(ctx, param, value):
     return _no_control("--token", value, shown=False)
 
 
-def _server(ctx, param, value):
+def _server(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """``--server``: an http or https URL, or host:port (then http, as
     kubectl makes it: kube.overrides.default_server_url)."""
     if not value:
@@ -84,7 +84,7 @@ def _server(ctx, param, value):
     return value
 
 
-def _file(ctx, param, value):
+def _file(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """A file flag: read against the working directory (not the kubeconfig's)."""
     return os.path.abspath(value) if value else None
 

@@ -11,10 +11,13 @@ from kubectl_informer.cli.command import need_terminal, quiet_on_closed_pipe
 from kubectl_informer.run.errors import RunError
 
 if TYPE_CHECKING:  # the command line imports this module; a usage error never runs a config
+    from kubectl_informer.attach.exporter import MetricsExporter
     from kubectl_informer.run.config import RunConfig
+    from kubectl_informer.run.lifecycle import Running
+    from kubectl_informer.tui.app import InformerApp
 
 
-def start_exporter(config: RunConfig):
+def start_exporter(config: RunConfig) -> MetricsExporter | None:
     """The ``--metrics-addr`` server, bound before anything runs (a port in
     use is one line); it answers once the controller exists."""
     addr = config.metrics_addr
@@ -28,7 +31,7 @@ def start_exporter(config: RunConfig):
         raise RunError(f"cannot serve metrics on {addr}: {e.strerror or e}") from None
 
 
-def live_app(r, start_pane: str):
+def live_app(r: Running, start_pane: str) -> InformerApp:
     """The live UI of a prepared run (``lifecycle.Running``), as watch and
     queue show it; the docs' screenshots (``docshots``) are taken of this one."""
     from kubectl_informer.tui.app import InformerApp

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import platform
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -22,6 +22,7 @@ from kubectl_informer.cli import params
 from kubectl_informer.cli.command import (
     DURATION,
     PROG,
+    F,
     KubectlCommand,
     KubectlGroup,
     debug_option,
@@ -43,7 +44,7 @@ if TYPE_CHECKING:  # attach imports it: --help and version stay fast
 CLIENT_GO_PROFILES = tuple(PROFILES)
 
 
-def connection_attach_flags(f):
+def connection_attach_flags(f: F) -> F:
     """attach's --token, --token-file, --certificate-authority and
     --insecure-skip-tls-verify (a URL TARGET's, else the API server's), then
     kubectl's API-server flags."""
@@ -98,7 +99,7 @@ cli.add_command(queue)
 # --- attach ------------------------------------------------------------------------------
 
 
-def attach_target_options(f):
+def attach_target_options(f: F) -> F:
     """Where attach finds TARGET's pod and how often, on which path and scheme, it reads it."""
     opts = [
         click.option(
@@ -132,7 +133,7 @@ def attach_target_options(f):
     return decorate(f, opts)
 
 
-def attach_output_options(f):
+def attach_output_options(f: F) -> F:
     """What attach shows: our own informer beside the queues, the output, when a headless run stops."""
     opts = [
         click.option(
@@ -198,7 +199,16 @@ kubectl informer attach http://127.0.0.1:8080/metrics -o text --count 3
 @connection_attach_flags
 @attach_output_options
 @debug_option
-def attach(target, resource, output, count, run_for, token, token_file, **flags) -> int:
+def attach(
+    target: str,
+    resource: str | None,
+    output: str,
+    count: int | None,
+    run_for: float | None,
+    token: str | None,
+    token_file: str | None,
+    **flags: Any,
+) -> int:
     from kubectl_informer.cli.attach import AttachFailed, TargetError, run_attach
 
     _check_attach_flags(flags["interval"], output, count, run_for, resource)
@@ -431,7 +441,7 @@ def sim(port: int, write_kubeconfig: str | None, scenario: str | None, list_scen
     from kubectl_informer.run.lifecycle import on_sigterm
     from kubectl_informer.sim.run import run_sim
 
-    def on_term():
+    def on_term() -> NoReturn:
         raise KeyboardInterrupt  # run_sim stops the server on it, as on Ctrl-C
 
     try:

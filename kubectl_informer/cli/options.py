@@ -8,12 +8,13 @@ is declared (``params.py``), so a bad one is a usage error before anything runs.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from kubectl_informer.cli import connection, params
-from kubectl_informer.cli.command import DURATION, POSITIVE_DURATION, REQUEST_TIMEOUT, command_line
+from kubectl_informer.cli.command import DURATION, POSITIVE_DURATION, REQUEST_TIMEOUT, F, command_line
 from kubectl_informer.core.profiles import DEFAULT_CLIENT_GO, PROFILES
 
 if TYPE_CHECKING:  # read_config imports it: --help, version and a usage error never build one
@@ -23,14 +24,14 @@ if TYPE_CHECKING:  # read_config imports it: --help, version and a usage error n
 DEFAULT_SCENARIO = "steady"
 
 
-def decorate(f, opts):
+def decorate(f: F, opts: Sequence[Callable[[F], F]]) -> F:
     """Apply a group of click options to ``f``, listed in the order --help shows them."""
     for o in reversed(opts):
         f = o(f)
     return f
 
 
-def connection_options(f):
+def connection_options(f: F) -> F:
     opts = [
         click.option(
             "-n",
@@ -91,7 +92,7 @@ def connection_options(f):
     return decorate(f, opts)
 
 
-def _drop_paths(ctx, param, values) -> list[str]:
+def _drop_paths(ctx: click.Context, param: click.Parameter, values: tuple[str, ...] | None) -> list[str]:
     from kubectl_informer.run.transforms import parse_transform
 
     paths: list[str] = []
@@ -103,7 +104,7 @@ def _drop_paths(ctx, param, values) -> list[str]:
     return paths
 
 
-def _indexes(ctx, param, values) -> tuple[IndexSpec, ...]:
+def _indexes(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[IndexSpec, ...]:
     from kubectl_informer.core.jsonpath import parse_index
 
     specs: list[IndexSpec] = []
@@ -118,7 +119,7 @@ def _indexes(ctx, param, values) -> tuple[IndexSpec, ...]:
     return tuple(specs)  # RunConfig is frozen: a tuple, as its other repeatables
 
 
-def profile_options(f):
+def profile_options(f: F) -> F:
     """Which client-go machinery runs, and what its cache is given to hold."""
     return decorate(f, _machinery_flags() + _cache_flags())
 
@@ -210,7 +211,7 @@ def _cache_flags() -> list:
     ]
 
 
-def handler_options(f):
+def handler_options(f: F) -> F:
     from kubectl_informer.run.handler_lanes import MAX_HANDLERS
 
     opts = [
@@ -256,7 +257,7 @@ run_for_option = click.option(
 )
 
 
-def output_options(f):
+def output_options(f: F) -> F:
     opts = [
         click.option(
             "-o",

@@ -29,7 +29,7 @@ class Checked(click.ParamType):
         self,
         name: str,
         check: Callable[[str], Any],
-        errors: tuple = (ValueError,),
+        errors: tuple[type[Exception], ...] = (ValueError,),
         message: Callable[[Exception], str] = str,
     ) -> None:
         self.name = name
@@ -37,7 +37,7 @@ class Checked(click.ParamType):
         self._errors = errors
         self._message = message
 
-    def convert(self, value: Any, param, ctx) -> str:
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
         try:
             self._check(str(value))
         except self._errors as e:
@@ -76,7 +76,7 @@ class FieldSelector(click.ParamType):
 
     name = "SELECTOR"
 
-    def convert(self, value: Any, param, ctx) -> str:
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
         text = str(value)
         for term in text.split(","):
             if not _FIELD_TERM.match(term):
@@ -95,7 +95,7 @@ class DurationList(click.ParamType):
 
     name = "DURATION[,...]"
 
-    def convert(self, value: Any, param, ctx) -> list[float]:
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> list[float]:
         if isinstance(value, list):
             return value
         from kubectl_informer.core.durations import parse_duration
@@ -106,7 +106,7 @@ class DurationList(click.ParamType):
             self.fail(str(e), param, ctx)
 
     @staticmethod
-    def flatten(ctx, param, values) -> list[float]:
+    def flatten(ctx: click.Context, param: click.Parameter, values: tuple[list[float], ...] | None) -> list[float]:
         return [v for group in values or () for v in group]
 
 
@@ -120,6 +120,10 @@ def check_handler_flags(handlers: int | None, resyncs: list[float], times: list[
         raise click.UsageError(str(e)) from None
 
 
+# A click callback: the value, None when the flag or argument was not given.
+UrlCallback = Callable[[click.Context | None, click.Parameter | None, str | None], str | None]
+
+
 class InvalidValue(click.ClickException):
     """A value refused with kubectl's own words (``invalid namespace "a/b":
     [may not contain '/']``), exit 2 as any usage error, without click's
@@ -128,11 +132,11 @@ class InvalidValue(click.ClickException):
     exit_code = 2
 
 
-def _url_checked(check: Callable[[str], str]) -> Callable[[Any, Any, Any], Any]:
+def _url_checked(check: Callable[[str], str]) -> UrlCallback:
     """A click callback running one of ``core.names``' checks on a value
     that will be part of a URL; None (not given) passes."""
 
-    def callback(ctx, param, value):
+    def callback(ctx: click.Context | None, param: click.Parameter | None, value: str | None) -> str | None:
         if value is None:
             return None
         try:
@@ -169,7 +173,9 @@ def split_resources(value: str) -> tuple[str, ...]:
     return tuple(value.split(","))
 
 
-def QUEUE_RESOURCE(ctx, param, value):  # a callback, named as the checks above are
+def QUEUE_RESOURCE(
+    ctx: click.Context, param: click.Parameter, value: str | None
+) -> str | None:  # a callback, named as the checks above are
     """queue's RESOURCE: the one whose keys the workqueue holds."""
     if value is not None and "," in value:
         raise click.BadParameter(
@@ -180,7 +186,9 @@ def QUEUE_RESOURCE(ctx, param, value):  # a callback, named as the checks above 
     return RESOURCE(ctx, param, value)
 
 
-def OWNED(ctx, param, values):  # a callback, named as the checks above are
+def OWNED(
+    ctx: click.Context, param: click.Parameter, values: tuple[str, ...] | None
+) -> tuple[str, ...]:  # a callback, named as the checks above are
     """queue's --owns, repeatable, each a RESOURCE or a comma list of them."""
     out: list[str] = []
     for value in values or ():
@@ -189,7 +197,9 @@ def OWNED(ctx, param, values):  # a callback, named as the checks above are
     return tuple(out)
 
 
-def ATTACH_TARGET(ctx, param, value):  # a callback, named as the checks above are
+def ATTACH_TARGET(
+    ctx: click.Context, param: click.Parameter, value: str
+) -> str:  # a callback, named as the checks above are
     """``attach TARGET``: a pod or deployment NAME is a path segment. Other
     malformed TARGETs are worded where the command parses them."""
     from kubectl_informer.attach.target import InvalidTargetName, TargetError, parse_target
@@ -207,7 +217,7 @@ class FiniteRange(click.FloatRange):
     """click's FloatRange, which lets ``nan`` through (every comparison with
     it is false): a number is required."""
 
-    def convert(self, value: Any, param, ctx) -> float:
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
         number = super().convert(value, param, ctx)
         if math.isnan(number):
             self.fail(f"{value} is not a number", param, ctx)
@@ -219,7 +229,7 @@ class FileName(click.ParamType):
 
     name = "FILE"
 
-    def convert(self, value: Any, param, ctx) -> str:
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
         if not str(value):
             self.fail("needs a file name", param, ctx)
         return str(value)

@@ -3,11 +3,13 @@ workqueue drained by simulated workers (client-go's sample-controller)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from kubectl_informer.cli import execute as execute_mod  # looked up per call: docshots swaps execute
 from kubectl_informer.cli import params
-from kubectl_informer.cli.command import DURATION, KubectlCommand, debug_option
+from kubectl_informer.cli.command import DURATION, F, KubectlCommand, debug_option
 from kubectl_informer.cli.options import (
     check_output_flags,
     connection_options,
@@ -32,7 +34,7 @@ _METRICS_ADDR = click.option(
 )
 
 
-def worker_options(f):
+def worker_options(f: F) -> F:
     """The simulated workers: how many, how long an item takes, how it fails and is retried."""
     opts = [
         click.option(
@@ -80,7 +82,7 @@ def worker_options(f):
     return decorate(f, opts)
 
 
-def controller_options(f):
+def controller_options(f: F) -> F:
     """The controller's shape: controller-runtime's Owns(), kube-controller-manager's Deployment controller."""
     opts = [
         click.option(
@@ -160,7 +162,16 @@ kubectl informer queue replicasets --owns pods --demo stale --client-go 1.36
 @_METRICS_ADDR
 @output_options
 @debug_option
-def queue(resource, output, run_for, max_events, record, metrics_addr, consistency, **flags) -> int:
+def queue(
+    resource: str | None,
+    output: str,
+    run_for: float | None,
+    max_events: int | None,
+    record: str | None,
+    metrics_addr: str | None,
+    consistency: str,
+    **flags: Any,
+) -> int:
     resource, flags["demo"] = swap_demo_resource(resource, flags["demo"])
     if flags["demo"] == "stale" and resource is None and not flags.get("owns"):
         # The stale demo's controller is a ReplicaSet controller.

@@ -20,6 +20,7 @@ from kubectl_informer.replay.recording import (
 )
 
 if TYPE_CHECKING:  # replay_app imports it: -o json|text never loads textual
+    from kubectl_informer.clock import Clock
     from kubectl_informer.tui.app import InformerApp
 
 __all__ = ["RecordingError", "replay"]
@@ -33,7 +34,7 @@ def replay(
     show_secret_data: bool = False,
     need_terminal: Callable[[], None] | None = None,
     run_app: Callable[[InformerApp], None] | None = None,
-    clock=None,
+    clock: Clock | None = None,
 ) -> int:
     """Play the recording at ``path``. ``speed`` None: in time (1) in the
     UI, as fast as possible (0) headless, as before replays had a clock.
@@ -58,7 +59,7 @@ def _check_start(start: float, duration: float, path: str) -> None:
         raise RecordingError(f"--from {start:g}s is past the end of {path} ({duration:.1f}s long)")
 
 
-def _headless(path: str, output: str, speed: float, start: float, clock) -> int:
+def _headless(path: str, output: str, speed: float, start: float, clock: Clock | None) -> int:
     """-o json|text: a file is read twice, checked whole before the first
     line is printed and then streamed, holding no event; stdin is held
     (within read_recording's caps)."""
@@ -88,7 +89,7 @@ def _headless(path: str, output: str, speed: float, start: float, clock) -> int:
 
 
 def replay_app(
-    rec: Recording, speed: float, start: float = 0.0, show_secret_data: bool = False, clock=None
+    rec: Recording, speed: float, start: float = 0.0, show_secret_data: bool = False, clock: Clock | None = None
 ) -> InformerApp:
     from kubectl_informer.tui.app import InformerApp
     from kubectl_informer.tui.replay import ReplayScreen

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 from click.core import ParameterSource
 
@@ -71,7 +73,16 @@ kubectl informer watch deploy,rs,pods -o text
 @_WORKQUEUE
 @output_options
 @debug_option
-def watch(resource, name, output, run_for, max_events, record, workqueue, **flags) -> int:
+def watch(
+    resource: str | None,
+    name: str | None,
+    output: str,
+    run_for: float | None,
+    max_events: int | None,
+    record: str | None,
+    workqueue: bool | None,
+    **flags: Any,
+) -> int:
     resource, flags["demo"] = swap_demo_resource(resource, flags["demo"])
     if resource is None:
         raise click.UsageError("you must specify the type of resource to watch, e.g. pods or deployments.apps")

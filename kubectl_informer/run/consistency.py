@@ -179,7 +179,7 @@ class SwitchableConsistency:
         self._enabled = bool(enabled)
 
     @property
-    def _store(self):
+    def _store(self) -> ConsistencyStore | NoopConsistencyStore:
         return self._real if self._enabled else _NOOP
 
     def wrote_at(self, owner: Any, owner_uid: str, group_resource: GroupResource, rv: str) -> None:

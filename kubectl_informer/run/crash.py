@@ -24,6 +24,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
+from typing import TextIO
 
 from kubectl_informer import __version__
 from kubectl_informer.core.printable import printable_lines
@@ -58,7 +59,7 @@ def watch_threads() -> Callable[[], None]:
     _pending.clear()
     previous = threading.excepthook
 
-    def hook(args) -> None:
+    def hook(args: threading.ExceptHookArgs) -> None:
         if args.exc_type is SystemExit or args.exc_value is None:
             return
         if signals.received() is not None:
@@ -193,7 +194,7 @@ def crash_line(
     return f"{what}: {summary(err)} ({where}; please report it)"
 
 
-def print_crash(err: BaseException, args: list[str] | None = None, out=None) -> None:
+def print_crash(err: BaseException, args: list[str] | None = None, out: TextIO | None = None) -> None:
     """--debug: the crash log's text on stderr too (no locals, scrubbed)."""
     with contextlib.suppress(OSError, ValueError):  # a closed or broken stderr: the crash line still follows
         (out or sys.stderr).write(format_crash(err, args))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+from collections.abc import Iterator
 from typing import Any
 
 import click
@@ -118,7 +119,7 @@ def _short_reason(err: BaseException) -> str:
 
 
 @contextlib.contextmanager
-def _naming_a_bare_403(verb: str, resource: str, namespace: str | None):
+def _naming_a_bare_403(verb: str, resource: str, namespace: str | None) -> Iterator[None]:
     """A 403 without the API server's message (a proxy's) still says what was
     refused, as the API server's own message does."""
     from kubectl_informer.core.apierrors import ApiError

@@ -12,7 +12,12 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kubectl_informer.cache.shared_informer import SharedIndexInformer
+    from kubectl_informer.cache.shared_processor import ProcessorListener, ResourceEventHandler
+    from kubectl_informer.clock import Clock
 
 MAX_HANDLERS = 16
 
@@ -30,13 +35,13 @@ class NoopHandler:
     """A handler with nothing to do: it still makes the informer deliver
     notifications and resyncs, as any real user's handler would."""
 
-    def on_add(self, obj, is_in_initial_list=False):
+    def on_add(self, obj: Any, is_in_initial_list: bool = False) -> None:
         pass
 
-    def on_update(self, old, new):
+    def on_update(self, old: Any, new: Any) -> None:
         pass
 
-    def on_delete(self, obj):
+    def on_delete(self, obj: Any) -> None:
         pass
 
 
@@ -44,7 +49,9 @@ class WorkingHandler:
     """``inner``'s callbacks, each followed by ``work_time`` of work on the
     clock (a wait that the run's stop event cuts short)."""
 
-    def __init__(self, inner: Any, work_time: float, clock, stop_event: threading.Event | None = None) -> None:
+    def __init__(
+        self, inner: ResourceEventHandler, work_time: float, clock: Clock, stop_event: threading.Event | None = None
+    ) -> None:
         self.inner = inner
         self.work_time = float(work_time)
         self.clock = clock
@@ -54,27 +61,27 @@ class WorkingHandler:
         if self.work_time > 0 and not self.stop_event.is_set():
             self.clock.wait_event(self.stop_event, self.work_time)
 
-    def on_add(self, obj, is_in_initial_list=False):
+    def on_add(self, obj: Any, is_in_initial_list: bool = False) -> None:
         self.inner.on_add(obj, is_in_initial_list)
         self._work()
 
-    def on_update(self, old, new):
+    def on_update(self, old: Any, new: Any) -> None:
         self.inner.on_update(old, new)
         self._work()
 
-    def on_delete(self, obj):
+    def on_delete(self, obj: Any) -> None:
         self.inner.on_delete(obj)
         self._work()
 
 
 def add_handler(
-    informer: Any,
+    informer: SharedIndexInformer,
     name: str,
     resync_period: float | None = None,
     handler_time: float = 0.0,
-    inner: Any = None,
+    inner: ResourceEventHandler | None = None,
     stop_event: threading.Event | None = None,
-):
+) -> ProcessorListener:
     """Register a lane on ``informer`` (before or after it runs) and return
     its listener (``stats()``, ``resync_period``, ``has_synced()``)."""
     if resync_period is not None and resync_period < 0:

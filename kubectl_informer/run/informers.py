@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kubectl_informer.cache.factory import SharedInformerFactory
 from kubectl_informer.clock import Clock
@@ -24,6 +24,10 @@ from kubectl_informer.core.trace import Tracer
 from kubectl_informer.run.deployment_controller import DeploymentController, add_pod_controller_indexer
 from kubectl_informer.run.handler_lanes import HandlerSpec, add_handler
 from kubectl_informer.run.owners import Followed, ForObjectHandler, ForOwnerHandler
+
+if TYPE_CHECKING:
+    from kubectl_informer.workqueue.rate_limiters import RateLimiter
+    from kubectl_informer.workqueue.rate_limiting import RateLimitingQueue
 
 
 def resource_id(resource: Any) -> str:
@@ -134,7 +138,9 @@ class ControllerShape:
         return ForOwnerHandler(f[self.queue_resource], f[resource], queue, self.tracer)
 
 
-def shape_queue(controller: str | None, rate_limiter: Any, clock: Any, tracer: Any):
+def shape_queue(
+    controller: str | None, rate_limiter: RateLimiter | None, clock: Clock | None, tracer: Tracer
+) -> RateLimitingQueue | None:
     """The workqueue of a kube-controller-manager shape, named as its controller names
     it (NewDeploymentController: "deployment", the name its metrics carry); None: the
     sample controller's own."""
@@ -145,7 +151,7 @@ def shape_queue(controller: str | None, rate_limiter: Any, clock: Any, tracer: A
     return RateLimitingQueue(rate_limiter, name=controller, clock=clock, tracer=tracer)
 
 
-def controller_handler(shape: ControllerShape | None):
+def controller_handler(shape: ControllerShape | None) -> Callable[[Any], Any] | None:
     """``SimulatedController``'s ``handler(queue)`` for the queue resource's
     informer: the shape's with several informers, else its own."""
     if shape is None:

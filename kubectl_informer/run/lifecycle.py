@@ -25,11 +25,12 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from types import FrameType
+from typing import TYPE_CHECKING, Any, Protocol
 
-from kubectl_informer.core.trace import TraceBuffer, Tracer
+from kubectl_informer.core.trace import TraceBuffer, TraceEvent, Tracer
 from kubectl_informer.run import signals
 from kubectl_informer.run.signals import Terminated
 
@@ -37,6 +38,27 @@ if TYPE_CHECKING:  # runner (and click under it) is imported by running(): pin_t
     from kubectl_informer.core.run_info import RunInfo
     from kubectl_informer.run.config import RunConfig
     from kubectl_informer.run.runner import Run
+
+
+class Renderer(Protocol):
+    """What the headless loop writes the trace to (cli/output.py's renderers)."""
+
+    lines: int  # lines written so far: ``max_events`` counts them
+
+    def render(self, events: Iterable[TraceEvent]) -> int: ...
+
+
+class UiApp(Protocol):
+    """The UI as the run serves and closes it (a Textual App; Textual stays in tui/)."""
+
+    @property
+    def is_running(self) -> bool: ...
+
+    def run(self) -> object: ...
+
+    def exit(self) -> None: ...
+
+    def call_from_thread(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -137,7 +159,7 @@ def on_sigterm(
         yield
         return
 
-    def on_signal(signum, frame) -> None:
+    def on_signal(signum: int, frame: FrameType | None) -> None:
         signals.note(signum)
         handler()
 
@@ -182,14 +204,16 @@ class Running:
 
         return restart_running(self, config)
 
-    def serve_ui(self, app) -> None:
+    def serve_ui(self, app: UiApp) -> None:
         """Run the UI until it quits; a crashed engine thread or SIGTERM
         closes it like `q` (so the terminal is restored)."""
         self.run.on_failure = lambda: close_app(app)
         self.start()
         serve_app(app)
 
-    def stream(self, renderer, run_for: float | None = None, max_events: int | None = None, poll: float = 0.05) -> None:
+    def stream(
+        self, renderer: Renderer, run_for: float | None = None, max_events: int | None = None, poll: float = 0.05
+    ) -> None:
         """The headless loop: drain the trace into ``renderer`` until
         ``run_for`` passes, ``max_events`` lines are written, SIGTERM or
         Ctrl-C; then what came before a crash."""
@@ -207,7 +231,7 @@ class Running:
 EXIT_GRACE = 10.0
 
 
-def serve_app(app, grace: float = EXIT_GRACE) -> None:
+def serve_app(app: UiApp, grace: float = EXIT_GRACE) -> None:
     """Run a Textual app until it quits; SIGTERM, SIGHUP or SIGINT (from
     ``kill``: in the UI's raw terminal Ctrl-C is a key) closes it like `q`."""
 
@@ -248,7 +272,7 @@ HEADLESS_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 def stream_headless(
     buffer: TraceBuffer,
-    renderer,
+    renderer: Renderer,
     stop_event: threading.Event,
     run_for: float | None = None,
     max_events: int | None = None,
@@ -280,7 +304,7 @@ def stream_headless(
         flush()
 
 
-def close_app(app, wait: float = 10.0) -> None:
+def close_app(app: UiApp, wait: float = 10.0) -> None:
     """Close the UI from another thread (the app may still be starting)."""
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:

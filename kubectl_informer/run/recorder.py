@@ -5,15 +5,17 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from kubectl_informer import __version__
 from kubectl_informer.core.private_files import open_private
 from kubectl_informer.core.redact import redact_url
+from kubectl_informer.core.run_info import RunInfo
 from kubectl_informer.core.trace import TraceBuffer, Tracer
 from kubectl_informer.core.trace_kinds import RUN_INFO
 
 
-def emit_run_info(tracer: Tracer, info) -> None:
+def emit_run_info(tracer: Tracer, info: RunInfo) -> None:
     """The run's header (``run.info``): the first line of ``-o json`` and of
     a recording, so a replay can say what was recorded, where and when.
     ``info`` is the run's RunInfo; its ``args`` are the command line."""
@@ -40,13 +42,13 @@ def emit_run_info(tracer: Tracer, info) -> None:
     )
 
 
-def _informers(info) -> dict:
+def _informers(info: RunInfo) -> dict[str, Any]:
     """The several informers' fields of run.info: absent for one informer,
     so one-informer recordings stay as they were."""
     informers = tuple(getattr(info, "informers", ()) or ())
     if len(informers) < 2:
         return {}
-    out: dict = {"informers": list(informers)}
+    out: dict[str, Any] = {"informers": list(informers)}
     if info.queue_resource:
         out["queue_resource"] = info.queue_resource
     return out

@@ -50,7 +50,7 @@ __all__ = ["SimulatedController", "EnqueueHandler"]
 class EnqueueHandler:
     """A ResourceEventHandler that enqueues the object's key for every event."""
 
-    def __init__(self, queue: Any, key_func=deletion_handling_meta_namespace_key_func) -> None:
+    def __init__(self, queue: Any, key_func: Callable[[Any], str] = deletion_handling_meta_namespace_key_func) -> None:
         self.queue = queue
         self.key_func = key_func
 

@@ -39,7 +39,7 @@ from typing import Any
 
 from kubectl_informer.clock import Clock, RealClock
 from kubectl_informer.core.apierrors import ApiError
-from kubectl_informer.core.trace import Tracer, informer_of
+from kubectl_informer.core.trace import TraceEvent, Tracer, informer_of
 from kubectl_informer.core.trace_kinds import (
     LIST_START,
     SERVER_FORBIDDEN,
@@ -48,7 +48,7 @@ from kubectl_informer.core.trace_kinds import (
     SERVER_WINDOW,
     WATCH_START,
 )
-from kubectl_informer.kube.apiserver_metrics import METRICS_RULE
+from kubectl_informer.kube.apiserver_metrics import METRICS_RULE, ResourceFigures
 from kubectl_informer.kube.limits import TooLargeError
 
 SIM_INTERVAL = 0.5
@@ -125,7 +125,7 @@ class ServerPoller:
         self._unsubscribe = tracer.subscribe(self._on_event)
 
     # -- our watches, as the trace says they started -----------------------------------------
-    def _on_event(self, ev) -> None:
+    def _on_event(self, ev: TraceEvent) -> None:
         kind = ev.kind
         if kind == WATCH_START or (kind == LIST_START and ev.fields.get("watch_list")):
             with self._lock:
@@ -213,7 +213,7 @@ class ServerPoller:
             )
 
 
-def metrics_fields(f, target: Target, seen: _Seen, now: float) -> dict:
+def metrics_fields(f: ResourceFigures, target: Target, seen: _Seen, now: float) -> dict[str, Any]:
     """The ``server.metrics`` event's fields from one resource's figures
     (``f``, kube/apiserver_metrics.ResourceFigures); rates against the
     previous scrape that ``seen`` keeps."""

@@ -18,6 +18,8 @@ from __future__ import annotations
 import signal
 import threading
 from collections.abc import Callable
+from types import FrameType
+from typing import NoReturn
 
 # What the CLI asks for: SIGINT raises KeyboardInterrupt, as Python's own
 # handler; SIGTERM and SIGHUP raise Terminated. A block that must do something
@@ -60,12 +62,12 @@ def exit_code(default: int) -> int:
     return 128 + sig if sig is not None else default
 
 
-def _on_interrupt(signum: int, frame) -> None:
+def _on_interrupt(signum: int, frame: FrameType | None) -> NoReturn:
     note(signum)
     raise KeyboardInterrupt
 
 
-def _on_terminate(signum: int, frame) -> None:
+def _on_terminate(signum: int, frame: FrameType | None) -> NoReturn:
     note(signum)
     raise Terminated()
 

@@ -4,12 +4,16 @@ stale``, the controller's writing reconcile with its ConsistencyStore."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from kubectl_informer.run.errors import RunError
 
 if TYPE_CHECKING:
+    from kubectl_informer.run.consistency import SwitchableConsistency
+    from kubectl_informer.run.replica_sync import ReplicaSync
     from kubectl_informer.run.runner import Run
+    from kubectl_informer.run.store_rv import StoreRVSampler
 
 INFORMER_NAME = "kubectl-informer"
 
@@ -41,7 +45,7 @@ def name_informers(watched: list, informers: dict) -> Any:
     return name
 
 
-def replica_sync(run: Run):
+def replica_sync(run: Run) -> tuple[SwitchableConsistency, ReplicaSync] | None:
     """``--demo stale``: ``(consistency, ReplicaSync)``, the controller's
     reconcile writing to the simulator in this process (never to a real
     cluster); None for any other run."""
@@ -62,7 +66,7 @@ def replica_sync(run: Run):
     return consistency, ReplicaSync(run.demo.server.store, rs, pods, consistency, run.tracer)
 
 
-def store_rv_sampler(run: Run):
+def store_rv_sampler(run: Run) -> StoreRVSampler:
     """Each informer's store RV against the server's (exact on the simulator)."""
     from kubectl_informer.run.store_rv import StoreRVSampler
 
@@ -70,7 +74,7 @@ def store_rv_sampler(run: Run):
     return StoreRVSampler(run.informers(), sim)
 
 
-def stale_reconcile(run: Run):
+def stale_reconcile(run: Run) -> Callable[[Any], None] | None:
     """The sample controller's reconcile on ``--demo stale`` (its ReplicaSync,
     kept on the run with its ConsistencyStore for ``:consistency``); None
     elsewhere, where the controller only sleeps its work time."""

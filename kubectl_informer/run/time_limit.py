@@ -14,6 +14,8 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
+from types import FrameType
+from typing import NoReturn
 
 
 class TimeLimitReached(Exception):
@@ -28,7 +30,7 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         yield
         return
 
-    def on_alarm(signum, frame):
+    def on_alarm(signum: int, frame: FrameType | None) -> NoReturn:
         raise TimeLimitReached()
 
     old = signal.signal(signal.SIGALRM, on_alarm)

@@ -14,6 +14,8 @@ acting on itself.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from kubectl_informer.core.durations import format_duration, parse_duration
 from kubectl_informer.core.trace_kinds import EXPERIMENT
 from kubectl_informer.run.experiments.catalog import (
@@ -28,13 +30,20 @@ from kubectl_informer.run.experiments.catalog import (
 )
 from kubectl_informer.run.handler_lanes import add_handler
 
+if TYPE_CHECKING:
+    from kubectl_informer.cache.reflector import Reflector
+    from kubectl_informer.cache.shared_informer import SharedIndexInformer
+    from kubectl_informer.run.runner import Run
+    from kubectl_informer.run.sample_controller import SimulatedController
+    from kubectl_informer.sim.faults import Faults
+
 
 class ExperimentError(Exception):
     """The experiment cannot run here or now; the message says why, in a line."""
 
 
 class Experiments:
-    def __init__(self, run) -> None:
+    def __init__(self, run: Run) -> None:
         self._run = run
         self._handlers = 0
 
@@ -88,11 +97,17 @@ class Experiments:
             return action(key)
         return action()
 
-    def _emit(self, name: str, detail: str, key: str | None = None, **fields) -> None:
+    def _emit(self, name: str, detail: str, key: str | None = None, **fields: Any) -> None:
         self._run.tracer.emit(EXPERIMENT, key, name=name, detail=detail, **fields)
 
-    def _reflector(self):
-        r = self._run.informer.reflector
+    def _informer(self) -> SharedIndexInformer:
+        inf = self._run.informer
+        if inf is None:  # run() says so before any action; a typed guard
+            raise ExperimentError("the informer is not running yet")
+        return inf
+
+    def _reflector(self) -> Reflector:
+        r = self._informer().reflector
         if r is None:
             raise ExperimentError("the reflector is not running yet")
         return r
@@ -113,18 +128,18 @@ class Experiments:
         return f'forgot rv {rv}: the next list asks for rv "" (after the reflector\'s back-off)'
 
     def _pause_fifo(self) -> str:
-        inf = self._run.informer
+        inf = self._informer()
         self._emit("pause-fifo", f"pause the {inf.fifo_label} consumer: deltas wait in the FIFO")
         inf.pause_consumer(True)
         return f"paused the {inf.fifo_label} consumer: the backlog builds (x f resumes)"
 
     def _resume_fifo(self) -> str:
-        inf = self._run.informer
+        inf = self._informer()
         self._emit("resume-fifo", f"resume the {inf.fifo_label} consumer: the backlog drains")
         inf.pause_consumer(False)
         return "resumed the FIFO consumer: the backlog drains"
 
-    def _controller(self):
+    def _controller(self) -> SimulatedController:
         c = self._run.controller
         if c is None:
             raise ExperimentError(UNAVAILABLE[NEEDS_QUEUE])
@@ -154,7 +169,7 @@ class Experiments:
 
     def _add_handler(self, value: str, key: str | None) -> str:
         period = parse_resync(value)
-        inf = self._run.informer
+        inf = self._informer()
         self._handlers += 1
         name = f"experiment-{self._handlers}"
         self._emit("add-handler", f"add handler {name} asking resync {format_duration(period)}", period=period)
@@ -164,8 +179,11 @@ class Experiments:
         why = "; the informer has no resync (start it with --resync)" if period and not reg.resync_period else ""
         return f"added {name}: asked {format_duration(period)}, got {got} (check period {check}){why}"
 
-    def _faults(self):
-        return self._run.demo.server.faults
+    def _faults(self) -> Faults:
+        demo = self._run.demo
+        if demo is None:  # unavailable() says so before any action; a typed guard
+            raise ExperimentError(UNAVAILABLE[NEEDS_SIM])
+        return demo.server.faults
 
     def _resource(self) -> str:
         return self._run._resource_name()
