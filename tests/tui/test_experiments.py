@@ -91,6 +91,9 @@ async def an_event_on_the_watch(pilot, lv: Live) -> None:
     watch" (no events within a second), which the reflector answers with a relist."""
     lv.touch(lv.a_pod())
     assert await until(pilot, lambda: lv.events("watch.event"))
+    # the reflector says the event before it moves its last RV to the event's
+    rv = lv.events("watch.event")[-1].fields["resource_version"]
+    assert await until(pilot, lambda: lv.run.informer.last_sync_resource_version() == rv)
 
 
 async def shown(pilot, app, pane: str) -> str:
