@@ -22,10 +22,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from kubectl_informer.core.go_json import go_json
 from kubectl_informer.core.go_strconv import int64_or_none
 from kubectl_informer.core.label_validation import (
     aggregate,
-    go_json,
     invalid,
     invalid_rendered,
     label_key_problems,

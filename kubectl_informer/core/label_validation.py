@@ -9,9 +9,7 @@
 
 from __future__ import annotations
 
-import json
 import re
-from typing import Any
 
 from kubectl_informer.core.names import go_quote
 
@@ -50,7 +48,11 @@ def _max_len(n: int) -> str:
 
 
 def _nbytes(s: str) -> int:
-    return len(s.encode("utf-8", "surrogatepass"))
+    """Bytes in ``s`` as Go counts them: a byte kept by ``surrogateescape`` is one."""
+    try:
+        return len(s.encode("utf-8", "surrogateescape"))
+    except UnicodeEncodeError:
+        return len(s.encode("utf-8", "surrogatepass"))
 
 
 def _subdomain_problems(value: str) -> list[str]:
@@ -105,17 +107,6 @@ def invalid_rendered(path: str, rendered: str, detail: str) -> str:
     """``field.Invalid(...).Error()`` for a value ``rendered`` already (as
     ``ErrorBody`` renders a non-scalar: its JSON)."""
     return f"{path}: Invalid value: {rendered}: {detail}"
-
-
-def go_json(value: Any) -> str:
-    """``json.Marshal`` of a Go value (None is a nil slice or map: ``null``),
-    with ``<``, ``>``, ``&``, U+2028 and U+2029 escaped as Go's encoder
-    escapes them. A dict must come with its keys sorted, as Go sorts a map's."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    return text.translate(_GO_JSON_ESCAPES)
-
-
-_GO_JSON_ESCAPES = {ord(c): f"\\u{ord(c):04x}" for c in "<>&\u2028\u2029"}
 
 
 def aggregate(messages: list[str]) -> str:

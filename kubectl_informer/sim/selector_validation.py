@@ -15,9 +15,10 @@ from __future__ import annotations
 from typing import Any
 
 from kubectl_informer.core.apierrors import ApiError
+from kubectl_informer.core.go_json import go_json
 from kubectl_informer.core.label_selector import SelectorError
 from kubectl_informer.core.label_selector_object import OPERATORS, as_selector
-from kubectl_informer.core.label_validation import aggregate, go_json, label_key_problems, label_value_problems
+from kubectl_informer.core.label_validation import aggregate, label_key_problems, label_value_problems
 from kubectl_informer.core.names import go_quote
 
 KINDS = ("Deployment", "ReplicaSet")
