@@ -23,6 +23,7 @@ from kubectl_informer.core.go_strconv import parse_int64
 from kubectl_informer.core.label_validation import aggregate
 
 _BAD_ESCAPE = re.compile(rb"%(?![0-9A-Fa-f]{2})")
+_REPLACED = dict.fromkeys(range(0xDC80, 0xDD00), "\ufffd")
 
 
 def _unescape(part: bytes) -> str | None:
@@ -49,8 +50,8 @@ def parse_query(raw: str) -> dict[str, list[str]]:
 
 def as_text(value: str) -> str:
     """A query value as a string the simulator may store or print: a byte
-    that was not UTF-8 becomes U+FFFD, as Go's JSON encoder writes it."""
-    return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    that was not UTF-8 becomes U+FFFD (each byte one), as Go's JSON encoder writes it."""
+    return value.translate(_REPLACED)
 
 
 def query_int64(query: dict[str, str], name: str) -> int | None:

@@ -3,7 +3,8 @@ on the lab: the same requests, through the plugin's own REST client, get the
 same status and Status message. Label selectors (the recorded table of
 tests/sim/label_selector_answers.py, asked again), continue tokens, and the
 selectors of ReplicaSets and Deployments created in a dry run (the table of
-tests/sim/selector_validation_answers.py).
+tests/sim/selector_validation_answers.py), and query bytes that are not UTF-8,
+not well escaped or not numbers (tests/sim/query_bytes_answers.py, whole bodies).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import pytest
 from kubectl_informer.kube.config import load_kube
 from kubectl_informer.sim.server import SimServer
 from tests.sim.label_selector_answers import LAB_ANSWERS
+from tests.sim.query_bytes_answers import LAB_ANSWERS as QUERY_ANSWERS
 from tests.sim.selector_validation_answers import LAB_ANSWERS as SELECTOR_ANSWERS
 
 pytestmark = pytest.mark.lab
@@ -128,3 +130,22 @@ def test_replicaset_and_deployment_selectors_get_the_labs_answers(lab_kubeconfig
         lab = _post(lab_kubeconfig, path, {**obj, "spec": spec})
         assert lab == (status, message), (kind, selector, labels)  # the recorded answer still holds
         assert _post(sim_kubeconfig, path, {**obj, "spec": spec}) == lab, (kind, selector, labels)
+
+
+def _raw_answers(kubeconfig: str, queries: list[str]) -> list[tuple[str, int, bytes | None]]:
+    """Each query sent as written (its escapes kept), with the whole body of a refusal."""
+    api = load_kube(kubeconfig=kubeconfig).api_client
+    out = []
+    for query in queries:
+        resp = api.get(f"{api.configuration.host}{PODS}?{query}", "application/json", 10)
+        body = resp.data
+        out.append((query, resp.status, body if resp.status != 200 else None))
+    return out
+
+
+def test_bad_query_bytes_get_the_labs_answers_byte_for_byte(lab_kubeconfig, sim_kubeconfig):
+    """The recorded table of tests/sim/query_bytes_answers.py, asked of both."""
+    queries = [row[0] for row in QUERY_ANSWERS]
+    lab = _raw_answers(lab_kubeconfig, queries)
+    assert lab == QUERY_ANSWERS  # the recorded table still holds
+    assert _raw_answers(sim_kubeconfig, queries) == lab
