@@ -19,6 +19,7 @@ class ApiError(Exception):
         message: str = "",
         details: list[dict[str, Any]] | None = None,
         retry_after: float | None = None,
+        subject: dict[str, str] | None = None,
     ):
         super().__init__(message or reason or f"HTTP {status}")
         self.status = int(status)
@@ -27,6 +28,8 @@ class ApiError(Exception):
         # The Status's details.causes, e.g. [{"reason": "ResourceVersionTooLarge", ...}]
         self.details = list(details or [])
         self.retry_after = retry_after
+        # The Status's details.name/group/kind: the object the error is about (NewInvalid's).
+        self.subject = dict(subject or {})
 
     @classmethod
     def from_status(
@@ -59,7 +62,7 @@ class ApiError(Exception):
             st["message"] = self.message
         if self.reason:
             st["reason"] = self.reason
-        details: dict[str, Any] = {}
+        details: dict[str, Any] = {k: v for k, v in self.subject.items() if v}  # omitempty, in StatusDetails order
         if self.details:
             details["causes"] = self.details
         if self.retry_after:

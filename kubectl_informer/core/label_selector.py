@@ -22,10 +22,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from kubectl_informer.core.go_json import go_json
 from kubectl_informer.core.go_strconv import int64_or_none
 from kubectl_informer.core.label_validation import (
     aggregate,
     invalid,
+    invalid_rendered,
     label_key_problems,
     label_value_problems,
 )
@@ -260,24 +262,41 @@ class _Parser:
         raise SelectorError(f"found '{lit}', expected: identifier")
 
 
-def new_requirement(key: str, op: str, values: list[str]) -> Requirement:
-    """``NewRequirement``'s checks (the path is the parser's, so keys print
-    as ``key`` and values as ``values[i][key]``)."""
+def _arity_problem(op: str, n: int) -> str | None:
+    """How many values ``NewRequirement`` wants for ``op``, when ``n`` is wrong."""
+    if op in (IN, NOT_IN) and n == 0:
+        return "for 'in', 'notin' operators, values set can't be empty"
+    if op in (EQUALS, DOUBLE_EQUALS, NOT_EQUALS) and n != 1:
+        return "exact-match compatibility requires one single value"
+    if op in (EXISTS, DOES_NOT_EXIST) and n != 0:
+        return "values set must be empty for exists and does not exist"
+    if op in (GREATER_THAN, LESS_THAN) and n != 1:
+        return "for 'Gt', 'Lt' operators, exactly one value is required"
+    return None
+
+
+def new_requirement(key: str, op: str, values: list[str] | None) -> Requirement:
+    """``NewRequirement``'s checks, with no path (keys print as ``key``, the
+    value list as ``values`` and a value as ``values[i][key]``). ``values``
+    None is Go's nil slice (printed ``null``), [] an empty one."""
     errs: list[str] = []
     problems = label_key_problems(key)
     if problems:
         errs.append(invalid("key", key, "; ".join(problems)))
+    arity = _arity_problem(op, len(values or ()))
+    if arity:
+        errs.append(invalid_rendered("values", go_json(values), arity))
     if op in (GREATER_THAN, LESS_THAN):
-        for i, v in enumerate(values):
+        for i, v in enumerate(values or ()):
             if int64_or_none(v) is None:
                 errs.append(invalid(f"values[{i}]", v, "for 'Gt', 'Lt' operators, the value must be an integer"))
-    for i, v in enumerate(values):
+    for i, v in enumerate(values or ()):
         problems = label_value_problems(v)
         if problems:
             errs.append(invalid(f"values[{i}][{key}]", v, "; ".join(problems)))
     if errs:
         raise SelectorError(aggregate(errs))
-    return Requirement(key, op, tuple(values))
+    return Requirement(key, op, tuple(values or ()))
 
 
 def parse(text: str) -> list[Requirement]:

@@ -48,7 +48,11 @@ def _max_len(n: int) -> str:
 
 
 def _nbytes(s: str) -> int:
-    return len(s.encode("utf-8", "surrogatepass"))
+    """Bytes in ``s`` as Go counts them: a byte kept by ``surrogateescape`` is one."""
+    try:
+        return len(s.encode("utf-8", "surrogateescape"))
+    except UnicodeEncodeError:
+        return len(s.encode("utf-8", "surrogatepass"))
 
 
 def _subdomain_problems(value: str) -> list[str]:
@@ -97,6 +101,12 @@ def invalid(path: str, value: str, detail: str) -> str:
     """``field.Invalid(path, value, detail).Error()`` for a string value
     (a nil path prints as ``<nil>``)."""
     return f"{path}: Invalid value: {go_quote(value)}: {detail}"
+
+
+def invalid_rendered(path: str, rendered: str, detail: str) -> str:
+    """``field.Invalid(...).Error()`` for a value ``rendered`` already (as
+    ``ErrorBody`` renders a non-scalar: its JSON)."""
+    return f"{path}: Invalid value: {rendered}: {detail}"
 
 
 def aggregate(messages: list[str]) -> str:

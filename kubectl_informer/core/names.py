@@ -45,11 +45,14 @@ _SHORT_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r
 
 def go_quote(s: str) -> str:
     """``s`` as Go's ``%q`` prints it: printable characters as they are,
-    the rest escaped, so a control character never reaches a terminal raw."""
+    the rest escaped, so a control character never reaches a terminal raw;
+    a byte that is not UTF-8 (held as ``surrogateescape`` holds it) as ``\\xNN``."""
     out = []
     for ch in s:
         if ch in ('"', "\\"):
             out.append("\\" + ch)
+        elif "\udc80" <= ch <= "\udcff":  # a byte that was not UTF-8, kept by surrogateescape
+            out.append(f"\\x{ord(ch) - 0xDC00:02x}")
         elif ch.isprintable():
             out.append(ch)
         elif ch in _SHORT_ESCAPES:

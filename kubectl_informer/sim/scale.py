@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 from kubectl_informer.core.apierrors import ApiError
-from kubectl_informer.sim.tables import selector_string
+from kubectl_informer.core.label_selector import SelectorError
+from kubectl_informer.core.label_selector_object import as_selector
 
 
 def to_scale(obj: dict) -> dict:
+    """``scaleFromDeployment``: status.selector is ``LabelSelectorAsSelector``'s
+    text; a selector it refuses is the request's error (a 500, as kube-apiserver
+    answers an error that is not an API status)."""
     meta = obj.get("metadata") or {}
     spec, status = obj.get("spec") or {}, obj.get("status") or {}
-    sel = selector_string(spec.get("selector"))
+    try:
+        sel = str(as_selector(spec.get("selector")))
+    except SelectorError as e:
+        raise ApiError(500, "", str(e)) from None
     return {
         "kind": "Scale",
         "apiVersion": "autoscaling/v1",
@@ -17,7 +24,7 @@ def to_scale(obj: dict) -> dict:
             k: meta[k] for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp") if k in meta
         },
         "spec": {"replicas": spec.get("replicas", 1)},
-        "status": {"replicas": status.get("replicas", 0), "selector": "" if sel == "<none>" else sel},
+        "status": {"replicas": status.get("replicas", 0), "selector": sel},
     }
 
 

@@ -35,11 +35,12 @@ import threading
 import time
 from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
 
 import orjson
 
 from kubectl_informer.core.apierrors import ApiError
+from kubectl_informer.core.go_json import go_json, go_json_line
 from kubectl_informer.core.selectors import parse_field_selector, parse_label_selector
 from kubectl_informer.sim import kubeconfig as _kubeconfig
 from kubectl_informer.sim import (
@@ -49,7 +50,7 @@ from kubectl_informer.sim import negotiation, pod_proxy
 from kubectl_informer.sim.apply import server_side_apply
 from kubectl_informer.sim.faults import Faults
 from kubectl_informer.sim.patches import json_patch, merge_patch
-from kubectl_informer.sim.query_params import query_bool, query_int64
+from kubectl_informer.sim.query_params import as_text, parse_query, query_bool, query_int64
 from kubectl_informer.sim.resources import (
     NAMESPACES,
     SELF_SUBJECT_ACCESS_REVIEWS,
@@ -354,7 +355,7 @@ class _Handler(BaseHTTPRequestHandler):
         headers = {}
         if err.retry_after:
             headers["Retry-After"] = str(int(err.retry_after))
-        self._send(err.status, orjson.dumps(err.to_status()), headers=headers)
+        self._send(err.status, go_json_line(err.to_status()), headers=headers)
 
     def _content_type(self) -> str:
         return (self.headers.get("Content-Type") or "application/json").split(";")[0].strip().lower()
@@ -482,11 +483,11 @@ class _Handler(BaseHTTPRequestHandler):
             501: "NotImplemented",
         }.get(code, "BadRequest")
         with contextlib.suppress(OSError):
-            self._send(code, orjson.dumps(ApiError(code, reason, message or reason).to_status()))
+            self._send(code, go_json_line(ApiError(code, reason, message or reason).to_status()))
 
     def _route(self) -> None:
         url = urlsplit(self.path)
-        self.query_all = parse_qs(url.query, keep_blank_values=True)
+        self.query_all = parse_query(url.query)
         self.query = {k: v[0] for k, v in self.query_all.items()}
         parts = [p for p in url.path.split("/") if p]
         reg = self.sim.store.registry
@@ -596,6 +597,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     # ------------------------------------------------------------ verbs
     def _selectors(self, rdef: ResourceDef):
+        """A list's or watch's selectors, after its integers: kube-apiserver's
+        query conversion refuses a timeoutSeconds, then a limit, that ParseInt
+        refuses before a selector is parsed (a list's timeoutSeconds too)."""
+        query_int64(self.query, "timeoutSeconds")
+        query_int64(self.query, "limit")
         lm = parse_label_selector(self.query.get("labelSelector"))
         fm = parse_field_selector(self.query.get("fieldSelector"), rdef.field_names, rdef.kind)
         return lm, fm
@@ -612,7 +618,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _manager(self) -> str:
         """The field manager of a write: ``fieldManager``, else the client's
         User-Agent up to its first "/", as kube-apiserver derives it."""
-        return self.query.get("fieldManager") or (self.headers.get("User-Agent") or "unknown").split("/")[0][:128]
+        given = as_text(self.query.get("fieldManager") or "")
+        return given or (self.headers.get("User-Agent") or "unknown").split("/")[0][:128]
 
     def _openapi(self, reg, parts: list[str]) -> None:
         """The OpenAPI documents kubectl asks for (the plugin never does: the
@@ -824,7 +831,7 @@ class _Handler(BaseHTTPRequestHandler):
                 422,
                 "Invalid",
                 f'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: '
-                f'Unsupported value: "{policy}": supported values: "Foreground", '
+                f'Unsupported value: {go_json(policy)}: supported values: "Foreground", '
                 '"Background", "Orphan", "nil"',
             )
         if policy and orphan not in (None, ""):
@@ -866,7 +873,7 @@ class _Handler(BaseHTTPRequestHandler):
         # kube-apiserver answers a watch it cannot serve from the cache (too old,
         # too large) with 200 and a single ERROR event.
         self._start_chunked()
-        self._chunk(watch_line("ERROR", orjson.dumps(err.to_status())))
+        self._chunk(watch_line("ERROR", go_json(err.to_status()).encode()))
         self._end_chunked()
 
     def _do_watch(self, rdef, namespace, name, sub) -> None:

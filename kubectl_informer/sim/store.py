@@ -58,6 +58,7 @@ from kubectl_informer.sim.continuation import (
     page_of,
 )
 from kubectl_informer.sim.patches import json_patch, merge_patch, strategic_merge_patch
+from kubectl_informer.sim.query_params import validate_list_options
 from kubectl_informer.sim.resources import NAMESPACES, PODS, Registry, ResourceDef
 from kubectl_informer.sim.watchcache import (
     ADDED,
@@ -83,32 +84,6 @@ _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
 
 now_rfc3339 = strategy.now_rfc3339
-
-
-def _invalid(field: str, detail: str) -> ApiError:
-    return ApiError(
-        422,
-        "Invalid",
-        f'ListOptions.meta.k8s.io "" is invalid: {field}: {detail}',
-        [{"reason": "FieldValueForbidden", "message": detail, "field": field}],
-    )
-
-
-def _match_with_continue(rv: str) -> ApiError:
-    """kube-apiserver's ValidateListOptions on a continue request that still
-    carries resourceVersionMatch (client-go's pager clears it): every rule
-    it breaks, in one 422."""
-    details = [] if rv else ["Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided"]
-    details.append("Forbidden: resourceVersionMatch is forbidden when continue is provided")
-    if len(details) == 1:
-        return _invalid("resourceVersionMatch", details[0])
-    joined = ", ".join(f"resourceVersionMatch: {d}" for d in details)
-    return ApiError(
-        422,
-        "Invalid",
-        f'ListOptions.meta.k8s.io "" is invalid: [{joined}]',
-        [{"reason": "FieldValueForbidden", "message": d, "field": "resourceVersionMatch"} for d in details],
-    )
 
 
 def _not_found(rdef: ResourceDef, name: str) -> ApiError:
@@ -782,12 +757,7 @@ class Store:
         limit = int(limit or 0)
         if limit < 0:
             limit = 0
-        if match and match not in ("Exact", "NotOlderThan"):
-            raise _invalid(
-                "resourceVersionMatch", f'Unsupported value: "{match}": supported values: "Exact", "NotOlderThan", ""'
-            )
-        if match and continue_:
-            raise _match_with_continue(rv)
+        validate_list_options(rv, match, continue_ or "")
         with self.lock:
             st = self._state(rdef)
             at, snapshot, limit, start_after = self._list_point(st, rv, match, limit, continue_ or "")
@@ -819,15 +789,6 @@ class Store:
             if at < st.history_floor:
                 raise ExpiredContinue(encode_continue(-1, start_after.rstrip("\x00")))
             return at, self._snapshot(st, at), limit, start_after
-        if match and not rv:
-            raise _invalid(
-                "resourceVersionMatch",
-                "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided",
-            )
-        if match == "Exact" and rv == "0":
-            raise _invalid(
-                "resourceVersionMatch", 'Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"'
-            )
         self._tick_progress()
         if rv == "":
             # A consistent read (ConsistentListFromCache): etcd's current

@@ -1,5 +1,6 @@
 """Per-kind rules applied on every write, as kube-apiserver's strategies do:
-validation of metadata shapes, defaults, ``stringData`` folded into
+validation of metadata shapes and of a ReplicaSet's or Deployment's
+selector (``selector_validation``), defaults, ``stringData`` folded into
 ``data``, and condition ``lastTransitionTime`` kept unless the status moved.
 (Generation and status-subresource rules live in the store's replace.)
 """
@@ -10,6 +11,7 @@ import base64
 from datetime import UTC, datetime
 
 from kubectl_informer.core.apierrors import ApiError
+from kubectl_informer.sim import selector_validation
 
 
 def now_rfc3339() -> str:
@@ -85,8 +87,15 @@ def keep_transition_times(new: dict, old: dict | None) -> None:
             c["lastTransitionTime"] = now
 
 
+def _validate_spec(rdef, obj: dict) -> None:
+    """The spec rules ported so far: a ReplicaSet's or Deployment's selector."""
+    if rdef.group == "apps" and rdef.kind in selector_validation.KINDS:
+        selector_validation.validate(rdef, obj)
+
+
 def on_create(rdef, obj: dict) -> None:
     validate(rdef, obj)
+    _validate_spec(rdef, obj)
     if rdef.kind == "Secret":
         _fold_string_data(obj)
         obj.setdefault("type", "Opaque")
@@ -105,6 +114,7 @@ def on_create(rdef, obj: dict) -> None:
 
 def on_update(rdef, new: dict, old: dict) -> None:
     validate(rdef, new)
+    _validate_spec(rdef, new)
     if rdef.kind == "Secret":
         _fold_string_data(new)
     keep_transition_times(new, old)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from kubectl_informer.core.apierrors import ApiError
+from kubectl_informer.core.label_selector_object import format_selector
 from kubectl_informer.sim import negotiation
 
 _NAME_DESC = "Name must be unique within a namespace."
@@ -127,24 +128,6 @@ def _pod_row(pod: dict) -> list:
     ]
 
 
-def selector_string(sel: dict | None) -> str:
-    if not sel:
-        return "<none>"
-    parts = [f"{k}={v}" for k, v in sorted((sel.get("matchLabels") or {}).items())]
-    for e in sel.get("matchExpressions") or []:
-        op = e.get("operator", "")
-        vals = ",".join(e.get("values") or [])
-        parts.append(
-            {
-                "In": f"{e['key']} in ({vals})",
-                "NotIn": f"{e['key']} notin ({vals})",
-                "Exists": e["key"],
-                "DoesNotExist": f"!{e['key']}",
-            }.get(op, e["key"])
-        )
-    return ",".join(parts) or "<none>"
-
-
 def _deployment_row(d: dict) -> list:
     spec, st = d.get("spec") or {}, d.get("status") or {}
     containers = ((spec.get("template") or {}).get("spec") or {}).get("containers") or []
@@ -157,7 +140,7 @@ def _deployment_row(d: dict) -> list:
         _age(d),
         ",".join(c.get("name", "") for c in containers),
         ",".join(c.get("image", "") for c in containers),
-        selector_string(spec.get("selector")),
+        format_selector(spec.get("selector")),
     ]
 
 
@@ -172,7 +155,7 @@ def _replicaset_row(rs: dict) -> list:
         _age(rs),
         ",".join(c.get("name", "") for c in containers),
         ",".join(c.get("image", "") for c in containers),
-        selector_string(spec.get("selector")),
+        format_selector(spec.get("selector")),
     ]
 
 

@@ -1,19 +1,26 @@
 """The simulator's answers to bad list parameters against kube-apiserver v1.36's
 on the lab: the same requests, through the plugin's own REST client, get the
 same status and Status message. Label selectors (the recorded table of
-tests/sim/label_selector_answers.py, asked again) and continue tokens.
+tests/sim/label_selector_answers.py, asked again), continue tokens, and the
+selectors of ReplicaSets and Deployments created in a dry run (the table of
+tests/sim/selector_validation_answers.py), and query bytes that are not UTF-8,
+not well escaped or not numbers (tests/sim/query_bytes_answers.py, whole bodies).
 """
 
 from __future__ import annotations
 
 import base64
+import http.client
 import json
+from urllib.parse import urlsplit
 
 import pytest
 
 from kubectl_informer.kube.config import load_kube
 from kubectl_informer.sim.server import SimServer
 from tests.sim.label_selector_answers import LAB_ANSWERS
+from tests.sim.query_bytes_answers import LAB_ANSWERS as QUERY_ANSWERS
+from tests.sim.selector_validation_answers import LAB_ANSWERS as SELECTOR_ANSWERS
 
 pytestmark = pytest.mark.lab
 
@@ -86,3 +93,59 @@ def test_continue_tokens_get_the_labs_answers(lab_kubeconfig, sim_kubeconfig):
     lab = _answers(lab_kubeconfig, "continue", CONTINUE_TOKENS, limit="1")
     assert sum(status == 400 for _, status, _ in lab) == len(CONTINUE_TOKENS) - 1  # all but the one with "RV"
     assert _answers(sim_kubeconfig, "continue", CONTINUE_TOKENS, limit="1") == lab
+
+
+def _post(kubeconfig: str, path: str, body: dict) -> tuple[int, str | None]:
+    """POST ``body`` as JSON (the plugin's client only reads: its TLS and credentials, http.client's POST)."""
+    api = load_kube(kubeconfig=kubeconfig).api_client
+    cfg = api.configuration
+    context, _ = api._tls_context()
+    url = urlsplit(cfg.host)
+    conn = http.client.HTTPSConnection(url.hostname or "", url.port or 443, context=context, timeout=10)
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    if cfg.authorization:
+        headers["Authorization"] = cfg.authorization
+    try:
+        conn.request("POST", path, json.dumps(body), headers)
+        resp = conn.getresponse()
+        answer = json.loads(resp.read())
+    finally:
+        conn.close()
+    return resp.status, answer.get("message") if resp.status != 201 else None
+
+
+def test_replicaset_and_deployment_selectors_get_the_labs_answers(lab_kubeconfig, sim_kubeconfig):
+    """The recorded table of tests/sim/selector_validation_answers.py, asked of both (dry runs)."""
+    for kind, selector, labels, status, message in SELECTOR_ANSWERS:
+        obj = {"apiVersion": "apps/v1", "kind": kind, "metadata": {"name": "bad", "namespace": "default"}}
+        spec: dict = {
+            "replicas": 0,
+            "template": {"metadata": {}, "spec": {"containers": [{"name": "c", "image": "i"}]}},
+        }
+        if selector is not None:
+            spec["selector"] = selector
+        if labels is not None:
+            spec["template"]["metadata"]["labels"] = labels
+        path = f"/apis/apps/v1/namespaces/default/{kind.lower()}s?dryRun=All"
+        lab = _post(lab_kubeconfig, path, {**obj, "spec": spec})
+        assert lab == (status, message), (kind, selector, labels)  # the recorded answer still holds
+        assert _post(sim_kubeconfig, path, {**obj, "spec": spec}) == lab, (kind, selector, labels)
+
+
+def _raw_answers(kubeconfig: str, queries: list[str]) -> list[tuple[str, int, bytes | None]]:
+    """Each query sent as written (its escapes kept), with the whole body of a refusal."""
+    api = load_kube(kubeconfig=kubeconfig).api_client
+    out = []
+    for query in queries:
+        resp = api.get(f"{api.configuration.host}{PODS}?{query}", "application/json", 10)
+        body = resp.data
+        out.append((query, resp.status, body if resp.status != 200 else None))
+    return out
+
+
+def test_bad_query_bytes_get_the_labs_answers_byte_for_byte(lab_kubeconfig, sim_kubeconfig):
+    """The recorded table of tests/sim/query_bytes_answers.py, asked of both."""
+    queries = [row[0] for row in QUERY_ANSWERS]
+    lab = _raw_answers(lab_kubeconfig, queries)
+    assert lab == QUERY_ANSWERS  # the recorded table still holds
+    assert _raw_answers(sim_kubeconfig, queries) == lab

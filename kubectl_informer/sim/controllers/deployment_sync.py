@@ -4,12 +4,15 @@ on ``deployments._Sync``. ``sync`` is the controller's entry point."""
 
 from __future__ import annotations
 
+import contextlib
+
 from kubectl_informer.core.apierrors import ApiError
+from kubectl_informer.core.label_selector import SelectorError
 from kubectl_informer.sim.controllers import deployment_status as ds
 from kubectl_informer.sim.controllers import revisions as rev
 from kubectl_informer.sim.controllers import rollout as r
-from kubectl_informer.sim.controllers.deployments import _active, _created, _replicas, _st, _Sync
-from kubectl_informer.sim.controllers.owners import claim, get_or_none, is_deleting, owned_by
+from kubectl_informer.sim.controllers.deployments import MANAGER, _active, _created, _replicas, _st, _Sync
+from kubectl_informer.sim.controllers.owners import SyncError, as_selector, claim, get_or_none, is_deleting, owned_by
 
 
 def sync(store, namespace: str, name: str, events=None) -> None:
@@ -17,8 +20,9 @@ def sync(store, namespace: str, name: str, events=None) -> None:
     d = get_or_none(store, "deployments", namespace, name)
     if d is None:
         return
-    # getReplicaSetsForDeployment: its ReplicaSets, orphans its selector matches adopted.
-    s = _Sync(store, d, claim(store, "replicasets", d, (d.get("spec") or {}).get("selector")), events)
+    if _selects_all(d):
+        return _selecting_all(store, d, events)
+    s = _Sync(store, d, _replica_sets_for(store, d), events)
     if is_deleting(d):
         new, old = s.all_and_sync_revision(False)  # syncStatusOnly
         return s.sync_status([*old, new], new)
@@ -32,6 +36,37 @@ def sync(store, namespace: str, name: str, events=None) -> None:
     if (spec.get("strategy") or {}).get("type") == "Recreate":
         return _recreate(s)
     return _rolling(s)
+
+
+def _selects_all(d: dict) -> bool:
+    """``reflect.DeepEqual(d.Spec.Selector, &metav1.LabelSelector{})``: a
+    selector object with no field set (an empty map or list set is not nil)."""
+    sel = (d.get("spec") or {}).get("selector")
+    return isinstance(sel, dict) and all(v is None for v in sel.values())
+
+
+def _selecting_all(store, d: dict, events) -> None:
+    """syncDeployment's answer to an empty selector: a SelectingAll warning,
+    observedGeneration brought up to the generation, nothing else."""
+    if events is not None:
+        message = "This deployment is selecting all pods. A non-empty selector is required."
+        events.record(d, "Warning", "SelectingAll", message, "deployment-controller")
+    status, generation = d.setdefault("status", {}), d["metadata"].get("generation", 0)
+    if status.get("observedGeneration", 0) < generation:
+        status["observedGeneration"] = generation
+        with contextlib.suppress(ApiError):  # the controller ignores this write's error
+            store.update("deployments", d, subresource="status", manager=MANAGER)
+
+
+def _replica_sets_for(store, d: dict) -> list[dict]:
+    """getReplicaSetsForDeployment: its ReplicaSets, orphans its selector
+    matches adopted; a selector LabelSelectorAsSelector refuses is the sync's error."""
+    meta = d["metadata"]
+    try:
+        selector = as_selector((d.get("spec") or {}).get("selector"))
+    except SelectorError as e:
+        raise SyncError(f"deployment {meta.get('namespace')}/{meta['name']} has invalid label selector: {e}") from None
+    return claim(store, "replicasets", d, selector)
 
 
 def _sync_scaled(s: _Sync) -> None:

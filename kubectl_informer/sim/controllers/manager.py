@@ -15,7 +15,7 @@ from kubectl_informer.clock import Clock, RealClock
 from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.sim.controllers import deployment_sync, gc, pods, replicasets
 from kubectl_informer.sim.controllers.expectations import ControllerExpectations
-from kubectl_informer.sim.controllers.owners import controller_ref, selector_matches
+from kubectl_informer.sim.controllers.owners import SyncError, controller_ref, selector_matches
 from kubectl_informer.sim.events import EventRecorder
 from kubectl_informer.sim.watchcache import ADDED, DELETED
 
@@ -232,6 +232,9 @@ class ControllerManager:
                 else:
                     self.errors += 1
                     log.warning("sim controller %s: %s", item, e)
+            except SyncError as e:  # handleErr's rate-limited requeue is not modelled: counted and logged
+                self.errors += 1
+                log.warning("sim controller %s: %s", item, e)
             except Exception:  # a bug must not stop the cluster's controllers
                 self.errors += 1
                 log.exception("sim controller %s failed", item)

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import functools
 
+import orjson
+
 from kubectl_informer.core.apierrors import ApiError
-from kubectl_informer.core.selectors import parse_label_selector
+from kubectl_informer.core.label_selector import SelectorError
+from kubectl_informer.core.label_selector_object import Selector
+from kubectl_informer.core.label_selector_object import as_selector as as_selector_uncached
 from kubectl_informer.sim.resources import ResourceDef
-from kubectl_informer.sim.tables import selector_string
 
 
 def controller_ref(obj: dict) -> dict | None:
@@ -58,28 +61,40 @@ def is_deleting(obj: dict) -> bool:
     return bool((obj.get("metadata") or {}).get("deletionTimestamp"))
 
 
+class SyncError(Exception):
+    """A sync that returns an error (the controller's ``handleErr`` would
+    requeue the key rate-limited; the simulated manager counts and logs it)."""
+
+
 def selector_matches(selector: dict | None, labels: dict | None) -> bool:
-    """metav1.LabelSelectorAsSelector(selector).Matches(labels); an empty or
-    missing selector matches nothing here (a controller with one selects
-    nothing: syncDeployment refuses it)."""
-    if not selector or not (selector.get("matchLabels") or selector.get("matchExpressions")):
-        return False
+    """The listers' ``GetPodReplicaSets`` / ``getDeploymentsForReplicaSet``
+    test: ``LabelSelectorAsSelector(selector)`` matches ``labels``, where an
+    invalid selector and a nil or empty one (Nothing, Everything) match nothing."""
     try:
-        match = _parsed(selector_string(selector))
-    except (ApiError, ValueError):
-        return False  # a selector the API would have rejected selects nothing
-    return match is None or bool(match(labels or {}))
+        selector_ = as_selector(selector)
+    except SelectorError:
+        return False
+    return not selector_.empty() and selector_.matches(labels)
+
+
+def as_selector(selector: dict | None) -> Selector:
+    """``LabelSelectorAsSelector`` (raises SelectorError), remembered for the
+    selectors seen last (every sync and every orphan's handler asks again)."""
+    if not isinstance(selector, dict):
+        return as_selector_uncached(None)
+    return _cached(orjson.dumps(selector, option=orjson.OPT_SORT_KEYS))
 
 
 @functools.lru_cache(maxsize=256)
-def _parsed(selector: str):
-    return parse_label_selector(selector)
+def _cached(raw: bytes) -> Selector:
+    return as_selector_uncached(orjson.loads(raw))
 
 
-def claim(store, resource: str, owner: dict, selector: dict | None, keep=None, objs: list | None = None) -> list[dict]:
+def claim(store, resource: str, owner: dict, selector: Selector, keep=None, objs: list | None = None) -> list[dict]:
     """ControllerRefManager.ClaimObject over ``resource`` in the owner's
     namespace: the objects it controls (by UID), and the orphans (no
-    controller reference) its selector matches, adopted by adding its
+    controller reference) ``selector`` matches (the owner's, converted by the
+    caller: Everything adopts every orphan, as upstream's would), adopted by adding its
     controller reference (AdoptReplicaSet / AdoptPod) unless it is being
     deleted or is gone (the fresh read of ``RecheckDeletionTimestamp``).
     ``keep``: which objects to consider (claimPods: only active pods);
@@ -95,7 +110,7 @@ def claim(store, resource: str, owner: dict, selector: dict | None, keep=None, o
             if ref.get("uid") == meta["uid"]:
                 out.append(obj)
             continue
-        if is_deleting(owner) or is_deleting(obj) or not selector_matches(selector, obj["metadata"].get("labels")):
+        if is_deleting(owner) or is_deleting(obj) or not selector.matches(obj["metadata"].get("labels")):
             continue
         if can_adopt is None:
             fresh = get_or_none(store, owner_resource(owner), meta.get("namespace"), meta["name"])

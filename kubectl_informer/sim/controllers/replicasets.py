@@ -10,14 +10,18 @@ since 1.35).
 
 Only pods whose controller reference is the ReplicaSet (by UID) count;
 active pods with no controller reference that its selector matches are
-adopted first (``claimPods``).
+adopted first (``claimPods``). A selector ``LabelSelectorAsSelector``
+refuses ends the sync with a logged error and no write, as syncReplicaSet's
+``HandleError`` and ``return nil`` do.
 """
 
 from __future__ import annotations
 
 import copy
+import logging
 
 from kubectl_informer.core.apierrors import ApiError
+from kubectl_informer.core.label_selector import SelectorError
 from kubectl_informer.sim.controllers.expectations import (
     BURST_REPLICAS,
     SLOW_START_INITIAL_BATCH_SIZE,
@@ -25,6 +29,7 @@ from kubectl_informer.sim.controllers.expectations import (
     slow_start_batch,
 )
 from kubectl_informer.sim.controllers.owners import (
+    as_selector,
     claim,
     controller_ref,
     get_or_none,
@@ -35,6 +40,7 @@ from kubectl_informer.sim.controllers.podorder import is_active, is_ready, pods_
 from kubectl_informer.sim.controllers.rollout import desired_replicas
 
 BURST = BURST_REPLICAS
+log = logging.getLogger(__name__)
 
 
 def new_pod(rs: dict) -> dict:
@@ -85,11 +91,16 @@ def sync(
         expectations.delete(key)
         return []
     needs_sync = expectations.satisfied(key)
+    try:
+        selector = as_selector((rs.get("spec") or {}).get("selector"))
+    except SelectorError as e:
+        log.warning("error converting pod selector to selector for rs %s/%s: %s", namespace, name, e)
+        return []
     in_ns = store.list("pods", namespace)  # the pod lister's view, listed once for this sync
     uid = rs["metadata"]["uid"]
     pods = [p for p in in_ns if (controller_ref(p) or {}).get("uid") == uid]
     # claimPods: the active pods it controls, active orphans its selector matches adopted.
-    active = claim(store, "pods", rs, (rs.get("spec") or {}).get("selector"), keep=is_active, objs=in_ns)
+    active = claim(store, "pods", rs, selector, keep=is_active, objs=in_ns)
     created: list = []
     err = None
     if needs_sync and not is_deleting(rs):
@@ -149,12 +160,15 @@ def _related_pods(store, rs: dict, in_ns: list[dict]) -> list[dict]:
     ref = controller_ref(rs)
     if ref is None:
         return []
-    selectors = [
-        ((other.get("spec") or {}).get("selector") or {}).get("matchLabels") or {}
-        for other in store.list("replicasets", rs["metadata"]["namespace"])
-        if (controller_ref(other) or {}).get("uid") == ref.get("uid")
-    ]
-    return [p for p in in_ns if any(want.items() <= (p["metadata"].get("labels") or {}).items() for want in selectors)]
+    selectors = []
+    for other in store.list("replicasets", rs["metadata"]["namespace"]):
+        if (controller_ref(other) or {}).get("uid") != ref.get("uid"):
+            continue
+        try:
+            selectors.append(as_selector((other.get("spec") or {}).get("selector")))
+        except SelectorError:
+            continue  # an invalid selector matches no pod
+    return [p for p in in_ns if any(s.matches(p["metadata"].get("labels")) for s in selectors)]
 
 
 def _record(events, rs: dict, reason: str, message: str) -> None:
