@@ -118,7 +118,10 @@ def cluster():
         "deployments",
         {
             "metadata": {"name": "my-controller", "namespace": "default"},
-            "spec": {"selector": {"matchLabels": {"app": "my-controller"}}},
+            "spec": {
+                "selector": {"matchLabels": {"app": "my-controller"}},
+                "template": {"metadata": {"labels": {"app": "my-controller"}}},  # as kube-apiserver requires
+            },
         },
     )
     store.create("pods", controller_pod("sim-itself", demo.server.port, port_name="http"))

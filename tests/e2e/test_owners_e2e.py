@@ -125,6 +125,7 @@ def cluster(tmp_path):
     rec = c.post("/apis/apps/v1/namespaces/default/deployments", rec)
     rec_rs = replica_set("rec-1", rec)
     rec_rs["spec"]["selector"] = {"matchLabels": {"app": "rec"}}
+    rec_rs["spec"]["template"]["metadata"]["labels"] = {"app": "rec"}  # kube-apiserver refuses a mismatch
     rec_rs["metadata"]["labels"] = {"app": "rec"}
     rec_rs = c.post("/apis/apps/v1/namespaces/default/replicasets", rec_rs)
     c.post("/api/v1/namespaces/default/pods", pod("rec-1-a", [controller_ref(rec_rs)]))
