@@ -79,7 +79,7 @@ def spark(values: Iterable[float], cells: int = SPARK_CELLS) -> str:
     top = max(tail, default=0.0)
     if top <= 0:
         return (SPARK[1] * len(tail)).ljust(cells)
-    return "".join(SPARK[1 + min(7, int(v / top * 7.999))] for v in tail).ljust(cells)
+    return "".join(SPARK[1 + min(7, max(0, int(v / top * 7.999)))] for v in tail).ljust(cells)
 
 
 @dataclass(frozen=True)

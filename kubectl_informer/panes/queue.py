@@ -218,6 +218,9 @@ class QueueState(DispatchState):
                 self.queue.pop(k, None)
                 self.processing.setdefault(k, t)
             elif outcome == "queued":
+                if k in self.queue:  # its get was lost, and the depth that get took off
+                    del self.queue[k]
+                    self.depth -= 1
                 self.dirty.discard(k)
                 self.processing.pop(k, None)
         if outcome == "already_dirty":
@@ -249,10 +252,10 @@ class QueueState(DispatchState):
         self._told.get(k)
         if k in self.queue:
             del self.queue[k]
+            self.depth -= 1
         else:
-            self.gaps += 1
+            self.gaps += 1  # its add was lost, and the depth it would have counted with it
         self.gets += 1
-        self.depth -= 1
         self.processing[k] = t
         added = self.add_times.pop(k, None)
         sec = int(t)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as hs
 
 from kubectl_informer.clock.testing import FakeClock, wait_for
@@ -209,6 +209,21 @@ def test_a_lost_event_is_counted_and_the_queue_follows_the_trace():
     st.feed_all(e.events)
     assert st.gaps == 2
     assert st.queued() == ["b"]
+    # the lost add of "a" would have counted in client-go's depth: its get takes nothing off
+    assert st.depth == 1
+
+
+def test_gets_whose_adds_were_lost_never_take_the_depth_below_zero_nor_break_the_history():
+    e = Trace()
+    e(0.0, "queue.add", "a", outcome="queued")
+    for t in (0.0, 0.0, 0.0):  # three gets of "a": the last two with no add seen
+        e(t, "queue.get", "a")
+    st = QueueState()
+    st.feed_all(e.events)
+    assert st.gaps == 2 and st.depth == 0
+    depth, _, _ = st.history_series(50.0, 60)
+    assert min(depth) == 0
+    assert "depth" in render_queue(st, 50.0, 73, 10).plain  # raised IndexError in the sparkline before
 
 
 def test_malformed_events_are_counted_and_skipped():
@@ -433,6 +448,7 @@ _fields = hs.dictionaries(hs.sampled_from(["outcome", "delay", "requeues", "work
     hs.integers(1, 200),
     hs.integers(1, 60),
 )
+@example([("queue.add", "a", 0.0, {}), *[("queue.get", "a", 0.0, {})] * 3], 73, 10)  # found once: depth below 0
 def test_any_trace_feeds_and_renders_without_error(events, width, height):
     st = QueueState()
     for i, (kind, key, t, fields) in enumerate(events):
