@@ -8,6 +8,7 @@ from kubectl_informer.attach.model import AttachModel
 from kubectl_informer.attach.page import parse_page
 from kubectl_informer.tui.attach import AttachApp
 from kubectl_informer.tui.attach_cards import QueueCard
+from tests.tui.helpers import until
 
 from .pages import client_go_page, controller_manager_page, controller_runtime_page
 
@@ -255,17 +256,21 @@ def test_a_card_whose_mount_was_refused_is_mounted_later_not_moved():
     async def go():
         app = AttachApp(model, threading.Lock(), "http://127.0.0.1:8080/metrics")
         async with app.run_test(size=(120, 40)) as pilot:
-            await pilot.pause()
+            # the cards composed and shown (a tick after their mount): no refresh is due that would
+            # mount new ones while the old are removed below
+            assert await until(pilot, lambda: app._shown == model.version)
             shown = list(app.shown)
             assert shown, "the page's queue is shown"
             app.queue_cards.clear()
             for card in list(app.cards.query(QueueCard)):
                 await card.remove()
             app.cards._closing = True  # what Textual sets on a container it is tearing down
-            app._cards(app.queue_cards, QueueCard, shown)  # the mount is refused: no parent
+            try:
+                app._cards(app.queue_cards, QueueCard, shown)  # the mount is refused: no parent
+            finally:
+                app.cards._closing = False
             refused = next(iter(app.queue_cards.values()))
             assert refused.parent is None
-            app.cards._closing = False
             app._cards(app.queue_cards, QueueCard, shown)  # raised WidgetError before
             await pilot.pause()
             assert refused.parent is app.cards
