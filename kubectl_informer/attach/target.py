@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import quote
 
+from kubectl_informer.core.label_selector import SelectorError
+from kubectl_informer.core.label_selector_object import as_selector
 from kubectl_informer.core.names import InvalidName, check_name
 from kubectl_informer.core.redact import REDACTED, redact_url
 
@@ -148,17 +150,12 @@ def proxy_path(namespace: str, pod: str, port: int, scheme: str, path: str) -> s
 
 
 def selector_of(deploy: dict) -> str:
-    """The deployment's ``spec.selector`` as a label selector string."""
-    sel = (deploy.get("spec") or {}).get("selector") or {}
-    parts = [f"{k}={v}" for k, v in sorted((sel.get("matchLabels") or {}).items())]
-    for e in sel.get("matchExpressions") or ():
-        key, op, values = e.get("key"), e.get("operator"), e.get("values") or []
-        if op == "In":
-            parts.append(f"{key} in ({','.join(values)})")
-        elif op == "NotIn":
-            parts.append(f"{key} notin ({','.join(values)})")
-        elif op == "Exists":
-            parts.append(key)
-        elif op == "DoesNotExist":
-            parts.append(f"!{key}")
-    return ",".join(parts)
+    """The deployment's ``spec.selector`` as the label selector string kubectl
+    lists its pods with (``LabelSelectorAsSelector(...).String()``, as
+    ``AttachablePodForObject`` does): requirements sorted by key; ResolveError
+    for a selector it refuses."""
+    try:
+        return str(as_selector((deploy.get("spec") or {}).get("selector")))
+    except SelectorError as e:
+        name = (deploy.get("metadata") or {}).get("name")
+        raise ResolveError(f"deploy/{name}: invalid label selector: {e}") from None  # kubectl's words

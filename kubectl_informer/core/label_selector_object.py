@@ -85,6 +85,19 @@ def as_selector(ps: Any) -> Selector:
     return Selector(tuple(sorted(reqs, key=lambda r: r.key)))
 
 
+def selects(ps: Any, labels: dict[str, Any] | None, convert: Callable[[Any], Selector] = as_selector) -> bool:
+    """The listers' test (``GetPodReplicaSets``, ``GetDeploymentsForReplicaSet``,
+    ``GetPodControllers``...): ``LabelSelectorAsSelector(ps)`` matches
+    ``labels``, where a selector it refuses, a nil one (Nothing) and an empty
+    one (Everything, which the listers skip) match nothing. ``convert``: the
+    conversion to use (a caller may remember its answers)."""
+    try:
+        selector = convert(ps if isinstance(ps, dict) else None)
+    except SelectorError:
+        return False
+    return not selector.empty() and selector.matches(labels)
+
+
 def format_selector(ps: Any) -> str:
     """``FormatLabelSelector``: the selector's text, ``<error>`` for one
     ``as_selector`` refuses, ``<none>`` when the text is empty."""

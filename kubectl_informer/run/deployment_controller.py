@@ -35,6 +35,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubectl_informer.core.label_selector import SelectorError
+from kubectl_informer.core.label_selector_object import EVERYTHING, as_selector, selects
 from kubectl_informer.core.objects import DeletedFinalStateUnknown
 from kubectl_informer.core.trace import Tracer
 from kubectl_informer.run.owners import (
@@ -76,35 +78,12 @@ def add_pod_controller_indexer(informer: Any) -> None:
         informer.add_indexers({POD_CONTROLLER_INDEX: pod_controller_index})
 
 
-_OPERATORS = {"In", "NotIn", "Exists", "DoesNotExist"}
-
-
 def selector_matches(selector: Any, labels: dict) -> bool:
-    """metav1.LabelSelectorAsSelector(selector).Matches(labels), where a nil
-    selector (labels.Nothing), an empty one (labels.Everything, which
-    GetDeploymentsForReplicaSet refuses as Empty) and an invalid one match nothing."""
-    if not isinstance(selector, dict):
-        return False
-    match_labels = selector.get("matchLabels") or {}
-    expressions = selector.get("matchExpressions") or []
-    if not isinstance(match_labels, dict) or not isinstance(expressions, list) or not (match_labels or expressions):
-        return False
-    if any(labels.get(k) != v for k, v in match_labels.items()):
-        return False
-    return all(_expression_matches(e, labels) for e in expressions)
-
-
-def _expression_matches(e: Any, labels: dict) -> bool:
-    if not isinstance(e, dict) or e.get("operator") not in _OPERATORS:
-        return False
-    op, key, values = e["operator"], e.get("key"), e.get("values") or []
-    if (op in ("In", "NotIn")) != bool(values):  # In/NotIn need values, Exists/DoesNotExist take none
-        return False
-    if op == "In":
-        return key in labels and labels[key] in values
-    if op == "NotIn":
-        return key not in labels or labels[key] not in values
-    return (key in labels) == (op == "Exists")
+    """getDeploymentsForReplicaSet's test: metav1.LabelSelectorAsSelector(selector)
+    matches labels, where a nil selector (labels.Nothing), an empty one
+    (labels.Everything, which GetDeploymentsForReplicaSet skips) and an
+    invalid one match nothing."""
+    return selects(selector, labels)
 
 
 def _strategy(d: dict) -> Any:
@@ -196,7 +175,12 @@ class DeploymentController:
         selector matches and it controls (metav1.IsControlledBy: the
         controller reference's UID), read from the ReplicaSets cache."""
         ns, uid = meta_of(d).get("namespace") or "", meta_of(d).get("uid")
-        selector = (d.get("spec") or {}).get("selector")
+        try:  # its error is ListReplicaSets' (the sync fails): none listed
+            selector = as_selector((d.get("spec") or {}).get("selector"))
+        except SelectorError:
+            return []
+        if selector.nothing:  # the lister is given its String(), "", which labels.Parse reads as Everything
+            selector = EVERYTHING
         out = []
         for rs in self.rs.indexer.list():
             ref = controller_of(rs)
@@ -204,7 +188,7 @@ class DeploymentController:
                 (meta_of(rs).get("namespace") or "") == ns
                 and ref is not None
                 and ref.get("uid") == uid
-                and selector_matches(selector, meta_of(rs).get("labels") or {})
+                and selector.matches(meta_of(rs).get("labels") or {})
             ):
                 out.append(rs)
         return out

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from kubectl_informer.attach.target import TargetError, parse_target, pick_port, selector_of
+from kubectl_informer.attach.target import ResolveError, TargetError, parse_target, pick_port, selector_of
 from kubectl_informer.sim.demo import start_demo
 from kubectl_informer.sim.tls import make_self_signed
 from tests.kube.fake_apiserver import FakeAPIServer, Reply
@@ -314,8 +314,12 @@ def test_parse_target_and_port_rules():
                 }
             }
         )
-        == "a=1,b=2,tier in (x,y),!gone"
+        == "a=1,b=2,!gone,tier in (x,y)"  # LabelSelectorAsSelector's requirements, sorted by key
     )
+    assert selector_of({"spec": {"selector": None}}) == ""  # labels.Nothing(): kubectl lists every pod
+    bad = {"metadata": {"name": "web"}, "spec": {"selector": {"matchExpressions": [{"key": "a", "operator": "In"}]}}}
+    with pytest.raises(ResolveError, match="^deploy/web: invalid label selector: values: Invalid value"):
+        selector_of(bad)
 
 
 def test_https_and_a_bearer_token_as_behind_kube_rbac_proxy(tmp_path):

@@ -390,3 +390,21 @@ def test_match_expressions_and_what_matches_nothing():
     assert not selector_matches(None, lab)  # labels.Nothing()
     assert not selector_matches({"matchExpressions": [{"key": "app", "operator": "In", "values": []}]}, lab)
     assert not selector_matches({"matchExpressions": [{"key": "app", "operator": "Gt", "values": ["1"]}]}, lab)
+    # NewRequirement's checks: a key or value kube-apiserver would refuse makes the selector match nothing
+    assert not selector_matches({"matchLabels": {"a b": "web"}}, {"a b": "web"})
+    assert not selector_matches({"matchLabels": {"app": "we b"}}, {"app": "we b"})
+
+
+def test_list_replica_sets_takes_the_deployments_selector_as_listers_do():
+    # util.ListReplicaSets: LabelSelectorAsSelector, its String() to the lister, then IsControlledBy.
+    d = new_deployment("foo", {"foo": "bar"})
+    rs1, rs2 = new_replica_set(d, "rs1"), new_replica_set(d, "rs2")
+    rs2["metadata"]["labels"] = {"foo": "other"}
+    f = Fixture(d_lister=[d], rs_lister=[rs1, rs2])
+    assert [r["metadata"]["name"] for r in f.dc.replica_sets_of(d)] == ["rs1"]
+    # nil: labels.Nothing(), whose String() "" the lister parses as Everything: every owned one
+    d["spec"]["selector"] = None
+    assert sorted(r["metadata"]["name"] for r in f.dc.replica_sets_of(d)) == ["rs1", "rs2"]
+    # a selector LabelSelectorAsSelector refuses: ListReplicaSets' error, nothing listed
+    d["spec"]["selector"] = {"matchExpressions": [{"key": "foo", "operator": "In", "values": []}]}
+    assert f.dc.replica_sets_of(d) == []

@@ -9,8 +9,7 @@ import functools
 import orjson
 
 from kubectl_informer.core.apierrors import ApiError
-from kubectl_informer.core.label_selector import SelectorError
-from kubectl_informer.core.label_selector_object import Selector
+from kubectl_informer.core.label_selector_object import Selector, selects
 from kubectl_informer.core.label_selector_object import as_selector as as_selector_uncached
 from kubectl_informer.sim.resources import ResourceDef
 
@@ -70,11 +69,7 @@ def selector_matches(selector: dict | None, labels: dict | None) -> bool:
     """The listers' ``GetPodReplicaSets`` / ``getDeploymentsForReplicaSet``
     test: ``LabelSelectorAsSelector(selector)`` matches ``labels``, where an
     invalid selector and a nil or empty one (Nothing, Everything) match nothing."""
-    try:
-        selector_ = as_selector(selector)
-    except SelectorError:
-        return False
-    return not selector_.empty() and selector_.matches(labels)
+    return selects(selector, labels, as_selector)
 
 
 def as_selector(selector: dict | None) -> Selector:
