@@ -412,13 +412,14 @@ def test_a_late_handler_asking_less_than_the_check_period_is_resynced_every_chec
     events = runs.events("late")
     late = next(e["fields"] for e in _kinds(events, "handler.register") if e["fields"]["listener"] == "late-handler")
     assert (late["requested"], late["effective"]) == (asked, got) and "already started" in late["reason"]
-    syncs = sorted(
-        {
-            round(e["time"], 2)
-            for e in _kinds(events, "handler.update")
-            if e["fields"]["listener"] == "late-handler" and e["fields"]["is_sync"]
-        }
-    )
+    times = [
+        e["time"]
+        for e in _kinds(events, "handler.update")
+        if e["fields"]["listener"] == "late-handler" and e["fields"]["is_sync"]
+    ]
+    # each resync hands the handler every cached pod: on busy cores they may take longer than
+    # a rounding step, so a resync is the run of syncs that starts a second after the last one
+    syncs = [t for i, t in enumerate(times) if i == 0 or t - times[i - 1] > 1.0]
     assert len(syncs) >= 2 and all(abs(g - got) < TIMING for g in _gaps(syncs))
 
 
