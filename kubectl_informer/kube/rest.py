@@ -173,7 +173,12 @@ def get(
     while True:
         if lim.aborted:
             raise ConnectionAbortedError(f"{path}: the run is stopping")
-        resp = _send(api_client, path, query, timeout, accept)
+        try:
+            resp = _send(api_client, path, query, timeout, accept)
+        except OSError:
+            if lim.aborted:  # abort_requests cut it while it waited for its answer: a reset, by our hand
+                raise ConnectionAbortedError(f"{path}: the run is stopping") from None
+            raise
         if 200 <= resp.status <= 299:
             return resp
         attempts += 1

@@ -149,6 +149,35 @@ def test_stopping_the_run_ends_a_retry_wait(api, fake):
     assert isinstance(errors[0], ConnectionAbortedError)
 
 
+def test_stopping_the_run_while_a_request_waits_for_its_answer_is_an_abort_not_a_reset(api, fake):
+    # The server holds the request and says nothing: abort_requests cuts the socket under the client
+    # reading the headers, which saw a reset (ConnectionError) and said so, as if the server had broken.
+    release = threading.Event()
+
+    def held(req):
+        release.wait(10)
+        return Reply(503, status(503, "ServiceUnavailable", "down"), {"Retry-After": "60"})
+
+    fake.routes["/api/v1/pods"] = held
+    errors = []
+
+    def run():
+        try:
+            KubeListerWatcher(api, PODS).list(ListOptions())
+        except Exception as e:  # noqa: BLE001 - the test looks at it
+            errors.append(e)
+
+    t = threading.Thread(target=run)
+    t.start()
+    try:
+        assert wait_for(lambda: len(fake.requests_to("/api/v1/pods")) == 1)
+        request_limits.abort_requests(api)
+        t.join(10)
+    finally:
+        release.set()
+    assert isinstance(errors[0], ConnectionAbortedError), errors
+
+
 def test_text_output_says_each_retry_on_stderr():
     from kubectl_informer.cli.output import format_trouble
     from kubectl_informer.core.trace import TraceEvent
