@@ -130,10 +130,9 @@ def test_the_delay_is_the_header_on_the_clients_clock_and_a_watch_is_retried_too
     assert [(e.fields["status"], e.fields["delay"], e.fields["verb"]) for e in seen] == [(429, 5.0, "watch")]
 
 
-def test_stopping_the_run_ends_a_retry_wait(api, fake):
-    fake.routes["/api/v1/pods"] = Reply(503, status(503, "ServiceUnavailable", "down"), {"Retry-After": "60"})
-    request_limits.set_retries(api, clock=FakeClock())
-    errors = []
+def _list_stopped(api, fake, ready) -> BaseException:
+    """What a list raises when abort_requests (stopping the run) comes once ``ready()`` holds."""
+    errors: list[BaseException] = []
 
     def run():
         try:
@@ -143,10 +142,17 @@ def test_stopping_the_run_ends_a_retry_wait(api, fake):
 
     t = threading.Thread(target=run)
     t.start()
-    assert wait_for(lambda: len(fake.requests_to("/api/v1/pods")) == 1)
+    assert wait_for(lambda: len(fake.requests_to("/api/v1/pods")) == 1 and ready())
     request_limits.abort_requests(api)
     t.join(10)
-    assert isinstance(errors[0], ConnectionAbortedError)
+    return errors[0]
+
+
+def test_stopping_the_run_ends_a_retry_wait(api, fake):
+    fake.routes["/api/v1/pods"] = Reply(503, status(503, "ServiceUnavailable", "down"), {"Retry-After": "60"})
+    clock = FakeClock()
+    request_limits.set_retries(api, clock=clock)
+    assert isinstance(_list_stopped(api, fake, clock.has_waiters), ConnectionAbortedError)  # in the 60s wait
 
 
 def test_stopping_the_run_while_a_request_waits_for_its_answer_is_an_abort_not_a_reset(api, fake):
@@ -159,23 +165,11 @@ def test_stopping_the_run_while_a_request_waits_for_its_answer_is_an_abort_not_a
         return Reply(503, status(503, "ServiceUnavailable", "down"), {"Retry-After": "60"})
 
     fake.routes["/api/v1/pods"] = held
-    errors = []
-
-    def run():
-        try:
-            KubeListerWatcher(api, PODS).list(ListOptions())
-        except Exception as e:  # noqa: BLE001 - the test looks at it
-            errors.append(e)
-
-    t = threading.Thread(target=run)
-    t.start()
     try:
-        assert wait_for(lambda: len(fake.requests_to("/api/v1/pods")) == 1)
-        request_limits.abort_requests(api)
-        t.join(10)
+        err = _list_stopped(api, fake, lambda: True)
     finally:
         release.set()
-    assert isinstance(errors[0], ConnectionAbortedError), errors
+    assert isinstance(err, ConnectionAbortedError), err
 
 
 def test_text_output_says_each_retry_on_stderr():
