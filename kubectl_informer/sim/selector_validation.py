@@ -6,7 +6,8 @@ and ``ValidateDeploymentSpec``, their selector part): required; valid as
 operator); not empty ("empty selector is invalid for deployment", the
 ReplicaSet's words too); accepted by ``LabelSelectorAsSelector`` ("invalid
 label selector"); and, when it converts, matching the template's labels
-(``ValidatePodTemplateSpecForReplicaSet``). A refusal is a 422 Invalid whose
+(``ValidatePodTemplateSpecForReplicaSet``); on an update, unchanged
+(``ValidateImmutableField``, compared as ``Semantic.DeepEqual`` does). A refusal is a 422 Invalid whose
 message and causes are the server's. The rest of the spec is not validated.
 """
 
@@ -105,9 +106,34 @@ def selector_errors(spec: dict) -> list[FieldError]:
     return errs
 
 
-def validate(rdef, obj: dict) -> None:
-    """Raise the 422 kube-apiserver answers a ReplicaSet or Deployment whose selector it refuses."""
+def _semantic(sel: Any) -> Any:
+    """A selector as ``apiequality.Semantic.DeepEqual`` compares it: a nil
+    pointer apart, an empty map or list is the same as none."""
+    if not isinstance(sel, dict):
+        return None
+    exprs = [
+        (e.get("key") or "", e.get("operator") or "", tuple(e.get("values") or ()))
+        for e in sel.get("matchExpressions") or []
+    ]
+    return (tuple(sorted((sel.get("matchLabels") or {}).items())), tuple(exprs))
+
+
+def immutable_errors(spec: dict, old_spec: dict) -> list[FieldError]:
+    """``ValidateImmutableField`` of ``spec.selector`` on an update (after the spec's own errors)."""
+    sel = spec.get("selector")
+    if _semantic(sel) == _semantic(old_spec.get("selector")):
+        return []
+    shown = _selector_json(sel) if isinstance(sel, dict) else "null"
+    return [_invalid("spec.selector", shown, "field is immutable")]
+
+
+def validate(rdef, obj: dict, old: dict | None = None) -> None:
+    """Raise the 422 kube-apiserver answers a ReplicaSet or Deployment whose selector it refuses
+    (``ValidateReplicaSetSpec``/``ValidateDeploymentSpec``; on an update from ``old``, the
+    ``...Update`` validations: the selector is immutable)."""
     errs = selector_errors(obj.get("spec") or {})
+    if old is not None:
+        errs += immutable_errors(obj.get("spec") or {}, old.get("spec") or {})
     if not errs:
         return
     name = (obj.get("metadata") or {}).get("name") or ""

@@ -87,10 +87,11 @@ def keep_transition_times(new: dict, old: dict | None) -> None:
             c["lastTransitionTime"] = now
 
 
-def _validate_spec(rdef, obj: dict) -> None:
-    """The spec rules ported so far: a ReplicaSet's or Deployment's selector."""
+def _validate_spec(rdef, obj: dict, old: dict | None = None) -> None:
+    """The spec rules ported so far: a ReplicaSet's or Deployment's selector
+    (on an update from ``old``, held immutable too)."""
     if rdef.group == "apps" and rdef.kind in selector_validation.KINDS:
-        selector_validation.validate(rdef, obj)
+        selector_validation.validate(rdef, obj, old)
 
 
 def on_create(rdef, obj: dict) -> None:
@@ -114,7 +115,7 @@ def on_create(rdef, obj: dict) -> None:
 
 def on_update(rdef, new: dict, old: dict) -> None:
     validate(rdef, new)
-    _validate_spec(rdef, new)
+    _validate_spec(rdef, new, old)
     if rdef.kind == "Secret":
         _fold_string_data(new)
     keep_transition_times(new, old)

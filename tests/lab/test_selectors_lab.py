@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import http.client
 import json
+import uuid
 from urllib.parse import urlsplit
 
 import pytest
@@ -21,10 +22,12 @@ from kubectl_informer.sim.server import SimServer
 from tests.sim.label_selector_answers import LAB_ANSWERS
 from tests.sim.query_bytes_answers import LAB_ANSWERS as QUERY_ANSWERS
 from tests.sim.selector_validation_answers import LAB_ANSWERS as SELECTOR_ANSWERS
+from tests.sim.selector_validation_answers import UPDATE_ANSWERS, UPDATE_ORIGINAL
 
 pytestmark = pytest.mark.lab
 
 PODS = "/api/v1/namespaces/default/pods"
+POD_SPEC = {"containers": [{"name": "c", "image": "i"}]}
 
 
 def _raw(text: str) -> str:
@@ -95,8 +98,8 @@ def test_continue_tokens_get_the_labs_answers(lab_kubeconfig, sim_kubeconfig):
     assert _answers(sim_kubeconfig, "continue", CONTINUE_TOKENS, limit="1") == lab
 
 
-def _post(kubeconfig: str, path: str, body: dict) -> tuple[int, str | None]:
-    """POST ``body`` as JSON (the plugin's client only reads: its TLS and credentials, http.client's POST)."""
+def _call(kubeconfig: str, method: str, path: str, body: dict | None = None) -> tuple[int, dict]:
+    """``method`` with ``body`` as JSON (the plugin's client only reads: its TLS and credentials, http.client's)."""
     api = load_kube(kubeconfig=kubeconfig).api_client
     cfg = api.configuration
     context, _ = api._tls_context()
@@ -106,12 +109,56 @@ def _post(kubeconfig: str, path: str, body: dict) -> tuple[int, str | None]:
     if cfg.authorization:
         headers["Authorization"] = cfg.authorization
     try:
-        conn.request("POST", path, json.dumps(body), headers)
+        conn.request(method, path, None if body is None else json.dumps(body), headers)
         resp = conn.getresponse()
-        answer = json.loads(resp.read())
+        return resp.status, json.loads(resp.read())
     finally:
         conn.close()
-    return resp.status, answer.get("message") if resp.status != 201 else None
+
+
+def _post(kubeconfig: str, path: str, body: dict) -> tuple[int, str | None]:
+    status, answer = _call(kubeconfig, "POST", path, body)
+    return status, answer.get("message") if status != 201 else None
+
+
+def _update_answers(kubeconfig: str, namespace: str) -> list[tuple[str, dict | None, dict, int, str | None]]:
+    """UPDATE_ANSWERS' requests: "imm" created, then each update in a dry run."""
+    out = []
+    for kind in ("ReplicaSet", "Deployment"):
+        base = f"/apis/apps/v1/namespaces/{namespace}/{kind.lower()}s"
+        selector, labels = UPDATE_ORIGINAL
+        spec = {"replicas": 0, "selector": selector, "template": {"metadata": {"labels": labels}, "spec": POD_SPEC}}
+        obj = {"apiVersion": "apps/v1", "kind": kind, "metadata": {"name": "imm", "namespace": namespace}}
+        status, created = _call(kubeconfig, "POST", base, {**obj, "spec": spec})
+        assert status == 201, created
+        for k, sel, new_labels, _, _ in UPDATE_ANSWERS:
+            if k != kind:
+                continue
+            new_spec = {**spec, "template": {"metadata": {"labels": new_labels}, "spec": POD_SPEC}}
+            new_spec.pop("selector")
+            if sel is not None:
+                new_spec["selector"] = sel
+            meta = {k: v for k, v in created["metadata"].items() if k != "resourceVersion"}  # unconditional
+            status, answer = _call(
+                kubeconfig, "PUT", f"{base}/imm?dryRun=All", {**obj, "metadata": meta, "spec": new_spec}
+            )
+            out.append((kind, sel, new_labels, status, answer.get("message") if status != 200 else None))
+    return out
+
+
+def test_a_selector_is_held_immutable_as_the_lab_holds_it(lab_kubeconfig, sim_kubeconfig):
+    """The recorded updates of tests/sim/selector_validation_answers.py, asked of both."""
+    namespace = f"lab-immutable-{uuid.uuid4().hex[:8]}"
+    answers = {}
+    for side, kubeconfig in (("lab", lab_kubeconfig), ("sim", sim_kubeconfig)):
+        status, _ = _call(kubeconfig, "POST", "/api/v1/namespaces", {"metadata": {"name": namespace}})
+        assert status == 201
+        try:
+            answers[side] = _update_answers(kubeconfig, namespace)
+        finally:
+            _call(kubeconfig, "DELETE", f"/api/v1/namespaces/{namespace}")
+    assert answers["lab"] == UPDATE_ANSWERS  # the recorded table still holds
+    assert answers["sim"] == answers["lab"]
 
 
 def test_replicaset_and_deployment_selectors_get_the_labs_answers(lab_kubeconfig, sim_kubeconfig):

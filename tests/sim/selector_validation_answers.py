@@ -287,3 +287,73 @@ LAB_ANSWERS: list[tuple[str, dict | None, dict | None, int, str | None]] = [
     ("Deployment", {"matchLabels": {"app": "x"}}, {"app": "x"}, 201, None),
     ("Deployment", {"matchExpressions": [{"key": "app", "operator": "DoesNotExist"}]}, {"b": "x"}, 201, None),
 ]
+
+
+# Updates (ValidateReplicaSetUpdate / ValidateDeploymentUpdate: the spec's errors, then the selector held
+# immutable, compared as Semantic.DeepEqual does): an object "imm" created with selector
+# {"matchLabels": {"app": "a"}} and template labels {"app": "a", "x": "z"}, then
+# ``PUT .../<kind>s/imm?dryRun=All`` of it (no resourceVersion) with SELECTOR (None: left out) and
+# template LABELS; each status and Status message (None for a 200) from kube-apiserver v1.36.2 (the lab).
+UPDATE_ORIGINAL = ({"matchLabels": {"app": "a"}}, {"app": "a", "x": "z"})
+UPDATE_ANSWERS: list[tuple[str, dict | None, dict, int, str | None]] = [
+    (
+        "ReplicaSet",
+        {"matchLabels": {"app": "a", "x": "z"}},
+        {"app": "a", "x": "z"},
+        422,
+        'ReplicaSet.apps "imm" is invalid: spec.selector: Invalid value: {"matchLabels":{"app":"a","x":"z"}}: field is immutable',
+    ),
+    (
+        "ReplicaSet",
+        {"matchLabels": {"app": "b"}},
+        {"app": "a", "x": "z"},
+        422,
+        'ReplicaSet.apps "imm" is invalid: [spec.template.metadata.labels: Invalid value: {"app":"a","x":"z"}: `selector` does not match template `labels`, spec.selector: Invalid value: {"matchLabels":{"app":"b"}}: field is immutable]',
+    ),
+    ("ReplicaSet", {"matchLabels": {"app": "a"}, "matchExpressions": []}, {"app": "a", "x": "z"}, 200, None),
+    (
+        "ReplicaSet",
+        {"matchExpressions": [{"key": "app", "operator": "In", "values": ["a"]}]},
+        {"app": "a", "x": "z"},
+        422,
+        'ReplicaSet.apps "imm" is invalid: spec.selector: Invalid value: {"matchExpressions":[{"key":"app","operator":"In","values":["a"]}]}: field is immutable',
+    ),
+    (
+        "ReplicaSet",
+        None,
+        {"app": "a", "x": "z"},
+        422,
+        'ReplicaSet.apps "imm" is invalid: [spec.selector: Required value, spec.template.metadata.labels: Invalid value: {"app":"a","x":"z"}: `selector` does not match template `labels`, spec.selector: Invalid value: null: field is immutable]',
+    ),
+    ("ReplicaSet", {"matchLabels": {"app": "a"}}, {"app": "a", "x": "z"}, 200, None),
+    (
+        "Deployment",
+        {"matchLabels": {"app": "a", "x": "z"}},
+        {"app": "a", "x": "z"},
+        422,
+        'Deployment.apps "imm" is invalid: spec.selector: Invalid value: {"matchLabels":{"app":"a","x":"z"}}: field is immutable',
+    ),
+    (
+        "Deployment",
+        {"matchLabels": {"app": "b"}},
+        {"app": "a", "x": "z"},
+        422,
+        'Deployment.apps "imm" is invalid: [spec.template.metadata.labels: Invalid value: {"app":"a","x":"z"}: `selector` does not match template `labels`, spec.selector: Invalid value: {"matchLabels":{"app":"b"}}: field is immutable]',
+    ),
+    ("Deployment", {"matchLabels": {"app": "a"}, "matchExpressions": []}, {"app": "a", "x": "z"}, 200, None),
+    (
+        "Deployment",
+        {"matchExpressions": [{"key": "app", "operator": "In", "values": ["a"]}]},
+        {"app": "a", "x": "z"},
+        422,
+        'Deployment.apps "imm" is invalid: spec.selector: Invalid value: {"matchExpressions":[{"key":"app","operator":"In","values":["a"]}]}: field is immutable',
+    ),
+    (
+        "Deployment",
+        None,
+        {"app": "a", "x": "z"},
+        422,
+        'Deployment.apps "imm" is invalid: [spec.selector: Required value, spec.template.metadata.labels: Invalid value: {"app":"a","x":"z"}: `selector` does not match template `labels`, spec.selector: Invalid value: null: field is immutable]',
+    ),
+    ("Deployment", {"matchLabels": {"app": "a"}}, {"app": "a", "x": "z"}, 200, None),
+]

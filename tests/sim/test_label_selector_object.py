@@ -18,7 +18,7 @@ from kubectl_informer.sim.controllers import deployment_sync, replicasets
 from kubectl_informer.sim.controllers.owners import SyncError, selector_matches
 from kubectl_informer.sim.store import Store
 from tests.sim.label_selector_answers import KEY_RULE, VALUE_RULE
-from tests.sim.selector_validation_answers import LAB_ANSWERS
+from tests.sim.selector_validation_answers import LAB_ANSWERS, UPDATE_ANSWERS, UPDATE_ORIGINAL
 
 IN_QUX_NORF = {"key": "baz", "operator": "In", "values": ["qux", "norf"]}
 
@@ -183,6 +183,26 @@ def test_the_refusal_names_the_object_and_each_cause(store):
     assert [c["reason"] for c in status["details"]["causes"]] == ["FieldValueRequired", "FieldValueInvalid"]
 
 
+def test_the_simulator_holds_the_selector_immutable_as_the_lab_did(store):
+    for kind, selector, labels, status, message in UPDATE_ANSWERS:
+        resource = kind.lower() + "s"
+        obj = _object(kind, *UPDATE_ORIGINAL)
+        obj["metadata"]["name"] = "imm"
+        created = store.create(resource, obj)
+        new = {**created, "metadata": {k: v for k, v in created["metadata"].items() if k != "resourceVersion"}}
+        new["spec"] = {k: v for k, v in created["spec"].items() if k != "selector"}
+        if selector is not None:
+            new["spec"]["selector"] = selector
+        new["spec"]["template"] = {**created["spec"]["template"], "metadata": {"labels": labels}}
+        try:
+            store.update(resource, new, dry_run=True)
+            got: tuple[int, str | None] = (200, None)
+        except ApiError as e:
+            got = (e.status, e.message)
+        store.delete(resource, "default", "imm")
+        assert got == (status, message), (kind, selector, labels)
+
+
 def test_an_update_is_checked_too(store):
     rs = store.create("replicasets", _object("ReplicaSet", {"matchLabels": {"app": "x"}}, {"app": "x"}))
     rs["spec"]["template"]["metadata"]["labels"] = {"app": "y"}
@@ -197,7 +217,7 @@ def test_an_update_is_checked_too(store):
 @pytest.fixture
 def unvalidated(store, monkeypatch):
     """A store that keeps a bad selector (as if written before the rule existed)."""
-    monkeypatch.setattr(strategy, "_validate_spec", lambda rdef, obj: None)
+    monkeypatch.setattr(strategy, "_validate_spec", lambda rdef, obj, old=None: None)
     return store
 
 
