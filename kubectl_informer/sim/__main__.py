@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
+from types import FrameType
+from typing import NoReturn
 
 from kubectl_informer.sim.run import run_sim
 
@@ -43,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     a = ap.parse_args(argv)
 
-    def on_term(signum, frame):
+    def on_term(signum: int, frame: FrameType | None) -> NoReturn:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, on_term)

@@ -15,11 +15,17 @@ containers) is owned as one field, not item by item.
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.sim.strategy import now_rfc3339
+
+if TYPE_CHECKING:
+    from kubectl_informer.sim.resources import ResourceDef
+    from kubectl_informer.sim.store import Store
 
 _SERVER_FIELDS = (
     "uid",
@@ -35,7 +41,7 @@ _SERVER_FIELDS = (
 _UNOWNED = {("apiVersion",), ("kind",)} | {("metadata", f) for f in _SERVER_FIELDS + ("name", "namespace")}
 
 
-def fieldset(obj) -> dict:
+def fieldset(obj: dict) -> dict:
     """The FieldsV1 set of the fields ``obj`` sets."""
     out: dict = {}
     for k, v in obj.items():
@@ -62,7 +68,7 @@ def leaves(fs: dict, prefix: tuple = ()) -> set[tuple]:
     return out
 
 
-def _get(obj, path):
+def _get(obj: Any, path: tuple) -> Any:
     for p in path:
         if not isinstance(obj, dict) or p not in obj:
             return None
@@ -70,7 +76,7 @@ def _get(obj, path):
     return obj
 
 
-def _remove(obj, path) -> None:
+def _remove(obj: dict, path: tuple) -> None:
     parent = _get(obj, path[:-1]) if len(path) > 1 else obj
     if isinstance(parent, dict):
         parent.pop(path[-1], None)
@@ -142,7 +148,7 @@ def _entry(manager: str, api_version: str, fields: dict, operation: str = "Apply
     return e
 
 
-def _from_leaves(paths) -> dict:
+def _from_leaves(paths: Iterable[tuple]) -> dict:
     out: dict = {}
     for p in paths:
         node = out
@@ -184,7 +190,7 @@ def record_update(old: dict | None, new: dict, manager: str, api_version: str, s
     ]
 
 
-def _check_config(rdef, name: str, config) -> dict:
+def _check_config(rdef: ResourceDef, name: str, config: Any) -> dict:
     if not isinstance(config, dict):
         raise ApiError(400, "BadRequest", "the body of an apply patch must be an object")
     if config.get("apiVersion") != rdef.api_version or config.get("kind") != rdef.kind:
@@ -202,7 +208,14 @@ def _check_config(rdef, name: str, config) -> dict:
 
 
 def server_side_apply(
-    store, rdef, namespace: str | None, name: str, config, manager: str, force: bool, dry_run: bool = False
+    store: Store,
+    rdef: ResourceDef,
+    namespace: str | None,
+    name: str,
+    config: Any,
+    manager: str,
+    force: bool,
+    dry_run: bool = False,
 ) -> tuple[int, dict]:
     """Apply ``config`` as ``manager``: ``(HTTP status, object)``."""
     if not manager:

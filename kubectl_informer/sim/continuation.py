@@ -15,6 +15,7 @@ import orjson
 
 from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.core.go_strconv import int64_or_none
+from kubectl_informer.core.selectors import Matcher
 from kubectl_informer.sim.go_decode import GoError, check_json, raw_url_b64decode
 from kubectl_informer.sim.watchcache import (
     Entry,
@@ -138,7 +139,12 @@ def _kind(v: object) -> str:
 
 
 def page_of(
-    keys: list[str], objects: dict[str, Entry], label_match, field_match, limit: int, at: int
+    keys: list[str],
+    objects: dict[str, Entry],
+    label_match: Matcher | None,
+    field_match: Matcher | None,
+    limit: int,
+    at: int,
 ) -> tuple[list[Entry], int, str, int | None]:
     """The selected entries of ``keys``, at most ``limit`` (0: all), with the
     continue token and remainingItemCount of a paged list."""

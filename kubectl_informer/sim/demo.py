@@ -27,6 +27,7 @@ from kubectl_informer.sim.server import SimServer
 
 if TYPE_CHECKING:  # imported by a scenario that runs the controllers (rollout), not by every demo
     from kubectl_informer.sim.controllers.manager import ControllerManager
+    from kubectl_informer.sim.store import Store
 
 # namespace -> (app, replicas)
 DEMO_LAYOUT: dict[str, list[tuple[str, int]]] = {
@@ -36,7 +37,7 @@ DEMO_LAYOUT: dict[str, list[tuple[str, int]]] = {
 }
 
 
-def seed(store, controllers: bool = False) -> int:
+def seed(store: Store, controllers: bool = False) -> int:
     """Fill ``store`` with the demo objects (through normal creates, so each
     has its own RV). Returns the number of pods. With ``controllers`` the
     Deployments' pods are left to the simulated controllers (which make a
@@ -104,7 +105,7 @@ class Demo:
     def __enter__(self) -> Demo:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
 
@@ -169,14 +170,14 @@ def start_demo(
     return Demo(server, path, runner, tmpdir, manager)
 
 
-def _start_controllers(store, clock: Clock | None, pod_start_seconds: float) -> ControllerManager:
+def _start_controllers(store: Store, clock: Clock | None, pod_start_seconds: float) -> ControllerManager:
     """The simulated Deployment/ReplicaSet controllers and garbage collector, running."""
     from kubectl_informer.sim.controllers.manager import ControllerManager
 
     return ControllerManager(store, clock, pod_start_seconds).start()
 
 
-def _load_bulk_pods(store, n: int, namespace: str) -> None:
+def _load_bulk_pods(store: Store, n: int, namespace: str) -> None:
     """Many pods at once (benchmarks): bulk_load, in a namespace of their own."""
     if namespace not in store.keys("namespaces"):
         store.create("namespaces", {"metadata": {"name": namespace}})

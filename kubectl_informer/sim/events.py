@@ -16,11 +16,15 @@ from __future__ import annotations
 import contextlib
 import secrets
 from collections import deque
+from typing import TYPE_CHECKING
 
 from kubectl_informer.clock import Clock
 from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.sim.event_correlator import EventCorrelator
 from kubectl_informer.sim.strategy import now_rfc3339
+
+if TYPE_CHECKING:
+    from kubectl_informer.sim.store import Store
 
 NORMAL, WARNING = "Normal", "Warning"
 
@@ -29,7 +33,9 @@ class EventRecorder:
     """Records Events about objects into a store: one per call, or for a
     component in ``correlated`` what its ``EventCorrelator`` decides."""
 
-    def __init__(self, store, limit: int = 200, clock: Clock | None = None, correlated: frozenset = frozenset()):
+    def __init__(
+        self, store: Store, limit: int = 200, clock: Clock | None = None, correlated: frozenset[str] = frozenset()
+    ):
         self.store = store
         self.limit = limit
         self._names: dict[str, deque] = {}
@@ -85,10 +91,10 @@ class EventRecorder:
                 return made
             except ApiError:
                 pass  # gone (the limit pruned it): created again, as on a 404
-        made = self._create(ns, {**out, "count": 1, "firstTimestamp": out["lastTimestamp"]})
-        if made is not None:
-            correlator.written(made, out)
-        return made
+        created = self._create(ns, {**out, "count": 1, "firstTimestamp": out["lastTimestamp"]})
+        if created is not None:
+            correlator.written(created, out)
+        return created
 
     def _create(self, ns: str, event: dict) -> dict | None:
         try:

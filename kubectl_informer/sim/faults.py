@@ -12,8 +12,13 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from kubectl_informer.core.apierrors import ApiError
+
+if TYPE_CHECKING:
+    from kubectl_informer.sim.resources import ResourceDef
+    from kubectl_informer.sim.store import Store
 
 _REASONS = {
     400: ("BadRequest", "bad request (injected)"),
@@ -52,7 +57,7 @@ class Faults:
     """The server's fault switches. Verbs: get, list, watch, create, update,
     patch, delete (and None for any)."""
 
-    def __init__(self, store, watch_list: bool = True):
+    def __init__(self, store: Store, watch_list: bool = True):
         self._store = store
         self._lock = threading.Lock()
         self._failures: list[_Failure] = []
@@ -71,12 +76,12 @@ class Faults:
         self.injected = 0  # failures answered so far
 
     # -- switches --
-    def drop_watches(self, resource=None, abrupt: bool = False) -> int:
+    def drop_watches(self, resource: str | ResourceDef | None = None, abrupt: bool = False) -> int:
         """End every open watch now (``abrupt``: cut the connection instead of
         ending the stream). Returns how many."""
         return self._store.drop_watches(resource, abrupt=abrupt)
 
-    def expired_storm(self, resource, count: int = 3) -> int:
+    def expired_storm(self, resource: str, count: int = 3) -> int:
         """A 410 storm: the next ``count`` watches of ``resource`` answer 410
         Expired and the open ones are ended now, so each client relists that
         many times in a row. Returns how many watches were ended."""
@@ -85,7 +90,7 @@ class Faults:
         )
         return self.drop_watches(resource)
 
-    def compact(self, resource) -> tuple[int, int]:
+    def compact(self, resource: str | ResourceDef) -> tuple[int, int]:
         """etcd compaction at the current RV, with the watch cache of
         ``resource`` emptied and its watches ended: a client whose last RV is
         older than the compaction gets 410 on its re-watch and relists; one
@@ -97,7 +102,7 @@ class Faults:
             store.expire_watch_cache(resource)
         return rv, ended
 
-    def burst(self, resource, namespace: str | None, name: str, count: int = 20) -> int:
+    def burst(self, resource: str | ResourceDef, namespace: str | None, name: str, count: int = 20) -> int:
         """``count`` updates to one object back to back (an annotation bumped
         each time). Returns how many were made (fewer if it went away)."""
         done = 0
@@ -107,7 +112,7 @@ class Faults:
             done += 1
         return done
 
-    def _bump(self, resource, namespace: str | None, name: str, attempts: int = 5) -> bool:
+    def _bump(self, resource: str | ResourceDef, namespace: str | None, name: str, attempts: int = 5) -> bool:
         """One update; a conflict with the scenario's own writes is retried."""
         for _ in range(attempts):
             try:

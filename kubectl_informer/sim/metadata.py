@@ -12,9 +12,15 @@ are built from each object's stored bytes, converted once and kept, so a
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import orjson
 
 from kubectl_informer.sim import negotiation
+
+if TYPE_CHECKING:
+    from kubectl_informer.sim.resources import ResourceDef
+    from kubectl_informer.sim.store import Store
 
 GROUP_VERSION = "meta.k8s.io/v1"
 LIST_KIND = "PartialObjectMetadataList"
@@ -33,7 +39,7 @@ def partial_object(obj: dict) -> dict:
 class _PartialMetadata:
     """The negotiation transform (for a GET, and a watch's live events)."""
 
-    def list(self, rdef, objs: list[dict], list_meta: dict, query: dict, store) -> dict:
+    def list(self, rdef: ResourceDef, objs: list[dict], list_meta: dict, query: dict, store: Store) -> dict:
         return {
             "kind": LIST_KIND,
             "apiVersion": GROUP_VERSION,
@@ -41,7 +47,7 @@ class _PartialMetadata:
             "items": [partial_object(o) for o in objs],
         }
 
-    def object(self, rdef, obj: dict, query: dict, store) -> dict:
+    def object(self, rdef: ResourceDef, obj: dict, query: dict, store: Store) -> dict:
         return partial_object(obj)
 
 
@@ -51,7 +57,7 @@ for _kind in (KIND, LIST_KIND):
         negotiation.register(_kind, "meta.k8s.io", _version, _TRANSFORM)
 
 
-def is_partial(rendering) -> bool:
+def is_partial(rendering: negotiation.Rendering) -> bool:
     return rendering.transform is _TRANSFORM
 
 

@@ -15,20 +15,25 @@ server can produce wins; nothing acceptable is 406.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
 
 from kubectl_informer.core.apierrors import ApiError
 
+if TYPE_CHECKING:
+    from kubectl_informer.sim.resources import ResourceDef
+    from kubectl_informer.sim.store import Store
+
 PROTOBUF = "application/vnd.kubernetes.protobuf"  # protobuf.py decodes it (loaded by the first such body)
 
 
 class Transform(Protocol):
-    def list(self, rdef, objs: list[dict], list_meta: dict, query: dict, store) -> dict: ...
+    def list(self, rdef: ResourceDef, objs: list[dict], list_meta: dict, query: dict, store: Store) -> dict: ...
 
-    def object(self, rdef, obj: dict, query: dict, store) -> dict: ...
+    def object(self, rdef: ResourceDef, obj: dict, query: dict, store: Store) -> dict: ...
 
 
 # (as, group, version) -> Transform. tables.py registers Table (v1 and v1beta1).
@@ -54,12 +59,12 @@ PLAIN = Rendering()
 _JSON_TYPES = ("application/json", "application/*", "*/*")
 
 
-def _media_ranges(accept: str):
+def _media_ranges(accept: str) -> Iterator[tuple[str, dict[str, str]]]:
     for part in accept.split(","):
         fields = [f.strip() for f in part.split(";")]
         if not fields[0]:
             continue
-        params = {}
+        params: dict[str, str] = {}
         for f in fields[1:]:
             k, _, v = f.partition("=")
             params[k.strip().lower()] = v.strip().strip('"')
@@ -109,8 +114,8 @@ def wants_aggregated(accept: str) -> bool:
 # ---------------------------------------------------------------- request bodies
 
 
-def _parse_with(parse, errors, what: str):
-    def decode(raw: bytes):
+def _parse_with(parse: Callable[[bytes], Any], errors: type[Exception], what: str) -> Callable[[bytes], Any]:
+    def decode(raw: bytes) -> Any:
         try:
             return parse(raw)
         except errors:
@@ -125,7 +130,7 @@ _json = _parse_with(orjson.loads, orjson.JSONDecodeError, "JSON")
 
 
 @functools.cache
-def _yaml_decoder():
+def _yaml_decoder() -> Callable[[bytes], Any]:
     import yaml
 
     return _parse_with(yaml.safe_load, yaml.YAMLError, "YAML")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from collections.abc import Iterator
 from datetime import UTC, datetime
 
 POD_PHASES = ("Pending", "Running", "Succeeded", "Failed")
@@ -274,7 +275,7 @@ def make_widget(namespace: str, name: str, size: int = 1, color: str = "blue") -
     }
 
 
-def many_pods(n: int, namespace: str = "default", apps: tuple[str, ...] = ("web", "api", "worker")):
+def many_pods(n: int, namespace: str = "default", apps: tuple[str, ...] = ("web", "api", "worker")) -> Iterator[dict]:
     """``n`` distinct pods in ``namespace`` (a generator, for ``Store.bulk_load``)."""
     for i in range(n):
         app = apps[i % len(apps)]

@@ -5,6 +5,7 @@ patch."""
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 from kubectl_informer.core.apierrors import ApiError
@@ -92,7 +93,7 @@ def json_patch(target: Any, ops: list) -> Any:
     """RFC 6902 JSON patch: add, remove, replace, test, copy, move."""
     doc = copy.deepcopy(target)
 
-    def walk(path: str):
+    def walk(path: str) -> tuple[Any, str]:
         parts = [p.replace("~1", "/").replace("~0", "~") for p in path.split("/")[1:]]
         if not parts:
             raise ApiError(422, "Invalid", "json patch: empty path")
@@ -145,7 +146,7 @@ def json_patch(target: Any, ops: list) -> Any:
     return doc
 
 
-def json_patch_apply_add(walk, path, value) -> None:
+def json_patch_apply_add(walk: Callable[[str], tuple[Any, str]], path: str, value: Any) -> None:
     parent, last = walk(path)
     if isinstance(parent, list):
         parent.insert(len(parent) if last == "-" else int(last), value)

@@ -17,8 +17,12 @@ from __future__ import annotations
 import http.client
 import ipaddress
 import ssl
+from typing import TYPE_CHECKING
 
 from kubectl_informer.core.apierrors import ApiError
+
+if TYPE_CHECKING:
+    from kubectl_informer.sim.server import _Handler
 
 TIMEOUT = 5.0
 
@@ -39,7 +43,7 @@ def _split(spec: str) -> tuple[str, str, str]:
     return scheme or "http", bits[0], bits[1] if len(bits) > 1 else ""
 
 
-def serve(handler, parts: list[str], query: str) -> None:
+def serve(handler: _Handler, parts: list[str], query: str) -> None:
     """Answer one proxied request on ``handler`` (the sim's request handler)."""
     if handler.command not in ("GET", "HEAD"):
         raise ApiError(405, "MethodNotAllowed", "the simulated API server proxies GET and HEAD only")
@@ -80,7 +84,7 @@ def _loopback(ip: str) -> bool:
         return False
 
 
-def _relay(scheme: str, ip: str, port: int, method: str, path: str, accept: str | None):
+def _relay(scheme: str, ip: str, port: int, method: str, path: str, accept: str | None) -> tuple[int, str, bytes]:
     if scheme == "https":
         # The API server does not verify a pod's serving certificate either.
         ctx = ssl.create_default_context()

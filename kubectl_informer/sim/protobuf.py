@@ -18,7 +18,9 @@ silently dropped: the client gets an error rather than a different object.
 from __future__ import annotations
 
 import base64
+from collections.abc import Iterator
 from datetime import UTC, datetime
+from typing import Any
 
 import orjson
 
@@ -233,7 +235,7 @@ def _varint(buf: bytes, i: int) -> tuple[int, int]:
             raise _bad("protobuf varint too long")
 
 
-def wire_fields(buf: bytes):
+def wire_fields(buf: bytes) -> Iterator[tuple[int, int, int | bytes]]:
     """Yield ``(field_number, wire_type, value)``: an int for varints and
     fixed fields, bytes for length-delimited ones."""
     i = 0
@@ -256,6 +258,21 @@ def wire_fields(buf: bytes):
         yield num, wt, val
 
 
+def _varint_value(v: int | bytes) -> int:
+    """A nested field read as a varint (or fixed) value; a length-delimited one is refused,
+    as the generated Unmarshal refuses it ("proto: wrong wireType")."""
+    if isinstance(v, bytes):
+        raise _bad("a protobuf field has the wrong wire type")
+    return v
+
+
+def _bytes_value(v: int | bytes) -> bytes:
+    """A nested field read as a length-delimited value; a varint one is refused."""
+    if not isinstance(v, bytes):
+        raise _bad("a protobuf field has the wrong wire type")
+    return v
+
+
 def _signed(v: int) -> int:
     return v - (1 << 64) if v >= 1 << 63 else v
 
@@ -271,36 +288,33 @@ def _time(b: bytes) -> str | None:
     secs = nanos = 0
     for num, _, v in wire_fields(b):
         if num == 1:
-            secs = _signed(v)
+            secs = _signed(_varint_value(v))
         elif num == 2:
-            nanos = v
+            nanos = _varint_value(v)
     if not secs and not nanos:
         return None
     return datetime.fromtimestamp(secs, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _int_or_string(b: bytes):
+def _int_or_string(b: bytes) -> int | str:
     typ, ival, sval = 0, 0, ""
     for num, _, v in wire_fields(b):
         if num == 1:
-            typ = v
+            typ = _varint_value(v)
         elif num == 2:
-            ival = _signed(v)
+            ival = _signed(_varint_value(v))
         elif num == 3:
-            sval = _text(v)
+            sval = _text(_bytes_value(v))
     return sval if typ == 1 else ival
 
 
-def _scalar(typ: str, wt: int, v):
+def _scalar(typ: str, wt: int, v: int | bytes) -> Any:
     """One value of a non-map field."""
-    if (typ in ("i", "b")) != isinstance(v, int):
-        raise _bad("a protobuf field has the wrong wire type")
+    if typ in ("i", "b"):
+        return _signed(_varint_value(v)) if typ == "i" else bool(_varint_value(v))
+    v = _bytes_value(v)
     if typ == "s":
         return _text(v)
-    if typ == "i":
-        return _signed(v)
-    if typ == "b":
-        return bool(v)
     if typ == "y":
         return base64.b64encode(v).decode()
     if typ == "B":
@@ -308,11 +322,11 @@ def _scalar(typ: str, wt: int, v):
     if typ == "t":
         return _time(v)
     if typ == "q":
-        return next((_text(x) for n, _, x in wire_fields(v) if n == 1), "")
+        return next((_text(_bytes_value(x)) for n, _, x in wire_fields(v) if n == 1), "")
     if typ == "ios":
         return _int_or_string(v)
     if typ == "raw":
-        return next((orjson.loads(x) for n, _, x in wire_fields(v) if n == 1), {})
+        return next((orjson.loads(_bytes_value(x)) for n, _, x in wire_fields(v) if n == 1), {})
     if typ.startswith("M"):
         return decode_message(typ[1:], v)
     raise _bad(f"unknown schema type {typ}")
@@ -322,7 +336,7 @@ def _map_entry(typ: str, v: bytes) -> tuple[str, object]:
     key, val = "", None
     for num, wt, x in wire_fields(v):
         if num == 1:
-            key = _text(x)
+            key = _text(_bytes_value(x))
         elif num == 2:
             val = _scalar(typ, wt, x)
     if val is None:
@@ -330,7 +344,7 @@ def _map_entry(typ: str, v: bytes) -> tuple[str, object]:
     return key, val
 
 
-def _is_zero(v) -> bool:
+def _is_zero(v: object) -> bool:
     return v is None or v == "" or v is False or v == 0 or v == [] or (isinstance(v, dict) and not v)
 
 
@@ -347,7 +361,7 @@ def decode_message(message: str, buf: bytes) -> dict:
         if wt != (0 if f.type in ("i", "b") else 2):
             raise _bad(f"field {num} of {message} has the wrong wire type")
         if f.type.startswith("map:"):
-            k, val = _map_entry(f.type[4:], v)
+            k, val = _map_entry(f.type[4:], _bytes_value(v))
             out.setdefault(f.name, {})[k] = val
         elif f.repeated:
             out.setdefault(f.name, []).append(_scalar(f.type, wt, v))

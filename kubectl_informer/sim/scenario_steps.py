@@ -274,7 +274,7 @@ class Flaky(ScenarioLogic):
         self.inject(faults, self.FAULTS[n % len(self.FAULTS)], ctx.resource)
 
     @staticmethod
-    def inject(faults, fault: str, resource: str) -> None:
+    def inject(faults: Faults, fault: str, resource: str) -> None:
         if fault == "drop":
             faults.drop_watches(resource)
         elif fault == "429":

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar, overload
 
 from kubectl_informer.clock import Clock, RealClock
 from kubectl_informer.core.apierrors import ApiError
@@ -39,6 +40,10 @@ from kubectl_informer.sim.scenario_steps import (
     TooLargeRV,
 )
 from kubectl_informer.sim.stale_scenario import Stale
+
+if TYPE_CHECKING:
+    from kubectl_informer.sim.faults import Faults
+    from kubectl_informer.sim.store import Store
 
 # Names the scenarios' users import from here, wherever they are defined.
 __all__ = [
@@ -85,21 +90,30 @@ class Scenario:
     controllers: bool = False
 
 
-class ScenarioTable(dict):
+_T = TypeVar("_T")
+
+
+class ScenarioTable(dict[str, Scenario]):
     """The scenarios by name. An old name is found too (``in``, ``[]``,
     ``get``), but listing it (keys, items, iteration) gives current names only."""
 
-    def __init__(self, scenarios, aliases: dict[str, str]):
+    def __init__(self, scenarios: Iterable[Scenario], aliases: dict[str, str]):
         super().__init__((s.name, s) for s in scenarios)
         self.aliases = aliases
 
-    def __contains__(self, name) -> bool:
-        return super().__contains__(self.aliases.get(name, name))
+    def __contains__(self, name: object) -> bool:
+        return super().__contains__(self.aliases.get(name, name) if isinstance(name, str) else name)
 
-    def __getitem__(self, name) -> Scenario:
+    def __getitem__(self, name: str) -> Scenario:
         return super().__getitem__(self.aliases.get(name, name))
 
-    def get(self, name, default=None):
+    @overload
+    def get(self, name: str, default: None = None) -> Scenario | None: ...
+    @overload
+    def get(self, name: str, default: Scenario) -> Scenario: ...
+    @overload
+    def get(self, name: str, default: _T) -> Scenario | _T: ...
+    def get(self, name: str, default: object = None) -> object:
         return super().get(self.aliases.get(name, name), default)
 
 
@@ -219,7 +233,7 @@ SCENARIOS: dict[str, Scenario] = ScenarioTable(
 )
 
 
-def _serves_events(store) -> bool:
+def _serves_events(store: Store) -> bool:
     try:
         store.resource("events")
         return True
@@ -242,8 +256,8 @@ class ScenarioRunner:
     def __init__(
         self,
         scenario: str | Scenario,
-        store,
-        faults=None,
+        store: Store,
+        faults: Faults | None = None,
         rate: float | None = None,
         clock: Clock | None = None,
         seed: int | None = None,

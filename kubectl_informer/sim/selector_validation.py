@@ -13,7 +13,7 @@ message and causes are the server's. The rest of the spec is not validated.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.core.go_json import go_json
@@ -21,6 +21,9 @@ from kubectl_informer.core.label_selector import SelectorError
 from kubectl_informer.core.label_selector_object import OPERATORS, as_selector
 from kubectl_informer.core.label_validation import aggregate, label_key_problems, label_value_problems
 from kubectl_informer.core.names import go_quote
+
+if TYPE_CHECKING:
+    from kubectl_informer.sim.resources import ResourceDef
 
 KINDS = ("Deployment", "ReplicaSet")
 
@@ -127,7 +130,7 @@ def immutable_errors(spec: dict, old_spec: dict) -> list[FieldError]:
     return [_invalid("spec.selector", shown, "field is immutable")]
 
 
-def validate(rdef, obj: dict, old: dict | None = None) -> None:
+def validate(rdef: ResourceDef, obj: dict, old: dict | None = None) -> None:
     """Raise the 422 kube-apiserver answers a ReplicaSet or Deployment whose selector it refuses
     (``ValidateReplicaSetSpec``/``ValidateDeploymentSpec``; on an update from ``old``, the
     ``...Update`` validations: the selector is immutable)."""

@@ -34,14 +34,17 @@ import tempfile
 import threading
 import time
 from collections import deque
+from collections.abc import Callable, Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import ModuleType
+from typing import Any
 from urllib.parse import urlsplit
 
 import orjson
 
 from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.core.go_json import go_json, go_json_line
-from kubectl_informer.core.selectors import parse_field_selector, parse_label_selector
+from kubectl_informer.core.selectors import Matcher, parse_field_selector, parse_label_selector
 from kubectl_informer.sim import kubeconfig as _kubeconfig
 from kubectl_informer.sim import (
     metadata as _metadata,  # registers PartialObjectMetadata
@@ -55,12 +58,14 @@ from kubectl_informer.sim.resources import (
     NAMESPACES,
     SELF_SUBJECT_ACCESS_REVIEWS,
     SUBRESOURCE_VERBS,
+    Registry,
     ResourceDef,
 )
 from kubectl_informer.sim.store import Store
 from kubectl_informer.sim.watchcache import (
     BLOCK_TIMEOUT,
     Event,
+    Watcher,
     bookmark_line,
     is_bookmark,
     is_close,
@@ -70,7 +75,7 @@ from kubectl_informer.sim.watchcache import (
 log = logging.getLogger(__name__)
 
 
-def _scale():
+def _scale() -> ModuleType:
     # The scale subresource's module (and tables, under it): kubectl scale's, not every start's.
     from kubectl_informer.sim import scale
 
@@ -120,7 +125,7 @@ def _status_ok() -> dict:
     return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"}
 
 
-def _named(name: str, field_match):
+def _named(name: str, field_match: Matcher | None) -> Matcher:
     """A watch of one object: the request's field selector (if any) and metadata.name."""
 
     def matches(fields: dict) -> bool:
@@ -142,11 +147,12 @@ class _HTTPServer(ThreadingHTTPServer):
     allow_reuse_address = True
     request_queue_size = 128
 
-    def __init__(self, addr, handler, sim: SimServer):
+    def __init__(self, addr: tuple[str, int], handler: type[BaseHTTPRequestHandler], sim: SimServer):
         self.sim = sim
         super().__init__(addr, handler)
 
-    def handle_error(self, request, client_address):  # a dropped client is not an error worth a traceback
+    def handle_error(self, request: object, client_address: object) -> None:
+        # a dropped client is not an error worth a traceback
         log.debug("connection error from %s", client_address, exc_info=True)
 
 
@@ -265,7 +271,7 @@ class SimServer:
     def __enter__(self) -> SimServer:
         return self.start() if self._httpd is None else self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
     def write_kubeconfig(
@@ -328,7 +334,7 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             self.sim._track(self.connection, False)
 
-    def log_message(self, format, *args) -> None:  # stdlib's signature
+    def log_message(self, format: str, *args: Any) -> None:  # stdlib's signature
         pass
 
     def _send(
@@ -348,7 +354,7 @@ class _Handler(BaseHTTPRequestHandler):
             for p in parts:
                 self.wfile.write(p)
 
-    def _send_json(self, code: int, obj) -> None:
+    def _send_json(self, code: int, obj: object) -> None:
         self._send(code, orjson.dumps(obj))
 
     def _send_error(self, err: ApiError) -> None:
@@ -360,7 +366,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _content_type(self) -> str:
         return (self.headers.get("Content-Type") or "application/json").split(";")[0].strip().lower()
 
-    def _read_body(self, accepted: tuple[str, ...] = _OBJECT_TYPES):
+    def _read_body(self, accepted: tuple[str, ...] = _OBJECT_TYPES) -> Any:
         if not self._body:
             return None
         if self._content_type() not in accepted:
@@ -596,7 +602,7 @@ class _Handler(BaseHTTPRequestHandler):
         getattr(self, f"_do_{verb}")(rdef, namespace, name, sub)
 
     # ------------------------------------------------------------ verbs
-    def _selectors(self, rdef: ResourceDef):
+    def _selectors(self, rdef: ResourceDef) -> tuple[Matcher | None, Matcher | None]:
         """A list's or watch's selectors, after its integers: kube-apiserver's
         query conversion refuses a timeoutSeconds, then a limit, that ParseInt
         refuses before a selector is parsed (a list's timeoutSeconds too)."""
@@ -621,7 +627,7 @@ class _Handler(BaseHTTPRequestHandler):
         given = as_text(self.query.get("fieldManager") or "")
         return given or (self.headers.get("User-Agent") or "unknown").split("/")[0][:128]
 
-    def _openapi(self, reg, parts: list[str]) -> None:
+    def _openapi(self, reg: Registry, parts: list[str]) -> None:
         """The OpenAPI documents kubectl asks for (the plugin never does: the
         module is loaded by the first ask, not by every start)."""
         from kubectl_informer.sim import openapi
@@ -650,7 +656,7 @@ class _Handler(BaseHTTPRequestHandler):
             raise ApiError(400, "BadRequest", "resource is required: ?resource=pods")
         self._send_json(200, self.sim.store.watch_cache_figures(name))
 
-    def _do_get(self, rdef, namespace, name, sub) -> None:
+    def _do_get(self, rdef: ResourceDef, namespace: str | None, name: str, sub: str | None) -> None:
         if sub == "scale":
             return self._send_json(200, _scale().to_scale(self.sim.store.get(rdef, namespace, name)))
         if self.rendering.transform is not None:
@@ -658,7 +664,7 @@ class _Handler(BaseHTTPRequestHandler):
         e = self.sim.store.get_entry(rdef, namespace, name)
         self._send(200, e.raw)
 
-    def _do_list(self, rdef, namespace, name, sub) -> None:
+    def _do_list(self, rdef: ResourceDef, namespace: str | None, name: str | None, sub: str | None) -> None:
         lm, fm = self._selectors(rdef)
         q = self.query
         if "sendInitialEvents" in q:
@@ -709,7 +715,7 @@ class _Handler(BaseHTTPRequestHandler):
         parts.append(b"]}")
         self._send(200, parts)
 
-    def _object_body(self, rdef) -> dict:
+    def _object_body(self, rdef: ResourceDef) -> dict:
         body = self._read_body()
         if not isinstance(body, dict):
             raise ApiError(400, "BadRequest", "the body of the request must be an object")
@@ -725,7 +731,7 @@ class _Handler(BaseHTTPRequestHandler):
             raise ApiError(400, "BadRequest", f"kind {kind} does not match the resource {rdef.resource}")
         return body
 
-    def _do_create(self, rdef, namespace, name, sub) -> None:
+    def _do_create(self, rdef: ResourceDef, namespace: str | None, name: str | None, sub: str | None) -> None:
         body = self._object_body(rdef)
         if rdef is SELF_SUBJECT_ACCESS_REVIEWS:
             body["status"] = {"allowed": True, "reason": "the simulated API server allows every request"}
@@ -735,7 +741,7 @@ class _Handler(BaseHTTPRequestHandler):
             201, self.sim.store.create(rdef, body, namespace, dry_run=self.dry_run, manager=self._manager())
         )
 
-    def _do_update(self, rdef, namespace, name, sub) -> None:
+    def _do_update(self, rdef: ResourceDef, namespace: str | None, name: str, sub: str | None) -> None:
         if sub == "scale":
             return self._set_scale(rdef, namespace, name, self._read_body())
         body = self._object_body(rdef)
@@ -755,7 +761,7 @@ class _Handler(BaseHTTPRequestHandler):
             200, self.sim.store.update(rdef, body, subresource=sub or "", dry_run=self.dry_run, manager=self._manager())
         )
 
-    def _set_scale(self, rdef, namespace, name, scale_obj) -> None:
+    def _set_scale(self, rdef: ResourceDef, namespace: str | None, name: str, scale_obj: Any) -> None:
         store = self.sim.store
         want = _scale().replicas_of(scale_obj, rdef.kind, name)
         rv = ((scale_obj or {}).get("metadata") or {}).get("resourceVersion")
@@ -767,7 +773,7 @@ class _Handler(BaseHTTPRequestHandler):
             new = store.update(rdef, obj, subresource="", dry_run=self.dry_run, manager=self._manager())
         self._send_json(200, _scale().to_scale(new))
 
-    def _do_patch(self, rdef, namespace, name, sub) -> None:
+    def _do_patch(self, rdef: ResourceDef, namespace: str | None, name: str, sub: str | None) -> None:
         # The PATCH route takes only the patch media types: anything else is
         # refused before PatchResource reads a body, in go-restful's words.
         ptype = _PATCH_TYPES.get(self._content_type())
@@ -798,7 +804,7 @@ class _Handler(BaseHTTPRequestHandler):
             ),
         )
 
-    def _do_delete(self, rdef, namespace, name, sub) -> None:
+    def _do_delete(self, rdef: ResourceDef, namespace: str | None, name: str, sub: str | None) -> None:
         opts = self._read_body()
         opts = opts if isinstance(opts, dict) else {}
         if "dryRun" in opts and opts["dryRun"]:
@@ -846,7 +852,7 @@ class _Handler(BaseHTTPRequestHandler):
             return "Orphan" if orphan is True or str(orphan).lower() == "true" else "Background"
         return policy or None
 
-    def _do_deletecollection(self, rdef, namespace, name, sub) -> None:
+    def _do_deletecollection(self, rdef: ResourceDef, namespace: str | None, name: str | None, sub: str | None) -> None:
         self._read_body()
         lm, fm = self._selectors(rdef)
         self.sim.store.delete_collection(rdef, namespace, lm, fm)
@@ -876,7 +882,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._chunk(watch_line("ERROR", go_json(err.to_status()).encode()))
         self._end_chunked()
 
-    def _do_watch(self, rdef, namespace, name, sub) -> None:
+    def _do_watch(self, rdef: ResourceDef, namespace: str | None, name: str | None, sub: str | None) -> None:
         q = self.query
         store = self.sim.store
         lm, fm = self._selectors(rdef)
@@ -950,7 +956,7 @@ class _Handler(BaseHTTPRequestHandler):
         timeout = query_int64(self.query, "timeoutSeconds") or 0
         return self.sim.default_watch_timeout if timeout == 0 else float(timeout)
 
-    def _encoder(self, rdef):
+    def _encoder(self, rdef: ResourceDef) -> Callable[[bytes], bytes] | None:
         """How a watch event's object is written: None for as stored, else
         a function of its JSON bytes (a Table row, ...)."""
         t = self.rendering.transform
@@ -959,7 +965,7 @@ class _Handler(BaseHTTPRequestHandler):
         store, q = self.sim.store, self.query
         return lambda raw: orjson.dumps(t.object(rdef, orjson.loads(raw), q, store))
 
-    def _write_initial(self, rdef, w, initial, end_rv: int | None) -> None:
+    def _write_initial(self, rdef: ResourceDef, w: Watcher, initial: Iterable[bytes], end_rv: int | None) -> None:
         """The initial events (a WatchList's, a watch from "0"), in the asked
         kind too, in chunks; then a WatchList's initial-events-end bookmark."""
         initial_line = _metadata.watch_line if _metadata.is_partial(self.rendering) else bytes
@@ -978,7 +984,9 @@ class _Handler(BaseHTTPRequestHandler):
                 w.state.bookmarks_sent += 1
         self._chunk(b"".join(buf))
 
-    def _stream(self, rdef, w, initial, end_rv: int | None, timeout: float) -> None:
+    def _stream(
+        self, rdef: ResourceDef, w: Watcher, initial: Iterable[bytes], end_rv: int | None, timeout: float
+    ) -> None:
         sim, store, faults = self.sim, self.sim.store, self.sim.faults
         enc = self._encoder(rdef)
         self._start_chunked()

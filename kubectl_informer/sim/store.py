@@ -49,6 +49,7 @@ import orjson
 from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.core.go_strconv import parse_uint64
 from kubectl_informer.core.label_validation import invalid
+from kubectl_informer.core.selectors import Matcher
 from kubectl_informer.sim import strategy
 from kubectl_informer.sim.apply import record_update
 from kubectl_informer.sim.continuation import (
@@ -209,7 +210,7 @@ class Store:
         return f"{namespace}/{name}" if rdef.namespaced and namespace else name
 
     # ---------------------------------------------------------------- reads
-    def get(self, resource, namespace: str | None, name: str) -> dict:
+    def get(self, resource: str | ResourceDef, namespace: str | None, name: str) -> dict:
         rdef = self.resource(resource)
         with self.lock:
             e = self._state(rdef).objects.get(self._key(rdef, namespace, name))
@@ -217,7 +218,7 @@ class Store:
             raise _not_found(rdef, name)
         return e.obj()
 
-    def get_entry(self, resource, namespace: str | None, name: str) -> Entry:
+    def get_entry(self, resource: str | ResourceDef, namespace: str | None, name: str) -> Entry:
         rdef = self.resource(resource)
         with self.lock:
             e = self._state(rdef).objects.get(self._key(rdef, namespace, name))
@@ -225,7 +226,7 @@ class Store:
             raise _not_found(rdef, name)
         return e
 
-    def list(self, resource, namespace: str | None = None) -> list[dict]:
+    def list(self, resource: str | ResourceDef, namespace: str | None = None) -> list[dict]:
         """Current objects, decoded, in key order."""
         rdef = self.resource(resource)
         with self.lock:
@@ -233,12 +234,12 @@ class Store:
             entries = [st.objects[k] for k in self._ns_keys(st, namespace)]
         return [e.obj() for e in entries]
 
-    def keys(self, resource, namespace: str | None = None) -> builtins.list[str]:
+    def keys(self, resource: str | ResourceDef, namespace: str | None = None) -> builtins.list[str]:
         rdef = self.resource(resource)
         with self.lock:
             return list(self._ns_keys(self._state(rdef), namespace))
 
-    def count(self, resource) -> int:
+    def count(self, resource: str | ResourceDef) -> int:
         with self.lock:
             return len(self._state(self.resource(resource)).objects)
 
@@ -253,7 +254,12 @@ class Store:
 
     # ---------------------------------------------------------------- writes
     def create(
-        self, resource, obj: dict, namespace: str | None = None, dry_run: bool = False, manager: str = ""
+        self,
+        resource: str | ResourceDef,
+        obj: dict,
+        namespace: str | None = None,
+        dry_run: bool = False,
+        manager: str = "",
     ) -> dict:
         """Store a new object. ``dry_run``: everything but the write (the
         answer has no resourceVersion). ``manager``: the field manager of a
@@ -308,7 +314,12 @@ class Store:
         return meta["generateName"] + "".join(self._rand.choice(_NAME_ALPHABET) for _ in range(5))
 
     def update(
-        self, resource, obj: dict, subresource: str | None = None, dry_run: bool = False, manager: str = ""
+        self,
+        resource: str | ResourceDef,
+        obj: dict,
+        subresource: str | None = None,
+        dry_run: bool = False,
+        manager: str = "",
     ) -> dict:
         """Replace an object. A non-empty metadata.resourceVersion is a
         precondition (409 Conflict on mismatch), as for PUT.
@@ -401,7 +412,7 @@ class Store:
 
     def patch(
         self,
-        resource,
+        resource: str | ResourceDef,
         namespace: str | None,
         name: str,
         patch: Any,
@@ -452,7 +463,7 @@ class Store:
 
     def delete(
         self,
-        resource,
+        resource: str | ResourceDef,
         namespace: str | None,
         name: str,
         precondition_rv: str | None = None,
@@ -504,7 +515,9 @@ class Store:
         meta["finalizers"] = finalizers + [finalizer]
 
     @staticmethod
-    def _check_preconditions(rdef, name, old: Entry, meta: dict, want_rv, want_uid) -> None:
+    def _check_preconditions(
+        rdef: ResourceDef, name: str, old: Entry, meta: dict, want_rv: str | None, want_uid: str | None
+    ) -> None:
         what = f"{rdef.resource}.{rdef.group}" if rdef.group else rdef.resource
         prefix = f'Operation cannot be fulfilled on {what} "{name}": '
         if want_uid and want_uid != meta.get("uid"):
@@ -551,8 +564,8 @@ class Store:
             self._after(stop, self._kubelet_stopped, st, old.key, meta.get("uid"))
         return out
 
-    def _after(self, seconds: float, fn, *args) -> None:
-        def run():
+    def _after(self, seconds: float, fn: Callable[..., object], *args: Any) -> None:
+        def run() -> None:
             self._timers.discard(t)
             fn(*args)
 
@@ -599,7 +612,13 @@ class Store:
         self._rv_changed.notify_all()
         return obj
 
-    def delete_collection(self, resource, namespace: str | None = None, label_match=None, field_match=None) -> int:
+    def delete_collection(
+        self,
+        resource: str | ResourceDef,
+        namespace: str | None = None,
+        label_match: Matcher | None = None,
+        field_match: Matcher | None = None,
+    ) -> int:
         rdef = self.resource(resource)
         n = 0
         with self.lock:
@@ -614,7 +633,7 @@ class Store:
                 n += 1
         return n
 
-    def bulk_load(self, resource, objs: Iterable[dict]) -> int:
+    def bulk_load(self, resource: str | ResourceDef, objs: Iterable[dict]) -> int:
         """Load many objects fast, each at its own RV, *without* watch events:
         like an apiserver restarted over a filled etcd. The resource's watch
         window and history restart at the new RV, and its open watches close,
@@ -708,7 +727,7 @@ class Store:
         for st in self._states.values():
             st.progress(self._rv)
 
-    def progress_notify(self, resource=None) -> int:
+    def progress_notify(self, resource: str | ResourceDef | None = None) -> int:
         """A progress notification from etcd now, to the cache of one
         resource (or all): their RV moves to etcd's current revision, with no
         event. Returns that revision."""
@@ -727,7 +746,7 @@ class Store:
             self._rv_changed.notify_all()
             return self._rv
 
-    def cache_rv(self, resource) -> int:
+    def cache_rv(self, resource: str | ResourceDef) -> int:
         """The resource's watch-cache resourceVersion."""
         with self.lock:
             self._tick_progress()
@@ -735,10 +754,10 @@ class Store:
 
     def list_entries(
         self,
-        resource,
+        resource: str | ResourceDef,
         namespace: str | None = None,
-        label_match=None,
-        field_match=None,
+        label_match: Matcher | None = None,
+        field_match: Matcher | None = None,
         resource_version: str | None = "",
         resource_version_match: str | None = "",
         limit: int | None = 0,
@@ -823,7 +842,7 @@ class Store:
                 st.history_floor = max(st.history_floor, rv)
             return rv
 
-    def expire_watch_cache(self, resource=None) -> int:
+    def expire_watch_cache(self, resource: str | ResourceDef | None = None) -> int:
         """Empty the watch-cache window (of one resource or all) so that any
         watch from an RV before now answers 410 and its client relists."""
         with self.lock:
@@ -835,14 +854,14 @@ class Store:
     # ---------------------------------------------------------------- watches
     def start_watch(
         self,
-        resource,
+        resource: str | ResourceDef,
         namespace: str | None = None,
-        label_match=None,
-        field_match=None,
+        label_match: Matcher | None = None,
+        field_match: Matcher | None = None,
         resource_version: str | None = "",
         allow_bookmarks: bool = False,
         send_initial_events: bool | None = None,
-        encode=None,
+        encode: Callable[[bytes], bytes] | None = None,
         user_agent: str = "",
     ) -> tuple[Watcher, Iterator[bytes], int | None]:
         """Register a watcher. Returns ``(watcher, initial_lines, end_bookmark_rv)``:
@@ -883,7 +902,7 @@ class Store:
             w.floor = w.last_rv
             st.watchers.add(w)
 
-        def lines():
+        def lines() -> Iterator[bytes]:
             # Lazily, outside the lock (entries are immutable): a 50k-pod initial
             # state is streamed in chunks, never held as one more copy.
             yield from initial
@@ -894,7 +913,13 @@ class Store:
         return w, lines(), end_rv
 
     def _watch_start(
-        self, st: ResourceState, w: Watcher, rv: str, want: int | None, send_initial_events: bool | None, encode
+        self,
+        st: ResourceState,
+        w: Watcher,
+        rv: str,
+        want: int | None,
+        send_initial_events: bool | None,
+        encode: Callable[[bytes], bytes] | None,
     ) -> tuple[builtins.list[bytes], builtins.list[Entry], int | None]:
         """Where a watch starts (lock held), as the cacher's Watch decides it:
         ``(replayed lines, objects sent as ADDED, end bookmark RV)``, and the
@@ -935,13 +960,13 @@ class Store:
         with self.lock:
             w.state.watchers.discard(w)
 
-    def watchers(self, resource=None) -> builtins.list[Watcher]:
+    def watchers(self, resource: str | ResourceDef | None = None) -> builtins.list[Watcher]:
         with self.lock:
             if resource is not None:
                 return list(self._state(self.resource(resource)).watchers)
             return [w for st in self._states.values() for w in st.watchers]
 
-    def watch_cache_figures(self, resource) -> dict:
+    def watch_cache_figures(self, resource: str | ResourceDef) -> dict:
         """The resource's watch-cache window and watchers, as the debug endpoint reports them."""
         rdef = self.resource(resource)
         with self.lock:
@@ -950,7 +975,7 @@ class Store:
             figures["currentRV"] = str(self._rv)
             return figures
 
-    def set_watch_cache_bounds(self, lower: int, upper: int, resource=None) -> None:
+    def set_watch_cache_bounds(self, lower: int, upper: int, resource: str | ResourceDef | None = None) -> None:
         """Let the window resize between ``lower`` and ``upper`` events, as
         kube-apiserver's (100 and 102,400) does; it starts at ``lower``."""
         if not 0 < lower <= upper:
@@ -961,7 +986,7 @@ class Store:
             for st in targets:
                 st.upper_capacity = upper
 
-    def begin_reinit(self, resource) -> int:
+    def begin_reinit(self, resource: str | ResourceDef) -> int:
         """The watch cache of ``resource`` starts re-initialising (its
         reflector lost etcd): every watch on it ends, new ones get 429, no
         bookmark is sent. Writes go on (etcd keeps them). Returns how many
@@ -975,7 +1000,7 @@ class Store:
                 w.close("reinit")
             return len(watchers)
 
-    def end_reinit(self, resource) -> int:
+    def end_reinit(self, resource: str | ResourceDef) -> int:
         """The cache re-listed: its window restarts at the current RV (a
         watch from before it answers 410) and it serves watches again.
         Returns the initialisations so far."""
@@ -1008,7 +1033,7 @@ class Store:
             self._rv_changed.notify_all()
             return rv
 
-    def send_bookmarks(self, resource=None) -> int:
+    def send_bookmarks(self, resource: str | ResourceDef | None = None) -> int:
         """Queue a BOOKMARK at its cache's RV to every watcher that allowed
         bookmarks (of one resource or all): what kube-apiserver's cacher does
         on its bookmark timer (the stream sends it only if that RV is newer
@@ -1028,7 +1053,7 @@ class Store:
             self._tick_progress()
             w.push(Bookmark(w.state.rv))
 
-    def drop_watches(self, resource=None, abrupt: bool = False) -> int:
+    def drop_watches(self, resource: str | ResourceDef | None = None, abrupt: bool = False) -> int:
         """End open watches: cleanly (the stream ends, as on a server timeout)
         or ``abrupt`` (the connection is cut, as on a server restart)."""
         ws = self.watchers(resource)

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import base64
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.sim import selector_validation
+
+if TYPE_CHECKING:
+    from kubectl_informer.sim.resources import ResourceDef
 
 
 def now_rfc3339() -> str:
@@ -27,7 +31,7 @@ def _invalid(kind: str, name: str, field: str, detail: str) -> ApiError:
     )
 
 
-def validate(rdef, obj: dict) -> None:
+def validate(rdef: ResourceDef, obj: dict) -> None:
     """Reject what would not decode into the Go type (a 422, never a crash later)."""
     meta = obj.get("metadata")
     if not isinstance(meta, dict):
@@ -87,14 +91,14 @@ def keep_transition_times(new: dict, old: dict | None) -> None:
             c["lastTransitionTime"] = now
 
 
-def _validate_spec(rdef, obj: dict, old: dict | None = None) -> None:
+def _validate_spec(rdef: ResourceDef, obj: dict, old: dict | None = None) -> None:
     """The spec rules ported so far: a ReplicaSet's or Deployment's selector
     (on an update from ``old``, held immutable too)."""
     if rdef.group == "apps" and rdef.kind in selector_validation.KINDS:
         selector_validation.validate(rdef, obj, old)
 
 
-def on_create(rdef, obj: dict) -> None:
+def on_create(rdef: ResourceDef, obj: dict) -> None:
     validate(rdef, obj)
     _validate_spec(rdef, obj)
     if rdef.kind == "Secret":
@@ -113,7 +117,7 @@ def on_create(rdef, obj: dict) -> None:
     keep_transition_times(obj, None)
 
 
-def on_update(rdef, new: dict, old: dict) -> None:
+def on_update(rdef: ResourceDef, new: dict, old: dict) -> None:
     validate(rdef, new)
     _validate_spec(rdef, new, old)
     if rdef.kind == "Secret":

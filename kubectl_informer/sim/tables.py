@@ -12,10 +12,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
 
 from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.core.label_selector_object import format_selector
 from kubectl_informer.sim import negotiation
+
+if TYPE_CHECKING:
+    from kubectl_informer.sim.resources import ResourceDef
+    from kubectl_informer.sim.store import Store
+
+# A kind's printer: its column definitions, and an object's cells.
+_Printer = tuple[list[dict], Callable[[dict], list]]
 
 _NAME_DESC = "Name must be unique within a namespace."
 _AGE_DESC = "CreationTimestamp is a timestamp representing the server time when this object was created."
@@ -83,7 +91,7 @@ def _age(obj: dict) -> str:
     return since(_meta(obj).get("creationTimestamp"))
 
 
-def _none(v) -> str:
+def _none(v: str | None) -> str:
     return v if v else "<none>"
 
 
@@ -179,7 +187,7 @@ def _event_row(ev: dict) -> list:
     ]
 
 
-_BUILTIN: dict[str, tuple[list[dict], Callable[[dict], list]]] = {
+_BUILTIN: dict[str, _Printer] = {
     "pods": (
         [
             NAME,
@@ -259,9 +267,9 @@ _DEFAULT = (
 # ---------------------------------------------------------------- custom resources
 
 
-def _jsonpath(obj, path: str):
+def _jsonpath(obj: dict, path: str) -> Any:
     """The simple ``.a.b.c`` JSONPaths printer columns use (None when absent)."""
-    cur = obj
+    cur: Any = obj
     for part in path.strip().lstrip(".").split("."):
         if not part:
             continue
@@ -271,7 +279,7 @@ def _jsonpath(obj, path: str):
     return cur
 
 
-def _cr_cell(col: dict, obj: dict):
+def _cr_cell(col: dict, obj: dict) -> Any:
     v = _jsonpath(obj, col.get("jsonPath", ""))
     if v is None:
         return None
@@ -288,7 +296,7 @@ def printer_columns(crd: dict | None, version: str) -> list[dict] | None:
     return None
 
 
-def _custom(columns: list[dict] | None):
+def _custom(columns: list[dict] | None) -> _Printer:
     if not columns:
         return [NAME, AGE], lambda o: [_meta(o).get("name"), _age(o)]
     defs = [NAME] + [
@@ -316,7 +324,7 @@ class TableTransform:
         self.version = version
 
     @staticmethod
-    def _printer(rdef, store):
+    def _printer(rdef: ResourceDef, store: Store) -> _Printer:
         if rdef.qualified in _BUILTIN:
             return _BUILTIN[rdef.qualified]
         if rdef.group == "" or rdef.group.endswith(".k8s.io"):
@@ -327,7 +335,7 @@ class TableTransform:
             crd = None
         return _custom(printer_columns(crd, rdef.version))
 
-    def _row(self, row_fn, obj: dict, include: str) -> dict:
+    def _row(self, row_fn: Callable[[dict], list], obj: dict, include: str) -> dict:
         row: dict = {"cells": row_fn(obj)}
         if include == "Object":
             row["object"] = obj
@@ -339,7 +347,7 @@ class TableTransform:
             }
         return row
 
-    def _table(self, rdef, objs: list[dict], meta: dict, query: dict, store) -> dict:
+    def _table(self, rdef: ResourceDef, objs: list[dict], meta: dict, query: dict, store: Store) -> dict:
         cols, row_fn = self._printer(rdef, store)
         include = query.get("includeObject", "Metadata")
         return {
@@ -350,10 +358,10 @@ class TableTransform:
             "rows": [self._row(row_fn, o, include) for o in objs],
         }
 
-    def list(self, rdef, objs: list[dict], list_meta: dict, query: dict, store) -> dict:
+    def list(self, rdef: ResourceDef, objs: list[dict], list_meta: dict, query: dict, store: Store) -> dict:
         return self._table(rdef, objs, list_meta, query, store)
 
-    def object(self, rdef, obj: dict, query: dict, store) -> dict:
+    def object(self, rdef: ResourceDef, obj: dict, query: dict, store: Store) -> dict:
         return self._table(rdef, [obj], {"resourceVersion": _meta(obj).get("resourceVersion", "")}, query, store)
 
 

@@ -33,11 +33,12 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeGuard
 
 import orjson
 
 from kubectl_informer.cache.listwatch import INITIAL_EVENTS_END_ANNOTATION
+from kubectl_informer.core.selectors import Matcher
 from kubectl_informer.sim.resources import ResourceDef
 
 ADDED, MODIFIED, DELETED, BOOKMARK = "ADDED", "MODIFIED", "DELETED", "BOOKMARK"
@@ -145,8 +146,8 @@ class Watcher:
         self,
         state: ResourceState,
         namespace: str | None,
-        label_match,
-        field_match,
+        label_match: Matcher | None,
+        field_match: Matcher | None,
         bookmarks: bool,
         max_queue: int,
         user_agent: str = "",
@@ -163,7 +164,7 @@ class Watcher:
         self.field_match = field_match
         self.bookmarks = bookmarks
         self.max_queue = max_queue
-        self._items: deque = deque()
+        self._items: deque[Event | Bookmark | object] = deque()
         self._cond = threading.Condition(threading.Lock())
         self.closed = False
         self.close_reason = ""  # "dropped", "abrupt", "slow", "stopped", "reload"
@@ -173,7 +174,7 @@ class Watcher:
         self.floor = 0
 
     # -- producer side (store lock held) --
-    def push(self, item) -> None:
+    def push(self, item: Event | Bookmark) -> None:
         with self._cond:
             if self.closed:
                 return
@@ -198,7 +199,7 @@ class Watcher:
                 self._cond.notify()
 
     # -- consumer side --
-    def next(self, timeout: float | None):
+    def next(self, timeout: float | None) -> Any:  # Event | Bookmark | the _CLOSE sentinel | None
         """The next item, ``None`` on timeout, ``_CLOSE`` once closed."""
         with self._cond:
             if not self._items:
@@ -421,9 +422,9 @@ def bookmark_line(rdef: ResourceDef, rv: int, initial_end: bool = False) -> byte
     return watch_line(BOOKMARK, orjson.dumps(bookmark_object(rdef, rv, initial_end)))
 
 
-def is_bookmark(item) -> bool:
+def is_bookmark(item: object) -> TypeGuard[Bookmark]:
     return isinstance(item, Bookmark)
 
 
-def is_close(item) -> bool:
+def is_close(item: object) -> bool:
     return item is _CLOSE

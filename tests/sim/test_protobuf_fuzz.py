@@ -1,6 +1,7 @@
 """Whatever bytes arrive as protobuf, the decoder answers an object or a 415
 ApiError: never another exception (the server would answer 500)."""
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -54,3 +55,28 @@ def _nested(depth: int):
 @given(st.sampled_from(KINDS), _nested(3))
 def test_nested_messages(kind, raw):
     _decodes_or_415(_envelope(kind, raw))
+
+
+def _varint_field(num: int, value: int) -> bytes:
+    return bytes([num << 3, value])  # num < 16, value < 128: one byte each
+
+
+@given(st.sampled_from([b"", b"\x01", b"25%"]))
+def test_a_nested_field_of_the_wrong_wire_type_is_refused(payload):
+    """IntOrString's type and a Time's nanos are varints: a length-delimited one is refused as
+    the generated Unmarshal refuses it ("proto: wrong wireType"), never read as a zero."""
+    ios = _field(1, payload) + _field(3, b"25%")
+    with pytest.raises(ApiError) as e:
+        protobuf.decode_message("RollingUpdateDeployment", _field(2, ios))
+    assert e.value.status == 415
+    stamp = _varint_field(1, 100) + _field(2, payload)
+    with pytest.raises(ApiError) as e:
+        protobuf.decode_message("ObjectMeta", _field(1, b"n") + _field(8, stamp))
+    assert e.value.status == 415
+    # the same fields as varints decode
+    ok = _varint_field(1, 1) + _field(3, b"25%")
+    assert protobuf.decode_message("RollingUpdateDeployment", _field(2, ok)) == {"maxSurge": "25%"}
+    meta = protobuf.decode_message(
+        "ObjectMeta", _field(1, b"n") + _field(8, _varint_field(1, 100) + _varint_field(2, 5))
+    )
+    assert meta["creationTimestamp"] == "1970-01-01T00:01:40Z"

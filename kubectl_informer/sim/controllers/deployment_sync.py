@@ -5,6 +5,7 @@ on ``deployments._Sync``. ``sync`` is the controller's entry point."""
 from __future__ import annotations
 
 import contextlib
+from typing import TYPE_CHECKING
 
 from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.core.label_selector import SelectorError
@@ -14,8 +15,12 @@ from kubectl_informer.sim.controllers import rollout as r
 from kubectl_informer.sim.controllers.deployments import MANAGER, _active, _created, _replicas, _st, _Sync
 from kubectl_informer.sim.controllers.owners import SyncError, as_selector, claim, get_or_none, is_deleting, owned_by
 
+if TYPE_CHECKING:
+    from kubectl_informer.sim.events import EventRecorder
+    from kubectl_informer.sim.store import Store
 
-def sync(store, namespace: str, name: str, events=None) -> None:
+
+def sync(store: Store, namespace: str, name: str, events: EventRecorder | None = None) -> None:
     """syncDeployment. ``events``: an EventRecorder for ScalingReplicaSet, or None."""
     d = get_or_none(store, "deployments", namespace, name)
     if d is None:
@@ -45,7 +50,7 @@ def _selects_all(d: dict) -> bool:
     return isinstance(sel, dict) and all(v is None for v in sel.values())
 
 
-def _selecting_all(store, d: dict, events) -> None:
+def _selecting_all(store: Store, d: dict, events: EventRecorder | None) -> None:
     """syncDeployment's answer to an empty selector: a SelectingAll warning,
     observedGeneration brought up to the generation, nothing else."""
     if events is not None:
@@ -58,7 +63,7 @@ def _selecting_all(store, d: dict, events) -> None:
             store.update("deployments", d, subresource="status", manager=MANAGER)
 
 
-def _replica_sets_for(store, d: dict) -> list[dict]:
+def _replica_sets_for(store: Store, d: dict) -> list[dict]:
     """getReplicaSetsForDeployment: its ReplicaSets, orphans its selector
     matches adopted; a selector LabelSelectorAsSelector refuses is the sync's error."""
     meta = d["metadata"]

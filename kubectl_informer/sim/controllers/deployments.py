@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.sim.controllers import deployment_status as ds
@@ -36,6 +36,10 @@ from kubectl_informer.sim.controllers.owners import (
     get_or_none,
     new_controller_ref,
 )
+
+if TYPE_CHECKING:
+    from kubectl_informer.sim.events import EventRecorder
+    from kubectl_informer.sim.store import Store
 
 MANAGER = "kube-controller-manager"
 _NAME_MAX = 253  # validation.DNS1123SubdomainMaxLength
@@ -71,7 +75,7 @@ class _Sync:
     """One syncDeployment: the Deployment as read (``d``, changed in place as
     Go changes its copy), its ReplicaSets as listed, the event recorder."""
 
-    def __init__(self, store, d: dict, rss: list[dict], events):
+    def __init__(self, store: Store, d: dict, rss: list[dict], events: EventRecorder | None):
         self.store, self.d, self.rss, self.events = store, d, rss, events
 
     # ------------------------------------------------------------ writes

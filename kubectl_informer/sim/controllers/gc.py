@@ -27,14 +27,19 @@ does not exist, which a real cluster's collector would delete.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.sim.controllers.owners import get_or_none, is_deleting
+
+if TYPE_CHECKING:
+    from kubectl_informer.sim.store import Store
 
 ORPHAN, FOREGROUND = "orphan", "foregroundDeletion"
 NOT_OWNERS = ("pods", "events")
 
 
-def dependents(store, namespace: str, uid: str) -> list[tuple[str, dict]]:
+def dependents(store: Store, namespace: str, uid: str) -> list[tuple[str, dict]]:
     """(resource, object) for every object in ``namespace`` with an ownerReference to ``uid``."""
     needle = uid.encode()
     out = []
@@ -54,17 +59,17 @@ def dependents(store, namespace: str, uid: str) -> list[tuple[str, dict]]:
     return out
 
 
-def owned_kinds(store) -> list:
+def owned_kinds(store: Store) -> list:
     """The resources whose objects' owners are checked (all namespaced ones but pods and events)."""
     return [rdef for rdef in store.registry.defs if rdef.namespaced and rdef.qualified not in NOT_OWNERS]
 
 
-def owner_exists(store, namespace: str, ref: dict) -> bool:
+def owner_exists(store: Store, namespace: str, ref: dict) -> bool:
     """Not dangling: an object of the reference's kind and name, with its UID."""
     return _owner(store, namespace, ref) is not None
 
 
-def _owner(store, namespace: str, ref: dict) -> dict | None:
+def _owner(store: Store, namespace: str, ref: dict) -> dict | None:
     try:
         rdef = store.registry.lookup(ref.get("kind", ""))
     except KeyError:
@@ -73,7 +78,7 @@ def _owner(store, namespace: str, ref: dict) -> dict | None:
     return obj if obj is not None and obj["metadata"].get("uid") == ref.get("uid") else None
 
 
-def _delete(store, resource: str, obj: dict, policy: str) -> None:
+def _delete(store: Store, resource: str, obj: dict, policy: str) -> None:
     meta = obj["metadata"]
     try:
         store.delete(
@@ -89,7 +94,7 @@ def _delete(store, resource: str, obj: dict, policy: str) -> None:
             raise
 
 
-def _drop_refs(store, resource: str, obj: dict, uids: set[str | None]) -> None:
+def _drop_refs(store: Store, resource: str, obj: dict, uids: set[str | None]) -> None:
     """Remove the ownerReferences to ``uids`` (the collector's patch)."""
     meta = obj["metadata"]
     refs = [ref for ref in meta.get("ownerReferences") or [] if ref.get("uid") not in uids]
@@ -103,7 +108,7 @@ def _drop_refs(store, resource: str, obj: dict, uids: set[str | None]) -> None:
     store.update(resource, current)
 
 
-def classify(store, namespace: str, obj: dict) -> tuple[list[dict], list[dict], list[dict]]:
+def classify(store: Store, namespace: str, obj: dict) -> tuple[list[dict], list[dict], list[dict]]:
     """classifyReferences: (solid, dangling, waiting for dependents' deletion)."""
     solid, dangling, waiting = [], [], []
     for ref in obj["metadata"].get("ownerReferences") or []:
@@ -117,13 +122,13 @@ def classify(store, namespace: str, obj: dict) -> tuple[list[dict], list[dict], 
     return solid, dangling, waiting
 
 
-def _has_dependents(store, resource: str, obj: dict) -> bool:
+def _has_dependents(store: Store, resource: str, obj: dict) -> bool:
     if resource in NOT_OWNERS:
         return False
     return bool(dependents(store, obj["metadata"].get("namespace") or "", obj["metadata"]["uid"]))
 
 
-def attempt_to_delete(store, resource: str, obj: dict) -> None:
+def attempt_to_delete(store: Store, resource: str, obj: dict) -> None:
     """attemptToDeleteItem on a dependent: keep it when an owner is solid
     (dropping the references to the others), else delete it."""
     meta = obj["metadata"]
@@ -146,13 +151,13 @@ def attempt_to_delete(store, resource: str, obj: dict) -> None:
     )
 
 
-def owner_gone(store, namespace: str, uid: str) -> None:
+def owner_gone(store: Store, namespace: str, uid: str) -> None:
     """An owner was deleted or found missing: look at each of its dependents."""
     for resource, obj in dependents(store, namespace, uid):
         attempt_to_delete(store, resource, obj)
 
 
-def owner_deleting(store, resource: str, namespace: str | None, name: str) -> bool:
+def owner_deleting(store: Store, resource: str, namespace: str | None, name: str) -> bool:
     """An owner carries a GC finalizer: act on it. True while it must be looked at again."""
     obj = get_or_none(store, resource, namespace, name)
     if obj is None or not is_deleting(obj):
@@ -179,7 +184,7 @@ def owner_deleting(store, resource: str, namespace: str | None, name: str) -> bo
     return _remove_finalizer(store, resource, obj, FOREGROUND)
 
 
-def _remove_finalizer(store, resource: str, obj: dict, finalizer: str) -> bool:
+def _remove_finalizer(store: Store, resource: str, obj: dict, finalizer: str) -> bool:
     obj["metadata"]["finalizers"] = [f for f in obj["metadata"].get("finalizers") or [] if f != finalizer]
     try:
         store.update(resource, obj)

@@ -8,6 +8,7 @@ import logging
 import threading
 import time
 from collections import deque
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -19,6 +20,11 @@ from kubectl_informer.sim.controllers.owners import SyncError, controller_ref, s
 from kubectl_informer.sim.events import EventRecorder
 from kubectl_informer.sim.watchcache import ADDED, DELETED
 
+if TYPE_CHECKING:
+    from kubectl_informer.sim.resources import ResourceDef
+    from kubectl_informer.sim.store import Store
+    from kubectl_informer.sim.watchcache import Event
+
 log = logging.getLogger(__name__)
 
 # A reconcile that met a conflict (someone wrote in between) is retried this much later.
@@ -28,7 +34,9 @@ RETRY_SECONDS = 0.05
 class ControllerManager:
     """Runs the simulated controllers against ``store`` (``start``/``stop``)."""
 
-    def __init__(self, store, clock: Clock | None = None, pod_start_seconds: float = 1.0, sync_seconds: float = 0.0):
+    def __init__(
+        self, store: Store, clock: Clock | None = None, pod_start_seconds: float = 1.0, sync_seconds: float = 0.0
+    ):
         self.store = store
         self.clock = clock or RealClock()
         self.pod_start_seconds = pod_start_seconds
@@ -113,7 +121,7 @@ class ControllerManager:
             return not (due or self._inbox or self._queue or self.busy)
 
     # ------------------------------------------------------------ feed
-    def _on_event(self, rdef, ev) -> None:
+    def _on_event(self, rdef: ResourceDef, ev: Event) -> None:
         # Store lock held: only note the event; the worker reads it. Events
         # (core/v1) neither own nor are owned here, and are the busiest kind.
         if rdef.qualified == "events":

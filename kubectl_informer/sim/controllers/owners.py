@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -12,6 +14,9 @@ from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.core.label_selector_object import Selector, selects
 from kubectl_informer.core.label_selector_object import as_selector as as_selector_uncached
 from kubectl_informer.sim.resources import ResourceDef
+
+if TYPE_CHECKING:
+    from kubectl_informer.sim.store import Store
 
 
 def controller_ref(obj: dict) -> dict | None:
@@ -35,7 +40,7 @@ def new_controller_ref(owner: dict) -> dict:
     }
 
 
-def owned_by(store, resource: str, owner: dict) -> list[dict]:
+def owned_by(store: Store, resource: str, owner: dict) -> list[dict]:
     """The objects of ``resource`` in the owner's namespace whose controller is ``owner`` (by UID)."""
     meta = owner["metadata"]
     uid = meta["uid"]
@@ -47,7 +52,7 @@ def owned_by(store, resource: str, owner: dict) -> list[dict]:
     return out
 
 
-def get_or_none(store, resource: str | ResourceDef, namespace: str | None, name: str) -> dict | None:
+def get_or_none(store: Store, resource: str | ResourceDef, namespace: str | None, name: str) -> dict | None:
     try:
         return store.get(resource, namespace, name)
     except ApiError as e:
@@ -85,7 +90,14 @@ def _cached(raw: bytes) -> Selector:
     return as_selector_uncached(orjson.loads(raw))
 
 
-def claim(store, resource: str, owner: dict, selector: Selector, keep=None, objs: list | None = None) -> list[dict]:
+def claim(
+    store: Store,
+    resource: str,
+    owner: dict,
+    selector: Selector,
+    keep: Callable[[dict], bool] | None = None,
+    objs: list[dict] | None = None,
+) -> list[dict]:
     """ControllerRefManager.ClaimObject over ``resource`` in the owner's
     namespace: the objects it controls (by UID), and the orphans (no
     controller reference) ``selector`` matches (the owner's, converted by the
@@ -121,7 +133,7 @@ def owner_resource(owner: dict) -> str:
     return {"Deployment": "deployments", "ReplicaSet": "replicasets"}[owner["kind"]]
 
 
-def _adopt(store, resource: str, obj: dict, owner: dict) -> dict | None:
+def _adopt(store: Store, resource: str, obj: dict, owner: dict) -> dict | None:
     obj = dict(obj, metadata=dict(obj["metadata"]))
     obj["metadata"]["ownerReferences"] = list(obj["metadata"].get("ownerReferences") or []) + [
         new_controller_ref(owner)

@@ -153,7 +153,7 @@ def sort_with_ranks(pods: list[dict], ranks: list[int], now: datetime | None = N
     now = now or datetime.now(UTC)
     pairs = list(zip(pods, ranks, strict=True))
 
-    def cmp(x, y) -> int:
+    def cmp(x: tuple[dict, int], y: tuple[dict, int]) -> int:
         if less(x[0], y[0], x[1], y[1], now):
             return -1
         if less(y[0], x[0], y[1], x[1], now):

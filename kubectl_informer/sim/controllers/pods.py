@@ -8,12 +8,17 @@ node at once, and the kubelet starts its containers ``start_seconds`` later
 from __future__ import annotations
 
 import zlib
+from typing import TYPE_CHECKING
 
 from kubectl_informer.sim.controllers.owners import get_or_none, is_deleting
 from kubectl_informer.sim.controllers.podorder import is_active as is_active  # re-exported
 from kubectl_informer.sim.controllers.podorder import is_ready
 from kubectl_informer.sim.objects import pod_status
 from kubectl_informer.sim.strategy import now_rfc3339
+
+if TYPE_CHECKING:
+    from kubectl_informer.sim.events import EventRecorder
+    from kubectl_informer.sim.store import Store
 
 NODES = ("node-1", "node-2", "node-3")
 
@@ -50,7 +55,9 @@ def _scheduled_status(pod: dict) -> dict:
     }
 
 
-def advance(store, namespace: str, name: str, uid: str, start_seconds: float, events=None) -> float | None:
+def advance(
+    store: Store, namespace: str, name: str, uid: str, start_seconds: float, events: EventRecorder | None = None
+) -> float | None:
     """One step of the pod's start: bind it (then wait ``start_seconds``), or
     start it. None when there is nothing more to do (running, gone, replaced).
     ``events``: an EventRecorder for Scheduled and Started, or None."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import copy
 import logging
+from typing import TYPE_CHECKING
 
 from kubectl_informer.core.apierrors import ApiError
 from kubectl_informer.core.label_selector import SelectorError
@@ -38,6 +39,10 @@ from kubectl_informer.sim.controllers.owners import (
 )
 from kubectl_informer.sim.controllers.podorder import is_active, is_ready, pods_to_delete
 from kubectl_informer.sim.controllers.rollout import desired_replicas
+
+if TYPE_CHECKING:
+    from kubectl_informer.sim.events import EventRecorder
+    from kubectl_informer.sim.store import Store
 
 BURST = BURST_REPLICAS
 log = logging.getLogger(__name__)
@@ -79,7 +84,11 @@ def _terminating(pod: dict) -> bool:
 
 
 def sync(
-    store, namespace: str, name: str, expectations: ControllerExpectations | None = None, events=None
+    store: Store,
+    namespace: str,
+    name: str,
+    expectations: ControllerExpectations | None = None,
+    events: EventRecorder | None = None,
 ) -> list[tuple[str, str, str]]:
     """syncReplicaSet. Returns the pods created (namespace, name, uid) so
     their start can be scheduled. ``events``: an EventRecorder for
@@ -112,8 +121,14 @@ def sync(
 
 
 def _manage(
-    store, rs: dict, key: str, active: list[dict], expectations: ControllerExpectations, events, in_ns: list[dict]
-):
+    store: Store,
+    rs: dict,
+    key: str,
+    active: list[dict],
+    expectations: ControllerExpectations,
+    events: EventRecorder | None,
+    in_ns: list[dict],
+) -> tuple[list[tuple[str, str, str]], Exception | None]:
     """manageReplicas: (pods created, the first error or None)."""
     diff = len(active) - desired_replicas(rs)
     if diff < 0:
@@ -136,13 +151,15 @@ def _manage(
     return [], None
 
 
-def _create_pod(store, rs: dict, events) -> dict:
+def _create_pod(store: Store, rs: dict, events: EventRecorder | None) -> dict:
     made = store.create("pods", new_pod(rs), manager="kube-controller-manager")
     _record(events, rs, "SuccessfulCreate", f"Created pod: {made['metadata']['name']}")
     return made
 
 
-def _delete_pod(store, rs: dict, key: str, pod: dict, expectations: ControllerExpectations, events):
+def _delete_pod(
+    store: Store, rs: dict, key: str, pod: dict, expectations: ControllerExpectations, events: EventRecorder | None
+) -> ApiError | None:
     meta = pod["metadata"]
     try:
         store.delete("pods", meta["namespace"], meta["name"], grace_period=None)
@@ -153,7 +170,7 @@ def _delete_pod(store, rs: dict, key: str, pod: dict, expectations: ControllerEx
     return None
 
 
-def _related_pods(store, rs: dict, in_ns: list[dict]) -> list[dict]:
+def _related_pods(store: Store, rs: dict, in_ns: list[dict]) -> list[dict]:
     """getIndirectlyRelatedPods: the pods (of ``in_ns``, the namespace's) selected
     by every ReplicaSet with the same controller (this one included); none
     without a controller."""
@@ -171,12 +188,12 @@ def _related_pods(store, rs: dict, in_ns: list[dict]) -> list[dict]:
     return [p for p in in_ns if any(s.matches(p["metadata"].get("labels")) for s in selectors)]
 
 
-def _record(events, rs: dict, reason: str, message: str) -> None:
+def _record(events: EventRecorder | None, rs: dict, reason: str, message: str) -> None:
     if events is not None:
         events.record(rs, "Normal", reason, message, "replicaset-controller")
 
 
-def _update_status(store, rs: dict, pods: list[dict], terminating: list[dict]) -> None:
+def _update_status(store: Store, rs: dict, pods: list[dict], terminating: list[dict]) -> None:
     """calculateStatus and updateReplicaSetStatus (written only when it changed; a failed
     write is tried once more on the ReplicaSet as read again, the status unchanged)."""
     labels = (((rs.get("spec") or {}).get("template") or {}).get("metadata") or {}).get("labels") or {}

@@ -39,7 +39,7 @@ def scaled_value(value: int | str | None, total: int, round_up: bool) -> int:
     raise _bad(value)
 
 
-def _bad(value) -> ApiError:
+def _bad(value: object) -> ApiError:
     return ApiError(
         422,
         "Invalid",
@@ -47,7 +47,7 @@ def _bad(value) -> ApiError:
     )
 
 
-def resolve_fenceposts(max_surge, max_unavailable, desired: int) -> tuple[int, int]:
+def resolve_fenceposts(max_surge: int | str | None, max_unavailable: int | str | None, desired: int) -> tuple[int, int]:
     """(surge, unavailable): surge rounds up, unavailable down; both 0 would
     deadlock a rollout, so unavailable becomes 1 (ResolveFenceposts)."""
     surge = scaled_value(DEFAULT_SURGE if max_surge is None else max_surge, desired, True)
