@@ -289,6 +289,8 @@ class AttachApp(PrintableNotices, KeepsCrash, App[None]):
     def _cards(self, cards: dict, cls, figures: list) -> None:
         """One card per figure, in the figures' order, before ``others``;
         cards of the figures not given are hidden (kept for their history)."""
+        if self.others.parent is not self.cards:
+            return  # the screen is being torn down (its children pruned): nothing to place them before
         wanted = {f.name for f in figures}
         for name, card in cards.items():
             card.display = name in wanted

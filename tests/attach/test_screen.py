@@ -276,3 +276,21 @@ def test_a_card_whose_mount_was_refused_is_mounted_later_not_moved():
             assert refused.parent is app.cards
 
     asyncio.run(go())
+
+
+def test_a_refresh_while_the_screen_is_torn_down_places_no_card():
+    """At the app's exit Textual prunes the cards' container: a refresh in that moment
+    moved a card before ``others``, no longer a child, and raised WidgetError."""
+    model = AttachModel()
+    model.update(parse_page(client_go_page(depth=2, adds=100, retries=4, latency_cum=LAT_1, work_cum=LAT_1), 10.0))
+
+    async def go():
+        app = AttachApp(model, threading.Lock(), "http://127.0.0.1:8080/metrics")
+        async with app.run_test(size=(120, 40)) as pilot:
+            assert await until(pilot, lambda: app._shown == model.version)
+            shown = list(app.shown)
+            assert shown and all(c.parent is app.cards for c in app.queue_cards.values())
+            await app.others.remove()  # what the teardown does to the container's children
+            app._cards(app.queue_cards, QueueCard, shown)  # raised WidgetError before
+
+    asyncio.run(go())
