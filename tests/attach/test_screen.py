@@ -246,41 +246,10 @@ def test_the_status_line_keeps_the_scrape_count_at_80_columns():
     assert len(lines) == 1 and lines[0].startswith("attach · scrape 3 · ")
 
 
-def test_a_card_whose_mount_was_refused_is_mounted_later_not_moved():
-    """Textual does not mount into a container that is closing: a refresh in
-    that moment left a card that the next refresh moved, and move_child raised
-    WidgetError ("QueueCard() is not a child of VerticalScroll") at the exit."""
-    model = AttachModel()
-    model.update(parse_page(client_go_page(depth=2, adds=100, retries=4, latency_cum=LAT_1, work_cum=LAT_1), 10.0))
-
-    async def go():
-        app = AttachApp(model, threading.Lock(), "http://127.0.0.1:8080/metrics")
-        async with app.run_test(size=(120, 40)) as pilot:
-            # the cards composed and shown (a tick after their mount): no refresh is due that would
-            # mount new ones while the old are removed below
-            assert await until(pilot, lambda: app._shown == model.version)
-            shown = list(app.shown)
-            assert shown, "the page's queue is shown"
-            app.queue_cards.clear()
-            for card in list(app.cards.query(QueueCard)):
-                await card.remove()
-            app.cards._closing = True  # what Textual sets on a container it is tearing down
-            try:
-                app._cards(app.queue_cards, QueueCard, shown)  # the mount is refused: no parent
-            finally:
-                app.cards._closing = False
-            refused = next(iter(app.queue_cards.values()))
-            assert refused.parent is None
-            app._cards(app.queue_cards, QueueCard, shown)  # raised WidgetError before
-            await pilot.pause()
-            assert refused.parent is app.cards
-
-    asyncio.run(go())
-
-
-def test_a_refresh_while_the_screen_is_torn_down_places_no_card():
-    """At the app's exit Textual prunes the cards' container: a refresh in that moment
-    moved a card before ``others``, no longer a child, and raised WidgetError."""
+def _with_cards_shown(step) -> None:
+    """Run ``await step(app, shown)`` on an attach screen of one page once its cards are
+    composed and shown (a tick after their mount: no refresh is then due that would mount
+    or move cards under the step)."""
     model = AttachModel()
     model.update(parse_page(client_go_page(depth=2, adds=100, retries=4, latency_cum=LAT_1, work_cum=LAT_1), 10.0))
 
@@ -290,7 +259,40 @@ def test_a_refresh_while_the_screen_is_torn_down_places_no_card():
             assert await until(pilot, lambda: app._shown == model.version)
             shown = list(app.shown)
             assert shown and all(c.parent is app.cards for c in app.queue_cards.values())
-            await app.others.remove()  # what the teardown does to the container's children
-            app._cards(app.queue_cards, QueueCard, shown)  # raised WidgetError before
+            await step(pilot, app, shown)
 
     asyncio.run(go())
+
+
+def test_a_card_whose_mount_was_refused_is_mounted_later_not_moved():
+    """Textual does not mount into a container that is closing: a refresh in
+    that moment left a card that the next refresh moved, and move_child raised
+    WidgetError ("QueueCard() is not a child of VerticalScroll") at the exit."""
+
+    async def step(pilot, app, shown):
+        app.queue_cards.clear()
+        for card in list(app.cards.query(QueueCard)):
+            await card.remove()
+        app.cards._closing = True  # what Textual sets on a container it is tearing down
+        try:
+            app._cards(app.queue_cards, QueueCard, shown)  # the mount is refused: no parent
+        finally:
+            app.cards._closing = False
+        refused = next(iter(app.queue_cards.values()))
+        assert refused.parent is None
+        app._cards(app.queue_cards, QueueCard, shown)  # raised WidgetError before
+        await pilot.pause()
+        assert refused.parent is app.cards
+
+    _with_cards_shown(step)
+
+
+def test_a_refresh_while_the_screen_is_torn_down_places_no_card():
+    """At the app's exit Textual prunes the cards' container: a refresh in that moment
+    moved a card before ``others``, no longer a child, and raised WidgetError."""
+
+    async def step(pilot, app, shown):
+        await app.others.remove()  # what the teardown does to the container's children
+        app._cards(app.queue_cards, QueueCard, shown)  # raised WidgetError before
+
+    _with_cards_shown(step)
