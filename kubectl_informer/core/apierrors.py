@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubectl_informer.core.label_validation import aggregate
+from kubectl_informer.core.names import go_quote
+
 
 class ApiError(Exception):
     """A Status from the API server (HTTP error or watch ERROR event)."""
@@ -156,3 +159,17 @@ def is_forbidden(err: BaseException) -> bool:
 
 def is_not_found(err: BaseException) -> bool:
     return isinstance(err, ApiError) and err.status == 404
+
+
+# One field.Error as a Status cause carries it: (reason, field path, ErrorBody).
+FieldError = tuple[str, str, str]
+
+
+def new_invalid(group: str, kind: str, name: str, errs: list[FieldError]) -> ApiError:
+    """``errors.NewInvalid``: the 422 naming the object (``Kind.group "name" is
+    invalid: ...``, the errors aggregated), a cause per error, and the
+    object's name, group and kind in its details."""
+    qualified = f"{kind}.{group}" if group else kind
+    message = f"{qualified} {go_quote(name)} is invalid: " + aggregate([f"{f}: {body}" for _, f, body in errs])
+    causes = [{"reason": reason, "message": body, "field": f} for reason, f, body in errs]
+    return ApiError(422, "Invalid", message, causes, subject={"name": name, "group": group, "kind": kind})

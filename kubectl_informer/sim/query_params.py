@@ -17,10 +17,9 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote_to_bytes
 
-from kubectl_informer.core.apierrors import ApiError
+from kubectl_informer.core.apierrors import ApiError, FieldError, new_invalid
 from kubectl_informer.core.go_json import go_json
 from kubectl_informer.core.go_strconv import parse_int64
-from kubectl_informer.core.label_validation import aggregate
 
 _BAD_ESCAPE = re.compile(rb"%(?![0-9A-Fa-f]{2})")
 _REPLACED = dict.fromkeys(range(0xDC80, 0xDD00), "\ufffd")
@@ -77,28 +76,31 @@ def validate_list_options(rv: str, match: str, continue_: str) -> None:
     """``ValidateListOptions`` for a list (internalversion/validation): the
     resourceVersionMatch rules, every one it breaks in one 422 naming
     ``ListOptions.meta.k8s.io``. (A list's sendInitialEvents is refused by the server.)"""
-    errs: list[tuple[str, str]] = []
+    field = "resourceVersionMatch"
+    errs: list[FieldError] = []
     if match:
         if not rv:
             errs.append(
                 (
                     "FieldValueForbidden",
+                    field,
                     "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided",
                 )
             )
         if continue_:
             errs.append(
-                ("FieldValueForbidden", "Forbidden: resourceVersionMatch is forbidden when continue is provided")
+                ("FieldValueForbidden", field, "Forbidden: resourceVersionMatch is forbidden when continue is provided")
             )
         if match not in ("Exact", "NotOlderThan"):
             supported = 'supported values: "Exact", "NotOlderThan", ""'
-            errs.append(("FieldValueNotSupported", f"Unsupported value: {go_json(match)}: {supported}"))
+            errs.append(("FieldValueNotSupported", field, f"Unsupported value: {go_json(match)}: {supported}"))
         if match == "Exact" and rv == "0":
             errs.append(
-                ("FieldValueForbidden", 'Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"')
+                (
+                    "FieldValueForbidden",
+                    field,
+                    'Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+                )
             )
     if errs:
-        field = "resourceVersionMatch"
-        message = 'ListOptions.meta.k8s.io "" is invalid: ' + aggregate([f"{field}: {body}" for _, body in errs])
-        causes = [{"reason": reason, "message": body, "field": field} for reason, body in errs]
-        raise ApiError(422, "Invalid", message, causes, subject={"group": "meta.k8s.io", "kind": "ListOptions"})
+        raise new_invalid("meta.k8s.io", "ListOptions", "", errs)

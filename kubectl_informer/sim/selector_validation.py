@@ -15,20 +15,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kubectl_informer.core.apierrors import ApiError
+from kubectl_informer.core.apierrors import FieldError, new_invalid
 from kubectl_informer.core.go_json import go_json
 from kubectl_informer.core.label_selector import SelectorError
 from kubectl_informer.core.label_selector_object import OPERATORS, as_selector
-from kubectl_informer.core.label_validation import aggregate, label_key_problems, label_value_problems
+from kubectl_informer.core.label_validation import label_key_problems, label_value_problems
 from kubectl_informer.core.names import go_quote
 
 if TYPE_CHECKING:
     from kubectl_informer.sim.resources import ResourceDef
 
 KINDS = ("Deployment", "ReplicaSet")
-
-# One field.Error: (cause reason, field path, ErrorBody).
-FieldError = tuple[str, str, str]
 
 
 def _invalid(path: str, rendered: str, detail: str) -> FieldError:
@@ -139,8 +136,4 @@ def validate(rdef: ResourceDef, obj: dict, old: dict | None = None) -> None:
         errs += immutable_errors(obj.get("spec") or {}, old.get("spec") or {})
     if not errs:
         return
-    name = (obj.get("metadata") or {}).get("name") or ""
-    qualified = f"{rdef.kind}.{rdef.group}" if rdef.group else rdef.kind
-    message = f"{qualified} {go_quote(name)} is invalid: " + aggregate([f"{f}: {body}" for _, f, body in errs])
-    causes = [{"reason": reason, "message": body, "field": f} for reason, f, body in errs]
-    raise ApiError(422, "Invalid", message, causes, subject={"name": name, "group": rdef.group, "kind": rdef.kind})
+    raise new_invalid(rdef.group, rdef.kind, (obj.get("metadata") or {}).get("name") or "", errs)
