@@ -78,14 +78,6 @@ def add_pod_controller_indexer(informer: Any) -> None:
         informer.add_indexers({POD_CONTROLLER_INDEX: pod_controller_index})
 
 
-def selector_matches(selector: Any, labels: dict) -> bool:
-    """getDeploymentsForReplicaSet's test: metav1.LabelSelectorAsSelector(selector)
-    matches labels, where a nil selector (labels.Nothing), an empty one
-    (labels.Everything, which GetDeploymentsForReplicaSet skips) and an
-    invalid one match nothing."""
-    return selects(selector, labels)
-
-
 def _strategy(d: dict) -> Any:
     return ((d.get("spec") or {}).get("strategy") or {}).get("type")
 
@@ -138,7 +130,8 @@ class DeploymentController:
     def get_deployments_for_replica_set(self, rs: dict) -> list[dict]:
         """getDeploymentsForReplicaSet (util.GetDeploymentsForReplicaSet): the
         Deployments of the ReplicaSet's namespace whose selector matches its
-        labels; none for a ReplicaSet without labels."""
+        labels (the listers' test: a nil, empty or invalid selector matches
+        nothing); none for a ReplicaSet without labels."""
         labels = meta_of(rs).get("labels") or {}
         if not isinstance(labels, dict) or not labels:
             return []
@@ -146,8 +139,7 @@ class DeploymentController:
         found = [
             d
             for d in self.d.indexer.list()
-            if (meta_of(d).get("namespace") or "") == ns
-            and selector_matches((d.get("spec") or {}).get("selector"), labels)
+            if (meta_of(d).get("namespace") or "") == ns and selects((d.get("spec") or {}).get("selector"), labels)
         ]
         return sorted(found, key=_key)
 

@@ -18,11 +18,11 @@ from hypothesis import strategies as st
 
 from kubectl_informer.cache.keys import DeletedFinalStateUnknown
 from kubectl_informer.cache.store import Indexer
+from kubectl_informer.core.label_selector_object import selects
 from kubectl_informer.core.trace import TraceBuffer, Tracer
 from kubectl_informer.run.deployment_controller import (
     DeploymentController,
     add_pod_controller_indexer,
-    selector_matches,
 )
 from kubectl_informer.run.owners import Followed
 from kubectl_informer.workqueue.queue import Queue
@@ -378,21 +378,21 @@ def test_match_labels_select_as_a_subset(selector, rs_labels):
     # LabelSelectorAsSelector: every matchLabels pair must be present; an
     # empty selector is labels.Everything(), which GetDeploymentsForReplicaSet refuses.
     expected = bool(selector) and selector.items() <= rs_labels.items()
-    assert selector_matches({"matchLabels": selector}, rs_labels) == expected
+    assert selects({"matchLabels": selector}, rs_labels) == expected
 
 
 def test_match_expressions_and_what_matches_nothing():
     lab = {"app": "web", "tier": "fe"}
-    assert selector_matches({"matchExpressions": [{"key": "app", "operator": "In", "values": ["web", "x"]}]}, lab)
-    assert not selector_matches({"matchExpressions": [{"key": "app", "operator": "NotIn", "values": ["web"]}]}, lab)
-    assert selector_matches({"matchExpressions": [{"key": "zone", "operator": "DoesNotExist"}]}, lab)
-    assert selector_matches({"matchExpressions": [{"key": "tier", "operator": "Exists"}]}, lab)
-    assert not selector_matches(None, lab)  # labels.Nothing()
-    assert not selector_matches({"matchExpressions": [{"key": "app", "operator": "In", "values": []}]}, lab)
-    assert not selector_matches({"matchExpressions": [{"key": "app", "operator": "Gt", "values": ["1"]}]}, lab)
+    assert selects({"matchExpressions": [{"key": "app", "operator": "In", "values": ["web", "x"]}]}, lab)
+    assert not selects({"matchExpressions": [{"key": "app", "operator": "NotIn", "values": ["web"]}]}, lab)
+    assert selects({"matchExpressions": [{"key": "zone", "operator": "DoesNotExist"}]}, lab)
+    assert selects({"matchExpressions": [{"key": "tier", "operator": "Exists"}]}, lab)
+    assert not selects(None, lab)  # labels.Nothing()
+    assert not selects({"matchExpressions": [{"key": "app", "operator": "In", "values": []}]}, lab)
+    assert not selects({"matchExpressions": [{"key": "app", "operator": "Gt", "values": ["1"]}]}, lab)
     # NewRequirement's checks: a key or value kube-apiserver would refuse makes the selector match nothing
-    assert not selector_matches({"matchLabels": {"a b": "web"}}, {"a b": "web"})
-    assert not selector_matches({"matchLabels": {"app": "we b"}}, {"app": "we b"})
+    assert not selects({"matchLabels": {"a b": "web"}}, {"a b": "web"})
+    assert not selects({"matchLabels": {"app": "we b"}}, {"app": "we b"})
 
 
 def test_list_replica_sets_takes_the_deployments_selector_as_listers_do():
