@@ -24,36 +24,13 @@ from kubectl_informer.replay.recording import info_from_recording, read_recordin
 from kubectl_informer.run.config import RunConfig
 from kubectl_informer.run.runner import Run
 from kubectl_informer.sim.objects import make_deployment
-from kubectl_informer.sim.resources import Registry, ResourceDef
 from kubectl_informer.sim.server import SimServer
 from kubectl_informer.sim.store import Store
 from tests.sim._http import RawClient
 
 pytestmark = pytest.mark.e2e
 
-# Until the simulator serves ReplicaSets itself, the test's server does.
-REPLICASETS = ResourceDef(
-    "apps",
-    "v1",
-    "replicasets",
-    "ReplicaSet",
-    True,
-    "replicaset",
-    ("rs",),
-    ("all",),
-    subresources=("status",),
-    has_generation=True,
-)
 DEPLOY, RS, PODS = "deployments.apps", "replicasets.apps", "pods"
-
-
-def _registry() -> Registry:
-    reg = Registry()
-    try:
-        reg.lookup("replicasets.apps")
-    except KeyError:
-        reg.defs.append(REPLICASETS)
-    return reg
 
 
 def controller_ref(owner: dict, uid: str | None = None) -> dict:
@@ -109,7 +86,7 @@ class Cluster:
 
 @pytest.fixture
 def cluster(tmp_path):
-    sim = SimServer(store=Store(registry=_registry())).start()
+    sim = SimServer(store=Store()).start()
     sim.store.create("namespaces", {"metadata": {"name": "default"}})
     c = Cluster(sim, sim.write_kubeconfig(str(tmp_path / "kubeconfig")))
     web = c.post("/apis/apps/v1/namespaces/default/deployments", make_deployment("default", "web", replicas=2))
